@@ -1,0 +1,1 @@
+"""One module per ``release`` subcommand (see ``release.cli``)."""

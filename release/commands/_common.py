@@ -1,0 +1,56 @@
+"""Small helpers the command modules share: flags, clock, project loading."""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+from release import naming, versions
+from release.config import Project, load_project
+
+
+def today_utc() -> _dt.date:
+    """The UTC date: the one place that reads the clock for versions."""
+    return _dt.datetime.now(_dt.timezone.utc).date()
+
+
+def project(args) -> Project:
+    return load_project(args.root)
+
+
+def add_kind_options(parser, *, default_kind: str | None = None) -> None:
+    parser.add_argument("--kind", choices=versions.KINDS, default=default_kind,
+                        required=default_kind is None, help="what kind of version to make")
+    parser.add_argument("--number", type=int, metavar="N",
+                        help="rc or post number (default 1)")
+    add_date_options(parser)
+
+
+def add_date_options(parser) -> None:
+    parser.add_argument("--date", type=_date_flag, metavar="YYYY-MM-DD",
+                        help="UTC date of a nightly (default: today, UTC)")
+    parser.add_argument("--build-number", type=int, metavar="N",
+                        help="nightly build number 0-999 (only with nightly_scheme 'date-build')")
+
+
+def add_python_option(parser) -> None:
+    parser.add_argument("--python", action="append", metavar="3.X", dest="pythons",
+                        type=_python_flag,
+                        help=f"Python version of a plugin wheel, repeatable (default: "
+                             f"{' '.join(naming.PYTHONS)})")
+
+
+def _date_flag(text: str) -> _dt.date:
+    import argparse
+    try:
+        return versions.parse_date(text)
+    except versions.VersionError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _python_flag(text: str) -> str:
+    import argparse
+    try:
+        naming.python_tag(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text

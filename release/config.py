@@ -1,0 +1,420 @@
+"""deps.yaml and version_info.json: parse, validate, save.
+
+Both files load into frozen dataclasses. Every problem is a ``ConfigError``
+naming the file, the key, the bad value and what was expected. Saving changes
+only the values that moved, in place in the original text, so comments, order
+and layout survive and an unchanged round trip is byte-identical; the write is
+atomic (temp file + rename) and re-read before it replaces the original.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Mapping
+
+import yaml
+
+from release.errors import ConfigError, UserError
+
+DEPS_FILE = "deps.yaml"
+VERSION_FILE = "version_info.json"
+REQUIRED_DEPS = ("plugin", "jax", "xla")
+DEP_KEYS = ("url", "branch", "commit", "roll")
+VIA_KEYS = ("via", "file", "var")
+VERSION_KEYS = ("version", "rocm_version", "nightly_scheme")
+NIGHTLY_SCHEMES = ("date", "date-build")
+
+_SHA = re.compile(r"^[0-9a-f]{40}$")
+_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
+_BRANCH = re.compile(r"^[A-Za-z0-9._/-]+$")
+_VAR = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_URL = re.compile(r"^(https?://|file://|git://|ssh://|[\w.-]+@[\w.-]+:|/)\S+$")
+
+
+@dataclasses.dataclass(frozen=True)
+class RollHead:
+    """Follow the tip of the tracked branch."""
+
+    def __str__(self) -> str:
+        return "head"
+
+
+@dataclasses.dataclass(frozen=True)
+class RollManual:
+    """Never moved automatically; only ``bump --to`` moves it."""
+
+    def __str__(self) -> str:
+        return "manual"
+
+
+@dataclasses.dataclass(frozen=True)
+class RollVia:
+    """Take the commit that dep ``via`` pins in ``file`` as ``var = "<sha>"``."""
+
+    via: str
+    file: str
+    var: str
+
+    def __str__(self) -> str:
+        return f"via {self.via} ({self.var})"
+
+
+Roll = RollHead | RollManual | RollVia
+
+
+@dataclasses.dataclass(frozen=True)
+class Dep:
+    name: str
+    url: str
+    branch: str
+    commit: str
+    roll: Roll
+
+    @property
+    def short(self) -> str:
+        return self.commit[:7]
+
+
+@dataclasses.dataclass(frozen=True)
+class Deps:
+    """The pins, in file order."""
+
+    path: Path
+    items: tuple[Dep, ...]
+
+    def __getitem__(self, name: str) -> Dep:
+        for dep in self.items:
+            if dep.name == name:
+                return dep
+        raise KeyError(name)
+
+    def __iter__(self):
+        return iter(self.items)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(d.name for d in self.items)
+
+    def resolution_order(self) -> tuple[Dep, ...]:
+        """Deps ordered so a ``via`` dep comes after the dep it reads."""
+        done: list[str] = []
+        pending = list(self.items)
+        while pending:
+            for dep in pending:
+                if not isinstance(dep.roll, RollVia) or dep.roll.via in done:
+                    done.append(dep.name)
+                    pending.remove(dep)
+                    break
+            else:  # validated at load time, so this is a bug
+                raise AssertionError("cycle in via deps")
+        return tuple(self[n] for n in done)
+
+    def with_commits(self, commits: Mapping[str, str]) -> "Deps":
+        """A copy with some commits moved."""
+        for name in commits:
+            self[name]
+        return dataclasses.replace(self, items=tuple(
+            dataclasses.replace(d, commit=commits.get(d.name, d.commit)) for d in self.items))
+
+
+@dataclasses.dataclass(frozen=True)
+class VersionInfo:
+    path: Path
+    version: str
+    rocm_version: str
+    nightly_scheme: str
+
+    @property
+    def rocm_major(self) -> int:
+        """The N in ``jax-rocmN-*``."""
+        return int(self.rocm_version.split(".")[0])
+
+
+@dataclasses.dataclass(frozen=True)
+class Project:
+    """The two files of one checkout of this repository."""
+
+    root: Path
+    deps: Deps
+    version_info: VersionInfo
+
+
+# ---------------------------------------------------------------- finding
+
+
+def find_root(start: Path | None = None) -> Path:
+    """The nearest directory at or above ``start`` holding both files (as git finds its root)."""
+    here = Path(start or Path.cwd()).resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / DEPS_FILE).is_file() and (candidate / VERSION_FILE).is_file():
+            return candidate
+    raise UserError(f"no {DEPS_FILE} and {VERSION_FILE} found in {here} or any parent; "
+                    "run inside the release repository or pass --root DIR")
+
+
+def load_project(root: Path | None = None, *, search: bool = True) -> Project:
+    """Load both files from ``root`` (or from the nearest root above the current directory)."""
+    if root is not None and not search:
+        base = Path(root)
+    elif root is not None:
+        base = Path(root)
+        if not (base / DEPS_FILE).is_file() or not (base / VERSION_FILE).is_file():
+            raise UserError(f"--root {base}: expected a directory holding {DEPS_FILE} and "
+                            f"{VERSION_FILE}")
+    else:
+        base = find_root()
+    return Project(base.resolve(), load_deps(base / DEPS_FILE), load_version_info(base / VERSION_FILE))
+
+
+# ---------------------------------------------------------------- deps.yaml
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(path, None, "no such file", "an existing file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(path, None, f"unreadable ({exc.__class__.__name__})",
+                          "a readable UTF-8 file") from None
+
+
+def _compose_yaml(path: Path, text: str) -> yaml.Node | None:
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else None
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(path, where, f"invalid YAML ({problem})", "well-formed YAML") from None
+    _refuse_duplicate_keys(path, node, "")
+    return node
+
+
+def _refuse_duplicate_keys(path: Path, node, prefix: str) -> None:
+    if isinstance(node, yaml.MappingNode):
+        seen = set()
+        for key_node, value_node in node.value:
+            key = key_node.value
+            dotted = f"{prefix}.{key}" if prefix else str(key)
+            if key in seen:
+                raise ConfigError(path, dotted, "a second value", "each key once")
+            seen.add(key)
+            _refuse_duplicate_keys(path, value_node, dotted)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            _refuse_duplicate_keys(path, item, prefix)
+
+
+def parse_deps(path: Path, text: str) -> Deps:
+    """Validate the text of deps.yaml into ``Deps``."""
+    node = _compose_yaml(path, text)
+    data = yaml.safe_load(text) if node is not None else None
+    if not isinstance(data, dict):
+        raise ConfigError(path, None, _kind(data), "a mapping with the key 'deps'")
+    _exact_keys(path, "", data, ("deps",), ("deps",))
+    deps = data["deps"]
+    if not isinstance(deps, dict):
+        raise ConfigError(path, "deps", _kind(deps), f"a mapping of {', '.join(REQUIRED_DEPS)}")
+    _exact_keys(path, "deps", deps, REQUIRED_DEPS, REQUIRED_DEPS)
+    items = tuple(_parse_dep(path, name, deps[name]) for name in deps)
+    _check_via(path, items)
+    return Deps(Path(path), items)
+
+
+def _parse_dep(path: Path, name: str, raw) -> Dep:
+    where = f"deps.{name}"
+    if not isinstance(raw, dict):
+        raise ConfigError(path, where, _kind(raw), "a mapping with " + ", ".join(DEP_KEYS))
+    _exact_keys(path, where, raw, DEP_KEYS, DEP_KEYS)
+    url = raw["url"]
+    if not isinstance(url, str) or not _URL.match(url):
+        raise ConfigError(path, f"{where}.url", url, "a git URL (https://, file://, git://, ssh)")
+    branch = raw["branch"]
+    if not isinstance(branch, str) or not _BRANCH.match(branch) or ".." in branch:
+        raise ConfigError(path, f"{where}.branch", branch, "a branch name")
+    commit = raw["commit"]
+    if not isinstance(commit, str) or not _SHA.match(commit):
+        raise ConfigError(path, f"{where}.commit", commit, "a full commit SHA (40 lowercase hex digits)")
+    return Dep(name, url, branch, commit, _parse_roll(path, f"{where}.roll", raw["roll"]))
+
+
+def _parse_roll(path: Path, where: str, raw) -> Roll:
+    expected = "'head', 'manual' or a mapping {via, file, var}"
+    if raw == "head":
+        return RollHead()
+    if raw == "manual":
+        return RollManual()
+    if not isinstance(raw, dict):
+        raise ConfigError(path, where, raw, expected)
+    _exact_keys(path, where, raw, VIA_KEYS, VIA_KEYS)
+    for key in VIA_KEYS:
+        if not isinstance(raw[key], str) or not raw[key]:
+            raise ConfigError(path, f"{where}.{key}", raw[key], "a non-empty string")
+    if raw["file"].startswith("/") or ".." in raw["file"].split("/"):
+        raise ConfigError(path, f"{where}.file", raw["file"], "a path relative to the via repository")
+    if not _VAR.match(raw["var"]):
+        raise ConfigError(path, f"{where}.var", raw["var"], "an identifier such as XLA_COMMIT")
+    return RollVia(raw["via"], raw["file"], raw["var"])
+
+
+def _check_via(path: Path, items: tuple[Dep, ...]) -> None:
+    names = {d.name for d in items}
+    graph = {d.name: d.roll.via for d in items if isinstance(d.roll, RollVia)}
+    for name, via in graph.items():
+        if via not in names:
+            raise ConfigError(path, f"deps.{name}.roll.via", via,
+                              f"one of the other deps ({', '.join(sorted(names - {name}))})")
+    for start in graph:
+        seen, node = [start], graph[start]
+        while node in graph:
+            if node in seen:
+                cycle = " -> ".join(seen[seen.index(node):] + [node])
+                raise ConfigError(path, f"deps.{start}.roll.via", graph[start],
+                                  f"no cycle of via deps (found {cycle})")
+            seen.append(node)
+            node = graph[node]
+
+
+def load_deps(path: Path) -> Deps:
+    return parse_deps(Path(path), _read_text(path))
+
+
+def render_deps(deps: Deps, text: str) -> str:
+    """The text of deps.yaml with only the moved commits replaced in place."""
+    node = _compose_yaml(deps.path, text)
+    old = parse_deps(deps.path, text)
+    spans = []
+    for dep in deps:
+        if dep.commit == old[dep.name].commit:
+            continue
+        scalar = _mapping_get(_mapping_get(_mapping_get(node, "deps"), dep.name), "commit")
+        start, end = scalar.start_mark.index, scalar.end_mark.index
+        piece = text[start:end]
+        spans.append((start, end, piece.replace(old[dep.name].commit, dep.commit)))
+    for start, end, piece in sorted(spans, reverse=True):
+        text = text[:start] + piece + text[end:]
+    return text
+
+
+def save_deps(deps: Deps) -> bool:
+    """Write moved commits into ``deps.path`` atomically. Returns whether the file changed."""
+    text = _read_text(deps.path)
+    new_text = render_deps(deps, text)
+    if new_text == text:
+        return False
+    if parse_deps(deps.path, new_text) != deps:
+        raise UserError(f"{deps.path}: only commits can be changed by a save; edit other keys by hand")
+    atomic_write(deps.path, new_text)
+    return True
+
+
+def _mapping_get(node, key: str):
+    for key_node, value_node in node.value:
+        if key_node.value == key:
+            return value_node
+    raise KeyError(key)
+
+
+# ---------------------------------------------------------------- version_info.json
+
+
+def parse_version_info(path: Path, text: str) -> VersionInfo:
+    try:
+        data = json.loads(text, object_pairs_hook=_no_duplicate_pairs(path))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(path, f"line {exc.lineno}, column {exc.colno}",
+                          f"invalid JSON ({exc.msg})", "a JSON object") from None
+    if not isinstance(data, dict):
+        raise ConfigError(path, None, _kind(data), "a JSON object with " + ", ".join(VERSION_KEYS))
+    _exact_keys(path, "", data, VERSION_KEYS, VERSION_KEYS)
+    if not isinstance(data["version"], str) or not _SEMVER.match(data["version"]):
+        raise ConfigError(path, "version", data["version"], "X.Y.Z (three numbers, no leading zeros)")
+    rocm = data["rocm_version"]
+    if not isinstance(rocm, str) or not _SEMVER.match(rocm) or rocm.startswith("0."):
+        raise ConfigError(path, "rocm_version", rocm, "A.B.C with a major of 1 or more, such as 7.2.0")
+    if data["nightly_scheme"] not in NIGHTLY_SCHEMES:
+        raise ConfigError(path, "nightly_scheme", data["nightly_scheme"],
+                          "'date' (.devYYYYMMDD) or 'date-build' (.devYYYYMMDDBBB)")
+    return VersionInfo(Path(path), data["version"], rocm, data["nightly_scheme"])
+
+
+def load_version_info(path: Path) -> VersionInfo:
+    return parse_version_info(Path(path), _read_text(path))
+
+
+def save_version_info(info: VersionInfo) -> bool:
+    """Write changed values into ``info.path`` in place, atomically. Returns whether it changed."""
+    text = _read_text(info.path)
+    old = parse_version_info(info.path, text)
+    new_text = text
+    for key in VERSION_KEYS:
+        before, after = getattr(old, key), getattr(info, key)
+        if before != after:
+            pattern = re.compile(r'("%s"\s*:\s*")%s(")' % (re.escape(key), re.escape(before)))
+            new_text, count = pattern.subn(lambda m: m.group(1) + after + m.group(2), new_text)
+            if count != 1:
+                raise UserError(f"{info.path}: cannot find \"{key}\": \"{before}\" to replace")
+    if new_text == text:
+        return False
+    if parse_version_info(info.path, new_text) != info:
+        raise AssertionError("version_info.json did not round-trip")
+    atomic_write(info.path, new_text)
+    return True
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def atomic_write(path: Path, text: str | bytes) -> None:
+    """Replace ``path`` with ``text`` via a temp file in the same directory and a rename."""
+    path = Path(path)
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        else:
+            os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _exact_keys(path: Path, where: str, data: dict, required, allowed) -> None:
+    for key in data:
+        if key not in allowed:
+            raise ConfigError(path, f"{where}.{key}" if where else str(key), "an unknown key",
+                              "only " + ", ".join(allowed))
+    for key in required:
+        if key not in data:
+            raise ConfigError(path, f"{where}.{key}" if where else key, "nothing (missing)",
+                              "this key to be present")
+
+
+def _no_duplicate_pairs(path: Path):
+    def hook(pairs):
+        seen = {}
+        for key, value in pairs:
+            if key in seen:
+                raise ConfigError(path, key, "a second value", "each key once")
+            seen[key] = value
+        return seen
+    return hook
+
+
+def _kind(value) -> str:
+    if value is None:
+        return "an empty document"
+    return f"a {type(value).__name__} ({value!r:.40})"

@@ -1,0 +1,83 @@
+"""What a build of one kind will produce, computed from the config alone (no I/O).
+
+``release nightly --dry-run`` prints this; the pipeline follows it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+
+from release import naming, versions
+from release.config import Project
+from release.revisions import RevisionMap
+
+
+@dataclasses.dataclass(frozen=True)
+class BuildPlan:
+    kind: str
+    version: str
+    tag: str
+    rocm_version: str
+    pythons: tuple[str, ...]
+    revisions: RevisionMap
+    pjrt_wheel: str
+    plugin_wheels: tuple[tuple[str, str], ...]  # (python, file name)
+    bazel_commands: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def rocm_major(self) -> int:
+        return int(self.rocm_version.split(".")[0])
+
+    @property
+    def prerelease(self) -> bool:
+        return self.kind in ("nightly", "rc")
+
+    @property
+    def wheels(self) -> tuple[str, ...]:
+        return (self.pjrt_wheel, *(name for _, name in self.plugin_wheels))
+
+    @property
+    def assets(self) -> tuple[str, ...]:
+        return (*self.wheels, naming.REVISIONS_ASSET, naming.CHECKSUMS_ASSET)
+
+    def to_json(self) -> dict:
+        return {
+            "kind": self.kind,
+            "version": self.version,
+            "tag": self.tag,
+            "prerelease": self.prerelease,
+            "rocm_version": self.rocm_version,
+            "pythons": list(self.pythons),
+            "wheels": {"pjrt": self.pjrt_wheel, "plugin": dict(self.plugin_wheels)},
+            "assets": list(self.assets),
+            "revisions": self.revisions.to_json(),
+            "bazel_commands": [list(c) for c in self.bazel_commands],
+        }
+
+
+def make_plan(project: Project, kind: str, *, date: _dt.date | None = None, number: int | None = None,
+              build_number: int | None = None, pythons: tuple[str, ...] = naming.PYTHONS,
+              release_commit: str | None = None) -> BuildPlan:
+    """The plan for a build of ``kind`` from the project's pins and version."""
+    info = project.version_info
+    if kind == "nightly" and info.nightly_scheme == "date-build" and build_number is None:
+        build_number = 0
+    if kind == "nightly" and info.nightly_scheme == "date" and build_number is not None:
+        raise versions.VersionError("version_info.json sets nightly_scheme 'date'; a build number "
+                                    "would mix .devYYYYMMDD and .devYYYYMMDDBBB on one line")
+    version = versions.for_kind(kind, info.version, date=date, number=number,
+                                build_number=build_number)
+    for py in pythons:
+        naming.python_tag(py)
+    major = info.rocm_major
+    return BuildPlan(
+        kind=kind,
+        version=version,
+        tag=naming.release_tag(version),
+        rocm_version=info.rocm_version,
+        pythons=tuple(pythons),
+        revisions=RevisionMap.from_deps(project.deps, version, release_commit),
+        pjrt_wheel=naming.pjrt_wheel(major, version),
+        plugin_wheels=tuple((py, naming.plugin_wheel(major, version, py)) for py in pythons),
+    )

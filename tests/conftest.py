@@ -1,0 +1,49 @@
+"""Shared fixtures. Support modules register here as pytest plugins."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+pytest_plugins = [
+    "tests.support.project",
+]
+
+
+@pytest.fixture
+def run_cli(monkeypatch, capsys):
+    """Run ``release ...`` in-process; returns (exit code, stdout, stderr)."""
+    from release.cli import main
+
+    def run(*argv, cwd=None):
+        if cwd is not None:
+            monkeypatch.chdir(cwd)
+        try:
+            code = main([str(a) for a in argv])
+        except SystemExit as exc:  # argparse
+            code = exc.code
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return run
+
+
+@pytest.fixture
+def release_subprocess():
+    """Run ``python -m release ...`` as a real process (what CI and people run)."""
+
+    def run(*argv, cwd=None, env=None, check=False):
+        return subprocess.run([sys.executable, "-m", "release", *map(str, argv)], cwd=cwd, env=env,
+                              capture_output=True, text=True, check=check)
+
+    return run
+
+
+def have(tool: str) -> bool:
+    return shutil.which(tool) is not None

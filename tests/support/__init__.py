@@ -1,0 +1,1 @@
+"""Real edges for the tests: git repositories, ELF objects, a GitHub stand-in."""

@@ -1,0 +1,139 @@
+"""The command line: status, version, nightly --dry-run, and how errors look."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from packaging.version import Version
+
+
+def test_status_json(run_cli, project_dir):
+    code, out, err = run_cli("status", "--json", "--date", "2026-11-22", "--root", project_dir)
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["pins"]["plugin"]["commit"] == "4006f866f9f094bf1beff2e1bad4f845480a8ea6"
+    assert data["pins"]["jax"]["roll"].startswith("via plugin")
+    assert data["next"] == {"release": data["version"], "rc": data["version"] + "rc1",
+                            "nightly": data["version"] + ".dev20261122"}
+
+
+def test_status_human_finds_root_from_subdirectory(run_cli, project_dir):
+    sub = project_dir / "deep" / "er"
+    sub.mkdir(parents=True)
+    code, out, _ = run_cli("status", cwd=sub)
+    assert code == 0
+    assert "4006f86" in out and "plugin" in out and "rc1" in out
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["--kind", "release"], "0.9.1"),
+    (["--kind", "rc", "--number", "3"], "0.9.1rc3"),
+    (["--kind", "post", "--number", "2"], "0.9.1.post2"),
+    (["--kind", "nightly", "--date", "2026-01-05"], "0.9.1.dev20260105"),
+])
+def test_version_prints_exactly_one_line(run_cli, project_dir, argv, expected):
+    code, out, _ = run_cli("version", *argv, "--root", project_dir)
+    assert code == 0
+    assert out == expected + "\n"
+
+
+def test_version_build_number_needs_date_build_scheme(run_cli, project_dir):
+    code, out, err = run_cli("version", "--kind", "nightly", "--build-number", "3", "--root", project_dir)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "mix" in err
+    info = project_dir / "version_info.json"
+    info.write_text(info.read_text().replace('"date"', '"date-build"'))
+    code, out, _ = run_cli("version", "--kind", "nightly", "--date", "2026-01-05", "--build-number", "3",
+                           "--root", project_dir)
+    assert out == "0.9.1.dev20260105003\n"
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["version", "--kind", "weekly"], "invalid choice"),
+    (["version", "--kind", "nightly", "--date", "2026-02-30"], "YYYY-MM-DD"),
+    (["version", "--kind", "rc", "--number", "0"], "rc number"),
+    (["nightly", "--dry-run", "--python", "2.7"], "3.X"),
+    (["bogus"], "invalid choice"),
+])
+def test_bad_flags_one_line_exit_2(release_subprocess, project_dir, argv, fragment):
+    proc = release_subprocess(*argv, cwd=project_dir)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert fragment in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_bad_config_one_line_exit_2_nothing_written(release_subprocess, project_dir):
+    deps = project_dir / "deps.yaml"
+    deps.write_text(deps.read_text().replace("4006f866f9f094bf1beff2e1bad4f845480a8ea6", "4006f86"))
+    before = {p.name: p.read_bytes() for p in project_dir.iterdir()}
+    proc = release_subprocess("status", cwd=project_dir)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1
+    assert "deps.yaml: deps.plugin.commit: got 4006f86; expected a full commit SHA" in proc.stderr
+    assert {p.name: p.read_bytes() for p in project_dir.iterdir()} == before
+
+
+def test_no_root_found(release_subprocess, tmp_path):
+    proc = release_subprocess("status", cwd=tmp_path)
+    assert proc.returncode == 2 and "--root" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_nightly_dry_run_plan(run_cli, project_dir):
+    code, out, err = run_cli("nightly", "--dry-run", "--json", "--date", "2026-11-22",
+                             "--python", "3.12", "--root", project_dir)
+    assert code == 0, err
+    plan = json.loads(out)
+    assert plan["version"] == "0.9.1.dev20261122"
+    assert plan["tag"] == "rocm-jax-v0.9.1.dev20261122"
+    assert plan["prerelease"] is True
+    assert plan["wheels"]["pjrt"] == "jax_rocm7_pjrt-0.9.1.dev20261122-py3-none-manylinux_2_28_x86_64.whl"
+    assert plan["wheels"]["plugin"] == {
+        "3.12": "jax_rocm7_plugin-0.9.1.dev20261122-cp312-cp312-manylinux_2_28_x86_64.whl"}
+    assert plan["revisions"]["commits"] == {
+        "ROCm/rocm-jax": "4006f866f9f094bf1beff2e1bad4f845480a8ea6",
+        "jax": "7f75782ad5ea6cd97e6346dcae9317ac31babef8",
+        "ROCm/xla": "b32df5f07315567cc1940388ef766b87c6e8b9e3"}
+    assert set(plan["assets"]) >= {"revisions.json", "SHA256SUMS"}
+
+
+def test_nightly_dry_run_human(run_cli, project_dir):
+    code, out, _ = run_cli("nightly", "--dry-run", "--date", "2026-11-22", "--root", project_dir)
+    assert code == 0
+    assert "0.9.1.dev20261122" in out and "b32df5f07315567cc1940388ef766b87c6e8b9e3" in out
+
+
+def test_help_everywhere(release_subprocess, project_dir):
+    from release.cli import COMMANDS
+    top = release_subprocess("--help", cwd=project_dir)
+    assert top.returncode == 0
+    for name in COMMANDS:
+        assert name in top.stdout
+        proc = release_subprocess(name, "--help", cwd=project_dir)
+        assert proc.returncode == 0 and "--json" in proc.stdout, name
+
+
+def test_json_flag_everywhere():
+    from release.cli import build_parser
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    for name, child in sub.choices.items():
+        assert any("--json" in a.option_strings for a in child._actions), name
+
+
+def test_github_output_and_summary_helpers(tmp_path, monkeypatch):
+    from release import output
+    from release.redact import register_secret
+    out_file, summary = tmp_path / "out", tmp_path / "summary"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(out_file))
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    register_secret("s3cr3t-token-value")
+    output.github_output({"version": "0.9.1", "notes": "a\nb s3cr3t-token-value"})
+    output.step_summary("# title")
+    text = out_file.read_text()
+    assert text.startswith("version=0.9.1\nnotes<<EOF_")
+    assert "s3cr3t" not in text and "***" in text
+    assert summary.read_text() == "# title\n\n"

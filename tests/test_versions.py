@@ -1,0 +1,99 @@
+"""PEP 440 versions: the strings, and the order pip sees."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from packaging.version import Version
+
+from release import versions
+from release.versions import VersionError
+
+D = dt.date(2026, 11, 22)
+
+
+def test_strings():
+    assert versions.release("0.9.1") == "0.9.1"
+    assert versions.rc("0.9.1", 2) == "0.9.1rc2"
+    assert versions.post("0.9.1", 1) == "0.9.1.post1"
+    assert versions.nightly("0.9.1", D) == "0.9.1.dev20261122"
+    assert versions.nightly("0.9.1", D, 7) == "0.9.1.dev20261122007"
+    assert versions.with_local("0.9.1", "7.2.0") == "0.9.1+rocm7.2.0"
+
+
+def test_every_string_is_canonical_pep440():
+    for v in ("0.9.1", "0.9.1rc2", "0.9.1.post1", "0.9.1.dev20261122", "0.9.1.dev20261122007",
+              "0.9.1+rocm7.2.0"):
+        assert str(Version(v)) == v
+
+
+def test_pip_order_nightly_rc_release_post():
+    chain = [versions.nightly("0.9.1", D), versions.rc("0.9.1", 1), versions.rc("0.9.1", 2),
+             versions.release("0.9.1"), versions.post("0.9.1", 1), versions.post("0.9.1", 2)]
+    assert sorted(chain, key=Version) == chain
+
+
+def test_next_version_nightlies_sort_above_release_and_posts():
+    released = "0.9.1"
+    nxt = versions.next_version(released)
+    assert nxt == "0.10.0"
+    earliest = versions.nightly(nxt, dt.date(1970, 1, 1))
+    for older in (released, versions.post(released, 99), versions.with_local(released, "7.2.0")):
+        assert Version(earliest) > Version(older)
+    assert versions.next_version("0.9.1", "patch") == "0.9.2"
+    assert versions.next_version("0.9.1", "major") == "1.0.0"
+
+
+def test_build_numbers_sort_within_a_day_and_mixing_is_refused():
+    a, b = versions.nightly("0.9.1", D, 1), versions.nightly("0.9.1", D, 2)
+    assert Version(a) < Version(b)
+    # The trap: devN is an integer, so the BBB form of one day beats the plain form of the next.
+    assert Version(a) > Version(versions.nightly("0.9.1", D + dt.timedelta(days=1)))
+    with pytest.raises(VersionError, match="cannot be mixed"):
+        versions.check_scheme([versions.nightly("0.9.1", D)], a)
+    with pytest.raises(VersionError, match="cannot be mixed"):
+        versions.check_scheme([a], versions.nightly("0.9.1", D))
+    # another version line, or releases, do not matter
+    versions.check_scheme([versions.nightly("0.9.0", D), "0.9.1rc1", "0.9.1"], a)
+    versions.check_scheme([versions.nightly("0.9.1", D - dt.timedelta(days=1))], versions.nightly("0.9.1", D))
+
+
+def test_kind_and_base_of():
+    assert versions.kind_of("0.9.1.dev20261122") == "nightly"
+    assert versions.kind_of("0.9.1rc3") == "rc"
+    assert versions.kind_of("0.9.1") == "release"
+    assert versions.kind_of("0.9.1.post2") == "post"
+    assert versions.base_of("0.9.1rc3") == "0.9.1"
+    assert versions.nightly_scheme_of("0.9.1.dev20261122") == "date"
+    assert versions.nightly_scheme_of("0.9.1.dev20261122001") == "date-build"
+    assert versions.nightly_scheme_of("0.9.1") is None
+
+
+@pytest.mark.parametrize("call", [
+    lambda: versions.release("0.9"),
+    lambda: versions.release("v0.9.1"),
+    lambda: versions.release("0.09.1"),
+    lambda: versions.rc("0.9.1", 0),
+    lambda: versions.post("0.9.1", -1),
+    lambda: versions.post("0.9.1", True),
+    lambda: versions.nightly("0.9.1", D, 1000),
+    lambda: versions.nightly("0.9.1", dt.datetime(2026, 11, 22, 1, 0)),
+    lambda: versions.nightly("0.9.1", "2026-11-22"),
+    lambda: versions.with_local("0.9.1", "seven"),
+    lambda: versions.with_local("0.9.1+rocm7", "7.2.0"),
+    lambda: versions.for_kind("weekly", "0.9.1"),
+    lambda: versions.for_kind("nightly", "0.9.1"),
+    lambda: versions.next_version("0.9.1", "minor-ish"),
+    lambda: versions.parse_date("2026-13-01"),
+])
+def test_bad_inputs_raise_user_errors(call):
+    with pytest.raises(VersionError):
+        call()
+
+
+def test_public_index_refuses_local_label():
+    local = versions.with_local("0.9.1", "7.2.0")
+    with pytest.raises(VersionError, match="PyPI refuses"):
+        versions.require_public(local, "PyPI")
+    assert versions.require_public("0.9.1", "PyPI") == "0.9.1"
