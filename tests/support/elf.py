@@ -1,0 +1,58 @@
+"""Real ELF shared objects, compiled by the system C compiler for the tests.
+
+Named as the real artifacts and linked with RUNPATH set at link time, the way
+the ``rocm_build`` Bazel config does it: ``-Wl,--enable-new-dtags -Wl,-rpath,...``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+PJRT_SO = "xla_rocm_plugin.so"
+KERNEL_SOS = ("_linalg.so", "_prng.so", "_solver.so", "_sparse.so", "_hybrid.so", "_rnn.so",
+              "_triton.so", "rocm_plugin_extension.so")
+ALL_SOS = (PJRT_SO, *KERNEL_SOS)
+
+_SOURCE = """
+#include <stdio.h>
+const char *artifact_name(void) { return "%(name)s"; }
+int artifact_answer(void) { return %(answer)d; }
+"""
+
+
+def cc() -> str:
+    for name in ("cc", "gcc", "clang"):
+        if shutil.which(name):
+            return name
+    pytest.skip("no C compiler")
+
+
+def compile_so(out: Path, runpath: list[str] | None = None, *, new_dtags: bool = True,
+               extra_flags: list[str] = (), answer: int = 42) -> Path:
+    """Compile a small shared object at ``out`` with ``runpath`` set by the linker.
+
+    ``new_dtags=False`` makes the linker write DT_RPATH instead of DT_RUNPATH.
+    """
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    src = out.with_suffix(".c")
+    src.write_text(_SOURCE % {"name": out.name, "answer": answer})
+    argv = [cc(), "-shared", "-fPIC", "-O1", "-o", str(out), str(src)]
+    if runpath:
+        argv.append("-Wl,--enable-new-dtags" if new_dtags else "-Wl,--disable-new-dtags")
+        argv.append("-Wl,-rpath," + ":".join(runpath))
+    argv.extend(extra_flags)
+    subprocess.run(argv, check=True, capture_output=True)
+    src.unlink()
+    return out
+
+
+def compile_artifacts(directory: Path, runpath: list[str] | None) -> Path:
+    """Every artifact a build produces (``xla_rocm_plugin.so`` and the kernels), in one dir."""
+    for i, name in enumerate(ALL_SOS):
+        compile_so(Path(directory) / name, runpath, answer=i)
+    return Path(directory)
