@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# One cell of a split build: fetch the pinned sources, build one wheel, verify it, and upload
+# it to the draft release of this version (the draft is shared by all cells; uploads are
+# idempotent, so cells may finish in any order and be re-run).
+#
+# Usage: scripts/build-wheel.sh KIND WHEEL
+#   KIND    nightly | rc | release
+#   WHEEL   pjrt (built once) | 3.11 | 3.12 | 3.13 | 3.14 (the plugin wheel for that Python)
+#
+# Environment:
+#   RELEASE_DATE          UTC date of a nightly, YYYY-MM-DD (default: today, UTC)
+#   RELEASE_NUMBER        the N of an rc
+#   RELEASE_STORE         github | local (default: github when GITHUB_REPOSITORY is set, else local)
+#   GITHUB_TOKEN          contents: write on the repository (github store only)
+#   BAZEL_REMOTE_CACHE    optional Bazel remote cache URL (grpcs://... or https://...)
+#   BAZEL_REMOTE_HEADER   optional header for it, e.g. "Authorization=Bearer <token>"
+#   RELEASE_PYTHON        interpreter that has this project installed (default: python3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "$#" -ne 2 ]; then
+  sed -n '2,20p' "$0" >&2
+  exit 2
+fi
+kind=$1
+wheel=$2
+py=${RELEASE_PYTHON:-python3}
+
+version_flags=()
+if [ -n "${RELEASE_DATE:-}" ]; then version_flags+=(--date "$RELEASE_DATE"); fi
+if [ -n "${RELEASE_NUMBER:-}" ]; then version_flags+=(--number "$RELEASE_NUMBER"); fi
+case "$wheel" in
+  pjrt) wheel_flags=(--wheel pjrt) ;;
+  *) wheel_flags=(--wheel plugin --python "$wheel") ;;
+esac
+store_flags=()
+if [ -n "${RELEASE_STORE:-}" ]; then store_flags+=(--store "$RELEASE_STORE"); fi
+
+version=$("$py" -m release version --kind "$kind" "${version_flags[@]}")
+"$py" -m release fetch-sources
+"$py" -m release build --kind "$kind" "${version_flags[@]}" "${wheel_flags[@]}" --dist dist
+"$py" -m release verify "dist/$version"
+"$py" -m release publish "dist/$version" "${store_flags[@]}"

