@@ -1,0 +1,205 @@
+"""Assemble the two wheels from built shared objects, with version and revision map inside.
+
+``jax_rocm_plugin/wheels.json`` says which file goes where; names and tags come
+from ``release.naming``; bytes go through ``release.wheelfile`` (streaming,
+reproducible). Each wheel gets ``version.py`` with ``_release_version`` and
+``_git_hash`` written (so ``__version__`` is the built version at run time) and
+``commit_info.py`` from the ``RevisionMap``.
+
+    specs = load_specs(root)                               # {"pjrt": WheelSpec, "plugin": WheelSpec}
+    build_pjrt(dest_dir, so_files, version=..., rocm_version=..., revisions=...) -> Path
+    build_plugin(dest_dir, so_files, python="3.12", version=..., rocm_version=..., revisions=...) -> Path
+    artifact_files(artifacts_dir, spec, python) -> {file name: path}   # the --artifacts layout
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+
+from release import __version__ as TOOL_VERSION
+from release import naming
+from release.bazel import Output, plugin_dir
+from release.errors import UserError
+from release.revisions import RevisionMap, github_base
+from release.wheelfile import WheelWriter
+
+MANIFEST = "wheels.json"
+KINDS = ("pjrt", "plugin")
+
+
+@dataclasses.dataclass(frozen=True)
+class WheelSpec:
+    kind: str
+    per_python: bool
+    summary: str
+    outputs: tuple[Output, ...]
+    python_files: tuple[tuple[Path, str], ...]   # (source, name in the package)
+    entry_points: dict
+    requires: tuple[str, ...]
+    extras: dict
+
+    @property
+    def so_files(self) -> tuple[str, ...]:
+        return tuple(o.file for o in self.outputs)
+
+
+def load_specs(root: Path | None = None) -> dict[str, WheelSpec]:
+    base = plugin_dir(root)
+    path = base / MANIFEST
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path}: cannot read the wheel manifest ({exc})") from None
+    if data.get("schema") != 1 or set(data.get("wheels", {})) != set(KINDS):
+        raise UserError(f"{path}: expected schema 1 with wheels {', '.join(KINDS)}")
+    specs = {}
+    for kind, raw in data["wheels"].items():
+        try:
+            outputs = tuple(Output(t, o["output"], o["file"]) for t, o in raw["bazel_files"].items())
+            files = tuple((base / src, dest) for src, dest in raw["python_files"].items())
+            specs[kind] = WheelSpec(kind, bool(raw["per_python"]), raw["summary"], outputs, files,
+                                    raw["entry_points"], tuple(raw["requires"]), raw["extras"])
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise UserError(f"{path}: wheels.{kind} is missing or has a bad {exc}") from None
+        for src, _ in files:
+            if not src.is_file():
+                raise UserError(f"{path}: wheels.{kind}.python_files names {src}, which is missing")
+    return specs
+
+
+def artifact_files(artifacts: Path, spec: WheelSpec, python: str) -> dict[str, Path]:
+    """The shared objects of one wheel in an ``--artifacts`` directory.
+
+    Layout: ``DIR/xla_rocm_plugin.so`` and the kernel .so files directly in ``DIR``, or,
+    since the kernels are built per Python, ``DIR/3.12/_linalg.so`` etc. (preferred when
+    that directory exists).
+    """
+    artifacts = Path(artifacts)
+    search = [artifacts / python, artifacts] if spec.per_python else [artifacts]
+    found = {}
+    for name in spec.so_files:
+        for directory in search:
+            if (directory / name).is_file():
+                found[name] = directory / name
+                break
+        else:
+            looked = " and ".join(f"{d}/" for d in search)
+            raise UserError(f"--artifacts {artifacts}: no {name} for the {spec.kind} wheel "
+                            f"(Python {python}); looked in {looked}")
+    return found
+
+
+# ---------------------------------------------------------------------------- contents
+
+
+def render_version_py(template: str, version: str, git_hash: str | None) -> str:
+    """jax's version.py contract: ``_version``, ``_release_version``, ``_git_hash`` rewritten."""
+    from release.versions import base_of
+
+    values = {"_version": base_of(version), "_release_version": version, "_git_hash": git_hash}
+    for name, value in values.items():
+        pattern = re.compile(rf"^{name}(: [^=]+)? = .*$", re.M)
+        if len(pattern.findall(template)) != 1:
+            raise ValueError(f"version.py template has not exactly one '{name} = ...' line")
+        template = pattern.sub(lambda _m, n=name, v=value: f"{n} = {v!r}", template)
+    return template
+
+
+def _fill(text: str, **values) -> str:
+    for key, value in values.items():
+        text = text.replace("{" + key + "}", str(value))
+    return text
+
+
+def metadata(dist: str, version: str, summary: str, requires: list[str], extras: dict,
+             home: str | None) -> str:
+    lines = [
+        "Metadata-Version: 2.1",
+        f"Name: {dist}",
+        f"Version: {version}",
+        f"Summary: {summary}",
+        "License: Apache-2.0",
+        "Requires-Python: >=3.11",
+        "Classifier: Programming Language :: Python :: 3",
+        "Classifier: Operating System :: POSIX :: Linux",
+    ]
+    if home:
+        lines.append(f"Project-URL: Source, {home}")
+    lines += [f"Requires-Dist: {r}" for r in requires]
+    for extra, reqs in extras.items():
+        lines.append(f"Provides-Extra: {extra}")
+        lines += [f'Requires-Dist: {r}; extra == "{extra}"' for r in reqs]
+    return "\n".join(lines) + "\n"
+
+
+def wheel_file(tag: str) -> str:
+    return ("Wheel-Version: 1.0\n"
+            f"Generator: jax-rocm-release {TOOL_VERSION}\n"
+            "Root-Is-Purelib: false\n"
+            f"Tag: {tag}\n")
+
+
+def entry_points_txt(groups: dict) -> str:
+    out = []
+    for group, entries in groups.items():
+        out.append(f"[{group}]")
+        out += [f"{name} = {target}" for name, target in entries.items()]
+        out.append("")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------- assembly
+
+
+def build_wheel(kind: str, dest_dir: Path, so_files: dict[str, Path], *, version: str,
+                rocm_version: str, revisions: RevisionMap, python: str | None = None,
+                specs: dict[str, WheelSpec] | None = None, epoch: int | None = None) -> Path:
+    """Write one wheel into ``dest_dir``; returns its path. Members in a fixed order."""
+    spec = (specs or load_specs())[kind]
+    major = int(rocm_version.split(".")[0])
+    if kind == "pjrt":
+        dist, package, wheel_python = naming.pjrt_dist(major), naming.pjrt_package(major), None
+    else:
+        if python is None:
+            raise ValueError("the plugin wheel needs a Python version")
+        dist, package, wheel_python = naming.plugin_dist(major), naming.plugin_package(major), python
+    missing = set(spec.so_files) - set(so_files)
+    if missing:
+        raise UserError(f"{kind} wheel: no {', '.join(sorted(missing))} to package")
+    fill = dict(N=major, version=version, rocm_version=rocm_version)
+    git_hash = revisions.commits.get("plugin")
+    payload: dict[str, tuple[str, object]] = {}
+    for name in spec.so_files:
+        payload[f"{package}/{name}"] = ("file", so_files[name])
+    for src, name in spec.python_files:
+        text = src.read_text(encoding="utf-8")
+        if name == "version.py":
+            text = render_version_py(text, version, git_hash)
+        payload[f"{package}/{name}"] = ("bytes", text)
+    payload[f"{package}/commit_info.py"] = ("bytes", revisions.commit_info_py())
+
+    filename = naming.wheel_filename(dist, version, wheel_python)
+    dist_info = f"{filename.split('-')[0]}-{version}.dist-info"
+    plugin_rev = dict(revisions.revisions).get("plugin")
+    home = (github_base(plugin_rev.url) or plugin_rev.url) if plugin_rev else None
+    requires = [_fill(r, **fill) for r in spec.requires]
+    extras = {e: [_fill(r, **fill) for r in reqs] for e, reqs in spec.extras.items()}
+    entry_points = {_fill(g, **fill): {_fill(n, **fill): _fill(t, **fill) for n, t in e.items()}
+                    for g, e in spec.entry_points.items()}
+    path = Path(dest_dir) / filename
+    with WheelWriter(path, dist_info, epoch=epoch) as writer:
+        for arcname in sorted(payload):
+            how, value = payload[arcname]
+            if how == "file":
+                writer.add_file(arcname, value, mode=0o755)
+            else:
+                writer.add_bytes(arcname, value)
+        writer.add_bytes(f"{dist_info}/METADATA",
+                         metadata(dist, version, _fill(spec.summary, **fill), requires, extras, home))
+        writer.add_bytes(f"{dist_info}/WHEEL", wheel_file(naming.wheel_tag(wheel_python)))
+        if entry_points:
+            writer.add_bytes(f"{dist_info}/entry_points.txt", entry_points_txt(entry_points))
+    return path
