@@ -21,6 +21,8 @@ COMMANDS = (
     "status",
     "version",
     "nightly",
+    "verify",
+    "promote",
 )
 
 

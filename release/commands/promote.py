@@ -1,0 +1,55 @@
+"""``release promote``: re-version built wheels to rcN, the release or postN without rebuilding."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.markup import escape
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
+from rich.table import Table
+
+from release import output
+from release.errors import UserError
+from release.promote import promote_wheel
+
+HELP = "re-version wheels to release, rcN or postN (raw copy of the big members, new RECORD)"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("wheels", nargs="+", type=Path, metavar="WHEEL", help="wheel files to promote")
+    parser.add_argument("--to", required=True, metavar="release|rcN|postN",
+                        help="the version to give them, on the same X.Y.Z line")
+    parser.add_argument("--out", type=Path, metavar="DIR",
+                        help="where the promoted wheels go (default: next to each source wheel)")
+
+
+def run(args, out) -> int:
+    for wheel in args.wheels:
+        if not wheel.is_file():
+            raise UserError(f"{wheel}: no such wheel file")
+    total = sum(w.stat().st_size for w in args.wheels)
+    results = []
+    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
+                  TransferSpeedColumn(), console=out.progress_console(), transient=True) as bar:
+        task = bar.add_task("promoting", total=total)
+        for wheel in args.wheels:
+            bar.update(task, description=f"promoting {wheel.name}")
+            results.append(promote_wheel(wheel, args.to, args.out,
+                                         progress=lambda n: bar.advance(task, n)))
+    versions = sorted({r.new_version for r in results})
+    data = {"to": versions[0] if len(versions) == 1 else versions,
+            "wheels": [r.to_json() for r in results]}
+
+    def human(console):
+        table = Table(title=f"promoted to {', '.join(versions)}", title_justify="left")
+        for col in ("from", "wheel", "raw copies", "rewritten"):
+            table.add_column(col, overflow="fold")
+        for r in results:
+            table.add_row(r.old_version, escape(str(r.output)),
+                          f"{len(r.copied)} ({r.copied_bytes / 1e6:.1f} MB)", str(len(r.rewritten)))
+        console.print(table)
+
+    out.result(data, human)
+    output.github_output({"promoted": "\n".join(str(r.output) for r in results),
+                          "promoted-version": ",".join(versions)})
+    return 0

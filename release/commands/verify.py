@@ -1,0 +1,84 @@
+"""``release verify``: named checks over wheels; exit 1 when any check reports an error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.markup import escape
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
+from rich.table import Table
+
+from release import output
+from release.errors import UserError
+from release.verify import CHECKS, ERROR, Options, expected_revisions, payload_size, \
+    summary_markdown, verify_wheel
+
+HELP = "check wheels: zip, RECORD, names, purelib, glibc tag, RUNPATH, version, revision map, pins"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("wheels", nargs="+", type=Path, metavar="WHEEL", help="wheel files to check")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--deps", type=Path, metavar="deps.yaml",
+                        help="the revision map in the wheels must pin these commits")
+    source.add_argument("--revisions", type=Path, metavar="revisions.json",
+                        help="the revision map in the wheels must equal this one")
+    parser.add_argument("--runpath", action="append", metavar="ENTRY", default=None,
+                        help="a RUNPATH entry every .so must carry, repeatable (default: the "
+                             "entries the rocm_build Bazel config sets, when it can be read)")
+
+
+def default_runpath(root: Path | None) -> tuple[str, ...]:
+    """The RUNPATH entries the ``rocm_build`` config links in, if this checkout has them."""
+    try:
+        from release.bazel import configured_runpath
+    except ImportError:
+        return ()
+    try:
+        return tuple(configured_runpath(root) if root is not None else configured_runpath())
+    except (OSError, UserError, TypeError, ValueError):
+        return ()
+
+
+def run(args, out) -> int:
+    for wheel in args.wheels:
+        if not wheel.is_file():
+            raise UserError(f"{wheel}: no such wheel file")
+    options = Options(
+        runpath=tuple(args.runpath) if args.runpath is not None else default_runpath(args.root),
+        revisions=expected_revisions(args.deps, args.revisions),
+    )
+    total = sum(payload_size(w) for w in args.wheels)
+    reports = []
+    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
+                  TransferSpeedColumn(), console=out.progress_console(), transient=True) as bar:
+        task = bar.add_task("verifying", total=total)
+        for wheel in args.wheels:
+            bar.update(task, description=f"verifying {wheel.name}")
+            reports.append(verify_wheel(wheel, options,
+                                        progress=lambda n: bar.advance(task, n)))
+    errors = sum(len(r.errors) for r in reports)
+    data = {"ok": errors == 0, "errors": errors, "runpath": list(options.runpath),
+            "wheels": [r.to_json() for r in reports]}
+    out.result(data, lambda console: _print(console, reports))
+    output.github_output({"verify-ok": str(errors == 0).lower(), "verify-errors": str(errors)})
+    output.step_summary("## release verify\n\n" + summary_markdown(reports))
+    return 1 if errors else 0
+
+
+def _print(console, reports) -> None:
+    for report in reports:
+        table = Table(title=f"{report.wheel.name}: {'ok' if report.ok else 'FAILED'}",
+                      title_justify="left")
+        for col in ("check", "result", "member", "finding"):
+            table.add_column(col, overflow="fold")
+        for check in CHECKS:
+            mine = [f for f in report.findings if f.check == check]
+            status = report.status(check)
+            style = {"ok": "green", ERROR: "bold red", "warning": "yellow"}.get(status, "dim")
+            if not mine:
+                table.add_row(check, f"[{style}]{status}[/]", "", escape(report.skipped.get(check, "")))
+            for i, f in enumerate(mine):
+                table.add_row(check if i == 0 else "", f"[{style}]{f.severity}[/]" if i == 0 else
+                              f.severity, escape(f.member or ""), escape(f.message))
+        console.print(table)

@@ -1,0 +1,835 @@
+"""Named checks over a built wheel: findings (error or warning), never a change.
+
+A wheel is read in one streaming pass (``scan_wheel``): every member is inflated
+once, in chunks, while its CRC and sha256 are computed; ELF members are teed to
+a temporary file on the way (a stored member is read in place) so pyelftools can
+read the dynamic section and the version-needs section lazily without a second
+inflate. Small text members (dist-info, ``version.py``, ``commit_info.py``) are
+kept. The checks are then pure functions of that scan, so they are cheap to test
+and cannot disagree about what the wheel holds.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import csv
+import dataclasses
+import hashlib
+import io
+import re
+import struct
+import tempfile
+import zipfile
+import zlib
+from email.parser import HeaderParser
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Sequence
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.tags import parse_tag
+from packaging.utils import (InvalidWheelFilename, canonicalize_name, canonicalize_version,
+                             parse_wheel_filename)
+from packaging.version import InvalidVersion, Version
+
+from release.errors import UserError
+from release.revisions import LEGACY_KEYS, RevisionMap
+
+try:  # isal inflates about 1.6x faster than zlib; both are exact.
+    from isal import isal_zlib as _inflater
+except ImportError:  # pragma: no cover - isal is a runtime dependency
+    _inflater = zlib
+
+ERROR, WARNING = "error", "warning"
+CHECKS = ("zip", "record", "paths", "layout", "names", "purelib", "glibc", "runpath",
+          "version", "revisions", "requires")
+# RUNPATH entries that only mean something inside a build tree or one machine.
+LEAKS = (
+    ("_solib_", "a Bazel _solib_ directory"),
+    (".runfiles", "a Bazel runfiles tree"),
+    ("bazel-out", "the Bazel output tree"),
+    ("execroot", "the Bazel execroot"),
+    ("/tmp", "a temporary directory"),
+    ("/home/", "a home directory"),
+    ("/root", "root's home directory"),
+    ("/Users/", "a home directory"),
+    ("~", "a home directory"),
+)
+_DIST = re.compile(r"^jax[-_.]rocm(\d+)[-_.](pjrt|plugin)$")
+_GLIBC = re.compile(r"^GLIBC_(\d+)\.(\d+)(?:\.\d+)?$")
+_MANYLINUX = re.compile(r"^manylinux_(\d+)_(\d+)_")
+_LEGACY_MANYLINUX = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
+_SHA = re.compile(r"^[0-9a-f]{40}$")
+_TEXT_MEMBERS = ("version.py", "commit_info.py")
+_TEXT_LIMIT = 1 << 20
+_CHUNK = 1 << 20
+
+
+@dataclasses.dataclass(frozen=True)
+class Finding:
+    check: str
+    severity: str  # "error" | "warning"
+    message: str
+    member: str | None = None
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class ElfFacts:
+    """What the loader will see in one shared object."""
+
+    runpath: tuple[str, ...] | None
+    rpath: tuple[str, ...] | None
+    needed: tuple[str, ...]
+    glibc: tuple[int, int] | None  # the newest GLIBC_x.y version it needs
+    error: str | None = None
+
+
+@dataclasses.dataclass
+class Member:
+    name: str
+    size: int  # as the central directory says
+    mode: int
+    sha256: str | None = None  # RECORD form: urlsafe base64, no padding
+    read_size: int | None = None
+    text: bytes | None = None
+    elf: ElfFacts | None = None
+    error: str | None = None
+
+
+@dataclasses.dataclass
+class Scan:
+    """Everything the checks need, from one pass over the wheel."""
+
+    path: Path
+    members: list[Member]
+    zip_errors: list[tuple[str | None, str]]
+
+    def get(self, name: str) -> Member | None:
+        return next((m for m in self.members if m.name == name), None)
+
+    def files(self) -> list[Member]:
+        return [m for m in self.members if not m.name.endswith("/")]
+
+
+@dataclasses.dataclass
+class Report:
+    wheel: Path
+    findings: list[Finding]
+    skipped: dict[str, str]  # check -> why it does not apply
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == ERROR]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def status(self, check: str) -> str:
+        if check in self.skipped:
+            return "n/a"
+        mine = [f for f in self.findings if f.check == check]
+        if any(f.severity == ERROR for f in mine):
+            return ERROR
+        return WARNING if mine else "ok"
+
+    def to_json(self) -> dict:
+        return {
+            "wheel": str(self.wheel),
+            "ok": self.ok,
+            "checks": {c: self.status(c) for c in CHECKS},
+            "skipped": self.skipped,
+            "findings": [f.to_json() for f in self.findings],
+        }
+
+
+# ---------------------------------------------------------------- reading
+
+
+def record_hash(digest: bytes) -> str:
+    """``sha256=`` value as RECORD writes it (urlsafe base64 without padding)."""
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def open_wheel(path: Path) -> zipfile.ZipFile:
+    """Open ``path`` as a zip, or raise a one-line ``UserError``."""
+    path = Path(path)
+    if not path.is_file():
+        raise UserError(f"{path}: no such wheel file")
+    try:
+        return zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise UserError(f"{path}: not a zip archive ({exc}); expected a .whl file") from None
+
+
+def data_offset(fp, info: zipfile.ZipInfo) -> int:
+    """Where ``info``'s compressed bytes start (after its local header)."""
+    fp.seek(info.header_offset)
+    header = fp.read(30)
+    if len(header) != 30 or header[:4] != b"PK\x03\x04":
+        raise zipfile.BadZipFile(f"bad local header for {info.filename}")
+    name_len, extra_len = struct.unpack("<HH", header[26:30])
+    name = fp.read(name_len)
+    if name.decode("utf-8" if info.flag_bits & 0x800 else "cp437") != info.orig_filename:
+        raise zipfile.BadZipFile(f"local header names {name!r}, central directory "
+                                 f"{info.orig_filename!r}")
+    return info.header_offset + 30 + name_len + extra_len
+
+
+class _Window(io.RawIOBase):
+    """A read-only, seekable view of a byte range of a file (a stored member, in place)."""
+
+    def __init__(self, fp, start: int, length: int):
+        self._fp, self._start, self._length, self._pos = fp, start, length, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        base = {0: 0, 1: self._pos, 2: self._length}[whence]
+        self._pos = max(0, base + offset)
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+    def read(self, size: int = -1) -> bytes:
+        left = self._length - self._pos
+        size = left if size is None or size < 0 else min(size, left)
+        if size <= 0:
+            return b""
+        self._fp.seek(self._start + self._pos)
+        data = self._fp.read(size)
+        self._pos += len(data)
+        return data
+
+    def readinto(self, buffer) -> int:
+        data = self.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+
+def _chunks(fp, info: zipfile.ZipInfo, start: int) -> Iterator[bytes]:
+    """The member's inflated bytes, in bounded chunks, with its CRC and size checked."""
+    fp.seek(start)
+    left = info.compress_size
+    crc = 0
+    produced = 0
+    if info.compress_type == zipfile.ZIP_STORED:
+        while left:
+            chunk = fp.read(min(left, _CHUNK))
+            if not chunk:
+                raise zipfile.BadZipFile(f"{info.filename}: truncated")
+            left -= len(chunk)
+            crc = _inflater.crc32(chunk, crc)
+            produced += len(chunk)
+            yield chunk
+    elif info.compress_type == zipfile.ZIP_DEFLATED:
+        inflate = _inflater.decompressobj(-15)
+        while not inflate.eof:
+            data = inflate.unconsumed_tail
+            if not data:
+                if not left:
+                    raise zipfile.BadZipFile(f"{info.filename}: deflate stream ends early")
+                data = fp.read(min(left, _CHUNK))
+                if not data:
+                    raise zipfile.BadZipFile(f"{info.filename}: truncated")
+                left -= len(data)
+            try:
+                chunk = inflate.decompress(data, 4 * _CHUNK)
+            except zlib.error as exc:
+                raise zipfile.BadZipFile(f"{info.filename}: corrupt deflate data ({exc})") from None
+            produced += len(chunk)
+            if produced > info.file_size:
+                raise zipfile.BadZipFile(f"{info.filename}: inflates past its declared size "
+                                         f"{info.file_size}")
+            if chunk:
+                crc = _inflater.crc32(chunk, crc)
+                yield chunk
+    else:
+        raise zipfile.BadZipFile(f"{info.filename}: compression method {info.compress_type} "
+                                 "(wheels use stored or deflate)")
+    if produced != info.file_size:
+        raise zipfile.BadZipFile(f"{info.filename}: {produced} bytes, central directory says "
+                                 f"{info.file_size}")
+    if crc != info.CRC:
+        raise zipfile.BadZipFile(f"{info.filename}: CRC mismatch (data corrupt)")
+
+
+def _is_text_member(name: str) -> bool:
+    top = name.split("/", 1)[0]
+    return top.endswith(".dist-info") or name.rsplit("/", 1)[-1] in _TEXT_MEMBERS
+
+
+def scan_wheel(path: Path, progress: Callable[[int], None] | None = None) -> Scan:
+    """Read every member once: CRC, sha256, size, small texts, ELF facts.
+
+    ``progress(n)`` is called with the number of uncompressed bytes just read.
+    """
+    path = Path(path)
+    with open_wheel(path) as zf, open(path, "rb") as fp, \
+            tempfile.TemporaryDirectory(prefix="verify-") as tmp:
+        members, problems = [], []
+        seen = set()
+        for info in zf.infolist():
+            member = Member(info.filename, info.file_size, (info.external_attr >> 16) & 0o7777)
+            members.append(member)
+            if info.filename in seen:
+                problems.append((info.filename, "appears twice in the archive"))
+            seen.add(info.filename)
+            if info.is_dir():
+                continue
+            try:
+                start = data_offset(fp, info)
+                _read_member(fp, info, start, member, Path(tmp), progress)
+            except zipfile.BadZipFile as exc:
+                member.error = str(exc)
+                problems.append((info.filename, str(exc)))
+        return Scan(path, members, problems)
+
+
+def _read_member(fp, info, start: int, member: Member, tmp: Path, progress) -> None:
+    digest = hashlib.sha256()
+    keep = _is_text_member(info.filename) and info.file_size <= _TEXT_LIMIT
+    text = bytearray() if keep else None
+    tee = None
+    size = 0
+    try:
+        for chunk in _chunks(fp, info, start):
+            if size == 0 and chunk[:4] == b"\x7fELF" and info.compress_type != zipfile.ZIP_STORED:
+                tee = open(tmp / "member.elf", "w+b")
+            digest.update(chunk)
+            if text is not None:
+                text += chunk
+            if tee is not None:
+                tee.write(chunk)
+            size += len(chunk)
+            if progress:
+                progress(len(chunk))
+        member.sha256, member.read_size = record_hash(digest.digest()), size
+        member.text = bytes(text) if text is not None else None
+        if tee is not None:
+            tee.flush()
+            member.elf = elf_facts(tee)
+        elif info.compress_type == zipfile.ZIP_STORED and info.file_size >= 4:
+            window = _Window(fp, start, info.compress_size)
+            if window.read(4) == b"\x7fELF":
+                member.elf = elf_facts(window)
+    finally:
+        if tee is not None:
+            tee.close()
+
+
+def elf_facts(stream) -> ElfFacts:
+    """RUNPATH, RPATH, NEEDED and the newest GLIBC version needed, read lazily with pyelftools."""
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.dynamic import DynamicSection, DynamicSegment
+    from elftools.elf.elffile import ELFFile
+    from elftools.elf.gnuversions import GNUVerNeedSection
+
+    stream.seek(0)
+    try:
+        elf = ELFFile(stream)
+        dynamic = next((s for s in elf.iter_sections() if isinstance(s, DynamicSection)), None)
+        if dynamic is None:
+            dynamic = next((s for s in elf.iter_segments() if isinstance(s, DynamicSegment)), None)
+        runpath = rpath = None
+        needed = []
+        if dynamic is not None:
+            for tag in dynamic.iter_tags():
+                kind = tag.entry.d_tag
+                if kind == "DT_RUNPATH":
+                    runpath = (runpath or ()) + tuple(tag.runpath.split(":"))
+                elif kind == "DT_RPATH":
+                    rpath = (rpath or ()) + tuple(tag.rpath.split(":"))
+                elif kind == "DT_NEEDED":
+                    needed.append(tag.needed)
+        glibc = None
+        for section in elf.iter_sections():
+            if isinstance(section, GNUVerNeedSection):
+                for _verneed, auxes in section.iter_versions():
+                    for aux in auxes:
+                        m = _GLIBC.match(aux.name)
+                        if m:
+                            glibc = max(glibc or (0, 0), (int(m.group(1)), int(m.group(2))))
+        return ElfFacts(runpath, rpath, tuple(needed), glibc)
+    except (ELFError, struct.error, ValueError, KeyError, UnicodeDecodeError) as exc:
+        return ElfFacts(None, None, (), None, error=f"unreadable ELF ({exc})")
+
+
+# ---------------------------------------------------------------- what the wheel says
+
+
+@dataclasses.dataclass(frozen=True)
+class Identity:
+    """The wheel's name and version, from the file name, with the jax-rocm kind if it is one."""
+
+    dist: str | None
+    version: str | None
+    tags: frozenset[str]
+    rocm_major: int | None
+    kind: str | None  # "pjrt" | "plugin" | None (some other wheel)
+    name_error: str | None
+
+    @classmethod
+    def of(cls, path: Path) -> "Identity":
+        try:
+            name, version, _build, tags = parse_wheel_filename(Path(path).name)
+        except (InvalidWheelFilename, InvalidVersion) as exc:
+            return cls(None, None, frozenset(), None, None, str(exc))
+        m = _DIST.match(str(name))
+        return cls(str(name), str(version), frozenset(str(t) for t in tags),
+                   int(m.group(1)) if m else None, m.group(2) if m else None, None)
+
+    def package_dirs(self, scan: Scan) -> tuple[str, ...]:
+        """Top-level directories the payload may live in."""
+        if self.kind == "pjrt":
+            return (f"jax_plugins/xla_rocm{self.rocm_major}",)
+        if self.kind == "plugin":
+            return (f"jax_rocm{self.rocm_major}_plugin",)
+        dist_info = _dist_info_dir(scan)
+        top = scan.get(f"{dist_info}/top_level.txt") if dist_info else None
+        if top is not None and top.text is not None:
+            return tuple(line.strip() for line in top.text.decode("utf-8", "replace").splitlines()
+                         if line.strip())
+        return ()
+
+
+def _dist_info_dir(scan: Scan) -> str | None:
+    dirs = sorted({m.name.split("/", 1)[0] for m in scan.members
+                   if "/" in m.name and m.name.split("/", 1)[0].endswith(".dist-info")})
+    return dirs[0] if len(dirs) == 1 else None
+
+
+def _headers(member: Member | None):
+    if member is None or member.text is None:
+        return None
+    return HeaderParser().parsestr(member.text.decode("utf-8", "replace"))
+
+
+def _text(member: Member | None) -> str | None:
+    return None if member is None or member.text is None else member.text.decode("utf-8", "replace")
+
+
+def _payload(scan: Scan, ident: Identity, basename: str) -> list[Member]:
+    dirs = ident.package_dirs(scan)
+    return [m for m in scan.files() if m.name.rsplit("/", 1)[-1] == basename
+            and (not dirs or any(m.name.startswith(d + "/") for d in dirs))]
+
+
+def module_constants(source: str) -> dict[str, object]:
+    """Top-level ``NAME = <literal>`` (and annotated) assignments of a Python file."""
+    tree = ast.parse(source)
+    values: dict[str, object] = {}
+    for node in tree.body:
+        targets, value = [], None
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        for target in targets:
+            if isinstance(target, ast.Name):
+                try:
+                    values[target.id] = ast.literal_eval(value)
+                except ValueError:
+                    values[target.id] = ast.unparse(value)
+    return values
+
+
+# ---------------------------------------------------------------- the checks
+
+
+def check_zip(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
+    for member, problem in scan.zip_errors:
+        yield Finding("zip", ERROR, problem, member)
+
+
+def check_record(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
+    dist_info = _dist_info_dir(scan)
+    record = scan.get(f"{dist_info}/RECORD") if dist_info else None
+    if record is None or record.text is None:
+        yield Finding("record", ERROR, "no RECORD in the dist-info directory")
+        return
+    rows: dict[str, tuple[str, str]] = {}
+    try:
+        for row in csv.reader(io.StringIO(record.text.decode("utf-8"))):
+            if not row:
+                continue
+            if len(row) != 3:
+                yield Finding("record", ERROR, f"RECORD row {row!r} has {len(row)} fields; "
+                              "expected path,hash,size")
+                continue
+            if row[0] in rows:
+                yield Finding("record", ERROR, "listed twice in RECORD", row[0])
+            rows[row[0]] = (row[1], row[2])
+    except (UnicodeDecodeError, csv.Error) as exc:
+        yield Finding("record", ERROR, f"RECORD is not UTF-8 CSV ({exc})")
+        return
+    for member in scan.files():
+        if member.name not in rows:
+            yield Finding("record", ERROR, "in the archive but not in RECORD", member.name)
+            continue
+        hash_field, size_field = rows.pop(member.name)
+        if member.name == record.name:
+            if hash_field or size_field:
+                yield Finding("record", WARNING, "RECORD lists a hash for itself", member.name)
+            continue
+        if not hash_field.startswith("sha256="):
+            yield Finding("record", ERROR, f"hash {hash_field!r} is not sha256=...", member.name)
+        elif member.sha256 is not None and hash_field[7:] != member.sha256:
+            yield Finding("record", ERROR, f"RECORD says {hash_field}, the content is "
+                          f"sha256={member.sha256}", member.name)
+        if size_field != str(member.read_size if member.read_size is not None else member.size):
+            yield Finding("record", ERROR, f"RECORD says size {size_field!r}, the content is "
+                          f"{member.read_size if member.read_size is not None else member.size} "
+                          "bytes", member.name)
+    for missing in rows:
+        yield Finding("record", ERROR, "in RECORD but not in the archive", missing)
+
+
+def check_paths(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
+    for member in scan.members:
+        name = member.name
+        parts = name.split("/")
+        if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
+            yield Finding("paths", ERROR, "absolute path", name)
+        if ".." in parts:
+            yield Finding("paths", ERROR, "path contains '..'", name)
+        if "\\" in name:
+            yield Finding("paths", ERROR, "path contains a backslash", name)
+
+
+def check_layout(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
+    dist_infos = {m.name.split("/", 1)[0] for m in scan.members
+                  if m.name.split("/", 1)[0].endswith(".dist-info")}
+    if len(dist_infos) > 1:
+        yield Finding("layout", ERROR, f"{len(dist_infos)} dist-info directories: "
+                      f"{', '.join(sorted(dist_infos))}")
+    dirs = ident.package_dirs(scan)
+    for member in scan.files():
+        top = member.name.split("/", 1)[0]
+        if top in dist_infos:
+            continue
+        if top.endswith(".data"):
+            yield Finding("layout", ERROR, "outside the package directories (a .data directory "
+                          "installs files elsewhere)", member.name)
+        elif dirs and not any(member.name.startswith(d + "/") for d in dirs):
+            if ident.kind == "pjrt" and member.name == "jax_plugins/__init__.py":
+                yield Finding("layout", ERROR, "jax_plugins is a namespace package; an "
+                              "__init__.py there shadows other plugins", member.name)
+            else:
+                yield Finding("layout", ERROR, f"outside the package directories "
+                              f"({', '.join(d + '/' for d in dirs)}) and the dist-info",
+                              member.name)
+
+
+def check_names(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
+    if ident.name_error:
+        yield Finding("names", ERROR, f"file name: {ident.name_error}")
+        return
+    dist_info = _dist_info_dir(scan)
+    if dist_info is None:
+        yield Finding("names", ERROR, "no single .dist-info directory")
+        return
+    expected_dir = f"{canonicalize_name(ident.dist).replace('-', '_')}-{ident.version}.dist-info"
+    di_name, _, di_version = dist_info[:-len(".dist-info")].rpartition("-")
+    if canonicalize_name(di_name) != ident.dist or di_version != ident.version:
+        yield Finding("names", ERROR, f"dist-info directory {dist_info} does not match the file "
+                      f"name (expected {expected_dir})")
+    meta = _headers(scan.get(f"{dist_info}/METADATA"))
+    if meta is None:
+        yield Finding("names", ERROR, "no METADATA", f"{dist_info}/METADATA")
+    else:
+        name, version = meta.get("Name"), meta.get("Version")
+        if name is None or canonicalize_name(name) != ident.dist:
+            yield Finding("names", ERROR, f"METADATA Name {name!r} does not match the file name "
+                          f"({ident.dist})")
+        if version != ident.version:
+            yield Finding("names", ERROR, f"METADATA Version {version!r} does not match the file "
+                          f"name ({ident.version})")
+    wheel = _headers(scan.get(f"{dist_info}/WHEEL"))
+    if wheel is None:
+        yield Finding("names", ERROR, "no WHEEL file", f"{dist_info}/WHEEL")
+        return
+    tags = set()
+    for tag in wheel.get_all("Tag") or ():
+        tags |= {str(t) for t in parse_tag(tag)}
+    if tags != set(ident.tags):
+        yield Finding("names", ERROR, f"WHEEL Tag {sorted(tags)} does not match the file name's "
+                      f"tags {sorted(ident.tags)}")
+
+
+def _native(scan: Scan) -> list[Member]:
+    return [m for m in scan.files() if m.elf is not None
+            or re.search(r"\.so(\.\d+)*$", m.name)]
+
+
+def check_purelib(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
+    dist_info = _dist_info_dir(scan)
+    wheel = _headers(scan.get(f"{dist_info}/WHEEL")) if dist_info else None
+    if wheel is None:
+        return  # reported by the names check
+    purelib = (wheel.get("Root-Is-Purelib") or "").strip().lower()
+    native = _native(scan)
+    if native and purelib != "false":
+        yield Finding("purelib", ERROR, f"Root-Is-Purelib is {purelib or 'missing'} but the wheel "
+                      f"carries native libraries ({native[0].name}); it must be false",
+                      f"{dist_info}/WHEEL")
+
+
+def tag_glibc(tag: str) -> tuple[int, int] | None:
+    platform = tag.split("-")[-1]
+    m = _MANYLINUX.match(platform)
+    if m:
+        return int(m.group(1)), int(m.group(2))
+    return _LEGACY_MANYLINUX.get(platform.split("_", 1)[0])
+
+
+def check_glibc(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
+    needs = [(m.elf.glibc, m.name) for m in scan.files() if m.elf is not None and m.elf.glibc]
+    if not needs:
+        return
+    newest, who = max(needs)
+    glibcs = {tag_glibc(t) for t in ident.tags}
+    if None in glibcs or not glibcs:
+        yield Finding("glibc", WARNING, f"platform tag is not manylinux; the .so files need "
+                      f"glibc {newest[0]}.{newest[1]}", who)
+        return
+    for promised in sorted(glibcs):
+        if promised < newest:
+            yield Finding("glibc", ERROR, f"tag promises glibc {promised[0]}.{promised[1]} but "
+                          f"{who} needs GLIBC_{newest[0]}.{newest[1]}; use manylinux_"
+                          f"{newest[0]}_{newest[1]} or newer", who)
+
+
+def runpath_problems(entries: Sequence[str], configured: Sequence[str]) -> list[tuple[str, str]]:
+    """(severity, message) for one RUNPATH: leaks, relative or empty entries, duplicates, gaps."""
+    found = []
+    seen = set()
+    for entry in entries:
+        if entry == "":
+            found.append((ERROR, "empty entry (the loader reads it as the working directory)"))
+            continue
+        if entry in seen:
+            found.append((WARNING, f"duplicate entry {entry}"))
+        seen.add(entry)
+        for needle, what in LEAKS:
+            if needle in entry:
+                found.append((ERROR, f"build-tree or machine path {entry} ({what})"))
+                break
+        else:
+            if not entry.startswith(("/", "$ORIGIN", "${ORIGIN}")):
+                found.append((ERROR, f"relative entry {entry} (resolved against the working "
+                                     "directory; use $ORIGIN)"))
+            elif entry.startswith("/") and re.search(r"/(site|dist)-packages/", entry):
+                found.append((WARNING, f"absolute path into one Python installation {entry}"))
+    for entry in configured:
+        if entry not in seen:
+            found.append((ERROR, f"configured entry {entry} is missing"))
+    return found
+
+
+def check_runpath(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
+    for member in scan.files():
+        elf = member.elf
+        if elf is None:
+            continue
+        if elf.error:
+            yield Finding("runpath", ERROR, elf.error, member.name)
+            continue
+        if elf.rpath is not None:
+            yield Finding("runpath", ERROR, "DT_RPATH is set (it overrides LD_LIBRARY_PATH); link "
+                          "with --enable-new-dtags so it is DT_RUNPATH", member.name)
+        if elf.runpath is None:
+            yield Finding("runpath", ERROR, "no DT_RUNPATH", member.name)
+            continue
+        for severity, message in runpath_problems(elf.runpath, opts.runpath):
+            yield Finding("runpath", severity, message, member.name)
+
+
+def _release_version(member: Member) -> tuple[bool, object]:
+    try:
+        values = module_constants(member.text.decode("utf-8"))
+    except (SyntaxError, UnicodeDecodeError, ValueError):
+        return False, None
+    return "_release_version" in values, values.get("_release_version")
+
+
+def check_version(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
+    files = [m for m in _payload(scan, ident, "version.py") if m.text is not None]
+    if not files:
+        if ident.kind:
+            yield Finding("version", ERROR, "no version.py in the package")
+        return
+    for member in files:
+        found, value = _release_version(member)
+        if not found:
+            yield Finding("version", ERROR, "no _release_version assignment", member.name)
+        elif value is None:
+            yield Finding("version", ERROR, f"_release_version is None, so __version__ is computed "
+                          f"at run time (<base>.dev<today>) instead of {ident.version}", member.name)
+        elif value != ident.version:
+            yield Finding("version", ERROR, f"_release_version is {value!r}; the wheel is "
+                          f"{ident.version}", member.name)
+
+
+def check_revisions(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
+    files = [m for m in _payload(scan, ident, "commit_info.py") if m.text is not None]
+    if not files:
+        if ident.kind or opts.revisions is not None:
+            yield Finding("revisions", ERROR, "no revision map (commit_info.py) in the package")
+        return
+    for member in files:
+        try:
+            values = module_constants(member.text.decode("utf-8"))
+        except (SyntaxError, UnicodeDecodeError, ValueError) as exc:
+            yield Finding("revisions", ERROR, f"not valid Python ({exc.__class__.__name__})",
+                          member.name)
+            continue
+        yield from _revision_findings(values, ident, opts.revisions, member.name)
+
+
+def _revision_findings(values: dict, ident: Identity, expected: RevisionMap | None,
+                       where: str) -> Iterator[Finding]:
+    commits = values.get("commits")
+    if not isinstance(commits, dict) or not commits or not all(
+            isinstance(k, str) and isinstance(v, str) and _SHA.match(v) for k, v in commits.items()):
+        yield Finding("revisions", ERROR, "commits is not a map of repository -> full commit SHA",
+                      where)
+        return
+    full = values.get("revisions")
+    if full is not None:
+        if not isinstance(full, dict) or not all(
+                isinstance(r, dict) and set(r) == {"url", "branch", "commit"} for r in full.values()):
+            yield Finding("revisions", ERROR, "revisions is not a map of dep -> {url, branch, "
+                          "commit}", where)
+            return
+        legacy = {LEGACY_KEYS.get(n, n): r["commit"] for n, r in full.items()}
+        if legacy != commits:
+            yield Finding("revisions", ERROR, "commits and revisions disagree", where)
+    version = values.get("version")
+    if version is not None and version != ident.version:
+        yield Finding("revisions", ERROR, f"revision map version {version!r}; the wheel is "
+                      f"{ident.version}", where)
+    if expected is None:
+        return
+    want = expected.legacy_commits()
+    for key in sorted(set(want) | set(commits)):
+        if want.get(key) != commits.get(key):
+            yield Finding("revisions", ERROR, f"{key}: wheel has {commits.get(key) or 'nothing'}, "
+                          f"expected {want.get(key) or 'nothing'}", where)
+    if full is not None:
+        for name, rev in expected.revisions:
+            got = full.get(name)
+            if got and (got["url"], got["branch"]) != (rev.url, rev.branch):
+                yield Finding("revisions", ERROR, f"{name}: wheel has {got['url']} "
+                              f"{got['branch']}, expected {rev.url} {rev.branch}", where)
+
+
+def check_requires(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
+    dist_info = _dist_info_dir(scan)
+    meta = _headers(scan.get(f"{dist_info}/METADATA")) if dist_info else None
+    if meta is None:
+        return
+    pjrt = f"jax-rocm{ident.rocm_major}-pjrt"
+    pins = []
+    for line in meta.get_all("Requires-Dist") or ():
+        try:
+            req = Requirement(line)
+        except InvalidRequirement:
+            yield Finding("requires", ERROR, f"Requires-Dist {line!r} is not a valid requirement")
+            continue
+        if canonicalize_name(req.name) == pjrt and not (req.marker and "extra" in str(req.marker)):
+            pins.append(req)
+    if not pins:
+        yield Finding("requires", ERROR, f"no Requires-Dist on {pjrt}; the plugin needs the "
+                      f"matching PJRT wheel")
+        return
+    want = f"=={ident.version}"
+    for req in pins:
+        if str(req.specifier) != want:
+            yield Finding("requires", ERROR, f"Requires-Dist {req} should pin {pjrt}{want} exactly "
+                          "(a wildcard or range lets a mismatched PJRT wheel in)")
+
+
+def _applies(check: str, ident: Identity) -> str | None:
+    """Why ``check`` does not apply to this wheel, or None when it does."""
+    if check == "requires" and ident.kind != "plugin":
+        return "only the plugin wheel pins the PJRT wheel"
+    return None
+
+
+_CHECK_FUNCTIONS = {
+    "zip": check_zip, "record": check_record, "paths": check_paths, "layout": check_layout,
+    "names": check_names, "purelib": check_purelib, "glibc": check_glibc,
+    "runpath": check_runpath, "version": check_version, "revisions": check_revisions,
+    "requires": check_requires,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    runpath: tuple[str, ...] = ()  # entries every .so must carry
+    revisions: RevisionMap | None = None  # the revision map the wheel must embed
+
+
+def check_scan(scan: Scan, options: Options = Options()) -> Report:
+    """Run every named check over a scan (pure: no I/O)."""
+    ident = Identity.of(scan.path)
+    findings, skipped = [], {}
+    for name in CHECKS:
+        why = _applies(name, ident)
+        if why:
+            skipped[name] = why
+            continue
+        findings.extend(_CHECK_FUNCTIONS[name](scan, ident, options))
+    return Report(scan.path, findings, skipped)
+
+
+def verify_wheel(path: Path, options: Options = Options(),
+                 progress: Callable[[int], None] | None = None) -> Report:
+    """Scan ``path`` once and run every check over it."""
+    return check_scan(scan_wheel(path, progress), options)
+
+
+def payload_size(path: Path) -> int:
+    """Uncompressed bytes of a wheel (the total for a progress bar)."""
+    with open_wheel(path) as zf:
+        return sum(i.file_size for i in zf.infolist())
+
+
+def expected_revisions(deps_file: Path | None = None,
+                       revisions_file: Path | None = None) -> RevisionMap | None:
+    """The revision map ``--deps`` or ``--revisions`` names (``UserError`` when unreadable)."""
+    if deps_file is not None:
+        from release.config import load_deps
+        return RevisionMap.from_deps(load_deps(Path(deps_file)), "")
+    if revisions_file is not None:
+        path = Path(revisions_file)
+        try:
+            return RevisionMap.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise UserError(f"{path}: no such revisions file") from None
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise UserError(f"{path}: not a revisions.json ({exc}); expected the file "
+                            "`release` writes") from None
+    return None
+
+
+def summary_markdown(reports: Iterable[Report]) -> str:
+    lines = ["| wheel | check | severity | member | message |", "|---|---|---|---|---|"]
+    for report in reports:
+        for f in report.findings:
+            lines.append(f"| {report.wheel.name} | {f.check} | {f.severity} | {f.member or ''} | "
+                         f"{f.message.replace('|', '/')} |")
+        if not report.findings:
+            lines.append(f"| {report.wheel.name} | all | ok | | |")
+    return "\n".join(lines)
+
+
