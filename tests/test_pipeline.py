@@ -1,0 +1,252 @@
+"""Resumable steps over the on-disk manifest, and the one-job-at-a-time lock.
+
+Real files and real processes: a step is killed with SIGKILL mid-run and the job re-run; the
+lock is held by a second Python process.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from release.errors import UserError
+from release.manifest import Manifest
+from release.output import Output
+from release.pipeline import Step, job_lock, lock_path, run_steps
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def counting_step(name: str, log: Path, *, fingerprint=None, outputs=None, fail=False) -> Step:
+    """A step that appends its name to ``log`` each time it really runs."""
+
+    def run(ctx):
+        with log.open("a") as handle:
+            handle.write(name + "\n")
+        if fail:
+            raise RuntimeError(f"{name} broke")
+        return outputs(ctx) if outputs else {"made-by": name}
+
+    return Step(name, run, fingerprint)
+
+
+def ran(log: Path) -> list[str]:
+    return log.read_text().split() if log.exists() else []
+
+
+def quiet() -> Output:
+    return Output(stream=io.StringIO())
+
+
+@pytest.fixture
+def dist(tmp_path) -> Path:
+    path = tmp_path / "dist" / "0.9.1.dev20261122"
+    path.mkdir(parents=True)
+    return path
+
+
+def test_runs_in_order_records_each_and_skips_them_on_rerun(tmp_path, dist):
+    log = tmp_path / "log"
+    steps = [counting_step(n, log) for n in ("fetch", "build", "publish")]
+    first = run_steps(steps, Manifest.load(dist), quiet())
+    assert [r.name for r in first] == ["fetch", "build", "publish"] and all(r.ran for r in first)
+    assert ran(log) == ["fetch", "build", "publish"]
+
+    again = run_steps(steps, Manifest.load(dist), quiet())
+    assert ran(log) == ["fetch", "build", "publish"]  # nothing ran twice
+    assert [r.ran for r in again] == [False, False, False]
+    assert [r.outputs for r in again] == [r.outputs for r in first]
+
+
+def test_later_steps_see_earlier_outputs_even_when_those_were_skipped(tmp_path, dist):
+    log = tmp_path / "log"
+    seen = []
+    build = counting_step("build", log, outputs=lambda ctx: {"wheels": ["a.whl", "b.whl"]})
+
+    def publish(ctx):
+        seen.append(ctx["build"]["wheels"])
+        return {}
+
+    run_steps([build], Manifest.load(dist), quiet())
+    run_steps([build, Step("publish", publish)], Manifest.load(dist), quiet())
+    assert ran(log) == ["build"]
+    assert seen == [["a.whl", "b.whl"]]
+
+
+def test_a_changed_fingerprint_reruns_that_step_and_every_later_one(tmp_path, dist):
+    log = tmp_path / "log"
+    pins = {"xla": "aaa", "python": "3.12"}
+
+    def steps():
+        return [counting_step("fetch", log, fingerprint=lambda ctx: pins["xla"]),
+                counting_step("build", log, fingerprint=lambda ctx: pins["python"]),
+                counting_step("publish", log)]
+
+    run_steps(steps(), Manifest.load(dist), quiet())
+    pins["python"] = "3.13"
+    run_steps(steps(), Manifest.load(dist), quiet())
+    assert ran(log) == ["fetch", "build", "publish", "build", "publish"]
+    pins["xla"] = "bbb"
+    run_steps(steps(), Manifest.load(dist), quiet())
+    assert ran(log)[5:] == ["fetch", "build", "publish"]
+    run_steps(steps(), Manifest.load(dist), quiet())
+    assert len(ran(log)) == 8
+
+
+def test_a_failed_step_is_not_recorded_and_the_rerun_starts_there(tmp_path, dist):
+    log = tmp_path / "log"
+    out = Output(stream=io.StringIO())
+    broken = [counting_step("fetch", log), counting_step("build", log, fail=True),
+              counting_step("publish", log)]
+    with pytest.raises(RuntimeError, match="build broke"):
+        run_steps(broken, Manifest.load(dist), out)
+    assert "build: failed" in out.stream.getvalue()
+    fixed = [counting_step("fetch", log), counting_step("build", log), counting_step("publish", log)]
+    results = run_steps(fixed, Manifest.load(dist), quiet())
+    assert ran(log) == ["fetch", "build", "build", "publish"]
+    assert [r.ran for r in results] == [False, True, True]
+
+
+CRASHING_JOB = textwrap.dedent("""
+    import os, signal, sys
+    from pathlib import Path
+    from release.manifest import Manifest
+    from release.output import Output
+    from release.pipeline import Step, run_steps
+
+    work, kill_in = Path(sys.argv[1]), sys.argv[2]
+
+    def make(name):
+        def run(ctx):
+            with open(work / "log", "a") as handle:
+                handle.write(name + "\\n")
+            (work / f"{name}.partial").write_text("half-written")
+            if name == kill_in:
+                os.kill(os.getpid(), signal.SIGKILL)
+            (work / f"{name}.partial").rename(work / f"{name}.out")
+            return {"file": f"{name}.out"}
+        return run
+
+    steps = [Step(n, make(n)) for n in ("fetch", "build", "upload", "publish")]
+    results = run_steps(steps, Manifest.load(work / "dist"), Output(as_json=True))
+    print([r.name for r in results if r.ran])
+""")
+
+
+def test_a_job_killed_midway_resumes_at_the_killed_step(tmp_path):
+    script = tmp_path / "job.py"
+    script.write_text(CRASHING_JOB)
+    (tmp_path / "dist").mkdir()
+
+    def job(kill_in: str):
+        return subprocess.run([sys.executable, str(script), str(tmp_path), kill_in],
+                              capture_output=True, text=True, cwd=REPO, timeout=60)
+
+    killed = job("upload")
+    assert killed.returncode == -signal.SIGKILL
+    assert ran(tmp_path / "log") == ["fetch", "build", "upload"]
+
+    resumed = job("none")
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stdout.strip() == "['upload', 'publish']"
+    assert ran(tmp_path / "log") == ["fetch", "build", "upload", "upload", "publish"]
+    assert {p.name for p in tmp_path.glob("*.out")} == {"fetch.out", "build.out", "upload.out",
+                                                         "publish.out"}
+    assert job("none").stdout.strip() == "[]"
+
+
+def test_progress_and_status_lines_stay_off_the_json_stream(tmp_path, dist, capsys):
+    stream = io.StringIO()
+    run_steps([counting_step("fetch", tmp_path / "log")], Manifest.load(dist),
+              Output(as_json=True, stream=stream))
+    assert stream.getvalue() == ""
+    assert "fetch: done" in capsys.readouterr().err
+
+
+def test_step_names_are_unique_and_plain():
+    with pytest.raises(ValueError):
+        Step("bad name", lambda ctx: None)
+    with pytest.raises(ValueError, match="duplicate"):
+        run_steps([Step("a", lambda ctx: None), Step("a", lambda ctx: None)], None, quiet())
+
+
+# --- the job lock -----------------------------------------------------------------------------
+
+HOLDER = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from release.pipeline import job_lock
+    with job_lock(Path(sys.argv[1]), sys.argv[2]):
+        print("held", flush=True)
+        sys.stdin.read()
+""")
+
+
+@pytest.fixture
+def holder(tmp_path):
+    """Start a second process that holds a job's lock until its stdin closes."""
+    procs = []
+
+    def start(job: str = "nightly") -> subprocess.Popen:
+        proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(tmp_path), job], cwd=REPO,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        procs.append(proc)
+        assert proc.stdout.readline().strip() == "held"
+        return proc
+
+    yield start
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+
+
+def test_a_second_nightly_is_refused_with_one_line_naming_the_holder(tmp_path, holder):
+    proc = holder()
+    with pytest.raises(UserError) as err:
+        with job_lock(tmp_path, "nightly"):
+            pass
+    message = str(err.value)
+    assert "\n" not in message
+    assert "another nightly is running" in message
+    assert f"pid {proc.pid}" in message
+    assert str(lock_path(tmp_path, "nightly")) in message
+    assert "--lock-timeout" in message
+
+
+def test_other_jobs_do_not_share_the_lock(tmp_path, holder):
+    holder("nightly")
+    with job_lock(tmp_path, "cut") as path:
+        assert path == tmp_path / ".cache" / "locks" / "cut.lock"
+
+
+def test_a_timeout_waits_and_then_says_so(tmp_path, holder):
+    holder()
+    with pytest.raises(UserError, match=r"after waiting 0\.3 s"):
+        with job_lock(tmp_path, "nightly", timeout=0.3):
+            pass
+
+
+def test_the_lock_is_taken_once_the_running_job_finishes(tmp_path, holder):
+    proc = holder()
+    proc.stdin.close()  # the holder finishes its job
+    with job_lock(tmp_path, "nightly", timeout=60):
+        assert proc.wait(timeout=60) == 0
+
+
+def test_a_killed_holder_never_blocks_the_next_run(tmp_path, holder):
+    proc = holder()
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    with job_lock(tmp_path, "nightly"):
+        info = json.loads((tmp_path / ".cache" / "locks" / "nightly.holder.json").read_text())
+        assert info["pid"] == os.getpid()
+    assert not (tmp_path / ".cache" / "locks" / "nightly.holder.json").exists()
