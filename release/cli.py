@@ -21,6 +21,7 @@ COMMANDS = (
     "status",
     "version",
     "nightly",
+    "build",
     "verify",
     "promote",
 )

@@ -141,12 +141,13 @@ class Manifest:
     def _update(self, change) -> None:
         """Re-read under the lock, apply ``change(steps)``, replace the file atomically."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        with FileLock(str(self.path) + ".lock"):
+        with FileLock(str(self.directory / f".{FILENAME}.lock")):
             steps = self._read()
             change(steps)
             text = json.dumps({"schema": SCHEMA, "steps": steps}, indent=2, sort_keys=True) + "\n"
             fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".manifest.", suffix=".tmp")
             try:
+                os.fchmod(fd, 0o644)
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:
                     handle.write(text)
                     handle.flush()

@@ -11,7 +11,8 @@ CRC, the sha256 and the size for RECORD are computed on the same pass. The
 
 Public API (other steps import these):
 
-    with WheelWriter(path, dist_info="jax_rocm7_pjrt-0.9.1.dist-info") as w:
+    with WheelWriter(path, dist_info="jax_rocm7_pjrt-0.9.1.dist-info",
+                     epoch=None, level=3, threads=None, on_bytes=None) as w:   # on_bytes(n): progress
         w.add_file("jax_plugins/xla_rocm7/xla_rocm_plugin.so", src)   # streamed; 0o755 if src is executable
         w.add_bytes("jax_plugins/xla_rocm7/version.py", text)         # str or bytes, 0o644
         w.add_raw(other_wheel, "pkg/big.so", record=("sha256=...", n)) # copy compressed bytes as is
@@ -45,7 +46,7 @@ import zipfile
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Callable
 
 from isal import isal_zlib
 
@@ -112,7 +113,7 @@ class WheelWriter:
     """A wheel being written; see the module docstring."""
 
     def __init__(self, path, dist_info: str, *, epoch: int | None = None, level: int = DEFAULT_LEVEL,
-                 threads: int | None = None):
+                 threads: int | None = None, on_bytes: Callable[[int], None] | None = None):
         if not dist_info.endswith(".dist-info") or "/" in dist_info:
             raise ValueError(f"dist_info {dist_info!r} is not a 'name-version.dist-info' directory")
         self.path = Path(path)
@@ -127,6 +128,7 @@ class WheelWriter:
         self._record: list[tuple[str, str, int]] = []
         self._in_dist_info = False
         self._pool: ThreadPoolExecutor | None = None
+        self._on_bytes = on_bytes  # progress: called with the input bytes of each chunk read
 
     # ------------------------------------------------------------------ adding
 
@@ -225,6 +227,8 @@ class WheelWriter:
             digest.update(block)
             crc = isal_zlib.crc32(block, crc)
             size += len(block)
+            if self._on_bytes:
+                self._on_bytes(len(block))
             if self._threads > 1 and (pending or len(block) == CHUNK):
                 pending.append(self._executor().submit(_deflate, block, previous, self.level))
                 while len(pending) > self._threads + 1:

@@ -7,8 +7,9 @@ reproducible). Each wheel gets ``version.py`` with ``_release_version`` and
 ``commit_info.py`` from the ``RevisionMap``.
 
     specs = load_specs(root)                               # {"pjrt": WheelSpec, "plugin": WheelSpec}
-    build_pjrt(dest_dir, so_files, version=..., rocm_version=..., revisions=...) -> Path
-    build_plugin(dest_dir, so_files, python="3.12", version=..., rocm_version=..., revisions=...) -> Path
+    build_wheel("pjrt", dest_dir, {"xla_rocm_plugin.so": path}, version=..., rocm_version=...,
+                revisions=RevisionMap, epoch=None, on_bytes=None) -> Path of the wheel
+    build_wheel("plugin", dest_dir, {"_linalg.so": path, ...}, python="3.12", ...) -> Path
     artifact_files(artifacts_dir, spec, python) -> {file name: path}   # the --artifacts layout
 """
 
@@ -156,7 +157,8 @@ def entry_points_txt(groups: dict) -> str:
 
 def build_wheel(kind: str, dest_dir: Path, so_files: dict[str, Path], *, version: str,
                 rocm_version: str, revisions: RevisionMap, python: str | None = None,
-                specs: dict[str, WheelSpec] | None = None, epoch: int | None = None) -> Path:
+                specs: dict[str, WheelSpec] | None = None, epoch: int | None = None,
+                on_bytes=None) -> Path:
     """Write one wheel into ``dest_dir``; returns its path. Members in a fixed order."""
     spec = (specs or load_specs())[kind]
     major = int(rocm_version.split(".")[0])
@@ -190,7 +192,7 @@ def build_wheel(kind: str, dest_dir: Path, so_files: dict[str, Path], *, version
     entry_points = {_fill(g, **fill): {_fill(n, **fill): _fill(t, **fill) for n, t in e.items()}
                     for g, e in spec.entry_points.items()}
     path = Path(dest_dir) / filename
-    with WheelWriter(path, dist_info, epoch=epoch) as writer:
+    with WheelWriter(path, dist_info, epoch=epoch, on_bytes=on_bytes) as writer:
         for arcname in sorted(payload):
             how, value = payload[arcname]
             if how == "file":

@@ -1,0 +1,180 @@
+"""Build the wheels of one version into ``dist/<version>/``, resumably.
+
+Either Bazel builds the shared objects (``workspace``: one ``bazel build`` per wheel,
+outputs copied to ``dist/<version>/artifacts/``) or they come prebuilt
+(``artifacts``: a directory in the layout ``release.wheels.artifact_files`` reads).
+Then the PJRT wheel is packed once and the plugin wheel once per Python, and
+``revisions.json`` and ``SHA256SUMS`` are written next to them. Every Bazel build
+and every wheel is a step in ``manifest.json`` with a fingerprint of its inputs, so
+a re-run skips what is done and redoes only what changed or is missing.
+
+Step names: ``bazel_pjrt``, ``bazel_plugin_cp312``, ``wheel_pjrt``, ``wheel_plugin_cp312``;
+each wheel step records ``{"wheel": Path}`` (sha256 and size in the manifest).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import os
+from pathlib import Path
+from typing import Iterator
+
+from rich.console import Console
+from rich.progress import (BarColumn, DownloadColumn, Progress, SpinnerColumn, TextColumn,
+                           TimeElapsedColumn, TransferSpeedColumn)
+
+from release import __version__ as TOOL_VERSION
+from release import bazel, naming
+from release.errors import UserError
+from release.manifest import Manifest, fingerprint, sha256_file
+from release.plan import BuildPlan
+from release.wheelfile import source_date_epoch
+from release.wheels import KINDS, artifact_files, build_wheel, load_specs
+
+ARTIFACTS = "artifacts"
+LOGS = "logs"
+
+
+@dataclasses.dataclass
+class BuildResult:
+    version: str
+    directory: Path
+    wheels: dict[str, Path]
+    steps: list[tuple[str, str]]   # (step, "ran" | "skipped")
+    revisions: Path
+    sums: Path
+
+    def to_json(self) -> dict:
+        return {
+            "version": self.version,
+            "directory": str(self.directory),
+            "wheels": {name: str(path) for name, path in self.wheels.items()},
+            "steps": [{"step": s, "status": status} for s, status in self.steps],
+            "revisions": str(self.revisions),
+            "sha256sums": str(self.sums),
+        }
+
+
+def step_name(prefix: str, kind: str, python: str | None) -> str:
+    return f"{prefix}_{kind}" if python is None else f"{prefix}_{kind}_{naming.python_tag(python)}"
+
+
+def build_release(plan: BuildPlan, dist_root: Path, *, root: Path | None = None,
+                  workspace: Path | None = None, artifacts: Path | None = None,
+                  kinds: tuple[str, ...] = KINDS, console: Console | None = None,
+                  bazel_exe: str = "bazel") -> BuildResult:
+    """Build the wheels of ``plan`` into ``dist_root/<version>/``; see the module docstring."""
+    if (workspace is None) == (artifacts is None):
+        raise UserError("give exactly one of --workspace DIR (build with Bazel) or --artifacts DIR "
+                        "(package prebuilt .so files)")
+    for kind in kinds:
+        if kind not in KINDS:
+            raise UserError(f"wheel {kind!r} is not one of {', '.join(KINDS)}")
+    directory = Path(dist_root) / plan.version
+    directory.mkdir(parents=True, exist_ok=True)
+    manifest = Manifest.load(directory)
+    specs = load_specs(root)
+    console = console or Console(stderr=True)
+    steps: list[tuple[str, str]] = []
+    known: dict[str, str] = {}   # sha256 of artifacts a Bazel step recorded
+
+    if workspace is not None:
+        artifacts = directory / ARTIFACTS
+        rc_text = bazel.bazelrc_path(root).read_bytes()
+        for step in bazel.build_steps(workspace, plan.pythons, root=root, kinds=kinds, bazel=bazel_exe):
+            name = step_name("bazel", step.kind, step.python if step.kind == "plugin" else None)
+            fp = fingerprint({"argv": step.argv(), "commits": plan.revisions.commits,
+                              "bazelrc": hashlib.sha256(rc_text).hexdigest(), "tool": TOOL_VERSION})
+            dest = artifacts / step.python if step.kind == "plugin" else artifacts
+            if not manifest.done(name, fp):
+                log = directory / LOGS / f"{name}.log"
+                with _spinner(console, f"bazel build: {step.kind} wheel, Python {step.python}") as show:
+                    bazel.run_build(step, log, on_progress=show)
+                copies = bazel.collect(bazel.locate_outputs(step), dest)
+                manifest.record(name, fp, copies)
+                steps.append((name, "ran"))
+            else:
+                steps.append((name, "skipped"))
+            recorded = manifest.outputs(name)
+            known.update({str(recorded[n]): h for n, h in manifest.file_hashes(name).items()})
+
+    epoch = source_date_epoch()
+    wheels: dict[str, Path] = {}
+    jobs = [(kind, python) for kind in kinds
+            for python in (plan.pythons if specs[kind].per_python else (None,))]
+    for kind, python in jobs:
+        so_files = artifact_files(artifacts, specs[kind], python or plan.pythons[0])
+        name = step_name("wheel", kind, python)
+        fp = fingerprint({
+            "kind": kind, "python": python, "version": plan.version,
+            "rocm_version": plan.rocm_version, "revisions": plan.revisions.to_json(),
+            "epoch": epoch, "tool": TOOL_VERSION,
+            "so": {n: known.get(str(p)) or sha256_file(p) for n, p in sorted(so_files.items())},
+            "python_files": {dest: sha256_file(src) for src, dest in specs[kind].python_files},
+            "spec": repr(specs[kind]),
+        })
+        if not manifest.done(name, fp):
+            total = sum(p.stat().st_size for p in so_files.values())
+            with _bar(console, f"packing {kind}" + (f" {python}" if python else ""), total) as advance:
+                path = build_wheel(kind, directory, so_files, version=plan.version,
+                                   rocm_version=plan.rocm_version, revisions=plan.revisions,
+                                   python=python, specs=specs, epoch=epoch, on_bytes=advance)
+            manifest.record(name, fp, {"wheel": path})
+            steps.append((name, "ran"))
+        else:
+            steps.append((name, "skipped"))
+        path = manifest.outputs(name)["wheel"]
+        wheels[path.name] = path
+
+    revisions = _write_atomic(directory / naming.REVISIONS_ASSET, plan.revisions.dumps().encode())
+    sums = _write_sums(directory, manifest, revisions)
+    return BuildResult(plan.version, directory, wheels, steps, revisions, sums)
+
+
+def _write_sums(directory: Path, manifest: Manifest, revisions: Path) -> Path:
+    """``SHA256SUMS`` over every wheel built into this directory so far, and revisions.json."""
+    rows = {revisions.name: sha256_file(revisions)}
+    for step in sorted(manifest.steps):
+        if not step.startswith("wheel_"):
+            continue
+        outputs = manifest.outputs(step) or {}
+        hashes = manifest.file_hashes(step)
+        wheel = outputs.get("wheel")
+        if isinstance(wheel, Path) and wheel.is_file():
+            rows[wheel.name] = hashes["wheel"]
+    text = "".join(f"{digest}  {name}\n" for name, digest in sorted(rows.items()))
+    return _write_atomic(directory / naming.CHECKSUMS_ASSET, text.encode())
+
+
+def _write_atomic(path: Path, data: bytes) -> Path:
+    part = path.with_name(path.name + ".part")
+    part.write_bytes(data)
+    os.replace(part, path)
+    return path
+
+
+@contextlib.contextmanager
+def _spinner(console: Console, title: str) -> Iterator:
+    """Bazel's action counter as a progress bar, with its latest line."""
+    progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                        TextColumn("{task.completed}/{task.total} actions"), TimeElapsedColumn(),
+                        TextColumn("{task.fields[line]}"), console=console, transient=True,
+                        disable=not console.is_terminal)
+    with progress:
+        task = progress.add_task(title, total=None, line="")
+
+        def show(done: int, total: int, line: str) -> None:
+            progress.update(task, completed=done, total=total or None, line=line[-60:])
+
+        yield show
+
+
+@contextlib.contextmanager
+def _bar(console: Console, title: str, total: int) -> Iterator:
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
+                        TransferSpeedColumn(), console=console, transient=True)
+    with progress:
+        task = progress.add_task(title, total=total)
+        yield lambda n: progress.advance(task, n)

@@ -1,0 +1,85 @@
+"""``release build``: the wheels of one version, from Bazel or from prebuilt artifacts."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from rich.table import Table
+
+from release import output
+from release.build import build_release
+from release.commands._common import add_kind_options, add_python_option, project, today_utc
+from release.errors import UserError
+from release.naming import PYTHONS
+from release.plan import make_plan
+from release.wheels import KINDS
+
+HELP = "build the pjrt wheel and one plugin wheel per Python into dist/<version>/ (resumable)"
+
+
+def add_arguments(parser) -> None:
+    add_kind_options(parser)
+    add_python_option(parser)
+    parser.add_argument("--wheel", action="append", choices=KINDS, dest="wheels",
+                        help="build only this wheel, repeatable (default: pjrt and plugin)")
+    parser.add_argument("--dist", type=Path, metavar="DIR",
+                        help="where dist/<version>/ goes (default: ROOT/dist)")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--workspace", type=Path, metavar="DIR",
+                        help="build with Bazel in the checkouts 'release fetch-sources' made "
+                             "(default: ROOT/workspace)")
+    source.add_argument("--artifacts", type=Path, metavar="DIR",
+                        help="package prebuilt .so files instead: DIR/xla_rocm_plugin.so and the "
+                             "kernel .so files in DIR or DIR/3.X/")
+    parser.add_argument("--bazel", default="bazel", metavar="PATH",
+                        help="the Bazel (or bazelisk) executable (default: bazel on PATH)")
+
+
+def release_commit(root: Path) -> str | None:
+    """This repository's commit, recorded in the revision map when the root is a git checkout."""
+    try:
+        proc = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "HEAD"],
+                              capture_output=True, text=True)
+    except OSError:
+        return None
+    sha = proc.stdout.strip()
+    return sha if proc.returncode == 0 and len(sha) == 40 else None
+
+
+def run(args, out) -> int:
+    proj = project(args)
+    if args.kind != "nightly" and args.build_number is not None:
+        raise UserError("--build-number applies to --kind nightly only")
+    if args.kind in ("nightly", "release") and args.number is not None:
+        raise UserError("--number applies to --kind rc and post only")
+    pythons = tuple(dict.fromkeys(args.pythons or PYTHONS))
+    plan = make_plan(proj, args.kind, date=args.date or today_utc(), number=args.number,
+                     build_number=args.build_number, pythons=pythons,
+                     release_commit=release_commit(proj.root))
+    artifacts = args.artifacts
+    if artifacts is not None and not artifacts.is_dir():
+        raise UserError(f"--artifacts {artifacts}: no such directory")
+    workspace = None if artifacts is not None else (args.workspace or proj.root / "workspace")
+    result = build_release(plan, args.dist or proj.root / "dist", root=proj.root,
+                           workspace=workspace, artifacts=artifacts,
+                           kinds=tuple(dict.fromkeys(args.wheels or KINDS)),
+                           console=out.progress_console(), bazel_exe=args.bazel)
+    data = result.to_json()
+    output.github_output({"version": result.version, "dist": str(result.directory),
+                          "wheels": list(result.wheels)})
+    output.step_summary(f"### wheels {result.version}\n\n"
+                        + "".join(f"- `{name}`\n" for name in result.wheels))
+
+    def human(console):
+        table = Table(title=f"dist {result.directory}")
+        table.add_column("step")
+        table.add_column("status")
+        for step, status in result.steps:
+            table.add_row(step, status)
+        console.print(table)
+        for name in result.wheels:
+            console.print(f"  {name}")
+
+    out.result(data, human)
+    return 0
