@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+from pathlib import Path
 
-from release import naming, versions
+from release import bazel, naming, versions
 from release.config import Project
 from release.revisions import RevisionMap
 
@@ -58,8 +59,12 @@ class BuildPlan:
 
 def make_plan(project: Project, kind: str, *, date: _dt.date | None = None, number: int | None = None,
               build_number: int | None = None, pythons: tuple[str, ...] = naming.PYTHONS,
-              release_commit: str | None = None) -> BuildPlan:
-    """The plan for a build of ``kind`` from the project's pins and version."""
+              release_commit: str | None = None, workspace: Path | None = None) -> BuildPlan:
+    """The plan for a build of ``kind`` from the project's pins and version.
+
+    ``bazel_commands`` are the builds ``release build --workspace`` runs (default
+    workspace: ``<root>/workspace``, as ``release fetch-sources`` makes it).
+    """
     info = project.version_info
     if kind == "nightly" and info.nightly_scheme == "date-build" and build_number is None:
         build_number = 0
@@ -80,4 +85,6 @@ def make_plan(project: Project, kind: str, *, date: _dt.date | None = None, numb
         revisions=RevisionMap.from_deps(project.deps, version, release_commit),
         pjrt_wheel=naming.pjrt_wheel(major, version),
         plugin_wheels=tuple((py, naming.plugin_wheel(major, version, py)) for py in pythons),
+        bazel_commands=tuple(tuple(step.argv()) for step in bazel.build_steps(
+            workspace or project.root / "workspace", pythons, root=project.root)),
     )
