@@ -1,0 +1,688 @@
+"""A local stand-in for GitHub's REST API that behaves as GitHub does, for the tests.
+
+Three HTTP servers on 127.0.0.1: the API (``api_url``), the uploads host (the
+origin in every ``upload_url``) and a storage host that serves asset downloads
+after the API's 302 and REJECTS any request that carries an Authorization header.
+Every request to the API and uploads hosts is validated against GitHub's own
+OpenAPI description (npm ``@octokit/openapi``, loaded once per session with
+openapi-core); a request that does not conform is answered 400 and recorded in
+``fake.violations``, and the ``fake_github`` fixture fails the test at teardown.
+
+GitHub behaviours reproduced: drafts are invisible to ``GET .../releases/tags/{tag}``;
+several drafts may share a tag; a duplicate asset name is 422 ``already_exists``;
+an interrupted upload can leave a ``starter`` asset; ``Link`` pagination honouring
+``per_page`` (default 30, max 100); published releases are immutable (no asset
+upload, delete or rename, the tag cannot move, a deleted release's tag can never
+be reused); publishing a second release for a tag is 422 ``already_exists``;
+publishing creates the git tag; ``DELETE /repos/{o}/{r}/git/refs/tags/{tag}``;
+pull requests (list by ``state``/``head=owner:branch``, create, update).
+
+Fixtures (registered through ``pytest_plugins`` in tests/conftest.py):
+
+``github_openapi``  (session) the loaded ``openapi_core.OpenAPI`` object.
+``fake_github``     a started ``FakeGitHub``; stopped and checked for violations at teardown.
+``github_env``      ``fake_github`` plus ``GITHUB_API_URL``, ``GITHUB_TOKEN``,
+                    ``GITHUB_REPOSITORY`` (``FAKE_REPO``) and a zero write interval set in
+                    the environment, so ``python -m release ...`` talks to the fake.
+``fake_clock``      a ``FakeClock``: ``.sleep``/``.time`` for the client; ``.sleeps`` records waits.
+``github_client``   a ``release.github.GitHubClient`` on the fake using ``fake_clock``.
+
+``FakeGitHub`` API for tests:
+
+``fake.api_url``, ``fake.token``, ``fake.repo``   where it listens, the only accepted token.
+``fake.fail(method, path_regex, status=502, nth=1, times=1, when="before"|"after"|"starter"|"drop",
+headers=None, message=None)``   fault injection: the ``nth`` request (and the ``times - 1`` after
+it) whose method and path match fails with ``status``. ``before``: nothing is applied;
+``after``: the request is applied, then the failure is returned (GitHub's 5xx after success);
+``starter``: an upload stores a ``starter`` asset with part of the bytes and fails;
+``drop``: the request is applied and the connection closed without a response.
+``fake.rate_limit(method, path_regex, kind="primary"|"secondary", nth=1, reset_in=30,
+retry_after=None, status=403)``   a rate-limit rejection with GitHub's headers.
+``fake.releases(repo=None)``   snapshots (dicts as the API returns them, with ``assets``).
+``fake.asset_bytes(asset_id)``, ``fake.tags(repo=None)``, ``fake.pulls(repo=None)``.
+``fake.seed_release(tag, draft=False, prerelease=False, assets={name: bytes}, published_at=datetime,
+body="")``   put a release in place without going through the API.
+``fake.log``   every request received: ``(host kind, METHOD, path, query, headers)``.
+``fake.now``   a callable giving the fake's current time (replace it to age releases).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import itertools
+import json
+import os
+import re
+import secrets
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+FAKE_REPO = "rocm/jax-rocm-release"
+FAKE_TOKEN = "test-token-5d41402abc4b2a76b9719d911017c592"
+SPEC_RELATIVE = Path(".cache/node/node_modules/@octokit/openapi/generated/api.github.com.json")
+
+
+def find_openapi_description() -> Path:
+    """GitHub's OpenAPI description as installed by ./scripts/test (or $OCTOKIT_OPENAPI_JSON)."""
+    if os.environ.get("OCTOKIT_OPENAPI_JSON"):
+        return Path(os.environ["OCTOKIT_OPENAPI_JSON"])
+    for base in (REPO_ROOT, *REPO_ROOT.parents):
+        candidate = base / SPEC_RELATIVE
+        if candidate.is_file():
+            return candidate
+    pytest.fail("GitHub's OpenAPI description is missing; run ./scripts/test once "
+                "(it installs @octokit/openapi into .cache/node)")
+
+
+def load_openapi(path: Path):
+    """openapi-core over the description, spec validation off (it takes ~30 s and proves nothing here)."""
+    from jsonschema_path import SchemaPath
+    from openapi_core import Config, OpenAPI
+
+    with open(path, "rb") as handle:
+        data = json.load(handle)
+    return OpenAPI(SchemaPath.from_dict(data), config=Config(spec_validator_cls=None))
+
+
+class _OpenAPIRequest:
+    """The request protocol openapi-core validates, built from what the server received."""
+
+    def __init__(self, host_url, path, method, query, headers, body, content_type):
+        from openapi_core.datatypes import RequestParameters
+        from werkzeug.datastructures import Headers, ImmutableMultiDict
+
+        self.host_url, self.path, self.method = host_url, path, method.lower()
+        self.parameters = RequestParameters(query=ImmutableMultiDict(query),
+                                            header=Headers(list(headers.items())),
+                                            cookie=ImmutableMultiDict(), path={})
+        self.body = body or None
+        self.content_type = content_type
+
+
+def _iso(moment: _dt.datetime) -> str:
+    return moment.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass
+class _Asset:
+    id: int
+    name: str
+    label: str | None
+    content: bytes
+    state: str
+    created_at: _dt.datetime
+    content_type: str = "application/octet-stream"
+
+    @property
+    def digest(self) -> str:
+        return "sha256:" + hashlib.sha256(self.content).hexdigest()
+
+
+@dataclass
+class _Release:
+    id: int
+    repo: str
+    tag_name: str
+    target_commitish: str
+    name: str | None
+    body: str | None
+    draft: bool
+    prerelease: bool
+    created_at: _dt.datetime
+    published_at: _dt.datetime | None = None
+    make_latest: str | None = None
+    assets: list[_Asset] = field(default_factory=list)
+    untagged: str = field(default_factory=lambda: secrets.token_hex(10))
+
+
+@dataclass
+class _Fault:
+    method: str
+    path: re.Pattern
+    status: int | None
+    nth: int
+    times: int
+    when: str
+    headers: dict
+    message: str
+    seen: int = 0
+    fired: int = 0
+
+
+class _ApiError(Exception):
+    def __init__(self, status, message, errors=None, headers=None):
+        super().__init__(message)
+        self.status, self.message, self.errors, self.headers = status, message, errors, headers or {}
+
+
+class FakeGitHub:
+    def __init__(self, openapi, token: str = FAKE_TOKEN, repo: str = FAKE_REPO):
+        self.openapi = openapi
+        self.token = token
+        self.repo = repo
+        self.lock = threading.RLock()
+        self.ids = itertools.count(1000)
+        self._releases: list[_Release] = []
+        self._tags: dict[str, dict[str, str]] = {}
+        self._burned: dict[str, set[str]] = {}
+        self._pulls: dict[str, list[dict]] = {}
+        self._signed: dict[str, int] = {}
+        self.faults: list[_Fault] = []
+        self.violations: list[str] = []
+        self.log: list[tuple] = []
+        self.now = lambda: _dt.datetime.now(_dt.timezone.utc)
+        self._servers = {}
+
+    # ------------------------------------------------------------ lifecycle
+
+    def start(self) -> "FakeGitHub":
+        for kind in ("api", "uploads", "storage"):
+            server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self, kind))
+            server.daemon_threads = True
+            threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02},
+                             daemon=True).start()
+            self._servers[kind] = server
+        return self
+
+    def stop(self) -> None:
+        for server in self._servers.values():
+            server.shutdown()
+            server.server_close()
+
+    def base(self, kind: str) -> str:
+        return f"http://127.0.0.1:{self._servers[kind].server_address[1]}"
+
+    @property
+    def api_url(self) -> str:
+        return self.base("api")
+
+    # ------------------------------------------------------------ test API
+
+    def fail(self, method, path_regex, status=502, *, nth=1, times=1, when="before", headers=None,
+             message=None) -> _Fault:
+        assert when in ("before", "after", "starter", "drop")
+        fault = _Fault(method.upper(), re.compile(path_regex), status, nth, times, when,
+                       dict(headers or {}), message or "Server Error")
+        with self.lock:
+            self.faults.append(fault)
+        return fault
+
+    def rate_limit(self, method, path_regex, *, kind="primary", nth=1, times=1, reset_in=30,
+                   retry_after=None, status=403) -> _Fault:
+        reset = int(self.now().timestamp()) + reset_in
+        if kind == "primary":
+            headers = {"x-ratelimit-limit": "5000", "x-ratelimit-remaining": "0",
+                       "x-ratelimit-used": "5000", "x-ratelimit-reset": str(reset)}
+            message = "API rate limit exceeded for user ID 1."
+        else:
+            headers = {"retry-after": str(retry_after)} if retry_after is not None else {}
+            message = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
+        return self.fail(method, path_regex, status, nth=nth, times=times, headers=headers,
+                         message=message)
+
+    def releases(self, repo: str | None = None) -> list[dict]:
+        with self.lock:
+            return [self._release_json(r) for r in self._repo_releases(repo or self.repo)]
+
+    def tags(self, repo: str | None = None) -> dict[str, str]:
+        with self.lock:
+            return dict(self._tags.get(repo or self.repo, {}))
+
+    def pulls(self, repo: str | None = None) -> list[dict]:
+        with self.lock:
+            return [dict(p) for p in self._pulls.get(repo or self.repo, [])]
+
+    def asset_bytes(self, asset_id: int) -> bytes:
+        return self._find_asset(int(asset_id))[1].content
+
+    def seed_release(self, tag, *, draft=False, prerelease=False, assets=None, published_at=None,
+                     body="", name=None, repo=None) -> dict:
+        with self.lock:
+            moment = published_at or self.now()
+            rel = _Release(next(self.ids), repo or self.repo, tag, "main", name or tag, body, draft,
+                           prerelease, moment, None if draft else moment)
+            for asset_name, content in (assets or {}).items():
+                rel.assets.append(_Asset(next(self.ids), asset_name, None, content, "uploaded", moment))
+            self._releases.append(rel)
+            if not draft:
+                self._tags.setdefault(rel.repo, {})[tag] = hashlib.sha1(tag.encode()).hexdigest()
+            return self._release_json(rel)
+
+    # ------------------------------------------------------------ JSON shapes
+
+    def _repo_releases(self, repo):
+        return sorted((r for r in self._releases if r.repo == repo), key=lambda r: -r.id)
+
+    def _asset_json(self, rel: _Release, asset: _Asset) -> dict:
+        api = self.api_url
+        return {
+            "url": f"{api}/repos/{rel.repo}/releases/assets/{asset.id}",
+            "browser_download_url": f"{self.base('storage')}/{rel.repo}/releases/download/"
+                                    f"{quote(rel.tag_name)}/{quote(asset.name)}",
+            "id": asset.id, "node_id": f"RA_{asset.id}", "name": asset.name, "label": asset.label,
+            "state": asset.state, "content_type": asset.content_type, "size": len(asset.content),
+            "digest": asset.digest if asset.state == "uploaded" else None,
+            "download_count": 0, "created_at": _iso(asset.created_at),
+            "updated_at": _iso(asset.created_at), "uploader": None,
+        }
+
+    def _release_json(self, rel: _Release) -> dict:
+        api = self.api_url
+        tag_path = quote(rel.tag_name) if not rel.draft else f"untagged-{rel.untagged}"
+        return {
+            "url": f"{api}/repos/{rel.repo}/releases/{rel.id}",
+            "html_url": f"https://github.com/{rel.repo}/releases/tag/{tag_path}",
+            "assets_url": f"{api}/repos/{rel.repo}/releases/{rel.id}/assets",
+            "upload_url": f"{self.base('uploads')}/repos/{rel.repo}/releases/{rel.id}/assets{{?name,label}}",
+            "tarball_url": None, "zipball_url": None,
+            "id": rel.id, "node_id": f"RE_{rel.id}", "tag_name": rel.tag_name,
+            "target_commitish": rel.target_commitish, "name": rel.name, "body": rel.body,
+            "draft": rel.draft, "prerelease": rel.prerelease, "immutable": not rel.draft,
+            "created_at": _iso(rel.created_at),
+            "published_at": _iso(rel.published_at) if rel.published_at else None,
+            "author": {"login": "release-bot", "id": 1},
+            "assets": [self._asset_json(rel, a) for a in rel.assets],
+        }
+
+    # ------------------------------------------------------------ lookup helpers
+
+    def _release(self, repo, release_id) -> _Release:
+        for rel in self._releases:
+            if rel.repo == repo and rel.id == int(release_id):
+                return rel
+        raise _ApiError(404, "Not Found")
+
+    def _find_asset(self, asset_id, repo=None) -> tuple[_Release, _Asset]:
+        for rel in self._releases:
+            for asset in rel.assets:
+                if asset.id == asset_id and (repo is None or rel.repo == repo):
+                    return rel, asset
+        raise _ApiError(404, "Not Found")
+
+    @staticmethod
+    def _immutable(rel: _Release) -> None:
+        if not rel.draft:
+            raise _ApiError(422, "Cannot modify an immutable release.",
+                            [{"resource": "Release", "code": "custom", "field": "immutable",
+                              "message": "Cannot modify an immutable release."}])
+
+    def _check_tag_free(self, repo, tag, except_id=None) -> None:
+        if tag in self._burned.get(repo, set()):
+            raise _ApiError(422, "Validation Failed", [{"resource": "Release", "code": "custom",
+                            "field": "tag_name", "message": "tag_name was used by an immutable release"}])
+        for rel in self._releases:
+            if rel.repo == repo and rel.tag_name == tag and not rel.draft and rel.id != except_id:
+                raise _ApiError(422, "Validation Failed", [{"resource": "Release",
+                                "code": "already_exists", "field": "tag_name"}])
+
+    def _publish(self, rel: _Release) -> None:
+        self._check_tag_free(rel.repo, rel.tag_name, except_id=rel.id)
+        rel.draft = False
+        rel.published_at = self.now()
+        tags = self._tags.setdefault(rel.repo, {})
+        tags.setdefault(rel.tag_name, hashlib.sha1(rel.tag_name.encode()).hexdigest())
+
+    # ------------------------------------------------------------ routes
+
+    def route(self, kind, method, path, query, headers, body):
+        """Apply one request; returns (status, headers, body bytes or JSON-able)."""
+        q = dict(query)
+        if kind == "storage":
+            return self._storage(method, path, q)
+        if kind == "uploads":
+            m = re.fullmatch(r"/repos/([^/]+/[^/]+)/releases/(\d+)/assets", path)
+            if method == "POST" and m:
+                return self._upload(m.group(1), int(m.group(2)), q, body)
+            raise _ApiError(404, "Not Found")
+        m = re.fullmatch(r"/repos/([^/]+/[^/]+)(/.*)", path)
+        if not m:
+            raise _ApiError(404, "Not Found")
+        repo, rest = m.group(1), m.group(2)
+        data = json.loads(body) if body else {}
+        if rest == "/releases":
+            if method == "GET":
+                return self._paginate(self._repo_releases(repo), q, path, self._release_json)
+            if method == "POST":
+                return self._create_release(repo, data)
+        if (m := re.fullmatch(r"/releases/tags/(.+)", rest)) and method == "GET":
+            tag = unquote(m.group(1))
+            for rel in self._repo_releases(repo):
+                if rel.tag_name == tag and not rel.draft:
+                    return 200, {}, self._release_json(rel)
+            raise _ApiError(404, "Not Found")
+        if m := re.fullmatch(r"/releases/assets/(\d+)", rest):
+            rel, asset = self._find_asset(int(m.group(1)), repo)
+            if method == "GET":
+                if headers.get("accept", "").lower() == "application/octet-stream":
+                    signature = secrets.token_urlsafe(16)
+                    self._signed[signature] = asset.id
+                    location = f"{self.base('storage')}/signed/{asset.id}?sig={signature}"
+                    return 302, {"Location": location}, b""
+                return 200, {}, self._asset_json(rel, asset)
+            if method == "PATCH":
+                self._immutable(rel)
+                if "name" in data and data["name"] != asset.name:
+                    if any(a.name == data["name"] for a in rel.assets):
+                        raise _ApiError(422, "Validation Failed", [{"resource": "ReleaseAsset",
+                                        "code": "already_exists", "field": "name"}])
+                    asset.name = data["name"]
+                if "label" in data:
+                    asset.label = data["label"]
+                return 200, {}, self._asset_json(rel, asset)
+            if method == "DELETE":
+                self._immutable(rel)
+                rel.assets.remove(asset)
+                return 204, {}, b""
+        if m := re.fullmatch(r"/releases/(\d+)/assets", rest):
+            rel = self._release(repo, m.group(1))
+            if method == "GET":
+                return self._paginate(rel.assets, q, path, lambda a: self._asset_json(rel, a))
+        if m := re.fullmatch(r"/releases/(\d+)", rest):
+            rel = self._release(repo, m.group(1))
+            if method == "GET":
+                return 200, {}, self._release_json(rel)
+            if method == "PATCH":
+                return self._update_release(rel, data)
+            if method == "DELETE":
+                self._releases.remove(rel)
+                if not rel.draft:
+                    self._burned.setdefault(repo, set()).add(rel.tag_name)
+                return 204, {}, b""
+        if (m := re.fullmatch(r"/git/refs/tags/(.+)", rest)) and method == "DELETE":
+            tag = unquote(m.group(1))
+            if tag not in self._tags.get(repo, {}):
+                raise _ApiError(422, "Reference does not exist")
+            if any(r.repo == repo and r.tag_name == tag and not r.draft for r in self._releases):
+                raise _ApiError(422, "Cannot delete a tag of an immutable release.")
+            del self._tags[repo][tag]
+            return 204, {}, b""
+        if rest == "/pulls":
+            if method == "GET":
+                return self._list_pulls(repo, q, path)
+            if method == "POST":
+                return self._create_pull(repo, data)
+        if m := re.fullmatch(r"/pulls/(\d+)", rest):
+            pull = next((p for p in self._pulls.get(repo, []) if p["number"] == int(m.group(1))), None)
+            if pull is None:
+                raise _ApiError(404, "Not Found")
+            if method == "GET":
+                return 200, {}, pull
+            if method == "PATCH":
+                for key in ("title", "body", "state", "base"):
+                    if key in data:
+                        pull[key] = data[key] if key != "base" else {"ref": data[key]}
+                pull["updated_at"] = _iso(self.now())
+                return 200, {}, pull
+        raise _ApiError(404, "Not Found")
+
+    def _paginate(self, items, q, path, render):
+        per_page = min(int(q.get("per_page", 30)), 100)
+        page = max(int(q.get("page", 1)), 1)
+        last = max((len(items) + per_page - 1) // per_page, 1)
+        chunk = items[(page - 1) * per_page: page * per_page]
+        links = []
+        base = self.api_url + path
+
+        def url(p):
+            return base + "?" + urlencode({**{k: v for k, v in q.items() if k != "page"}, "page": p})
+        if page < last:
+            links += [f'<{url(page + 1)}>; rel="next"', f'<{url(last)}>; rel="last"']
+        if page > 1:
+            links += [f'<{url(1)}>; rel="first"', f'<{url(page - 1)}>; rel="prev"']
+        headers = {"Link": ", ".join(links)} if links else {}
+        return 200, headers, [render(i) for i in chunk]
+
+    def _create_release(self, repo, data):
+        tag = data["tag_name"]
+        draft = bool(data.get("draft", False))
+        if tag in self._burned.get(repo, set()):
+            self._check_tag_free(repo, tag)
+        rel = _Release(next(self.ids), repo, tag, data.get("target_commitish", "main"),
+                       data.get("name"), data.get("body"), True, bool(data.get("prerelease", False)),
+                       self.now(), make_latest=data.get("make_latest"))
+        if not draft:
+            self._check_tag_free(repo, tag)
+        self._releases.append(rel)
+        if not draft:
+            self._publish(rel)
+        return 201, {"Location": f"{self.api_url}/repos/{repo}/releases/{rel.id}"}, self._release_json(rel)
+
+    def _update_release(self, rel, data):
+        if not rel.draft:
+            if data.get("draft") is True or ("tag_name" in data and data["tag_name"] != rel.tag_name):
+                self._immutable(rel)
+        if "tag_name" in data:
+            rel.tag_name = data["tag_name"]
+        for key in ("name", "body", "prerelease", "target_commitish", "make_latest"):
+            if key in data:
+                setattr(rel, key, data[key])
+        if data.get("draft") is False and rel.draft:
+            self._publish(rel)
+        return 200, {}, self._release_json(rel)
+
+    def _upload(self, repo, release_id, q, body, starter=False):
+        rel = self._release(repo, release_id)
+        self._immutable(rel)
+        name = q["name"]
+        if any(a.name == name for a in rel.assets):
+            raise _ApiError(422, "Validation Failed", [{"resource": "ReleaseAsset",
+                            "code": "already_exists", "field": "name"}])
+        asset = _Asset(next(self.ids), name, q.get("label"), body[: len(body) // 2] if starter else body,
+                       "starter" if starter else "uploaded", self.now())
+        rel.assets.append(asset)
+        return 201, {}, self._asset_json(rel, asset)
+
+    def _storage(self, method, path, q):
+        if method != "GET":
+            raise _ApiError(405, "Method Not Allowed")
+        if m := re.fullmatch(r"/signed/(\d+)", path):
+            if self._signed.get(q.get("sig", "")) != int(m.group(1)):
+                raise _ApiError(403, "Request has expired or the signature does not match")
+            return 200, {"Content-Type": "application/octet-stream"}, self._find_asset(int(m.group(1)))[1].content
+        if m := re.fullmatch(r"/([^/]+/[^/]+)/releases/download/([^/]+)/([^/]+)", path):
+            repo, tag, name = m.group(1), unquote(m.group(2)), unquote(m.group(3))
+            for rel in self._repo_releases(repo):
+                if rel.tag_name == tag and not rel.draft:
+                    for asset in rel.assets:
+                        if asset.name == name:
+                            return 200, {"Content-Type": "application/octet-stream"}, asset.content
+        raise _ApiError(404, "Not Found")
+
+    def _list_pulls(self, repo, q, path):
+        state = q.get("state", "open")
+        pulls = [p for p in self._pulls.get(repo, []) if state == "all" or p["state"] == state]
+        if "head" in q:
+            pulls = [p for p in pulls if p["head"]["label"] == q["head"]]
+        if "base" in q:
+            pulls = [p for p in pulls if p["base"]["ref"] == q["base"]]
+        return self._paginate(sorted(pulls, key=lambda p: -p["number"]), q, path, dict)
+
+    def _create_pull(self, repo, data):
+        owner = repo.split("/")[0]
+        head = data["head"] if ":" in data["head"] else f"{owner}:{data['head']}"
+        for p in self._pulls.get(repo, []):
+            if p["state"] == "open" and p["head"]["label"] == head and p["base"]["ref"] == data["base"]:
+                raise _ApiError(422, "Validation Failed", [{"resource": "PullRequest", "code": "custom",
+                                "message": f"A pull request already exists for {head}."}])
+        pulls = self._pulls.setdefault(repo, [])
+        number = len(pulls) + 1
+        pull = {"number": number, "id": next(self.ids), "state": "open", "title": data["title"],
+                "body": data.get("body"), "draft": bool(data.get("draft", False)),
+                "url": f"{self.api_url}/repos/{repo}/pulls/{number}",
+                "html_url": f"https://github.com/{repo}/pull/{number}",
+                "head": {"label": head, "ref": head.split(":", 1)[1]}, "base": {"ref": data["base"]},
+                "created_at": _iso(self.now()), "updated_at": _iso(self.now())}
+        pulls.append(pull)
+        return 201, {}, pull
+
+    # ------------------------------------------------------------ request pipeline
+
+    def validate(self, kind, method, path, query, headers, body) -> str | None:
+        """None when the request conforms to GitHub's description and our header contract."""
+        from openapi_core.validation.request.exceptions import SecurityValidationError  # noqa: F401
+
+        if kind == "storage":
+            return None
+        accept = headers.get("accept", "")
+        if accept not in ("application/vnd.github+json", "application/octet-stream"):
+            return f"Accept is {accept!r}, expected application/vnd.github+json"
+        if headers.get("x-github-api-version") != "2022-11-28":
+            return "X-GitHub-Api-Version header missing or not 2022-11-28"
+        if kind == "uploads" and "content-length" not in headers:
+            return "upload without Content-Length"
+        host = "https://api.github.com" if kind == "api" else "https://uploads.github.com"
+        spec_path = path
+        if m := re.fullmatch(r"(/repos/[^/]+/[^/]+/git/refs/)(.+)", path):
+            # GitHub's {ref} is "tags/NAME", slash included; openapi-core matches one segment.
+            spec_path = m.group(1) + quote(unquote(m.group(2)), safe="")
+        request = _OpenAPIRequest(host, spec_path, method, query, headers, body,
+                                  headers.get("content-type", ""))
+        try:
+            self.openapi.validate_request(request)
+        except Exception as exc:  # every validation failure is a violation
+            detail = "; ".join(str(e) for e in getattr(exc, "schema_errors", ()) or ())
+            return f"{type(exc).__name__}: {exc} {detail}".strip()
+        return None
+
+    def match_fault(self, method, path) -> _Fault | None:
+        chosen = None
+        with self.lock:
+            for fault in self.faults:  # every fault counts every matching request
+                if fault.method == method and fault.path.search(path):
+                    fault.seen += 1
+                    if chosen is None and fault.nth <= fault.seen < fault.nth + fault.times:
+                        fault.fired += 1
+                        chosen = fault
+        return chosen
+
+
+def _handler(fake: FakeGitHub, kind: str):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):  # quiet
+            pass
+
+        def _handle(self):
+            url = urlsplit(self.path)
+            query = parse_qsl(url.query, keep_blank_values=True)
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            length = int(headers.get("content-length", 0) or 0)
+            body = self.rfile.read(length) if length else b""
+            method = self.command
+            fake.log.append((kind, method, url.path, query, headers))
+            if kind == "storage":
+                if "authorization" in headers:
+                    fake.violations.append(f"Authorization sent to the storage host: {method} {url.path}")
+                    return self._send(400, {}, {"message": "Only one auth mechanism allowed"})
+            else:
+                if headers.get("authorization") not in (f"Bearer {fake.token}", f"token {fake.token}"):
+                    return self._send(401, {}, {"message": "Bad credentials"})
+                problem = fake.validate(kind, method, url.path, query, headers, body)
+                if problem:
+                    fake.violations.append(f"{method} {url.path}: {problem}")
+                    return self._send(400, {}, {"message": f"request does not conform: {problem}"})
+            fault = fake.match_fault(method, url.path)
+            if fault and fault.when == "before":
+                return self._send(fault.status, fault.headers, {"message": fault.message})
+            try:
+                with fake.lock:
+                    if fault and fault.when == "starter":
+                        m = re.fullmatch(r"/repos/([^/]+/[^/]+)/releases/(\d+)/assets", url.path)
+                        fake._upload(m.group(1), int(m.group(2)), dict(query), body, starter=True)
+                        return self._send(fault.status, fault.headers, {"message": fault.message})
+                    status, extra, payload = fake.route(kind, method, url.path, query, headers, body)
+            except _ApiError as err:
+                status, extra = err.status, err.headers
+                payload = {"message": err.message, "documentation_url": "https://docs.github.com/rest"}
+                if err.errors:
+                    payload["errors"] = err.errors
+            if fault and fault.when == "drop":
+                self.close_connection = True
+                return None
+            if fault and fault.when == "after":
+                return self._send(fault.status, fault.headers, {"message": fault.message})
+            return self._send(status, extra, payload)
+
+        def _send(self, status, extra, payload):
+            if isinstance(payload, (bytes, bytearray)):
+                data = bytes(payload)
+                ctype = extra.get("Content-Type", "application/json; charset=utf-8")
+            else:
+                data = json.dumps(payload).encode()
+                ctype = "application/json; charset=utf-8"
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(data)))
+            if kind != "storage" and not any(k.lower().startswith("x-ratelimit") for k in extra):
+                self.send_header("x-ratelimit-limit", "5000")
+                self.send_header("x-ratelimit-remaining", "4999")
+                self.send_header("x-ratelimit-reset", str(int(fake.now().timestamp()) + 3600))
+            for key, value in extra.items():
+                if key != "Content-Type":
+                    self.send_header(key, value)
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(data)
+
+        do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = _handle
+
+    return Handler
+
+
+@pytest.fixture(scope="session")
+def github_openapi():
+    return load_openapi(find_openapi_description())
+
+
+@pytest.fixture
+def fake_github(github_openapi):
+    fake = FakeGitHub(github_openapi).start()
+    yield fake
+    fake.stop()
+    assert not fake.violations, "requests that do not conform to GitHub's API:\n" + "\n".join(fake.violations)
+
+
+@pytest.fixture
+def github_env(fake_github, monkeypatch):
+    monkeypatch.setenv("GITHUB_API_URL", fake_github.api_url)
+    monkeypatch.setenv("GITHUB_TOKEN", fake_github.token)
+    monkeypatch.setenv("GITHUB_REPOSITORY", fake_github.repo)
+    monkeypatch.setenv("RELEASE_GITHUB_WRITE_INTERVAL", "0")
+    return fake_github
+
+
+class FakeClock:
+    """``sleep``/``clock`` for ``GitHubClient``: sleeping advances time instantly and is recorded."""
+
+    def __init__(self, start: float | None = None):
+        import time
+        self.now = time.time() if start is None else start
+        self.sleeps: list[float] = []
+
+    def time(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+@pytest.fixture
+def fake_clock():
+    return FakeClock()
+
+
+@pytest.fixture
+def github_client(fake_github, fake_clock):
+    """A ``GitHubClient`` on the fake whose waits are instant (see ``fake_clock.sleeps``)."""
+    from release.github import GitHubClient
+    return GitHubClient(fake_github.token, fake_github.api_url, sleep=fake_clock.sleep,
+                        clock=fake_clock.time, write_interval=1.0)

@@ -1,0 +1,101 @@
+"""Small but real ``dist/<version>/`` directories for the publishing tests.
+
+What ``release build`` leaves behind, minus the native payload: the PJRT wheel and
+one plugin wheel for the running Python (so pip can install both here), each with
+``version.py`` and ``commit_info.py`` as the release tool writes them, then
+``revisions.json`` and ``SHA256SUMS``. Wheels are written with ``zipfile`` so the
+publishing tests do not depend on the build code; they pass ``release.verify``.
+
+Fixture ``make_dist(version, *, commits=None, tamper=None) -> Path``: builds one under a
+session temp dir; ``commits`` overrides dep commits (``{"xla": "<sha>"}``).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import shutil
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from release import naming
+from release.config import load_deps
+from release.revisions import RevisionMap
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+ROCM_MAJOR = 7
+PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
+
+
+def _record_line(name: str, data: bytes) -> str:
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return f"{name},sha256={digest},{len(data)}"
+
+
+def write_wheel(path: Path, dist: str, version: str, tag: str, files: dict[str, str],
+                requires: list[str] = (), requires_python: str = ">=3.11") -> Path:
+    di = f"{naming.wheel_filename(dist, version, None).split('-')[0]}-{version}.dist-info"
+    meta = (f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n"
+            f"Summary: test build of {dist}\nRequires-Python: {requires_python}\n"
+            + "".join(f"Requires-Dist: {r}\n" for r in requires))
+    wheel = f"Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: false\nTag: {tag}\n"
+    members = {**files, f"{di}/METADATA": meta, f"{di}/WHEEL": wheel}
+    record = []
+    tmp = path.with_name(path.name + ".part")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, text in members.items():
+            data = text.encode()
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, data, zipfile.ZIP_DEFLATED)
+            record.append(_record_line(name, data))
+        record.append(f"{di}/RECORD,,")
+        info = zipfile.ZipInfo(f"{di}/RECORD", date_time=(1980, 1, 1, 0, 0, 0))
+        info.external_attr = 0o644 << 16
+        zf.writestr(info, "\n".join(record) + "\n")
+    tmp.replace(path)
+    return path
+
+
+def _version_py(version: str) -> str:
+    base = version.split(".dev")[0].split("rc")[0].split(".post")[0]
+    return (f'_version = "{base}"\n_release_version = "{version}"\n_git_hash = None\n'
+            "__version__ = _release_version or _version\n")
+
+
+def build_dist(out_root: Path, version: str, commits: dict[str, str] | None = None) -> Path:
+    deps = load_deps(REPO_ROOT / "deps.yaml")
+    if commits:
+        deps = deps.with_commits(commits)
+    revisions = RevisionMap.from_deps(deps, version, "0" * 40)
+    out = Path(out_root) / version
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    pjrt_pkg = naming.pjrt_package(ROCM_MAJOR)
+    plugin_pkg = naming.plugin_package(ROCM_MAJOR)
+    common = {"version.py": _version_py(version), "commit_info.py": revisions.commit_info_py()}
+    pjrt = write_wheel(out / naming.pjrt_wheel(ROCM_MAJOR, version), naming.pjrt_dist(ROCM_MAJOR),
+                       version, naming.wheel_tag(None),
+                       {f"{pjrt_pkg}/__init__.py": "from .version import __version__\n",
+                        **{f"{pjrt_pkg}/{k}": v for k, v in common.items()}})
+    plugin = write_wheel(out / naming.plugin_wheel(ROCM_MAJOR, version, PYTHON),
+                         naming.plugin_dist(ROCM_MAJOR), version, naming.wheel_tag(PYTHON),
+                         {f"{plugin_pkg}/__init__.py": "from .version import __version__\n",
+                          **{f"{plugin_pkg}/{k}": v for k, v in common.items()}},
+                         requires=[f"{naming.pjrt_dist(ROCM_MAJOR)}=={version}"])
+    (out / naming.REVISIONS_ASSET).write_text(revisions.dumps())
+    sums = "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}\n"
+                   for p in sorted([pjrt, plugin, out / naming.REVISIONS_ASSET]))
+    (out / naming.CHECKSUMS_ASSET).write_text(sums)
+    return out
+
+
+@pytest.fixture
+def make_dist(tmp_path):
+    def make(version: str, commits: dict[str, str] | None = None) -> Path:
+        return build_dist(tmp_path / "dist", version, commits)
+    return make
