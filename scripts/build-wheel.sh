@@ -37,7 +37,9 @@ store_flags=()
 if [ -n "${RELEASE_STORE:-}" ]; then store_flags+=(--store "$RELEASE_STORE"); fi
 
 version=$("$py" -m release version --kind "$kind" "${version_flags[@]}")
-"$py" -m release fetch-sources
-"$py" -m release build --kind "$kind" "${version_flags[@]}" "${wheel_flags[@]}" --dist dist
-"$py" -m release verify "dist/$version"
-"$py" -m release publish "dist/$version" "${store_flags[@]}"
+"$py" -m release fetch-sources --workspace workspace
+"$py" -m release build --kind "$kind" "${version_flags[@]}" "${wheel_flags[@]}" \
+  --workspace workspace --dist dist
+"$py" -m release verify "dist/$version"/*.whl --revisions "dist/$version/revisions.json"
+# --partial: add this cell's wheel to the draft; never remove the other cells' assets.
+"$py" -m release publish "dist/$version" --partial "${store_flags[@]}"
