@@ -1,0 +1,130 @@
+"""Both stores keep GitHub's release semantics: the same test runs on each."""
+
+from __future__ import annotations
+
+import pytest
+
+from release.stores import (MARKER, AssetExists, GitHubStore, ImmutableRelease, LocalStore,
+                            StoreError, TagTaken, open_store)
+from release.errors import UserError
+
+TAG = "rocm-jax-v0.9.1.dev20261122"
+
+
+@pytest.fixture(params=["local", "github"])
+def store(request, tmp_path):
+    if request.param == "local":
+        return LocalStore(tmp_path / "store")
+    fake = request.getfixturevalue("fake_github")
+    client = request.getfixturevalue("github_client")
+    return GitHubStore(client, *fake.repo.split("/"))
+
+
+@pytest.fixture
+def files(tmp_path):
+    a = tmp_path / "a.whl"
+    a.write_bytes(b"A" * 1000)
+    b = tmp_path / "b.whl"
+    b.write_bytes(b"B" * 10)
+    return a, b
+
+
+def test_drafts_are_found_by_listing_and_may_share_a_tag(store):
+    one = store.create_draft(TAG, name="n", body=MARKER, prerelease=True)
+    two = store.create_draft(TAG, name="n", body=MARKER, prerelease=True)
+    assert [d.id for d in store.drafts_for(TAG)] == [one.id, two.id]
+    assert store.published_for(TAG) is None
+    assert all(r.draft and r.prerelease for r in store.list_releases())
+
+
+def test_assets_unique_names_rename_delete_download(store, files, tmp_path):
+    a, b = files
+    draft = store.create_draft(TAG, name="n", body=MARKER, prerelease=True)
+    up = store.upload_asset(draft, a, "a.whl")
+    assert (up.name, up.size, up.state) == ("a.whl", 1000, "uploaded")
+    with pytest.raises(AssetExists):
+        store.upload_asset(draft, b, "a.whl")
+    tmp = store.upload_asset(draft, b, "b.whl.new")
+    with pytest.raises(AssetExists):
+        store.rename_asset(draft, tmp, "a.whl")
+    store.rename_asset(draft, tmp, "b.whl")
+    got = {x.name: x for x in store.list_assets(draft)}
+    assert sorted(got) == ["a.whl", "b.whl"]
+    assert got["b.whl"].digest == __import__("hashlib").sha256(b"B" * 10).hexdigest()
+    back = store.download_asset(draft, got["a.whl"], tmp_path / "back")
+    assert back.read_bytes() == a.read_bytes()
+    store.delete_asset(draft, got["a.whl"])
+    assert [x.name for x in store.list_assets(draft)] == ["b.whl"]
+
+
+def test_published_releases_are_immutable_and_one_per_tag(store, files):
+    a, b = files
+    draft = store.create_draft(TAG, name="n", body=MARKER, prerelease=True)
+    asset = store.upload_asset(draft, a, "a.whl")
+    second = store.create_draft(TAG, name="n", body=MARKER, prerelease=True)
+    published = store.publish(draft, prerelease=True, make_latest=False)
+    assert not published.draft and published.published_at is not None
+    assert store.published_for(TAG).id == draft.id
+    with pytest.raises(ImmutableRelease):
+        store.upload_asset(published, b, "b.whl")
+    with pytest.raises(ImmutableRelease):
+        store.delete_asset(published, asset)
+    with pytest.raises(ImmutableRelease):
+        store.rename_asset(published, asset, "c.whl")
+    with pytest.raises(TagTaken):
+        store.publish(second, prerelease=True, make_latest=False)
+
+
+def test_delete_release_removes_its_tag_and_the_tag_is_never_reused(store, files, request):
+    draft = store.create_draft(TAG, name="n", body=MARKER, prerelease=True)
+    published = store.publish(draft, prerelease=True, make_latest=False)
+    if isinstance(store, GitHubStore):
+        assert TAG in request.getfixturevalue("fake_github").tags()
+    store.delete_release(published)
+    assert store.list_releases() == []
+    if isinstance(store, GitHubStore):
+        assert TAG not in request.getfixturevalue("fake_github").tags()
+    with pytest.raises(UserError):
+        store.create_draft(TAG, name="n", body=MARKER, prerelease=True)
+
+
+def test_find_or_create_collapses_duplicates_to_the_oldest(store):
+    first = store.find_or_create_draft(TAG, name="n", body="notes", prerelease=True)
+    assert MARKER in first.body
+    store.create_draft(TAG, name="n", body=first.body, prerelease=True)
+    store.create_draft(TAG, name="n", body=first.body, prerelease=True)
+    again = store.find_or_create_draft(TAG, name="n", body="notes", prerelease=True)
+    assert again.id == first.id
+    assert [d.id for d in store.drafts_for(TAG)] == [first.id]
+
+
+def test_someone_elses_draft_stops_the_run(store):
+    store.create_draft(TAG, name="by hand", body="made in the web UI", prerelease=True)
+    with pytest.raises(StoreError) as err:
+        store.find_or_create_draft(TAG, name="n", body="notes", prerelease=True)
+    assert "not made by this tool" in str(err.value)
+    assert len(store.drafts_for(TAG)) == 1
+
+
+def test_create_that_got_a_5xx_after_success_is_not_duplicated(fake_github, github_client):
+    store = GitHubStore(github_client, *fake_github.repo.split("/"))
+    fake_github.fail("POST", r"/releases$", 502, when="after")
+    draft = store.find_or_create_draft(TAG, name="n", body="notes", prerelease=True)
+    assert [r["id"] for r in fake_github.releases()] == [draft.id]
+
+
+def test_open_store_chooses(tmp_path, fake_github):
+    local = open_store(None, None, None, tmp_path, env={})
+    assert isinstance(local, LocalStore) and local.directory == tmp_path / ".cache" / "releases"
+    env = {"GITHUB_REPOSITORY": "o/r", "GITHUB_TOKEN": fake_github.token,
+           "GITHUB_API_URL": fake_github.api_url}
+    gh = open_store(None, None, None, tmp_path, env=env)
+    assert isinstance(gh, GitHubStore) and gh.where == "o/r"
+    assert isinstance(open_store("local", None, None, tmp_path, env=env), LocalStore)
+    with pytest.raises(UserError):
+        open_store("github", None, None, tmp_path, env={})
+    with pytest.raises(UserError):
+        open_store("github", "not-a-repo", None, tmp_path, env=env)
+    with pytest.raises(UserError) as err:
+        open_store("github", "o/r", None, tmp_path, env={})
+    assert "GITHUB_TOKEN" in str(err.value)
