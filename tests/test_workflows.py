@@ -317,6 +317,16 @@ def test_env_reaches_the_flags(tmp_path):
     assert cell[4][cell[4].index("--store") + 1] == "local"
 
 
+def test_shellcheck_reports_nothing_on_the_scripts():
+    shellcheck = shutil.which("shellcheck")
+    if not shellcheck:
+        pytest.skip("shellcheck is needed (.ci/run installs it)")
+    scripts = sorted(str(p) for p in (REPO / "scripts").glob("*.sh"))
+    proc = subprocess.run([shellcheck, "-x", "-f", "gcc", *scripts, str(REPO / "scripts" / "test")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
 def test_nightly_script_passes_the_date_from_the_environment():
     env = {**os.environ, "RELEASE_DATE": "2026-01-02", "RELEASE_PYTHON": sys.executable}
     env.pop("GITHUB_OUTPUT", None)
