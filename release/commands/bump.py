@@ -1,0 +1,129 @@
+"""``release bump``: roll the pins in deps.yaml, print the changelog, commit, push, open the PR."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from release import changelog, pulls
+from release.commands._common import project, today_utc
+from release.config import atomic_write, parse_deps, save_deps
+from release.errors import UserError
+from release.output import github_output, step_summary
+from release.roll import roll
+from release.sources import cache_dir
+
+HELP = "roll the pinned commits forward by their roll policies, with a changelog (and a PR)"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--dep", action="append", default=[], metavar="NAME",
+                        help="roll only this dep (repeatable; default: all)")
+    parser.add_argument("--to", metavar="SHA", help="pin the one --dep to this exact commit")
+    parser.add_argument("--allow-rewind", action="store_true",
+                        help="allow a move backwards or sideways (new is not a descendant of old)")
+    parser.add_argument("--changelog", type=Path, metavar="FILE", help="also write the Markdown changelog here")
+    parser.add_argument("--max-log-lines", type=_count, default=changelog.DEFAULT_MAX_LINES, metavar="N",
+                        help=f"commits listed per dep before '... and N more' "
+                             f"(default {changelog.DEFAULT_MAX_LINES})")
+    parser.add_argument("--commit", action="store_true",
+                        help="commit deps.yaml on a branch bump/<date>-<deps> (work tree untouched)")
+    parser.add_argument("--push", action="store_true", help="push the bump branch to origin (implies --commit)")
+    parser.add_argument("--open-pr", action="store_true",
+                        help="open or update the one bump PR, or close it when pins are current "
+                             "(implies --push; needs GITHUB_REPOSITORY and GITHUB_TOKEN)")
+    parser.add_argument("--dry-run", action="store_true", help="show what would move; write nothing")
+
+
+def _count(text: str) -> int:
+    import argparse
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"--max-log-lines {text}: expected a number 0 or more")
+    return value
+
+
+def run(args, out) -> int:
+    proj = project(args)
+    push = args.push or args.open_pr
+    commit = args.commit or push
+    if args.dry_run and commit:
+        raise UserError("--dry-run writes nothing; it cannot be combined with --commit, --push or --open-pr")
+    deps = proj.deps
+    repo = None
+    if commit:
+        repo = pulls.ReleaseRepo(proj.root)
+        deps = _committed_deps(repo, deps)
+    client = None
+    if args.open_pr:  # fail on a missing token or repository before any work
+        from release.github import GitHubClient
+        owner, name = pulls.repository_from_env()
+        client = GitHubClient.from_env(console=out.progress_console())
+        base = repo.current_branch()
+
+    with out.progress_console().status("rolling pins") as status:
+        result = roll(deps, cache_dir(proj.root), only=args.dep, to=args.to,
+                      allow_rewind=args.allow_rewind, say=lambda text: status.update(text))
+
+    moves = result.moves
+    data = changelog.to_json(moves)
+    text = changelog.markdown(moves, args.max_log_lines)
+    title = changelog.title(moves) if moves else "Pins are current"
+    data["title"] = title
+    if not args.dry_run and moves:
+        save_deps(result.new)
+        if args.changelog:
+            atomic_write(args.changelog, f"# {title}\n\n{text}")
+    if commit and moves:
+        branch = pulls.branch_name(today_utc(), tuple(m.name for m in moves))
+        sha = repo.commit_file(branch, proj.deps.path, proj.deps.path.read_text(encoding="utf-8"),
+                               f"{title}\n\n{text}")
+        data |= {"branch": branch, "commit": sha}
+        if client is not None:
+            pr = pulls.sync_pull(client, repo, owner=owner, name=name, base=base, sha=sha, branch=branch,
+                                 title=title, body=text)
+            data["pull_request"] = pr.to_json()
+            data["branch"] = pr.branch
+        elif push:
+            repo.push(sha, branch)
+            data["pushed"] = True
+    elif client is not None:
+        data["pull_request"] = pulls.sync_pull(client, repo, owner=owner, name=name, base=base, sha=None,
+                                               branch="", title=title, body=text).to_json()
+
+    github_output({"changed": "true" if moves else "false", "title": title,
+                   **({"branch": data["branch"]} if "branch" in data else {}),
+                   **({"pr-number": str(data["pull_request"]["number"])}
+                      if data.get("pull_request", {}).get("number") else {})})
+    step_summary(f"## {title}\n\n{text}")
+    out.result(data, lambda console: _human(console, data, text, args.dry_run))
+    return 0
+
+
+def _committed_deps(repo, deps):
+    """With --commit, roll from deps.yaml as committed at HEAD, so a re-run after a crash
+    (file written, nothing committed yet) still commits. Other uncommitted edits are refused."""
+    committed = repo.committed(deps.path)
+    if committed is None:
+        raise UserError(f"{deps.path}: not committed at HEAD; --commit needs it committed")
+    base = parse_deps(deps.path, committed)
+    if base.with_commits({d.name: d.commit for d in deps}) != deps:
+        raise UserError(f"{deps.path}: has uncommitted edits besides pins; commit or revert them "
+                        "before --commit")
+    return base
+
+
+def _human(console, data, text, dry_run) -> None:
+    if not data["changed"]:
+        console.print("pins are current")
+    else:
+        console.print(f"[bold]{data['title']}[/bold]" + (" (dry run: nothing written)" if dry_run else ""))
+        console.print(text, markup=False, highlight=False)
+    if "commit" in data:
+        console.print(f"committed {data['commit'][:12]} on {data['branch']}", markup=False)
+    pr = data.get("pull_request")
+    if pr and pr["action"] != "none":
+        console.print(f"pull request {pr['action']}: "
+                      f"{pr.get('url') or ', '.join('#%d' % n for n in pr['closed'])}", markup=False)

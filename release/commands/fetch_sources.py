@@ -1,0 +1,43 @@
+"""``release fetch-sources``: the pinned plugin, jax and xla checked out for a build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from release.commands._common import project
+from release.output import github_output
+from release.sources import cache_dir, default_workspace, fetch_sources, workspace_paths
+
+HELP = "check out the pinned plugin, jax and xla commits into a workspace (cached, least transfer)"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--workspace", type=Path, metavar="DIR",
+                        help="where DIR/plugin, DIR/jax and DIR/xla go (default: <root>/workspace)")
+
+
+def run(args, out) -> int:
+    proj = project(args)
+    workspace = (args.workspace or default_workspace(proj.root)).absolute()
+    names = tuple(workspace_paths(workspace))
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=out.progress_console(), transient=True) as progress:
+        tasks = {n: progress.add_task(f"{n}: waiting", total=1) for n in names}
+
+        def step(name: str, what: str) -> None:
+            progress.update(tasks[name], description=f"{name}: {what}",
+                            completed=1 if what in ("at pin", "already at pin") else 0)
+
+        done = fetch_sources(proj.deps, workspace, cache_dir(proj.root), step)
+    data = {"workspace": str(workspace), "sources": {n: c.to_json() for n, c in done.items()}}
+    github_output({"workspace": str(workspace)})
+
+    def human(console):
+        for name, c in done.items():
+            state = "fetched" if c.fetched else "already at pin"
+            console.print(f"{name:7} {c.commit[:12]}  {c.path}  ({state})", markup=False)
+
+    out.result(data, human)
+    return 0

@@ -1,0 +1,176 @@
+"""The bump branch, its one commit, the push, and the one bump pull request.
+
+Everything here is idempotent. The commit is made with plumbing (a temporary index), so
+the work tree and the checked-out branch are left alone; re-running with the same pins
+reuses the same commit. On GitHub there is at most one open bump PR: a new bump
+force-pushes that PR's branch and rewrites its title and body instead of opening a
+second one, and a bump that finds the pins current closes it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import os
+import tempfile
+from pathlib import Path
+
+import git as gitpython
+
+from release.errors import UserError
+from release.git import ENV
+
+BRANCH_PREFIX = "bump/"
+DEFAULT_IDENTITY = ("jax-rocm-release", "jax-rocm-release@users.noreply.github.com")
+
+
+def branch_name(date: _dt.date, names: tuple[str, ...]) -> str:
+    """``bump/2026-11-22-jax-xla``."""
+    return f"{BRANCH_PREFIX}{date.isoformat()}-{'-'.join(names)}"
+
+
+class ReleaseRepo:
+    """The git checkout this project lives in (where deps.yaml is committed)."""
+
+    def __init__(self, root: Path):
+        try:
+            self.repo = gitpython.Repo(str(root), search_parent_directories=True)
+        except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError):
+            raise UserError(f"{root}: not inside a git checkout; --commit needs one") from None
+        if self.repo.bare:
+            raise UserError(f"{root}: a bare repository; --commit needs a checkout")
+        self.top = Path(self.repo.working_tree_dir).resolve()
+        self.g = self.repo.git
+        self.g.update_environment(**ENV)
+
+    def _run(self, *args: str, env: dict | None = None) -> tuple[int, str, str]:
+        return self.g.execute(["git", *args], with_extended_output=True, with_exceptions=False,
+                              env=env, strip_newline_in_stdout=False)
+
+    def relpath(self, path: Path) -> str:
+        return Path(path).resolve().relative_to(self.top).as_posix()
+
+    def committed(self, path: Path) -> str | None:
+        """The text of ``path`` at HEAD (None if HEAD lacks it)."""
+        status, out, _ = self._run("show", f"HEAD:{self.relpath(path)}")
+        return out if status == 0 else None
+
+    def head(self) -> str:
+        status, out, _ = self._run("rev-parse", "--verify", "HEAD")
+        if status != 0:
+            raise UserError(f"{self.top}: the checkout has no commit yet; --commit needs one")
+        return out.strip()
+
+    def current_branch(self) -> str:
+        status, out, _ = self._run("symbolic-ref", "--quiet", "--short", "HEAD")
+        if status != 0:
+            raise UserError(f"{self.top}: HEAD is detached; check out the branch a bump PR should "
+                            "target (e.g. main)")
+        return out.strip()
+
+    def _identity_env(self) -> dict:
+        env = dict(os.environ)
+        name = self._run("config", "user.name")[1].strip()
+        email = self._run("config", "user.email")[1].strip()
+        for kind in ("AUTHOR", "COMMITTER"):
+            env.setdefault(f"GIT_{kind}_NAME", name or DEFAULT_IDENTITY[0])
+            env.setdefault(f"GIT_{kind}_EMAIL", email or DEFAULT_IDENTITY[1])
+        return env | ENV
+
+    def commit_file(self, branch: str, path: Path, text: str, message: str) -> str:
+        """One commit on top of HEAD changing only ``path`` to ``text``, at ``refs/heads/branch``.
+
+        Re-running with the same content and message returns the existing commit.
+        """
+        rel, head = self.relpath(path), self.head()
+        with tempfile.TemporaryDirectory() as tmp:
+            return self._commit_file(Path(tmp), branch, rel, head, text, message)
+
+    def _commit_file(self, tmp: Path, branch: str, rel: str, head: str, text: str, message: str) -> str:
+        (tmp / "content").write_text(text, encoding="utf-8")
+        (tmp / "message").write_text(message, encoding="utf-8")
+        status, existing, _ = self._run("rev-parse", "--verify", "--quiet", f"refs/heads/{branch}")
+        blob = self._run("hash-object", "-w", "--", str(tmp / "content"))[1].strip()
+        if status == 0:
+            existing = existing.strip()
+            same = (self._run("rev-parse", f"{existing}^")[1].strip() == head
+                    and self._run("rev-parse", f"{existing}:{rel}")[1].strip() == blob
+                    and self._run("log", "-1", "--format=%B", existing)[1].strip() == message.strip())
+            if same:
+                return existing
+        env = self._identity_env() | {"GIT_INDEX_FILE": str(tmp / "index")}
+        for args in (("read-tree", head), ("update-index", "--add", "--cacheinfo", f"100644,{blob},{rel}")):
+            status, _, err = self._run(*args, env=env)
+            if status != 0:
+                raise AssertionError(f"git {args[0]} failed: {err}")
+        tree = self._run("write-tree", env=env)[1].strip()
+        status, sha, err = self._run("commit-tree", tree, "-p", head, "-F", str(tmp / "message"), env=env)
+        if status != 0:
+            raise UserError(f"{self.top}: cannot commit the bump: {err.strip().splitlines()[-1]}")
+        sha = sha.strip()
+        self._run("update-ref", f"refs/heads/{branch}", sha)
+        return sha
+
+    def push(self, sha: str, branch: str, remote: str = "origin") -> None:
+        """Force-push ``sha`` to ``branch`` on ``remote`` (bump branches belong to the tool)."""
+        if not branch.startswith(BRANCH_PREFIX):
+            raise AssertionError(f"refusing to force-push {branch}: not a bump branch")
+        status, _, err = self._run("push", "--quiet", "--force", remote, f"{sha}:refs/heads/{branch}")
+        if status != 0:
+            from release.git import Remote, _fail
+            url = self._run("remote", "get-url", remote)[1].strip() or remote
+            raise _fail(Remote("push", url), "cannot push to", err)
+
+
+# ---------------------------------------------------------------- the pull request
+
+
+@dataclasses.dataclass(frozen=True)
+class PullResult:
+    action: str  # "opened", "updated", "closed", "none"
+    number: int | None = None
+    url: str | None = None
+    branch: str | None = None
+    closed: tuple[int, ...] = ()
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self) | {"closed": list(self.closed)}
+
+
+def repository_from_env(env=None) -> tuple[str, str]:
+    env = os.environ if env is None else env
+    full = env.get("GITHUB_REPOSITORY", "")
+    owner, _, name = full.partition("/")
+    if not owner or not name or "/" in name:
+        raise UserError(f"GITHUB_REPOSITORY is {full!r}; expected owner/name of this repository "
+                        "(GitHub Actions sets it)")
+    return owner, name
+
+
+def open_bump_pulls(client, owner: str, name: str, base: str) -> list[dict]:
+    """Open PRs into ``base`` from this repository's ``bump/`` branches, newest first."""
+    pulls = client.list_pulls(owner, name, state="open", base=base)
+    mine = [p for p in pulls if p["head"]["ref"].startswith(BRANCH_PREFIX)
+            and p["head"].get("label", f"{owner}:").split(":")[0] == owner]
+    return sorted(mine, key=lambda p: -p["number"])
+
+
+def sync_pull(client, repo: ReleaseRepo, *, owner: str, name: str, base: str, sha: str | None,
+              branch: str, title: str, body: str) -> PullResult:
+    """Open, update or close the one bump PR. ``sha`` None means the pins are current."""
+    pulls = open_bump_pulls(client, owner, name, base)
+    if sha is None:
+        for pull in pulls:
+            client.update_pull(owner, name, pull["number"], state="closed")
+        return PullResult("closed" if pulls else "none", closed=tuple(p["number"] for p in pulls))
+    if pulls:
+        keep, extra = pulls[0], pulls[1:]
+        repo.push(sha, keep["head"]["ref"])
+        pull = client.update_pull(owner, name, keep["number"], title=title, body=body)
+        for dup in extra:  # left over from some earlier tool; one bump PR is the rule
+            client.update_pull(owner, name, dup["number"], state="closed")
+        return PullResult("updated", pull["number"], pull.get("html_url"), keep["head"]["ref"],
+                          tuple(p["number"] for p in extra))
+    repo.push(sha, branch)
+    pull = client.create_pull(owner, name, title=title, head=branch, base=base, body=body)
+    return PullResult("opened", pull["number"], pull.get("html_url"), branch)
