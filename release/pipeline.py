@@ -158,6 +158,14 @@ def _progress(out, total: int) -> Iterator[Callable[[str | None], None]]:
         yield advance
 
 
+def run_job(job: str, root: Path, steps: Iterable[Step], manifest: Manifest, out, *,
+            lock_timeout: float = 0, context: Mapping[str, Mapping[str, Any]] | None = None,
+            ) -> list[StepResult]:
+    """``run_steps`` under the job's lock: what ``release nightly`` and ``release cut`` run."""
+    with job_lock(root, job, timeout=lock_timeout):
+        return run_steps(steps, manifest, out, context=context)
+
+
 # --- one job at a time ------------------------------------------------------------------------
 
 def lock_path(root: Path, job: str) -> Path:

@@ -20,7 +20,7 @@ import pytest
 from release.errors import UserError
 from release.manifest import Manifest
 from release.output import Output
-from release.pipeline import Step, job_lock, lock_path, run_steps
+from release.pipeline import Step, job_lock, lock_path, run_job, run_steps
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -240,6 +240,15 @@ def test_the_lock_is_taken_once_the_running_job_finishes(tmp_path, holder):
     proc.stdin.close()  # the holder finishes its job
     with job_lock(tmp_path, "nightly", timeout=60):
         assert proc.wait(timeout=60) == 0
+
+
+def test_run_job_refuses_to_start_while_another_run_holds_the_lock(tmp_path, dist, holder):
+    log = tmp_path / "log"
+    holder()
+    with pytest.raises(UserError, match="another nightly is running"):
+        run_job("nightly", tmp_path, [counting_step("fetch", log)], Manifest.load(dist), quiet())
+    assert ran(log) == []
+    assert Manifest.load(dist).outputs("fetch") is None
 
 
 def test_a_killed_holder_never_blocks_the_next_run(tmp_path, holder):
