@@ -243,7 +243,7 @@ def _chunks(fp, info: zipfile.ZipInfo, start: int) -> Iterator[bytes]:
                 left -= len(data)
             try:
                 chunk = inflate.decompress(data, 4 * _CHUNK)
-            except zlib.error as exc:
+            except (zlib.error, _inflater.error) as exc:
                 raise zipfile.BadZipFile(f"{info.filename}: corrupt deflate data ({exc})") from None
             produced += len(chunk)
             if produced > info.file_size:

@@ -13,6 +13,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 pytest_plugins = [
     "tests.support.project",
+    "tests.support.build",
+    "tests.support.gitrepos",
     "tests.support.fake_github",
     "tests.support.publish_dist",
     "tests.support.crafted",

@@ -1,0 +1,385 @@
+"""``release verify``: every named check passes on wheels the build makes and fails on a wheel
+crafted with exactly its defect. Real ELF objects, real wheels, no stubs."""
+
+from __future__ import annotations
+
+import json
+import re
+import zipfile
+
+import pytest
+
+from release.verify import CHECKS, ERROR, WARNING, Options, verify_wheel
+from tests.support.crafted import (PYTHON, VERSION, build_pair, configured_runpath, craft,
+                                   member_text, revision_map)
+
+DI_PJRT = f"jax_rocm7_pjrt-{VERSION}.dist-info"
+DI_PLUGIN = f"jax_rocm7_plugin-{VERSION}.dist-info"
+
+
+def options(**kw) -> Options:
+    return Options(runpath=tuple(kw.get("runpath", configured_runpath())),
+                   revisions=kw.get("revisions", revision_map()))
+
+
+def problems(wheel, check=None, **kw) -> list[tuple[str, str, str | None, str]]:
+    report = verify_wheel(wheel, options(**kw))
+    return [(f.check, f.severity, f.member, f.message) for f in report.findings
+            if check is None or f.check == check]
+
+
+def only(wheel, check, severity=ERROR, **kw):
+    """The findings of ``wheel``: all of check ``check`` and severity ``severity``."""
+    found = problems(wheel, **kw)
+    assert found, f"{wheel.name}: expected a {check} {severity}"
+    assert {(c, s) for c, s, _, _ in found} == {(check, severity)}, found
+    return found
+
+
+@pytest.mark.parametrize("kind", ["pjrt", "plugin"])
+def test_wheels_the_build_makes_pass_every_check(good_wheels, kind):
+    report = verify_wheel(good_wheels[kind], options())
+    assert report.findings == []
+    expected_na = {"requires"} if kind == "pjrt" else set()
+    assert {c for c in CHECKS if report.status(c) == "n/a"} == expected_na
+    assert all(report.status(c) == "ok" for c in CHECKS if c not in expected_na)
+
+
+def test_cli_ok_exit_0_json(run_cli, good_wheels, tmp_path):
+    revisions = tmp_path / "revisions.json"
+    revisions.write_text(revision_map().dumps())
+    code, out, err = run_cli("verify", good_wheels["pjrt"], good_wheels["plugin"],
+                             "--revisions", revisions, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["ok"] and data["errors"] == 0
+    assert data["runpath"] == configured_runpath()  # the rocm_build config is the default
+    assert [w["checks"]["runpath"] for w in data["wheels"]] == ["ok", "ok"]
+
+
+def test_cli_human_table_and_exit_1(run_cli, good_wheels, tmp_path):
+    bad = craft(good_wheels["pjrt"], tmp_path / good_wheels["pjrt"].name,
+                replace={f"{DI_PJRT}/WHEEL": lambda t: t.replace("Root-Is-Purelib: false",
+                                                                 "Root-Is-Purelib: true")})
+    code, out, _ = run_cli("verify", bad, good_wheels["plugin"])
+    assert code == 1
+    assert "FAILED" in out and "purelib" in out and "Root-Is-Purelib" in out
+    assert f"{good_wheels['plugin'].name}: ok" in out
+
+
+def test_github_summary_and_output(run_cli, good_wheels, tmp_path, monkeypatch):
+    monkeypatch.setenv("GITHUB_OUTPUT", str(tmp_path / "out"))
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "summary"))
+    code, _, _ = run_cli("verify", good_wheels["pjrt"])
+    assert code == 0
+    assert "verify-ok=true" in (tmp_path / "out").read_text()
+    assert "| all | ok |" in (tmp_path / "summary").read_text()
+
+
+@pytest.mark.parametrize("make, fragment", [
+    (lambda p: p, "no such wheel file"),
+    (lambda p: (p.write_text("not a zip"), p)[1], "not a zip archive"),
+])
+def test_user_errors_exit_2_one_line(release_subprocess, tmp_path, make, fragment):
+    path = make(tmp_path / "x-1.0-py3-none-any.whl")
+    proc = release_subprocess("verify", path)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and fragment in proc.stderr
+
+
+def test_revisions_file_must_be_readable(release_subprocess, good_wheels, tmp_path):
+    bad = tmp_path / "revisions.json"
+    bad.write_text("{}")
+    proc = release_subprocess("verify", good_wheels["pjrt"], "--revisions", bad)
+    assert proc.returncode == 2 and "not a revisions.json" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+# ---------------------------------------------------------------- zip, RECORD, paths, layout
+
+
+def _flip_byte_in(wheel, member, dest):
+    dest.write_bytes(wheel.read_bytes())
+    with zipfile.ZipFile(dest) as zf:
+        info = zf.getinfo(member)
+    with open(dest, "r+b") as fh:
+        fh.seek(info.header_offset + 26)
+        name_len, extra_len = int.from_bytes(fh.read(2), "little"), int.from_bytes(fh.read(2), "little")
+        at = info.header_offset + 30 + name_len + extra_len + info.compress_size // 2
+        fh.seek(at)
+        byte = fh.read(1)
+        fh.seek(at)
+        fh.write(bytes([byte[0] ^ 0xFF]))
+    return dest
+
+
+def test_zip_corrupt_member_is_reported_not_raised(good_wheels, tmp_path):
+    member = "jax_plugins/xla_rocm7/xla_rocm_plugin.so"
+    bad = _flip_byte_in(good_wheels["pjrt"], member, tmp_path / good_wheels["pjrt"].name)
+    found = problems(bad, "zip")
+    assert [(c, s, m) for c, s, m, _ in found] == [("zip", ERROR, member)]
+    assert any(w in found[0][3] for w in ("CRC", "corrupt", "bytes"))
+
+
+@pytest.mark.parametrize("edit, fragment", [
+    (lambda rows: [(n, "sha256=" + "A" * 43 if n.endswith("__init__.py") else h, s)
+                   for n, h, s in rows], "RECORD says sha256=AAAA"),
+    (lambda rows: [(n, h, str(int(s) + 1) if n.endswith("version.py") else s) for n, h, s in rows],
+     "RECORD says size"),
+    (lambda rows: [r for r in rows if not r[0].endswith("commit_info.py")], "not in RECORD"),
+    (lambda rows: rows + [("jax_plugins/xla_rocm7/gone.py", "sha256=x", "1")],
+     "in RECORD but not in the archive"),
+    (lambda rows: [(n, "md5=abc" if n.endswith("__init__.py") else h, s) for n, h, s in rows],
+     "is not sha256"),
+])
+def test_record_tampering(good_wheels, tmp_path, edit, fragment):
+    bad = craft(good_wheels["pjrt"], tmp_path / good_wheels["pjrt"].name, record_edit=edit)
+    found = only(bad, "record")
+    assert any(fragment in msg for *_, msg in found), found
+
+
+def test_record_missing(good_wheels, tmp_path):
+    src = good_wheels["pjrt"]
+    bad = tmp_path / src.name
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(bad, "w") as zout:
+        for info in zin.infolist():
+            if not info.filename.endswith("RECORD"):
+                zout.writestr(info, zin.read(info))
+    assert ("record", ERROR, None, "no RECORD in the dist-info directory") in problems(bad)
+
+
+@pytest.mark.parametrize("name, check, fragment", [
+    ("../evil.py", "paths", "'..'"),
+    ("jax_plugins/xla_rocm7/..\\evil.py", "paths", "backslash"),
+    ("evil.py", "layout", "outside the package directories"),
+    ("jax_plugins/__init__.py", "layout", "namespace package"),
+    (f"jax_rocm7_pjrt-{VERSION}.data/scripts/evil", "layout", ".data"),
+])
+def test_paths_and_layout(good_wheels, tmp_path, name, check, fragment):
+    bad = craft(good_wheels["pjrt"], tmp_path / good_wheels["pjrt"].name, add={name: "x = 1\n"})
+    found = problems(bad)
+    assert {(c, s) for c, s, _, _ in found} >= {(check, ERROR)}
+    assert any(m == name and fragment in msg for c, _, m, msg in found if c == check), found
+    assert {c for c, *_ in found} <= {"paths", "layout"}
+
+
+def test_absolute_path(good_wheels, tmp_path):
+    src = good_wheels["pjrt"]
+    bad = tmp_path / src.name
+    bad.write_bytes(src.read_bytes())
+    with zipfile.ZipFile(bad, "a") as zf:
+        info = zipfile.ZipInfo("placeholder")
+        info.filename = "/etc/evil"
+        zf.writestr(info, b"x")
+    found = problems(bad, "paths")
+    assert ("paths", ERROR, "/etc/evil", "absolute path") in found
+
+
+# ---------------------------------------------------------------- names, purelib, glibc
+
+
+def test_metadata_version_disagrees(good_wheels, tmp_path):
+    bad = craft(good_wheels["plugin"], tmp_path / good_wheels["plugin"].name,
+                replace={f"{DI_PLUGIN}/METADATA": lambda t: t.replace(f"Version: {VERSION}",
+                                                                      "Version: 0.9.0")})
+    found = only(bad, "names")
+    assert "METADATA Version '0.9.0'" in found[0][3]
+
+
+def test_metadata_name_disagrees(good_wheels, tmp_path):
+    bad = craft(good_wheels["pjrt"], tmp_path / good_wheels["pjrt"].name,
+                replace={f"{DI_PJRT}/METADATA": lambda t: t.replace("Name: jax-rocm7-pjrt",
+                                                                    "Name: jax-rocm6-pjrt")})
+    assert "METADATA Name" in only(bad, "names")[0][3]
+
+
+def test_wheel_tag_disagrees(good_wheels, tmp_path):
+    bad = craft(good_wheels["plugin"], tmp_path / good_wheels["plugin"].name,
+                replace={f"{DI_PLUGIN}/WHEEL": lambda t: t.replace("cp312-cp312", "cp311-cp311")})
+    assert "WHEEL Tag" in only(bad, "names")[0][3]
+
+
+def test_dist_info_directory_disagrees(good_wheels, tmp_path):
+    src = good_wheels["pjrt"]
+    with zipfile.ZipFile(src) as zf:
+        rename = {n: n.replace(DI_PJRT, "jax_rocm7_pjrt-0.9.0.dist-info") for n in zf.namelist()
+                  if n.startswith(DI_PJRT)}
+    bad = craft(src, tmp_path / src.name, rename=rename)
+    assert "dist-info directory" in only(bad, "names")[0][3]
+
+
+def test_file_name_disagrees(good_wheels, tmp_path):
+    src = good_wheels["pjrt"]
+    bad = tmp_path / src.name.replace(VERSION, "0.9.1")
+    bad.write_bytes(src.read_bytes())
+    found = problems(bad)
+    checks = {c for c, *_ in found}
+    assert "names" in checks and checks <= {"names", "version", "revisions"}
+
+
+def test_purelib_true_with_native_libraries(good_wheels, tmp_path):
+    bad = craft(good_wheels["pjrt"], tmp_path / good_wheels["pjrt"].name,
+                replace={f"{DI_PJRT}/WHEEL": lambda t: t.replace("Root-Is-Purelib: false",
+                                                                 "Root-Is-Purelib: true")})
+    found = only(bad, "purelib")
+    assert found[0][2] == f"{DI_PJRT}/WHEEL" and "must be false" in found[0][3]
+
+
+def test_glibc_newer_than_the_tag(good_wheels, wheel_artifacts, tmp_path):
+    built = build_pair(tmp_path / "built", wheel_artifacts["good"],
+                       overrides={"_linalg.so": wheel_artifacts["glibc"]})
+    assert problems(built["plugin"]) == []  # manylinux_2_28 covers GLIBC_2.25
+    old = built["plugin"].name.replace("manylinux_2_28", "manylinux_2_17")
+    bad = craft(built["plugin"], tmp_path / old,
+                replace={f"{DI_PLUGIN}/WHEEL": lambda t: t.replace("manylinux_2_28", "manylinux_2_17")})
+    found = only(bad, "glibc")
+    assert found[0][2] == "jax_rocm7_plugin/_linalg.so"
+    assert "glibc 2.17" in found[0][3] and "GLIBC_2.25" in found[0][3]
+
+
+# ---------------------------------------------------------------- RUNPATH
+
+
+def _plugin_with(wheel_artifacts, tmp_path, variant):
+    return build_pair(tmp_path / variant, wheel_artifacts["good"],
+                      overrides={"_linalg.so": wheel_artifacts[variant]})["plugin"]
+
+
+def test_runpath_build_tree_leaks(wheel_artifacts, tmp_path):
+    found = only(_plugin_with(wheel_artifacts, tmp_path, "leaky"), "runpath")
+    assert {m for _, _, m, _ in found} == {"jax_rocm7_plugin/_linalg.so"}
+    messages = " ".join(msg for *_, msg in found)
+    for what in ("_solib_", ".runfiles", "bazel-out", "/tmp/build-1234/lib", "/home/builder"):
+        assert what in messages
+    assert len(found) == 5
+
+
+def test_runpath_dt_rpath_is_an_error(wheel_artifacts, tmp_path):
+    found = only(_plugin_with(wheel_artifacts, tmp_path, "rpath"), "runpath")
+    assert any("DT_RPATH" in msg for *_, msg in found)
+    assert any("no DT_RUNPATH" in msg for *_, msg in found)
+
+
+def test_runpath_absent(wheel_artifacts, tmp_path):
+    found = only(_plugin_with(wheel_artifacts, tmp_path, "none"), "runpath")
+    assert [msg for *_, msg in found] == ["no DT_RUNPATH"]
+
+
+def test_runpath_missing_configured_entry(wheel_artifacts, tmp_path):
+    found = only(_plugin_with(wheel_artifacts, tmp_path, "missing"), "runpath")
+    assert [msg for *_, msg in found] == [f"configured entry {configured_runpath()[0]} is missing"]
+
+
+def test_runpath_duplicate_is_a_warning(wheel_artifacts, tmp_path, run_cli):
+    wheel = _plugin_with(wheel_artifacts, tmp_path, "dup")
+    found = only(wheel, "runpath", WARNING)
+    assert [msg for *_, msg in found] == [f"duplicate entry {configured_runpath()[0]}"]
+    code, out, _ = run_cli("verify", wheel, "--json")
+    assert code == 0 and json.loads(out)["wheels"][0]["checks"]["runpath"] == "warning"
+
+
+def test_runpath_relative_and_empty_entries(wheel_artifacts, tmp_path):
+    found = only(_plugin_with(wheel_artifacts, tmp_path, "relative"), "runpath")
+    messages = sorted(msg for *_, msg in found)
+    assert len(messages) == 2
+    assert messages[0].startswith("empty entry") and messages[1].startswith("relative entry lib")
+
+
+def test_runpath_flag_overrides_the_config(run_cli, good_wheels):
+    code, out, _ = run_cli("verify", good_wheels["plugin"], "--runpath", "/opt/other/lib", "--json")
+    assert code == 1
+    messages = [f["message"] for f in json.loads(out)["wheels"][0]["findings"]]
+    assert set(messages) == {"configured entry /opt/other/lib is missing"}
+    assert len(messages) == 8  # one per kernel .so
+
+
+# ---------------------------------------------------------------- version, revisions, requires
+
+
+@pytest.mark.parametrize("value, fragment", [
+    ("None", "is None"), ("'0.9.0'", "is '0.9.0'"),
+])
+def test_release_version_wrong(good_wheels, tmp_path, value, fragment):
+    name, text = member_text(good_wheels["pjrt"], "/version.py")
+    new, count = re.subn(r"^_release_version\b.*$", f"_release_version = {value}", text, flags=re.M)
+    assert count == 1
+    bad = craft(good_wheels["pjrt"], tmp_path / good_wheels["pjrt"].name, replace={name: new})
+    found = only(bad, "version")
+    assert found[0][2] == name and fragment in found[0][3]
+
+
+def test_version_py_missing(good_wheels, tmp_path):
+    name, _ = member_text(good_wheels["pjrt"], "/version.py")
+    bad = craft(good_wheels["pjrt"], tmp_path / good_wheels["pjrt"].name, drop=(name,))
+    assert problems(bad) == [("version", ERROR, None, "no version.py in the package")]
+
+
+def test_revision_map_missing(good_wheels, tmp_path):
+    name, _ = member_text(good_wheels["plugin"], "/commit_info.py")
+    bad = craft(good_wheels["plugin"], tmp_path / good_wheels["plugin"].name, drop=(name,))
+    assert "no revision map" in only(bad, "revisions")[0][3]
+
+
+@pytest.mark.parametrize("edit, fragment", [
+    (lambda t: t.replace("commits = {", "commits = {'x': 'abc', "), "full commit SHA"),
+    (lambda t: t + "revisions = {'xla': 'oops'}\n", "revisions is not a map"),
+    (lambda t: t.replace(f"version = {VERSION!r}", "version = '0.8.0'"), "version '0.8.0'"),
+    (lambda t: t + "def (:\n", "not valid Python"),
+])
+def test_revision_map_malformed(good_wheels, tmp_path, edit, fragment):
+    name, _ = member_text(good_wheels["plugin"], "/commit_info.py")
+    bad = craft(good_wheels["plugin"], tmp_path / good_wheels["plugin"].name, replace={name: edit})
+    assert any(fragment in msg for *_, msg in only(bad, "revisions"))
+
+
+def test_revision_map_differs_from_deps(run_cli, good_wheels, project_dir):
+    deps = project_dir / "deps.yaml"
+    deps.write_text(deps.read_text().replace("b32df5f07315567cc1940388ef766b87c6e8b9e3", "cafe" * 10))
+    code, out, _ = run_cli("verify", good_wheels["pjrt"], "--deps", deps, "--json")
+    assert code == 1
+    findings = json.loads(out)["wheels"][0]["findings"]
+    assert [(f["check"], f["message"]) for f in findings] == [
+        ("revisions", f"ROCm/xla: wheel has b32df5f07315567cc1940388ef766b87c6e8b9e3, "
+                      f"expected {'cafe' * 10}")]
+    code, _, _ = run_cli("verify", good_wheels["pjrt"], "--deps", project_dir / "missing.yaml")
+    assert code == 2
+
+
+@pytest.mark.parametrize("pin, fragment", [
+    (f"jax-rocm7-pjrt==0.9.1.*", "exactly"),
+    (f"jax-rocm7-pjrt>={VERSION}", "exactly"),
+    (None, "no Requires-Dist"),
+])
+def test_plugin_pin_on_pjrt(good_wheels, tmp_path, pin, fragment):
+    def edit(text):
+        line = f"Requires-Dist: jax-rocm7-pjrt=={VERSION}\n"
+        assert line in text
+        return text.replace(line, f"Requires-Dist: {pin}\n" if pin else "")
+    bad = craft(good_wheels["plugin"], tmp_path / good_wheels["plugin"].name,
+                replace={f"{DI_PLUGIN}/METADATA": edit})
+    assert fragment in only(bad, "requires")[0][3]
+
+
+def test_verify_never_changes_the_wheel(good_wheels):
+    before = good_wheels["pjrt"].read_bytes()
+    verify_wheel(good_wheels["pjrt"], options())
+    assert good_wheels["pjrt"].read_bytes() == before
+
+
+def test_stored_members_are_read_in_place(good_wheels, tmp_path):
+    """A wheel with stored (uncompressed) members: ELF facts come from the zip itself."""
+    src = good_wheels["plugin"]
+    stored = tmp_path / src.name
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(stored, "w", zipfile.ZIP_STORED) as zout:
+        for info in zin.infolist():
+            data = zin.read(info)
+            info.compress_type = zipfile.ZIP_STORED
+            zout.writestr(info, data)
+    report = verify_wheel(stored, options())
+    assert report.findings == []
+    leaky = verify_wheel(stored, options(runpath=["/nowhere"]))
+    assert {f.member for f in leaky.findings} == {
+        f"jax_rocm7_plugin/{n}" for n in ("_linalg.so", "_prng.so", "_solver.so", "_sparse.so",
+                                          "_hybrid.so", "_rnn.so", "_triton.so",
+                                          "rocm_plugin_extension.so")}
+    assert PYTHON == "3.12" and "cp312" in src.name
