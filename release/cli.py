@@ -21,6 +21,8 @@ COMMANDS = (
     "status",
     "version",
     "nightly",
+    "bump",
+    "fetch-sources",
     "build",
     "verify",
     "promote",
