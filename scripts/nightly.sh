@@ -19,13 +19,6 @@
 # runs at a time (lock in .cache/locks/nightly.lock).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-
-stage=()
-case "${1:-}" in
-  plan | finish) stage=(--stage "$1"); shift ;;
-esac
-flags=()
-if [ -n "${RELEASE_DATE:-}" ]; then flags+=(--date "$RELEASE_DATE"); fi
-if [ -n "${RELEASE_STORE:-}" ]; then flags+=(--store "$RELEASE_STORE"); fi
-
-exec "${RELEASE_PYTHON:-python3}" -m release nightly "${stage[@]}" "${flags[@]}" "$@"
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
+run_job nightly "$@"

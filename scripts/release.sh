@@ -20,13 +20,6 @@
 # Safe to re-run: a published release is never changed; a draft is completed, not duplicated.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-
-stage=()
-case "${1:-}" in
-  plan | finish) stage=(--stage "$1"); shift ;;
-esac
-flags=()
-if [ -n "${RELEASE_TAG:-}" ]; then flags+=(--tag "$RELEASE_TAG"); fi
-if [ -n "${RELEASE_STORE:-}" ]; then flags+=(--store "$RELEASE_STORE"); fi
-
-exec "${RELEASE_PYTHON:-python3}" -m release cut "${stage[@]}" "${flags[@]}" "$@"
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
+run_job cut "$@"
