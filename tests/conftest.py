@@ -13,7 +13,6 @@ REPO = Path(__file__).resolve().parents[1]
 
 pytest_plugins = [
     "tests.support.project",
-    "tests.support.gitrepos",
     "tests.support.build",
     "tests.support.gitrepos",
     "tests.support.fake_github",

@@ -1,0 +1,175 @@
+"""The wheel writer and reader: valid plain zips, RECORD, reproducibility, flat memory."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import random
+import tracemalloc
+import zipfile
+import zlib
+
+import pytest
+
+from release import wheelfile
+from release.wheelfile import WheelWriter
+from release.wheels import render_version_py
+
+DIST_INFO = "demo-1.0.dist-info"
+
+
+def so_like(size: int, seed: int = 1) -> bytes:
+    """Bytes that compress about like a shared object: random blocks between repetitive ones."""
+    rnd = random.Random(seed)
+    out = bytearray()
+    while len(out) < size:
+        out += rnd.randbytes(3000)
+        out += (b"\x48\x89\xe5\x41\x57" + rnd.randbytes(3)) * 800
+    return bytes(out[:size])
+
+
+def write_demo(path, big, *, epoch=None, threads=None):
+    with WheelWriter(path, DIST_INFO, epoch=epoch, threads=threads) as w:
+        w.add_file("demo/lib.so", big)
+        w.add_bytes("demo/__init__.py", "x = 1\n")
+        w.add_bytes(f"{DIST_INFO}/METADATA", "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n")
+        w.add_bytes(f"{DIST_INFO}/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: false\nTag: py3-none-any\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def big_file(tmp_path_factory):
+    """Larger than three deflate chunks, so chunk joins and the thread pipeline are exercised."""
+    path = tmp_path_factory.mktemp("big") / "lib.so"
+    path.write_bytes(so_like(3 * wheelfile.CHUNK + 12345))
+    path.chmod(0o755)
+    return path
+
+
+def test_plain_zip_with_exact_record_and_dist_info_last(tmp_path, big_file):
+    wheel = write_demo(tmp_path / "demo-1.0-py3-none-any.whl", big_file, epoch=1767225600)
+    with zipfile.ZipFile(wheel) as zf:
+        assert zf.testzip() is None  # stdlib zlib inflates every member and checks its CRC
+        names = zf.namelist()
+        assert zf.read("demo/lib.so") == big_file.read_bytes()
+        infos = {i.filename: i for i in zf.infolist()}
+    assert names == ["demo/lib.so", "demo/__init__.py", f"{DIST_INFO}/METADATA", f"{DIST_INFO}/WHEEL",
+                     f"{DIST_INFO}/RECORD"]
+    assert (infos["demo/lib.so"].external_attr >> 16) & 0o777 == 0o755
+    assert (infos["demo/__init__.py"].external_attr >> 16) & 0o777 == 0o644
+    assert {i.date_time for i in infos.values()} == {(2026, 1, 1, 0, 0, 0)}
+    assert all(i.compress_type == zipfile.ZIP_DEFLATED and not i.extra for i in infos.values())
+    record = wheelfile.read_record(wheel)
+    assert record.pop(f"{DIST_INFO}/RECORD") == ("", None)
+    for name, (digest, size) in record.items():
+        data = wheelfile.read_member(wheel, name)
+        expected = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        assert digest == f"sha256={expected}" and size == len(data), name
+    assert set(record) == set(names) - {f"{DIST_INFO}/RECORD"}
+    assert wheelfile.dist_info_dir(wheel) == DIST_INFO
+    assert [m.name for m in wheelfile.members(wheel)] == names
+    # the chunked stream is one valid raw deflate stream for plain zlib too
+    member = wheelfile.members(wheel)[0]
+    with open(wheel, "rb") as handle:
+        handle.seek(member.offset + 30 + len(member.name))
+        raw = handle.read(member.compressed_size)
+    assert zlib.decompress(raw, -15) == big_file.read_bytes()
+
+
+def test_same_inputs_give_identical_bytes_whatever_the_threads(tmp_path, big_file):
+    a = write_demo(tmp_path / "a" / "demo.whl", big_file, epoch=1767225600, threads=1)
+    b = write_demo(tmp_path / "b" / "demo.whl", big_file, epoch=1767225600, threads=4)
+    c = write_demo(tmp_path / "c" / "demo.whl", big_file, epoch=1767225602, threads=2)
+    assert a.read_bytes() == b.read_bytes()
+    assert c.read_bytes() != a.read_bytes()  # the timestamp is the only difference
+    with zipfile.ZipFile(c) as zc, zipfile.ZipFile(a) as za:
+        assert [zc.read(n) for n in zc.namelist()] == [za.read(n) for n in za.namelist()]
+
+
+def test_source_date_epoch_sets_the_timestamp(tmp_path, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")  # 2023-11-14 22:13:20 UTC
+    path = tmp_path / "t.whl"
+    with WheelWriter(path, DIST_INFO) as w:
+        w.add_bytes("demo/a.py", "")
+    assert zipfile.ZipFile(path).getinfo("demo/a.py").date_time == (2023, 11, 14, 22, 13, 20)
+    monkeypatch.delenv("SOURCE_DATE_EPOCH")
+    assert wheelfile.source_date_epoch() == wheelfile.MIN_EPOCH
+
+
+def test_memory_does_not_grow_with_the_file_size(tmp_path):
+    """Peak Python allocations while packing 3x more data stay the same (chunks in flight)."""
+    peaks = []
+    for chunks in (6, 18):
+        src = tmp_path / f"in{chunks}.so"
+        with open(src, "wb") as handle:
+            block = so_like(wheelfile.CHUNK, seed=chunks)
+            for _ in range(chunks):
+                handle.write(block)
+        del block
+        tracemalloc.start()
+        with WheelWriter(tmp_path / f"out{chunks}.whl", DIST_INFO, threads=2) as w:
+            w.add_file("demo/lib.so", src)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+        src.unlink()
+    small, large = peaks
+    assert large < small * 1.2, peaks
+    assert large < 8 * wheelfile.CHUNK, peaks  # a few chunks in flight, not the 72 MiB input
+
+
+def test_raw_copy_keeps_compressed_bytes_and_record(tmp_path, big_file):
+    src = write_demo(tmp_path / "src.whl", big_file)
+    dst = tmp_path / "dst.whl"
+    record = wheelfile.read_record(src)["demo/lib.so"]
+    with WheelWriter(dst, "demo-2.0.dist-info") as w:
+        w.add_raw(src, "demo/lib.so", record=record)
+        w.add_raw(src, "demo/__init__.py")  # hashed by inflating
+        w.add_bytes("demo-2.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: demo\nVersion: 2.0\n")
+    before = {m.name: m for m in wheelfile.members(src)}
+    after = {m.name: m for m in wheelfile.members(dst)}
+    for name in ("demo/lib.so", "demo/__init__.py"):
+        assert (after[name].crc, after[name].compressed_size, after[name].mode) == \
+               (before[name].crc, before[name].compressed_size, before[name].mode)
+    assert zipfile.ZipFile(dst).testzip() is None
+    assert wheelfile.read_member(dst, "demo/lib.so") == big_file.read_bytes()
+    assert wheelfile.read_record(dst)["demo/__init__.py"] == wheelfile.read_record(src)["demo/__init__.py"]
+    with pytest.raises(ValueError, match="RECORD says"):
+        with WheelWriter(tmp_path / "bad.whl", DIST_INFO) as w:
+            w.add_raw(src, "demo/lib.so", record=(record[0], record[1] + 1))
+    assert not (tmp_path / "bad.whl").exists()
+
+
+def test_refuses_bad_order_and_leaves_nothing_half_written(tmp_path):
+    path = tmp_path / "x.whl"
+    with pytest.raises(ValueError, match="before"):
+        with WheelWriter(path, DIST_INFO) as w:
+            w.add_bytes(f"{DIST_INFO}/METADATA", "")
+            w.add_bytes("demo/late.py", "")
+    assert list(tmp_path.iterdir()) == []
+    for bad in ("/abs.py", "demo/../x.py", f"{DIST_INFO}/RECORD"):
+        with pytest.raises(ValueError):
+            with WheelWriter(path, DIST_INFO) as w:
+                w.add_bytes(bad, "")
+    with pytest.raises(ValueError, match="twice"):
+        with WheelWriter(path, DIST_INFO) as w:
+            w.add_bytes("demo/a.py", "")
+            w.add_bytes("demo/a.py", "")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_version_py_contract(tmp_path):
+    from release.bazel import plugin_dir
+
+    template = (plugin_dir() / "python" / "version.py").read_text()
+    text = render_version_py(template, "0.9.1rc2", "4006f866f9f094bf1beff2e1bad4f845480a8ea6")
+    namespace: dict = {}
+    exec(compile(text, "version.py", "exec"), namespace)
+    assert namespace["__version__"] == "0.9.1rc2"
+    assert namespace["_version"] == "0.9.1"
+    assert namespace["_git_hash"] == "4006f866f9f094bf1beff2e1bad4f845480a8ea6"
+    untouched: dict = {}
+    exec(compile(template, "version.py", "exec"), untouched)
+    assert ".dev" in untouched["__version__"]  # from a source tree: a dev version, as jax does
+    with pytest.raises(ValueError, match="_git_hash"):
+        render_version_py(template.replace("_git_hash = None", ""), "0.9.1", None)
