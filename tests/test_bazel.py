@@ -1,0 +1,172 @@
+"""The Bazel configs and commands: exact argv, output discovery, RUNPATH at link time.
+
+Bazel itself is replaced by the recorded stand-in in tests/support/build.py, which
+expands the configs and links real ELF objects with the config's linkopts.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import zipfile
+
+import pytest
+from elftools.elf.elffile import ELFFile
+
+from release import bazel
+from release.errors import UserError
+from release.wheels import load_specs
+
+RUNPATH = ["$ORIGIN/../rocm/lib", "$ORIGIN/../rocm/lib/rocm_sysdeps/lib", "$ORIGIN/../../rocm/lib",
+           "$ORIGIN/../../rocm/lib/rocm_sysdeps/lib", "/opt/rocm/lib", "/opt/rocm/lib/rocm_sysdeps/lib"]
+KERNELS = ["_linalg.so", "_prng.so", "_solver.so", "_sparse.so", "_hybrid.so", "_rnn.so", "_triton.so",
+           "rocm_plugin_extension.so"]
+
+
+def runpath_of(data_or_path) -> tuple[str | None, str | None]:
+    """(DT_RUNPATH, DT_RPATH) of an ELF file (path or open binary file)."""
+    handle = open(data_or_path, "rb") if not hasattr(data_or_path, "read") else data_or_path
+    with handle:
+        dynamic = ELFFile(handle).get_section_by_name(".dynamic")
+        runpath = [t.runpath for t in dynamic.iter_tags("DT_RUNPATH")]
+        rpath = [t.rpath for t in dynamic.iter_tags("DT_RPATH")]
+    return (runpath[0] if runpath else None), (rpath[0] if rpath else None)
+
+
+def test_configured_runpath_has_both_origin_depths_and_matches_repo_env():
+    assert bazel.configured_runpath() == RUNPATH
+    options = bazel.expand_config(bazel.read_configs(), "rocm_build")
+    assert "--linkopt=-Wl,--enable-new-dtags" in options
+    assert f"--repo_env=ROCM_WHEEL_RPATH={':'.join(RUNPATH)}" in options
+    assert options[:2] == ["--config=rocm_base", "--config=rocm"]  # the workspace's, left to Bazel
+    assert any(o.startswith("--action_env=CLANG_COMPILER_PATH=") for o in options)
+    assert any(o.startswith("--action_env=ROCM_PATH=") for o in options)
+    assert any(o.startswith("--action_env=TF_ROCM_AMDGPU_TARGETS=gfx") for o in options)
+
+
+def test_python_cpu_and_remote_configs_are_defined():
+    configs = bazel.read_configs()
+    for minor in (11, 12, 13, 14):
+        assert bazel.expand_config(configs, f"python3{minor}") == \
+            [f"--repo_env=HERMETIC_PYTHON_VERSION=3.{minor}"]
+    assert "--copt=-mavx" in bazel.expand_config(configs, "avx_posix")
+    assert "--copt=-march=native" in bazel.expand_config(configs, "native_arch_posix")
+    rbe = bazel.expand_config(configs, "rbe")
+    assert "--remote_download_toplevel" in rbe  # nested remote_cache expanded: outputs come back
+
+
+@pytest.mark.parametrize("edit, fragment", [
+    (lambda t: t.replace("rocm_sysdeps/lib:/opt/rocm/lib:", "rocm_sysdeps/lib:/usr/lib:"), "disagrees"),
+    (lambda t: t.replace("build:rocm_build --linkopt=-Wl,--enable-new-dtags\n", ""), "enable-new-dtags"),
+    (lambda t: t.replace("-rpath,$ORIGIN/../rocm/lib\n", "-rpath,$$ORIGIN/../rocm/lib\n")
+                .replace("ROCM_WHEEL_RPATH=$ORIGIN/../rocm/lib:", "ROCM_WHEEL_RPATH=$$ORIGIN/../rocm/lib:"),
+     "Make-expanded"),
+])
+def test_configured_runpath_refuses_inconsistent_configs(tmp_path, edit, fragment):
+    (tmp_path / "jax_rocm_plugin").mkdir()
+    shutil.copy(bazel.bazelrc_path(), tmp_path / "jax_rocm_plugin" / ".bazelrc")
+    rc = tmp_path / "jax_rocm_plugin" / ".bazelrc"
+    rc.write_text(edit(rc.read_text()))
+    with pytest.raises(UserError, match=fragment):
+        bazel.configured_runpath(tmp_path)
+
+
+def test_exact_argv_for_each_wheel(tmp_path):
+    ws = tmp_path / "ws"
+    rc = f"--bazelrc={bazel.bazelrc_path()}"
+    overrides = [f"--override_repository=xla={ws.resolve()}/xla",
+                 f"--override_repository=jax={ws.resolve()}/jax"]
+    kernels = [f"@jax//jaxlib/rocm:{k}" for k in KERNELS]
+    steps = bazel.build_steps(ws, ["3.12", "3.13"])
+    assert [s.argv() for s in steps] == [
+        ["bazel", rc, "build", "--config=rocm_build", "--config=python312",
+         "//pjrt:pjrt_c_api_gpu_plugin.so", *overrides],
+        ["bazel", rc, "build", "--config=rocm_build", "--config=python312", *kernels, *overrides],
+        ["bazel", rc, "build", "--config=rocm_build", "--config=python313", *kernels, *overrides],
+    ]
+    assert steps[1].cquery_argv() == ["bazel", rc, "cquery", "--config=rocm_build", "--config=python312",
+                                      f"set({' '.join(kernels)})", *overrides, "--output=files"]
+    assert steps[0].bazel_workspace == ws.resolve() / "plugin" / "jax_rocm_plugin"
+    assert [o.file for o in load_specs()["plugin"].outputs] == KERNELS
+    assert [(o.output, o.file) for o in load_specs()["pjrt"].outputs] == \
+        [("pjrt_c_api_gpu_plugin.so", "xla_rocm_plugin.so")]
+
+
+def test_nightly_dry_run_shows_the_real_commands(run_cli, project_dir):
+    code, out, err = run_cli("nightly", "--dry-run", "--json", "--date", "2026-11-22", "--python", "3.12",
+                             "--root", project_dir)
+    assert code == 0, err
+    expected = [s.argv() for s in bazel.build_steps(project_dir / "workspace", ["3.12"], root=project_dir)]
+    assert json.loads(out)["bazel_commands"] == expected
+
+
+def build_cmd(project_dir, dist, *extra):
+    return ("build", "--kind", "nightly", "--date", "2026-11-22", "--root", project_dir, "--dist", dist,
+            *extra)
+
+
+def test_build_runs_bazel_and_packs_what_it_linked(run_cli, project_dir, fake_bazel, plugin_workspace,
+                                                   tmp_path):
+    dist = tmp_path / "dist"
+    code, out, err = run_cli(*build_cmd(project_dir, dist, "--python", "3.11", "--python", "3.12",
+                                        "--workspace", plugin_workspace, "--json"))
+    assert code == 0, err
+    calls = fake_bazel.calls()
+    steps = bazel.build_steps(plugin_workspace, ["3.11", "3.12"], root=project_dir)
+    assert [c["argv"] for c in calls] == [
+        argv[1:] for s in steps for argv in (s.argv(), s.cquery_argv(), s.info_argv())]
+    assert {c["cwd"] for c in calls} == {str(plugin_workspace.resolve() / "plugin" / "jax_rocm_plugin")}
+
+    version_dir = dist / "0.9.1.dev20261122"
+    result = json.loads(out)
+    assert sorted(result["wheels"]) == [
+        "jax_rocm7_pjrt-0.9.1.dev20261122-py3-none-manylinux_2_28_x86_64.whl",
+        "jax_rocm7_plugin-0.9.1.dev20261122-cp311-cp311-manylinux_2_28_x86_64.whl",
+        "jax_rocm7_plugin-0.9.1.dev20261122-cp312-cp312-manylinux_2_28_x86_64.whl"]
+    # each plugin wheel holds the objects built for its Python, though Bazel reused the paths
+    for py in ("3.11", "3.12"):
+        name = f"jax_rocm7_plugin-0.9.1.dev20261122-cp3{py[2:]}-cp3{py[2:]}-manylinux_2_28_x86_64.whl"
+        with zipfile.ZipFile(version_dir / name) as zf:
+            for kernel in KERNELS:
+                data = zf.read(f"jax_rocm7_plugin/{kernel}")
+                assert py.encode() + b"\0" in data and f"@jax//jaxlib/rocm:{kernel}".encode() in data
+                assert (zf.getinfo(f"jax_rocm7_plugin/{kernel}").external_attr >> 16) & 0o777 == 0o755
+                assert data == (version_dir / "artifacts" / py / kernel).read_bytes()
+    pjrt = version_dir / "artifacts" / "xla_rocm_plugin.so"
+    assert b"//pjrt:pjrt_c_api_gpu_plugin.so" in pjrt.read_bytes()
+    # RUNPATH set at link time by the config, DT_RUNPATH not DT_RPATH, nothing patched after
+    assert runpath_of(pjrt) == (":".join(RUNPATH), None)
+    assert (version_dir / "logs" / "bazel_pjrt.log").read_text().count("Linking") == 1
+
+    fake_bazel.clear()
+    code, out, err = run_cli(*build_cmd(project_dir, dist, "--python", "3.11", "--python", "3.12",
+                                        "--workspace", plugin_workspace, "--json"))
+    assert code == 0, err
+    assert fake_bazel.calls() == []  # every build recorded as done: Bazel not even asked
+    assert {s["status"] for s in json.loads(out)["steps"]} == {"skipped"}
+
+
+def test_bazel_failure_is_one_line_naming_the_log(release_subprocess, project_dir, fake_bazel,
+                                                  plugin_workspace, tmp_path, monkeypatch):
+    import os
+    monkeypatch.setenv("FAKE_BAZEL_FAIL", "1")
+    dist = tmp_path / "dist"
+    proc = release_subprocess(*build_cmd(project_dir, dist, "--python", "3.12", "--workspace",
+                                         plugin_workspace), env=dict(os.environ))
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert "hipcc exited 1" in proc.stderr and "bazel_pjrt.log" in proc.stderr
+    log = dist / "0.9.1.dev20261122" / "logs" / "bazel_pjrt.log"
+    assert "ERROR: rocm toolchain" in log.read_text()
+    assert not list((dist / "0.9.1.dev20261122").glob("*.whl"))
+
+
+def test_missing_bazel_or_workspace_is_one_line(run_cli, project_dir, plugin_workspace, tmp_path,
+                                                monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    code, _, err = run_cli(*build_cmd(project_dir, tmp_path / "d", "--python", "3.12", "--workspace",
+                                      plugin_workspace))
+    assert code == 2 and "bazel: not found on PATH" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run_cli(*build_cmd(project_dir, tmp_path / "d", "--python", "3.12", "--workspace",
+                                      tmp_path / "nowhere"))
+    assert code == 2 and "not a Bazel workspace" in err and "fetch-sources" in err
