@@ -1,0 +1,136 @@
+"""release.git against real remotes: file://, smart HTTP on 127.0.0.1, and one that wants a token."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+
+import pytest
+
+from release import git as rgit
+from release.errors import UserError
+from tests.support.gitrepos import BRANCH, GitHttpServer, RepoBuilder, XLA_BZL
+
+
+def objects(mirror, kind):
+    """Objects of one type present in a mirror (enumerated locally, never fetched)."""
+    out = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch-check=%(objecttype)"],
+                         cwd=mirror.path, capture_output=True, text=True, check=True).stdout
+    return out.split().count(kind)
+
+
+@pytest.fixture
+def token_server(git_remotes):
+    server = GitHttpServer(git_remotes.root, token="s3cret-token-1234").start()
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize("transport", ["file", "http"])
+def test_ls_remote_reads_the_tip_without_a_clone(git_remotes, git_http, transport, tmp_path):
+    url = git_remotes.url("xla", git_http if transport == "http" else None)
+    assert rgit.ls_remote(rgit.Remote("xla", url), BRANCH) == git_remotes.c["Y_TIP"]
+    with pytest.raises(UserError) as err:
+        rgit.ls_remote(rgit.Remote("xla", url), "no-such-branch")
+    assert str(err.value) == f"xla: no branch 'no-such-branch' on {url}"
+
+
+def test_auth_failure_names_dep_and_url_never_the_token(git_remotes, token_server):
+    good = rgit.Remote("jax", token_server.url("jax.git", user="x-access-token", password="s3cret-token-1234"))
+    assert rgit.ls_remote(good, BRANCH) == git_remotes.c["J4"]
+    bad = rgit.Remote("jax", token_server.url("jax.git", user="x-access-token", password="wrong-token-5678"))
+    with pytest.raises(UserError) as err:
+        rgit.ls_remote(bad, BRANCH)
+    message = str(err.value)
+    assert message.startswith("jax: cannot list http://***@127.0.0.1:")
+    assert "authentication failed" in message and "\n" not in message
+    assert "wrong-token" not in message and "s3cret" not in message
+    anonymous = rgit.Remote("jax", token_server.url("jax.git"))  # no credentials, and no prompt
+    with pytest.raises(UserError, match="authentication failed"):
+        rgit.ls_remote(anonymous, BRANCH)
+
+
+def test_unreachable_and_missing_remotes(tmp_path):
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(UserError, match=r"^xla: cannot list http://127.0.0.1:\d+/xla.git: remote unreachable$"):
+        rgit.ls_remote(rgit.Remote("xla", f"http://127.0.0.1:{port}/xla.git"), "main")
+    with pytest.raises(UserError, match="no repository there"):
+        rgit.ls_remote(rgit.Remote("xla", (tmp_path / "nothing.git").as_uri()), "main")
+
+
+def test_mirror_is_bare_blobless_and_shallow_and_deepens_on_demand(git_remotes, tmp_path, monkeypatch):
+    monkeypatch.setattr(rgit, "FIRST_DEPTH", 4)
+    c = git_remotes.c
+    with rgit.Mirror(tmp_path, rgit.Remote("xla", git_remotes.xla.url)) as m:
+        assert m.fetch_branch(BRANCH) == c["Y_TIP"]
+        assert (m.path / "HEAD").is_file() and not (m.path / ".git").exists()
+        assert objects(m, "blob") == 0 and objects(m, "commit") == 4 and m.shallow()
+        assert not m.has_commit(c["X1"])  # beyond the boundary, and asking did not fetch it
+        assert objects(m, "commit") == 4
+        assert m.fetch_commit(c["X1"])
+        log = m.log(c["X1"], c["Y_TIP"])  # deepens until the range is whole
+        assert [e.subject for e in log] == [f"Rewritten change {i}" for i in range(31, 1, -1)]
+        assert log[0].sha == c["Y_TIP"] and log[0].author == "Ada Lovelace" and log[0].date[:4] == "2025"
+        assert objects(m, "blob") == 0
+        assert m.is_ancestor(c["X0"], c["Y_TIP"]) is True
+        # The force-pushed-away commit is still on the server (as on GitHub) but off the branch.
+        assert m.fetch_commit(c["X2"]) and m.is_ancestor(c["X2"], c["Y_TIP"]) is False
+        assert m.fetch_commit("0123456789abcdef0123456789abcdef01234567") is False
+
+
+def test_ancestry_through_merges_and_side_branches(git_remotes, tmp_path, monkeypatch):
+    monkeypatch.setattr(rgit, "FIRST_DEPTH", 1)
+    c = git_remotes.c
+    with rgit.Mirror(tmp_path, rgit.Remote("jax", git_remotes.jax.url)) as m:
+        tip = m.fetch_branch(BRANCH)
+        for sha in ("J1", "F1", "JS", "JF"):
+            assert m.fetch_commit(c[sha])
+        assert m.is_ancestor(c["F1"], tip)  # via the merge's second parent
+        assert m.is_ancestor(c["J1"], c["J4"]) and not m.is_ancestor(c["J4"], c["J1"])
+        assert not m.is_ancestor(c["JS"], tip) and not m.is_ancestor(tip, c["JS"])
+        assert not m.is_ancestor(c["JF"], tip)  # fork-only: only under refs/pull/7/head
+        assert {e.sha for e in m.log(c["J1"], c["J4"])} == {c["J2"], c["F1"], c["J3"], c["J4"]}
+
+
+def test_read_file_fetches_one_blob_and_mirror_is_reused(git_remotes, git_http, tmp_path):
+    c = git_remotes.c
+    remote = rgit.Remote("plugin", git_remotes.url("plugin", git_http))
+    with rgit.Mirror(tmp_path, remote) as m:
+        assert m.fetch_commit(c["P2"])
+        assert objects(m, "blob") == 0
+        text = m.read_file(c["P2"], XLA_BZL)
+        assert f'XLA_COMMIT = "{c["Y_TIP"]}"' in text
+        assert objects(m, "blob") == 1
+        assert m.read_file(c["P2"], "no/such/file") is None
+        assert m.read_file(c["P2"], "jax_rocm_plugin") is None  # a tree, not a file
+    git_http.reset_counts()
+    with rgit.Mirror(tmp_path, remote) as again:  # next run: same mirror, nothing fetched
+        assert again.path == m.path
+        assert again.fetch_commit(c["P2"]) and again.read_file(c["P2"], XLA_BZL) == text
+    assert git_http.requests == 0 and again.fetches == 0
+
+
+def test_incremental_fetch_moves_only_new_commits(tmp_path, git_http):
+    remote_repo = RepoBuilder(git_http.root / "scratch-incremental.git")
+    for i in range(40):
+        remote_repo.commit("main", f"c{i}", {f"f{i % 5}.txt": f"{i}\n" * 2000})
+    remote = rgit.Remote("scratch", git_http.url("scratch-incremental.git"))
+    with rgit.Mirror(tmp_path, remote) as m:
+        git_http.reset_counts()
+        m.fetch_branch("main")
+        cold = git_http.bytes_out
+        new = remote_repo.commit("main", "one more", {"f0.txt": "new\n"})
+        git_http.reset_counts()
+        assert m.fetch_branch("main") == new
+        warm = git_http.bytes_out
+    assert 0 < warm < cold / 3, (warm, cold)
+    assert not m.shallow() or new not in m.shallow()
+
+
+def test_mirror_dir_is_stable_and_hides_credentials(tmp_path):
+    a = rgit.mirror_dir(tmp_path, "https://user:pa55w0rd-xyz@github.com/ROCm/xla.git")
+    assert a.name.startswith("xla-") and "pa55w0rd" not in str(a)
+    assert a == rgit.mirror_dir(tmp_path, "https://user:pa55w0rd-xyz@github.com/ROCm/xla.git")
+    assert a != rgit.mirror_dir(tmp_path, "https://github.com/ROCm/xla")
