@@ -346,3 +346,73 @@ def test_build_wheel_script_refuses_bad_usage_with_its_header():
                           capture_output=True, text=True, timeout=30)
     assert proc.returncode == 2
     assert "Usage: scripts/build-wheel.sh KIND WHEEL" in proc.stderr
+
+
+# --- the shape of the jobs --------------------------------------------------------------------
+
+def workflow(name: str) -> dict:
+    return load(REPO / ".github" / "workflows" / name)
+
+
+def test_nightly_builds_only_when_the_plan_says_so_and_finishes_after_every_cell():
+    nightly = workflow("nightly.yml")
+    assert "schedule" in nightly["on"] and "workflow_dispatch" in nightly["on"]
+    jobs_ = nightly["jobs"]
+    assert jobs_["build"]["needs"] == "plan"
+    assert jobs_["build"]["if"] == "needs.plan.outputs.changed == 'true'"
+    assert set(jobs_["finish"]["needs"]) == {"plan", "build"}
+    # One date for the whole run, fixed by the plan (a run may cross midnight UTC).
+    assert jobs_["build"]["with"]["date"] == "${{ needs.plan.outputs.date }}"
+    finish_env = jobs_["finish"]["steps"][-1]["env"]
+    assert finish_env["RELEASE_DATE"] == "${{ needs.plan.outputs.date }}"
+
+
+def test_bump_is_scheduled_and_can_push():
+    bump = workflow("bump.yml")
+    assert "schedule" in bump["on"] and "workflow_dispatch" in bump["on"]
+    assert bump["jobs"]["bump"]["permissions"] == {"contents": "write", "pull-requests": "write"}
+
+
+def test_release_runs_on_the_tags_release_cut_makes():
+    release = workflow("release.yml")
+    (pattern,) = release["on"]["push"]["tags"]
+    assert pattern == naming.TAG_PREFIX + "*"
+    assert naming.release_tag("0.9.1rc1").startswith(pattern[:-1])
+    assert set(release["on"]["workflow_dispatch"]["inputs"]) == {"tag", "post"}
+
+
+def test_readme_states_the_runner_label_default_the_workflow_uses():
+    text = (REPO / ".github" / "workflows" / "build-wheels.yml").read_text()
+    default = re.search(r"vars\.ROCM_RUNNER_LABELS \|\| '(\[.*?\])'", text).group(1)
+    assert json.loads(default)[0] == "self-hosted"
+    assert f"`{default}`" in (REPO / "README.md").read_text()
+
+
+def plan_outputs_read(name: str) -> set[str]:
+    """The keys the downstream jobs read from the plan step's $GITHUB_OUTPUT."""
+    return set(re.findall(r"steps\.plan\.outputs\.([\w-]+)", (REPO / ".github" / "workflows" / name)
+                          .read_text()))
+
+
+@pytest.mark.parametrize("script, args, workflow_name", [
+    ("nightly.sh", ["plan"], "nightly.yml"),
+])
+def test_the_plan_stage_writes_every_output_the_workflow_reads(tmp_path, project_dir, script, args,
+                                                               workflow_name):
+    """Contract for `release nightly --stage plan`: run it as the workflow does, local store."""
+    from release.cli import build_parser
+    try:
+        build_parser().parse_args(["nightly", "--stage", "plan", "--store", "local"])
+    except SystemExit:
+        pytest.skip("release nightly --stage/--store are not wired yet")
+    github_output = tmp_path / "github_output"
+    github_output.touch()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "RELEASE_"))}
+    env.update(RELEASE_PYTHON=sys.executable, RELEASE_DATE="2026-01-02", RELEASE_STORE="local",
+               GITHUB_OUTPUT=str(github_output))
+    proc = subprocess.run([str(REPO / "scripts" / script), *args, "--root", str(project_dir),
+                           "--store-dir", str(tmp_path / "store")],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    written = set(re.findall(r"^([\w-]+)(?:=|<<)", github_output.read_text(), re.M))
+    assert plan_outputs_read(workflow_name) <= written
