@@ -1,0 +1,212 @@
+"""``release build --artifacts``: real ELF in, wheels pip installs, read back from the install."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from email.parser import HeaderParser
+from pathlib import Path
+
+import pytest
+
+from release import bazel, wheelfile
+from release.revisions import RevisionMap
+from tests.support.build import run_python
+from tests.support.elf import ALL_SOS, KERNEL_SOS, PJRT_SO, compile_so
+from tests.test_bazel import runpath_of
+
+VERSION = "0.9.1rc2"
+PY = f"{sys.version_info.major}.{sys.version_info.minor}"   # the plugin wheel pip can install here
+OTHER_PY = "3.14" if PY != "3.14" else "3.13"
+EPOCH = "1767225600"
+PJRT = f"jax_rocm7_pjrt-{VERSION}-py3-none-manylinux_2_28_x86_64.whl"
+CP = "cp3" + PY.split(".")[1]
+PLUGIN = f"jax_rocm7_plugin-{VERSION}-{CP}-{CP}-manylinux_2_28_x86_64.whl"
+REPO = Path(__file__).resolve().parents[1]
+
+
+def release(*argv, env=None):
+    """``python -m release`` as CI runs it, with a fixed SOURCE_DATE_EPOCH."""
+    return subprocess.run([sys.executable, "-m", "release", *map(str, argv)], capture_output=True,
+                          text=True, env={**os.environ, "SOURCE_DATE_EPOCH": EPOCH, **(env or {})})
+
+
+def build_rc(root, artifacts, dist, *extra, env=None):
+    return release("build", "--kind", "rc", "--number", "2", "--python", PY, "--python", OTHER_PY,
+                   "--root", root, "--artifacts", artifacts, "--dist", dist, "--json", *extra, env=env)
+
+
+@pytest.fixture(scope="module")
+def artifacts(tmp_path_factory) -> Path:
+    """The nine shared objects, linked with exactly the linkopts the rocm_build config sets."""
+    directory = tmp_path_factory.mktemp("artifacts")
+    flags = bazel.configured_linkopts()
+    for i, name in enumerate(ALL_SOS):
+        compile_so(directory / name, extra_flags=flags, answer=i)
+    for name in KERNEL_SOS:   # per-Python kernels for the other Python, preferred over DIR/
+        compile_so(directory / OTHER_PY / name, extra_flags=flags, answer=100)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory) -> Path:
+    directory = tmp_path_factory.mktemp("proj")
+    for name in ("deps.yaml", "version_info.json"):
+        (directory / name).write_bytes((REPO / name).read_bytes())
+    return directory
+
+
+@pytest.fixture(scope="module")
+def built(root, artifacts, tmp_path_factory) -> Path:
+    dist = tmp_path_factory.mktemp("dist")
+    proc = build_rc(root, artifacts, dist)
+    assert proc.returncode == 0, proc.stderr
+    return dist / VERSION
+
+
+def test_dist_holds_wheels_revisions_sums_and_manifest(built, root):
+    names = sorted(p.name for p in built.iterdir() if not p.name.startswith("."))
+    other = OTHER_PY.replace(".", "")
+    assert names == sorted([PJRT, PLUGIN, f"jax_rocm7_plugin-{VERSION}-cp{other}-cp{other}-manylinux_2_28_x86_64.whl",
+                            "SHA256SUMS", "manifest.json", "revisions.json"])
+    sums = dict(reversed(line.split("  ")) for line in (built / "SHA256SUMS").read_text().splitlines())
+    assert set(sums) == set(names) - {"SHA256SUMS", "manifest.json"}
+    for name, digest in sums.items():
+        assert hashlib.sha256((built / name).read_bytes()).hexdigest() == digest
+    revisions = RevisionMap.loads((built / "revisions.json").read_text())
+    assert revisions.version == VERSION
+    assert revisions.commits["plugin"] == "4006f866f9f094bf1beff2e1bad4f845480a8ea6"
+    steps = json.loads((built / "manifest.json").read_text())["steps"]
+    assert set(steps) == {"wheel_pjrt", f"wheel_plugin_{CP}", f"wheel_plugin_cp{other}"}
+    assert steps["wheel_pjrt"]["files"]["wheel"]["sha256"] == sums[PJRT]
+
+
+def test_metadata_wheel_and_entry_points(built):
+    def meta(wheel, member):
+        name = wheel.split("-")[0] + f"-{VERSION}.dist-info/{member}"
+        return wheelfile.read_member(built / wheel, name).decode()
+
+    pjrt = HeaderParser().parsestr(meta(PJRT, "METADATA"))
+    assert pjrt["Name"] == "jax-rocm7-pjrt" and pjrt["Version"] == VERSION
+    assert pjrt["Summary"].endswith("(ROCm 7.2.0)")
+    assert pjrt.get_all("Requires-Dist") is None
+    plugin = HeaderParser().parsestr(meta(PLUGIN, "METADATA"))
+    assert plugin["Name"] == "jax-rocm7-plugin" and "ROCm 7.2.0" in plugin["Summary"]
+    assert plugin.get_all("Requires-Dist") == [f"jax-rocm7-pjrt=={VERSION}",
+                                               'rocm[libraries]==7.2.0; extra == "with-rocm"']
+    assert plugin.get_all("Provides-Extra") == ["with-rocm"]
+    for wheel, tag in ((PJRT, "py3-none-manylinux_2_28_x86_64"), (PLUGIN, f"{CP}-{CP}-manylinux_2_28_x86_64")):
+        header = HeaderParser().parsestr(meta(wheel, "WHEEL"))
+        assert header["Root-Is-Purelib"] == "false" and header["Tag"] == tag
+    assert meta(PJRT, "entry_points.txt") == "[jax_plugins]\nxla_rocm7 = jax_plugins.xla_rocm7\n"
+    members = [m.name for m in wheelfile.members(built / PJRT)]
+    assert members == ["jax_plugins/xla_rocm7/__init__.py", "jax_plugins/xla_rocm7/commit_info.py",
+                       "jax_plugins/xla_rocm7/version.py", "jax_plugins/xla_rocm7/xla_rocm_plugin.so",
+                       *(f"jax_rocm7_pjrt-{VERSION}.dist-info/{n}"
+                         for n in ("METADATA", "WHEEL", "entry_points.txt", "RECORD"))]
+
+
+def test_installed_wheels_report_version_revisions_and_runpath(built, artifacts, wheel_venvs):
+    python = wheel_venvs.install(built, f"jax-rocm7-plugin=={VERSION}")  # pulls in pjrt by its pin
+    out = run_python(python, """
+import ctypes, json, importlib.metadata as md, pathlib
+import jax_plugins.xla_rocm7 as pjrt, jax_plugins.xla_rocm7.version as pv, jax_plugins.xla_rocm7.commit_info as pc
+import jax_rocm7_plugin as plugin, jax_rocm7_plugin.version as kv, jax_rocm7_plugin.commit_info as kc
+kernels = pathlib.Path(plugin.__file__).parent
+print(json.dumps({
+  "pjrt": [pjrt.__version__, pv._release_version, pv._git_hash, pv._version],
+  "plugin": [plugin.__version__, kv._release_version, kv._git_hash],
+  "commits": [pc.commits, kc.commits], "revisions": pc.revisions, "version": [pc.version, kc.version],
+  "eps": [(e.name, e.value) for e in md.entry_points(group="jax_plugins")],
+  "dists": sorted((d.metadata["Name"], d.version) for d in md.distributions()),
+  "answer": ctypes.CDLL(str(kernels / "_prng.so")).artifact_answer(),
+  "pjrt_so": pjrt.library_path(), "kernels": str(kernels)}))
+""")
+    got = json.loads(out)
+    sha = "4006f866f9f094bf1beff2e1bad4f845480a8ea6"
+    assert got["pjrt"] == [VERSION, VERSION, sha, "0.9.1"]
+    assert got["plugin"] == [VERSION, VERSION, sha]
+    legacy = {"ROCm/rocm-jax": sha, "jax": "7f75782ad5ea6cd97e6346dcae9317ac31babef8",
+              "ROCm/xla": "b32df5f07315567cc1940388ef766b87c6e8b9e3"}
+    assert got["commits"] == [legacy, legacy]
+    assert got["revisions"]["xla"] == {"url": "https://github.com/ROCm/xla", "branch": "rocm-jaxlib-v0.9.1",
+                                       "commit": "b32df5f07315567cc1940388ef766b87c6e8b9e3"}
+    assert got["version"] == [VERSION, VERSION]
+    assert got["eps"] == [["xla_rocm7", "jax_plugins.xla_rocm7"]]
+    assert got["dists"] == [["jax-rocm7-pjrt", VERSION], ["jax-rocm7-plugin", VERSION]]
+    assert got["answer"] == ALL_SOS.index("_prng.so")   # the DIR/ kernels, not the other Python's
+    expected = ":".join(bazel.configured_runpath())
+    installed = [Path(got["pjrt_so"])] + [Path(got["kernels"]) / k for k in KERNEL_SOS]
+    for so in installed:
+        assert runpath_of(so) == (expected, None), so
+        source = artifacts / (PJRT_SO if so.name == PJRT_SO else so.name)
+        assert so.read_bytes() == source.read_bytes(), so   # untouched: no patchelf, no rewrite
+        assert os.access(so, os.X_OK)
+
+
+def test_per_python_kernels_come_from_their_directory(built, artifacts):
+    other = OTHER_PY.replace(".", "")
+    wheel = built / f"jax_rocm7_plugin-{VERSION}-cp{other}-cp{other}-manylinux_2_28_x86_64.whl"
+    data = wheelfile.read_member(wheel, "jax_rocm7_plugin/_linalg.so")
+    assert data == (artifacts / OTHER_PY / "_linalg.so").read_bytes() != (artifacts / "_linalg.so").read_bytes()
+
+
+def test_same_inputs_and_epoch_give_byte_identical_wheels(built, root, artifacts, tmp_path):
+    proc = build_rc(root, artifacts, tmp_path / "again")
+    assert proc.returncode == 0, proc.stderr
+    again = tmp_path / "again" / VERSION
+    for wheel in built.glob("*.whl"):
+        assert (again / wheel.name).read_bytes() == wheel.read_bytes(), wheel.name
+    assert (again / "SHA256SUMS").read_bytes() == (built / "SHA256SUMS").read_bytes()
+    proc = build_rc(root, artifacts, tmp_path / "later", env={"SOURCE_DATE_EPOCH": str(int(EPOCH) + 86400)})
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "later" / VERSION / PJRT).read_bytes() != (built / PJRT).read_bytes()
+
+
+def test_rerun_skips_done_wheels_and_redoes_changed_or_missing(root, artifacts, tmp_path):
+    dist = tmp_path / "dist"
+    local = tmp_path / "art"
+    local.mkdir()
+    for name in ALL_SOS:
+        (local / name).write_bytes((artifacts / name).read_bytes())
+    first = build_rc(root, local, dist, "--wheel", "pjrt", "--python", PY)
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["steps"] == [{"step": "wheel_pjrt", "status": "ran"}]
+    mtime = (dist / VERSION / PJRT).stat().st_mtime_ns
+
+    def statuses(proc):
+        assert proc.returncode == 0, proc.stderr
+        return {s["step"]: s["status"] for s in json.loads(proc.stdout)["steps"]}
+
+    assert statuses(build_rc(root, local, dist)) == {
+        "wheel_pjrt": "skipped", f"wheel_plugin_{CP}": "ran",
+        f"wheel_plugin_cp{OTHER_PY.replace('.', '')}": "ran"}
+    assert (dist / VERSION / PJRT).stat().st_mtime_ns == mtime
+    (dist / VERSION / PLUGIN).unlink()
+    compile_so(local / PJRT_SO, extra_flags=bazel.configured_linkopts(), answer=7)
+    assert statuses(build_rc(root, local, dist)) == {
+        "wheel_pjrt": "ran", f"wheel_plugin_{CP}": "ran",
+        f"wheel_plugin_cp{OTHER_PY.replace('.', '')}": "skipped"}
+    assert wheelfile.read_member(dist / VERSION / PJRT, "jax_plugins/xla_rocm7/xla_rocm_plugin.so") == \
+        (local / PJRT_SO).read_bytes()
+
+
+def test_missing_artifact_is_one_line_and_writes_no_wheel(root, artifacts, tmp_path):
+    local = tmp_path / "art"
+    local.mkdir()
+    for name in ALL_SOS:
+        if name != "_rnn.so":
+            (local / name).write_bytes((artifacts / name).read_bytes())
+    proc = release("build", "--kind", "release", "--python", PY, "--wheel", "plugin", "--root", root,
+                   "--artifacts", local, "--dist", tmp_path / "dist")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert "_rnn.so" in proc.stderr and f"{local}/{PY}/" in proc.stderr
+    assert not list((tmp_path / "dist").rglob("*.whl")) and not list((tmp_path / "dist").rglob("*.part"))
+    proc = release("build", "--kind", "release", "--python", PY, "--root", root,
+                   "--artifacts", tmp_path / "nope", "--dist", tmp_path / "dist")
+    assert proc.returncode == 2 and "no such directory" in proc.stderr
