@@ -15,6 +15,7 @@ from tests.support.crafted import (PYTHON, VERSION, build_pair, configured_runpa
 
 DI_PJRT = f"jax_rocm7_pjrt-{VERSION}.dist-info"
 DI_PLUGIN = f"jax_rocm7_plugin-{VERSION}.dist-info"
+CP = "cp" + PYTHON.replace(".", "")
 
 
 def options(**kw) -> Options:
@@ -195,7 +196,7 @@ def test_metadata_name_disagrees(good_wheels, tmp_path):
 
 def test_wheel_tag_disagrees(good_wheels, tmp_path):
     bad = craft(good_wheels["plugin"], tmp_path / good_wheels["plugin"].name,
-                replace={f"{DI_PLUGIN}/WHEEL": lambda t: t.replace("cp312-cp312", "cp311-cp311")})
+                replace={f"{DI_PLUGIN}/WHEEL": lambda t: t.replace(f"{CP}-{CP}", "cp39-cp39")})
     assert "WHEEL Tag" in only(bad, "names")[0][3]
 
 
@@ -382,4 +383,39 @@ def test_stored_members_are_read_in_place(good_wheels, tmp_path):
         f"jax_rocm7_plugin/{n}" for n in ("_linalg.so", "_prng.so", "_solver.so", "_sparse.so",
                                           "_hybrid.so", "_rnn.so", "_triton.so",
                                           "rocm_plugin_extension.so")}
-    assert PYTHON == "3.12" and "cp312" in src.name
+
+
+# ---------------------------------------------------------------- the published wheels
+
+
+@pytest.mark.network
+def test_published_wheels_defects_are_reported(published_wheels, tmp_path):
+    """jax-rocm7-* 0.10.2 as published: Bazel RUNPATH leaks, purelib, unset release version.
+
+    Also the real-size check: the PJRT wheel is 154 MB with a 503 MB .so; it is read once.
+    """
+    pjrt = verify_wheel(published_wheels["pjrt"])
+    plugin = verify_wheel(published_wheels["plugin"])
+    so = "jax_plugins/xla_rocm7/xla_rocm_plugin.so"
+    leaks = [f.message for f in pjrt.findings if f.check == "runpath" and f.member == so]
+    assert sum("_solib_" in m for m in leaks) == 16
+    assert any(".runfiles/__main__" in m for m in leaks)
+    assert any(f.check == "runpath" and "_solib_" in f.message for f in plugin.findings)
+    assert [(f.check, f.member) for f in pjrt.findings if f.check == "purelib"] == [
+        ("purelib", "jax_rocm7_pjrt-0.10.2.dist-info/WHEEL")]
+    assert plugin.status("purelib") == "ok"
+    version = [f for f in pjrt.findings if f.check == "version"]
+    assert len(version) == 1 and "_release_version is None" in version[0].message
+    assert plugin.status("version") == "ok" and plugin.status("requires") == "ok"
+    assert pjrt.status("revisions") == plugin.status("revisions") == ERROR  # no commit_info.py
+    for report in (pjrt, plugin):
+        assert all(report.status(c) == "ok" for c in ("zip", "record", "paths", "layout", "names",
+                                                      "glibc"))
+
+    from release.promote import promote_wheel
+    promoted = [promote_wheel(w, "post1", tmp_path).output for w in published_wheels.values()]
+    for wheel in promoted:
+        report = verify_wheel(wheel)
+        assert all(report.status(c) in ("ok", "n/a") for c in ("zip", "record", "names", "version",
+                                                               "requires")), report.findings
+    assert "_release_version: str | None = '0.10.2.post1'" in member_text(promoted[0], "/version.py")[1]

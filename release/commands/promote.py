@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.markup import escape
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 from rich.table import Table
 
 from release import output
 from release.errors import UserError
-from release.promote import promote_wheel
+from release.commands.verify import byte_progress
+from release.promote import promote_wheel, target_version
+from release.verify import Identity
 
 HELP = "re-version wheels to release, rcN or postN (raw copy of the big members, new RECORD)"
 
@@ -27,15 +28,15 @@ def run(args, out) -> int:
     for wheel in args.wheels:
         if not wheel.is_file():
             raise UserError(f"{wheel}: no such wheel file")
-    total = sum(w.stat().st_size for w in args.wheels)
+    for wheel in args.wheels:  # refuse a bad --to before writing anything
+        version = Identity.of(wheel).version
+        if version:
+            target_version(version, args.to)
     results = []
-    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
-                  TransferSpeedColumn(), console=out.progress_console(), transient=True) as bar:
-        task = bar.add_task("promoting", total=total)
+    with byte_progress(out, "promoting", sum(w.stat().st_size for w in args.wheels)) as bar:
         for wheel in args.wheels:
-            bar.update(task, description=f"promoting {wheel.name}")
-            results.append(promote_wheel(wheel, args.to, args.out,
-                                         progress=lambda n: bar.advance(task, n)))
+            bar.describe(f"promoting {wheel.name}")
+            results.append(promote_wheel(wheel, args.to, args.out, progress=bar.advance))
     versions = sorted({r.new_version for r in results})
     data = {"to": versions[0] if len(versions) == 1 else versions,
             "wheels": [r.to_json() for r in results]}

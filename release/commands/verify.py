@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from rich.markup import escape
@@ -40,6 +41,31 @@ def default_runpath(root: Path | None) -> tuple[str, ...]:
         return ()
 
 
+class _Bar:
+    def __init__(self, progress, task):
+        self._progress, self._task = progress, task
+
+    def advance(self, n: int) -> None:
+        if self._progress is not None:
+            self._progress.advance(self._task, n)
+
+    def describe(self, text: str) -> None:
+        if self._progress is not None:
+            self._progress.update(self._task, description=text)
+
+
+@contextlib.contextmanager
+def byte_progress(out, title: str, total: int):
+    """A bytes progress bar on a terminal (stderr with --json); silent when not a terminal."""
+    console = out.progress_console()
+    if not console.is_terminal:
+        yield _Bar(None, None)
+        return
+    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
+                  TransferSpeedColumn(), console=console, transient=True) as progress:
+        yield _Bar(progress, progress.add_task(title, total=total))
+
+
 def run(args, out) -> int:
     for wheel in args.wheels:
         if not wheel.is_file():
@@ -48,15 +74,11 @@ def run(args, out) -> int:
         runpath=tuple(args.runpath) if args.runpath is not None else default_runpath(args.root),
         revisions=expected_revisions(args.deps, args.revisions),
     )
-    total = sum(payload_size(w) for w in args.wheels)
     reports = []
-    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
-                  TransferSpeedColumn(), console=out.progress_console(), transient=True) as bar:
-        task = bar.add_task("verifying", total=total)
+    with byte_progress(out, "verifying", sum(payload_size(w) for w in args.wheels)) as bar:
         for wheel in args.wheels:
-            bar.update(task, description=f"verifying {wheel.name}")
-            reports.append(verify_wheel(wheel, options,
-                                        progress=lambda n: bar.advance(task, n)))
+            bar.describe(f"verifying {wheel.name}")
+            reports.append(verify_wheel(wheel, options, progress=bar.advance))
     errors = sum(len(r.errors) for r in reports)
     data = {"ok": errors == 0, "errors": errors, "runpath": list(options.runpath),
             "wheels": [r.to_json() for r in reports]}

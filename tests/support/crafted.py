@@ -25,7 +25,7 @@ from tests.support.elf import ALL_SOS, PJRT_SO, cc, compile_so
 
 REPO = Path(__file__).resolve().parents[2]
 VERSION = "0.9.1.dev20261122"
-PYTHON = "3.12"
+PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"  # so pip can install it here
 _GLIBC_SOURCE = """
 #include <stddef.h>
 #include <sys/random.h>
