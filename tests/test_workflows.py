@@ -416,3 +416,11 @@ def test_the_plan_stage_writes_every_output_the_workflow_reads(tmp_path, project
     assert proc.returncode == 0, proc.stderr
     written = set(re.findall(r"^([\w-]+)(?:=|<<)", github_output.read_text(), re.M))
     assert plan_outputs_read(workflow_name) <= written
+
+
+def test_failed_cells_keep_the_logs_release_build_writes():
+    from release.build import LOGS
+    job = jobs(REPO / ".github" / "workflows" / "build-wheels.yml")["wheel"]
+    (keep,) = [s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")]
+    assert keep["if"] == "failure()"
+    assert keep["with"]["path"] == f"dist/*/{LOGS}/*.log"
