@@ -1,0 +1,199 @@
+"""``release bump`` end to end: deps.yaml, changelog, refusals, the bump branch and the one PR."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from release.commands._common import today_utc
+from tests.support.gitrepos import git
+
+
+@pytest.fixture
+def cache_env(tmp_path, monkeypatch):
+    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def test_bump_over_http_json_file_and_rerun(run_cli, bump_project, git_remotes, git_http, cache_env,
+                                            tmp_path, monkeypatch):
+    c = git_remotes.c
+    root = bump_project(http=git_http)
+    before = (root / "deps.yaml").read_text()
+    monkeypatch.setenv("GITHUB_OUTPUT", str(tmp_path / "gh_out"))
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "gh_summary"))
+    code, out, err = run_cli("bump", "--json", "--root", root, "--changelog", tmp_path / "CHANGES.md",
+                             "--max-log-lines", "5")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["changed"] is True
+    assert {n: (d["old"], d["new"], d["count"]) for n, d in data["deps"].items()} == {
+        "plugin": (c["P0"], c["P2"], 2), "jax": (c["J1"], c["J4"], 4), "xla": (c["X1"], c["Y_TIP"], 30)}
+    assert len(data["deps"]["xla"]["commits"]) == 30  # JSON is complete; only Markdown is cut
+    assert data["deps"]["jax"]["commits"][0] == {
+        "sha": c["J4"], "date": data["deps"]["jax"]["commits"][0]["date"], "author": "Grace Hopper",
+        "subject": "Bump version"}
+    assert data["title"] == (f"Bump plugin {c['P0'][:7]}..{c['P2'][:7]} (2 commits), "
+                             f"jax {c['J1'][:7]}..{c['J4'][:7]} (4 commits), "
+                             f"xla {c['X1'][:7]}..{c['Y_TIP'][:7]} (30 commits)")
+    after = (root / "deps.yaml").read_text()
+    # Only the three commit values changed; comments and layout kept.
+    assert after == before.replace(c["P0"], c["P2"]).replace(c["J1"], c["J4"]).replace(c["X1"], c["Y_TIP"])
+    notes = (tmp_path / "CHANGES.md").read_text()
+    assert notes.startswith(f"# {data['title']}\n") and "- ... and 25 more" in notes
+    assert notes.count("Rewritten change") == 5
+    assert "changed=true" in (tmp_path / "gh_out").read_text()
+    assert "Bump plugin" in (tmp_path / "gh_summary").read_text()
+
+    git_http.reset_counts()
+    code, out, err = run_cli("bump", "--root", root)
+    assert (code, out.strip()) == (0, "pins are current")
+    assert (root / "deps.yaml").read_text() == after
+    assert git_http.requests <= 2  # one ls-remote (ref advertisement); via files read from the cache
+
+
+def test_human_output_and_dry_run_write_nothing(run_cli, bump_project, git_remotes, cache_env):
+    root = bump_project()
+    before = (root / "deps.yaml").read_bytes()
+    code, out, err = run_cli("bump", "--dry-run", "--dep", "plugin", "--root", root)
+    assert code == 0, err
+    assert "Bump plugin" in out and "dry run" in out and "Roll xla" in out
+    assert (root / "deps.yaml").read_bytes() == before
+
+
+@pytest.mark.parametrize("kwargs, argv, fragment", [
+    (dict(plugin_branch="forky", commits={"plugin": "P2"}), [], "not reachable from branch"),
+    (dict(commits={"xla": "Y_TIP"}), ["--dep", "xla", "--to", "Y5"], "a move backwards"),
+    (dict(plugin_branch="novar", commits={"plugin": "P2"}), [], "no XLA_COMMIT"),
+    (dict(plugin_branch="gone"), [], "no branch 'gone'"),
+])
+def test_refusal_is_one_line_exit_2_file_untouched(release_subprocess, bump_project, git_remotes,
+                                                    cache_env, kwargs, argv, fragment):
+    c = git_remotes.c
+    if "commits" in kwargs:
+        kwargs["commits"] = {k: c[v] for k, v in kwargs["commits"].items()}
+    root = bump_project(**kwargs)
+    before = (root / "deps.yaml").read_bytes()
+    argv = [c.get(a, a) for a in argv]
+    proc = release_subprocess("bump", "--root", root, *argv,
+                              env={**__import__("os").environ, "JAX_ROCM_RELEASE_CACHE": str(cache_env)})
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stdout == "" and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and fragment in proc.stderr
+    assert proc.stderr.startswith("release bump: error: ")
+    assert (root / "deps.yaml").read_bytes() == before
+
+
+def test_auth_failure_through_the_cli_hides_the_token(run_cli, bump_project, git_remotes, cache_env):
+    from tests.support.gitrepos import GitHttpServer
+    server = GitHttpServer(git_remotes.root, token="tok-abcdef-123456").start()
+    try:
+        root = bump_project(urls={"plugin": server.url("plugin.git", user="x-access-token",
+                                                       password="tok-wrong-999999")})
+        code, out, err = run_cli("bump", "--root", root)
+    finally:
+        server.stop()
+    assert code == 2 and out == ""
+    assert err.startswith("release bump: error: plugin: cannot list http://***@127.0.0.1:")
+    assert "authentication failed" in err and "tok-" not in err and err.count("\n") == 1
+
+
+# ---------------------------------------------------------------- --commit / --push / --open-pr
+
+
+@pytest.fixture
+def release_checkout(bump_project, tmp_path):
+    """The project as a git checkout on main, with a bare origin."""
+    root = bump_project()
+    origin = tmp_path / "origin.git"
+    git("init", "--quiet", "--bare", origin)
+    git("init", "--quiet", "-b", "main", cwd=root)
+    git("add", "deps.yaml", "version_info.json", cwd=root)
+    git("commit", "--quiet", "-m", "pins", cwd=root)
+    git("remote", "add", "origin", origin.as_uri(), cwd=root)
+    git("push", "--quiet", "origin", "main", cwd=root)
+    return root, origin
+
+
+def test_commit_makes_one_branch_and_is_idempotent(run_cli, release_checkout, git_remotes, cache_env):
+    root, origin = release_checkout
+    head = git("rev-parse", "HEAD", cwd=root).strip()
+    (root / "notes.txt").write_text("someone's uncommitted work\n")
+    code, out, err = run_cli("bump", "--commit", "--json", "--root", root)
+    assert code == 0, err
+    data = json.loads(out)
+    branch = f"bump/{today_utc().isoformat()}-plugin-jax-xla"
+    assert data["branch"] == branch
+    sha = git("rev-parse", branch, cwd=root).strip()
+    assert data["commit"] == sha
+    assert git("rev-parse", f"{sha}^", cwd=root).strip() == head
+    assert git("diff", "--name-only", head, sha, cwd=root).split() == ["deps.yaml"]
+    message = git("log", "-1", "--format=%B", sha, cwd=root)
+    assert message.splitlines()[0] == data["title"] and "Rewritten change 31" in message
+    assert git("show", f"{sha}:deps.yaml", cwd=root) == (root / "deps.yaml").read_text()
+    # The checked-out branch and other files are untouched.
+    assert git("symbolic-ref", "--short", "HEAD", cwd=root).strip() == "main"
+    assert (root / "notes.txt").exists()
+    # Same pins again (deps.yaml already written, not committed on main): the same commit.
+    code, out, _ = run_cli("bump", "--commit", "--json", "--root", root)
+    assert json.loads(out)["commit"] == sha
+    code, out, _ = run_cli("bump", "--push", "--json", "--root", root)
+    assert git("rev-parse", f"refs/heads/{branch}", cwd=origin).strip() == sha
+
+
+def test_commit_refuses_other_uncommitted_edits(run_cli, release_checkout, cache_env):
+    root, _ = release_checkout
+    deps = root / "deps.yaml"
+    deps.write_text(deps.read_text().replace("branch: master", "branch: main"))
+    code, out, err = run_cli("bump", "--commit", "--root", root)
+    assert code == 2 and "uncommitted edits besides pins" in err
+
+
+def test_open_pr_opens_updates_then_closes_one_pr(run_cli, release_checkout, git_remotes, cache_env,
+                                                  github_env):
+    root, origin = release_checkout
+    fake = github_env
+    owner = fake.repo.split("/")[0]
+    code, out, err = run_cli("bump", "--open-pr", "--dep", "plugin", "--json", "--root", root)
+    assert code == 0, err
+    first = json.loads(out)
+    assert first["pull_request"]["action"] == "opened"
+    pulls = fake.pulls()
+    assert len(pulls) == 1 and pulls[0]["state"] == "open"
+    assert pulls[0]["head"]["label"] == f"{owner}:{first['branch']}" and pulls[0]["base"]["ref"] == "main"
+    assert pulls[0]["title"].startswith("Bump plugin ") and "Roll xla" in pulls[0]["body"]
+    assert git("rev-parse", f"refs/heads/{first['branch']}", cwd=origin).strip() == first["commit"]
+
+    # Next day: more deps move. The open PR is reused: its branch force-pushed, title rewritten.
+    code, out, err = run_cli("bump", "--open-pr", "--json", "--root", root)
+    assert code == 0, err
+    second = json.loads(out)
+    assert second["pull_request"]["action"] == "updated"
+    assert second["pull_request"]["number"] == pulls[0]["number"]
+    pulls = fake.pulls()
+    assert len(pulls) == 1 and pulls[0]["title"] == second["title"] and "xla" in pulls[0]["title"]
+    assert git("rev-parse", f"refs/heads/{first['branch']}", cwd=origin).strip() == second["commit"]
+
+    # The bump lands on main: pins are current, so the stale PR is closed.
+    git("checkout", "--quiet", "--", "deps.yaml", cwd=root)
+    git("merge", "--quiet", "--ff-only", second["commit"], cwd=root)
+    code, out, err = run_cli("bump", "--open-pr", "--json", "--root", root)
+    assert code == 0, err
+    third = json.loads(out)
+    assert third["changed"] is False and third["pull_request"]["action"] == "closed"
+    assert [p["state"] for p in fake.pulls()] == ["closed"]
+    # And once more: nothing open, nothing to do, no branch made.
+    code, out, _ = run_cli("bump", "--open-pr", "--json", "--root", root)
+    assert json.loads(out)["pull_request"]["action"] == "none" and len(fake.pulls()) == 1
+
+
+def test_open_pr_needs_the_repository(run_cli, release_checkout, cache_env, monkeypatch):
+    root, _ = release_checkout
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    code, out, err = run_cli("bump", "--open-pr", "--root", root)
+    assert code == 2 and "GITHUB_REPOSITORY" in err and err.count("\n") == 1
+    before = subprocess.run(["git", "branch", "--list", "bump/*"], cwd=root, capture_output=True,
+                            text=True).stdout
+    assert before == ""
