@@ -217,7 +217,9 @@ def build_remotes(root: Path) -> Remotes:
     c["J1"] = jax.commit(BRANCH, "Add ROCm kernels", {"jaxlib/rocm/k.cc": "int k;\n"})
     c["F1"] = jax.commit("feature", "Feature work", {"jax/feature.py": "f = 1\n"}, parents=(c["J1"],))
     c["J2"] = jax.commit(BRANCH, "Unrelated fix", {"jax/fix.py": "x = 1\n"})
-    c["J3"] = jax.commit(BRANCH, "Merge branch 'feature'", {}, parents=(c["J2"], c["F1"]))
+    # fast-import does not merge trees: the merge commit carries the merged file itself.
+    c["J3"] = jax.commit(BRANCH, "Merge branch 'feature'", {"jax/feature.py": "f = 1\n"},
+                         parents=(c["J2"], c["F1"]))
     c["J4"] = jax.commit(BRANCH, "Bump version", {"jax/__init__.py": "v = 1\n"},
                          author="Grace Hopper <grace@example.com>")
     # A fork's commit, reachable only from a pull-request ref (as GitHub serves them).
