@@ -26,6 +26,10 @@ COMMANDS = (
     "build",
     "verify",
     "promote",
+    "publish",
+    "validate",
+    "gc",
+    "index",
 )
 
 

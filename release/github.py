@@ -224,8 +224,13 @@ class GitHubClient:
                 progress.advance(task, n)
         try:
             with open(file, "rb") as handle:
+                def rewind():  # a rate-limit wait re-sends the whole file
+                    handle.seek(0)
+                    if task is not None:
+                        progress.reset(task, total=size)
+                    return _ProgressReader(handle, size, advance)
                 response = self.send("POST", url, params=params,
-                                     data=_ProgressReader(handle, size, advance),
+                                     data=_ProgressReader(handle, size, advance), rewind=rewind,
                                      headers={"Content-Type": BINARY_MEDIA,
                                               "Content-Length": str(size)})
         finally:

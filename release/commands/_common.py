@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+from pathlib import Path
 
 from release import naming, versions
 from release.config import Project, load_project
@@ -54,3 +55,38 @@ def _python_flag(text: str) -> str:
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
+
+
+def add_store_options(parser) -> None:
+    """``--store``, ``--repo`` and ``--store-dir``: every command that reads or writes releases."""
+    parser.add_argument("--store", choices=("github", "local"),
+                        help="where releases live (default: github when a repository is configured, "
+                             "else local)")
+    parser.add_argument("--repo", metavar="OWNER/NAME",
+                        help="GitHub repository (default: $GITHUB_REPOSITORY)")
+    parser.add_argument("--store-dir", type=Path, metavar="DIR",
+                        help="directory of the local store (default: <root>/.cache/releases)")
+
+
+def open_store_from_args(args, out):
+    """The store the flags name; the local store lives under the project root (or the cwd)."""
+    from release.config import find_root
+    from release.errors import UserError
+    from release.stores import open_store
+
+    root = args.root
+    if root is None and args.store_dir is None:
+        try:
+            root = find_root()
+        except UserError:
+            root = Path.cwd()
+    return open_store(args.store, args.repo, args.store_dir, root or Path.cwd(),
+                      console=out.progress_console())
+
+
+def transfer_progress(out):
+    """A rich progress bar for uploads and downloads (on stderr when --json is set)."""
+    from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn,
+                               TransferSpeedColumn)
+    return Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
+                    TransferSpeedColumn(), console=out.progress_console(), transient=True)

@@ -228,8 +228,10 @@ class FakeGitHub:
                          message=message)
 
     def releases(self, repo: str | None = None) -> list[dict]:
+        """As the API lists them, plus ``make_latest`` as last sent (GitHub does not echo it)."""
         with self.lock:
-            return [self._release_json(r) for r in self._repo_releases(repo or self.repo)]
+            return [{**self._release_json(r), "make_latest": r.make_latest}
+                    for r in self._repo_releases(repo or self.repo)]
 
     def tags(self, repo: str | None = None) -> dict[str, str]:
         with self.lock:
@@ -566,6 +568,8 @@ class FakeGitHub:
 def _handler(fake: FakeGitHub, kind: str):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body in one go: no 40 ms delayed-ACK stalls
+        wbufsize = 1 << 16
 
         def log_message(self, *args):  # quiet
             pass

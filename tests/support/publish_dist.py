@@ -96,6 +96,9 @@ def build_dist(out_root: Path, version: str, commits: dict[str, str] | None = No
 
 @pytest.fixture
 def make_dist(tmp_path):
+    """Each call builds into a directory of its own (``<tmp>/dist-<n>/<version>``)."""
+    count = iter(range(1, 1 << 30))
+
     def make(version: str, commits: dict[str, str] | None = None) -> Path:
-        return build_dist(tmp_path / "dist", version, commits)
+        return build_dist(tmp_path / f"dist-{next(count)}", version, commits)
     return make

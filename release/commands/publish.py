@@ -1,0 +1,46 @@
+"""``release publish``: put dist/<version> into a draft release, or publish a validated draft."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from release.commands._common import add_store_options, open_store_from_args, transfer_progress
+from release.errors import UserError
+from release.output import github_output, step_summary
+from release.publish import publish_draft, read_dist, undraft
+
+HELP = "upload dist/<version> into its draft release (resumable), or --undraft TAG to publish it"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("dist", nargs="?", type=Path, metavar="dist/<version>",
+                        help="directory `release build` wrote")
+    parser.add_argument("--undraft", metavar="TAG",
+                        help="publish the draft of TAG (it must have passed `release validate`)")
+    add_store_options(parser)
+
+
+def run(args, out) -> int:
+    if (args.dist is None) == (args.undraft is None):
+        raise UserError("give either dist/<version> or --undraft TAG (exactly one)")
+    store = open_store_from_args(args, out)
+    if args.undraft:
+        result = undraft(store, args.undraft, say=out.line)
+    else:
+        dist = read_dist(args.dist)
+        with transfer_progress(out) as progress:
+            result = publish_draft(store, dist, say=out.line, progress=progress)
+    github_output({"tag": result["tag"], "release_id": str(result["release_id"]),
+                   "release_url": result.get("url") or "", "status": result["status"]})
+    step_summary(f"**{result['tag']}**: {result['status']} in {store.kind} store "
+                 f"{store.where} ({result.get('url') or ''})")
+
+    def human(console):
+        console.print(f"{result['tag']}: {result['status']} (release {result['release_id']}, "
+                      f"{store.kind} {store.where})", markup=False)
+        if result.get("url"):
+            console.print(f"  {result['url']}", markup=False)
+        for action in result.get("actions", []):
+            console.print(f"  {action['action']} {action['asset']}", markup=False)
+    out.result(result, human)
+    return 0

@@ -1,0 +1,360 @@
+"""Put a built ``dist/<version>/`` into a draft release, and publish a validated draft.
+
+Idempotent and resumable by construction: every step starts from a fresh listing of
+what the store holds and takes the one action that moves it closer to the wanted
+state, so a re-run after a crash, a 5xx, a timeout or a racing job converges on
+exactly one draft of the tag holding each asset exactly once:
+
+- the draft is found by listing (never get-by-tag); duplicates of ours are collapsed;
+- ``starter`` (interrupted) assets and assets that do not belong are deleted;
+- an asset whose name, size and sha256 already match is left alone;
+- an asset whose bytes differ is replaced without a window where neither copy is
+  safe: the new bytes go up under a temporary name, then the old asset is deleted
+  and the new one renamed (a crash in between is finished by the next run);
+- a write that got no clear answer is never retried blindly: the loop re-lists first;
+- a published release is immutable: re-publishing identical assets is a no-op,
+  different ones are refused.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+from packaging.version import InvalidVersion, Version
+
+from release import naming, versions
+from release.errors import UserError
+from release.github import UncertainWrite
+from release.revisions import RevisionMap, github_base
+from release.stores import (MARKER, Asset, AssetExists, Release, Store, StoreError, TagTaken,
+                            sha256_file)
+
+TEMP_SUFFIX = ".new"
+VALIDATED = re.compile(r"<!-- validated: sha256=([0-9a-f]{64}) -->\n?")
+
+
+@dataclasses.dataclass(frozen=True)
+class LocalAsset:
+    name: str
+    path: Path
+    size: int
+    digest: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Dist:
+    """A ``dist/<version>/`` directory, checked against its own SHA256SUMS."""
+
+    directory: Path
+    version: str
+    revisions: RevisionMap
+    assets: tuple[LocalAsset, ...]
+    checksums: str
+
+    @property
+    def tag(self) -> str:
+        return naming.release_tag(self.version)
+
+    @property
+    def kind(self) -> str:
+        return versions.kind_of(self.version)
+
+    @property
+    def wheels(self) -> tuple[LocalAsset, ...]:
+        return tuple(a for a in self.assets if a.name.endswith(".whl"))
+
+
+def parse_checksums(text: str, where: str) -> dict[str, str]:
+    """``sha256sum`` output (``<hex>  <name>`` or ``<hex> *<name>``) as ``{name: hex}``."""
+    sums: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        m = re.fullmatch(r"([0-9a-fA-F]{64}) [ *](.+)", line.strip())
+        if not m:
+            raise UserError(f"{where}: line {number} is {line!r}; expected '<sha256>  <file name>'")
+        sums[m.group(2)] = m.group(1).lower()
+    return sums
+
+
+def read_dist(directory: Path) -> Dist:
+    """Load and check a dist directory; refuses one whose files do not match SHA256SUMS."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise UserError(f"{directory}: no such directory; expected dist/<version> from `release build`")
+    rev_path = directory / naming.REVISIONS_ASSET
+    sums_path = directory / naming.CHECKSUMS_ASSET
+    for path in (rev_path, sums_path):
+        if not path.is_file():
+            raise UserError(f"{path}: missing; expected `release build` to have written it")
+    try:
+        revisions = RevisionMap.loads(rev_path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise UserError(f"{rev_path}: not a revision map ({exc})") from None
+    version = revisions.version
+    try:
+        Version(version)
+    except InvalidVersion:
+        raise UserError(f"{rev_path}: version {version!r} is not a PEP 440 version") from None
+    sums_text = sums_path.read_text(encoding="utf-8")
+    sums = parse_checksums(sums_text, str(sums_path))
+    wheels = sorted(directory.glob("*.whl"))
+    if not wheels:
+        raise UserError(f"{directory}: no wheels; expected the pjrt and plugin wheels of {version}")
+    for wheel in wheels:
+        if f"-{version}-" not in wheel.name:
+            raise UserError(f"{wheel}: not a wheel of version {version} (from {rev_path.name})")
+    assets = []
+    for path in [*wheels, rev_path]:
+        digest = sha256_file(path)
+        if path.name not in sums:
+            raise UserError(f"{sums_path}: does not list {path.name}")
+        if sums[path.name] != digest:
+            raise UserError(f"{sums_path}: says {sums[path.name][:12]}... for {path.name} but the file "
+                            f"hashes to {digest[:12]}...; rebuild or fix the dist directory")
+        assets.append(LocalAsset(path.name, path, path.stat().st_size, digest))
+    for name in sums:
+        if not (directory / name).is_file():
+            raise UserError(f"{sums_path}: lists {name}, which is not in {directory}")
+    assets.append(LocalAsset(sums_path.name, sums_path, sums_path.stat().st_size, sha256_file(sums_path)))
+    return Dist(directory, version, revisions, tuple(assets), sums_text)
+
+
+# ------------------------------------------------------------------ release notes
+
+
+def previous_release(releases: list[Release], version: str) -> Release | None:
+    """The newest published release of the same kind (nightly, rc, release, post) below ``version``."""
+    kind, mine = versions.kind_of(version), Version(version)
+    best: tuple[Version, Release] | None = None
+    for rel in releases:
+        other = naming.version_from_tag(rel.tag)
+        if rel.draft or other is None:
+            continue
+        try:
+            parsed = Version(other)
+        except InvalidVersion:
+            continue
+        if versions.kind_of(other) == kind and parsed < mine and (best is None or parsed > best[0]):
+            best = (parsed, rel)
+    return best[1] if best else None
+
+
+def changelog_markdown(previous: Release | None, before: RevisionMap | None, now: RevisionMap) -> str:
+    if previous is None:
+        return "First release of its kind: no earlier one to compare with.\n"
+    if before is None:
+        return f"Since {previous.tag}: its {naming.REVISIONS_ASSET} could not be read.\n"
+    lines = [f"Since [{previous.tag}]({previous.html_url or previous.tag}):", ""]
+    old = before.commits
+    for name, rev in now.revisions:
+        was = old.get(name)
+        if was == rev.commit:
+            lines.append(f"- {name}: unchanged (`{rev.commit[:12]}`)")
+            continue
+        base = github_base(rev.url)
+        if was and base:
+            lines.append(f"- {name}: [`{was[:12]}...{rev.commit[:12]}`]({base}/compare/{was}...{rev.commit})")
+        else:
+            lines.append(f"- {name}: `{(was or 'none')[:12]}` -> `{rev.commit[:12]}`")
+    return "\n".join(lines) + "\n"
+
+
+def render_body(dist: Dist, changelog: str) -> str:
+    return (f"## jax-rocm {dist.version} ({dist.kind})\n\n"
+            f"### Revisions\n\n{dist.revisions.markdown()}\n"
+            f"### Changes\n\n{changelog}\n"
+            f"### Checksums (SHA256SUMS)\n\n```\n{dist.checksums.rstrip()}\n```\n\n{MARKER}\n")
+
+
+def previous_revisions(store: Store, previous: Release | None) -> RevisionMap | None:
+    if previous is None:
+        return None
+    asset = next((a for a in store.list_assets(previous) if a.name == naming.REVISIONS_ASSET), None)
+    if asset is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        path = store.download_asset(previous, asset, Path(tmp) / asset.name)
+        try:
+            return RevisionMap.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            return None
+
+
+def strip_validated(body: str) -> str:
+    return VALIDATED.sub("", body or "")
+
+
+def validated_digest(body: str) -> str | None:
+    m = VALIDATED.search(body or "")
+    return m.group(1) if m else None
+
+
+def with_validated(body: str, digest: str) -> str:
+    return strip_validated(body).rstrip("\n") + f"\n<!-- validated: sha256={digest} -->\n"
+
+
+# ------------------------------------------------------------------ assets
+
+
+def _same(store: Store, release: Release, remote: Asset, local: LocalAsset) -> bool:
+    if remote.state != "uploaded" or remote.size != local.size:
+        return False
+    if remote.digest is not None:
+        return remote.digest == local.digest
+    with tempfile.TemporaryDirectory() as tmp:  # a store that gives no digest: hash it ourselves
+        return sha256_file(store.download_asset(release, remote, Path(tmp) / "asset")) == local.digest
+
+
+def next_action(store: Store, release: Release, remote: list[Asset],
+                wanted: tuple[LocalAsset, ...]) -> tuple[str, object, object] | None:
+    """The one change that moves ``remote`` toward ``wanted``; None when they match."""
+    by_name = {a.name: a for a in remote}
+    want = {a.name: a for a in wanted}
+    for asset in remote:
+        if asset.state != "uploaded":
+            return ("delete", asset, f"{asset.state} asset (interrupted upload)")
+    for asset in remote:
+        base = asset.name[:-len(TEMP_SUFFIX)] if asset.name.endswith(TEMP_SUFFIX) else None
+        if asset.name not in want and (base not in want or not _same(store, release, asset, want[base])):
+            return ("delete", asset, "not part of this release")
+    for local in wanted:
+        current = by_name.get(local.name)
+        staged = by_name.get(local.name + TEMP_SUFFIX)
+        if current is not None and _same(store, release, current, local):
+            if staged is not None:
+                return ("delete", staged, "leftover of a finished replacement")
+            continue
+        if staged is not None:  # new bytes are safe under the temporary name
+            if current is not None:
+                return ("delete", current, "replaced by new bytes")
+            return ("rename", staged, local.name)
+        if current is not None:
+            return ("upload", local, local.name + TEMP_SUFFIX)
+        return ("upload", local, local.name)
+    return None
+
+
+def sync_assets(store: Store, release: Release, wanted: tuple[LocalAsset, ...], *,
+                say: Callable[[str], None], progress=None) -> list[dict]:
+    """Converge the release's assets on ``wanted``; returns what was done."""
+    done: list[dict] = []
+    budget = 6 * len(wanted) + 10
+    for _ in range(budget):
+        action = next_action(store, release, store.list_assets(release), wanted)
+        if action is None:
+            return done
+        verb, subject, detail = action
+        try:
+            if verb == "delete":
+                say(f"delete {subject.name}: {detail}")
+                store.delete_asset(release, subject)
+            elif verb == "rename":
+                say(f"rename {subject.name} -> {detail}")
+                store.rename_asset(release, subject, detail)
+            else:
+                say(f"upload {detail} ({subject.size} bytes)")
+                stored = store.upload_asset(release, subject.path, detail, progress=progress)
+                if stored.digest not in (None, subject.digest):
+                    raise StoreError(f"{subject.path}: changed while being published (sha256 "
+                                     f"{stored.digest[:12]}..., expected {subject.digest[:12]}...)")
+        except (UncertainWrite, AssetExists) as exc:
+            say(f"{verb} {getattr(subject, 'name', subject)}: {exc}; re-listing before going on")
+        done.append({"action": verb, "asset": subject.name if verb != "upload" else detail,
+                     "detail": str(detail)})
+    raise StoreError(f"{store.where}: assets of {release.tag} did not settle after {budget} changes")
+
+
+# ------------------------------------------------------------------ the two entry points
+
+
+def publish_draft(store: Store, dist: Dist, *, say: Callable[[str], None] = lambda t: None,
+                  progress=None) -> dict:
+    """Make the draft of ``dist.tag`` hold exactly ``dist``'s assets and notes."""
+    releases = store.list_releases()
+    published = next((r for r in releases if not r.draft and r.tag == dist.tag), None)
+    if published is not None:
+        return _already_published(store, published, dist, say)
+    previous = previous_release(releases, dist.version)
+    body = render_body(dist, changelog_markdown(previous, previous_revisions(store, previous), dist.revisions))
+    name = f"jax-rocm {dist.version}"
+    draft = store.find_or_create_draft(dist.tag, name=name, body=body,
+                                       prerelease=dist.kind in ("nightly", "rc"), say=say)
+    if strip_validated(draft.body) != body or draft.name != name:
+        say(f"update the notes of draft {draft.id}")
+        draft = store.update_release(draft, name=name, body=body)
+    actions = sync_assets(store, draft, dist.assets, say=say, progress=progress)
+    remote = {a.name: a for a in store.list_assets(draft)}
+    if sorted(remote) != sorted(a.name for a in dist.assets) or not all(
+            remote[a.name].digest in (a.digest, None) and remote[a.name].size == a.size for a in dist.assets):
+        raise StoreError(f"{store.where}: draft {draft.id} of {dist.tag} does not hold the dist's assets")
+    return {"status": "draft", "tag": dist.tag, "version": dist.version, "store": store.kind,
+            "where": store.where, "release_id": draft.id, "url": draft.html_url,
+            "previous": previous.tag if previous else None, "actions": actions,
+            "assets": [{"name": a.name, "size": a.size, "sha256": a.digest} for a in dist.assets]}
+
+
+def _already_published(store: Store, published: Release, dist: Dist, say) -> dict:
+    remote = {a.name: a for a in store.list_assets(published)}
+    differ = sorted({a.name for a in dist.assets if a.name not in remote
+                     or not _same(store, published, remote[a.name], a)} | (set(remote) - {a.name for a in dist.assets}))
+    if differ:
+        raise UserError(f"{store.where}: release {dist.tag} is published and immutable, and "
+                        f"{', '.join(differ)} differ from {dist.directory}; publish a new version "
+                        "(for a release, a .postN) instead")
+    for draft in store.drafts_for(dist.tag):
+        if draft.ours:
+            say(f"delete leftover draft {draft.id} of published {dist.tag}")
+            store.delete_release(draft)
+    say(f"{dist.tag} is already published with these exact assets; nothing to do")
+    return {"status": "published", "tag": dist.tag, "version": dist.version, "store": store.kind,
+            "where": store.where, "release_id": published.id, "url": published.html_url,
+            "actions": [], "assets": [{"name": a.name, "size": a.size, "sha256": a.digest}
+                                      for a in dist.assets]}
+
+
+def checksums_digest(store: Store, release: Release) -> str | None:
+    asset = next((a for a in store.list_assets(release) if a.name == naming.CHECKSUMS_ASSET), None)
+    return asset.digest if asset else None
+
+
+def undraft(store: Store, tag: str, *, say: Callable[[str], None] = lambda t: None) -> dict:
+    """Publish the validated draft of ``tag``: prerelease for nightlies and rcs, latest for releases."""
+    version = naming.version_from_tag(tag)
+    if version is None:
+        raise UserError(f"--undraft {tag}: expected a tag {naming.TAG_PREFIX}<version>")
+    kind = versions.kind_of(version)
+    published = store.published_for(tag)
+    drafts = [d for d in store.drafts_for(tag) if d.ours]
+    if published is not None:
+        for draft in drafts:
+            say(f"delete leftover draft {draft.id} of published {tag}")
+            store.delete_release(draft)
+        return {"status": "published", "tag": tag, "release_id": published.id,
+                "url": published.html_url, "store": store.kind, "where": store.where}
+    if not drafts:
+        raise UserError(f"{store.where}: no draft of {tag}; run `release publish dist/{version}` first")
+    draft, *extra = drafts
+    for dup in extra:
+        say(f"delete duplicate draft {dup.id} of {tag}")
+        store.delete_release(dup)
+    marked = validated_digest(draft.body)
+    actual = checksums_digest(store, draft)
+    if marked is None or marked != actual:
+        raise UserError(f"{store.where}: draft {draft.id} of {tag} has not passed "
+                        f"`release validate {tag}` with its current assets; validate it first")
+    prerelease, latest = kind in ("nightly", "rc"), kind in ("release", "post")
+    try:
+        result = store.publish(draft, prerelease=prerelease, make_latest=latest)
+    except TagTaken:
+        now = store.published_for(tag)
+        if now is None or now.id != draft.id:
+            raise
+        result = now  # an earlier attempt that got no answer did publish it
+    say(f"published {tag}" + (" (prerelease)" if prerelease else " (latest)" if latest else ""))
+    return {"status": "published", "tag": tag, "release_id": result.id, "url": result.html_url,
+            "prerelease": prerelease, "make_latest": latest, "store": store.kind, "where": store.where}

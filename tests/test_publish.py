@@ -1,0 +1,280 @@
+"""``release publish``: whatever a previous run died of, a re-run ends with one draft per tag
+and every asset exactly once; published releases are never changed."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from release.github import GitHubClient
+from release.publish import (TEMP_SUFFIX, publish_draft, read_dist, undraft, validated_digest,
+                             with_validated)
+from release.stores import GitHubStore, LocalStore
+from release.errors import UserError
+from tests.support.fake_github import FakeClock, FakeGitHub
+
+NIGHTLY = "0.9.1.dev20261122"
+TAG = "rocm-jax-v" + NIGHTLY
+
+
+class Crash(BaseException):
+    """Stands for the process dying (not an Exception, so nothing catches it)."""
+
+
+def gh_store(fake: FakeGitHub) -> GitHubStore:
+    clock = FakeClock()
+    client = GitHubClient(fake.token, fake.api_url, sleep=clock.sleep, clock=clock.time,
+                          write_interval=1.0)
+    return GitHubStore(client, *fake.repo.split("/"))
+
+
+def assert_exactly(fake: FakeGitHub, dist, *, draft=True):
+    rels = [r for r in fake.releases() if r["tag_name"] == dist.tag]
+    assert len(rels) == 1, [(r["id"], r["draft"]) for r in rels]
+    assert rels[0]["draft"] is draft
+    got = sorted((a["name"], a["digest"], a["state"]) for a in rels[0]["assets"])
+    want = sorted((a.name, "sha256:" + a.digest, "uploaded") for a in dist.assets)
+    assert got == want
+    return rels[0]
+
+
+def mark_validated(store, tag):
+    draft = store.drafts_for(tag)[0]
+    digest = next(a.digest for a in store.list_assets(draft) if a.name == "SHA256SUMS")
+    store.update_release(draft, body=with_validated(draft.body, digest))
+
+
+@pytest.fixture
+def dist(make_dist):
+    return read_dist(make_dist(NIGHTLY))
+
+
+def test_publish_then_rerun_does_nothing(fake_github, dist):
+    store = gh_store(fake_github)
+    first = publish_draft(store, dist)
+    rel = assert_exactly(fake_github, dist)
+    assert first["status"] == "draft" and first["release_id"] == rel["id"]
+    assert rel["prerelease"] is True and "untagged-" in rel["html_url"]
+    body = rel["body"]
+    assert "| xla (https://github.com/ROCm/xla" in body
+    assert "https://github.com/ROCm/xla/commit/b32df5f07315567cc1940388ef766b87c6e8b9e3" in body
+    assert dist.checksums.splitlines()[0] in body
+    assert "First release of its kind" in body
+    writes_before = sum(1 for e in fake_github.log if e[1] != "GET")
+    again = publish_draft(gh_store(fake_github), dist)
+    assert again["actions"] == [] and again["release_id"] == rel["id"]
+    assert sum(1 for e in fake_github.log if e[1] != "GET") == writes_before
+    assert fake_github.tags() == {}  # a draft makes no git tag
+
+
+def clean_run_writes(make_dist, openapi) -> list[tuple[str, str]]:
+    fake = FakeGitHub(openapi).start()
+    try:
+        publish_draft(gh_store(fake), read_dist(make_dist(NIGHTLY)))
+        return [(e[1], e[2]) for e in fake.log if e[1] != "GET"]
+    finally:
+        fake.stop()
+
+
+def test_every_write_failing_every_way_then_rerun(make_dist, github_openapi, capsys):
+    """Fault at each write of a clean run (5xx before/after applying, dropped connection,
+    starter upload), let the run end however it ends, re-run: one draft, each asset once."""
+    dist = read_dist(make_dist(NIGHTLY))
+    writes = clean_run_writes(make_dist, github_openapi)
+    assert [m for m, _ in writes] == ["POST"] * 5  # the draft, then four uploads
+    cases = 0
+    for index, (method, path) in enumerate(writes):
+        nth = writes[:index + 1].count((method, path))
+        modes = ["before", "after", "drop"] + (["starter"] if "/assets" in path else [])
+        for mode in modes:
+            fake = FakeGitHub(github_openapi).start()
+            try:
+                fake.fail(method, re.escape(path) + "$", None if mode == "drop" else 502, nth=nth,
+                          when=mode)
+                try:
+                    publish_draft(gh_store(fake), dist)
+                except UserError:
+                    pass
+                publish_draft(gh_store(fake), dist)
+                assert_exactly(fake, dist)
+                assert not fake.violations, fake.violations
+                cases += 1
+            finally:
+                fake.stop()
+    assert cases == 19
+    captured = capsys.readouterr()
+    assert FakeGitHub.__init__.__defaults__[0] not in captured.out + captured.err
+
+
+@pytest.mark.parametrize("kind", ["local", "github"])
+def test_crash_at_every_step_then_rerun(kind, make_dist, github_openapi, tmp_path):
+    """The process dies before each action of the run (and of a re-run that replaces assets)."""
+    first = read_dist(make_dist(NIGHTLY))
+    second = read_dist(make_dist(NIGHTLY, commits={"xla": "1" * 40}))  # same version, new bytes
+    for target in (first, second):
+        step = 0
+        while True:
+            step += 1
+            fake = FakeGitHub(github_openapi).start() if kind == "github" else None
+            store = gh_store(fake) if fake else LocalStore(tmp_path / f"store-{id(target)}-{step}")
+            try:
+                if target is second:
+                    publish_draft(store, first)
+                calls = []
+
+                def say(text, calls=calls, step=step):
+                    calls.append(text)
+                    if len(calls) == step:
+                        raise Crash(text)
+                try:
+                    publish_draft(store, target, say=say)
+                    finished = True
+                except Crash:
+                    finished = False
+                publish_draft(store, target)
+                drafts = store.drafts_for(target.tag)
+                assert len(drafts) == 1
+                got = sorted((a.name, a.digest) for a in store.list_assets(drafts[0]))
+                assert got == sorted((a.name, a.digest) for a in target.assets)
+                if fake:
+                    assert_exactly(fake, target)
+            finally:
+                if fake:
+                    fake.stop()
+            if finished:
+                break
+        assert step >= 3
+
+
+def test_replacement_uploads_before_deleting(fake_github, make_dist):
+    store = gh_store(fake_github)
+    publish_draft(store, read_dist(make_dist(NIGHTLY)))
+    new = read_dist(make_dist(NIGHTLY, commits={"jax": "2" * 40}))
+    result = publish_draft(store, new)
+    seq = [(a["action"], a["asset"]) for a in result["actions"]]
+    # the new revisions.json goes up under a temporary name before the old one is deleted
+    assert seq.index(("upload", "revisions.json" + TEMP_SUFFIX)) < seq.index(("delete", "revisions.json"))
+    assert ("rename", "revisions.json" + TEMP_SUFFIX) in seq
+    assert not any(a == "jax_rocm7_pjrt-" for _, a in seq)  # unchanged wheels stay
+    assert_exactly(fake_github, new)
+
+
+def test_rate_limited_upload_waits_and_finishes(fake_github, dist):
+    fake_github.rate_limit("POST", r"/assets$", kind="secondary", retry_after=5, nth=2)
+    publish_draft(gh_store(fake_github), dist)
+    assert_exactly(fake_github, dist)
+
+
+def test_duplicate_drafts_from_racing_jobs_collapse(fake_github, dist):
+    store = gh_store(fake_github)
+    publish_draft(store, dist)
+    body = fake_github.releases()[0]["body"]
+    for _ in range(2):
+        store.create_draft(dist.tag, name="x", body=body, prerelease=True)
+    publish_draft(store, dist)
+    assert_exactly(fake_github, dist)
+
+
+def test_undraft_needs_validation_then_publishes_once(fake_github, dist):
+    store = gh_store(fake_github)
+    publish_draft(store, dist)
+    with pytest.raises(UserError) as err:
+        undraft(store, dist.tag)
+    assert "release validate" in str(err.value)
+    mark_validated(store, dist.tag)
+    assert validated_digest(store.drafts_for(dist.tag)[0].body)
+    result = undraft(store, dist.tag)
+    rel = assert_exactly(fake_github, dist, draft=False)
+    assert result["prerelease"] is True and rel["prerelease"] is True
+    assert rel["make_latest"] == "false"
+    assert dist.tag in fake_github.tags()
+    assert undraft(store, dist.tag)["status"] == "published"  # again: a no-op
+    again = publish_draft(store, dist)  # same bytes: nothing to do
+    assert again["status"] == "published"
+    assert_exactly(fake_github, dist, draft=False)
+
+
+def test_undraft_after_an_unanswered_publish(fake_github, dist):
+    store = gh_store(fake_github)
+    publish_draft(store, dist)
+    mark_validated(store, dist.tag)
+    fake_github.fail("PATCH", r"/releases/\d+$", 502, when="after")
+    undraft(store, dist.tag)
+    assert_exactly(fake_github, dist, draft=False)
+
+
+def test_a_published_release_is_never_changed(fake_github, make_dist):
+    store = gh_store(fake_github)
+    dist = read_dist(make_dist("0.9.1"))
+    publish_draft(store, dist)
+    mark_validated(store, dist.tag)
+    result = undraft(store, dist.tag)
+    assert result["make_latest"] is True and fake_github.releases()[0]["make_latest"] == "true"
+    assert fake_github.releases()[0]["prerelease"] is False
+    other = read_dist(make_dist("0.9.1", commits={"xla": "3" * 40}))
+    writes = sum(1 for e in fake_github.log if e[1] != "GET")
+    with pytest.raises(UserError) as err:
+        publish_draft(store, other)
+    assert "immutable" in str(err.value) and ".post" in str(err.value)
+    assert sum(1 for e in fake_github.log if e[1] != "GET") == writes
+    assert_exactly(fake_github, dist, draft=False)
+
+
+def test_changelog_against_previous_release_of_the_same_kind(fake_github, make_dist):
+    store = gh_store(fake_github)
+    old = read_dist(make_dist("0.9.1.dev20261121"))
+    publish_draft(store, old)
+    mark_validated(store, old.tag)
+    undraft(store, old.tag)
+    rc = read_dist(make_dist("0.9.1rc1", commits={"xla": "4" * 40}))
+    publish_draft(store, rc)  # an rc is another kind: not the nightly's "previous"
+    new = read_dist(make_dist(NIGHTLY, commits={"xla": "5" * 40}))
+    result = publish_draft(store, new)
+    assert result["previous"] == old.tag
+    body = next(r["body"] for r in fake_github.releases() if r["tag_name"] == new.tag)
+    assert f"Since [{old.tag}]" in body
+    assert ("https://github.com/ROCm/xla/compare/b32df5f07315567cc1940388ef766b87c6e8b9e3..."
+            + "5" * 40) in body
+    assert "- jax: unchanged" in body
+
+
+def test_dist_that_does_not_match_its_checksums_is_refused(make_dist):
+    path = make_dist(NIGHTLY)
+    (path / "revisions.json").write_text((path / "revisions.json").read_text() + " ")
+    with pytest.raises(UserError) as err:
+        read_dist(path)
+    assert "SHA256SUMS" in str(err.value) and "revisions.json" in str(err.value)
+
+
+def test_cli_publish_and_undraft_on_github(run_cli, github_env, make_dist, tmp_path):
+    path = make_dist(NIGHTLY)
+    out_file = tmp_path / "gh_out"
+    import os
+    os.environ["GITHUB_OUTPUT"] = str(out_file)
+    try:
+        code, out, err = run_cli("publish", path, "--json")
+    finally:
+        del os.environ["GITHUB_OUTPUT"]
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["status"] == "draft" and data["store"] == "github" and data["tag"] == TAG
+    assert f"tag={TAG}" in out_file.read_text()
+    assert github_env.token not in out + err + out_file.read_text()
+    code, out, err = run_cli("publish", "--undraft", TAG)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "release validate" in err and github_env.token not in err
+    code, _, err = run_cli("publish", path, "--undraft", TAG)
+    assert code == 2 and "exactly one" in err
+
+
+def test_cli_local_store_by_default(run_cli, make_dist, tmp_path, monkeypatch):
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    path = make_dist(NIGHTLY)
+    code, out, err = run_cli("publish", path, "--store-dir", tmp_path / "rel", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["store"] == "local" and data["where"] == str(tmp_path / "rel")
+    store = LocalStore(tmp_path / "rel")
+    assert [a.name for a in store.list_assets(store.drafts_for(TAG)[0])] == [a.name for a in read_dist(path).assets]
