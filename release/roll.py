@@ -95,21 +95,16 @@ class Context:
 # ---------------------------------------------------------------- policies
 
 
-class FollowHead:
+# Each policy is its deps.yaml roll value (fields, ``__str__``) plus the behaviour.
+
+
+class FollowHead(config.RollHead):
     def update(self, dep: Dep, ctx: Context) -> str:
         ctx.say(f"{dep.name}: asking {ctx.remote(dep).shown} for the tip of {dep.branch}")
         return ls_remote(ctx.remote(dep), dep.branch)
 
-    def __str__(self) -> str:
-        return "head"
 
-
-@dataclasses.dataclass(frozen=True)
-class FollowVia:
-    via: str
-    file: str
-    var: str
-
+class FollowVia(config.RollVia):
     def update(self, dep: Dep, ctx: Context) -> str:
         source = ctx.deps[self.via]
         sha = ctx.new[self.via]
@@ -124,16 +119,10 @@ class FollowVia:
                             f"expects {self.var} = \"<sha>\" there)")
         return read_var(text, self.var, f"{dep.name}: {where}")
 
-    def __str__(self) -> str:
-        return f"via {self.via} ({self.file}: {self.var})"
 
-
-class StayManual:
+class StayManual(config.RollManual):
     def update(self, dep: Dep, ctx: Context) -> str:
         return dep.commit
-
-    def __str__(self) -> str:
-        return "manual"
 
 
 @dataclasses.dataclass(frozen=True)
