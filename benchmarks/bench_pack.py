@@ -1,0 +1,184 @@
+"""Pack a 500 MB shared-object-like file: ``release build`` vs ``python -m build -n -w``.
+
+The anchor is the setuptools path rocm-jax's wheel tools take (a package tree with
+the .so as package data, a platform ``Distribution``, ``python -m build -n -w``).
+Both run in the same process tree here, one after the other, on the same input; each
+is a child process whose wall time and peak RSS (``wait4``) are measured.
+
+The input mixes pools that compress like the parts of a real ``xla_rocm_plugin.so``:
+incompressible bytes (embedded compressed GPU code), instruction-like byte sequences,
+symbol-name tables, relocation-like records and zero padding, in pieces of 4-64 KiB,
+which gives about 3:1 with zlib -6 (the real 503 MB file gives 3.3:1).
+
+    python benchmarks/bench_pack.py [--size-mb 500] [--keep DIR]
+
+Goals (issue 4): at least 8x faster wall time, a wheel at most 10% larger, peak RSS
+under 200 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import zipfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+FRACTIONS = (("random", 0.05), ("code", 0.37), ("symbols", 0.23), ("relocs", 0.10), ("zeros", 0.25))
+POOL = 4 << 20
+
+
+def pools(seed: int = 0) -> dict[str, bytes]:
+    rnd = random.Random(seed)
+    snippets = [rnd.randbytes(rnd.randint(2, 9)) for _ in range(2500)]
+    weights = [1.0 / (i + 1) for i in range(len(snippets))]
+    code = bytearray()
+    for i, piece in enumerate(rnd.choices(snippets, weights, k=POOL // 4)):
+        code += piece
+        if i % 12 == 0:
+            code += rnd.randbytes(rnd.choice((1, 2, 4)))
+    words = [bytes(rnd.choice(b"abcdefghijklmnopqrstuvwxyz_") for _ in range(rnd.randint(4, 12)))
+             for _ in range(1500)]
+    symbols = bytearray()
+    while len(symbols) < POOL:
+        symbols += b"_ZN" + b"".join(rnd.choice(words) for _ in range(rnd.randint(2, 5))) + b"\0"
+    relocs, addr = bytearray(), 0x1000
+    while len(relocs) < POOL:
+        addr += rnd.choice((8, 8, 8, 16, 24))
+        relocs += struct.pack("<QQQ", addr, rnd.choice((6, 7, 8)) | (rnd.randint(0, 300) << 32), 0)
+    return {"random": rnd.randbytes(POOL), "code": bytes(code[:POOL]),
+            "symbols": bytes(symbols[:POOL]), "relocs": bytes(relocs[:POOL]), "zeros": bytes(POOL)}
+
+
+def make_input(path: Path, size: int, seed: int = 1) -> None:
+    pool = pools()
+    names = [n for n, _ in FRACTIONS]
+    weights = [w for _, w in FRACTIONS]
+    rnd = random.Random(seed)
+    written = 0
+    with open(path, "wb") as out:
+        while written < size:
+            name = rnd.choices(names, weights)[0]
+            piece = min(rnd.randint(4096, 65536), size - written)
+            start = rnd.randrange(0, POOL - piece)
+            out.write(pool[name][start:start + piece])
+            written += piece
+    path.chmod(0o755)
+
+
+def measure(argv: list[str], cwd: Path, env: dict | None = None) -> tuple[float, int]:
+    """(wall seconds, peak RSS bytes of the child and the descendants it waited for)."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        sys.exit(f"{argv[:4]} failed: {proc.stderr.read().decode()[-2000:]}")
+    return wall, usage.ru_maxrss * 1024
+
+
+def anchor_project(base: Path, so: Path) -> Path:
+    """The setuptools tree rocm-jax's build_gpu_plugin_wheel.py writes, with our .so in it."""
+    proj = base / "anchor"
+    pkg = proj / "jax_plugins" / "xla_rocm7"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    os.link(so, pkg / "xla_rocm_plugin.so")
+    (proj / "pyproject.toml").write_text(textwrap.dedent("""\
+        [build-system]
+        requires = ["setuptools", "wheel"]
+        build-backend = "setuptools.build_meta"
+        """))
+    (proj / "setup.py").write_text(textwrap.dedent("""\
+        from setuptools import Distribution, setup
+
+        class BinaryDistribution(Distribution):
+            def has_ext_modules(self):
+                return True
+
+        setup(name="jax-rocm7-pjrt", version="0.9.1", packages=["jax_plugins.xla_rocm7"],
+              package_data={"jax_plugins.xla_rocm7": ["*.so"]}, distclass=BinaryDistribution,
+              entry_points={"jax_plugins": ["xla_rocm7 = jax_plugins.xla_rocm7"]})
+        """))
+    return proj
+
+
+def ours_project(base: Path, so: Path) -> tuple[Path, Path]:
+    root = base / "root"
+    root.mkdir()
+    for name in ("deps.yaml", "version_info.json"):
+        shutil.copy(REPO / name, root / name)
+    artifacts = base / "artifacts"
+    artifacts.mkdir()
+    os.link(so, artifacts / "xla_rocm_plugin.so")
+    return root, artifacts
+
+
+def so_member(wheel: Path) -> zipfile.ZipInfo:
+    with zipfile.ZipFile(wheel) as zf:
+        return next(i for i in zf.infolist() if i.filename.endswith("xla_rocm_plugin.so"))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size-mb", type=int, default=500)
+    parser.add_argument("--keep", type=Path, help="work in this directory and keep it")
+    args = parser.parse_args()
+    base = Path(args.keep or tempfile.mkdtemp(prefix="bench-pack-"))
+    base.mkdir(parents=True, exist_ok=True)
+    try:
+        so = base / "xla_rocm_plugin.so"
+        t = time.perf_counter()
+        make_input(so, args.size_mb << 20)
+        print(f"input: {so.stat().st_size / 1e6:.0f} MB in {time.perf_counter() - t:.1f} s")
+        env = {**os.environ, "SOURCE_DATE_EPOCH": "1767225600", "PYTHONPATH": str(REPO)}
+
+        proj = anchor_project(base, so)
+        a_wall, a_rss = measure([sys.executable, "-m", "build", "-n", "-w", "--outdir",
+                                 str(base / "anchor-out"), str(proj)], base, env)
+        a_wheel = next((base / "anchor-out").glob("*.whl"))
+
+        root, artifacts = ours_project(base, so)
+        o_wall, o_rss = measure([sys.executable, "-m", "release", "build", "--kind", "release",
+                                 "--wheel", "pjrt", "--python", "3.11", "--root", str(root),
+                                 "--artifacts", str(artifacts), "--dist", str(base / "ours-out")],
+                                base, env)
+        o_wheel = next((base / "ours-out").rglob("*.whl"))
+        w_wall, w_rss = measure([sys.executable, "-c", (
+            "import sys; from release.wheelfile import WheelWriter\n"
+            "with WheelWriter(sys.argv[2], 'x-1.dist-info') as w:\n"
+            "    w.add_file('x/xla_rocm_plugin.so', sys.argv[1])\n"), str(so),
+            str(base / "writer-only.whl")], base, env)
+
+        a_member, o_member = so_member(a_wheel), so_member(o_wheel)
+        assert a_member.CRC == o_member.CRC and a_member.file_size == o_member.file_size
+        a_size, o_size = a_wheel.stat().st_size, o_wheel.stat().st_size
+        print(f"anchor  python -m build -n -w : {a_wall:6.2f} s  {a_size / 1e6:7.1f} MB  "
+              f"peak RSS {a_rss / 2**20:6.0f} MiB")
+        print(f"ours    release build --wheel pjrt: {o_wall:6.2f} s  {o_size / 1e6:7.1f} MB  "
+              f"peak RSS {o_rss / 2**20:6.0f} MiB")
+        print(f"ours    WheelWriter alone      : {w_wall:6.2f} s  "
+              f"{(base / 'writer-only.whl').stat().st_size / 1e6:7.1f} MB  peak RSS {w_rss / 2**20:6.0f} MiB")
+        print(f"input compresses {so.stat().st_size / a_size:.2f}:1 with the anchor (zlib -6)")
+        print(f"speed-up  {a_wall / o_wall:5.1f}x (goal >= 8x)   writer alone {a_wall / w_wall:5.1f}x")
+        print(f"size      {o_size / a_size:5.3f}  (goal <= 1.10)")
+        print(f"peak RSS  {o_rss / 2**20:5.0f} MiB (goal < 200 MiB; anchor {a_rss / 2**20:.0f} MiB)")
+        ok = a_wall / o_wall >= 8 and o_size / a_size <= 1.10 and o_rss < 200 * 2**20
+        print("goals met" if ok else "goals NOT met")
+        return 0 if ok else 1
+    finally:
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
