@@ -70,21 +70,26 @@ class LogEntry:
         return self.sha[:7]
 
 
+_AUTH = re.compile(r"authentication failed|could not read (username|password)|terminal prompts disabled"
+                   r"|returned error: 40[13]\b|permission denied|access denied")
+_MISSING = re.compile(r"repository .*not found|does not appear to be a git repository|returned error: 404\b"
+                      r"|no such file or directory")
+_UNREACHABLE = re.compile(r"could not resolve|connection refused|failed to connect|timed out"
+                          r"|network is unreachable|couldn't connect")
+
+
 def _fail(remote: Remote, what: str, stderr: str) -> UserError:
     """A one-line error for a git failure talking to ``remote``."""
-    text = stderr or ""
-    low = text.lower()
-    if any(s in low for s in ("authentication failed", "could not read username", "could not read password",
-                              "terminal prompts disabled", "401", "403", "permission denied")):
+    # Classify on the message without URLs, so a port like :40123 is never read as a 401.
+    low = re.sub(r"\S+://\S+", "<url>", stderr or "").lower()
+    if _AUTH.search(low):
         why = "authentication failed (check the token or credentials)"
-    elif any(s in low for s in ("repository not found", "does not appear to be a git repository",
-                                "not found", "404", "no such file or directory")):
+    elif _MISSING.search(low):
         why = "no repository there"
-    elif any(s in low for s in ("could not resolve", "connection refused", "failed to connect",
-                                "timed out", "unable to access", "network is unreachable")):
+    elif _UNREACHABLE.search(low) or "unable to access" in low:
         why = "remote unreachable"
     else:
-        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        lines = [line.strip() for line in (stderr or "").splitlines() if line.strip()]
         why = f"git failed ({lines[-1] if lines else 'no message'})"
     return UserError(redact(f"{remote.label}: {what} {remote.shown}: {why}"))
 

@@ -63,6 +63,10 @@ def _materialise(dep: Dep, path: Path, cache: Path, step) -> Checkout:
         step(dep.name, "already at pin")
         return Checkout(dep.name, path, dep.commit, False)
     if path.exists() and not _ours(path, cache, dep):
+        pointer = path / ".git"
+        if pointer.is_file() and not Path(pointer.read_text().partition("gitdir:")[2].strip()).exists():
+            raise UserError(f"{path}: a checkout whose repository is gone (was the cache {cache} "
+                            f"removed?); remove {path} to fetch it again")
         if any(path.iterdir()):
             raise UserError(f"{path}: exists and is not a checkout made by fetch-sources for "
                             f"{dep.name}; remove it or pass another --workspace")

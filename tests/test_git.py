@@ -134,3 +134,18 @@ def test_mirror_dir_is_stable_and_hides_credentials(tmp_path):
     assert a.name.startswith("xla-") and "pa55w0rd" not in str(a)
     assert a == rgit.mirror_dir(tmp_path, "https://user:pa55w0rd-xyz@github.com/ROCm/xla.git")
     assert a != rgit.mirror_dir(tmp_path, "https://github.com/ROCm/xla")
+
+
+@pytest.mark.parametrize("stderr, why", [
+    ("fatal: unable to access 'http://127.0.0.1:40123/x.git/': Failed to connect to 127.0.0.1 port 40123",
+     "remote unreachable"),
+    ("fatal: unable to access 'https://github.com/o/r/': The requested URL returned error: 403",
+     "authentication failed (check the token or credentials)"),
+    ("remote: Repository not found.\nfatal: repository 'https://github.com/o/r/' not found",
+     "no repository there"),
+    ("fatal: the remote end hung up unexpectedly", "git failed (fatal: the remote end hung up unexpectedly)"),
+])
+def test_failures_are_classified_without_reading_urls(stderr, why):
+    err = rgit._fail(rgit.Remote("xla", "https://x-access-token:ghs_abcdefghijklmnopqrstuvwxyz0123@github.com/o/r"),
+                     "cannot fetch from", stderr)
+    assert str(err) == f"xla: cannot fetch from https://***@github.com/o/r: {why}"

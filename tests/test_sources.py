@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 
 import pytest
@@ -91,6 +92,18 @@ def test_refuses_a_foreign_directory(run_cli, pinned, tmp_path):
     code, out, err = run_cli("fetch-sources", "--workspace", ws, "--root", pinned)
     assert code == 2 and "is not a checkout made by fetch-sources" in err and err.count("\n") == 1
     assert (ws / "jax" / "precious.txt").read_text() == "mine\n"
+
+
+def test_checkout_whose_cache_was_removed(run_cli, pinned, tmp_path):
+    ws = tmp_path / "ws"
+    assert run_cli("fetch-sources", "--workspace", ws, "--root", pinned)[0] == 0
+    shutil.rmtree(tmp_path / "cache")
+    code, out, err = run_cli("fetch-sources", "--workspace", ws, "--root", pinned)
+    assert code == 2 and "whose repository is gone" in err and err.count("\n") == 1
+    shutil.rmtree(ws / "plugin")
+    shutil.rmtree(ws / "jax")
+    shutil.rmtree(ws / "xla")
+    assert run_cli("fetch-sources", "--workspace", ws, "--root", pinned)[0] == 0
 
 
 def test_missing_pin_is_a_user_error(pinned, tmp_path):
