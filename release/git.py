@@ -259,6 +259,10 @@ class Mirror:
         self.complete(desc, anc)
         return self._run("merge-base", "--is-ancestor", anc, desc, check=False)[0] == 0
 
+    def on_branch(self, sha: str, branch: str) -> bool:
+        """Whether ``sha`` (already here) is reachable from the remote's ``branch`` as it is now."""
+        return self.is_ancestor(sha, self.fetch_branch(branch))
+
     def log(self, old: str | None, new: str) -> list[LogEntry]:
         """Commits in ``old..new``, newest first (the full range, deepening as needed)."""
         self.complete(new, old)

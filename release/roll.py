@@ -194,10 +194,9 @@ def check_move(dep: Dep, new: str, ctx: Context, *, allow_rewind: bool) -> Move:
     shown = mirror.remote.shown
     old = dep.commit
     ctx.say(f"{dep.name}: checking {old[:7]} -> {new[:7]} on {dep.branch}")
-    tip = mirror.fetch_branch(dep.branch)
     if not mirror.fetch_commit(new):
         raise UserError(f"{dep.name}: commit {new[:7]} not found on {shown}; nothing changed")
-    if not mirror.is_ancestor(new, tip):
+    if not mirror.on_branch(new, dep.branch):
         raise UserError(f"{dep.name}: commit {new[:7]} is not reachable from branch {dep.branch} of "
                         f"{shown} (a fork-only or dangling commit); refusing to pin it")
     old_known = mirror.fetch_commit(old)

@@ -34,6 +34,13 @@ def test_roll_all_in_dependency_order(load, git_remotes, tmp_path):
     assert result.old[("plugin")].commit == c["P0"]
 
 
+def test_via_deps_resolve_after_their_source_whatever_the_file_order(load, git_remotes, tmp_path):
+    c = git_remotes.c
+    result = roll(load(order=("xla", "jax", "plugin")), tmp_path / "cache")
+    assert [m.name for m in result.moves] == ["xla", "jax", "plugin"]  # reported in file order
+    assert result.new["xla"].commit == c["Y_TIP"] and result.new["jax"].commit == c["J4"]
+
+
 def test_only_some_deps_and_via_reads_the_current_pin(load, git_remotes, tmp_path):
     c = git_remotes.c
     # Only xla: plugin stays at P0, which pins X1 -> nothing moves.

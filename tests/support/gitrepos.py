@@ -252,7 +252,7 @@ def build_remotes(root: Path) -> Remotes:
 
 def deps_yaml(remotes: Remotes, *, http: GitHttpServer | None = None, plugin_branch: str = "master",
               commits: dict[str, str] | None = None, urls: dict[str, str] | None = None,
-              rolls: dict[str, str] | None = None) -> str:
+              rolls: dict[str, str] | None = None, order=("plugin", "jax", "xla")) -> str:
     """A deps.yaml pinning the fixture remotes (default pins: P0, J1, X1)."""
     pins = {"plugin": remotes.c["P0"], "jax": remotes.c["J1"], "xla": remotes.c["X1"], **(commits or {})}
     urls = {n: remotes.url(n, http) for n in ("plugin", "jax", "xla")} | (urls or {})
@@ -261,7 +261,7 @@ def deps_yaml(remotes: Remotes, *, http: GitHttpServer | None = None, plugin_bra
              "xla": f"{{via: plugin, file: {XLA_BZL}, var: XLA_COMMIT}}"} | (rolls or {})
     branches = {"plugin": plugin_branch, "jax": BRANCH, "xla": BRANCH}
     lines = ["# pins for the test (this comment must survive a bump)", "deps:"]
-    for name in ("plugin", "jax", "xla"):
+    for name in order:
         lines += [f"  {name}:  # {name} upstream", f"    url: {urls[name]}", f"    branch: {branches[name]}",
                   f"    commit: {pins[name]}", f"    roll: {rolls[name]}"]
     return "\n".join(lines) + "\n"
