@@ -17,9 +17,11 @@ import csv
 import dataclasses
 import hashlib
 import io
+import queue
 import re
 import struct
 import tempfile
+import threading
 import zipfile
 import zlib
 from email.parser import HeaderParser
@@ -63,6 +65,7 @@ _SHA = re.compile(r"^[0-9a-f]{40}$")
 _TEXT_MEMBERS = ("version.py", "commit_info.py")
 _TEXT_LIMIT = 1 << 20
 _CHUNK = 1 << 20
+_THREADED = 16 << 20  # members this big are hashed and teed on a second thread
 
 
 @dataclasses.dataclass(frozen=True)
@@ -216,10 +219,9 @@ class _Window(io.RawIOBase):
 
 
 def _chunks(fp, info: zipfile.ZipInfo, start: int) -> Iterator[bytes]:
-    """The member's inflated bytes, in bounded chunks, with its CRC and size checked."""
+    """The member's inflated bytes, in bounded chunks, with its size checked (CRC: ``_Sink``)."""
     fp.seek(start)
     left = info.compress_size
-    crc = 0
     produced = 0
     if info.compress_type == zipfile.ZIP_STORED:
         while left:
@@ -227,7 +229,6 @@ def _chunks(fp, info: zipfile.ZipInfo, start: int) -> Iterator[bytes]:
             if not chunk:
                 raise zipfile.BadZipFile(f"{info.filename}: truncated")
             left -= len(chunk)
-            crc = _inflater.crc32(chunk, crc)
             produced += len(chunk)
             yield chunk
     elif info.compress_type == zipfile.ZIP_DEFLATED:
@@ -250,7 +251,6 @@ def _chunks(fp, info: zipfile.ZipInfo, start: int) -> Iterator[bytes]:
                 raise zipfile.BadZipFile(f"{info.filename}: inflates past its declared size "
                                          f"{info.file_size}")
             if chunk:
-                crc = _inflater.crc32(chunk, crc)
                 yield chunk
     else:
         raise zipfile.BadZipFile(f"{info.filename}: compression method {info.compress_type} "
@@ -258,8 +258,65 @@ def _chunks(fp, info: zipfile.ZipInfo, start: int) -> Iterator[bytes]:
     if produced != info.file_size:
         raise zipfile.BadZipFile(f"{info.filename}: {produced} bytes, central directory says "
                                  f"{info.file_size}")
-    if crc != info.CRC:
-        raise zipfile.BadZipFile(f"{info.filename}: CRC mismatch (data corrupt)")
+
+
+class _Sink:
+    """What happens to each inflated chunk: CRC, sha256, kept text, ELF tee to a temp file."""
+
+    def __init__(self, keep_text: bool, tee_path: Path | None):
+        self.crc, self.size = 0, 0
+        self.digest = hashlib.sha256()
+        self.text = bytearray() if keep_text else None
+        self._tee_path = tee_path
+        self.tee = None
+
+    def feed(self, chunk: bytes) -> None:
+        if self.size == 0 and self._tee_path is not None and chunk[:4] == b"\x7fELF":
+            self.tee = open(self._tee_path, "w+b")
+        self.crc = zlib.crc32(chunk, self.crc)
+        self.digest.update(chunk)
+        if self.text is not None:
+            self.text += chunk
+        if self.tee is not None:
+            self.tee.write(chunk)
+        self.size += len(chunk)
+
+
+def _drain(chunks: Iterator[bytes], sink: _Sink, progress, threaded: bool) -> None:
+    """Feed ``chunks`` to ``sink``; for big members on a second thread, so inflating the next
+    chunk overlaps hashing and writing this one (zlib, isal, hashlib and file writes all
+    release the GIL)."""
+    if not threaded:
+        for chunk in chunks:
+            sink.feed(chunk)
+            if progress:
+                progress(len(chunk))
+        return
+    pending: queue.Queue = queue.Queue(maxsize=4)
+    failure: list[BaseException] = []
+
+    def consume():
+        while (chunk := pending.get()) is not None:
+            if not failure:
+                try:
+                    sink.feed(chunk)
+                except BaseException as exc:  # re-raised on the calling thread
+                    failure.append(exc)
+
+    worker = threading.Thread(target=consume, name="verify-sink", daemon=True)
+    worker.start()
+    try:
+        for chunk in chunks:
+            if failure:
+                break
+            pending.put(chunk)
+            if progress:
+                progress(len(chunk))
+    finally:
+        pending.put(None)
+        worker.join()
+    if failure:
+        raise failure[0]
 
 
 def _is_text_member(name: str) -> bool:
@@ -295,35 +352,25 @@ def scan_wheel(path: Path, progress: Callable[[int], None] | None = None) -> Sca
 
 
 def _read_member(fp, info, start: int, member: Member, tmp: Path, progress) -> None:
-    digest = hashlib.sha256()
-    keep = _is_text_member(info.filename) and info.file_size <= _TEXT_LIMIT
-    text = bytearray() if keep else None
-    tee = None
-    size = 0
+    stored = info.compress_type == zipfile.ZIP_STORED
+    sink = _Sink(_is_text_member(info.filename) and info.file_size <= _TEXT_LIMIT,
+                 None if stored else tmp / "member.elf")
     try:
-        for chunk in _chunks(fp, info, start):
-            if size == 0 and chunk[:4] == b"\x7fELF" and info.compress_type != zipfile.ZIP_STORED:
-                tee = open(tmp / "member.elf", "w+b")
-            digest.update(chunk)
-            if text is not None:
-                text += chunk
-            if tee is not None:
-                tee.write(chunk)
-            size += len(chunk)
-            if progress:
-                progress(len(chunk))
-        member.sha256, member.read_size = record_hash(digest.digest()), size
-        member.text = bytes(text) if text is not None else None
-        if tee is not None:
-            tee.flush()
-            member.elf = elf_facts(tee)
-        elif info.compress_type == zipfile.ZIP_STORED and info.file_size >= 4:
+        _drain(_chunks(fp, info, start), sink, progress, info.file_size >= _THREADED)
+        if sink.crc != info.CRC:
+            raise zipfile.BadZipFile(f"{info.filename}: CRC mismatch (data corrupt)")
+        member.sha256, member.read_size = record_hash(sink.digest.digest()), sink.size
+        member.text = bytes(sink.text) if sink.text is not None else None
+        if sink.tee is not None:
+            sink.tee.flush()
+            member.elf = elf_facts(sink.tee)
+        elif stored and info.file_size >= 4:
             window = _Window(fp, start, info.compress_size)
             if window.read(4) == b"\x7fELF":
                 member.elf = elf_facts(window)
     finally:
-        if tee is not None:
-            tee.close()
+        if sink.tee is not None:
+            sink.tee.close()
 
 
 def elf_facts(stream) -> ElfFacts:

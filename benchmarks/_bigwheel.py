@@ -1,0 +1,67 @@
+"""A PJRT wheel the size of the real one, for the verify and promote benchmarks.
+
+``xla_rocm_plugin.so`` is a real shared object (linked with the ``rocm_build`` RUNPATH) that
+carries a 503 MB data blob, so the wheel has one ~500 MB ELF member that deflates about 3:1
+(to ~150 MB) at roughly the speed of real machine code: the blob is a Zipf-distributed stream
+of short random "words", so deflate finds matches in its window as it does in code. It is
+built by ``release.wheels.build_wheel``, the same path a nightly takes.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+SO_SIZE = 503_453_288  # xla_rocm_plugin.so in jax-rocm7-pjrt 0.10.2
+VERSION = "0.9.1.dev20261122"
+_BLOCK = 16 << 20
+
+
+def _block(seed: int = 1) -> bytes:
+    rng = random.Random(seed)
+    words = [rng.randbytes(rng.randint(2, 16)) for _ in range(6144)]
+    weights = [1 / (i + 1) ** 1.3 for i in range(len(words))]
+    return b"".join(rng.choices(words, weights, k=_BLOCK // 8))[:_BLOCK]
+
+
+def big_so(directory: Path, size: int = SO_SIZE) -> Path:
+    """A real shared object of about ``size`` bytes with the configured RUNPATH."""
+    from release.bazel import configured_runpath
+    directory.mkdir(parents=True, exist_ok=True)
+    blob = directory / "blob.bin"
+    block = _block()
+    with open(blob, "wb") as fh:
+        left = size - 16384
+        while left > 0:
+            fh.write(block[:left])
+            left -= len(block)
+    (directory / "plugin.c").write_text("int pjrt_plugin_answer(void) { return 42; }\n")
+    subprocess.run(["ld", "-r", "-b", "binary", "-z", "noexecstack", "-o", "blob.o", "blob.bin"],
+                   cwd=directory, check=True)
+    out = directory / "xla_rocm_plugin.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(out), "plugin.c", "blob.o",
+                    "-Wl,-z,noexecstack", "-Wl,--enable-new-dtags",
+                    "-Wl,-rpath," + ":".join(configured_runpath(REPO))],
+                   cwd=directory, check=True)
+    blob.unlink()
+    (directory / "blob.o").unlink()
+    return out
+
+
+def big_wheel(directory: Path) -> Path:
+    """The PJRT wheel around ``big_so``, built as a nightly build builds it."""
+    from release.config import load_deps, load_version_info
+    from release.revisions import RevisionMap
+    from release.wheels import build_wheel, load_specs
+    so = big_so(directory / "artifacts")
+    info = load_version_info(REPO / "version_info.json")
+    wheel = build_wheel("pjrt", directory, {"xla_rocm_plugin.so": so}, version=VERSION,
+                        rocm_version=info.rocm_version, specs=load_specs(REPO),
+                        revisions=RevisionMap.from_deps(load_deps(REPO / "deps.yaml"), VERSION))
+    so.unlink()
+    return wheel
