@@ -265,9 +265,26 @@ SCRIPT_RUNS = {
 }
 
 
-# Commands the lead wires at the end (`--stage plan|finish`, `--store`, `--tag`): until then a
-# refusal of these skips instead of failing. Empty this once `release nightly`/`cut` are wired.
-WIRED_LATER = {"nightly", "cut"}
+# Interfaces docs/jobs.md asks for that are not built yet: a refusal of these skips (by name)
+# instead of failing. `None`: the whole command's job flags (the lead wires nightly and cut
+# last); a flag: the call must parse once that flag is dropped. Empty this as they land.
+PENDING = {"cut": None}
+
+
+def pending(parser, argv: list[str]) -> str | None:
+    """Why a refused ``argv`` is pending, or None when it is simply wrong."""
+    if argv[0] not in PENDING:
+        return None
+    flag = PENDING[argv[0]]
+    if flag is None:
+        return " ".join(argv)
+    if flag not in argv:
+        return None
+    try:
+        parser.parse_args([a for a in argv if a != flag])
+    except SystemExit:
+        return None
+    return f"{argv[0]} {flag}"
 
 
 def run_script(tmp_path, argv, env_extra) -> list[list[str]]:
@@ -300,10 +317,11 @@ def test_scripts_call_release_with_flags_the_cli_accepts(tmp_path, case):
             try:
                 parser.parse_args(argv)
             except SystemExit:
-                if argv[0] not in WIRED_LATER:
+                why = pending(parser, argv)
+                if why is None:
                     pytest.fail(f"scripts/{SCRIPT_RUNS[case][0][0]} runs "
                                 f"`release {' '.join(argv)}`, which the CLI refuses")
-                missing.append(" ".join(argv))
+                missing.append(why)
     if missing:
         pytest.skip(f"not built yet: {', '.join(missing)}")
 
