@@ -78,7 +78,7 @@ _UNREACHABLE = re.compile(r"could not resolve|connection refused|failed to conne
                           r"|network is unreachable|couldn't connect")
 
 
-def _fail(remote: Remote, what: str, stderr: str) -> UserError:
+def remote_error(remote: Remote, what: str, stderr: str) -> UserError:
     """A one-line error for a git failure talking to ``remote``."""
     # Classify on the message without URLs, so a port like :40123 is never read as a 401.
     low = re.sub(r"\S+://\S+", "<url>", stderr or "").lower()
@@ -106,7 +106,7 @@ def ls_remote(remote: Remote, branch: str) -> str:
         ["git", "ls-remote", "--", remote.url, f"refs/heads/{branch}"],
         with_extended_output=True, with_exceptions=False, kill_after_timeout=TIMEOUT)
     if status != 0:
-        raise _fail(remote, "cannot list", err)
+        raise remote_error(remote, "cannot list", err)
     for line in out.splitlines():
         sha, _, ref = line.partition("\t")
         if ref == f"refs/heads/{branch}" and _SHA.match(sha):
@@ -212,7 +212,7 @@ class Mirror:
         if status != 0:
             if "couldn't find remote ref" in err.lower():
                 raise UserError(f"{self.remote.label}: no branch '{branch}' on {self.remote.shown}")
-            raise _fail(self.remote, "cannot fetch from", err)
+            raise remote_error(self.remote, "cannot fetch from", err)
         return self.branch_tip(branch)
 
     def fetch_commit(self, sha: str) -> bool:
@@ -225,7 +225,7 @@ class Mirror:
             if any(s in low for s in ("not our ref", "no such remote ref", "couldn't find remote ref",
                                       "unadvertised object", "bad object", "upload-pack: not our")):
                 return False
-            raise _fail(self.remote, "cannot fetch from", err)
+            raise remote_error(self.remote, "cannot fetch from", err)
         return self.has_commit(sha)
 
     def _range(self, desc: str, anc: str | None) -> list[str]:
@@ -247,7 +247,7 @@ class Mirror:
             before = self.shallow()
             status, err = self._fetch(f"--deepen={depth}", "origin", desc)
             if status != 0:
-                raise _fail(self.remote, "cannot fetch from", err)
+                raise remote_error(self.remote, "cannot fetch from", err)
             if self.shallow() == before:  # the remote has nothing older to give
                 return commits
             depth *= 4
@@ -288,7 +288,7 @@ class Mirror:
             return None
         status, text, err = self._run("cat-file", "blob", blob, check=False)
         if status != 0:
-            raise _fail(self.remote, "cannot fetch a file from", err)
+            raise remote_error(self.remote, "cannot fetch a file from", err)
         return text
 
     # ---------------------------------------------------------------- checkouts
@@ -305,7 +305,7 @@ class Mirror:
             status, _, err = self._run("worktree", "add", "--quiet", "--detach", "--force", str(dest), sha,
                                        check=False)
         if status != 0:
-            raise _fail(self.remote, f"cannot check out {sha[:7]} from", err)
+            raise remote_error(self.remote, f"cannot check out {sha[:7]} from", err)
         self.fetches += 1  # a checkout may fetch the blobs it lacks
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import git as gitpython
 
 from release.errors import UserError
-from release.git import ENV
+from release.git import ENV, Remote, remote_error
 
 BRANCH_PREFIX = "bump/"
 DEFAULT_IDENTITY = ("jax-rocm-release", "jax-rocm-release@users.noreply.github.com")
@@ -117,9 +117,8 @@ class ReleaseRepo:
             raise AssertionError(f"refusing to force-push {branch}: not a bump branch")
         status, _, err = self._run("push", "--quiet", "--force", remote, f"{sha}:refs/heads/{branch}")
         if status != 0:
-            from release.git import Remote, _fail
             url = self._run("remote", "get-url", remote)[1].strip() or remote
-            raise _fail(Remote("push", url), "cannot push to", err)
+            raise remote_error(Remote(remote, url), "cannot push to", err)
 
 
 # ---------------------------------------------------------------- the pull request

@@ -146,6 +146,6 @@ def test_mirror_dir_is_stable_and_hides_credentials(tmp_path):
     ("fatal: the remote end hung up unexpectedly", "git failed (fatal: the remote end hung up unexpectedly)"),
 ])
 def test_failures_are_classified_without_reading_urls(stderr, why):
-    err = rgit._fail(rgit.Remote("xla", "https://x-access-token:ghs_abcdefghijklmnopqrstuvwxyz0123@github.com/o/r"),
+    err = rgit.remote_error(rgit.Remote("xla", "https://x-access-token:ghs_abcdefghijklmnopqrstuvwxyz0123@github.com/o/r"),
                      "cannot fetch from", stderr)
     assert str(err) == f"xla: cannot fetch from https://***@github.com/o/r: {why}"

@@ -97,7 +97,7 @@ def run(args, out) -> int:
                    **({"branch": data["branch"]} if "branch" in data else {}),
                    **({"pr-number": str(data["pull_request"]["number"])}
                       if data.get("pull_request", {}).get("number") else {})})
-    step_summary(f"## {title}\n\n{text}")
+    step_summary(f"## {title}\n\n{text}" if moves else "## bump: pins are current")
     out.result(data, lambda console: _human(console, data, text, args.dry_run))
     return 0
 
