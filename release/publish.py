@@ -81,14 +81,21 @@ def parse_checksums(text: str, where: str) -> dict[str, str]:
     return sums
 
 
-def read_dist(directory: Path) -> Dist:
-    """Load and check a dist directory; refuses one whose files do not match SHA256SUMS."""
+def read_dist(directory: Path, partial: bool = False) -> Dist:
+    """Load and check a dist directory; refuses one whose files do not match SHA256SUMS.
+
+    ``partial``: one build cell's share (its wheels and revisions.json); SHA256SUMS, when
+    present, still has to match, but it is not an asset (the finish stage writes the one
+    covering every cell).
+    """
     directory = Path(directory)
     if not directory.is_dir():
         raise UserError(f"{directory}: no such directory; expected dist/<version> from `release build`")
     rev_path = directory / naming.REVISIONS_ASSET
     sums_path = directory / naming.CHECKSUMS_ASSET
     for path in (rev_path, sums_path):
+        if partial and path == sums_path:
+            continue
         if not path.is_file():
             raise UserError(f"{path}: missing; expected `release build` to have written it")
     try:
@@ -100,7 +107,7 @@ def read_dist(directory: Path) -> Dist:
         Version(version)
     except InvalidVersion:
         raise UserError(f"{rev_path}: version {version!r} is not a PEP 440 version") from None
-    sums_text = sums_path.read_text(encoding="utf-8")
+    sums_text = sums_path.read_text(encoding="utf-8") if sums_path.is_file() else ""
     sums = parse_checksums(sums_text, str(sums_path))
     wheels = sorted(directory.glob("*.whl"))
     if not wheels:
@@ -111,16 +118,18 @@ def read_dist(directory: Path) -> Dist:
     assets = []
     for path in [*wheels, rev_path]:
         digest = sha256_file(path)
-        if path.name not in sums:
+        if path.name not in sums and not (partial and not sums_text):
             raise UserError(f"{sums_path}: does not list {path.name}")
-        if sums[path.name] != digest:
+        if path.name in sums and sums[path.name] != digest:
             raise UserError(f"{sums_path}: says {sums[path.name][:12]}... for {path.name} but the file "
                             f"hashes to {digest[:12]}...; rebuild or fix the dist directory")
         assets.append(LocalAsset(path.name, path, path.stat().st_size, digest))
     for name in sums:
         if not (directory / name).is_file():
             raise UserError(f"{sums_path}: lists {name}, which is not in {directory}")
-    assets.append(LocalAsset(sums_path.name, sums_path, sums_path.stat().st_size, sha256_file(sums_path)))
+    if not partial:
+        assets.append(LocalAsset(sums_path.name, sums_path, sums_path.stat().st_size,
+                                 sha256_file(sums_path)))
     return Dist(directory, version, revisions, tuple(assets), sums_text)
 
 
@@ -211,15 +220,27 @@ def _same(store: Store, release: Release, remote: Asset, local: LocalAsset) -> b
 
 
 def next_action(store: Store, release: Release, remote: list[Asset],
-                wanted: tuple[LocalAsset, ...]) -> tuple[str, object, object] | None:
-    """The one change that moves ``remote`` toward ``wanted``; None when they match."""
+                wanted: tuple[LocalAsset, ...], prune: bool = True) -> tuple[str, object, object] | None:
+    """The one change that moves ``remote`` toward ``wanted``; None when they match.
+
+    ``prune=False`` (a partial dist: one build cell of many) touches only the names in
+    ``wanted`` and their temporary names; the other cells' assets are left alone.
+    """
     by_name = {a.name: a for a in remote}
     want = {a.name: a for a in wanted}
+
+    def base_of(name):
+        return name[:-len(TEMP_SUFFIX)] if name.endswith(TEMP_SUFFIX) else None
+
+    def mine(name):
+        return prune or name in want or base_of(name) in want
     for asset in remote:
-        if asset.state != "uploaded":
+        if asset.state != "uploaded" and mine(asset.name):
             return ("delete", asset, f"{asset.state} asset (interrupted upload)")
     for asset in remote:
-        base = asset.name[:-len(TEMP_SUFFIX)] if asset.name.endswith(TEMP_SUFFIX) else None
+        base = base_of(asset.name)
+        if not mine(asset.name) or asset.state != "uploaded":
+            continue
         if asset.name not in want and (base not in want or not _same(store, release, asset, want[base])):
             return ("delete", asset, "not part of this release")
     for local in wanted:
@@ -240,12 +261,12 @@ def next_action(store: Store, release: Release, remote: list[Asset],
 
 
 def sync_assets(store: Store, release: Release, wanted: tuple[LocalAsset, ...], *,
-                say: Callable[[str], None], progress=None) -> list[dict]:
+                say: Callable[[str], None], progress=None, prune: bool = True) -> list[dict]:
     """Converge the release's assets on ``wanted``; returns what was done."""
     done: list[dict] = []
     budget = 6 * len(wanted) + 10
     for _ in range(budget):
-        action = next_action(store, release, store.list_assets(release), wanted)
+        action = next_action(store, release, store.list_assets(release), wanted, prune)
         if action is None:
             return done
         verb, subject, detail = action
@@ -295,6 +316,30 @@ def publish_draft(store: Store, dist: Dist, *, say: Callable[[str], None] = lamb
     return {"status": "draft", "tag": dist.tag, "version": dist.version, "store": store.kind,
             "where": store.where, "release_id": draft.id, "url": draft.html_url,
             "previous": previous.tag if previous else None, "actions": actions,
+            "assets": [{"name": a.name, "size": a.size, "sha256": a.digest} for a in dist.assets]}
+
+
+def publish_partial(store: Store, dist: Dist, *, say: Callable[[str], None] = lambda t: None,
+                    progress=None) -> dict:
+    """Add one build cell's wheels (and revisions.json) to the draft; never remove other assets.
+
+    The cells of a split build share the draft; each re-runs safely. revisions.json must be
+    identical across cells: a cell built from other pins is refused.
+    """
+    if store.published_for(dist.tag) is not None:
+        raise UserError(f"{store.where}: release {dist.tag} is already published and immutable; "
+                        "a partial upload cannot change it")
+    draft = store.find_or_create_draft(dist.tag, name=f"jax-rocm {dist.version}",
+                                       body=f"{dist.kind} {dist.version}: wheels are being built.",
+                                       prerelease=dist.kind in ("nightly", "rc"), say=say)
+    theirs = next((a for a in store.list_assets(draft) if a.name == naming.REVISIONS_ASSET), None)
+    ours = next(a for a in dist.assets if a.name == naming.REVISIONS_ASSET)
+    if theirs is not None and theirs.state == "uploaded" and not _same(store, draft, theirs, ours):
+        raise UserError(f"{store.where}: the draft of {dist.tag} holds a different "
+                        f"{naming.REVISIONS_ASSET}: this cell was built from other pins than the others")
+    actions = sync_assets(store, draft, dist.assets, say=say, progress=progress, prune=False)
+    return {"status": "partial", "tag": dist.tag, "version": dist.version, "store": store.kind,
+            "where": store.where, "release_id": draft.id, "url": draft.html_url, "actions": actions,
             "assets": [{"name": a.name, "size": a.size, "sha256": a.digest} for a in dist.assets]}
 
 

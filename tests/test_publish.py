@@ -8,12 +8,12 @@ import re
 
 import pytest
 
-from release.github import GitHubClient
 from release.publish import (TEMP_SUFFIX, publish_draft, read_dist, undraft, validated_digest,
                              with_validated)
-from release.stores import GitHubStore, LocalStore
+from release.stores import LocalStore
 from release.errors import UserError
-from tests.support.fake_github import FakeClock, FakeGitHub
+from tests.support.fake_github import FakeGitHub
+from tests.support.publish_dist import gh_store, mark_validated
 
 NIGHTLY = "0.9.1.dev20261122"
 TAG = "rocm-jax-v" + NIGHTLY
@@ -21,13 +21,6 @@ TAG = "rocm-jax-v" + NIGHTLY
 
 class Crash(BaseException):
     """Stands for the process dying (not an Exception, so nothing catches it)."""
-
-
-def gh_store(fake: FakeGitHub) -> GitHubStore:
-    clock = FakeClock()
-    client = GitHubClient(fake.token, fake.api_url, sleep=clock.sleep, clock=clock.time,
-                          write_interval=1.0)
-    return GitHubStore(client, *fake.repo.split("/"))
 
 
 def assert_exactly(fake: FakeGitHub, dist, *, draft=True):
@@ -38,12 +31,6 @@ def assert_exactly(fake: FakeGitHub, dist, *, draft=True):
     want = sorted((a.name, "sha256:" + a.digest, "uploaded") for a in dist.assets)
     assert got == want
     return rels[0]
-
-
-def mark_validated(store, tag):
-    draft = store.drafts_for(tag)[0]
-    digest = next(a.digest for a in store.list_assets(draft) if a.name == "SHA256SUMS")
-    store.update_release(draft, body=with_validated(draft.body, digest))
 
 
 @pytest.fixture
@@ -278,3 +265,40 @@ def test_cli_local_store_by_default(run_cli, make_dist, tmp_path, monkeypatch):
     assert data["store"] == "local" and data["where"] == str(tmp_path / "rel")
     store = LocalStore(tmp_path / "rel")
     assert [a.name for a in store.list_assets(store.drafts_for(TAG)[0])] == [a.name for a in read_dist(path).assets]
+
+
+def cell(full, tmp_path, wheel_prefix):
+    """One build cell's dist directory: one wheel, revisions.json, SHA256SUMS over those."""
+    import hashlib
+    import shutil
+    out = tmp_path / f"cell-{wheel_prefix}" / full.name
+    out.mkdir(parents=True)
+    for p in full.iterdir():
+        if p.name == "revisions.json" or p.name.startswith(wheel_prefix):
+            shutil.copy(p, out / p.name)
+    (out / "SHA256SUMS").write_text("".join(
+        f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}\n" for p in sorted(out.iterdir())))
+    return out
+
+
+def test_partial_cells_share_the_draft_then_finish(fake_github, make_dist, tmp_path):
+    from release.publish import publish_partial
+    store = gh_store(fake_github)
+    full = make_dist(NIGHTLY)
+    pjrt = read_dist(cell(full, tmp_path, "jax_rocm7_pjrt"), partial=True)
+    plugin = read_dist(cell(full, tmp_path, "jax_rocm7_plugin"), partial=True)
+    assert "SHA256SUMS" not in [a.name for a in pjrt.assets]
+    fake_github.fail("POST", r"/assets$", 502, nth=2, when="starter")  # the cell's 2nd upload
+    publish_partial(store, pjrt)
+    publish_partial(store, plugin)
+    publish_partial(store, pjrt)  # a re-run of a cell changes nothing
+    rel = fake_github.releases()[0]
+    assert sorted(a["name"] for a in rel["assets"]) == sorted(
+        a.name for a in read_dist(full).assets if a.name != "SHA256SUMS")
+    other = make_dist(NIGHTLY, commits={"xla": "7" * 40})
+    with pytest.raises(UserError) as err:
+        publish_partial(store, read_dist(cell(other, tmp_path / "o", "jax_rocm7_plugin"), partial=True))
+    assert "other pins" in str(err.value)
+    dist = read_dist(full)
+    publish_draft(store, dist)  # the finish stage: checksums, notes
+    assert_exactly(fake_github, dist)

@@ -7,7 +7,7 @@ from pathlib import Path
 from release.commands._common import add_store_options, open_store_from_args, transfer_progress
 from release.errors import UserError
 from release.output import github_output, step_summary
-from release.publish import publish_draft, read_dist, undraft
+from release.publish import publish_draft, publish_partial, read_dist, undraft
 
 HELP = "upload dist/<version> into its draft release (resumable), or --undraft TAG to publish it"
 
@@ -15,6 +15,9 @@ HELP = "upload dist/<version> into its draft release (resumable), or --undraft T
 def add_arguments(parser) -> None:
     parser.add_argument("dist", nargs="?", type=Path, metavar="dist/<version>",
                         help="directory `release build` wrote")
+    parser.add_argument("--partial", action="store_true",
+                        help="one build cell's share: add its wheels and revisions.json to the draft, "
+                             "leave every other asset (and the notes) alone")
     parser.add_argument("--undraft", metavar="TAG",
                         help="publish the draft of TAG (it must have passed `release validate`)")
     add_store_options(parser)
@@ -23,13 +26,16 @@ def add_arguments(parser) -> None:
 def run(args, out) -> int:
     if (args.dist is None) == (args.undraft is None):
         raise UserError("give either dist/<version> or --undraft TAG (exactly one)")
+    if args.partial and args.undraft:
+        raise UserError("--partial uploads a dist directory; it does not go with --undraft")
     store = open_store_from_args(args, out)
     if args.undraft:
         result = undraft(store, args.undraft, say=out.line)
     else:
-        dist = read_dist(args.dist)
+        dist = read_dist(args.dist, partial=args.partial)
+        step = publish_partial if args.partial else publish_draft
         with transfer_progress(out) as progress:
-            result = publish_draft(store, dist, say=out.line, progress=progress)
+            result = step(store, dist, say=out.line, progress=progress)
     github_output({"tag": result["tag"], "release_id": str(result["release_id"]),
                    "release_url": result.get("url") or "", "status": result["status"]})
     step_summary(f"**{result['tag']}**: {result['status']} in {store.kind} store "

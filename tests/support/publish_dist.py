@@ -6,7 +6,7 @@ one plugin wheel for the running Python (so pip can install both here), each wit
 ``revisions.json`` and ``SHA256SUMS``. Wheels are written with ``zipfile`` so the
 publishing tests do not depend on the build code; they pass ``release.verify``.
 
-Fixture ``make_dist(version, *, commits=None, tamper=None) -> Path``: builds one under a
+Fixture ``make_dist(version, commits=None, requires_python=">=3.11") -> Path``: builds one under a
 session temp dir; ``commits`` overrides dep commits (``{"xla": "<sha>"}``).
 """
 
@@ -66,7 +66,8 @@ def _version_py(version: str) -> str:
             "__version__ = _release_version or _version\n")
 
 
-def build_dist(out_root: Path, version: str, commits: dict[str, str] | None = None) -> Path:
+def build_dist(out_root: Path, version: str, commits: dict[str, str] | None = None,
+               requires_python: str = ">=3.11") -> Path:
     deps = load_deps(REPO_ROOT / "deps.yaml")
     if commits:
         deps = deps.with_commits(commits)
@@ -81,12 +82,14 @@ def build_dist(out_root: Path, version: str, commits: dict[str, str] | None = No
     pjrt = write_wheel(out / naming.pjrt_wheel(ROCM_MAJOR, version), naming.pjrt_dist(ROCM_MAJOR),
                        version, naming.wheel_tag(None),
                        {f"{pjrt_pkg}/__init__.py": "from .version import __version__\n",
-                        **{f"{pjrt_pkg}/{k}": v for k, v in common.items()}})
+                        **{f"{pjrt_pkg}/{k}": v for k, v in common.items()}},
+                       requires_python=requires_python)
     plugin = write_wheel(out / naming.plugin_wheel(ROCM_MAJOR, version, PYTHON),
                          naming.plugin_dist(ROCM_MAJOR), version, naming.wheel_tag(PYTHON),
                          {f"{plugin_pkg}/__init__.py": "from .version import __version__\n",
                           **{f"{plugin_pkg}/{k}": v for k, v in common.items()}},
-                         requires=[f"{naming.pjrt_dist(ROCM_MAJOR)}=={version}"])
+                         requires=[f"{naming.pjrt_dist(ROCM_MAJOR)}=={version}"],
+                         requires_python=requires_python)
     (out / naming.REVISIONS_ASSET).write_text(revisions.dumps())
     sums = "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}\n"
                    for p in sorted([pjrt, plugin, out / naming.REVISIONS_ASSET]))
@@ -99,6 +102,38 @@ def make_dist(tmp_path):
     """Each call builds into a directory of its own (``<tmp>/dist-<n>/<version>``)."""
     count = iter(range(1, 1 << 30))
 
-    def make(version: str, commits: dict[str, str] | None = None) -> Path:
-        return build_dist(tmp_path / f"dist-{next(count)}", version, commits)
+    def make(version: str, commits: dict[str, str] | None = None, **kwargs) -> Path:
+        return build_dist(tmp_path / f"dist-{next(count)}", version, commits, **kwargs)
     return make
+
+
+def gh_store(fake):
+    """A ``GitHubStore`` on a ``FakeGitHub`` whose waits are instant."""
+    from release.github import GitHubClient
+    from release.stores import GitHubStore
+    from tests.support.fake_github import FakeClock
+
+    clock = FakeClock()
+    client = GitHubClient(fake.token, fake.api_url, sleep=clock.sleep, clock=clock.time,
+                          write_interval=1.0)
+    return GitHubStore(client, *fake.repo.split("/"))
+
+
+def mark_validated(store, tag):
+    """What a passing ``release validate`` leaves on the draft (without installing anything)."""
+    from release.publish import with_validated
+
+    draft = store.drafts_for(tag)[0]
+    digest = next(a.digest for a in store.list_assets(draft) if a.name == naming.CHECKSUMS_ASSET)
+    return store.update_release(draft, body=with_validated(draft.body, digest))
+
+
+def release_dist(store, path):
+    """Publish ``path`` all the way: draft, validated mark, undraft. Returns the ``Dist``."""
+    from release.publish import publish_draft, read_dist, undraft
+
+    dist = read_dist(path)
+    publish_draft(store, dist)
+    mark_validated(store, dist.tag)
+    undraft(store, dist.tag)
+    return dist
