@@ -74,8 +74,8 @@ def make_input(path: Path, size: int, seed: int = 1) -> None:
     path.chmod(0o755)
 
 
-def measure(argv: list[str], cwd: Path, env: dict | None = None) -> tuple[float, int]:
-    """(wall seconds, peak RSS bytes of the child and the descendants it waited for)."""
+def measure(argv: list[str], cwd: Path, env: dict | None = None) -> tuple[float, int, float]:
+    """(wall s, peak RSS bytes, CPU s) of the child and the descendants it waited for."""
     started = time.perf_counter()
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -83,7 +83,7 @@ def measure(argv: list[str], cwd: Path, env: dict | None = None) -> tuple[float,
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         sys.exit(f"{argv[:4]} failed: {proc.stderr.read().decode()[-2000:]}")
-    return wall, usage.ru_maxrss * 1024
+    return wall, usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime
 
 
 def anchor_project(base: Path, so: Path) -> Path:
@@ -143,17 +143,17 @@ def main() -> int:
         env = {**os.environ, "SOURCE_DATE_EPOCH": "1767225600", "PYTHONPATH": str(REPO)}
 
         proj = anchor_project(base, so)
-        a_wall, a_rss = measure([sys.executable, "-m", "build", "-n", "-w", "--outdir",
+        a_wall, a_rss, a_cpu = measure([sys.executable, "-m", "build", "-n", "-w", "--outdir",
                                  str(base / "anchor-out"), str(proj)], base, env)
         a_wheel = next((base / "anchor-out").glob("*.whl"))
 
         root, artifacts = ours_project(base, so)
-        o_wall, o_rss = measure([sys.executable, "-m", "release", "build", "--kind", "release",
+        o_wall, o_rss, o_cpu = measure([sys.executable, "-m", "release", "build", "--kind", "release",
                                  "--wheel", "pjrt", "--python", "3.11", "--root", str(root),
                                  "--artifacts", str(artifacts), "--dist", str(base / "ours-out")],
                                 base, env)
         o_wheel = next((base / "ours-out").rglob("*.whl"))
-        w_wall, w_rss = measure([sys.executable, "-c", (
+        w_wall, w_rss, w_cpu = measure([sys.executable, "-c", (
             "import sys; from release.wheelfile import WheelWriter\n"
             "with WheelWriter(sys.argv[2], 'x-1.dist-info') as w:\n"
             "    w.add_file('x/xla_rocm_plugin.so', sys.argv[1])\n"), str(so),
@@ -163,13 +163,16 @@ def main() -> int:
         assert a_member.CRC == o_member.CRC and a_member.file_size == o_member.file_size
         a_size, o_size = a_wheel.stat().st_size, o_wheel.stat().st_size
         print(f"anchor  python -m build -n -w : {a_wall:6.2f} s  {a_size / 1e6:7.1f} MB  "
-              f"peak RSS {a_rss / 2**20:6.0f} MiB")
+              f"peak RSS {a_rss / 2**20:6.0f} MiB  CPU {a_cpu:6.2f} s")
         print(f"ours    release build --wheel pjrt: {o_wall:6.2f} s  {o_size / 1e6:7.1f} MB  "
-              f"peak RSS {o_rss / 2**20:6.0f} MiB")
+              f"peak RSS {o_rss / 2**20:6.0f} MiB  CPU {o_cpu:6.2f} s")
         print(f"ours    WheelWriter alone      : {w_wall:6.2f} s  "
-              f"{(base / 'writer-only.whl').stat().st_size / 1e6:7.1f} MB  peak RSS {w_rss / 2**20:6.0f} MiB")
+              f"{(base / 'writer-only.whl').stat().st_size / 1e6:7.1f} MB  peak RSS {w_rss / 2**20:6.0f} MiB  "
+              f"CPU {w_cpu:6.2f} s")
         print(f"input compresses {so.stat().st_size / a_size:.2f}:1 with the anchor (zlib -6)")
         print(f"speed-up  {a_wall / o_wall:5.1f}x (goal >= 8x)   writer alone {a_wall / w_wall:5.1f}x")
+        print(f"CPU time  {a_cpu / o_cpu:5.1f}x less (a loaded machine stretches wall time, not this; "
+              f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f})")
         print(f"size      {o_size / a_size:5.3f}  (goal <= 1.10)")
         print(f"peak RSS  {o_rss / 2**20:5.0f} MiB (goal < 200 MiB; anchor {a_rss / 2**20:.0f} MiB)")
         ok = a_wall / o_wall >= 8 and o_size / a_size <= 1.10 and o_rss < 200 * 2**20

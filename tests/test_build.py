@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import zipfile
 from email.parser import HeaderParser
 from pathlib import Path
 
