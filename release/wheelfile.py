@@ -264,6 +264,18 @@ class WheelWriter:
         """Write RECORD and the central directory, then move the wheel into place."""
         if self._out is None:
             return self.path
+        try:
+            self._write_tail()
+        except BaseException:
+            self.abort()
+            raise
+        self._out.close()
+        self._out = None
+        self._shutdown()
+        os.replace(self._part, self.path)
+        return self.path
+
+    def _write_tail(self) -> None:
         record = self._record_text()
         entry = self._begin(f"{self.dist_info}/RECORD", 0o644, zipfile.ZIP_DEFLATED, closing=True)
         body = _deflate(record, b"", self.level) + _FINAL_EMPTY_BLOCK
@@ -281,11 +293,6 @@ class WheelWriter:
             raise ValueError("wheel too large for a zip without zip64")
         self._out.write(_END.pack(0x06054B50, 0, 0, len(self._entries), len(self._entries),
                                   end - start, start, 0))
-        self._out.close()
-        self._out = None
-        self._shutdown()
-        os.replace(self._part, self.path)
-        return self.path
 
     def abort(self) -> None:
         """Drop the partial file (an exception inside ``with`` does this)."""
