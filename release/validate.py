@@ -17,7 +17,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import venv
 from pathlib import Path
 from typing import Callable
 
@@ -83,6 +82,8 @@ def find_target(store: Store, tag: str) -> tuple[Release, bool]:
 
 def validate(store: Store, tag: str, *, say: Callable[[str], None] = lambda t: None, progress=None,
              python: str = sys.executable, mark: bool = True) -> Validation:
+    """Check the draft (or published release) of ``tag``; ``python`` is the interpreter the
+    wheels are installed for (its plugin wheel is the one installed)."""
     version = naming.version_from_tag(tag)
     if version is None:
         raise UserError(f"tag {tag}: expected {naming.TAG_PREFIX}<version>")
@@ -169,8 +170,12 @@ def _verify(wheels: list[Path], revisions: RevisionMap | None, result: Validatio
 
 def _install_and_import(wheels, version, revisions, tmp: Path, python: str, result, say) -> None:
     env_dir = tmp / "venv"
-    say("create a fresh venv")
-    venv.EnvBuilder(with_pip=False).create(env_dir)
+    say(f"create a fresh venv with {python}")
+    made = subprocess.run([python, "-m", "venv", "--without-pip", str(env_dir)],
+                          capture_output=True, text=True)
+    if made.returncode != 0:
+        raise UserError(f"{python} -m venv failed: "
+                        f"{(made.stderr.strip().splitlines() or ['?'])[-1]}; expected a Python 3 interpreter")
     env_python = env_dir / "bin" / "python"
     probe_py = subprocess.run([str(env_python), "-c", "import sys; print(f'{sys.version_info[0]}."
                                "{sys.version_info[1]}')"], capture_output=True, text=True, check=True)
@@ -182,7 +187,8 @@ def _install_and_import(wheels, version, revisions, tmp: Path, python: str, resu
         result.problems.append(f"no plugin wheel for Python {py} (the validating interpreter)")
         return
     say(f"pip install {pjrt[0].name} {plugin[0].name}")
-    pip = subprocess.run([python, "-m", "pip", "--python", str(env_python), "install", "--no-index",
+    # This tool's own pip installs into the fresh venv (which has none): fast, and offline.
+    pip = subprocess.run([sys.executable, "-m", "pip", "--python", str(env_python), "install", "--no-index",
                           "--no-deps", "--disable-pip-version-check", "--quiet",
                           str(pjrt[0]), str(plugin[0])], capture_output=True, text=True)
     if pip.returncode != 0:

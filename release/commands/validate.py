@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from release.commands._common import add_store_options, open_store_from_args, transfer_progress
 from release.output import github_output, step_summary
 from release.validate import validate
@@ -11,13 +13,15 @@ HELP = "validate the draft of TAG: checksums, verify, pip install into a fresh v
 
 def add_arguments(parser) -> None:
     parser.add_argument("tag", metavar="TAG", help="release tag, e.g. rocm-jax-v0.9.1")
+    parser.add_argument("--python", metavar="PATH", default=sys.executable,
+                        help="interpreter to install the wheels for (default: this one)")
     add_store_options(parser)
 
 
 def run(args, out) -> int:
     store = open_store_from_args(args, out)
     with transfer_progress(out) as progress:
-        result = validate(store, args.tag, say=out.line, progress=progress)
+        result = validate(store, args.tag, say=out.line, progress=progress, python=args.python)
     github_output({"validated": "true" if result.ok else "false"})
     step_summary(f"**validate {args.tag}**: " + ("passed" if result.ok else
                  "FAILED\n\n" + "\n".join(f"- {p}" for p in result.problems)))
