@@ -281,7 +281,7 @@ class LocalStore(Store):
     kind = "local"
 
     def __init__(self, directory: Path, clock=None):
-        self.directory = Path(directory)
+        self.directory = Path(directory).absolute()
         self.where = str(self.directory)
         self.clock = clock or (lambda: _dt.datetime.now(_dt.timezone.utc))
         self.directory.mkdir(parents=True, exist_ok=True)

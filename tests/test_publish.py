@@ -302,3 +302,19 @@ def test_partial_cells_share_the_draft_then_finish(fake_github, make_dist, tmp_p
     dist = read_dist(full)
     publish_draft(store, dist)  # the finish stage: checksums, notes
     assert_exactly(fake_github, dist)
+
+
+def test_laptop_flow_in_subprocesses(release_subprocess, project_dir, make_dist):
+    """No repository configured: the local store under .cache/releases, relative paths."""
+    import os
+    import shutil
+    shutil.copytree(make_dist(NIGHTLY), project_dir / "dist" / NIGHTLY)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    for argv in (["publish", f"dist/{NIGHTLY}"], ["validate", TAG], ["publish", "--undraft", TAG],
+                 ["index", "--out", "site"], ["gc", "--keep", "1"]):
+        proc = release_subprocess(*argv, "--root", ".", cwd=project_dir, env=env)
+        assert proc.returncode == 0, (argv, proc.stderr)
+        assert "Traceback" not in proc.stderr
+    store = LocalStore(project_dir / ".cache" / "releases")
+    assert [(r.tag, r.draft) for r in store.list_releases()] == [(TAG, False)]
+    assert (project_dir / "site" / "jax-rocm7-plugin" / "index.html").is_file()

@@ -88,5 +88,36 @@ def transfer_progress(out):
     """A rich progress bar for uploads and downloads (on stderr when --json is set)."""
     from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn,
                                TransferSpeedColumn)
+    console = out.progress_console()
     return Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
-                    TransferSpeedColumn(), console=out.progress_console(), transient=True)
+                    TransferSpeedColumn(), console=console, transient=True,
+                    disable=not console.is_terminal)
+
+
+def add_build_input_options(parser) -> None:
+    """Where a job's shared objects come from, and where its dist directories go."""
+    parser.add_argument("--dist", type=Path, metavar="DIR",
+                        help="where dist/<version>/ directories go (default: <root>/dist)")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--workspace", type=Path, metavar="DIR",
+                        help="fetch the pinned sources here and build with Bazel "
+                             "(default: <root>/workspace)")
+    source.add_argument("--artifacts", type=Path, metavar="DIR",
+                        help="package prebuilt shared objects from DIR instead of running Bazel")
+
+
+def job_settings(args, proj: Project):
+    """``JobSettings`` from the flags ``add_build_input_options`` and the job commands add."""
+    from release.jobs import BuildInputs, JobSettings
+    from release.sources import default_workspace
+
+    artifacts = args.artifacts.resolve() if args.artifacts else None
+    if artifacts is not None and not artifacts.is_dir():
+        from release.errors import UserError
+        raise UserError(f"--artifacts {args.artifacts}: no such directory; expected the prebuilt "
+                        "xla_rocm_plugin.so and kernel .so files")
+    inputs = BuildInputs(workspace=(args.workspace or default_workspace(proj.root)).resolve(),
+                         artifacts=artifacts)
+    return JobSettings(dist_root=(args.dist or proj.root / "dist").resolve(), inputs=inputs,
+                       keep=getattr(args, "keep", 14), older_than_days=getattr(args, "older_than", None),
+                       lock_timeout=args.lock_timeout)
