@@ -7,7 +7,6 @@ dev version of today, as jax does.
 """
 
 import datetime as _datetime
-import os as _os
 
 _version = "0.0.0"
 _release_version = None
@@ -17,7 +16,7 @@ _git_hash = None
 def _get_version_string() -> str:
     if _release_version is not None:
         return _release_version
-    stamp = _os.environ.get("JAX_NIGHTLY_DATE") or _datetime.date.today().strftime("%Y%m%d")
+    stamp = _datetime.datetime.now(_datetime.timezone.utc).strftime("%Y%m%d")
     suffix = f"+{_git_hash[:9]}" if _git_hash else ""
     return f"{_version}.dev{stamp}{suffix}"
 
