@@ -16,8 +16,7 @@ PLUGIN_LIBRARY = pathlib.Path(__file__).resolve().parent / "xla_rocm_plugin.so"
 
 
 def library_path() -> str:
-    """Where the PJRT plugin library is; ``ROCM_PJRT_PLUGIN_LIBRARY_PATH`` overrides it."""
-    return os.environ.get("ROCM_PJRT_PLUGIN_LIBRARY_PATH") or str(PLUGIN_LIBRARY)
+    return str(PLUGIN_LIBRARY)
 
 
 def initialize():
