@@ -209,3 +209,29 @@ def test_missing_artifact_is_one_line_and_writes_no_wheel(root, artifacts, tmp_p
     proc = release("build", "--kind", "release", "--python", PY, "--root", root,
                    "--artifacts", tmp_path / "nope", "--dist", tmp_path / "dist")
     assert proc.returncode == 2 and "no such directory" in proc.stderr
+
+
+def test_manifest_merges_steps_of_other_writers_and_checks_outputs(tmp_path):
+    from release.manifest import Manifest, fingerprint
+
+    out = tmp_path / "w.whl"
+    out.write_bytes(b"wheel")
+    first, second = Manifest.load(tmp_path), Manifest.load(tmp_path)
+    fp = fingerprint({"inputs": [1, 2]})
+    first.record("wheel_pjrt", fp, {"wheel": out, "tag": "py3-none"})
+    second.record("publish", "p", {"asset_ids": [1, 2]})   # a stale instance must not drop wheel_pjrt
+    again = Manifest.load(tmp_path)
+    assert set(again.steps) == {"wheel_pjrt", "publish"}
+    assert again.outputs("wheel_pjrt") == {"wheel": out, "tag": "py3-none"}
+    assert again.outputs("nothing") is None
+    assert again.file_hashes("wheel_pjrt") == {"wheel": hashlib.sha256(b"wheel").hexdigest()}
+    assert again.done("wheel_pjrt", fp) and not again.done("wheel_pjrt", fingerprint({"inputs": [2]}))
+    assert (tmp_path / "manifest.json").stat().st_mode & 0o777 == 0o644
+    out.write_bytes(b"wheel!")
+    assert not again.done("wheel_pjrt", fp)
+    out.write_bytes(b"WHEEL")
+    assert again.done("wheel_pjrt", fp) and not again.done("wheel_pjrt", fp, verify=True)
+    out.unlink()
+    assert not again.done("wheel_pjrt", fp)
+    (tmp_path / "manifest.json").write_text("{torn")
+    assert Manifest.load(tmp_path).steps == {}   # unreadable: nothing counts as done
