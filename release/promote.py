@@ -14,9 +14,7 @@ half wheel and a re-run writes the same bytes.
 from __future__ import annotations
 
 import calendar
-import csv
 import dataclasses
-import io
 import re
 import zipfile
 from pathlib import Path
@@ -29,7 +27,7 @@ from packaging.version import Version
 from release import versions
 from release.errors import UserError
 from release.verify import Identity, open_wheel
-from release.wheelfile import WheelWriter
+from release.wheelfile import WheelWriter, read_record
 
 _TARGET = re.compile(r"^(release|rc([1-9]\d*)|post([1-9]\d*))$")
 _REWRITTEN_PAYLOAD = ("version.py", "commit_info.py")
@@ -115,14 +113,6 @@ def rewrite_assignment(source: str, name: str, value: str) -> tuple[str, bool]:
 # ---------------------------------------------------------------- promotion
 
 
-def _record_rows(text: str) -> dict[str, tuple[str, str]]:
-    rows = {}
-    for row in csv.reader(io.StringIO(text)):
-        if len(row) == 3:
-            rows[row[0]] = (row[1], row[2])
-    return rows
-
-
 def promote_wheel(source: Path, target: str, out_dir: Path | None = None,
                   progress: Callable[[int], None] | None = None) -> Promotion:
     """Write ``source`` re-versioned to ``target`` (release, rcN, postN) into ``out_dir``."""
@@ -145,10 +135,9 @@ def promote_wheel(source: Path, target: str, out_dir: Path | None = None,
         old_di = dist_infos.pop()
         new_di = f"{escaped}-{new_version}.dist-info"
         record_name = f"{old_di}/RECORD"
-        try:
-            old_rows = _record_rows(zf.read(record_name).decode("utf-8"))
-        except KeyError:
-            raise UserError(f"{source}: no {record_name}; expected a wheel with a RECORD") from None
+        if record_name not in zf.NameToInfo:
+            raise UserError(f"{source}: no {record_name}; expected a wheel with a RECORD")
+        old_rows = read_record(source)
         payload = [i for i in infos if not i.filename.startswith(old_di + "/")]
         meta = [i for i in infos if i.filename.startswith(old_di + "/") and i.filename != record_name]
         copied, rewritten, copied_bytes = [], [], 0
@@ -161,7 +150,7 @@ def promote_wheel(source: Path, target: str, out_dir: Path | None = None,
                     rewritten.append(info.filename)
                     continue
                 row = old_rows.get(info.filename)
-                if row is None or not row[0].startswith("sha256=") or row[1] != str(info.file_size):
+                if row is None or not row[0].startswith("sha256=") or row[1] != info.file_size:
                     raise UserError(f"{source}: RECORD has no sha256 and size {info.file_size} for "
                                     f"{info.filename}; run `release verify` on it")
                 try:

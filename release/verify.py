@@ -30,9 +30,8 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.tags import parse_tag
-from packaging.utils import (InvalidWheelFilename, canonicalize_name, canonicalize_version,
-                             parse_wheel_filename)
-from packaging.version import InvalidVersion, Version
+from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+from packaging.version import InvalidVersion
 
 from release.errors import UserError
 from release.revisions import LEGACY_KEYS, RevisionMap
@@ -458,10 +457,6 @@ def _headers(member: Member | None):
     if member is None or member.text is None:
         return None
     return HeaderParser().parsestr(member.text.decode("utf-8", "replace"))
-
-
-def _text(member: Member | None) -> str | None:
-    return None if member is None or member.text is None else member.text.decode("utf-8", "replace")
 
 
 def _payload(scan: Scan, ident: Identity, basename: str) -> list[Member]:
