@@ -130,3 +130,24 @@ def test_policies_print_for_logs():
     assert via == FollowVia("plugin", JAX_BZL, "JAX_COMMIT")
     assert str(via) == "via plugin (JAX_COMMIT)" and via.file == JAX_BZL
     assert str(Exact("a" * 40)) == "exact aaaaaaa"
+
+
+def test_changelog_markdown_title_and_compare_link():
+    from release.git import LogEntry
+    from release.roll import Move
+    old, new = "b32df5f07315567cc1940388ef766b87c6e8b9e3", "d4e5f6a" + "0" * 33
+    commits = tuple(LogEntry(f"{i:02d}" * 20, "2026-11-20T10:00:00+00:00", "Jane Doe",
+                             f"Fix #{i} for @someone") for i in range(12, 0, -1))
+    xla = Move("xla", "https://github.com/ROCm/xla", "rocm-jaxlib-v0.9.1", old, new, FORWARD, commits)
+    jax = Move("jax", "https://example.org/jax.git", "main", "7f75782" + "1" * 33, "a1b2c3d" + "2" * 33,
+               FORWARD, commits[:1])
+    assert changelog.title((xla, jax)) == "Bump xla b32df5f..d4e5f6a (12 commits), jax 7f75782..a1b2c3d (1 commit)"
+    text = changelog.markdown((xla, jax), max_lines=3)
+    assert f"([compare](https://github.com/ROCm/xla/compare/{old}...{new}))" in text
+    assert text.count("[compare]") == 1  # no link for a non-GitHub remote
+    assert "- `1212121` 2026-11-20 Jane Doe: Fix #\u200b12 for @\u200bsomeone" in text  # no pings
+    assert "- ... and 9 more" in text and text.count("Jane Doe") == 4
+    data = changelog.to_json((xla,))
+    assert data["changed"] is True and data["deps"]["xla"]["count"] == 12
+    assert len(data["deps"]["xla"]["commits"]) == 12
+    assert changelog.markdown(()) == "Pins are current.\n" and changelog.to_json(()) == {"changed": False, "deps": {}}
