@@ -66,15 +66,19 @@ def _path_of(url: str) -> str:
 
 
 class _ProgressReader:
-    """File-like view of a file that advances a progress bar as requests reads it."""
+    """A file's bytes in 1 MiB chunks, advancing a progress bar as they are sent.
+
+    Iterable with a length (no ``read``): requests sends ``Content-Length`` and
+    http.client sends our chunks as they are, instead of reading 8 KiB at a time.
+    """
 
     def __init__(self, handle, size: int, advance: Callable[[int], None]):
         self.handle, self.size, self.advance = handle, size, advance
 
-    def read(self, n: int = -1) -> bytes:
-        data = self.handle.read(CHUNK if n is None or n < 0 else n)
-        self.advance(len(data))
-        return data
+    def __iter__(self):
+        while data := self.handle.read(CHUNK):
+            self.advance(len(data))
+            yield data
 
     def __len__(self) -> int:
         return self.size
