@@ -115,10 +115,12 @@ def ls_remote(remote: Remote, branch: str) -> str:
 
 
 def mirror_dir(cache: Path, url: str) -> Path:
-    """Where the mirror of ``url`` lives under ``cache``: readable name plus a hash of the URL."""
-    tail = re.sub(r"\.git$", "", redact(url).rstrip("/").rsplit("/", 1)[-1]) or "repo"
+    """Where the mirror of ``url`` lives under ``cache``: readable name plus a hash of the URL
+    without credentials (a rotated token keeps its mirror)."""
+    bare = re.sub(r"(?<=://)[^/@\s]+@", "", url)
+    tail = re.sub(r"\.git$", "", bare.rstrip("/").rsplit("/", 1)[-1]) or "repo"
     tail = re.sub(r"[^A-Za-z0-9._-]", "_", tail)
-    return Path(cache) / f"{tail}-{hashlib.sha256(url.encode()).hexdigest()[:12]}.git"
+    return Path(cache) / f"{tail}-{hashlib.sha256(bare.encode()).hexdigest()[:12]}.git"
 
 
 class Mirror:

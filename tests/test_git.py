@@ -132,8 +132,9 @@ def test_incremental_fetch_moves_only_new_commits(tmp_path, git_http):
 def test_mirror_dir_is_stable_and_hides_credentials(tmp_path):
     a = rgit.mirror_dir(tmp_path, "https://user:pa55w0rd-xyz@github.com/ROCm/xla.git")
     assert a.name.startswith("xla-") and "pa55w0rd" not in str(a)
-    assert a == rgit.mirror_dir(tmp_path, "https://user:pa55w0rd-xyz@github.com/ROCm/xla.git")
-    assert a != rgit.mirror_dir(tmp_path, "https://github.com/ROCm/xla")
+    assert a == rgit.mirror_dir(tmp_path, "https://user:rotated-token@github.com/ROCm/xla.git")
+    assert a == rgit.mirror_dir(tmp_path, "https://github.com/ROCm/xla.git")
+    assert a != rgit.mirror_dir(tmp_path, "https://github.com/ROCm/jax.git")
 
 
 @pytest.mark.parametrize("stderr, why", [
