@@ -170,7 +170,8 @@ def _handler(server: GitHttpServer):
                 "GIT_PROTOCOL": self.headers.get("Git-Protocol", ""),
                 "HTTP_CONTENT_ENCODING": self.headers.get("Content-Encoding", ""),
             }
-            proc = subprocess.run(["git", "http-backend"], input=body, env=env, capture_output=True)
+            proc = subprocess.run(["git", "http-backend"], input=body, env=env, capture_output=True,
+                                  timeout=120)  # bounded: a stuck backend fails the test
             head, _, payload = proc.stdout.partition(b"\r\n\r\n")
             if not _:
                 head, _, payload = proc.stdout.partition(b"\n\n")
