@@ -280,6 +280,10 @@ def sync_assets(store: Store, release: Release, wanted: tuple[LocalAsset, ...], 
             else:
                 say(f"upload {detail} ({subject.size} bytes)")
                 stored = store.upload_asset(release, subject.path, detail, progress=progress)
+                if stored.name != detail:
+                    raise StoreError(f"{store.where} stored {detail} as {stored.name} (GitHub renames "
+                                     "special characters such as '+'); a version with a local label "
+                                     "cannot be published under its own file name")
                 if stored.digest not in (None, subject.digest):
                     raise StoreError(f"{subject.path}: changed while being published (sha256 "
                                      f"{stored.digest[:12]}..., expected {subject.digest[:12]}...)")

@@ -13,7 +13,7 @@ from release.publish import (TEMP_SUFFIX, publish_draft, read_dist, undraft, val
 from release.stores import LocalStore
 from release.errors import UserError
 from tests.support.fake_github import FakeGitHub
-from tests.support.publish_dist import gh_store, mark_validated
+from tests.support.publish_dist import gh_store, mark_validated, release_dist
 
 NIGHTLY = "0.9.1.dev20261122"
 TAG = "rocm-jax-v" + NIGHTLY
@@ -194,11 +194,8 @@ def test_undraft_after_an_unanswered_publish(fake_github, dist):
 
 def test_a_published_release_is_never_changed(fake_github, make_dist):
     store = gh_store(fake_github)
-    dist = read_dist(make_dist("0.9.1"))
-    publish_draft(store, dist)
-    mark_validated(store, dist.tag)
-    result = undraft(store, dist.tag)
-    assert result["make_latest"] is True and fake_github.releases()[0]["make_latest"] == "true"
+    dist = release_dist(store, make_dist("0.9.1"))
+    assert fake_github.releases()[0]["make_latest"] == "true"
     assert fake_github.releases()[0]["prerelease"] is False
     other = read_dist(make_dist("0.9.1", commits={"xla": "3" * 40}))
     writes = sum(1 for e in fake_github.log if e[1] != "GET")
@@ -211,10 +208,7 @@ def test_a_published_release_is_never_changed(fake_github, make_dist):
 
 def test_changelog_against_previous_release_of_the_same_kind(fake_github, make_dist):
     store = gh_store(fake_github)
-    old = read_dist(make_dist("0.9.1.dev20261121"))
-    publish_draft(store, old)
-    mark_validated(store, old.tag)
-    undraft(store, old.tag)
+    old = release_dist(store, make_dist("0.9.1.dev20261121"))
     rc = read_dist(make_dist("0.9.1rc1", commits={"xla": "4" * 40}))
     publish_draft(store, rc)  # an rc is another kind: not the nightly's "previous"
     new = read_dist(make_dist(NIGHTLY, commits={"xla": "5" * 40}))
@@ -318,3 +312,24 @@ def test_laptop_flow_in_subprocesses(release_subprocess, project_dir, make_dist)
     store = LocalStore(project_dir / ".cache" / "releases")
     assert [(r.tag, r.draft) for r in store.list_releases()] == [(TAG, False)]
     assert (project_dir / "site" / "jax-rocm7-plugin" / "index.html").is_file()
+
+
+def test_asset_name_github_would_rename_is_refused(fake_github, make_dist, tmp_path):
+    import shutil
+    src = make_dist(NIGHTLY)
+    local = tmp_path / "local" / NIGHTLY
+    shutil.copytree(src, local)
+    wheel = next(local.glob("jax_rocm7_pjrt-*.whl"))
+    renamed = wheel.with_name(wheel.name.replace(f"-{NIGHTLY}-", f"-{NIGHTLY}+rocm7.0.0-"))
+    wheel.rename(renamed)
+    for other in local.glob("jax_rocm7_plugin-*.whl"):
+        other.unlink()
+    revisions = local / "revisions.json"
+    revisions.write_text(revisions.read_text().replace(f'"{NIGHTLY}"', f'"{NIGHTLY}+rocm7.0.0"'))
+    (local / "SHA256SUMS").write_text("".join(
+        f"{__import__('hashlib').sha256(p.read_bytes()).hexdigest()}  {p.name}\n"
+        for p in (renamed, revisions)))
+    dist = read_dist(local)
+    with pytest.raises(UserError) as err:
+        publish_draft(gh_store(fake_github), dist)
+    assert "renames special characters" in str(err.value)

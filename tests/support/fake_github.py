@@ -14,7 +14,7 @@ an interrupted upload can leave a ``starter`` asset; ``Link`` pagination honouri
 ``per_page`` (default 30, max 100); published releases are immutable (no asset
 upload, delete or rename, the tag cannot move, a deleted release's tag can never
 be reused); publishing a second release for a tag is 422 ``already_exists``;
-publishing creates the git tag; ``DELETE /repos/{o}/{r}/git/refs/tags/{tag}``;
+publishing creates the git tag; special characters in an asset name become ``.``; ``DELETE /repos/{o}/{r}/git/refs/tags/{tag}``;
 pull requests (list by ``state``/``head=owner:branch``, create, update).
 
 Fixtures (registered through ``pytest_plugins`` in tests/conftest.py):
@@ -472,7 +472,7 @@ class FakeGitHub:
     def _upload(self, repo, release_id, q, body, starter=False):
         rel = self._release(repo, release_id)
         self._immutable(rel)
-        name = q["name"]
+        name = re.sub(r"[^A-Za-z0-9._-]", ".", q["name"])  # as GitHub renames special characters
         if any(a.name == name for a in rel.assets):
             raise _ApiError(422, "Validation Failed", [{"resource": "ReleaseAsset",
                             "code": "already_exists", "field": "name"}])
