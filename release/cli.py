@@ -21,6 +21,7 @@ COMMANDS = (
     "status",
     "version",
     "nightly",
+    "cut",
     "bump",
     "fetch-sources",
     "build",

@@ -348,22 +348,27 @@ def load_version_info(path: Path) -> VersionInfo:
     return parse_version_info(Path(path), _read_text(path))
 
 
-def save_version_info(info: VersionInfo) -> bool:
-    """Write changed values into ``info.path`` in place, atomically. Returns whether it changed."""
-    text = _read_text(info.path)
+def render_version_info(info: VersionInfo, text: str) -> str:
+    """The text of version_info.json with only the changed values replaced in place."""
     old = parse_version_info(info.path, text)
-    new_text = text
     for key in VERSION_KEYS:
         before, after = getattr(old, key), getattr(info, key)
         if before != after:
             pattern = re.compile(r'("%s"\s*:\s*")%s(")' % (re.escape(key), re.escape(before)))
-            new_text, count = pattern.subn(lambda m: m.group(1) + after + m.group(2), new_text)
+            text, count = pattern.subn(lambda m: m.group(1) + after + m.group(2), text)
             if count != 1:
                 raise UserError(f"{info.path}: cannot find \"{key}\": \"{before}\" to replace")
+    if parse_version_info(info.path, text) != info:
+        raise AssertionError("version_info.json did not round-trip")
+    return text
+
+
+def save_version_info(info: VersionInfo) -> bool:
+    """Write changed values into ``info.path`` in place, atomically. Returns whether it changed."""
+    text = _read_text(info.path)
+    new_text = render_version_info(info, text)
     if new_text == text:
         return False
-    if parse_version_info(info.path, new_text) != info:
-        raise AssertionError("version_info.json did not round-trip")
     atomic_write(info.path, new_text)
     return True
 

@@ -21,6 +21,9 @@ from release.errors import UserError
 from release.git import ENV, Remote, remote_error
 
 BRANCH_PREFIX = "bump/"
+NEXT_VERSION_PREFIX = "release/next-"
+# Branches the tool owns and may force-push: bump PRs and the post-release version move.
+TOOL_BRANCH_PREFIXES = (BRANCH_PREFIX, NEXT_VERSION_PREFIX)
 DEFAULT_IDENTITY = ("jax-rocm-release", "jax-rocm-release@users.noreply.github.com")
 
 
@@ -112,9 +115,9 @@ class ReleaseRepo:
         return sha
 
     def push(self, sha: str, branch: str, remote: str = "origin") -> None:
-        """Force-push ``sha`` to ``branch`` on ``remote`` (bump branches belong to the tool)."""
-        if not branch.startswith(BRANCH_PREFIX):
-            raise AssertionError(f"refusing to force-push {branch}: not a bump branch")
+        """Force-push ``sha`` to ``branch`` on ``remote`` (only branches the tool owns)."""
+        if not branch.startswith(TOOL_BRANCH_PREFIXES):
+            raise AssertionError(f"refusing to force-push {branch}: not a branch this tool owns")
         status, _, err = self._run("push", "--quiet", "--force", remote, f"{sha}:refs/heads/{branch}")
         if status != 0:
             url = self._run("remote", "get-url", remote)[1].strip() or remote

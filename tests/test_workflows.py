@@ -268,7 +268,7 @@ SCRIPT_RUNS = {
 # Interfaces docs/jobs.md asks for that are not built yet: a refusal of these skips (by name)
 # instead of failing. `None`: the whole command's job flags (the lead wires nightly and cut
 # last); a flag: the call must parse once that flag is dropped. Empty this as they land.
-PENDING = {"cut": None}
+PENDING: dict[str, str | None] = {}
 
 
 def pending(parser, argv: list[str]) -> str | None:

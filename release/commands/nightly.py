@@ -1,12 +1,22 @@
-"""``release nightly``: tonight's prerelease, from pins to published wheels."""
+"""``release nightly``: tonight's prerelease, from pins to published wheels.
+
+With no ``--stage`` the whole job runs here (Bazel and ROCm needed, or ``--artifacts``).
+CI splits it: ``--stage plan`` decides and opens the draft, the build matrix uploads into
+it (``release build`` + ``release publish --partial``), ``--stage finish`` completes it.
+"""
 
 from __future__ import annotations
 
+import datetime as _dt
+
 from rich.table import Table
 
-from release.commands._common import add_date_options, add_python_option, project, today_utc
-from release.errors import UserError
+from release import jobs, output
+from release.commands._common import (add_build_input_options, add_date_options, add_python_option,
+                                      add_store_options, job_settings, open_store_from_args, project,
+                                      today_utc, transfer_progress)
 from release.naming import PYTHONS
+from release.pipeline import add_lock_timeout_option
 from release.plan import make_plan
 
 HELP = "build, verify and publish tonight's nightly prerelease (--dry-run shows the plan)"
@@ -18,16 +28,48 @@ def add_arguments(parser) -> None:
     parser.add_argument("--dry-run", action="store_true",
                         help="print the plan (version, revisions, wheels, tag, assets, Bazel "
                              "commands) without network or changes")
+    parser.add_argument("--stage", choices=("plan", "finish"),
+                        help="run one stage of a split CI run (default: the whole job)")
+    parser.add_argument("--keep", type=int, default=14, metavar="N",
+                        help="nightly prereleases gc keeps (default 14)")
+    parser.add_argument("--older-than", type=float, metavar="DAYS",
+                        help="gc deletes only nightlies older than this")
+    add_build_input_options(parser)
+    add_store_options(parser)
+    add_lock_timeout_option(parser)
 
 
 def run(args, out) -> int:
     proj = project(args)
-    plan = make_plan(proj, "nightly", date=args.date or today_utc(),
-                     build_number=args.build_number,
-                     pythons=tuple(args.pythons or PYTHONS))
-    if not args.dry_run:
-        raise UserError("only --dry-run is available so far")
-    out.result(plan.to_json(), lambda console: print_plan(console, plan))
+    date = args.date or today_utc()
+    plan = make_plan(proj, "nightly", date=date, build_number=args.build_number,
+                     pythons=tuple(args.pythons or PYTHONS),
+                     release_commit=jobs.release_commit(proj.root))
+    if args.dry_run:
+        out.result(plan.to_json(), lambda console: print_plan(console, plan))
+        return 0
+    store = open_store_from_args(args, out)
+    settings = job_settings(args, proj)
+    now = _dt.datetime.now(_dt.timezone.utc)
+    keys = {"date": date.isoformat(), "version": plan.version, "tag": plan.tag}
+    with transfer_progress(out) as progress:
+        if args.stage == "plan":
+            decision = jobs.decide_nightly(store, plan)
+            if decision.build:
+                jobs.open_draft(store, plan, out.line)
+            result = {"stage": "plan", "changed": decision.build, "reason": decision.reason} | keys
+            output.github_output({"changed": str(decision.build).lower(), **keys})
+        elif args.stage == "finish":
+            result = jobs.run_finish(proj, "nightly", plan.version, settings, store, out, now=now,
+                                     gc=True, progress=progress)
+        else:
+            result = jobs.run_nightly(proj, plan, settings, store, out, now=now, progress=progress)
+            output.github_output({"changed": str(result["built"]).lower(), **keys})
+    if "reason" in result:
+        out.line(result["reason"])
+    output.step_summary(f"### nightly {plan.version}\n\n" + result.get("reason", "published"))
+    out.result(result, lambda console: console.print(f"nightly {plan.version}: "
+                                                     + ("published" if result.get("steps") else "no build")))
     return 0
 
 
@@ -40,6 +82,8 @@ def print_plan(console, plan) -> None:
     for name, rev in plan.revisions.revisions:
         table.add_row(name, rev.branch, rev.commit)
     console.print(table)
+    if plan.revisions.release_commit:
+        console.print(f"release repository commit {plan.revisions.release_commit}")
     console.print("[bold]assets[/bold]")
     for asset in plan.assets:
         console.print(f"  {asset}")

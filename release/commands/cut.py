@@ -1,0 +1,126 @@
+"""``release cut``: cut a release candidate or a release from the release branch, or re-spin one.
+
+``release cut`` / ``release cut --rc N`` needs a clean checkout of the release branch: it
+tags HEAD ``rocm-jax-v<version>``, builds, verifies, drafts, validates and publishes, then
+(after a final release) commits version_info.json moved to the next minor on a branch and,
+with ``--open-pr``, opens that pull request. ``release cut --post N`` re-spins a published
+release by promoting its wheels to ``X.Y.Z.postN``: no rebuild.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+from release import jobs, naming, output, versions
+from release.commands._common import (add_build_input_options, add_python_option, add_store_options,
+                                      job_settings, open_store_from_args, project, transfer_progress)
+from release.errors import UserError
+from release.naming import PYTHONS
+from release.pipeline import add_lock_timeout_option
+from release.plan import make_plan
+
+HELP = "cut a release (or --rc N) from the release branch, or re-spin one as --post N"
+
+
+def add_arguments(parser) -> None:
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--rc", type=int, metavar="N", help="cut release candidate N")
+    which.add_argument("--post", type=int, metavar="N",
+                       help="re-spin a published release as X.Y.Z.postN by promoting its wheels")
+    parser.add_argument("--from", dest="base", metavar="X.Y.Z",
+                        help="with --post: the release to re-spin (default: the newest published)")
+    parser.add_argument("--release-branch", default="main", metavar="BRANCH",
+                        help="the branch releases are cut from (default: main)")
+    parser.add_argument("--push", action="store_true",
+                        help="push the release tag and the next-version branch to origin")
+    parser.add_argument("--open-pr", action="store_true",
+                        help="open the pull request that moves version_info.json on "
+                             "(GITHUB_API_URL, GITHUB_REPOSITORY, GITHUB_TOKEN)")
+    parser.add_argument("--stage", choices=("plan", "finish"),
+                        help="run one stage of a split CI run (default: the whole job)")
+    parser.add_argument("--tag", metavar="TAG",
+                        help="with --stage finish: the tag the plan stage chose; with --post: the "
+                             "release to re-spin (like --from)")
+    add_python_option(parser)
+    add_build_input_options(parser)
+    add_store_options(parser)
+    add_lock_timeout_option(parser)
+
+
+def run(args, out) -> int:
+    proj = project(args)
+    if args.base and args.post is None:
+        raise UserError("--from goes with --post N")
+    for flag, value in (("--rc", args.rc), ("--post", args.post)):
+        if value is not None and value < 1:
+            raise UserError(f"{flag} {value}: expected a whole number >= 1")
+    store = open_store_from_args(args, out)
+    settings = job_settings(args, proj)
+    now = _dt.datetime.now(_dt.timezone.utc)
+    with transfer_progress(out) as progress:
+        if args.post is not None:
+            base = args.base
+            if args.tag and not base:
+                base = naming.version_from_tag(args.tag)
+                if base is None or versions.kind_of(base) != "release":
+                    raise UserError(f"--tag {args.tag}: expected the tag of a final release, "
+                                    f"{naming.TAG_PREFIX}X.Y.Z")
+            result = jobs.run_post(proj, args.post, settings, store, out, base=base,
+                                   progress=progress)
+        elif args.stage == "finish":
+            version = naming.version_from_tag(args.tag or "")
+            if version is None:
+                raise UserError(f"--stage finish needs --tag {naming.TAG_PREFIX}<version> "
+                                "(the plan stage's output)")
+            result = jobs.run_finish(proj, "cut", version, settings, store, out, now=now, gc=False,
+                                     progress=progress)
+            if versions.kind_of(version) == "release":
+                result["next"] = jobs.finish_release(proj, version, push=args.push,
+                                                     open_pr=args.open_pr, out=out,
+                                                     base_branch=args.release_branch)
+        else:
+            kind, number = "rc" if args.rc is not None else "release", args.rc
+            if args.stage == "plan" and args.tag:
+                kind, number = _from_tag(args.tag, proj.version_info.version)
+                commit = jobs.tagged_checkout(proj.root, args.tag)
+            else:
+                commit = jobs.check_release_checkout(proj.root, args.release_branch)
+            plan = make_plan(proj, kind, number=number, pythons=tuple(args.pythons or PYTHONS),
+                             release_commit=commit)
+            if args.stage == "plan":
+                if not args.tag:
+                    jobs.tag_step(proj.root, plan.tag, commit, push=args.push).run({})
+                jobs.open_draft(store, plan, out.line)
+                result = {"stage": "plan", "kind": kind, "number": number, "version": plan.version,
+                          "tag": plan.tag}
+                output.github_output({"kind": kind, "number": "" if number is None else str(number),
+                                      "version": plan.version, "tag": plan.tag})
+            else:
+                result = jobs.run_cut(proj, plan, settings, store, out, commit=commit, push=args.push,
+                                      progress=progress)
+                if kind == "release":
+                    result["next"] = jobs.finish_release(proj, plan.version, push=args.push,
+                                                         open_pr=args.open_pr, out=out,
+                                                         base_branch=args.release_branch)
+    output.step_summary(f"### cut {result['version']}\n\n" + " ".join(
+        f"{s['step']}:{s['status']}" for s in result.get("steps", [])))
+    out.result(result, lambda console: console.print(
+        f"{result.get('kind', 'release')} {result['version']} ({result['tag']}): "
+        + ("planned" if result.get("stage") == "plan" else "published")
+        + (f"; next version {result['next']['next_version']} on {result['next']['branch']}"
+           if result.get("next") else "")))
+    return 0
+
+
+def _from_tag(tag: str, next_version: str) -> tuple[str, int | None]:
+    """(kind, rc number) of a pushed release tag, which must match version_info.json."""
+    from packaging.version import Version
+
+    version = naming.version_from_tag(tag)
+    kind = versions.kind_of(version) if version else None
+    if kind not in ("rc", "release"):
+        raise UserError(f"--tag {tag}: expected {naming.TAG_PREFIX}X.Y.Z or {naming.TAG_PREFIX}X.Y.ZrcN")
+    if versions.base_of(version) != next_version:
+        raise UserError(f"--tag {tag}: version_info.json says the next version is {next_version}; "
+                        "tag that version, or move version_info.json first")
+    return kind, (Version(version).pre[1] if kind == "rc" else None)

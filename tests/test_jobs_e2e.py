@@ -1,0 +1,337 @@
+"""The three jobs end to end: bump, nightly, cut (rc, release, post) and gc.
+
+Real edges only: upstream repositories are bare git remotes made in a temp dir, this
+repository is a real git checkout with a bare origin, the shared objects are real ELF
+files compiled with the RUNPATH the Bazel config sets (Bazel itself is the one thing
+replaced: ``--artifacts``), releases go to the local GitHub stand-in (every request
+checked against GitHub's OpenAPI description), and the wheels are pip-installed into a
+fresh venv to read the version and revision map back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from release import bazel
+from tests.support.build import run_python
+from tests.support.elf import compile_artifacts
+from tests.support.gitrepos import JAX_BZL, XLA_BZL, build_remotes, deps_yaml, git, workspace_bzl
+
+REPO = Path(__file__).resolve().parents[1]
+PY = "3.11"  # one plugin wheel keeps the test quick; the matrix is the build tests' business
+
+
+@pytest.fixture(scope="module")
+def artifacts(tmp_path_factory) -> Path:
+    """Prebuilt shared objects as a ROCm build machine would hand them over."""
+    return compile_artifacts(tmp_path_factory.mktemp("artifacts"), bazel.configured_runpath(REPO))
+
+
+@pytest.fixture
+def world(tmp_path, github_env, monkeypatch):
+    """Upstream remotes + a checkout of this repository (on main, pushed to a bare origin)."""
+    remotes = build_remotes(tmp_path / "upstream")
+    origin = tmp_path / "origin.git"
+    git("init", "--quiet", "--bare", "-b", "main", origin)
+    root = tmp_path / "release-repo"
+    root.mkdir()
+    git("init", "--quiet", "-b", "main", cwd=root)
+    git("config", "user.name", "Release Bot", cwd=root)
+    git("config", "user.email", "bot@example.com", cwd=root)
+    shutil.copytree(REPO / "jax_rocm_plugin", root / "jax_rocm_plugin")
+    shutil.copy(REPO / "version_info.json", root / "version_info.json")
+    (root / "deps.yaml").write_text(deps_yaml(remotes))
+    (root / ".gitignore").write_text("/dist/\n/.cache/\n/workspace/\n")
+    git("add", "-A", cwd=root)
+    git("commit", "--quiet", "-m", "Initial pins", cwd=root)
+    git("remote", "add", "origin", origin, cwd=root)
+    git("push", "--quiet", "origin", "main", cwd=root)
+    monkeypatch.chdir(root)
+    return type("World", (), {"remotes": remotes, "root": root, "origin": origin,
+                              "fake": github_env, "tmp": tmp_path})
+
+
+def release(*argv, check=True, **kwargs) -> subprocess.CompletedProcess:
+    """``python -m release ...`` as CI runs it (in the current directory, with the env)."""
+    proc = subprocess.run([sys.executable, "-m", "release", *map(str, argv)], capture_output=True,
+                          text=True, **kwargs)
+    if check:
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
+def nightly(world, artifacts, date, *more, **kwargs):
+    return release("nightly", "--date", date, "--artifacts", artifacts, "--python", PY,
+                   "--store", "github", "--json", *more, **kwargs)
+
+
+def commit_all(root: Path, message: str) -> str:
+    git("commit", "--quiet", "-am", message, cwd=root)
+    return git("rev-parse", "HEAD", cwd=root).strip()
+
+
+def published(fake, tag):
+    return [r for r in fake.releases() if r["tag_name"] == tag]
+
+
+def installed(wheel_venvs, directory: Path) -> dict:
+    """Install the plugin wheel (and, through its pin, the pjrt wheel); read both back."""
+    python = wheel_venvs.install(directory, "jax-rocm7-plugin")
+    code = (
+        "import json, importlib\n"
+        "out = {}\n"
+        "for pkg in ('jax_plugins.xla_rocm7', 'jax_rocm7_plugin'):\n"
+        "    v = importlib.import_module(pkg + '.version')\n"
+        "    c = importlib.import_module(pkg + '.commit_info')\n"
+        "    out[pkg] = {'version': v.__version__, 'revisions': c.revisions, 'commits': c.commits,\n"
+        "                'release_commit': c.release_commit}\n"
+        "print(json.dumps(out))\n")
+    return json.loads(run_python(python, code))
+
+
+def assert_one_release_per_tag_and_assets_once(fake):
+    tags = [r["tag_name"] for r in fake.releases()]
+    assert len(tags) == len(set(tags)), tags
+    for rel in fake.releases():
+        names = [a["name"] for a in rel["assets"]]
+        assert len(names) == len(set(names)), (rel["tag_name"], names)
+        assert all(a["state"] == "uploaded" for a in rel["assets"])
+
+
+def test_bump_then_nightlies(world, artifacts, wheel_venvs):
+    fake, root, c = world.fake, world.root, world.remotes.c
+
+    # 1. The scheduled bump: plugin moves to its tip; jax and xla follow the plugin's pins.
+    bump = json.loads(release("bump", "--json").stdout)
+    assert bump["changed"] is True
+    pins = {n: d["commit"] for n, d in yaml.safe_load((root / "deps.yaml").read_text())["deps"].items()}
+    assert pins == {"plugin": c["P2"], "jax": c["J4"], "xla": c["Y_TIP"]}
+    head = commit_all(root, "Bump pins")
+
+    # 2. Tonight's nightly: built, drafted, validated, published as a prerelease.
+    first = json.loads(nightly(world, artifacts, "2026-11-20").stdout)
+    assert first["built"] is True and first["version"] == "0.9.1.dev20261120"
+    [rel] = published(fake, "rocm-jax-v0.9.1.dev20261120")
+    assert rel["draft"] is False and rel["prerelease"] is True
+    assert sorted(a["name"] for a in rel["assets"]) == sorted([
+        "jax_rocm7_pjrt-0.9.1.dev20261120-py3-none-manylinux_2_28_x86_64.whl",
+        "jax_rocm7_plugin-0.9.1.dev20261120-cp311-cp311-manylinux_2_28_x86_64.whl",
+        "revisions.json", "SHA256SUMS"])
+    assert "rocm-jax-v0.9.1.dev20261120" in fake.tags()
+    assert c["P2"] in rel["body"] or c["P2"][:12] in rel["body"]
+    got = installed(wheel_venvs, root / "dist" / "0.9.1.dev20261120")
+    for pkg in got.values():
+        assert pkg["version"] == "0.9.1.dev20261120"
+        assert {n: r["commit"] for n, r in pkg["revisions"].items()} == pins
+        assert pkg["commits"] == {"ROCm/rocm-jax": c["P2"], "jax": c["J4"], "ROCm/xla": c["Y_TIP"]}
+        assert pkg["release_commit"] == head
+
+    # 3. The next night, nothing moved: one clear line, no build, no release.
+    calls = len(fake.log)
+    second = nightly(world, artifacts, "2026-11-21")
+    assert json.loads(second.stdout)["built"] is False
+    assert "nothing changed since rocm-jax-v0.9.1.dev20261120" in second.stderr
+    assert not published(fake, "rocm-jax-v0.9.1.dev20261121")
+    assert not (root / "dist" / "0.9.1.dev20261121").exists()
+    assert all(method == "GET" for _, method, *_ in fake.log[calls:])
+
+    # 4. Upstream moves, the bump picks it up, and the next nightly builds again.
+    x_new = world.remotes.xla.commit("rocm-jaxlib-v0.9.1", "New GPU kernel", {"xla/new.cc": "int n;\n"})
+    p_new = world.remotes.plugin.commit("master", "Roll xla", {XLA_BZL: workspace_bzl("XLA_COMMIT", x_new)})
+    release("bump")
+    commit_all(root, "Bump xla")
+    third = json.loads(nightly(world, artifacts, "2026-11-22").stdout)
+    assert third["built"] is True and third["last_nightly"] == "rocm-jax-v0.9.1.dev20261120"
+    [rel3] = published(fake, "rocm-jax-v0.9.1.dev20261122")
+    assert x_new[:12] in rel3["body"] and p_new[:12] in rel3["body"]
+    assert_one_release_per_tag_and_assets_once(fake)
+
+
+def test_nightly_killed_mid_publish_finishes_on_rerun(world, artifacts):
+    fake = world.fake
+    # The second upload is told to come back much later (a secondary rate limit), so the
+    # process is parked mid-publish when it is killed: one asset up, three to go.
+    fake.rate_limit("POST", r"/releases/\d+/assets", kind="secondary", nth=2, retry_after=600)
+    proc = subprocess.Popen([sys.executable, "-m", "release", "nightly", "--date", "2026-11-20",
+                             "--artifacts", str(artifacts), "--python", PY, "--store", "github"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if len([entry for entry in fake.log if entry[0] == "uploads"]) >= 2:
+            break
+        time.sleep(0.02)
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+    drafts = [r for r in fake.releases() if r["draft"]]
+    assert len(drafts) == 1 and len(drafts[0]["assets"]) < 4  # really died mid-publish
+
+    rerun = nightly(world, artifacts, "2026-11-20")
+    steps = {s["step"]: s["status"] for s in json.loads(rerun.stdout)["steps"]}
+    assert steps["build"] == "skipped" and steps["verify"] == "skipped"
+    assert steps["draft"] == "ran" and steps["publish"] == "ran"
+    [rel] = fake.releases()
+    assert rel["draft"] is False and rel["tag_name"] == "rocm-jax-v0.9.1.dev20261120"
+    assert len(rel["assets"]) == 4
+    assert_one_release_per_tag_and_assets_once(fake)
+    assert fake.token not in rerun.stdout + rerun.stderr
+
+
+def test_second_nightly_process_is_refused_while_one_runs(world, artifacts):
+    from release.pipeline import job_lock
+    with job_lock(world.root, "nightly"):
+        proc = nightly(world, artifacts, "2026-11-20", check=False)
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1 and "nightly" in proc.stderr
+    assert not world.fake.releases()
+
+
+def test_cut_rc_release_next_version_post_and_gc(world, artifacts, wheel_venvs):
+    fake, root = world.fake, world.root
+    release("bump")
+    commit_all(root, "Bump pins")
+
+    # A dirty tree or another branch is refused before anything happens.
+    (root / "version_info.json").write_text((root / "version_info.json").read_text() + " ")
+    dirty = release("cut", "--rc", "1", "--artifacts", artifacts, "--store", "github", check=False)
+    assert dirty.returncode == 2 and "not clean" in dirty.stderr
+    git("checkout", "--quiet", "--", "version_info.json", cwd=root)
+    git("checkout", "--quiet", "-b", "topic", cwd=root)
+    wrong = release("cut", "--artifacts", artifacts, "--store", "github", check=False)
+    assert wrong.returncode == 2 and "on branch topic" in wrong.stderr
+    git("checkout", "--quiet", "main", cwd=root)
+    assert not fake.releases()
+
+    # Nightlies before the release, for gc to collect later.
+    for date in ("2026-11-18", "2026-11-19"):
+        nightly(world, artifacts, date)
+        (root / "README").write_text(date)  # a new release commit makes the next nightly differ
+        git("add", "README", cwd=root)
+        commit_all(root, f"Docs {date}")
+
+    rc = json.loads(release("cut", "--rc", "1", "--artifacts", artifacts, "--python", PY,
+                            "--store", "github", "--push", "--json").stdout)
+    assert rc["version"] == "0.9.1rc1" and rc["tag"] == "rocm-jax-v0.9.1rc1"
+    [rc_rel] = published(fake, "rocm-jax-v0.9.1rc1")
+    assert rc_rel["prerelease"] is True and rc_rel["draft"] is False
+    assert git("ls-remote", "--tags", world.origin, "rocm-jax-v0.9.1rc1", cwd=root).strip()
+
+    final = json.loads(release("cut", "--artifacts", artifacts, "--python", PY, "--store", "github",
+                               "--push", "--open-pr", "--json").stdout)
+    [rel] = published(fake, "rocm-jax-v0.9.1")
+    assert rel["prerelease"] is False and rel["draft"] is False
+    assert final["next"]["next_version"] == "0.10.0"
+    branch = final["next"]["branch"]
+    shown = git("--git-dir", world.origin, "show", f"{branch}:version_info.json")
+    assert json.loads(shown)["version"] == "0.10.0"
+    assert json.loads((root / "version_info.json").read_text())["version"] == "0.9.1"  # main untouched
+    [pull] = fake.pulls()
+    assert pull["head"]["ref"] == branch and pull["base"]["ref"] == "main" and pull["state"] == "open"
+    got = installed(wheel_venvs, root / "dist" / "0.9.1")
+    assert {p["version"] for p in got.values()} == {"0.9.1"}
+
+    # Re-running the same cut changes nothing: one release, one PR.
+    release("cut", "--artifacts", artifacts, "--python", PY, "--store", "github", "--open-pr")
+    assert len(published(fake, "rocm-jax-v0.9.1")) == 1 and len(fake.pulls()) == 1
+
+    # A post release re-spins the published wheels without a build.
+    post = json.loads(release("cut", "--post", "1", "--store", "github", "--json").stdout)
+    assert post["version"] == "0.9.1.post1" and post["from"] == "rocm-jax-v0.9.1"
+    [post_rel] = published(fake, "rocm-jax-v0.9.1.post1")
+    assert post_rel["draft"] is False and post_rel["prerelease"] is False
+    got_post = installed(wheel_venvs, root / "dist" / "0.9.1.post1")
+    for pkg, info in got_post.items():
+        assert info["version"] == "0.9.1.post1"
+        assert info["revisions"] == got[pkg]["revisions"]
+
+    # gc keeps the newest nightly, never touches the rc, the release or the post release.
+    gc = json.loads(release("gc", "--keep", "1", "--store", "github", "--json").stdout)
+    assert gc["deleted"] == ["rocm-jax-v0.9.1.dev20261118"]
+    tags = {r["tag_name"] for r in fake.releases()}
+    assert tags == {"rocm-jax-v0.9.1.dev20261119", "rocm-jax-v0.9.1rc1", "rocm-jax-v0.9.1",
+                    "rocm-jax-v0.9.1.post1"}
+    assert "rocm-jax-v0.9.1.dev20261118" not in fake.tags()
+    assert_one_release_per_tag_and_assets_once(fake)
+
+
+def read_github_output(path: Path) -> dict:
+    return dict(line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
+
+
+def test_split_nightly_as_ci_runs_it(world, artifacts, tmp_path):
+    """plan on one machine, one build cell per wheel on others, finish on a fourth."""
+    fake, root = world.fake, world.root
+    release("bump")
+    commit_all(root, "Bump pins")
+    gh_out = tmp_path / "github_output"
+    gh_out.touch()
+    env = {**os.environ, "GITHUB_OUTPUT": str(gh_out)}
+    release("nightly", "--stage", "plan", "--date", "2026-11-20", "--store", "github", env=env)
+    keys = read_github_output(gh_out)
+    assert keys == {"changed": "true", "date": "2026-11-20", "version": "0.9.1.dev20261120",
+                    "tag": "rocm-jax-v0.9.1.dev20261120"}
+    [draft] = fake.releases()
+    assert draft["draft"] is True and draft["assets"] == []
+
+    cells = [("pjrt", ["--wheel", "pjrt"]), ("3.11", ["--wheel", "plugin", "--python", "3.11"]),
+             ("3.12", ["--wheel", "plugin", "--python", "3.12"])]
+    for name, flags in cells:
+        dist = tmp_path / f"cell-{name}"
+        release("build", "--kind", "nightly", "--date", "2026-11-20", *flags, "--artifacts", artifacts,
+                "--dist", dist)
+        release("publish", dist / keys["version"], "--partial", "--store", "github")
+    # A cell re-run (a retried job) changes nothing.
+    release("publish", tmp_path / "cell-3.11" / keys["version"], "--partial", "--store", "github")
+
+    finish = release("nightly", "--stage", "finish", "--date", "2026-11-20", "--store", "github",
+                     "--dist", tmp_path / "finish", "--json")
+    assert {s["step"] for s in json.loads(finish.stdout)["steps"]} >= {"collect", "validate", "publish"}
+    [rel] = fake.releases()
+    assert rel["draft"] is False and rel["prerelease"] is True
+    names = sorted(a["name"] for a in rel["assets"])
+    assert len(names) == 5 and "SHA256SUMS" in names and "revisions.json" in names
+    sums_asset = next(a for a in rel["assets"] if a["name"] == "SHA256SUMS")
+    listed = dict(reversed(line.split("  ")) for line in
+                  fake.asset_bytes(sums_asset["id"]).decode().splitlines())
+    assert listed == {a["name"]: a["digest"].removeprefix("sha256:") for a in rel["assets"]
+                      if a["name"] != "SHA256SUMS"}
+    assert_one_release_per_tag_and_assets_once(fake)
+
+
+def test_release_from_a_pushed_tag_as_ci_runs_it(world, artifacts, tmp_path):
+    fake, root = world.fake, world.root
+    release("bump")
+    commit_all(root, "Bump pins")
+    git("tag", "-a", "rocm-jax-v0.9.1rc2", "-m", "rc2", cwd=root)
+    git("checkout", "--quiet", "--detach", "rocm-jax-v0.9.1rc2", cwd=root)  # how CI checks a tag out
+    gh_out = tmp_path / "github_output"
+    gh_out.touch()
+    release("cut", "--stage", "plan", "--tag", "rocm-jax-v0.9.1rc2", "--store", "github",
+            env={**os.environ, "GITHUB_OUTPUT": str(gh_out)})
+    assert read_github_output(gh_out) == {"kind": "rc", "number": "2", "version": "0.9.1rc2",
+                                          "tag": "rocm-jax-v0.9.1rc2"}
+    dist = tmp_path / "cell"
+    release("build", "--kind", "rc", "--number", "2", "--python", "3.11", "--artifacts", artifacts,
+            "--dist", dist)
+    release("publish", dist / "0.9.1rc2", "--partial", "--store", "github")
+    release("cut", "--stage", "finish", "--tag", "rocm-jax-v0.9.1rc2", "--store", "github",
+            "--dist", tmp_path / "finish")
+    [rel] = fake.releases()
+    assert rel["tag_name"] == "rocm-jax-v0.9.1rc2" and not rel["draft"] and rel["prerelease"]
+
+    # A tag that does not match version_info.json is refused in one line.
+    git("tag", "-a", "rocm-jax-v0.9.7", "-m", "wrong", cwd=root)
+    wrong = release("cut", "--stage", "plan", "--tag", "rocm-jax-v0.9.7", "--store", "github", check=False)
+    assert wrong.returncode == 2 and "next version is 0.9.1" in wrong.stderr
