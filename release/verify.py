@@ -43,7 +43,7 @@ except ImportError:  # pragma: no cover - isal is a runtime dependency
 
 ERROR, WARNING = "error", "warning"
 CHECKS = ("zip", "record", "paths", "layout", "names", "purelib", "glibc", "runpath",
-          "version", "revisions", "requires")
+          "version", "revisions", "requires", "pair")
 # RUNPATH entries that only mean something inside a build tree or one machine.
 LEAKS = (
     ("_solib_", "a Bazel _solib_ directory"),
@@ -802,8 +802,10 @@ def check_requires(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
 
 def _applies(check: str, ident: Identity) -> str | None:
     """Why ``check`` does not apply to this wheel, or None when it does."""
-    if check == "requires" and ident.kind != "plugin":
+    if check in ("requires", "pair") and ident.kind != "plugin":
         return "only the plugin wheel pins the PJRT wheel"
+    if check == "pair":
+        return "no PJRT wheel given alongside"
     return None
 
 
@@ -838,6 +840,52 @@ def verify_wheel(path: Path, options: Options = Options(),
                  progress: Callable[[int], None] | None = None) -> Report:
     """Scan ``path`` once and run every check over it."""
     return check_scan(scan_wheel(path, progress), options)
+
+
+def _commits(scan: Scan, ident: Identity) -> dict | None:
+    for member in _payload(scan, ident, "commit_info.py"):
+        try:
+            commits = module_constants(member.text.decode("utf-8")).get("commits")
+        except (AttributeError, SyntaxError, UnicodeDecodeError, ValueError):
+            return None
+        return commits if isinstance(commits, dict) else None
+    return None
+
+
+def check_pairs(scans: Sequence[Scan], reports: Sequence[Report]) -> None:
+    """The ``pair`` check: a plugin wheel and the PJRT wheel given with it must install together
+    (same version, the pin matching) and come from the same sources (same revision map)."""
+    idents = [Identity.of(s.path) for s in scans]
+    pjrts = {i.rocm_major: (i, s) for i, s in zip(idents, scans) if i.kind == "pjrt"}
+    for ident, scan, report in zip(idents, scans, reports):
+        if ident.kind != "plugin" or ident.rocm_major not in pjrts:
+            continue
+        report.skipped.pop("pair", None)
+        pjrt, pjrt_scan = pjrts[ident.rocm_major]
+        if pjrt.version != ident.version:
+            report.findings.append(Finding("pair", ERROR, f"the PJRT wheel given is {pjrt.version}; "
+                                           f"this plugin {ident.version} pins its own version, so "
+                                           "pip cannot install the two together"))
+        mine, theirs = _commits(scan, ident), _commits(pjrt_scan, pjrt)
+        if mine is not None and theirs is not None and mine != theirs:
+            differ = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
+            report.findings.append(Finding("pair", ERROR, f"revision map differs from the PJRT "
+                                           f"wheel's for {', '.join(differ)}"))
+
+
+def verify_wheels(paths: Sequence[Path], options: Options = Options(),
+                  progress: Callable[[int], None] | None = None,
+                  on_wheel: Callable[[Path], None] | None = None) -> list[Report]:
+    """Verify each wheel, then check plugin and PJRT wheels given together as a pair."""
+    scans, reports = [], []
+    for path in paths:
+        if on_wheel:
+            on_wheel(Path(path))
+        scan = scan_wheel(path, progress)
+        scans.append(scan)
+        reports.append(check_scan(scan, options))
+    check_pairs(scans, reports)
+    return reports
 
 
 def payload_size(path: Path) -> int:

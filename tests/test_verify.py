@@ -41,7 +41,7 @@ def only(wheel, check, severity=ERROR, **kw):
 def test_wheels_the_build_makes_pass_every_check(good_wheels, kind):
     report = verify_wheel(good_wheels[kind], options())
     assert report.findings == []
-    expected_na = {"requires"} if kind == "pjrt" else set()
+    expected_na = {"requires", "pair"} if kind == "pjrt" else {"pair"}
     assert {c for c in CHECKS if report.status(c) == "n/a"} == expected_na
     assert all(report.status(c) == "ok" for c in CHECKS if c not in expected_na)
 
@@ -56,6 +56,7 @@ def test_cli_ok_exit_0_json(run_cli, good_wheels, tmp_path):
     assert data["ok"] and data["errors"] == 0
     assert data["runpath"] == configured_runpath()  # the rocm_build config is the default
     assert [w["checks"]["runpath"] for w in data["wheels"]] == ["ok", "ok"]
+    assert [w["checks"]["pair"] for w in data["wheels"]] == ["n/a", "ok"]
 
 
 def test_cli_human_table_and_exit_1(run_cli, good_wheels, tmp_path):
@@ -383,6 +384,31 @@ def test_stored_members_are_read_in_place(good_wheels, tmp_path):
         f"jax_rocm7_plugin/{n}" for n in ("_linalg.so", "_prng.so", "_solver.so", "_sparse.so",
                                           "_hybrid.so", "_rnn.so", "_triton.so",
                                           "rocm_plugin_extension.so")}
+
+
+def test_pair_versions_must_match(run_cli, good_wheels, tmp_path):
+    from release.promote import promote_wheel
+    rc_plugin = promote_wheel(good_wheels["plugin"], "rc1", tmp_path).output
+    code, out, _ = run_cli("verify", good_wheels["pjrt"], rc_plugin, "--json")
+    assert code == 1
+    plugin = json.loads(out)["wheels"][1]
+    assert [f["check"] for f in plugin["findings"]] == ["pair"]
+    assert plugin["findings"][0]["message"].startswith(f"the PJRT wheel given is {VERSION}; "
+                                                       "this plugin 0.9.1rc1 pins")
+
+
+def test_pair_revision_maps_must_match(run_cli, good_wheels, wheel_artifacts, tmp_path):
+    from release.config import load_deps
+    from release.revisions import RevisionMap
+    from tests.support.crafted import REPO
+    other = RevisionMap.from_deps(load_deps(REPO / "deps.yaml").with_commits({"jax": "cafe" * 10}),
+                                  VERSION)
+    plugin = build_pair(tmp_path, wheel_artifacts["good"], revisions=other)["plugin"]
+    code, out, _ = run_cli("verify", good_wheels["pjrt"], plugin, "--json")
+    assert code == 1
+    findings = json.loads(out)["wheels"][1]["findings"]
+    assert [(f["check"], f["message"]) for f in findings] == [
+        ("pair", "revision map differs from the PJRT wheel's for jax")]
 
 
 # ---------------------------------------------------------------- the published wheels

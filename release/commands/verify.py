@@ -12,7 +12,7 @@ from rich.table import Table
 from release import output
 from release.errors import UserError
 from release.verify import CHECKS, ERROR, Options, expected_revisions, payload_size, \
-    summary_markdown, verify_wheel
+    summary_markdown, verify_wheels
 
 HELP = "check wheels: zip, RECORD, names, purelib, glibc tag, RUNPATH, version, revision map, pins"
 
@@ -74,11 +74,9 @@ def run(args, out) -> int:
         runpath=tuple(args.runpath) if args.runpath is not None else default_runpath(args.root),
         revisions=expected_revisions(args.deps, args.revisions),
     )
-    reports = []
     with byte_progress(out, "verifying", sum(payload_size(w) for w in args.wheels)) as bar:
-        for wheel in args.wheels:
-            bar.describe(f"verifying {wheel.name}")
-            reports.append(verify_wheel(wheel, options, progress=bar.advance))
+        reports = verify_wheels(args.wheels, options, progress=bar.advance,
+                                on_wheel=lambda w: bar.describe(f"verifying {w.name}"))
     errors = sum(len(r.errors) for r in reports)
     data = {"ok": errors == 0, "errors": errors, "runpath": list(options.runpath),
             "wheels": [r.to_json() for r in reports]}
