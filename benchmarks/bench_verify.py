@@ -27,10 +27,12 @@ from release.verify import Options, data_offset, verify_wheel
 RUNS = 5
 # ``release verify WHEEL --json`` in a fresh process; prints its own peak RSS (KiB) to stderr.
 _PEAK_RSS = """
-import resource, sys
+import sys
 from release.cli import main
 code = main(["verify", sys.argv[1], "--json"])
-sys.stderr.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) + "\\n")
+# VmHWM, not ru_maxrss: ru_maxrss keeps the parent's RSS from before exec.
+hwm = next(l for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+sys.stderr.write(hwm.split()[1] + "\\n")
 sys.exit(code)
 """
 
