@@ -163,7 +163,7 @@ def open_wheel(path: Path) -> zipfile.ZipFile:
         raise UserError(f"{path}: no such wheel file")
     try:
         return zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as exc:
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
         raise UserError(f"{path}: not a zip archive ({exc}); expected a .whl file") from None
 
 
@@ -174,8 +174,8 @@ def data_offset(fp, info: zipfile.ZipInfo) -> int:
     if len(header) != 30 or header[:4] != b"PK\x03\x04":
         raise zipfile.BadZipFile(f"bad local header for {info.filename}")
     name_len, extra_len = struct.unpack("<HH", header[26:30])
-    name = fp.read(name_len)
-    if name.decode("utf-8" if info.flag_bits & 0x800 else "cp437") != info.orig_filename:
+    name = fp.read(name_len).decode("utf-8" if info.flag_bits & 0x800 else "cp437", "replace")
+    if name != info.orig_filename:
         raise zipfile.BadZipFile(f"local header names {name!r}, central directory "
                                  f"{info.orig_filename!r}")
     return info.header_offset + 30 + name_len + extra_len
@@ -405,8 +405,9 @@ def elf_facts(stream) -> ElfFacts:
                         if m:
                             glibc = max(glibc or (0, 0), (int(m.group(1)), int(m.group(2))))
         return ElfFacts(runpath, rpath, tuple(needed), glibc)
-    except (ELFError, struct.error, ValueError, KeyError, UnicodeDecodeError) as exc:
-        return ElfFacts(None, None, (), None, error=f"unreadable ELF ({exc})")
+    except (ELFError, struct.error, ValueError, KeyError, UnicodeDecodeError, AttributeError,
+            IndexError, TypeError) as exc:  # an untrusted file: a finding, not a traceback
+        return ElfFacts(None, None, (), None, error=f"unreadable ELF ({exc.__class__.__name__}: {exc})")
 
 
 # ---------------------------------------------------------------- what the wheel says

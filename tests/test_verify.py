@@ -287,6 +287,14 @@ def test_runpath_relative_and_empty_entries(wheel_artifacts, tmp_path):
     assert messages[0].startswith("empty entry") and messages[1].startswith("relative entry lib")
 
 
+def test_unreadable_elf_is_a_finding(good_wheels, tmp_path):
+    bad = craft(good_wheels["plugin"], tmp_path / good_wheels["plugin"].name,
+                add={"jax_rocm7_plugin/_broken.so": b"\x7fELF\x02\x01\x01" + b"\xff" * 200})
+    found = only(bad, "runpath")
+    assert [(m, msg.split(" (")[0]) for _, _, m, msg in found] == [
+        ("jax_rocm7_plugin/_broken.so", "unreadable ELF")]
+
+
 def test_runpath_flag_overrides_the_config(run_cli, good_wheels):
     code, out, _ = run_cli("verify", good_wheels["plugin"], "--runpath", "/opt/other/lib", "--json")
     assert code == 1
