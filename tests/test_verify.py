@@ -370,6 +370,28 @@ def test_plugin_pin_on_pjrt(good_wheels, tmp_path, pin, fragment):
     assert fragment in only(bad, "requires")[0][3]
 
 
+def test_big_member_is_streamed_not_loaded(big_pjrt_wheel):
+    """A 48 MB .so goes through the threaded path in bounded chunks: Python never holds it."""
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        report = verify_wheel(big_pjrt_wheel, options())
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert report.findings == []
+    with zipfile.ZipFile(big_pjrt_wheel) as zf:
+        size = zf.getinfo("jax_plugins/xla_rocm7/xla_rocm_plugin.so").file_size
+    assert size > 48 << 20
+    assert peak < 24 << 20, f"peak Python allocation {peak} bytes for a {size}-byte member"
+
+
+def test_big_member_corruption_is_found(big_pjrt_wheel, tmp_path):
+    member = "jax_plugins/xla_rocm7/xla_rocm_plugin.so"
+    bad = _flip_byte_in(big_pjrt_wheel, member, tmp_path / big_pjrt_wheel.name)
+    assert [(c, s, m) for c, s, m, _ in problems(bad, "zip")] == [("zip", ERROR, member)]
+
+
 def test_verify_never_changes_the_wheel(good_wheels):
     before = good_wheels["pjrt"].read_bytes()
     verify_wheel(good_wheels["pjrt"], options())

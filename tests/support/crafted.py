@@ -14,6 +14,7 @@ import csv
 import hashlib
 import io
 import os
+import random
 import subprocess
 import sys
 import zipfile
@@ -56,6 +57,27 @@ def compile_glibc_so(out: Path, runpath: list[str]) -> Path:
     src.write_text(_GLIBC_SOURCE)
     subprocess.run([cc(), "-shared", "-fPIC", "-o", str(out), str(src), "-Wl,--enable-new-dtags",
                     "-Wl,-rpath," + ":".join(runpath)], check=True, capture_output=True)
+    return out
+
+
+def compile_big_so(out: Path, runpath: list[str], size: int) -> Path:
+    """A real shared object carrying ``size`` bytes of data (pseudo-random, so it deflates
+    only a little), to test that big members stream through verify and promote."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    blob = out.parent / "blob.bin"
+    block = random.Random(5).randbytes(1 << 20)
+    with open(blob, "wb") as fh:
+        for i in range(size >> 20):
+            fh.write(block[i % 251:] + block[:i % 251])
+    subprocess.run(["ld", "-r", "-b", "binary", "-z", "noexecstack", "-o", "blob.o", "blob.bin"],
+                   cwd=out.parent, check=True, capture_output=True)
+    src = out.with_suffix(".c")
+    src.write_text("int big_answer(void) { return 7; }\n")
+    subprocess.run([cc(), "-shared", "-fPIC", "-o", str(out), str(src), str(out.parent / "blob.o"),
+                    "-Wl,-z,noexecstack", "-Wl,--enable-new-dtags", "-Wl,-rpath," + ":".join(runpath)],
+                   check=True, capture_output=True)
+    for tmp in (blob, out.parent / "blob.o", src):
+        tmp.unlink()
     return out
 
 
@@ -157,6 +179,15 @@ def wheel_artifacts(tmp_path_factory) -> dict[str, Path]:
         "relative": compile_so(bad / "relative" / "_linalg.so", runpath + ["lib", ""]),
         "glibc": compile_glibc_so(bad / "glibc" / "_linalg.so", runpath),
     }
+
+
+@pytest.fixture(scope="session")
+def big_pjrt_wheel(tmp_path_factory, wheel_artifacts) -> Path:
+    """A PJRT wheel whose .so is 48 MB (over verify's threaded-streaming threshold)."""
+    base = tmp_path_factory.mktemp("big")
+    so = compile_big_so(base / "so" / "xla_rocm_plugin.so", configured_runpath(), 48 << 20)
+    return build_pair(base / "wheels", wheel_artifacts["good"],
+                      overrides={"xla_rocm_plugin.so": so})["pjrt"]
 
 
 @pytest.fixture(scope="session")
