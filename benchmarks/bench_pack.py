@@ -5,12 +5,18 @@ the .so as package data, a platform ``Distribution``, ``python -m build -n -w``)
 Both run in the same process tree here, one after the other, on the same input; each
 is a child process whose wall time and peak RSS (``wait4``) are measured.
 
-The input mixes pools that compress like the parts of a real ``xla_rocm_plugin.so``:
-incompressible bytes (embedded compressed GPU code), instruction-like byte sequences,
-symbol-name tables, relocation-like records and zero padding, in pieces of 4-64 KiB,
-which gives about 3:1 with zlib -6 (the real 503 MB file gives 3.3:1).
+The input is laid out in sections like a real ``xla_rocm_plugin.so``: symbol tables,
+relocations, a large code section, read-only data and an offload (GPU code) section
+mixing code, incompressible bytes and padding, and zero padding. Each section is filled
+in 4-64 KiB pieces from pools of instruction-like sequences, symbol names, relocation
+records, random bytes and zeros. It compresses about 3:1 with zlib -6, and isal -1/-3
+come out about 13%/7% larger than zlib -6; the real 503 MB file measured 3.3:1 and
+12%/8% (REFERENCE.md section 5).
 
-    python benchmarks/bench_pack.py [--size-mb 500] [--keep DIR]
+    python benchmarks/bench_pack.py [--size-mb 500] [--keep DIR] [--input FILE]
+
+``--input`` packs a given file instead, e.g. the real ``xla_rocm_plugin.so`` taken out of
+a published ``jax-rocm7-pjrt`` wheel.
 
 Goals (issue 4): at least 8x faster wall time, a wheel at most 10% larger, peak RSS
 under 200 MB.
@@ -32,7 +38,15 @@ import zipfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-FRACTIONS = (("random", 0.05), ("code", 0.37), ("symbols", 0.23), ("relocs", 0.10), ("zeros", 0.25))
+# (share of the file, {pool: weight within the section}), in file order
+SECTIONS = (
+    (0.10, {"symbols": 1}),                                      # .dynsym/.dynstr
+    (0.10, {"relocs": 1}),                                       # .rela.dyn
+    (0.45, {"code": 1}),                                         # .text
+    (0.10, {"symbols": 0.5, "code": 0.3, "zeros": 0.2}),         # .rodata
+    (0.17, {"code": 0.4, "random": 0.15, "zeros": 0.45}),        # offload bundles
+    (0.08, {"zeros": 1}),                                        # padding, .bss-like
+)
 POOL = 4 << 20
 
 
@@ -60,17 +74,17 @@ def pools(seed: int = 0) -> dict[str, bytes]:
 
 def make_input(path: Path, size: int, seed: int = 1) -> None:
     pool = pools()
-    names = [n for n, _ in FRACTIONS]
-    weights = [w for _, w in FRACTIONS]
     rnd = random.Random(seed)
-    written = 0
     with open(path, "wb") as out:
-        while written < size:
-            name = rnd.choices(names, weights)[0]
-            piece = min(rnd.randint(4096, 65536), size - written)
-            start = rnd.randrange(0, POOL - piece)
-            out.write(pool[name][start:start + piece])
-            written += piece
+        for i, (share, mix) in enumerate(SECTIONS):
+            left = size - out.tell() if i == len(SECTIONS) - 1 else int(size * share)
+            names, weights = list(mix), list(mix.values())
+            while left > 0:
+                name = rnd.choices(names, weights)[0]
+                piece = min(rnd.randint(4096, 65536), left)
+                start = rnd.randrange(0, POOL - piece)
+                out.write(pool[name][start:start + piece])
+                left -= piece
     path.chmod(0o755)
 
 
@@ -132,14 +146,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mb", type=int, default=500)
     parser.add_argument("--keep", type=Path, help="work in this directory and keep it")
+    parser.add_argument("--input", type=Path, help="pack this file instead of a generated one")
     args = parser.parse_args()
     base = Path(args.keep or tempfile.mkdtemp(prefix="bench-pack-"))
     base.mkdir(parents=True, exist_ok=True)
     try:
         so = base / "xla_rocm_plugin.so"
         t = time.perf_counter()
-        make_input(so, args.size_mb << 20)
-        print(f"input: {so.stat().st_size / 1e6:.0f} MB in {time.perf_counter() - t:.1f} s")
+        if args.input:
+            shutil.copyfile(args.input, so)
+        else:
+            make_input(so, args.size_mb << 20)
+        print(f"input: {args.input or 'generated'}, {so.stat().st_size / 1e6:.0f} MB "
+              f"in {time.perf_counter() - t:.1f} s")
         env = {**os.environ, "SOURCE_DATE_EPOCH": "1767225600", "PYTHONPATH": str(REPO)}
 
         proj = anchor_project(base, so)
