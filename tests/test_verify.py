@@ -295,6 +295,32 @@ def test_unreadable_elf_is_a_finding(good_wheels, tmp_path):
         ("jax_rocm7_plugin/_broken.so", "unreadable ELF")]
 
 
+@pytest.mark.parametrize("entry, expected", [
+    ("$ORIGIN/../rocm/lib", None),
+    ("/opt/rocm/lib", None),
+    ("/rootfs/lib", None),
+    ("/tmpfs/lib", None),
+    ("$ORIGIN/../../_solib_x86_64/_U_A_Alocal_Uconfig_Urocm", "_solib_"),
+    ("$ORIGIN/x.so.runfiles/__main__/lib", "runfiles"),
+    ("/b/execroot/__main__/bazel-out/k8-opt/bin", "Bazel output"),
+    ("/tmp", "temporary"),
+    ("/var/tmp/build/lib", "temporary"),
+    ("/home/ci/rocm/lib", "home"),
+    ("/root/lib", "home"),
+    ("~/lib", "home"),
+    ("lib64", "relative entry"),
+    ("", "empty entry"),
+    ("/usr/local/lib/python3.11/dist-packages/_rocm_sdk_core/lib", "one Python installation"),
+])
+def test_runpath_entry_rules(entry, expected):
+    from release.verify import runpath_problems
+    found = runpath_problems([entry], [])
+    if expected is None:
+        assert found == []
+    else:
+        assert len(found) == 1 and expected in found[0][1]
+
+
 def test_runpath_flag_overrides_the_config(run_cli, good_wheels):
     code, out, _ = run_cli("verify", good_wheels["plugin"], "--runpath", "/opt/other/lib", "--json")
     assert code == 1

@@ -30,14 +30,11 @@ def add_arguments(parser) -> None:
 
 
 def default_runpath(root: Path | None) -> tuple[str, ...]:
-    """The RUNPATH entries the ``rocm_build`` config links in, if this checkout has them."""
+    """The RUNPATH entries the ``rocm_build`` config links in, or none when it cannot be read."""
+    from release.bazel import configured_runpath
     try:
-        from release.bazel import configured_runpath
-    except ImportError:
-        return ()
-    try:
-        return tuple(configured_runpath(root) if root is not None else configured_runpath())
-    except (OSError, UserError, TypeError, ValueError):
+        return tuple(configured_runpath(root))
+    except UserError:
         return ()
 
 
