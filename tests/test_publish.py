@@ -127,6 +127,7 @@ def test_crash_at_every_step_then_rerun(kind, make_dist, github_openapi, tmp_pat
                 assert got == sorted((a.name, a.digest) for a in target.assets)
                 if fake:
                     assert_exactly(fake, target)
+                    assert not fake.violations, fake.violations
             finally:
                 if fake:
                     fake.stop()

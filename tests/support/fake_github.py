@@ -27,6 +27,11 @@ Fixtures (registered through ``pytest_plugins`` in tests/conftest.py):
 ``fake_clock``      a ``FakeClock``: ``.sleep``/``.time`` for the client; ``.sleeps`` records waits.
 ``github_client``   a ``release.github.GitHubClient`` on the fake using ``fake_clock``.
 
+Successful answers of the stand-in (except pull requests, kept to the fields the tools read)
+are validated against the same description, so it cannot drift from what GitHub documents;
+the one deliberate difference is asset state ``starter``, which GitHub returns for an
+interrupted upload but its description does not list.
+
 ``FakeGitHub`` API for tests:
 
 ``fake.api_url``, ``fake.token``, ``fake.repo``   where it listens, the only accepted token.
@@ -104,6 +109,28 @@ class _OpenAPIRequest:
                                             cookie=ImmutableMultiDict(), path={})
         self.body = body or None
         self.content_type = content_type
+
+
+class _OpenAPIResponse:
+    """The response protocol openapi-core validates, for what the stand-in answers."""
+
+    def __init__(self, status, headers, data, content_type):
+        from werkzeug.datastructures import Headers
+
+        self.status_code, self.data, self.content_type = status, data, content_type
+        self.headers = Headers(list(headers.items()))
+
+
+def _user(login: str = "release-bot", uid: int = 1) -> dict:
+    """A ``simple-user`` with every field GitHub's description requires."""
+    base = f"https://api.github.com/users/{login}"
+    return {"login": login, "id": uid, "node_id": f"U_{uid}", "type": "Bot", "site_admin": False,
+            "avatar_url": f"https://avatars.githubusercontent.com/u/{uid}", "gravatar_id": "",
+            "url": base, "html_url": f"https://github.com/{login}",
+            **{f"{k}_url": f"{base}/{k}" for k in ("followers", "organizations", "repos",
+                                                   "received_events", "subscriptions")},
+            "following_url": f"{base}/following{{/other_user}}", "gists_url": f"{base}/gists{{/gist_id}}",
+            "starred_url": f"{base}/starred{{/owner}}{{/repo}}", "events_url": f"{base}/events{{/privacy}}"}
 
 
 def _iso(moment: _dt.datetime) -> str:
@@ -272,7 +299,7 @@ class FakeGitHub:
             "state": asset.state, "content_type": asset.content_type, "size": len(asset.content),
             "digest": asset.digest if asset.state == "uploaded" else None,
             "download_count": 0, "created_at": _iso(asset.created_at),
-            "updated_at": _iso(asset.created_at), "uploader": None,
+            "updated_at": _iso(asset.created_at), "uploader": _user(),
         }
 
     def _release_json(self, rel: _Release) -> dict:
@@ -289,7 +316,7 @@ class FakeGitHub:
             "draft": rel.draft, "prerelease": rel.prerelease, "immutable": not rel.draft,
             "created_at": _iso(rel.created_at),
             "published_at": _iso(rel.published_at) if rel.published_at else None,
-            "author": {"login": "release-bot", "id": 1},
+            "author": _user(),
             "assets": [self._asset_json(rel, a) for a in rel.assets],
         }
 
@@ -553,6 +580,29 @@ class FakeGitHub:
             return f"{type(exc).__name__}: {exc} {detail}".strip()
         return None
 
+    def validate_response(self, kind, method, path, query, headers, body, status, payload) -> None:
+        """Record a violation when a successful answer of ours is not what GitHub documents."""
+        if kind == "storage" or status >= 300 or isinstance(payload, (bytes, bytearray)):
+            return
+        if "/pulls" in path:  # pull requests are kept to the fields the tools read
+            return
+        host = "https://api.github.com" if kind == "api" else "https://uploads.github.com"
+        spec_path = path
+        if m := re.fullmatch(r"(/repos/[^/]+/[^/]+/git/refs/)(.+)", path):
+            spec_path = m.group(1) + quote(unquote(m.group(2)), safe="")
+        request = _OpenAPIRequest(host, spec_path, method, query, headers, body,
+                                  headers.get("content-type", ""))
+        # GitHub answers state "starter" for an interrupted upload (what gh and goreleaser
+        # report), while its description lists only "uploaded" and "open": check it as "open".
+        text = json.dumps(payload).replace('"state": "starter"', '"state": "open"')
+        response = _OpenAPIResponse(status, {}, text.encode(), "application/json")
+        try:
+            self.openapi.validate_response(request, response)
+        except Exception as exc:
+            detail = "; ".join(str(e)[:300] for e in getattr(exc, "schema_errors", ()) or ())
+            self.violations.append(f"stand-in answer to {method} {path} ({status}) does not match "
+                                   f"GitHub's description: {type(exc).__name__}: {detail or exc}")
+
     def match_fault(self, method, path) -> _Fault | None:
         chosen = None
         with self.lock:
@@ -603,6 +653,7 @@ def _handler(fake: FakeGitHub, kind: str):
                         fake._upload(m.group(1), int(m.group(2)), dict(query), body, starter=True)
                         return self._send(fault.status, fault.headers, {"message": fault.message})
                     status, extra, payload = fake.route(kind, method, url.path, query, headers, body)
+                fake.validate_response(kind, method, url.path, query, headers, body, status, payload)
             except _ApiError as err:
                 status, extra = err.status, err.headers
                 payload = {"message": err.message, "documentation_url": "https://docs.github.com/rest"}
