@@ -243,19 +243,33 @@ class GitHubClient:
         return response.json()
 
     def download(self, asset_url: str, dest: Path, *, progress=None, name: str | None = None) -> Path:
-        """Download an asset's bytes: the API answers 302 to a storage host, which gets no token."""
-        response = self.send("GET", asset_url, headers={"Accept": BINARY_MEDIA},
-                             allow_redirects=False)
+        """Download an asset's bytes: the API answers 302 to a storage host, which gets no token.
+
+        An interrupted transfer starts over with a fresh signed URL (bounded by the retries).
+        """
         dest = Path(dest)
         tmp = dest.with_name(dest.name + ".part")
-        if response.is_redirect:
-            location = response.headers["Location"]
-            # A fresh request without our headers: the signed URL is the credential there.
-            stream = self._storage_get(location)
-        else:
-            stream = response
+        attempt, backoff, start = 0, 1.0, self.clock()
+        while True:
+            attempt += 1
+            response = self.send("GET", asset_url, headers={"Accept": BINARY_MEDIA},
+                                 allow_redirects=False)
+            try:
+                # A fresh request without our headers: the signed URL is the credential there.
+                stream = self._storage_get(response.headers["Location"]) if response.is_redirect else response
+                self._save(stream, tmp, progress, name or dest.name)
+                break
+            except requests.RequestException as exc:
+                self._retry_or_raise("GET", "<asset storage>", None,
+                                     f"download interrupted ({type(exc).__name__})", attempt, start, backoff)
+                backoff *= 2
+        tmp.replace(dest)
+        return dest
+
+    @staticmethod
+    def _save(stream, tmp: Path, progress, name: str) -> None:
         total = int(stream.headers.get("Content-Length") or 0) or None
-        task = progress.add_task(f"download {name or dest.name}", total=total) if progress else None
+        task = progress.add_task(f"download {name}", total=total) if progress is not None else None
         try:
             with open(tmp, "wb") as handle:
                 for chunk in stream.iter_content(CHUNK):
@@ -265,29 +279,16 @@ class GitHubClient:
         finally:
             if task is not None:
                 progress.remove_task(task)
-        tmp.replace(dest)
-        return dest
 
     def _storage_get(self, location: str) -> requests.Response:
-        attempt, backoff, start = 0, 1.0, self.clock()
-        while True:
-            attempt += 1
-            try:
-                response = requests.get(location, stream=True, timeout=self.timeout,
-                                        headers={"User-Agent": "jax-rocm-release"})
-            except requests.RequestException as exc:
-                self._retry_or_raise("GET", "<asset storage>", None,
-                                     f"connection failed ({type(exc).__name__})", attempt, start, backoff)
-                backoff *= 2
-                continue
-            if response.status_code < 400:
-                return response
-            if response.status_code >= 500:
-                self._retry_or_raise("GET", "<asset storage>", response.status_code, "storage error",
-                                     attempt, start, backoff)
-                backoff *= 2
-                continue
-            raise GitHubError("GET", "<asset storage>", response.status_code, "download refused")
+        """One GET of a signed storage URL; failures worth a fresh URL raise RequestException."""
+        response = requests.get(location, stream=True, timeout=self.timeout,
+                                headers={"User-Agent": "jax-rocm-release"})
+        if response.status_code < 400:
+            return response
+        if response.status_code >= 500 or response.status_code == 403:  # 403: signature expired
+            raise requests.HTTPError(f"storage answered {response.status_code}")
+        raise GitHubError("GET", "<asset storage>", response.status_code, "download refused")
 
     # ------------------------------------------------------------ pull requests (bump PRs)
 

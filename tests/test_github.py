@@ -178,3 +178,16 @@ def test_pull_request_helpers(github_client, fake_github):
     github_client.update_pull(owner, repo, pr["number"], title="Bump xla (2)", state="closed")
     assert github_client.list_pulls(owner, repo, head="bump-xla") == []
     assert github_client.list_pulls(owner, repo, head="bump-xla", state="closed")[0]["title"] == "Bump xla (2)"
+
+
+def test_interrupted_download_starts_over_with_a_fresh_signed_url(github_client, fake_github, tmp_path):
+    rel = create(github_client)
+    payload = tmp_path / "a.whl"
+    payload.write_bytes(b"z" * 100_000)
+    asset = github_client.upload(rel["upload_url"], payload, "a.whl")
+    fake_github.fail("GET", r"^/signed/", None, when="drop")
+    fake_github.fail("GET", r"^/signed/", 503, nth=2)
+    assert github_client.download(asset["url"], tmp_path / "b").read_bytes() == payload.read_bytes()
+    redirects = [e for e in fake_github.log if e[0] == "api" and e[2].endswith(f"/assets/{asset['id']}")]
+    assert len(redirects) == 3  # each retry asked the API for a new signed URL
+    assert not (tmp_path / "b.part").exists()
