@@ -198,6 +198,14 @@ def strip_validated(body: str) -> str:
     return VALIDATED.sub("", body or "")
 
 
+def same_notes(stored: str, wanted: str) -> bool:
+    """Equal up to the validated mark and the whitespace a host may normalise (CRLF, trailing)."""
+    def norm(text):
+        return "\n".join(line.rstrip() for line in strip_validated(text).replace("\r\n", "\n")
+                         .strip().splitlines())
+    return norm(stored) == norm(wanted)
+
+
 def validated_digest(body: str) -> str | None:
     m = VALIDATED.search(body or "")
     return m.group(1) if m else None
@@ -309,7 +317,7 @@ def publish_draft(store: Store, dist: Dist, *, say: Callable[[str], None] = lamb
     name = f"jax-rocm {dist.version}"
     draft = store.find_or_create_draft(dist.tag, name=name, body=body,
                                        prerelease=dist.kind in ("nightly", "rc"), say=say)
-    if strip_validated(draft.body) != body or draft.name != name:
+    if not same_notes(draft.body, body) or draft.name != name:
         say(f"update the notes of draft {draft.id}")
         draft = store.update_release(draft, name=name, body=body)
     actions = sync_assets(store, draft, dist.assets, say=say, progress=progress)

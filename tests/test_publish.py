@@ -335,3 +335,13 @@ def test_asset_name_github_would_rename_is_refused(fake_github, make_dist, tmp_p
     with pytest.raises(UserError) as err:
         publish_draft(gh_store(fake_github), dist)
     assert "renames special characters" in str(err.value)
+
+
+def test_rerun_keeps_the_validated_mark_when_notes_come_back_normalised(fake_github, dist):
+    store = gh_store(fake_github)
+    publish_draft(store, dist)
+    draft = mark_validated(store, dist.tag)
+    store.update_release(draft, body=draft.body.replace("\n", "\r\n") + "  \r\n")
+    publish_draft(store, dist)
+    assert validated_digest(store.drafts_for(dist.tag)[0].body)
+    assert undraft(store, dist.tag)["status"] == "published"
