@@ -244,6 +244,8 @@ def test_cli_publish_and_undraft_on_github(run_cli, github_env, make_dist, tmp_p
     data = json.loads(out)
     assert data["status"] == "draft" and data["store"] == "github" and data["tag"] == TAG
     assert f"tag={TAG}" in out_file.read_text()
+    recorded = json.loads((path / "manifest.json").read_text())["steps"]["publish"]
+    assert recorded["values"]["release_id"] == data["release_id"]
     assert github_env.token not in out + err + out_file.read_text()
     code, out, err = run_cli("publish", "--undraft", TAG)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1

@@ -36,6 +36,7 @@ def run(args, out) -> int:
         step = publish_partial if args.partial else publish_draft
         with transfer_progress(out) as progress:
             result = step(store, dist, say=out.line, progress=progress)
+        _record(dist, store, result)
     github_output({"tag": result["tag"], "release_id": str(result["release_id"]),
                    "release_url": result.get("url") or "", "status": result["status"]})
     step_summary(f"**{result['tag']}**: {result['status']} in {store.kind} store "
@@ -50,3 +51,14 @@ def run(args, out) -> int:
             console.print(f"  {action['action']} {action['asset']}", markup=False)
     out.result(result, human)
     return 0
+
+
+def _record(dist, store, result) -> None:
+    """Note in dist/<version>/manifest.json where the assets went (what a resumed job reads)."""
+    from release.manifest import Manifest, fingerprint
+    step = "publish_partial" if result["status"] == "partial" else "publish"
+    Manifest.load(dist.directory).record(
+        step, fingerprint({"store": store.kind, "where": store.where,
+                           "assets": {a.name: a.digest for a in dist.assets}}),
+        {"tag": result["tag"], "release_id": result["release_id"], "store": store.kind,
+         "where": store.where, "status": result["status"]})
