@@ -142,14 +142,14 @@ def test_upload_streams_with_length_and_download_skips_auth(github_client, fake_
     assert storage and "authorization" not in storage[0][4]
 
 
-def test_errors_carry_status_message_and_no_token(github_client, fake_github):
+def test_errors_carry_status_message_and_no_token(github_client, fake_github, tmp_path):
     rel = create(github_client)
     up = rel["upload_url"]
-    (tmp := __import__("tempfile").NamedTemporaryFile(delete=False)).write(b"x")
-    tmp.close()
-    github_client.upload(up, tmp.name, "same")
+    one = tmp_path / "one"
+    one.write_bytes(b"x")
+    github_client.upload(up, one, "same")
     with pytest.raises(GitHubError) as err:
-        github_client.upload(up, tmp.name, "same")
+        github_client.upload(up, one, "same")
     assert err.value.status == 422 and err.value.has_code("already_exists")
     assert "422" in str(err.value) and "already_exists" in str(err.value)
     bad = GitHubClient("wrong-token-" + fake_github.token, fake_github.api_url, write_interval=0)

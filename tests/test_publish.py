@@ -3,13 +3,15 @@ and every asset exactly once; published releases are never changed."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
+import shutil
 
 import pytest
 
-from release.publish import (TEMP_SUFFIX, publish_draft, read_dist, undraft, validated_digest,
-                             with_validated)
+from release.publish import TEMP_SUFFIX, publish_draft, read_dist, undraft, validated_digest
 from release.stores import LocalStore
 from release.errors import UserError
 from tests.support.fake_github import FakeGitHub
@@ -98,10 +100,14 @@ def test_every_write_failing_every_way_then_rerun(make_dist, github_openapi, cap
 
 @pytest.mark.parametrize("kind", ["local", "github"])
 def test_crash_at_every_step_then_rerun(kind, make_dist, github_openapi, tmp_path):
-    """The process dies before each action of the run (and of a re-run that replaces assets)."""
+    """The process dies before each action of the run (and of a re-run that replaces assets).
+
+    On GitHub only the replacing run: dying before each write of a first run is what the
+    fault matrix above does already.
+    """
     first = read_dist(make_dist(NIGHTLY))
     second = read_dist(make_dist(NIGHTLY, commits={"xla": "1" * 40}))  # same version, new bytes
-    for target in (first, second):
+    for target in ((first, second) if kind == "local" else (second,)):
         step = 0
         while True:
             step += 1
@@ -234,7 +240,6 @@ def test_dist_that_does_not_match_its_checksums_is_refused(make_dist):
 def test_cli_publish_and_undraft_on_github(run_cli, github_env, make_dist, tmp_path):
     path = make_dist(NIGHTLY)
     out_file = tmp_path / "gh_out"
-    import os
     os.environ["GITHUB_OUTPUT"] = str(out_file)
     try:
         code, out, err = run_cli("publish", path, "--json")
@@ -267,8 +272,6 @@ def test_cli_local_store_by_default(run_cli, make_dist, tmp_path, monkeypatch):
 
 def cell(full, tmp_path, wheel_prefix):
     """One build cell's dist directory: one wheel, revisions.json, SHA256SUMS over those."""
-    import hashlib
-    import shutil
     out = tmp_path / f"cell-{wheel_prefix}" / full.name
     out.mkdir(parents=True)
     for p in full.iterdir():
@@ -304,8 +307,6 @@ def test_partial_cells_share_the_draft_then_finish(fake_github, make_dist, tmp_p
 
 def test_laptop_flow_in_subprocesses(release_subprocess, project_dir, make_dist):
     """No repository configured: the local store under .cache/releases, relative paths."""
-    import os
-    import shutil
     shutil.copytree(make_dist(NIGHTLY), project_dir / "dist" / NIGHTLY)
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
     for argv in (["publish", f"dist/{NIGHTLY}"], ["validate", TAG], ["publish", "--undraft", TAG],
@@ -319,7 +320,6 @@ def test_laptop_flow_in_subprocesses(release_subprocess, project_dir, make_dist)
 
 
 def test_asset_name_github_would_rename_is_refused(fake_github, make_dist, tmp_path):
-    import shutil
     src = make_dist(NIGHTLY)
     local = tmp_path / "local" / NIGHTLY
     shutil.copytree(src, local)
@@ -331,7 +331,7 @@ def test_asset_name_github_would_rename_is_refused(fake_github, make_dist, tmp_p
     revisions = local / "revisions.json"
     revisions.write_text(revisions.read_text().replace(f'"{NIGHTLY}"', f'"{NIGHTLY}+rocm7.0.0"'))
     (local / "SHA256SUMS").write_text("".join(
-        f"{__import__('hashlib').sha256(p.read_bytes()).hexdigest()}  {p.name}\n"
+        f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}\n"
         for p in (renamed, revisions)))
     dist = read_dist(local)
     with pytest.raises(UserError) as err:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from release.stores import (MARKER, AssetExists, GitHubStore, ImmutableRelease, LocalStore,
@@ -50,7 +52,7 @@ def test_assets_unique_names_rename_delete_download(store, files, tmp_path):
     store.rename_asset(draft, tmp, "b.whl")
     got = {x.name: x for x in store.list_assets(draft)}
     assert sorted(got) == ["a.whl", "b.whl"]
-    assert got["b.whl"].digest == __import__("hashlib").sha256(b"B" * 10).hexdigest()
+    assert got["b.whl"].digest == hashlib.sha256(b"B" * 10).hexdigest()
     back = store.download_asset(draft, got["a.whl"], tmp_path / "back")
     assert back.read_bytes() == a.read_bytes()
     store.delete_asset(draft, got["a.whl"])

@@ -6,8 +6,6 @@ from __future__ import annotations
 import hashlib
 import json
 
-import pytest
-
 from release.publish import publish_draft, read_dist, undraft, validated_digest
 from release.stores import LocalStore
 from release.validate import validate

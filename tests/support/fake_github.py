@@ -555,8 +555,6 @@ class FakeGitHub:
 
     def validate(self, kind, method, path, query, headers, body) -> str | None:
         """None when the request conforms to GitHub's description and our header contract."""
-        from openapi_core.validation.request.exceptions import SecurityValidationError  # noqa: F401
-
         if kind == "storage":
             return None
         accept = headers.get("accept", "")
