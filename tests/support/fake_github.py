@@ -111,6 +111,15 @@ class _OpenAPIRequest:
         self.content_type = content_type
 
 
+def _spec_request(kind, method, path, query, headers, body) -> _OpenAPIRequest:
+    """A request as GitHub's description sees it: on api.github.com or uploads.github.com."""
+    host = "https://api.github.com" if kind == "api" else "https://uploads.github.com"
+    if m := re.fullmatch(r"(/repos/[^/]+/[^/]+/git/refs/)(.+)", path):
+        # GitHub's {ref} is "tags/NAME", slash included; openapi-core matches one segment.
+        path = m.group(1) + quote(unquote(m.group(2)), safe="")
+    return _OpenAPIRequest(host, path, method, query, headers, body, headers.get("content-type", ""))
+
+
 class _OpenAPIResponse:
     """The response protocol openapi-core validates, for what the stand-in answers."""
 
@@ -564,15 +573,8 @@ class FakeGitHub:
             return "X-GitHub-Api-Version header missing or not 2022-11-28"
         if kind == "uploads" and "content-length" not in headers:
             return "upload without Content-Length"
-        host = "https://api.github.com" if kind == "api" else "https://uploads.github.com"
-        spec_path = path
-        if m := re.fullmatch(r"(/repos/[^/]+/[^/]+/git/refs/)(.+)", path):
-            # GitHub's {ref} is "tags/NAME", slash included; openapi-core matches one segment.
-            spec_path = m.group(1) + quote(unquote(m.group(2)), safe="")
-        request = _OpenAPIRequest(host, spec_path, method, query, headers, body,
-                                  headers.get("content-type", ""))
         try:
-            self.openapi.validate_request(request)
+            self.openapi.validate_request(_spec_request(kind, method, path, query, headers, body))
         except Exception as exc:  # every validation failure is a violation
             detail = "; ".join(str(e) for e in getattr(exc, "schema_errors", ()) or ())
             return f"{type(exc).__name__}: {exc} {detail}".strip()
@@ -584,12 +586,7 @@ class FakeGitHub:
             return
         if "/pulls" in path:  # pull requests are kept to the fields the tools read
             return
-        host = "https://api.github.com" if kind == "api" else "https://uploads.github.com"
-        spec_path = path
-        if m := re.fullmatch(r"(/repos/[^/]+/[^/]+/git/refs/)(.+)", path):
-            spec_path = m.group(1) + quote(unquote(m.group(2)), safe="")
-        request = _OpenAPIRequest(host, spec_path, method, query, headers, body,
-                                  headers.get("content-type", ""))
+        request = _spec_request(kind, method, path, query, headers, body)
         # GitHub answers state "starter" for an interrupted upload (what gh and goreleaser
         # report), while its description lists only "uploaded" and "open": check it as "open".
         text = json.dumps(payload).replace('"state": "starter"', '"state": "open"')
