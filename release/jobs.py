@@ -138,7 +138,7 @@ def verify_dist(directory: Path, revisions: RevisionMap, say: Callable[[str], No
     """Run every check over the wheels of a dist directory; errors stop the job."""
     from release import bazel, verify
     options = verify.Options(runpath=tuple(bazel.configured_runpath(root)), revisions=revisions)
-    reports = [verify.verify_wheel(path, options) for path in sorted(Path(directory).glob("*.whl"))]
+    reports = verify.verify_wheels(sorted(Path(directory).glob("*.whl")), options)
     errors = [f"{r.wheel.name}: {f.check}: {f.message}" for r in reports for f in r.errors]
     for report in reports:
         say(f"verify {report.wheel.name}: {'ok' if report.ok else 'FAILED'}")
