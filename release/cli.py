@@ -51,14 +51,15 @@ def common_options() -> argparse.ArgumentParser:
     return common
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser; ``only`` imports just that command's module (startup cost is per module)."""
     parser = _Parser(prog="release", description="Release aggregator for the JAX ROCm plugin: "
                      "pins, bumps, wheels, verification and publishing.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     common = common_options()
-    for name in COMMANDS:
+    for name in (only,) if only in COMMANDS else COMMANDS:
         module = importlib.import_module(f"release.commands.{name.replace('-', '_')}")
         child = sub.add_parser(name, help=module.HELP, description=module.HELP, parents=[common])
         module.add_arguments(child)
@@ -67,7 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
+    parser = build_parser(words[0] if words else None)
     args = parser.parse_args(argv)
     out = Output(as_json=args.json)
     try:
