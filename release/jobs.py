@@ -160,13 +160,16 @@ def _draft_step(store: Store, directory: Path, say, progress) -> Step:
     return Step("draft", run, title="draft release")
 
 
-def _validate_step(store: Store, tag: str, settings: JobSettings, say, progress) -> Step:
+def _validate_step(store: Store, tag: str, settings: JobSettings, say, progress,
+                   root: Path | None = None) -> Step:
     def run(ctx):
         import sys
 
+        from release.bazel import configured_runpath
         from release.validate import validate
         result = validate(store, tag, say=say, progress=progress,
-                          python=settings.python or sys.executable)
+                          python=settings.python or sys.executable,
+                          runpath=tuple(configured_runpath(root)))
         if not result.ok:
             raise CheckFailed(f"validation of {tag} failed; the draft is left as it is: "
                               + "; ".join(result.to_json().get("problems", []))[:400])
@@ -199,7 +202,7 @@ def build_steps(project: Project, plan: BuildPlan, settings: JobSettings, store:
         _build_step(project, plan, settings, console),
         _verify_step(plan, directory, say, project.root),
         _draft_step(store, directory, say, progress),
-        _validate_step(store, plan.tag, settings, say, progress),
+        _validate_step(store, plan.tag, settings, say, progress, project.root),
         _publish_step(store, plan.tag, say),
     ]
 
@@ -402,7 +405,7 @@ def run_post(project: Project, number: int, settings: JobSettings, store: Store,
 
     steps += [Step("verify", verify_run, lambda ctx: repr(ctx["respin"]), "verify wheels"),
               _draft_step(store, directory, out.line, progress),
-              _validate_step(store, tag, settings, out.line, progress),
+              _validate_step(store, tag, settings, out.line, progress, project.root),
               _publish_step(store, tag, out.line)]
     done = run_job("cut", project.root, steps, Manifest.load(directory), out,
                    lock_timeout=settings.lock_timeout)
@@ -464,7 +467,7 @@ def run_finish(project: Project, kind: str, version: str, settings: JobSettings,
     steps = [_collect_step(store, tag, directory, say, progress),
              Step("verify", verify_run, lambda ctx: repr(ctx["collect"]), "verify wheels"),
              _draft_step(store, directory, say, progress),
-             _validate_step(store, tag, settings, say, progress),
+             _validate_step(store, tag, settings, say, progress, project.root),
              _publish_step(store, tag, say)]
     if gc:
         steps.append(_gc_step(store, settings, now, say))

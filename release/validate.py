@@ -81,9 +81,11 @@ def find_target(store: Store, tag: str) -> tuple[Release, bool]:
 
 
 def validate(store: Store, tag: str, *, say: Callable[[str], None] = lambda t: None, progress=None,
-             python: str = sys.executable, mark: bool = True) -> Validation:
+             python: str = sys.executable, mark: bool = True,
+             runpath: tuple[str, ...] = ()) -> Validation:
     """Check the draft (or published release) of ``tag``; ``python`` is the interpreter the
-    wheels are installed for (its plugin wheel is the one installed)."""
+    wheels are installed for (its plugin wheel is the one installed); ``runpath`` the entries
+    every shared object must carry (the Bazel config's)."""
     version = naming.version_from_tag(tag)
     if version is None:
         raise UserError(f"tag {tag}: expected {naming.TAG_PREFIX}<version>")
@@ -100,7 +102,7 @@ def validate(store: Store, tag: str, *, say: Callable[[str], None] = lambda t: N
         revisions = _check_files(files, version, result)
         wheels = [files[n] for n in sorted(files) if n.endswith(".whl")]
         if wheels:
-            _verify(wheels, revisions, result, say)
+            _verify(wheels, revisions, result, say, runpath)
             _install_and_import(wheels, version, revisions, Path(tmp), python, result, say)
         if result.ok and is_draft and mark:
             digest = sha256_file(files[naming.CHECKSUMS_ASSET])
@@ -154,17 +156,19 @@ def _check_files(files: dict[str, Path], version: str, result: Validation) -> Re
     return revisions
 
 
-def _verify(wheels: list[Path], revisions: RevisionMap | None, result: Validation, say) -> None:
+def _verify(wheels: list[Path], revisions: RevisionMap | None, result: Validation, say,
+            runpath: tuple[str, ...] = ()) -> None:
     try:
         from release import verify
     except ImportError:  # pragma: no cover - verify ships with the tool
         return
-    for wheel in wheels:
-        say(f"verify {wheel.name}")
-        report = verify.verify_wheel(wheel, verify.Options(revisions=revisions))
+    options = verify.Options(runpath=tuple(runpath), revisions=revisions)
+    reports = verify.verify_wheels(wheels, options, on_wheel=lambda w: say(f"verify {w.name}"))
+    for report in reports:  # verified together, so the pjrt/plugin pair check runs too
         for finding in report.errors:
             where = f" [{finding.member}]" if finding.member else ""
-            result.problems.append(f"verify {wheel.name}: {finding.check}: {finding.message}{where}")
+            result.problems.append(f"verify {report.wheel.name}: {finding.check}: "
+                                   f"{finding.message}{where}")
     result.checked.append("verify")
 
 

@@ -85,3 +85,28 @@ def test_cli_validate_exit_codes(run_cli, make_dist, tmp_path, monkeypatch):
     code, out, err = run_cli("validate", TAG, "--store-dir", where)
     assert code == 1
     assert "NOT valid" in out and "lists nothing.whl" in out
+
+
+def test_runpath_the_config_does_not_set_fails_validation(tmp_path):
+    """Shared objects linked without the configured RUNPATH never get published."""
+    from release import bazel
+    from release.build import build_release
+    from release.config import load_project
+    from release.plan import make_plan
+    from tests.support.elf import compile_artifacts
+    from tests.support.project import REPO
+    import datetime as dt
+
+    artifacts = compile_artifacts(tmp_path / "art", ["/opt/rocm/lib"])  # only the last entry
+    plan = make_plan(load_project(REPO), "nightly", date=dt.date(2026, 11, 22), pythons=("3.11",))
+    built = build_release(plan, tmp_path / "dist", root=REPO, artifacts=artifacts)
+    store = LocalStore(tmp_path / "store")
+    publish_draft(store, read_dist(built.directory))
+    configured = tuple(bazel.configured_runpath(REPO))
+    failed = validate(store, plan.tag, runpath=configured)
+    assert not failed.ok and not failed.marked
+    missing = [p for p in failed.problems if ": runpath: " in p]
+    assert missing and all(".so" in p for p in missing)
+    assert validated_digest(store.drafts_for(plan.tag)[0].body) is None
+    # The same draft passes when no RUNPATH is required: the check is what failed it.
+    assert validate(store, plan.tag, mark=False).ok

@@ -6,6 +6,7 @@ import sys
 
 from release.commands._common import add_store_options, open_store_from_args, transfer_progress
 from release.output import github_output, step_summary
+from release.bazel import configured_runpath
 from release.validate import validate
 
 HELP = "validate the draft of TAG: checksums, verify, pip install into a fresh venv, import"
@@ -21,7 +22,8 @@ def add_arguments(parser) -> None:
 def run(args, out) -> int:
     store = open_store_from_args(args, out)
     with transfer_progress(out) as progress:
-        result = validate(store, args.tag, say=out.line, progress=progress, python=args.python)
+        result = validate(store, args.tag, say=out.line, progress=progress, python=args.python,
+                          runpath=tuple(configured_runpath(args.root)))
     github_output({"validated": "true" if result.ok else "false"})
     step_summary(f"**validate {args.tag}**: " + ("passed" if result.ok else
                  "FAILED\n\n" + "\n".join(f"- {p}" for p in result.problems)))
