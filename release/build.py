@@ -115,11 +115,13 @@ def build_release(plan: BuildPlan, dist_root: Path, *, root: Path | None = None,
         })
         if not manifest.done(name, fp):
             total = sum(p.stat().st_size for p in so_files.values())
+            digests: dict[str, str] = {}
             with _bar(console, f"packing {kind}" + (f" {python}" if python else ""), total) as advance:
                 path = build_wheel(kind, directory, so_files, version=plan.version,
                                    rocm_version=plan.rocm_version, revisions=plan.revisions,
-                                   python=python, specs=specs, epoch=epoch, on_bytes=advance)
-            manifest.record(name, fp, {"wheel": path})
+                                   python=python, specs=specs, epoch=epoch, on_bytes=advance,
+                                   digests=digests)
+            manifest.record(name, fp, {"wheel": path}, hashes={"wheel": digests[path.name]})
             steps.append((name, "ran"))
         else:
             steps.append((name, "skipped"))

@@ -6,8 +6,11 @@ a promotion can be diffed). So members are written in the order they are added,
 with one fixed timestamp (``SOURCE_DATE_EPOCH``, else 1980-01-01), fixed
 permissions and no extra fields; large files are deflated in fixed-size chunks on
 threads (isal, each chunk primed with the previous 32 KiB, like pigz), while the
-CRC, the sha256 and the size for RECORD are computed on the same pass. The
-``.dist-info`` members come last and ``RECORD`` is written by ``close()``.
+CRC, the sha256 and the size for RECORD are computed on the same pass. Each
+member's CRC and sizes follow its data (a data descriptor, general-purpose flag bit
+3, as zip streaming writers do), so the file is written strictly in order, never
+seeked, and its own sha256 is known when it closes. The ``.dist-info`` members come
+last and ``RECORD`` is written by ``close()``.
 
 Public API (other steps import these):
 
@@ -19,6 +22,7 @@ Public API (other steps import these):
         w.add_bytes("jax_rocm7_pjrt-0.9.1.dist-info/METADATA", metadata)
     # -> <dist_info>/RECORD written last, central directory, then the file is renamed
     #    into place (written as ``path + ".part"``; an exception leaves nothing behind).
+    w.sha256 -> hex sha256 of the finished wheel file (after close)
 
     members(path) -> list[Member]          # name, size, compressed_size, crc, mode, method, offset
     read_member(path, name) -> bytes
@@ -60,6 +64,7 @@ _CENTRAL = struct.Struct("<IHHHHHHIIIHHHHHII")
 _END = struct.Struct("<IHHHHIIH")
 _MADE_BY = (3 << 8) | 20   # Unix, zip 2.0
 _FINAL_EMPTY_BLOCK = b"\x03\x00"
+_DESCRIPTOR = 0x08
 
 
 def source_date_epoch(environ=None) -> int:
@@ -129,6 +134,9 @@ class WheelWriter:
         self._in_dist_info = False
         self._pool: ThreadPoolExecutor | None = None
         self._on_bytes = on_bytes  # progress: called with the input bytes of each chunk read
+        self._sha = hashlib.sha256()  # of the archive itself, as written
+        self._pos = 0
+        self.sha256: str | None = None  # hex digest of the finished wheel, set by close()
 
     # ------------------------------------------------------------------ adding
 
@@ -175,7 +183,7 @@ class WheelWriter:
                 block = src.read(min(remaining, 1 << 20))
                 if not block:
                     raise ValueError(f"{source}: {member} is truncated")
-                self._out.write(block)
+                self._emit(block)
                 remaining -= len(block)
         self._finish(entry, info.CRC, info.compress_size, info.file_size, record[0])
 
@@ -195,21 +203,20 @@ class WheelWriter:
             raise ValueError(f"{arcname} added twice")
         self._in_dist_info = in_dist_info
         name = arcname.encode("utf-8")
-        flags = 0x800 if not arcname.isascii() else 0
-        entry = _Entry(name, flags, method, 0, 0, 0, mode, self._out.tell())
-        self._out.write(_LOCAL.pack(0x04034B50, 20, flags, method, self._time, self._date,
-                                    0, 0, 0, len(name), 0))
-        self._out.write(name)
+        # bit 3: CRC and sizes follow the data (a data descriptor), so nothing is written
+        # twice and the archive's own sha256 is computed on the way out
+        flags = _DESCRIPTOR | (0x800 if not arcname.isascii() else 0)
+        entry = _Entry(name, flags, method, 0, 0, 0, mode, self._pos)
+        self._emit(_LOCAL.pack(0x04034B50, 20, flags, method, self._time, self._date,
+                               0, 0, 0, len(name), 0))
+        self._emit(name)
         return entry
 
     def _finish(self, entry: _Entry, crc: int, compressed: int, size: int, digest: str | None) -> None:
-        if max(compressed, size, self._out.tell()) >= _LIMIT:
+        if max(compressed, size, self._pos) >= _LIMIT:
             raise ValueError(f"{entry.name.decode()}: over 4 GiB needs zip64, which this writer "
                              "does not write")
-        end = self._out.tell()
-        self._out.seek(entry.offset + 14)
-        self._out.write(struct.pack("<III", crc, compressed, size))
-        self._out.seek(end)
+        self._emit(struct.pack("<IIII", 0x08074B50, crc, compressed, size))
         entry.crc, entry.compressed_size, entry.size = crc, compressed, size
         self._entries.append(entry)
         if digest is not None:
@@ -242,8 +249,13 @@ class WheelWriter:
         self._finish(entry, crc & 0xFFFFFFFF, compressed, size, _b64_hash(digest))
 
     def _write(self, data: bytes) -> int:
-        self._out.write(data)
+        self._emit(data)
         return len(data)
+
+    def _emit(self, data: bytes) -> None:
+        self._out.write(data)
+        self._sha.update(data)
+        self._pos += len(data)
 
     def _executor(self) -> ThreadPoolExecutor:
         if self._pool is None:
@@ -273,25 +285,26 @@ class WheelWriter:
         self._out = None
         self._shutdown()
         os.replace(self._part, self.path)
+        self.sha256 = self._sha.hexdigest()
         return self.path
 
     def _write_tail(self) -> None:
         record = self._record_text()
         entry = self._begin(f"{self.dist_info}/RECORD", 0o644, zipfile.ZIP_DEFLATED, closing=True)
         body = _deflate(record, b"", self.level) + _FINAL_EMPTY_BLOCK
-        self._out.write(body)
+        self._emit(body)
         self._finish(entry, isal_zlib.crc32(record) & 0xFFFFFFFF, len(body), len(record), None)
-        start = self._out.tell()
+        start = self._pos
         for e in self._entries:
-            self._out.write(_CENTRAL.pack(0x02014B50, _MADE_BY, 20, e.flags, e.method, self._time,
+            self._emit(_CENTRAL.pack(0x02014B50, _MADE_BY, 20, e.flags, e.method, self._time,
                                           self._date, e.crc, e.compressed_size, e.size,
                                           len(e.name), 0, 0, 0, 0,
                                           ((stat.S_IFREG | e.mode) << 16) & 0xFFFFFFFF, e.offset))
-            self._out.write(e.name)
-        end = self._out.tell()
+            self._emit(e.name)
+        end = self._pos
         if end >= _LIMIT or len(self._entries) >= 0xFFFF:
             raise ValueError("wheel too large for a zip without zip64")
-        self._out.write(_END.pack(0x06054B50, 0, 0, len(self._entries), len(self._entries),
+        self._emit(_END.pack(0x06054B50, 0, 0, len(self._entries), len(self._entries),
                                   end - start, start, 0))
 
     def abort(self) -> None:

@@ -158,8 +158,11 @@ def entry_points_txt(groups: dict) -> str:
 def build_wheel(kind: str, dest_dir: Path, so_files: dict[str, Path], *, version: str,
                 rocm_version: str, revisions: RevisionMap, python: str | None = None,
                 specs: dict[str, WheelSpec] | None = None, epoch: int | None = None,
-                on_bytes=None) -> Path:
-    """Write one wheel into ``dest_dir``; returns its path. Members in a fixed order."""
+                on_bytes=None, digests: dict[str, str] | None = None) -> Path:
+    """Write one wheel into ``dest_dir``; returns its path. Members in a fixed order.
+
+    ``digests``, when given, gets ``{wheel file name: sha256 hex}`` of the written wheel.
+    """
     spec = (specs or load_specs())[kind]
     major = int(rocm_version.split(".")[0])
     if kind == "pjrt":
@@ -204,4 +207,6 @@ def build_wheel(kind: str, dest_dir: Path, so_files: dict[str, Path], *, version
         writer.add_bytes(f"{dist_info}/WHEEL", wheel_file(naming.wheel_tag(wheel_python)))
         if entry_points:
             writer.add_bytes(f"{dist_info}/entry_points.txt", entry_points_txt(entry_points))
+    if digests is not None:
+        digests[path.name] = writer.sha256
     return path

@@ -172,3 +172,23 @@ def test_version_py_contract(tmp_path):
     assert ".dev" in untouched["__version__"]  # from a source tree: a dev version, as jax does
     with pytest.raises(ValueError, match="_git_hash"):
         render_version_py(template.replace("_git_hash = None", ""), "0.9.1", None)
+
+
+def test_written_in_order_with_data_descriptors_and_its_own_digest(tmp_path, big_file):
+    """No seek-back: each member's CRC and sizes follow its data, and ``sha256`` is the file's."""
+    import hashlib as _hashlib
+    import struct
+
+    path = tmp_path / "d.whl"
+    with WheelWriter(path, DIST_INFO) as w:
+        w.add_file("demo/lib.so", big_file)
+        w.add_bytes(f"{DIST_INFO}/METADATA", "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n")
+    assert w.sha256 == _hashlib.sha256(path.read_bytes()).hexdigest()
+    data = path.read_bytes()
+    for member in wheelfile.members(path):
+        start = member.offset + 30 + len(member.name)
+        flags, crc, csize, usize = struct.unpack("<H6xIII", data[member.offset + 6:member.offset + 26])
+        assert flags & 0x08 and (crc, csize, usize) == (0, 0, 0)
+        descriptor = data[start + member.compressed_size:start + member.compressed_size + 16]
+        assert struct.unpack("<IIII", descriptor) == (0x08074B50, member.crc, member.compressed_size,
+                                                       member.size)
