@@ -28,8 +28,10 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from release.errors import UserError
+from release.redact import redact
 
 BUILD_CONFIG = "rocm_build"
+REMOTE_CACHE_CONFIG = "remote_cache"
 BAZELRC = ".bazelrc"
 PLUGIN_DIR = "jax_rocm_plugin"
 WORKSPACE_SUBDIR = "plugin/jax_rocm_plugin"   # the Bazel workspace inside a fetched workspace
@@ -218,6 +220,30 @@ def build_steps(workspace: Path, pythons: Iterable[str], *, root: Path | None = 
 # ---------------------------------------------------------------------------- running
 
 
+def remote_cache_flags(env=None) -> list[str]:
+    """``--config=remote_cache`` flags from ``BAZEL_REMOTE_CACHE`` / ``BAZEL_REMOTE_HEADER``.
+
+    Added when Bazel runs, never to ``BazelStep.argv()``: that stays the reproducible command
+    (fingerprints, ``nightly --dry-run``). The header usually carries a token, so it is
+    registered as a secret and redacted from every line we print or log.
+    """
+    from release.redact import register_secret
+
+    env = os.environ if env is None else env
+    url, header = env.get("BAZEL_REMOTE_CACHE", "").strip(), env.get("BAZEL_REMOTE_HEADER", "").strip()
+    if not url:
+        return []
+    flags = [f"--config={REMOTE_CACHE_CONFIG}", f"--remote_cache={url}"]
+    if header:
+        if "=" not in header:
+            raise UserError("BAZEL_REMOTE_HEADER: expected NAME=VALUE, such as "
+                            "Authorization=Bearer <token>")
+        register_secret(header.split("=", 1)[1].strip())
+        register_secret(header)
+        flags.append(f"--remote_header={header}")
+    return flags
+
+
 def run_build(step: BazelStep, log_path: Path,
               on_progress: Callable[[int, int, str], None] | None = None) -> None:
     """Run ``step``'s build in the plugin workspace, streaming its log to ``log_path``.
@@ -230,17 +256,18 @@ def run_build(step: BazelStep, log_path: Path,
     done = total = 0
     last = ""
     with open(log_path, "ab") as log:
-        log.write(f"$ {shlex.join(step.argv())}\n".encode())
+        argv = step.argv() + remote_cache_flags()
+        log.write(f"$ {redact(shlex.join(argv))}\n".encode())
         log.flush()
         try:
-            proc = subprocess.Popen(step.argv(), cwd=cwd, stdout=subprocess.PIPE,
+            proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         except FileNotFoundError:
             raise UserError(f"{step.bazel}: not found on PATH; expected Bazel (or bazelisk) to "
                             "build the wheels, or use --artifacts DIR") from None
         assert proc.stdout is not None
         for raw in proc.stdout:
-            log.write(raw)
+            log.write(redact(raw.decode("utf-8", "replace")).encode())
             line = raw.decode("utf-8", "replace").rstrip()
             if line:
                 last = line

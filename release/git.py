@@ -320,6 +320,15 @@ def head_of(path: Path) -> str | None:
     return out.strip() if status == 0 else None
 
 
+def repo_head(path: Path) -> str | None:
+    """HEAD of the checkout that contains ``path`` (None outside one, or before a commit)."""
+    start = Path(path).resolve()
+    for candidate in (start, *start.parents):
+        if (candidate / ".git").exists():
+            return head_of(candidate)
+    return None
+
+
 def common_dir(path: Path) -> Path | None:
     """The repository a work tree belongs to (its mirror, for worktrees), or None."""
     status, out, _ = _git(path).execute(["git", "rev-parse", "--path-format=absolute", "--git-common-dir"],

@@ -475,12 +475,3 @@ def run_finish(project: Project, kind: str, version: str, settings: JobSettings,
                    lock_timeout=settings.lock_timeout)
     return {"version": version, "tag": tag, "stage": "finish", "steps": [s.to_json() for s in done]}
 
-
-def release_commit(root: Path) -> str | None:
-    """This repository's HEAD commit (None outside a git checkout): part of the revision map."""
-    from release.git import head_of
-    top = Path(root)
-    for candidate in (top, *top.parents):
-        if (candidate / ".git").exists():
-            return head_of(candidate)
-    return None

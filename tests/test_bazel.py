@@ -170,3 +170,32 @@ def test_missing_bazel_or_workspace_is_one_line(run_cli, project_dir, plugin_wor
     code, _, err = run_cli(*build_cmd(project_dir, tmp_path / "d", "--python", "3.12", "--workspace",
                                       tmp_path / "nowhere"))
     assert code == 2 and "not a Bazel workspace" in err and "fetch-sources" in err
+
+
+def test_remote_cache_from_the_environment_and_its_header_never_logged(
+        run_cli, project_dir, fake_bazel, plugin_workspace, tmp_path, monkeypatch):
+    token = "cache-token-8c1f0e5a77d94b1b"
+    monkeypatch.setenv("BAZEL_REMOTE_CACHE", "grpcs://cache.internal.test:443")
+    monkeypatch.setenv("BAZEL_REMOTE_HEADER", f"Authorization=Bearer {token}")
+    dist = tmp_path / "dist"
+    code, out, err = run_cli(*build_cmd(project_dir, dist, "--python", "3.11", "--wheel", "pjrt",
+                                        "--workspace", plugin_workspace, "--json"))
+    assert code == 0, err
+    [build, *_] = [c["argv"] for c in fake_bazel.calls() if "build" in c["argv"]]
+    assert build[-3:] == ["--config=remote_cache", "--remote_cache=grpcs://cache.internal.test:443",
+                          f"--remote_header=Authorization=Bearer {token}"]
+    # The reproducible command (fingerprints, dry runs) carries no cache flags at all.
+    [step] = bazel.build_steps(plugin_workspace, ["3.11"], root=project_dir, kinds=("pjrt",))
+    assert not any(a.startswith("--remote") or a == "--config=remote_cache" for a in step.argv())
+    log = (dist / "0.9.1.dev20261122" / "logs" / "bazel_pjrt.log").read_text()
+    assert "--remote_cache=grpcs://cache.internal.test:443" in log
+    assert token not in log and token not in out + err and "***" in log
+
+
+def test_remote_cache_header_must_be_name_value(monkeypatch):
+    monkeypatch.setenv("BAZEL_REMOTE_CACHE", "https://cache.internal.test")
+    monkeypatch.setenv("BAZEL_REMOTE_HEADER", "just-a-token")
+    with pytest.raises(bazel.UserError, match="NAME=VALUE"):
+        bazel.remote_cache_flags()
+    monkeypatch.delenv("BAZEL_REMOTE_CACHE")
+    assert bazel.remote_cache_flags() == []

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
-from packaging.version import Version
 
 
 def test_status_json(run_cli, project_dir):

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 
 import pytest
 
 from release import config
-from release.config import ConfigError, RollHead, RollManual, RollVia
+from release.config import ConfigError, RollManual, RollVia
 
 REPO = Path(__file__).resolve().parents[1]
 SHA_A = "a" * 40

@@ -25,7 +25,7 @@ import yaml
 from release import bazel
 from tests.support.build import run_python
 from tests.support.elf import compile_artifacts
-from tests.support.gitrepos import JAX_BZL, XLA_BZL, build_remotes, deps_yaml, git, workspace_bzl
+from tests.support.gitrepos import XLA_BZL, build_remotes, deps_yaml, git, workspace_bzl
 
 REPO = Path(__file__).resolve().parents[1]
 PY = "3.11"  # one plugin wheel keeps the test quick; the matrix is the build tests' business

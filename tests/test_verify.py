@@ -382,7 +382,7 @@ def test_revision_map_differs_from_deps(run_cli, good_wheels, project_dir):
 
 
 @pytest.mark.parametrize("pin, fragment", [
-    (f"jax-rocm7-pjrt==0.9.1.*", "exactly"),
+    ("jax-rocm7-pjrt==0.9.1.*", "exactly"),
     (f"jax-rocm7-pjrt>={VERSION}", "exactly"),
     (None, "no Requires-Dist"),
 ])

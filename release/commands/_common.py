@@ -100,10 +100,11 @@ def add_build_input_options(parser) -> None:
                         help="where dist/<version>/ directories go (default: <root>/dist)")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--workspace", type=Path, metavar="DIR",
-                        help="fetch the pinned sources here and build with Bazel "
+                        help="build with Bazel in the checkouts `release fetch-sources` makes "
                              "(default: <root>/workspace)")
     source.add_argument("--artifacts", type=Path, metavar="DIR",
-                        help="package prebuilt shared objects from DIR instead of running Bazel")
+                        help="package prebuilt .so files instead of running Bazel: "
+                             "DIR/xla_rocm_plugin.so and the kernel .so files in DIR or DIR/3.X/")
 
 
 def job_settings(args, proj: Project):

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import subprocess
-from pathlib import Path
-
 from rich.table import Table
 
 from release import output
 from release.build import build_release
-from release.commands._common import add_kind_options, add_python_option, project, today_utc
+from release.commands._common import (add_build_input_options, add_kind_options, add_python_option,
+                                      project, today_utc)
 from release.errors import UserError
+from release.git import repo_head
 from release.naming import PYTHONS
 from release.plan import make_plan
 from release.wheels import KINDS
@@ -23,28 +22,9 @@ def add_arguments(parser) -> None:
     add_python_option(parser)
     parser.add_argument("--wheel", action="append", choices=KINDS, dest="wheels",
                         help="build only this wheel, repeatable (default: pjrt and plugin)")
-    parser.add_argument("--dist", type=Path, metavar="DIR",
-                        help="where dist/<version>/ goes (default: ROOT/dist)")
-    source = parser.add_mutually_exclusive_group()
-    source.add_argument("--workspace", type=Path, metavar="DIR",
-                        help="build with Bazel in the checkouts 'release fetch-sources' made "
-                             "(default: ROOT/workspace)")
-    source.add_argument("--artifacts", type=Path, metavar="DIR",
-                        help="package prebuilt .so files instead: DIR/xla_rocm_plugin.so and the "
-                             "kernel .so files in DIR or DIR/3.X/")
+    add_build_input_options(parser)
     parser.add_argument("--bazel", default="bazel", metavar="PATH",
                         help="the Bazel (or bazelisk) executable (default: bazel on PATH)")
-
-
-def release_commit(root: Path) -> str | None:
-    """This repository's commit, recorded in the revision map when the root is a git checkout."""
-    try:
-        proc = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "HEAD"],
-                              capture_output=True, text=True)
-    except OSError:
-        return None
-    sha = proc.stdout.strip()
-    return sha if proc.returncode == 0 and len(sha) == 40 else None
 
 
 def run(args, out) -> int:
@@ -56,7 +36,7 @@ def run(args, out) -> int:
     pythons = tuple(dict.fromkeys(args.pythons or PYTHONS))
     plan = make_plan(proj, args.kind, date=args.date or today_utc(), number=args.number,
                      build_number=args.build_number, pythons=pythons,
-                     release_commit=release_commit(proj.root))
+                     release_commit=repo_head(proj.root))
     artifacts = args.artifacts
     if artifacts is not None and not artifacts.is_dir():
         raise UserError(f"--artifacts {artifacts}: no such directory")

@@ -15,6 +15,7 @@ from release import jobs, output
 from release.commands._common import (add_build_input_options, add_date_options, add_python_option,
                                       add_store_options, job_settings, open_store_from_args, project,
                                       today_utc, transfer_progress)
+from release.git import repo_head
 from release.naming import PYTHONS
 from release.pipeline import add_lock_timeout_option
 from release.plan import make_plan
@@ -44,7 +45,7 @@ def run(args, out) -> int:
     date = args.date or today_utc()
     plan = make_plan(proj, "nightly", date=date, build_number=args.build_number,
                      pythons=tuple(args.pythons or PYTHONS),
-                     release_commit=jobs.release_commit(proj.root))
+                     release_commit=repo_head(proj.root))
     if args.dry_run:
         out.result(plan.to_json(), lambda console: print_plan(console, plan))
         return 0
