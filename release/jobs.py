@@ -118,8 +118,8 @@ def _fetch_step(project: Project, inputs: BuildInputs) -> Step:
         done = sources.fetch_sources(project.deps, inputs.workspace,
                                      inputs.cache or sources.cache_dir(project.root))
         return {name: c.commit for name, c in done.items()}
-    return Step("fetch", run, lambda ctx: repr(sorted(project.deps.with_commits({}).items)),
-                "fetch sources")
+    pins = repr([(d.name, d.url, d.commit) for d in project.deps])
+    return Step("fetch", run, lambda ctx: pins, "fetch sources")
 
 
 def _build_step(project: Project, plan: BuildPlan, settings: JobSettings, console) -> Step:
