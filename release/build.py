@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
-import os
 from pathlib import Path
 from typing import Iterator
 
@@ -29,7 +28,10 @@ from rich.progress import (BarColumn, DownloadColumn, Progress, SpinnerColumn, T
 from release import __version__ as TOOL_VERSION
 from release import bazel, naming
 from release.errors import UserError
-from release.manifest import Manifest, fingerprint, sha256_file
+from release import checksums
+from release.checksums import sha256_file
+from release.config import atomic_write
+from release.manifest import Manifest, fingerprint
 from release.plan import BuildPlan
 from release.wheelfile import source_date_epoch
 from release.wheels import KINDS, artifact_files, build_wheel, load_specs
@@ -128,7 +130,8 @@ def build_release(plan: BuildPlan, dist_root: Path, *, root: Path | None = None,
         path = manifest.outputs(name)["wheel"]
         wheels[path.name] = path
 
-    revisions = _write_atomic(directory / naming.REVISIONS_ASSET, plan.revisions.dumps().encode())
+    revisions = directory / naming.REVISIONS_ASSET
+    atomic_write(revisions, plan.revisions.dumps())
     sums = _write_sums(directory, manifest, revisions)
     return BuildResult(plan.version, directory, wheels, steps, revisions, sums)
 
@@ -154,15 +157,7 @@ def _write_sums(directory: Path, manifest: Manifest, revisions: Path) -> Path:
         wheel = outputs.get("wheel")
         if isinstance(wheel, Path) and wheel.is_file():
             rows[wheel.name] = hashes["wheel"]
-    text = "".join(f"{digest}  {name}\n" for name, digest in sorted(rows.items()))
-    return _write_atomic(directory / naming.CHECKSUMS_ASSET, text.encode())
-
-
-def _write_atomic(path: Path, data: bytes) -> Path:
-    part = path.with_name(path.name + ".part")
-    part.write_bytes(data)
-    os.replace(part, path)
-    return path
+    return checksums.write(directory, rows)
 
 
 @contextlib.contextmanager

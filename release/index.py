@@ -24,7 +24,8 @@ from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel
 from packaging.version import Version
 
 from release.errors import UserError
-from release.stores import Store, sha256_file
+from release.checksums import sha256_file
+from release.stores import Store
 
 
 def wheel_metadata(path: Path) -> bytes:

@@ -22,7 +22,9 @@ from packaging.version import InvalidVersion, Version
 from release import naming, versions
 from release.config import Project
 from release.errors import UserError
-from release.manifest import Manifest, sha256_file
+from release import checksums
+from release.checksums import sha256_file
+from release.manifest import Manifest
 from release.pipeline import Step, run_job
 from release.plan import BuildPlan
 from release.revisions import RevisionMap
@@ -77,12 +79,6 @@ def latest_published(releases: list[Release], kinds: tuple[str, ...]) -> Release
     return best[1] if best else None
 
 
-def published_revisions(store: Store, release: Release) -> RevisionMap | None:
-    """The ``revisions.json`` asset of a release (None when it has none or it is unreadable)."""
-    from release.publish import previous_revisions
-    return previous_revisions(store, release)
-
-
 @dataclasses.dataclass(frozen=True)
 class NightlyDecision:
     build: bool
@@ -96,7 +92,8 @@ def decide_nightly(store: Store, plan: BuildPlan) -> NightlyDecision:
     versions.check_scheme([str(v) for r in releases if (v := release_version(r))], plan.version)
     last = latest_published(releases, ("nightly",))
     if last is not None:
-        before = published_revisions(store, last)
+        from release.publish import previous_revisions
+        before = previous_revisions(store, last)
         if before is not None and before.same_sources(plan.revisions):
             return NightlyDecision(False, f"nothing changed since {last.tag}: same pins and same "
                                           "release commit; no build", last.tag)
@@ -147,9 +144,12 @@ def verify_dist(directory: Path, revisions: RevisionMap, say: Callable[[str], No
     return {"wheels": [r.wheel.name for r in reports]}
 
 
-def _verify_step(plan: BuildPlan, directory: Path, say, root: Path) -> Step:
-    return Step("verify", lambda ctx: verify_dist(directory, plan.revisions, say, root),
-                lambda ctx: repr(ctx["build"]), "verify wheels")
+def _verify_step(directory: Path, after: str, say, root: Path) -> Step:
+    """Verify the dist's wheels against its revisions.json, again whenever step ``after`` re-ran."""
+    def run(ctx):
+        revisions = RevisionMap.loads((directory / naming.REVISIONS_ASSET).read_text(encoding="utf-8"))
+        return verify_dist(directory, revisions, say, root)
+    return Step("verify", run, lambda ctx: repr(ctx[after]), "verify wheels")
 
 
 def _draft_step(store: Store, directory: Path, say, progress) -> Step:
@@ -200,7 +200,7 @@ def build_steps(project: Project, plan: BuildPlan, settings: JobSettings, store:
     steps = [] if settings.inputs.artifacts else [_fetch_step(project, settings.inputs)]
     return steps + [
         _build_step(project, plan, settings, console),
-        _verify_step(plan, directory, say, project.root),
+        _verify_step(directory, "build", say, project.root),
         _draft_step(store, directory, say, progress),
         _validate_step(store, plan.tag, settings, say, progress, project.root),
         _publish_step(store, plan.tag, say),
@@ -235,10 +235,9 @@ def check_release_checkout(root: Path, branch: str) -> str:
     if current != branch:
         raise UserError(f"{repo.top}: on branch {current}; a release is cut from {branch} "
                         "(check it out, or pass --release-branch)")
-    status, dirty, _ = repo._run("status", "--porcelain", "--untracked-files=normal")
-    if dirty.strip():
-        first = dirty.strip().splitlines()[0]
-        raise UserError(f"{repo.top}: the working tree is not clean ({first.strip()} ...); "
+    dirty = repo.dirty()
+    if dirty:
+        raise UserError(f"{repo.top}: the working tree is not clean ({dirty[0].strip()} ...); "
                         "commit or stash before cutting a release")
     return repo.head()
 
@@ -247,13 +246,13 @@ def tagged_checkout(root: Path, tag: str) -> str:
     """The HEAD commit, when ``tag`` exists and points at it (a CI run started by a tag push)."""
     from release.pulls import ReleaseRepo
     repo = ReleaseRepo(root)
-    status, target, _ = repo._run("rev-parse", "--verify", "--quiet", f"refs/tags/{tag}^{{commit}}")
-    if status != 0:
+    target = repo.tag_commit(tag)
+    if target is None:
         raise UserError(f"{repo.top}: no tag {tag}; push it first, or run `release cut` on the "
                         "release branch to make it")
     head = repo.head()
-    if target.strip() != head:
-        raise UserError(f"{repo.top}: tag {tag} points at {target.strip()[:12]} but HEAD is "
+    if target != head:
+        raise UserError(f"{repo.top}: tag {tag} points at {target[:12]} but HEAD is "
                         f"{head[:12]}; check out the tag")
     return head
 
@@ -263,19 +262,14 @@ def tag_step(root: Path, tag: str, commit: str, *, push: bool, remote: str = "or
     def run(ctx):
         from release.pulls import ReleaseRepo
         repo = ReleaseRepo(root)
-        status, existing, _ = repo._run("rev-parse", "--verify", "--quiet", f"refs/tags/{tag}^{{commit}}")
-        if status == 0 and existing.strip() != commit:
-            raise UserError(f"tag {tag} already points at {existing.strip()[:12]}, not at HEAD "
+        existing = repo.tag_commit(tag)
+        if existing is not None and existing != commit:
+            raise UserError(f"tag {tag} already points at {existing[:12]}, not at HEAD "
                             f"{commit[:12]}; a release tag never moves")
-        if status != 0:
-            env = repo._identity_env()
-            code, _, err = repo._run("tag", "-a", tag, commit, "-m", f"jax-rocm {tag}", env=env)
-            if code != 0:
-                raise UserError(f"cannot create tag {tag}: {err.strip()}")
+        if existing is None:
+            repo.create_tag(tag, commit, f"jax-rocm {tag}")
         if push:
-            code, _, err = repo._run("push", "--quiet", remote, f"refs/tags/{tag}")
-            if code != 0:
-                raise UserError(f"cannot push tag {tag} to {remote}: {err.strip().splitlines()[-1]}")
+            repo.push_tag(tag, remote)
         return {"tag": tag, "commit": commit, "pushed": push}
     return Step("tag", run, lambda ctx: commit + str(push), "tag the release")
 
@@ -346,15 +340,6 @@ def finish_release(project: Project, released: str, *, push: bool, open_pr: bool
 # ------------------------------------------------------------------ post releases
 
 
-def write_checksums(directory: Path, names: list[str]) -> Path:
-    """``SHA256SUMS`` (``<sha256>  <name>`` lines, sorted) of files in ``directory``."""
-    from release.config import atomic_write
-    lines = [f"{sha256_file(directory / n)}  {n}\n" for n in sorted(names)]
-    path = directory / naming.CHECKSUMS_ASSET
-    atomic_write(path, "".join(lines))
-    return path
-
-
 def _respin_step(store: Store, source: Release, base: str, version: str, directory: Path, say) -> Step:
     """Download the published release's wheels and promote them to ``version`` in ``directory``."""
     def run(ctx):
@@ -374,10 +359,10 @@ def _respin_step(store: Store, source: Release, base: str, version: str, directo
             target = "post" + version.rsplit(".post", 1)[1]
             for asset in wheels:
                 promoted = promote_wheel(Path(tmp) / asset.name, target, directory)
-                made.append(Path(promoted.output if hasattr(promoted, "output") else promoted).name)
+                made.append(promoted.output.name)
         revisions = dataclasses.replace(before, version=version)
         (directory / naming.REVISIONS_ASSET).write_text(revisions.dumps(), encoding="utf-8")
-        write_checksums(directory, [*made, naming.REVISIONS_ASSET])
+        checksums.write_for(directory, [*made, naming.REVISIONS_ASSET])
         return {"from": source.tag, "wheels": sorted(made), "revisions": revisions.to_json()}
     return Step("respin", run, lambda ctx: f"{source.tag}->{version}", "promote the released wheels")
 
@@ -399,11 +384,7 @@ def run_post(project: Project, number: int, settings: JobSettings, store: Store,
     directory = settings.dist_root / version
     steps = [_respin_step(store, source, base, version, directory, out.line)]
 
-    def verify_run(ctx):
-        return verify_dist(directory, RevisionMap.from_json(ctx["respin"]["revisions"]), out.line,
-                           project.root)
-
-    steps += [Step("verify", verify_run, lambda ctx: repr(ctx["respin"]), "verify wheels"),
+    steps += [_verify_step(directory, "respin", out.line, project.root),
               _draft_step(store, directory, out.line, progress),
               _validate_step(store, tag, settings, out.line, progress, project.root),
               _publish_step(store, tag, out.line)]
@@ -448,7 +429,7 @@ def _collect_step(store: Store, tag: str, directory: Path, say, progress) -> Ste
         if naming.REVISIONS_ASSET not in names or not any(n.endswith(".whl") for n in names):
             raise UserError(f"{store.where}: draft of {tag} lacks wheels or {naming.REVISIONS_ASSET}; "
                             "did every build cell publish with --partial?")
-        write_checksums(directory, names)
+        checksums.write_for(directory, names)
         return {"assets": sorted(names)}
     return Step("collect", run, title="collect the matrix's wheels")
 
@@ -460,12 +441,8 @@ def run_finish(project: Project, kind: str, version: str, settings: JobSettings,
     directory = settings.dist_root / version
     say = out.line
 
-    def verify_run(ctx):
-        revisions = RevisionMap.loads((directory / naming.REVISIONS_ASSET).read_text(encoding="utf-8"))
-        return verify_dist(directory, revisions, say, project.root)
-
     steps = [_collect_step(store, tag, directory, say, progress),
-             Step("verify", verify_run, lambda ctx: repr(ctx["collect"]), "verify wheels"),
+             _verify_step(directory, "collect", say, project.root),
              _draft_step(store, directory, say, progress),
              _validate_step(store, tag, settings, say, progress, project.root),
              _publish_step(store, tag, say)]

@@ -33,6 +33,8 @@ from typing import Any, Mapping
 
 from filelock import FileLock
 
+from release.checksums import sha256_file
+
 FILENAME = "manifest.json"
 SCHEMA = 1
 
@@ -41,14 +43,6 @@ def fingerprint(value: Any) -> str:
     """sha256 of the canonical JSON of ``value``: the identity of a step's inputs."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 class Manifest:

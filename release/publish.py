@@ -30,8 +30,9 @@ from release import naming, versions
 from release.errors import UserError
 from release.github import UncertainWrite
 from release.revisions import RevisionMap, github_base
-from release.stores import (MARKER, Asset, AssetExists, Release, Store, StoreError, TagTaken,
-                            sha256_file)
+from release import checksums
+from release.checksums import sha256_file
+from release.stores import MARKER, Asset, AssetExists, Release, Store, StoreError, TagTaken
 
 TEMP_SUFFIX = ".new"
 VALIDATED = re.compile(r"<!-- validated: sha256=([0-9a-f]{64}) -->\n?")
@@ -68,19 +69,6 @@ class Dist:
         return tuple(a for a in self.assets if a.name.endswith(".whl"))
 
 
-def parse_checksums(text: str, where: str) -> dict[str, str]:
-    """``sha256sum`` output (``<hex>  <name>`` or ``<hex> *<name>``) as ``{name: hex}``."""
-    sums: dict[str, str] = {}
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        m = re.fullmatch(r"([0-9a-fA-F]{64}) [ *](.+)", line.strip())
-        if not m:
-            raise UserError(f"{where}: line {number} is {line!r}; expected '<sha256>  <file name>'")
-        sums[m.group(2)] = m.group(1).lower()
-    return sums
-
-
 def read_dist(directory: Path, partial: bool = False) -> Dist:
     """Load and check a dist directory; refuses one whose files do not match SHA256SUMS.
 
@@ -108,7 +96,7 @@ def read_dist(directory: Path, partial: bool = False) -> Dist:
     except InvalidVersion:
         raise UserError(f"{rev_path}: version {version!r} is not a PEP 440 version") from None
     sums_text = sums_path.read_text(encoding="utf-8") if sums_path.is_file() else ""
-    sums = parse_checksums(sums_text, str(sums_path))
+    sums = checksums.parse(sums_text, str(sums_path))
     wheels = sorted(directory.glob("*.whl"))
     if not wheels:
         raise UserError(f"{directory}: no wheels; expected the pjrt and plugin wheels of {version}")

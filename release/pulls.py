@@ -1,4 +1,5 @@
-"""The bump branch, its one commit, the push, and the one bump pull request.
+"""This repository's checkout as the tool writes to it: bump and next-version branches, release
+tags, pushes, and the one bump pull request.
 
 Everything here is idempotent. The commit is made with plumbing (a temporary index), so
 the work tree and the checked-out branch are left alone; re-running with the same pins
@@ -70,6 +71,28 @@ class ReleaseRepo:
             raise UserError(f"{self.top}: HEAD is detached; check out the branch a bump PR should "
                             "target (e.g. main)")
         return out.strip()
+
+    def dirty(self) -> list[str]:
+        """``git status --porcelain`` lines: changed or untracked (not ignored) files."""
+        return [line for line in self._run("status", "--porcelain", "--untracked-files=normal")[1]
+                .splitlines() if line.strip()]
+
+    def tag_commit(self, tag: str) -> str | None:
+        """The commit ``tag`` points at (None when there is no such tag)."""
+        status, out, _ = self._run("rev-parse", "--verify", "--quiet", f"refs/tags/{tag}^{{commit}}")
+        return out.strip() if status == 0 else None
+
+    def create_tag(self, tag: str, commit: str, message: str) -> None:
+        """An annotated tag at ``commit``, made with the same identity as the tool's commits."""
+        status, _, err = self._run("tag", "-a", tag, commit, "-m", message, env=self._identity_env())
+        if status != 0:
+            raise UserError(f"{self.top}: cannot create tag {tag}: {err.strip()}")
+
+    def push_tag(self, tag: str, remote: str = "origin") -> None:
+        status, _, err = self._run("push", "--quiet", remote, f"refs/tags/{tag}")
+        if status != 0:
+            url = self._run("remote", "get-url", remote)[1].strip() or remote
+            raise remote_error(Remote(remote, url), f"cannot push tag {tag} to", err)
 
     def _identity_env(self) -> dict:
         env = dict(os.environ)

@@ -74,14 +74,6 @@ class Release:
         return MARKER in (self.body or "")
 
 
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def _parse_time(text: str | None) -> _dt.datetime | None:
     if not text:
         return None

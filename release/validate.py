@@ -24,9 +24,11 @@ from packaging.utils import parse_wheel_filename
 
 from release import naming
 from release.errors import UserError
-from release.publish import parse_checksums, with_validated
+from release import checksums
+from release.checksums import sha256_file
+from release.publish import with_validated
 from release.revisions import RevisionMap
-from release.stores import Release, Store, sha256_file
+from release.stores import Release, Store
 
 _WHEEL = re.compile(r"^jax_rocm(\d+)_(pjrt|plugin)-")
 
@@ -118,7 +120,7 @@ def _check_files(files: dict[str, Path], version: str, result: Validation) -> Re
         result.problems.append(f"no {naming.CHECKSUMS_ASSET} asset")
     else:
         try:
-            sums = parse_checksums(sums_path.read_text(encoding="utf-8"), naming.CHECKSUMS_ASSET)
+            sums = checksums.parse(sums_path.read_text(encoding="utf-8"), naming.CHECKSUMS_ASSET)
         except (UserError, UnicodeDecodeError) as exc:
             result.problems.append(str(exc))
             sums = {}
