@@ -39,3 +39,10 @@ def test_every_command_is_in_the_readme():
     text = (REPO / "README.md").read_text()
     for name in COMMANDS:
         assert f"release {name}" in text, name
+
+
+def test_readme_maps_every_module_of_the_package():
+    text = (REPO / "README.md").read_text()
+    modules = sorted(p.stem for p in (REPO / "release").glob("*.py") if not p.stem.startswith("__"))
+    missing = [m for m in modules if f"| `{m}` |" not in text]
+    assert not missing, f"README's module map lacks {missing}"
