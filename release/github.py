@@ -195,12 +195,16 @@ class GitHubClient:
             return None  # 404 only reaches here for a DELETE an earlier attempt did
         return response.json()
 
-    def paginate(self, path: str, params: dict | None = None) -> Iterator[Any]:
-        """Every item of a list endpoint, following the ``Link: rel="next"`` header."""
+    def paginate(self, path: str, params: dict | None = None, *, key: str | None = None) -> Iterator[Any]:
+        """Every item of a list endpoint, following the ``Link: rel="next"`` header.
+
+        ``key`` names the list inside an object answer (``check_runs``, ``statuses``).
+        """
         params = {"per_page": 100, **(params or {})}
         response = self.send("GET", path, params=params)
         while True:
-            yield from response.json()
+            data = response.json()
+            yield from (data[key] if key is not None else data)
             nxt = response.links.get("next", {}).get("url")
             if not nxt:
                 return

@@ -15,7 +15,11 @@ an interrupted upload can leave a ``starter`` asset; ``Link`` pagination honouri
 upload, delete or rename, the tag cannot move, a deleted release's tag can never
 be reused); publishing a second release for a tag is 422 ``already_exists``;
 publishing creates the git tag; special characters in an asset name become ``.``; ``DELETE /repos/{o}/{r}/git/refs/tags/{tag}``;
-pull requests (list by ``state``/``head=owner:branch``, create, update).
+pull requests (list by ``state``/``head=owner:branch``, create, update); a commit's CI results:
+the combined status (``GET .../commits/{ref}/status``: the latest status per context, the combined
+``state``, paginated) and its check runs (``GET .../commits/{ref}/check-runs``: ``filter=latest`` by
+default keeps the newest run per name, ``check_name`` and ``status`` filters, paginated inside a
+``{"total_count", "check_runs"}`` object).
 
 Fixtures (registered through ``pytest_plugins`` in tests/conftest.py):
 
@@ -29,8 +33,9 @@ Fixtures (registered through ``pytest_plugins`` in tests/conftest.py):
 
 Successful answers of the stand-in (except pull requests, kept to the fields the tools read)
 are validated against the same description, so it cannot drift from what GitHub documents;
-the one deliberate difference is asset state ``starter``, which GitHub returns for an
-interrupted upload but its description does not list.
+the deliberate differences are asset state ``starter``, which GitHub returns for an
+interrupted upload but its description does not list, and a running check run's ``conclusion:
+null``, which the description allows (nullable) but its enum does not list.
 
 ``FakeGitHub`` API for tests:
 
@@ -47,6 +52,10 @@ retry_after=None, status=403)``   a rate-limit rejection with GitHub's headers.
 ``fake.asset_bytes(asset_id)``, ``fake.tags(repo=None)``, ``fake.pulls(repo=None)``.
 ``fake.seed_release(tag, draft=False, prerelease=False, assets={name: bytes}, published_at=datetime,
 body="")``   put a release in place without going through the API.
+``fake.set_status(sha, context, state, repo=None)``   a commit status (``success``, ``pending``,
+``failure``, ``error``); a later one for the same context replaces it in the combined status.
+``fake.add_check_run(sha, name, status="completed", conclusion="success", repo=None)``   a check run;
+several of one name are re-runs (the newest wins under ``filter=latest``).
 ``fake.log``   every request received: ``(host kind, METHOD, path, query, headers)``.
 ``fake.now``   a callable giving the fake's current time (replace it to age releases).
 """
@@ -142,6 +151,30 @@ def _user(login: str = "release-bot", uid: int = 1) -> dict:
             "starred_url": f"{base}/starred{{/owner}}{{/repo}}", "events_url": f"{base}/events{{/privacy}}"}
 
 
+def _actions_app() -> dict:
+    """GitHub Actions as the app of a check run (a ``nullable-integration``)."""
+    return {"id": 15368, "slug": "github-actions", "node_id": "MDM6QXBwMTUzNjg", "owner": _user("github", 9919),
+            "name": "GitHub Actions", "description": "Automate your workflow from idea to production",
+            "external_url": "https://help.github.com/en/actions", "html_url": "https://github.com/apps/github-actions",
+            "created_at": "2018-07-30T09:30:17Z", "updated_at": "2019-12-10T19:04:12Z",
+            "permissions": {"checks": "write", "statuses": "write"}, "events": ["check_run"]}
+
+
+def _repository(full: str) -> dict:
+    """A ``minimal-repository`` with every field GitHub's description requires."""
+    owner, name = full.split("/")
+    api = f"https://api.github.com/repos/{full}"
+    urls = {f"{k}_url": f"{api}/{k}" for k in (
+        "archive", "assignees", "blobs", "branches", "collaborators", "comments", "commits", "compare",
+        "contents", "contributors", "deployments", "downloads", "events", "forks", "git_commits",
+        "git_refs", "git_tags", "hooks", "issue_comment", "issue_events", "issues", "keys", "labels",
+        "languages", "merges", "milestones", "notifications", "pulls", "releases", "stargazers",
+        "statuses", "subscribers", "subscription", "tags", "teams", "trees")}
+    return {"id": 1, "node_id": "R_1", "name": name, "full_name": full, "owner": _user(owner, 2),
+            "private": False, "html_url": f"https://github.com/{full}", "description": None,
+            "fork": False, "url": api, **urls}
+
+
 def _iso(moment: _dt.datetime) -> str:
     return moment.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -209,6 +242,8 @@ class FakeGitHub:
         self._tags: dict[str, dict[str, str]] = {}
         self._burned: dict[str, set[str]] = {}
         self._pulls: dict[str, list[dict]] = {}
+        self._statuses: dict[tuple[str, str], list[dict]] = {}
+        self._check_runs: dict[tuple[str, str], list[dict]] = {}
         self._signed: dict[str, int] = {}
         self.faults: list[_Fault] = []
         self.violations: list[str] = []
@@ -292,6 +327,39 @@ class FakeGitHub:
             if not draft:
                 self._tags.setdefault(rel.repo, {})[tag] = hashlib.sha1(tag.encode()).hexdigest()
             return self._release_json(rel)
+
+    def set_status(self, sha, context, state, *, repo=None, description=None) -> None:
+        assert state in ("success", "pending", "failure", "error")
+        with self.lock:
+            repo = repo or self.repo
+            sid = next(self.ids)
+            moment = _iso(self.now())
+            self._statuses.setdefault((repo, sha), []).append({
+                "url": f"{self.api_url}/repos/{repo}/statuses/{sha}", "id": sid, "node_id": f"SC_{sid}",
+                "state": state, "description": description, "context": context,
+                "target_url": f"https://ci.example.com/{sid}", "required": False,
+                "avatar_url": "https://avatars.githubusercontent.com/u/9919", "created_at": moment,
+                "updated_at": moment})
+
+    def add_check_run(self, sha, name, *, status="completed", conclusion="success", repo=None) -> int:
+        assert status in ("queued", "in_progress", "completed", "waiting", "requested", "pending")
+        if status != "completed":
+            conclusion = None
+        with self.lock:
+            repo = repo or self.repo
+            rid = next(self.ids)
+            moment = _iso(self.now())
+            self._check_runs.setdefault((repo, sha), []).append({
+                "id": rid, "head_sha": sha, "node_id": f"CR_{rid}", "external_id": str(rid),
+                "url": f"{self.api_url}/repos/{repo}/check-runs/{rid}",
+                "html_url": f"https://github.com/{repo}/runs/{rid}", "details_url": None,
+                "status": status, "conclusion": conclusion, "started_at": moment,
+                "completed_at": moment if status == "completed" else None,
+                "output": {"title": None, "summary": None, "text": None, "annotations_count": 0,
+                           "annotations_url": f"{self.api_url}/repos/{repo}/check-runs/{rid}/annotations"},
+                "name": name, "check_suite": {"id": rid // 10}, "app": _actions_app(),
+                "pull_requests": []})
+            return rid
 
     # ------------------------------------------------------------ JSON shapes
 
@@ -441,6 +509,8 @@ class FakeGitHub:
                 raise _ApiError(422, "Cannot delete a tag of an immutable release.")
             del self._tags[repo][tag]
             return 204, {}, b""
+        if (m := re.fullmatch(r"/commits/([^/]+)/(status|check-runs)", rest)) and method == "GET":
+            return self._ci(repo, unquote(m.group(1)), m.group(2), q, path)
         if rest == "/pulls":
             if method == "GET":
                 return self._list_pulls(repo, q, path)
@@ -533,6 +603,37 @@ class FakeGitHub:
                             return 200, {"Content-Type": "application/octet-stream"}, asset.content
         raise _ApiError(404, "Not Found")
 
+    def _ci(self, repo, ref, what, q, path):
+        if not re.fullmatch(r"[0-9a-f]{40}", ref):
+            raise _ApiError(422, f"No commit found for SHA: {ref}")
+        if what == "status":
+            latest = {}
+            for status in self._statuses.get((repo, ref), []):
+                latest[status["context"]] = status  # a later status of a context replaces it
+            statuses = sorted(latest.values(), key=lambda s: -s["id"])
+            states = {s["state"] for s in statuses}
+            state = ("failure" if states & {"failure", "error"} else
+                     "pending" if not statuses or "pending" in states else "success")
+            status, headers, page = self._paginate(statuses, q, path, dict)
+            return status, headers, {
+                "state": state, "statuses": page, "sha": ref, "total_count": len(statuses),
+                "repository": _repository(repo), "commit_url": f"{self.api_url}/repos/{repo}/commits/{ref}",
+                "url": f"{self.api_url}/repos/{repo}/commits/{ref}/status"}
+        runs = sorted(self._check_runs.get((repo, ref), []), key=lambda r: -r["id"])
+        if q.get("filter", "latest") == "latest":
+            seen, newest = set(), []
+            for run in runs:
+                if run["name"] not in seen:
+                    seen.add(run["name"])
+                    newest.append(run)
+            runs = newest
+        if "check_name" in q:
+            runs = [r for r in runs if r["name"] == q["check_name"]]
+        if "status" in q:
+            runs = [r for r in runs if r["status"] == q["status"]]
+        status, headers, page = self._paginate(runs, q, path, dict)
+        return status, headers, {"total_count": len(runs), "check_runs": page}
+
     def _list_pulls(self, repo, q, path):
         state = q.get("state", "open")
         pulls = [p for p in self._pulls.get(repo, []) if state == "all" or p["state"] == state]
@@ -590,6 +691,9 @@ class FakeGitHub:
         # GitHub answers state "starter" for an interrupted upload (what gh and goreleaser
         # report), while its description lists only "uploaded" and "open": check it as "open".
         text = json.dumps(payload).replace('"state": "starter"', '"state": "open"')
+        # A running check run has conclusion null, which the description marks nullable but
+        # lists in an enum without null (OpenAPI 3.0.3 needs null in the enum): check it as set.
+        text = text.replace('"conclusion": null', '"conclusion": "neutral"')
         response = _OpenAPIResponse(status, {}, text.encode(), "application/json")
         try:
             self.openapi.validate_response(request, response)
