@@ -1,18 +1,23 @@
 """Argument parsing and dispatch; every subcommand lives in ``release.commands.<name>``.
 
 A command module defines ``HELP`` (one line), ``add_arguments(parser)`` and
-``run(args, out) -> int``. User errors end here as one line and exit 2.
+``run(args, out) -> int``. Errors end here as one line on stderr (and, with
+``--json``, an ``{"error", "exit"}`` object on stdout); the exit status says who
+is at fault: 2 the caller (bad flag, file, path, token), 3 a remote (GitHub or a
+git server failed or answered nonsense). Any other exception is a bug and tracebacks.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import json
+import os
 import sys
 from pathlib import Path
 
-from release import __version__
-from release.errors import UserError
+from release import __version__, flags
+from release.errors import ReleaseError, UserError
 from release.output import Output
 from release.redact import redact
 
@@ -32,19 +37,31 @@ COMMANDS = (
     "gc",
     "index",
 )
+# Paths the environment names (GitHub Actions' files, the git cache): a person's input too.
+ENV_PATHS = ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "JAX_ROCM_RELEASE_CACHE")
+
+
+class FlagError(UserError, SystemExit):
+    """argparse refused a flag: the message is the whole line, with the command's name.
+
+    Also a ``SystemExit`` (code 2), as argparse's own error is, for callers of ``build_parser``.
+    """
+
+    def __init__(self, prog: str, message: str):
+        UserError.__init__(self, message)
+        self.prog, self.code = prog, self.exit_code
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse, but a bad flag is one line (what, where, expected) and exit 2."""
 
     def error(self, message: str):  # noqa: D401 - argparse API
-        sys.stderr.write(f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-        raise SystemExit(2)
+        raise FlagError(self.prog, f"{message} (see {self.prog} --help)")
 
 
 def common_options() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--root", type=Path, metavar="DIR",
+    common.add_argument("--root", type=flags.existing_dir, metavar="DIR",
                         help="directory holding deps.yaml and version_info.json "
                              "(default: the nearest one at or above the current directory)")
     common.add_argument("--json", action="store_true", help="print machine-readable JSON")
@@ -54,7 +71,9 @@ def common_options() -> argparse.ArgumentParser:
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser; ``only`` imports just that command's module (startup cost is per module)."""
     parser = _Parser(prog="release", description="Release aggregator for the JAX ROCm plugin: "
-                     "pins, bumps, wheels, verification and publishing.")
+                     "pins, bumps, wheels, verification and publishing.",
+                     epilog="exit status: 0 done, 1 checks failed (verify, validate), "
+                            "2 bad input (fix the call), 3 a remote failed (retry later)")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
@@ -68,15 +87,77 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
-    parser = build_parser(words[0] if words else None)
-    args = parser.parse_args(argv)
-    out = Output(as_json=args.json)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    words = [a for a in argv if not a.startswith("-")]
+    as_json = "--json" in argv
+    prog = f"release {words[0]}" if words and words[0] in COMMANDS else "release"
     try:
-        return int(args._run(args, out) or 0)
-    except UserError as exc:
-        sys.stderr.write(f"release {args.command}: error: {redact(str(exc))}\n")
-        return exc.exit_code
+        parser = build_parser(words[0] if words else None)
+        args = parser.parse_args(argv)
+        prog = f"release {args.command}"
+        flags.check_paths(_command_parser(parser, args.command), args)
+        _check_env_paths()
+        return int(args._run(args, Output(as_json=args.json)) or 0)
+    except FlagError as exc:
+        return _fail(exc.prog, str(exc), exc.exit_code, as_json)
+    except ReleaseError as exc:
+        return _fail(prog, str(exc), exc.exit_code, as_json)
+    except OSError as exc:
+        shown = _user_path_error(exc, locals().get("args"))
+        if shown is None:
+            raise  # not about a path a person gave: a bug
+        return _fail(prog, shown, UserError.exit_code, as_json)
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130
+
+
+def _command_parser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sub.choices[command]
+
+
+def _fail(prog: str, message: str, code: int, as_json: bool) -> int:
+    """The one line on stderr; with ``--json`` also ``{"error", "exit"}`` on stdout."""
+    line = redact(" ".join(str(message).split()))  # one line, whatever the message held
+    sys.stderr.write(f"{prog}: error: {line}\n")
+    if as_json:
+        sys.stdout.write(json.dumps({"error": line, "exit": code}) + "\n")
+        sys.stdout.flush()
+    return code
+
+
+def _check_env_paths() -> None:
+    """``$GITHUB_OUTPUT``/``$GITHUB_STEP_SUMMARY`` must name files we can append to, checked
+    before any work (a bad one would otherwise fail after the work is done)."""
+    for name in ENV_PATHS[:2]:
+        value = os.environ.get(name)
+        if not value:
+            continue
+        try:
+            flags.output_file(value)
+        except argparse.ArgumentTypeError as exc:
+            raise UserError(f"${name}: {exc}") from None
+
+
+def _user_path_error(exc: OSError, args) -> str | None:
+    """One line for an OSError on a path the person gave (a flag or the environment), else None."""
+    given = []
+    for key, value in (vars(args).items() if args is not None else ()):
+        if key == "root":
+            continue  # files under --root are deps.yaml and friends: config.py reports those
+        for item in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(item, Path):
+                given.append(item)
+    given += [Path(os.environ[n]) for n in ENV_PATHS if os.environ.get(n)]
+    for name in (exc.filename, exc.filename2):
+        if not name:
+            continue
+        failed = Path(os.fsdecode(name)).absolute()
+        for path in given:
+            mine = path.absolute()
+            if failed == mine or mine in failed.parents or failed in mine.parents:
+                reason = exc.strerror or type(exc).__name__
+                return f"{path}: {reason.lower()} ({os.fsdecode(name)})" if failed != mine \
+                    else f"{path}: {reason.lower()}"
+    return None

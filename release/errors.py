@@ -1,14 +1,34 @@
-"""Errors a user can cause.
+"""Errors that end a command with one line, typed by who is at fault.
 
-Every one of them ends the command with a single line on stderr and exit
-status 2 (see ``release.cli``); anything else is a bug and may traceback.
+The exit status says whose move it is (see ``release.cli`` and the README):
+2 for a ``UserError`` (bad input, flag, file, path, token or permission: fix the
+call), 3 for a ``RemoteError`` (a remote failed: 5xx after retries, no answer, a
+malformed answer, a rate limit past the deadline: retry later). Anything else is
+a bug and may traceback.
 """
 
+from __future__ import annotations
 
-class UserError(Exception):
-    """Bad input, bad flag, unreachable remote, missing token: one clear line, exit 2."""
+USER_EXIT = 2
+REMOTE_EXIT = 3
 
-    exit_code = 2
+
+class ReleaseError(Exception):
+    """A failure the command reports as one line; ``exit_code`` says who is at fault."""
+
+    exit_code = 1
+
+
+class UserError(ReleaseError):
+    """Bad input, bad flag, missing file or token, refused credentials: one clear line, exit 2."""
+
+    exit_code = USER_EXIT
+
+
+class RemoteError(ReleaseError):
+    """A remote (GitHub, a git server) failed or answered nonsense: one line, exit 3; retry later."""
+
+    exit_code = REMOTE_EXIT
 
 
 class ConfigError(UserError):

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from filelock import FileLock, Timeout
 
+from release import flags
 from release.errors import UserError
 
 LOCK_DIR = Path(".cache") / "locks"
@@ -223,6 +224,6 @@ def _describe_holder(path: Path) -> str:
 
 def add_lock_timeout_option(parser) -> None:
     """``--lock-timeout SECONDS`` for the commands that run a locked job."""
-    parser.add_argument("--lock-timeout", type=float, default=0, metavar="SECONDS",
+    parser.add_argument("--lock-timeout", type=flags.timeout_seconds, default=0, metavar="SECONDS",
                         help="wait this long for a running job of the same kind to finish "
                              "(default 0: fail at once; -1: wait forever)")

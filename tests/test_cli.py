@@ -51,7 +51,7 @@ def test_version_build_number_needs_date_build_scheme(run_cli, project_dir):
 @pytest.mark.parametrize("argv, fragment", [
     (["version", "--kind", "weekly"], "invalid choice"),
     (["version", "--kind", "nightly", "--date", "2026-02-30"], "YYYY-MM-DD"),
-    (["version", "--kind", "rc", "--number", "0"], "rc number"),
+    (["version", "--kind", "rc", "--number", "0"], "--number"),
     (["nightly", "--dry-run", "--python", "2.7"], "3.X"),
     (["bogus"], "invalid choice"),
 ])

@@ -79,7 +79,7 @@ def test_github_summary_and_output(run_cli, good_wheels, tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("make, fragment", [
-    (lambda p: p, "no such wheel file"),
+    (lambda p: p, "no such file"),
     (lambda p: (p.write_text("not a zip"), p)[1], "not a zip archive"),
 ])
 def test_user_errors_exit_2_one_line(release_subprocess, tmp_path, make, fragment):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 from pathlib import Path
 
-from release import naming, versions
+from release import flags, naming, versions
 from release.config import Project, load_project
 
 
@@ -21,7 +21,7 @@ def project(args) -> Project:
 def add_kind_options(parser, *, default_kind: str | None = None) -> None:
     parser.add_argument("--kind", choices=versions.KINDS, default=default_kind,
                         required=default_kind is None, help="what kind of version to make")
-    parser.add_argument("--number", type=int, metavar="N",
+    parser.add_argument("--number", type=flags.positive_int, metavar="N",
                         help="rc or post number (default 1)")
     add_date_options(parser)
 
@@ -29,7 +29,7 @@ def add_kind_options(parser, *, default_kind: str | None = None) -> None:
 def add_date_options(parser) -> None:
     parser.add_argument("--date", type=_date_flag, metavar="YYYY-MM-DD",
                         help="UTC date of a nightly (default: today, UTC)")
-    parser.add_argument("--build-number", type=int, metavar="N",
+    parser.add_argument("--build-number", type=flags.count(0, 999), metavar="N",
                         help="nightly build number 0-999 (only with nightly_scheme 'date-build')")
 
 
@@ -62,9 +62,9 @@ def add_store_options(parser) -> None:
     parser.add_argument("--store", choices=("github", "local"),
                         help="where releases live (default: github when a repository is configured, "
                              "else local)")
-    parser.add_argument("--repo", metavar="OWNER/NAME",
+    parser.add_argument("--repo", type=flags.repository, metavar="OWNER/NAME",
                         help="GitHub repository (default: $GITHUB_REPOSITORY)")
-    parser.add_argument("--store-dir", type=Path, metavar="DIR",
+    parser.add_argument("--store-dir", type=flags.creatable_dir, metavar="DIR",
                         help="directory of the local store (default: <root>/.cache/releases)")
 
 
@@ -96,13 +96,13 @@ def transfer_progress(out):
 
 def add_build_input_options(parser) -> None:
     """Where a job's shared objects come from, and where its dist directories go."""
-    parser.add_argument("--dist", type=Path, metavar="DIR",
+    parser.add_argument("--dist", type=flags.creatable_dir, metavar="DIR",
                         help="where dist/<version>/ directories go (default: <root>/dist)")
     source = parser.add_mutually_exclusive_group()
-    source.add_argument("--workspace", type=Path, metavar="DIR",
+    source.add_argument("--workspace", type=flags.creatable_dir, metavar="DIR",
                         help="build with Bazel in the checkouts `release fetch-sources` makes "
                              "(default: <root>/workspace)")
-    source.add_argument("--artifacts", type=Path, metavar="DIR",
+    source.add_argument("--artifacts", type=flags.existing_dir, metavar="DIR",
                         help="package prebuilt .so files instead of running Bazel: "
                              "DIR/xla_rocm_plugin.so and the kernel .so files in DIR or DIR/3.X/")
 
@@ -112,11 +112,7 @@ def job_settings(args, proj: Project):
     from release.jobs import BuildInputs, JobSettings
     from release.sources import default_workspace
 
-    artifacts = args.artifacts.resolve() if args.artifacts else None
-    if artifacts is not None and not artifacts.is_dir():
-        from release.errors import UserError
-        raise UserError(f"--artifacts {args.artifacts}: no such directory; expected the prebuilt "
-                        "xla_rocm_plugin.so and kernel .so files")
+    artifacts = args.artifacts.resolve() if args.artifacts else None  # flags.existing_dir checked it
     inputs = BuildInputs(workspace=(args.workspace or default_workspace(proj.root)).resolve(),
                          artifacts=artifacts)
     return JobSettings(dist_root=(args.dist or proj.root / "dist").resolve(), inputs=inputs,

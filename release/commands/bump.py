@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from release import changelog, pulls
+from release import changelog, flags, pulls
 from release.commands._common import project, today_utc
 from release.config import atomic_write, parse_deps, save_deps
 from release.errors import UserError
@@ -21,8 +19,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--to", metavar="SHA", help="pin the one --dep to this exact commit")
     parser.add_argument("--allow-rewind", action="store_true",
                         help="allow a move backwards or sideways (new is not a descendant of old)")
-    parser.add_argument("--changelog", type=Path, metavar="FILE", help="also write the Markdown changelog here")
-    parser.add_argument("--max-log-lines", type=_count, default=changelog.DEFAULT_MAX_LINES, metavar="N",
+    parser.add_argument("--changelog", type=flags.output_file, metavar="FILE", help="also write the Markdown changelog here")
+    parser.add_argument("--max-log-lines", type=flags.non_negative_int, default=changelog.DEFAULT_MAX_LINES, metavar="N",
                         help=f"commits listed per dep before '... and N more' "
                              f"(default {changelog.DEFAULT_MAX_LINES})")
     parser.add_argument("--commit", action="store_true",
@@ -32,17 +30,6 @@ def add_arguments(parser) -> None:
                         help="open or update the one bump PR, or close it when pins are current "
                              "(implies --push; needs GITHUB_REPOSITORY and GITHUB_TOKEN)")
     parser.add_argument("--dry-run", action="store_true", help="show what would move; write nothing")
-
-
-def _count(text: str) -> int:
-    import argparse
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"--max-log-lines {text}: expected a number 0 or more")
-    return value
 
 
 def run(args, out) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from release import jobs, naming, output, versions
+from release import flags, jobs, naming, output, versions
 from release.commands._common import (add_build_input_options, add_python_option, add_store_options,
                                       job_settings, open_store_from_args, project, transfer_progress)
 from release.errors import UserError
@@ -24,8 +24,8 @@ HELP = "cut a release (or --rc N) from the release branch, or re-spin one as --p
 
 def add_arguments(parser) -> None:
     which = parser.add_mutually_exclusive_group()
-    which.add_argument("--rc", type=int, metavar="N", help="cut release candidate N")
-    which.add_argument("--post", type=int, metavar="N",
+    which.add_argument("--rc", type=flags.positive_int, metavar="N", help="cut release candidate N")
+    which.add_argument("--post", type=flags.positive_int, metavar="N",
                        help="re-spin a published release as X.Y.Z.postN by promoting its wheels")
     parser.add_argument("--from", dest="base", metavar="X.Y.Z",
                         help="with --post: the release to re-spin (default: the newest published)")
@@ -51,9 +51,6 @@ def run(args, out) -> int:
     proj = project(args)
     if args.base and args.post is None:
         raise UserError("--from goes with --post N")
-    for flag, value in (("--rc", args.rc), ("--post", args.post)):
-        if value is not None and value < 1:
-            raise UserError(f"{flag} {value}: expected a whole number >= 1")
     store = open_store_from_args(args, out)
     settings = job_settings(args, proj)
     now = _dt.datetime.now(_dt.timezone.utc)

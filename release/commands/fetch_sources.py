@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+from release import flags
 from release.commands._common import project
 from release.output import github_output
 from release.sources import cache_dir, default_workspace, fetch_sources, workspace_paths
@@ -14,7 +13,7 @@ HELP = "check out the pinned plugin, jax and xla commits into a workspace (cache
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--workspace", type=Path, metavar="DIR",
+    parser.add_argument("--workspace", type=flags.creatable_dir, metavar="DIR",
                         help="where DIR/plugin, DIR/jax and DIR/xla go (default: <root>/workspace)")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
+from release import flags
 from release.commands._common import add_store_options, open_store_from_args
 from release.gc import collect
 from release.output import github_output
@@ -12,9 +13,9 @@ HELP = "delete nightly prereleases (and their tags) beyond the newest N; never a
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--keep", type=int, required=True, metavar="N",
+    parser.add_argument("--keep", type=flags.positive_int, required=True, metavar="N",
                         help="how many of the newest nightlies to keep (at least 1)")
-    parser.add_argument("--older-than", type=float, metavar="DAYS",
+    parser.add_argument("--older-than", type=flags.days, metavar="DAYS",
                         help="only delete nightlies published more than DAYS days ago")
     parser.add_argument("--dry-run", action="store_true", help="print what would be deleted")
     add_store_options(parser)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from release import flags
 from release.commands._common import add_store_options, open_store_from_args, transfer_progress
 from release.index import build_index
 from release.output import github_output
@@ -12,7 +11,7 @@ HELP = "write a static PEP 503/658 pip index of the published wheels into --out 
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--out", type=Path, required=True, metavar="DIR",
+    parser.add_argument("--out", type=flags.creatable_dir, required=True, metavar="DIR",
                         help="directory to write (serve it; pass its URL to --extra-index-url)")
     add_store_options(parser)
 

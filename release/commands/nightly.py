@@ -11,7 +11,7 @@ import datetime as _dt
 
 from rich.table import Table
 
-from release import jobs, output
+from release import flags, jobs, output
 from release.commands._common import (add_build_input_options, add_date_options, add_python_option,
                                       add_store_options, job_settings, open_store_from_args, project,
                                       today_utc, transfer_progress)
@@ -31,9 +31,9 @@ def add_arguments(parser) -> None:
                              "commands) without network or changes")
     parser.add_argument("--stage", choices=("plan", "finish"),
                         help="run one stage of a split CI run (default: the whole job)")
-    parser.add_argument("--keep", type=int, default=14, metavar="N",
+    parser.add_argument("--keep", type=flags.positive_int, default=14, metavar="N",
                         help="nightly prereleases gc keeps (default 14)")
-    parser.add_argument("--older-than", type=float, metavar="DAYS",
+    parser.add_argument("--older-than", type=flags.days, metavar="DAYS",
                         help="gc deletes only nightlies older than this")
     add_build_input_options(parser)
     add_store_options(parser)

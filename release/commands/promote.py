@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rich.markup import escape
 from rich.table import Table
 
-from release import output
-from release.errors import UserError
+from release import flags, output
 from release.commands.verify import byte_progress
 from release.promote import promote_wheel, target_version
 from release.verify import Identity
@@ -17,17 +14,14 @@ HELP = "re-version wheels to release, rcN or postN (raw copy of the big members,
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("wheels", nargs="+", type=Path, metavar="WHEEL", help="wheel files to promote")
+    parser.add_argument("wheels", nargs="+", type=flags.existing_file, metavar="WHEEL", help="wheel files to promote")
     parser.add_argument("--to", required=True, metavar="release|rcN|postN",
                         help="the version to give them, on the same X.Y.Z line")
-    parser.add_argument("--out", type=Path, metavar="DIR",
+    parser.add_argument("--out", type=flags.creatable_dir, metavar="DIR",
                         help="where the promoted wheels go (default: next to each source wheel)")
 
 
 def run(args, out) -> int:
-    for wheel in args.wheels:
-        if not wheel.is_file():
-            raise UserError(f"{wheel}: no such wheel file")
     for wheel in args.wheels:  # refuse a bad --to before writing anything
         version = Identity.of(wheel).version
         if version:

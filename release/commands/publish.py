@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from release import flags
 from release.commands._common import add_store_options, open_store_from_args, transfer_progress
 from release.errors import UserError
 from release.output import github_output, step_summary
@@ -13,7 +12,7 @@ HELP = "upload dist/<version> into its draft release (resumable), or --undraft T
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("dist", nargs="?", type=Path, metavar="dist/<version>",
+    parser.add_argument("dist", nargs="?", type=flags.existing_dir, metavar="dist/<version>",
                         help="directory `release build` wrote")
     parser.add_argument("--partial", action="store_true",
                         help="one build cell's share: add its wheels and revisions.json to the draft, "

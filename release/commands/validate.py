@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
+from release import flags
 from release.commands._common import add_store_options, open_store_from_args, transfer_progress
 from release.output import github_output, step_summary
 from release.bazel import configured_runpath
@@ -14,7 +16,8 @@ HELP = "validate the draft of TAG: checksums, verify, pip install into a fresh v
 
 def add_arguments(parser) -> None:
     parser.add_argument("tag", metavar="TAG", help="release tag, e.g. rocm-jax-v0.9.1")
-    parser.add_argument("--python", metavar="PATH", default=sys.executable,
+    parser.add_argument("--python", type=flags.executable, metavar="PATH",
+                        default=Path(sys.executable),
                         help="interpreter to install the wheels for (default: this one)")
     add_store_options(parser)
 
@@ -22,7 +25,7 @@ def add_arguments(parser) -> None:
 def run(args, out) -> int:
     store = open_store_from_args(args, out)
     with transfer_progress(out) as progress:
-        result = validate(store, args.tag, say=out.line, progress=progress, python=args.python,
+        result = validate(store, args.tag, say=out.line, progress=progress, python=str(args.python),
                           runpath=tuple(configured_runpath(args.root)))
     github_output({"validated": "true" if result.ok else "false"})
     step_summary(f"**validate {args.tag}**: " + ("passed" if result.ok else

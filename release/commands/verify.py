@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 from rich.table import Table
 
-from release import output
+from release import flags, output
 from release.errors import UserError
 from release.verify import CHECKS, ERROR, Options, expected_revisions, payload_size, \
     summary_markdown, verify_wheels
@@ -18,11 +18,11 @@ HELP = "check wheels: zip, RECORD, names, purelib, glibc tag, RUNPATH, version, 
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("wheels", nargs="+", type=Path, metavar="WHEEL", help="wheel files to check")
+    parser.add_argument("wheels", nargs="+", type=flags.existing_file, metavar="WHEEL", help="wheel files to check")
     source = parser.add_mutually_exclusive_group()
-    source.add_argument("--deps", type=Path, metavar="deps.yaml",
+    source.add_argument("--deps", type=flags.existing_file, metavar="deps.yaml",
                         help="the revision map in the wheels must pin these commits")
-    source.add_argument("--revisions", type=Path, metavar="revisions.json",
+    source.add_argument("--revisions", type=flags.existing_file, metavar="revisions.json",
                         help="the revision map in the wheels must equal this one")
     parser.add_argument("--runpath", action="append", metavar="ENTRY", default=None,
                         help="a RUNPATH entry every .so must carry, repeatable (default: the "
@@ -64,9 +64,6 @@ def byte_progress(out, title: str, total: int):
 
 
 def run(args, out) -> int:
-    for wheel in args.wheels:
-        if not wheel.is_file():
-            raise UserError(f"{wheel}: no such wheel file")
     options = Options(
         runpath=tuple(args.runpath) if args.runpath is not None else default_runpath(args.root),
         revisions=expected_revisions(args.deps, args.revisions),

@@ -1,0 +1,137 @@
+"""Every path and number flag of every command, given each kind of bad value: one line on
+stderr, the JSON error object on stdout with --json, exit 2, and nothing written anywhere."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from release.cli import COMMANDS, build_parser
+
+TAG = "rocm-jax-v0.9.1"
+
+# Each kind of bad path: a function of the test's scratch dir giving the bad value.
+BAD_PATHS = {
+    "file": lambda s: s / "a-file",                         # a file where a directory belongs
+    "under-file": lambda s: s / "a-file" / "sub",           # a file in the way of mkdir -p
+    "unwritable": lambda s: Path("/proc/release-test/out"),  # nothing can be created there
+    "missing": lambda s: s / "nope",                        # for flags that read
+    "dir": lambda s: s / "a-dir",                           # a directory where a file belongs
+    "missing-parent": lambda s: s / "nope" / "x.md",
+    "not-executable": lambda s: s / "a-file",
+}
+BAD_VALUES = {
+    "positive": ["0", "-1", "abc", "1.5", "nan", "10000000000000000000000000000000"],
+    "count": ["-1", "abc", "inf", "99999999999999999999999"],
+    "build-number": ["-1", "1000", "x"],
+    "days": ["-1", "nan", "inf", "-inf", "1e999", "1e308", "abc"],
+    "seconds": ["-2", "-0.5", "nan", "inf", "x"],
+    "repo": ["rocm", "a/b/c", "../x", "rocm/..", "-x/y"],
+}
+
+# command -> (argv that is otherwise valid, {flag: kinds of bad value}).
+# A flag of None is the positional argument (its value replaces "{}" in the argv).
+TABLE = {
+    "status": (["status"], {"--build-number": "build-number", "--root": ["file", "missing"]}),
+    "version": (["version", "--kind", "rc"], {"--number": "positive", "--build-number": "build-number"}),
+    "nightly": (["nightly", "--dry-run"], {
+        "--keep": "positive", "--older-than": "days", "--lock-timeout": "seconds",
+        "--build-number": "build-number",
+        "--dist": ["file", "under-file", "unwritable"], "--workspace": ["file", "under-file", "unwritable"],
+        "--artifacts": ["missing", "file"], "--store-dir": ["file", "under-file", "unwritable"],
+        "--repo": "repo"}),
+    "cut": (["cut"], {"--rc": "positive", "--post": "positive", "--lock-timeout": "seconds",
+                      "--dist": ["file", "unwritable"], "--workspace": ["under-file"],
+                      "--artifacts": ["missing"], "--store-dir": ["file"], "--repo": "repo"}),
+    "bump": (["bump", "--dry-run"], {"--max-log-lines": "count",
+                                     "--changelog": ["dir", "missing-parent", "under-file"]}),
+    "fetch-sources": (["fetch-sources"], {"--workspace": ["file", "under-file", "unwritable"]}),
+    "build": (["build", "--kind", "rc"], {"--number": "positive", "--build-number": "build-number",
+                                          "--dist": ["file", "under-file", "unwritable"],
+                                          "--workspace": ["file"], "--artifacts": ["missing", "file"]}),
+    "verify": (["verify", "{}"], {None: ["missing", "dir"], "--deps": ["missing", "dir"],
+                                  "--revisions": ["missing"]}),
+    "promote": (["promote", "{}", "--to", "rc1"], {None: ["missing", "dir"],
+                                                    "--out": ["file", "under-file", "unwritable"]}),
+    "publish": (["publish", "{}"], {None: ["missing", "file"], "--store-dir": ["file", "unwritable"],
+                                     "--repo": "repo"}),
+    "validate": (["validate", TAG], {"--python": ["missing", "not-executable", "dir"],
+                                     "--store-dir": ["file", "under-file"], "--repo": "repo"}),
+    "gc": (["gc", "--keep", "3"], {"--keep": "positive", "--older-than": "days",
+                                   "--store-dir": ["file", "unwritable"], "--repo": "repo"}),
+    "index": (["index", "--out", "{}"], {"--out": ["file", "under-file", "unwritable"],
+                                         "--store-dir": ["file"], "--repo": "repo"}),
+}
+
+
+def _cases():
+    for command, (argv, flags) in TABLE.items():
+        for flag, kinds in flags.items():
+            values = BAD_VALUES[kinds] if isinstance(kinds, str) else kinds
+            for value in values:
+                yield pytest.param(command, argv, flag, value, isinstance(kinds, str),
+                                   id=f"{command}-{flag or 'arg'}-{value}")
+
+
+def _tree(root: Path) -> str:
+    """A digest of every name, type and content under ``root``."""
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        h.update(str(path.relative_to(root)).encode())
+        if path.is_file():
+            h.update(path.read_bytes())
+        elif path.is_dir():
+            h.update(b"/")
+    return h.hexdigest()
+
+
+@pytest.fixture
+def scratch(tmp_path, project_dir):
+    s = tmp_path / "scratch"
+    s.mkdir()
+    (s / "a-file").write_text("not a directory\n")
+    (s / "a-dir").mkdir()
+    (s / "ok-dir").mkdir()
+    (s / "ok.whl").write_bytes(b"PK\x05\x06" + b"\0" * 18)
+    return s
+
+
+def test_the_table_covers_every_command_and_every_path_and_number_flag():
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    assert set(TABLE) == set(COMMANDS)
+    for name, child in sub.choices.items():
+        checked = set(TABLE[name][1])
+        for action in child._actions:
+            typed = getattr(action.type, "__module__", None) == "release.flags"
+            if typed and action.dest not in ("root",):
+                flag = action.option_strings[0] if action.option_strings else None
+                assert flag in checked, f"{name} {flag or action.dest}: not in the table"
+            assert action.type not in (int, float), f"{name} {action.option_strings}: raw {action.type}"
+
+
+@pytest.mark.parametrize("command, argv, flag, value, is_number", list(_cases()))
+def test_bad_path_or_number_is_one_line_exit_2_and_writes_nothing(
+        run_cli, project_dir, scratch, tmp_path, monkeypatch, command, argv, flag, value, is_number):
+    monkeypatch.setenv("GITHUB_TOKEN", "")  # nothing may reach a remote either
+    bad = value if is_number else str(BAD_PATHS[value](scratch))
+    good = {"verify": scratch / "ok.whl", "promote": scratch / "ok.whl", "publish": scratch / "ok-dir",
+            "index": scratch / "ok-dir"}.get(command, "")
+    args = [a.replace("{}", bad if flag is None else str(good)) for a in argv]
+    if flag is not None:
+        args += [flag, bad]
+    if "--root" not in args:
+        args += ["--root", project_dir]
+    before = _tree(tmp_path)
+    code, out, err = run_cli(*args, "--json", cwd=project_dir)
+    assert code == 2, (args, out, err)
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    shown = flag or "argument"
+    assert err.startswith(f"release {command}: error: ") and (shown in err or bad in err), err
+    assert json.loads(out) == {"error": err.strip().split(": error: ", 1)[1], "exit": 2}
+    assert _tree(tmp_path) == before, f"{args} wrote something"
+    assert not any(n.startswith(".release-probe-") for n in os.listdir(scratch))
