@@ -1,11 +1,11 @@
 """Named checks over a built wheel: findings (error or warning), never a change.
 
 A wheel is read in one streaming pass (``scan_wheel``): every member is inflated
-once, in chunks, while its CRC and sha256 are computed; ELF members are teed to
-a temporary file on the way (a stored member is read in place) so pyelftools can
-read the dynamic section and the version-needs section lazily without a second
-inflate. For big members the hashing and the tee run on a second thread while
-the next chunk inflates, so verifying costs about what a bare inflate + sha256
+once, in chunks, while its CRC and sha256 are computed; of an ELF member only the
+few byte ranges the loader reads are kept on the way (``release.elffacts``; a
+stored member is read in place), so nothing is written to disk and nothing is
+inflated twice. For big members the hashing runs on a second thread while the
+next chunk inflates, so verifying costs about what a bare inflate + sha256
 pass costs. Small text members (dist-info, ``version.py``, ``commit_info.py``)
 are kept. The checks are then pure functions of that scan, so they are cheap to
 test and cannot disagree about what the wheel holds.
@@ -22,7 +22,6 @@ import io
 import queue
 import re
 import struct
-import tempfile
 import threading
 import zipfile
 import zlib
@@ -35,6 +34,8 @@ from packaging.tags import parse_tag
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion
 
+from release.elffacts import (ELF_MAGIC, ElfCollector, ElfFacts, facts_or_error, file_reader,
+                              streamed_facts)
 from release.errors import UserError
 from release.revisions import LEGACY_KEYS, RevisionMap
 
@@ -55,14 +56,13 @@ LEAKS = (
     (re.compile(r"^(/home/|/Users/|/root(/|$)|~)"), "a home directory"),
 )
 _DIST = re.compile(r"^jax[-_.]rocm(\d+)[-_.](pjrt|plugin)$")
-_GLIBC = re.compile(r"^GLIBC_(\d+)\.(\d+)(?:\.\d+)?$")
 _MANYLINUX = re.compile(r"^manylinux_(\d+)_(\d+)_")
 _LEGACY_MANYLINUX = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
 _SHA = re.compile(r"^[0-9a-f]{40}$")
 _TEXT_MEMBERS = ("version.py", "commit_info.py")
 _TEXT_LIMIT = 1 << 20
 _CHUNK = 1 << 20
-_THREADED = 16 << 20  # members this big are hashed and teed on a second thread
+_THREADED = 16 << 20  # members this big are hashed on a second thread
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,17 +74,6 @@ class Finding:
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
-
-
-@dataclasses.dataclass(frozen=True)
-class ElfFacts:
-    """What the loader will see in one shared object."""
-
-    runpath: tuple[str, ...] | None
-    rpath: tuple[str, ...] | None
-    needed: tuple[str, ...]
-    glibc: tuple[int, int] | None  # the newest GLIBC_x.y version it needs
-    error: str | None = None
 
 
 @dataclasses.dataclass
@@ -258,24 +247,24 @@ def _chunks(fp, info: zipfile.ZipInfo, start: int) -> Iterator[bytes]:
 
 
 class _Sink:
-    """What happens to each inflated chunk: CRC, sha256, kept text, ELF tee to a temp file."""
+    """What happens to each inflated chunk: CRC, sha256, kept text, ELF byte ranges kept."""
 
-    def __init__(self, keep_text: bool, tee_path: Path | None):
+    def __init__(self, keep_text: bool, elf_size: int | None):
         self.crc, self.size = 0, 0
         self.digest = hashlib.sha256()
         self.text = bytearray() if keep_text else None
-        self._tee_path = tee_path
-        self.tee = None
+        self._elf_size = elf_size
+        self.elf: ElfCollector | None = None
 
     def feed(self, chunk: bytes) -> None:
-        if self.size == 0 and self._tee_path is not None and chunk[:4] == b"\x7fELF":
-            self.tee = open(self._tee_path, "w+b")
+        if self.size == 0 and self._elf_size is not None and chunk[:4] == ELF_MAGIC:
+            self.elf = ElfCollector(self._elf_size)
         self.crc = zlib.crc32(chunk, self.crc)
         self.digest.update(chunk)
         if self.text is not None:
             self.text += chunk
-        if self.tee is not None:
-            self.tee.write(chunk)
+        if self.elf is not None:
+            self.elf.feed(chunk)
         self.size += len(chunk)
 
 
@@ -327,8 +316,7 @@ def scan_wheel(path: Path, progress: Callable[[int], None] | None = None) -> Sca
     ``progress(n)`` is called with the number of uncompressed bytes just read.
     """
     path = Path(path)
-    with open_wheel(path) as zf, open(path, "rb") as fp, \
-            tempfile.TemporaryDirectory(prefix="verify-") as tmp:
+    with open_wheel(path) as zf, open(path, "rb") as fp:
         members, problems = [], []
         seen = set()
         for info in zf.infolist():
@@ -341,71 +329,34 @@ def scan_wheel(path: Path, progress: Callable[[int], None] | None = None) -> Sca
                 continue
             try:
                 start = data_offset(fp, info)
-                _read_member(fp, info, start, member, Path(tmp), progress)
+                _read_member(fp, info, start, member, progress)
             except zipfile.BadZipFile as exc:
                 member.error = str(exc)
                 problems.append((info.filename, str(exc)))
         return Scan(path, members, problems)
 
 
-def _read_member(fp, info, start: int, member: Member, tmp: Path, progress) -> None:
+def _read_member(fp, info, start: int, member: Member, progress) -> None:
     stored = info.compress_type == zipfile.ZIP_STORED
     sink = _Sink(_is_text_member(info.filename) and info.file_size <= _TEXT_LIMIT,
-                 None if stored else tmp / "member.elf")
-    try:
-        _drain(_chunks(fp, info, start), sink, progress, info.file_size >= _THREADED)
-        if sink.crc != info.CRC:
-            raise zipfile.BadZipFile(f"{info.filename}: CRC mismatch (data corrupt)")
-        member.sha256, member.read_size = record_hash(sink.digest.digest()), sink.size
-        member.text = bytes(sink.text) if sink.text is not None else None
-        if sink.tee is not None:
-            sink.tee.flush()
-            member.elf = elf_facts(sink.tee)
-        elif stored and info.file_size >= 4:
-            window = _Window(fp, start, info.compress_size)
-            if window.read(4) == b"\x7fELF":
-                member.elf = elf_facts(window)
-    finally:
-        if sink.tee is not None:
-            sink.tee.close()
+                 None if stored else info.file_size)
+    _drain(_chunks(fp, info, start), sink, progress, info.file_size >= _THREADED)
+    if sink.crc != info.CRC:
+        raise zipfile.BadZipFile(f"{info.filename}: CRC mismatch (data corrupt)")
+    member.sha256, member.read_size = record_hash(sink.digest.digest()), sink.size
+    member.text = bytes(sink.text) if sink.text is not None else None
+    if sink.elf is not None:
+        member.elf = streamed_facts(sink.elf, lambda: _chunks(fp, info, start))
+    elif stored and info.file_size >= 4:
+        window = _Window(fp, start, info.compress_size)
+        if window.read(4) == ELF_MAGIC:
+            member.elf = elf_facts(window)
 
 
 def elf_facts(stream) -> ElfFacts:
-    """RUNPATH, RPATH, NEEDED and the newest GLIBC version needed, read lazily with pyelftools."""
-    from elftools.common.exceptions import ELFError
-    from elftools.elf.dynamic import DynamicSection, DynamicSegment
-    from elftools.elf.elffile import ELFFile
-    from elftools.elf.gnuversions import GNUVerNeedSection
-
-    stream.seek(0)
-    try:
-        elf = ELFFile(stream)
-        dynamic = next((s for s in elf.iter_sections() if isinstance(s, DynamicSection)), None)
-        if dynamic is None:
-            dynamic = next((s for s in elf.iter_segments() if isinstance(s, DynamicSegment)), None)
-        runpath = rpath = None
-        needed = []
-        if dynamic is not None:
-            for tag in dynamic.iter_tags():
-                kind = tag.entry.d_tag
-                if kind == "DT_RUNPATH":
-                    runpath = (runpath or ()) + tuple(tag.runpath.split(":"))
-                elif kind == "DT_RPATH":
-                    rpath = (rpath or ()) + tuple(tag.rpath.split(":"))
-                elif kind == "DT_NEEDED":
-                    needed.append(tag.needed)
-        glibc = None
-        for section in elf.iter_sections():
-            if isinstance(section, GNUVerNeedSection):
-                for _verneed, auxes in section.iter_versions():
-                    for aux in auxes:
-                        m = _GLIBC.match(aux.name)
-                        if m:
-                            glibc = max(glibc or (0, 0), (int(m.group(1)), int(m.group(2))))
-        return ElfFacts(runpath, rpath, tuple(needed), glibc)
-    except (ELFError, struct.error, ValueError, KeyError, UnicodeDecodeError, AttributeError,
-            IndexError, TypeError) as exc:  # an untrusted file: a finding, not a traceback
-        return ElfFacts(None, None, (), None, error=f"unreadable ELF ({exc.__class__.__name__}: {exc})")
+    """RUNPATH, RPATH, NEEDED and the newest GLIBC version needed, from a seekable stream."""
+    size = stream.seek(0, 2)
+    return facts_or_error(file_reader(stream), size)
 
 
 # ---------------------------------------------------------------- what the wheel says
