@@ -276,8 +276,39 @@ class LocalStore(Store):
         self.directory = Path(directory).absolute()
         self.where = str(self.directory)
         self.clock = clock or (lambda: _dt.datetime.now(_dt.timezone.utc))
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self._lock = FileLock(str(self.directory / ".lock"))
+        self._filelock = None
+
+    @property
+    def _lock(self) -> FileLock:
+        """The store's lock; taking it is a write, so the directory is created here, never on a read."""
+        if self._filelock is None:
+            if self.directory.exists() and not self.directory.is_dir():
+                raise StoreError(f"{self.where}: is a file; expected the local store's directory")
+            try:
+                self.directory.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"{self.where}: cannot create the local store ({exc.strerror or exc})") from None
+            self._filelock = FileLock(str(self.directory / ".lock"))
+        return self._filelock
+
+    def exists(self) -> bool:
+        """True when the directory is a store this tool wrote (it has ``store.json``)."""
+        return (self.directory / "store.json").is_file()
+
+    def require_existing(self, flag: str = "--store-dir") -> None:
+        """For commands that only read: a missing store is a mistake, never an empty store."""
+        if self.exists():
+            return
+        if self.directory.is_file():
+            raise StoreError(f"{flag} {self.where}: is a file; expected the local store's directory")
+        if self.directory.is_dir():
+            raise StoreError(f"{flag} {self.where}: not a local store (no store.json); expected a "
+                             "directory `release publish --store local` wrote")
+        hint = _near_store(self.directory)
+        if hint is not None:
+            raise StoreError(f"{flag} {self.where}: no such directory; did you mean {hint}?")
+        raise StoreError(f"{flag} {self.where}: no local store there (nothing was published to it); "
+                         "pass --store-dir DIR of an existing store, or --store github --repo OWNER/NAME")
 
     # state files
     def _state(self) -> dict:
@@ -330,6 +361,8 @@ class LocalStore(Store):
     # interface
     def list_releases(self) -> list[Release]:
         found = []
+        if not self.directory.is_dir():
+            return found  # nothing published yet; reading never creates the store
         for child in self.directory.iterdir():
             if child.is_dir() and child.name.isdigit() and (child / "release.json").exists():
                 found.append(self._release(json.loads((child / "release.json").read_text())))
@@ -443,23 +476,42 @@ class LocalStore(Store):
         return Path(dest)
 
 
+def _near_store(directory: Path) -> Path | None:
+    """An existing store whose path is a likely typo of ``directory`` (its parent or siblings)."""
+    import difflib
+
+    parent = directory.parent
+    while not parent.is_dir() and parent != parent.parent:
+        parent = parent.parent
+    try:
+        candidates = {str(p): p for p in parent.iterdir() if (p / "store.json").is_file()}
+    except OSError:
+        return None
+    close = difflib.get_close_matches(str(directory), list(candidates), n=1, cutoff=0.75)
+    return candidates[close[0]] if close else None
+
+
 # ------------------------------------------------------------------ choosing one
 
 
 def open_store(kind: str | None, repo: str | None, store_dir: Path | None, root: Path,
-               console=None, env=None) -> Store:
+               console=None, env=None, read_only: bool = False) -> Store:
     """The store a command works on.
 
     ``github`` when asked for or when a repository is configured (``--repo`` or
     ``$GITHUB_REPOSITORY``); otherwise ``local`` in ``store_dir`` (default
-    ``<root>/.cache/releases``).
+    ``<root>/.cache/releases``). ``read_only``: a local store that does not exist is an
+    error (``StoreError``, with a did-you-mean for a near miss), never an empty store.
     """
     env = os.environ if env is None else env
     repo = repo or env.get("GITHUB_REPOSITORY") or None
     if kind is None:
         kind = "github" if repo else "local"
     if kind == "local":
-        return LocalStore(Path(store_dir) if store_dir else Path(root) / ".cache" / "releases")
+        store = LocalStore(Path(store_dir) if store_dir else Path(root) / ".cache" / "releases")
+        if read_only:
+            store.require_existing("--store-dir" if store_dir else "local store")
+        return store
     if kind != "github":
         raise UserError(f"--store {kind}: expected github or local")
     if not repo:

@@ -1,98 +1,106 @@
-"""``release index``: a static PEP 503/658 index that pip really installs from, served on 127.0.0.1."""
+"""``release index``: per-channel PEP 503/691 indexes that real pip installs from, and a site that
+is never lost: a mistyped or empty store is refused with SITE untouched, writes are swapped in whole,
+and a re-run with no change rewrites nothing."""
 
 from __future__ import annotations
 
-import functools
+import datetime as _dt
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
-import threading
+import urllib.request
 import venv
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
-from release.index import build_index
+import pytest
+
+from release.index import JSON_TYPE, build_site, write_index
+from release.stores import LocalStore
+from tests.support.index_server import serve
 from tests.support.publish_dist import gh_store, release_dist
 
-
-class _Quiet(SimpleHTTPRequestHandler):
-    seen: list[str] = []
-
-    def log_message(self, *args):
-        pass
-
-    def do_GET(self):
-        self.seen.append(self.path)
-        super().do_GET()
+PLUGIN, PJRT = "jax-rocm7-plugin", "jax-rocm7-pjrt"
 
 
-def serve(directory):
-    handler = type("Handler", (_Quiet,), {"seen": []})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    return server, handler.seen
+def tree(site: Path) -> dict[str, tuple[str, int]]:
+    """Every file of a site: sha256 and mtime, so 'untouched' and 'rewrote nothing' are checkable."""
+    return {str(p.relative_to(site)): (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
+            for p in sorted(site.rglob("*")) if p.is_file()}
 
 
-def test_pip_installs_from_the_index(fake_github, make_dist, tmp_path):
-    store = gh_store(fake_github)
-    release_dist(store, make_dist("0.9.1.dev20261121"))
-    newest = release_dist(store, make_dist("0.9.1.dev20261122"))
-    release_dist(store, make_dist("0.9.2.dev20261123", requires_python=">=3.99"))
-    from release.publish import publish_draft, read_dist
-    publish_draft(store, read_dist(make_dist("0.9.3.dev20261124")))  # a draft: not in the index
-    site = tmp_path / "site"
-    result = build_index(store, site)
-    assert sorted(result["projects"]) == ["jax-rocm7-pjrt", "jax-rocm7-plugin"]
-    assert len(result["projects"]["jax-rocm7-plugin"]) == 3
-    page = (site / "jax-rocm7-plugin" / "index.html").read_text()
-    wheel = next(a for a in newest.wheels if "plugin" in a.name)
-    assert f'href="{wheel.name}#sha256={wheel.digest}"' in page
-    assert 'data-requires-python="&gt;=3.11"' in page and 'data-requires-python="&gt;=3.99"' in page
-    metadata = (site / "jax-rocm7-plugin" / (wheel.name + ".metadata")).read_bytes()
-    assert f'data-dist-info-metadata="sha256={hashlib.sha256(metadata).hexdigest()}"' in page
-    assert b"Requires-Dist: jax-rocm7-pjrt==0.9.1.dev20261122" in metadata
-    assert "0.9.3" not in page
-
-    server, seen = serve(site)
-    try:
-        env_dir = tmp_path / "venv"
-        venv.EnvBuilder(with_pip=False).create(env_dir)
-        py = env_dir / "bin" / "python"
-        url = f"http://127.0.0.1:{server.server_address[1]}/"
-        env = {**os.environ, "PIP_CONFIG_FILE": os.devnull}
-        # --index-url keeps pip off the internet; it reads the page exactly as --extra-index-url does
-        proc = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "--pre",
-                               "--no-cache-dir", "--disable-pip-version-check", "--index-url", url,
-                               "jax-rocm7-plugin"], capture_output=True, text=True, env=env)
-        assert proc.returncode == 0, proc.stderr
-        versions = subprocess.run([str(py), "-c", "import json, importlib.metadata as m; print(json.dumps("
-                                   "{d: m.version(d) for d in ('jax-rocm7-plugin', 'jax-rocm7-pjrt')}))"],
-                                  capture_output=True, text=True, check=True)
-        # the newest that fits this Python: 0.9.2 needs Python >= 3.99, so pip skipped it
-        assert json.loads(versions.stdout) == {"jax-rocm7-plugin": "0.9.1.dev20261122",
-                                               "jax-rocm7-pjrt": "0.9.1.dev20261122"}
-        assert any(p.endswith(".whl.metadata") for p in seen)  # PEP 658 metadata was used
-    finally:
-        server.shutdown()
-        server.server_close()
-
-    downloads = sum(1 for e in fake_github.log if e[0] == "storage")
-    again = build_index(store, site)
-    assert sum(1 for e in fake_github.log if e[0] == "storage") == downloads  # nothing re-fetched
-    assert again["removed"] == []
-    old = next(r for r in store.list_releases() if r.tag == "rocm-jax-v0.9.1.dev20261121")
-    store.delete_release(old)
-    gone = build_index(store, site)
-    assert len(gone["removed"]) == 4 and not list(site.glob("*/*0.9.1.dev20261121*"))
+def pip_install(tmp_path, url, *args, name="env"):
+    """Real pip into a fresh venv; returns (returncode, {dist: version}, stderr)."""
+    env_dir = tmp_path / name
+    venv.EnvBuilder(with_pip=False).create(env_dir)
+    py = env_dir / "bin" / "python"
+    env = {**os.environ, "PIP_CONFIG_FILE": os.devnull}
+    proc = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-cache-dir",
+                           "--disable-pip-version-check", "--index-url", url, *args],
+                          capture_output=True, text=True, env=env)
+    if proc.returncode:
+        return proc.returncode, {}, proc.stderr
+    got = subprocess.run([str(py), "-c", "import json, importlib.metadata as m; print(json.dumps("
+                          "{d.metadata['Name']: d.version for d in m.distributions()}))"],
+                         capture_output=True, text=True, check=True)
+    return 0, json.loads(got.stdout), proc.stderr
 
 
-def test_cli_index_on_local_store(run_cli, make_dist, tmp_path, monkeypatch):
-    from release.stores import LocalStore
-    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
-    release_dist(LocalStore(tmp_path / "s"), make_dist("0.9.1"))
-    code, out, err = run_cli("index", "--out", tmp_path / "site", "--store-dir", tmp_path / "s", "--json")
-    assert code == 0, err
-    assert json.loads(out)["projects"]["jax-rocm7-pjrt"] == [
-        "jax_rocm7_pjrt-0.9.1-py3-none-manylinux_2_28_x86_64.whl"]
-    assert (tmp_path / "site" / "index.html").read_text().count("<a href") == 2
+def every_link_resolves(site: Path) -> None:
+    for page in site.rglob("index.html"):
+        for href in re.findall(r'href="([^"#]+)', page.read_text()):
+            if href.startswith(("http://", "https://", "file:")):
+                continue
+            target = (page.parent / href)
+            assert target.exists(), f"{page.relative_to(site)} links {href}, which is not there"
+
+
+class Clock:
+    """Publishing times for the local store: one hour apart, never the wall clock."""
+
+    def __init__(self):
+        self.now = _dt.datetime(2026, 11, 1, 4, tzinfo=_dt.timezone.utc)
+
+    def __call__(self):
+        self.now += _dt.timedelta(hours=1)
+        return self.now
+
+
+# ------------------------------------------------------------------ an index of given wheel files
+
+
+def test_write_index_of_wheel_files_is_installed_by_pip_over_json_and_html(make_dist, tmp_path):
+    dist = make_dist("0.9.1.dev20261122")
+    wheels = sorted(dist.glob("*.whl"))
+    out = tmp_path / "staged"
+    result = write_index(out, wheels)
+    assert result["changed"] and sorted(result["projects"]) == [PJRT, PLUGIN]
+    page = (out / PLUGIN / "index.html").read_text()
+    plugin = next(w for w in wheels if "plugin" in w.name)
+    digest = hashlib.sha256(plugin.read_bytes()).hexdigest()
+    meta = (out / PLUGIN / (plugin.name + ".metadata")).read_bytes()
+    meta_digest = hashlib.sha256(meta).hexdigest()
+    assert f'href="{plugin.name}#sha256={digest}"' in page
+    assert 'data-requires-python="&gt;=3.11"' in page
+    assert f'data-dist-info-metadata="sha256={meta_digest}"' in page
+    assert f'data-core-metadata="sha256={meta_digest}"' in page
+
+    for negotiate in (True, False):
+        served = serve(out, negotiate=negotiate)
+        try:
+            code, installed, err = pip_install(tmp_path, served.url + "/", "--pre", PLUGIN,
+                                               name=f"env-{negotiate}")
+            assert code == 0, err
+            assert installed[PLUGIN] == installed[PJRT] == "0.9.1.dev20261122"
+            kinds = {kind for path, kind in served.seen if path == f"/{PLUGIN}/"}
+            # pip asks for JSON first: a negotiating server gives it JSON, a plain host HTML
+            assert kinds == ({JSON_TYPE} if negotiate else {"text/html"})
+            assert any(p.endswith(".whl.metadata") for p, _ in served.seen)  # PEP 658 used
+        finally:
+            served.close()
+
+    before = tree(out)
+    again = write_index(out, wheels)
+    assert not again["changed"] and tree(out) == before  # same bytes, same files, nothing rewritten

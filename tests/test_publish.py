@@ -316,7 +316,7 @@ def test_laptop_flow_in_subprocesses(release_subprocess, project_dir, make_dist)
         assert "Traceback" not in proc.stderr
     store = LocalStore(project_dir / ".cache" / "releases")
     assert [(r.tag, r.draft) for r in store.list_releases()] == [(TAG, False)]
-    assert (project_dir / "site" / "jax-rocm7-plugin" / "index.html").is_file()
+    assert (project_dir / "site" / "nightly" / "jax-rocm7-plugin" / "index.html").is_file()
 
 
 def test_asset_name_github_would_rename_is_refused(fake_github, make_dist, tmp_path):

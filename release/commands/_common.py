@@ -68,8 +68,11 @@ def add_store_options(parser) -> None:
                         help="directory of the local store (default: <root>/.cache/releases)")
 
 
-def open_store_from_args(args, out):
-    """The store the flags name; the local store lives under the project root (or the cwd)."""
+def open_store_from_args(args, out, read_only: bool = False):
+    """The store the flags name; the local store lives under the project root (or the cwd).
+
+    ``read_only``: the command only reads, so a missing local store is an error, not an empty one.
+    """
     from release.config import find_root
     from release.errors import UserError
     from release.stores import open_store
@@ -81,7 +84,7 @@ def open_store_from_args(args, out):
         except UserError:
             root = Path.cwd()
     return open_store(args.store, args.repo, args.store_dir, root or Path.cwd(),
-                      console=out.progress_console())
+                      console=out.progress_console(), read_only=read_only)
 
 
 def transfer_progress(out):

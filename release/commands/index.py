@@ -1,30 +1,54 @@
-"""``release index``: a static pip index (PEP 503 + PEP 658) of the published wheels."""
+"""``release index``: the nightly and stable pip indexes (PEP 503/691/658/700) and the page for people."""
 
 from __future__ import annotations
 
 from release import flags
 from release.commands._common import add_store_options, open_store_from_args, transfer_progress
-from release.index import build_index
-from release.output import github_output
+from release.output import github_output, step_summary
 
-HELP = "write a static PEP 503/658 pip index of the published wheels into --out DIR"
+HELP = ("write SITE/nightly/ and SITE/stable/ pip indexes (HTML + JSON) of the published wheels "
+        "and SITE/index.html, a page of every release")
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--out", type=flags.creatable_dir, required=True, metavar="DIR",
-                        help="directory to write (serve it; pass its URL to --extra-index-url)")
+    parser.add_argument("--out", type=flags.creatable_dir, required=True, metavar="SITE",
+                        help="the site directory (new, empty, or written by this command before)")
+    parser.add_argument("--keep", type=flags.positive_int, default=14, metavar="N",
+                        help="list the newest N nightlies in nightly/ (default 14); older ones stay "
+                             "on disk but are no longer listed")
+    parser.add_argument("--protect", nargs="+", action="extend", default=[], metavar="VERSION",
+                        help="nightly versions to keep listed whatever their age")
+    parser.add_argument("--protect-file", type=flags.existing_file, metavar="FILE",
+                        help="more versions to protect, one a line (# comments)")
+    parser.add_argument("--url", metavar="URL",
+                        help="where SITE is served, for the install lines on the page")
     add_store_options(parser)
 
 
 def run(args, out) -> int:
-    store = open_store_from_args(args, out)
+    from release.index import build_site, read_protect_file
+
+    protect = list(args.protect)
+    if args.protect_file is not None:
+        protect += read_protect_file(args.protect_file)
+    store = open_store_from_args(args, out, read_only=True)
     with transfer_progress(out) as progress:
-        result = build_index(store, args.out, say=out.line, progress=progress)
-    github_output({"index_dir": str(args.out)})
+        result = build_site(store, args.out, keep=args.keep, protect=protect, site_url=args.url,
+                            say=out.line, progress=progress)
+    github_output({"index_dir": str(args.out), "changed": str(result["changed"]).lower()})
+    lines = [f"- `{ch}/`: " + ", ".join(f"{p} ({len(files)} files)" for p, files in projects.items())
+             for ch, projects in result["channels"].items()]
+    step_summary(f"### pip index: {args.out}\n\n" + "\n".join(lines) + "\n")
 
     def human(console):
-        for project, files in result["projects"].items():
-            console.print(f"{project}: {len(files)} wheels", markup=False)
-        console.print(f"index written to {args.out}", markup=False)
+        for channel, projects in result["channels"].items():
+            for project, files in projects.items():
+                console.print(f"{channel}/{project}: {len(files)} wheels listed", markup=False)
+        if result["hidden"]:
+            console.print(f"{len(result['hidden'])} older nightly wheels kept but not listed", markup=False)
+        if result["removed"]:
+            console.print(f"removed {len(result['removed'])} wheels whose releases are gone", markup=False)
+        verb = "written to" if result["changed"] else "unchanged:"
+        console.print(f"index {verb} {args.out}", markup=False)
     out.result(result, human)
     return 0
