@@ -45,8 +45,16 @@ except ImportError:  # pragma: no cover - isal is a runtime dependency
     _inflater = zlib
 
 ERROR, WARNING = "error", "warning"
-CHECKS = ("zip", "record", "paths", "layout", "names", "purelib", "glibc", "runpath",
+CHECKS = ("zip", "size", "record", "paths", "layout", "names", "purelib", "glibc", "runpath",
           "version", "revisions", "requires", "pair")
+# Zip-bomb bounds, checked on the central directory before a member is inflated (and the
+# inflater stops at the declared size, so nothing inflates past them). The real
+# jax-rocm7-pjrt 0.10.2 wheel inflates to 0.5 GB, its 503 MB .so at a ratio of 3.3:
+# a 4x margin on the total and 30x on the ratio. The ratio applies to members above
+# RATIO_FLOOR only (a small text file of repeated lines may compress 100x and is harmless).
+MAX_INFLATED = 2 << 30   # bytes, all members together
+MAX_RATIO = 100          # inflated / compressed, per member
+RATIO_FLOOR = 1 << 20    # members smaller than this are not ratio-checked
 # RUNPATH entries that only mean something inside a build tree or on one machine.
 LEAKS = (
     (re.compile(r"_solib_"), "a Bazel _solib_ directory"),
@@ -71,6 +79,9 @@ class Finding:
     severity: str  # "error" | "warning"
     message: str
     member: str | None = None
+    # The class of the finding when its message names one instance (one RUNPATH entry),
+    # so a person reads "16 build-tree entries in 9 .so files" instead of 144 lines.
+    group: str | None = None
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -95,6 +106,7 @@ class Scan:
     path: Path
     members: list[Member]
     zip_errors: list[tuple[str | None, str]]
+    oversize: list[tuple[str | None, str]] = dataclasses.field(default_factory=list)
 
     def get(self, name: str) -> Member | None:
         return next((m for m in self.members if m.name == name), None)
@@ -310,6 +322,39 @@ def _is_text_member(name: str) -> bool:
     return top.endswith(".dist-info") or name.rsplit("/", 1)[-1] in _TEXT_MEMBERS
 
 
+def inflation_bounds(infos: Sequence[zipfile.ZipInfo]) -> tuple[set[str], list[tuple[str | None, str]]]:
+    """Members not to inflate, and why: the zip-bomb bounds (``MAX_INFLATED``, ``MAX_RATIO``).
+
+    Decided from the central directory alone, so an oversized member is never inflated;
+    ``_chunks`` stops any member at its declared size, so a lying directory cannot get
+    past the bounds either. Once the running total passes ``MAX_INFLATED``, that member
+    and every later one are skipped.
+    """
+    skip: set[str] = set()
+    found: list[tuple[str | None, str]] = []
+    total = 0
+    for info in infos:
+        if info.is_dir():
+            continue
+        if total + info.file_size > MAX_INFLATED:
+            if not found or found[-1][0] is not None:
+                declared = sum(i.file_size for i in infos)
+                found.append((None, f"members inflate to {declared:,} bytes in total, more than "
+                                    f"the {MAX_INFLATED:,} a jax-rocm wheel may hold (zip bomb?); "
+                                    f"not inflated from {info.filename} on"))
+            skip.add(info.filename)
+            total = MAX_INFLATED + 1
+            continue
+        total += info.file_size
+        if info.file_size > RATIO_FLOOR and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+            ratio = info.file_size / max(info.compress_size, 1)
+            found.append((info.filename, f"inflates {ratio:,.0f}x ({info.compress_size:,} -> "
+                                         f"{info.file_size:,} bytes), more than {MAX_RATIO}x "
+                                         "(zip bomb?); not inflated"))
+            skip.add(info.filename)
+    return skip, found
+
+
 def scan_wheel(path: Path, progress: Callable[[int], None] | None = None) -> Scan:
     """Read every member once: CRC, sha256, size, small texts, ELF facts.
 
@@ -319,6 +364,7 @@ def scan_wheel(path: Path, progress: Callable[[int], None] | None = None) -> Sca
     with open_wheel(path) as zf, open(path, "rb") as fp:
         members, problems = [], []
         seen = set()
+        skip, oversize = inflation_bounds(zf.infolist())
         for info in zf.infolist():
             member = Member(info.filename, info.file_size, (info.external_attr >> 16) & 0o7777)
             members.append(member)
@@ -327,13 +373,16 @@ def scan_wheel(path: Path, progress: Callable[[int], None] | None = None) -> Sca
             seen.add(info.filename)
             if info.is_dir():
                 continue
+            if info.filename in skip:
+                member.error = "not inflated: over the size bounds"
+                continue
             try:
                 start = data_offset(fp, info)
                 _read_member(fp, info, start, member, progress)
             except zipfile.BadZipFile as exc:
                 member.error = str(exc)
                 problems.append((info.filename, str(exc)))
-        return Scan(path, members, problems)
+        return Scan(path, members, problems, oversize)
 
 
 def _read_member(fp, info, start: int, member: Member, progress) -> None:
@@ -440,6 +489,11 @@ def module_constants(source: str) -> dict[str, object]:
 def check_zip(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
     for member, problem in scan.zip_errors:
         yield Finding("zip", ERROR, problem, member)
+
+
+def check_size(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
+    for member, problem in scan.oversize:
+        yield Finding("size", ERROR, problem, member)
 
 
 def check_record(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
@@ -600,37 +654,52 @@ def check_glibc(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
                           f"{newest[0]}_{newest[1]} or newer", who)
 
 
-def runpath_problems(entries: Sequence[str], configured: Sequence[str]) -> list[tuple[str, str]]:
-    """(severity, message) for one RUNPATH: leaks, relative or empty entries, duplicates, gaps."""
+# Groups of RUNPATH findings, named for the human summary (see ``Finding.group``).
+G_EMPTY, G_DUPLICATE, G_LEAK = "empty entry", "duplicate entry", "build-tree or machine path"
+G_RELATIVE, G_PYTHON, G_MISSING = "relative entry", "path into a Python installation", \
+    "configured entry missing"
+_PYTHON_INSTALL = re.compile(r"(^|/)(site|dist)-packages(/|$)")
+
+
+def runpath_problems(entries: Sequence[str], configured: Sequence[str]) -> list[tuple[str, str, str]]:
+    """(severity, message, group) for one RUNPATH: leaks, relative or empty entries,
+    duplicates, paths into some Python installation, configured entries missing."""
     found = []
     seen = set()
     for entry in entries:
         if entry == "":
-            found.append((ERROR, "empty entry (the loader reads it as the working directory)"))
+            found.append((ERROR, "empty entry (the loader reads it as the working directory)",
+                          G_EMPTY))
             continue
         if entry in seen:
-            found.append((WARNING, f"duplicate entry {entry}"))
+            found.append((WARNING, f"duplicate entry {entry}", G_DUPLICATE))
         seen.add(entry)
         for pattern, what in LEAKS:
             if pattern.search(entry):
-                found.append((ERROR, f"build-tree or machine path {entry} ({what})"))
+                found.append((ERROR, f"build-tree or machine path {entry} ({what})", G_LEAK))
                 break
         else:
             if not entry.startswith(("/", "$ORIGIN", "${ORIGIN}")):
                 found.append((ERROR, f"relative entry {entry} (resolved against the working "
-                                     "directory; use $ORIGIN)"))
-            elif entry.startswith("/") and re.search(r"/(site|dist)-packages/", entry):
-                found.append((WARNING, f"absolute path into one Python installation {entry}"))
+                                     "directory; use $ORIGIN)", G_RELATIVE))
+            elif _PYTHON_INSTALL.search(entry):
+                # Absolute, or $ORIGIN/../../../python3.X/dist-packages/...: a wheel lives in
+                # one site-packages and never needs to reach into a named one.
+                how = "absolute path" if entry.startswith("/") else "relative path climbing"
+                found.append((WARNING, f"{how} into one Python installation {entry}", G_PYTHON))
     for entry in configured:
         if entry not in seen:
-            found.append((ERROR, f"configured entry {entry} is missing"))
+            found.append((ERROR, f"configured entry {entry} is missing", G_MISSING))
     return found
 
 
 def check_runpath(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
-    for member in scan.files():
+    for member in _native(scan):
         elf = member.elf
         if elf is None:
+            if member.error is None:  # unreadable members are the zip or size check's
+                yield Finding("runpath", ERROR, "named like a shared object but not an ELF "
+                              "file; the loader cannot load it", member.name)
             continue
         if elf.error:
             yield Finding("runpath", ERROR, elf.error, member.name)
@@ -641,8 +710,8 @@ def check_runpath(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
         if elf.runpath is None:
             yield Finding("runpath", ERROR, "no DT_RUNPATH", member.name)
             continue
-        for severity, message in runpath_problems(elf.runpath, opts.runpath):
-            yield Finding("runpath", severity, message, member.name)
+        for severity, message, group in runpath_problems(elf.runpath, opts.runpath):
+            yield Finding("runpath", severity, message, member.name, group)
 
 
 def _release_version(member: Member) -> tuple[bool, object]:
@@ -672,6 +741,8 @@ def check_version(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
 
 
 def check_revisions(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
+    if opts.revisions is not None:
+        yield from _git_hash_findings(scan, ident, opts.revisions)
     files = [m for m in _payload(scan, ident, "commit_info.py") if m.text is not None]
     if not files:
         if ident.kind or opts.revisions is not None:
@@ -685,6 +756,35 @@ def check_revisions(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
                           member.name)
             continue
         yield from _revision_findings(values, ident, opts.revisions, member.name)
+
+
+def _git_hash_findings(scan: Scan, ident: Identity, expected: RevisionMap) -> Iterator[Finding]:
+    """``version.py`` ``_git_hash`` (jax's contract: the commit the package was built from) must
+    be the plugin pin; when either side is unknown, say that no comparison was made."""
+    pin = expected.commits.get("plugin")
+    files = [m for m in _payload(scan, ident, "version.py") if m.text is not None]
+    if pin is None:
+        yield Finding("revisions", WARNING, "_git_hash not compared: the expected revisions "
+                      "have no plugin pin", files[0].name if files else None)
+        return
+    if not files:
+        yield Finding("revisions", WARNING, f"_git_hash not compared with the plugin pin "
+                      f"{pin[:12]}: no version.py in the package")
+        return
+    for member in files:
+        try:
+            values = module_constants(member.text.decode("utf-8"))
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            yield Finding("revisions", WARNING, f"_git_hash not compared with the plugin pin "
+                          f"{pin[:12]}: version.py is not valid Python", member.name)
+            continue
+        value = values.get("_git_hash")
+        if not isinstance(value, str) or not value:
+            yield Finding("revisions", WARNING, f"_git_hash not compared with the plugin pin "
+                          f"{pin[:12]}: it is {value!r}", member.name)
+        elif value != pin:
+            yield Finding("revisions", ERROR, f"_git_hash is {value}; the plugin pin is {pin}",
+                          member.name)
 
 
 def _revision_findings(values: dict, ident: Identity, expected: RevisionMap | None,
@@ -760,7 +860,7 @@ def _applies(check: str, ident: Identity) -> str | None:
 
 
 _CHECK_FUNCTIONS = {
-    "zip": check_zip, "record": check_record, "paths": check_paths, "layout": check_layout,
+    "zip": check_zip, "size": check_size, "record": check_record, "paths": check_paths, "layout": check_layout,
     "names": check_names, "purelib": check_purelib, "glibc": check_glibc,
     "runpath": check_runpath, "version": check_version, "revisions": check_revisions,
     "requires": check_requires,
@@ -862,14 +962,60 @@ def expected_revisions(deps_file: Path | None = None,
     return None
 
 
+@dataclasses.dataclass(frozen=True)
+class Fold:
+    """Findings that read the same across members: one line for a person."""
+
+    check: str
+    severity: str
+    what: str                   # the group, or the message when the findings are identical
+    messages: tuple[str, ...]   # distinct messages, in order
+    members: tuple[str, ...]    # distinct members, in order ("" for the wheel as a whole)
+
+    def line(self, shown: int = 3) -> str:
+        names = [m.rsplit("/", 1)[-1] for m in self.members if m]
+        where = ""
+        if names:
+            listed = ", ".join(names[:shown]) + (f" and {len(names) - shown} more"
+                                                 if len(names) > shown else "")
+            where = f" in {len(names)} files ({listed})" if len(names) > 1 else f" ({listed})"
+        if len(self.messages) == 1:
+            return f"{self.check} {self.severity}: {self.messages[0]}{where}"
+        return (f"{self.check} {self.severity}: {len(self.messages)} x {self.what}{where}; "
+                f"first: {self.messages[0]}")
+
+
+def fold(findings: Iterable[Finding]) -> list[Fold]:
+    """Group findings by check, severity and group (or identical message), in first-seen order,
+    so the 95-entry RUNPATH of 9 shared objects reads as a handful of lines."""
+    groups: dict[tuple[str, str, str], tuple[dict, dict]] = {}
+    for f in findings:
+        key = (f.check, f.severity, f.group or f.message)
+        messages, members = groups.setdefault(key, ({}, {}))
+        messages[f.message] = None
+        members[f.member or ""] = None
+    return [Fold(check, severity, what, tuple(messages), tuple(members))
+            for (check, severity, what), (messages, members) in groups.items()]
+
+
+def summary_line(report: Report) -> str:
+    """``<wheel>: ok`` / ``ok, N warnings`` / ``FAILED (N errors, M warnings)``: one line."""
+    errors, warnings = len(report.errors), len(report.findings) - len(report.errors)
+    applied = len(CHECKS) - len(report.skipped)
+    if errors:
+        return f"{report.wheel.name}: FAILED ({errors} errors, {warnings} warnings)"
+    tail = f", {warnings} warnings" if warnings else ""
+    return f"{report.wheel.name}: ok ({applied} checks{tail})"
+
+
 def summary_markdown(reports: Iterable[Report]) -> str:
-    lines = ["| wheel | check | severity | member | message |", "|---|---|---|---|---|"]
+    lines = ["| wheel | check | severity | finding |", "|---|---|---|---|"]
     for report in reports:
-        for f in report.findings:
-            lines.append(f"| {report.wheel.name} | {f.check} | {f.severity} | {f.member or ''} | "
-                         f"{f.message.replace('|', '/')} |")
+        for f in fold(report.findings):
+            lines.append(f"| {report.wheel.name} | {f.check} | {f.severity} | "
+                         f"{f.line().split(': ', 1)[1].replace('|', '/')} |")
         if not report.findings:
-            lines.append(f"| {report.wheel.name} | all | ok | | |")
+            lines.append(f"| {report.wheel.name} | all | ok | |")
     return "\n".join(lines)
 
 

@@ -347,7 +347,10 @@ def test_release_version_wrong(good_wheels, tmp_path, value, fragment):
 def test_version_py_missing(good_wheels, tmp_path):
     name, _ = member_text(good_wheels["pjrt"], "/version.py")
     bad = craft(good_wheels["pjrt"], tmp_path / good_wheels["pjrt"].name, drop=(name,))
-    assert problems(bad) == [("version", ERROR, None, "no version.py in the package")]
+    pin = revision_map().commits["plugin"][:12]
+    assert problems(bad) == [("version", ERROR, None, "no version.py in the package"),
+                             ("revisions", WARNING, None, "_git_hash not compared with the plugin "
+                              f"pin {pin}: no version.py in the package")]
 
 
 def test_revision_map_missing(good_wheels, tmp_path):
@@ -491,8 +494,14 @@ def test_published_wheels_defects_are_reported(published_wheels, tmp_path):
     assert plugin.status("version") == "ok" and plugin.status("requires") == "ok"
     assert pjrt.status("revisions") == plugin.status("revisions") == ERROR  # no commit_info.py
     for report in (pjrt, plugin):
-        assert all(report.status(c) == "ok" for c in ("zip", "record", "paths", "layout", "names",
-                                                      "glibc"))
+        assert all(report.status(c) == "ok" for c in ("zip", "size", "record", "paths", "layout",
+                                                      "names", "glibc"))
+    # The relative climbs into python3.X/dist-packages warn like the absolute ones do.
+    climbs = [f for f in plugin.findings if f.group == "path into a Python installation"
+              and f.message.startswith("relative path climbing")]
+    assert len(climbs) == 8 * 28 and all(f.severity == WARNING for f in climbs)
+    from release.verify import fold
+    assert len(fold(pjrt.findings)) + len(fold(plugin.findings)) < 20  # was ~1000 lines
 
     from release.promote import promote_wheel
     promoted = [promote_wheel(w, "post1", tmp_path).output for w in published_wheels.values()]
@@ -501,3 +510,147 @@ def test_published_wheels_defects_are_reported(published_wheels, tmp_path):
         assert all(report.status(c) in ("ok", "n/a") for c in ("zip", "record", "names", "version",
                                                                "requires")), report.findings
     assert "_release_version: str | None = '0.10.2.post1'" in member_text(promoted[0], "/version.py")[1]
+
+
+# ---------------------------------------------------------------- hardening (issue 15)
+
+
+@pytest.mark.parametrize("name", ["jax_rocm7_plugin/_linalg.so", "jax_rocm7_plugin/_extra.so.1"])
+def test_a_shared_object_that_is_not_elf_is_an_error(good_wheels, tmp_path, name):
+    """Every member named like a shared object is read as ELF; text is not one."""
+    src = good_wheels["plugin"]
+    kw = {"replace": {name: "not an ELF file\n"}} if name.endswith("_linalg.so") else \
+        {"add": {name: "INPUT(libfoo.so)\n"}}
+    bad = craft(src, tmp_path / src.name, **kw)
+    found = only(bad, "runpath")
+    assert [(m, msg.split(";")[0]) for _, _, m, msg in found] == [
+        (name, "named like a shared object but not an ELF file")]
+
+
+@pytest.mark.parametrize("entry", [
+    "$ORIGIN/../../../python3.11/dist-packages/_rocm_sdk_core/lib",
+    "$ORIGIN/../../../../python3.9/site-packages/_rocm_sdk_libraries/lib",
+    "${ORIGIN}/../../lib/python3.12/site-packages/rocm/lib",
+])
+def test_relative_runpath_into_another_python_is_the_same_warning(entry):
+    """As the real 0.10.2 wheels have: $ORIGIN climbing into some python3.X/dist-packages."""
+    from release.verify import runpath_problems
+    absolute = runpath_problems(["/usr/local/lib/python3.11/dist-packages/_rocm_sdk_core/lib"], [])
+    relative = runpath_problems([entry], [])
+    assert [(s, g) for s, _, g in relative] == [(s, g) for s, _, g in absolute] == [
+        (WARNING, "path into a Python installation")]
+    assert entry in relative[0][1]
+    assert runpath_problems(["$ORIGIN/../rocm/lib", "$ORIGIN/../site_packages_like/lib"], []) == []
+
+
+def _with_git_hash(good_wheels, tmp_path, value):
+    src = good_wheels["plugin"]
+    name, _ = member_text(src, "/version.py")
+    return craft(src, tmp_path / src.name, replace={
+        name: lambda t: re.sub(r"^_git_hash = .*$", f"_git_hash = {value!r}", t, flags=re.M)})
+
+
+def test_deps_compares_git_hash_with_the_plugin_pin(good_wheels, tmp_path):
+    pin = revision_map().commits["plugin"]
+    assert problems(good_wheels["plugin"], "revisions") == []  # the build writes the pin
+    other = "ab" * 20
+    found = only(_with_git_hash(good_wheels, tmp_path, other), "revisions")
+    assert [msg for *_, msg in found] == [f"_git_hash is {other}; the plugin pin is {pin}"]
+
+
+def test_git_hash_not_comparable_says_so(good_wheels, tmp_path):
+    found = only(_with_git_hash(good_wheels, tmp_path, None), "revisions", WARNING)
+    assert [msg for *_, msg in found] == [
+        f"_git_hash not compared with the plugin pin {revision_map().commits['plugin'][:12]}: "
+        "it is None"]
+    # Without --deps/--revisions there is nothing to compare with, and nothing is said.
+    assert problems(_with_git_hash(good_wheels, tmp_path / "x", None), "revisions",
+                    revisions=None) == []
+    # Expected revisions without a plugin pin: said, not silent.
+    from release.revisions import RevisionMap
+    rm = revision_map()
+    no_plugin = RevisionMap(rm.version, tuple((n, r) for n, r in rm.revisions if n != "plugin"))
+    found = [f for f in verify_wheel(good_wheels["plugin"], options(revisions=no_plugin)).findings
+             if f.message.startswith("_git_hash")]
+    assert [(f.severity, f.message) for f in found] == [
+        (WARNING, "_git_hash not compared: the expected revisions have no plugin pin")]
+
+
+def _zip_with(dest, members):
+    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in members:
+            zf.writestr(name, data)
+    return dest
+
+
+def test_zip_bomb_member_is_an_error_and_never_inflated(good_wheels, tmp_path, monkeypatch):
+    """A member inflating more than MAX_RATIO times is refused from the central directory."""
+    from release import verify
+    src = good_wheels["plugin"]
+    bad = craft(src, tmp_path / src.name,
+                add={"jax_rocm7_plugin/data.bin": b"\0" * (8 << 20)})  # ~1000x
+    inflated = []
+    real_chunks = verify._chunks
+    monkeypatch.setattr(verify, "_chunks", lambda fp, info, start: (
+        inflated.append(info.filename), real_chunks(fp, info, start))[1])
+    report = verify_wheel(bad, options())
+    assert [(f.check, f.severity, f.member) for f in report.findings] == [
+        ("size", ERROR, "jax_rocm7_plugin/data.bin")]
+    assert "more than 100x" in report.findings[0].message
+    assert "jax_rocm7_plugin/data.bin" not in inflated and inflated  # the rest was read
+
+
+def test_inflated_total_is_bounded(good_wheels, tmp_path, monkeypatch):
+    from release import verify
+    with zipfile.ZipFile(good_wheels["pjrt"]) as zf:
+        total = sum(i.file_size for i in zf.infolist())
+    monkeypatch.setattr(verify, "MAX_INFLATED", total - 1)
+    report = verify_wheel(good_wheels["pjrt"], options())
+    sizes = [f for f in report.findings if f.check == "size"]
+    assert len(sizes) == 1 and sizes[0].member is None
+    assert f"inflate to {total:,} bytes in total" in sizes[0].message
+    assert report.status("size") == ERROR
+    monkeypatch.setattr(verify, "MAX_INFLATED", total)
+    assert verify_wheel(good_wheels["pjrt"], options()).findings == []
+
+
+def test_a_lying_central_directory_stops_at_the_declared_size(tmp_path):
+    """Declared small, inflating big: the inflater stops at the declared size (bounded)."""
+    from release.verify import scan_wheel
+    wheel = _zip_with(tmp_path / "x-1.0-py3-none-any.whl", [("x/data.bin", b"\0" * (64 << 20))])
+    raw = bytearray(wheel.read_bytes())
+    cd = raw.rfind(b"PK\x01\x02")
+    raw[cd + 24:cd + 28] = (1000).to_bytes(4, "little")  # uncompressed size in the directory
+    wheel.write_bytes(bytes(raw))
+    scan = scan_wheel(wheel)
+    assert any("inflates past its declared size 1000" in p for _, p in scan.zip_errors)
+
+
+def test_fold_groups_findings_across_shared_objects():
+    from release.verify import Finding, fold
+    findings = [Finding("runpath", ERROR, f"build-tree or machine path /b/{i}", f"p/{so}.so",
+                        "build-tree or machine path") for so in "abc" for i in range(4)]
+    findings += [Finding("runpath", ERROR, "configured entry /x is missing", f"p/{so}.so")
+                 for so in "ab"]
+    folds = fold(findings)
+    assert [f.line() for f in folds] == [
+        "runpath error: 4 x build-tree or machine path in 3 files (a.so, b.so, c.so); "
+        "first: build-tree or machine path /b/0",
+        "runpath error: configured entry /x is missing in 2 files (a.so, b.so)"]
+
+
+def test_cli_prints_one_line_per_passing_wheel_and_json_keeps_every_finding(run_cli, good_wheels,
+                                                                            tmp_path):
+    code, out, _ = run_cli("verify", good_wheels["pjrt"], good_wheels["plugin"])
+    assert code == 0
+    assert out.splitlines() == [f"{good_wheels['pjrt'].name}: ok (11 checks)",
+                                f"{good_wheels['plugin'].name}: ok (13 checks)"]
+    code, out, _ = run_cli("verify", good_wheels["plugin"], "--runpath", "/a", "--runpath", "/b")
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0] == f"{good_wheels['plugin'].name}: FAILED (16 errors, 0 warnings)"
+    assert lines[1:] == ["  runpath error: 2 x configured entry missing in 8 files (_hybrid.so, "
+                         "_linalg.so, _prng.so and 5 more); first: configured entry /a is missing"]
+    code, out, _ = run_cli("verify", good_wheels["plugin"], "--runpath", "/a", "--runpath", "/b",
+                           "--json")
+    assert len(json.loads(out)["wheels"][0]["findings"]) == 16

@@ -7,12 +7,11 @@ from pathlib import Path
 
 from rich.markup import escape
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
-from rich.table import Table
 
 from release import flags, output
 from release.errors import UserError
-from release.verify import CHECKS, ERROR, Options, expected_revisions, payload_size, \
-    summary_markdown, verify_wheels
+from release.verify import ERROR, Options, expected_revisions, fold, payload_size, \
+    summary_line, summary_markdown, verify_wheels
 
 HELP = "check wheels: zip, RECORD, names, purelib, glibc tag, RUNPATH, version, revision map, pins"
 
@@ -81,18 +80,10 @@ def run(args, out) -> int:
 
 
 def _print(console, reports) -> None:
+    """One line per wheel; below a wheel with findings, one line per fold of them."""
     for report in reports:
-        table = Table(title=f"{report.wheel.name}: {'ok' if report.ok else 'FAILED'}",
-                      title_justify="left")
-        for col in ("check", "result", "member", "finding"):
-            table.add_column(col, overflow="fold")
-        for check in CHECKS:
-            mine = [f for f in report.findings if f.check == check]
-            status = report.status(check)
-            style = {"ok": "green", ERROR: "bold red", "warning": "yellow"}.get(status, "dim")
-            if not mine:
-                table.add_row(check, f"[{style}]{status}[/]", "", escape(report.skipped.get(check, "")))
-            for i, f in enumerate(mine):
-                table.add_row(check if i == 0 else "", f"[{style}]{f.severity}[/]" if i == 0 else
-                              f.severity, escape(f.member or ""), escape(f.message))
-        console.print(table)
+        style = "bold red" if not report.ok else ("yellow" if report.findings else "green")
+        console.print(f"[{style}]{escape(summary_line(report))}[/]")
+        for f in fold(report.findings):
+            color = "red" if f.severity == ERROR else "yellow"
+            console.print(f"  [{color}]{escape(f.line())}[/]")
