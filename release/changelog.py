@@ -9,21 +9,55 @@ from __future__ import annotations
 import re
 
 from release.revisions import github_base
-from release.roll import FORWARD, Move
+from release.roll import BACKWARD, FORWARD, SIDEWAYS, Move
 
 DEFAULT_MAX_LINES = 50
 
 
 def _commits(n: int) -> str:
-    return f"{n} commit" + ("" if n == 1 else "s")
+    return f"{n:,} commit" + ("" if n == 1 else "s")
 
 
 def summary(move: Move) -> str:
-    """``xla b32df5f..d4e5f6a (12 commits)``; rewinds say so."""
-    what = _commits(move.count)
-    if move.direction != FORWARD:
-        what += f", {move.direction} rewind"
+    """The short form for titles: ``xla b32df5f..d4e5f6a (12 commits)``; other moves say how."""
+    if move.switched:
+        what = f"switched to {move.branch}"
+    elif move.direction == BACKWARD:
+        what = f"back {_commits(move.dropped)}"
+    elif move.direction == SIDEWAYS:
+        what = f"{_commits(move.count)}, sideways"
+    else:
+        what = _commits(move.count)
     return f"{move.name} {move.old[:7]}..{move.new[:7]} ({what})"
+
+
+def sentence(move: Move) -> str:
+    """What happened, in a reviewer's words:
+    ``xla: switched rocm-jaxlib-v0.8.0 -> rocm-jaxlib-v0.9.1 (b32df5f; 1,741 commits since the
+    merge-base 913ae2e, 8 behind that branch's tip)``, ``xla: moved back 31 commits to 24c5f10
+    (as the plugin pins)``."""
+    new = move.new[:7]
+    behind = f", {move.behind:,} behind that branch's tip" if move.behind else ""
+    base = f" since the merge-base {move.merge_base[:7]}" if move.merge_base else ""
+    source = f" ({move.source})" if move.source else ""
+    if move.switched:
+        if move.direction == FORWARD:
+            how = f"{_commits(move.count)} since {move.old[:7]}"
+        elif move.direction == BACKWARD:
+            how = f"back {_commits(move.dropped)} from {move.old[:7]}"
+        else:
+            how = f"{_commits(move.count)}{base}"
+        text = f"switched {move.old_branch} -> {move.branch} ({new}; {how}{behind})"
+    elif move.direction == BACKWARD:
+        text = f"moved back {_commits(move.dropped)} to {new}{source}"
+    elif move.direction == SIDEWAYS:
+        dropped = f", {_commits(move.dropped)} of the old pin's not in it" if move.dropped else ""
+        text = f"moved sideways to {new} on {move.branch} ({_commits(move.count)}{base}{dropped}){source}"
+    else:
+        text = f"moved forward {_commits(move.count)} to {new} on {move.branch}{source}"
+    if move.named_url:
+        text += f"; {move.named_url} is named as its source, the commit is on {move.url}"
+    return f"{move.name}: {text}"
 
 
 def title(moves: tuple[Move, ...]) -> str:
@@ -46,13 +80,15 @@ def markdown(moves: tuple[Move, ...], max_lines: int = DEFAULT_MAX_LINES) -> str
         return "Pins are current.\n"
     parts = []
     for move in moves:
-        lines = [f"### {summary(move)}", ""]
+        lines = [f"### {summary(move)}", "", _quiet(sentence(move)), ""]
         lines.append(f"`{move.old}` -> `{move.new}` on `{move.branch}` of {move.url}")
         url = compare_url(move)
         if url:
             lines.append(f"([compare]({url}))")
-        if move.direction != FORWARD:
-            lines.append(f"\n**Rewind** ({move.direction}): allowed with --allow-rewind.")
+        if move.archive_sha256:
+            lines.append(f"archive sha256 `{move.archive_sha256}`")
+        if move.patches:
+            lines.append("patches: " + ", ".join(f"`{p}`" for p in move.patches))
         lines.append("")
         shown = move.commits[:max(max_lines, 0)]
         for c in shown:
@@ -68,7 +104,10 @@ def to_json(moves: tuple[Move, ...]) -> dict:
         "changed": bool(moves),
         "deps": {m.name: {
             "old": m.old, "new": m.new, "count": m.count, "direction": m.direction,
-            "url": m.url, "branch": m.branch, "compare_url": compare_url(m),
+            "url": m.url, "branch": m.branch, "old_branch": m.old_branch, "switched": m.switched,
+            "merge_base": m.merge_base, "dropped": m.dropped, "behind_tip": m.behind,
+            "source": m.source, "named_url": m.named_url, "archive_sha256": m.archive_sha256,
+            "patches": list(m.patches), "summary": sentence(m), "compare_url": compare_url(m),
             "commits": [{"sha": c.sha, "date": c.date, "author": c.author, "subject": c.subject}
                         for c in m.commits],
         } for m in moves},

@@ -25,7 +25,11 @@ DEPS_FILE = "deps.yaml"
 VERSION_FILE = "version_info.json"
 REQUIRED_DEPS = ("plugin", "jax", "xla")
 DEP_KEYS = ("url", "branch", "commit", "roll")
-VIA_KEYS = ("via", "file", "var")
+# Written by ``release bump`` for via deps when the source file pins them (kept for the revision map).
+PIN_KEYS = ("archive_sha256", "patches")
+VIA_KEYS = ("via", "file")
+VIA_OPTIONAL = ("var", "branches")
+DEFAULT_BRANCHES = "rocm-jaxlib-v*"
 VERSION_KEYS = ("version", "rocm_version", "nightly_scheme")
 NIGHTLY_SCHEMES = ("date", "date-build")
 
@@ -33,6 +37,8 @@ _SHA = re.compile(r"^[0-9a-f]{40}$")
 _SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 _BRANCH = re.compile(r"^[A-Za-z0-9._/-]+$")
 _VAR = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_GLOB = re.compile(r"^[A-Za-z0-9._/*?\[\]-]+$")
 _URL = re.compile(r"^(https?://|file://|git://|ssh://|[\w.-]+@[\w.-]+:|/)\S+$")
 
 
@@ -54,14 +60,16 @@ class RollManual:
 
 @dataclasses.dataclass(frozen=True)
 class RollVia:
-    """Take the commit that dep ``via`` pins in ``file`` as ``var = "<sha>"``."""
+    """Take the commit that dep ``via`` pins in ``file`` (read structurally, or as
+    ``var = "<sha>"`` when ``var`` is given); the branch is found among ``branches``."""
 
     via: str
     file: str
-    var: str
+    var: str | None = None
+    branches: str = DEFAULT_BRANCHES
 
     def __str__(self) -> str:
-        return f"via {self.via} ({self.var})"
+        return f"via {self.via}" + (f" ({self.var})" if self.var else "")
 
 
 Roll = RollHead | RollManual | RollVia
@@ -74,6 +82,8 @@ class Dep:
     branch: str
     commit: str
     roll: Roll
+    archive_sha256: str | None = None  # the source's http_archive sha256, when it pins one
+    patches: tuple[str, ...] = ()  # patch files the source applies on top of the commit
 
     @property
     def short(self) -> str:
@@ -116,10 +126,17 @@ class Deps:
 
     def with_commits(self, commits: Mapping[str, str]) -> "Deps":
         """A copy with some commits moved."""
-        for name in commits:
+        return self.with_pins({name: {"commit": sha} for name, sha in commits.items()})
+
+    def with_pins(self, pins: Mapping[str, Mapping[str, object]]) -> "Deps":
+        """A copy with some of ``commit``, ``branch`` and the PIN_KEYS changed per dep."""
+        for name, fields in pins.items():
             self[name]
+            unknown = set(fields) - {"commit", "branch", *PIN_KEYS}
+            if unknown:
+                raise AssertionError(f"not a pin field: {sorted(unknown)}")
         return dataclasses.replace(self, items=tuple(
-            dataclasses.replace(d, commit=commits.get(d.name, d.commit)) for d in self.items))
+            dataclasses.replace(d, **pins.get(d.name, {})) for d in self.items))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -231,7 +248,7 @@ def _parse_dep(path: Path, name: str, raw) -> Dep:
     where = f"deps.{name}"
     if not isinstance(raw, dict):
         raise ConfigError(path, where, _kind(raw), "a mapping with " + ", ".join(DEP_KEYS))
-    _exact_keys(path, where, raw, DEP_KEYS, DEP_KEYS)
+    _exact_keys(path, where, raw, DEP_KEYS, DEP_KEYS + PIN_KEYS)
     url = raw["url"]
     if not isinstance(url, str) or not _URL.match(url):
         raise ConfigError(path, f"{where}.url", url, "a git URL (https://, file://, git://, ssh)")
@@ -241,26 +258,36 @@ def _parse_dep(path: Path, name: str, raw) -> Dep:
     commit = raw["commit"]
     if not isinstance(commit, str) or not _SHA.match(commit):
         raise ConfigError(path, f"{where}.commit", commit, "a full commit SHA (40 lowercase hex digits)")
-    return Dep(name, url, branch, commit, _parse_roll(path, f"{where}.roll", raw["roll"]))
+    sha256 = raw.get("archive_sha256")
+    if sha256 is not None and not (isinstance(sha256, str) and _SHA256.match(sha256)):
+        raise ConfigError(path, f"{where}.archive_sha256", sha256, "a sha256 (64 lowercase hex digits)")
+    patches = raw.get("patches", [])
+    if not isinstance(patches, list) or not all(isinstance(p, str) and p for p in patches):
+        raise ConfigError(path, f"{where}.patches", patches, "a list of patch file labels")
+    return Dep(name, url, branch, commit, _parse_roll(path, f"{where}.roll", raw["roll"]),
+               sha256, tuple(patches))
 
 
 def _parse_roll(path: Path, where: str, raw) -> Roll:
-    expected = "'head', 'manual' or a mapping {via, file, var}"
+    expected = "'head', 'manual' or a mapping {via, file[, var, branches]}"
     if raw == "head":
         return RollHead()
     if raw == "manual":
         return RollManual()
     if not isinstance(raw, dict):
         raise ConfigError(path, where, raw, expected)
-    _exact_keys(path, where, raw, VIA_KEYS, VIA_KEYS)
-    for key in VIA_KEYS:
+    _exact_keys(path, where, raw, VIA_KEYS, VIA_KEYS + VIA_OPTIONAL)
+    for key in raw:
         if not isinstance(raw[key], str) or not raw[key]:
             raise ConfigError(path, f"{where}.{key}", raw[key], "a non-empty string")
     if raw["file"].startswith("/") or ".." in raw["file"].split("/"):
         raise ConfigError(path, f"{where}.file", raw["file"], "a path relative to the via repository")
-    if not _VAR.match(raw["var"]):
+    if "var" in raw and not _VAR.match(raw["var"]):
         raise ConfigError(path, f"{where}.var", raw["var"], "an identifier such as XLA_COMMIT")
-    return RollVia(raw["via"], raw["file"], raw["var"])
+    branches = raw.get("branches", DEFAULT_BRANCHES)
+    if not _GLOB.match(branches) or ".." in branches:
+        raise ConfigError(path, f"{where}.branches", branches, "a branch name pattern such as rocm-jaxlib-v*")
+    return RollVia(raw["via"], raw["file"], raw.get("var"), branches)
 
 
 def _check_via(path: Path, items: tuple[Dep, ...]) -> None:
@@ -286,20 +313,60 @@ def load_deps(path: Path) -> Deps:
 
 
 def render_deps(deps: Deps, text: str) -> str:
-    """The text of deps.yaml with only the moved commits replaced in place."""
+    """The text of deps.yaml with only the moved values replaced in place: ``commit`` and
+    ``branch`` where they are; the PIN_KEYS rewritten as one line each after ``commit``
+    (added, replaced or dropped)."""
     node = _compose_yaml(deps.path, text)
     old = parse_deps(deps.path, text)
-    spans = []
+    deps_node = _mapping_get(node, "deps")
+    edits = []  # (start, end, replacement), non-overlapping
     for dep in deps:
-        if dep.commit == old[dep.name].commit:
+        was = old[dep.name]
+        dep_node = _mapping_get(deps_node, dep.name)
+        for key in ("commit", "branch"):
+            if getattr(dep, key) != getattr(was, key):
+                scalar = _mapping_get(dep_node, key)
+                start, end = scalar.start_mark.index, scalar.end_mark.index
+                edits.append((start, end, text[start:end].replace(getattr(was, key), getattr(dep, key))))
+        if all(getattr(dep, k) == getattr(was, k) for k in PIN_KEYS):
             continue
-        scalar = _mapping_get(_mapping_get(_mapping_get(node, "deps"), dep.name), "commit")
-        start, end = scalar.start_mark.index, scalar.end_mark.index
-        piece = text[start:end]
-        spans.append((start, end, piece.replace(old[dep.name].commit, dep.commit)))
-    for start, end, piece in sorted(spans, reverse=True):
+        commit_key = next(k for k, _ in dep_node.value if k.value == "commit")
+        commit_end = _mapping_get(dep_node, "commit").end_mark
+        pairs = dep_node.value
+        for i, (key_node, value_node) in enumerate(pairs):
+            if key_node.value not in PIN_KEYS:
+                continue
+            if not dep_node.flow_style:
+                edits.append((*_line_span(text, key_node.start_mark, value_node.end_mark), ""))
+            elif i:  # "{..., key: value}": drop from the end of the previous value
+                edits.append((pairs[i - 1][1].end_mark.index, value_node.end_mark.index, ""))
+            else:
+                edits.append((key_node.start_mark.index, pairs[1][0].start_mark.index, ""))
+        if dep_node.flow_style:
+            at, piece = commit_end.index, "".join(f", {k}: {v}" for k, v in _pin_lines(dep))
+        else:
+            indent = " " * commit_key.start_mark.column
+            at = _line_span(text, commit_key.start_mark, commit_end)[1]
+            piece = "".join(f"{indent}{k}: {v}\n" for k, v in _pin_lines(dep))
+        edits.append((at, at, piece))
+    for start, end, piece in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
         text = text[:start] + piece + text[end:]
     return text
+
+
+def _pin_lines(dep: Dep):
+    if dep.archive_sha256:
+        yield "archive_sha256", json.dumps(dep.archive_sha256)  # quoted: digits alone read as a number
+    if dep.patches:
+        yield "patches", json.dumps(list(dep.patches))  # a YAML flow sequence on one line
+
+
+def _line_span(text: str, start, end) -> tuple[int, int]:
+    """From the start of ``start``'s line to just after the line holding ``end``."""
+    first = text.rfind("\n", 0, start.index) + 1
+    last = end.index if end.column > 0 else max(end.index - 1, start.index)
+    stop = text.find("\n", last)
+    return first, len(text) if stop < 0 else stop + 1
 
 
 def save_deps(deps: Deps) -> bool:
@@ -309,7 +376,8 @@ def save_deps(deps: Deps) -> bool:
     if new_text == text:
         return False
     if parse_deps(deps.path, new_text) != deps:
-        raise UserError(f"{deps.path}: only commits can be changed by a save; edit other keys by hand")
+        raise UserError(f"{deps.path}: only pins (commit, branch, {', '.join(PIN_KEYS)}) can be changed by a "
+                        "save; edit other keys by hand")
     atomic_write(deps.path, new_text)
     return True
 

@@ -14,6 +14,7 @@ can cause (unreachable remote, missing branch, refused credentials) become one-l
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import hashlib
 import os
 import re
@@ -36,7 +37,8 @@ ENV = {
     "GIT_HTTP_LOW_SPEED_TIME": "60",
     "LC_ALL": "C",
 }
-FILTER = "--filter=blob:none"
+FILTER = "--filter=blob:none"  # a commit with its trees: to read a file or check it out
+HISTORY_FILTER = "--filter=tree:0"  # commits only: ancestry, counts and logs need nothing more
 FIRST_DEPTH = 64  # commits of a branch fetched the first time; deepened x4 when a question needs more
 TIMEOUT = 1800.0
 _SHA = re.compile(r"^[0-9a-f]{40}$")
@@ -102,16 +104,30 @@ def _git(cwd: Path | None = None) -> gitpython.Git:
 
 def ls_remote(remote: Remote, branch: str) -> str:
     """The commit at the tip of ``branch`` on ``remote``, asked without cloning."""
+    tips = ls_remote_branches(remote, branch)
+    if branch in tips:
+        return tips[branch]
+    raise UserError(f"{remote.label}: no branch '{branch}' on {remote.shown}")
+
+
+def ls_remote_branches(remote: Remote, pattern: str) -> dict[str, str]:
+    """``{branch: tip}`` for the branches matching the glob ``pattern``, asked without cloning.
+
+    Protocol v2 with ``--heads``: the server lists only ``refs/heads/`` (not the thousands of
+    ``refs/pull/*`` GitHub keeps); the pattern is matched here.
+    """
     status, out, err = _git().execute(
-        ["git", "ls-remote", "--", remote.url, f"refs/heads/{branch}"],
+        ["git", "-c", "protocol.version=2", "ls-remote", "--heads", "--", remote.url, f"refs/heads/{pattern}"],
         with_extended_output=True, with_exceptions=False, kill_after_timeout=TIMEOUT)
     if status != 0:
         raise remote_error(remote, "cannot list", err)
+    tips = {}
     for line in out.splitlines():
         sha, _, ref = line.partition("\t")
-        if ref == f"refs/heads/{branch}" and _SHA.match(sha):
-            return sha
-    raise UserError(f"{remote.label}: no branch '{branch}' on {remote.shown}")
+        name = ref.removeprefix("refs/heads/")
+        if ref.startswith("refs/heads/") and _SHA.match(sha) and fnmatch.fnmatchcase(name, pattern):
+            tips[name] = sha
+    return tips
 
 
 def mirror_dir(cache: Path, url: str) -> Path:
@@ -182,11 +198,35 @@ class Mirror:
         status, out, _ = self._run("config", "--get", key, check=False)
         return out if status == 0 else None
 
-    def _fetch(self, *args: str) -> tuple[int, str]:
+    def _fetch(self, *args: str, filter: str = HISTORY_FILTER) -> tuple[int, str]:
+        """One fetch from origin. Depth-limited fetches mark the commits they stop at as
+        shallow even when this mirror already has their parents (git shortens history);
+        such marks are dropped again so history once fetched is never fetched twice."""
         self.fetches += 1
-        status, _, err = self._run("fetch", "--no-tags", "--no-write-fetch-head", "--quiet", FILTER,
+        before = self.shallow()
+        status, _, err = self._run("fetch", "--no-tags", "--no-write-fetch-head", "--quiet", filter,
                                    *args, check=False)
+        self._keep_history(self.shallow() - before)
         return status, err
+
+    def _keep_history(self, marked: set[str]) -> None:
+        keep = {sha for sha in marked
+                if all(self.has_commit(p) for p in self._raw_parents(sha))}
+        if keep:
+            path = self.path / "shallow"
+            rest = sorted(self.shallow() - keep)
+            if rest:
+                tmp = path.with_name("shallow.new")
+                tmp.write_text("".join(f"{sha}\n" for sha in rest))
+                os.replace(tmp, path)
+            else:
+                path.unlink()
+
+    def _raw_parents(self, sha: str) -> list[str]:
+        """Parents as the commit object records them (a shallow mark hides them from rev-list)."""
+        text = self._run("cat-file", "commit", sha)[1]
+        header = text.split("\n\n", 1)[0]
+        return [line.split()[1] for line in header.splitlines() if line.startswith("parent ")]
 
     def shallow(self) -> set[str]:
         path = self.path / "shallow"
@@ -217,11 +257,20 @@ class Mirror:
             raise remote_error(self.remote, "cannot fetch from", err)
         return self.branch_tip(branch)
 
-    def fetch_commit(self, sha: str) -> bool:
-        """Make sure ``sha`` is here (one commit, shallow, no blobs). False when the remote lacks it."""
-        if self.has_commit(sha):
+    def has_tree(self, sha: str) -> bool:
+        """Whether the commit's root tree is here (a commit fetched for its history has none)."""
+        status, out, _ = self._run("rev-list", "--missing=print", "--objects", "--no-walk",
+                                   "--filter=tree:1", sha, check=False)
+        return status == 0 and not any(line.startswith("?") for line in out.splitlines())
+
+    def fetch_commit(self, sha: str, *, trees: bool = True) -> bool:
+        """Make sure ``sha`` is here, with its trees (to read files or check out) or without
+        (enough for history questions). False when the remote lacks it."""
+        if self.has_commit(sha) and (not trees or self.has_tree(sha)):
             return True
-        status, err = self._fetch("--depth=1", "origin", sha)
+        # --refetch: a present commit makes the server assume its trees are here too.
+        extra = ("--refetch",) if self.has_commit(sha) else ()
+        status, err = self._fetch("--depth=1", *extra, "origin", sha, filter=FILTER if trees else HISTORY_FILTER)
         if status != 0:
             low = err.lower()
             if any(s in low for s in ("not our ref", "no such remote ref", "couldn't find remote ref",
@@ -229,6 +278,36 @@ class Mirror:
                 return False
             raise remote_error(self.remote, "cannot fetch from", err)
         return self.has_commit(sha)
+
+    def commit_time(self, sha: str) -> int:
+        """Committer time of a commit that is here (seconds since the epoch)."""
+        return int(self._run("log", "-1", "--format=%ct", sha)[1].strip())
+
+    def branch_contains(self, branch: str, sha: str, since: int) -> bool:
+        """Whether the remote ``branch`` as it is now contains ``sha`` (here), fetching only the
+        branch's commits newer than ``since`` (a time before ``sha`` was committed), no trees.
+
+        A descendant is committed after its ancestors, so the part of the branch newer than
+        ``since`` holds every path from its tip to ``sha``. False when the whole branch is older.
+        """
+        spec = f"+refs/heads/{branch}:{self.tracking_ref(branch)}"
+        args = (spec,) if self._covers(branch, since) else (f"--shallow-since={since}", spec)
+        status, err = self._fetch("origin", *args)
+        if status != 0:
+            low = err.lower()
+            if "no commits selected for shallow requests" in low:
+                return False
+            if "couldn't find remote ref" in low:
+                return False
+            raise remote_error(self.remote, "cannot fetch from", err)
+        return self._run("merge-base", "--is-ancestor", sha, self.tracking_ref(branch), check=False)[0] == 0
+
+    def _covers(self, branch: str, since: int) -> bool:
+        """Whether this mirror already has the branch's history back past ``since``."""
+        if not self.branch_tip(branch):
+            return False
+        edge = self.shallow().intersection(self._range(self.tracking_ref(branch), None))
+        return all(self.commit_time(sha) < since for sha in edge)
 
     def _range(self, desc: str, anc: str | None) -> list[str]:
         args = ["rev-list", "--missing=allow-promisor", desc] + ([f"^{anc}"] if anc else [])
@@ -240,19 +319,41 @@ class Mirror:
         A shallow mirror may hide part of the range behind its boundary; deepen (x4 each
         round) until no commit of the range sits on the boundary.
         """
+        self.complete_between(desc, anc)
+        return self._range(desc, anc)
+
+    def complete_between(self, a: str, b: str | None) -> None:
+        """Deepen until ``a..b`` and ``b..a`` are whole: their merge-base and counts are then exact.
+
+        Both sides deepen together (x2 each round, commits only), so a sideways move costs
+        about the history since the merge-base and no more.
+        """
         depth = FIRST_DEPTH
+        tips = [t for t in (a, b) if t]
         while True:
-            commits = self._range(desc, anc)
-            boundary = self.shallow().intersection(commits)
-            if not boundary:
-                return commits
+            cut = set()
+            for desc, anc in ((a, b), (b, a)):
+                if desc:
+                    cut |= self.shallow().intersection(self._range(desc, anc))
+            if not cut:
+                return
             before = self.shallow()
-            status, err = self._fetch(f"--deepen={depth}", "origin", desc)
+            status, err = self._fetch(f"--deepen={depth}", "origin", *tips)
             if status != 0:
                 raise remote_error(self.remote, "cannot fetch from", err)
             if self.shallow() == before:  # the remote has nothing older to give
-                return commits
-            depth *= 4
+                return
+            depth *= 2
+
+    def merge_base(self, a: str, b: str) -> str | None:
+        """The best common ancestor of two commits that are here (deepening as needed)."""
+        self.complete_between(a, b)
+        status, out, _ = self._run("merge-base", a, b, check=False)
+        return out.strip() or None if status == 0 else None
+
+    def count(self, desc: str, anc: str | None = None) -> int:
+        """How many commits ``anc..desc`` holds (deepening as needed)."""
+        return len(self.complete(desc, anc))
 
     def is_ancestor(self, anc: str, desc: str) -> bool:
         """Whether ``anc`` is reachable from ``desc``. Both must be here (see ``fetch_commit``)."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import fnmatch
 import re
 from pathlib import Path
 from typing import Callable, Iterable
@@ -24,22 +25,44 @@ from typing import Callable, Iterable
 from release import config
 from release.config import Dep, Deps
 from release.errors import UserError
-from release.git import LogEntry, Mirror, Remote, ls_remote
+from release.git import LogEntry, Mirror, Remote, ls_remote, ls_remote_branches
+from release.pins import Pin, read_pin
+from release.revisions import github_base
+from release.versions import branch_order
 
 FORWARD, BACKWARD, SIDEWAYS = "forward", "backward", "sideways"
+# Clock skew allowed between a commit and its descendants when bounding a branch search by date.
+SKEW = 2 * 86400
+
+
+@dataclasses.dataclass(frozen=True)
+class Candidate:
+    """The commit a policy proposes for a dep (the selection step), and what the source said."""
+
+    commit: str
+    pin: Pin | None = None  # a via dep: what the source's file pins (var, url, sha256, patches)
+    source: str = ""  # who chose it, for the changelog: "the plugin pins", "the tip of master"
 
 
 @dataclasses.dataclass(frozen=True)
 class Move:
-    """One dep that moved, with the commits old..new (newest first)."""
+    """One dep that moved, with the commits old..new (newest first) and how it moved."""
 
     name: str
     url: str
-    branch: str
+    branch: str  # the branch the new pin is on
     old: str
     new: str
     direction: str
     commits: tuple[LogEntry, ...]
+    old_branch: str = ""  # the branch recorded for the old pin (differs: a branch switch)
+    merge_base: str | None = None  # for a sideways move
+    dropped: int = 0  # commits of the old pin the new one lacks (a move back or sideways)
+    behind: int = 0  # commits on ``branch`` after the new pin (a via pin need not be its tip)
+    source: str = ""  # "the plugin pins" ...
+    named_url: str | None = None  # the URL the source's file names, when it differs from ``url``
+    archive_sha256: str | None = None
+    patches: tuple[str, ...] = ()
 
     @property
     def count(self) -> int:
@@ -48,6 +71,10 @@ class Move:
     @property
     def rewind(self) -> bool:
         return self.direction != FORWARD
+
+    @property
+    def switched(self) -> bool:
+        return bool(self.old_branch) and self.old_branch != self.branch
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,42 +122,91 @@ class Context:
 # ---------------------------------------------------------------- policies
 
 
-# Each policy is its deps.yaml roll value (fields, ``__str__``) plus the behaviour.
+# Each policy is its deps.yaml roll value (fields, ``__str__``) plus two steps:
+# ``candidate`` picks the commit (the selection step: where holds or a green-CI filter plug in)
+# and ``check`` refuses what the policy forbids, else returns the Move with its log.
 
 
-class FollowHead(config.RollHead):
-    def update(self, dep: Dep, ctx: Context) -> str:
+class BranchBound:
+    """head and manual deps: stay on the tracked branch, forward only unless rewinds are allowed."""
+
+    def check(self, dep: Dep, cand: Candidate, ctx: Context, *, allow_rewind: bool) -> Move:
+        mirror = ctx.mirror(dep)
+        shown = mirror.remote.shown
+        old, new = dep.commit, cand.commit
+        ctx.say(f"{dep.name}: checking {old[:7]} -> {new[:7]} on {dep.branch}")
+        if not mirror.fetch_commit(new, trees=False):
+            raise UserError(f"{dep.name}: commit {new[:7]} not found on {shown}; nothing changed")
+        if not mirror.on_branch(new, dep.branch):
+            raise UserError(f"{dep.name}: commit {new[:7]} is not reachable from branch {dep.branch} of "
+                            f"{shown}; refusing to pin it (a {dep.roll} dep stays on its branch)")
+        rel = relation(mirror, old, new)
+        if rel.direction != FORWARD and not allow_rewind:
+            raise UserError(f"{dep.name}: {rel.why}; pass --allow-rewind to pin it anyway")
+        return rel.move(dep, cand, dep.branch)
+
+
+class FollowHead(config.RollHead, BranchBound):
+    def candidate(self, dep: Dep, ctx: Context) -> Candidate:
         ctx.say(f"{dep.name}: asking {ctx.remote(dep).shown} for the tip of {dep.branch}")
-        return ls_remote(ctx.remote(dep), dep.branch)
+        return Candidate(ls_remote(ctx.remote(dep), dep.branch), source=f"the tip of {dep.branch}")
+
+
+class StayManual(config.RollManual, BranchBound):
+    def candidate(self, dep: Dep, ctx: Context) -> Candidate:
+        return Candidate(dep.commit)
 
 
 class FollowVia(config.RollVia):
-    def update(self, dep: Dep, ctx: Context) -> str:
+    """Whatever the source pins: its CI built with it, so any direction and any branch goes;
+    only a commit missing from the dep's own repository (a fork's) is refused."""
+
+    def candidate(self, dep: Dep, ctx: Context) -> Candidate:
         source = ctx.deps[self.via]
         sha = ctx.new[self.via]
         mirror = ctx.mirror(source)
         where = f"{self.file} at {self.via} {sha[:7]}"
-        ctx.say(f"{dep.name}: reading {self.var} from {where}")
+        ctx.say(f"{dep.name}: reading the pin from {where}")
         if not mirror.fetch_commit(sha):
             raise UserError(f"{dep.name}: cannot read {where}: commit not found on {mirror.remote.shown}")
         text = mirror.read_file(sha, self.file)
         if text is None:
             raise UserError(f"{dep.name}: {where}: no such file (roll policy via {self.via} "
-                            f"expects {self.var} = \"<sha>\" there)")
-        return read_var(text, self.var, f"{dep.name}: {where}")
+                            f"expects the pin of {dep.name} there)")
+        pin = read_pin(text, name=dep.name, var=self.var, where=f"{dep.name}: {where}")
+        return Candidate(pin.commit, pin, f"as the {self.via} pins")
 
+    def check(self, dep: Dep, cand: Candidate, ctx: Context, *, allow_rewind: bool) -> Move:
+        mirror = ctx.mirror(dep)
+        shown = mirror.remote.shown
+        old, new = dep.commit, cand.commit
+        named = _other_url(cand.pin, dep.url)
+        said = f" (pinned by {self.via} in {self.file}" + (f", which names {named}" if named else "") + ")"
+        if not mirror.fetch_commit(new, trees=False):
+            raise UserError(f"{dep.name}: commit {new[:7]}{said} not found on {shown}; refusing to pin it")
+        branch = find_branch(dep, new, self.branches, ctx)
+        if branch is None:
+            tried = f"any branch matching {self.branches}" + (
+                f" or {dep.branch}" if not fnmatch.fnmatchcase(dep.branch, self.branches) else "")
+            raise UserError(f"{dep.name}: commit {new[:7]}{said} is on no official branch of {shown} "
+                            f"(not reachable from {tried}: only on a fork or pull request?); refusing to "
+                            "pin it")
+        rel = relation(mirror, old, new)
+        behind = mirror.count(mirror.tracking_ref(branch), new) if rel.direction != FORWARD or \
+            branch != dep.branch else 0
+        return dataclasses.replace(rel.move(dep, cand, branch), behind=behind, named_url=named)
 
-class StayManual(config.RollManual):
-    def update(self, dep: Dep, ctx: Context) -> str:
-        return dep.commit
-
-
-@dataclasses.dataclass(frozen=True)
 class Exact:
-    sha: str
+    """``--to SHA``: the dep's own policy checks the commit a person chose."""
 
-    def update(self, dep: Dep, ctx: Context) -> str:
-        return self.sha
+    def __init__(self, sha: str, policy):
+        self.sha, self.policy = sha, policy
+
+    def candidate(self, dep: Dep, ctx: Context) -> Candidate:
+        return Candidate(self.sha, source="as given with --to")
+
+    def check(self, dep: Dep, cand: Candidate, ctx: Context, *, allow_rewind: bool) -> Move:
+        return self.policy.check(dep, cand, ctx, allow_rewind=allow_rewind)
 
     def __str__(self) -> str:
         return f"exact {self.sha[:7]}"
@@ -140,22 +216,74 @@ def policy_for(roll: config.Roll):
     if isinstance(roll, config.RollHead):
         return FollowHead()
     if isinstance(roll, config.RollVia):
-        return FollowVia(roll.via, roll.file, roll.var)
+        return FollowVia(roll.via, roll.file, roll.var, roll.branches)
     return StayManual()
 
 
-_ASSIGN = r'^[ \t]*{var}[ \t]*=[ \t]*(["\'])(.*?)\1'
+def _other_url(pin: Pin | None, url: str) -> str | None:
+    """The URL the source's file names when it is another repository than deps.yaml's."""
+    if pin is None or not pin.url:
+        return None
+    same = (github_base(pin.url) or pin.url.rstrip("/")).lower() == (github_base(url) or url.rstrip("/")).lower()
+    return None if same else pin.url
 
 
-def read_var(text: str, var: str, where: str) -> str:
-    """The value of ``VAR = "<sha>"`` in a Starlark/Python file."""
-    m = re.search(_ASSIGN.format(var=re.escape(var)), text, re.M)
-    if not m:
-        raise UserError(f"{where}: no {var} = \"<sha>\" in the file")
-    value = m.group(2)
-    if not re.fullmatch(r"[0-9a-f]{40}", value):
-        raise UserError(f"{where}: {var} = {value!r}; expected a full commit SHA (40 hex digits)")
-    return value
+# ---------------------------------------------------------------- history questions
+
+
+def find_branch(dep: Dep, sha: str, pattern: str, ctx: Context) -> str | None:
+    """The newest branch matching ``pattern`` (by the version in its name) that contains ``sha``,
+    else the recorded branch if it does; None when none does.
+
+    Only the matching branches are listed, and each is fetched only back to ``sha``'s date
+    (commits, no trees), newest first, stopping at the first that contains it.
+    """
+    mirror = ctx.mirror(dep)
+    tips = ls_remote_branches(ctx.remote(dep), pattern)
+    order = sorted(tips, key=branch_order, reverse=True)
+    if dep.branch not in tips:
+        order.append(dep.branch)
+    since = mirror.commit_time(sha) - SKEW
+    for branch in order:
+        ctx.say(f"{dep.name}: is {sha[:7]} on {branch}?")
+        if mirror.branch_contains(branch, sha, since):
+            return branch
+    return None
+
+
+@dataclasses.dataclass(frozen=True)
+class Relation:
+    old: str
+    new: str
+    direction: str
+    why: str  # for a refusal
+    commits: tuple[LogEntry, ...]
+    merge_base: str | None = None
+    dropped: int = 0
+
+    def move(self, dep: Dep, cand: Candidate, branch: str) -> Move:
+        pin = cand.pin
+        return Move(dep.name, dep.url, branch, self.old, self.new, self.direction, self.commits,
+                    old_branch=dep.branch, merge_base=self.merge_base, dropped=self.dropped,
+                    source=cand.source, archive_sha256=pin.sha256 if pin else dep.archive_sha256,
+                    patches=pin.patches if pin else dep.patches)
+
+
+def relation(mirror, old: str, new: str) -> Relation:
+    """How ``new`` relates to ``old`` (both on the same remote), with the commits it brings."""
+    if not mirror.fetch_commit(old, trees=False):
+        return Relation(old, new, SIDEWAYS, f"the pinned {old[:7]} no longer exists on {mirror.remote.shown}",
+                        tuple(mirror.log(None, new)[:1]))
+    if mirror.is_ancestor(old, new):
+        return Relation(old, new, FORWARD, "", tuple(mirror.log(old, new)))
+    if mirror.is_ancestor(new, old):
+        dropped = mirror.count(old, new)
+        return Relation(old, new, BACKWARD, f"{new[:7]} is an ancestor of the pinned {old[:7]} "
+                        f"(a move back {dropped} commits)", (), dropped=dropped)
+    base = mirror.merge_base(old, new)
+    why = (f"{new[:7]} and the pinned {old[:7]} have diverged from the merge-base {base[:7]} "
+           "(a sideways move)" if base else f"{new[:7]} and the pinned {old[:7]} share no history")
+    return Relation(old, new, SIDEWAYS, why, tuple(mirror.log(old, new)), base, mirror.count(old, new))
 
 
 # ---------------------------------------------------------------- rolling
@@ -179,40 +307,19 @@ def roll(deps: Deps, cache: Path, *, only: Iterable[str] = (), to: str | None = 
         for dep in deps.resolution_order():
             if only and dep.name not in only:
                 continue
-            policy = Exact(to) if to is not None else policy_for(dep.roll)
-            new = policy.update(dep, ctx)
-            ctx.new[dep.name] = new
-            if new != dep.commit:
-                moves[dep.name] = check_move(dep, new, ctx, allow_rewind=allow_rewind)
+            policy = policy_for(dep.roll)
+            if to is not None:
+                policy = Exact(to, policy)
+            cand = policy.candidate(dep, ctx)
+            ctx.new[dep.name] = cand.commit
+            if cand.commit != dep.commit:
+                moves[dep.name] = policy.check(dep, cand, ctx, allow_rewind=allow_rewind)
     ordered = tuple(moves[d.name] for d in deps if d.name in moves)
-    return RollResult(deps, deps.with_commits({m.name: m.new for m in ordered}), ordered)
+    return RollResult(deps, deps.with_pins({m.name: pinned_fields(m) for m in ordered}), ordered)
 
 
-def check_move(dep: Dep, new: str, ctx: Context, *, allow_rewind: bool) -> Move:
-    """Refuse a move the issue forbids; else return it with its log."""
-    mirror = ctx.mirror(dep)
-    shown = mirror.remote.shown
-    old = dep.commit
-    ctx.say(f"{dep.name}: checking {old[:7]} -> {new[:7]} on {dep.branch}")
-    if not mirror.fetch_commit(new):
-        raise UserError(f"{dep.name}: commit {new[:7]} not found on {shown}; nothing changed")
-    if not mirror.on_branch(new, dep.branch):
-        raise UserError(f"{dep.name}: commit {new[:7]} is not reachable from branch {dep.branch} of "
-                        f"{shown} (a fork-only or dangling commit); refusing to pin it")
-    old_known = mirror.fetch_commit(old)
-    if not old_known:
-        direction = SIDEWAYS
-        why = f"the pinned {old[:7]} no longer exists on {shown}"
-    elif mirror.is_ancestor(old, new):
-        direction, why = FORWARD, ""
-    elif mirror.is_ancestor(new, old):
-        direction = BACKWARD
-        why = f"{new[:7]} is an ancestor of the pinned {old[:7]} (a move backwards)"
-    else:
-        direction = SIDEWAYS
-        why = f"{new[:7]} and the pinned {old[:7]} have no ancestry (a sideways move)"
-    if direction != FORWARD and not allow_rewind:
-        raise UserError(f"{dep.name}: {why}; pass --allow-rewind to pin it anyway")
-    # old..new: what the new pin brings that the old one lacked (nothing for a move backwards).
-    commits = tuple(mirror.log(old, new)) if old_known and direction != BACKWARD else ()
-    return Move(dep.name, dep.url, dep.branch, old, new, direction, commits)
+def pinned_fields(move: Move) -> dict:
+    """What deps.yaml records for a move: the commit, the branch it is on, and what the source
+    file says about it (archive sha256, patches)."""
+    return {"commit": move.new, "branch": move.branch, "archive_sha256": move.archive_sha256,
+            "patches": move.patches}

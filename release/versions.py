@@ -181,3 +181,16 @@ def _positive(what: str, value: object, minimum: int, maximum: int | None = None
             maximum is not None and value > maximum):
         bound = f"{minimum}..{maximum}" if maximum is not None else f">= {minimum}"
         raise VersionError(f"{what} {value!r} is not a whole number {bound}")
+
+
+_IN_NAME = re.compile(r"(\d+(?:\.\d+)*)(.*)$")
+
+
+def branch_order(name: str) -> tuple:
+    """Sort key for release-branch names by the version in them, numerically
+    (``rocm-jaxlib-v0.10.0`` after ``v0.9.1``); for one version the plain branch after its
+    variants (``-draft``, ``-alpha``), and names holding no version before all others."""
+    m = _IN_NAME.search(name)
+    if not m:
+        return (0, (), 0, name)
+    return (1, tuple(int(x) for x in m.group(1).split(".")), 0 if m.group(2) else 1, name)

@@ -64,9 +64,9 @@ def test_human_output_and_dry_run_write_nothing(run_cli, bump_project, git_remot
 
 
 @pytest.mark.parametrize("kwargs, argv, fragment", [
-    (dict(plugin_branch="forky", commits={"plugin": "P2"}), [], "not reachable from branch"),
-    (dict(commits={"xla": "Y_TIP"}), ["--dep", "xla", "--to", "Y5"], "a move backwards"),
-    (dict(plugin_branch="novar", commits={"plugin": "P2"}), [], "no XLA_COMMIT"),
+    (dict(plugin_branch="forky", commits={"plugin": "P2"}), [], "is on no official branch"),
+    (dict(commits={"plugin": "P2"}), ["--dep", "plugin", "--to", "P0"], "(a move back 2 commits)"),
+    (dict(plugin_branch="novar", commits={"plugin": "P2"}), [], "no pinned commit found"),
     (dict(plugin_branch="gone"), [], "no branch 'gone'"),
 ])
 def test_refusal_is_one_line_exit_2_file_untouched(release_subprocess, bump_project, git_remotes,

@@ -18,14 +18,14 @@ SHA_C = "c" * 40
 
 
 def deps_text(plugin_roll="head", jax_roll=None, xla_roll=None, extra_dep="", extra_key="",
-              jax_commit=SHA_B):
+              jax_commit=SHA_B, jax_extra=""):
     jax_roll = jax_roll or "{via: plugin, file: third_party/jax/workspace.bzl, var: JAX_COMMIT}"
     xla_roll = xla_roll or "{via: plugin, file: third_party/xla/workspace.bzl, var: XLA_COMMIT}"
     return (
         "# comment kept\n"
         "deps:\n"
         f"  plugin: {{url: https://github.com/ROCm/rocm-jax, branch: master, commit: {SHA_A}, roll: {plugin_roll}{extra_key}}}\n"
-        f"  jax: {{url: https://github.com/ROCm/jax, branch: rocm-jaxlib-v0.9.1, commit: {jax_commit}, roll: {jax_roll}}}\n"
+        f"  jax: {{url: https://github.com/ROCm/jax, branch: rocm-jaxlib-v0.9.1, commit: {jax_commit}, roll: {jax_roll}{jax_extra}}}\n"
         f"  xla: {{url: https://github.com/ROCm/xla, branch: rocm-jaxlib-v0.9.1, commit: {SHA_C}, roll: {xla_roll}}}\n"
         + extra_dep
     )
@@ -41,8 +41,7 @@ def test_real_files_load():
     proj = config.load_project(REPO)
     assert proj.deps.names == ("plugin", "jax", "xla")
     assert proj.deps["plugin"].commit == "4006f866f9f094bf1beff2e1bad4f845480a8ea6"
-    assert proj.deps["xla"].roll == RollVia("plugin", "jax_rocm_plugin/third_party/xla/workspace.bzl",
-                                            "XLA_COMMIT")
+    assert proj.deps["xla"].roll == RollVia("plugin", "jax_rocm_plugin/third_party/xla/workspace.bzl")
     assert proj.version_info.rocm_major == 7
 
 
@@ -71,7 +70,11 @@ def test_frozen(tmp_path):
     (deps_text(jax_commit="G" * 40), "deps.jax.commit", "40 lowercase hex"),
     (deps_text(plugin_roll="sometimes"), "deps.plugin.roll", "'head', 'manual'"),
     (deps_text(jax_roll="{via: nope, file: f, var: V}"), "deps.jax.roll.via", "one of the other deps"),
-    (deps_text(jax_roll="{via: plugin, file: f}"), "deps.jax.roll.var", "present"),
+    (deps_text(jax_roll="{via: plugin, var: V}"), "deps.jax.roll.file", "present"),
+    (deps_text(jax_roll="{via: plugin, file: f, branches: 'a b'}"), "deps.jax.roll.branches", "pattern"),
+    (deps_text(jax_roll="{via: plugin, file: f}", jax_extra=", archive_sha256: abc"), "deps.jax.archive_sha256",
+     "64 lowercase hex"),
+    (deps_text(jax_extra=", patches: [1]"), "deps.jax.patches", "a list of patch file labels"),
     (deps_text(jax_roll="{via: plugin, file: /etc/passwd, var: V}"), "deps.jax.roll.file", "relative"),
     (deps_text(jax_roll="{via: plugin, file: f, var: 'not an identifier'}"), "deps.jax.roll.var", "identifier"),
     (deps_text(plugin_roll="{via: jax, file: f, var: V}", jax_roll="{via: xla, file: f, var: V}",
@@ -230,3 +233,29 @@ def test_find_root_fails_clearly(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(config.UserError, match="--root"):
         config.find_root()
+
+
+SHA256 = "8" * 64
+
+
+@pytest.mark.parametrize("flow", [False, True])
+def test_save_writes_branch_and_pin_keys_in_place(tmp_path, flow):
+    """A via roll records the branch, the archive sha256 and the patches; dropping them later
+    (the source moved to git_repository) removes the lines again, leaving the rest untouched."""
+    original = deps_text() if flow else (REPO / "deps.yaml").read_text()
+    path = write(tmp_path, original)
+    deps = config.load_deps(path)
+    pinned = deps.with_pins({"jax": {"commit": SHA_C, "branch": "rocm-jaxlib-v0.10.0",
+                                     "archive_sha256": SHA256, "patches": ("//a:1.patch", "//a:2.patch")}})
+    assert config.save_deps(pinned) is True
+    text = path.read_text()
+    assert config.load_deps(path) == pinned
+    assert text.count("#") == original.count("#") and "rocm-jaxlib-v0.10.0" in text
+    assert '["//a:1.patch", "//a:2.patch"]' in text
+    # Change one patch, then drop both keys: the file comes back to the original apart from the pin.
+    config.save_deps(pinned.with_pins({"jax": {"patches": ("//a:3.patch",)}}))
+    assert config.load_deps(path)["jax"].patches == ("//a:3.patch",)
+    back = pinned.with_pins({"jax": {"archive_sha256": None, "patches": (), "branch": deps["jax"].branch,
+                                     "commit": deps["jax"].commit}})
+    config.save_deps(back)
+    assert path.read_text() == original

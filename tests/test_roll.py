@@ -6,8 +6,8 @@ import pytest
 
 from release import changelog, config
 from release.errors import UserError
-from release.roll import (BACKWARD, FORWARD, SIDEWAYS, Exact, FollowHead, FollowVia, StayManual,
-                          policy_for, read_var, roll)
+from release.pins import read_var
+from release.roll import BACKWARD, FORWARD, SIDEWAYS, Exact, FollowHead, FollowVia, StayManual, policy_for, roll
 from tests.support.gitrepos import JAX_BZL
 
 
@@ -62,30 +62,39 @@ def test_manual_never_moves_and_to_pins_exactly(load, git_remotes, tmp_path):
 
 @pytest.mark.parametrize("kwargs, roll_args, message", [
     (dict(plugin_branch="forky", commits={"plugin": "P2"}), {},
-     "jax: commit {JF7} is not reachable from branch rocm-jaxlib-v0.9.1 of {jax_url} (a fork-only or "
-     "dangling commit); refusing to pin it"),
+     "jax: commit {JF7} (pinned by plugin in jax_rocm_plugin/third_party/jax/workspace.bzl) is on no official "
+     "branch of {jax_url} (not reachable from any branch matching rocm-jaxlib-v*: only on a fork or pull "
+     "request?); refusing to pin it"),
     ({}, dict(only=["xla"], to="X2"),
-     "xla: commit {X27} is not reachable from branch rocm-jaxlib-v0.9.1 of {xla_url} (a fork-only or "
-     "dangling commit); refusing to pin it"),
-    (dict(commits={"xla": "Y_TIP"}), dict(only=["xla"], to="Y5"),
-     "xla: {Y57} is an ancestor of the pinned {Y_TIP7} (a move backwards); pass --allow-rewind to pin it "
-     "anyway"),
-    (dict(commits={"jax": "JS"}), {},
-     "jax: {J47} and the pinned {JS7} have no ancestry (a sideways move); pass --allow-rewind to pin it "
-     "anyway"),
-    (dict(commits={"xla": "X2"}), dict(only=["plugin", "xla"]),
-     "xla: {Y_TIP7} and the pinned {X27} have no ancestry (a sideways move); pass --allow-rewind to pin "
+     "xla: commit {X27} (pinned by plugin in jax_rocm_plugin/third_party/xla/workspace.bzl) is on no official "
+     "branch of {xla_url} (not reachable from any branch matching rocm-jaxlib-v*: only on a fork or pull "
+     "request?); refusing to pin it"),
+    (dict(commits={"plugin": "P2"}), dict(only=["plugin"], to="P0"),
+     "plugin: {P07} is an ancestor of the pinned {P27} (a move back 2 commits); pass --allow-rewind to pin "
      "it anyway"),
+    (dict(plugin_branch="forky", commits={"plugin": "P_NOVAR"}), {},
+     "plugin: {P_FORK7} and the pinned {P_NOVAR7} have diverged from the merge-base {P27} (a sideways move); "
+     "pass --allow-rewind to pin it anyway"),
+    ({}, dict(only=["plugin"], to="P_FORK"),
+     "plugin: commit {P_FORK7} is not reachable from branch master of {plugin_url}; refusing to pin it "
+     "(a head dep stays on its branch)"),
     (dict(plugin_branch="novar", commits={"plugin": "P2"}), {},
-     "xla: jax_rocm_plugin/third_party/xla/workspace.bzl at plugin {P_NOVAR7}: no XLA_COMMIT = \"<sha>\" "
-     "in the file"),
+     "xla: jax_rocm_plugin/third_party/xla/workspace.bzl at plugin {P_NOVAR7}: no pinned commit found "
+     "(expected a repository rule with commit = ... or an archive URL built from a commit, or one "
+     "*_COMMIT = \"<sha>\")"),
+    (dict(plugin_branch="novar", commits={"plugin": "P2"},
+          rolls={"xla": "{via: plugin, file: jax_rocm_plugin/third_party/xla/workspace.bzl, var: XLA_COMMIT}"}),
+     {}, "xla: jax_rocm_plugin/third_party/xla/workspace.bzl at plugin {P_NOVAR7}: no XLA_COMMIT = \"<sha>\" "
+     "in the file (drop var: from deps.yaml to find the pin by structure)"),
     (dict(rolls={"xla": "{via: plugin, file: third_party/nope.bzl, var: XLA_COMMIT}"}), {},
-     "xla: third_party/nope.bzl at plugin {P27}: no such file (roll policy via plugin expects "
-     "XLA_COMMIT = \"<sha>\" there)"),
+     "xla: third_party/nope.bzl at plugin {P27}: no such file (roll policy via plugin expects the pin of "
+     "xla there)"),
     ({}, dict(only=["nope"]), "--dep nope: no such dep in {deps} (expected one of plugin, jax, xla)"),
     ({}, dict(only=["jax"], to="abc"), "--to abc: expected a full commit SHA (40 lowercase hex digits)"),
     ({}, dict(to="J3"), "--to SHA pins one dep: give exactly one --dep NAME with it"),
-    ({}, dict(only=["jax"], to="0" * 40), "jax: commit 0000000 not found on {jax_url}; nothing changed"),
+    ({}, dict(only=["jax"], to="0" * 40),
+     "jax: commit 0000000 (pinned by plugin in jax_rocm_plugin/third_party/jax/workspace.bzl) not found on "
+     "{jax_url}; refusing to pin it"),
 ])
 def test_refusals_are_one_line(load, git_remotes, tmp_path, kwargs, roll_args, message):
     c = git_remotes.c
@@ -103,14 +112,26 @@ def test_refusals_are_one_line(load, git_remotes, tmp_path, kwargs, roll_args, m
 
 def test_allow_rewind_records_the_direction(load, git_remotes, tmp_path):
     c = git_remotes.c
-    back = roll(load(commits={"xla": c["Y_TIP"]}), tmp_path / "cache", only=["xla"], to=c["Y5"],
+    back = roll(load(commits={"plugin": c["P2"]}), tmp_path / "cache", only=["plugin"], to=c["P0"],
                 allow_rewind=True).moves[0]
-    assert (back.direction, back.count, back.commits) == (BACKWARD, 0, ())
+    assert (back.direction, back.count, back.commits, back.dropped) == (BACKWARD, 0, (), 2)
+    assert changelog.summary(back) == f"plugin {c['P2'][:7]}..{c['P0'][:7]} (back 2 commits)"
+
+
+def test_via_moves_any_way_without_allow_rewind(load, git_remotes, tmp_path):
+    c = git_remotes.c
+    # xla pinned at Y_TIP; --to Y5 on a via dep: a move back, taken (the source is the authority).
+    back = roll(load(commits={"xla": c["Y_TIP"]}), tmp_path / "cache", only=["xla"], to=c["Y5"]).moves[0]
+    assert (back.direction, back.dropped, back.branch) == (BACKWARD, 26, "rocm-jaxlib-v0.9.1")
+    assert changelog.sentence(back) == f"xla: moved back 26 commits to {c['Y5'][:7]} (as given with --to)"
     # jax alone: plugin stays at P0, which pins J1; JS (side branch) -> J1 is sideways.
-    side = roll(load(commits={"jax": c["JS"]}), tmp_path / "cache", only=["jax"], allow_rewind=True).moves[0]
-    assert side.direction == SIDEWAYS and side.new == c["J1"]
-    assert [e.sha for e in side.commits] == [c["J1"]]
-    assert changelog.summary(side) == f"jax {c['JS'][:7]}..{c['J1'][:7]} (1 commit, sideways rewind)"
+    side = roll(load(commits={"jax": c["JS"]}), tmp_path / "cache", only=["jax"]).moves[0]
+    assert side.direction == SIDEWAYS and side.new == c["J1"] and side.merge_base == c["J0"]
+    assert [e.sha for e in side.commits] == [c["J1"]] and side.dropped == 1
+    assert changelog.summary(side) == f"jax {c['JS'][:7]}..{c['J1'][:7]} (1 commit, sideways)"
+    # the old pin X2 was force-pushed away (dangling): still a plain roll to what the plugin pins.
+    result = roll(load(commits={"xla": c["X2"]}), tmp_path / "cache", only=["plugin", "xla"])
+    assert result.new["xla"].commit == c["Y_TIP"]
 
 
 def test_read_var_forms():
@@ -129,7 +150,8 @@ def test_policies_print_for_logs():
     via = policy_for(config.RollVia("plugin", JAX_BZL, "JAX_COMMIT"))
     assert via == FollowVia("plugin", JAX_BZL, "JAX_COMMIT")
     assert str(via) == "via plugin (JAX_COMMIT)" and via.file == JAX_BZL
-    assert str(Exact("a" * 40)) == "exact aaaaaaa"
+    assert str(policy_for(config.RollVia("plugin", JAX_BZL))) == "via plugin"
+    assert str(Exact("a" * 40, via)) == "exact aaaaaaa"
 
 
 def test_changelog_markdown_title_and_compare_link():
@@ -151,3 +173,81 @@ def test_changelog_markdown_title_and_compare_link():
     assert data["changed"] is True and data["deps"]["xla"]["count"] == 12
     assert len(data["deps"]["xla"]["commits"]) == 12
     assert changelog.markdown(()) == "Pins are current.\n" and changelog.to_json(()) == {"changed": False, "deps": {}}
+
+
+# ---------------------------------------------------------------- reading pins, ordering branches
+
+SHA1, SHA2 = "1" * 40, "2" * 40
+SUM = "a" * 64
+HTTP_ARCHIVE = f'''load("//third_party:repo.bzl", "amd_http_archive")
+
+COMMIT = "{SHA1}"
+SHA = "{SUM}"
+
+def repo():
+    amd_http_archive(
+        name = "jax",
+        sha256 = SHA,
+        strip_prefix = "jax-{{commit}}".format(commit = COMMIT),
+        urls = ["https://github.com/jax-ml/jax/archive/{{commit}}.tar.gz".format(commit = COMMIT)],
+        patch_file = [
+            "//third_party/jax:0001-a.patch",
+            "//third_party/jax:0002-b.patch",
+        ],
+    )
+'''
+GIT_REPOSITORY = f'''load("@bazel_tools//tools/build_defs/repo:git.bzl", "git_repository")
+
+JAX_COMMIT = "{SHA2}"
+
+def repo():
+    git_repository(
+        name = "jax",
+        remote = "https://github.com/ROCm/jax.git",
+        commit = JAX_COMMIT,
+        patches = ["//third_party/jax:0008-c.patch"],  # a comment
+    )
+'''
+XLA_ARCHIVE = f'''XLA_COMMIT = "{SHA1}"
+XLA_SHA256 = "{SUM}"
+
+def repo():
+    tf_http_archive(
+        name = "xla",
+        sha256 = XLA_SHA256,
+        urls = tf_mirror_urls("https://github.com/ROCm/xla/archive/{{commit}}.tar.gz".format(commit = XLA_COMMIT)),
+    )
+'''
+
+
+def test_read_pin_every_upstream_form():
+    from release.pins import Pin, read_pin
+    assert read_pin(HTTP_ARCHIVE, name="jax", where="w") == Pin(
+        SHA1, "COMMIT", "https://github.com/jax-ml/jax", SUM, ("//third_party/jax:0001-a.patch",
+                                                              "//third_party/jax:0002-b.patch"))
+    assert read_pin(GIT_REPOSITORY, name="jax", where="w") == Pin(
+        SHA2, "JAX_COMMIT", "https://github.com/ROCm/jax", None, ("//third_party/jax:0008-c.patch",))
+    # A URL passed through an unknown macro: the commit still comes from the lone *_COMMIT.
+    xla = read_pin(XLA_ARCHIVE, name="xla", where="w")
+    assert (xla.commit, xla.var, xla.sha256) == (SHA1, "XLA_COMMIT", SUM)
+    # var: from deps.yaml wins, and is refused when absent.
+    assert read_pin(HTTP_ARCHIVE, name="jax", where="w", var="COMMIT").commit == SHA1
+    with pytest.raises(UserError, match="no JAX_COMMIT"):
+        read_pin(HTTP_ARCHIVE, name="jax", where="w", var="JAX_COMMIT")
+    two = GIT_REPOSITORY + GIT_REPOSITORY.split("def repo():")[1].replace('"jax"', '"other"')
+    assert read_pin(two, name="jax", where="w").commit == SHA2
+    with pytest.raises(UserError, match="2 repository rules and none has name = \"xla\""):
+        read_pin(two, name="xla", where="w")
+    with pytest.raises(UserError, match="expected a full commit SHA"):
+        read_pin(GIT_REPOSITORY.replace(SHA2, "main"), name="jax", where="w")
+    with pytest.raises(UserError, match="cannot parse the file"):
+        read_pin("def (:\n", name="jax", where="w")
+
+
+def test_branch_order_is_by_version_not_text():
+    from release.versions import branch_order
+    names = ["rocm-jaxlib-v0.9.1", "rocm-jaxlib-v0.10.0", "rocm-jaxlib-v0.10.0-draft", "rocm-jaxlib-v0.4.35",
+             "rocm-jaxlib-v0.9.10", "rocm-jaxlib-next"]
+    assert sorted(names, key=branch_order, reverse=True) == [
+        "rocm-jaxlib-v0.10.0", "rocm-jaxlib-v0.10.0-draft", "rocm-jaxlib-v0.9.10", "rocm-jaxlib-v0.9.1",
+        "rocm-jaxlib-v0.4.35", "rocm-jaxlib-next"]

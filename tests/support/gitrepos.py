@@ -258,8 +258,8 @@ def deps_yaml(remotes: Remotes, *, http: GitHttpServer | None = None, plugin_bra
     pins = {"plugin": remotes.c["P0"], "jax": remotes.c["J1"], "xla": remotes.c["X1"], **(commits or {})}
     urls = {n: remotes.url(n, http) for n in ("plugin", "jax", "xla")} | (urls or {})
     rolls = {"plugin": "head",
-             "jax": f"{{via: plugin, file: {JAX_BZL}, var: JAX_COMMIT}}",
-             "xla": f"{{via: plugin, file: {XLA_BZL}, var: XLA_COMMIT}}"} | (rolls or {})
+             "jax": f"{{via: plugin, file: {JAX_BZL}}}",
+             "xla": f"{{via: plugin, file: {XLA_BZL}}}"} | (rolls or {})
     branches = {"plugin": plugin_branch, "jax": BRANCH, "xla": BRANCH}
     lines = ["# pins for the test (this comment must survive a bump)", "deps:"]
     for name in order:
