@@ -92,18 +92,52 @@ def test_delete_retried_after_5xx_that_applied(github_client, fake_github):
 
 
 def test_primary_rate_limit_waits_for_reset(github_client, fake_github, fake_clock):
-    fake_github.rate_limit("POST", r"/releases$", kind="primary", reset_in=30)
+    fake_github.rate_limit("POST", r"/releases$", kind="primary", reset_at=fake_clock.now + 30)
     create(github_client)
     assert len(fake_github.releases()) == 1
-    assert 29 <= fake_clock.sleeps[0] <= 32
+    assert fake_clock.sleeps == [31.0]  # until the reset, plus a second of margin
 
 
-def test_primary_rate_limit_beyond_deadline_is_an_error(github_client, fake_github):
+def test_primary_rate_limit_beyond_deadline_is_an_error(github_client, fake_github, fake_clock):
     github_client.deadline = 10
-    fake_github.rate_limit("GET", r"/releases$", kind="primary", reset_in=3600)
+    fake_github.rate_limit("GET", r"/releases$", kind="primary", reset_at=fake_clock.now + 3600)
     with pytest.raises(GitHubError) as err:
         list(github_client.paginate(REL))
-    assert "deadline" in str(err.value)
+    assert "deadline" in str(err.value) and fake_clock.sleeps == []
+
+
+def test_a_success_with_no_requests_left_makes_the_next_one_wait_for_the_reset(
+        github_client, fake_github, fake_clock):
+    """GitHub says ``x-ratelimit-remaining: 0`` on a 200: the next request waits for the reset
+    before it is sent, instead of being sent, rejected and retried."""
+    reset = fake_clock.now + 120
+    fake_github.fail("GET", r"/releases$", when="headers", headers={
+        "x-ratelimit-limit": "5000", "x-ratelimit-remaining": "0", "x-ratelimit-used": "5000",
+        "x-ratelimit-reset": str(int(reset))})
+    sent_when_waiting = []
+    real_sleep = github_client.sleep
+
+    def sleep(seconds):
+        sent_when_waiting.append(len(fake_github.log))
+        real_sleep(seconds)
+
+    github_client.sleep = sleep
+    assert github_client.request("GET", REL) == []
+    assert fake_clock.sleeps == []  # nothing to wait for yet
+    sent = len(fake_github.log)
+    create(github_client)
+    assert fake_clock.sleeps == [121.0]
+    assert sent_when_waiting == [sent]  # it waited before sending the next request
+    assert all(entry[1:3] != ("POST", REL) for entry in fake_github.log[:sent])
+    assert len(fake_github.releases()) == 1
+
+
+def test_a_success_with_requests_left_never_waits(github_client, fake_github, fake_clock):
+    fake_github.fail("GET", r"/releases$", when="headers", headers={
+        "x-ratelimit-remaining": "1", "x-ratelimit-reset": str(int(fake_clock.now + 120))})
+    github_client.request("GET", REL)
+    github_client.request("GET", REL)
+    assert fake_clock.sleeps == []
 
 
 @pytest.mark.parametrize("status, retry_after, expected", [(403, 7, 7.0), (429, None, 60.0),

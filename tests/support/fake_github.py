@@ -40,14 +40,17 @@ null``, which the description allows (nullable) but its enum does not list.
 ``FakeGitHub`` API for tests:
 
 ``fake.api_url``, ``fake.token``, ``fake.repo``   where it listens, the only accepted token.
-``fake.fail(method, path_regex, status=502, nth=1, times=1, when="before"|"after"|"starter"|"drop",
-headers=None, message=None)``   fault injection: the ``nth`` request (and the ``times - 1`` after
-it) whose method and path match fails with ``status``. ``before``: nothing is applied;
+``fake.fail(method, path_regex, status=502, nth=1, times=1, when="before"|"after"|"starter"|"drop"|
+"headers", headers=None, message=None)``   fault injection: the ``nth`` request (and the ``times - 1``
+after it) whose method and path match fails with ``status``. ``before``: nothing is applied;
 ``after``: the request is applied, then the failure is returned (GitHub's 5xx after success);
 ``starter``: an upload stores a ``starter`` asset with part of the bytes and fails;
-``drop``: the request is applied and the connection closed without a response.
+``drop``: the request is applied and the connection closed without a response;
+``headers``: the request succeeds as usual, its answer carrying ``headers`` (``status`` unused).
 ``fake.rate_limit(method, path_regex, kind="primary"|"secondary", nth=1, reset_in=30,
-retry_after=None, status=403)``   a rate-limit rejection with GitHub's headers.
+reset_at=None, retry_after=None, status=403)``   a rate-limit rejection with GitHub's headers;
+``reset_at`` (epoch seconds) sets ``x-ratelimit-reset`` on the caller's clock, so a test whose
+client runs on a ``FakeClock`` never mixes it with the real one.
 ``fake.releases(repo=None)``   snapshots (dicts as the API returns them, with ``assets``).
 ``fake.asset_bytes(asset_id)``, ``fake.tags(repo=None)``, ``fake.pulls(repo=None)``.
 ``fake.seed_release(tag, draft=False, prerelease=False, assets={name: bytes}, published_at=datetime,
@@ -278,7 +281,7 @@ class FakeGitHub:
 
     def fail(self, method, path_regex, status=502, *, nth=1, times=1, when="before", headers=None,
              message=None) -> _Fault:
-        assert when in ("before", "after", "starter", "drop")
+        assert when in ("before", "after", "starter", "drop", "headers")
         fault = _Fault(method.upper(), re.compile(path_regex), status, nth, times, when,
                        dict(headers or {}), message or "Server Error")
         with self.lock:
@@ -286,8 +289,8 @@ class FakeGitHub:
         return fault
 
     def rate_limit(self, method, path_regex, *, kind="primary", nth=1, times=1, reset_in=30,
-                   retry_after=None, status=403) -> _Fault:
-        reset = int(self.now().timestamp()) + reset_in
+                   reset_at=None, retry_after=None, status=403) -> _Fault:
+        reset = int(reset_at if reset_at is not None else self.now().timestamp() + reset_in)
         if kind == "primary":
             headers = {"x-ratelimit-limit": "5000", "x-ratelimit-remaining": "0",
                        "x-ratelimit-used": "5000", "x-ratelimit-reset": str(reset)}
@@ -763,6 +766,8 @@ def _handler(fake: FakeGitHub, kind: str):
                 return None
             if fault and fault.when == "after":
                 return self._send(fault.status, fault.headers, {"message": fault.message})
+            if fault and fault.when == "headers" and status < 400:
+                extra = {**extra, **fault.headers}
             return self._send(status, extra, payload)
 
         def _send(self, status, extra, payload):
@@ -814,11 +819,15 @@ def github_env(fake_github, monkeypatch):
 
 
 class FakeClock:
-    """``sleep``/``clock`` for ``GitHubClient``: sleeping advances time instantly and is recorded."""
+    """``sleep``/``clock`` for ``GitHubClient``: sleeping advances time instantly and is recorded.
+
+    It starts at a fixed instant (``START``), never the wall clock, so what a test computes from
+    it is exact."""
+
+    START = 1_795_348_800.0  # 2026-11-22 12:00:00 UTC
 
     def __init__(self, start: float | None = None):
-        import time
-        self.now = time.time() if start is None else start
+        self.now = self.START if start is None else start
         self.sleeps: list[float] = []
 
     def time(self) -> float:
