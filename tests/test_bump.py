@@ -7,7 +7,6 @@ import subprocess
 
 import pytest
 
-from release.commands._common import today_utc
 from tests.support.gitrepos import git
 
 
@@ -121,10 +120,10 @@ def test_commit_makes_one_branch_and_is_idempotent(run_cli, release_checkout, gi
     root, origin = release_checkout
     head = git("rev-parse", "HEAD", cwd=root).strip()
     (root / "notes.txt").write_text("someone's uncommitted work\n")
-    code, out, err = run_cli("bump", "--commit", "--json", "--root", root)
+    code, out, err = run_cli("bump", "--commit", "--json", "--root", root, "--date", "2026-11-22")
     assert code == 0, err
     data = json.loads(out)
-    branch = f"bump/{today_utc().isoformat()}-plugin-jax-xla"
+    branch = "bump/2026-11-22-plugin-jax-xla"
     assert data["branch"] == branch
     sha = git("rev-parse", branch, cwd=root).strip()
     assert data["commit"] == sha
@@ -137,9 +136,9 @@ def test_commit_makes_one_branch_and_is_idempotent(run_cli, release_checkout, gi
     assert git("symbolic-ref", "--short", "HEAD", cwd=root).strip() == "main"
     assert (root / "notes.txt").exists()
     # Same pins again (deps.yaml already written, not committed on main): the same commit.
-    code, out, _ = run_cli("bump", "--commit", "--json", "--root", root)
+    code, out, _ = run_cli("bump", "--commit", "--json", "--root", root, "--date", "2026-11-22")
     assert json.loads(out)["commit"] == sha
-    code, out, _ = run_cli("bump", "--push", "--json", "--root", root)
+    code, out, _ = run_cli("bump", "--push", "--json", "--root", root, "--date", "2026-11-22")
     assert git("rev-parse", f"refs/heads/{branch}", cwd=origin).strip() == sha
 
 

@@ -27,10 +27,14 @@ def add_kind_options(parser, *, default_kind: str | None = None) -> None:
 
 
 def add_date_options(parser) -> None:
-    parser.add_argument("--date", type=_date_flag, metavar="YYYY-MM-DD",
-                        help="UTC date of a nightly (default: today, UTC)")
+    add_date_option(parser, "UTC date of a nightly (default: today, UTC)")
     parser.add_argument("--build-number", type=flags.count(0, 999), metavar="N",
                         help="nightly build number 0-999 (only with nightly_scheme 'date-build')")
+
+
+def add_date_option(parser, help: str) -> None:
+    """``--date YYYY-MM-DD``: the day a command acts for, so the clock is an input."""
+    parser.add_argument("--date", type=_date_flag, metavar="YYYY-MM-DD", help=help)
 
 
 def add_python_option(parser) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from release import changelog, flags, pulls
-from release.commands._common import project, today_utc
+from release.commands._common import add_date_option, project, today_utc
 from release.config import atomic_write, parse_deps, save_deps
 from release.errors import UserError
 from release.output import github_output, step_summary
@@ -30,6 +30,7 @@ def add_arguments(parser) -> None:
                         help="open or update the one bump PR, or close it when pins are current "
                              "(implies --push; needs GITHUB_REPOSITORY and GITHUB_TOKEN)")
     parser.add_argument("--dry-run", action="store_true", help="show what would move; write nothing")
+    add_date_option(parser, "UTC date in the bump branch's name (default: today, UTC)")
 
 
 def run(args, out) -> int:
@@ -64,7 +65,7 @@ def run(args, out) -> int:
         if args.changelog:
             atomic_write(args.changelog, f"# {title}\n\n{text}")
     if commit and moves:
-        branch = pulls.branch_name(today_utc(), tuple(m.name for m in moves))
+        branch = pulls.branch_name(args.date or today_utc(), tuple(m.name for m in moves))
         sha = repo.commit_file(branch, proj.deps.path, proj.deps.path.read_text(encoding="utf-8"),
                                f"{title}\n\n{text}")
         data |= {"branch": branch, "commit": sha}
