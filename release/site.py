@@ -212,6 +212,20 @@ def install_lines(data: SiteData) -> list[tuple[str, str, str]]:
              f"pip install --pre {p} --index-url {url}/stable/")]
 
 
+def nightly_day(version: str, published: _dt.datetime | None) -> _dt.date | None:
+    """The build date a nightly's version carries (``.devYYYYMMDD[BBB]``), else its publishing day."""
+    try:
+        dev = Version(version).dev
+    except InvalidVersion:
+        dev = None
+    if dev is not None and len(str(dev)) in (8, 11):
+        try:
+            return _dt.datetime.strptime(str(dev)[:8], "%Y%m%d").date()
+        except ValueError:
+            pass
+    return published.date() if published else None
+
+
 def _chart(data: SiteData) -> str:
     """Inline SVG: total wheel size per release (bars) and nightly outcome per day (squares)."""
     rows = [r for r in reversed(data.releases) if r.published]  # oldest first
@@ -225,7 +239,9 @@ def _chart(data: SiteData) -> str:
              f'viewBox="0 0 {width} 200" aria-labelledby="chart-title">',
              '<title id="chart-title">Wheel size per release and nightly outcome per day</title>',
              f'<text x="0" y="12" font-size="11">total wheel size per release (largest '
-             f'{_e(_size(biggest))})</text>']
+             f'{_e(_size(biggest))}): <tspan fill="{colors["nightly"]}">nightly</tspan>, '
+             f'<tspan fill="{colors["rc"]}">rc</tspan>, <tspan fill="{colors["release"]}">release or '
+             f'post</tspan>, oldest left</text>']
     for i, r in enumerate(rows):
         total = sum(w.size for w in r.wheels)
         h = max(1.0, bar_h * total / biggest)
@@ -233,8 +249,9 @@ def _chart(data: SiteData) -> str:
         parts.append(f'<rect class="bar" x="{x + 1:.1f}" y="{20 + bar_h - h:.1f}" '
                      f'width="{max(step - 2, 1):.1f}" height="{h:.1f}" fill="{colors.get(r.kind, "#888")}">'
                      f'<title>{_e(r.version)}: {_e(_size(total))}</title></rect>')
-    nightly_days = {r.published.date(): "published" for r in rows if r.kind == "nightly"}
+    nightly_days = {nightly_day(r.version, r.published): "published" for r in rows if r.kind == "nightly"}
     for tag, day in data.drafts:
+        day = nightly_day(naming.version_from_tag(tag) or "", None) or day
         if day and day not in nightly_days:
             nightly_days[day] = "draft"
     if nightly_days:

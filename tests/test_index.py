@@ -104,3 +104,245 @@ def test_write_index_of_wheel_files_is_installed_by_pip_over_json_and_html(make_
     before = tree(out)
     again = write_index(out, wheels)
     assert not again["changed"] and tree(out) == before  # same bytes, same files, nothing rewritten
+
+
+# ------------------------------------------------------------------ the site of a store
+
+
+@pytest.fixture
+def store_site(make_dist, tmp_path):
+    """A local store with four nightlies, rc1, the release, and rc2 published after the release."""
+    store = LocalStore(tmp_path / "store", clock=Clock())
+    for version in ("0.9.1.dev20261119", "0.9.1.dev20261120", "0.9.1.dev20261121", "0.9.1rc1",
+                    "0.9.1.dev20261122", "0.9.1", "0.9.1rc2"):
+        release_dist(store, make_dist(version))
+    return store
+
+
+def get_json(url: str) -> tuple[str, dict]:
+    request = urllib.request.Request(url, headers={"Accept": f"{JSON_TYPE}, text/html;q=0.1"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return answer.headers["Content-Type"], json.loads(answer.read())
+
+
+def test_channels_resolve_as_promised_with_real_pip(store_site, tmp_path):
+    site = tmp_path / "site"
+    result = build_site(store_site, site, keep=4)
+    assert [f.split("-")[1] for f in result["channels"]["nightly"][PLUGIN]] == [
+        "0.9.1.dev20261119", "0.9.1.dev20261120", "0.9.1.dev20261121", "0.9.1.dev20261122"]
+    assert [f.split("-")[1] for f in result["channels"]["stable"][PLUGIN]] == ["0.9.1rc1", "0.9.1rc2", "0.9.1"]
+    every_link_resolves(site)
+
+    served = serve(site)
+    try:
+        code, got, err = pip_install(tmp_path, served.url + "/nightly/", "--pre", PLUGIN, name="nightly")
+        assert code == 0, err
+        assert got[PLUGIN] == got[PJRT] == "0.9.1.dev20261122"
+        # stable never resolves to an rc after the release, with or without --pre (rc2 came later)
+        for flags in ([], ["--pre"]):
+            code, got, err = pip_install(tmp_path, served.url + "/stable/", *flags, PLUGIN,
+                                         name=f"stable{len(flags)}")
+            assert code == 0, err
+            assert got[PLUGIN] == got[PJRT] == "0.9.1"
+        # a nightly is never in stable, a release never in nightly
+        code, _, err = pip_install(tmp_path, served.url + "/stable/", f"{PLUGIN}==0.9.1.dev20261122",
+                                   name="nonightly")
+        assert code != 0 and "0.9.1.dev20261122" in err
+        down = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-cache-dir",
+                               "--disable-pip-version-check", "--index-url", served.url + "/nightly/",
+                               "-d", str(tmp_path / "dl"), f"{PJRT}==0.9.1.dev20261119"],
+                              capture_output=True, text=True, env={**os.environ, "PIP_CONFIG_FILE": os.devnull})
+        assert down.returncode == 0, down.stderr
+        [wheel] = (tmp_path / "dl").glob("*.whl")
+        assert wheel.read_bytes() == (site / "nightly" / PJRT / wheel.name).read_bytes()
+
+        # a PEP 691 JSON request, negotiated as a real index does it
+        kind, page = get_json(served.url + f"/stable/{PLUGIN}/")
+        assert kind == JSON_TYPE
+        assert page["meta"]["api-version"] == "1.1" and page["name"] == PLUGIN
+        assert page["versions"] == ["0.9.1rc1", "0.9.1rc2", "0.9.1"]
+        release = store_site.published_for("rocm-jax-v0.9.1")
+        for item in page["files"]:
+            data = (site / "stable" / PLUGIN / item["url"]).read_bytes()
+            meta = (site / "stable" / PLUGIN / (item["url"] + ".metadata")).read_bytes()
+            assert item["hashes"] == {"sha256": hashlib.sha256(data).hexdigest()}
+            assert item["size"] == len(data)
+            assert item["core-metadata"] == item["dist-info-metadata"] == {
+                "sha256": hashlib.sha256(meta).hexdigest()}
+            assert item["requires-python"] == ">=3.11"
+        final = next(i for i in page["files"] if "-0.9.1-" in i["filename"])
+        assert final["upload-time"] == release.published_at.strftime("%Y-%m-%dT%H:%M:%SZ")
+        kind, root = get_json(served.url + "/nightly/")
+        assert kind == JSON_TYPE and root["projects"] == [{"name": PJRT}, {"name": PLUGIN}]
+    finally:
+        served.close()
+
+
+def test_retention_hides_old_nightlies_and_protect_keeps_them(store_site, tmp_path):
+    site = tmp_path / "site"
+    build_site(store_site, site, keep=4)
+    old = site / "nightly" / PLUGIN / next(n for n in os.listdir(site / "nightly" / PLUGIN)
+                                           if "dev20261120" in n and n.endswith(".whl"))
+    result = build_site(store_site, site, keep=2, protect=["0.9.1.dev20261119", "0.9.1.dev20990101"])
+    listed = [f.split("-")[1] for f in result["channels"]["nightly"][PLUGIN]]
+    assert listed == ["0.9.1.dev20261119", "0.9.1.dev20261121", "0.9.1.dev20261122"]
+    assert result["protect_missing"] == ["0.9.1.dev20990101"]
+    page = (site / "nightly" / PLUGIN / "index.html").read_text()
+    assert "dev20261120" not in page and "dev20261120" not in (site / "nightly" / PLUGIN / "index.json").read_text()
+    assert old.is_file()  # hidden, not a broken link: a pinned URL still downloads
+    every_link_resolves(site)
+    # a version the store no longer has leaves the site (gc deleted it)
+    store_site.delete_release(store_site.published_for("rocm-jax-v0.9.1.dev20261120"))
+    result = build_site(store_site, site, keep=2, protect=["0.9.1.dev20261119"])
+    assert not old.exists() and any("dev20261120" in n for n in result["removed"])
+
+
+def test_rerun_with_no_change_rewrites_nothing_and_fetches_nothing(fake_github, make_dist, tmp_path):
+    store = gh_store(fake_github)
+    release_dist(store, make_dist("0.9.1.dev20261121"))
+    release_dist(store, make_dist("0.9.1"))
+    site = tmp_path / "site"
+    first = build_site(store, site, site_url="https://example.invalid/jax")
+    assert len(first["fetched"]) == 4
+    before, inode = tree(site), site.stat().st_ino
+    downloads = sum(1 for e in fake_github.log if e[0] == "storage")
+    again = build_site(store, site, site_url="https://example.invalid/jax")
+    assert not again["changed"] and again["fetched"] == []
+    assert tree(site) == before and site.stat().st_ino == inode  # not even swapped
+    # revisions.json is read again (the page needs it), wheels never
+    assert sum(1 for e in fake_github.log if e[0] == "storage") - downloads == 2
+    release_dist(store, make_dist("0.9.1.dev20261122"))
+    third = build_site(store, site, site_url="https://example.invalid/jax")
+    assert third["changed"] and len(third["fetched"]) == 2
+    assert not list(tmp_path.glob(".site.*"))  # the staging directory went away
+
+
+def test_older_single_index_layout_moves_into_channels_without_downloads(store_site, tmp_path):
+    site = tmp_path / "site"
+    build_site(store_site, site, keep=4)
+    # the layout of earlier versions: SITE/<project>/<wheel>, no state file
+    legacy = tmp_path / "legacy"
+    for wheel in site.glob("*/*/*.whl"):
+        (legacy / wheel.parent.name).mkdir(parents=True, exist_ok=True)
+        os.link(wheel, legacy / wheel.parent.name / wheel.name)
+        (legacy / wheel.parent.name / "index.html").write_text("<html></html>")
+    (legacy / "index.html").write_text("<html></html>")
+    calls = []
+    original = store_site.download_asset
+    store_site.download_asset = lambda *a, **k: calls.append(a[1].name) or original(*a, **k)
+    result = build_site(store_site, legacy, keep=4)
+    assert [c for c in calls if c.endswith(".whl")] == [] and result["fetched"] == []
+    assert not (legacy / PLUGIN).exists() and (legacy / "stable" / PLUGIN / "index.json").is_file()
+
+
+# ------------------------------------------------------------------ never lose the site
+
+
+def cli_index(run_cli, site, *args):
+    return run_cli("index", "--out", site, *args)
+
+
+def test_mistyped_missing_or_empty_store_leaves_site_untouched(run_cli, store_site, tmp_path, monkeypatch,
+                                                               make_dist):
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    site = tmp_path / "site"
+    code, out, err = cli_index(run_cli, site, "--store-dir", store_site.directory, "--keep", "4")
+    assert code == 0, err
+    before = tree(site)
+    assert sum(1 for name in before if name.endswith(".whl")) == 14
+
+    # a typo of the store's name: one line, a did-you-mean, nothing created
+    typo = tmp_path / "stor"
+    code, out, err = cli_index(run_cli, site, "--store-dir", typo)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "no such directory" in err and f"did you mean {store_site.directory}" in err
+    assert not typo.exists() and tree(site) == before
+
+    # a fresh clone: no local store at the default place
+    clone = tmp_path / "clone"
+    clone.mkdir()
+    code, out, err = cli_index(run_cli, site, "--root", clone)
+    assert code == 2 and "no local store" in err and not (clone / ".cache").exists()
+    assert tree(site) == before
+
+    # a directory that is not a store
+    code, out, err = cli_index(run_cli, site, "--store-dir", tmp_path)
+    assert code == 2 and "not a local store" in err and tree(site) == before
+
+    # a store with nothing published (only a draft)
+    empty = LocalStore(tmp_path / "empty")
+    from release.publish import publish_draft, read_dist
+    publish_draft(empty, read_dist(make_dist("0.9.1.dev20261123")))
+    code, out, err = cli_index(run_cli, site, "--store-dir", empty.directory, "--json")
+    assert code == 2 and "no published wheels" in err and tree(site) == before
+    assert "error" in json.loads(out)  # --json failures are JSON too
+    assert not list(tmp_path.glob(".site.*"))
+
+
+def test_a_store_of_other_projects_is_refused(store_site, tmp_path, make_dist):
+    site = tmp_path / "site"
+    build_site(store_site, site, keep=4)
+    before = tree(site)
+    other = LocalStore(tmp_path / "other")
+    dist = make_dist("0.9.1.dev20261123")
+    for wheel in dist.glob("*.whl"):  # same bytes under another project's name
+        wheel.rename(wheel.with_name(wheel.name.replace("jax_rocm7", "jax_rocm6")))
+    release = other.create_draft("rocm-jax-v0.9.1.dev20261123", name="x", body="", prerelease=True)
+    for wheel in dist.glob("*.whl"):
+        other.upload_asset(release, wheel, wheel.name)
+    other.publish(release, prerelease=True, make_latest=False)
+    from release.index import IndexRefused
+    with pytest.raises(IndexRefused, match="drop every project"):
+        build_site(other, site)
+    assert tree(site) == before
+
+
+def test_a_directory_this_tool_did_not_write_is_refused(run_cli, store_site, tmp_path, monkeypatch):
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    home = tmp_path / "home"
+    (home / "notes").mkdir(parents=True)
+    (home / "todo.txt").write_text("mine\n")
+    before = tree(home)
+    code, out, err = cli_index(run_cli, home, "--store-dir", store_site.directory)
+    assert code == 2 and "todo.txt" in err and "did not write" in err
+    assert tree(home) == before
+
+
+def test_a_crash_midway_leaves_the_old_site_and_the_next_run_finishes(store_site, tmp_path, make_dist):
+    site = tmp_path / "site"
+    build_site(store_site, site, keep=4)
+    before = tree(site)
+    release_dist(store_site, make_dist("0.9.1.dev20261123"))
+    original = store_site.download_asset
+
+    def crash(release, asset, dest, progress=None):
+        if asset.name.endswith(".whl"):
+            Path(dest).write_bytes(b"half a wheel")
+            raise KeyboardInterrupt  # the process is killed in the middle of a download
+        return original(release, asset, dest, progress=progress)
+    store_site.download_asset = crash
+    with pytest.raises(KeyboardInterrupt):
+        build_site(store_site, site, keep=4)
+    assert tree(site) == before
+    store_site.download_asset = original
+    result = build_site(store_site, site, keep=4)
+    assert result["channels"]["nightly"][PLUGIN][-1].split("-")[1] == "0.9.1.dev20261123"
+    every_link_resolves(site)
+    assert not list(tmp_path.glob(".site.*"))
+
+
+def test_a_crash_between_the_renames_of_the_fallback_swap_is_recovered(store_site, tmp_path, monkeypatch):
+    from release import index
+    site = tmp_path / "site"
+    build_site(store_site, site, keep=1)
+    before = tree(site)
+    # the old site was moved aside, then the process died before the new one took its place
+    os.replace(site, tmp_path / ".site.old")
+    monkeypatch.setattr(index, "_exchange", lambda a, b: False)  # a system without renameat2
+    result = build_site(store_site, site, keep=2)
+    assert result["changed"] and not (tmp_path / ".site.old").exists()
+    after = tree(site)
+    wheels = {n for n in before if n.endswith(".whl")}
+    assert wheels and wheels <= set(after)  # nothing of the old site was lost
+    assert len([n for n in after if n.startswith("nightly/") and n.endswith(".whl")]) == 4  # keep=2 now
+    every_link_resolves(site)

@@ -1,0 +1,213 @@
+"""The page for people (``SITE/index.html``), read by a real headless Chromium: it renders (a
+screenshot that is not blank and shows the chart's colours) and its DOM holds every release, the
+revision links, the compare links, the install lines and the provenance link, with no JavaScript."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+import shutil
+import struct
+import subprocess
+import zlib
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from release import naming
+from release.index import build_site
+from release.publish import publish_draft, read_dist, undraft
+from release.revisions import RevisionMap
+from release.site import PROVENANCE_ASSET, changes, commit_counts
+from release.stores import LocalStore
+from tests.support.publish_dist import mark_validated, release_dist
+
+URL = "https://example.invalid/jax-rocm"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def chromium() -> str:
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return found
+    pytest.skip("Debian's chromium is not installed and could not be: ./scripts/test installs it with "
+                "apt-get install -y chromium (needs root and the Debian archive)")
+
+
+def run_chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
+    env = {**os.environ, "HOME": str(tmp_path)}
+    return subprocess.run([chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],
+                          capture_output=True, text=True, env=env, timeout=180)
+
+
+def png_pixels(data: bytes) -> tuple[int, int, list[tuple[int, ...]]]:
+    """Decode an 8-bit RGB or RGBA PNG (what Chromium writes): width, height, pixels."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, header = 8, b"", None
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        chunk = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", chunk)
+        elif kind == b"IDAT":
+            idat += chunk
+        pos += 12 + length
+    width, height, depth, color, _, _, interlace = header
+    assert depth == 8 and color in (2, 6) and interlace == 0, header
+    channels = 3 if color == 2 else 4
+    raw = zlib.decompress(idat)
+    stride = width * channels
+    rows, prev, i = [], bytearray(stride), 0
+    for _ in range(height):
+        kind, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+        i += 1 + stride
+        for x in range(stride):
+            a = line[x - channels] if x >= channels else 0
+            b = prev[x]
+            c = prev[x - channels] if x >= channels else 0
+            if kind == 1:
+                line[x] = (line[x] + a) & 255
+            elif kind == 2:
+                line[x] = (line[x] + b) & 255
+            elif kind == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    pixels = [tuple(row[x:x + 3]) for row in rows for x in range(0, stride, channels)]
+    return width, height, pixels
+
+
+class Dom(HTMLParser):
+    """What a person sees and can click: links, text, sections."""
+
+    def __init__(self):
+        super().__init__()
+        self.links, self.text, self.sections, self.rects = [], [], [], 0
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "a" and attrs.get("href"):
+            self.links.append(attrs["href"])
+        if tag == "section":
+            self.sections.append(attrs)
+        if tag == "rect":
+            self.rects += 1
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+class Clock:
+    def __init__(self):
+        self.now = _dt.datetime(2026, 11, 18, 3, tzinfo=_dt.timezone.utc)
+
+    def __call__(self):
+        self.now += _dt.timedelta(hours=7)
+        return self.now
+
+
+@pytest.fixture
+def site(make_dist, tmp_path):
+    store = LocalStore(tmp_path / "store", clock=Clock())
+    plan = [("0.9.1.dev20261118", {}), ("0.9.1.dev20261119", {"xla": "a" * 40}),
+            ("0.9.1rc1", {"xla": "a" * 40}), ("0.9.1.dev20261121", {"xla": "b" * 40, "jax": "c" * 40}),
+            ("0.9.1", {"xla": "b" * 40, "jax": "c" * 40})]
+    for version, commits in plan:
+        dist = read_dist(make_dist(version, commits=commits))
+        publish_draft(store, dist)
+        if version == "0.9.1":  # the provenance engineer's asset, when a release has one
+            draft = store.drafts_for(dist.tag)[0]
+            prov = tmp_path / PROVENANCE_ASSET
+            prov.write_text('{"_type": "https://in-toto.io/Statement/v1"}\n')
+            store.upload_asset(draft, prov, PROVENANCE_ASSET)
+        mark_validated(store, dist.tag)
+        undraft(store, dist.tag)
+    publish_draft(store, read_dist(make_dist("0.9.2.dev20261123")))  # a nightly that never went out
+    out = tmp_path / "site"
+    build_site(store, out, keep=2, site_url=URL)
+    return store, out
+
+
+def test_chromium_renders_the_page_with_every_release_and_install_line(site, tmp_path):
+    store, out = site
+    page = out / "index.html"
+    assert "<script" not in page.read_text()  # nothing to run: static HTML and SVG
+
+    shot = tmp_path / "page.png"
+    proc = run_chromium(tmp_path, f"--screenshot={shot}", "--window-size=1100,2600", page.as_uri())
+    assert shot.is_file(), proc.stderr[-2000:]
+    width, height, pixels = png_pixels(shot.read_bytes())
+    assert (width, height) == (1100, 2600)
+    non_white = sum(1 for p in pixels if p != (255, 255, 255))
+    assert non_white > len(pixels) // 100, "the screenshot is (nearly) blank"
+    colours = set(pixels)
+    assert len(colours) > 20
+    # the chart was drawn: bars of a nightly (#6b8fd6) and a release (#3f9a5a), a day without a
+    # nightly (#d0d0d0) and one whose nightly stayed a draft (#c8553d)
+    for rgb in ((0x6b, 0x8f, 0xd6), (0x3f, 0x9a, 0x5a), (0xd0, 0xd0, 0xd0), (0xc8, 0x55, 0x3d)):
+        assert rgb in colours, f"colour {rgb} of the chart is not on the screenshot"
+
+    proc = run_chromium(tmp_path, "--dump-dom", page.as_uri())
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    dom = Dom()
+    dom.feed(proc.stdout)
+    text = " ".join(" ".join(dom.text).split())
+
+    published = [r for r in store.list_releases() if not r.draft]
+    versions = [s["data-version"] for s in dom.sections]
+    # every release, newest first, each with its channel
+    assert versions == [naming.version_from_tag(r.tag) for r in
+                        sorted(published, key=lambda r: r.published_at, reverse=True)]
+    assert [s["data-channel"] for s in dom.sections] == [
+        "stable" if "dev" not in v else "nightly" for v in versions]
+    for rel in published:
+        revisions = RevisionMap.loads(next(
+            (Path(a.url[len("file://"):]).read_text() for a in store.list_assets(rel)
+             if a.name == naming.REVISIONS_ASSET)))
+        for name, rev in revisions.revisions:
+            if rev.commit_url():
+                assert rev.commit_url() in dom.links, (rel.tag, name)
+    # install lines per channel, true for a user of this site
+    for line in (f"pip install --pre jax-rocm7-plugin --index-url {URL}/nightly/",
+                 f"pip install jax-rocm7-plugin --index-url {URL}/stable/",
+                 f"pip install --pre jax-rocm7-plugin --index-url {URL}/stable/",
+                 f"pip install jax-rocm7-plugin==0.9.1 --index-url {URL}/stable/",
+                 f"pip install --pre jax-rocm7-plugin==0.9.1.dev20261121 --index-url {URL}/nightly/"):
+        assert line in text, line
+    # what changed since the previous release of the same kind: compare links per dep
+    xla = RevisionMap.loads((Path(next(a.url for a in store.list_assets(published[0])
+                                       if a.name == naming.REVISIONS_ASSET)[len("file://"):])).read_text())
+    base = xla["xla"].url.removesuffix(".git")
+    assert f"{base}/compare/{'a' * 40}...{'b' * 40}" in dom.links  # nightly 21 vs nightly 19
+    assert "commit count not recorded" in text
+    # provenance: linked where the release has it, said so where not
+    prov = [link for link in dom.links if link.endswith(PROVENANCE_ASSET)]
+    assert len(prov) == 1 and "none published with this release" in text
+    # wheel sizes and links into the index; the nightly beyond retention says it is not listed
+    assert re.search(r"jax_rocm7_pjrt-0\.9\.1-py3-none-manylinux_2_28_x86_64\.whl \(\d+\.\d KB\)", text)
+    assert "nightly/jax-rocm7-plugin/" in " ".join(dom.links)
+    assert text.count("not in the index any more") == 1  # 0.9.1.dev20261118 with --keep 2
+    assert "rocm-jax-v0.9.2.dev20261123" in text  # the draft that never went out
+    assert dom.rects == 5 + 6  # one bar per release, one square per day from the 18th to the 23rd
+
+
+def test_changes_count_commits_only_when_the_notes_record_them():
+    assert commit_counts("- xla: [`a...b`](u) (12 commits)\n- jax: unchanged\n") == {"xla": 12}
+    before = RevisionMap.loads(RevisionMap.from_json({
+        "schema": 1, "version": "1", "deps": {"xla": {"url": "https://github.com/ROCm/xla.git",
+                                                       "branch": "main", "commit": "a" * 40}},
+        "commits": {"ROCm/xla": "a" * 40}, "release_commit": None}).dumps())
+    after = RevisionMap("2", (("xla", before["xla"].__class__(before["xla"].url, "main", "b" * 40)),))
+    [known] = changes(before, after, "- xla: moved (3 commits)")
+    assert known.commits == 3 and known.compare_url == f"https://github.com/ROCm/xla/compare/{'a' * 40}...{'b' * 40}"
+    [unknown] = changes(before, after, "")
+    assert unknown.commits is None
