@@ -268,8 +268,6 @@ def check_site(site: Path) -> None:
     if site.exists() and not site.is_dir():
         raise UserError(f"--out {site}: is a file; expected a directory for the site")
     if not site.exists():
-        if not site.parent.is_dir():
-            raise UserError(f"--out {site}: its parent {site.parent} is not a directory")
         return
     if (site / STATE_FILE).is_file():
         return
@@ -358,7 +356,7 @@ class Staging:
         self.recover()
         if self.new.exists():
             shutil.rmtree(self.new)
-        self.new.mkdir()
+        self.new.mkdir(parents=True)
         return _Tree(self.new)
 
     def discard(self) -> None:
@@ -570,10 +568,12 @@ def build_site(store, out: Path, *, keep: int = 14, protect: Iterable[str] = (),
             raise IndexRefused(f"{out}: would drop {len(dropped)} wheel(s) the store still has, e.g. "
                                f"{dropped[0]} (nothing was changed)")
 
+        cache = state.get("revisions") if isinstance(state.get("revisions"), dict) else {}
+        used: dict = {}
         page = people_page.render(people_page.gather(store, releases, wheels, site_url=site_url,
-                                                     keep=keep))
+                                                     keep=keep, cache=cache, used=used))
         tree.write("index.html", page)
-        tree.save_state()
+        tree.save_state({"revisions": used})
         changed = staging.commit()
     except BaseException:
         staging.discard()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import hashlib
 import html
 import re
 import tempfile
@@ -70,16 +71,27 @@ class SiteData:
 # ------------------------------------------------------------------ gathering
 
 
-def _revisions(store, release, assets) -> RevisionMap | None:
+def _revisions(store, release, assets, cache: dict, used: dict) -> RevisionMap | None:
+    """The release's ``revisions.json``; ``cache`` maps an asset sha256 to its text, so a re-run
+    downloads only what it has not read before (``used`` collects what this run needed)."""
     asset = next((a for a in assets if a.name == naming.REVISIONS_ASSET), None)
     if asset is None:
         return None
-    with tempfile.TemporaryDirectory() as tmp:
-        path = store.download_asset(release, asset, Path(tmp) / "revisions.json")
-        try:
-            return RevisionMap.loads(path.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError):
-            return None
+    text = cache.get(asset.digest) if asset.digest else None
+    if not isinstance(text, str) or hashlib.sha256(text.encode("utf-8")).hexdigest() != asset.digest:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = store.download_asset(release, asset, Path(tmp) / "revisions.json")
+            try:
+                text = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                return None
+    try:
+        found = RevisionMap.loads(text)
+    except (ValueError, TypeError):
+        return None
+    if asset.digest:
+        used[asset.digest] = text  # the text itself: its order of deps is the table's order
+    return found
 
 
 _COUNT = re.compile(r"^\s*[-*]\s*(?P<dep>[\w.-]+):.*?\((?P<n>\d+) commits?\)", re.M)
@@ -114,8 +126,14 @@ def _sort_key(version: str):
         return Version("0")
 
 
-def gather(store, releases: list, wheels: list, *, site_url: str | None, keep: int) -> SiteData:
-    """The page's data from the store's releases and ``release.index``'s wheel selection."""
+def gather(store, releases: list, wheels: list, *, site_url: str | None, keep: int,
+           cache: dict | None = None, used: dict | None = None) -> SiteData:
+    """The page's data from the store's releases and ``release.index``'s wheel selection.
+
+    ``cache``/``used``: revision maps by asset sha256, read from and collected for the site's state.
+    """
+    cache = {} if cache is None else cache
+    used = {} if used is None else used
     by_release: dict[int, list] = {}
     for w in wheels:
         by_release.setdefault(w.release.id, []).append(w)
@@ -133,7 +151,7 @@ def gather(store, releases: list, wheels: list, *, site_url: str | None, keep: i
             continue
         assets = store.list_assets(rel)
         assets_of[rel.tag] = assets
-        maps[rel.tag] = _revisions(store, rel, assets)
+        maps[rel.tag] = _revisions(store, rel, assets, cache, used)
     for rel in ordered:
         if rel.tag not in assets_of:
             continue

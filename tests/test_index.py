@@ -209,8 +209,8 @@ def test_rerun_with_no_change_rewrites_nothing_and_fetches_nothing(fake_github, 
     again = build_site(store, site, site_url="https://example.invalid/jax")
     assert not again["changed"] and again["fetched"] == []
     assert tree(site) == before and site.stat().st_ino == inode  # not even swapped
-    # revisions.json is read again (the page needs it), wheels never
-    assert sum(1 for e in fake_github.log if e[0] == "storage") - downloads == 2
+    # nothing is downloaded again: wheels are hard-linked, revision maps come from the site's state
+    assert sum(1 for e in fake_github.log if e[0] == "storage") == downloads
     release_dist(store, make_dist("0.9.1.dev20261122"))
     third = build_site(store, site, site_url="https://example.invalid/jax")
     assert third["changed"] and len(third["fetched"]) == 2
@@ -346,3 +346,29 @@ def test_a_crash_between_the_renames_of_the_fallback_swap_is_recovered(store_sit
     assert wheels and wheels <= set(after)  # nothing of the old site was lost
     assert len([n for n in after if n.startswith("nightly/") and n.endswith(".whl")]) == 4  # keep=2 now
     every_link_resolves(site)
+
+
+def test_a_tampered_store_naming_a_path_is_refused(store_site, tmp_path):
+    from release.errors import UserError
+    site = tmp_path / "site"
+    build_site(store_site, site, keep=4)
+    before = tree(site)
+    release = store_site.published_for("rocm-jax-v0.9.1")
+    meta = store_site.directory / str(release.id) / "release.json"
+    data = json.loads(meta.read_text())
+    data["assets"][0]["name"] = "../../../evil-0.9.1-py3-none-any.whl"
+    meta.write_text(json.dumps(data))
+    with pytest.raises(UserError, match="expected a plain file name"):
+        build_site(store_site, site, keep=4)
+    assert tree(site) == before and not list(tmp_path.rglob("evil*"))
+
+
+def test_write_index_refuses_what_is_not_a_wheel(tmp_path, make_dist):
+    from release.errors import UserError
+    bogus = tmp_path / "jax_rocm7_pjrt-0.9.1-py3-none-any.whl"
+    bogus.write_text("not a zip")
+    with pytest.raises(UserError, match="not a wheel"):
+        write_index(tmp_path / "out", [bogus])
+    with pytest.raises(UserError, match="no such wheel"):
+        write_index(tmp_path / "out", [tmp_path / "missing-1.0-py3-none-any.whl"])
+    assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".out.*"))
