@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from release.revisions import github_base
-from release.roll import BACKWARD, FORWARD, SIDEWAYS, Move
+from release.roll import BACKWARD, FORWARD, SAME, SIDEWAYS, Move
 
 DEFAULT_MAX_LINES = 50
 
@@ -20,6 +20,8 @@ def _commits(n: int) -> str:
 
 def summary(move: Move) -> str:
     """The short form for titles: ``xla b32df5f..d4e5f6a (12 commits)``; other moves say how."""
+    if move.direction == SAME:
+        return f"{move.name} {move.new[:7]} (patches or archive changed)"
     if move.switched:
         what = f"switched to {move.branch}"
     elif move.direction == BACKWARD:
@@ -48,6 +50,9 @@ def sentence(move: Move) -> str:
         else:
             how = f"{_commits(move.count)}{base}"
         text = f"switched {move.old_branch} -> {move.branch} ({new}; {how}{behind})"
+    elif move.direction == SAME:
+        patches = ", ".join(p.rsplit(":", 1)[-1] for p in move.patches) or "none"
+        text = f"stays at {new}, patches now {patches}{source}"
     elif move.direction == BACKWARD:
         text = f"moved back {_commits(move.dropped)} to {new}{source}"
     elif move.direction == SIDEWAYS:
@@ -67,7 +72,7 @@ def title(moves: tuple[Move, ...]) -> str:
 
 def compare_url(move: Move) -> str | None:
     base = github_base(move.url)
-    return f"{base}/compare/{move.old}...{move.new}" if base else None
+    return f"{base}/compare/{move.old}...{move.new}" if base and move.old != move.new else None
 
 
 def _quiet(text: str) -> str:

@@ -19,11 +19,27 @@ SCHEMA = 1
 LEGACY_KEYS = {"xla": "ROCm/xla", "plugin": "ROCm/rocm-jax", "jax": "jax"}
 
 
+REQUIRED_KEYS = ("url", "branch", "commit")
+# What the plugin's workspace file says on top of the commit (a via dep): part of what was built.
+OPTIONAL_KEYS = ("archive_sha256", "patches")
+
+
 @dataclasses.dataclass(frozen=True)
 class Revision:
     url: str
     branch: str
     commit: str
+    archive_sha256: str | None = None
+    patches: tuple[str, ...] = ()
+
+    def to_json(self) -> dict:
+        """url, branch, commit; the optional keys only when the source file pins them."""
+        data = {"url": self.url, "branch": self.branch, "commit": self.commit}
+        if self.archive_sha256:
+            data["archive_sha256"] = self.archive_sha256
+        if self.patches:
+            data["patches"] = list(self.patches)
+        return data
 
     def commit_url(self) -> str | None:
         base = github_base(self.url)
@@ -38,8 +54,8 @@ class RevisionMap:
 
     @classmethod
     def from_deps(cls, deps: Deps, version: str, release_commit: str | None = None) -> "RevisionMap":
-        return cls(version, tuple((d.name, Revision(d.url, d.branch, d.commit)) for d in deps),
-                   release_commit)
+        return cls(version, tuple((d.name, Revision(d.url, d.branch, d.commit, d.archive_sha256, d.patches))
+                                  for d in deps), release_commit)
 
     def __getitem__(self, name: str) -> Revision:
         return dict(self.revisions)[name]
@@ -57,7 +73,7 @@ class RevisionMap:
         return {
             "schema": SCHEMA,
             "version": self.version,
-            "deps": {n: dataclasses.asdict(r) for n, r in self.revisions},
+            "deps": {n: r.to_json() for n, r in self.revisions},
             "commits": self.legacy_commits(),
             "release_commit": self.release_commit,
         }
@@ -74,11 +90,13 @@ class RevisionMap:
             raise ValueError("revision map has no deps")
         revs = []
         for name, rev in deps.items():
-            if not isinstance(rev, Mapping) or set(rev) != {"url", "branch", "commit"}:
-                raise ValueError(f"revision map entry {name!r} is not {{url, branch, commit}}")
+            if not is_revision(rev):
+                raise ValueError(f"revision map entry {name!r} is not {{url, branch, commit"
+                                 f"[, {', '.join(OPTIONAL_KEYS)}]}}")
             if not re.fullmatch(r"[0-9a-f]{40}", str(rev["commit"])):
                 raise ValueError(f"revision map entry {name!r} has commit {rev['commit']!r}")
-            revs.append((name, Revision(rev["url"], rev["branch"], rev["commit"])))
+            revs.append((name, Revision(rev["url"], rev["branch"], rev["commit"], rev.get("archive_sha256"),
+                                        tuple(rev.get("patches") or ()))))
         result = cls(str(data.get("version")), tuple(revs), data.get("release_commit"))
         if data.get("commits") != result.legacy_commits():
             raise ValueError("revision map 'commits' disagrees with 'deps'")
@@ -94,7 +112,7 @@ class RevisionMap:
 
     def commit_info_py(self) -> str:
         """Source of ``commit_info.py`` as shipped in both wheels."""
-        full = {n: dataclasses.asdict(r) for n, r in self.revisions}
+        full = {n: r.to_json() for n, r in self.revisions}
         return (
             '"""Revisions this wheel was built from (written by the release tool)."""\n\n'
             f"version = {self.version!r}\n"
@@ -104,12 +122,23 @@ class RevisionMap:
         )
 
     def markdown(self) -> str:
-        lines = ["| repository | branch | commit |", "|---|---|---|"]
+        lines = ["| repository | branch | commit | archive sha256, patches |", "|---|---|---|---|"]
         for name, rev in self.revisions:
             url = rev.commit_url()
             sha = f"[`{rev.commit[:12]}`]({url})" if url else f"`{rev.commit[:12]}`"
-            lines.append(f"| {name} ({rev.url}) | `{rev.branch}` | {sha} |")
+            extra = ([f"`{rev.archive_sha256[:12]}`"] if rev.archive_sha256 else []) + [
+                f"`{p.rsplit(':', 1)[-1]}`" for p in rev.patches]
+            lines.append(f"| {name} ({rev.url}) | `{rev.branch}` | {sha} | {', '.join(extra) or '-'} |")
         return "\n".join(lines) + "\n"
+
+
+def is_revision(rev) -> bool:
+    """Whether ``rev`` is one entry of a revision map (older maps lack the optional keys)."""
+    if not isinstance(rev, Mapping) or not set(REQUIRED_KEYS) <= set(rev) <= set(REQUIRED_KEYS + OPTIONAL_KEYS):
+        return False
+    patches = rev.get("patches", [])
+    return (rev.get("archive_sha256") is None or isinstance(rev["archive_sha256"], str)) and \
+        isinstance(patches, list) and all(isinstance(p, str) for p in patches)
 
 
 def github_base(url: str) -> str | None:

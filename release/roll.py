@@ -31,6 +31,7 @@ from release.revisions import github_base
 from release.versions import branch_order
 
 FORWARD, BACKWARD, SIDEWAYS = "forward", "backward", "sideways"
+SAME = "same"  # the commit stays; what the source applies on top of it (sha256, patches) changed
 # Clock skew allowed between a commit and its descendants when bounding a branch search by date.
 SKEW = 2 * 86400
 
@@ -70,7 +71,7 @@ class Move:
 
     @property
     def rewind(self) -> bool:
-        return self.direction != FORWARD
+        return self.direction in (BACKWARD, SIDEWAYS)
 
     @property
     def switched(self) -> bool:
@@ -314,6 +315,10 @@ def roll(deps: Deps, cache: Path, *, only: Iterable[str] = (), to: str | None = 
             ctx.new[dep.name] = cand.commit
             if cand.commit != dep.commit:
                 moves[dep.name] = policy.check(dep, cand, ctx, allow_rewind=allow_rewind)
+            elif cand.pin and (cand.pin.sha256, cand.pin.patches) != (dep.archive_sha256, dep.patches):
+                moves[dep.name] = Move(dep.name, dep.url, dep.branch, dep.commit, dep.commit, SAME, (),
+                                       old_branch=dep.branch, source=cand.source,
+                                       archive_sha256=cand.pin.sha256, patches=cand.pin.patches)
     ordered = tuple(moves[d.name] for d in deps if d.name in moves)
     return RollResult(deps, deps.with_pins({m.name: pinned_fields(m) for m in ordered}), ordered)
 

@@ -37,7 +37,7 @@ from packaging.version import InvalidVersion
 from release.elffacts import (ELF_MAGIC, ElfCollector, ElfFacts, facts_or_error, file_reader,
                               streamed_facts)
 from release.errors import UserError
-from release.revisions import LEGACY_KEYS, RevisionMap
+from release.revisions import LEGACY_KEYS, RevisionMap, is_revision
 
 try:  # isal inflates about 1.6x faster than zlib; both are exact.
     from isal import isal_zlib as _inflater
@@ -797,8 +797,7 @@ def _revision_findings(values: dict, ident: Identity, expected: RevisionMap | No
         return
     full = values.get("revisions")
     if full is not None:
-        if not isinstance(full, dict) or not all(
-                isinstance(r, dict) and set(r) == {"url", "branch", "commit"} for r in full.values()):
+        if not isinstance(full, dict) or not all(is_revision(r) for r in full.values()):
             yield Finding("revisions", ERROR, "revisions is not a map of dep -> {url, branch, "
                           "commit}", where)
             return
