@@ -16,7 +16,7 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
+import threading
 from pathlib import Path
 
 import pytest
@@ -157,19 +157,23 @@ def test_bump_then_nightlies(world, artifacts, wheel_venvs):
     assert_one_release_per_tag_and_assets_once(fake)
 
 
-def test_nightly_killed_mid_publish_finishes_on_rerun(world, artifacts):
+def test_nightly_killed_mid_publish_finishes_on_rerun(world, artifacts, tmp_path):
     fake = world.fake
     # The second upload is told to come back much later (a secondary rate limit), so the
     # process is parked mid-publish when it is killed: one asset up, three to go.
-    fake.rate_limit("POST", r"/releases/\d+/assets", kind="secondary", nth=2, retry_after=600)
-    proc = subprocess.Popen([sys.executable, "-m", "release", "nightly", "--date", "2026-11-20",
-                             "--artifacts", str(artifacts), "--python", PY, "--store", "github"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None:
-        if len([entry for entry in fake.log if entry[0] == "uploads"]) >= 2:
-            break
-        time.sleep(0.02)
+    parked = fake.rate_limit("POST", r"/releases/\d+/assets", kind="secondary", nth=2,
+                             retry_after=600)
+    log = tmp_path / "killed.log"  # a file, not a pipe nobody drains while we wait
+    with open(log, "wb") as sink:
+        proc = subprocess.Popen([sys.executable, "-m", "release", "nightly", "--date", "2026-11-20",
+                                 "--artifacts", str(artifacts), "--python", PY, "--store",
+                                 "github"], stdout=sink, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    # Wait for an event, not for time: the second upload reaching the stand-in, or the process
+    # ending without it (then the assertion below says so).
+    threading.Thread(target=lambda: (proc.wait(), parked.hit.set()), daemon=True).start()
+    parked.hit.wait()
+    assert proc.poll() is None and parked.fired == 1, log.read_text()[-2000:]
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:

@@ -47,6 +47,8 @@ after it) whose method and path match fails with ``status``. ``before``: nothing
 ``starter``: an upload stores a ``starter`` asset with part of the bytes and fails;
 ``drop``: the request is applied and the connection closed without a response;
 ``headers``: the request succeeds as usual, its answer carrying ``headers`` (``status`` unused).
+The returned fault counts ``fired`` and sets the event ``hit`` when it first fires, so a test can
+wait for a request to arrive without a clock.
 ``fake.rate_limit(method, path_regex, kind="primary"|"secondary", nth=1, reset_in=30,
 reset_at=None, retry_after=None, status=403)``   a rate-limit rejection with GitHub's headers;
 ``reset_at`` (epoch seconds) sets ``x-ratelimit-reset`` on the caller's clock, so a test whose
@@ -226,6 +228,7 @@ class _Fault:
     message: str
     seen: int = 0
     fired: int = 0
+    hit: threading.Event = field(default_factory=threading.Event)  # set when it first fires
 
 
 class _ApiError(Exception):
@@ -713,6 +716,7 @@ class FakeGitHub:
                     fault.seen += 1
                     if chosen is None and fault.nth <= fault.seen < fault.nth + fault.times:
                         fault.fired += 1
+                        fault.hit.set()
                         chosen = fault
         return chosen
 
