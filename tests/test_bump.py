@@ -196,3 +196,21 @@ def test_open_pr_needs_the_repository(run_cli, release_checkout, cache_env, monk
     before = subprocess.run(["git", "branch", "--list", "bump/*"], cwd=root, capture_output=True,
                             text=True).stdout
     assert before == ""
+
+
+def test_bump_workflow_keeps_the_mirrors_between_runs():
+    """The scheduled job restores the newest earlier mirror cache and saves one per day, with
+    the cache action pinned by full SHA like every other action."""
+    import re as _re
+    from pathlib import Path
+
+    import yaml
+    flow = yaml.safe_load((Path(__file__).resolve().parents[1] / ".github/workflows/bump.yml").read_text())
+    steps = flow["jobs"]["bump"]["steps"]
+    cache = next(s for s in steps if str(s.get("uses", "")).startswith("actions/cache@"))
+    assert _re.fullmatch(r"actions/cache@[0-9a-f]{40}", cache["uses"])
+    assert cache["with"]["path"] == ".cache/git"  # where release.sources.cache_dir puts the mirrors
+    key, restore = cache["with"]["key"], cache["with"]["restore-keys"].strip()
+    assert "steps.day.outputs.day" in key and key.startswith(restore)
+    names = [s.get("name") or s.get("uses") for s in steps]
+    assert names.index(cache["uses"]) < names.index("scripts/bump.sh")
