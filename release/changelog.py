@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from release.redact import display_url
 from release.revisions import github_base
 from release.roll import BACKWARD, FORWARD, SAME, SIDEWAYS, Move
 
@@ -61,7 +62,8 @@ def sentence(move: Move) -> str:
     else:
         text = f"moved forward {_commits(move.count)} to {new} on {move.branch}{source}"
     if move.named_url:
-        text += f"; {move.named_url} is named as its source, the commit is on {move.url}"
+        text += (f"; {display_url(move.named_url)} is named as its source, the commit is on "
+                 f"{display_url(move.url)}")
     return f"{move.name}: {text}"
 
 
@@ -86,7 +88,7 @@ def markdown(moves: tuple[Move, ...], max_lines: int = DEFAULT_MAX_LINES) -> str
     parts = []
     for move in moves:
         lines = [f"### {summary(move)}", "", _quiet(sentence(move)), ""]
-        lines.append(f"`{move.old}` -> `{move.new}` on `{move.branch}` of {move.url}")
+        lines.append(f"`{move.old}` -> `{move.new}` on `{move.branch}` of {display_url(move.url)}")
         url = compare_url(move)
         if url:
             lines.append(f"([compare]({url}))")
@@ -109,10 +111,11 @@ def to_json(moves: tuple[Move, ...]) -> dict:
         "changed": bool(moves),
         "deps": {m.name: {
             "old": m.old, "new": m.new, "count": m.count, "direction": m.direction,
-            "url": m.url, "branch": m.branch, "old_branch": m.old_branch, "switched": m.switched,
-            "merge_base": m.merge_base, "dropped": m.dropped, "behind_tip": m.behind,
-            "source": m.source, "named_url": m.named_url, "archive_sha256": m.archive_sha256,
-            "patches": list(m.patches), "summary": sentence(m), "compare_url": compare_url(m),
+            "url": display_url(m.url), "branch": m.branch, "old_branch": m.old_branch,
+            "switched": m.switched, "merge_base": m.merge_base, "dropped": m.dropped,
+            "behind_tip": m.behind, "source": m.source, "named_url": m.named_url and display_url(m.named_url),
+            "archive_sha256": m.archive_sha256, "patches": list(m.patches), "summary": sentence(m),
+            "compare_url": compare_url(m),
             "commits": [{"sha": c.sha, "date": c.date, "author": c.author, "subject": c.subject}
                         for c in m.commits],
         } for m in moves},

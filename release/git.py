@@ -9,10 +9,16 @@ one at a time, lazily, when a file is read or a commit is checked out.
 Every git process runs with ``GIT_TERMINAL_PROMPT=0`` (never prompts). Failures a user
 can cause (unreachable remote, missing branch, refused credentials) become one-line
 ``UserError``s naming the label and the URL with credentials stripped.
+
+Credentials in a remote URL (``https://x-access-token:TOKEN@host/...``) never reach disk
+or argv: git gets the URL without them, and the credentials as an ``Authorization``
+header in the environment of each command (``GIT_CONFIG_COUNT``), so a mirror's config
+holds the bare URL and a rotated token keeps working with the same mirror.
 """
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import fnmatch
 import hashlib
@@ -23,8 +29,8 @@ from pathlib import Path
 import git as gitpython
 from filelock import FileLock
 
-from release.errors import UserError
-from release.redact import redact, register_secret
+from release.errors import RemoteError, UserError
+from release.redact import display_url, redact, register_secret, url_credentials
 
 # Never ask a person for anything: fail instead.
 ENV = {
@@ -50,14 +56,30 @@ class Remote:
     url: str
 
     def __post_init__(self):
-        m = re.match(r"^[a-z+]+://[^/@\s:]+:([^/@\s]+)@", self.url)
-        if m:
-            register_secret(m.group(1))
+        url_credentials(self.url)  # registers any credentials in it as secrets
 
     @property
     def shown(self) -> str:
         """The URL safe to print."""
-        return redact(self.url)
+        return display_url(self.url)
+
+    @property
+    def bare_url(self) -> str:
+        """The URL without credentials: what git is given and what a mirror's config keeps."""
+        return url_credentials(self.url)[0]
+
+    def auth_env(self) -> dict[str, str]:
+        """The URL's credentials as an ``Authorization`` header for one git process's environment
+        (none when the URL has none)."""
+        bare, user, password = url_credentials(self.url)
+        if user is None:
+            return {}
+        basic = base64.b64encode(f"{user}:{password or ''}".encode()).decode()
+        register_secret(basic)
+        parts = bare.split("/", 3)
+        origin = "/".join(parts[:3]) + "/"  # scheme://host[:port]/: every path of this remote
+        return {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"http.{origin}.extraHeader",
+                "GIT_CONFIG_VALUE_0": f"Authorization: Basic {basic}"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,8 +102,9 @@ _UNREACHABLE = re.compile(r"could not resolve|connection refused|failed to conne
                           r"|network is unreachable|couldn't connect")
 
 
-def remote_error(remote: Remote, what: str, stderr: str) -> UserError:
-    """A one-line error for a git failure talking to ``remote``."""
+def remote_error(remote: Remote, what: str, stderr: str) -> UserError | RemoteError:
+    """A one-line error for a git failure talking to ``remote``: the remote's fault (exit 3) when
+    it could not be reached, else the caller's (credentials, URL, branch: exit 2)."""
     # Classify on the message without URLs, so a port like :40123 is never read as a 401.
     low = re.sub(r"\S+://\S+", "<url>", stderr or "").lower()
     if _AUTH.search(low):
@@ -93,7 +116,8 @@ def remote_error(remote: Remote, what: str, stderr: str) -> UserError:
     else:
         lines = [line.strip() for line in (stderr or "").splitlines() if line.strip()]
         why = f"git failed ({lines[-1] if lines else 'no message'})"
-    return UserError(redact(f"{remote.label}: {what} {remote.shown}: {why}"))
+    kind = RemoteError if why == "remote unreachable" else UserError
+    return kind(redact(f"{remote.label}: {what} {remote.shown}: {why}"))
 
 
 def _git(cwd: Path | None = None) -> gitpython.Git:
@@ -116,8 +140,11 @@ def ls_remote_branches(remote: Remote, pattern: str) -> dict[str, str]:
     Protocol v2 with ``--heads``: the server lists only ``refs/heads/`` (not the thousands of
     ``refs/pull/*`` GitHub keeps); the pattern is matched here.
     """
-    status, out, err = _git().execute(
-        ["git", "-c", "protocol.version=2", "ls-remote", "--heads", "--", remote.url, f"refs/heads/{pattern}"],
+    g = _git()
+    g.update_environment(**remote.auth_env())
+    status, out, err = g.execute(
+        ["git", "-c", "protocol.version=2", "ls-remote", "--heads", "--", remote.bare_url,
+         f"refs/heads/{pattern}"],
         with_extended_output=True, with_exceptions=False, kill_after_timeout=TIMEOUT)
     if status != 0:
         raise remote_error(remote, "cannot list", err)
@@ -179,11 +206,12 @@ class Mirror:
                                ("extensions.partialclone", "origin"),
                                ("gc.auto", "0"), ("maintenance.auto", "false")):
                 g.config(key, value)
-            g.config("remote.origin.url", self.remote.url)
+            g.config("remote.origin.url", self.remote.bare_url)
             os.replace(tmp, self.path)  # a crash mid-init leaves no half mirror behind
         self._g = _git(self.path)
-        if self._config("remote.origin.url") != self.remote.url:
-            self._g.config("remote.origin.url", self.remote.url)
+        self._g.update_environment(**self.remote.auth_env())
+        if self._config("remote.origin.url") != self.remote.bare_url:  # also scrubs an old token
+            self._g.config("remote.origin.url", self.remote.bare_url)
 
     # ---------------------------------------------------------------- plumbing
 
@@ -400,7 +428,9 @@ class Mirror:
         """Make ``dest`` a detached worktree of this mirror at ``sha`` (blobs fetched lazily, once)."""
         dest = Path(dest)
         if (dest / ".git").exists():
-            status, _, err = _git(dest).execute(["git", "checkout", "--quiet", "--detach", sha],
+            g = _git(dest)
+            g.update_environment(**self.remote.auth_env())  # blobs it lacks come from the remote
+            status, _, err = g.execute(["git", "checkout", "--quiet", "--detach", sha],
                                                 with_extended_output=True, with_exceptions=False,
                                                 kill_after_timeout=TIMEOUT)
         else:

@@ -106,8 +106,11 @@ class ReleaseRepo:
     def commit_file(self, branch: str, path: Path, text: str, message: str) -> str:
         """One commit on top of HEAD changing only ``path`` to ``text``, at ``refs/heads/branch``.
 
-        Re-running with the same content and message returns the existing commit.
+        Re-running with the same content and message returns the existing commit. The message
+        is redacted (it leaves the machine with the push).
         """
+        from release.redact import redact
+        message = redact(message)
         rel, head = self.relpath(path), self.head()
         with tempfile.TemporaryDirectory() as tmp:
             return self._commit_file(Path(tmp), branch, rel, head, text, message)

@@ -13,6 +13,7 @@ import re
 from typing import Mapping
 
 from release.config import Deps
+from release.redact import display_url
 
 SCHEMA = 1
 # rocm-jax's historical commit_info.py keys, kept so existing readers keep working.
@@ -54,7 +55,9 @@ class RevisionMap:
 
     @classmethod
     def from_deps(cls, deps: Deps, version: str, release_commit: str | None = None) -> "RevisionMap":
-        return cls(version, tuple((d.name, Revision(d.url, d.branch, d.commit, d.archive_sha256, d.patches))
+        # URLs without credentials: the map goes into wheels, release notes and revisions.json.
+        return cls(version, tuple((d.name, Revision(display_url(d.url), d.branch, d.commit,
+                                                    d.archive_sha256, d.patches))
                                   for d in deps), release_commit)
 
     def __getitem__(self, name: str) -> Revision:
@@ -143,5 +146,6 @@ def is_revision(rev) -> bool:
 
 def github_base(url: str) -> str | None:
     """``https://github.com/o/r`` for a GitHub remote URL, else None."""
-    m = re.match(r"^(?:https://|git@|ssh://git@)github\.com[/:]([^/]+)/([^/]+?)(?:\.git)?/?$", url)
+    m = re.match(r"^(?:https://|git@|ssh://git@)github\.com[/:]([^/]+)/([^/]+?)(?:\.git)?/?$",
+                 display_url(url))
     return f"https://github.com/{m.group(1)}/{m.group(2)}" if m else None

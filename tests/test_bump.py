@@ -95,7 +95,7 @@ def test_auth_failure_through_the_cli_hides_the_token(run_cli, bump_project, git
     finally:
         server.stop()
     assert code == 2 and out == ""
-    assert err.startswith("release bump: error: plugin: cannot list http://***@127.0.0.1:")
+    assert err.startswith("release bump: error: plugin: cannot list http://127.0.0.1:")  # no credentials
     assert "authentication failed" in err and "tok-" not in err and err.count("\n") == 1
 
 

@@ -7,6 +7,7 @@ from release.commands._common import add_date_option, project, today_utc
 from release.config import atomic_write, parse_deps, save_deps
 from release.errors import UserError
 from release.output import github_output, step_summary
+from release.redact import redact
 from release.roll import roll
 from release.sources import cache_dir
 
@@ -63,7 +64,7 @@ def run(args, out) -> int:
     if not args.dry_run and moves:
         save_deps(result.new)
         if args.changelog:
-            atomic_write(args.changelog, f"# {title}\n\n{text}")
+            atomic_write(args.changelog, redact(f"# {title}\n\n{text}"))
     if commit and moves:
         branch = pulls.branch_name(args.date or today_utc(), tuple(m.name for m in moves))
         sha = repo.commit_file(branch, proj.deps.path, proj.deps.path.read_text(encoding="utf-8"),
