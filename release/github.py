@@ -9,15 +9,27 @@ Retry rules, because GitHub can answer 5xx after it did the work:
 - POST is not: a connection error or 5xx raises ``UncertainWrite`` so the caller
   re-lists what it tried to create before trying again (``idempotent=True`` opts in).
 - Rate limits are waited out (primary: until ``x-ratelimit-reset``; secondary:
-  ``retry-after``, else at least 60 s with backoff) while the deadline allows;
-  a rejected request was not applied, so every method retries after the wait.
+  ``retry-after``, else at least 60 s), each repeated rejection of one request waiting
+  at least twice as long as the last, at most ``rate_limit_retries`` times and within the
+  deadline; a rejected request was not applied, so every method retries after the wait.
 - Writes are serial with at least ``write_interval`` seconds between them.
 ``sleep`` and ``clock`` are injectable so tests never wait.
+
+Who is at fault: a 4xx answer raises ``GitHubRefused`` (a ``UserError``, exit 2: the
+token, the repository or the request); 5xx after the retries, no answer, a rate limit past
+the deadline and an answer that is not the JSON the endpoint documents raise
+``GitHubUnavailable`` (a ``RemoteError``, exit 3). Every answer is checked where it
+enters: ``request``/``paginate``/``upload`` parse the JSON and check its top-level shape,
+``fields`` checks the members a caller reads. The token is checked when the client is
+made: one trailing newline (as ``$(cat token-file)`` may leave) is dropped; any other
+whitespace or control character is an error at once.
 """
 
 from __future__ import annotations
 
+import math
 import os
+import re
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -25,8 +37,8 @@ from urllib.parse import urlsplit
 
 import requests
 
-from release.errors import UserError
-from release.redact import redact, register_secret
+from release.errors import ReleaseError, RemoteError, UserError, USER_EXIT
+from release.redact import redact, redact_data, register_secret
 
 DEFAULT_API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"
@@ -35,10 +47,15 @@ BINARY_MEDIA = "application/octet-stream"
 WRITE_METHODS = ("POST", "PATCH", "PUT", "DELETE")
 IDEMPOTENT = ("GET", "HEAD", "PUT", "PATCH", "DELETE")
 CHUNK = 1 << 20
+RATE_LIMIT_RETRIES = 6
+_TOKEN = re.compile(r"[\x21-\x7e]+")  # printable ASCII, no space: what an HTTP header can carry
 
 
-class GitHubError(UserError):
-    """GitHub answered with an error: status, GitHub's message and its error codes."""
+class GitHubError(ReleaseError):
+    """GitHub answered with an error, or not at all: status, GitHub's message and error codes.
+
+    Raised as ``GitHubRefused`` (exit 2) or ``GitHubUnavailable`` (exit 3); see ``github_error``.
+    """
 
     def __init__(self, method: str, path: str, status: int | None, message: str,
                  errors: list | None = None):
@@ -53,11 +70,73 @@ class GitHubError(UserError):
         return any(isinstance(e, dict) and e.get("code") == code for e in self.errors)
 
 
-class UncertainWrite(GitHubError):
+class GitHubRefused(GitHubError, UserError):
+    """GitHub refused the request (4xx): the token, its permissions, the repository or the
+    request itself is wrong. Exit 2."""
+
+    exit_code = USER_EXIT
+
+
+class GitHubUnavailable(GitHubError, RemoteError):
+    """GitHub failed: 5xx after the retries, no answer, rate limited past the deadline, or an
+    answer that is not what the endpoint documents. Exit 3: retry later."""
+
+
+class MalformedAnswer(GitHubUnavailable):
+    """A 2xx answer whose body is not the JSON the endpoint documents; ``what`` names the
+    request ("GET /repos/o/r/releases") or the object read ("release 12")."""
+
+    def __init__(self, what: str, message: str, status: int | None = None):
+        self.method, self.path, self.status, self.errors = "", what, status, []
+        ReleaseError.__init__(self, redact(f"GitHub API {what}: malformed answer: {message}"))
+
+
+class UncertainWrite(GitHubUnavailable):
     """A non-idempotent write got a 5xx or no answer: it may or may not have happened.
 
     Re-list what it would have created and compare before trying again.
     """
+
+
+def github_error(method: str, path: str, status: int | None, message: str,
+                 errors: list | None = None) -> GitHubError:
+    """The error for an answer: refused for a 4xx that is not a rate limit, else unavailable."""
+    cls = GitHubRefused if status is not None and 400 <= status < 500 else GitHubUnavailable
+    return cls(method, path, status, message, errors)
+
+
+def check_token(token: str) -> str:
+    """The token as it goes into the header, or one clear ``UserError``.
+
+    One trailing newline (``$(cat file)`` keeps none, ``$(<file)`` none, but ``read`` of a
+    CRLF file or a secret pasted with Enter keeps one) is dropped; anything else that an
+    HTTP header cannot carry is named, never echoed.
+    """
+    bare = token[:-2] if token.endswith("\r\n") else token[:-1] if token.endswith("\n") else token
+    if not _TOKEN.fullmatch(bare):
+        where = next((i for i, c in enumerate(bare) if not _TOKEN.fullmatch(c)), 0)
+        what = "a space" if bare[where:where + 1] == " " else \
+            "a tab" if bare[where:where + 1] == "\t" else \
+            "a line break" if bare[where:where + 1] in ("\n", "\r") else \
+            "a control character" if bare[where:where + 1].isascii() else "a non-ASCII character"
+        raise UserError(f"GITHUB_TOKEN holds {what} at position {where + 1} of {len(token)}; "
+                        "expected the token alone (printable ASCII, no whitespace)")
+    return bare
+
+
+def fields(data: Any, what: str, **types) -> dict:
+    """``data`` if it is an object whose members ``types`` names have those types, else
+    ``MalformedAnswer``: a caller reads members from an answer only through this."""
+    if not isinstance(data, dict):
+        raise MalformedAnswer(what, f"a JSON {type(data).__name__}, expected an object")
+    for name, kind in types.items():
+        value = data.get(name)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            shown = type(value).__name__ if name in data else "nothing"
+            raise MalformedAnswer(what, f"{shown} for {name!r}, expected "
+                                  + (" or ".join(k.__name__ for k in kind) if isinstance(kind, tuple)
+                                     else kind.__name__))
+    return data
 
 
 def _path_of(url: str) -> str:
@@ -94,12 +173,20 @@ class GitHubClient:
             raise UserError("GITHUB_TOKEN is not set; a token with 'contents: write' is needed "
                             "to read drafts and publish releases")
         register_secret(token)
-        self._token = token
+        register_secret(token.strip())
+        self._token = check_token(token)
+        parts = urlsplit(api_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.username \
+                or parts.password:
+            raise UserError(f"GITHUB_API_URL {redact(api_url)}: expected https://HOST[/PATH] "
+                            "(no credentials in it)")
         self.api_url = api_url.rstrip("/")
+        self._origin = (parts.scheme, parts.netloc)
         self.session = session or requests.Session()
         self.session.trust_env = False
         self.sleep, self.clock = sleep, clock
         self.deadline, self.retries = deadline, retries
+        self.rate_limit_retries = RATE_LIMIT_RETRIES
         self.write_interval, self.timeout = write_interval, timeout
         self.console = console
         self._last_write: float | None = None
@@ -109,7 +196,14 @@ class GitHubClient:
     def from_env(cls, env: dict | None = None, **kwargs) -> "GitHubClient":
         env = os.environ if env is None else env
         if "RELEASE_GITHUB_WRITE_INTERVAL" in env and "write_interval" not in kwargs:
-            kwargs["write_interval"] = float(env["RELEASE_GITHUB_WRITE_INTERVAL"])
+            text = env["RELEASE_GITHUB_WRITE_INTERVAL"]
+            try:
+                kwargs["write_interval"] = float(text)
+            except ValueError:
+                kwargs["write_interval"] = -1.0
+            if not (math.isfinite(kwargs["write_interval"]) and 0 <= kwargs["write_interval"] <= 3600):
+                raise UserError(f"RELEASE_GITHUB_WRITE_INTERVAL {text!r}: expected seconds from 0 "
+                                "to 3600")
         return cls(env.get("GITHUB_TOKEN"), env.get("GITHUB_API_URL") or DEFAULT_API_URL, **kwargs)
 
     def __repr__(self) -> str:
@@ -121,24 +215,38 @@ class GitHubClient:
         return {"Accept": accept, "X-GitHub-Api-Version": API_VERSION,
                 "Authorization": f"Bearer {self._token}", "User-Agent": "jax-rocm-release"}
 
-    def _url(self, path: str) -> str:
-        return path if path.startswith(("http://", "https://")) else self.api_url + "/" + path.lstrip("/")
+    def _url(self, path: str, *, other_host: bool = False) -> str:
+        """The full URL; an absolute one (a ``Link`` or an asset's ``url`` from an answer) must be
+        on the API's own origin, so an answer can never send the token elsewhere."""
+        if not path.startswith(("http://", "https://")):
+            return self.api_url + "/" + path.lstrip("/")
+        parts = urlsplit(path)
+        if not other_host and (parts.scheme, parts.netloc) != self._origin:
+            raise MalformedAnswer(f"link {_path_of(path)}",
+                                  f"it points at {parts.scheme}://{parts.hostname}, not the "
+                                  "API's host; the token is not sent there")
+        return path
 
     def send(self, method: str, url: str, *, json: Any = None, params: dict | None = None,
              data=None, headers: dict | None = None, idempotent: bool | None = None,
-             allow_redirects: bool = True, rewind: Callable[[], Any] | None = None) -> requests.Response:
+             allow_redirects: bool = True, rewind: Callable[[], Any] | None = None,
+             other_host: bool = False) -> requests.Response:
         """One logical request with retries and rate-limit waits; returns the final 2xx/3xx response.
 
         ``rewind`` is called before each re-send of a streamed body (it returns a fresh one).
+        ``other_host`` allows an absolute URL off the API's origin (the uploads host).
         """
         method = method.upper()
-        url = self._url(url)
+        url = self._url(url, other_host=other_host)
+        if json is not None:
+            json = redact_data(json)  # titles, bodies, notes: nothing we send carries a secret
         shown = _path_of(url)
         if idempotent is None:
             idempotent = method in IDEMPOTENT
         start = self.clock()
         attempt = 0
         backoff = 1.0
+        limited, last_wait = 0, 0.0  # rate-limit rejections of this request, and the last wait
         while True:
             attempt += 1
             self._wait_blocked(method, shown, start)
@@ -166,15 +274,21 @@ class GitHubClient:
             self._note_rate_limit(response)
             if response.status_code < 400:
                 return response
-            wait = self._rate_limit_wait(response, backoff)
+            wait = self._rate_limit_wait(response)
             if wait is not None:
+                limited += 1
+                if limited > self.rate_limit_retries:
+                    raise GitHubUnavailable(method, shown, response.status_code,
+                                            f"rate limited {limited} times in a row; gave up "
+                                            "(GitHub asks clients to stop after repeated limits)")
+                wait = max(wait, 2 * last_wait)  # repeated limits: exponentially longer waits
+                last_wait = wait
                 if self.clock() + wait - start > self.deadline:
-                    raise GitHubError(method, shown, response.status_code,
-                                      f"rate limited for {wait:.0f} s more, beyond the "
-                                      f"{self.deadline:.0f} s deadline") from None
+                    raise GitHubUnavailable(method, shown, response.status_code,
+                                            f"rate limited for {wait:.0f} s more, beyond the "
+                                            f"{self.deadline:.0f} s deadline") from None
                 self._say(f"GitHub rate limit: waiting {wait:.0f} s")
                 self.sleep(wait)
-                backoff *= 2
                 continue
             message, errors = _error_of(response)
             if response.status_code >= 500:
@@ -185,15 +299,15 @@ class GitHubClient:
                 continue
             if response.status_code == 404 and method == "DELETE" and attempt > 1:
                 return response  # an earlier attempt deleted it
-            raise GitHubError(method, shown, response.status_code, message, errors)
+            raise github_error(method, shown, response.status_code, message, errors)
 
     def request(self, method: str, path: str, *, json: Any = None, params: dict | None = None,
-                idempotent: bool | None = None) -> Any:
-        """JSON in, JSON out (None for 204)."""
+                idempotent: bool | None = None, expect: type | None = dict) -> Any:
+        """JSON in, JSON out (None for 204); the answer must be an ``expect`` (None: anything)."""
         response = self.send(method, path, json=json, params=params, idempotent=idempotent)
         if response.status_code in (204, 404) or not response.content:
             return None  # 404 only reaches here for a DELETE an earlier attempt did
-        return response.json()
+        return _answer(response, method, expect)
 
     def paginate(self, path: str, params: dict | None = None, *, key: str | None = None) -> Iterator[Any]:
         """Every item of a list endpoint, following the ``Link: rel="next"`` header.
@@ -203,8 +317,12 @@ class GitHubClient:
         params = {"per_page": 100, **(params or {})}
         response = self.send("GET", path, params=params)
         while True:
-            data = response.json()
-            yield from (data[key] if key is not None else data)
+            if key is None:
+                data = _answer(response, "GET", list)
+            else:
+                data = fields(_answer(response, "GET", dict), f"GET {_path_of(response.url)}",
+                              **{key: list})[key]
+            yield from data
             nxt = response.links.get("next", {}).get("url")
             if not nxt:
                 return
@@ -237,14 +355,14 @@ class GitHubClient:
                     if task is not None:
                         progress.reset(task, total=size)
                     return _ProgressReader(handle, size, advance)
-                response = self.send("POST", url, params=params,
+                response = self.send("POST", url, params=params, other_host=True,
                                      data=_ProgressReader(handle, size, advance), rewind=rewind,
                                      headers={"Content-Type": BINARY_MEDIA,
                                               "Content-Length": str(size)})
         finally:
             if task is not None:
                 progress.remove_task(task)
-        return response.json()
+        return _answer(response, "POST", dict)
 
     def download(self, asset_url: str, dest: Path, *, progress=None, name: str | None = None) -> Path:
         """Download an asset's bytes: the API answers 302 to a storage host, which gets no token.
@@ -260,6 +378,9 @@ class GitHubClient:
                                  allow_redirects=False)
             try:
                 # A fresh request without our headers: the signed URL is the credential there.
+                if response.is_redirect and not response.headers.get("Location"):
+                    raise MalformedAnswer(f"GET {_path_of(asset_url)}", "a redirect without a Location",
+                                          response.status_code)
                 stream = self._storage_get(response.headers["Location"]) if response.is_redirect else response
                 self._save(stream, tmp, progress, name or dest.name)
                 break
@@ -272,7 +393,8 @@ class GitHubClient:
 
     @staticmethod
     def _save(stream, tmp: Path, progress, name: str) -> None:
-        total = int(stream.headers.get("Content-Length") or 0) or None
+        length = stream.headers.get("Content-Length") or ""
+        total = int(length) if length.isdigit() and int(length) > 0 else None
         task = progress.add_task(f"download {name}", total=total) if progress is not None else None
         try:
             with open(tmp, "wb") as handle:
@@ -292,7 +414,7 @@ class GitHubClient:
             return response
         if response.status_code >= 500 or response.status_code == 403:  # 403: signature expired
             raise requests.HTTPError(f"storage answered {response.status_code}")
-        raise GitHubError("GET", "<asset storage>", response.status_code, "download refused")
+        raise github_error("GET", "<asset storage>", response.status_code, "download refused")
 
     # ------------------------------------------------------------ pull requests (bump PRs)
 
@@ -304,17 +426,17 @@ class GitHubClient:
             params["head"] = head if ":" in head else f"{owner}:{head}"
         if base:
             params["base"] = base
-        return list(self.paginate(f"/repos/{owner}/{repo}/pulls", params))
+        return [_pull(p) for p in self.paginate(f"/repos/{owner}/{repo}/pulls", params)]
 
     def create_pull(self, owner: str, repo: str, *, title: str, head: str, base: str,
                     body: str = "", draft: bool = False) -> dict:
-        return self.request("POST", f"/repos/{owner}/{repo}/pulls",
-                            json={"title": title, "head": head, "base": base, "body": body,
-                                  "draft": draft})
+        return _pull(self.request("POST", f"/repos/{owner}/{repo}/pulls",
+                                  json={"title": title, "head": head, "base": base, "body": body,
+                                        "draft": draft}))
 
-    def update_pull(self, owner: str, repo: str, number: int, **fields) -> dict:
+    def update_pull(self, owner: str, repo: str, number: int, **changes) -> dict:
         """PATCH a pull request: ``title``, ``body``, ``state`` ("open"/"closed"), ``base``."""
-        return self.request("PATCH", f"/repos/{owner}/{repo}/pulls/{int(number)}", json=fields)
+        return _pull(self.request("PATCH", f"/repos/{owner}/{repo}/pulls/{int(number)}", json=changes))
 
     # ------------------------------------------------------------ waits
 
@@ -334,8 +456,8 @@ class GitHubClient:
         if gap <= 0:
             return
         if self.clock() + gap - start > self.deadline:
-            raise GitHubError(method, shown, None, f"rate limit exhausted for {gap:.0f} s more, "
-                              f"beyond the {self.deadline:.0f} s deadline")
+            raise GitHubUnavailable(method, shown, None, f"rate limit exhausted for {gap:.0f} s "
+                                    f"more, beyond the {self.deadline:.0f} s deadline")
         self._say(f"GitHub rate limit exhausted: waiting {gap:.0f} s for the reset")
         self.sleep(gap)
 
@@ -345,28 +467,49 @@ class GitHubClient:
             if reset is not None:
                 self._blocked_until = max(self._blocked_until, reset + 1)
 
-    def _rate_limit_wait(self, response, backoff: float) -> float | None:
-        """Seconds to wait for a rate-limit rejection, or None when it is not one."""
+    def _rate_limit_wait(self, response) -> float | None:
+        """Seconds to wait for a rate-limit rejection (before growing it for repeats), or None
+        when it is not one."""
         if response.status_code not in (403, 429):
             return None
         headers = response.headers
         retry_after = _float(headers.get("retry-after"))
-        if retry_after is not None:
-            return max(retry_after, 1.0)
+        if retry_after is not None and math.isfinite(retry_after):
+            return min(max(retry_after, 1.0), self.deadline + 1)
         if headers.get("x-ratelimit-remaining") == "0":
             reset = _float(headers.get("x-ratelimit-reset"))
             if reset is not None:
                 return max(reset - self.clock(), 0) + 1
         message, _ = _error_of(response)
         if response.status_code == 429 or "rate limit" in message.lower():
-            return 60.0 * backoff
+            return 60.0
         return None
 
     def _retry_or_raise(self, method, shown, status, reason, attempt, start, backoff) -> None:
         if attempt > self.retries or self.clock() + backoff - start > self.deadline:
-            raise GitHubError(method, shown, status, f"{reason} (gave up after {attempt} attempts)")
+            raise GitHubUnavailable(method, shown, status, f"{reason} (gave up after {attempt} attempts)")
         self._say(f"GitHub {method} {shown}: {reason}; retrying in {backoff:.0f} s")
         self.sleep(backoff)
+
+
+def _pull(data: Any) -> dict:
+    """A pull request from an answer, with the members the bump flow reads checked."""
+    fields(data, "pull request", number=int, head=dict, html_url=(str, type(None)))
+    fields(data["head"], "pull request head", ref=str, label=(str, type(None)))
+    return data
+
+
+def _answer(response, method: str, expect: type | None) -> Any:
+    """The JSON of a 2xx answer, which must parse and be an ``expect``, else ``MalformedAnswer``."""
+    shown = _path_of(response.url or "")
+    try:
+        data = response.json()
+    except ValueError:
+        raise MalformedAnswer(f"{method} {shown}", "the body is not JSON", response.status_code) from None
+    if expect is not None and not isinstance(data, expect):
+        raise MalformedAnswer(f"{method} {shown}", f"a JSON {type(data).__name__}, expected "
+                              + ("a list" if expect is list else "an object"), response.status_code)
+    return data
 
 
 def _float(text) -> float | None:

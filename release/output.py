@@ -1,7 +1,10 @@
 """Printing: rich for people, JSON for machines, and GitHub Actions' files when set.
 
-Every command goes through ``Output`` so ``--json`` means the same everywhere
-and secrets are redacted on the way out.
+Every command goes through ``Output`` so ``--json`` means the same everywhere and
+secrets are redacted on the way out: both of its streams redact every write, so a
+table, a progress line or a plain ``print(..., file=out.stream)`` cannot leak one.
+When the output is not a terminal (a CI log, a pipe), rich gets a wide console so no
+table column is cut or folded at 80 characters.
 """
 
 from __future__ import annotations
@@ -10,31 +13,68 @@ import json
 import os
 import sys
 import uuid
-from typing import Any, Callable
+from typing import IO, Any, Callable
 
 from rich.console import Console
 
-from release.redact import redact
+from release.redact import redact, redact_data
+
+# Width of the console when it is not a terminal: wide enough that a table of full
+# SHAs and URLs is never cut; tables only take the width their cells need.
+LOG_WIDTH = 1000
+
+
+class RedactingStream:
+    """A text stream that redacts every write before passing it on."""
+
+    def __init__(self, stream: IO[str]):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(redact(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return bool(getattr(self.stream, "isatty", lambda: False)())
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self.stream, "encoding", None) or "utf-8"
+
+    def __getattr__(self, name: str):  # anything else (``getvalue`` of a StringIO) as the stream has it
+        return getattr(self.stream, name)
+
+
+def console_for(stream: IO[str]) -> Console:
+    """A rich console on ``stream``: the terminal's width on a terminal, else ``LOG_WIDTH``."""
+    tty = bool(getattr(stream, "isatty", lambda: False)())
+    return Console(file=stream, highlight=False, soft_wrap=True, width=None if tty else LOG_WIDTH)
 
 
 class Output:
     def __init__(self, as_json: bool = False, stream=None):
         self.as_json = as_json
-        self.stream = stream or sys.stdout
-        self.console = Console(file=self.stream, highlight=False, soft_wrap=True)
-        self.err = Console(file=sys.stderr, highlight=False, soft_wrap=True)
+        self.stream = RedactingStream(stream or sys.stdout)
+        self.console = console_for(self.stream)
+        self.err = console_for(RedactingStream(sys.stderr))
 
     def result(self, data: Any, human: Callable[[Console], None] | None = None) -> None:
         """Print the command's result: JSON with ``--json``, else ``human(console)``."""
         if self.as_json:
-            self.stream.write(redact(json.dumps(data, indent=2, default=str)) + "\n")
+            self.stream.write(json.dumps(redact_data(data), indent=2, default=str) + "\n")
             self.stream.flush()
         elif human is not None:
             human(self.console)
 
     def line(self, text: str) -> None:
         """A progress or status line for people (stderr when JSON goes to stdout)."""
-        (self.err if self.as_json else self.console).print(redact(text), markup=False)
+        (self.err if self.as_json else self.console).print(text, markup=False)
 
     def progress_console(self) -> Console:
         """The console progress bars draw on (never the JSON stream)."""

@@ -22,7 +22,7 @@ from urllib.parse import quote
 from filelock import FileLock
 
 from release.errors import UserError
-from release.github import GitHubClient, GitHubError, UncertainWrite
+from release.github import GitHubClient, GitHubError, MalformedAnswer, UncertainWrite, fields
 
 # Every draft this tool creates says so in its body: duplicates of ours may be collapsed,
 # anybody else's draft is left alone.
@@ -78,6 +78,14 @@ def _parse_time(text: str | None) -> _dt.datetime | None:
     if not text:
         return None
     return _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _answer_time(data: dict, key: str) -> _dt.datetime | None:
+    """A timestamp member of a GitHub answer; one that is not ISO 8601 is a malformed answer."""
+    try:
+        return _parse_time(data.get(key))
+    except ValueError:
+        raise MalformedAnswer("release", f"{key} {data.get(key)!r} is not an ISO 8601 time") from None
 
 
 class Store:
@@ -173,15 +181,21 @@ class GitHubStore(Store):
         self._base = f"/repos/{owner}/{repo}"
 
     def _release(self, data: dict) -> Release:
+        fields(data, "release", id=int, tag_name=str, draft=bool, prerelease=bool,
+               name=(str, type(None)), body=(str, type(None)), created_at=(str, type(None)),
+               published_at=(str, type(None)), html_url=(str, type(None)),
+               upload_url=(str, type(None)))
         return Release(id=int(data["id"]), tag=data["tag_name"], name=data.get("name"),
                        body=data.get("body") or "", draft=bool(data["draft"]),
                        prerelease=bool(data["prerelease"]),
-                       created_at=_parse_time(data.get("created_at")),
-                       published_at=_parse_time(data.get("published_at")),
+                       created_at=_answer_time(data, "created_at"),
+                       published_at=_answer_time(data, "published_at"),
                        html_url=data.get("html_url"), upload_url=data.get("upload_url"))
 
     @staticmethod
     def _asset(data: dict) -> Asset:
+        fields(data, "release asset", id=int, name=str, size=int, browser_download_url=str, url=str,
+               digest=(str, type(None)), state=(str, type(None)))
         digest = data.get("digest")
         if isinstance(digest, str) and digest.startswith("sha256:"):
             digest = digest.split(":", 1)[1]

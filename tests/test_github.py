@@ -225,3 +225,113 @@ def test_interrupted_download_starts_over_with_a_fresh_signed_url(github_client,
     redirects = [e for e in fake_github.log if e[0] == "api" and e[2].endswith(f"/assets/{asset['id']}")]
     assert len(redirects) == 3  # each retry asked the API for a new signed URL
     assert not (tmp_path / "b.part").exists()
+
+
+# ---------------------------------------------------------------- who is at fault, hostile answers
+
+def test_refusals_are_the_callers_fault_and_failures_the_remotes(github_client, fake_github):
+    from release.errors import RemoteError
+    from release.github import GitHubRefused, GitHubUnavailable
+    with pytest.raises(GitHubRefused) as err:
+        github_client.request("GET", f"{REL}/tags/nope")
+    assert err.value.status == 404 and err.value.exit_code == 2 and isinstance(err.value, UserError)
+    fake_github.fail("GET", r"/releases$", 503, times=50)
+    with pytest.raises(GitHubUnavailable) as err:
+        list(github_client.paginate(REL))
+    assert err.value.exit_code == 3 and isinstance(err.value, RemoteError)
+    assert not isinstance(err.value, UserError)
+
+
+@pytest.mark.parametrize("method, path, body, call", [
+    ("GET", r"/releases$", b'[{"id": 1, "tag_', lambda c, _: list(c.paginate(REL))),
+    ("GET", r"/releases$", b'{"message": "not a list"}', lambda c, _: list(c.paginate(REL))),
+    ("GET", r"/releases$", b"<html>proxy error</html>", lambda c, _: list(c.paginate(REL))),
+    ("POST", r"/releases$", b'{"id": 1, "tag_na', lambda c, _: create(c)),
+    ("POST", r"/releases$", b"[]", lambda c, _: create(c)),
+    ("POST", r"/assets$", b'{"id": 12, "na', lambda c, f: c.upload(create(c)["upload_url"], f, "a.whl")),
+    ("POST", r"/assets$", b"null", lambda c, f: c.upload(create(c)["upload_url"], f, "a.whl")),
+])
+def test_a_2xx_answer_that_is_not_the_documented_json_is_a_remote_error(
+        github_client, fake_github, tmp_path, method, path, body, call):
+    from release.github import MalformedAnswer
+    payload = tmp_path / "a.whl"
+    payload.write_bytes(b"x" * 1000)
+    fault = fake_github.fail(method, path, when="malformed", body=body)
+    with pytest.raises(MalformedAnswer) as err:
+        call(github_client, payload)
+    assert fault.fired == 1 and err.value.exit_code == 3
+    assert "malformed answer" in str(err.value) and fake_github.token not in str(err.value)
+
+
+def test_store_reads_members_only_through_checked_fields(fake_github, github_client):
+    from release.github import MalformedAnswer
+    from release.stores import GitHubStore
+    owner, repo = fake_github.repo.split("/")
+    store = GitHubStore(github_client, owner, repo)
+    fake_github.seed_release("rocm-jax-v0.9.1")
+    for body, fragment in ((b'[{"id": "7", "tag_name": "x", "draft": false, "prerelease": false}]', "'id'"),
+                           (b'[{"id": 7, "draft": false, "prerelease": false}]', "'tag_name'"),
+                           (b'[{"id": 7, "tag_name": "x", "draft": false, "prerelease": false, '
+                            b'"created_at": "yesterday"}]', "created_at"),
+                           (b'["rocm-jax-v0.9.1"]', "expected an object")):
+        fake_github.fail("GET", r"/releases$", when="malformed", body=body)
+        with pytest.raises(MalformedAnswer, match=fragment):
+            store.list_releases()
+    assert [r.tag for r in store.list_releases()] == ["rocm-jax-v0.9.1"]
+
+
+def test_a_link_to_another_host_never_gets_the_token(github_client, fake_github):
+    from release.github import MalformedAnswer
+    fake_github.seed_release("rocm-jax-v0.1.0")
+    fake_github.fail("GET", r"/releases$", when="malformed", body=b"[]",
+                     headers={"Link": '<http://198.51.100.7/steal?page=2>; rel="next"'})
+    with pytest.raises(MalformedAnswer, match="not the API's host"):
+        list(github_client.paginate(REL))
+
+
+def test_repeated_secondary_limits_back_off_exponentially_then_give_up(github_client, fake_github,
+                                                                        fake_clock):
+    from release.github import GitHubUnavailable
+    fault = fake_github.rate_limit("POST", r"/releases$", kind="secondary", retry_after=1, times=100)
+    with pytest.raises(GitHubUnavailable, match="rate limited 7 times in a row") as err:
+        create(github_client)
+    assert fake_clock.sleeps == [1.0, 2.0, 4.0, 8.0, 16.0, 32.0]
+    assert fault.fired == 7 and err.value.exit_code == 3
+    assert fake_github.releases() == []
+
+
+def test_secondary_limit_without_retry_after_waits_a_minute_then_longer(github_client, fake_github,
+                                                                         fake_clock):
+    fake_github.rate_limit("GET", r"/releases$", kind="secondary", status=429, times=3)
+    assert list(github_client.paginate(REL)) == []
+    assert fake_clock.sleeps == [60.0, 120.0, 240.0]
+
+
+@pytest.mark.parametrize("suffix", ["\n", "\r\n"])
+def test_a_token_with_one_trailing_newline_works(fake_github, suffix):
+    client = GitHubClient(fake_github.token + suffix, fake_github.api_url, write_interval=0)
+    assert client.request("GET", REL, expect=list) == []
+    assert fake_github.log[-1][4]["authorization"] == f"Bearer {fake_github.token}"
+
+
+@pytest.mark.parametrize("bad, what", [(" {t}", "a space at position 1"), ("{t} ", "a space"),
+                                       ("{t}\n\n", "a line break"), ("{t}\tx", "a tab"),
+                                       ("{t}\x00", "a control character"), ("{t}é", "non-ASCII")])
+def test_a_token_that_cannot_be_a_header_is_one_clear_error_before_any_request(fake_github, bad, what):
+    token = bad.format(t=fake_github.token)
+    with pytest.raises(UserError) as err:
+        GitHubClient.from_env({"GITHUB_TOKEN": token, "GITHUB_API_URL": fake_github.api_url})
+    assert what in str(err.value) and "GITHUB_TOKEN" in str(err.value)
+    assert fake_github.token not in str(err.value) and fake_github.log == []
+
+
+@pytest.mark.parametrize("env, fragment", [
+    ({"GITHUB_API_URL": "api.github.com"}, "expected https://HOST"),
+    ({"GITHUB_API_URL": "https://user:pw-secret-1@ghe.example/api/v3"}, "no credentials"),
+    ({"RELEASE_GITHUB_WRITE_INTERVAL": "nan"}, "RELEASE_GITHUB_WRITE_INTERVAL"),
+    ({"RELEASE_GITHUB_WRITE_INTERVAL": "-1"}, "RELEASE_GITHUB_WRITE_INTERVAL"),
+])
+def test_bad_environment_is_one_user_error(env, fragment):
+    with pytest.raises(UserError, match=fragment) as err:
+        GitHubClient.from_env({"GITHUB_TOKEN": "t0ken-value", **env})
+    assert "pw-secret-1" not in str(err.value)

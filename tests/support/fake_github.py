@@ -41,12 +41,14 @@ null``, which the description allows (nullable) but its enum does not list.
 
 ``fake.api_url``, ``fake.token``, ``fake.repo``   where it listens, the only accepted token.
 ``fake.fail(method, path_regex, status=502, nth=1, times=1, when="before"|"after"|"starter"|"drop"|
-"headers", headers=None, message=None)``   fault injection: the ``nth`` request (and the ``times - 1``
-after it) whose method and path match fails with ``status``. ``before``: nothing is applied;
-``after``: the request is applied, then the failure is returned (GitHub's 5xx after success);
-``starter``: an upload stores a ``starter`` asset with part of the bytes and fails;
-``drop``: the request is applied and the connection closed without a response;
-``headers``: the request succeeds as usual, its answer carrying ``headers`` (``status`` unused).
+"headers"|"malformed", headers=None, message=None, body=None)``   fault injection: the ``nth``
+request (and the ``times - 1`` after it) whose method and path match fails with ``status``.
+``before``: nothing is applied; ``after``: the request is applied, then the failure is returned
+(GitHub's 5xx after success); ``starter``: an upload stores a ``starter`` asset with part of the
+bytes and fails; ``drop``: the request is applied and the connection closed without a response;
+``headers``: the request succeeds as usual, its answer carrying ``headers`` (``status`` unused);
+``malformed``: the request is applied and answered with its usual success status and ``headers``
+but ``body`` (bytes, default a truncated JSON document) instead of the JSON GitHub documents.
 The returned fault counts ``fired`` and sets the event ``hit`` when it first fires, so a test can
 wait for a request to arrive without a clock.
 ``fake.rate_limit(method, path_regex, kind="primary"|"secondary", nth=1, reset_in=30,
@@ -226,6 +228,7 @@ class _Fault:
     when: str
     headers: dict
     message: str
+    body: bytes | None = None
     seen: int = 0
     fired: int = 0
     hit: threading.Event = field(default_factory=threading.Event)  # set when it first fires
@@ -283,10 +286,11 @@ class FakeGitHub:
     # ------------------------------------------------------------ test API
 
     def fail(self, method, path_regex, status=502, *, nth=1, times=1, when="before", headers=None,
-             message=None) -> _Fault:
-        assert when in ("before", "after", "starter", "drop", "headers")
+             message=None, body=None) -> _Fault:
+        assert when in ("before", "after", "starter", "drop", "headers", "malformed")
         fault = _Fault(method.upper(), re.compile(path_regex), status, nth, times, when,
-                       dict(headers or {}), message or "Server Error")
+                       dict(headers or {}), message or "Server Error",
+                       b'{"id": 1, "tag_na' if body is None else body)
         with self.lock:
             self.faults.append(fault)
         return fault
@@ -772,6 +776,9 @@ def _handler(fake: FakeGitHub, kind: str):
                 return self._send(fault.status, fault.headers, {"message": fault.message})
             if fault and fault.when == "headers" and status < 400:
                 extra = {**extra, **fault.headers}
+            if fault and fault.when == "malformed" and status < 400:
+                return self._send(status, {**extra, **fault.headers, "Content-Type": "application/json"},
+                                  fault.body)
             return self._send(status, extra, payload)
 
         def _send(self, status, extra, payload):
