@@ -302,8 +302,9 @@ class GitHubClient:
             raise github_error(method, shown, response.status_code, message, errors)
 
     def request(self, method: str, path: str, *, json: Any = None, params: dict | None = None,
-                idempotent: bool | None = None, expect: type | None = dict) -> Any:
-        """JSON in, JSON out (None for 204); the answer must be an ``expect`` (None: anything)."""
+                idempotent: bool | None = None, expect: type | None = None) -> Any:
+        """JSON in, JSON out (None for 204); the answer must parse, and be an ``expect`` when given
+        (callers read members through ``fields``)."""
         response = self.send(method, path, json=json, params=params, idempotent=idempotent)
         if response.status_code in (204, 404) or not response.content:
             return None  # 404 only reaches here for a DELETE an earlier attempt did

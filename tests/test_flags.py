@@ -64,6 +64,7 @@ TABLE = {
     "gc": (["gc", "--keep", "3"], {"--keep": "positive", "--older-than": "days",
                                    "--store-dir": ["file", "unwritable"], "--repo": "repo"}),
     "index": (["index", "--out", "{}"], {"--out": ["file", "under-file", "unwritable"],
+                                         "--keep": "positive", "--protect-file": ["missing", "dir"],
                                          "--store-dir": ["file"], "--repo": "repo"}),
 }
 

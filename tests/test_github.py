@@ -242,12 +242,18 @@ def test_refusals_are_the_callers_fault_and_failures_the_remotes(github_client, 
     assert not isinstance(err.value, UserError)
 
 
+def _store(client):
+    from release.stores import GitHubStore
+    return GitHubStore(client, *REL.split("/")[2:4])
+
+
 @pytest.mark.parametrize("method, path, body, call", [
     ("GET", r"/releases$", b'[{"id": 1, "tag_', lambda c, _: list(c.paginate(REL))),
     ("GET", r"/releases$", b'{"message": "not a list"}', lambda c, _: list(c.paginate(REL))),
     ("GET", r"/releases$", b"<html>proxy error</html>", lambda c, _: list(c.paginate(REL))),
     ("POST", r"/releases$", b'{"id": 1, "tag_na', lambda c, _: create(c)),
-    ("POST", r"/releases$", b"[]", lambda c, _: create(c)),
+    ("POST", r"/releases$", b"[]", lambda c, _: _store(c).create_draft(
+        "rocm-jax-v0.9.1", name="x", body="", prerelease=False)),
     ("POST", r"/assets$", b'{"id": 12, "na', lambda c, f: c.upload(create(c)["upload_url"], f, "a.whl")),
     ("POST", r"/assets$", b"null", lambda c, f: c.upload(create(c)["upload_url"], f, "a.whl")),
 ])
