@@ -26,7 +26,7 @@ from rich.progress import (BarColumn, DownloadColumn, Progress, SpinnerColumn, T
                            TimeElapsedColumn, TransferSpeedColumn)
 
 from release import __version__ as TOOL_VERSION
-from release import bazel, naming
+from release import bazel, naming, provenance
 from release.errors import UserError
 from release import checksums
 from release.checksums import sha256_file
@@ -48,6 +48,7 @@ class BuildResult:
     steps: list[tuple[str, str]]   # (step, "ran" | "skipped")
     revisions: Path
     sums: Path
+    provenance: Path | None = None
 
     def to_json(self) -> dict:
         return {
@@ -57,6 +58,7 @@ class BuildResult:
             "steps": [{"step": s, "status": status} for s, status in self.steps],
             "revisions": str(self.revisions),
             "sha256sums": str(self.sums),
+            "provenance": str(self.provenance) if self.provenance else None,
         }
 
 
@@ -132,8 +134,9 @@ def build_release(plan: BuildPlan, dist_root: Path, *, root: Path | None = None,
 
     revisions = directory / naming.REVISIONS_ASSET
     atomic_write(revisions, plan.revisions.dumps())
-    sums = _write_sums(directory, manifest, revisions)
-    return BuildResult(plan.version, directory, wheels, steps, revisions, sums)
+    sums = _write_sums(directory, manifest, revisions, plan)
+    return BuildResult(plan.version, directory, wheels, steps, revisions, sums,
+                       directory / naming.PROVENANCE_ASSET)
 
 
 def _stat_key(path: Path) -> list:
@@ -146,8 +149,9 @@ def _stat_key(path: Path) -> list:
     return [str(path.resolve()), st.st_size, st.st_mtime_ns]
 
 
-def _write_sums(directory: Path, manifest: Manifest, revisions: Path) -> Path:
-    """``SHA256SUMS`` over every wheel built into this directory so far, and revisions.json."""
+def _write_sums(directory: Path, manifest: Manifest, revisions: Path, plan: BuildPlan) -> Path:
+    """``SHA256SUMS`` over every wheel built into this directory so far, revisions.json and
+    the provenance of those wheels (``release.provenance``)."""
     rows = {revisions.name: sha256_file(revisions)}
     for step in sorted(manifest.steps):
         if not step.startswith("wheel_"):
@@ -157,6 +161,9 @@ def _write_sums(directory: Path, manifest: Manifest, revisions: Path) -> Path:
         wheel = outputs.get("wheel")
         if isinstance(wheel, Path) and wheel.is_file():
             rows[wheel.name] = hashes["wheel"]
+    prov = provenance.write_dist(directory, {n: d for n, d in rows.items() if n.endswith(".whl")},
+                                 plan.revisions, pythons=plan.pythons, rocm_version=plan.rocm_version)
+    rows[prov.name] = sha256_file(prov)
     return checksums.write(directory, rows)
 
 

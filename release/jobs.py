@@ -362,7 +362,10 @@ def _respin_step(store: Store, source: Release, base: str, version: str, directo
                 made.append(promoted.output.name)
         revisions = dataclasses.replace(before, version=version)
         (directory / naming.REVISIONS_ASSET).write_text(revisions.dumps(), encoding="utf-8")
-        checksums.write_for(directory, [*made, naming.REVISIONS_ASSET])
+        from release.provenance import write_for_files
+        prov = write_for_files(directory, made, revisions,
+                               extra_parameters={"promotedFrom": source.tag})
+        checksums.write_for(directory, [*made, naming.REVISIONS_ASSET, prov.name])
         return {"from": source.tag, "wheels": sorted(made), "revisions": revisions.to_json()}
     return Step("respin", run, lambda ctx: f"{source.tag}->{version}", "promote the released wheels")
 
@@ -404,11 +407,13 @@ def open_draft(store: Store, plan: BuildPlan, say) -> Release:
                                       prerelease=plan.prerelease, say=say)
 
 
-def _collect_step(store: Store, tag: str, directory: Path, say, progress) -> Step:
-    """Bring the draft's wheels and revisions.json home and write the one SHA256SUMS.
+def _collect_step(store: Store, tag: str, directory: Path, say, progress,
+                  rocm_version: str | None = None) -> Step:
+    """Bring the draft's wheels and revisions.json home and write the one SHA256SUMS and
+    the one provenance over every cell's wheels.
 
     The cells of a split build upload their wheels to the draft concurrently, so none of
-    them can write the checksums of all; this runs once, after the matrix.
+    them can write the checksums (or the provenance) of all; this runs once, after the matrix.
     """
     def run(ctx):
         drafts = [d for d in store.drafts_for(tag) if d.ours]
@@ -429,7 +434,11 @@ def _collect_step(store: Store, tag: str, directory: Path, say, progress) -> Ste
         if naming.REVISIONS_ASSET not in names or not any(n.endswith(".whl") for n in names):
             raise UserError(f"{store.where}: draft of {tag} lacks wheels or {naming.REVISIONS_ASSET}; "
                             "did every build cell publish with --partial?")
-        checksums.write_for(directory, names)
+        from release.provenance import write_for_files
+        revisions = RevisionMap.loads((directory / naming.REVISIONS_ASSET).read_text(encoding="utf-8"))
+        prov = write_for_files(directory, [n for n in names if n.endswith(".whl")], revisions,
+                               rocm_version=rocm_version)
+        checksums.write_for(directory, [*names, prov.name])
         return {"assets": sorted(names)}
     return Step("collect", run, title="collect the matrix's wheels")
 
@@ -441,7 +450,8 @@ def run_finish(project: Project, kind: str, version: str, settings: JobSettings,
     directory = settings.dist_root / version
     say = out.line
 
-    steps = [_collect_step(store, tag, directory, say, progress),
+    steps = [_collect_step(store, tag, directory, say, progress,
+                           project.version_info.rocm_version),
              _verify_step(directory, "collect", say, project.root),
              _draft_step(store, directory, say, progress),
              _validate_step(store, tag, settings, say, progress, project.root),

@@ -73,3 +73,4 @@ def version_from_tag(tag: str) -> str | None:
 
 REVISIONS_ASSET = "revisions.json"
 CHECKSUMS_ASSET = "SHA256SUMS"
+PROVENANCE_ASSET = "provenance.intoto.json"

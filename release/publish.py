@@ -55,6 +55,7 @@ class Dist:
     revisions: RevisionMap
     assets: tuple[LocalAsset, ...]
     checksums: str
+    provenance: dict | None = None  # the parsed provenance.intoto.json (None for a partial dist)
 
     @property
     def tag(self) -> str:
@@ -72,17 +73,19 @@ class Dist:
 def read_dist(directory: Path, partial: bool = False) -> Dist:
     """Load and check a dist directory; refuses one whose files do not match SHA256SUMS.
 
-    ``partial``: one build cell's share (its wheels and revisions.json); SHA256SUMS, when
-    present, still has to match, but it is not an asset (the finish stage writes the one
-    covering every cell).
+    ``partial``: one build cell's share (its wheels and revisions.json); SHA256SUMS and the
+    provenance, when present, still have to match, but they are not assets (the finish stage
+    writes the ones covering every cell). A whole dist's provenance must cover exactly its
+    wheels and pins (``release.provenance.check``).
     """
     directory = Path(directory)
     if not directory.is_dir():
         raise UserError(f"{directory}: no such directory; expected dist/<version> from `release build`")
     rev_path = directory / naming.REVISIONS_ASSET
     sums_path = directory / naming.CHECKSUMS_ASSET
-    for path in (rev_path, sums_path):
-        if partial and path == sums_path:
+    prov_path = directory / naming.PROVENANCE_ASSET
+    for path in (rev_path, sums_path, prov_path):
+        if partial and path in (sums_path, prov_path):
             continue
         if not path.is_file():
             raise UserError(f"{path}: missing; expected `release build` to have written it")
@@ -104,21 +107,42 @@ def read_dist(directory: Path, partial: bool = False) -> Dist:
         if f"-{version}-" not in wheel.name:
             raise UserError(f"{wheel}: not a wheel of version {version} (from {rev_path.name})")
     assets = []
-    for path in [*wheels, rev_path]:
+    for path in [*wheels, rev_path, *([prov_path] if prov_path.is_file() else [])]:
         digest = sha256_file(path)
         if path.name not in sums and not (partial and not sums_text):
             raise UserError(f"{sums_path}: does not list {path.name}")
         if path.name in sums and sums[path.name] != digest:
             raise UserError(f"{sums_path}: says {sums[path.name][:12]}... for {path.name} but the file "
                             f"hashes to {digest[:12]}...; rebuild or fix the dist directory")
-        assets.append(LocalAsset(path.name, path, path.stat().st_size, digest))
+        if not (partial and path == prov_path):
+            assets.append(LocalAsset(path.name, path, path.stat().st_size, digest))
     for name in sums:
         if not (directory / name).is_file():
             raise UserError(f"{sums_path}: lists {name}, which is not in {directory}")
+    statement = None
     if not partial:
         assets.append(LocalAsset(sums_path.name, sums_path, sums_path.stat().st_size,
                                  sha256_file(sums_path)))
-    return Dist(directory, version, revisions, tuple(assets), sums_text)
+        statement = _checked_provenance(prov_path, assets, version, revisions)
+    return Dist(directory, version, revisions, tuple(assets), sums_text, statement)
+
+
+def _checked_provenance(path: Path, assets: list[LocalAsset], version: str,
+                        revisions: RevisionMap) -> dict:
+    """The dist's provenance, refused when it does not cover exactly its wheels and pins."""
+    from release import provenance
+
+    try:
+        statement = provenance.load(path)
+    except ValueError as exc:
+        raise UserError(f"{path}: {exc}; rebuild the dist directory") from None
+    problems = provenance.check(statement, wheels={a.name: a.digest for a in assets
+                                                   if a.name.endswith(".whl")},
+                                version=version, revisions=revisions)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise UserError(f"{path}: {problems[0]}{more}; rebuild the dist directory")
+    return statement
 
 
 # ------------------------------------------------------------------ release notes
@@ -165,7 +189,26 @@ def render_body(dist: Dist, changelog: str) -> str:
     return (f"## jax-rocm {dist.version} ({dist.kind})\n\n"
             f"### Revisions\n\n{dist.revisions.markdown()}\n"
             f"### Changes\n\n{changelog}\n"
-            f"### Checksums (SHA256SUMS)\n\n```\n{dist.checksums.rstrip()}\n```\n\n{MARKER}\n")
+            f"### Checksums (SHA256SUMS)\n\n```\n{dist.checksums.rstrip()}\n```\n\n"
+            f"{provenance_markdown(dist)}{MARKER}\n")
+
+
+def provenance_markdown(dist: Dist) -> str:
+    """The notes' provenance section: the asset, and how to check GitHub's attestations."""
+    from release.provenance import attestation_commands, signing_note
+
+    if dist.provenance is None:
+        return ""
+    text = (f"### Provenance\n\n`{naming.PROVENANCE_ASSET}`: an in-toto statement with SLSA "
+            "provenance v1 for every wheel (`release verify WHEEL... --provenance "
+            f"{naming.PROVENANCE_ASSET}` checks it).\n\n")
+    commands = attestation_commands(dist.provenance)
+    if commands:
+        text += ("GitHub attested each wheel's build (Sigstore); verify with the GitHub CLI:\n\n"
+                 "```\n" + "\n".join(commands) + "\n```\n\n")
+    else:
+        text += f"The wheels carry no GitHub attestation: {signing_note(dist.provenance)}.\n\n"
+    return text
 
 
 def previous_revisions(store: Store, previous: Release | None) -> RevisionMap | None:

@@ -22,7 +22,7 @@ from typing import Callable
 
 from packaging.utils import parse_wheel_filename
 
-from release import naming
+from release import naming, provenance
 from release.errors import UserError
 from release import checksums
 from release.checksums import sha256_file
@@ -102,6 +102,8 @@ def validate(store: Store, tag: str, *, say: Callable[[str], None] = lambda t: N
             store.download_asset(release, asset, folder / asset.name, progress=progress)
         files = {a.name: folder / a.name for a in assets}
         revisions = _check_files(files, version, result)
+        result.problems += provenance.check_assets(files, version, revisions)
+        result.checked.append("provenance")
         wheels = [files[n] for n in sorted(files) if n.endswith(".whl")]
         if wheels:
             _verify(wheels, revisions, result, say, runpath)

@@ -71,7 +71,8 @@ def test_dist_holds_wheels_revisions_sums_and_manifest(built, root):
     names = sorted(p.name for p in built.iterdir() if not p.name.startswith("."))
     other = OTHER_PY.replace(".", "")
     assert names == sorted([PJRT, PLUGIN, f"jax_rocm7_plugin-{VERSION}-cp{other}-cp{other}-manylinux_2_28_x86_64.whl",
-                            "SHA256SUMS", "manifest.json", "revisions.json"])
+                            "SHA256SUMS", "manifest.json", "provenance.intoto.json",
+                            "revisions.json"])
     sums = dict(reversed(line.split("  ")) for line in (built / "SHA256SUMS").read_text().splitlines())
     assert set(sums) == set(names) - {"SHA256SUMS", "manifest.json"}
     for name, digest in sums.items():

@@ -126,7 +126,7 @@ def test_bump_then_nightlies(world, artifacts, wheel_venvs):
     assert sorted(a["name"] for a in rel["assets"]) == sorted([
         "jax_rocm7_pjrt-0.9.1.dev20261120-py3-none-manylinux_2_28_x86_64.whl",
         "jax_rocm7_plugin-0.9.1.dev20261120-cp311-cp311-manylinux_2_28_x86_64.whl",
-        "revisions.json", "SHA256SUMS"])
+        "revisions.json", "provenance.intoto.json", "SHA256SUMS"])
     assert "rocm-jax-v0.9.1.dev20261120" in fake.tags()
     assert c["P2"] in rel["body"] or c["P2"][:12] in rel["body"]
     got = installed(wheel_venvs, root / "dist" / "0.9.1.dev20261120")
@@ -188,7 +188,7 @@ def test_nightly_killed_mid_publish_finishes_on_rerun(world, artifacts, tmp_path
     assert steps["draft"] == "ran" and steps["publish"] == "ran"
     [rel] = fake.releases()
     assert rel["draft"] is False and rel["tag_name"] == "rocm-jax-v0.9.1.dev20261120"
-    assert len(rel["assets"]) == 4
+    assert len(rel["assets"]) == 5  # two wheels, revisions.json, provenance, SHA256SUMS
     assert_one_release_per_tag_and_assets_once(fake)
     assert fake.token not in rerun.stdout + rerun.stderr
 
@@ -299,13 +299,28 @@ def test_split_nightly_as_ci_runs_it(world, artifacts, tmp_path):
     # A cell re-run (a retried job) changes nothing.
     release("publish", tmp_path / "cell-3.11" / keys["version"], "--partial", "--store", "github")
 
+    # The finish job of a workflow run whose upload jobs had GitHub attest every wheel.
+    actions = {"GITHUB_ACTIONS": "true", "GITHUB_SERVER_URL": "https://github.com",
+               "GITHUB_RUN_ID": "77", "GITHUB_RUN_ATTEMPT": "1", "RELEASE_ATTESTATIONS": "github"}
     finish = release("nightly", "--stage", "finish", "--date", "2026-11-20", "--store", "github",
-                     "--dist", tmp_path / "finish", "--json")
+                     "--dist", tmp_path / "finish", "--json", env={**os.environ, **actions})
     assert {s["step"] for s in json.loads(finish.stdout)["steps"]} >= {"collect", "validate", "publish"}
     [rel] = fake.releases()
     assert rel["draft"] is False and rel["prerelease"] is True
     names = sorted(a["name"] for a in rel["assets"])
-    assert len(names) == 5 and "SHA256SUMS" in names and "revisions.json" in names
+    assert len(names) == 6 and "SHA256SUMS" in names and "revisions.json" in names
+    # One provenance over every cell's wheels, from the run that finished them.
+    prov_asset = next(a for a in rel["assets"] if a["name"] == "provenance.intoto.json")
+    stmt = json.loads(fake.asset_bytes(prov_asset["id"]))
+    wheels = {a["name"]: a["digest"].removeprefix("sha256:") for a in rel["assets"]
+              if a["name"].endswith(".whl")}
+    assert len(wheels) == 3
+    assert {s["name"]: s["digest"]["sha256"] for s in stmt["subject"]} == wheels
+    assert stmt["predicate"]["buildDefinition"]["externalParameters"]["pythons"] == ["3.11", "3.12"]
+    assert stmt["predicate"]["runDetails"]["metadata"]["invocationId"] == (
+        f"https://github.com/{fake.repo}/actions/runs/77/attempts/1")
+    for name in wheels:
+        assert f"gh attestation verify {name} --repo {fake.repo}" in rel["body"]
     sums_asset = next(a for a in rel["assets"] if a["name"] == "SHA256SUMS")
     listed = dict(reversed(line.split("  ")) for line in
                   fake.asset_bytes(sums_asset["id"]).decode().splitlines())

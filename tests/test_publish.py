@@ -11,9 +11,12 @@ import shutil
 
 import pytest
 
+from release import provenance
+from release.naming import PROVENANCE_ASSET as PROVENANCE
 from release.publish import TEMP_SUFFIX, publish_draft, read_dist, undraft, validated_digest
 from release.stores import LocalStore
 from release.errors import UserError
+from release.revisions import RevisionMap
 from tests.support.fake_github import FakeGitHub
 from tests.support.publish_dist import gh_store, mark_validated, release_dist
 
@@ -72,7 +75,7 @@ def test_every_write_failing_every_way_then_rerun(make_dist, github_openapi, cap
     starter upload), let the run end however it ends, re-run: one draft, each asset once."""
     dist = read_dist(make_dist(NIGHTLY))
     writes = clean_run_writes(make_dist, github_openapi)
-    assert [m for m, _ in writes] == ["POST"] * 5  # the draft, then four uploads
+    assert [m for m, _ in writes] == ["POST"] * 6  # the draft, then five uploads
     cases = 0
     for index, (method, path) in enumerate(writes):
         nth = writes[:index + 1].count((method, path))
@@ -92,7 +95,7 @@ def test_every_write_failing_every_way_then_rerun(make_dist, github_openapi, cap
                 cases += 1
             finally:
                 fake.stop()
-    assert cases == 19
+    assert cases == 23  # four faults for each of the six writes but the draft's
     captured = capsys.readouterr()
     assert "re-listing" in captured.out and "interrupted upload" in captured.out
     assert FakeGitHub.__init__.__defaults__[0] not in captured.out + captured.err  # the token
@@ -295,7 +298,7 @@ def test_partial_cells_share_the_draft_then_finish(fake_github, make_dist, tmp_p
     publish_partial(store, pjrt)  # a re-run of a cell changes nothing
     rel = fake_github.releases()[0]
     assert sorted(a["name"] for a in rel["assets"]) == sorted(
-        a.name for a in read_dist(full).assets if a.name != "SHA256SUMS")
+        a.name for a in read_dist(full).assets if a.name not in ("SHA256SUMS", PROVENANCE))
     other = make_dist(NIGHTLY, commits={"xla": "7" * 40})
     with pytest.raises(UserError) as err:
         publish_partial(store, read_dist(cell(other, tmp_path / "o", "jax_rocm7_plugin"), partial=True))
@@ -330,9 +333,10 @@ def test_asset_name_github_would_rename_is_refused(fake_github, make_dist, tmp_p
         other.unlink()
     revisions = local / "revisions.json"
     revisions.write_text(revisions.read_text().replace(f'"{NIGHTLY}"', f'"{NIGHTLY}+rocm7.0.0"'))
+    prov = provenance.write_for_files(local, [renamed.name], RevisionMap.loads(revisions.read_text()))
     (local / "SHA256SUMS").write_text("".join(
         f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}\n"
-        for p in (renamed, revisions)))
+        for p in (renamed, revisions, prov)))
     dist = read_dist(local)
     with pytest.raises(UserError) as err:
         publish_draft(gh_store(fake_github), dist)

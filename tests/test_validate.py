@@ -6,7 +6,9 @@ from __future__ import annotations
 import hashlib
 import json
 
+from release import provenance
 from release.publish import publish_draft, read_dist, undraft, validated_digest
+from release.revisions import RevisionMap
 from release.stores import LocalStore
 from release.validate import validate
 from tests.support.publish_dist import gh_store
@@ -21,7 +23,7 @@ def test_valid_draft_is_marked_then_can_be_published(fake_github, make_dist):
     publish_draft(store, dist)
     result = validate(store, TAG)
     assert result.ok, result.problems
-    assert result.checked == ["checksums", "verify", "install", "import"]
+    assert result.checked == ["checksums", "provenance", "verify", "install", "import"]
     assert result.marked
     sums = next(a for a in dist.assets if a.name == "SHA256SUMS")
     assert validated_digest(store.drafts_for(TAG)[0].body) == sums.digest
@@ -58,6 +60,8 @@ def test_wheels_that_disagree_with_revisions_json_fail(make_dist, tmp_path):
     good = make_dist(NIGHTLY)
     other = make_dist(NIGHTLY, commits={"xla": "6" * 40})
     (good / "revisions.json").write_bytes((other / "revisions.json").read_bytes())
+    provenance.write_for_files(good, [p.name for p in good.glob("*.whl")],  # agrees with it
+                               RevisionMap.loads((good / "revisions.json").read_text()))
     sums = "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}\n"
                    for p in sorted(good.iterdir()) if p.name != "SHA256SUMS")
     (good / "SHA256SUMS").write_text(sums)

@@ -23,6 +23,10 @@ def add_arguments(parser) -> None:
                         help="the revision map in the wheels must pin these commits")
     source.add_argument("--revisions", type=flags.existing_file, metavar="revisions.json",
                         help="the revision map in the wheels must equal this one")
+    parser.add_argument("--provenance", type=flags.existing_file, metavar="FILE",
+                        help="provenance.intoto.json: its subjects must be exactly these wheels "
+                             "with their sha256, its dependencies their revision maps (and "
+                             "--revisions/--deps when given)")
     parser.add_argument("--runpath", action="append", metavar="ENTRY", default=None,
                         help="a RUNPATH entry every .so must carry, repeatable (default: the "
                              "entries the rocm_build Bazel config sets, when it can be read)")
@@ -70,13 +74,42 @@ def run(args, out) -> int:
     with byte_progress(out, "verifying", sum(payload_size(w) for w in args.wheels)) as bar:
         reports = verify_wheels(args.wheels, options, progress=bar.advance,
                                 on_wheel=lambda w: bar.describe(f"verifying {w.name}"))
-    errors = sum(len(r.errors) for r in reports)
+    prov = None if args.provenance is None else _check_provenance(args, options.revisions)
+    errors = sum(len(r.errors) for r in reports) + len(prov["problems"] if prov else [])
     data = {"ok": errors == 0, "errors": errors, "runpath": list(options.runpath),
             "wheels": [r.to_json() for r in reports]}
-    out.result(data, lambda console: _print(console, reports))
+    if prov is not None:
+        data["provenance"] = prov
+
+    def human(console):
+        _print(console, reports)
+        if prov is not None:
+            console.print(f"{prov['file']}: {'ok' if prov['ok'] else 'FAILED'}", markup=False)
+            for problem in prov["problems"]:
+                console.print(f"  - {problem}", markup=False)
+    out.result(data, human)
     output.github_output({"verify-ok": str(errors == 0).lower(), "verify-errors": str(errors)})
-    output.step_summary("## release verify\n\n" + summary_markdown(reports))
+    output.step_summary("## release verify\n\n" + summary_markdown(reports) + (
+        "" if prov is None else f"\n\n**{prov['file']}**: " + ("ok" if prov["ok"] else "FAILED\n\n"
+                                + "\n".join(f"- {p}" for p in prov["problems"]))))
     return 1 if errors else 0
+
+
+def _check_provenance(args, revisions) -> dict:
+    """The ``--provenance`` check (``release.provenance``): one problem line per mismatch."""
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+
+    from release import provenance
+    found = set()
+    for wheel in args.wheels:
+        try:
+            found.add(str(parse_wheel_filename(wheel.name)[1]))
+        except InvalidWheelFilename:
+            pass
+    problems = provenance.check_files(args.provenance, args.wheels,
+                                      version=found.pop() if len(found) == 1 else None,
+                                      revisions=revisions, exact=args.deps is None)
+    return {"file": str(args.provenance), "ok": not problems, "problems": problems}
 
 
 def _print(console, reports) -> None:

@@ -3,7 +3,7 @@
 What ``release build`` leaves behind, minus the native payload: the PJRT wheel and
 one plugin wheel for the running Python (so pip can install both here), each with
 ``version.py`` and ``commit_info.py`` as the release tool writes them, then
-``revisions.json`` and ``SHA256SUMS``. Wheels are written with ``zipfile`` so the
+``revisions.json``, ``provenance.intoto.json`` and ``SHA256SUMS``. Wheels are written with ``zipfile`` so the
 publishing tests do not depend on the build code; they pass ``release.verify``.
 
 Fixture ``make_dist(version, commits=None, requires_python=">=3.11") -> Path``: builds one under a
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from release import naming
+from release import naming, provenance
 from release.config import load_deps
 from release.revisions import RevisionMap
 
@@ -91,8 +91,11 @@ def build_dist(out_root: Path, version: str, commits: dict[str, str] | None = No
                          requires=[f"{naming.pjrt_dist(ROCM_MAJOR)}=={version}"],
                          requires_python=requires_python)
     (out / naming.REVISIONS_ASSET).write_text(revisions.dumps())
+    prov = provenance.write_dist(out, {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+                                       for p in (pjrt, plugin)}, revisions,
+                                 invocation=provenance.Invocation.from_env({}, host="test-host"))
     sums = "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}\n"
-                   for p in sorted([pjrt, plugin, out / naming.REVISIONS_ASSET]))
+                   for p in sorted([pjrt, plugin, out / naming.REVISIONS_ASSET, prov]))
     (out / naming.CHECKSUMS_ASSET).write_text(sums)
     return out
 
