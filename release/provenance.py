@@ -106,49 +106,23 @@ def _git_uri(url: str, branch: str | None) -> str:
 
 def dependency_descriptors(deps: Mapping[str, Mapping], release_commit: str | None) -> list[dict]:
     """resolvedDependencies for a revision map given as JSON (``revisions.json``'s ``deps``
-    or ``commit_info.revisions``): each pinned repository as git URI + ``gitCommit``, with
-    its via branch, archive sha256 and patch files when the map knows them; then this
-    repository at its commit."""
+    or ``commit_info.revisions``): each pinned repository as git URI (its branch) with a
+    ``gitCommit`` digest and, when the map knows them, the patch files applied on top
+    (annotations: Bazel labels in the repository that pins it) and the source archive by
+    its sha256; then this repository at its commit."""
     out: list[dict] = []
     for name, entry in deps.items():
-        annotations = {"branch": entry.get("branch")}
-        via = entry.get("via")
-        if via:
-            annotations["via"] = via
+        annotations: dict = {"branch": entry.get("branch")}
+        if entry.get("patches"):
+            annotations["patches"] = list(entry["patches"])
         out.append({"name": name, "uri": _git_uri(str(entry["url"]), entry.get("branch")),
                     "digest": {"gitCommit": entry["commit"]}, "annotations": annotations})
-        archive = entry.get("archive")
-        sha = entry.get("archive_sha256") or (archive.get("sha256") if isinstance(archive, Mapping)
-                                              else None)
-        if sha:
-            item = {"name": f"{name}/archive", "digest": {"sha256": sha}}
-            url = archive.get("url") if isinstance(archive, Mapping) else entry.get("archive_url")
-            if url:
-                item["uri"] = public_url(str(url))
-            out.append(item)
-        for patch in entry.get("patches") or ():
-            out.append(_patch_descriptor(name, entry, patch))
+        if entry.get("archive_sha256"):
+            out.append({"name": f"{name}/archive", "digest": {"sha256": entry["archive_sha256"]},
+                        "annotations": {"of": name, "commit": entry["commit"]}})
     if release_commit:
         out.append({"name": RELEASE_REPO, "digest": {"gitCommit": release_commit}})
     return out
-
-
-def _patch_descriptor(name: str, entry: Mapping, patch) -> dict:
-    """A patch applied to dep ``name``: by its sha256 when known, else by where it lives."""
-    if isinstance(patch, Mapping):
-        path = str(patch.get("path") or patch.get("file") or patch.get("name"))
-        item: dict = {"name": f"{name}/patch/{path}"}
-        if patch.get("sha256"):
-            item["digest"] = {"sha256": patch["sha256"]}
-        if patch.get("url") or patch.get("uri"):
-            item["uri"] = public_url(str(patch.get("url") or patch.get("uri")))
-    else:
-        path = str(patch)
-        item = {"name": f"{name}/patch/{path}"}
-    if "digest" not in item and "uri" not in item:
-        # Only the path is known: it is a file of the repository the via pin was read from.
-        item["uri"] = f"{_git_uri(str(entry['url']), None)}#{path}"
-    return item
 
 
 def bazel_configs(pythons: Iterable[str]) -> list[str]:

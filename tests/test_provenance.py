@@ -8,7 +8,7 @@ and SLSA provenance v1 specs, and is itself tested against statements that break
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 import hashlib
 import json
 import os
@@ -134,23 +134,26 @@ def test_a_token_in_a_deps_url_never_reaches_the_statement():
     assert "SECRET" not in json.dumps(xla)
 
 
-def test_via_archive_and_patches_become_dependencies_when_the_map_knows_them():
-    deps = {"jax": {"url": "https://github.com/ROCm/jax", "branch": "rocm-jaxlib-v0.9.1",
-                    "commit": "a" * 40, "via": "plugin",
-                    "archive": {"url": "https://github.com/jax-ml/jax/archive/x.tar.gz",
-                                "sha256": "b" * 64},
-                    "patches": ["third_party/jax/a.patch", {"path": "b.patch", "sha256": "c" * 64}]}}
-    found = {d["name"]: d for d in provenance.dependency_descriptors(deps, None)}
-    assert found["jax"]["annotations"] == {"branch": "rocm-jaxlib-v0.9.1", "via": "plugin"}
-    assert found["jax/archive"] == {"name": "jax/archive", "digest": {"sha256": "b" * 64},
-                                    "uri": "https://github.com/jax-ml/jax/archive/x.tar.gz"}
-    assert found["jax/patch/b.patch"]["digest"] == {"sha256": "c" * 64}
-    assert found["jax/patch/third_party/jax/a.patch"]["uri"].endswith("#third_party/jax/a.patch")
-    stmt = provenance.statement(version=NIGHTLY, wheels={"a.whl": "0" * 64},
-                                revisions=RevisionMap.from_deps(load_deps(REPO / "deps.yaml"), NIGHTLY),
+def test_archive_and_patches_become_part_of_the_dependencies_when_the_map_knows_them():
+    deps = load_deps(REPO / "deps.yaml")
+    jax = deps["jax"]
+    pinned = dataclasses.replace(jax, archive_sha256="b" * 64,
+                                 patches=("//third_party/jax:a.patch", "//third_party/jax:b.patch"))
+    deps = dataclasses.replace(deps, items=tuple(pinned if d.name == "jax" else d for d in deps))
+    revisions = RevisionMap.from_deps(deps, NIGHTLY, "d" * 40)
+    stmt = provenance.statement(version=NIGHTLY, wheels={"a.whl": "0" * 64}, revisions=revisions,
                                 pythons=[], invocation=provenance.Invocation.from_env({}, host="h"))
-    stmt["predicate"]["buildDefinition"]["resolvedDependencies"] = list(found.values())
+    found = {d["name"]: d for d in stmt["predicate"]["buildDefinition"]["resolvedDependencies"]}
+    assert found["jax"]["annotations"] == {"branch": jax.branch, "patches": [
+        "//third_party/jax:a.patch", "//third_party/jax:b.patch"]}
+    assert found["jax/archive"]["digest"] == {"sha256": "b" * 64}
+    assert "patches" not in found["xla"]["annotations"] and "xla/archive" not in found
     jsonschema.Draft202012Validator(SCHEMA).validate(stmt)
+    # A patch dropped from the statement is a mismatch with revisions.json.
+    found["jax"]["annotations"]["patches"].pop()
+    problems = provenance.check(stmt, wheels={"a.whl": "0" * 64}, version=NIGHTLY,
+                                revisions=revisions)
+    assert any("dependency jax annotations" in p for p in problems), problems
 
 
 # --------------------------------------------------------------------- the schema itself
