@@ -144,6 +144,39 @@ def python_config(python: str) -> str:
     return "python" + python.replace(".", "")
 
 
+_PYTHON_CONFIG = re.compile(r"^build:python3(\d+)$")
+
+
+def supported_pythons(root: Path | None = None) -> tuple[str, ...]:
+    """The Pythons a plugin wheel can be built for: one ``build:python3NN`` config each.
+
+    The one place that says which Pythons are supported: ``--python`` is checked against
+    it, the default is all of them, and ``Requires-Python`` is its lowest.
+    """
+    found = sorted({int(m.group(1)) for key in read_configs(root)
+                    if (m := _PYTHON_CONFIG.match(key))})
+    if not found:
+        raise UserError(f"{bazelrc_path(root)}: no build:python3NN configs; expected one per "
+                        "Python the plugin wheel is built for")
+    return tuple(f"3.{n}" for n in found)
+
+
+def check_pythons(pythons: Iterable[str] | None, root: Path | None = None) -> tuple[str, ...]:
+    """``pythons`` without repeats, each one the Bazel configs build (default: all of them)."""
+    supported = supported_pythons(root)
+    chosen = tuple(dict.fromkeys(pythons or ())) or supported
+    for python in chosen:
+        if python not in supported:
+            raise UserError(f"--python {python}: the Bazel configs build {', '.join(supported)} "
+                            f"(the build:python3NN lines of {bazelrc_path(root)}); expected one of those")
+    return chosen
+
+
+def requires_python(root: Path | None = None) -> str:
+    """``Requires-Python`` of both wheels: from the lowest Python the configs build."""
+    return f">={supported_pythons(root)[0]}"
+
+
 # ---------------------------------------------------------------------------- commands
 
 
@@ -322,15 +355,21 @@ def collect(found: dict[str, Path], dest: Path) -> dict[str, Path]:
 
 
 def _workspace(step: BazelStep) -> Path:
-    cwd = step.bazel_workspace
-    if not (cwd / "WORKSPACE").exists() and not (cwd / "MODULE.bazel").exists() \
-            and not (cwd / "WORKSPACE.bazel").exists():
+    return check_workspace(step.workspace)
+
+
+def check_workspace(workspace: Path) -> Path:
+    """The plugin's Bazel workspace inside ``workspace``, when it and the overridden
+    checkouts are there; a one-line ``UserError`` otherwise."""
+    workspace = Path(workspace).resolve()
+    cwd = workspace / WORKSPACE_SUBDIR
+    if not any((cwd / name).is_file() for name in ("WORKSPACE", "MODULE.bazel", "WORKSPACE.bazel")):
         raise UserError(f"{cwd}: not a Bazel workspace (no WORKSPACE or MODULE.bazel); expected "
                         "the plugin checkout from 'release fetch-sources --workspace "
-                        f"{step.workspace}'")
+                        f"{workspace}'")
     for name in OVERRIDES:
-        if not (step.workspace / name).is_dir():
-            raise UserError(f"{step.workspace / name}: missing; expected the pinned {name} checkout "
+        if not (workspace / name).is_dir():
+            raise UserError(f"{workspace / name}: missing; expected the pinned {name} checkout "
                             "from 'release fetch-sources'")
     return cwd
 

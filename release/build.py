@@ -66,21 +66,62 @@ def step_name(prefix: str, kind: str, python: str | None) -> str:
     return f"{prefix}_{kind}" if python is None else f"{prefix}_{kind}_{naming.python_tag(python)}"
 
 
-def build_release(plan: BuildPlan, dist_root: Path, *, root: Path | None = None,
-                  workspace: Path | None = None, artifacts: Path | None = None,
-                  kinds: tuple[str, ...] = KINDS, console: Console | None = None,
-                  bazel_exe: str = "bazel") -> BuildResult:
-    """Build the wheels of ``plan`` into ``dist_root/<version>/``; see the module docstring."""
+def check_inputs(plan: BuildPlan, *, root: Path | None = None, workspace: Path | None = None,
+                 artifacts: Path | None = None, kinds: tuple[str, ...] = KINDS) -> dict:
+    """Every input of a build, checked before anything is written; the wheel specs.
+
+    Refused with one line: both or neither of workspace and artifacts, an unknown wheel
+    kind, a Python the Bazel configs do not build, a workspace that is not the plugin's
+    Bazel workspace or whose plugin, jax and xla checkouts are not at the plan's pins,
+    a missing prebuilt object, or one that is not an ELF shared object.
+    """
     if (workspace is None) == (artifacts is None):
         raise UserError("give exactly one of --workspace DIR (build with Bazel) or --artifacts DIR "
                         "(package prebuilt .so files)")
     for kind in kinds:
         if kind not in KINDS:
             raise UserError(f"wheel {kind!r} is not one of {', '.join(KINDS)}")
+    bazel.check_pythons(plan.pythons, root)
+    specs = load_specs(root)
+    if workspace is not None:
+        from release.sources import check_workspace
+        bazel.check_workspace(workspace)
+        check_workspace(workspace, plan.revisions.commits)
+    else:
+        if not Path(artifacts).is_dir():
+            raise UserError(f"--artifacts {artifacts}: no such directory; expected the prebuilt "
+                            "xla_rocm_plugin.so and kernel .so files")
+        for kind, python in _wheel_jobs(plan, kinds, specs):
+            check_shared_objects(artifact_files(artifacts, specs[kind], python or plan.pythons[0]))
+    return specs
+
+
+def check_shared_objects(so_files: dict[str, Path]) -> None:
+    """Refuse anything that is not an ELF shared object, before it is packed."""
+    from release.verify import shared_object_problem
+    for name, path in sorted(so_files.items()):
+        problem = shared_object_problem(path)
+        if problem:
+            raise UserError(f"{path}: {problem}; expected the ELF shared object {name}")
+
+
+def _wheel_jobs(plan: BuildPlan, kinds: tuple[str, ...], specs) -> list[tuple[str, str | None]]:
+    return [(kind, python) for kind in kinds
+            for python in (plan.pythons if specs[kind].per_python else (None,))]
+
+
+def build_release(plan: BuildPlan, dist_root: Path, *, root: Path | None = None,
+                  workspace: Path | None = None, artifacts: Path | None = None,
+                  kinds: tuple[str, ...] = KINDS, console: Console | None = None,
+                  bazel_exe: str = "bazel") -> BuildResult:
+    """Build the wheels of ``plan`` into ``dist_root/<version>/``; see the module docstring.
+
+    Inputs are checked first (``check_inputs``): a refusal creates nothing.
+    """
+    specs = check_inputs(plan, root=root, workspace=workspace, artifacts=artifacts, kinds=kinds)
     directory = Path(dist_root) / plan.version
     directory.mkdir(parents=True, exist_ok=True)
     manifest = Manifest.load(directory)
-    specs = load_specs(root)
     console = console or Console(stderr=True)
     steps: list[tuple[str, str]] = []
 
@@ -104,10 +145,11 @@ def build_release(plan: BuildPlan, dist_root: Path, *, root: Path | None = None,
 
     epoch = source_date_epoch()
     wheels: dict[str, Path] = {}
-    jobs = [(kind, python) for kind in kinds
-            for python in (plan.pythons if specs[kind].per_python else (None,))]
-    for kind, python in jobs:
-        so_files = artifact_files(artifacts, specs[kind], python or plan.pythons[0])
+    jobs = [(kind, python, artifact_files(artifacts, specs[kind], python or plan.pythons[0]))
+            for kind, python in _wheel_jobs(plan, kinds, specs)]
+    for _kind, _python, so_files in jobs:  # what Bazel built, checked before any wheel is written
+        check_shared_objects(so_files)
+    for kind, python, so_files in jobs:
         name = step_name("wheel", kind, python)
         fp = fingerprint({
             "kind": kind, "python": python, "version": plan.version,

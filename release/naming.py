@@ -11,7 +11,6 @@ import re
 
 from packaging.utils import canonicalize_name
 
-PYTHONS = ("3.11", "3.12", "3.13", "3.14")
 PLATFORM = "manylinux_2_28_x86_64"
 GLIBC = (2, 28)
 TAG_PREFIX = "rocm-jax-v"

@@ -57,11 +57,31 @@ class BuildPlan:
         }
 
 
+DATE_SLACK_DAYS = 1  # a nightly's date may differ from the run's UTC date by this much
+
+
+def check_nightly_date(date: _dt.date, today: _dt.date, force: bool = False) -> None:
+    """A nightly is dated the UTC day it is built: a run near midnight, or a re-run the next
+    day, is within ``DATE_SLACK_DAYS``; anything further (a typo, a date two days ahead that
+    would sort above tomorrow's nightly) needs ``force``."""
+    off = (date - today).days
+    if abs(off) > DATE_SLACK_DAYS and not force:
+        when = f"{off} days ahead of" if off > 0 else f"{-off} days before"
+        raise versions.VersionError(
+            f"--date {date.isoformat()} is {when} today ({today.isoformat()} UTC); a nightly is "
+            f"dated the day it is built (within {DATE_SLACK_DAYS} day): pass --force to build "
+            "for another day")
+
+
 def make_plan(project: Project, kind: str, *, date: _dt.date | None = None, number: int | None = None,
-              build_number: int | None = None, pythons: tuple[str, ...] = naming.PYTHONS,
-              release_commit: str | None = None, workspace: Path | None = None) -> BuildPlan:
+              build_number: int | None = None, pythons: tuple[str, ...] | None = None,
+              release_commit: str | None = None, workspace: Path | None = None,
+              today: _dt.date | None = None, force: bool = False) -> BuildPlan:
     """The plan for a build of ``kind`` from the project's pins and version.
 
+    ``pythons`` must be Pythons the Bazel configs build (default: all of them; repeats
+    are dropped). With ``today`` (the run's UTC date, an input: nothing here reads a
+    clock) a nightly's ``date`` must be within a day of it unless ``force``.
     ``bazel_commands`` are the builds ``release build --workspace`` runs (default
     workspace: ``<root>/workspace``, as ``release fetch-sources`` makes it).
     """
@@ -71,17 +91,18 @@ def make_plan(project: Project, kind: str, *, date: _dt.date | None = None, numb
     if kind == "nightly" and info.nightly_scheme == "date" and build_number is not None:
         raise versions.VersionError("version_info.json sets nightly_scheme 'date'; a build number "
                                     "would mix .devYYYYMMDD and .devYYYYMMDDBBB on one line")
+    if kind == "nightly" and date is not None and today is not None:
+        check_nightly_date(date, today, force)
     version = versions.for_kind(kind, info.version, date=date, number=number,
                                 build_number=build_number)
-    for py in pythons:
-        naming.python_tag(py)
+    pythons = bazel.check_pythons(pythons, project.root)
     major = info.rocm_major
     return BuildPlan(
         kind=kind,
         version=version,
         tag=naming.release_tag(version),
         rocm_version=info.rocm_version,
-        pythons=tuple(pythons),
+        pythons=pythons,
         revisions=RevisionMap.from_deps(project.deps, version, release_commit),
         pjrt_wheel=naming.pjrt_wheel(major, version),
         plugin_wheels=tuple((py, naming.plugin_wheel(major, version, py)) for py in pythons),

@@ -78,11 +78,26 @@ def _materialise(dep: Dep, path: Path, cache: Path, step) -> Checkout:
             raise UserError(f"{dep.name}: pinned commit {dep.short} not found on {mirror.remote.shown}")
         step(dep.name, f"checking out {dep.short}")
         mirror.checkout(dep.commit, path)
-    head = head_of(path)
-    if head != dep.commit:
-        raise UserError(f"{path}: HEAD is {head} after checkout, expected the pin {dep.commit}")
+    check_at_pin(path, dep.name, dep.commit, "after checkout")
     step(dep.name, "at pin")
     return Checkout(dep.name, path, dep.commit, True)
+
+
+def check_at_pin(path: Path, name: str, pin: str, when: str = "") -> None:
+    """``path`` is a git checkout whose HEAD is ``pin``; else a one-line ``UserError``."""
+    head = head_of(path)
+    if head != pin:
+        found = f"HEAD is {head}" if head else "not a git checkout"
+        raise UserError(f"{path}: {found}{' ' + when if when else ''}, expected the {name} pin "
+                        f"{pin}; run 'release fetch-sources' to check the pins out")
+
+
+def check_workspace(workspace: Path, pins: dict[str, str]) -> None:
+    """Every source checkout of ``workspace`` is at its pin (``{dep: commit}``), before a build
+    spends hours on the wrong sources."""
+    for name, path in workspace_paths(workspace).items():
+        if name in pins:
+            check_at_pin(path, name, pins[name])
 
 
 def _ours(path: Path, cache: Path, dep: Dep) -> bool:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from release import __version__ as TOOL_VERSION
 from release import naming
-from release.bazel import Output, plugin_dir
+from release.bazel import Output, plugin_dir, requires_python
 from release.errors import UserError
 from release.revisions import RevisionMap, github_base
 from release.wheelfile import WheelWriter
@@ -41,6 +41,7 @@ class WheelSpec:
     entry_points: dict
     requires: tuple[str, ...]
     extras: dict
+    requires_python: str   # from the Python configs Bazel defines (``bazel.requires_python``)
 
     @property
     def so_files(self) -> tuple[str, ...]:
@@ -57,12 +58,14 @@ def load_specs(root: Path | None = None) -> dict[str, WheelSpec]:
     if data.get("schema") != 1 or set(data.get("wheels", {})) != set(KINDS):
         raise UserError(f"{path}: expected schema 1 with wheels {', '.join(KINDS)}")
     specs = {}
+    python = requires_python(root)
     for kind, raw in data["wheels"].items():
         try:
             outputs = tuple(Output(t, o["output"], o["file"]) for t, o in raw["bazel_files"].items())
             files = tuple((base / src, dest) for src, dest in raw["python_files"].items())
             specs[kind] = WheelSpec(kind, bool(raw["per_python"]), raw["summary"], outputs, files,
-                                    raw["entry_points"], tuple(raw["requires"]), raw["extras"])
+                                    raw["entry_points"], tuple(raw["requires"]), raw["extras"],
+                                    python)
         except (KeyError, TypeError, AttributeError) as exc:
             raise UserError(f"{path}: wheels.{kind} is missing or has a bad {exc}") from None
         for src, _ in files:
@@ -116,14 +119,14 @@ def _fill(text: str, **values) -> str:
 
 
 def metadata(dist: str, version: str, summary: str, requires: list[str], extras: dict,
-             home: str | None) -> str:
+             home: str | None, requires_python: str) -> str:
     lines = [
         "Metadata-Version: 2.1",
         f"Name: {dist}",
         f"Version: {version}",
         f"Summary: {summary}",
         "License: Apache-2.0",
-        "Requires-Python: >=3.11",
+        f"Requires-Python: {requires_python}",
         "Classifier: Programming Language :: Python :: 3",
         "Classifier: Operating System :: POSIX :: Linux",
     ]
@@ -203,7 +206,8 @@ def build_wheel(kind: str, dest_dir: Path, so_files: dict[str, Path], *, version
             else:
                 writer.add_bytes(arcname, value)
         writer.add_bytes(f"{dist_info}/METADATA",
-                         metadata(dist, version, _fill(spec.summary, **fill), requires, extras, home))
+                         metadata(dist, version, _fill(spec.summary, **fill), requires, extras, home,
+                                  spec.requires_python))
         writer.add_bytes(f"{dist_info}/WHEEL", wheel_file(naming.wheel_tag(wheel_python)))
         if entry_points:
             writer.add_bytes(f"{dist_info}/entry_points.txt", entry_points_txt(entry_points))

@@ -22,6 +22,18 @@ pytest_plugins = [
 ]
 
 
+NOW = "2026-11-22T03:00:00Z"
+
+
+@pytest.fixture(autouse=True)
+def fixed_clock(monkeypatch):
+    """The run's clock is an input (``$RELEASE_NOW``): no test reads the wall clock through
+    the tool, in process or in the subprocesses it starts. A test that needs another day
+    sets it again."""
+    monkeypatch.setenv("RELEASE_NOW", NOW)
+    return NOW
+
+
 @pytest.fixture
 def run_cli(monkeypatch, capsys):
     """Run ``release ...`` in-process; returns (exit code, stdout, stderr)."""

@@ -163,7 +163,10 @@ def test_bazel_failure_is_one_line_naming_the_log(release_subprocess, project_di
 
 def test_missing_bazel_or_workspace_is_one_line(run_cli, project_dir, plugin_workspace, tmp_path,
                                                 monkeypatch):
-    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    bindir = tmp_path / "only-git"  # git (the pins are checked first), no bazel
+    bindir.mkdir()
+    (bindir / "git").symlink_to(shutil.which("git"))
+    monkeypatch.setenv("PATH", str(bindir))
     code, _, err = run_cli(*build_cmd(project_dir, tmp_path / "d", "--python", "3.12", "--workspace",
                                       plugin_workspace))
     assert code == 2 and "bazel: not found on PATH" in err and len(err.strip().splitlines()) == 1
@@ -199,3 +202,138 @@ def test_remote_cache_header_must_be_name_value(monkeypatch):
         bazel.remote_cache_flags()
     monkeypatch.delenv("BAZEL_REMOTE_CACHE")
     assert bazel.remote_cache_flags() == []
+
+
+# ---------------------------------------------------------------- inputs before anything runs
+
+
+def _tree(path):
+    """Every file under ``path`` with its bytes' sha256 (the state a refusal must not change)."""
+    import hashlib
+    if not path.exists():
+        return None
+    return {str(p.relative_to(path)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file()
+            else "dir" for p in sorted(path.rglob("*"))}
+
+
+def _break_workspace(ws, how):
+    from tests.support.gitrepos import git
+    if how == "jax-not-git":   # what issue 15 found: empty, non-git jax/ and xla/
+        for name in ("jax", "xla"):
+            shutil.rmtree(ws / name)
+            (ws / name).mkdir()
+    elif how == "xla-moved":    # a checkout one commit past its pin
+        (ws / "xla" / "NEW").write_text("x")
+        git("add", "NEW", cwd=ws / "xla")
+        git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "x",
+            cwd=ws / "xla")
+    elif how == "no-bazel-workspace":
+        (ws / "plugin" / "jax_rocm_plugin" / "WORKSPACE").unlink()
+    return {"jax-not-git": "jax: not a git checkout, expected the jax pin",
+            "xla-moved": "xla: HEAD is", "no-bazel-workspace": "not a Bazel workspace"}[how]
+
+
+@pytest.mark.parametrize("how", ["jax-not-git", "xla-moved", "no-bazel-workspace"])
+def test_workspace_must_be_at_the_pins_before_bazel_runs(run_cli, project_dir, fake_bazel,
+                                                         plugin_workspace, tmp_path, how):
+    fragment = _break_workspace(plugin_workspace, how)
+    dist = tmp_path / "dist"
+    before = _tree(tmp_path)
+    code, out, err = run_cli(*build_cmd(project_dir, dist, "--python", "3.12", "--workspace",
+                                        plugin_workspace))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert fragment in err
+    assert fake_bazel.calls() == []          # Bazel never ran
+    assert _tree(tmp_path) == before and not dist.exists()   # nothing written
+
+
+def test_a_bazel_output_that_is_not_elf_writes_no_wheel(run_cli, project_dir, fake_bazel,
+                                                        plugin_workspace, tmp_path, monkeypatch):
+    """What Bazel built is checked like prebuilt artifacts, before any wheel is written."""
+    real_collect = bazel.collect
+
+    def corrupt(found, dest):
+        copies = real_collect(found, dest)
+        for path in copies.values():
+            if path.name == "_rnn.so":
+                path.write_text("INPUT(libwhatever.so)\n")  # a linker script, not ELF
+        return copies
+
+    monkeypatch.setattr(bazel, "collect", corrupt)
+    dist = tmp_path / "dist"
+    code, _, err = run_cli(*build_cmd(project_dir, dist, "--python", "3.12", "--workspace",
+                                      plugin_workspace))
+    assert code == 2 and "_rnn.so: not an ELF file" in err
+    assert not list(dist.rglob("*.whl")) and not list(dist.rglob("manifest.json")) or \
+        "wheel_" not in (next(dist.rglob("manifest.json")).read_text())
+
+
+def test_supported_pythons_come_from_the_bazel_configs(tmp_path):
+    plugin = tmp_path / "jax_rocm_plugin"
+    shutil.copytree(bazel.plugin_dir(), plugin)
+    assert bazel.supported_pythons(tmp_path) == ("3.11", "3.12", "3.13", "3.14")
+    rc = plugin / ".bazelrc"
+    rc.write_text(rc.read_text().replace("build:python311 ", "build:python310 ")
+                  + "build:python315 --repo_env=HERMETIC_PYTHON_VERSION=3.15\n")
+    assert bazel.supported_pythons(tmp_path) == ("3.10", "3.12", "3.13", "3.14", "3.15")
+    assert bazel.requires_python(tmp_path) == ">=3.10"
+    assert bazel.check_pythons(["3.15", "3.12", "3.15"], tmp_path) == ("3.15", "3.12")
+    with pytest.raises(UserError, match=r"--python 3.11: the Bazel configs build 3.10, 3.12"):
+        bazel.check_pythons(["3.11"], tmp_path)
+    from release.wheels import load_specs
+    assert {s.requires_python for s in load_specs(tmp_path).values()} == {">=3.10"}
+
+
+@pytest.mark.parametrize("python", ["3.10", "3.15"])
+def test_unsupported_python_is_refused_with_one_line(release_subprocess, project_dir, tmp_path,
+                                                     python):
+    for argv in (build_cmd(project_dir, tmp_path / "dist", "--python", python, "--artifacts",
+                           tmp_path),
+                 ("nightly", "--dry-run", "--root", project_dir, "--python", python)):
+        proc = release_subprocess(*argv)
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+        assert f"--python {python}: the Bazel configs build 3.11, 3.12, 3.13, 3.14" in proc.stderr
+        assert "Traceback" not in proc.stderr and "python3" + python[2:] not in proc.stdout
+    assert not (tmp_path / "dist").exists()
+
+
+def test_a_repeated_python_is_built_and_listed_once(run_cli, project_dir):
+    code, out, err = run_cli("nightly", "--dry-run", "--json", "--root", project_dir,
+                             "--python", "3.12", "--python", "3.12", "--python", "3.13")
+    assert code == 0, err
+    plan = json.loads(out)
+    assert plan["pythons"] == ["3.12", "3.13"]
+    assert len(plan["wheels"]["plugin"]) == 2
+    assert [c.count("--config=python312") for c in map(" ".join, plan["bazel_commands"])] == [1, 1, 0]
+    assert sum(a.endswith(".whl") for a in plan["assets"]) == 3
+
+
+@pytest.mark.parametrize("date, ok", [("2026-11-22", True), ("2026-11-23", True),
+                                      ("2026-11-21", True), ("2026-11-24", False),
+                                      ("2026-11-20", False), ("2025-11-22", False)])
+def test_a_nightly_date_far_from_today_needs_force(run_cli, project_dir, tmp_path, date, ok,
+                                                   fixed_clock):
+    assert fixed_clock.startswith("2026-11-22")
+    code, _, err = run_cli("nightly", "--dry-run", "--date", date, "--root", project_dir)
+    assert (code == 0) == ok, err
+    code, _, err = run_cli("build", "--kind", "nightly", "--date", date, "--root", project_dir,
+                           "--dist", tmp_path / "dist", "--artifacts", tmp_path)
+    if not ok:
+        assert code == 2 and "pass --force" in err and "today (2026-11-22 UTC)" in err
+        assert not (tmp_path / "dist").exists()
+        code, _, err = run_cli("nightly", "--dry-run", "--date", date, "--root", project_dir,
+                               "--force")
+        assert code == 0, err
+
+
+def test_the_nightly_date_rule_takes_today_as_an_input():
+    import datetime as dt
+    from release.plan import check_nightly_date
+    day = dt.date(2030, 3, 1)
+    check_nightly_date(day, dt.date(2030, 2, 28))
+    check_nightly_date(day, dt.date(2030, 3, 2))
+    with pytest.raises(UserError, match="2 days ahead of today"):
+        check_nightly_date(day, dt.date(2030, 2, 27))
+    with pytest.raises(UserError, match="2 days before today"):
+        check_nightly_date(day, dt.date(2030, 3, 3))
+    check_nightly_date(day, dt.date(2031, 1, 1), force=True)

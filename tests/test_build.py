@@ -238,3 +238,51 @@ def test_manifest_merges_steps_of_other_writers_and_checks_outputs(tmp_path):
     assert not again.done("wheel_pjrt", fp)
     (tmp_path / "manifest.json").write_text("{torn")
     assert Manifest.load(tmp_path).steps == {}   # unreadable: nothing counts as done
+
+
+def _tree(path):
+    if not path.exists():
+        return None
+    return {str(p.relative_to(path)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file()
+            else "dir" for p in sorted(path.rglob("*"))}
+
+
+@pytest.mark.parametrize("defect, fragment", [
+    ("missing", "no _rnn.so for the plugin wheel"),
+    ("text", "_rnn.so: not an ELF file; expected the ELF shared object _rnn.so"),
+    ("static", "_rnn.so: ELF type 1, not a shared object"),
+    ("empty", "no xla_rocm_plugin.so for the pjrt wheel"),
+])
+def test_every_input_is_checked_before_anything_is_written(run_cli, root, artifacts, tmp_path,
+                                                           defect, fragment):
+    """Issue 15: a missing .so used to leave the PJRT wheel and manifest.json behind, and an
+    empty artifacts directory an empty dist/<version>/. Now: one line, exit 2, no change."""
+    local = tmp_path / "art"
+    local.mkdir()
+    if defect != "empty":
+        for name in ALL_SOS:
+            (local / name).write_bytes((artifacts / name).read_bytes())
+    if defect == "missing":
+        (local / "_rnn.so").unlink()
+    elif defect == "text":
+        (local / "_rnn.so").write_text("not a shared object\n")
+    elif defect == "static":
+        obj = tmp_path / "x.o"
+        (tmp_path / "x.c").write_text("int x(void) { return 1; }\n")
+        subprocess.run(["cc", "-c", "-o", obj, tmp_path / "x.c"], check=True)
+        (local / "_rnn.so").write_bytes(obj.read_bytes())
+    dist = tmp_path / "dist"
+    before = _tree(tmp_path)
+    code, out, err = run_cli("build", "--kind", "release", "--python", PY, "--root", root,
+                             "--artifacts", local, "--dist", dist)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert fragment in err
+    assert _tree(tmp_path) == before and not dist.exists()
+
+
+def test_requires_python_is_the_lowest_configured_python(built):
+    for wheel in built.glob("*.whl"):
+        meta = wheelfile.read_member(wheel, next(
+            n for n in __import__("zipfile").ZipFile(wheel).namelist() if n.endswith("/METADATA")))
+        assert HeaderParser().parsestr(meta.decode())["Requires-Python"] == \
+            f">={bazel.supported_pythons()[0]}"

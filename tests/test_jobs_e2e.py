@@ -61,10 +61,17 @@ def world(tmp_path, github_env, monkeypatch):
                               "fake": github_env, "tmp": tmp_path})
 
 
-def release(*argv, check=True, **kwargs) -> subprocess.CompletedProcess:
-    """``python -m release ...`` as CI runs it (in the current directory, with the env)."""
-    proc = subprocess.run([sys.executable, "-m", "release", *map(str, argv)], capture_output=True,
-                          text=True, **kwargs)
+def release(*argv, check=True, env=None, **kwargs) -> subprocess.CompletedProcess:
+    """``python -m release ...`` as CI runs it (in the current directory, with the env).
+
+    A run with ``--date D`` runs at 03:00 UTC that day (``$RELEASE_NOW``), as the scheduled
+    nightly does."""
+    argv = [str(a) for a in argv]
+    env = dict(os.environ if env is None else env)
+    if "--date" in argv:
+        env["RELEASE_NOW"] = argv[argv.index("--date") + 1] + "T03:00:00Z"
+    proc = subprocess.run([sys.executable, "-m", "release", *argv], capture_output=True,
+                          text=True, env=env, **kwargs)
     if check:
         assert proc.returncode == 0, proc.stderr[-3000:]
     return proc
@@ -168,7 +175,8 @@ def test_nightly_killed_mid_publish_finishes_on_rerun(world, artifacts, tmp_path
         proc = subprocess.Popen([sys.executable, "-m", "release", "nightly", "--date", "2026-11-20",
                                  "--artifacts", str(artifacts), "--python", PY, "--store",
                                  "github"], stdout=sink, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+                                start_new_session=True,
+                                env={**os.environ, "RELEASE_NOW": "2026-11-20T03:00:00Z"})
     # Wait for an event, not for time: the second upload reaching the stand-in, or the process
     # ending without it (then the assertion below says so).
     threading.Thread(target=lambda: (proc.wait(), parked.hit.set()), daemon=True).start()

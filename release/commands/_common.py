@@ -3,31 +3,54 @@
 from __future__ import annotations
 
 import datetime as _dt
+import os
 from pathlib import Path
 
 from release import flags, naming, versions
 from release.config import Project, load_project
 
 
+NOW_ENV = "RELEASE_NOW"
+
+
+def now_utc() -> _dt.datetime:
+    """The run's clock, the one place commands read it: ``$RELEASE_NOW`` (ISO 8601, UTC when
+    no zone is given; tests and replays set it) or the wall clock."""
+    text = os.environ.get(NOW_ENV, "").strip()
+    if not text:
+        return _dt.datetime.now(_dt.timezone.utc)
+    try:
+        value = _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        from release.errors import UserError
+        raise UserError(f"${NOW_ENV}={text!r}: expected an ISO 8601 time such as "
+                        "2026-11-23T03:00:00Z") from None
+    return value.replace(tzinfo=_dt.timezone.utc) if value.tzinfo is None else \
+        value.astimezone(_dt.timezone.utc)
+
+
 def today_utc() -> _dt.date:
-    """The UTC date: the one place that reads the clock for versions."""
-    return _dt.datetime.now(_dt.timezone.utc).date()
+    """The UTC date of the run (``now_utc``): what nightly versions are dated."""
+    return now_utc().date()
 
 
 def project(args) -> Project:
     return load_project(args.root)
 
 
-def add_kind_options(parser, *, default_kind: str | None = None) -> None:
+def add_kind_options(parser, *, default_kind: str | None = None, force: bool = False) -> None:
     parser.add_argument("--kind", choices=versions.KINDS, default=default_kind,
                         required=default_kind is None, help="what kind of version to make")
     parser.add_argument("--number", type=flags.positive_int, metavar="N",
                         help="rc or post number (default 1)")
-    add_date_options(parser)
+    add_date_options(parser, force=force)
 
 
-def add_date_options(parser) -> None:
+def add_date_options(parser, *, force: bool = False) -> None:
     add_date_option(parser, "UTC date of a nightly (default: today, UTC)")
+    if force:
+        parser.add_argument("--force", action="store_true",
+                            help="allow a nightly --date more than a day from today (UTC)")
     parser.add_argument("--build-number", type=flags.count(0, 999), metavar="N",
                         help="nightly build number 0-999 (only with nightly_scheme 'date-build')")
 
@@ -40,8 +63,8 @@ def add_date_option(parser, help: str) -> None:
 def add_python_option(parser) -> None:
     parser.add_argument("--python", action="append", metavar="3.X", dest="pythons",
                         type=_python_flag,
-                        help=f"Python version of a plugin wheel, repeatable (default: "
-                             f"{' '.join(naming.PYTHONS)})")
+                        help="Python version of a plugin wheel, repeatable (default: every "
+                             "build:python3NN config in jax_rocm_plugin/.bazelrc)")
 
 
 def _date_flag(text: str) -> _dt.date:

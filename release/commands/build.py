@@ -10,7 +10,6 @@ from release.commands._common import (add_build_input_options, add_kind_options,
                                       project, today_utc)
 from release.errors import UserError
 from release.git import repo_head
-from release.naming import PYTHONS
 from release.plan import make_plan
 from release.wheels import KINDS
 
@@ -18,7 +17,7 @@ HELP = "build the pjrt wheel and one plugin wheel per Python into dist/<version>
 
 
 def add_arguments(parser) -> None:
-    add_kind_options(parser)
+    add_kind_options(parser, force=True)
     add_python_option(parser)
     parser.add_argument("--wheel", action="append", choices=KINDS, dest="wheels",
                         help="build only this wheel, repeatable (default: pjrt and plugin)")
@@ -33,13 +32,11 @@ def run(args, out) -> int:
         raise UserError("--build-number applies to --kind nightly only")
     if args.kind in ("nightly", "release") and args.number is not None:
         raise UserError("--number applies to --kind rc and post only")
-    pythons = tuple(dict.fromkeys(args.pythons or PYTHONS))
-    plan = make_plan(proj, args.kind, date=args.date or today_utc(), number=args.number,
-                     build_number=args.build_number, pythons=pythons,
-                     release_commit=repo_head(proj.root))
+    today = today_utc()
+    plan = make_plan(proj, args.kind, date=args.date or today, number=args.number,
+                     build_number=args.build_number, pythons=args.pythons,
+                     release_commit=repo_head(proj.root), today=today, force=args.force)
     artifacts = args.artifacts
-    if artifacts is not None and not artifacts.is_dir():
-        raise UserError(f"--artifacts {artifacts}: no such directory")
     workspace = None if artifacts is not None else (args.workspace or proj.root / "workspace")
     result = build_release(plan, args.dist or proj.root / "dist", root=proj.root,
                            workspace=workspace, artifacts=artifacts,

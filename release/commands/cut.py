@@ -9,13 +9,10 @@ release by promoting its wheels to ``X.Y.Z.postN``: no rebuild.
 
 from __future__ import annotations
 
-import datetime as _dt
-
 from release import flags, jobs, naming, output, versions
 from release.commands._common import (add_build_input_options, add_python_option, add_store_options,
-                                      job_settings, open_store_from_args, project, transfer_progress)
+                                      job_settings, now_utc, open_store_from_args, project, transfer_progress)
 from release.errors import UserError
-from release.naming import PYTHONS
 from release.pipeline import add_lock_timeout_option
 from release.plan import make_plan
 
@@ -53,7 +50,7 @@ def run(args, out) -> int:
         raise UserError("--from goes with --post N")
     store = open_store_from_args(args, out)
     settings = job_settings(args, proj)
-    now = _dt.datetime.now(_dt.timezone.utc)
+    now = now_utc()
     with transfer_progress(out) as progress:
         if args.post is not None:
             base = args.base
@@ -82,7 +79,7 @@ def run(args, out) -> int:
                 commit = jobs.tagged_checkout(proj.root, args.tag)
             else:
                 commit = jobs.check_release_checkout(proj.root, args.release_branch)
-            plan = make_plan(proj, kind, number=number, pythons=tuple(args.pythons or PYTHONS),
+            plan = make_plan(proj, kind, number=number, pythons=args.pythons,
                              release_commit=commit)
             if args.stage == "plan":
                 if not args.tag:

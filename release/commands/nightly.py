@@ -7,16 +7,13 @@ it (``release build`` + ``release publish --partial``), ``--stage finish`` compl
 
 from __future__ import annotations
 
-import datetime as _dt
-
 from rich.table import Table
 
 from release import flags, jobs, output
 from release.commands._common import (add_build_input_options, add_date_options, add_python_option,
                                       add_store_options, job_settings, open_store_from_args, project,
-                                      today_utc, transfer_progress)
+                                      now_utc, transfer_progress)
 from release.git import repo_head
-from release.naming import PYTHONS
 from release.pipeline import add_lock_timeout_option
 from release.plan import make_plan
 
@@ -24,7 +21,7 @@ HELP = "build, verify and publish tonight's nightly prerelease (--dry-run shows 
 
 
 def add_arguments(parser) -> None:
-    add_date_options(parser)
+    add_date_options(parser, force=True)
     add_python_option(parser)
     parser.add_argument("--dry-run", action="store_true",
                         help="print the plan (version, revisions, wheels, tag, assets, Bazel "
@@ -42,16 +39,16 @@ def add_arguments(parser) -> None:
 
 def run(args, out) -> int:
     proj = project(args)
-    date = args.date or today_utc()
+    now = now_utc()
+    date = args.date or now.date()
     plan = make_plan(proj, "nightly", date=date, build_number=args.build_number,
-                     pythons=tuple(args.pythons or PYTHONS),
-                     release_commit=repo_head(proj.root))
+                     pythons=args.pythons, release_commit=repo_head(proj.root),
+                     today=now.date(), force=args.force)
     if args.dry_run:
         out.result(plan.to_json(), lambda console: print_plan(console, plan))
         return 0
     store = open_store_from_args(args, out)
     settings = job_settings(args, proj)
-    now = _dt.datetime.now(_dt.timezone.utc)
     keys = {"date": date.isoformat(), "version": plan.version, "tag": plan.tag}
     with transfer_progress(out) as progress:
         if args.stage == "plan":

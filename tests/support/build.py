@@ -187,8 +187,12 @@ def fake_bazel(tmp_path, monkeypatch) -> FakeBazel:
 
 
 @pytest.fixture
-def plugin_workspace(tmp_path) -> Path:
-    """What ``release fetch-sources`` leaves: plugin (with its Bazel workspace), jax, xla."""
+def plugin_workspace(tmp_path, project_dir) -> Path:
+    """What ``release fetch-sources`` leaves: plugin (with its Bazel workspace), jax, xla,
+    each a git checkout whose HEAD ``project_dir``'s deps.yaml pins."""
+    from release.config import load_deps, save_deps
+    from tests.support.gitrepos import git
+
     ws = tmp_path / "workspace"
     bazel_ws = ws / "plugin" / "jax_rocm_plugin"
     bazel_ws.mkdir(parents=True)
@@ -197,6 +201,14 @@ def plugin_workspace(tmp_path) -> Path:
     for name in ("jax", "xla"):
         (ws / name).mkdir()
         (ws / name / "WORKSPACE").write_text(f'workspace(name = "{name}")\n')
+    heads = {}
+    for name in ("plugin", "jax", "xla"):
+        git("init", "--quiet", "-b", "main", cwd=ws / name)
+        git("add", "-A", cwd=ws / name)
+        git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m",
+            name, cwd=ws / name)
+        heads[name] = git("rev-parse", "HEAD", cwd=ws / name).strip()
+    save_deps(load_deps(project_dir / "deps.yaml").with_commits(heads))
     return ws
 
 
