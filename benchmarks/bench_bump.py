@@ -1,26 +1,37 @@
-"""Bytes and time of ``release bump`` (cold and warm cache) against a full ``git clone``.
+"""Bytes and time of ``release bump`` (cold and warm cache) against clones of the upstreams.
 
 Generates three upstreams locally with ``git fast-import`` (xla with 12,000 commits of
-source-like edits over 300 files, jax with 3,000, the plugin with 600 whose
-``workspace.bzl`` files pin the other two), serves them over smart HTTP on 127.0.0.1
-through a byte-counting ``git http-backend`` server, and in the same run measures:
+source-like edits over 300 files on main plus two release branches forked 2,000 and 300
+commits back, jax with 3,000, the plugin with 600 whose ``workspace.bzl`` files pin the other
+two), serves them over smart HTTP on 127.0.0.1 through a byte-counting ``git http-backend``
+server, and measures, interleaved and repeated (medians):
 
-- ``git clone`` (full, as a clone-based bump would need) of each upstream;
-- ``release bump`` with an empty cache: plugin moves 25 commits, jax 150, xla 300;
-- the same bump again with a warm cache (pins reset to the old ones);
-- a no-op bump (pins current) with a warm cache;
-- ``release fetch-sources`` cold, against cloning the three.
+- bare clones of the three: full, ``--filter=blob:none`` and ``--filter=tree:0`` (the
+  strongest fair alternatives: a bump needs history, not file contents);
+- ``release bump`` with an empty cache: plugin moves 25 commits, jax 150, xla 30;
+- a cold bump across a branch switch (xla ``rocm-jaxlib-v0.8.0`` -> ``v0.9.1``, sideways,
+  1,750 commits since the merge-base);
+- the forward bump again with a warm cache, and a no-op bump (pins current);
+- ``release fetch-sources`` cold.
+
+``--real ROCM_JAX_GIT XLA_GIT`` instead rolls plugin + xla across the real 2026-04 switch
+(xla 24c5f10 -> b32df5f) on bare copies of ROCm/rocm-jax and ROCm/xla, and prints git
+rev-list's counts beside what the bump found.
 
 Run from the repository root: ``python benchmarks/bench_bump.py [--xla-commits N]``.
-Goals (issue 3): cold bump >= 20x fewer bytes than the clones; warm no-op bump < 2 s.
+Goals: a branch-switch bump moves <= 1/10 of a blob-filtered clone of xla (issue 11); warm
+no-op bump < 2 s (issue 3).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
+import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -45,8 +56,10 @@ def _line(rng: random.Random) -> str:
 
 
 def generate(path: Path, commits: int, *, files: int, seed: int, branch: str = BRANCH,
-             extra=None) -> list[str]:
-    """A bare repo with ``commits`` commits of small edits to ``files`` source files. Returns SHAs."""
+             extra=None, forks: tuple[tuple[str, int, int], ...] = ()) -> list[str]:
+    """A bare repo with ``commits`` commits of small edits to ``files`` source files on ``branch``,
+    then for each ``(name, at, n)`` in ``forks`` a branch of ``n`` commits forked at commit
+    number ``at`` (1-based). Returns the SHAs: main's, then each fork's, in order."""
     subprocess.run(["git", "init", "--quiet", "--bare", str(path)], check=True)
     for key, value in (("uploadpack.allowFilter", "true"), ("uploadpack.allowAnySHA1InWant", "true")):
         subprocess.run(["git", "config", key, value], cwd=path, check=True)
@@ -58,12 +71,17 @@ def generate(path: Path, commits: int, *, files: int, seed: int, branch: str = B
                             stdin=subprocess.PIPE)
     write = proc.stdin.write
     when = 1_700_000_000
-    for n in range(1, commits + 1):
+    plan = [(branch, None)] * commits
+    for name, at, n in forks:
+        plan += [(name, at if i == 0 else None) for i in range(n)]
+    for n, (ref, fork_at) in enumerate(plan, start=1):
         when += 97
         author = f"Dev {rng.randrange(40)} <dev{rng.randrange(40)}@example.com>"
         msg = f"[{rng.choice(WORDS)}] {' '.join(rng.choice(WORDS) for _ in range(6))} (#{n})\n".encode()
-        write(f"commit refs/heads/{branch}\nmark :{n}\nauthor {author} {when} +0000\n"
+        write(f"commit refs/heads/{ref}\nmark :{n}\nauthor {author} {when} +0000\n"
               f"committer {author} {when} +0000\ndata {len(msg)}\n".encode() + msg)
+        if fork_at:
+            write(f"from :{fork_at}\n".encode())
         changed = sorted(tree) if n == 1 else rng.sample(sorted(tree), 1)
         if n > 1 and rng.random() < 0.5:
             changed.append(rng.choice(sorted(tree)))
@@ -85,111 +103,230 @@ def generate(path: Path, commits: int, *, files: int, seed: int, branch: str = B
     shas = dict(line.split() for line in marks.read_text().splitlines())
     marks.unlink()
     subprocess.run(["git", "repack", "-a", "-d", "-q"], cwd=path, check=True)  # as a hosted repo is
-    return [shas[f":{n}"] for n in range(1, commits + 1)]
+    return [shas[f":{n}"] for n in range(1, len(plan) + 1)]
 
 
 def bzl(var: str, sha: str) -> str:
     return f'{var} = "{sha}"\n'
 
 
-def measure(server: GitHttpServer, argv: list[str], cwd: Path, env: dict | None = None) -> tuple[int, float]:
+def measure(server: GitHttpServer, argv: list[str], cwd: Path, env: dict | None = None) -> tuple[int, float, float]:
+    """(bytes over the wire, wall seconds, CPU seconds of all child processes: git on both ends)."""
     server.reset_counts()
+    cpu0 = _child_cpu()
     start = time.perf_counter()
     proc = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed:\n{proc.stdout}\n{proc.stderr}")
-    return server.bytes_in + server.bytes_out, elapsed
+    return server.bytes_in + server.bytes_out, elapsed, _child_cpu() - cpu0
+
+
+def _child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+CLONES = {"full": [], "blob:none": ["--filter=blob:none"], "tree:0": ["--filter=tree:0"]}
+
+
+def clone_anchors(server: GitHttpServer, names, tmp: Path, kinds=tuple(CLONES)) -> dict:
+    """``{kind: (bytes, wall, cpu)}`` for bare clones of all ``names``, one kind after another."""
+    out = {}
+    for kind in kinds:
+        total = [0, 0.0, 0.0]
+        for name in names:
+            dest = tmp / "clones" / f"{name}-{kind.replace(':', '')}"
+            shutil.rmtree(dest, ignore_errors=True)
+            got = measure(server, ["git", "clone", "--quiet", "--bare", *CLONES[kind], server.url(name + ".git"),
+                                   str(dest)], tmp)
+            total = [t + g for t, g in zip(total, got)]
+            shutil.rmtree(dest, ignore_errors=True)
+        out[kind] = tuple(total)
+    return out
+
+
+def deps_yaml(server: GitHttpServer, pins: dict[str, str], branches: dict[str, str]) -> str:
+    lines = ["deps:"]
+    for name, roll in (("plugin", "head"), ("jax", f"{{via: plugin, file: {JAX_BZL}}}"),
+                       ("xla", f"{{via: plugin, file: {XLA_BZL}}}")):
+        lines += [f"  {name}:", f"    url: {server.url(name + '.git')}", f"    branch: {branches[name]}",
+                  f"    commit: {pins[name]}", f"    roll: {roll}"]
+    return "\n".join(lines) + "\n"
+
+
+def cold_bump(server, proj: Path, tmp: Path, deps_text: str, extra=()) -> tuple[int, float, float]:
+    (proj / "deps.yaml").write_text(deps_text)
+    shutil.rmtree(tmp / "cache", ignore_errors=True)
+    env = {**os.environ, "JAX_ROCM_RELEASE_CACHE": str(tmp / "cache")}
+    got = measure(server, [sys.executable, "-m", "release", "bump", "--root", str(proj), *extra], proj, env)
+    if (proj / "deps.yaml").read_text() == deps_text:
+        raise SystemExit("the bump moved nothing")
+    return got
+
+
+def median(rows):
+    return tuple(statistics.median(col) for col in zip(*rows))
+
+
+def row(label, got):
+    bytes_, wall, cpu = got
+    print(f"{label:52} {bytes_ / 1e6:10.3f} MB {wall:8.2f} s wall {cpu:8.2f} s cpu")
+
+
+def ratios(label, anchor, got):
+    print(f"  {label:50} bytes {anchor[0] / max(got[0], 1):8.1f}x  wall {anchor[1] / max(got[1], 1e-9):6.1f}x"
+          f"  cpu {anchor[2] / max(got[2], 1e-9):6.1f}x")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--xla-commits", type=int, default=12_000)
+    parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds; medians are printed")
+    parser.add_argument("--real", nargs=2, metavar=("ROCM_JAX_GIT", "XLA_GIT"), type=Path,
+                        help="instead: roll plugin + xla across the 2026-04 branch switch on real bare repos")
     parser.add_argument("--keep", action="store_true", help="keep the temp directory")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench-bump-"))
     try:
-        return run(tmp, args.xla_commits)
+        if args.real:
+            return run_real(tmp, *args.real, repeat=args.repeat)
+        return run(tmp, args.xla_commits, args.repeat)
     finally:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def run(tmp: Path, xla_commits: int) -> int:
+def run(tmp: Path, xla_commits: int, repeat: int) -> int:
     remotes = tmp / "remotes"
     remotes.mkdir()
     t0 = time.perf_counter()
-    xla = generate(remotes / "xla.git", xla_commits, files=300, seed=1)
+    # xla: the main line, an old release branch forked 2,000 commits back and a new one 300 back.
+    old_fork, new_fork = xla_commits - 2_000, xla_commits - 300
+    xla = generate(remotes / "xla.git", xla_commits, files=300, seed=1, branch="main",
+                   forks=(("rocm-jaxlib-v0.8.0", old_fork, 60), ("rocm-jaxlib-v0.9.1", new_fork, 50)))
+    main_, v080, v091 = xla[:xla_commits], xla[xla_commits:xla_commits + 60], xla[xla_commits + 60:]
     jax = generate(remotes / "jax.git", 3_000, files=200, seed=2)
     plugin_n = 600
-    # The plugin rolls jax and xla at its last 25 commits; before that it pinned older commits.
-    x_old, j_old = xla[-301], jax[-151]
+    # The plugin rolls jax and xla at its last 25 commits (xla forward 30 on v0.8.0); at its
+    # very last commit it switches xla to v0.9.1, 8 behind that branch's tip.
+    x_old, x_fwd, x_switch, j_old = v080[-31], v080[-1], v091[-9], jax[-151]
 
     def pins(n):
         late = n > plugin_n - 25
-        return {XLA_BZL: bzl("XLA_COMMIT", xla[-1] if late else x_old),
-                JAX_BZL: bzl("JAX_COMMIT", jax[-1] if late else j_old)}
+        x = x_switch if n == plugin_n else x_fwd if late else x_old
+        return {XLA_BZL: bzl("XLA_COMMIT", x), JAX_BZL: bzl("JAX_COMMIT", jax[-1] if late else j_old)}
 
     plugin = generate(remotes / "plugin.git", plugin_n, files=60, seed=3, branch="master", extra=pins)
-    print(f"generated xla {len(xla)} commits, jax {len(jax)}, plugin {len(plugin)} "
-          f"in {time.perf_counter() - t0:.1f}s")
+    print(f"generated xla {len(main_)} commits on main + branches of {len(v080)} and {len(v091)}, "
+          f"jax {len(jax)}, plugin {len(plugin)} in {time.perf_counter() - t0:.1f}s")
 
     server = GitHttpServer(remotes).start()
     try:
         proj = tmp / "proj"
         proj.mkdir()
         shutil.copy(REPO / "version_info.json", proj / "version_info.json")
-        old = {"plugin": plugin[-26], "jax": j_old, "xla": x_old}
-        deps_text = ["deps:"]
-        for name, branch, roll in (("plugin", "master", "head"),
-                                   ("jax", BRANCH, f"{{via: plugin, file: {JAX_BZL}, var: JAX_COMMIT}}"),
-                                   ("xla", BRANCH, f"{{via: plugin, file: {XLA_BZL}, var: XLA_COMMIT}}")):
-            deps_text += [f"  {name}:", f"    url: {server.url(name + '.git')}", f"    branch: {branch}",
-                          f"    commit: {old[name]}", f"    roll: {roll}"]
-        old_deps = "\n".join(deps_text) + "\n"
-        (proj / "deps.yaml").write_text(old_deps)
+        branches = {"plugin": "master", "jax": BRANCH, "xla": "rocm-jaxlib-v0.8.0"}
+        forward = deps_yaml(server, {"plugin": plugin[-26], "jax": j_old, "xla": x_old}, branches)
+        # Same pins, but the plugin one commit before its switch: the bump is the switch alone.
+        switch = deps_yaml(server, {"plugin": plugin[-2], "jax": jax[-1], "xla": x_fwd}, branches)
         env = {**os.environ, "JAX_ROCM_RELEASE_CACHE": str(tmp / "cache")}
         bump = [sys.executable, "-m", "release", "bump", "--root", str(proj)]
-
-        clones = {}
-        for name in ("xla", "jax", "plugin"):
-            clones[name] = measure(server, ["git", "clone", "--quiet", server.url(name + ".git"),
-                                            str(tmp / "clones" / name)], tmp)
-        clone_bytes = sum(b for b, _ in clones.values())
-        clone_time = sum(t for _, t in clones.values())
-
-        cold = measure(server, bump, proj, env)
-        assert "xla" in (proj / "deps.yaml").read_text() and (proj / "deps.yaml").read_text() != old_deps
-        noop = measure(server, bump, proj, env)
-        (proj / "deps.yaml").write_text(old_deps)
-        warm = measure(server, bump, proj, env)
+        rounds = {k: [] for k in ("clones", "cold", "switch", "warm", "noop")}
+        for _ in range(repeat):  # interleaved: each round measures every contender once
+            rounds["clones"].append(clone_anchors(server, ("xla", "jax", "plugin"), tmp))
+            rounds["cold"].append(cold_bump(server, proj, tmp, forward))
+            rounds["switch"].append(cold_bump(server, proj, tmp, switch))
+            assert "rocm-jaxlib-v0.9.1" in (proj / "deps.yaml").read_text().split("xla:")[1]
+            rounds["noop"].append(measure(server, bump, proj, env))
+            (proj / "deps.yaml").write_text(forward)
+            rounds["warm"].append(measure(server, bump, proj, env))
         shutil.rmtree(tmp / "cache")
         sources = measure(server, [sys.executable, "-m", "release", "fetch-sources", "--root", str(proj),
                                    "--workspace", str(tmp / "ws")], proj, env)
+        xla_only = clone_anchors(server, ("xla",), tmp)
     finally:
         server.stop()
 
-    def row(label, bytes_, secs):
-        print(f"{label:44} {bytes_ / 1e6:10.3f} MB {secs:8.2f} s")
+    clones = {k: median([r[k] for r in rounds["clones"]]) for k in CLONES}
+    cold, switch_, warm, noop = (median(rounds[k]) for k in ("cold", "switch", "warm", "noop"))
+    print(f"\nmedians of {repeat} interleaved rounds (cpu: git on both ends)")
+    for kind, got in clones.items():
+        row(f"git clone --bare {'--filter=' + kind if kind != 'full' else '(full)'}, all three", got)
+    for kind, got in xla_only.items():
+        row(f"git clone --bare {'--filter=' + kind if kind != 'full' else '(full)'}, xla", got)
+    row("release bump, cold: forward 25/150/30", cold)
+    row("release bump, cold: xla switches v0.8.0 -> v0.9.1", switch_)
+    row("release bump, warm: forward 25/150/30", warm)
+    row("release bump, warm: pins current", noop)
+    row("release fetch-sources, cold", sources)
+    print()
+    for kind in CLONES:
+        ratios(f"clone {kind} (three) / cold forward bump", clones[kind], cold)
+        ratios(f"clone {kind} (three) / cold switch bump", clones[kind], switch_)
+    ratios("clone blob:none (xla) / cold switch bump", xla_only["blob:none"], switch_)
+    tenth = switch_[0] <= xla_only["blob:none"][0] / 10
+    print(f"switch bump <= 1/10 of a blob-filtered xla clone: {'met' if tenth else 'NOT met'}")
+    print(f"warm no-op bump < 2 s: {'met' if noop[1] < 2 else 'NOT met'} ({noop[1]:.2f} s)")
+    return 0 if tenth and noop[1] < 2 else 1
 
-    print()
-    for name, (b, t) in clones.items():
-        row(f"git clone {name}", b, t)
-    row("git clone, all three", clone_bytes, clone_time)
-    row("release bump, cold cache (moves 25/150/300)", *cold)
-    row("release bump, warm cache (same move)", *warm)
-    row("release bump, warm cache, pins current", *noop)
-    row("release fetch-sources, cold cache", *sources)
-    print()
-    ratio_cold = clone_bytes / max(cold[0], 1)
-    print(f"bytes: clone / cold bump      = {ratio_cold:8.1f}x   (goal >= 20x: "
-          f"{'met' if ratio_cold >= 20 else 'NOT met'})")
-    print(f"bytes: clone xla / cold bump  = {clones['xla'][0] / max(cold[0], 1):8.1f}x")
-    print(f"bytes: clone / warm bump      = {clone_bytes / max(warm[0], 1):8.1f}x")
-    print(f"time:  clone / cold bump      = {clone_time / cold[1]:8.1f}x")
-    print(f"time:  warm no-op bump        = {noop[1]:8.2f} s   (goal < 2 s: {'met' if noop[1] < 2 else 'NOT met'})")
-    print(f"bytes: clone / fetch-sources  = {clone_bytes / max(sources[0], 1):8.1f}x")
-    return 0 if ratio_cold >= 20 and noop[1] < 2 else 1
+
+def run_real(tmp: Path, rocm_jax: Path, xla_git: Path, repeat: int) -> int:
+    """Roll plugin + xla from rocm-jax 4fec910's parent (xla 24c5f10 on rocm-jaxlib-v0.8.x) to
+    master's tip (xla b32df5f on rocm-jaxlib-v0.9.1) against real bare repositories."""
+    remotes = tmp / "remotes"
+    remotes.mkdir()
+    (remotes / "plugin.git").symlink_to(rocm_jax.resolve())
+    (remotes / "xla.git").symlink_to(xla_git.resolve())
+    (remotes / "jax.git").symlink_to(rocm_jax.resolve())  # never contacted: only plugin and xla roll
+
+    def git_out(repo, *args):
+        return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
+
+    start = git_out(rocm_jax, "rev-parse", "4fec910b6^1")
+    tip = git_out(rocm_jax, "rev-parse", "refs/heads/master")
+    xla_old, xla_new = "24c5f10ae8fc24aefd20b43c501ade7f66fd0cfd", "b32df5f07315567cc1940388ef766b87c6e8b9e3"
+    # A snapshot's upload-pack may not allow filters or fetching by SHA; allow them per request.
+    server = GitHttpServer(remotes, config={"uploadpack.allowFilter": "true",
+                                            "uploadpack.allowAnySHA1InWant": "true"}).start()
+    try:
+        proj = tmp / "proj"
+        proj.mkdir()
+        shutil.copy(REPO / "version_info.json", proj / "version_info.json")
+        text = deps_yaml(server, {"plugin": start, "jax": "f" * 40, "xla": xla_old},
+                         {"plugin": "master", "jax": BRANCH, "xla": "rocm-jaxlib-v0.8.0"})
+        bumps, anchors = [], []
+        for _ in range(repeat):
+            anchors.append(clone_anchors(server, ("xla",), tmp, kinds=("blob:none", "tree:0")))
+            bumps.append(cold_bump(server, proj, tmp, text, extra=("--dep", "plugin", "--dep", "xla", "--json")))
+        deps = (proj / "deps.yaml").read_text()
+        # The same roll again from the old pins with the cache warm, to read what it says.
+        (proj / "deps.yaml").write_text(text)
+        env = {**os.environ, "JAX_ROCM_RELEASE_CACHE": str(tmp / "cache")}
+        server.reset_counts()
+        proc = subprocess.run([sys.executable, "-m", "release", "bump", "--root", str(proj), "--dry-run",
+                               "--json", "--dep", "plugin", "--dep", "xla"], cwd=proj, env=env,
+                              capture_output=True, text=True, check=True)
+        warm = server.bytes_in + server.bytes_out
+    finally:
+        server.stop()
+    said = json.loads(proc.stdout)["deps"]["xla"]
+    print(f"plugin {start[:7]} -> {tip[:7]}; xla {xla_old[:7]} -> {xla_new[:7]}")
+    print("deps.yaml xla:", " ".join(line.strip() for line in deps.split("xla:")[1].splitlines()[1:4]))
+    since = git_out(xla_git, "rev-list", "--count", f"{xla_old}..{xla_new}")
+    behind = git_out(xla_git, "rev-list", "--count", f"{xla_new}..refs/heads/rocm-jaxlib-v0.9.1")
+    base = git_out(xla_git, "merge-base", xla_old, xla_new)
+    print(f"git rev-list: {since} commits {xla_old[:7]}..{xla_new[:7]}, merge-base {base[:7]}, "
+          f"{behind} behind rocm-jaxlib-v0.9.1")
+    bump, anchor = median(bumps), {k: median([a[k] for a in anchors]) for k in ("blob:none", "tree:0")}
+    for kind, got in anchor.items():
+        row(f"git clone --bare --filter={kind}, xla", got)
+    row("release bump --dep plugin --dep xla, cold", bump)
+    for kind, got in anchor.items():
+        ratios(f"clone {kind} / cold switch bump", got, bump)
+    print(f"the bump says: {said['summary']} ({said['count']} commits listed)")
+    print(f"the same roll with the cache warm moved {warm / 1e3:.1f} KB")
+    return 0 if bump[0] <= anchor["blob:none"][0] / 10 else 1
 
 
 if __name__ == "__main__":

@@ -170,3 +170,52 @@ def test_failures_are_classified_without_reading_urls(stderr, why):
                      "cannot fetch from", stderr)
     assert str(err) == f"xla: cannot fetch from https://github.com/o/r: {why}"
     assert isinstance(err, RemoteError) == (why == "remote unreachable")
+
+
+def test_history_is_commits_only_and_a_depth_fetch_never_drops_history(git_remotes, tmp_path, monkeypatch):
+    monkeypatch.setattr(rgit, "FIRST_DEPTH", 4)
+    c = git_remotes.c
+    with rgit.Mirror(tmp_path, rgit.Remote("xla", git_remotes.xla.url)) as m:
+        m.fetch_branch(BRANCH)
+        assert m.fetch_commit(c["X1"], trees=False)
+        assert len(m.log(c["X1"], c["Y_TIP"])) == 30
+        assert objects(m, "tree") == 0 and objects(m, "blob") == 0  # history needs no trees
+        assert not m.has_tree(c["Y5"])
+        whole = len(m._range(c["Y_TIP"], None))
+        # Now its trees (to read a file or check out): one shallow fetch of a commit we have.
+        assert m.fetch_commit(c["Y5"]) and m.has_tree(c["Y5"]) and objects(m, "tree") > 0
+        assert c["Y5"] not in m.shallow()
+        assert len(m._range(c["Y_TIP"], None)) == whole  # git would have cut history at Y5
+
+
+def test_branch_contains_reads_the_branch_back_to_a_date_only(tmp_path, git_http):
+    day = 86400
+    up = RepoBuilder(git_http.root / "scratch-contains.git")
+    shas = []
+    for i in range(60):
+        up.time += day
+        shas.append(up.commit("rocm-jaxlib-v1.0", f"c{i}", {"f.txt": f"{i}\n"}))
+    up.time += day
+    side = up.commit("rocm-jaxlib-v0.9", "side", {"g.txt": "g\n"}, parents=(shas[10],))
+    remote = rgit.Remote("scratch", git_http.url("scratch-contains.git"))
+    with rgit.Mirror(tmp_path, remote) as m:
+        assert m.fetch_commit(shas[50], trees=False)
+        since = m.commit_time(shas[50]) - 2 * day
+        assert m.branch_contains("rocm-jaxlib-v1.0", shas[50], since) is True
+        # Only the branch's last days came (tip back to the date), not its 60 commits.
+        assert objects(m, "commit") <= 13
+        assert m.branch_contains("rocm-jaxlib-v0.9", shas[50], since) is False  # tip older than the date
+        assert m.fetch_commit(side, trees=False)
+        assert m.branch_contains("rocm-jaxlib-v1.0", side, m.commit_time(side) - 2 * day) is False
+        assert m.branch_contains("no-such-branch", side, 0) is False
+        # Asked again with the history already here: an incremental fetch, the same answer.
+        assert m.branch_contains("rocm-jaxlib-v1.0", shas[50], since) is True
+
+
+def test_ls_remote_branches_asks_for_branches_only(git_remotes, git_http, tmp_path, monkeypatch):
+    trace = tmp_path / "packets"
+    monkeypatch.setenv("GIT_TRACE_PACKET", str(trace))
+    tips = rgit.ls_remote_branches(rgit.Remote("jax", git_remotes.url("jax", git_http)), "rocm-jaxlib-v*")
+    assert tips == {BRANCH: git_remotes.c["J4"]}
+    sent = trace.read_text()
+    assert "ref-prefix refs/heads/" in sent and "refs/pull/7/head" not in sent  # never listed

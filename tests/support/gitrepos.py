@@ -96,9 +96,11 @@ def workspace_bzl(var: str, sha: str) -> str:
 class GitHttpServer:
     """``git http-backend`` for every bare repository under ``root``, on 127.0.0.1:<ephemeral>."""
 
-    def __init__(self, root: Path, token: str | None = None):
+    def __init__(self, root: Path, token: str | None = None, config: dict[str, str] | None = None):
         self.root = Path(root)
         self.token = token
+        # Server-side git config for every request (e.g. allow filters on repos we may not edit).
+        self.config = " ".join(f"'{k}={v}'" for k, v in (config or {}).items())
         self.bytes_in = self.bytes_out = self.requests = 0
         self._lock = threading.Lock()
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -170,6 +172,8 @@ def _handler(server: GitHttpServer):
                 "GIT_PROTOCOL": self.headers.get("Git-Protocol", ""),
                 "HTTP_CONTENT_ENCODING": self.headers.get("Content-Encoding", ""),
             }
+            if server.config:
+                env["GIT_CONFIG_PARAMETERS"] = server.config
             proc = subprocess.run(["git", "http-backend"], input=body, env=env, capture_output=True,
                                   timeout=120)  # bounded: a stuck backend fails the test
             head, _, payload = proc.stdout.partition(b"\r\n\r\n")
