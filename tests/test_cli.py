@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -135,3 +136,88 @@ def test_github_output_and_summary_helpers(tmp_path, monkeypatch):
     assert text.startswith("version=0.9.1\nnotes<<EOF_")
     assert "s3cr3t" not in text and "***" in text
     assert summary.read_text() == "# title\n\n"
+
+
+# ---------------------------------------------------------------- status reads the store
+
+def _seed(fake, project_dir, published, drafts=(), nightly_commits=None):
+    import datetime as dt
+
+    from release.config import load_deps
+    from release.revisions import RevisionMap
+    from release.stores import MARKER
+    deps = load_deps(project_dir / "deps.yaml")
+    if nightly_commits:
+        deps = deps.with_commits(nightly_commits)
+    for i, version in enumerate(published):
+        assets = {}
+        if ".dev" in version:
+            assets["revisions.json"] = RevisionMap.from_deps(deps, version).dumps().encode()
+        fake.seed_release(f"rocm-jax-v{version}", prerelease=".dev" in version or "rc" in version,
+                          assets=assets, body=MARKER,
+                          published_at=dt.datetime(2026, 11, 1 + i, tzinfo=dt.timezone.utc))
+    for version in drafts:
+        fake.seed_release(f"rocm-jax-v{version}", draft=True, body=MARKER)
+
+
+def test_status_reads_the_store_last_nightly_drafts_and_next_versions(run_cli, project_dir, github_env):
+    xla = "0" * 39 + "1"
+    _seed(github_env, project_dir, ["0.9.1.dev20261120", "0.9.1rc1", "0.9.1.dev20261121", "0.9.1rc2"],
+          drafts=["0.9.1rc3"], nightly_commits={"xla": xla})
+    code, out, err = run_cli("status", "--json", "--date", "2026-11-22", "--root", project_dir)
+    assert code == 0, err
+    data = json.loads(out)
+    latest = data["store"]["latest"]
+    assert latest["nightly"]["tag"] == "rocm-jax-v0.9.1.dev20261121"
+    assert latest["nightly"]["published"].startswith("2026-11-03")
+    assert latest["nightly"]["pins"]["xla"] == xla
+    assert latest["nightly"]["pins"]["plugin"] == data["pins"]["plugin"]["commit"]
+    assert latest["rc"]["tag"] == "rocm-jax-v0.9.1rc2" and "release" not in latest
+    assert [d["tag"] for d in data["store"]["drafts"]] == ["rocm-jax-v0.9.1rc3"]
+    assert data["next"] == {"release": "0.9.1", "rc": "0.9.1rc3", "nightly": "0.9.1.dev20261122"}
+    code, out, _ = run_cli("status", "--date", "2026-11-22", "--root", project_dir)
+    assert "rocm-jax-v0.9.1.dev20261121" in out and "moved since: xla" in out and "0.9.1rc3" in out
+
+
+def test_status_offers_no_published_version_as_next(run_cli, project_dir, github_env):
+    _seed(github_env, project_dir, ["0.9.1rc1", "0.9.1", "0.9.1.post1", "0.9.1.dev20261122"])
+    code, out, err = run_cli("status", "--json", "--date", "2026-11-22", "--root", project_dir)
+    data = json.loads(out)
+    assert data["next"] == {"release": None, "rc": None, "post": "0.9.1.post2",
+                            "nightly": "0.9.1.dev20261122"}
+    assert "move version_info.json" in data["next_notes"]["release"]
+    assert data["next_notes"]["nightly"] == "already published"
+    assert data["store"]["latest"]["post"]["tag"] == "rocm-jax-v0.9.1.post1"
+
+
+def test_status_offline_reads_no_store_and_a_ci_log_cuts_no_column(release_subprocess, project_dir):
+    long_url = "https://x-access-token:tok-0123456789abcdef@github.com/ROCm/" + "a" * 150
+    deps = project_dir / "deps.yaml"
+    deps.write_text(deps.read_text().replace("https://github.com/ROCm/xla", long_url, 1))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    proc = release_subprocess("status", "--offline", cwd=project_dir, env={**env, "COLUMNS": "80"})
+    assert proc.returncode == 0, proc.stderr
+    assert "https://github.com/ROCm/" + "a" * 150 in proc.stdout  # whole, without credentials
+    assert "tok-0123456789abcdef" not in proc.stdout and "x-access-token" not in proc.stdout
+    assert "…" not in proc.stdout and "store" not in proc.stdout
+    assert not (project_dir / ".cache").exists()
+
+
+def test_a_failure_with_json_prints_the_error_object_on_stdout(run_cli, project_dir):
+    deps = project_dir / "deps.yaml"
+    deps.write_text(deps.read_text().replace("4006f866f9f094bf1beff2e1bad4f845480a8ea6", "4006f86"))
+    code, out, err = run_cli("status", "--json", "--root", project_dir)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert json.loads(out) == {"error": err.strip().split(": error: ", 1)[1], "exit": 2}
+    assert "deps.plugin.commit" in json.loads(out)["error"]
+
+
+def test_remote_failure_is_exit_3_with_json_and_one_line(run_cli, project_dir, github_env):
+    github_env.rate_limit("GET", r"/releases$", kind="primary", reset_in=7200)  # past the deadline
+    code, out, err = run_cli("status", "--json", "--root", project_dir)
+    assert code == 3 and len(err.strip().splitlines()) == 1 and "deadline" in err
+    assert json.loads(out)["exit"] == 3
+    github_env.faults.clear()
+    github_env.fail("GET", r"/releases$", when="malformed", body=b"[{")
+    code, out, err = run_cli("status", "--root", project_dir)
+    assert code == 3 and "malformed answer" in err and out == ""

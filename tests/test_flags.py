@@ -36,7 +36,8 @@ BAD_VALUES = {
 # command -> (argv that is otherwise valid, {flag: kinds of bad value}).
 # A flag of None is the positional argument (its value replaces "{}" in the argv).
 TABLE = {
-    "status": (["status"], {"--build-number": "build-number", "--root": ["file", "missing"]}),
+    "status": (["status"], {"--build-number": "build-number", "--root": ["file", "missing"],
+                            "--store-dir": ["file", "unwritable"], "--repo": "repo"}),
     "version": (["version", "--kind", "rc"], {"--number": "positive", "--build-number": "build-number"}),
     "nightly": (["nightly", "--dry-run"], {
         "--keep": "positive", "--older-than": "days", "--lock-timeout": "seconds",

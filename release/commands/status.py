@@ -1,17 +1,29 @@
-"""``release status``: the pins and the versions each kind of build would get."""
+"""``release status``: the pins, what the store holds, and the versions each kind of build would get.
+
+Reads the store (``--offline`` skips it): the last published nightly (tag, date and the pins
+it was built from), the drafts, the latest rc, release and post release, and so what the
+next versions are given those: an rc number already published is not offered again, and a
+version line whose release is out offers no rc or release until version_info.json moves on.
+"""
 
 from __future__ import annotations
 
 from rich.table import Table
 
-from release import versions
-from release.commands._common import add_date_options, project, today_utc
+from release import output, versions
+from release.commands._common import (add_date_options, add_store_options, open_store_from_args,
+                                      project, today_utc)
+from release.redact import display_url
 
-HELP = "show the pinned revisions and the next release, rc and nightly versions"
+HELP = "show the pins, the last nightly, drafts, latest rc and release, and the next versions"
+KINDS = ("nightly", "rc", "release", "post")
 
 
 def add_arguments(parser) -> None:
     add_date_options(parser)
+    add_store_options(parser)
+    parser.add_argument("--offline", action="store_true",
+                        help="pins and versions from the two files only; do not read the store")
 
 
 def run(args, out) -> int:
@@ -21,34 +33,125 @@ def run(args, out) -> int:
     build = args.build_number
     if info.nightly_scheme == "date-build" and build is None:
         build = 0
-    nxt = {
-        "release": versions.release(info.version),
-        "rc": versions.rc(info.version, 1),
-        "nightly": versions.nightly(info.version, date, build),
-    }
+    store_view = None if args.offline else _store_view(open_store_from_args(args, out))
+    nxt = _next_versions(info.version, date, build, store_view)
     data = {
         "root": str(proj.root),
         "version": info.version,
         "rocm_version": info.rocm_version,
         "nightly_scheme": info.nightly_scheme,
-        "pins": {d.name: {"url": d.url, "branch": d.branch, "commit": d.commit, "roll": str(d.roll)}
-                 for d in proj.deps},
-        "next": nxt,
+        "pins": {d.name: {"url": display_url(d.url), "branch": d.branch, "commit": d.commit,
+                          "roll": str(d.roll)} for d in proj.deps},
+        "next": {kind: v for kind, (v, _) in nxt.items()},
+        "next_notes": {kind: note for kind, (_, note) in nxt.items() if note},
     }
-
-    def human(console):
-        table = Table(title=f"pins ({proj.deps.path.name})")
-        for col in ("dep", "branch", "commit", "roll", "url"):
-            table.add_column(col)
-        for d in proj.deps:
-            table.add_row(d.name, d.branch, d.short, str(d.roll), d.url)
-        console.print(table)
-        vt = Table(title=f"versions (ROCm {info.rocm_version})")
-        vt.add_column("kind")
-        vt.add_column("version")
-        for kind, version in nxt.items():
-            vt.add_row(kind, version)
-        console.print(vt)
-
-    out.result(data, human)
+    if store_view is not None:
+        data["store"] = store_view
+    last = (store_view or {}).get("latest", {}).get("nightly")
+    output.github_output({"version": info.version, "next-release": nxt["release"][0] or "",
+                          "next-rc": nxt["rc"][0] or "", "next-nightly": nxt["nightly"][0] or "",
+                          "last-nightly": (last or {}).get("tag", "")})
+    output.step_summary(_summary(data))
+    out.result(data, lambda console: _human(console, proj, data))
     return 0
+
+
+def _store_view(store) -> dict:
+    """What the store holds, as status shows it: latest of each kind, the drafts, the last
+    nightly's pins (from its revisions.json)."""
+    from release.jobs import latest_published, release_version
+    from release.publish import previous_revisions
+
+    releases = store.list_releases()
+    latest = {}
+    for kind in KINDS:
+        rel = latest_published(releases, (kind,))
+        if rel is not None:
+            latest[kind] = {"tag": rel.tag, "version": str(release_version(rel)),
+                            "published": rel.published_at.isoformat() if rel.published_at else None,
+                            "url": rel.html_url}
+    if "nightly" in latest:
+        rel = next(r for r in releases if r.tag == latest["nightly"]["tag"] and not r.draft)
+        revisions = previous_revisions(store, rel)
+        if revisions is not None:
+            latest["nightly"]["pins"] = {name: rev.commit for name, rev in revisions.revisions}
+            latest["nightly"]["release_commit"] = revisions.release_commit
+    drafts = [{"tag": r.tag, "id": r.id, "ours": r.ours,
+               "created": r.created_at.isoformat() if r.created_at else None}
+              for r in releases if r.draft]
+    published = sorted(str(v) for r in releases if not r.draft and (v := release_version(r)))
+    return {"kind": store.kind, "where": store.where, "latest": latest, "drafts": drafts,
+            "published_versions": published}
+
+
+def _next_versions(base: str, date, build, view: dict | None) -> dict[str, tuple[str | None, str]]:
+    """``{kind: (version or None, note)}``: what a build of each kind would get now.
+
+    Presentation over what is published (the rules live in ``versions``): an rc number is
+    one above the newest rc of this line that is published; once the release of the line
+    is out, no rc or release is offered until version_info.json moves on.
+    """
+    from packaging.version import Version
+
+    published = set((view or {}).get("published_versions", ()))
+    line = [Version(v) for v in published if versions.base_of(v) == base]
+    released = any(versions.kind_of(str(v)) == "release" for v in line)
+    rcs = [v.pre[1] for v in line if versions.kind_of(str(v)) == "rc" and v.pre]
+    posts = [v.post for v in line if versions.kind_of(str(v)) == "post" and v.post]
+    nightly = versions.nightly(base, date, build)
+    result: dict[str, tuple[str | None, str]] = {}
+    if released:
+        note = f"{base} is published; move version_info.json to the next version"
+        result["release"] = (None, note)
+        result["rc"] = (None, note)
+        result["post"] = (versions.post(base, max(posts, default=0) + 1), "")
+    else:
+        result["release"] = (versions.release(base), "")
+        result["rc"] = (versions.rc(base, max(rcs, default=0) + 1), "")
+    result["nightly"] = (nightly, "already published" if nightly in published else "")
+    return result
+
+
+def _human(console, proj, data) -> None:
+    table = Table(title=f"pins ({proj.deps.path.name})", title_justify="left")
+    for col in ("dep", "branch", "commit", "roll", "url"):
+        table.add_column(col, no_wrap=True)
+    for d in proj.deps:
+        table.add_row(d.name, d.branch, d.short, str(d.roll), display_url(d.url))
+    console.print(table)
+    store = data.get("store")
+    if store is not None:
+        st = Table(title=f"{store['kind']} store {store['where']}", title_justify="left")
+        for col in ("latest", "tag", "published", "pins"):
+            st.add_column(col, no_wrap=True)
+        for kind in KINDS:
+            rel = store["latest"].get(kind)
+            if rel is None:
+                st.add_row(kind, "none", "", "")
+                continue
+            pins = rel.get("pins") or {}
+            moved = [n for n, c in pins.items() if n in data["pins"] and data["pins"][n]["commit"] != c]
+            shown = (" ".join(f"{n}={c[:7]}" for n, c in pins.items())
+                     + (f" (moved since: {', '.join(moved)})" if moved else " (= deps.yaml)" if pins else ""))
+            st.add_row(kind, rel["tag"], (rel["published"] or "")[:10], shown)
+        for draft in store["drafts"]:
+            st.add_row("draft", draft["tag"], (draft["created"] or "")[:10],
+                       "" if draft["ours"] else "not made by this tool")
+        console.print(st)
+    vt = Table(title=f"next versions (ROCm {data['rocm_version']})", title_justify="left")
+    vt.add_column("kind", no_wrap=True)
+    vt.add_column("version", no_wrap=True)
+    vt.add_column("note", no_wrap=True)
+    for kind, version in data["next"].items():
+        vt.add_row(kind, version or "-", data["next_notes"].get(kind, ""))
+    console.print(vt)
+
+
+def _summary(data) -> str:
+    lines = [f"### release status ({data['version']}, ROCm {data['rocm_version']})", "",
+             "| kind | next version |", "|---|---|"]
+    lines += [f"| {k} | {v or '-'} {data['next_notes'].get(k, '')} |" for k, v in data["next"].items()]
+    last = data.get("store", {}).get("latest", {}).get("nightly")
+    if last:
+        lines += ["", f"last nightly: `{last['tag']}` ({(last['published'] or '')[:10]})"]
+    return "\n".join(lines)
