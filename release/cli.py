@@ -28,6 +28,7 @@ COMMANDS = (
     "nightly",
     "cut",
     "bump",
+    "bisect",
     "fetch-sources",
     "build",
     "verify",

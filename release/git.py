@@ -407,6 +407,22 @@ class Mirror:
             entries.append(LogEntry(sha, date, author, subject))
         return entries
 
+    def first_parents(self, old: str, new: str, limit: int | None = None) -> list[str]:
+        """The first-parent line of ``new`` back to (not including) ``old``, newest first.
+
+        What a branch's own history is (merged side branches are one step): the commits a
+        bisect probes and a green roll walks. ``limit`` caps the count (from the tip).
+        """
+        self.complete(new, old)
+        args = ["rev-list", "--missing=allow-promisor", "--first-parent", new, f"^{old}"]
+        args += [f"--max-count={limit}"] if limit is not None else []
+        return self._run(*args)[1].split()
+
+    def changed_paths(self, old: str, new: str) -> set[str]:
+        """Paths whose content differs between two commits (trees only: no blob is fetched)."""
+        out = self._run("diff-tree", "-r", "--no-renames", "--name-only", "-z", old, new)[1]
+        return {name for name in out.split("\x00") if name}
+
     def read_file(self, sha: str, path: str) -> str | None:
         """The text of ``path`` at commit ``sha`` (fetches that one blob if needed); None if absent."""
         out = self._run("ls-tree", "-z", sha, "--", path)[1]

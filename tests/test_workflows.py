@@ -177,11 +177,14 @@ def test_scheduled_and_release_workflows_have_one_concurrency_group():
 
 
 def test_runner_labels_are_set_in_one_place():
+    """One variable chooses the ROCm runners; the jobs that use it spell its default alike."""
     text = "".join(p.read_text() for p in WORKFLOWS)
-    assert text.count("vars.ROCM_RUNNER_LABELS") == 1
     self_hosted = [(p.name, job_name) for p in WORKFLOWS for job_name, job in jobs(p).items()
                    if "ROCM_RUNNER_LABELS" in str(job.get("runs-on", ""))]
-    assert self_hosted == [("build-wheels.yml", "wheel")]
+    assert self_hosted == [("bisect.yml", "bisect"), ("build-wheels.yml", "wheel")]
+    assert text.count("vars.ROCM_RUNNER_LABELS") == len(self_hosted)
+    assert len({str(jobs(REPO / ".github" / "workflows" / name)[job]["runs-on"])
+                for name, job in self_hosted}) == 1
 
 
 def test_build_matrix_is_the_pjrt_wheel_once_and_a_plugin_wheel_per_python():
@@ -219,14 +222,14 @@ def referenced_scripts() -> set[str]:
 def test_every_script_a_workflow_runs_exists_and_is_executable():
     scripts = referenced_scripts()
     assert {"scripts/bump.sh", "scripts/nightly.sh", "scripts/build-wheel.sh",
-            "scripts/release.sh"} <= scripts
+            "scripts/release.sh", "scripts/bisect.sh"} <= scripts
     for name in scripts:
         path = REPO / name
         assert path.is_file(), name
         assert os.access(path, os.X_OK), f"{name} is not executable"
 
 
-@pytest.mark.parametrize("name", ["bump.sh", "nightly.sh", "build-wheel.sh", "release.sh"])
+@pytest.mark.parametrize("name", ["bump.sh", "nightly.sh", "build-wheel.sh", "release.sh", "bisect.sh"])
 def test_scripts_are_thin_strict_and_documented(name):
     text = (REPO / "scripts" / name).read_text()
     lines = text.splitlines()
@@ -263,6 +266,9 @@ SCRIPT_RUNS = {
                                                        "RELEASE_STORE": "local"}),
     "release-plan": (["release.sh", "plan"], {"RELEASE_TAG": "rocm-jax-v0.9.1rc2"}),
     "release-post": (["release.sh", "--post", "1"], {"RELEASE_TAG": "rocm-jax-v0.9.1"}),
+    "bisect": (["bisect.sh"], {"BISECT_GOOD": "rocm-jax-v0.9.1.dev20261120"}),
+    "bisect-bad": (["bisect.sh", "--hold"], {"BISECT_GOOD": "rocm-jax-v0.9.1.dev20261120",
+                                             "BISECT_BAD": "rocm-jax-v0.9.1.dev20261122"}),
 }
 
 
@@ -365,6 +371,20 @@ def test_nightly_builds_only_when_the_plan_says_so_and_finishes_after_every_cell
     assert jobs_["build"]["with"]["date"] == "${{ needs.plan.outputs.date }}"
     finish_env = jobs_["finish"]["steps"][-1]["env"]
     assert finish_env["RELEASE_DATE"] == "${{ needs.plan.outputs.date }}"
+
+
+def test_bisect_is_manual_read_only_and_keeps_its_logs():
+    bisect = workflow("bisect.yml")
+    assert set(bisect["on"]) == {"workflow_dispatch"}
+    assert set(bisect["on"]["workflow_dispatch"]["inputs"]) == {"good", "bad"}
+    job = bisect["jobs"]["bisect"]
+    assert job["permissions"] == {"contents": "read"}
+    run = next(s for s in job["steps"] if "run" in s)
+    assert run["run"] == "scripts/bisect.sh"
+    assert run["env"]["BISECT_GOOD"] == "${{ inputs.good }}"
+    assert run["env"]["BISECT_BAD"] == "${{ inputs.bad }}"
+    keep = job["steps"][-1]
+    assert keep["if"] == "always()" and "dist/bisect/state.json" in keep["with"]["path"]
 
 
 def test_bump_is_scheduled_and_can_push():

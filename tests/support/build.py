@@ -10,7 +10,9 @@ with the system C compiler, passing the expanded ``--linkopt`` values straight t
 the linker (no shell, as Bazel does); the object embeds its target and the
 ``HERMETIC_PYTHON_VERSION`` it was built for. ``cquery --output=files`` prints the
 outputs relative to the execution root; ``info execution_root`` prints that root.
-``FAKE_BAZEL_FAIL=1`` makes ``build`` fail after printing a few lines.
+``FAKE_BAZEL_FAIL=1`` makes ``build`` fail after printing a few lines, and so does a file
+named ``BREAKS_ROCM_BUILD`` at the top of the workspace or of an ``--override_repository``
+directory: a commit of a generated upstream that adds it breaks every build from it on.
 """
 
 from __future__ import annotations
@@ -129,6 +131,11 @@ def main(argv):
             python = opt.split("=", 2)[2]
     linkopts = [o.split("=", 1)[1] for o in options if o.startswith("--linkopt=")]
     print("INFO: Analyzed %d targets" % len(args), flush=True)
+    broken = [str(d) for d in [Path.cwd()] + [Path(o.split("=", 2)[2]) for o in options
+              if o.startswith("--override_repository=")] if (d / "BREAKS_ROCM_BUILD").exists()]
+    if broken:
+        print(f"ERROR: {broken[0]}: hipcc: error: no matching function for call", flush=True)
+        return 1
     if os.environ.get("FAKE_BAZEL_FAIL"):
         print("ERROR: rocm toolchain: hipcc exited 1", flush=True)
         return 1

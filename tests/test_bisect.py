@@ -1,0 +1,316 @@
+"""``release bisect``: the first bad pin set between two nightlies, over real git histories.
+
+Upstreams are generated bare repositories (tests/support/bisect_history.py); the nightlies'
+revisions.json live in a local store or the GitHub stand-in; probes are ``--probe-command``
+scripts deciding from real git ancestry, or the real build + verify + validate steps with the
+recorded Bazel stand-in, which fails once a jax commit adding ``BREAKS_ROCM_BUILD`` is pinned.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from release import bisect
+from release.bisect import BAD, GOOD, SKIP, next_step
+from release.config import load_deps
+from release.revisions import RevisionMap
+from release.stores import LocalStore
+from tests.support.bisect_history import build_history, make_project
+
+GOOD_TAG = "rocm-jax-v0.9.1.dev20261120"
+BAD_TAG = "rocm-jax-v0.9.1.dev20261122"
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory):
+    return build_history(tmp_path_factory.mktemp("upstream"))
+
+
+def revisions_json(history, project: Path, plugin: str, version: str) -> bytes:
+    deps = load_deps(project / "deps.yaml").with_commits(history.pins_at(plugin))
+    return RevisionMap.from_deps(deps, version).dumps().encode()
+
+
+def seed_local(store_dir: Path, tag: str, content: bytes, tmp: Path) -> None:
+    store = LocalStore(store_dir)
+    release = store.create_draft(tag, name=tag, body="", prerelease=True)
+    asset = tmp / "revisions.json"
+    asset.write_bytes(content)
+    store.upload_asset(release, asset, "revisions.json")
+    store.publish(release, prerelease=True, make_latest=False)
+
+
+@pytest.fixture
+def world(tmp_path, history, monkeypatch):
+    """A project pinned at P8 (the red tip), a local store holding the good nightly (P0)."""
+    root = make_project(tmp_path / "proj", history, pins=history.pins_at(history.c["P8"]))
+    store_dir = tmp_path / "store"
+    seed_local(store_dir, GOOD_TAG, revisions_json(history, root, history.c["P0"], "0.9.1.dev20261120"),
+               tmp_path)
+    for key in ("GITHUB_REPOSITORY", "GITHUB_TOKEN", "JAX_ROCM_RELEASE_CACHE"):
+        monkeypatch.delenv(key, raising=False)
+    return type("World", (), {"root": root, "store": store_dir, "tmp": tmp_path, "h": history})
+
+
+def release(*argv, env=None, **kwargs):
+    return subprocess.run([sys.executable, "-m", "release", *map(str, argv)], capture_output=True,
+                          text=True, env=env, **kwargs)
+
+
+def probe_script(world, culprit_repo: str, culprit: str, *, skip: tuple[str, ...] = (),
+                 then: str = "") -> str:
+    """A probe command: bad when the candidate contains ``culprit`` (real git ancestry); it also
+    records each call with the pins it was given."""
+    repo = {"plugin": world.h.plugin, "jax": world.h.jax}[culprit_repo].path
+    var = f"BISECT_{culprit_repo.upper()}_COMMIT"
+    calls = world.tmp / "calls.txt"
+    skips = "".join(f'[ "$BISECT_PLUGIN_COMMIT" = {s} ] && exit 125\n' for s in skip)
+    return (f'echo "$BISECT_INDEX $BISECT_PLUGIN_COMMIT $BISECT_JAX_COMMIT $BISECT_XLA_COMMIT $BISECT_DIR" '
+            f'>> {calls}\n{then}{skips}'
+            f'git --git-dir={repo} merge-base --is-ancestor {culprit} "${var}" && exit 1\nexit 0')
+
+
+def calls(world) -> list[list[str]]:
+    path = world.tmp / "calls.txt"
+    return [line.split() for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def bound(n: int) -> int:
+    return math.ceil(math.log2(n)) + 1
+
+
+# ---------------------------------------------------------------- candidates
+
+
+def test_candidates_are_the_first_parent_line_with_its_pins_and_what_moved(world):
+    h = world.h
+    deps = load_deps(world.root / "deps.yaml")
+    found, notes = bisect.list_candidates(deps, h.pins_at(h.c["P0"]), h.pins_at(h.c["P8"]),
+                                          world.tmp / "cache")
+    assert [c.sha for c in found] == h.line[1:]  # the side branch's own commit is not one
+    assert [dict(c.commits) for c in found] == [h.pins_at(s) for s in h.line[1:]]
+    assert [c.moved for c in found] == [
+        ("plugin code",), ("jax",), ("plugin code",), ("xla",), ("plugin code",), ("jax",),
+        ("plugin code",), ("jax", "xla")]
+    assert found[5].subject == "Roll jax" and notes == []
+
+
+def test_candidates_refuse_a_good_that_is_not_before_bad(world):
+    h = world.h
+    deps = load_deps(world.root / "deps.yaml")
+    with pytest.raises(bisect.UserError, match="not an ancestor"):
+        bisect.list_candidates(deps, h.pins_at(h.c["P5"]), h.pins_at(h.c["P2"]), world.tmp / "cache")
+
+
+# ---------------------------------------------------------------- the search
+
+
+def search(n, verdict_of):
+    verdicts, probes = {}, []
+    while True:
+        kind, what = next_step(n, verdicts)
+        if kind == "done":
+            return what, probes
+        probes.append(what)
+        verdicts[what] = verdict_of(what)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 8, 9, 33])
+def test_search_finds_every_culprit_within_log2_probes(n):
+    for culprit in range(1, n + 1):
+        found, probes = search(n, lambda i: BAD if i >= culprit else GOOD)
+        assert found == (culprit,)
+        assert len(probes) <= math.ceil(math.log2(n)) if n > 1 else probes == []
+
+
+@pytest.mark.parametrize("n", [4, 8, 13])
+def test_search_with_one_skip_costs_at_most_one_more_probe(n):
+    for culprit in range(1, n + 1):
+        for skipped in range(1, n):
+            found, probes = search(n, lambda i: SKIP if i == skipped else BAD if i >= culprit else GOOD)
+            assert len(probes) <= bound(n)
+            if skipped == culprit - 1:  # the skipped one could be the first bad: say both
+                assert found == (skipped, culprit)
+            elif skipped == culprit:  # the culprit itself could not be told from the next one
+                assert found == (culprit, culprit + 1)
+            else:
+                assert found == (culprit,)
+
+
+# ---------------------------------------------------------------- the command, probes by command
+
+
+def test_plugin_code_culprit_against_the_github_stand_in_publishes_nothing(world, github_env):
+    h = world.h
+    fake = github_env
+    fake.seed_release(GOOD_TAG, prerelease=True,
+                      assets={"revisions.json": revisions_json(h, world.root, h.c["P0"], "0.9.1.dev20261120")})
+    before = fake.releases()
+    proc = release("bisect", "--good", GOOD_TAG, "--probe-command",
+                   probe_script(world, "plugin", h.c["P7"]), "--store", "github", "--json",
+                   cwd=world.root)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    first = data["first_bad"]
+    assert first["plugin"] == h.c["P7"] and first["moved"] == ["plugin code"]
+    assert first["subject"] == "plugin: logging" and first["step"] == "command"
+    assert Path(first["log"]).is_file()
+    made = calls(world)
+    assert len(made) == data["probes_run"] <= bound(8)
+    for index, plugin, jax, xla, directory in made:  # each probe was told a consistent set
+        assert h.pins_at(plugin) == {"plugin": plugin, "jax": jax, "xla": xla}
+        assert h.line.index(plugin) == int(index)
+        assert Path(directory) == world.root / "dist" / "bisect" / plugin
+    assert "plugin: logging" in data["changelog"] and data["published"] is False
+    # Nothing published: the store is as it was and only GETs reached it.
+    assert fake.releases() == before
+    assert {entry[1] for entry in fake.log} == {"GET"}
+
+
+def test_jax_culprit_by_command_names_jax_and_its_changelog(world):
+    h = world.h
+    proc = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json",
+                   "--probe-command", probe_script(world, "jax", h.c["J3"]), cwd=world.root)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["first_bad"]["plugin"] == h.c["P6"] and data["first_bad"]["moved"] == ["jax"]
+    moved = data["changelog_json"]["deps"]
+    assert set(moved) == {"plugin", "jax"}
+    assert (moved["jax"]["old"], moved["jax"]["new"]) == (h.c["J1"], h.c["J3"])
+    assert [c["subject"] for c in moved["jax"]["commits"]] == ["jax: new FFI attribute API", "jax: docs"]
+    assert data["probes_run"] <= bound(8)
+
+
+def test_a_skipped_probe_is_stepped_around(world):
+    h = world.h
+    proc = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json",
+                   "--probe-command", probe_script(world, "jax", h.c["J3"], skip=(h.c["P4"],)),
+                   cwd=world.root)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["first_bad"]["plugin"] == h.c["P6"]
+    verdicts = {c["plugin"]: c["verdict"] for c in data["candidates"]}
+    assert verdicts[h.c["P4"]] == "skip"
+    assert data["probes_run"] <= bound(8)
+
+
+def test_a_skip_next_to_the_culprit_leaves_two_and_says_so(world):
+    h = world.h
+    proc = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json",
+                   "--probe-command", probe_script(world, "jax", h.c["J3"], skip=(h.c["P5"],)),
+                   cwd=world.root)
+    assert proc.returncode == 1, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["first_bad"] is None and data["undecided"] == [h.c["P5"], h.c["P6"]]
+
+
+def test_the_bad_end_is_probed_when_it_is_the_answer_and_may_not_reproduce(world):
+    h = world.h
+    proc = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json",
+                   "--probe-command", probe_script(world, "plugin", h.c["P8"]), cwd=world.root)
+    data = json.loads(proc.stdout)
+    assert proc.returncode == 0 and data["first_bad"]["plugin"] == h.c["P8"]
+    assert data["first_bad"]["log"] and data["probes_run"] <= bound(8)
+    never = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json", "--reset",
+                    "--probe-command", "exit 0", cwd=world.root)
+    data = json.loads(never.stdout)
+    assert never.returncode == 1 and data["reproduced"] is False and data["first_bad"] is None
+
+
+def test_resume_after_sigkill_mid_probe_redoes_no_finished_probe(world):
+    h = world.h
+    gate = world.tmp / "gate"
+    started = world.tmp / "started"
+    gate.write_text("block")
+    # The second probe blocks until the gate is removed: the bisect is killed inside it.
+    script = probe_script(world, "jax", h.c["J3"], then=(
+        f'if [ -e {gate} ] && [ "$(wc -l < {world.tmp}/calls.txt)" -ge 2 ]; then touch {started}; '
+        f'while [ -e {gate} ]; do sleep 0.05; done; fi\n'))
+    argv = [sys.executable, "-m", "release", "bisect", "--good", GOOD_TAG, "--store-dir", world.store,
+            "--json", "--probe-command", script]
+    proc = subprocess.Popen(argv, cwd=world.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        for _ in range(1200):  # waiting for an event, not timing anything
+            if started.exists() or proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert started.exists(), proc.stderr.read().decode() if proc.poll() is not None else "never started"
+        state = json.loads((world.root / "dist" / "bisect" / "state.json").read_text())
+        first, second = [line[1] for line in calls(world)]
+        assert list(state["probes"]) == [first] and state["running"] == second
+        os.killpg(proc.pid, signal.SIGKILL)  # the bisect and its probe, at once
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+    assert proc.returncode == -signal.SIGKILL
+    gate.unlink()
+    again = release(*argv[3:], cwd=world.root)
+    assert again.returncode == 0, again.stderr
+    data = json.loads(again.stdout)
+    assert data["first_bad"]["plugin"] == h.c["P6"]
+    probed = [line[1] for line in calls(world)]
+    assert probed.count(first) == 1  # finished before the kill: not redone
+    assert probed.count(second) == 2  # killed midway: run again
+    assert len(set(probed)) == data["probes_total"] <= bound(8)
+
+
+def test_another_bisects_state_needs_reset(world):
+    h = world.h
+    first = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store,
+                    "--probe-command", probe_script(world, "jax", h.c["J3"]), cwd=world.root)
+    assert first.returncode == 0, first.stderr
+    other = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store,
+                    "--probe-command", "exit 1", cwd=world.root)
+    assert other.returncode == 2
+    assert other.stderr.count("\n") == 1 and "pass --reset" in other.stderr
+
+
+def test_bad_input_is_one_line(world):
+    missing = release("bisect", "--good", "rocm-jax-v0.0.1.dev20200101", "--store-dir", world.store,
+                      "--probe-command", "exit 0", cwd=world.root)
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1
+    assert "no release or draft rocm-jax-v0.0.1.dev20200101" in missing.stderr
+    abort = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store,
+                    "--probe-command", "exit 130", cwd=world.root)
+    assert abort.returncode == 2 and "128 or more stops a bisect" in abort.stderr
+    state = json.loads((world.root / "dist" / "bisect" / "state.json").read_text())
+    assert state["probes"] == {} and state["running"]  # recorded, resumable
+
+
+# ---------------------------------------------------------------- probes by building
+
+
+def test_build_probe_finds_the_jax_roll_that_breaks_the_build(world, fake_bazel):
+    h = world.h
+    proc = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json", cwd=world.root,
+                   env={**os.environ, "SOURCE_DATE_EPOCH": "1700000000"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data = json.loads(proc.stdout)
+    first = data["first_bad"]
+    assert first["plugin"] == h.c["P6"] and first["moved"] == ["jax"] and first["step"] == "build"
+    log = Path(first["log"])
+    assert log.is_relative_to(world.root / "dist" / "bisect" / h.c["P6"])
+    assert "hipcc: error" in log.read_text()
+    assert data["probes_run"] <= bound(8)
+    good = [c for c in data["candidates"] if c["verdict"] == "good"]
+    assert good, "expected at least one probe built, verified and validated"
+    for c in good:
+        text = (world.root / "dist" / "bisect" / c["plugin"] / "probe.log").read_text()
+        assert "good: built, verified and validated" in text
+        assert list((world.root / "dist" / "bisect" / c["plugin"]).glob("*/jax_rocm7_pjrt-*.whl"))
+    # The store still holds the good nightly only; the probes' drafts stayed private.
+    assert [r.tag for r in LocalStore(world.store).list_releases()] == [GOOD_TAG]
