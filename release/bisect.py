@@ -106,7 +106,7 @@ def list_candidates(deps: Deps, good: Mapping[str, str], bad: Mapping[str, str],
         def pins_at(sha: str) -> dict[str, str]:
             ctx.new = {n: bad.get(n, deps[n].commit) for n in deps.names} | {SOURCE: sha}
             for name in follow:
-                ctx.new[name] = roll.policy_for(deps[name].roll).update(deps[name], ctx)
+                ctx.new[name] = roll.policy_for(deps[name].roll).candidate(deps[name], ctx).commit
             return dict(ctx.new)
 
         at_good = pins_at(good_p)
@@ -434,7 +434,6 @@ def step_changelog(deps: Deps, candidates: list[Candidate], culprit: Candidate,
                    good: Mapping[str, str], cache: Path, max_log_lines: int) -> tuple[str, dict]:
     """The changelog of the step into ``culprit`` (from the set before it), as a bump shows it."""
     from release import changelog, roll
-    from release.roll import BACKWARD, FORWARD, SIDEWAYS, Move
 
     before = dict(good) if culprit.index == 1 else dict(candidates[culprit.index - 2].commits)
     moves = []
@@ -444,13 +443,11 @@ def step_changelog(deps: Deps, candidates: list[Candidate], culprit: Candidate,
             if old is None or old == new:
                 continue
             mirror = ctx.mirror(dep)
-            known = mirror.fetch_commit(old) and mirror.fetch_commit(new)
-            if known and mirror.is_ancestor(old, new):
-                direction, commits = FORWARD, tuple(mirror.log(old, new))
-            elif known and mirror.is_ancestor(new, old):
-                direction, commits = BACKWARD, ()
-            else:
-                direction, commits = SIDEWAYS, tuple(mirror.log(old, new)) if known else ()
-            moves.append(Move(dep.name, dep.url, dep.branch, old, new, direction, commits))
+            if not mirror.fetch_commit(new, trees=False):
+                raise UserError(f"{dep.name}: commit {new[:7]} not found on {mirror.remote.shown}")
+            relation = roll.relation(mirror, old, new)
+            was = dataclasses.replace(dep, commit=old)
+            moves.append(relation.move(was, roll.Candidate(new, source=f"bisect step {culprit.index}"),
+                                       dep.branch))
     moves = tuple(moves)
     return changelog.markdown(moves, max_log_lines), changelog.to_json(moves)

@@ -82,10 +82,15 @@ def _quiet(text: str) -> str:
     return re.sub(r"([@#])(?=\w)", "\\1\u200b", text).replace("\n", " ")
 
 
-def markdown(moves: tuple[Move, ...], max_lines: int = DEFAULT_MAX_LINES) -> str:
+def notes_markdown(notes: tuple[str, ...]) -> str:
+    """Holds and green-CI choices (``RollResult.notes``), one bullet each, before the moves."""
+    return "".join(f"- {_quiet(note)}\n" for note in notes) + ("\n" if notes else "")
+
+
+def markdown(moves: tuple[Move, ...], max_lines: int = DEFAULT_MAX_LINES, notes: tuple[str, ...] = ()) -> str:
     if not moves:
-        return "Pins are current.\n"
-    parts = []
+        return notes_markdown(notes) + "Pins are current.\n"
+    parts = [notes_markdown(notes).rstrip("\n") + "\n"] if notes else []
     for move in moves:
         lines = [f"### {summary(move)}", "", _quiet(sentence(move)), ""]
         lines.append(f"`{move.old}` -> `{move.new}` on `{move.branch}` of {display_url(move.url)}")
@@ -106,9 +111,10 @@ def markdown(moves: tuple[Move, ...], max_lines: int = DEFAULT_MAX_LINES) -> str
     return "\n".join(parts)
 
 
-def to_json(moves: tuple[Move, ...]) -> dict:
+def to_json(moves: tuple[Move, ...], notes: tuple[str, ...] = ()) -> dict:
     return {
         "changed": bool(moves),
+        **({"notes": list(notes)} if notes else {}),  # holds and green-CI choices
         "deps": {m.name: {
             "old": m.old, "new": m.new, "count": m.count, "direction": m.direction,
             "url": display_url(m.url), "branch": m.branch, "old_branch": m.old_branch,

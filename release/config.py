@@ -27,6 +27,10 @@ REQUIRED_DEPS = ("plugin", "jax", "xla")
 DEP_KEYS = ("url", "branch", "commit", "roll")
 # Written by ``release bump`` for via deps when the source file pins them (kept for the revision map).
 PIN_KEYS = ("archive_sha256", "patches")
+HOLD_KEYS = ("commit", "reason")
+HEAD_KEYS = ("head", "require", "max_walk")
+REQUIRE_GREEN = "green"
+DEFAULT_MAX_WALK = 20
 VIA_KEYS = ("via", "file")
 VIA_OPTIONAL = ("var", "branches")
 DEFAULT_BRANCHES = "rocm-jaxlib-v*"
@@ -44,10 +48,16 @@ _URL = re.compile(r"^(https?://|file://|git://|ssh://|[\w.-]+@[\w.-]+:|/)\S+$")
 
 @dataclasses.dataclass(frozen=True)
 class RollHead:
-    """Follow the tip of the tracked branch."""
+    """Follow the tip of the tracked branch; with ``require``, its newest green commit instead
+    (``"green"``: every check; a tuple: those check names), walking back at most ``max_walk``."""
+
+    require: str | tuple[str, ...] | None = None
+    max_walk: int = DEFAULT_MAX_WALK
 
     def __str__(self) -> str:
-        return "head"
+        if self.require is None:
+            return "head"
+        return "head (green)" if self.require == REQUIRE_GREEN else f"head (green: {', '.join(self.require)})"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,6 +86,14 @@ Roll = RollHead | RollManual | RollVia
 
 
 @dataclasses.dataclass(frozen=True)
+class Hold:
+    """``hold: {commit, reason}``: a head dep's roll stops before ``commit`` until removed."""
+
+    commit: str
+    reason: str
+
+
+@dataclasses.dataclass(frozen=True)
 class Dep:
     name: str
     url: str
@@ -84,6 +102,7 @@ class Dep:
     roll: Roll
     archive_sha256: str | None = None  # the source's http_archive sha256, when it pins one
     patches: tuple[str, ...] = ()  # patch files the source applies on top of the commit
+    hold: Hold | None = None  # never roll to this commit or past it
 
     @property
     def short(self) -> str:
@@ -248,7 +267,7 @@ def _parse_dep(path: Path, name: str, raw) -> Dep:
     where = f"deps.{name}"
     if not isinstance(raw, dict):
         raise ConfigError(path, where, _kind(raw), "a mapping with " + ", ".join(DEP_KEYS))
-    _exact_keys(path, where, raw, DEP_KEYS, DEP_KEYS + PIN_KEYS)
+    _exact_keys(path, where, raw, DEP_KEYS, DEP_KEYS + PIN_KEYS + ("hold",))
     url = raw["url"]
     if not isinstance(url, str) or not _URL.match(url):
         raise ConfigError(path, f"{where}.url", url, "a git URL (https://, file://, git://, ssh)")
@@ -264,18 +283,57 @@ def _parse_dep(path: Path, name: str, raw) -> Dep:
     patches = raw.get("patches", [])
     if not isinstance(patches, list) or not all(isinstance(p, str) and p for p in patches):
         raise ConfigError(path, f"{where}.patches", patches, "a list of patch file labels")
-    return Dep(name, url, branch, commit, _parse_roll(path, f"{where}.roll", raw["roll"]),
-               sha256, tuple(patches))
+    roll = _parse_roll(path, f"{where}.roll", raw["roll"])
+    hold = _parse_hold(path, f"{where}.hold", raw["hold"], roll) if "hold" in raw else None
+    return Dep(name, url, branch, commit, roll, sha256, tuple(patches), hold)
+
+
+def _parse_hold(path: Path, where: str, raw, roll) -> Hold:
+    if not isinstance(raw, dict):
+        raise ConfigError(path, where, raw, "a mapping {commit: <sha>, reason: \"...\"}")
+    _exact_keys(path, where, raw, HOLD_KEYS, HOLD_KEYS)
+    if not isinstance(raw["commit"], str) or not _SHA.match(raw["commit"]):
+        raise ConfigError(path, f"{where}.commit", raw["commit"], "a full commit SHA (40 lowercase hex digits)")
+    if not isinstance(raw["reason"], str) or not raw["reason"].strip():
+        raise ConfigError(path, f"{where}.reason", raw["reason"], "a non-empty string saying why")
+    if not isinstance(roll, RollHead):
+        raise ConfigError(path, where, f"a hold on a '{roll}' dep", "holds only on deps that roll by "
+                          "head (hold a via dep's source commit instead)")
+    return Hold(raw["commit"], raw["reason"].strip())
+
+
+def _parse_head(path: Path, where: str, raw: dict) -> RollHead:
+    _exact_keys(path, where, raw, ("head",), HEAD_KEYS)
+    if raw["head"] is not True:
+        raise ConfigError(path, f"{where}.head", raw["head"], "true")
+    require = raw.get("require")
+    if require is not None:
+        names_ok = (isinstance(require, list) and require
+                    and all(isinstance(n, str) and n.strip() for n in require))
+        if require != REQUIRE_GREEN and not names_ok:
+            raise ConfigError(path, f"{where}.require", require,
+                              "'green' (every check) or a list of check names")
+        if require != REQUIRE_GREEN:
+            require = tuple(n.strip() for n in require)
+    walk = raw.get("max_walk", DEFAULT_MAX_WALK)
+    if isinstance(walk, bool) or not isinstance(walk, int) or walk < 1:
+        raise ConfigError(path, f"{where}.max_walk", walk, "a whole number of commits, 1 or more")
+    if "max_walk" in raw and require is None:
+        raise ConfigError(path, f"{where}.max_walk", walk, "max_walk only together with require")
+    return RollHead(require, walk)
 
 
 def _parse_roll(path: Path, where: str, raw) -> Roll:
-    expected = "'head', 'manual' or a mapping {via, file[, var, branches]}"
+    expected = ("'head', 'manual', a mapping {head: true, require: green|[names][, max_walk: N]} "
+                "or a mapping {via, file[, var, branches]}")
     if raw == "head":
         return RollHead()
     if raw == "manual":
         return RollManual()
     if not isinstance(raw, dict):
         raise ConfigError(path, where, raw, expected)
+    if "head" in raw:
+        return _parse_head(path, where, raw)
     _exact_keys(path, where, raw, VIA_KEYS, VIA_KEYS + VIA_OPTIONAL)
     for key in raw:
         if not isinstance(raw[key], str) or not raw[key]:
@@ -352,6 +410,38 @@ def render_deps(deps: Deps, text: str) -> str:
     for start, end, piece in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
         text = text[:start] + piece + text[end:]
     return text
+
+
+def render_hold(path: Path, text: str, name: str, hold: Hold | None) -> str:
+    """The text of deps.yaml with dep ``name``'s ``hold:`` line added, replaced or removed
+    (one line after the dep's ``roll``; comments and everything else kept)."""
+    node = _compose_yaml(path, text)
+    dep_node = _mapping_get(_mapping_get(node, "deps"), name)
+    if dep_node.flow_style:
+        raise UserError(f"{path}: deps.{name} is written as a flow mapping {{...}}; write it as a "
+                        "block mapping to add a hold")
+    pairs = {k.value: (k, v) for k, v in dep_node.value}
+    piece = ""
+    if hold is not None:
+        indent = " " * pairs["roll"][0].start_mark.column
+        piece = (f"{indent}hold: {{commit: {hold.commit}, reason: "
+                 f"{json.dumps(' '.join(hold.reason.split()))}}}\n")
+    if "hold" in pairs:
+        start, end = _line_span(text, pairs["hold"][0].start_mark, _last_mark(pairs["hold"][1]))
+    else:
+        start = end = _line_span(text, pairs["roll"][0].start_mark, _last_mark(pairs["roll"][1]))[1]
+    new = text[:start] + piece + text[end:]
+    if parse_deps(path, new)[name].hold != (hold and Hold(hold.commit, " ".join(hold.reason.split()))):
+        raise AssertionError("deps.yaml hold did not round-trip")
+    return new
+
+
+def _last_mark(node):
+    """Where a value's own text ends (a block collection's end mark is the next key's start)."""
+    if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and not node.flow_style and node.value:
+        last = node.value[-1]
+        return _last_mark(last[1] if isinstance(node, yaml.MappingNode) else last)
+    return node.end_mark
 
 
 def _pin_lines(dep: Dep):

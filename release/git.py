@@ -418,6 +418,14 @@ class Mirror:
         args += [f"--max-count={limit}"] if limit is not None else []
         return self._run(*args)[1].split()
 
+    def first_parent(self, sha: str) -> str | None:
+        """The first parent of a commit that is here (None for a root commit)."""
+        status, out, _ = self._run("rev-parse", "--verify", "--quiet", f"{sha}^1", check=False)
+        if status != 0:
+            self._fetch("--deepen=1", "origin", sha, filter=HISTORY_FILTER)
+            status, out, _ = self._run("rev-parse", "--verify", "--quiet", f"{sha}^1", check=False)
+        return out.strip() if status == 0 else None
+
     def changed_paths(self, old: str, new: str) -> set[str]:
         """Paths whose content differs between two commits (trees only: no blob is fetched)."""
         out = self._run("diff-tree", "-r", "--no-renames", "--name-only", "-z", old, new)[1]

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from release import config
+from release import selection
 from release.config import Dep, Deps
 from release.errors import UserError
 from release.git import LogEntry, Mirror, Remote, ls_remote, ls_remote_branches
@@ -43,6 +44,8 @@ class Candidate:
     commit: str
     pin: Pin | None = None  # a via dep: what the source's file pins (var, url, sha256, patches)
     source: str = ""  # who chose it, for the changelog: "the plugin pins", "the tip of master"
+    note: str = ""  # a hold or a green-CI choice, one line for the changelog (release.selection)
+    back: bool = False  # a move back a hold asked for: allowed without --allow-rewind
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,6 +86,7 @@ class RollResult:
     old: Deps
     new: Deps
     moves: tuple[Move, ...]  # in deps.yaml order
+    notes: tuple[str, ...] = ()  # holds and green-CI choices, one line each
 
     @property
     def changed(self) -> bool:
@@ -149,8 +153,16 @@ class BranchBound:
 
 class FollowHead(config.RollHead, BranchBound):
     def candidate(self, dep: Dep, ctx: Context) -> Candidate:
+        github = selection.preflight(dep, self) if self.require else None
         ctx.say(f"{dep.name}: asking {ctx.remote(dep).shown} for the tip of {dep.branch}")
-        return Candidate(ls_remote(ctx.remote(dep), dep.branch), source=f"the tip of {dep.branch}")
+        tip = ls_remote(ctx.remote(dep), dep.branch)
+        if self.require is None and dep.hold is None:
+            return Candidate(tip, source=f"the tip of {dep.branch}")
+        ctx.say(f"{dep.name}: choosing below the tip {tip[:7]} ({self}"
+                + (f", held before {dep.hold.commit[:7]})" if dep.hold else ")"))
+        chosen = selection.select(dep, tip, self, ctx.mirror(dep), github)
+        return Candidate(chosen.commit, source=chosen.source or f"the tip of {dep.branch}",
+                         note=chosen.note, back=chosen.back)
 
 
 class StayManual(config.RollManual, BranchBound):
@@ -215,7 +227,7 @@ class Exact:
 
 def policy_for(roll: config.Roll):
     if isinstance(roll, config.RollHead):
-        return FollowHead()
+        return FollowHead(roll.require, roll.max_walk)
     if isinstance(roll, config.RollVia):
         return FollowVia(roll.via, roll.file, roll.var, roll.branches)
     return StayManual()
@@ -304,6 +316,7 @@ def roll(deps: Deps, cache: Path, *, only: Iterable[str] = (), to: str | None = 
         if len(only) != 1:
             raise UserError("--to SHA pins one dep: give exactly one --dep NAME with it")
     moves: dict[str, Move] = {}
+    notes: list[str] = []
     with Context(deps, cache, say) as ctx:
         for dep in deps.resolution_order():
             if only and dep.name not in only:
@@ -312,15 +325,19 @@ def roll(deps: Deps, cache: Path, *, only: Iterable[str] = (), to: str | None = 
             if to is not None:
                 policy = Exact(to, policy)
             cand = policy.candidate(dep, ctx)
+            if to is not None and dep.hold is not None:
+                selection.refuse_past_hold(dep, cand.commit, ctx.mirror(dep))
             ctx.new[dep.name] = cand.commit
+            notes += [cand.note] if cand.note else []
             if cand.commit != dep.commit:
-                moves[dep.name] = policy.check(dep, cand, ctx, allow_rewind=allow_rewind)
+                moves[dep.name] = policy.check(dep, cand, ctx, allow_rewind=allow_rewind or cand.back)
             elif cand.pin and (cand.pin.sha256, cand.pin.patches) != (dep.archive_sha256, dep.patches):
                 moves[dep.name] = Move(dep.name, dep.url, dep.branch, dep.commit, dep.commit, SAME, (),
                                        old_branch=dep.branch, source=cand.source,
                                        archive_sha256=cand.pin.sha256, patches=cand.pin.patches)
     ordered = tuple(moves[d.name] for d in deps if d.name in moves)
-    return RollResult(deps, deps.with_pins({m.name: pinned_fields(m) for m in ordered}), ordered)
+    return RollResult(deps, deps.with_pins({m.name: pinned_fields(m) for m in ordered}), ordered,
+                      tuple(notes))
 
 
 def pinned_fields(move: Move) -> dict:

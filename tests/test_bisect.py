@@ -314,3 +314,53 @@ def test_build_probe_finds_the_jax_roll_that_breaks_the_build(world, fake_bazel)
         assert list((world.root / "dist" / "bisect" / c["plugin"]).glob("*/jax_rocm7_pjrt-*.whl"))
     # The store still holds the good nightly only; the probes' drafts stayed private.
     assert [r.tag for r in LocalStore(world.store).list_releases()] == [GOOD_TAG]
+
+
+# ---------------------------------------------------------------- --hold
+
+
+def test_hold_commits_the_culprit_on_a_bump_branch_and_the_next_bump_stops_before_it(world):
+    from release.config import parse_deps
+    from release.roll import roll
+    from tests.support.gitrepos import git
+
+    h, root = world.h, world.root
+    (root / ".gitignore").write_text("/dist/\n/.cache/\n")
+    git("init", "--quiet", "-b", "main", cwd=root)
+    git("config", "user.name", "Release Bot", cwd=root)
+    git("config", "user.email", "bot@example.com", cwd=root)
+    git("add", "-A", cwd=root)
+    git("commit", "--quiet", "-m", "pins", cwd=root)
+    head = git("rev-parse", "HEAD", cwd=root).strip()
+    before = (root / "deps.yaml").read_text()
+    argv = ("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json", "--hold",
+            "--date", "2026-11-23", "--probe-command", probe_script(world, "jax", h.c["J3"]))
+    proc = release(*argv, cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    hold = json.loads(proc.stdout)["hold"]
+    assert hold["branch"] == "bump/2026-11-23-hold-plugin" and hold["commit"] == h.c["P6"]
+    assert "jax moved; command failed" in hold["reason"]
+    # The work tree and the checked-out branch are untouched; the branch has one commit on HEAD.
+    assert git("rev-parse", "HEAD", cwd=root).strip() == head
+    assert (root / "deps.yaml").read_text() == before
+    assert git("rev-parse", f"{hold['branch']}^", cwd=root).strip() == head
+    committed = git("show", f"{hold['branch']}:deps.yaml", cwd=root)
+    deps = parse_deps(root / "deps.yaml", committed)
+    assert deps["plugin"].hold.commit == h.c["P6"]
+    added = [line for line in committed.splitlines() if line not in before.splitlines()]
+    assert len(added) == 1 and added[0].startswith("    hold: {commit: ")
+    assert committed.replace(added[0] + "\n", "", 1) == before
+    again = release(*argv, cwd=root)
+    assert json.loads(again.stdout)["hold"]["sha"] == hold["sha"]  # idempotent
+    assert json.loads(again.stdout)["probes_run"] == 0
+    # The next bump from that deps.yaml leaves the red pins and stops before the culprit.
+    result = roll(deps, world.tmp / "cache")
+    assert {d.name: d.commit for d in result.new} == h.pins_at(h.c["P5"])
+    assert result.notes[0].startswith(f"plugin: held before {h.c['P6'][:7]} (first bad between")
+
+
+def test_hold_outside_a_checkout_is_refused_before_any_probe(world):
+    proc = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--hold",
+                   "--probe-command", f"touch {world.tmp}/probed", cwd=world.root)
+    assert proc.returncode == 2 and "not inside a git checkout" in proc.stderr
+    assert not (world.tmp / "probed").exists()

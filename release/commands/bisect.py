@@ -56,6 +56,9 @@ def run(args, out) -> int:
     from release.sources import cache_dir
 
     proj = project(args)
+    if args.hold:  # refuse before any work when there is no checkout to commit the hold in
+        from release.pulls import ReleaseRepo
+        ReleaseRepo(proj.root).head()
     dist = (args.dist or proj.root / "dist").resolve()
     bisect_dir = dist / "bisect"
     store = open_store_from_args(args, out)
@@ -73,7 +76,7 @@ def run(args, out) -> int:
                                 date=date, say=out.line, max_log_lines=args.max_log_lines)
     data = outcome.to_json()
     if args.hold:
-        data["hold"] = _hold(proj, outcome)
+        data["hold"] = _hold(proj, outcome, date)
     culprit = outcome.culprit
     github_output({"found": "true" if culprit else "false",
                    **({"first-bad": culprit.sha, "moved": ",".join(culprit.moved)} if culprit else {})})
@@ -82,12 +85,32 @@ def run(args, out) -> int:
     return 0 if culprit is not None else 1
 
 
-def _hold(proj, outcome) -> dict:
-    from release import holds
+def _hold(proj, outcome, date) -> dict:
+    """Commit deps.yaml with a hold of the culprit on ``bump/<date>-hold-plugin`` (HEAD untouched)."""
+    from release import pulls
+    from release.bisect import SOURCE
+    from release.config import Hold, render_hold
+
     culprit = outcome.culprit
     if culprit is None:
         raise UserError("--hold needs one first bad commit; this bisect did not find one")
-    return holds.commit_hold(proj, culprit, outcome).to_json()
+    repo = pulls.ReleaseRepo(proj.root)
+    path = proj.deps.path
+    committed = repo.committed(path)
+    if committed is None:
+        raise UserError(f"{path}: not committed at HEAD; --hold commits on top of it")
+    probe = outcome.probes.get(culprit.sha) or {}
+    moved = ", ".join(culprit.moved) or "nothing"
+    reason = (f"first bad between {outcome.good['name']} and {outcome.bad['name']} by release bisect "
+              f"({moved} moved; {probe.get('step') or 'probe'} failed)")
+    hold = Hold(culprit.sha, reason)
+    text = render_hold(path, committed, SOURCE, hold)
+    branch = pulls.branch_name(date, ("hold", SOURCE))
+    line = f"{SOURCE}: held before {culprit.sha[:7]} ({reason})"
+    message = f"Hold {SOURCE} before {culprit.sha[:7]}\n\n{line}\n\n{outcome.changelog}".rstrip() + "\n"
+    sha = repo.commit_file(branch, path, text, message)
+    return {"dep": SOURCE, "commit": culprit.sha, "reason": reason, "branch": branch, "sha": sha,
+            "line": line + f"; committed {sha[:12]} on {branch}"}
 
 
 def _markdown(data: dict) -> str:

@@ -57,8 +57,8 @@ def run(args, out) -> int:
                       allow_rewind=args.allow_rewind, say=lambda text: status.update(text))
 
     moves = result.moves
-    data = changelog.to_json(moves)
-    text = changelog.markdown(moves, args.max_log_lines)
+    data = changelog.to_json(moves, result.notes)
+    text = changelog.markdown(moves, args.max_log_lines, result.notes)
     title = changelog.title(moves) if moves else "Pins are current"
     data["title"] = title
     if not args.dry_run and moves:
@@ -106,7 +106,7 @@ def _committed_deps(repo, deps):
 
 def _human(console, data, text, dry_run) -> None:
     if not data["changed"]:
-        console.print("pins are current")
+        console.print(text.rstrip() if data.get("notes") else "pins are current", markup=False)
     else:
         console.print(f"[bold]{data['title']}[/bold]" + (" (dry run: nothing written)" if dry_run else ""))
         console.print(text, markup=False, highlight=False)

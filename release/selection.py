@@ -1,0 +1,83 @@
+"""Which commit a ``head`` dep rolls to when it has a hold or requires green CI.
+
+Why not simply the tip: a hold (``hold: {commit, reason}``, often written by
+``release bisect --hold``) means "never this commit or anything after it", and
+``require`` means "only a commit whose CI passed". Both walk the branch's first-parent
+line back from the tip toward the current pin: the hold cuts off every commit that
+contains the held one, then the newest green commit left is taken (``release.ci_status``),
+at most ``max_walk`` commits back; with none, the pin stays. A pin that already contains
+the held commit moves back to the newest first-parent commit before it, so the next
+nightly is built without it. Every decision is one line for the changelog and PR body.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from release import ci_status
+from release.config import Dep, RollHead
+from release.errors import UserError
+
+
+@dataclasses.dataclass(frozen=True)
+class Selection:
+    commit: str
+    note: str = ""        # one line for the changelog ("" when it is simply the tip)
+    back: bool = False    # a move back the hold asked for (allowed without --allow-rewind)
+    source: str = ""      # for the move's sentence
+
+
+def preflight(dep: Dep, roll: RollHead):
+    """Refuse a green roll that cannot work before any network: returns ``(owner, repo, client)``."""
+    owner, repo = ci_status.require_github(dep.name, dep.url)
+    return owner, repo, ci_status.client_from_env(dep.name)
+
+
+def select(dep: Dep, tip: str, roll: RollHead, mirror, github=None) -> Selection:
+    """The commit for ``dep`` given its branch ``tip``; ``github`` is ``preflight``'s answer."""
+    pin, hold = dep.commit, dep.hold
+    shown = mirror.remote.shown
+    if not mirror.fetch_commit(tip, trees=False):
+        raise UserError(f"{dep.name}: the tip {tip[:7]} of {dep.branch} is not on {shown}")
+    pin_known = mirror.fetch_commit(pin, trees=False)
+    line = mirror.first_parents(pin, tip) if pin_known else [tip]  # newest first, pin excluded
+    notes = []
+    if hold is not None:
+        held = hold.commit
+        if not mirror.fetch_commit(held, trees=False):
+            raise UserError(f"{dep.name}: the hold's commit {held[:7]} is not on {shown}; fix or remove "
+                            f"the hold in deps.yaml")
+        said = f"{dep.name}: held before {held[:7]} ({hold.reason})"
+        if pin_known and mirror.is_ancestor(held, pin):
+            back = [c for c in mirror.first_parents(held, pin) if not mirror.is_ancestor(held, c)]
+            target = back[0] if back else mirror.first_parent(held)
+            if target is None:
+                raise UserError(f"{dep.name}: the hold's commit {held[:7]} has no parent to move back to")
+            return Selection(target, f"{said}; the pin {pin[:7]} contains it, so moved back to "
+                                     f"{target[:7]}, the newest first-parent commit before it",
+                             back=True, source=f"held before {held[:7]}")
+        allowed = [c for c in line if not mirror.is_ancestor(held, c)]
+        cut = len(line) - len(allowed)
+        notes.append(said + (f"; {cut} newer commit{'s' if cut != 1 else ''} not taken until the hold "
+                             "is removed" if cut else ""))
+        line = allowed
+    if not line:
+        return Selection(pin, "; ".join(notes))
+    if roll.require is None:
+        return Selection(line[0], "; ".join(notes), source=notes and f"held before {hold.commit[:7]}" or "")
+    owner, repo, client = github
+    pick = ci_status.pick_green(dep.name, line, pin, ci_status.verdict_reader(client, owner, repo, roll.require),
+                                roll.max_walk)
+    notes.append(pick.line())
+    chosen = pick.chosen or pin
+    source = "green" if pick.behind == 0 else f"the newest green, {pick.behind} behind the tip"
+    return Selection(chosen, "; ".join(notes), source=source if pick.chosen else "")
+
+
+def refuse_past_hold(dep: Dep, sha: str, mirror) -> None:
+    """``bump --to`` obeys a hold too: a person removes the hold to pass it."""
+    hold = dep.hold
+    if mirror.fetch_commit(sha, trees=False) and mirror.fetch_commit(hold.commit, trees=False) \
+            and mirror.is_ancestor(hold.commit, sha):
+        raise UserError(f"{dep.name}: {sha[:7]} contains the held commit {hold.commit[:7]} "
+                        f"({hold.reason}); remove the hold from deps.yaml to pin it")
