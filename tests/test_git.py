@@ -212,10 +212,15 @@ def test_branch_contains_reads_the_branch_back_to_a_date_only(tmp_path, git_http
         assert m.branch_contains("rocm-jaxlib-v1.0", shas[50], since) is True
 
 
-def test_ls_remote_branches_asks_for_branches_only(git_remotes, git_http, tmp_path, monkeypatch):
+@pytest.mark.parametrize("http", [True, False])
+def test_ls_remote_branches_asks_only_for_the_pattern(git_remotes, git_http, tmp_path, monkeypatch, http):
     trace = tmp_path / "packets"
     monkeypatch.setenv("GIT_TRACE_PACKET", str(trace))
-    tips = rgit.ls_remote_branches(rgit.Remote("jax", git_remotes.url("jax", git_http)), "rocm-jaxlib-v*")
+    url = git_remotes.url("jax", git_http if http else None)
+    tips = rgit.ls_remote_branches(rgit.Remote("jax", url), "rocm-jaxlib-v*")
     assert tips == {BRANCH: git_remotes.c["J4"]}
     sent = trace.read_text()
-    assert "ref-prefix refs/heads/" in sent and "refs/pull/7/head" not in sent  # never listed
+    # The server filtered: other branches and pull-request refs never crossed the wire.
+    assert "ref-prefix refs/heads/rocm-jaxlib-v" in sent
+    assert "refs/heads/feature" not in sent and "refs/pull/7/head" not in sent
+    assert rgit.ls_remote_branches(rgit.Remote("jax", url), "experimental") == {"experimental": git_remotes.c["JS"]}
