@@ -23,7 +23,6 @@ from packaging.version import InvalidVersion, Version
 from release import naming, versions
 from release.revisions import RevisionMap, github_base
 
-PROVENANCE_ASSET = "provenance.intoto.json"
 CHART_DAYS = 60  # the outcome strip shows at most this many days, ending at the newest nightly
 
 
@@ -161,7 +160,7 @@ def gather(store, releases: list, wheels: list, *, site_url: str | None, keep: i
         listed = any(w.listed for w in mine) if mine else False
         wheel_rows = tuple(sorted((WheelRow(w.asset.name, w.asset.size, w.rel if w.listed else None)
                                    for w in mine), key=lambda r: r.name))
-        prov = next((a.url for a in assets_of[rel.tag] if a.name == PROVENANCE_ASSET), None)
+        prov = next((a.url for a in assets_of[rel.tag] if a.name == naming.PROVENANCE_ASSET), None)
         previous = _previous(ordered, rel, version, kind)
         rows[rel.tag] = ReleaseRow(
             tag=rel.tag, version=version, kind=kind, channel="nightly" if kind == "nightly" else "stable",
@@ -335,7 +334,7 @@ def _release(r: ReleaseRow, data: SiteData) -> str:
     pin = f"pip install {flag}{data.project}=={r.version} --index-url {url}/{r.channel}/"
     status = "" if r.listed else (' <span class="hidden">not in the index any more (beyond the newest '
                                   f"{data.keep} nightlies); the wheels stay at their URLs</span>")
-    prov = (f'<p>Provenance: <a class="provenance" href="{_e(r.provenance_url)}">{PROVENANCE_ASSET}</a></p>'
+    prov = (f'<p>Provenance: <a class="provenance" href="{_e(r.provenance_url)}">{naming.PROVENANCE_ASSET}</a></p>'
             if r.provenance_url else "<p>Provenance: none published with this release.</p>")
     title = f'<a href="{_e(r.url)}">{_e(r.version)}</a>' if r.url else _e(r.version)
     install = f"<pre class=\"install\">{_e(pin)}</pre>" if r.listed else ""
