@@ -10,10 +10,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
-from release.config import Deps
 from release.redact import display_url
+
+if TYPE_CHECKING:  # not imported at run time: verify needs no YAML parser
+    from release.config import Deps
 
 SCHEMA = 1
 # rocm-jax's historical commit_info.py keys, kept so existing readers keep working.

@@ -29,7 +29,6 @@ from email.parser import HeaderParser
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.tags import parse_tag
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion
@@ -847,6 +846,7 @@ def _revision_findings(values: dict, ident: Identity, expected: RevisionMap | No
 
 
 def check_requires(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
+    from packaging.requirements import InvalidRequirement, Requirement  # only plugin wheels
     dist_info = _dist_info_dir(scan)
     meta = _headers(scan.get(f"{dist_info}/METADATA")) if dist_info else None
     if meta is None:
