@@ -17,8 +17,6 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from packaging.version import InvalidVersion, Version
-
 from release import naming, versions
 from release.config import Project
 from release.errors import UserError
@@ -28,7 +26,7 @@ from release.manifest import Manifest
 from release.pipeline import Step, run_job
 from release.plan import BuildPlan
 from release.revisions import RevisionMap
-from release.stores import Release, Store
+from release.stores import Published, Release, Store
 
 
 class CheckFailed(UserError):
@@ -59,24 +57,34 @@ class JobSettings:
 # ------------------------------------------------------------------ reading the store
 
 
-def release_version(release: Release) -> Version | None:
-    text = naming.version_from_tag(release.tag)
-    try:
-        return Version(text) if text else None
-    except InvalidVersion:
-        return None
+def check_publishable(store: Store, plan_version: str, revisions: RevisionMap,
+                      published: Published | None = None) -> None:
+    """Refuse a version that would sort at or below what its line already published.
 
-
-def latest_published(releases: list[Release], kinds: tuple[str, ...]) -> Release | None:
-    """The newest published release whose version is of one of ``kinds``."""
-    best: tuple[Version, Release] | None = None
-    for rel in releases:
-        v = release_version(rel)
-        if rel.draft or v is None or versions.kind_of(str(v)) not in kinds:
-            continue
-        if best is None or v > best[0]:
-            best = (v, rel)
-    return best[1] if best else None
+    ``versions.MUST_SORT_ABOVE`` says what each kind must sort above (``cut --rc 2`` after
+    0.9.1 was published made 0.9.1rc2, which pip never picks). The same version already
+    published is a re-run when its sources are these (publishing it again is a no-op), and
+    refused when they differ: published releases are immutable.
+    """
+    published = published or store.published()
+    blocker = versions.blocking_version(plan_version, published.versions())
+    if blocker is None:
+        return
+    tag = naming.release_tag(plan_version)
+    if blocker == plan_version:
+        from release.publish import previous_revisions
+        before = previous_revisions(store, published.find(blocker))
+        if before is not None and before.same_sources(revisions):
+            return
+        hint = ("build tomorrow's, or switch version_info.json to nightly_scheme 'date-build' on "
+                "the next version line" if versions.kind_of(plan_version) == "nightly" else
+                "cut the next number, or a .postN of a release")
+        raise UserError(f"{tag} is already published with other sources (releases are "
+                        f"immutable); {hint}")
+    move = ("move version_info.json to the next version" if versions.kind_of(blocker) in
+            ("release", "post") else f"cut a higher number than {blocker}")
+    raise UserError(f"{plan_version} would sort below {blocker}, already published on "
+                    f"{store.where}, so pip would never choose it; {move}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,20 +96,16 @@ class NightlyDecision:
 
 def decide_nightly(store: Store, plan: BuildPlan) -> NightlyDecision:
     """Whether tonight's nightly must be built, and why (one line for people)."""
-    releases = store.list_releases()
-    versions.check_scheme([str(v) for r in releases if (v := release_version(r))], plan.version)
-    last = latest_published(releases, ("nightly",))
+    published = store.published()
+    versions.check_scheme(published.versions(), plan.version)
+    last = published.latest(("nightly",))
     if last is not None:
         from release.publish import previous_revisions
         before = previous_revisions(store, last)
         if before is not None and before.same_sources(plan.revisions):
             return NightlyDecision(False, f"nothing changed since {last.tag}: same pins and same "
                                           "release commit; no build", last.tag)
-    tonight = next((r for r in releases if r.tag == plan.tag and not r.draft), None)
-    if tonight is not None:
-        raise UserError(f"{plan.tag} is already published with other sources (releases are "
-                        "immutable); build tomorrow's, or switch version_info.json to "
-                        "nightly_scheme 'date-build' on the next version line")
+    check_publishable(store, plan.version, plan.revisions, published)
     reason = "first nightly" if last is None else f"sources moved since {last.tag}"
     return NightlyDecision(True, reason, last.tag if last else None)
 
@@ -299,6 +303,7 @@ def next_version_step(project: Project, released: str) -> Step:
 def run_cut(project: Project, plan: BuildPlan, settings: JobSettings, store: Store, out, *,
             commit: str, push: bool, progress=None) -> dict:
     """Tag, build, verify, draft, validate, publish; after a final release, the next version."""
+    check_publishable(store, plan.version, plan.revisions)
     console = out.progress_console()
     steps = [tag_step(project.root, plan.tag, commit, push=push)]
     steps += build_steps(project, plan, settings, store, say=out.line, progress=progress,
@@ -373,16 +378,20 @@ def _respin_step(store: Store, source: Release, base: str, version: str, directo
 def run_post(project: Project, number: int, settings: JobSettings, store: Store, out, *,
              base: str | None = None, progress=None) -> dict:
     """Re-spin a published release as ``X.Y.Z.postN`` by promoting its wheels (no rebuild)."""
-    releases = store.list_releases()
+    published = store.published()
     if base is None:
-        latest = latest_published(releases, ("release",))
+        latest = published.latest(("release",))
         if latest is None:
             raise UserError(f"{store.where}: no published release to re-spin; pass --from X.Y.Z")
         base = naming.version_from_tag(latest.tag)
-    source = next((r for r in releases if r.tag == naming.release_tag(base) and not r.draft), None)
+    source = published.find(base) if versions.kind_of(base) == "release" else None
     if source is None:
         raise UserError(f"{store.where}: {naming.release_tag(base)} is not a published release")
     version = versions.post(base, number)
+    if versions.blocking_version(version, published.versions()) not in (None, version):
+        raise UserError(f"{version} would sort below "
+                        f"{versions.blocking_version(version, published.versions())}, already "
+                        f"published on {store.where}; re-spin as a higher .postN")
     tag = naming.release_tag(version)
     directory = settings.dist_root / version
     steps = [_respin_step(store, source, base, version, directory, out.line)]

@@ -86,8 +86,8 @@ def make_plan(project: Project, kind: str, *, date: _dt.date | None = None, numb
     workspace: ``<root>/workspace``, as ``release fetch-sources`` makes it).
     """
     info = project.version_info
-    if kind == "nightly" and info.nightly_scheme == "date-build" and build_number is None:
-        build_number = 0
+    if kind == "nightly":
+        build_number = nightly_build_number(project, build_number)
     if kind == "nightly" and info.nightly_scheme == "date" and build_number is not None:
         raise versions.VersionError("version_info.json sets nightly_scheme 'date'; a build number "
                                     "would mix .devYYYYMMDD and .devYYYYMMDDBBB on one line")
@@ -109,3 +109,47 @@ def make_plan(project: Project, kind: str, *, date: _dt.date | None = None, numb
         bazel_commands=tuple(tuple(step.argv()) for step in bazel.build_steps(
             workspace or project.root / "workspace", pythons, root=project.root)),
     )
+
+
+def nightly_build_number(project: Project, build_number: int | None) -> int | None:
+    """The build number a nightly gets: 0 by default under ``date-build``, none under ``date``."""
+    if project.version_info.nightly_scheme == "date-build" and build_number is None:
+        return 0
+    return build_number
+
+
+def next_versions(project: Project, published: list[str], date: _dt.date,
+                  build_number: int | None = None) -> dict[str, dict]:
+    """What each kind of build would publish next, given what is published (``Store.published``).
+
+    ``{kind: {"version": str | None, "why": str}}``: the next rc is one above the newest
+    published rc of the line; the next post re-spins the newest published release; a kind
+    whose version is blocked (``versions.blocking_version``) gets None and the reason.
+    """
+    from packaging.version import Version
+
+    base = project.version_info.version
+    line = [Version(v) for v in published if versions.base_of(v) == base]
+    rc_numbers = [v.pre[1] for v in line if v.pre is not None and v.pre[0] == "rc"]
+    candidates = {
+        "nightly": versions.nightly(base, date, nightly_build_number(project, build_number)),
+        "rc": versions.rc(base, max(rc_numbers, default=0) + 1),
+        "release": versions.release(base),
+    }
+    releases = [Version(v) for v in published if versions.kind_of(v) == "release"]
+    if releases:
+        newest = str(max(releases))
+        posts = [Version(v).post for v in published
+                 if versions.kind_of(v) == "post" and versions.base_of(v) == newest]
+        candidates["post"] = versions.post(newest, max(posts, default=0) + 1)
+    result = {}
+    for kind, version in candidates.items():
+        blocker = versions.blocking_version(version, published)
+        if blocker is None:
+            result[kind] = {"version": version, "why": ""}
+        elif blocker == version:
+            result[kind] = {"version": None, "why": f"{version} is already published"}
+        else:
+            result[kind] = {"version": None, "why": f"{version} would sort below the published "
+                                                    f"{blocker}; move version_info.json on"}
+    return result

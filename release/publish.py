@@ -150,19 +150,8 @@ def _checked_provenance(path: Path, assets: list[LocalAsset], version: str,
 
 def previous_release(releases: list[Release], version: str) -> Release | None:
     """The newest published release of the same kind (nightly, rc, release, post) below ``version``."""
-    kind, mine = versions.kind_of(version), Version(version)
-    best: tuple[Version, Release] | None = None
-    for rel in releases:
-        other = naming.version_from_tag(rel.tag)
-        if rel.draft or other is None:
-            continue
-        try:
-            parsed = Version(other)
-        except InvalidVersion:
-            continue
-        if versions.kind_of(other) == kind and parsed < mine and (best is None or parsed > best[0]):
-            best = (parsed, rel)
-    return best[1] if best else None
+    from release.stores import Published
+    return Published.of(releases).latest((versions.kind_of(version),), below=version)
 
 
 def changelog_markdown(previous: Release | None, before: RevisionMap | None, now: RevisionMap) -> str:

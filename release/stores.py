@@ -20,7 +20,9 @@ from pathlib import Path
 from urllib.parse import quote
 
 from filelock import FileLock
+from packaging.version import InvalidVersion, Version
 
+from release import naming
 from release.errors import UserError
 from release.github import GitHubClient, GitHubError, MalformedAnswer, UncertainWrite, fields
 
@@ -88,6 +90,46 @@ def _answer_time(data: dict, key: str) -> _dt.datetime | None:
         raise MalformedAnswer("release", f"{key} {data.get(key)!r} is not an ISO 8601 time") from None
 
 
+def release_version(release: Release) -> Version | None:
+    """The version a release's tag carries (``rocm-jax-v<version>``), None for other tags."""
+    text = naming.version_from_tag(release.tag)
+    try:
+        return Version(text) if text else None
+    except InvalidVersion:
+        return None
+
+
+@dataclasses.dataclass(frozen=True)
+class Published:
+    """The published releases of one listing, by version: the release queries in one home
+    (latest of a kind, the one before a version, the versions a new one must sort above)."""
+
+    entries: tuple[tuple[Version, Release], ...]  # newest version first
+
+    @classmethod
+    def of(cls, releases: list[Release]) -> "Published":
+        found = [(v, r) for r in releases if not r.draft and (v := release_version(r)) is not None]
+        return cls(tuple(sorted(found, key=lambda e: e[0], reverse=True)))
+
+    def versions(self) -> list[str]:
+        return [str(v) for v, _ in self.entries]
+
+    def find(self, version: str) -> Release | None:
+        wanted = Version(version)
+        return next((r for v, r in self.entries if v == wanted), None)
+
+    def latest(self, kinds: tuple[str, ...], *, below: str | None = None,
+               line: str | None = None) -> Release | None:
+        """The newest published release of one of ``kinds`` (below ``below``, on ``line``)."""
+        from release.versions import kind_of
+        limit = Version(below) if below is not None else None
+        for v, rel in self.entries:
+            if kind_of(str(v)) in kinds and (limit is None or v < limit) and (
+                    line is None or v.base_version == line):
+                return rel
+        return None
+
+
 class Store:
     """The interface both stores implement."""
 
@@ -132,6 +174,10 @@ class Store:
     def drafts_for(self, tag: str) -> list[Release]:
         """Drafts of ``tag``, oldest first (found by listing, never by get-by-tag)."""
         return sorted((r for r in self.list_releases() if r.draft and r.tag == tag), key=lambda r: r.id)
+
+    def published(self) -> Published:
+        """The published releases by version, from one listing."""
+        return Published.of(self.list_releases())
 
     def published_for(self, tag: str) -> Release | None:
         return next((r for r in self.list_releases() if not r.draft and r.tag == tag), None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from typing import Iterable
 
 from packaging.version import InvalidVersion, Version
 
@@ -194,3 +195,33 @@ def branch_order(name: str) -> tuple:
     if not m:
         return (0, (), 0, name)
     return (1, tuple(int(x) for x in m.group(1).split(".")), 0 if m.group(2) else 1, name)
+
+
+# What a new version of each kind must sort above, among the published versions of its own
+# X.Y.Z line. Nightlies keep going under a published rc (the line moves on after the final
+# release), but never under a published release or post release; an rc must sort above every
+# published rc, release and post; a post above every published post.
+MUST_SORT_ABOVE = {"nightly": ("release", "post"), "rc": ("rc", "release", "post"),
+                   "release": ("release", "post"), "post": ("post",)}
+
+
+def blocking_version(new: str, published: Iterable[str]) -> str | None:
+    """The newest published version of ``new``'s line that ``new`` would not sort above
+    (``MUST_SORT_ABOVE``), or None when ``new`` may be published.
+
+    ``0.9.1rc2`` after ``0.9.1`` (or ``0.9.1rc3``) is blocked: pip would never choose it.
+    A published version equal to ``new`` is returned too (its tag is taken); whether that
+    is a harmless re-run is for the caller to decide from the sources.
+    """
+    mine, kind, line = Version(new), kind_of(new), base_of(new)
+    worst: Version | None = None
+    for text in published:
+        try:
+            other = Version(text)
+        except InvalidVersion:
+            continue
+        if other.base_version != line:
+            continue
+        if other == mine or (kind_of(str(other)) in MUST_SORT_ABOVE[kind] and other > mine):
+            worst = other if worst is None or other > worst else worst
+    return str(worst) if worst is not None else None

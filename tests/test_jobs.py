@@ -36,3 +36,234 @@ def test_fetch_step_checks_out_the_pins_and_is_skipped_when_they_have_not_moved(
                              progress=None, console=None)
     [third] = run_steps(steps[:1], Manifest.load(tmp_path / "dist" / plan.version), Output())
     assert third.ran and third.outputs["jax"] == c["J4"]
+
+
+# ---------------------------------------------------------------- what may be published next
+
+import dataclasses  # noqa: E402
+import json  # noqa: E402
+import subprocess  # noqa: E402
+
+import pytest  # noqa: E402
+
+from release import publish, versions  # noqa: E402
+from release.errors import UserError  # noqa: E402
+from release.revisions import RevisionMap  # noqa: E402
+from release.stores import LocalStore, Published  # noqa: E402
+
+DAY = dt.date(2026, 11, 22)
+
+
+def _publish(store, project, version, *, release_commit="r0", body_extra=""):
+    """A published release of ``version`` in ``store``, with its revisions.json (as a job leaves it)."""
+    from release.naming import release_tag
+    revisions = RevisionMap.from_deps(project.deps, version, release_commit)
+    draft = store.create_draft(release_tag(version), name=version, body="x" + body_extra,
+                               prerelease=versions.kind_of(version) in ("nightly", "rc"))
+    src = store.directory.parent / f"rev-{version}.json"
+    src.write_text(revisions.dumps())
+    store.upload_asset(draft, src, "revisions.json")
+    return store.publish(draft, prerelease=draft.prerelease, make_latest=False)
+
+
+@pytest.mark.parametrize("new, published, blocker", [
+    ("0.9.1rc2", ["0.9.1", "0.9.1.post1"], "0.9.1.post1"),      # issue 15: rc after the release
+    ("0.9.1rc2", ["0.9.1rc3"], "0.9.1rc3"),
+    ("0.9.1rc2", ["0.9.1rc2"], "0.9.1rc2"),                      # at: the tag is taken
+    ("0.9.1rc2", ["0.9.1rc1", "0.9.0", "0.9.0.post3", "1.0.0"], None),
+    ("0.9.1", ["0.9.1rc9", "0.9.1.dev20261122"], None),
+    ("0.9.1", ["0.9.1.post1"], "0.9.1.post1"),
+    ("0.9.1.dev20261122", ["0.9.1rc1"], None),                   # nightlies go on under an rc
+    ("0.9.1.dev20261122", ["0.9.1"], "0.9.1"),
+    ("0.9.1.dev20261122", ["0.9.1.dev20261123"], None),          # a backfilled night is fine
+    ("0.9.1.post1", ["0.9.1.post2"], "0.9.1.post2"),
+    ("0.9.1.post3", ["0.9.1.post2", "0.9.1"], None),
+    ("0.9.1rc1", ["not-a-version", "0.9.2"], None),
+])
+def test_blocking_version(new, published, blocker):
+    assert versions.blocking_version(new, published) == blocker
+
+
+def test_published_answers_release_queries_from_one_listing(tmp_path, project_dir):
+    from release.config import load_project
+    project = load_project(project_dir)
+    store = LocalStore(tmp_path / "store")
+    for v in ("0.9.0", "0.9.1rc1", "0.9.1.dev20261120", "0.9.1.dev20261121", "0.9.0.post1"):
+        _publish(store, project, v)
+    store.create_draft("rocm-jax-v0.9.1rc2", name="d", body="d", prerelease=True)
+    store.create_draft("some-other-tag", name="o", body="o", prerelease=False)
+    published = store.published()
+    assert published.versions() == ["0.9.1rc1", "0.9.1.dev20261121", "0.9.1.dev20261120",
+                                    "0.9.0.post1", "0.9.0"]
+    assert published.latest(("nightly",)).tag == "rocm-jax-v0.9.1.dev20261121"
+    assert published.latest(("nightly",), below="0.9.1.dev20261121").tag.endswith("20261120")
+    assert published.latest(("release", "post")).tag == "rocm-jax-v0.9.0.post1"
+    assert published.latest(("rc",), line="0.9.0") is None
+    assert published.find("0.9.1rc1").tag == "rocm-jax-v0.9.1rc1" and published.find("0.9.1rc2") is None
+    assert publish.previous_release(store.list_releases(), "0.9.1.dev20261122").tag.endswith("21")
+    assert Published.of([]).latest(("release",)) is None
+
+
+@pytest.fixture
+def published_line(tmp_path, project_dir):
+    from release.config import load_project
+    project = load_project(project_dir)
+    store = LocalStore(tmp_path / "store")
+    return project, store
+
+
+def test_cut_never_publishes_below_a_published_release(published_line):
+    project, store = published_line
+    _publish(store, project, "0.9.1")
+    _publish(store, project, "0.9.1.post1")
+    rc2 = make_plan(project, "rc", number=2, pythons=("3.12",), release_commit="r0")
+    with pytest.raises(UserError, match=r"0.9.1rc2 would sort below 0.9.1.post1, already "
+                                        r"published .*move version_info.json to the next version"):
+        jobs.check_publishable(store, rc2.version, rc2.revisions)
+    release = make_plan(project, "release", pythons=("3.12",), release_commit="r0")
+    jobs.check_publishable(store, "0.9.1.post2", release.revisions)
+    with pytest.raises(UserError, match="would sort below 0.9.1.post1"):
+        jobs.check_publishable(store, release.version, release.revisions)
+
+
+def test_the_same_version_again_is_a_rerun_only_with_the_same_sources(published_line):
+    """Issue 14: the refusal to re-publish a tag already published with other sources."""
+    project, store = published_line
+    _publish(store, project, "0.9.1rc1", release_commit="r1")
+    same = make_plan(project, "rc", number=1, pythons=("3.12",), release_commit="r1")
+    jobs.check_publishable(store, same.version, same.revisions)   # a re-run: allowed
+    other = make_plan(project, "rc", number=1, pythons=("3.12",), release_commit="r2")
+    with pytest.raises(UserError, match="rocm-jax-v0.9.1rc1 is already published with other "
+                                        "sources .*cut the next number"):
+        jobs.check_publishable(store, other.version, other.revisions)
+    with pytest.raises(UserError, match="cut a higher number than 0.9.1rc1"):
+        jobs.check_publishable(store, "0.9.1rc0", other.revisions)
+
+
+def _nightly(project, release_commit, day=DAY, **kw):
+    return make_plan(project, "nightly", date=day, pythons=("3.12",), release_commit=release_commit,
+                     **kw)
+
+
+def test_nightly_decision(published_line):
+    project, store = published_line
+    plan = _nightly(project, "r1")
+    assert jobs.decide_nightly(store, plan) == jobs.NightlyDecision(True, "first nightly", None)
+    _publish(store, project, plan.version, release_commit="r1")
+    # The same sources as the last nightly: no build, whatever the date.
+    again = jobs.decide_nightly(store, _nightly(project, "r1", DAY + dt.timedelta(days=1)))
+    assert not again.build and again.last == plan.tag
+    # Tonight's tag already published, from other sources: refused (issue 14), never rebuilt.
+    with pytest.raises(UserError, match=f"{plan.tag} is already published with other sources"):
+        jobs.decide_nightly(store, _nightly(project, "r2"))
+    moved = jobs.decide_nightly(store, _nightly(project, "r2", DAY + dt.timedelta(days=1)))
+    assert moved.build and moved.reason == f"sources moved since {plan.tag}"
+    # After the release of the line, its nightlies would sort below it: refused.
+    _publish(store, project, "0.9.1", release_commit="r3")
+    with pytest.raises(UserError, match=r"0.9.1.dev20261124 would sort below 0.9.1"):
+        jobs.decide_nightly(store, _nightly(project, "r4", DAY + dt.timedelta(days=2)))
+
+
+def test_nightly_decision_refuses_to_mix_schemes_on_one_line(published_line, tmp_path):
+    """Issue 14: the mixed-scheme refusal in the nightly decision."""
+    project, store = published_line
+    _publish(store, project, "0.9.1.dev20261121", release_commit="r1")
+    info = dataclasses.replace(project.version_info, nightly_scheme="date-build")
+    build_scheme = dataclasses.replace(project, version_info=info)
+    plan = _nightly(build_scheme, "r2")
+    assert plan.version == "0.9.1.dev20261122000"   # issue 14: the date-build default is 000
+    with pytest.raises(versions.VersionError, match="uses the 'date-build' scheme but "
+                                                    "0.9.1.dev20261121 on the same version line"):
+        jobs.decide_nightly(store, plan)
+    # Another line may use the other scheme.
+    later = dataclasses.replace(info, version="0.10.0")
+    jobs.decide_nightly(store, _nightly(dataclasses.replace(project, version_info=later), "r2"))
+
+
+def test_date_build_default_and_explicit_number(project_dir):
+    from release.config import load_project
+    project = load_project(project_dir)
+    info = dataclasses.replace(project.version_info, nightly_scheme="date-build")
+    build_scheme = dataclasses.replace(project, version_info=info)
+    assert _nightly(build_scheme, "r").version == "0.9.1.dev20261122000"
+    assert _nightly(build_scheme, "r", build_number=7).version == "0.9.1.dev20261122007"
+    assert _nightly(project, "r").version == "0.9.1.dev20261122"
+    with pytest.raises(versions.VersionError, match="would mix"):
+        _nightly(project, "r", build_number=0)
+
+
+@pytest.mark.parametrize("version, prerelease, latest", [
+    ("0.9.1.dev20261122", True, False), ("0.9.1rc1", True, False),
+    ("0.9.1", False, True), ("0.9.1.post1", False, True)])
+def test_undraft_marks_releases_and_post_releases_latest(tmp_path, version, prerelease, latest):
+    """Issue 14: post releases are marked latest (pip users and the Releases page see them)."""
+    from release.naming import release_tag
+    store = LocalStore(tmp_path / "store")
+    tag = release_tag(version)
+    draft = store.create_draft(tag, name=version, body="notes\n" + "<!-- jax-rocm-release draft -->",
+                               prerelease=prerelease)
+    sums = tmp_path / "SHA256SUMS"
+    sums.write_text("0" * 64 + "  x.whl\n")
+    store.upload_asset(draft, sums, "SHA256SUMS")
+    store.update_release(draft, body=publish.with_validated(draft.body,
+                                                           publish.checksums_digest(store, draft)))
+    result = publish.undraft(store, tag)
+    assert (result["prerelease"], result["make_latest"]) == (prerelease, latest)
+    stored = json.loads((store.directory / str(draft.id) / "release.json").read_text())
+    assert stored["make_latest"] == ("true" if latest else "false")
+    assert stored["prerelease"] is prerelease and stored["draft"] is False
+
+
+def test_status_next_versions_come_from_what_is_published(run_cli, published_line, tmp_path):
+    project, store = published_line
+    root = project.root
+
+    def nxt():
+        code, out, err = run_cli("status", "--json", "--root", root, "--store", "local",
+                                 "--store-dir", store.directory)
+        assert code == 0, err
+        data = json.loads(out)
+        return data["next"], data["next_notes"]
+
+    assert nxt() == ({"nightly": "0.9.1.dev20261122", "rc": "0.9.1rc1", "release": "0.9.1"}, {})
+    _publish(store, project, "0.9.1rc1")
+    _publish(store, project, "0.9.1rc2")
+    assert nxt()[0]["rc"] == "0.9.1rc3"
+    _publish(store, project, "0.9.1")
+    _publish(store, project, "0.9.1.post1")
+    now, blocked = nxt()
+    assert now == {"nightly": None, "rc": None, "release": None, "post": "0.9.1.post2"}
+    assert blocked["rc"] == "0.9.1rc3 would sort below the published 0.9.1.post1; move " \
+                            "version_info.json on"
+    assert blocked["release"].startswith("0.9.1 would sort below the published 0.9.1.post1")
+    # A store that does not exist yet: nothing published, and reading it creates nothing.
+    code, out, _ = run_cli("status", "--json", "--root", root, "--store", "local", "--store-dir",
+                           tmp_path / "none")
+    assert code == 0 and json.loads(out)["next"]["rc"] == "0.9.1rc1"
+    assert not (tmp_path / "none").exists()
+
+
+def test_cut_rc_below_a_published_release_is_refused_before_tagging(run_cli, published_line,
+                                                                    tmp_path):
+    """Issue 15: `release cut --rc 2` after 0.9.1 and 0.9.1.post1 published 0.9.1rc2."""
+    project, store = published_line
+    root = project.root
+
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True,
+                              text=True).stdout
+
+    git("init", "--quiet", "-b", "main")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "init")
+    head = git("rev-parse", "HEAD").strip()
+    _publish(store, project, "0.9.1", release_commit=head)
+    _publish(store, project, "0.9.1.post1", release_commit=head)
+    for stage in ((), ("--stage", "plan")):
+        code, out, err = run_cli("cut", "--rc", "2", *stage, "--root", root, "--artifacts",
+                                 tmp_path, "--store", "local", "--store-dir", store.directory,
+                                 "--dist", tmp_path / "dist")
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+        assert "0.9.1rc2 would sort below 0.9.1.post1" in err
+        assert git("tag") == "" and not (tmp_path / "dist").exists()
+    assert [r.tag for r in store.list_releases() if r.draft] == []

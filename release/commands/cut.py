@@ -82,6 +82,7 @@ def run(args, out) -> int:
             plan = make_plan(proj, kind, number=number, pythons=args.pythons,
                              release_commit=commit)
             if args.stage == "plan":
+                jobs.check_publishable(store, plan.version, plan.revisions)
                 if not args.tag:
                     jobs.tag_step(proj.root, plan.tag, commit, push=args.push).run({})
                 jobs.open_draft(store, plan, out.line)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from release import output, versions
+from release import output
 from release.commands._common import (add_date_options, add_store_options, open_store_from_args,
                                       project, today_utc)
+from release.plan import next_versions
 from release.redact import display_url
 
 HELP = "show the pins, the last nightly, drafts, latest rc and release, and the next versions"
@@ -30,11 +31,8 @@ def run(args, out) -> int:
     proj = project(args)
     info = proj.version_info
     date = args.date or today_utc()
-    build = args.build_number
-    if info.nightly_scheme == "date-build" and build is None:
-        build = 0
     store_view = None if args.offline else _store_view(open_store_from_args(args, out))
-    nxt = _next_versions(info.version, date, build, store_view)
+    nxt = _next_versions(proj, date, args.build_number, store_view)
     data = {
         "root": str(proj.root),
         "version": info.version,
@@ -59,57 +57,36 @@ def run(args, out) -> int:
 def _store_view(store) -> dict:
     """What the store holds, as status shows it: latest of each kind, the drafts, the last
     nightly's pins (from its revisions.json)."""
-    from release.jobs import latest_published, release_version
     from release.publish import previous_revisions
+    from release.stores import Published, release_version
 
     releases = store.list_releases()
+    published = Published.of(releases)
     latest = {}
     for kind in KINDS:
-        rel = latest_published(releases, (kind,))
+        rel = published.latest((kind,))
         if rel is not None:
             latest[kind] = {"tag": rel.tag, "version": str(release_version(rel)),
                             "published": rel.published_at.isoformat() if rel.published_at else None,
                             "url": rel.html_url}
-    if "nightly" in latest:
-        rel = next(r for r in releases if r.tag == latest["nightly"]["tag"] and not r.draft)
-        revisions = previous_revisions(store, rel)
-        if revisions is not None:
-            latest["nightly"]["pins"] = {name: rev.commit for name, rev in revisions.revisions}
-            latest["nightly"]["release_commit"] = revisions.release_commit
+            if kind == "nightly":
+                revisions = previous_revisions(store, rel)
+                if revisions is not None:
+                    latest[kind]["pins"] = {name: rev.commit for name, rev in revisions.revisions}
+                    latest[kind]["release_commit"] = revisions.release_commit
     drafts = [{"tag": r.tag, "id": r.id, "ours": r.ours,
                "created": r.created_at.isoformat() if r.created_at else None}
               for r in releases if r.draft]
-    published = sorted(str(v) for r in releases if not r.draft and (v := release_version(r)))
     return {"kind": store.kind, "where": store.where, "latest": latest, "drafts": drafts,
-            "published_versions": published}
+            "published_versions": sorted(published.versions())}
 
 
-def _next_versions(base: str, date, build, view: dict | None) -> dict[str, tuple[str | None, str]]:
-    """``{kind: (version or None, note)}``: what a build of each kind would get now.
-
-    Presentation over what is published (the rules live in ``versions``): an rc number is
-    one above the newest rc of this line that is published; once the release of the line
-    is out, no rc or release is offered until version_info.json moves on.
-    """
-    from packaging.version import Version
-
-    published = set((view or {}).get("published_versions", ()))
-    line = [Version(v) for v in published if versions.base_of(v) == base]
-    released = any(versions.kind_of(str(v)) == "release" for v in line)
-    rcs = [v.pre[1] for v in line if versions.kind_of(str(v)) == "rc" and v.pre]
-    posts = [v.post for v in line if versions.kind_of(str(v)) == "post" and v.post]
-    nightly = versions.nightly(base, date, build)
-    result: dict[str, tuple[str | None, str]] = {}
-    if released:
-        note = f"{base} is published; move version_info.json to the next version"
-        result["release"] = (None, note)
-        result["rc"] = (None, note)
-        result["post"] = (versions.post(base, max(posts, default=0) + 1), "")
-    else:
-        result["release"] = (versions.release(base), "")
-        result["rc"] = (versions.rc(base, max(rcs, default=0) + 1), "")
-    result["nightly"] = (nightly, "already published" if nightly in published else "")
-    return result
+def _next_versions(proj, date, build, view: dict | None) -> dict[str, tuple[str | None, str]]:
+    """``{kind: (version or None, note)}``: what a build of each kind would get now, from
+    ``plan.next_versions`` (the rule: ``versions.blocking_version``) over what is published."""
+    published = list((view or {}).get("published_versions", ()))
+    return {kind: (n["version"], n["why"])
+            for kind, n in next_versions(proj, published, date, build).items()}
 
 
 def _human(console, proj, data) -> None:
