@@ -39,6 +39,7 @@ from email.parser import HeaderParser
 from pathlib import Path
 from typing import Callable, Iterable
 
+from filelock import FileLock, Timeout
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
@@ -337,12 +338,33 @@ def _exchange(a: Path, b: Path) -> bool:
 
 
 class Staging:
-    """``.SITE.new`` beside SITE, swapped in whole; leftovers of a crashed run are cleared."""
+    """``.SITE.new`` beside SITE, swapped in whole; leftovers of a crashed run are cleared.
 
-    def __init__(self, site: Path):
+    Used as a context manager it holds ``.SITE.lock`` (one writer at a time; a second run
+    waits up to ``lock_timeout`` seconds) and drops the new tree when the block fails.
+    """
+
+    def __init__(self, site: Path, lock_timeout: float = 600):
         self.site = Path(site).absolute()
         self.new = self.site.with_name(f".{self.site.name}.new")
         self.old = self.site.with_name(f".{self.site.name}.old")
+        self.lock = FileLock(str(self.site.with_name(f".{self.site.name}.lock")))
+        self.lock_timeout = lock_timeout
+
+    def __enter__(self) -> "Staging":
+        self.site.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.lock.acquire(timeout=self.lock_timeout)
+        except Timeout:
+            raise UserError(f"{self.site}: another `release index` is still writing it (waited "
+                            f"{self.lock_timeout:.0f} s for {self.lock.lock_file}); try again later") from None
+        self.recover()
+        return self
+
+    def __exit__(self, kind, exc, tb) -> None:
+        if kind is not None:
+            self.discard()
+        self.lock.release()
 
     def recover(self) -> None:
         """Finish what a crash between the two renames of the fallback swap left."""
@@ -391,9 +413,8 @@ def write_index(out: Path, wheels: Iterable[Path | IndexWheel]) -> dict:
     """
     out = Path(out)
     check_site(out)
-    staging = Staging(out)
-    tree = staging.begin()
-    try:
+    with Staging(out) as staging:
+        tree = staging.begin()
         listed = []
         for item in wheels:
             item = item if isinstance(item, IndexWheel) else IndexWheel(Path(item))
@@ -408,9 +429,6 @@ def write_index(out: Path, wheels: Iterable[Path | IndexWheel]) -> dict:
         projects = tree.channel("", listed)
         tree.save_state()
         changed = staging.commit()
-    except BaseException:
-        staging.discard()
-        raise
     return {"out": str(out), "projects": projects, "changed": changed}
 
 
@@ -509,14 +527,12 @@ def build_site(store, out: Path, *, keep: int = 14, protect: Iterable[str] = (),
     for version in missing_protect:
         say(f"warning: --protect {version}: no published release has it")
 
-    before = old_wheels(out)
-    before_projects = listed_projects(out)
-    state = _read_state(out)
-    staging = Staging(out)
-    staging.recover()
-    tree = staging.begin()
     fetched, carried = [], []
-    try:
+    with Staging(out) as staging:
+        before = old_wheels(out)
+        before_projects = listed_projects(out)
+        state = _read_state(out)
+        tree = staging.begin()
         for w in wheels:
             old = before.get(w.asset.name)
             rel_old = str(old.relative_to(out)) if old else None
@@ -575,9 +591,6 @@ def build_site(store, out: Path, *, keep: int = 14, protect: Iterable[str] = (),
         tree.write("index.html", page)
         tree.save_state({"revisions": used})
         changed = staging.commit()
-    except BaseException:
-        staging.discard()
-        raise
     removed = sorted(n for n in before if n not in store_names)
     return {"out": str(out), "store": store.kind, "where": store.where, "changed": changed,
             "channels": channels,

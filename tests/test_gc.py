@@ -76,3 +76,12 @@ def test_gc_on_the_local_store(tmp_path, make_dist):
     assert sorted(result["deleted"]) == ["rocm-jax-v0.9.1.dev20261120", "rocm-jax-v0.9.1.dev20261121"]
     assert sorted(r.tag for r in store.list_releases()) == ["rocm-jax-v0.9.1.dev20261122",
                                                            "rocm-jax-v0.9.1rc1"]
+
+
+def test_gc_of_a_mistyped_local_store_says_so_and_creates_nothing(run_cli, tmp_path, make_dist, monkeypatch):
+    from tests.support.publish_dist import release_dist
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    release_dist(LocalStore(tmp_path / "store"), make_dist("0.9.1.dev20261120"))
+    code, out, err = run_cli("gc", "--keep", "1", "--store-dir", tmp_path / "stroe")
+    assert code == 2 and "did you mean" in err and str(tmp_path / "store") in err
+    assert not (tmp_path / "stroe").exists()

@@ -214,7 +214,7 @@ def test_rerun_with_no_change_rewrites_nothing_and_fetches_nothing(fake_github, 
     release_dist(store, make_dist("0.9.1.dev20261122"))
     third = build_site(store, site, site_url="https://example.invalid/jax")
     assert third["changed"] and len(third["fetched"]) == 2
-    assert not list(tmp_path.glob(".site.*"))  # the staging directory went away
+    assert not list(tmp_path.glob(".site.new")) + list(tmp_path.glob(".site.old"))  # the staging directory went away
 
 
 def test_older_single_index_layout_moves_into_channels_without_downloads(store_site, tmp_path):
@@ -276,7 +276,7 @@ def test_mistyped_missing_or_empty_store_leaves_site_untouched(run_cli, store_si
     code, out, err = cli_index(run_cli, site, "--store-dir", empty.directory, "--json")
     assert code == 2 and "no published wheels" in err and tree(site) == before
     assert "error" in json.loads(out)  # --json failures are JSON too
-    assert not list(tmp_path.glob(".site.*"))
+    assert not list(tmp_path.glob(".site.new")) + list(tmp_path.glob(".site.old"))
 
 
 def test_a_store_of_other_projects_is_refused(store_site, tmp_path, make_dist):
@@ -328,7 +328,7 @@ def test_a_crash_midway_leaves_the_old_site_and_the_next_run_finishes(store_site
     result = build_site(store_site, site, keep=4)
     assert result["channels"]["nightly"][PLUGIN][-1].split("-")[1] == "0.9.1.dev20261123"
     every_link_resolves(site)
-    assert not list(tmp_path.glob(".site.*"))
+    assert not list(tmp_path.glob(".site.new")) + list(tmp_path.glob(".site.old"))
 
 
 def test_a_crash_between_the_renames_of_the_fallback_swap_is_recovered(store_site, tmp_path, monkeypatch):
@@ -371,4 +371,19 @@ def test_write_index_refuses_what_is_not_a_wheel(tmp_path, make_dist):
         write_index(tmp_path / "out", [bogus])
     with pytest.raises(UserError, match="no such wheel"):
         write_index(tmp_path / "out", [tmp_path / "missing-1.0-py3-none-any.whl"])
-    assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".out.*"))
+    assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".out.new"))
+
+
+def test_a_second_writer_waits_for_the_first(store_site, tmp_path):
+    from filelock import FileLock
+
+    from release.errors import UserError
+    from release.index import Staging
+    site = tmp_path / "site"
+    build_site(store_site, site, keep=4)
+    before = tree(site)
+    with FileLock(str(tmp_path / ".site.lock")):  # another `release index` is writing SITE
+        with pytest.raises(UserError, match="another `release index` is still writing it"):
+            with Staging(site, lock_timeout=0.2):
+                pass
+    assert tree(site) == before

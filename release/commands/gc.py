@@ -22,7 +22,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args, out) -> int:
-    store = open_store_from_args(args, out)
+    store = open_store_from_args(args, out, read_only=True)
     result = collect(store, args.keep, args.older_than, dry_run=args.dry_run,
                      now=_dt.datetime.now(_dt.timezone.utc), say=out.line)
     github_output({"deleted": result["deleted"]})
