@@ -254,7 +254,8 @@ def build_steps(workspace: Path, pythons: Iterable[str], *, root: Path | None = 
 
 
 def remote_cache_flags(env=None) -> list[str]:
-    """``--config=remote_cache`` flags from ``BAZEL_REMOTE_CACHE`` / ``BAZEL_REMOTE_HEADER``.
+    """``--config=remote_cache`` flags from ``BAZEL_REMOTE_CACHE`` / ``BAZEL_REMOTE_HEADER``
+    (``BAZEL_REMOTE_READ_ONLY=true``: read the cache, upload nothing to it).
 
     Added when Bazel runs, never to ``BazelStep.argv()``: that stays the reproducible command
     (fingerprints, ``nightly --dry-run``). The header usually carries a token, so it is
@@ -274,6 +275,9 @@ def remote_cache_flags(env=None) -> list[str]:
         register_secret(header.split("=", 1)[1].strip())
         register_secret(header)
         flags.append(f"--remote_header={header}")
+    if env.get("BAZEL_REMOTE_READ_ONLY", "").strip().lower() in ("1", "true", "yes"):
+        # CI's build cells run upstream code: they may read the cache, never poison it.
+        flags.append("--noremote_upload_local_results")
     return flags
 
 

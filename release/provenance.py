@@ -25,6 +25,7 @@ from typing import Iterable, Mapping
 
 from release import naming, versions
 from release.checksums import sha256_file
+from release.redact import display_url
 from release.provenance_schema import PREDICATE_TYPE, SCHEMA, STATEMENT_TYPE
 
 FILE = naming.PROVENANCE_ASSET
@@ -84,17 +85,8 @@ class Invocation:
 # ---------------------------------------------------------------------- making one
 
 
-def public_url(url: str) -> str:
-    """``url`` without user or password (a deps.yaml URL may carry a token)."""
-    parts = urllib.parse.urlsplit(url)
-    if parts.scheme and "@" in parts.netloc:
-        parts = parts._replace(netloc=parts.netloc.rsplit("@", 1)[1])
-        return urllib.parse.urlunsplit(parts)
-    return url
-
-
 def _git_uri(url: str, branch: str | None) -> str:
-    url = public_url(url)
+    url = display_url(url)
     if "://" not in url and ":" in url and "@" in url.split(":", 1)[0]:  # git@host:o/r
         host, path = url.split("@", 1)[1].split(":", 1)
         url = f"ssh://{host}/{path}"

@@ -337,3 +337,19 @@ def test_the_nightly_date_rule_takes_today_as_an_input():
     with pytest.raises(UserError, match="2 days before today"):
         check_nightly_date(day, dt.date(2030, 3, 3))
     check_nightly_date(day, dt.date(2031, 1, 1), force=True)
+def test_read_only_remote_cache_uploads_nothing_and_needs_no_header(
+        run_cli, project_dir, fake_bazel, plugin_workspace, tmp_path, monkeypatch):
+    """CI's build cells run upstream code: they read the cache without a credential and
+    upload nothing (a later flag wins over --config=remote_cache's upload setting)."""
+    monkeypatch.setenv("BAZEL_REMOTE_CACHE", "https://cache.internal.test")
+    monkeypatch.delenv("BAZEL_REMOTE_HEADER", raising=False)
+    monkeypatch.setenv("BAZEL_REMOTE_READ_ONLY", "true")
+    code, _, err = run_cli(*build_cmd(project_dir, tmp_path / "dist", "--python", "3.11", "--wheel",
+                                      "pjrt", "--workspace", plugin_workspace, "--json"))
+    assert code == 0, err
+    [build, *_] = [c["argv"] for c in fake_bazel.calls() if "build" in c["argv"]]
+    assert build[-3:] == ["--config=remote_cache", "--remote_cache=https://cache.internal.test",
+                          "--noremote_upload_local_results"]
+    assert not any(a.startswith("--remote_header") for a in build)
+    monkeypatch.setenv("BAZEL_REMOTE_READ_ONLY", "")
+    assert "--noremote_upload_local_results" not in bazel.remote_cache_flags()

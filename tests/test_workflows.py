@@ -31,6 +31,8 @@ SHA_PIN = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
 STALE_LINTER = (
     ("expression", re.compile(r'^undefined variable "vars"')),
     ("runner-label", re.compile(r'^label "ubuntu-24\.04" is unknown')),
+    # The `attestations` permission (2024, for actions/attest-build-provenance) is newer too.
+    ("permissions", re.compile(r'^unknown permission scope "attestations"')),
 )
 
 
@@ -197,7 +199,8 @@ def test_nightly_and_release_build_through_the_shared_matrix():
     for name in ("nightly.yml", "release.yml"):
         build = jobs(REPO / ".github" / "workflows" / name)["build"]
         assert build["uses"] == "./.github/workflows/build-wheels.yml", name
-        assert set(build["secrets"]) == {"BAZEL_REMOTE_CACHE", "BAZEL_REMOTE_HEADER"}, name
+        assert "secrets" not in build, f"{name}: the build matrix runs upstream code; pass it no secrets"
+        assert build["with"]["version"] == "${{ needs.plan.outputs.version }}", name
 
 
 def test_every_secret_and_variable_is_documented_in_the_readme():
@@ -264,6 +267,9 @@ SCRIPT_RUNS = {
     "cell-pjrt": (["build-wheel.sh", "nightly", "pjrt"], {"RELEASE_DATE": "2026-01-02"}),
     "cell-plugin": (["build-wheel.sh", "rc", "3.12"], {"RELEASE_NUMBER": "2",
                                                        "RELEASE_STORE": "local"}),
+    "cell-build": (["build-wheel.sh", "nightly", "3.12", "build"], {"RELEASE_DATE": "2026-01-02"}),
+    "cell-check": (["build-wheel.sh", "nightly", "3.12", "check"], {"RELEASE_DATE": "2026-01-02"}),
+    "cell-upload": (["build-wheel.sh", "nightly", "3.12", "upload"], {"RELEASE_DATE": "2026-01-02"}),
     "release-plan": (["release.sh", "plan"], {"RELEASE_TAG": "rocm-jax-v0.9.1rc2"}),
     "release-post": (["release.sh", "--post", "1"], {"RELEASE_TAG": "rocm-jax-v0.9.1"}),
     "bisect": (["bisect.sh"], {"BISECT_GOOD": "rocm-jax-v0.9.1.dev20261120"}),
@@ -436,6 +442,150 @@ def test_the_plan_stage_writes_every_output_the_workflow_reads(tmp_path, project
 def test_failed_cells_keep_the_logs_release_build_writes():
     from release.build import LOGS
     job = jobs(REPO / ".github" / "workflows" / "build-wheels.yml")["wheel"]
-    (keep,) = [s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")]
-    assert keep["if"] == "failure()"
+    (keep,) = [s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")
+               and s.get("if") == "failure()"]
     assert keep["with"]["path"] == f"dist/*/{LOGS}/*.log"
+
+
+# --- who holds which credential (issue 15, Security) ------------------------------------------
+
+# `release` commands that run code from the pinned upstream repositories (Bazel over xla/jax).
+UPSTREAM_COMMANDS = {"fetch-sources", "build", "nightly", "cut"}
+WRITE_SCOPES = {"contents", "id-token", "attestations", "pull-requests", "packages", "actions",
+                "deployments", "issues", "statuses", "checks", "security-events", "pages"}
+
+
+def release_calls_of(tmp_path, run: str) -> list[str]:
+    """The `release` commands a workflow step's script runs, by running it with the recorder."""
+    import shlex
+    words = shlex.split(run.replace('"$KIND"', "nightly").replace('"$WHEEL"', "3.12"))
+    scripts = [w for w in words if w.startswith("scripts/")]
+    if not scripts:
+        return []
+    script = scripts[0]
+    args = words[words.index(script) + 1:]
+    if script.endswith("nightly.sh") or script.endswith("release.sh"):
+        # The stage scripts pass their stage on; the whole job (no stage) builds.
+        return ["nightly" if "nightly" in script else "cut"] + (["--stage", *args[:1]] if args else [])
+    log = tmp_path / "calls.jsonl"
+    if log.exists():
+        log.unlink()
+    return [argv[0] for argv in run_script(tmp_path, [Path(script).name, *args],
+                                           {"RELEASE_DATE": "2026-01-02"})]
+
+
+def runs_upstream_code(tmp_path, job: dict) -> bool:
+    if "self-hosted" in str(job.get("runs-on", "")) or "ROCM_RUNNER_LABELS" in str(job.get("runs-on", "")):
+        return True
+    for step in job.get("steps", []):
+        calls = release_calls_of(tmp_path, step.get("run", ""))
+        if calls[:1] in (["nightly"], ["cut"]):
+            if "--stage" not in calls:   # the whole job on one machine builds
+                return True
+        elif set(calls) & UPSTREAM_COMMANDS:
+            return True
+    return False
+
+
+def test_classifier_of_upstream_code_sees_the_build_stage_and_not_the_upload(tmp_path):
+    build = {"runs-on": "ubuntu-24.04", "steps": [{"run": 'scripts/build-wheel.sh "$KIND" "$WHEEL" build'}]}
+    upload = {"runs-on": "ubuntu-24.04", "steps": [{"run": 'scripts/build-wheel.sh "$KIND" "$WHEEL" upload'}]}
+    whole = {"runs-on": "ubuntu-24.04", "steps": [{"run": "scripts/nightly.sh"}]}
+    finish = {"runs-on": "ubuntu-24.04", "steps": [{"run": "scripts/nightly.sh finish"}]}
+    assert runs_upstream_code(tmp_path, build) and runs_upstream_code(tmp_path, whole)
+    assert not runs_upstream_code(tmp_path, upload) and not runs_upstream_code(tmp_path, finish)
+
+
+def test_stages_of_a_cell_split_upstream_code_from_credentials(tmp_path):
+    build = [a[0] for a in run_script(tmp_path, *SCRIPT_RUNS["cell-build"])]
+    assert build == ["version", "fetch-sources", "build", "verify"]
+    (tmp_path / "calls.jsonl").unlink()
+    upload = [a[0] for a in run_script(tmp_path, *SCRIPT_RUNS["cell-upload"])]
+    assert upload == ["version", "publish"]
+    (tmp_path / "calls.jsonl").unlink()
+    check = [a[0] for a in run_script(tmp_path, *SCRIPT_RUNS["cell-check"])]
+    assert check == ["version", "verify"]
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_no_job_that_runs_upstream_code_holds_write_permissions_or_secrets(tmp_path, path):
+    found_upstream = False
+    for name, job in jobs(path).items():
+        if "steps" not in job or not runs_upstream_code(tmp_path, job):
+            continue
+        found_upstream = True
+        perms = job.get("permissions")
+        assert perms is not None, f"{path.name}: {name} runs upstream code with default permissions"
+        writes = {k for k, v in (perms or {}).items() if v == "write"}
+        assert not writes, f"{path.name}: {name} runs upstream code holding {sorted(writes)}: write"
+        text = yaml.safe_dump(job)
+        assert "secrets." not in text, f"{path.name}: {name} runs upstream code with a secret"
+        assert "github.token" not in text and "GITHUB_TOKEN" not in text, (
+            f"{path.name}: {name} runs upstream code with the job token in its environment")
+        assert "BAZEL_REMOTE_HEADER" not in text, f"{path.name}: {name} holds the cache credential"
+        for step in job["steps"]:
+            if step.get("uses", "").startswith("actions/checkout@"):
+                assert step["with"]["persist-credentials"] is False
+    if path.name == "build-wheels.yml":
+        assert found_upstream, "the build cells should be recognised as running upstream code"
+        assert "secrets" not in (load(path)["on"]["workflow_call"] or {})
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_attestation_rights_only_where_attest_build_provenance_runs(tmp_path, path):
+    for name, job in jobs(path).items():
+        perms = job.get("permissions") or {}
+        attests = [s for s in job.get("steps", [])
+                   if s.get("uses", "").startswith("actions/attest-build-provenance@")]
+        if "uses" in job:  # a call of a reusable workflow grants what its jobs may use at most
+            continue
+        wants = {perms.get("id-token"), perms.get("attestations")} == {"write"}
+        assert bool(attests) == wants, f"{path.name}: {name}: id-token/attestations without attesting"
+        if attests:
+            assert not runs_upstream_code(tmp_path, job), f"{path.name}: {name} attests and builds"
+            assert attests[0]["with"]["subject-path"].endswith("*.whl")
+
+
+def test_upload_jobs_take_the_wheel_the_build_job_made_and_attest_it_before_uploading():
+    wf = workflow("build-wheels.yml")
+    build, upload = wf["jobs"]["wheel"], wf["jobs"]["upload"]
+    assert upload["needs"] == "wheel" and upload["runs-on"] == "ubuntu-24.04"
+    assert upload["strategy"]["matrix"] == build["strategy"]["matrix"]
+    (handed,) = [s for s in build["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")
+                 and "if" not in s]
+    (taken,) = [s for s in upload["steps"] if s.get("uses", "").startswith("actions/download-artifact@")]
+    assert handed["with"]["name"] == taken["with"]["name"]
+    assert all(line.startswith(taken["with"]["path"] + "/") for line in handed["with"]["path"].splitlines())
+    order = [s.get("uses", s.get("run", "")).split("@")[0] for s in upload["steps"]]
+    assert order.index("actions/download-artifact") < order.index("actions/attest-build-provenance")
+    assert order.index("actions/attest-build-provenance") < next(
+        i for i, s in enumerate(upload["steps"]) if s.get("run", "").endswith(" upload"))
+
+
+@pytest.mark.parametrize("name", ["release.yml", "nightly.yml"])
+def test_finish_checks_out_what_plan_and_the_builds_used(name):
+    wf = workflow(name)
+    (checkout,) = [s for s in wf["jobs"]["finish"]["steps"]
+                   if s.get("uses", "").startswith("actions/checkout@")]
+    built = wf["jobs"]["build"]["with"]["ref"]
+    assert checkout["with"]["ref"] == built, f"{name}: finish checks out {checkout['with'].get('ref')}"
+    if name == "release.yml":
+        assert built == "${{ needs.plan.outputs.tag }}"
+    # The finish stage says the wheels were attested only because the upload jobs ran first.
+    assert wf["jobs"]["finish"]["steps"][-1]["env"]["RELEASE_ATTESTATIONS"] == "github"
+    assert "build" in wf["jobs"]["finish"]["needs"]
+
+
+def test_zizmor_auditor_findings_are_each_resolved_or_explained():
+    """`zizmor --persona=auditor`: nothing left unexplained in the workflows this repository's
+    release path runs (bump.yml's secrets-outside-env findings are that workflow's own)."""
+    exe = shutil.which("zizmor", path=str(Path(sys.executable).parent)) or shutil.which("zizmor")
+    proc = subprocess.run([exe, "--offline", "--persona=auditor", "--format", "json",
+                           *(str(p) for p in WORKFLOWS if p.name not in ("bump.yml", "bisect.yml"))],
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "NO_COLOR": "1"})
+    findings = json.loads(proc.stdout or "[]")
+    assert [(f["ident"], f["locations"][0]["symbolic"]["key"]) for f in findings] == []
+    text = (REPO / ".github" / "workflows" / "build-wheels.yml").read_text()
+    ignored = [line for line in text.splitlines() if "zizmor: ignore[self-hosted-runner]" in line]
+    assert len(ignored) == 1 and "see above" in ignored[0]
+    assert "zizmor's self-hosted-runner finding stays" in text
