@@ -25,6 +25,7 @@ from packaging.version import InvalidVersion, Version
 from release import naming
 from release.errors import UserError
 from release.github import GitHubClient, GitHubError, MalformedAnswer, UncertainWrite, fields
+from release.safe_names import plain_file_name
 
 # Every draft this tool creates says so in its body: duplicates of ours may be collapsed,
 # anybody else's draft is left alone.
@@ -399,6 +400,9 @@ class LocalStore(Store):
         return json.loads(path.read_text())
 
     def _release(self, data: dict) -> Release:
+        if not isinstance(data.get("id"), int) or isinstance(data["id"], bool):
+            raise StoreError(f"{self.where}: a release record has id {data.get('id')!r}; "
+                             "expected an integer")
         return Release(id=data["id"], tag=data["tag"], name=data.get("name"), body=data.get("body") or "",
                        draft=data["draft"], prerelease=data["prerelease"],
                        created_at=_parse_time(data.get("created_at")),
@@ -406,7 +410,9 @@ class LocalStore(Store):
                        html_url=(self.directory / str(data["id"])).as_uri())
 
     def _asset(self, release_id: int, data: dict) -> Asset:
-        path = self.directory / str(release_id) / "assets" / data["name"]
+        # A record is data from outside: its name is checked before it is joined to a path.
+        name = plain_file_name(data.get("name"), f"{self._meta_path(release_id)}: asset record")
+        path = self.directory / str(release_id) / "assets" / name
         return Asset(id=data["id"], name=data["name"], size=data["size"], digest=data["digest"],
                      state="uploaded", url=path.as_uri())
 
@@ -483,6 +489,7 @@ class LocalStore(Store):
         return [self._asset(release.id, a) for a in data["assets"]]
 
     def upload_asset(self, release, path, name, progress=None) -> Asset:
+        plain_file_name(name, f"{self.where}: upload")
         with self._lock:
             data = self._read(release.id)
             self._mutable(data)
@@ -508,6 +515,7 @@ class LocalStore(Store):
             return self._asset(release.id, entry)
 
     def rename_asset(self, release, asset, name) -> Asset:
+        plain_file_name(name, f"{self.where}: rename")
         with self._lock:
             data = self._read(release.id)
             self._mutable(data)
@@ -529,7 +537,7 @@ class LocalStore(Store):
             (self.directory / str(release.id) / "assets" / asset.name).unlink(missing_ok=True)
 
     def download_asset(self, release, asset, dest, progress=None) -> Path:
-        src = self.directory / str(release.id) / "assets" / asset.name
+        src = self.directory / str(release.id) / "assets" / plain_file_name(asset.name, self.where)
         tmp = Path(dest).with_name(Path(dest).name + ".part")
         shutil.copyfile(src, tmp)
         os.replace(tmp, dest)

@@ -1,36 +1,55 @@
 """Validate a draft release as a user would receive it, before it can be published.
 
-The assets are downloaded from the store (not taken from the local dist directory),
-checked against SHA256SUMS, run through ``release.verify``, pip-installed into a
-fresh virtual environment and imported there: ``__version__`` and the revision map
-(``commit_info.commits``) of both wheels must match the tag and ``revisions.json``.
-Only when all of that passes is the draft marked validated (a comment in its notes
-naming the SHA256SUMS digest, which ``publish --undraft`` checks). A failure changes
-nothing and lists every reason.
+Named steps, in order; each adds to one ``Validation`` (problems, warnings, what was checked):
+
+1. ``download``: the assets from the store (not the local dist directory); a name that is not
+   a plain file name (``../x``, ``.x``, NUL) is refused before it is joined to a path.
+2. ``check_files``: SHA256SUMS, revisions.json, one PJRT wheel and plugin wheels, all of the
+   tag's version, and nothing that is not a jax-rocm wheel.
+   ``provenance``: the in-toto statement's subjects and dependencies match (``release.provenance``).
+3. ``verify``: ``release.verify`` over the wheels together (every check, the pair check, the
+   Bazel config's RUNPATH, and the bound on inflated size, so a zip bomb never reaches pip).
+4. ``install``: only when everything above passed. The draft's wheels are served as a PEP 503
+   index on 127.0.0.1 and, for every Python the draft carries a plugin wheel for, the README's
+   install line (``pip install --pre jax-rocmN-plugin`` with that index merged with the public
+   one) is resolved with ``--dry-run --report`` in a fresh venv of an interpreter of that
+   version: pip must pick the draft's files, not a newer version from the public index. Then
+   it installs for real and ``__version__`` and ``commit_info.commits`` of both packages must
+   match the tag and revisions.json. A Python with no interpreter on this machine is named as
+   untested (a warning; a problem with ``require_all_pythons``).
+5. ``mark``: only when all passed, the draft's notes get the SHA256SUMS digest (``publish
+   --undraft`` checks it). A failure changes nothing and lists every reason.
+
+Each run works in ``<tmp>/release-validate-<pid>-*``; folders of runs whose process is gone
+(a killed validate leaves its venvs) are removed by the next run.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
+import shutil
 import subprocess
-import sys
 import tempfile
+import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
-from packaging.utils import parse_wheel_filename
+from packaging.utils import canonicalize_name
 
-from release import naming, provenance
-from release.errors import UserError
-from release import checksums
+from release import checksums, interpreters, naming, provenance, resolver
 from release.checksums import sha256_file
+from release.errors import UserError
 from release.publish import with_validated
 from release.revisions import RevisionMap
+from release.safe_names import file_name_problem
 from release.stores import Release, Store
+from release.verify import Identity
 
-_WHEEL = re.compile(r"^jax_rocm(\d+)_(pjrt|plugin)-")
+WORKDIR_PREFIX = "release-validate-"
+FROM_ENV = "from-env"  # public_index default: $RELEASE_PUBLIC_INDEX, else pip's own index
 
 # Runs inside the fresh venv: load version.py and commit_info.py of an installed package by
 # path, so the package's __init__ (which may import jax) does not run.
@@ -60,15 +79,31 @@ class Validation:
     tag: str
     release_id: int | None
     problems: list[str] = dataclasses.field(default_factory=list)
+    warnings: list[str] = dataclasses.field(default_factory=list)
     checked: list[str] = dataclasses.field(default_factory=list)
+    pythons: dict[str, dict] = dataclasses.field(default_factory=dict)  # "3.X" -> how it went
     marked: bool = False
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
+    @property
+    def untested(self) -> list[str]:
+        return sorted(py for py, info in self.pythons.items() if not info.get("tested"))
+
     def to_json(self) -> dict:
-        return dataclasses.asdict(self) | {"ok": self.ok}
+        return dataclasses.asdict(self) | {"ok": self.ok, "untested_pythons": self.untested}
+
+
+@dataclasses.dataclass(frozen=True)
+class InstallOptions:
+    """How the install step finds interpreters and which public index it resolves against."""
+
+    interpreters: tuple[interpreters.Interpreter, ...] = ()  # given with --python
+    public_index: str | None = resolver.PIP_DEFAULT  # a URL, "none", or pip's own index
+    require_all_pythons: bool = False
+    search_path: str | None = None  # where python3.X is looked for (default $PATH)
 
 
 def find_target(store: Store, tag: str) -> tuple[Release, bool]:
@@ -83,40 +118,75 @@ def find_target(store: Store, tag: str) -> tuple[Release, bool]:
 
 
 def validate(store: Store, tag: str, *, say: Callable[[str], None] = lambda t: None, progress=None,
-             python: str = sys.executable, mark: bool = True,
-             runpath: tuple[str, ...] = ()) -> Validation:
-    """Check the draft (or published release) of ``tag``; ``python`` is the interpreter the
-    wheels are installed for (its plugin wheel is the one installed); ``runpath`` the entries
-    every shared object must carry (the Bazel config's)."""
+             python: str | None = None, pythons: Sequence[str] = (), mark: bool = True,
+             runpath: tuple[str, ...] = (), public_index: str | None = FROM_ENV,
+             require_all_pythons: bool = False, search_path: str | None = None,
+             workdir_root: Path | None = None) -> Validation:
+    """Check the draft (or published release) of ``tag``.
+
+    ``python``/``pythons``: interpreters to install with (others are looked for per Python
+    the draft carries); ``runpath``: entries every shared object must carry (the Bazel
+    config's); ``public_index``: the index the draft's is merged with (a URL, ``"none"``,
+    ``None`` for pip's own; default ``$RELEASE_PUBLIC_INDEX`` else pip's own).
+    """
     version = naming.version_from_tag(tag)
     if version is None:
         raise UserError(f"tag {tag}: expected {naming.TAG_PREFIX}<version>")
+    given = interpreters.given([*([python] if python else []), *pythons])  # bad paths: exit 2
+    if public_index == FROM_ENV:
+        public_index = resolver.public_index_default()
+    elif public_index is not None:
+        public_index = resolver.check_index_flag(public_index)
+    options = InstallOptions(tuple(given), public_index, require_all_pythons, search_path)
     release, is_draft = find_target(store, tag)
     result = Validation(tag, release.id)
-    with tempfile.TemporaryDirectory(prefix="release-validate-") as tmp:
-        folder = Path(tmp) / "assets"
-        folder.mkdir()
-        assets = store.list_assets(release)
-        for asset in assets:
-            say(f"download {asset.name}")
-            store.download_asset(release, asset, folder / asset.name, progress=progress)
-        files = {a.name: folder / a.name for a in assets}
-        revisions = _check_files(files, version, result)
-        result.problems += provenance.check_assets(files, version, revisions)
-        result.checked.append("provenance")
+    root = Path(workdir_root or tempfile.gettempdir())
+    for stale in clean_stale_workdirs(root):
+        say(f"removed {stale.name}, left by a validate that was killed")
+    work = Path(tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-", dir=root))
+    try:
+        files = step_download(store, release, work / "assets", result, say, progress)
+        revisions = step_check_files(files, version, result)
+        step_provenance(files, version, revisions, result)
         wheels = [files[n] for n in sorted(files) if n.endswith(".whl")]
         if wheels:
-            _verify(wheels, revisions, result, say, runpath)
-            _install_and_import(wheels, version, revisions, Path(tmp), python, result, say)
+            step_verify(wheels, revisions, result, say, runpath)
+        if wheels and result.ok:
+            step_install(wheels, version, revisions, work, result, say, options)
+        elif wheels:
+            result.problems.append("install not tried: pip never gets wheels that failed the "
+                                   "checks above")
         if result.ok and is_draft and mark:
-            digest = sha256_file(files[naming.CHECKSUMS_ASSET])
-            current = next(r for r in store.list_releases() if r.id == release.id)
-            store.update_release(current, body=with_validated(current.body, digest))
-            result.marked = True
+            step_mark(store, release, files, result)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     return result
 
 
-def _check_files(files: dict[str, Path], version: str, result: Validation) -> RevisionMap | None:
+# ---------------------------------------------------------------- the steps
+
+
+def step_download(store: Store, release: Release, folder: Path, result: Validation, say,
+                  progress) -> dict[str, Path]:
+    """Every asset with a plain file name, downloaded into ``folder``; the rest are problems."""
+    folder.mkdir(parents=True)
+    files = {}
+    for asset in store.list_assets(release):
+        problem = file_name_problem(asset.name)
+        if problem is not None:
+            result.problems.append(f"asset {asset.name!r} refused: {problem}; expected a plain "
+                                   "file name")
+            continue
+        say(f"download {asset.name}")
+        files[asset.name] = store.download_asset(release, asset, folder / asset.name,
+                                                 progress=progress)
+    return files
+
+
+def step_check_files(files: dict[str, Path], version: str,
+                     result: Validation) -> RevisionMap | None:
+    """SHA256SUMS and revisions.json agree with the assets; the wheels are one jax-rocm pair
+    (one PJRT wheel, plugin wheels) of the tag's version."""
     sums_path = files.get(naming.CHECKSUMS_ASSET)
     if sums_path is None:
         result.problems.append(f"no {naming.CHECKSUMS_ASSET} asset")
@@ -135,7 +205,8 @@ def _check_files(files: dict[str, Path], version: str, result: Validation) -> Re
                 result.problems.append(f"{name} does not match its {naming.CHECKSUMS_ASSET} entry")
         for name in sums:
             if name not in files:
-                result.problems.append(f"{naming.CHECKSUMS_ASSET} lists {name}, which is not an asset")
+                result.problems.append(f"{naming.CHECKSUMS_ASSET} lists {name}, which is not "
+                                       "an asset")
         result.checked.append("checksums")
     revisions = None
     rev_path = files.get(naming.REVISIONS_ASSET)
@@ -150,25 +221,39 @@ def _check_files(files: dict[str, Path], version: str, result: Validation) -> Re
             if revisions.version != version:
                 result.problems.append(f"{naming.REVISIONS_ASSET} is for {revisions.version}, "
                                        f"the tag for {version}")
-    kinds = [m.group(2) for n in files if (m := _WHEEL.match(n))]
+    kinds = []
+    for name in sorted(n for n in files if n.endswith(".whl")):
+        ident = Identity.of(Path(name))
+        if ident.name_error is not None:
+            result.problems.append(f"{name}: not a valid wheel file name ({ident.name_error})")
+        elif ident.kind is None:
+            result.problems.append(f"{name}: not a jax-rocm wheel; a release carries only "
+                                   "jax_rocmN_pjrt and jax_rocmN_plugin wheels")
+        else:
+            kinds.append(ident.kind)
+            if ident.version != version:
+                result.problems.append(f"{name} is not version {version}")
     if kinds.count("pjrt") != 1 or not kinds.count("plugin"):
         result.problems.append(f"expected one pjrt wheel and at least one plugin wheel, found "
                                f"{kinds.count('pjrt')} and {kinds.count('plugin')}")
-    for name in files:
-        if name.endswith(".whl") and str(parse_wheel_filename(name)[1]) != version:
-            result.problems.append(f"{name} is not version {version}")
     return revisions
 
 
-def _verify(wheels: list[Path], revisions: RevisionMap | None, result: Validation, say,
-            runpath: tuple[str, ...] = ()) -> None:
-    try:
-        from release import verify
-    except ImportError:  # pragma: no cover - verify ships with the tool
-        return
+def step_provenance(files: dict[str, Path], version: str, revisions: RevisionMap | None,
+                    result: Validation) -> None:
+    """The provenance statement's subjects are exactly the assets, with their digests, and its
+    dependencies equal revisions.json (``release.provenance``)."""
+    result.problems += provenance.check_assets(files, version, revisions)
+    result.checked.append("provenance")
+
+
+def step_verify(wheels: list[Path], revisions: RevisionMap | None, result: Validation, say,
+                runpath: tuple[str, ...] = ()) -> None:
+    """Every verify check, the wheels verified together (so the pjrt/plugin pair check runs)."""
+    from release import verify
     options = verify.Options(runpath=tuple(runpath), revisions=revisions)
     reports = verify.verify_wheels(wheels, options, on_wheel=lambda w: say(f"verify {w.name}"))
-    for report in reports:  # verified together, so the pjrt/plugin pair check runs too
+    for report in reports:
         for finding in report.errors:
             where = f" [{finding.member}]" if finding.member else ""
             result.problems.append(f"verify {report.wheel.name}: {finding.check}: "
@@ -176,50 +261,161 @@ def _verify(wheels: list[Path], revisions: RevisionMap | None, result: Validatio
     result.checked.append("verify")
 
 
-def _install_and_import(wheels, version, revisions, tmp: Path, python: str, result, say) -> None:
-    env_dir = tmp / "venv"
-    say(f"create a fresh venv with {python}")
-    made = subprocess.run([python, "-m", "venv", "--without-pip", str(env_dir)],
+def carried_pythons(wheels: Sequence[Path]) -> dict[str, Path]:
+    """``"3.X"`` -> the plugin wheel for it, from the ``cp3XX`` tags of the plugin wheels."""
+    carried = {}
+    for wheel in wheels:
+        ident = Identity.of(wheel)
+        if ident.kind != "plugin":
+            continue
+        for tag in ident.tags:
+            m = re.fullmatch(r"cp3(\d+)-.*", tag)
+            if m:
+                carried[f"3.{m.group(1)}"] = wheel
+    return dict(sorted(carried.items(), key=lambda item: int(item[0].split(".")[1])))
+
+
+def step_install(wheels: list[Path], version: str, revisions: RevisionMap | None, work: Path,
+                 result: Validation, say, options: InstallOptions = InstallOptions()) -> None:
+    """Resolve, install and import the pair, as users do, once per Python the draft carries."""
+    pjrt = next(w for w in wheels if Identity.of(w).kind == "pjrt")
+    major = Identity.of(pjrt).rocm_major
+    carried = carried_pythons(wheels)
+    for interp in options.interpreters:
+        if interp.version not in carried:
+            result.problems.append(f"--python {interp.path} is Python {interp.version}; the draft "
+                                   f"carries plugin wheels for {', '.join(carried)} only")
+    public = options.public_index
+    label = ("pip's configured index" if public is resolver.PIP_DEFAULT else
+             "nowhere else" if public == resolver.NO_PUBLIC_INDEX else public)
+    with resolver.staged_index(wheels, work / "index") as draft_index:
+        indexes = resolver.index_args(draft_index, public)
+        for py, plugin in carried.items():
+            interp = interpreters.find(py, explicit=options.interpreters,
+                                       search_path=options.search_path)
+            if interp is None:
+                result.pythons[py] = {"tested": False, "interpreter": None,
+                                      "reason": f"no Python {py} interpreter found (--python, "
+                                                f"python{py} on PATH, uv)"}
+                continue
+            result.pythons[py] = {"tested": False, "interpreter": interp.path}
+            wanted = {canonicalize_name(naming.plugin_dist(major)): (version, sha256_file(plugin)),
+                      canonicalize_name(naming.pjrt_dist(major)): (version, sha256_file(pjrt))}
+            problems = _install_one(interp, naming.plugin_dist(major), wanted, draft_index,
+                                    indexes, label, work / f"py{py}", say)
+            if not problems:
+                problems = step_import(work / f"py{py}" / "venv" / "bin" / "python", major,
+                                       version, revisions)
+            result.problems.extend(f"Python {py}: {p}" for p in problems)
+            result.pythons[py]["tested"] = not problems
+    untested = [f"{py} ({result.pythons[py]['reason']})" for py in result.untested
+                if result.pythons[py].get("reason")]
+    if untested:
+        line = "untested Pythons: " + "; ".join(untested)
+        if options.require_all_pythons:
+            result.problems.append(line + "; --require-all-pythons asks for every one")
+        else:
+            result.warnings.append(line)
+    if any(info.get("tested") for info in result.pythons.values()):
+        result.checked.extend(["resolve", "install", "import"])
+
+
+def _install_one(interp: interpreters.Interpreter, requirement: str,
+                 wanted: dict[str, tuple[str, str]], draft_index: str, indexes: list[str],
+                 label: str, work: Path, say) -> list[str]:
+    """A fresh venv of ``interp``; the install line resolved (dry run), checked, installed."""
+    work.mkdir(parents=True)
+    env_dir = work / "venv"
+    say(f"Python {interp.version}: fresh venv with {interp.path}")
+    made = subprocess.run([interp.path, "-m", "venv", "--without-pip", str(env_dir)],
                           capture_output=True, text=True)
     if made.returncode != 0:
-        raise UserError(f"{python} -m venv failed: "
-                        f"{(made.stderr.strip().splitlines() or ['?'])[-1]}; expected a Python 3 interpreter")
-    env_python = env_dir / "bin" / "python"
-    probe_py = subprocess.run([str(env_python), "-c", "import sys; print(f'{sys.version_info[0]}."
-                               "{sys.version_info[1]}')"], capture_output=True, text=True, check=True)
-    py = probe_py.stdout.strip()
-    tag = naming.python_tag(py)
-    pjrt = [w for w in wheels if _WHEEL.match(w.name).group(2) == "pjrt"]
-    plugin = [w for w in wheels if _WHEEL.match(w.name).group(2) == "plugin" and f"-{tag}-" in w.name]
-    if not plugin:
-        result.problems.append(f"no plugin wheel for Python {py} (the validating interpreter)")
-        return
-    say(f"pip install {pjrt[0].name} {plugin[0].name}")
-    # This tool's own pip installs into the fresh venv (which has none): fast, and offline.
-    pip = subprocess.run([sys.executable, "-m", "pip", "--python", str(env_python), "install", "--no-index",
-                          "--no-deps", "--disable-pip-version-check", "--quiet",
-                          str(pjrt[0]), str(plugin[0])], capture_output=True, text=True)
-    if pip.returncode != 0:
-        tail = (pip.stderr.strip().splitlines() or ["?"])[-1]
-        result.problems.append(f"pip install failed: {tail}")
-        return
-    result.checked.append("install")
-    major = _WHEEL.match(pjrt[0].name).group(1)
-    packages = {"pjrt": naming.pjrt_package(int(major)), "plugin": naming.plugin_package(int(major))}
-    probe = subprocess.run([str(env_python), "-c", _PROBE, json.dumps(packages)],
+        return [f"{interp.path} -m venv failed: "
+                f"{(made.stderr.strip().splitlines() or ['?'])[-1]}"]
+    python = env_dir / "bin" / "python"
+    say(f"Python {interp.version}: pip install --pre {requirement} (dry run)")
+    for dry_run in (True, False):
+        resolution = resolver.pip_install(python, requirement, indexes, work, dry_run=dry_run)
+        if not resolution.ok:
+            verb = "cannot resolve" if dry_run else "failed to install"
+            return [f"pip {verb} {requirement} from the draft's index and {label}: "
+                    f"{resolution.error}"]
+        wrong = resolver.wrong_picks(resolution, wanted, draft_index, label)
+        if wrong:
+            return [wrong]
+        if dry_run:
+            say(f"Python {interp.version}: pip install --pre {requirement}")
+    return []
+
+
+def step_import(python: Path, major: int, version: str, revisions: RevisionMap | None) -> list[str]:
+    """``__version__`` and ``commit_info.commits`` of both installed packages, read in the venv
+    of ``python``, against the tag's version and revisions.json."""
+    packages = {"pjrt": naming.pjrt_package(major), "plugin": naming.plugin_package(major)}
+    probe = subprocess.run([str(python), "-c", _PROBE, json.dumps(packages)],
                            capture_output=True, text=True)
     if probe.returncode != 0:
         tail = (probe.stderr.strip().splitlines() or ["?"])[-1]
-        result.problems.append(f"importing the installed wheels failed: {tail}")
-        return
-    found = json.loads(probe.stdout)
-    for key, info in found.items():
+        return [f"importing the installed wheels failed: {tail}"]
+    problems = []
+    for key, info in json.loads(probe.stdout).items():
         if not info["installed"]:
-            result.problems.append(f"{key}: {packages[key]} is not installed")
+            problems.append(f"{key}: {packages[key]} is not installed")
             continue
         if info["version"] != version:
-            result.problems.append(f"{key}: __version__ is {info['version']!r}, expected {version}")
+            problems.append(f"{key}: __version__ is {info['version']!r}, expected {version}")
         if revisions is not None and info["commits"] != revisions.legacy_commits():
-            result.problems.append(f"{key}: commit_info.commits {info['commits']!r} differs from "
-                                   f"{naming.REVISIONS_ASSET}")
-    result.checked.append("import")
+            problems.append(f"{key}: commit_info.commits {info['commits']!r} differs from "
+                            f"{naming.REVISIONS_ASSET}")
+    return problems
+
+
+def step_mark(store: Store, release: Release, files: dict[str, Path], result: Validation) -> None:
+    """Note the SHA256SUMS digest that passed in the draft's body (``--undraft`` needs it)."""
+    digest = sha256_file(files[naming.CHECKSUMS_ASSET])
+    current = next(r for r in store.list_releases() if r.id == release.id)
+    store.update_release(current, body=with_validated(current.body, digest))
+    result.marked = True
+
+
+# ---------------------------------------------------------------- leftovers of killed runs
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    return True
+
+
+def clean_stale_workdirs(root: Path, *, now: float | None = None,
+                         legacy_age: float = 6 * 3600) -> list[Path]:
+    """Remove ``release-validate-<pid>-*`` folders (ours) whose process is gone, and folders
+    of the older unnamed form (``release-validate-<random>``) older than ``legacy_age``
+    seconds; returns what was removed."""
+    now = time.time() if now is None else now
+    removed = []
+    try:
+        children = list(Path(root).glob(WORKDIR_PREFIX + "*"))
+    except OSError:
+        return removed
+    for child in children:
+        try:
+            info = child.lstat()
+        except OSError:
+            continue
+        if not child.is_dir() or child.is_symlink() or info.st_uid != os.getuid():
+            continue
+        m = re.fullmatch(re.escape(WORKDIR_PREFIX) + r"(\d+)-.+", child.name)
+        if m:
+            if _alive(int(m.group(1))):
+                continue
+        elif now - info.st_mtime < legacy_age:
+            continue
+        shutil.rmtree(child, ignore_errors=True)
+        if not child.exists():
+            removed.append(child)
+    return removed

@@ -34,6 +34,13 @@ def fixed_clock(monkeypatch):
     return NOW
 
 
+@pytest.fixture(autouse=True)
+def _no_public_index(monkeypatch):
+    """Tests never ask the real public index: validate resolves against the draft's index
+    alone and status/nightly say the check was skipped, unless a test names a local index."""
+    monkeypatch.setenv("RELEASE_PUBLIC_INDEX", "none")
+
+
 @pytest.fixture
 def run_cli(monkeypatch, capsys):
     """Run ``release ...`` in-process; returns (exit code, stdout, stderr)."""

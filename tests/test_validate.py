@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
 
 from release import provenance
 from release.publish import publish_draft, read_dist, undraft, validated_digest
 from release.revisions import RevisionMap
 from release.stores import LocalStore
 from release.validate import validate
-from tests.support.publish_dist import gh_store
+from tests.support.publish_dist import PYTHON, gh_store
 
 NIGHTLY = "0.9.1.dev20261122"
 TAG = "rocm-jax-v" + NIGHTLY
@@ -23,7 +29,8 @@ def test_valid_draft_is_marked_then_can_be_published(fake_github, make_dist):
     publish_draft(store, dist)
     result = validate(store, TAG)
     assert result.ok, result.problems
-    assert result.checked == ["checksums", "provenance", "verify", "install", "import"]
+    assert result.checked == ["checksums", "provenance", "verify", "resolve", "install", "import"]
+    assert result.pythons[PYTHON]["tested"] and result.untested == []
     assert result.marked
     sums = next(a for a in dist.assets if a.name == "SHA256SUMS")
     assert validated_digest(store.drafts_for(TAG)[0].body) == sums.digest
@@ -70,7 +77,7 @@ def test_wheels_that_disagree_with_revisions_json_fail(make_dist, tmp_path):
     assert not result.ok
     text = "\n".join(result.problems)
     assert "verify jax_rocm7_pjrt" in text and "revisions" in text
-    assert "commit_info.commits" in text  # the installed, imported wheels say so too
+    assert "install not tried" in text  # pip never gets wheels that failed verify
     assert validated_digest(store.drafts_for(TAG)[0].body) is None
 
 
@@ -114,3 +121,332 @@ def test_runpath_the_config_does_not_set_fails_validation(tmp_path):
     assert validated_digest(store.drafts_for(plan.tag)[0].body) is None
     # The same draft passes when no RUNPATH is required: the check is what failed it.
     assert validate(store, plan.tag, mark=False).ok
+
+
+# ---------------------------------------------------------------- resolving as users do
+
+
+def test_newer_release_on_the_public_index_wins_and_validate_names_it(make_dist, local_index,
+                                                                       tmp_path):
+    """The README's install line against the draft's index merged with a public one that holds
+    0.10.2: pip would take 0.10.2, so tonight's 0.9.1 nightly fails validation, naming it."""
+    public = local_index(sorted(make_dist("0.10.2").glob("*.whl")))
+    store = LocalStore(tmp_path / "store")
+    publish_draft(store, read_dist(make_dist(NIGHTLY)))
+    result = validate(store, TAG, public_index=public.url)
+    assert not result.ok and not result.marked
+    wrong = [p for p in result.problems if "0.10.2" in p]
+    assert wrong == [f"Python {PYTHON}: pip would install jax-rocm7-plugin 0.10.2 and "
+                     f"jax-rocm7-pjrt 0.10.2 from {public.url}, not the draft's {NIGHTLY}"], \
+        result.problems
+    assert result.pythons[PYTHON]["tested"] is False
+    assert any(path.startswith("/simple/jax-rocm7-plugin") for path in public.log)
+    assert validated_digest(store.drafts_for(TAG)[0].body) is None
+
+
+def test_a_version_line_above_the_public_one_passes_through_both_indexes(make_dist, local_index,
+                                                                         tmp_path):
+    public = local_index(sorted(make_dist("0.9.0").glob("*.whl")))
+    store = LocalStore(tmp_path / "store")
+    publish_draft(store, read_dist(make_dist(NIGHTLY)))
+    result = validate(store, TAG, public_index=public.url)
+    assert result.ok, result.problems
+    assert "resolve" in result.checked and result.pythons[PYTHON]["tested"]
+    assert any(path.startswith("/simple/jax-rocm7-p") for path in public.log)  # it was asked
+
+
+def test_the_default_public_index_is_the_one_pip_is_configured_with(make_dist, local_index,
+                                                                    tmp_path, monkeypatch):
+    """With no --public-index, validate runs exactly the README's line (--extra-index-url
+    <draft>), so pip's own index (here $PIP_INDEX_URL) is what the draft competes with."""
+    public = local_index(sorted(make_dist("0.10.2").glob("*.whl")))
+    monkeypatch.delenv("RELEASE_PUBLIC_INDEX")
+    monkeypatch.setenv("PIP_INDEX_URL", public.url)
+    monkeypatch.delenv("PIP_FIND_LINKS", raising=False)
+    monkeypatch.setenv("PIP_CONFIG_FILE", "/dev/null")
+    store = LocalStore(tmp_path / "store")
+    publish_draft(store, read_dist(make_dist(NIGHTLY)))
+    result = validate(store, TAG)
+    assert not result.ok
+    assert any("jax-rocm7-plugin 0.10.2 and jax-rocm7-pjrt 0.10.2 from pip's configured index"
+               in p for p in result.problems), result.problems
+
+
+def test_a_pair_pip_cannot_resolve_is_one_line(make_dist, tmp_path):
+    """The plugin pins its PJRT wheel; a draft whose plugin needs a Python nobody has cannot
+    be installed by the README's line."""
+    store = LocalStore(tmp_path / "store")
+    publish_draft(store, read_dist(make_dist(NIGHTLY, requires_python=">=3.99")))
+    result = validate(store, TAG)
+    assert not result.ok
+    line = next(p for p in result.problems if "cannot resolve" in p)
+    assert line.startswith(f"Python {PYTHON}: pip cannot resolve jax-rocm7-plugin from the "
+                           "draft's index and nowhere else: ERROR: ")
+    assert "\n" not in line
+
+
+def test_every_python_carried_is_tested_or_named(make_dist, tmp_path, run_cli, monkeypatch):
+    """A draft carrying 3.11 and 3.12 plugin wheels on a machine with no 3.12 interpreter:
+    3.11 is installed and imported, 3.12 is named as untested (a warning), and
+    --require-all-pythons turns that into a failure."""
+    store = LocalStore(tmp_path / "store")
+    other = "3.12" if PYTHON != "3.12" else "3.11"
+    publish_draft(store, read_dist(make_dist(NIGHTLY, pythons=(PYTHON, other))))
+    nowhere = tmp_path / "empty-path"
+    nowhere.mkdir()
+    result = validate(store, TAG, mark=False, search_path=str(nowhere))
+    assert result.ok, result.problems
+    assert result.pythons[PYTHON]["tested"] is True
+    assert result.untested == [other]
+    assert result.warnings == [f"untested Pythons: {other} (no Python {other} interpreter found "
+                               f"(--python, python{other} on PATH, uv))"]
+    strict = validate(store, TAG, mark=False, search_path=str(nowhere), require_all_pythons=True)
+    assert not strict.ok and strict.problems == [strict.warnings[0] if strict.warnings else
+                                                 result.warnings[0] + "; --require-all-pythons "
+                                                 "asks for every one"]
+    # the command: --json names it, a person reads it
+    monkeypatch.setenv("PATH", str(nowhere))
+    code, out, err = run_cli("validate", TAG, "--store-dir", tmp_path / "store", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["untested_pythons"] == [other] and data["pythons"][PYTHON]["tested"] is True
+    code, out, _ = run_cli("validate", TAG, "--store-dir", tmp_path / "store")
+    assert code == 0 and f"warning: untested Pythons: {other}" in out
+    code, out, _ = run_cli("validate", TAG, "--store-dir", tmp_path / "store",
+                           "--require-all-pythons")
+    assert code == 1 and "--require-all-pythons" in out
+
+
+def test_every_python_with_an_interpreter_here_is_installed(make_dist, tmp_path):
+    """Where a second interpreter exists (CI images with several Pythons), both are tested."""
+    from release import interpreters
+    others = [py for py in ("3.11", "3.12", "3.13", "3.14")
+              if py != PYTHON and interpreters.find(py, use_running=False)]
+    if not others:
+        pytest.skip("only one Python on this machine")
+    store = LocalStore(tmp_path / "store")
+    publish_draft(store, read_dist(make_dist(NIGHTLY, pythons=(PYTHON, others[0]))))
+    result = validate(store, TAG, mark=False, require_all_pythons=True)
+    assert result.ok, result.problems
+    assert {py for py, info in result.pythons.items() if info["tested"]} == {PYTHON, others[0]}
+
+
+def test_installed_version_is_compared_with_the_tag(make_dist, tmp_path):
+    """A version.py whose ``__version__`` is not its ``_release_version`` (the real PJRT
+    wheel's defect: it computes a dev version at run time) passes the static checks; the
+    import in the fresh venv is what catches it."""
+    computed = ('_version = "0.9.1"\n_release_version = "%s"\n_git_hash = None\n'
+                '__version__ = _version + ".dev20990101"\n' % NIGHTLY)
+    store = LocalStore(tmp_path / "store")
+    publish_draft(store, read_dist(make_dist(NIGHTLY, version_py=computed)))
+    result = validate(store, TAG, mark=False)
+    assert not result.ok
+    assert f"Python {PYTHON}: pjrt: __version__ is '0.9.1.dev20990101', expected {NIGHTLY}" \
+        in result.problems
+    assert f"Python {PYTHON}: plugin: __version__ is '0.9.1.dev20990101', expected {NIGHTLY}" \
+        in result.problems
+
+
+def test_installed_revision_map_is_compared_with_revisions_json(make_dist, tmp_path):
+    """The import step reads ``commit_info.commits`` in the venv and compares it."""
+    from release.revisions import RevisionMap
+    from release.validate import step_import
+    store = LocalStore(tmp_path / "store")
+    dist = make_dist(NIGHTLY)
+    publish_draft(store, read_dist(dist))
+    assert validate(store, TAG, mark=False).ok
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install",
+                    "--no-index", "--no-deps", "--quiet", *sorted(map(str, dist.glob("*.whl")))],
+                   check=True)
+    right = RevisionMap.loads((dist / "revisions.json").read_text())
+    assert step_import(venv / "bin" / "python", 7, NIGHTLY, right) == []
+    other = RevisionMap.loads((make_dist(NIGHTLY, commits={"xla": "6" * 40}) / "revisions.json")
+                              .read_text())
+    problems = step_import(venv / "bin" / "python", 7, NIGHTLY, other)
+    assert [p.split(":")[0] for p in problems] == ["pjrt", "plugin"]
+    assert all("commit_info.commits" in p for p in problems)
+
+
+# ---------------------------------------------------------------- hostile stores and bad paths
+
+
+def test_traversal_asset_names_from_the_api_are_refused(fake_github, make_dist, tmp_path):
+    from release.stores import MARKER
+    dist = make_dist(NIGHTLY)
+    assets = {p.name: p.read_bytes() for p in dist.iterdir()}
+    hostile = {"../escaped.whl": b"x", "/abs-escaped": b"x", ".hidden": b"x", "nul\x00name": b"x",
+               "sub/dir.whl": b"x", "..": b"x"}
+    fake_github.seed_release(TAG, draft=True, prerelease=True, body=MARKER,
+                             assets={**assets, **hostile})
+    work = tmp_path / "work" / "deeper"
+    work.mkdir(parents=True)
+    result = validate(gh_store(fake_github), TAG, workdir_root=work)
+    assert not result.ok and not result.marked
+    refused = [p for p in result.problems if "refused" in p]
+    assert len(refused) == len(hostile)
+    assert f"asset '../escaped.whl' refused: it contains a path separator; expected a plain file " \
+           "name" in refused
+    assert not list(tmp_path.rglob("escaped*")) and not Path("/abs-escaped").exists()
+    assert not list(work.iterdir())  # its work folder is gone too
+
+
+def test_tampered_local_store_records_are_one_line(tmp_path, make_dist, run_cli, monkeypatch):
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    where = tmp_path / "store"
+    store = LocalStore(where)
+    publish_draft(store, read_dist(make_dist(NIGHTLY)))
+    meta = where / str(store.drafts_for(TAG)[0].id) / "release.json"
+    data = json.loads(meta.read_text())
+    data["assets"][0]["name"] = "../../../outside.whl"
+    meta.write_text(json.dumps(data))
+    code, out, err = run_cli("validate", TAG, "--store-dir", where)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "file name '../../../outside.whl' refused" in err
+    assert str(meta) in err
+    assert not list(tmp_path.rglob("outside.whl"))
+
+
+def test_a_wheel_that_is_not_a_jax_rocm_wheel_is_a_finding(make_dist, tmp_path, run_cli):
+    """A draft (a hostile or tampered store) holding a wheel of the version that is not ours,
+    and a file that is no wheel name at all: findings, not a crash."""
+    from tests.support.publish_dist import write_wheel
+    dist = make_dist(NIGHTLY)
+    other = write_wheel(tmp_path / f"other-{NIGHTLY}-py3-none-any.whl", "other", NIGHTLY,
+                        "py3-none-any", {"other/__init__.py": ""})
+    broken = write_wheel(tmp_path / "broken.whl", "other", "1.0", "py3-none-any",
+                         {"other/__init__.py": ""})
+    store = LocalStore(tmp_path / "store")
+    publish_draft(store, read_dist(dist))
+    draft = store.drafts_for(TAG)[0]
+    for extra in (other, broken):
+        store.upload_asset(draft, extra, extra.name)
+    sums = "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}\n"
+                   for p in sorted([*dist.iterdir(), other, broken]) if p.name != "SHA256SUMS")
+    swap_asset(store, TAG, "SHA256SUMS", sums.encode(), tmp_path)
+    result = validate(store, TAG)
+    assert not result.ok
+    assert (f"{other.name}: not a jax-rocm wheel; a release carries only jax_rocmN_pjrt and "
+            "jax_rocmN_plugin wheels") in result.problems
+    assert any(p.startswith("broken.whl: not a valid wheel file name") for p in result.problems)
+    assert "install not tried: pip never gets wheels that failed the checks above" in result.problems
+    code, out, _ = run_cli("validate", TAG, "--store-dir", tmp_path / "store")
+    assert code == 1 and "not a jax-rocm wheel" in out and "Traceback" not in out
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory", "not-executable", "not-python"])
+def test_bad_python_paths_are_one_line(kind, tmp_path, make_dist, run_cli):
+    where = tmp_path / "store"
+    publish_draft(LocalStore(where), read_dist(make_dist(NIGHTLY)))
+    target = tmp_path / "python"
+    if kind == "directory":
+        target.mkdir()
+    elif kind == "not-executable":
+        target.write_text("#!/bin/sh\nexit 0\n")
+    elif kind == "not-python":
+        target.write_text("#!/bin/sh\necho hello\n")
+        target.chmod(0o755)
+    before = sorted(p.name for p in where.rglob("*"))
+    code, out, err = run_cli("validate", TAG, "--store-dir", where, "--python", target)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert "--python" in err and str(target) in err
+    assert sorted(p.name for p in where.rglob("*")) == before
+    # the Python entry point says the same in one line
+    from release.errors import UserError
+    with pytest.raises(UserError) as caught:
+        validate(LocalStore(where), TAG, python=str(target))
+    assert str(caught.value).startswith(f"--python {target}: ")
+    assert str(caught.value).endswith("expected a Python 3 interpreter")
+
+
+def test_a_bad_public_index_flag_is_one_line(run_cli, tmp_path):
+    code, out, err = run_cli("validate", TAG, "--store-dir", tmp_path, "--public-index", "pypi")
+    assert code == 2 and "--public-index" in err and "expected an index URL" in err
+
+
+# ---------------------------------------------------------------- leftovers of killed runs
+
+
+def test_folders_of_killed_validates_are_removed_by_the_next_run(make_dist, tmp_path):
+    from release.validate import clean_stale_workdirs
+    root = tmp_path / "tmp"
+    root.mkdir()
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()  # reaped: its pid names no process now
+    stale = root / f"release-validate-{dead.pid}-abcd"
+    (stale / "py3.11" / "venv" / "bin").mkdir(parents=True)
+    live = root / f"release-validate-{os.getpid()}-live"
+    live.mkdir()
+    legacy_old, legacy_new = root / "release-validate-k3j2h1g0", root / "release-validate-z9y8x7w6"
+    legacy_old.mkdir()
+    legacy_new.mkdir()
+    os.utime(legacy_old, (1_000_000, 1_000_000))
+    os.utime(legacy_new, (1_000_000 + 7 * 3600, 1_000_000 + 7 * 3600))
+    removed = clean_stale_workdirs(root, now=1_000_000 + 7 * 3600 + 60)
+    assert sorted(removed) == sorted([stale, legacy_old])
+    assert live.exists() and legacy_new.exists() and not stale.exists()
+    # a validate run does it on its way (and leaves a legacy folder made just now alone)
+    (root / f"release-validate-{dead.pid}-again").mkdir()
+    os.utime(legacy_new)
+    store = LocalStore(tmp_path / "store")
+    publish_draft(store, read_dist(make_dist(NIGHTLY)))
+    said = []
+    assert validate(store, TAG, workdir_root=root, say=said.append).ok
+    assert f"removed release-validate-{dead.pid}-again, left by a validate that was killed" in said
+    assert sorted(p.name for p in root.iterdir()) == sorted([live.name, legacy_new.name])
+
+
+def test_a_killed_validate_process_leaves_nothing_after_the_next_run(make_dist, tmp_path,
+                                                                     monkeypatch):
+    """A real ``release validate`` killed with SIGKILL while its venv exists."""
+    import tempfile
+    import signal
+    import time
+    root = tmp_path / "tmp"
+    root.mkdir()
+    where = tmp_path / "store"
+    publish_draft(LocalStore(where), read_dist(make_dist(NIGHTLY)))
+    env = dict(os.environ, TMPDIR=str(root))
+    proc = subprocess.Popen([sys.executable, "-m", "release", "validate", TAG, "--store-dir",
+                             str(where)], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        for _ in range(6000):  # until its venv exists (it always gets there; no timing asserted)
+            if list(root.glob("release-validate-*/py*/venv")) or proc.poll() is not None:
+                break
+            time.sleep(0.01)
+        assert proc.poll() is None, "validate finished before it could be killed"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the whole job, pip included (as CI cancels it)
+        proc.wait()
+    assert [p.name for p in root.iterdir()] == [f"release-validate-{proc.pid}-" +
+                                                 next(root.iterdir()).name.split("-", 3)[3]]
+    monkeypatch.setenv("TMPDIR", str(root))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    assert validate(LocalStore(where), TAG, mark=False).ok
+    assert list(root.iterdir()) == []
+
+
+def test_a_zip_bomb_in_the_draft_never_reaches_pip(make_dist, tmp_path):
+    """A plugin wheel with a member that inflates 1000x (swapped into the draft, its
+    SHA256SUMS entry too): verify's size bound is a finding and validate never creates a venv
+    or runs pip for it."""
+    from tests.support.crafted import craft
+    dist = make_dist(NIGHTLY)
+    store = LocalStore(tmp_path / "store")
+    publish_draft(store, read_dist(dist))
+    plugin = next(dist.glob("jax_rocm7_plugin-*.whl"))
+    bomb = craft(plugin, tmp_path / "bomb" / plugin.name,
+                 add={"jax_rocm7_plugin/zeros.bin": b"\0" * (64 << 20)})
+    swap_asset(store, TAG, plugin.name, bomb.read_bytes(), tmp_path)
+    sums = (dist / "SHA256SUMS").read_text().replace(
+        hashlib.sha256(plugin.read_bytes()).hexdigest(), hashlib.sha256(bomb.read_bytes()).hexdigest())
+    swap_asset(store, TAG, "SHA256SUMS", sums.encode(), tmp_path)
+    said = []
+    result = validate(store, TAG, say=said.append)
+    assert not result.ok and not result.marked
+    assert any(p.startswith(f"verify {plugin.name}: size: ") and "zip bomb" in p
+               for p in result.problems), result.problems
+    assert "install not tried: pip never gets wheels that failed the checks above" in result.problems
+    assert result.pythons == {} and not any("pip install" in line or "venv" in line for line in said)

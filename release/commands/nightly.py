@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from release import flags, jobs, output
+from release import flags, jobs, output, resolver
+from release.commands.status import print_public_index
 from release.commands._common import (add_build_input_options, add_date_options, add_python_option,
                                       add_store_options, job_settings, open_store_from_args, project,
                                       now_utc, transfer_progress)
@@ -25,7 +26,8 @@ def add_arguments(parser) -> None:
     add_python_option(parser)
     parser.add_argument("--dry-run", action="store_true",
                         help="print the plan (version, revisions, wheels, tag, assets, Bazel "
-                             "commands) without network or changes")
+                             "commands) without changes; the public index is asked only for "
+                             "its newest versions")
     parser.add_argument("--stage", choices=("plan", "finish"),
                         help="run one stage of a split CI run (default: the whole job)")
     parser.add_argument("--keep", type=flags.positive_int, default=14, metavar="N",
@@ -35,6 +37,7 @@ def add_arguments(parser) -> None:
     add_build_input_options(parser)
     add_store_options(parser)
     add_lock_timeout_option(parser)
+    resolver.add_public_index_option(parser, "tonight's version is compared with before building")
 
 
 def run(args, out) -> int:
@@ -44,9 +47,19 @@ def run(args, out) -> int:
     plan = make_plan(proj, "nightly", date=date, build_number=args.build_number,
                      pythons=args.pythons, release_commit=repo_head(proj.root),
                      today=now.date(), force=args.force)
+    # Before building: a version at or below what is public would never be installed.
+    check = {"warnings": []}
+    if args.dry_run or args.stage != "finish":
+        check = resolver.check_planned_versions({"nightly": plan.version}, plan.rocm_major,
+                                                resolver.public_index_from_args(args))
     if args.dry_run:
-        out.result(plan.to_json(), lambda console: print_plan(console, plan))
+        def human(console):
+            print_plan(console, plan)
+            print_public_index(console, check)
+        out.result(plan.to_json() | {"public_index": check}, human)
         return 0
+    for warning in check["warnings"]:
+        out.line(f"warning: {warning}")
     store = open_store_from_args(args, out)
     settings = job_settings(args, proj)
     keys = {"date": date.isoformat(), "version": plan.version, "tag": plan.tag}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from release import output
+from release import output, resolver
 from release.commands._common import (add_date_options, add_store_options, open_store_from_args,
                                       project, today_utc)
 from release.plan import next_versions
@@ -24,7 +24,9 @@ def add_arguments(parser) -> None:
     add_date_options(parser)
     add_store_options(parser)
     parser.add_argument("--offline", action="store_true",
-                        help="pins and versions from the two files only; do not read the store")
+                        help="pins and versions from the two files only; do not read the store "
+                             "or ask the public index")
+    resolver.add_public_index_option(parser, "the next versions are compared with")
 
 
 def run(args, out) -> int:
@@ -45,6 +47,11 @@ def run(args, out) -> int:
     }
     if store_view is not None:
         data["store"] = store_view
+    # pip --pre takes the newest version on any index: a line at or below what is public
+    # would never be installed (asked of the public index; unreachable = not checked)
+    data["public_index"] = resolver.check_planned_versions(
+        {kind: v for kind, v in data["next"].items() if v}, info.rocm_major,
+        resolver.NO_PUBLIC_INDEX if args.offline else resolver.public_index_from_args(args))
     last = (store_view or {}).get("latest", {}).get("nightly")
     output.github_output({"version": info.version, "next-release": nxt["release"][0] or "",
                           "next-rc": nxt["rc"][0] or "", "next-nightly": nxt["nightly"][0] or "",
@@ -122,6 +129,7 @@ def _human(console, proj, data) -> None:
     for kind, version in data["next"].items():
         vt.add_row(kind, version or "-", data["next_notes"].get(kind, ""))
     console.print(vt)
+    print_public_index(console, data["public_index"])
 
 
 def _summary(data) -> str:
@@ -131,4 +139,17 @@ def _summary(data) -> str:
     last = data.get("store", {}).get("latest", {}).get("nightly")
     if last:
         lines += ["", f"last nightly: `{last['tag']}` ({(last['published'] or '')[:10]})"]
+    lines += [f"\n> warning: {w}" for w in data["public_index"]["warnings"]]
     return "\n".join(lines)
+
+
+def print_public_index(console, check: dict) -> None:
+    """The version-line warnings, or what was compared, or why nothing could be."""
+    for warning in check["warnings"]:
+        console.print(f"warning: {warning}", markup=False, style="bold yellow")
+    if check.get("note"):
+        console.print(check["note"], markup=False)
+    elif not check["warnings"]:
+        newest = ", ".join(f"{p} {v}" for p, v in check["newest"].items()) or "nothing published"
+        console.print(f"public index {check['index']}: {newest}; the next versions sort above it",
+                      markup=False)

@@ -1,44 +1,57 @@
-"""``release validate TAG``: download a draft's assets, check, install and import them."""
+"""``release validate TAG``: download a draft's assets, check, resolve, install and import them."""
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
 
 from release import flags
 from release.commands._common import add_store_options, open_store_from_args, transfer_progress
 from release.output import github_output, step_summary
 from release.bazel import configured_runpath
+from release.resolver import add_public_index_option, public_index_from_args
 from release.validate import validate
 
-HELP = "validate the draft of TAG: checksums, verify, pip install into a fresh venv, import"
+HELP = ("validate the draft of TAG: checksums, verify, then the README's pip install line against "
+        "the draft's index and the public one, for every Python it carries")
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("tag", metavar="TAG", help="release tag, e.g. rocm-jax-v0.9.1")
-    parser.add_argument("--python", type=flags.executable, metavar="PATH",
-                        default=Path(sys.executable),
-                        help="interpreter to install the wheels for (default: this one)")
+    parser.add_argument("--python", metavar="PATH", action="append", dest="pythons", default=[],
+                        type=flags.executable,
+                        help="an interpreter to install with, repeatable (others are found per "
+                             "Python the draft carries: this one, python3.X on PATH, uv)")
+    add_public_index_option(parser, "the draft's index is merged with, as users resolve")
+    parser.add_argument("--require-all-pythons", action="store_true",
+                        help="fail when a Python the draft carries has no interpreter here "
+                             "(default: a warning naming it)")
     add_store_options(parser)
 
 
 def run(args, out) -> int:
     store = open_store_from_args(args, out)
     with transfer_progress(out) as progress:
-        result = validate(store, args.tag, say=out.line, progress=progress, python=str(args.python),
-                          runpath=tuple(configured_runpath(args.root)))
-    github_output({"validated": "true" if result.ok else "false"})
+        result = validate(store, args.tag, say=out.line, progress=progress,
+                          pythons=[str(p) for p in args.pythons],
+                          runpath=tuple(configured_runpath(args.root)),
+                          public_index=public_index_from_args(args),
+                          require_all_pythons=args.require_all_pythons)
+    github_output({"validated": "true" if result.ok else "false",
+                   "untested_pythons": " ".join(result.untested)})
     step_summary(f"**validate {args.tag}**: " + ("passed" if result.ok else
-                 "FAILED\n\n" + "\n".join(f"- {p}" for p in result.problems)))
+                 "FAILED\n\n" + "\n".join(f"- {p}" for p in result.problems))
+                 + "".join(f"\n\n> warning: {w}" for w in result.warnings))
 
     def human(console):
         if result.ok:
-            console.print(f"{args.tag}: valid ({', '.join(result.checked)}); "
+            tested = ", ".join(py for py, info in result.pythons.items() if info.get("tested"))
+            console.print(f"{args.tag}: valid ({', '.join(result.checked)}"
+                          + (f"; Python {tested}" if tested else "") + "); "
                           + ("draft marked validated" if result.marked else "published, not marked"),
                           markup=False)
         else:
             console.print(f"{args.tag}: NOT valid; the draft is unchanged", markup=False)
             for problem in result.problems:
                 console.print(f"  - {problem}", markup=False)
+        for warning in result.warnings:
+            console.print(f"  warning: {warning}", markup=False)
     out.result(result.to_json(), human)
     return 0 if result.ok else 1

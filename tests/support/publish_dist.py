@@ -67,7 +67,10 @@ def _version_py(version: str) -> str:
 
 
 def build_dist(out_root: Path, version: str, commits: dict[str, str] | None = None,
-               requires_python: str = ">=3.11") -> Path:
+               requires_python: str = ">=3.11", pythons: tuple[str, ...] = (PYTHON,),
+               version_py: str | None = None) -> Path:
+    """``pythons``: one plugin wheel for each; ``version_py``: the text of both wheels'
+    ``version.py`` instead of the one the release tool writes."""
     deps = load_deps(REPO_ROOT / "deps.yaml")
     if commits:
         deps = deps.with_commits(commits)
@@ -78,24 +81,25 @@ def build_dist(out_root: Path, version: str, commits: dict[str, str] | None = No
     out.mkdir(parents=True)
     pjrt_pkg = naming.pjrt_package(ROCM_MAJOR)
     plugin_pkg = naming.plugin_package(ROCM_MAJOR)
-    common = {"version.py": _version_py(version), "commit_info.py": revisions.commit_info_py()}
+    common = {"version.py": version_py if version_py is not None else _version_py(version),
+              "commit_info.py": revisions.commit_info_py()}
     pjrt = write_wheel(out / naming.pjrt_wheel(ROCM_MAJOR, version), naming.pjrt_dist(ROCM_MAJOR),
                        version, naming.wheel_tag(None),
                        {f"{pjrt_pkg}/__init__.py": "from .version import __version__\n",
                         **{f"{pjrt_pkg}/{k}": v for k, v in common.items()}},
                        requires_python=requires_python)
-    plugin = write_wheel(out / naming.plugin_wheel(ROCM_MAJOR, version, PYTHON),
-                         naming.plugin_dist(ROCM_MAJOR), version, naming.wheel_tag(PYTHON),
-                         {f"{plugin_pkg}/__init__.py": "from .version import __version__\n",
-                          **{f"{plugin_pkg}/{k}": v for k, v in common.items()}},
-                         requires=[f"{naming.pjrt_dist(ROCM_MAJOR)}=={version}"],
-                         requires_python=requires_python)
+    plugins = [write_wheel(out / naming.plugin_wheel(ROCM_MAJOR, version, python),
+                           naming.plugin_dist(ROCM_MAJOR), version, naming.wheel_tag(python),
+                           {f"{plugin_pkg}/__init__.py": "from .version import __version__\n",
+                            **{f"{plugin_pkg}/{k}": v for k, v in common.items()}},
+                           requires=[f"{naming.pjrt_dist(ROCM_MAJOR)}=={version}"],
+                           requires_python=requires_python) for python in pythons]
     (out / naming.REVISIONS_ASSET).write_text(revisions.dumps())
     prov = provenance.write_dist(out, {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
-                                       for p in (pjrt, plugin)}, revisions,
+                                       for p in (pjrt, *plugins)}, revisions,
                                  invocation=provenance.Invocation.from_env({}, host="test-host"))
     sums = "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}\n"
-                   for p in sorted([pjrt, plugin, out / naming.REVISIONS_ASSET, prov]))
+                   for p in sorted([pjrt, *plugins, out / naming.REVISIONS_ASSET, prov]))
     (out / naming.CHECKSUMS_ASSET).write_text(sums)
     return out
 

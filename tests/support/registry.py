@@ -4,10 +4,15 @@ Whether it is reachable is asked once per session, and only when a ``network`` t
 run, by asking pip (with a short timeout and no retries) for the versions of the PJRT wheel.
 Set ``RELEASE_TESTS_OFFLINE=1`` to skip them without asking. The published jax-rocm7 wheels are
 downloaded once per session, by pip, into a session temporary directory.
+
+``local_index(wheels)``: a package index on 127.0.0.1 standing in for the public one (PEP 691
+JSON and PEP 503 HTML), for resolver tests that must not touch the internet.
 """
 
 from __future__ import annotations
 
+import html
+import json
 import os
 import subprocess
 import sys
@@ -63,3 +68,94 @@ def published_wheels(tmp_path_factory) -> dict[str, Path]:
         prefix = name.replace("-", "_") + f"-{PUBLISHED_VERSION}-"
         found[name.rsplit("-", 1)[1]] = next(dest.glob(prefix + "*.whl"))
     return found
+
+
+# ---------------------------------------------------------------- a local "public" index
+
+
+class LocalIndex:
+    """A package index on 127.0.0.1 standing in for the public one: PEP 691 JSON when asked
+    for it (``json=True``), else PEP 503 HTML, with sha256 fragments; ``log`` holds every path
+    requested. Written here, independently of the tool's own index code."""
+
+    def __init__(self, wheels, *, json_api: bool = True):
+        import hashlib
+        import http.server
+        import threading
+        from email.parser import HeaderParser
+        import zipfile
+
+        from packaging.utils import canonicalize_name, parse_wheel_filename
+
+        self.files: dict[str, bytes] = {}
+        self.projects: dict[str, list[dict]] = {}
+        self.log: list[str] = []
+        for wheel in map(Path, wheels):
+            data = wheel.read_bytes()
+            name, version, _, _ = parse_wheel_filename(wheel.name)
+            with zipfile.ZipFile(wheel) as zf:
+                meta = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
+                requires = HeaderParser().parsestr(zf.read(meta).decode()).get("Requires-Python")
+            self.files[wheel.name] = data
+            self.projects.setdefault(canonicalize_name(name), []).append({
+                "filename": wheel.name, "url": f"../../files/{wheel.name}",
+                "hashes": {"sha256": hashlib.sha256(data).hexdigest()},
+                "requires-python": requires, "version": str(version)})
+        index = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                index.log.append(self.path)
+                parts = [p for p in self.path.split("?")[0].split("/") if p]
+                if len(parts) == 2 and parts[0] == "files" and parts[1] in index.files:
+                    return self._send(index.files[parts[1]], "application/octet-stream")
+                if len(parts) == 2 and parts[0] == "simple" and parts[1] in index.projects:
+                    files = index.projects[parts[1]]
+                    if json_api and "application/vnd.pypi.simple.v1+json" in self.headers.get("Accept", ""):
+                        body = json.dumps({
+                            "meta": {"api-version": "1.1"}, "name": parts[1],
+                            "versions": sorted({f["version"] for f in files}),
+                            "files": [{k: f[k] for k in ("filename", "url", "hashes", "requires-python")}
+                                      for f in files]}).encode()
+                        return self._send(body, "application/vnd.pypi.simple.v1+json")
+                    links = "".join(
+                        f'<a href="{f["url"]}#sha256={f["hashes"]["sha256"]}"'
+                        + (f' data-requires-python="{html.escape(f["requires-python"])}"'
+                           if f["requires-python"] else "") + f'>{f["filename"]}</a><br/>\n'
+                        for f in files)
+                    return self._send(f"<!DOCTYPE html><html><body>\n{links}</body></html>".encode(),
+                                      "text/html")
+                self.send_error(404)
+
+            def _send(self, body: bytes, kind: str):
+                self.send_response(200)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/simple/"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join()
+
+
+@pytest.fixture
+def local_index():
+    """``local_index(wheels, json_api=True) -> LocalIndex``; every one is closed afterwards."""
+    made = []
+
+    def make(wheels, **kwargs) -> LocalIndex:
+        made.append(LocalIndex(wheels, **kwargs))
+        return made[-1]
+    yield make
+    for index in made:
+        index.close()

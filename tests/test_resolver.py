@@ -1,0 +1,113 @@
+"""The public index as pip sees it: what is published there, and warnings before building
+when the version line would lose to it (``status``, ``nightly --dry-run``)."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import pytest
+
+from release.resolver import newest_published, version_line_warnings
+
+PROJECTS = ("jax-rocm7-plugin", "jax-rocm7-pjrt")
+
+
+@pytest.fixture
+def published(make_dist, local_index):
+    """``published(*versions, json_api=True)``: a local public index holding those releases."""
+    def make(*versions, json_api=True):
+        wheels = [w for v in versions for w in sorted(make_dist(v).glob("*.whl"))]
+        return local_index(wheels, json_api=json_api)
+    return make
+
+
+def closed_port_url() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}/simple/"
+
+
+@pytest.mark.parametrize("json_api", [True, False], ids=["pep691-json", "pep503-html"])
+def test_newest_published_reads_json_and_html(published, json_api):
+    index = published("0.9.0", "0.10.2", "0.10.3.dev20261120", json_api=json_api)
+    assert newest_published(index.url, "jax-rocm7-plugin").newest == "0.10.3.dev20261120"
+    assert newest_published(index.url, "Jax_Rocm7.PJRT").newest == "0.10.3.dev20261120"
+    assert newest_published(index.url, "jax-rocm9-plugin").newest is None  # 404: not published
+    assert newest_published(index.url, "jax-rocm9-plugin").error is None
+    assert any(path == "/simple/jax-rocm7-plugin/" for path in index.log)
+
+
+def test_an_unreachable_index_is_not_checked_never_a_failure():
+    found = newest_published(closed_port_url(), "jax-rocm7-plugin", timeout=5)
+    assert found.newest is None and "unreachable" in found.error
+    check = version_line_warnings({"nightly": "0.9.1.dev20261122"}, PROJECTS, closed_port_url())
+    assert check["checked"] is False and check["warnings"] == []
+    assert check["note"].startswith("could not check the public index: ")
+
+
+def test_a_version_line_at_or_below_the_public_one_is_warned(published):
+    index = published("0.10.2")
+    check = version_line_warnings({"release": "0.9.1", "nightly": "0.9.1.dev20261122",
+                                   "same": "0.10.2", "above": "0.10.3.dev20261122"},
+                                  PROJECTS, index.url)
+    assert check["checked"] and check["newest"] == {p: "0.10.2" for p in PROJECTS}
+    assert [w.split(" ")[1] for w in check["warnings"]] == ["release", "nightly", "same"]
+    assert check["warnings"][1] == (
+        f"the nightly version 0.9.1.dev20261122 sorts at or below jax-rocm7-plugin 0.10.2 on "
+        f"{index.url}: `pip install --pre` would install 0.10.2; move version_info.json's "
+        "version past it")
+
+
+def test_status_warns_before_anything_is_built(run_cli, project_dir, published):
+    index = published("0.10.2")
+    code, out, err = run_cli("status", "--json", "--date", "2026-11-22", "--root", project_dir,
+                             "--public-index", index.url)
+    assert code == 0, err
+    data = json.loads(out)["public_index"]
+    assert data["newest"]["jax-rocm7-plugin"] == "0.10.2"
+    assert len(data["warnings"]) == 3  # release, rc and nightly all sort below 0.10.2
+    code, out, _ = run_cli("status", "--root", project_dir, "--public-index", index.url)
+    assert code == 0 and "warning: the nightly version 0.9.1.dev" in out
+
+
+def test_status_with_a_correct_version_line_says_what_it_compared(run_cli, project_dir, published):
+    index = published("0.9.0")
+    code, out, _ = run_cli("status", "--root", project_dir, "--public-index", index.url)
+    assert code == 0 and "warning" not in out
+    assert f"public index {index.url}: jax-rocm7-plugin 0.9.0, jax-rocm7-pjrt 0.9.0" in out
+
+
+def test_status_offline_says_it_could_not_check(run_cli, project_dir):
+    code, out, _ = run_cli("status", "--root", project_dir, "--public-index", closed_port_url())
+    assert code == 0 and "could not check the public index" in out
+
+
+def test_nightly_plan_warns_and_uses_pips_index_by_default(run_cli, project_dir, published,
+                                                          monkeypatch):
+    index = published("0.10.2")
+    monkeypatch.delenv("RELEASE_PUBLIC_INDEX")
+    monkeypatch.setenv("PIP_INDEX_URL", index.url)
+    code, out, err = run_cli("nightly", "--dry-run", "--json", "--date", "2026-11-22",
+                             "--root", project_dir)
+    assert code == 0, err
+    check = json.loads(out)["public_index"]
+    assert check["index"] == index.url and len(check["warnings"]) == 1
+    code, out, _ = run_cli("nightly", "--dry-run", "--date", "2026-11-22", "--root", project_dir)
+    assert code == 0 and "warning: the nightly version 0.9.1.dev20261122 sorts at or below" in out
+
+
+def test_the_env_none_skips_the_check(run_cli, project_dir):
+    code, out, _ = run_cli("nightly", "--dry-run", "--json", "--date", "2026-11-22",
+                           "--root", project_dir)
+    assert code == 0
+    assert json.loads(out)["public_index"]["checked"] is False
+
+
+@pytest.mark.parametrize("command", [["status"], ["nightly", "--dry-run"],
+                                     ["validate", "rocm-jax-v1"]])
+def test_a_bad_public_index_is_one_line(run_cli, project_dir, command):
+    code, out, err = run_cli(*command, "--root", project_dir, "--public-index", "pypi")
+    assert code == 2 and err.count("\n") == 1 and "--public-index" in err
+    assert "expected an index URL" in err
