@@ -654,3 +654,16 @@ def test_cli_prints_one_line_per_passing_wheel_and_json_keeps_every_finding(run_
     code, out, _ = run_cli("verify", good_wheels["plugin"], "--runpath", "/a", "--runpath", "/b",
                            "--json")
     assert len(json.loads(out)["wheels"][0]["findings"]) == 16
+
+
+def test_an_unreadable_runpath_config_is_said_not_silently_dropped(run_cli, good_wheels, tmp_path):
+    """Issue 14: the default RUNPATH silently became "require nothing" when the config was bad."""
+    (tmp_path / "jax_rocm_plugin").mkdir()
+    (tmp_path / "jax_rocm_plugin" / ".bazelrc").write_text("build:python312 --x=1\n")
+    code, out, err = run_cli("verify", good_wheels["pjrt"], "--root", tmp_path, "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["runpath"] == [] and "could not be read" in data["runpath_note"]
+    assert "warning: no RUNPATH entry is required" in err and "--runpath ENTRY" in err
+    code, out, err = run_cli("verify", good_wheels["pjrt"], "--json")
+    assert "runpath_note" not in json.loads(out) and "warning" not in err

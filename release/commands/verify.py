@@ -32,13 +32,14 @@ def add_arguments(parser) -> None:
                              "entries the rocm_build Bazel config sets, when it can be read)")
 
 
-def default_runpath(root: Path | None) -> tuple[str, ...]:
-    """The RUNPATH entries the ``rocm_build`` config links in, or none when it cannot be read."""
+def default_runpath(root: Path | None) -> tuple[tuple[str, ...], str | None]:
+    """The RUNPATH entries the ``rocm_build`` config links in, and, when the config cannot be
+    read, why no entry is required (said out loud, never a silent "require nothing")."""
     from release.bazel import configured_runpath
     try:
-        return tuple(configured_runpath(root))
-    except UserError:
-        return ()
+        return tuple(configured_runpath(root)), None
+    except UserError as exc:
+        return (), f"no RUNPATH entry is required: the rocm_build config could not be read ({exc})"
 
 
 class _Bar:
@@ -67,10 +68,11 @@ def byte_progress(out, title: str, total: int):
 
 
 def run(args, out) -> int:
-    options = Options(
-        runpath=tuple(args.runpath) if args.runpath is not None else default_runpath(args.root),
-        revisions=expected_revisions(args.deps, args.revisions),
-    )
+    runpath, note = (tuple(args.runpath), None) if args.runpath is not None else \
+        default_runpath(args.root)
+    if note:
+        out.line(f"warning: {note}; pass --runpath ENTRY to require entries")
+    options = Options(runpath=runpath, revisions=expected_revisions(args.deps, args.revisions))
     with byte_progress(out, "verifying", sum(payload_size(w) for w in args.wheels)) as bar:
         reports = verify_wheels(args.wheels, options, progress=bar.advance,
                                 on_wheel=lambda w: bar.describe(f"verifying {w.name}"))
@@ -78,6 +80,8 @@ def run(args, out) -> int:
     errors = sum(len(r.errors) for r in reports) + len(prov["problems"] if prov else [])
     data = {"ok": errors == 0, "errors": errors, "runpath": list(options.runpath),
             "wheels": [r.to_json() for r in reports]}
+    if note:
+        data["runpath_note"] = note
     if prov is not None:
         data["provenance"] = prov
 
