@@ -1,16 +1,21 @@
 """Roll policies -> new pins, with the safety checks that keep a bad pin out of deps.yaml.
 
-Each policy is a small object with one ``update(dep, ctx)`` that returns the commit the
-dep should be pinned to, and a ``__str__`` for logs (openxla-devtools' shape):
+Each policy is a small object (its deps.yaml roll value plus behaviour) with two steps:
+``candidate(dep, ctx)`` picks the commit (the selection step: holds and green-CI choices plug
+in there, see ``release.selection``) and ``check(dep, candidate, ctx)`` refuses what the
+policy forbids, else returns the ``Move`` with its log:
 
-- ``FollowHead``: the tip of the tracked branch, by ls-remote (no clone);
-- ``FollowVia``: the commit another dep pins in a file, read at that dep's *new* commit;
-- ``StayManual``: never moves; ``Exact`` (``--to SHA``) moves one dep to one commit.
+- ``FollowHead``: the tip of the tracked branch, by ls-remote (no clone); ``StayManual``:
+  never moves. Both are ``BranchBound``: the commit must be on the tracked branch and move
+  forward unless rewinds are allowed.
+- ``FollowVia``: whatever another dep pins in a file (read at that dep's *new* commit), in
+  any direction and on any branch, since the source built with it; the branch is found (the
+  newest matching ``branches`` that contains it) and only a commit on no official branch
+  (a fork's) is refused.
+- ``Exact`` (``--to SHA``) proposes one commit and lets the dep's own policy check it.
 
 Deps are resolved in ``Deps.resolution_order()`` so a via dep sees its source's new pin.
-A dep that moves must pass, in order: the new commit exists on the remote, is reachable
-from the tracked branch, and moves forward (old is an ancestor of new) unless rewinds
-are allowed. Any refusal is a one-line ``UserError`` raised before anything is written.
+Any refusal is a one-line ``UserError`` raised before anything is written.
 """
 
 from __future__ import annotations
@@ -205,8 +210,7 @@ class FollowVia(config.RollVia):
                             f"(not reachable from {tried}: only on a fork or pull request?); refusing to "
                             "pin it")
         rel = relation(mirror, old, new)
-        behind = mirror.count(mirror.tracking_ref(branch), new) if rel.direction != FORWARD or \
-            branch != dep.branch else 0
+        behind = mirror.count(mirror.tracking_ref(branch), new)
         return dataclasses.replace(rel.move(dep, cand, branch), behind=behind, named_url=named)
 
 class Exact:

@@ -251,3 +251,29 @@ def test_branch_order_is_by_version_not_text():
     assert sorted(names, key=branch_order, reverse=True) == [
         "rocm-jaxlib-v0.10.0", "rocm-jaxlib-v0.10.0-draft", "rocm-jaxlib-v0.9.10", "rocm-jaxlib-v0.9.1",
         "rocm-jaxlib-v0.4.35", "rocm-jaxlib-next"]
+
+
+def test_changelog_sentences_read_as_the_issue_asks():
+    from release.git import LogEntry
+    from release.roll import Move
+    xla_old, xla_new, base = "24c5f10" + "a" * 33, "b32df5f07315567cc1940388ef766b87c6e8b9e3", "913ae2e" + "b" * 33
+    log = tuple(LogEntry(f"{i:040x}", "2026-04-20T10:00:00+00:00", "Dev", f"change {i}") for i in range(1741))
+    switch = Move("xla", "https://github.com/ROCm/xla", "rocm-jaxlib-v0.9.1", xla_old, xla_new, SIDEWAYS, log,
+                  old_branch="rocm-jaxlib-v0.8.0", merge_base=base, dropped=31, behind=8, source="as the plugin pins")
+    assert changelog.sentence(switch) == ("xla: switched rocm-jaxlib-v0.8.0 -> rocm-jaxlib-v0.9.1 (b32df5f; 1,741 "
+                                          "commits since the merge-base 913ae2e, 8 behind that branch's tip)")
+    assert changelog.summary(switch) == "xla 24c5f10..b32df5f (switched to rocm-jaxlib-v0.9.1)"
+    back = Move("xla", "https://github.com/ROCm/xla", "rocm-jaxlib-v0.8.0", "a15e41b" + "c" * 33, xla_old, BACKWARD,
+                (), old_branch="rocm-jaxlib-v0.8.0", dropped=31, source="as the plugin pins")
+    assert changelog.sentence(back) == "xla: moved back 31 commits to 24c5f10 (as the plugin pins)"
+    moved = Move("jax", "https://github.com/ROCm/jax", "rocm-jaxlib-v0.9.1", "a5a5bfd" + "d" * 33,
+                 "7f75782" + "e" * 33, FORWARD, log[:3], old_branch="rocm-jaxlib-v0.9.1", source="as the plugin pins",
+                 named_url="https://github.com/jax-ml/jax")
+    assert changelog.sentence(moved) == (
+        "jax: moved forward 3 commits to 7f75782 on rocm-jaxlib-v0.9.1 (as the plugin pins); "
+        "https://github.com/jax-ml/jax is named as its source, the commit is on https://github.com/ROCm/jax")
+    data = changelog.to_json((switch,))["deps"]["xla"]
+    assert (data["switched"], data["merge_base"], data["behind_tip"], data["old_branch"]) == (
+        True, base, 8, "rocm-jaxlib-v0.8.0")
+    text = changelog.markdown((switch,), max_lines=2)
+    assert changelog.sentence(switch) in text and "- ... and 1739 more" in text
