@@ -24,6 +24,8 @@ import fnmatch
 import hashlib
 import os
 import re
+import subprocess
+import urllib.parse
 from pathlib import Path
 
 import git as gitpython
@@ -137,9 +139,24 @@ def ls_remote(remote: Remote, branch: str) -> str:
 def ls_remote_branches(remote: Remote, pattern: str) -> dict[str, str]:
     """``{branch: tip}`` for the branches matching the glob ``pattern``, asked without cloning.
 
-    Protocol v2 with ``--heads``: the server lists only ``refs/heads/`` (not the thousands of
-    ``refs/pull/*`` GitHub keeps); the pattern is matched here.
+    The server is asked only for the refs under the pattern's fixed prefix
+    (``refs/heads/rocm-jaxlib-v``: protocol v2's ``ls-refs`` with ``ref-prefix``), not the
+    thousands of ``refs/pull/*`` and branches GitHub keeps. Where that cannot be asked
+    (ssh, a server without protocol v2) ``git ls-remote --heads`` lists ``refs/heads/``.
     """
+    prefix = "refs/heads/" + re.split(r"[*?\[]", pattern, maxsplit=1)[0]
+    refs = ls_refs(remote, prefix)
+    if refs is None:
+        refs = _ls_remote_heads(remote, pattern)
+    tips = {}
+    for ref, sha in refs.items():
+        name = ref.removeprefix("refs/heads/")
+        if ref.startswith("refs/heads/") and _SHA.match(sha) and fnmatch.fnmatchcase(name, pattern):
+            tips[name] = sha
+    return tips
+
+
+def _ls_remote_heads(remote: Remote, pattern: str) -> dict[str, str]:
     g = _git()
     g.update_environment(**remote.auth_env())
     status, out, err = g.execute(
@@ -148,13 +165,94 @@ def ls_remote_branches(remote: Remote, pattern: str) -> dict[str, str]:
         with_extended_output=True, with_exceptions=False, kill_after_timeout=TIMEOUT)
     if status != 0:
         raise remote_error(remote, "cannot list", err)
-    tips = {}
-    for line in out.splitlines():
-        sha, _, ref = line.partition("\t")
-        name = ref.removeprefix("refs/heads/")
-        if ref.startswith("refs/heads/") and _SHA.match(sha) and fnmatch.fnmatchcase(name, pattern):
-            tips[name] = sha
-    return tips
+    return {ref: sha for sha, _, ref in (line.partition("\t") for line in out.splitlines())}
+
+
+def _pkt(line: str) -> bytes:
+    data = line.encode()
+    return b"%04x" % (len(data) + 4) + data
+
+
+def _read_pkts(data: bytes, pos: int) -> tuple[list[bytes], int]:
+    """pkt-lines from ``pos`` up to the next flush packet; returns them and where it ended."""
+    lines = []
+    while pos + 4 <= len(data):
+        size = int(data[pos:pos + 4], 16)
+        if size in (0, 1, 2):  # flush, delimiter, response end
+            return lines, pos + 4
+        lines.append(data[pos + 4:pos + size])
+        pos += size
+    raise ValueError("truncated pkt-line stream")
+
+
+def _helper_request(url: str, request: bytes, env: dict) -> tuple[bytes | None, str, int]:
+    """One protocol v2 request through git's own HTTP transport (``git remote-http``'s
+    ``stateless-connect``: proxies, TLS settings and headers as for any fetch). Returns the
+    response after the capability advertisement, or None when the server offers no v2."""
+    helper = "remote-https" if url.startswith("https://") else "remote-http"
+    proc = subprocess.Popen(["git", helper, "origin", url], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    try:
+        # The helper reads its command line buffered: the request may follow only once it is ready.
+        proc.stdin.write(b"stateless-connect git-upload-pack\n")
+        proc.stdin.flush()
+        ready = proc.stdout.readline()
+        if ready != b"\n":
+            proc.kill()
+            _, err = proc.communicate()
+            if ready.startswith(b"fallback"):
+                return None, "", 0
+            return b"", err.decode(errors="replace"), proc.returncode or 1
+        out, err = proc.communicate(request, timeout=TIMEOUT)
+    except BrokenPipeError:
+        _, err = proc.communicate()
+        return b"", err.decode(errors="replace"), proc.returncode or 1
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise
+    try:
+        caps, pos = _read_pkts(out, 0)
+    except ValueError:
+        return b"", err.decode(errors="replace"), proc.returncode or 1
+    if not caps or caps[0].strip() != b"version 2":
+        return None, "", 0
+    return out[pos:], err.decode(errors="replace"), proc.returncode
+
+
+def ls_refs(remote: Remote, prefix: str) -> dict[str, str] | None:
+    """``{ref: sha}`` for the refs starting with ``prefix``, by protocol v2 ``ls-refs`` (the
+    server filters). None when this transport cannot speak it here (ssh, git://, a v0 server)."""
+    request = _pkt("command=ls-refs\n") + b"0001" + _pkt("peel\n") + _pkt(f"ref-prefix {prefix}\n") + b"0000"
+    url = remote.bare_url
+    env = {**os.environ, **ENV, **remote.auth_env(), "GIT_PROTOCOL": "version=2"}
+    try:
+        if url.startswith(("http://", "https://")):
+            data, err, status = _helper_request(url, request, env)
+            if data is None:  # the server does not speak v2
+                return None
+        elif url.startswith(("file://", "/")):
+            path = urllib.parse.unquote(urllib.parse.urlsplit(url).path) if url.startswith("file://") else url
+            proc = subprocess.run(["git", "upload-pack", "--stateless-rpc", path], input=request,
+                                  capture_output=True, env=env, timeout=TIMEOUT)
+            data, err, status = proc.stdout, proc.stderr.decode(errors="replace"), proc.returncode
+        else:
+            return None
+    except subprocess.TimeoutExpired:
+        raise remote_error(remote, "cannot list", "timed out") from None
+    if status != 0 and not data:
+        raise remote_error(remote, "cannot list", err)
+    try:
+        lines, _ = _read_pkts(data, 0)
+    except ValueError:
+        if status != 0:
+            raise remote_error(remote, "cannot list", err) from None
+        return None
+    refs = {}
+    for line in lines:
+        sha, _, rest = line.decode(errors="replace").rstrip("\n").partition(" ")
+        refs[rest.split(" ", 1)[0]] = sha
+    return refs
 
 
 def mirror_dir(cache: Path, url: str) -> Path:
@@ -351,27 +449,32 @@ class Mirror:
         return self._range(desc, anc)
 
     def complete_between(self, a: str, b: str | None) -> None:
-        """Deepen until ``a..b`` and ``b..a`` are whole: their merge-base and counts are then exact.
+        """Deepen until ``b..a`` and ``a..b`` are whole: their merge-base and counts are then exact.
 
-        Both sides deepen together (x2 each round, commits only), so a sideways move costs
-        about the history since the merge-base and no more.
+        Each round deepens only the side whose cut-off history is newest (by commit date), as
+        git's own merge-base walk goes: the other side, already below the merge-base, is then
+        completed by this one coming down to it, so a sideways move costs about the history
+        since the merge-base and little more. Each side's step doubles when it is deepened again.
         """
-        depth = FIRST_DEPTH
-        tips = [t for t in (a, b) if t]
+        depth: dict[str, int] = {}
+        done: set[str] = set()  # sides the remote has nothing older for
         while True:
-            cut = set()
+            cuts = {}
             for desc, anc in ((a, b), (b, a)):
-                if desc:
-                    cut |= self.shallow().intersection(self._range(desc, anc))
-            if not cut:
+                if desc and desc not in done:
+                    cut = self.shallow().intersection(self._range(desc, anc))
+                    if cut:
+                        cuts[desc] = cut
+            if not cuts:
                 return
+            tip = max(cuts, key=lambda t: max(self.commit_time(c) for c in cuts[t]))
+            depth[tip] = depth[tip] * 2 if tip in depth else max(FIRST_DEPTH, 1)
             before = self.shallow()
-            status, err = self._fetch(f"--deepen={depth}", "origin", *tips)
+            status, err = self._fetch(f"--deepen={depth[tip]}", "origin", tip)
             if status != 0:
                 raise remote_error(self.remote, "cannot fetch from", err)
-            if self.shallow() == before:  # the remote has nothing older to give
-                return
-            depth *= 2
+            if self.shallow() == before:
+                done.add(tip)
 
     def merge_base(self, a: str, b: str) -> str | None:
         """The best common ancestor of two commits that are here (deepening as needed)."""
