@@ -587,7 +587,8 @@ def build_site(store, out: Path, *, keep: int = 14, protect: Iterable[str] = (),
         cache = state.get("revisions") if isinstance(state.get("revisions"), dict) else {}
         used: dict = {}
         page = people_page.render(people_page.gather(store, releases, wheels, site_url=site_url,
-                                                     keep=keep, cache=cache, used=used))
+                                                     keep=keep, present=set(tree.digests),
+                                                     cache=cache, used=used))
         tree.write("index.html", page)
         tree.save_state({"revisions": used})
         changed = staging.commit()

@@ -126,11 +126,14 @@ def _sort_key(version: str):
 
 
 def gather(store, releases: list, wheels: list, *, site_url: str | None, keep: int,
-           cache: dict | None = None, used: dict | None = None) -> SiteData:
+           present: set[str] | None = None, cache: dict | None = None,
+           used: dict | None = None) -> SiteData:
     """The page's data from the store's releases and ``release.index``'s wheel selection.
 
-    ``cache``/``used``: revision maps by asset sha256, read from and collected for the site's state.
+    ``present``: site paths of the wheels on disk (default: the listed ones); ``cache``/``used``:
+    revision maps by asset sha256, read from and collected for the site's state.
     """
+    present = {w.rel for w in wheels if w.listed} if present is None else present
     cache = {} if cache is None else cache
     used = {} if used is None else used
     by_release: dict[int, list] = {}
@@ -158,7 +161,7 @@ def gather(store, releases: list, wheels: list, *, site_url: str | None, keep: i
         kind = versions.kind_of(version)
         mine = by_release.get(rel.id, [])
         listed = any(w.listed for w in mine) if mine else False
-        wheel_rows = tuple(sorted((WheelRow(w.asset.name, w.asset.size, w.rel if w.listed else None)
+        wheel_rows = tuple(sorted((WheelRow(w.asset.name, w.asset.size, w.rel if w.rel in present else None)
                                    for w in mine), key=lambda r: r.name))
         prov = next((a.url for a in assets_of[rel.tag] if a.name == naming.PROVENANCE_ASSET), None)
         previous = _previous(ordered, rel, version, kind)
@@ -332,8 +335,9 @@ def _release(r: ReleaseRow, data: SiteData) -> str:
         f" ({_e(_size(w.size))})</li>" for w in r.wheels)
     flag = "--pre " if r.kind in ("nightly", "rc") else ""
     pin = f"pip install {flag}{data.project}=={r.version} --index-url {url}/{r.channel}/"
+    kept = "; its wheels stay at their URLs" if any(w.href for w in r.wheels) else ""
     status = "" if r.listed else (' <span class="hidden">not in the index any more (beyond the newest '
-                                  f"{data.keep} nightlies); the wheels stay at their URLs</span>")
+                                  f"{data.keep} nightlies){kept}</span>")
     prov = (f'<p>Provenance: <a class="provenance" href="{_e(r.provenance_url)}">{naming.PROVENANCE_ASSET}</a></p>'
             if r.provenance_url else "<p>Provenance: none published with this release.</p>")
     title = f'<a href="{_e(r.url)}">{_e(r.version)}</a>' if r.url else _e(r.version)

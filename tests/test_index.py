@@ -190,6 +190,8 @@ def test_retention_hides_old_nightlies_and_protect_keeps_them(store_site, tmp_pa
     page = (site / "nightly" / PLUGIN / "index.html").read_text()
     assert "dev20261120" not in page and "dev20261120" not in (site / "nightly" / PLUGIN / "index.json").read_text()
     assert old.is_file()  # hidden, not a broken link: a pinned URL still downloads
+    people = (site / "index.html").read_text()
+    assert f'href="nightly/{PLUGIN}/{old.name}"' in people and "stay at their URLs" in people
     every_link_resolves(site)
     # a version the store no longer has leaves the site (gc deleted it)
     store_site.delete_release(store_site.published_for("rocm-jax-v0.9.1.dev20261120"))
