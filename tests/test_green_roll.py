@@ -10,6 +10,7 @@ rolled by some of its commits, so the via deps must follow whichever plugin comm
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -280,3 +281,22 @@ def test_render_hold_adds_replaces_and_removes_one_line():
     held_block = render_hold("deps.yaml", block, "plugin", Hold("b" * 40, "r"))
     assert parse_deps("deps.yaml", held_block)["plugin"].roll.require == "green"
     assert "# keep me" in held_block
+
+
+def test_bump_prints_and_returns_the_held_line(history, tmp_path, monkeypatch):
+    """What the PR body gets: ``release bump`` leads its changelog with the held dep's line."""
+    h = history
+    monkeypatch.delenv("JAX_ROCM_RELEASE_CACHE", raising=False)
+    root = make_project(tmp_path / "proj", h, pins=h.pins_at(h.c["P2"]), extra={"plugin": held(h, "P6")})
+    summary = tmp_path / "summary.md"
+    proc = subprocess.run([sys.executable, "-m", "release", "bump", "--root", root, "--json"],
+                          capture_output=True, text=True, env={**os.environ,
+                                                                "GITHUB_STEP_SUMMARY": str(summary)})
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    line = (f"plugin: held before {h.c['P6'][:7]} ({HOLD_REASON}); 3 newer commits not taken until the "
+            "hold is removed")
+    assert data["notes"] == [line]
+    assert data["deps"]["plugin"]["new"] == h.c["P5"]
+    assert f"- {line}" in summary.read_text()
+    assert config.load_deps(root / "deps.yaml")["plugin"].hold == Hold(h.c["P6"], HOLD_REASON)
