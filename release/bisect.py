@@ -31,6 +31,10 @@ from release.config import Deps, RollVia, atomic_write
 from release.errors import UserError
 
 SOURCE = "plugin"
+# What a build reads of the plugin's tree: its Bazel workspace (bazel.WORKSPACE_SUBDIR). A
+# commit changing nothing there (CI, docker, docs: most of rocm-jax's) builds the same wheels
+# as the commit before it, so it is listed but never probed and can never be the culprit.
+BUILD_TREE = "jax_rocm_plugin/"
 GOOD, BAD, SKIP = "good", "bad", "skip"
 STATE_SCHEMA = 1
 PLUGIN_CODE = "plugin code"
@@ -46,7 +50,12 @@ class Candidate:
     index: int                    # 1..n, oldest first; 0 is the good nightly
     commits: Mapping[str, str]    # every dep's commit
     subject: str
-    moved: tuple[str, ...]        # what changed from the set before: "plugin code", "jax", ...
+    moved: tuple[str, ...]        # what the build sees change from the set before: "plugin code", "jax"...
+
+    @property
+    def inert(self) -> bool:
+        """Builds exactly as the set before it (only files outside the build changed)."""
+        return not self.moved
 
     @property
     def sha(self) -> str:
@@ -125,7 +134,7 @@ def list_candidates(deps: Deps, good: Mapping[str, str], bad: Mapping[str, str],
         before_sha = good_p
         for index, sha in enumerate(line, 1):
             pins = pins_at(sha)
-            code = mirror.changed_paths(before_sha, sha) - via_files
+            code = {p for p in mirror.changed_paths(before_sha, sha) - via_files if p.startswith(BUILD_TREE)}
             moved = ((PLUGIN_CODE,) if code else ()) + tuple(
                 n for n in follow if pins[n] != previous[n])
             found.append(Candidate(index, pins, subjects.get(sha, ""), moved))
@@ -325,9 +334,10 @@ class State:
         raw = self.data["candidates"]
         return None if raw is None else [Candidate.from_json(c) for c in raw]
 
-    def verdicts(self, candidates: list[Candidate]) -> dict[int, str]:
+    def verdicts(self, searched: list[Candidate]) -> dict[int, str]:
+        """Verdicts by 1-based position in ``searched``."""
         probes = self.data["probes"]
-        return {c.index: probes[c.sha]["verdict"] for c in candidates if c.sha in probes}
+        return {i: probes[c.sha]["verdict"] for i, c in enumerate(searched, 1) if c.sha in probes}
 
 
 # ---------------------------------------------------------------- the whole bisect
@@ -362,8 +372,8 @@ class Outcome:
                                          "message": probe.get("message")}
         return {
             "good": self.good, "bad": self.bad,
-            "candidates": [c.to_json() | {"verdict": (self.probes.get(c.sha) or {}).get("verdict")}
-                           for c in self.candidates],
+            "candidates": [c.to_json() | {"verdict": (self.probes.get(c.sha) or {}).get("verdict"),
+                                          "inert": c.inert} for c in self.candidates],
             "probes_run": len(self.probed_now), "probes_total": len(self.probes),
             "first_bad": found,
             "undecided": [self.candidates[i - 1].sha for i in self.first_bad] if len(self.first_bad) > 1 else [],
@@ -386,28 +396,35 @@ def run_bisect(deps: Deps, good: dict, bad: dict, probe, bisect_dir: Path, cache
         state.data["candidates"] = [c.to_json() for c in candidates]
         state.data["notes"] = notes
         state.save()
-    say(f"{len(candidates)} candidate pin sets between {good['name']} and {bad['name']}")
+    # Only sets whose build differs from the one before are searched (see BUILD_TREE); the
+    # newest of them builds what the red nightly built.
+    active = [c for c in candidates if not c.inert]
+    say(f"{len(candidates)} candidate pin sets between {good['name']} and {bad['name']}, "
+        f"{len(active)} of them changing what is built")
     probed_now: list[str] = []
-    n = len(candidates)
-    reproduced = True
-    while True:
-        kind, what = next_step(n, state.verdicts(candidates))
+    n = len(active)
+    first_bad: tuple[int, ...] = ()
+    reproduced = n > 0
+    while n:
+        kind, what = next_step(n, state.verdicts(active))
         if kind == "done":
-            first_bad = what
-            last = candidates[-1]
+            last = active[-1]
             # The end was taken as bad on the nightly's word: probe it for its log (and to
             # be sure the failure reproduces from these pins) when it is the answer.
-            if first_bad == (n,) and last.sha not in state.data["probes"]:
+            if what == (n,) and last.sha not in state.data["probes"]:
                 _probe(state, probe, last, bisect_dir, say, probed_now)
-                if state.data["probes"][last.sha]["verdict"] == GOOD:
-                    reproduced = False
                 continue
+            first_bad = tuple(active[i - 1].index for i in what)
             break
-        _probe(state, probe, candidates[what - 1], bisect_dir, say, probed_now)
-    if state.verdicts(candidates).get(n) == GOOD:
+        _probe(state, probe, active[what - 1], bisect_dir, say, probed_now)
+    if n and state.verdicts(active).get(n) == GOOD:
         reproduced = False
+    notes = list(state.data["notes"])
+    if not n:
+        notes.append(f"no {SOURCE} commit between the nightlies changes what is built (only files "
+                     f"outside {BUILD_TREE}) and no pin moved: the failure does not follow from the pins")
     outcome = Outcome(good, bad, candidates, dict(state.data["probes"]), probed_now, first_bad,
-                      list(state.data["notes"]), state.path, reproduced=reproduced)
+                      notes, state.path, reproduced=reproduced)
     if outcome.culprit is not None:
         outcome.changelog, outcome.changelog_json = step_changelog(
             deps, candidates, outcome.culprit, good["commits"], cache, max_log_lines)

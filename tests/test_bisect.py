@@ -98,9 +98,11 @@ def test_candidates_are_the_first_parent_line_with_its_pins_and_what_moved(world
                                           world.tmp / "cache")
     assert [c.sha for c in found] == h.line[1:]  # the side branch's own commit is not one
     assert [dict(c.commits) for c in found] == [h.pins_at(s) for s in h.line[1:]]
+    # P3 only adds a test outside the Bazel workspace: it builds what P2 builds.
     assert [c.moved for c in found] == [
-        ("plugin code",), ("jax",), ("plugin code",), ("xla",), ("plugin code",), ("jax",),
+        ("plugin code",), ("jax",), (), ("xla",), ("plugin code",), ("jax",),
         ("plugin code",), ("jax", "xla")]
+    assert [c.inert for c in found] == [False, False, True, False, False, False, False, False]
     assert found[5].subject == "Roll jax" and notes == []
 
 
@@ -165,7 +167,8 @@ def test_plugin_code_culprit_against_the_github_stand_in_publishes_nothing(world
     assert first["subject"] == "plugin: logging" and first["step"] == "command"
     assert Path(first["log"]).is_file()
     made = calls(world)
-    assert len(made) == data["probes_run"] <= bound(8)
+    assert len(made) == data["probes_run"] <= bound(7)  # 8 candidates, 7 that change the build
+    assert h.c["P3"] not in [m[1] for m in made]  # builds as P2 does: never probed
     for index, plugin, jax, xla, directory in made:  # each probe was told a consistent set
         assert h.pins_at(plugin) == {"plugin": plugin, "jax": jax, "xla": xla}
         assert h.line.index(plugin) == int(index)
@@ -266,6 +269,19 @@ def test_resume_after_sigkill_mid_probe_redoes_no_finished_probe(world):
     assert probed.count(first) == 1  # finished before the kill: not redone
     assert probed.count(second) == 2  # killed midway: run again
     assert len(set(probed)) == data["probes_total"] <= bound(8)
+
+
+def test_nothing_that_changes_the_build_between_the_nightlies_is_said_without_probing(world, tmp_path):
+    h = world.h
+    root = make_project(tmp_path / "p3", h, pins=h.pins_at(h.c["P3"]))
+    seed_local(tmp_path / "s", GOOD_TAG, revisions_json(h, root, h.c["P2"], "0.9.1.dev20261120"), tmp_path)
+    proc = release("bisect", "--good", GOOD_TAG, "--store-dir", tmp_path / "s", "--json",
+                   "--probe-command", f"touch {tmp_path}/probed", cwd=root)
+    data = json.loads(proc.stdout)
+    assert proc.returncode == 1 and data["first_bad"] is None and data["reproduced"] is False
+    assert data["probes_run"] == 0 and not (tmp_path / "probed").exists()
+    assert [c["inert"] for c in data["candidates"]] == [True]
+    assert any("changes what is built" in note for note in data["notes"])
 
 
 def test_another_bisects_state_needs_reset(world):

@@ -137,8 +137,9 @@ def _markdown(data: dict) -> str:
         lines.append(f"- note: {note}")
     lines += ["", "| # | plugin | moved | verdict | subject |", "|---|---|---|---|---|"]
     for c in data["candidates"]:
-        lines.append(f"| {c['index']} | `{c['plugin'][:7]}` | {', '.join(c['moved']) or '-'} | "
-                     f"{c['verdict'] or ''} | {c['subject']} |")
+        moved = ", ".join(c["moved"]) or "- (outside the build)"
+        lines.append(f"| {c['index']} | `{c['plugin'][:7]}` | {moved} | {c['verdict'] or ''} | "
+                     f"{c['subject']} |")
     lines += ["", f"Probes: {data['probes_run']} run now, {data['probes_total']} in total "
                   f"(state: `{data['state']}`); nothing was published."]
     if found and data["changelog"]:
