@@ -1,0 +1,162 @@
+"""Publishing's decisions as pure functions: the next asset action toward the wanted set, the
+previous release of the same kind, notes compared as a host may normalise them, and the
+changelog between two revision maps. Fast, so each rule is pinned case by case (the
+end-to-end behaviour is in test_publish.py)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from release.publish import (TEMP_SUFFIX, LocalAsset, changelog_markdown, next_action,
+                             previous_release, same_notes, strip_validated, validated_digest,
+                             with_validated)
+from release.revisions import Revision, RevisionMap
+from release.stores import Asset, Release
+
+REL = Release(1, "rocm-jax-v0.9.1", "n", "", True, False, None, None)
+
+
+def local(name, digest="1" * 64, size=10) -> LocalAsset:
+    return LocalAsset(name, Path("/nonexistent") / name, size, digest)
+
+
+def remote(name, digest="1" * 64, size=10, state="uploaded", ident=None) -> Asset:
+    return Asset(ident or hash(name) % 1000, name, size, digest, state, f"u/{name}")
+
+
+def act(assets, wanted, prune=True):
+    action = next_action(None, REL, list(assets), tuple(wanted), prune)
+    if action is None:
+        return None
+    verb, subject, detail = action
+    return verb, subject.name, detail if isinstance(detail, str) and verb != "delete" else None
+
+
+def test_nothing_to_do_when_remote_matches():
+    assert act([remote("a"), remote("b")], [local("a"), local("b")]) is None
+
+
+def test_missing_asset_is_uploaded_under_its_name():
+    assert act([remote("a")], [local("a"), local("b")]) == ("upload", "b", "b")
+
+
+def test_different_bytes_go_up_under_the_temporary_name_first():
+    assert act([remote("a", digest="2" * 64)], [local("a")]) == ("upload", "a", "a" + TEMP_SUFFIX)
+    assert act([remote("a", size=11)], [local("a")]) == ("upload", "a", "a" + TEMP_SUFFIX)
+
+
+def test_staged_new_bytes_replace_the_old_then_get_renamed():
+    old, staged = remote("a", digest="2" * 64), remote("a" + TEMP_SUFFIX)
+    assert act([old, staged], [local("a")]) == ("delete", "a", None)
+    assert act([staged], [local("a")]) == ("rename", "a" + TEMP_SUFFIX, "a")
+
+
+def test_leftover_copy_beside_a_finished_replacement_is_deleted():
+    assert act([remote("a"), remote("a" + TEMP_SUFFIX)], [local("a")]) == (
+        "delete", "a" + TEMP_SUFFIX, None)
+
+
+def test_staged_copy_with_wrong_bytes_is_deleted_not_renamed():
+    assert act([remote("a" + TEMP_SUFFIX, digest="3" * 64)], [local("a")]) == (
+        "delete", "a" + TEMP_SUFFIX, None)
+
+
+@pytest.mark.parametrize("state", ["starter", "new"])
+def test_interrupted_uploads_are_deleted_first(state):
+    assets = [remote("z"), remote("a", state=state)]
+    assert act(assets, [local("a"), local("z")]) == ("delete", "a", None)
+
+
+def test_strangers_are_pruned_only_when_pruning():
+    assets = [remote("a"), remote("other.whl"), remote("other.whl" + TEMP_SUFFIX)]
+    assert act(assets, [local("a")]) == ("delete", "other.whl", None)
+    assert act(assets, [local("a")], prune=False) is None
+    starter = [remote("a"), remote("other.whl", state="starter")]
+    assert act(starter, [local("a")], prune=False) is None  # another cell's upload in flight
+
+
+def test_partial_run_still_cleans_its_own_names():
+    assert act([remote("a", state="starter")], [local("a")], prune=False) == ("delete", "a", None)
+    assert act([remote("a"), remote("a" + TEMP_SUFFIX)], [local("a")], prune=False) == (
+        "delete", "a" + TEMP_SUFFIX, None)
+
+
+def test_actions_converge():
+    """Applying each action to the remote list ends with exactly the wanted assets."""
+    assets = {a.name: a for a in [remote("a", digest="2" * 64), remote("b", state="starter"),
+                                  remote("junk"), remote("c" + TEMP_SUFFIX)]}
+    wanted = [local("a"), local("b"), local("c")]
+    for _ in range(20):
+        action = next_action(None, REL, list(assets.values()), tuple(wanted))
+        if action is None:
+            break
+        verb, subject, detail = action
+        if verb == "delete":
+            del assets[subject.name]
+        elif verb == "rename":
+            assets[detail] = remote(detail, subject.digest, subject.size)
+            del assets[subject.name]
+        else:
+            assets[detail] = remote(detail, subject.digest, subject.size)
+    assert sorted(assets) == ["a", "b", "c"] and all(a.digest == "1" * 64 for a in assets.values())
+
+
+def release(tag, draft=False) -> Release:
+    return Release(hash(tag) % 1000, tag, tag, "", draft, False, None,
+                   None if draft else dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc))
+
+
+@pytest.mark.parametrize("version, expected", [
+    ("0.9.1.dev20261122", "rocm-jax-v0.9.1.dev20261121"),
+    ("0.9.1.dev20261121", "rocm-jax-v0.9.1.dev20261120"),
+    ("0.9.1.dev20261120", None),
+    ("0.9.2rc1", "rocm-jax-v0.9.1rc2"),
+    ("0.9.1rc2", "rocm-jax-v0.9.1rc1"),
+    ("0.9.2", "rocm-jax-v0.9.1"),
+    ("0.9.1", None),
+    ("0.9.1.post2", "rocm-jax-v0.9.1.post1"),
+])
+def test_previous_release_is_the_newest_published_of_the_same_kind_below(version, expected):
+    releases = [release(f"rocm-jax-v{v}") for v in (
+        "0.9.1.dev20261120", "0.9.1.dev20261121", "0.9.1rc1", "0.9.1rc2", "0.9.1", "0.9.1.post1",
+        "0.9.2.dev20261201")]
+    releases += [release("rocm-jax-v0.9.1rc3", draft=True),  # drafts never count
+                 release("other-v0.9.1"), release("rocm-jax-vnot.a.version")]
+    found = previous_release(releases, version)
+    assert (found.tag if found else None) == expected
+
+
+def test_notes_compare_equal_up_to_the_validated_mark_and_host_whitespace():
+    body = "## jax-rocm 0.9.1\n\nline  \nmore\n"
+    marked = with_validated(body, "a" * 64)
+    assert validated_digest(marked) == "a" * 64 and validated_digest(body) is None
+    assert strip_validated(marked).rstrip("\n") == body.rstrip("\n")
+    assert same_notes(marked.replace("\n", "\r\n"), body)
+    assert same_notes("\n" + body + "\n\n", body)
+    assert not same_notes(body.replace("more", "less"), body)
+    assert with_validated(marked, "b" * 64).count("validated") == 1
+
+
+def rmap(**commits) -> RevisionMap:
+    return RevisionMap("v", tuple((n, Revision(u, "main", c)) for n, (u, c) in commits.items()))
+
+
+def test_changelog_links_github_compares_and_says_what_did_not_move():
+    a, b, c = "a" * 40, "b" * 40, "c" * 40
+    before = rmap(xla=("https://github.com/ROCm/xla", a), plugin=("https://example.com/p", a))
+    now = rmap(xla=("https://github.com/ROCm/xla", b), plugin=("https://example.com/p", c),
+               jax=("https://github.com/ROCm/jax", c))
+    prev = release("rocm-jax-v0.9.0")
+    text = changelog_markdown(prev, before, now)
+    assert text.splitlines() == [
+        "Since [rocm-jax-v0.9.0](rocm-jax-v0.9.0):", "",
+        f"- xla: [`{a[:12]}...{b[:12]}`](https://github.com/ROCm/xla/compare/{a}...{b})",
+        f"- plugin: `{a[:12]}` -> `{c[:12]}`",
+        f"- jax: `none` -> `{c[:12]}`"]
+    same = changelog_markdown(prev, now, now)
+    assert f"- xla: unchanged (`{b[:12]}`)" in same
+    assert changelog_markdown(None, None, now).startswith("First release of its kind")
+    assert "could not be read" in changelog_markdown(prev, None, now)
