@@ -485,6 +485,10 @@ def published_wheels(store, releases: list) -> list[PublishedWheel]:
             if not asset.name.endswith(".whl") or asset.state != "uploaded":
                 continue
             _plain_name(asset.name)
+            try:
+                parse_wheel_filename(asset.name)
+            except InvalidWheelFilename:
+                continue  # not a wheel pip could install: nothing to index
             found.append(PublishedWheel(release, asset, version, channel))
     return found
 
@@ -527,7 +531,7 @@ def build_site(store, out: Path, *, keep: int = 14, protect: Iterable[str] = (),
     for version in missing_protect:
         say(f"warning: --protect {version}: no published release has it")
 
-    fetched, carried = [], []
+    fetched = []
     with Staging(out) as staging:
         before = old_wheels(out)
         before_projects = listed_projects(out)
@@ -541,7 +545,6 @@ def build_site(store, out: Path, *, keep: int = 14, protect: Iterable[str] = (),
                 continue  # hidden and not on the site: nothing to keep
             if reuse:
                 tree.add_wheel(w.rel, old, w.asset.digest)
-                carried.append(w.asset.name)
             else:
                 say(f"fetch {w.asset.name} from {w.release.tag}")
                 part = tree.root / ".download" / w.asset.name
@@ -557,7 +560,6 @@ def build_site(store, out: Path, *, keep: int = 14, protect: Iterable[str] = (),
         shutil.rmtree(tree.root / ".download", ignore_errors=True)
 
         channels: dict[str, dict[str, list[str]]] = {}
-        entries: dict[str, tuple[IndexEntry, bytes]] = {}
         for channel in CHANNELS:
             listed = []
             for w in wheels:
@@ -566,7 +568,6 @@ def build_site(store, out: Path, *, keep: int = 14, protect: Iterable[str] = (),
                 path = tree.root / w.rel
                 entry, metadata = describe(path, sha256=tree.digests[w.rel]["sha256"],
                                            upload_time=w.release.published_at)
-                entries[w.asset.name] = (entry, metadata)
                 listed.append((entry, metadata))
             channels[channel] = tree.channel(channel, listed)
         for w in wheels:  # hidden wheels kept on disk keep their metadata file too

@@ -163,11 +163,11 @@ def gather(store, releases: list, wheels: list, *, site_url: str | None, keep: i
         listed = any(w.listed for w in mine) if mine else False
         wheel_rows = tuple(sorted((WheelRow(w.asset.name, w.asset.size, w.rel if w.rel in present else None)
                                    for w in mine), key=lambda r: r.name))
-        prov = next((a.url for a in assets_of[rel.tag] if a.name == naming.PROVENANCE_ASSET), None)
+        prov = safe_url(next((a.url for a in assets_of[rel.tag] if a.name == naming.PROVENANCE_ASSET), None))
         previous = _previous(ordered, rel, version, kind)
         rows[rel.tag] = ReleaseRow(
             tag=rel.tag, version=version, kind=kind, channel="nightly" if kind == "nightly" else "stable",
-            published=rel.published_at, url=rel.html_url, listed=listed, wheels=wheel_rows,
+            published=rel.published_at, url=safe_url(rel.html_url), listed=listed, wheels=wheel_rows,
             revisions=maps[rel.tag], provenance_url=prov, previous=previous.tag if previous else None,
             changes=changes(maps.get(previous.tag) if previous else None, maps[rel.tag], rel.body))
     drafts = tuple(sorted(((r.tag, r.created_at.date() if r.created_at else None) for r in releases
@@ -179,6 +179,14 @@ def gather(store, releases: list, wheels: list, *, site_url: str | None, keep: i
     project = next((p for p in projects if p.endswith("-plugin")), projects[0] if projects else "")
     return SiteData(project=project, site_url=site_url.rstrip("/") if site_url else None, keep=keep,
                     releases=tuple(rows.values()), drafts=drafts)
+
+
+def safe_url(url: str | None) -> str | None:
+    """A link target from the store (data from outside): http(s) or file URLs only, never
+    ``javascript:`` or ``data:``, so a hostile API answer cannot put script behind a link."""
+    if isinstance(url, str) and url.lower().startswith(("https://", "http://", "file://")):
+        return url
+    return None
 
 
 def _kind(version: str) -> str | None:

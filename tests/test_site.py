@@ -21,9 +21,9 @@ from release.index import build_site
 from release.publish import publish_draft, read_dist, undraft
 from release.revisions import RevisionMap
 from release.naming import PROVENANCE_ASSET
-from release.site import changes, commit_counts
+from release.site import changes, commit_counts, safe_url
 from release.stores import LocalStore
-from tests.support.publish_dist import mark_validated, release_dist
+from tests.support.publish_dist import mark_validated
 
 URL = "https://example.invalid/jax-rocm"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -212,3 +212,10 @@ def test_changes_count_commits_only_when_the_notes_record_them():
     assert known.commits == 3 and known.compare_url == f"https://github.com/ROCm/xla/compare/{'a' * 40}...{'b' * 40}"
     [unknown] = changes(before, after, "")
     assert unknown.commits is None
+
+
+def test_links_from_the_store_are_http_or_file_only():
+    assert safe_url("https://github.com/o/r/releases/tag/x") == "https://github.com/o/r/releases/tag/x"
+    assert safe_url("file:///srv/store/1") == "file:///srv/store/1"
+    for hostile in ("javascript:alert(1)", "JavaScript:alert(1)", "data:text/html,<script>", "", None):
+        assert safe_url(hostile) is None
