@@ -214,3 +214,22 @@ def test_bump_workflow_keeps_the_mirrors_between_runs():
     assert "steps.day.outputs.day" in key and key.startswith(restore)
     names = [s.get("name") or s.get("uses") for s in steps]
     assert names.index(cache["uses"]) < names.index("scripts/bump.sh")
+
+
+def test_commit_after_a_crash_keeps_a_branch_switch(run_cli, bump_project, git_remotes, cache_env, tmp_path):
+    """The file was written (a via dep switched branch) but never committed: --commit commits it."""
+    c = git_remotes.c
+    root = bump_project(commits={"jax": c["JS"]})
+    (root / "deps.yaml").write_text((root / "deps.yaml").read_text().replace(
+        f"branch: rocm-jaxlib-v0.9.1\n    commit: {c['JS']}", f"branch: experimental\n    commit: {c['JS']}"))
+    git("init", "--quiet", "-b", "main", cwd=root)
+    git("add", "deps.yaml", "version_info.json", cwd=root)
+    git("commit", "--quiet", "-m", "pins", cwd=root)
+    code, out, err = run_cli("bump", "--dep", "jax", "--root", root)  # the crash: written, not committed
+    assert code == 0, err
+    assert "jax: switched experimental -> rocm-jaxlib-v0.9.1" in out
+    written = (root / "deps.yaml").read_text()
+    code, out, err = run_cli("bump", "--dep", "jax", "--commit", "--json", "--root", root, "--date", "2026-11-22")
+    assert code == 0, err
+    sha = json.loads(out)["commit"]
+    assert git("show", f"{sha}:deps.yaml", cwd=root) == written

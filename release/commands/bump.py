@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from release import changelog, flags, pulls
 from release.commands._common import add_date_option, project, today_utc
-from release.config import atomic_write, parse_deps, save_deps
+from release.config import RollVia, atomic_write, parse_deps, save_deps
 from release.errors import UserError
 from release.output import github_output, step_summary
 from release.redact import redact
@@ -98,7 +98,11 @@ def _committed_deps(repo, deps):
     if committed is None:
         raise UserError(f"{deps.path}: not committed at HEAD; --commit needs it committed")
     base = parse_deps(deps.path, committed)
-    if base.with_commits({d.name: d.commit for d in deps}) != deps:
+    # All that a bump writes: the commit, and for via deps the branch found and the file's extras.
+    pins = {d.name: {"commit": d.commit} | ({"branch": d.branch, "archive_sha256": d.archive_sha256,
+                                            "patches": d.patches} if isinstance(d.roll, RollVia) else {})
+            for d in deps}
+    if base.with_pins(pins) != deps:
         raise UserError(f"{deps.path}: has uncommitted edits besides pins; commit or revert them "
                         "before --commit")
     return base
