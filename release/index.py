@@ -46,6 +46,7 @@ from packaging.version import InvalidVersion, Version
 from release import naming, versions
 from release.checksums import sha256_file
 from release.errors import UserError
+from release.safe_names import plain_file_name
 
 API_VERSION = "1.1"  # PEP 700 adds versions, size and upload-time to PEP 691's 1.0
 JSON_TYPE = "application/vnd.pypi.simple.v1+json"
@@ -115,10 +116,9 @@ def _parse_name(filename: str) -> tuple[str, Version]:
 
 
 def _plain_name(name: str) -> str:
-    """Refuse names that could leave their folder (they come from stores and APIs)."""
-    if not name or name in (".", "..") or "/" in name or "\\" in name or "\0" in name:
-        raise UserError(f"asset name {name!r}: expected a plain file name")
-    return name
+    """Refuse names that could leave their folder (they come from stores and APIs): the one
+    rule of ``release.safe_names``."""
+    return plain_file_name(name, "asset name")
 
 
 def _time_text(when: _dt.datetime) -> str:
