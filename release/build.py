@@ -26,7 +26,7 @@ from rich.progress import (BarColumn, DownloadColumn, Progress, SpinnerColumn, T
                            TimeElapsedColumn, TransferSpeedColumn)
 
 from release import __version__ as TOOL_VERSION
-from release import bazel, naming, provenance
+from release import bazel, naming, output, provenance
 from release.errors import UserError
 from release import checksums
 from release.checksums import sha256_file
@@ -227,8 +227,8 @@ def _spinner(console: Console, title: str) -> Iterator:
 
 @contextlib.contextmanager
 def _bar(console: Console, title: str, total: int) -> Iterator:
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
-                        TransferSpeedColumn(), console=console, transient=True)
+    progress = output.progress(console, TextColumn("{task.description}"), BarColumn(),
+                               DownloadColumn(), TransferSpeedColumn())
     with progress:
         task = progress.add_task(title, total=total)
         yield lambda n: progress.advance(task, n)

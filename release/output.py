@@ -13,11 +13,14 @@ import json
 import os
 import sys
 import uuid
-from typing import IO, Any, Callable
+from typing import IO, TYPE_CHECKING, Any, Callable
 
 from rich.console import Console
 
 from release.redact import redact, redact_data
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 # Width of the console when it is not a terminal: wide enough that a table of full
 # SHAs and URLs is never cut; tables only take the width their cells need.
@@ -49,6 +52,13 @@ class RedactingStream:
 
     def __getattr__(self, name: str):  # anything else (``getvalue`` of a StringIO) as the stream has it
         return getattr(self.stream, name)
+
+
+def progress(console: Console, *columns) -> "Progress":
+    """A transient rich progress display on ``console``, drawn only on a terminal: in a CI log
+    or a pipe it prints nothing at all (rich would leave a blank line behind)."""
+    from rich.progress import Progress
+    return Progress(*columns, console=console, transient=True, disable=not console.is_terminal)
 
 
 def console_for(stream: IO[str]) -> Console:

@@ -337,7 +337,8 @@ def publish_draft(store: Store, dist: Dist, *, say: Callable[[str], None] = lamb
     name = f"jax-rocm {dist.version}"
     draft = store.find_or_create_draft(dist.tag, name=name, body=body,
                                        prerelease=dist.kind in ("nightly", "rc"), say=say)
-    if not same_notes(draft.body, body) or draft.name != name:
+    notes_updated = not same_notes(draft.body, body) or draft.name != name
+    if notes_updated:
         say(f"update the notes of draft {draft.id}")
         draft = store.update_release(draft, name=name, body=body)
     actions = sync_assets(store, draft, dist.assets, say=say, progress=progress)
@@ -348,7 +349,7 @@ def publish_draft(store: Store, dist: Dist, *, say: Callable[[str], None] = lamb
     return {"status": "draft", "tag": dist.tag, "version": dist.version, "store": store.kind,
             "where": store.where, "release_id": draft.id, "url": draft.html_url,
             "previous": previous.tag if previous else None, "actions": actions,
-            "assets": [{"name": a.name, "size": a.size, "sha256": a.digest} for a in dist.assets]}
+            "changed": bool(actions) or notes_updated, "assets": [{"name": a.name, "size": a.size, "sha256": a.digest} for a in dist.assets]}
 
 
 def publish_partial(store: Store, dist: Dist, *, say: Callable[[str], None] = lambda t: None,
@@ -372,7 +373,7 @@ def publish_partial(store: Store, dist: Dist, *, say: Callable[[str], None] = la
     actions = sync_assets(store, draft, dist.assets, say=say, progress=progress, prune=False)
     return {"status": "partial", "tag": dist.tag, "version": dist.version, "store": store.kind,
             "where": store.where, "release_id": draft.id, "url": draft.html_url, "actions": actions,
-            "assets": [{"name": a.name, "size": a.size, "sha256": a.digest} for a in dist.assets]}
+            "changed": bool(actions), "assets": [{"name": a.name, "size": a.size, "sha256": a.digest} for a in dist.assets]}
 
 
 def _already_published(store: Store, published: Release, dist: Dist, say) -> dict:
@@ -390,7 +391,7 @@ def _already_published(store: Store, published: Release, dist: Dist, say) -> dic
     say(f"{dist.tag} is already published with these exact assets; nothing to do")
     return {"status": "published", "tag": dist.tag, "version": dist.version, "store": store.kind,
             "where": store.where, "release_id": published.id, "url": published.html_url,
-            "actions": [], "assets": [{"name": a.name, "size": a.size, "sha256": a.digest}
+            "actions": [], "changed": False, "assets": [{"name": a.name, "size": a.size, "sha256": a.digest}
                                       for a in dist.assets]}
 
 
@@ -411,7 +412,8 @@ def undraft(store: Store, tag: str, *, say: Callable[[str], None] = lambda t: No
         for draft in drafts:
             say(f"delete leftover draft {draft.id} of published {tag}")
             store.delete_release(draft)
-        return {"status": "published", "tag": tag, "release_id": published.id,
+        say(f"{tag} is already published; nothing to do")
+        return {"status": "published", "tag": tag, "release_id": published.id, "changed": False,
                 "url": published.html_url, "store": store.kind, "where": store.where}
     if not drafts:
         raise UserError(f"{store.where}: no draft of {tag}; run `release publish dist/{version}` first")
@@ -434,4 +436,4 @@ def undraft(store: Store, tag: str, *, say: Callable[[str], None] = lambda t: No
         result = now  # an earlier attempt that got no answer did publish it
     say(f"published {tag}" + (" (prerelease)" if prerelease else " (latest)" if latest else ""))
     return {"status": "published", "tag": tag, "release_id": result.id, "url": result.html_url,
-            "prerelease": prerelease, "make_latest": latest, "store": store.kind, "where": store.where}
+            "changed": True, "prerelease": prerelease, "make_latest": latest, "store": store.kind, "where": store.where}

@@ -97,6 +97,9 @@ def run(args, out) -> int:
                     result["next"] = jobs.finish_release(proj, plan.version, push=args.push,
                                                          open_pr=args.open_pr, out=out,
                                                          base_branch=args.release_branch)
+    if result.get("stage") != "plan":
+        output.github_output({"version": result["version"], "tag": result["tag"],
+                              "next-version": (result.get("next") or {}).get("next_version", "")})
     output.step_summary(f"### cut {result['version']}\n\n" + " ".join(
         f"{s['step']}:{s['status']}" for s in result.get("steps", [])))
     out.result(result, lambda console: console.print(

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from release import flags
+from release import flags, output
 from release.commands._common import project
-from release.output import github_output
+from release.output import github_output, step_summary
 from release.sources import cache_dir, default_workspace, fetch_sources, workspace_paths
 
 HELP = "check out the pinned plugin, jax and xla commits into a workspace (cached, least transfer)"
@@ -21,8 +21,8 @@ def run(args, out) -> int:
     proj = project(args)
     workspace = (args.workspace or default_workspace(proj.root)).absolute()
     names = tuple(workspace_paths(workspace))
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                  console=out.progress_console(), transient=True) as progress:
+    with output.progress(out.progress_console(), SpinnerColumn(), TextColumn("{task.description}"),
+                         TimeElapsedColumn()) as progress:
         tasks = {n: progress.add_task(f"{n}: waiting", total=1) for n in names}
 
         def step(name: str, what: str) -> None:
@@ -32,6 +32,9 @@ def run(args, out) -> int:
         done = fetch_sources(proj.deps, workspace, cache_dir(proj.root), step)
     data = {"workspace": str(workspace), "sources": {n: c.to_json() for n, c in done.items()}}
     github_output({"workspace": str(workspace)})
+    step_summary(f"### sources in `{workspace}`\n\n" + "".join(
+        f"- {name} `{c.commit[:12]}` ({'fetched' if c.fetched else 'already at pin'})\n"
+        for name, c in done.items()))
 
     def human(console):
         for name, c in done.items():

@@ -7,7 +7,7 @@ import datetime as _dt
 from release import flags
 from release.commands._common import add_store_options, open_store_from_args
 from release.gc import collect
-from release.output import github_output
+from release.output import github_output, step_summary
 
 HELP = "delete nightly prereleases (and their tags) beyond the newest N; never a release or rc"
 
@@ -26,6 +26,9 @@ def run(args, out) -> int:
     result = collect(store, args.keep, args.older_than, dry_run=args.dry_run,
                      now=_dt.datetime.now(_dt.timezone.utc), say=out.line)
     github_output({"deleted": result["deleted"]})
+    step_summary(f"### gc: {'would delete' if args.dry_run else 'deleted'} {len(result['deleted'])} "
+                 f"nightlies, kept {len(result['kept'])}\n\n"
+                 + "".join(f"- `{tag}`\n" for tag in result["deleted"]))
 
     def human(console):
         verb = "would delete" if args.dry_run else "deleted"

@@ -52,35 +52,39 @@ def run(args, out) -> int:
     if args.dry_run or args.stage != "finish":
         check = resolver.check_planned_versions({"nightly": plan.version}, plan.rocm_major,
                                                 resolver.public_index_from_args(args))
+    keys = {"date": date.isoformat(), "version": plan.version, "tag": plan.tag}
     if args.dry_run:
         def human(console):
             print_plan(console, plan)
             print_public_index(console, check)
+        output.github_output(keys)
+        output.step_summary(f"### nightly {plan.version} (dry run)\n\n`{plan.tag}`: "
+                            + ", ".join(f"`{a}`" for a in plan.assets))
         out.result(plan.to_json() | {"public_index": check}, human)
         return 0
     for warning in check["warnings"]:
         out.line(f"warning: {warning}")
     store = open_store_from_args(args, out)
     settings = job_settings(args, proj)
-    keys = {"date": date.isoformat(), "version": plan.version, "tag": plan.tag}
     with transfer_progress(out) as progress:
         if args.stage == "plan":
             decision = jobs.decide_nightly(store, plan)
             if decision.build:
                 jobs.open_draft(store, plan, out.line)
+            out.line(decision.reason)
             result = {"stage": "plan", "changed": decision.build, "reason": decision.reason} | keys
             output.github_output({"changed": str(decision.build).lower(), **keys})
         elif args.stage == "finish":
             result = jobs.run_finish(proj, "nightly", plan.version, settings, store, out, now=now,
                                      gc=True, progress=progress)
+            output.github_output({"published": "true", **keys})
         else:
             result = jobs.run_nightly(proj, plan, settings, store, out, now=now, progress=progress)
             output.github_output({"changed": str(result["built"]).lower(), **keys})
-    if "reason" in result:
-        out.line(result["reason"])
     output.step_summary(f"### nightly {plan.version}\n\n" + result.get("reason", "published"))
-    out.result(result, lambda console: console.print(f"nightly {plan.version}: "
-                                                     + ("published" if result.get("steps") else "no build")))
+    # People read the reason line already printed; a build ends with what it published.
+    out.result(result, lambda console: result.get("steps") and console.print(
+        f"nightly {plan.version}: published {plan.tag}", markup=False))
     return 0
 
 

@@ -45,6 +45,8 @@ def run(args, out) -> int:
         console.print(table)
 
     out.result(data, human)
+    output.step_summary(f"### promoted to {', '.join(versions)}\n\n"
+                        + "".join(f"- `{r.output.name}`\n" for r in results))
     output.github_output({"promoted": "\n".join(str(r.output) for r in results),
                           "promoted-version": ",".join(versions)})
     return 0

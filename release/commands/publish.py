@@ -36,14 +36,19 @@ def run(args, out) -> int:
         with transfer_progress(out) as progress:
             result = step(store, dist, say=out.line, progress=progress)
         _record(dist, store, result)
+    changed = result.get("changed", True)
     github_output({"tag": result["tag"], "release_id": str(result["release_id"]),
-                   "release_url": result.get("url") or "", "status": result["status"]})
+                   "release_url": result.get("url") or "", "status": result["status"],
+                   "changed": str(changed).lower()})
     step_summary(f"**{result['tag']}**: {result['status']} in {store.kind} store "
-                 f"{store.where} ({result.get('url') or ''})")
+                 f"{store.where} ({result.get('url') or ''})"
+                 + ("" if changed else "; nothing changed (a re-run)"))
 
     def human(console):
         console.print(f"{result['tag']}: {result['status']} (release {result['release_id']}, "
-                      f"{store.kind} {store.where})", markup=False)
+                      f"{store.kind} {store.where})"
+                      + ("" if changed else "; nothing changed, it already held exactly this"),
+                      markup=False)
         if result.get("url"):
             console.print(f"  {result['url']}", markup=False)
         for action in result.get("actions", []):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from release import versions
+from release import output, versions
 from release.commands._common import add_kind_options, project, today_utc
 
 HELP = "print the version a build of the given kind gets (one line, for scripts)"
@@ -27,5 +27,7 @@ def run(args, out) -> int:
         raise versions.VersionError("--number applies to --kind rc and post only")
     version = versions.for_kind(args.kind, info.version, date=args.date or today_utc(),
                                 number=args.number, build_number=build)
+    output.github_output({"version": version, "kind": args.kind})
+    output.step_summary(f"`release version --kind {args.kind}`: `{version}`")
     out.result({"kind": args.kind, "version": version}, lambda console: print(version, file=out.stream))
     return 0
