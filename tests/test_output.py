@@ -84,6 +84,7 @@ def test_every_command_writes_github_output_and_step_summary(world, artifacts, t
         "version": ["version", "--kind", "rc"],
         "nightly": ["nightly", "--dry-run", "--date", "2026-11-21"],
         "cut": None,  # a whole release job: covered by tests/test_jobs_e2e.py
+        "bisect": None,  # needs a red nightly to search from: tests/test_bisect.py
         "bump": ["bump", "--dry-run"],
         "fetch-sources": ["fetch-sources", "--workspace", tmp_path / "ws"],
         "build": ["build", "--kind", "rc", "--artifacts", artifacts, "--python", PY,

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from release import flags
 from release.commands._common import (add_date_options, add_store_options, open_store_from_args,
                                       project, today_utc)
 from release.errors import UserError
@@ -22,16 +21,16 @@ def add_arguments(parser) -> None:
                         help="shell command deciding each probe instead of a build: exit 0 good, "
                              "125 skip, 1-127 bad; BISECT_PLUGIN_COMMIT, BISECT_JAX_COMMIT, "
                              "BISECT_XLA_COMMIT, BISECT_INDEX and BISECT_DIR name the candidate")
-    parser.add_argument("--dist", type=Path, metavar="DIR",
+    parser.add_argument("--dist", type=flags.creatable_dir, metavar="DIR",
                         help="where dist/ is (default: <root>/dist); probes go to DIR/bisect/<sha>/")
-    parser.add_argument("--workspace", type=Path, metavar="DIR",
+    parser.add_argument("--workspace", type=flags.creatable_dir, metavar="DIR",
                         help="checkouts the build probes share (default: <dist>/bisect/workspace)")
     parser.add_argument("--reset", action="store_true",
                         help="forget dist/bisect/state.json and start over")
     parser.add_argument("--hold", action="store_true",
                         help="commit a hold of the first bad plugin commit into deps.yaml on a bump "
                              "branch, so bumps stop before it until the hold is removed")
-    parser.add_argument("--max-log-lines", type=int, default=50, metavar="N",
+    parser.add_argument("--max-log-lines", type=flags.non_negative_int, default=50, metavar="N",
                         help="commits listed per dep in the changelog of the bad step (default 50)")
     add_date_options(parser)
     add_store_options(parser)
