@@ -111,3 +111,21 @@ def test_a_bad_public_index_is_one_line(run_cli, project_dir, command):
     code, out, err = run_cli(*command, "--root", project_dir, "--public-index", "pypi")
     assert code == 2 and err.count("\n") == 1 and "--public-index" in err
     assert "expected an index URL" in err
+
+
+@pytest.mark.network
+def test_the_real_public_index_knows_the_published_wheels():
+    """pip's own index (the default) answers with at least the 0.10.2 pair the registry tests
+    download; the version line is compared with that."""
+    from packaging.version import Version
+
+    from release.resolver import pip_configured_index
+    from tests.support.registry import PUBLISHED_VERSION
+    index = pip_configured_index()
+    for project in PROJECTS:
+        found = newest_published(index, project, timeout=30)
+        if found.error:
+            pytest.skip(f"public index unreachable: {found.error}")
+        assert Version(found.newest) >= Version(PUBLISHED_VERSION)
+    check = version_line_warnings({"nightly": "0.9.1.dev20261122"}, PROJECTS, index)
+    assert check["checked"] and len(check["warnings"]) == 1
