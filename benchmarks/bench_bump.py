@@ -1,9 +1,10 @@
 """Bytes and time of ``release bump`` (cold and warm cache) against clones of the upstreams.
 
 Generates three upstreams locally with ``git fast-import`` (xla with 12,000 commits of
-source-like edits over 300 files on main plus two release branches forked 2,000 and 300
-commits back, jax with 3,000, the plugin with 600 whose ``workspace.bzl`` files pin the other
-two), serves them over smart HTTP on 127.0.0.1 through a byte-counting ``git http-backend``
+source-like edits over 1,500 files four directories deep, like xla's, on main plus two
+release branches forked 2,000 and 300 commits back; jax with 3,000; the plugin with 600
+whose ``workspace.bzl`` files pin the other two; a commit every ~58 minutes, xla's density,
+since branch searches are bounded by date), serves them over smart HTTP on 127.0.0.1 through a byte-counting ``git http-backend``
 server, and measures, interleaved and repeated (medians):
 
 - bare clones of the three: full, ``--filter=blob:none`` and ``--filter=tree:0`` (the
@@ -46,6 +47,9 @@ from tests.support.gitrepos import GitHttpServer  # noqa: E402
 JAX_BZL = "jax_rocm_plugin/third_party/jax/workspace.bzl"
 XLA_BZL = "jax_rocm_plugin/third_party/xla/workspace.bzl"
 BRANCH = "rocm-jaxlib-v0.9.1"
+# Seconds between generated commits: ROCm/xla's main gets ~25 commits a day (49,000 in its
+# life); history searches bounded by date depend on this density, so keep it realistic.
+SPACING = 3_456
 WORDS = ("buffer", "kernel", "stream", "device", "layout", "shape", "fusion", "thunk", "launch",
          "module", "tensor", "reduce", "scatter", "gather", "rocm", "hip", "pass", "emit")
 
@@ -56,7 +60,7 @@ def _line(rng: random.Random) -> str:
 
 
 def generate(path: Path, commits: int, *, files: int, seed: int, branch: str = BRANCH,
-             extra=None, forks: tuple[tuple[str, int, int], ...] = ()) -> list[str]:
+             extra=None, forks: tuple[tuple[str, int, int], ...] = (), deep: bool = False) -> list[str]:
     """A bare repo with ``commits`` commits of small edits to ``files`` source files on ``branch``,
     then for each ``(name, at, n)`` in ``forks`` a branch of ``n`` commits forked at commit
     number ``at`` (1-based). Returns the SHAs: main's, then each fork's, in order."""
@@ -64,7 +68,10 @@ def generate(path: Path, commits: int, *, files: int, seed: int, branch: str = B
     for key, value in (("uploadpack.allowFilter", "true"), ("uploadpack.allowAnySHA1InWant", "true")):
         subprocess.run(["git", "config", key, value], cwd=path, check=True)
     rng = random.Random(seed)
-    tree = {f"src/d{i % 30:02d}/file_{i:03d}.cc": [_line(rng) for _ in range(rng.randrange(40, 120))]
+    # deep: xla's shape (xla/service/gpu/transforms/x.cc): a change rewrites every tree above it.
+    name_of = ((lambda i: f"xla/m{i % 6}/s{i % 9}/t{i % 13}/file_{i:04d}.cc") if deep
+               else (lambda i: f"src/d{i % 30:02d}/file_{i:03d}.cc"))
+    tree = {name_of(i): [_line(rng) for _ in range(rng.randrange(20, 80) if deep else rng.randrange(40, 120))]
             for i in range(files)}
     marks = path / "marks"
     proc = subprocess.Popen(["git", "fast-import", "--quiet", f"--export-marks={marks}"], cwd=path,
@@ -203,7 +210,7 @@ def run(tmp: Path, xla_commits: int, repeat: int) -> int:
     t0 = time.perf_counter()
     # xla: the main line, an old release branch forked 2,000 commits back and a new one 300 back.
     old_fork, new_fork = xla_commits - 2_000, xla_commits - 300
-    xla = generate(remotes / "xla.git", xla_commits, files=300, seed=1, branch="main",
+    xla = generate(remotes / "xla.git", xla_commits, files=1_500, seed=1, branch="main", deep=True,
                    forks=(("rocm-jaxlib-v0.8.0", old_fork, 60), ("rocm-jaxlib-v0.9.1", new_fork, 50)))
     main_, v080, v091 = xla[:xla_commits], xla[xla_commits:xla_commits + 60], xla[xla_commits + 60:]
     jax = generate(remotes / "jax.git", 3_000, files=200, seed=2)
@@ -236,11 +243,11 @@ def run(tmp: Path, xla_commits: int, repeat: int) -> int:
         for _ in range(repeat):  # interleaved: each round measures every contender once
             rounds["clones"].append(clone_anchors(server, ("xla", "jax", "plugin"), tmp))
             rounds["cold"].append(cold_bump(server, proj, tmp, forward))
+            rounds["noop"].append(measure(server, bump, proj, env))
+            (proj / "deps.yaml").write_text(forward)  # the same move again, cache warm
+            rounds["warm"].append(measure(server, bump, proj, env))
             rounds["switch"].append(cold_bump(server, proj, tmp, switch))
             assert "rocm-jaxlib-v0.9.1" in (proj / "deps.yaml").read_text().split("xla:")[1]
-            rounds["noop"].append(measure(server, bump, proj, env))
-            (proj / "deps.yaml").write_text(forward)
-            rounds["warm"].append(measure(server, bump, proj, env))
         shutil.rmtree(tmp / "cache")
         sources = measure(server, [sys.executable, "-m", "release", "fetch-sources", "--root", str(proj),
                                    "--workspace", str(tmp / "ws")], proj, env)
