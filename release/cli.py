@@ -136,7 +136,7 @@ def _check_env_paths() -> None:
         if not value:
             continue
         try:
-            flags.output_file(value)
+            flags.output_file.check(Path(value))  # type: ignore[attr-defined]
         except argparse.ArgumentTypeError as exc:
             raise UserError(f"${name}: {exc}") from None
 

@@ -142,3 +142,35 @@ def test_bad_path_or_number_is_one_line_exit_2_and_writes_nothing(
     assert json.loads(out) == {"error": err.strip().split(": error: ", 1)[1], "exit": 2}
     assert _tree(tmp_path) == before, f"{args} wrote something"
     assert not any(n.startswith(".release-probe-") for n in os.listdir(scratch))
+
+
+def test_an_os_error_on_a_path_the_person_gave_is_one_line(run_cli, good_wheels, tmp_path):
+    """The last resort: the flag check passed, the file system still said no (here a directory
+    already sits where the promoted wheel goes)."""
+    from release.promote import promoted_name
+    out = tmp_path / "out"
+    (out / promoted_name(good_wheels["pjrt"].name, "0.9.1rc1")).mkdir(parents=True)
+    code, stdout, err = run_cli("promote", good_wheels["pjrt"], "--to", "rc1", "--out", out, "--json")
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert err.startswith(f"release promote: error: {out}: ") and "directory" in err.lower()
+    assert json.loads(stdout)["exit"] == 2
+
+
+def test_an_os_error_elsewhere_is_a_bug_and_tracebacks(run_cli, project_dir, monkeypatch):
+    import release.commands.version as version_command
+
+    def broken(args, out):
+        raise PermissionError(13, "Permission denied", "/somewhere/the/tool/chose")
+    monkeypatch.setattr(version_command, "run", broken)
+    with pytest.raises(PermissionError):
+        run_cli("version", "--kind", "rc", "--root", project_dir)
+
+
+def test_github_files_that_cannot_be_written_are_refused_before_any_work(run_cli, project_dir,
+                                                                         tmp_path, monkeypatch):
+    monkeypatch.setenv("GITHUB_OUTPUT", str(tmp_path))  # a directory
+    code, out, err = run_cli("version", "--kind", "rc", "--root", project_dir)
+    assert code == 2 and out == "" and err.startswith("release version: error: $GITHUB_OUTPUT: ")
+    monkeypatch.setenv("GITHUB_OUTPUT", str(tmp_path / "missing" / "out"))
+    code, out, err = run_cli("version", "--kind", "rc", "--root", project_dir)
+    assert code == 2 and "does not exist" in err
