@@ -31,7 +31,6 @@ def _block(seed: int = 1) -> bytes:
 
 def big_so(directory: Path, size: int = SO_SIZE) -> Path:
     """A real shared object of about ``size`` bytes with the configured RUNPATH."""
-    from release.bazel import configured_runpath
     directory.mkdir(parents=True, exist_ok=True)
     blob = directory / "blob.bin"
     block = _block()
@@ -40,16 +39,24 @@ def big_so(directory: Path, size: int = SO_SIZE) -> Path:
         while left > 0:
             fh.write(block[:left])
             left -= len(block)
+    return link_so(blob, directory / "xla_rocm_plugin.so")
+
+
+def link_so(blob: Path, out: Path) -> Path:
+    """A real shared object at ``out`` carrying ``blob`` as data (``blob`` is consumed), linked
+    with the ``rocm_build`` RUNPATH as a nightly build links it."""
+    from release.bazel import configured_runpath
+    directory = blob.parent
     (directory / "plugin.c").write_text("int pjrt_plugin_answer(void) { return 42; }\n")
-    subprocess.run(["ld", "-r", "-b", "binary", "-z", "noexecstack", "-o", "blob.o", "blob.bin"],
+    subprocess.run(["ld", "-r", "-b", "binary", "-z", "noexecstack", "-o", "blob.o", blob.name],
                    cwd=directory, check=True)
-    out = directory / "xla_rocm_plugin.so"
     subprocess.run(["cc", "-shared", "-fPIC", "-o", str(out), "plugin.c", "blob.o",
                     "-Wl,-z,noexecstack", "-Wl,--enable-new-dtags",
                     "-Wl,-rpath," + ":".join(configured_runpath(REPO))],
                    cwd=directory, check=True)
     blob.unlink()
     (directory / "blob.o").unlink()
+    (directory / "plugin.c").unlink()
     return out
 
 
