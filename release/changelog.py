@@ -56,6 +56,8 @@ def sentence(move: Move) -> str:
         text = f"stays at {new}, patches now {patches}{source}"
     elif move.direction == BACKWARD:
         text = f"moved back {_commits(move.dropped)} to {new}{source}"
+    elif move.direction == SIDEWAYS and not move.merge_base and not move.commits:
+        text = f"replaced {move.old[:7]}, which no longer exists upstream, with {new} on {move.branch}{source}"
     elif move.direction == SIDEWAYS:
         dropped = f", {_commits(move.dropped)} of the old pin's not in it" if move.dropped else ""
         text = f"moved sideways to {new} on {move.branch} ({_commits(move.count)}{base}{dropped}){source}"

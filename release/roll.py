@@ -289,8 +289,8 @@ class Relation:
 def relation(mirror, old: str, new: str) -> Relation:
     """How ``new`` relates to ``old`` (both on the same remote), with the commits it brings."""
     if not mirror.fetch_commit(old, trees=False):
-        return Relation(old, new, SIDEWAYS, f"the pinned {old[:7]} no longer exists on {mirror.remote.shown}",
-                        tuple(mirror.log(None, new)[:1]))
+        # Nothing to count against: listing new's whole history would fetch all of it.
+        return Relation(old, new, SIDEWAYS, f"the pinned {old[:7]} no longer exists on {mirror.remote.shown}", ())
     if mirror.is_ancestor(old, new):
         return Relation(old, new, FORWARD, "", tuple(mirror.log(old, new)))
     if mirror.is_ancestor(new, old):

@@ -129,6 +129,11 @@ def test_via_moves_any_way_without_allow_rewind(load, git_remotes, tmp_path):
     assert side.direction == SIDEWAYS and side.new == c["J1"] and side.merge_base == c["J0"]
     assert [e.sha for e in side.commits] == [c["J1"]] and side.dropped == 1
     assert changelog.summary(side) == f"jax {c['JS'][:7]}..{c['J1'][:7]} (1 commit, sideways)"
+    # a pin that no longer exists anywhere: replaced, without walking the new pin's whole history.
+    gone = roll(load(commits={"jax": "ab" * 20}), tmp_path / "cache", only=["jax"]).moves[0]
+    assert (gone.direction, gone.new, gone.commits) == (SIDEWAYS, c["J1"], ())
+    assert changelog.sentence(gone) == (f"jax: replaced abababa, which no longer exists upstream, with "
+                                        f"{c['J1'][:7]} on rocm-jaxlib-v0.9.1 (as the plugin pins)")
     # the old pin X2 was force-pushed away (dangling): still a plain roll to what the plugin pins.
     result = roll(load(commits={"xla": c["X2"]}), tmp_path / "cache", only=["plugin", "xla"])
     assert result.new["xla"].commit == c["Y_TIP"]
