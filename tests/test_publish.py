@@ -274,12 +274,15 @@ def test_cli_local_store_by_default(run_cli, make_dist, tmp_path, monkeypatch):
 
 
 def cell(full, tmp_path, wheel_prefix):
-    """One build cell's dist directory: one wheel, revisions.json, SHA256SUMS over those."""
+    """One build cell's dist directory: one wheel, revisions.json, the cell's provenance (as
+    `release build` writes it) and SHA256SUMS over those."""
     out = tmp_path / f"cell-{wheel_prefix}" / full.name
     out.mkdir(parents=True)
     for p in full.iterdir():
         if p.name == "revisions.json" or p.name.startswith(wheel_prefix):
             shutil.copy(p, out / p.name)
+    provenance.write_for_files(out, [p.name for p in out.glob("*.whl")],
+                               RevisionMap.loads((out / "revisions.json").read_text()))
     (out / "SHA256SUMS").write_text("".join(
         f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}\n" for p in sorted(out.iterdir())))
     return out
