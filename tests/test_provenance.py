@@ -8,6 +8,7 @@ and SLSA provenance v1 specs, and is itself tested against statements that break
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import hashlib
 import json
@@ -201,6 +202,30 @@ def test_the_schema_is_a_valid_2020_12_schema_and_allows_extension_fields():
     stmt["predicate"]["runDetails"]["metadata"]["acme_extra"] = {"anything": 1}
     stmt["predicate"]["runDetails"]["metadata"]["finishedOn"] = "2026-11-23T03:04:05Z"
     assert provenance.schema_problems(stmt) == []
+
+
+def test_the_official_in_toto_bindings_read_the_statement(built):
+    """in-toto's own Python bindings (in-toto-attestation: the Statement and SLSA provenance v1
+    protos) parse the file strictly and validate it: a second opinion beside our schema.
+    The one field they cannot know is our SLSA extension field, which is taken out first."""
+    from google.protobuf import json_format
+    from in_toto_attestation.predicates.provenance.v1 import provenance_pb2
+    from in_toto_attestation.v1 import statement_pb2
+    from in_toto_attestation.v1.statement import Statement
+
+    for stmt in (json.loads((built / FILE).read_text()), _valid()):
+        predicate = copy.deepcopy(stmt["predicate"])
+        assert predicate["runDetails"]["metadata"].pop(provenance.SIGNING_FIELD)
+        json_format.ParseDict(predicate, provenance_pb2.Provenance())   # strict: no unknown field
+        parsed = json_format.ParseDict(stmt, statement_pb2.Statement())
+        Statement.copy_from_pb(parsed).validate()
+        assert parsed.predicate_type == "https://slsa.dev/provenance/v1"
+        assert [s.digest["sha256"] for s in parsed.subject] == [s["digest"]["sha256"]
+                                                               for s in stmt["subject"]]
+    broken = _valid()
+    broken["subject"] = []
+    with pytest.raises(ValueError):
+        Statement.copy_from_pb(json_format.ParseDict(broken, statement_pb2.Statement())).validate()
 
 
 # --------------------------------------------------------------------- verify --provenance
