@@ -34,6 +34,7 @@ BUILD_TYPE = "urn:jax-rocm-release:build-type:wheels:v1"
 RELEASE_REPO = "jax-rocm-release"   # this repository's entry in resolvedDependencies
 SIGNING_FIELD = "jaxrocm_signing"   # a SLSA extension field (<vendor>_<name>)
 ATTESTED_ENV = "RELEASE_ATTESTATIONS"  # "github": the workflow attested every wheel
+MAX_COMMIT_INFO = 1 << 20  # bytes: a revision map is a few hundred
 
 
 # ---------------------------------------------------------------------- who built it
@@ -245,8 +246,8 @@ def wheel_revision_map(path: Path) -> dict | None:
     with zipfile.ZipFile(path) as zf:
         names = sorted(n for n in zf.namelist() if n.endswith("/commit_info.py")
                        and ".dist-info/" not in n)
-        if not names:
-            return None
+        if not names or zf.getinfo(names[0]).file_size > MAX_COMMIT_INFO:
+            return None  # a hostile wheel's bomb is never inflated here
         try:
             values = module_constants(zf.read(names[0]).decode("utf-8"))
         except (SyntaxError, UnicodeDecodeError, ValueError):

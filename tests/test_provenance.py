@@ -418,3 +418,19 @@ def test_notes_show_gh_attestation_verify_per_wheel_only_when_attested(make_dist
     for name in wheels:
         assert f"gh attestation verify {name} --repo rocm/jax-rocm-release" in body
     assert body.count("gh attestation verify") == len(wheels)
+
+
+def test_a_revision_map_that_inflates_past_the_bound_is_never_read(tmp_path):
+    """A hostile wheel's commit_info.py that would inflate to megabytes is not inflated."""
+    import zipfile
+    wheel = tmp_path / "jax_rocm7_pjrt-0.9.1-py3-none-manylinux_2_28_x86_64.whl"
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("jax_plugins/xla_rocm7/commit_info.py", "#" * (provenance.MAX_COMMIT_INFO + 1))
+    assert wheel.stat().st_size < 64 * 1024
+    assert provenance.wheel_revision_map(wheel) is None
+    problems = provenance.check_files(_write(tmp_path, _valid()), [wheel])
+    assert any("no readable revision map" in p for p in problems), problems
+
+
+def _write(directory: Path, stmt: dict) -> Path:
+    return provenance.write(directory, stmt)
