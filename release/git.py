@@ -190,8 +190,9 @@ def _helper_request(url: str, request: bytes, env: dict) -> tuple[bytes | None, 
     ``stateless-connect``: proxies, TLS settings and headers as for any fetch). Returns the
     response after the capability advertisement, or None when the server offers no v2."""
     helper = "remote-https" if url.startswith("https://") else "remote-http"
+    # Unbuffered: reading the ready line must not swallow the advertisement that follows it.
     proc = subprocess.Popen(["git", helper, "origin", url], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env)
+                            stderr=subprocess.PIPE, env=env, bufsize=0)
     try:
         # The helper reads its command line buffered: the request may follow only once it is ready.
         proc.stdin.write(b"stateless-connect git-upload-pack\n")
