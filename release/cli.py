@@ -38,6 +38,7 @@ COMMANDS = (
     "gc",
     "index",
 )
+WHEEL_WRITERS = ("nightly", "cut", "build", "promote", "bisect")
 # Paths the environment names (GitHub Actions' files, the git cache): a person's input too.
 ENV_PATHS = ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "JAX_ROCM_RELEASE_CACHE")
 
@@ -97,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
         prog = f"release {args.command}"
         flags.check_paths(_command_parser(parser, args.command), args)
-        _check_env_paths()
+        _check_environment(args.command)
         return int(args._run(args, Output(as_json=args.json)) or 0)
     except FlagError as exc:
         return _fail(exc.prog, str(exc), exc.exit_code, as_json)
@@ -128,9 +129,13 @@ def _fail(prog: str, message: str, code: int, as_json: bool) -> int:
     return code
 
 
-def _check_env_paths() -> None:
-    """``$GITHUB_OUTPUT``/``$GITHUB_STEP_SUMMARY`` must name files we can append to, checked
-    before any work (a bad one would otherwise fail after the work is done)."""
+def _check_environment(command: str) -> None:
+    """The environment's inputs, checked before any work (a bad one would otherwise fail after
+    the work is done): ``$GITHUB_OUTPUT``/``$GITHUB_STEP_SUMMARY`` must name files we can append
+    to; ``$SOURCE_DATE_EPOCH`` must be a time a wheel can hold, for the commands that write wheels."""
+    if command in WHEEL_WRITERS and os.environ.get("SOURCE_DATE_EPOCH"):
+        from release.wheelfile import source_date_epoch
+        source_date_epoch()
     for name in ENV_PATHS[:2]:
         value = os.environ.get(name)
         if not value:

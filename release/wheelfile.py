@@ -58,6 +58,7 @@ CHUNK = 4 << 20          # input bytes per deflate job; fixed so output does not
 WINDOW = 32 << 10        # deflate window: each chunk is primed with the previous chunk's tail
 DEFAULT_LEVEL = 3        # isal levels are 0..3; 3 is within 10% of zlib -6 at ~10x the speed
 MIN_EPOCH = 315532800    # 1980-01-01T00:00:00Z, the earliest time a zip can hold
+MAX_EPOCH = 4354819199   # 2107-12-31T23:59:59Z, the last
 _LIMIT = 0xFFFFFFFF
 _LOCAL = struct.Struct("<IHHHHHIIIHH")
 _CENTRAL = struct.Struct("<IHHHHHHIIIHHHHHII")
@@ -73,9 +74,14 @@ def source_date_epoch(environ=None) -> int:
     if value is None or value == "":
         return MIN_EPOCH
     try:
-        return max(int(value), MIN_EPOCH)
+        epoch = int(value)
     except ValueError:
-        raise ValueError(f"SOURCE_DATE_EPOCH={value!r} is not a whole number of seconds") from None
+        epoch = None
+    if epoch is None or epoch > MAX_EPOCH:  # a zip's DOS time ends with 2107
+        from release.errors import UserError
+        raise UserError(f"SOURCE_DATE_EPOCH={value!r}: expected a whole number of seconds "
+                        f"up to {MAX_EPOCH} (2107-12-31, the last time a zip can hold)")
+    return max(epoch, MIN_EPOCH)
 
 
 def _dos_time(epoch: int) -> tuple[int, int]:

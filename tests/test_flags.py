@@ -174,3 +174,12 @@ def test_github_files_that_cannot_be_written_are_refused_before_any_work(run_cli
     monkeypatch.setenv("GITHUB_OUTPUT", str(tmp_path / "missing" / "out"))
     code, out, err = run_cli("version", "--kind", "rc", "--root", project_dir)
     assert code == 2 and "does not exist" in err
+
+
+@pytest.mark.parametrize("value", ["soon", "99999999999", "1e9"])
+def test_a_bad_source_date_epoch_is_refused_before_a_wheel_is_written(run_cli, good_wheels, tmp_path,
+                                                                     monkeypatch, value):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", value)
+    code, out, err = run_cli("promote", good_wheels["pjrt"], "--to", "rc1", "--out", tmp_path / "o")
+    assert code == 2 and err.startswith("release promote: error: SOURCE_DATE_EPOCH=")
+    assert not (tmp_path / "o").exists()

@@ -4,6 +4,7 @@ uploads, downloads, redaction. Every request is checked against GitHub's OpenAPI
 from __future__ import annotations
 
 import hashlib
+import json
 
 import pytest
 from rich.console import Console
@@ -341,3 +342,23 @@ def test_bad_environment_is_one_user_error(env, fragment):
     with pytest.raises(UserError, match=fragment) as err:
         GitHubClient.from_env({"GITHUB_TOKEN": "t0ken-value", **env})
     assert "pw-secret-1" not in str(err.value)
+
+
+@pytest.mark.parametrize("method, path", [("GET", r"/releases$"), ("POST", r"/releases$"),
+                                          ("POST", r"/assets$")])
+def test_publish_through_a_hostile_answer_is_exit_3_and_a_rerun_converges(run_cli, github_env,
+                                                                          make_dist, method, path):
+    """A 200 with a broken body on a list, a create or an upload: one line, exit 3,
+    no traceback; the write it answered was applied, and the re-run finishes without duplicates."""
+    dist = make_dist("0.9.1.dev20261122")
+    fault = github_env.fail(method, path, when="malformed", body=b'{"id": 4, "na')
+    code, out, err = run_cli("publish", dist, "--json")
+    assert fault.fired == 1, "the hostile answer was never sent"
+    assert code == 3 and "Traceback" not in err, err
+    assert err.strip().splitlines()[-1].startswith("release publish: error: GitHub API ")
+    assert "malformed answer" in err and json.loads(out)["exit"] == 3
+    code, out, err = run_cli("publish", dist, "--json")
+    assert code == 0, err
+    [rel] = github_env.releases()
+    names = [a["name"] for a in rel["assets"]]
+    assert len(names) == len(set(names)) and all(a["state"] == "uploaded" for a in rel["assets"])
