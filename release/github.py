@@ -54,7 +54,7 @@ _TOKEN = re.compile(r"[\x21-\x7e]+")  # printable ASCII, no space: what an HTTP 
 class GitHubError(ReleaseError):
     """GitHub answered with an error, or not at all: status, GitHub's message and error codes.
 
-    Raised as ``GitHubRefused`` (exit 2) or ``GitHubUnavailable`` (exit 3); see ``github_error``.
+    Raised as ``GitHubRefused`` (exit 2) or ``GitHubUnavailable`` (exit 3).
     """
 
     def __init__(self, method: str, path: str, status: int | None, message: str,
@@ -96,13 +96,6 @@ class UncertainWrite(GitHubUnavailable):
 
     Re-list what it would have created and compare before trying again.
     """
-
-
-def github_error(method: str, path: str, status: int | None, message: str,
-                 errors: list | None = None) -> GitHubError:
-    """The error for an answer: refused for a 4xx that is not a rate limit, else unavailable."""
-    cls = GitHubRefused if status is not None and 400 <= status < 500 else GitHubUnavailable
-    return cls(method, path, status, message, errors)
 
 
 def check_token(token: str) -> str:
@@ -172,8 +165,7 @@ class GitHubClient:
         if not token:
             raise UserError("GITHUB_TOKEN is not set; a token with 'contents: write' is needed "
                             "to read drafts and publish releases")
-        register_secret(token)
-        register_secret(token.strip())
+        register_secret(token.strip())  # never with surrounding whitespace: redact would eat it
         self._token = check_token(token)
         parts = urlsplit(api_url)
         if parts.scheme not in ("http", "https") or not parts.hostname or parts.username \
@@ -299,7 +291,7 @@ class GitHubClient:
                 continue
             if response.status_code == 404 and method == "DELETE" and attempt > 1:
                 return response  # an earlier attempt deleted it
-            raise github_error(method, shown, response.status_code, message, errors)
+            raise GitHubRefused(method, shown, response.status_code, message, errors)  # a 4xx
 
     def request(self, method: str, path: str, *, json: Any = None, params: dict | None = None,
                 idempotent: bool | None = None, expect: type | None = None) -> Any:
@@ -415,7 +407,7 @@ class GitHubClient:
             return response
         if response.status_code >= 500 or response.status_code == 403:  # 403: signature expired
             raise requests.HTTPError(f"storage answered {response.status_code}")
-        raise github_error("GET", "<asset storage>", response.status_code, "download refused")
+        raise GitHubRefused("GET", "<asset storage>", response.status_code, "download refused")
 
     # ------------------------------------------------------------ pull requests (bump PRs)
 

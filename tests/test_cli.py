@@ -222,3 +222,31 @@ def test_remote_failure_is_exit_3_with_json_and_one_line(run_cli, project_dir, g
     github_env.fail("GET", r"/releases$", when="malformed", body=b"[{")
     code, out, err = run_cli("status", "--root", project_dir)
     assert code == 3 and "malformed answer" in err and out == ""
+
+
+def test_every_way_a_command_prints_is_redacted(capsys):
+    """A human table, a status line, a bare print to the stream and JSON: a registered secret
+    never comes out, whichever a command uses."""
+    import io
+
+    from rich.table import Table
+
+    from release.output import Output
+    from release.redact import register_secret
+    secret = "hum4n-0utput-s3cret-value"
+    register_secret(secret)
+    stream = io.StringIO()
+    out = Output(stream=stream)
+
+    def human(console):
+        table = Table()
+        table.add_column("url")
+        table.add_row(f"https://host/{secret}")
+        console.print(table)
+        print(f"plain {secret}", file=out.stream)
+    out.line(f"progress {secret}")
+    out.result({"x": secret}, human)
+    Output(as_json=True, stream=stream).result({"nested": [{"token": secret}]})
+    Output(as_json=True, stream=stream).line(f"to stderr {secret}")
+    text = stream.getvalue() + capsys.readouterr().err
+    assert secret not in text and text.count("***") == 5, text

@@ -362,3 +362,14 @@ def test_publish_through_a_hostile_answer_is_exit_3_and_a_rerun_converges(run_cl
     [rel] = github_env.releases()
     names = [a["name"] for a in rel["assets"]]
     assert len(names) == len(set(names)) and all(a["state"] == "uploaded" for a in rel["assets"])
+
+
+def test_what_is_sent_to_github_is_redacted(github_client, fake_github):
+    from release.redact import register_secret
+    owner, repo = fake_github.repo.split("/")
+    register_secret("pr-b0dy-s3cret-value")
+    pr = github_client.create_pull(owner, repo, title="Bump pr-b0dy-s3cret-value", head="b", base="main",
+                                   body=f"from https://x:pr-b0dy-s3cret-value@h/r and {fake_github.token}")
+    sent = fake_github.pulls()[0]
+    assert "s3cret" not in sent["title"] + sent["body"] and fake_github.token not in sent["body"]
+    assert sent["body"] == "from https://***@h/r and ***" and pr["number"] == sent["number"]
