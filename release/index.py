@@ -510,12 +510,15 @@ def select(wheels: list[PublishedWheel], keep: int, protect: set[Version]) -> li
 
 
 def build_site(store, out: Path, *, keep: int = 14, protect: Iterable[str] = (),
-               site_url: str | None = None, say: Callable[[str], None] = lambda t: None, progress=None) -> dict:
+               site_url: str | None = None, count_commits: Callable | None = None,
+               say: Callable[[str], None] = lambda t: None, progress=None) -> dict:
     """Write the nightly and stable indexes and the page for people of ``store`` into ``out``.
 
     Refused (``IndexRefused``, ``out`` untouched) when the store has no published wheel, when
     no project the old site lists would stay listed, or when a wheel of the old site that the
-    store still has would be dropped.
+    store still has would be dropped. ``count_commits(url, old, new) -> int | None`` counts the
+    commits of a moved dep for the page (``release.site.mirror_counter``); counts once made are
+    kept in the site's state.
     """
     from release import site as people_page
 
@@ -587,11 +590,13 @@ def build_site(store, out: Path, *, keep: int = 14, protect: Iterable[str] = (),
 
         cache = state.get("revisions") if isinstance(state.get("revisions"), dict) else {}
         used: dict = {}
+        known = state.get("commit_counts") if isinstance(state.get("commit_counts"), dict) else {}
+        counter = people_page.CommitCounter(count_commits, known)
         page = people_page.render(people_page.gather(store, releases, wheels, site_url=site_url,
                                                      keep=keep, present=set(tree.digests),
-                                                     cache=cache, used=used))
+                                                     cache=cache, used=used, count=counter))
         tree.write("index.html", page)
-        tree.save_state({"revisions": used})
+        tree.save_state({"revisions": used, "commit_counts": counter.used})
         changed = staging.commit()
     removed = sorted(n for n in before if n not in store_names)
     return {"out": str(out), "store": store.kind, "where": store.where, "changed": changed,

@@ -101,7 +101,56 @@ def commit_counts(body: str) -> dict[str, int]:
     return {m.group("dep"): int(m.group("n")) for m in _COUNT.finditer(body or "")}
 
 
-def changes(before: RevisionMap | None, now: RevisionMap | None, body: str) -> tuple[Change, ...]:
+class CommitCounter:
+    """Commits between two pins of a dep: remembered answers first, then ``ask`` (git), else None.
+
+    ``known`` comes from the site's state, ``used`` goes back into it, so a count made once (by
+    ``release index --count-commits``) stays on the page without asking git again.
+    """
+
+    def __init__(self, ask=None, known: dict | None = None):
+        self.ask, self.known, self.used = ask, dict(known or {}), {}
+
+    def __call__(self, url: str, old: str, new: str) -> int | None:
+        key = f"{url} {old}..{new}"
+        found = self.known.get(key)
+        if not isinstance(found, int) and self.ask is not None:
+            found = self.ask(url, old, new)
+        if isinstance(found, int):
+            self.used[key] = found
+            return found
+        return None
+
+
+def mirror_counter(cache: Path, say=lambda text: None):
+    """``ask`` for ``CommitCounter`` from the git mirrors under ``cache`` (fetching what is
+    missing): the commits of ``old..new``, or None when ``new`` does not descend from ``old``
+    (a rewind or a sideways move has no plain count) or the remote cannot answer."""
+    from release.errors import UserError
+    from release.git import Mirror, Remote
+
+    def ask(url: str, old: str, new: str) -> int | None:
+        try:
+            with Mirror(cache, Remote("count", url)) as mirror:
+                if not (mirror.fetch_commit(new, trees=False) and mirror.fetch_commit(old, trees=False)):
+                    say(f"warning: {display(url)} no longer has {old[:12]} or {new[:12]}; count unknown")
+                    return None
+                return mirror.count(new, old) if mirror.is_ancestor(old, new) else None
+        except UserError as exc:
+            say(f"warning: cannot count commits of {display(url)}: {exc}")
+            return None
+    return ask
+
+
+def display(url: str) -> str:
+    from release.redact import display_url
+    return display_url(url)
+
+
+def changes(before: RevisionMap | None, now: RevisionMap | None, body: str,
+            count=None) -> tuple[Change, ...]:
+    """Per dep of ``now``: unchanged, or moved with a compare link and a commit count (from the
+    notes, else ``count(url, old, new)``, else None: not recorded)."""
     if before is None or now is None:
         return ()
     counts = commit_counts(body)
@@ -114,7 +163,10 @@ def changes(before: RevisionMap | None, now: RevisionMap | None, body: str) -> t
             continue
         base = github_base(rev.url)
         url = f"{base}/compare/{was}...{rev.commit}" if base and was else None
-        out.append(Change(name, was, rev.commit, url, counts.get(name)))
+        n = counts.get(name)
+        if n is None and was and count is not None:
+            n = count(rev.url, was, rev.commit)
+        out.append(Change(name, was, rev.commit, url, n))
     return tuple(out)
 
 
@@ -127,11 +179,12 @@ def _sort_key(version: str):
 
 def gather(store, releases: list, wheels: list, *, site_url: str | None, keep: int,
            present: set[str] | None = None, cache: dict | None = None,
-           used: dict | None = None) -> SiteData:
+           used: dict | None = None, count: CommitCounter | None = None) -> SiteData:
     """The page's data from the store's releases and ``release.index``'s wheel selection.
 
     ``present``: site paths of the wheels on disk (default: the listed ones); ``cache``/``used``:
-    revision maps by asset sha256, read from and collected for the site's state.
+    revision maps by asset sha256, read from and collected for the site's state; ``count``:
+    commit counts per moved dep.
     """
     present = {w.rel for w in wheels if w.listed} if present is None else present
     cache = {} if cache is None else cache
@@ -169,7 +222,7 @@ def gather(store, releases: list, wheels: list, *, site_url: str | None, keep: i
             tag=rel.tag, version=version, kind=kind, channel="nightly" if kind == "nightly" else "stable",
             published=rel.published_at, url=safe_url(rel.html_url), listed=listed, wheels=wheel_rows,
             revisions=maps[rel.tag], provenance_url=prov, previous=previous.tag if previous else None,
-            changes=changes(maps.get(previous.tag) if previous else None, maps[rel.tag], rel.body))
+            changes=changes(maps.get(previous.tag) if previous else None, maps[rel.tag], rel.body, count))
     drafts = tuple(sorted(((r.tag, r.created_at.date() if r.created_at else None) for r in releases
                            if r.draft and naming.version_from_tag(r.tag)
                            and _kind(naming.version_from_tag(r.tag)) == "nightly"

@@ -23,7 +23,7 @@ from release.revisions import RevisionMap
 from release.naming import PROVENANCE_ASSET
 from release.site import changes, commit_counts, safe_url
 from release.stores import LocalStore
-from tests.support.publish_dist import mark_validated
+from tests.support.publish_dist import mark_validated, release_dist
 
 URL = "https://example.invalid/jax-rocm"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -219,3 +219,40 @@ def test_links_from_the_store_are_http_or_file_only():
     assert safe_url("file:///srv/store/1") == "file:///srv/store/1"
     for hostile in ("javascript:alert(1)", "JavaScript:alert(1)", "data:text/html,<script>", "", None):
         assert safe_url(hostile) is None
+
+
+def test_commit_counts_come_from_the_git_mirrors_and_stay_in_the_site(tmp_path):
+    from release.site import CommitCounter, mirror_counter
+    from tests.support.gitrepos import RepoBuilder
+
+    repo = RepoBuilder(tmp_path / "xla.git")
+    first = repo.commit("main", "one", {"a": "1"})
+    middle = [repo.commit("main", f"c{i}", {"a": str(i)}) for i in range(2, 6)]
+    side = repo.commit("refs/heads/side", "side", {"b": "1"}, parents=(first,))
+    url = (tmp_path / "xla.git").as_uri()
+    said = []
+    ask = mirror_counter(tmp_path / "cache", say=said.append)
+    assert ask(url, first, middle[-1]) == 4
+    assert ask(url, middle[-1], side) is None  # sideways: no plain count
+    assert ask(url, first, "f" * 40) is None and "count unknown" in said[-1]
+
+    counter = CommitCounter(ask)
+    assert counter(url, first, middle[1]) == 2
+    remembered = CommitCounter(None, counter.used)  # the next run, without --count-commits
+    assert remembered(url, first, middle[1]) == 2 and remembered(url, first, middle[2]) is None
+
+
+def test_counts_made_once_stay_on_the_page(tmp_path, make_dist):
+    store = LocalStore(tmp_path / "store", clock=Clock())
+    release_dist(store, make_dist("0.9.1.dev20261120", commits={"xla": "a" * 40}))
+    release_dist(store, make_dist("0.9.1.dev20261121", commits={"xla": "b" * 40}))
+    asked = []
+
+    def count(url, old, new):
+        asked.append((old, new))
+        return 7
+    site = tmp_path / "site"
+    build_site(store, site, count_commits=count)
+    assert asked == [("a" * 40, "b" * 40)] and "(7 commits)" in (site / "index.html").read_text()
+    again = build_site(store, site)  # no --count-commits: the count is remembered
+    assert not again["changed"] and "(7 commits)" in (site / "index.html").read_text()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from release import flags
 from release.commands._common import add_store_options, open_store_from_args, transfer_progress
 from release.output import github_output, step_summary
@@ -20,6 +22,9 @@ def add_arguments(parser) -> None:
                         help="nightly versions to keep listed whatever their age")
     parser.add_argument("--protect-file", type=flags.existing_file, metavar="FILE",
                         help="more versions to protect, one a line (# comments)")
+    parser.add_argument("--count-commits", action="store_true",
+                        help="count the commits each dep moved between releases with the git mirrors "
+                             "under <root>/.cache/git (fetches what is missing; counts are kept in SITE)")
     parser.add_argument("--url", metavar="URL",
                         help="where SITE is served, for the install lines on the page")
     add_store_options(parser)
@@ -35,10 +40,22 @@ def run(args, out) -> int:
     protect = list(args.protect)
     if args.protect_file is not None:
         protect += read_protect_file(args.protect_file)
+    counter = None
+    if args.count_commits:
+        from release.config import find_root
+        from release.site import mirror_counter
+        from release.sources import cache_dir
+        root = args.root
+        if root is None:
+            try:
+                root = find_root()
+            except UserError:
+                root = Path.cwd()
+        counter = mirror_counter(cache_dir(root), say=out.line)
     store = open_store_from_args(args, out, read_only=True)
     with transfer_progress(out) as progress:
         result = build_site(store, args.out, keep=args.keep, protect=protect, site_url=args.url,
-                            say=out.line, progress=progress)
+                            count_commits=counter, say=out.line, progress=progress)
     github_output({"index_dir": str(args.out), "changed": str(result["changed"]).lower()})
     lines = [f"- `{ch}/`: " + ", ".join(f"{p} ({len(files)} files)" for p, files in projects.items())
              for ch, projects in result["channels"].items()]
