@@ -50,10 +50,10 @@ TABLE = {
                       "--artifacts": ["missing"], "--store-dir": ["file"], "--repo": "repo"}),
     "bump": (["bump", "--dry-run"], {"--max-log-lines": "count",
                                      "--changelog": ["dir", "missing-parent", "under-file"]}),
-    "bisect": (["bisect", "--good", "rocm-jax-v0.9.1.dev20261120"], {
-        "--dist": ["file", "under-file", "unwritable"], "--workspace": ["file", "unwritable"],
-        "--max-log-lines": "count", "--build-number": "build-number", "--store-dir": ["file"],
-        "--repo": "repo"}),
+    "bisect": (["bisect", "--good", TAG, "--probe-command", "exit 0"], {
+        "--max-log-lines": "count", "--build-number": "build-number",
+        "--dist": ["file", "under-file", "unwritable"], "--workspace": ["file", "under-file", "unwritable"],
+        "--store-dir": ["file", "under-file"], "--repo": "repo"}),
     "fetch-sources": (["fetch-sources"], {"--workspace": ["file", "under-file", "unwritable"]}),
     "build": (["build", "--kind", "rc"], {"--number": "positive", "--build-number": "build-number",
                                           "--dist": ["file", "under-file", "unwritable"],
