@@ -251,6 +251,8 @@ def test_resume_after_sigkill_mid_probe_redoes_no_finished_probe(world):
         state = json.loads((world.root / "dist" / "bisect" / "state.json").read_text())
         first, second = [line[1] for line in calls(world)]
         assert list(state["probes"]) == [first] and state["running"] == second
+        busy = release(*argv[3:], cwd=world.root)  # a second bisect meanwhile: refused, one line
+        assert busy.returncode == 2 and "another bisect is running" in busy.stderr
         os.killpg(proc.pid, signal.SIGKILL)  # the bisect and its probe, at once
         proc.wait()
     finally:

@@ -52,6 +52,7 @@ def _endpoint(store, tag: str) -> dict:
 
 def run(args, out) -> int:
     from release import bisect
+    from release.pipeline import job_lock
     from release.sources import cache_dir
 
     proj = project(args)
@@ -71,8 +72,9 @@ def run(args, out) -> int:
     else:
         probe = bisect.BuildProbe(proj, (args.workspace or bisect_dir / "workspace").resolve(), cache,
                                   date, console=out.progress_console())
-    outcome = bisect.run_bisect(proj.deps, good, bad, probe, bisect_dir, cache, reset=args.reset,
-                                date=date, say=out.line, max_log_lines=args.max_log_lines)
+    with job_lock(proj.root, "bisect"):  # one bisect at a time: they share state.json and the workspace
+        outcome = bisect.run_bisect(proj.deps, good, bad, probe, bisect_dir, cache, reset=args.reset,
+                                    date=date, say=out.line, max_log_lines=args.max_log_lines)
     data = outcome.to_json()
     if args.hold:
         data["hold"] = _hold(proj, outcome, date)
