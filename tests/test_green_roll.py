@@ -1,10 +1,11 @@
 """Green rolls and holds: ``bump`` takes the newest green commit, or stops before a held one.
 
-The deps name GitHub URLs (so CI is read for ``ROCm/rocm-jax`` from the GitHub stand-in,
-every request checked against GitHub's OpenAPI description) while git reaches the generated
-repositories through ``url.<local>.insteadOf`` (real git configuration, as a mirror setup
-would use). The plugin's history is tests/support/bisect_history.py: P0..P8, with jax and xla
-rolled by some of its commits, so the via deps must follow whichever plugin commit is chosen.
+The deps name ``ROCm/rocm-jax``, ``ROCm/jax`` and ``ROCm/xla`` on a git host that counts as
+GitHub (``GITHUB_SERVER_URL``, as on GitHub Enterprise): a real smart-HTTP git server on
+127.0.0.1 serving the generated repositories, while CI is read for ``ROCm/rocm-jax`` from the
+GitHub stand-in (every request checked against GitHub's OpenAPI description). The plugin's
+history is tests/support/bisect_history.py: P0..P8, with jax and xla rolled by some of its
+commits, so the via deps must follow whichever plugin commit is chosen.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from release.config import ConfigError, Hold, parse_deps, render_hold
 from release.errors import UserError
 from release.roll import roll
 from tests.support.bisect_history import build_history, make_project
+from tests.support.gitrepos import GitHttpServer
 
-URLS = {"plugin": "https://github.com/ROCm/rocm-jax.git", "jax": "https://github.com/ROCm/jax.git",
-        "xla": "https://github.com/ROCm/xla.git"}
+NAMES = {"plugin": "ROCm/rocm-jax", "jax": "ROCm/jax", "xla": "ROCm/xla"}
 PLUGIN_REPO = "ROCm/rocm-jax"
 FAILING = "build-rocm-7.2 / py3.12"
 
@@ -33,19 +34,29 @@ def history(tmp_path_factory):
     return build_history(tmp_path_factory.mktemp("upstream"))
 
 
+@pytest.fixture(scope="module")
+def git_host(history, tmp_path_factory):
+    """The generated repositories as ``<server>/ROCm/<name>.git`` over real smart HTTP."""
+    root = tmp_path_factory.mktemp("githost")
+    (root / "ROCm").mkdir()
+    for name, full in NAMES.items():
+        (root / f"{full}.git").symlink_to(getattr(history, name).path)
+    server = GitHttpServer(root).start()
+    yield server
+    server.stop()
+
+
 @pytest.fixture
-def gh(history, github_env, monkeypatch, tmp_path):
-    """GitHub URLs in deps.yaml, served by the local repositories; CI on the stand-in."""
-    for i, (name, url) in enumerate(URLS.items()):
-        local = getattr(history, name).url
-        monkeypatch.setenv(f"GIT_CONFIG_KEY_{i}", f"url.{local}.insteadOf")
-        monkeypatch.setenv(f"GIT_CONFIG_VALUE_{i}", url)
-    monkeypatch.setenv("GIT_CONFIG_COUNT", str(len(URLS)))
+def gh(history, git_host, github_env, monkeypatch, tmp_path):
+    """GitHub-host URLs in deps.yaml, served by the local git server; CI on the stand-in."""
+    server = git_host.url("").rstrip("/")
+    monkeypatch.setenv("GITHUB_SERVER_URL", server)
     monkeypatch.delenv("JAX_ROCM_RELEASE_CACHE", raising=False)
+    urls = {name: f"{server}/{full}.git" for name, full in NAMES.items()}
     fake = github_env
 
     def deps(pin="P2", roll="{head: true, require: green}", extra=None):
-        root = make_project(tmp_path / "proj", history, pins=history.pins_at(history.c[pin]), urls=URLS,
+        root = make_project(tmp_path / "proj", history, pins=history.pins_at(history.c[pin]), urls=urls,
                             plugin_roll=roll, extra=extra)
         return config.load_deps(root / "deps.yaml")
 
