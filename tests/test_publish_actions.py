@@ -160,3 +160,44 @@ def test_changelog_links_github_compares_and_says_what_did_not_move():
     assert f"- xla: unchanged (`{b[:12]}`)" in same
     assert changelog_markdown(None, None, now).startswith("First release of its kind")
     assert "could not be read" in changelog_markdown(prev, None, now)
+
+
+def test_a_store_without_digests_is_compared_by_downloading_and_hashing(tmp_path):
+    """Some stores list no sha256: the asset is downloaded and hashed to compare."""
+    import dataclasses
+    import hashlib
+
+    from release.publish import _same
+    from release.stores import LocalStore
+    store = LocalStore(tmp_path / "store")
+    draft = store.create_draft("rocm-jax-v0.9.1", name="n", body="b", prerelease=False)
+    src = tmp_path / "a.whl"
+    src.write_bytes(b"wheel bytes")
+    stored = dataclasses.replace(store.upload_asset(draft, src, "a.whl"), digest=None)
+    good = LocalAsset("a.whl", src, 11, hashlib.sha256(b"wheel bytes").hexdigest())
+    assert _same(store, draft, stored, good)
+    assert not _same(store, draft, stored, dataclasses.replace(good, digest="0" * 64))
+    assert not _same(store, draft, dataclasses.replace(stored, size=12), good)
+
+
+def test_a_partial_run_leaves_a_stranger_whose_name_merely_starts_like_its_own():
+    """Only NAME + '.new' is a temporary copy of NAME; 'pkg-extra' is another cell's file."""
+    assets = [remote("pkg"), remote("pkgXtra", digest="9" * 64)]
+    assert act(assets, [local("pkg")], prune=False) is None
+
+
+def test_notes_ignore_trailing_but_not_leading_whitespace():
+    assert same_notes("a\nb", "a  \nb")
+    assert not same_notes("a\n  b", "a\nb")  # indentation is content
+
+
+def test_the_validated_mark_goes_after_the_body_exactly():
+    assert with_validated("\nbody  \n\n", "c" * 64) == (
+        "\nbody  \n<!-- validated: sha256=" + "c" * 64 + " -->\n")
+
+
+def test_changelog_lists_every_unchanged_dep():
+    a = "a" * 40
+    same = rmap(xla=("https://github.com/ROCm/xla", a), jax=("https://github.com/ROCm/jax", a))
+    assert changelog_markdown(release("rocm-jax-v0.9.0"), same, same).splitlines()[2:] == [
+        f"- xla: unchanged (`{a[:12]}`)", f"- jax: unchanged (`{a[:12]}`)"]

@@ -124,9 +124,17 @@ def test_github_base(url, base):
 def test_markdown_links_github_commits_and_lists_pins():
     text = sample().markdown()
     lines = text.splitlines()
-    assert lines[0] == "| repository | branch | commit | archive sha256, patches |"
+    assert lines[:2] == ["| repository | branch | commit | archive sha256, patches |",
+                         "|---|---|---|---|"]
     assert lines[2] == (f"| xla (https://github.com/ROCm/xla) | `main` | "
                         f"[`{A[:12]}`](https://github.com/ROCm/xla/commit/{A}) | "
                         f"`{'f' * 12}`, `fix.patch` |")
     assert lines[4] == f"| plugin (https://gitlab.example.com/r/p) | `master` | `{C[:12]}` | - |"
     assert text.endswith("\n")
+
+
+def test_markdown_names_patches_by_file_whatever_their_label():
+    rev = Revision("https://github.com/ROCm/xla", "main", A, None,
+                   ("fix.patch", "@xla//third_party:sub:two.patch"))
+    row = RevisionMap("v", (("xla", rev),)).markdown().splitlines()[2]
+    assert row.endswith("| `fix.patch`, `two.patch` |")

@@ -1,0 +1,90 @@
+"""Version rules the mutation run found unpinned: the CLI's one entry point per kind, the
+build-number and padding edges, and that every refusal says what was wrong and what was
+expected (one clear line)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from release import versions
+from release.versions import VersionError
+
+DAY = dt.date(2026, 11, 22)
+
+
+@pytest.mark.parametrize("kind, kwargs, expected", [
+    ("release", {}, "0.9.1"),
+    ("rc", {}, "0.9.1rc1"),
+    ("rc", {"number": 3}, "0.9.1rc3"),
+    ("post", {}, "0.9.1.post1"),
+    ("post", {"number": 2}, "0.9.1.post2"),
+    ("nightly", {"date": DAY}, "0.9.1.dev20261122"),
+    ("nightly", {"date": DAY, "build_number": 7}, "0.9.1.dev20261122007"),
+    ("release", {"date": DAY, "number": 4}, "0.9.1"),  # what does not apply is ignored
+])
+def test_for_kind_makes_each_kind(kind, kwargs, expected):
+    assert versions.for_kind(kind, "0.9.1", **kwargs) == expected
+
+
+def test_for_kind_refusals_say_why():
+    with pytest.raises(VersionError, match="^a nightly version needs a date$"):
+        versions.for_kind("nightly", "0.9.1")
+    with pytest.raises(VersionError) as err:
+        versions.for_kind("beta", "0.9.1")
+    assert str(err.value) == "kind 'beta' is not one of nightly, rc, release, post"
+    with pytest.raises(VersionError, match="rc number 0 is not a whole number >= 1"):
+        versions.for_kind("rc", "0.9.1", number=0)
+
+
+def test_build_number_zero_is_the_first_build_of_a_day():
+    assert versions.nightly("0.9.1", DAY, 0) == "0.9.1.dev20261122000"
+    assert versions.nightly("0.9.1", DAY, 999) == "0.9.1.dev20261122999"
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: versions.parse_base("0.9"), "version '0.9' is not X.Y.Z (three numbers, no leading "
+                                         "zeros)"),
+    (lambda: versions.rc("0.9.1", 0), "rc number 0 is not a whole number >= 1"),
+    (lambda: versions.post("0.9.1", -1), "post number -1 is not a whole number >= 1"),
+    (lambda: versions.nightly("0.9.1", "2026-11-22"),
+     "nightly date '2026-11-22' is not a calendar date (YYYY-MM-DD)"),
+    (lambda: versions.nightly("0.9.1", DAY, 1000), "build number 1000 is not a whole number "
+                                                   "0..999"),
+    (lambda: versions.with_local("0.9.1", "7.x"), "ROCm version '7.x' is not A.B.C"),
+    (lambda: versions.with_local("0.9.1+rocm7.0", "7.0"), "version 0.9.1+rocm7.0 already has a "
+                                                          "local label"),
+    (lambda: versions.require_public("0.9.1+rocm7", "PyPI"),
+     "version 0.9.1+rocm7 has a local label, which PyPI refuses; drop the '+...' part"),
+    (lambda: versions.next_version("0.9.1", "micro"),
+     "version part 'micro' is not one of major, minor, patch"),
+    (lambda: versions.parse_date("22.11.2026"), "date '22.11.2026' is not YYYY-MM-DD"),
+    (lambda: versions.parse_date(None), "date None is not YYYY-MM-DD"),
+])
+def test_refusals_say_what_and_what_was_expected(call, message):
+    with pytest.raises(VersionError) as err:
+        call()
+    assert str(err.value) == message
+
+
+def test_parse_date_reads_iso_dates():
+    assert versions.parse_date("2026-11-22") == DAY
+
+
+@pytest.mark.parametrize("released, part, expected", [
+    ("1.2", "patch", "1.2.1"),  # short versions are padded with zeros
+    ("1", "patch", "1.0.1"),
+    ("1", "minor", "1.1.0"),
+    ("0.9.1.post2", "major", "1.0.0"),
+])
+def test_next_version_pads_short_versions_with_zeros(released, part, expected):
+    assert versions.next_version(released, part) == expected
+
+
+def test_scheme_check_looks_past_versions_it_cannot_parse():
+    with pytest.raises(VersionError) as err:
+        versions.check_scheme(["not a version", "0.9.1.dev20261120"], "0.9.1.dev20261121001")
+    assert str(err.value) == (
+        "nightly 0.9.1.dev20261121001 uses the 'date-build' scheme but 0.9.1.dev20261120 on the "
+        "same version line uses 'date'; devN compares as an integer, so the two cannot be mixed")
