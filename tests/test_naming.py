@@ -25,6 +25,7 @@ def test_plugin_wheel_is_tagged_for_one_python(python, tag):
     dist, _, _, tags = parse_wheel_filename(name)
     assert dist == "jax-rocm6-plugin"
     assert tags == frozenset({Tag(tag, tag, naming.PLATFORM)})
+    assert name == f"jax_rocm6_plugin-1.0.0-{tag}-{tag}-{naming.PLATFORM}.whl"  # as pip names it
 
 
 @pytest.mark.parametrize("python", ["3", "3.", "311", "2.7", "3.x", "3.123", " 3.12", "3.12\n"])

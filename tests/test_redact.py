@@ -24,6 +24,13 @@ def test_longer_secret_wins_over_its_own_prefix():
     assert r.redact("x abcdefgh y abcd") == "x *** y ***"
 
 
+def test_a_secret_containing_another_is_masked_whole():
+    """Longest first, whatever the alphabet says: 'zzzz' first would leave 'a***b' showing."""
+    r.register_secret("zzzz")
+    r.register_secret("azzzzb")
+    assert r.redact("[azzzzb]") == "[***]"
+
+
 @pytest.mark.parametrize("value", [None, "", "abc"])
 def test_too_short_or_empty_values_are_not_secrets(value):
     r.register_secret(value)
@@ -66,6 +73,7 @@ def test_redact_data_masks_strings_at_any_depth_and_keeps_keys_and_other_values(
 @pytest.mark.parametrize("url, bare, user, password", [
     ("https://u:p4ss@example.com:8443/x?q=1#f", "https://example.com:8443/x?q=1#f", "u", "p4ss"),
     ("https://tok3n@example.com/x", "https://example.com/x", "tok3n", None),
+    ("http://tok3n@example.com/x", "http://example.com/x", "tok3n", None),
     ("https://[::1]:99/x", "https://[::1]:99/x", None, None),
     ("https://u:pw99@[::1]/x", "https://[::1]/x", "u", "pw99"),
     ("ssh://git@example.com/o/r", "ssh://git@example.com/o/r", None, None),

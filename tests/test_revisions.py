@@ -28,6 +28,7 @@ def test_json_round_trip_keeps_everything():
 
 
 def test_json_shape():
+    assert sample().dumps().startswith('{\n  "schema": 1,\n  "version": "0.9.1.dev20261122",\n')
     data = sample().to_json()
     assert data["schema"] == 1 and data["version"] == "0.9.1.dev20261122"
     assert data["commits"] == {"ROCm/xla": A, "jax": B, "ROCm/rocm-jax": C}
