@@ -127,6 +127,8 @@ def index_args(draft_index: str, public_index: str | None) -> list[str]:
 
 def _pip(python: Path, args: list[str]) -> subprocess.CompletedProcess:
     env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1")
+    for key in ("NO_PROXY", "no_proxy"):  # the draft's index is local: never via a proxy
+        env[key] = ",".join(filter(None, [env.get(key, ""), "127.0.0.1", "localhost"]))
     # This tool's own pip, run for the target venv (which has none): no ensurepip per venv.
     return subprocess.run([sys.executable, "-m", "pip", "--python", str(python), *args],
                           capture_output=True, text=True, env=env)

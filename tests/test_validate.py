@@ -453,3 +453,21 @@ def test_a_zip_bomb_in_the_draft_never_reaches_pip(make_dist, tmp_path):
                for p in result.problems), result.problems
     assert "install not tried: pip never gets wheels that failed the checks above" in result.problems
     assert result.pythons == {} and not any("pip install" in line or "venv" in line for line in said)
+
+
+def test_a_proxy_in_the_environment_is_not_used_for_the_local_index(make_dist, tmp_path,
+                                                                    monkeypatch):
+    """A machine whose HTTP(S)_PROXY points somewhere dead still validates: the draft's index
+    on 127.0.0.1 is never asked through a proxy."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}"
+    for key in ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy"):
+        monkeypatch.setenv(key, dead)
+    for key in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(key, raising=False)
+    store = LocalStore(tmp_path / "store")
+    publish_draft(store, read_dist(make_dist(NIGHTLY)))
+    result = validate(store, TAG, mark=False)
+    assert result.ok, result.problems
