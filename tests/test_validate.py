@@ -279,7 +279,8 @@ def test_traversal_asset_names_from_the_api_are_refused(fake_github, make_dist, 
     from release.stores import MARKER
     dist = make_dist(NIGHTLY)
     assets = {p.name: p.read_bytes() for p in dist.iterdir()}
-    hostile = {"../escaped.whl": b"x", "/abs-escaped": b"x", ".hidden": b"x", "nul\x00name": b"x",
+    outside = tmp_path / "abs-escaped"  # absolute, but inside this test's folder if it escapes
+    hostile = {"../escaped.whl": b"x", str(outside): b"x", ".hidden": b"x", "nul\x00name": b"x",
                "sub/dir.whl": b"x", "..": b"x"}
     fake_github.seed_release(TAG, draft=True, prerelease=True, body=MARKER,
                              assets={**assets, **hostile})
@@ -291,7 +292,7 @@ def test_traversal_asset_names_from_the_api_are_refused(fake_github, make_dist, 
     assert len(refused) == len(hostile)
     assert f"asset '../escaped.whl' refused: it contains a path separator; expected a plain file " \
            "name" in refused
-    assert not list(tmp_path.rglob("escaped*")) and not Path("/abs-escaped").exists()
+    assert not list(tmp_path.rglob("escaped*")) and not outside.exists()
     assert not list(work.iterdir())  # its work folder is gone too
 
 
