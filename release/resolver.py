@@ -197,7 +197,10 @@ def wrong_picks(resolution: Resolution, wanted: dict[str, tuple[str, str]], draf
         said = " and ".join(f"{what} from {where}" for what, where in wrong)
     if missing:
         said = (said + " and " if said else "") + "no " + " or ".join(missing)
-    return f"pip would install {said}, not the draft's {version}"
+    newer = any(_is_version(p.version) and Version(p.version) > Version(version)
+                for p in resolution.picks.values() if p.name in wanted)
+    hint = "; move version_info.json's version past it" if newer else ""
+    return f"pip would install {said}, not the draft's {version}{hint}"
 
 
 # ---------------------------------------------------------------- the public index

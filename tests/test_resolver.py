@@ -129,3 +129,10 @@ def test_the_real_public_index_knows_the_published_wheels():
         assert Version(found.newest) >= Version(PUBLISHED_VERSION)
     check = version_line_warnings({"nightly": "0.9.1.dev20261122"}, PROJECTS, index)
     assert check["checked"] and len(check["warnings"]) == 1
+
+
+def test_status_offline_asks_no_index(run_cli, project_dir, published):
+    index = published("0.10.2")
+    code, out, _ = run_cli("status", "--offline", "--root", project_dir, "--public-index", index.url)
+    assert code == 0 and "public index not checked (--offline)" in out and "warning" not in out
+    assert index.log == []

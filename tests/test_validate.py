@@ -137,7 +137,8 @@ def test_newer_release_on_the_public_index_wins_and_validate_names_it(make_dist,
     assert not result.ok and not result.marked
     wrong = [p for p in result.problems if "0.10.2" in p]
     assert wrong == [f"Python {PYTHON}: pip would install jax-rocm7-plugin 0.10.2 and "
-                     f"jax-rocm7-pjrt 0.10.2 from {public.url}, not the draft's {NIGHTLY}"], \
+                     f"jax-rocm7-pjrt 0.10.2 from {public.url}, not the draft's {NIGHTLY}; "
+                     "move version_info.json's version past it"], \
         result.problems
     assert result.pythons[PYTHON]["tested"] is False
     assert any(path.startswith("/simple/jax-rocm7-plugin") for path in public.log)

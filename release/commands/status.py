@@ -49,9 +49,11 @@ def run(args, out) -> int:
         data["store"] = store_view
     # pip --pre takes the newest version on any index: a line at or below what is public
     # would never be installed (asked of the public index; unreachable = not checked)
-    data["public_index"] = resolver.check_planned_versions(
-        {kind: v for kind, v in data["next"].items() if v}, info.rocm_major,
-        resolver.NO_PUBLIC_INDEX if args.offline else resolver.public_index_from_args(args))
+    data["public_index"] = ({"index": None, "checked": False, "newest": {}, "warnings": [],
+                             "note": "public index not checked (--offline)"} if args.offline else
+                            resolver.check_planned_versions(
+                                {kind: v for kind, v in data["next"].items() if v},
+                                info.rocm_major, resolver.public_index_from_args(args)))
     last = (store_view or {}).get("latest", {}).get("nightly")
     output.github_output({"version": info.version, "next-release": nxt["release"][0] or "",
                           "next-rc": nxt["rc"][0] or "", "next-nightly": nxt["nightly"][0] or "",
