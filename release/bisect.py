@@ -262,7 +262,6 @@ class BuildProbe:
         sources.fetch_sources(deps, self.workspace, self.cache, lambda name, what: say(f"{name}: {what}"))
         project = dataclasses.replace(self.project, deps=deps)
         plan = make_plan(project, "nightly", date=self.date, pythons=(self.py,),
-                         build_number=0 if project.version_info.nightly_scheme == "date-build" else None,
                          workspace=self.workspace)
         note(f"build {plan.version} into {directory}")
         try:

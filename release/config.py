@@ -20,6 +20,7 @@ from typing import Mapping
 import yaml
 
 from release.errors import ConfigError, UserError
+from release.versions import NIGHTLY_SCHEMES
 
 DEPS_FILE = "deps.yaml"
 VERSION_FILE = "version_info.json"
@@ -35,7 +36,6 @@ VIA_KEYS = ("via", "file")
 VIA_OPTIONAL = ("var", "branches")
 DEFAULT_BRANCHES = "rocm-jaxlib-v*"
 VERSION_KEYS = ("version", "rocm_version", "nightly_scheme")
-NIGHTLY_SCHEMES = ("date", "date-build")
 
 _SHA = re.compile(r"^[0-9a-f]{40}$")
 _SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")

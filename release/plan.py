@@ -32,7 +32,7 @@ class BuildPlan:
 
     @property
     def prerelease(self) -> bool:
-        return self.kind in ("nightly", "rc")
+        return versions.is_prerelease(self.kind)
 
     @property
     def wheels(self) -> tuple[str, ...]:
@@ -86,11 +86,8 @@ def make_plan(project: Project, kind: str, *, date: _dt.date | None = None, numb
     workspace: ``<root>/workspace``, as ``release fetch-sources`` makes it).
     """
     info = project.version_info
-    if kind == "nightly":
-        build_number = nightly_build_number(project, build_number)
-    if kind == "nightly" and info.nightly_scheme == "date" and build_number is not None:
-        raise versions.VersionError("version_info.json sets nightly_scheme 'date'; a build number "
-                                    "would mix .devYYYYMMDD and .devYYYYMMDDBBB on one line")
+    build_number = versions.build_request(kind, info.nightly_scheme, number=number,
+                                          build_number=build_number)
     if kind == "nightly" and date is not None and today is not None:
         check_nightly_date(date, today, force)
     version = versions.for_kind(kind, info.version, date=date, number=number,
@@ -111,13 +108,6 @@ def make_plan(project: Project, kind: str, *, date: _dt.date | None = None, numb
     )
 
 
-def nightly_build_number(project: Project, build_number: int | None) -> int | None:
-    """The build number a nightly gets: 0 by default under ``date-build``, none under ``date``."""
-    if project.version_info.nightly_scheme == "date-build" and build_number is None:
-        return 0
-    return build_number
-
-
 def next_versions(project: Project, published: list[str], date: _dt.date,
                   build_number: int | None = None) -> dict[str, dict]:
     """What each kind of build would publish next, given what is published (``Store.published``).
@@ -132,7 +122,8 @@ def next_versions(project: Project, published: list[str], date: _dt.date,
     line = [Version(v) for v in published if versions.base_of(v) == base]
     rc_numbers = [v.pre[1] for v in line if v.pre is not None and v.pre[0] == "rc"]
     candidates = {
-        "nightly": versions.nightly(base, date, nightly_build_number(project, build_number)),
+        "nightly": versions.nightly(base, date, versions.build_request(
+            "nightly", project.version_info.nightly_scheme, build_number=build_number)),
         "rc": versions.rc(base, max(rc_numbers, default=0) + 1),
         "release": versions.release(base),
     }

@@ -336,7 +336,7 @@ def publish_draft(store: Store, dist: Dist, *, say: Callable[[str], None] = lamb
     body = render_body(dist, changelog_markdown(previous, previous_revisions(store, previous), dist.revisions))
     name = f"jax-rocm {dist.version}"
     draft = store.find_or_create_draft(dist.tag, name=name, body=body,
-                                       prerelease=dist.kind in ("nightly", "rc"), say=say)
+                                       prerelease=versions.is_prerelease(dist.kind), say=say)
     notes_updated = not same_notes(draft.body, body) or draft.name != name
     if notes_updated:
         say(f"update the notes of draft {draft.id}")
@@ -364,7 +364,7 @@ def publish_partial(store: Store, dist: Dist, *, say: Callable[[str], None] = la
                         "a partial upload cannot change it")
     draft = store.find_or_create_draft(dist.tag, name=f"jax-rocm {dist.version}",
                                        body=f"{dist.kind} {dist.version}: wheels are being built.",
-                                       prerelease=dist.kind in ("nightly", "rc"), say=say)
+                                       prerelease=versions.is_prerelease(dist.kind), say=say)
     theirs = next((a for a in store.list_assets(draft) if a.name == naming.REVISIONS_ASSET), None)
     ours = next(a for a in dist.assets if a.name == naming.REVISIONS_ASSET)
     if theirs is not None and theirs.state == "uploaded" and not _same(store, draft, theirs, ours):
@@ -426,7 +426,7 @@ def undraft(store: Store, tag: str, *, say: Callable[[str], None] = lambda t: No
     if marked is None or marked != actual:
         raise UserError(f"{store.where}: draft {draft.id} of {tag} has not passed "
                         f"`release validate {tag}` with its current assets; validate it first")
-    prerelease, latest = kind in ("nightly", "rc"), kind in ("release", "post")
+    prerelease, latest = versions.is_prerelease(kind), versions.is_latest(kind)
     try:
         result = store.publish(draft, prerelease=prerelease, make_latest=latest)
     except TagTaken:

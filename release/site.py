@@ -394,7 +394,7 @@ def _release(r: ReleaseRow, data: SiteData) -> str:
     wheels = "".join(
         f"<li>{f'<a href={chr(34)}{_e(w.href)}{chr(34)}>{_e(w.name)}</a>' if w.href else _e(w.name)}"
         f" ({_e(_size(w.size))})</li>" for w in r.wheels)
-    flag = "--pre " if r.kind in ("nightly", "rc") else ""
+    flag = "--pre " if versions.is_prerelease(r.kind) else ""
     pin = f"pip install {flag}{data.project}=={r.version} --index-url {url}/{r.channel}/"
     kept = "; its wheels stay at their URLs" if any(w.href for w in r.wheels) else ""
     status = "" if r.listed else (' <span class="hidden">not in the index any more (beyond the newest '

@@ -80,6 +80,43 @@ def for_kind(kind: str, base: str, *, date: _dt.date | None = None, number: int 
     raise VersionError(f"kind {kind!r} is not one of {', '.join(KINDS)}")
 
 
+def build_request(kind: str, scheme: str, *, number: int | None = None,
+                  build_number: int | None = None) -> int | None:
+    """The one check of what a build of ``kind`` was asked for, and the build number it gets.
+
+    ``number`` (the N of rcN/postN) belongs to rc and post; ``build_number`` to nightlies
+    only. Under the line's nightly ``scheme`` ``date-build`` a nightly's build number
+    defaults to 0; under ``date`` it must be absent (two shapes of nightly on one line
+    would not sort by day). Every command and job that makes a version goes through here.
+    """
+    if kind not in KINDS:
+        raise VersionError(f"kind {kind!r} is not one of {', '.join(KINDS)}")
+    if scheme not in NIGHTLY_SCHEMES:
+        raise VersionError(f"nightly_scheme {scheme!r} is not one of {', '.join(NIGHTLY_SCHEMES)}")
+    if kind != "nightly" and build_number is not None:
+        raise VersionError("--build-number applies to --kind nightly only")
+    if kind in ("nightly", "release") and number is not None:
+        raise VersionError("--number applies to --kind rc and post only")
+    if kind != "nightly":
+        return None
+    if scheme == "date-build":
+        return 0 if build_number is None else build_number
+    if build_number is not None:
+        raise VersionError("version_info.json sets nightly_scheme 'date'; a build number "
+                           "would mix .devYYYYMMDD and .devYYYYMMDDBBB on one line")
+    return None
+
+
+def is_prerelease(kind: str) -> bool:
+    """Nightlies and rcs are prereleases (pip needs ``--pre``; GitHub marks them so)."""
+    return kind in ("nightly", "rc")
+
+
+def is_latest(kind: str) -> bool:
+    """Releases and post releases become the store's latest release."""
+    return kind in ("release", "post")
+
+
 def kind_of(version: str) -> str:
     """Classify a version string we made: nightly, rc, release or post."""
     v = Version(version)

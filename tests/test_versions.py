@@ -97,3 +97,34 @@ def test_public_index_refuses_local_label():
     with pytest.raises(VersionError, match="PyPI refuses"):
         versions.require_public(local, "PyPI")
     assert versions.require_public("0.9.1", "PyPI") == "0.9.1"
+
+
+@pytest.mark.parametrize("kind, scheme, number, build, expected", [
+    ("nightly", "date", None, None, None),
+    ("nightly", "date-build", None, None, 0),       # the date-build default
+    ("nightly", "date-build", None, 7, 7),
+    ("rc", "date-build", 2, None, None),
+    ("post", "date", 1, None, None),
+    ("release", "date-build", None, None, None),
+])
+def test_build_request_gives_the_build_number(kind, scheme, number, build, expected):
+    assert versions.build_request(kind, scheme, number=number, build_number=build) == expected
+
+
+@pytest.mark.parametrize("kind, scheme, number, build, message", [
+    ("nightly", "date", None, 0, "would mix"),       # two nightly shapes on one line
+    ("rc", "date-build", 1, 3, "--build-number applies to --kind nightly only"),
+    ("release", "date", None, 0, "--build-number applies to --kind nightly only"),
+    ("release", "date", 2, None, "--number applies to --kind rc and post only"),
+    ("nightly", "date-build", 2, None, "--number applies to --kind rc and post only"),
+    ("weekly", "date", None, None, "kind 'weekly'"),
+    ("nightly", "hourly", None, None, "nightly_scheme 'hourly'"),
+])
+def test_build_request_refuses_what_does_not_fit(kind, scheme, number, build, message):
+    with pytest.raises(VersionError, match=message):
+        versions.build_request(kind, scheme, number=number, build_number=build)
+
+
+def test_prerelease_and_latest_by_kind():
+    assert [k for k in versions.KINDS if versions.is_prerelease(k)] == ["nightly", "rc"]
+    assert [k for k in versions.KINDS if versions.is_latest(k)] == ["release", "post"]

@@ -9,7 +9,7 @@ from release.build import build_release
 from release.commands._common import (add_build_input_options, add_kind_options, add_python_option,
                                       project, today_utc)
 from release.errors import UserError
-from release.git import repo_head
+from release.git import head_of
 from release.plan import make_plan
 from release.wheels import KINDS
 
@@ -28,14 +28,10 @@ def add_arguments(parser) -> None:
 
 def run(args, out) -> int:
     proj = project(args)
-    if args.kind != "nightly" and args.build_number is not None:
-        raise UserError("--build-number applies to --kind nightly only")
-    if args.kind in ("nightly", "release") and args.number is not None:
-        raise UserError("--number applies to --kind rc and post only")
     today = today_utc()
     plan = make_plan(proj, args.kind, date=args.date or today, number=args.number,
                      build_number=args.build_number, pythons=args.pythons,
-                     release_commit=repo_head(proj.root), today=today, force=args.force)
+                     release_commit=head_of(proj.root, enclosing=True), today=today, force=args.force)
     artifacts = args.artifacts
     workspace = None if artifacts is not None else (args.workspace or proj.root / "workspace")
     result = build_release(plan, args.dist or proj.root / "dist", root=proj.root,

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from release import output, resolver
+from release import output, resolver, versions
 from release.commands._common import (add_date_options, add_store_options, open_store_from_args,
                                       project, today_utc)
 from release.plan import next_versions
 from release.redact import display_url
 
 HELP = "show the pins, the last nightly, drafts, latest rc and release, and the next versions"
-KINDS = ("nightly", "rc", "release", "post")
+KINDS = versions.KINDS
 
 
 def add_arguments(parser) -> None:

@@ -14,17 +14,8 @@ def add_arguments(parser) -> None:
 
 def run(args, out) -> int:
     info = project(args).version_info
-    build = args.build_number
-    if args.kind == "nightly":
-        if info.nightly_scheme == "date-build" and build is None:
-            build = 0
-        if info.nightly_scheme == "date" and build is not None:
-            raise versions.VersionError("version_info.json sets nightly_scheme 'date'; "
-                                        "--build-number would mix two nightly schemes")
-    elif build is not None:
-        raise versions.VersionError("--build-number applies to --kind nightly only")
-    if args.kind in ("nightly", "release") and args.number is not None:
-        raise versions.VersionError("--number applies to --kind rc and post only")
+    build = versions.build_request(args.kind, info.nightly_scheme, number=args.number,
+                                   build_number=args.build_number)
     version = versions.for_kind(args.kind, info.version, date=args.date or today_utc(),
                                 number=args.number, build_number=build)
     output.github_output({"version": version, "kind": args.kind})
