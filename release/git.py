@@ -570,21 +570,20 @@ class Mirror:
         self.fetches += 1  # a checkout may fetch the blobs it lacks
 
 
-def head_of(path: Path) -> str | None:
-    """The commit checked out in the work tree at ``path``, or None if it is not one."""
-    if not (Path(path) / ".git").exists():
-        return None
-    status, out, _ = _git(path).execute(["git", "rev-parse", "--verify", "--quiet", "HEAD"],
-                                        with_extended_output=True, with_exceptions=False)
-    return out.strip() if status == 0 else None
+def head_of(path: Path, *, enclosing: bool = False) -> str | None:
+    """The one reader of HEAD: the commit checked out in the work tree at ``path``.
 
-
-def repo_head(path: Path) -> str | None:
-    """HEAD of the checkout that contains ``path`` (None outside one, or before a commit)."""
+    With ``enclosing`` the checkout that contains ``path`` (this project's own, for a
+    root below its top); without, ``path`` itself must be a work tree (a dep's checkout
+    in the workspace, never the project around it). None outside a checkout or before
+    its first commit.
+    """
     start = Path(path).resolve()
-    for candidate in (start, *start.parents):
+    for candidate in (start, *start.parents) if enclosing else (start,):
         if (candidate / ".git").exists():
-            return head_of(candidate)
+            status, out, _ = _git(candidate).execute(["git", "rev-parse", "--verify", "--quiet", "HEAD"],
+                                                     with_extended_output=True, with_exceptions=False)
+            return out.strip() if status == 0 else None
     return None
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import git as gitpython
 
 from release.errors import UserError
-from release.git import ENV, Remote, remote_error
+from release.git import ENV, Remote, head_of, remote_error
 
 BRANCH_PREFIX = "bump/"
 NEXT_VERSION_PREFIX = "release/next-"
@@ -60,10 +60,11 @@ class ReleaseRepo:
         return out if status == 0 else None
 
     def head(self) -> str:
-        status, out, _ = self._run("rev-parse", "--verify", "HEAD")
-        if status != 0:
+        """HEAD of this checkout (``git.head_of``); a checkout with no commit yet is refused."""
+        head = head_of(self.top)
+        if head is None:
             raise UserError(f"{self.top}: the checkout has no commit yet; --commit needs one")
-        return out.strip()
+        return head
 
     def current_branch(self) -> str:
         status, out, _ = self._run("symbolic-ref", "--quiet", "--short", "HEAD")

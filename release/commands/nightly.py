@@ -14,7 +14,7 @@ from release.commands.status import print_public_index
 from release.commands._common import (add_build_input_options, add_date_options, add_python_option,
                                       add_store_options, job_settings, open_store_from_args, project,
                                       now_utc, transfer_progress)
-from release.git import repo_head
+from release.git import head_of
 from release.pipeline import add_lock_timeout_option
 from release.plan import make_plan
 
@@ -45,7 +45,7 @@ def run(args, out) -> int:
     now = now_utc()
     date = args.date or now.date()
     plan = make_plan(proj, "nightly", date=date, build_number=args.build_number,
-                     pythons=args.pythons, release_commit=repo_head(proj.root),
+                     pythons=args.pythons, release_commit=head_of(proj.root, enclosing=True),
                      today=now.date(), force=args.force)
     # Before building: a version at or below what is public would never be installed.
     check = {"warnings": []}
