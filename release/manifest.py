@@ -128,10 +128,6 @@ class Manifest:
                  "recorded_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
         self._update(lambda steps: steps.__setitem__(step, entry))
 
-    def forget(self, step: str) -> None:
-        """Drop a step so the next run redoes it."""
-        self._update(lambda steps: steps.pop(step, None))
-
     def _update(self, change) -> None:
         """Re-read under the lock, apply ``change(steps)``, replace the file atomically."""
         self.directory.mkdir(parents=True, exist_ok=True)

@@ -12,7 +12,6 @@ import re
 from packaging.utils import canonicalize_name
 
 PLATFORM = "manylinux_2_28_x86_64"
-GLIBC = (2, 28)
 TAG_PREFIX = "rocm-jax-v"
 
 

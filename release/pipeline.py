@@ -94,19 +94,17 @@ def chain(previous: str, name: str, own: str) -> str:
     return hashlib.sha256(json.dumps([previous, name, own]).encode()).hexdigest()
 
 
-def run_steps(steps: Iterable[Step], manifest: Manifest, out, *,
-              context: Mapping[str, Mapping[str, Any]] | None = None) -> list[StepResult]:
+def run_steps(steps: Iterable[Step], manifest: Manifest, out) -> list[StepResult]:
     """Run ``steps`` in order, skipping the ones the manifest has as done; record each one.
 
     A step is recorded only after it returns, so a crash or kill leaves it unrecorded and the
     next run starts there. Exceptions propagate after a line naming the failed step.
-    ``context`` seeds the outputs visible to the first step (e.g. the plan).
     """
     steps = list(steps)
     names = [s.name for s in steps]
     if len(set(names)) != len(names):
         raise ValueError(f"duplicate step names in {names}")
-    outputs: dict[str, Mapping[str, Any]] = dict(context or {})
+    outputs: dict[str, Mapping[str, Any]] = {}
     results: list[StepResult] = []
     previous = ""
     with _progress(out, len(steps)) as advance:
@@ -160,11 +158,10 @@ def _progress(out, total: int) -> Iterator[Callable[[str | None], None]]:
 
 
 def run_job(job: str, root: Path, steps: Iterable[Step], manifest: Manifest, out, *,
-            lock_timeout: float = 0, context: Mapping[str, Mapping[str, Any]] | None = None,
-            ) -> list[StepResult]:
+            lock_timeout: float = 0) -> list[StepResult]:
     """``run_steps`` under the job's lock: what ``release nightly`` and ``release cut`` run."""
     with job_lock(root, job, timeout=lock_timeout):
-        return run_steps(steps, manifest, out, context=context)
+        return run_steps(steps, manifest, out)
 
 
 # --- one job at a time ------------------------------------------------------------------------
