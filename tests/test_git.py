@@ -224,3 +224,22 @@ def test_ls_remote_branches_asks_only_for_the_pattern(git_remotes, git_http, tmp
     assert "ref-prefix refs/heads/rocm-jaxlib-v" in sent
     assert "refs/heads/feature" not in sent and "refs/pull/7/head" not in sent
     assert rgit.ls_remote_branches(rgit.Remote("jax", url), "experimental") == {"experimental": git_remotes.c["JS"]}
+
+
+def test_head_of_reads_this_work_tree_or_the_enclosing_one(tmp_path):
+    def git(cwd, *args):
+        return subprocess.run(["git", "-C", str(cwd), *args], check=True, capture_output=True,
+                              text=True).stdout.strip()
+
+    outer = tmp_path / "project"
+    outer.mkdir()
+    git(outer, "init", "-q")
+    assert rgit.head_of(outer) is None  # no commit yet
+    git(outer, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "c")
+    head = git(outer, "rev-parse", "HEAD")
+    below = outer / "jax_rocm_plugin" / "workspace"
+    below.mkdir(parents=True)
+    assert rgit.head_of(outer) == head
+    assert rgit.head_of(below) is None  # a workspace dir is not the project's checkout
+    assert rgit.head_of(below, enclosing=True) == head
+    assert rgit.head_of(tmp_path / "elsewhere", enclosing=True) is None
