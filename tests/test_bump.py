@@ -233,3 +233,27 @@ def test_commit_after_a_crash_keeps_a_branch_switch(run_cli, bump_project, git_r
     assert code == 0, err
     sha = json.loads(out)["commit"]
     assert git("show", f"{sha}:deps.yaml", cwd=root) == written
+
+
+def test_revision_map_carries_what_bump_records(tmp_path):
+    """archive_sha256 and patches written by a bump reach revisions.json, commit_info.py and the
+    notes table; maps written before they existed still load."""
+    from pathlib import Path
+
+    from release import config
+    from release.revisions import RevisionMap, is_revision
+    path = tmp_path / "deps.yaml"
+    path.write_text((Path(__file__).resolve().parents[1] / "deps.yaml").read_text())
+    deps = config.load_deps(path).with_pins({"jax": {"archive_sha256": "c" * 64,
+                                                     "patches": ("//third_party/jax:0005-Fix.patch",)}})
+    rmap = RevisionMap.from_deps(deps, "0.9.1")
+    data = rmap.to_json()
+    assert data["deps"]["jax"]["archive_sha256"] == "c" * 64
+    assert data["deps"]["jax"]["patches"] == ["//third_party/jax:0005-Fix.patch"]
+    assert set(data["deps"]["xla"]) == {"url", "branch", "commit"}  # nothing pinned on top: as before
+    assert RevisionMap.loads(rmap.dumps()) == rmap
+    assert "'archive_sha256': '" + "c" * 64 in rmap.commit_info_py()
+    table = rmap.markdown()
+    assert "`0005-Fix.patch`" in table and "`cccccccccccc`" in table and "`rocm-jaxlib-v0.9.1`" in table
+    assert is_revision({"url": "u", "branch": "b", "commit": "a" * 40})
+    assert not is_revision({"url": "u", "branch": "b", "commit": "a" * 40, "patches": "x.patch"})
