@@ -225,8 +225,11 @@ def ls_refs(remote: Remote, prefix: str) -> dict[str, str] | None:
     """``{ref: sha}`` for the refs starting with ``prefix``, by protocol v2 ``ls-refs`` (the
     server filters). None when this transport cannot speak it here (ssh, git://, a v0 server)."""
     request = _pkt("command=ls-refs\n") + b"0001" + _pkt("peel\n") + _pkt(f"ref-prefix {prefix}\n") + b"0000"
-    url = remote.bare_url
     env = {**os.environ, **ENV, **remote.auth_env(), "GIT_PROTOCOL": "version=2"}
+    # The URL as git would use it: url.<base>.insteadOf rewrites (mirrors, tests) apply here too.
+    got = subprocess.run(["git", "ls-remote", "--get-url", remote.bare_url], capture_output=True, env=env,
+                         text=True)
+    url = got.stdout.strip() if got.returncode == 0 and got.stdout.strip() else remote.bare_url
     try:
         if url.startswith(("http://", "https://")):
             data, err, status = _helper_request(url, request, env)

@@ -243,3 +243,15 @@ def test_head_of_reads_this_work_tree_or_the_enclosing_one(tmp_path):
     assert rgit.head_of(below) is None  # a workspace dir is not the project's checkout
     assert rgit.head_of(below, enclosing=True) == head
     assert rgit.head_of(tmp_path / "elsewhere", enclosing=True) is None
+
+
+def test_ls_remote_branches_follows_url_rewrites(git_remotes, git_http, tmp_path, monkeypatch):
+    """url.<base>.insteadOf (a mirror setup) applies to the listing as to every other git call."""
+    trace = tmp_path / "packets"
+    monkeypatch.setenv("GIT_TRACE_PACKET", str(trace))
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", f"url.{git_remotes.url('jax', git_http)}.insteadOf")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "https://github.invalid/ROCm/jax.git")
+    tips = rgit.ls_remote_branches(rgit.Remote("jax", "https://github.invalid/ROCm/jax.git"), "rocm-jaxlib-v*")
+    assert tips == {BRANCH: git_remotes.c["J4"]}
+    assert "ref-prefix refs/heads/rocm-jaxlib-v" in trace.read_text()
