@@ -7,9 +7,14 @@ packages, wheel file names and tags, and the release tag.
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from pathlib import Path
 
-from packaging.utils import canonicalize_name
+from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+from packaging.version import InvalidVersion
+
+from release import versions
 
 PLATFORM = "manylinux_2_28_x86_64"
 TAG_PREFIX = "rocm-jax-v"
@@ -69,6 +74,56 @@ def version_from_tag(tag: str) -> str | None:
     return tag[len(TAG_PREFIX):] if tag.startswith(TAG_PREFIX) else None
 
 
+TAG_SHAPES = {"nightly": "X.Y.Z.devYYYYMMDD", "rc": "X.Y.ZrcN", "release": "X.Y.Z", "post": "X.Y.Z.postN"}
+
+
+def version_of_tag(tag: str, kinds: tuple[str, ...] = versions.KINDS, *, flag: str = "--tag") -> str:
+    """The one parser of release tags a user passes: the version ``tag`` names, which must be
+    of one of ``kinds``; anything else is one line naming the tags expected."""
+    version = version_from_tag(tag)
+    try:
+        kind = versions.kind_of(version) if version else None
+    except InvalidVersion:
+        kind = None
+    if kind not in kinds:
+        shapes = " or ".join(TAG_PREFIX + TAG_SHAPES[k] for k in kinds)
+        raise versions.VersionError(f"{flag} {tag}: expected a release tag {shapes}")
+    return version
+
+
 REVISIONS_ASSET = "revisions.json"
 CHECKSUMS_ASSET = "SHA256SUMS"
 PROVENANCE_ASSET = "provenance.intoto.json"
+
+
+_DIST = re.compile(r"^jax[-_.]rocm(\d+)[-_.](pjrt|plugin)$")
+_CPYTHON = re.compile(r"^cp3(\d+)-")
+
+
+@dataclasses.dataclass(frozen=True)
+class Identity:
+    """The one reader of wheel file names: name, version and tags, with the jax-rocm kind and
+    ROCm major if it is one of ours (verify, validate, promote and the index agree)."""
+
+    dist: str | None
+    version: str | None
+    tags: frozenset[str]
+    rocm_major: int | None
+    kind: str | None  # "pjrt" | "plugin" | None (some other wheel)
+    name_error: str | None
+
+    @classmethod
+    def of(cls, path: Path | str) -> "Identity":
+        try:
+            name, version, _build, tags = parse_wheel_filename(Path(path).name)
+        except (InvalidWheelFilename, InvalidVersion) as exc:
+            return cls(None, None, frozenset(), None, None, str(exc))
+        m = _DIST.match(str(name))
+        return cls(str(name), str(version), frozenset(str(t) for t in tags),
+                   int(m.group(1)) if m else None, m.group(2) if m else None, None)
+
+    @property
+    def pythons(self) -> tuple[str, ...]:
+        """``3.X`` of every ``cp3X`` tag, in order (none for a ``py3-none`` wheel)."""
+        found = {int(m.group(1)) for m in map(_CPYTHON.match, self.tags) if m}
+        return tuple(f"3.{minor}" for minor in sorted(found))

@@ -26,7 +26,8 @@ from packaging.version import Version
 
 from release import versions
 from release.errors import UserError
-from release.verify import Identity, open_wheel
+from release.naming import Identity
+from release.verify import open_wheel
 from release.wheelfile import WheelWriter, read_record
 
 _TARGET = re.compile(r"^(release|rc([1-9]\d*)|post([1-9]\d*))$")

@@ -47,7 +47,7 @@ from release.publish import with_validated
 from release.revisions import RevisionMap
 from release.safe_names import file_name_problem
 from release.stores import Release, Store
-from release.verify import Identity
+from release.naming import Identity
 
 WORKDIR_PREFIX = "release-validate-"
 REQUIRE_ALL_PYTHONS_ENV = "RELEASE_REQUIRE_ALL_PYTHONS"  # "1": an untested Python fails
@@ -131,9 +131,7 @@ def validate(store: Store, tag: str, *, say: Callable[[str], None] = lambda t: N
     config's); ``public_index``: the index the draft's is merged with (a URL, ``"none"``,
     ``None`` for pip's own; default ``$RELEASE_PUBLIC_INDEX`` else pip's own).
     """
-    version = naming.version_from_tag(tag)
-    if version is None:
-        raise UserError(f"tag {tag}: expected {naming.TAG_PREFIX}<version>")
+    version = naming.version_of_tag(tag, flag="tag")
     given = interpreters.given([*([python] if python else []), *pythons])  # bad paths: exit 2
     if public_index == FROM_ENV:
         public_index = resolver.public_index_default()
@@ -272,10 +270,8 @@ def carried_pythons(wheels: Sequence[Path]) -> dict[str, Path]:
         ident = Identity.of(wheel)
         if ident.kind != "plugin":
             continue
-        for tag in ident.tags:
-            m = re.fullmatch(r"cp3(\d+)-.*", tag)
-            if m:
-                carried[f"3.{m.group(1)}"] = wheel
+        for python in ident.pythons:
+            carried[python] = wheel
     return dict(sorted(carried.items(), key=lambda item: int(item[0].split(".")[1])))
 
 

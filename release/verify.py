@@ -30,12 +30,13 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 from packaging.tags import parse_tag
-from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
-from packaging.version import InvalidVersion
+from packaging.utils import canonicalize_name
 
 from release.elffacts import (ELF_MAGIC, ElfCollector, ElfFacts, facts_or_error, file_reader,
                               streamed_facts)
+from release import naming
 from release.errors import UserError
+from release.naming import Identity  # noqa: F401 (re-exported: verify reads wheels by it)
 from release.revisions import LEGACY_KEYS, RevisionMap, is_revision
 
 try:  # isal inflates about 1.6x faster than zlib and computes CRC-32 3x faster; both are exact.
@@ -62,7 +63,6 @@ LEAKS = (
     (re.compile(r"^(/var)?/tmp(/|$)"), "a temporary directory"),
     (re.compile(r"^(/home/|/Users/|/root(/|$)|~)"), "a home directory"),
 )
-_DIST = re.compile(r"^jax[-_.]rocm(\d+)[-_.](pjrt|plugin)$")
 _MANYLINUX = re.compile(r"^manylinux_(\d+)_(\d+)_")
 _LEGACY_MANYLINUX = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
 _SHA = re.compile(r"^[0-9a-f]{40}$")
@@ -410,39 +410,19 @@ def elf_facts(stream) -> ElfFacts:
 # ---------------------------------------------------------------- what the wheel says
 
 
-@dataclasses.dataclass(frozen=True)
-class Identity:
-    """The wheel's name and version, from the file name, with the jax-rocm kind if it is one."""
-
-    dist: str | None
-    version: str | None
-    tags: frozenset[str]
-    rocm_major: int | None
-    kind: str | None  # "pjrt" | "plugin" | None (some other wheel)
-    name_error: str | None
-
-    @classmethod
-    def of(cls, path: Path) -> "Identity":
-        try:
-            name, version, _build, tags = parse_wheel_filename(Path(path).name)
-        except (InvalidWheelFilename, InvalidVersion) as exc:
-            return cls(None, None, frozenset(), None, None, str(exc))
-        m = _DIST.match(str(name))
-        return cls(str(name), str(version), frozenset(str(t) for t in tags),
-                   int(m.group(1)) if m else None, m.group(2) if m else None, None)
-
-    def package_dirs(self, scan: Scan) -> tuple[str, ...]:
-        """Top-level directories the payload may live in."""
-        if self.kind == "pjrt":
-            return (f"jax_plugins/xla_rocm{self.rocm_major}",)
-        if self.kind == "plugin":
-            return (f"jax_rocm{self.rocm_major}_plugin",)
-        dist_info = _dist_info_dir(scan)
-        top = scan.get(f"{dist_info}/top_level.txt") if dist_info else None
-        if top is not None and top.text is not None:
-            return tuple(line.strip() for line in top.text.decode("utf-8", "replace").splitlines()
-                         if line.strip())
-        return ()
+def _package_dirs(ident: Identity, scan: Scan) -> tuple[str, ...]:
+    """Top-level directories the payload may live in: the jax-rocm packages, or what another
+    wheel's top_level.txt names."""
+    if ident.kind == "pjrt":
+        return (naming.pjrt_package(ident.rocm_major),)
+    if ident.kind == "plugin":
+        return (naming.plugin_package(ident.rocm_major),)
+    dist_info = _dist_info_dir(scan)
+    top = scan.get(f"{dist_info}/top_level.txt") if dist_info else None
+    if top is not None and top.text is not None:
+        return tuple(line.strip() for line in top.text.decode("utf-8", "replace").splitlines()
+                     if line.strip())
+    return ()
 
 
 def _dist_info_dir(scan: Scan) -> str | None:
@@ -458,7 +438,7 @@ def _headers(member: Member | None):
 
 
 def _payload(scan: Scan, ident: Identity, basename: str) -> list[Member]:
-    dirs = ident.package_dirs(scan)
+    dirs = _package_dirs(ident, scan)
     return [m for m in scan.files() if m.name.rsplit("/", 1)[-1] == basename
             and (not dirs or any(m.name.startswith(d + "/") for d in dirs))]
 
@@ -556,7 +536,7 @@ def check_layout(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
     if len(dist_infos) > 1:
         yield Finding("layout", ERROR, f"{len(dist_infos)} dist-info directories: "
                       f"{', '.join(sorted(dist_infos))}")
-    dirs = ident.package_dirs(scan)
+    dirs = _package_dirs(ident, scan)
     for member in scan.files():
         top = member.name.split("/", 1)[0]
         if top in dist_infos:

@@ -8,7 +8,7 @@ from rich.table import Table
 from release import flags, output
 from release.commands.verify import byte_progress
 from release.promote import promote_wheel, target_version
-from release.verify import Identity
+from release.naming import Identity
 
 HELP = "re-version wheels to release, rcN or postN (raw copy of the big members, new RECORD)"
 
