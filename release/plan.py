@@ -108,6 +108,19 @@ def make_plan(project: Project, kind: str, *, date: _dt.date | None = None, numb
     )
 
 
+def cut_from_tag(tag: str, line: str) -> tuple[str, int | None]:
+    """(kind, rc number) of a pushed release tag a cut builds: an rc or a final release of
+    ``line``, the version version_info.json is heading for."""
+    from packaging.version import Version
+
+    version = naming.version_of_tag(tag, ("rc", "release"))
+    if versions.base_of(version) != line:
+        raise versions.VersionError(f"--tag {tag}: version_info.json says the next version is {line}; "
+                                    "tag that version, or move version_info.json first")
+    kind = versions.kind_of(version)
+    return kind, (Version(version).pre[1] if kind == "rc" else None)
+
+
 def next_versions(project: Project, published: list[str], date: _dt.date,
                   build_number: int | None = None) -> dict[str, dict]:
     """What each kind of build would publish next, given what is published (``Store.published``).

@@ -402,9 +402,7 @@ def checksums_digest(store: Store, release: Release) -> str | None:
 
 def undraft(store: Store, tag: str, *, say: Callable[[str], None] = lambda t: None) -> dict:
     """Publish the validated draft of ``tag``: prerelease for nightlies and rcs, latest for releases."""
-    version = naming.version_from_tag(tag)
-    if version is None:
-        raise UserError(f"--undraft {tag}: expected a tag {naming.TAG_PREFIX}<version>")
+    version = naming.version_of_tag(tag, flag="--undraft")
     kind = versions.kind_of(version)
     published = store.published_for(tag)
     drafts = [d for d in store.drafts_for(tag) if d.ours]

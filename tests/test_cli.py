@@ -55,6 +55,9 @@ def test_version_build_number_needs_date_build_scheme(run_cli, project_dir):
     (["version", "--kind", "rc", "--number", "0"], "--number"),
     (["nightly", "--dry-run", "--python", "2.7"], "3.X"),
     (["bogus"], "invalid choice"),
+    (["publish", "--undraft", "v0.9.1", "--store", "local"], "--undraft v0.9.1: expected a release tag"),
+    (["cut", "--post", "1", "--tag", "rocm-jax-v0.9.1rc1", "--store", "local"],
+     "--tag rocm-jax-v0.9.1rc1: expected a release tag rocm-jax-vX.Y.Z"),
 ])
 def test_bad_flags_one_line_exit_2(release_subprocess, project_dir, argv, fragment):
     proc = release_subprocess(*argv, cwd=project_dir)

@@ -50,3 +50,42 @@ def test_release_tag_round_trips(version):
 @pytest.mark.parametrize("tag", ["v0.9.1", "rocm-jaxlib-v0.9.1", "0.9.1", "xrocm-jax-v0.9.1", ""])
 def test_other_tags_have_no_version(tag):
     assert naming.version_from_tag(tag) is None
+
+
+@pytest.mark.parametrize("tag, kinds, version", [
+    ("rocm-jax-v0.9.1", ("release",), "0.9.1"),
+    ("rocm-jax-v0.9.1rc2", ("rc", "release"), "0.9.1rc2"),
+    ("rocm-jax-v0.9.1.dev20261122", naming.versions.KINDS, "0.9.1.dev20261122"),
+    ("rocm-jax-v0.9.1.post1", naming.versions.KINDS, "0.9.1.post1"),
+])
+def test_version_of_tag_reads_the_tags_we_make(tag, kinds, version):
+    assert naming.version_of_tag(tag, kinds) == version
+
+
+@pytest.mark.parametrize("tag, kinds, expected", [
+    ("v0.9.1", ("release",), "expected a release tag rocm-jax-vX.Y.Z"),                 # no prefix
+    ("rocm-jax-v0.9.1rc1", ("release",), "expected a release tag rocm-jax-vX.Y.Z"),     # wrong kind
+    ("rocm-jax-v0.9.1.post1", ("rc", "release"), "rocm-jax-vX.Y.ZrcN or rocm-jax-vX.Y.Z"),
+    ("rocm-jax-vlatest", naming.versions.KINDS, "rocm-jax-vX.Y.Z.devYYYYMMDD or"),      # no version
+])
+def test_version_of_tag_refuses_in_one_line(tag, kinds, expected):
+    with pytest.raises(naming.versions.VersionError) as caught:
+        naming.version_of_tag(tag, kinds, flag="--tag")
+    assert str(caught.value).startswith(f"--tag {tag}: ")
+    assert expected in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_identity_reads_our_wheel_names_and_others():
+    plugin = naming.Identity.of(naming.plugin_wheel(7, "0.9.1rc2", "3.14"))
+    assert (plugin.dist, plugin.version, plugin.kind, plugin.rocm_major) == (
+        "jax-rocm7-plugin", "0.9.1rc2", "plugin", 7)
+    assert plugin.pythons == ("3.14",)
+    pjrt = naming.Identity.of(f"dist/{naming.pjrt_wheel(6, '0.9.1')}")
+    assert (pjrt.kind, pjrt.rocm_major, pjrt.pythons, pjrt.name_error) == ("pjrt", 6, (), None)
+    several = naming.Identity.of("jax_rocm7_plugin-0.9.1-cp311.cp312-cp311.cp312-manylinux_2_28_x86_64.whl")
+    assert several.pythons == ("3.11", "3.12")
+    other = naming.Identity.of("numpy-2.1.0-cp313-cp313-manylinux_2_28_x86_64.whl")
+    assert (other.dist, other.kind, other.rocm_major) == ("numpy", None, None)
+    bad = naming.Identity.of("jax_rocm7_plugin-0.9.1.whl")
+    assert bad.kind is None and bad.name_error

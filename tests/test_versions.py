@@ -128,3 +128,14 @@ def test_build_request_refuses_what_does_not_fit(kind, scheme, number, build, me
 def test_prerelease_and_latest_by_kind():
     assert [k for k in versions.KINDS if versions.is_prerelease(k)] == ["nightly", "rc"]
     assert [k for k in versions.KINDS if versions.is_latest(k)] == ["release", "post"]
+
+
+def test_a_cut_from_a_pushed_tag_is_an_rc_or_release_of_the_line():
+    from release.plan import cut_from_tag
+
+    assert cut_from_tag("rocm-jax-v0.9.1rc3", "0.9.1") == ("rc", 3)
+    assert cut_from_tag("rocm-jax-v0.9.1", "0.9.1") == ("release", None)
+    with pytest.raises(VersionError, match="version_info.json says the next version is 0.9.2"):
+        cut_from_tag("rocm-jax-v0.9.1rc1", "0.9.2")
+    with pytest.raises(VersionError, match="expected a release tag"):
+        cut_from_tag("rocm-jax-v0.9.1.dev20261122", "0.9.1")

@@ -14,7 +14,7 @@ from release.commands._common import (add_build_input_options, add_python_option
                                       job_settings, now_utc, open_store_from_args, project, transfer_progress)
 from release.errors import UserError
 from release.pipeline import add_lock_timeout_option
-from release.plan import make_plan
+from release.plan import cut_from_tag, make_plan
 
 HELP = "cut a release (or --rc N) from the release branch, or re-spin one as --post N"
 
@@ -55,17 +55,14 @@ def run(args, out) -> int:
         if args.post is not None:
             base = args.base
             if args.tag and not base:
-                base = naming.version_from_tag(args.tag)
-                if base is None or versions.kind_of(base) != "release":
-                    raise UserError(f"--tag {args.tag}: expected the tag of a final release, "
-                                    f"{naming.TAG_PREFIX}X.Y.Z")
+                base = naming.version_of_tag(args.tag, ("release",))
             result = jobs.run_post(proj, args.post, settings, store, out, base=base,
                                    progress=progress)
         elif args.stage == "finish":
-            version = naming.version_from_tag(args.tag or "")
-            if version is None:
+            if not args.tag:
                 raise UserError(f"--stage finish needs --tag {naming.TAG_PREFIX}<version> "
                                 "(the plan stage's output)")
+            version = naming.version_of_tag(args.tag)
             result = jobs.run_finish(proj, "cut", version, settings, store, out, now=now, gc=False,
                                      progress=progress)
             if versions.kind_of(version) == "release":
@@ -75,7 +72,7 @@ def run(args, out) -> int:
         else:
             kind, number = "rc" if args.rc is not None else "release", args.rc
             if args.stage == "plan" and args.tag:
-                kind, number = _from_tag(args.tag, proj.version_info.version)
+                kind, number = cut_from_tag(args.tag, proj.version_info.version)
                 commit = jobs.tagged_checkout(proj.root, args.tag)
             else:
                 commit = jobs.check_release_checkout(proj.root, args.release_branch)
@@ -109,16 +106,3 @@ def run(args, out) -> int:
            if result.get("next") else "")))
     return 0
 
-
-def _from_tag(tag: str, next_version: str) -> tuple[str, int | None]:
-    """(kind, rc number) of a pushed release tag, which must match version_info.json."""
-    from packaging.version import Version
-
-    version = naming.version_from_tag(tag)
-    kind = versions.kind_of(version) if version else None
-    if kind not in ("rc", "release"):
-        raise UserError(f"--tag {tag}: expected {naming.TAG_PREFIX}X.Y.Z or {naming.TAG_PREFIX}X.Y.ZrcN")
-    if versions.base_of(version) != next_version:
-        raise UserError(f"--tag {tag}: version_info.json says the next version is {next_version}; "
-                        "tag that version, or move version_info.json first")
-    return kind, (Version(version).pre[1] if kind == "rc" else None)
