@@ -875,6 +875,19 @@ class Options:
     revisions: RevisionMap | None = None  # the revision map the wheel must embed
 
 
+def required_runpath(given: Sequence[str] | None, root: Path | None) -> tuple[tuple[str, ...], str | None]:
+    """The RUNPATH entries every .so must carry: ``given`` (``--runpath``), else the entries
+    the ``rocm_build`` config links in; and, when that config cannot be read, why no entry
+    is required (said out loud by the caller, never a silent "require nothing")."""
+    if given is not None:
+        return tuple(given), None
+    from release.bazel import configured_runpath
+    try:
+        return tuple(configured_runpath(root)), None
+    except UserError as exc:
+        return (), f"no RUNPATH entry is required: the rocm_build config could not be read ({exc})"
+
+
 def check_scan(scan: Scan, options: Options = Options()) -> Report:
     """Run every named check over a scan (pure: no I/O)."""
     ident = Identity.of(scan.path)

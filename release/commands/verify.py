@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import contextlib
-from pathlib import Path
 
 from rich.markup import escape
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 
 from release import flags, output
-from release.errors import UserError
-from release.verify import ERROR, Options, expected_revisions, fold, payload_size, \
-    summary_line, summary_markdown, verify_wheels
+from release.naming import Identity
+from release.verify import (ERROR, Options, expected_revisions, fold, payload_size, required_runpath,
+                            summary_line, summary_markdown, verify_wheels)
 
 HELP = "check wheels: zip, RECORD, names, purelib, glibc tag, RUNPATH, version, revision map, pins"
 
@@ -30,16 +29,6 @@ def add_arguments(parser) -> None:
     parser.add_argument("--runpath", action="append", metavar="ENTRY", default=None,
                         help="a RUNPATH entry every .so must carry, repeatable (default: the "
                              "entries the rocm_build Bazel config sets, when it can be read)")
-
-
-def default_runpath(root: Path | None) -> tuple[tuple[str, ...], str | None]:
-    """The RUNPATH entries the ``rocm_build`` config links in, and, when the config cannot be
-    read, why no entry is required (said out loud, never a silent "require nothing")."""
-    from release.bazel import configured_runpath
-    try:
-        return tuple(configured_runpath(root)), None
-    except UserError as exc:
-        return (), f"no RUNPATH entry is required: the rocm_build config could not be read ({exc})"
 
 
 class _Bar:
@@ -68,8 +57,7 @@ def byte_progress(out, title: str, total: int):
 
 
 def run(args, out) -> int:
-    runpath, note = (tuple(args.runpath), None) if args.runpath is not None else \
-        default_runpath(args.root)
+    runpath, note = required_runpath(args.runpath, args.root)
     if note:
         out.line(f"warning: {note}; pass --runpath ENTRY to require entries")
     options = Options(runpath=runpath, revisions=expected_revisions(args.deps, args.revisions))
@@ -101,15 +89,8 @@ def run(args, out) -> int:
 
 def _check_provenance(args, revisions) -> dict:
     """The ``--provenance`` check (``release.provenance``): one problem line per mismatch."""
-    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
-
     from release import provenance
-    found = set()
-    for wheel in args.wheels:
-        try:
-            found.add(str(parse_wheel_filename(wheel.name)[1]))
-        except InvalidWheelFilename:
-            pass
+    found = {Identity.of(wheel).version for wheel in args.wheels} - {None}
     problems = provenance.check_files(args.provenance, args.wheels,
                                       version=found.pop() if len(found) == 1 else None,
                                       revisions=revisions, exact=args.deps is None)
