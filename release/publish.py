@@ -400,6 +400,18 @@ def checksums_digest(store: Store, release: Release) -> str | None:
     return asset.digest if asset else None
 
 
+def record_upload(dist: Dist, store: Store, result: dict) -> None:
+    """Note in dist/<version>/manifest.json where the assets went (what a resumed job reads):
+    step ``publish`` (or ``publish_partial``), fingerprinted by the store and the assets."""
+    from release.manifest import Manifest, fingerprint
+    step = "publish_partial" if result["status"] == "partial" else "publish"
+    Manifest.load(dist.directory).record(
+        step, fingerprint({"store": store.kind, "where": store.where,
+                           "assets": {a.name: a.digest for a in dist.assets}}),
+        {"tag": result["tag"], "release_id": result["release_id"], "store": store.kind,
+         "where": store.where, "status": result["status"]})
+
+
 def undraft(store: Store, tag: str, *, say: Callable[[str], None] = lambda t: None) -> dict:
     """Publish the validated draft of ``tag``: prerelease for nightlies and rcs, latest for releases."""
     version = naming.version_of_tag(tag, flag="--undraft")

@@ -289,7 +289,8 @@ def cell(full, tmp_path, wheel_prefix):
 
 
 def test_partial_cells_share_the_draft_then_finish(fake_github, make_dist, tmp_path):
-    from release.publish import publish_partial
+    from release.manifest import Manifest
+    from release.publish import publish_partial, record_upload
     store = gh_store(fake_github)
     full = make_dist(NIGHTLY)
     pjrt = read_dist(cell(full, tmp_path, "jax_rocm7_pjrt"), partial=True)
@@ -297,7 +298,11 @@ def test_partial_cells_share_the_draft_then_finish(fake_github, make_dist, tmp_p
     assert "SHA256SUMS" not in [a.name for a in pjrt.assets]
     fake_github.fail("POST", r"/assets$", 502, nth=2, when="starter")  # the cell's 2nd upload
     publish_partial(store, pjrt)
-    publish_partial(store, plugin)
+    result = publish_partial(store, plugin)
+    record_upload(plugin, store, result)  # a cell's manifest names the shared draft, as partial
+    cell_manifest = Manifest.load(plugin.directory)
+    assert cell_manifest.outputs("publish_partial")["release_id"] == result["release_id"]
+    assert cell_manifest.outputs("publish") is None
     publish_partial(store, pjrt)  # a re-run of a cell changes nothing
     rel = fake_github.releases()[0]
     assert sorted(a["name"] for a in rel["assets"]) == sorted(

@@ -6,7 +6,7 @@ from release import flags
 from release.commands._common import add_store_options, open_store_from_args, transfer_progress
 from release.errors import UserError
 from release.output import github_output, step_summary
-from release.publish import publish_draft, publish_partial, read_dist, undraft
+from release.publish import publish_draft, publish_partial, read_dist, record_upload, undraft
 
 HELP = "upload dist/<version> into its draft release (resumable), or --undraft TAG to publish it"
 
@@ -35,7 +35,7 @@ def run(args, out) -> int:
         step = publish_partial if args.partial else publish_draft
         with transfer_progress(out) as progress:
             result = step(store, dist, say=out.line, progress=progress)
-        _record(dist, store, result)
+        record_upload(dist, store, result)
     changed = result.get("changed", True)
     github_output({"tag": result["tag"], "release_id": str(result["release_id"]),
                    "release_url": result.get("url") or "", "status": result["status"],
@@ -56,13 +56,3 @@ def run(args, out) -> int:
     out.result(result, human)
     return 0
 
-
-def _record(dist, store, result) -> None:
-    """Note in dist/<version>/manifest.json where the assets went (what a resumed job reads)."""
-    from release.manifest import Manifest, fingerprint
-    step = "publish_partial" if result["status"] == "partial" else "publish"
-    Manifest.load(dist.directory).record(
-        step, fingerprint({"store": store.kind, "where": store.where,
-                           "assets": {a.name: a.digest for a in dist.assets}}),
-        {"tag": result["tag"], "release_id": result["release_id"], "store": store.kind,
-         "where": store.where, "status": result["status"]})
