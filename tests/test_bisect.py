@@ -382,3 +382,23 @@ def test_hold_outside_a_checkout_is_refused_before_any_probe(world):
                    "--probe-command", f"touch {world.tmp}/probed", cwd=world.root)
     assert proc.returncode == 2 and "not inside a git checkout" in proc.stderr
     assert not (world.tmp / "probed").exists()
+
+
+def test_bad_tag_reads_the_red_nightlys_draft(world, tmp_path):
+    """A red nightly usually stays a draft: --bad TAG reads its revisions.json from the draft,
+    whatever deps.yaml pins now."""
+    h = world.h
+    (world.root / "deps.yaml").write_text(h.deps_yaml(pins=h.pins_at(h.c["P2"])))  # bumped since
+    store = LocalStore(world.store)
+    draft = store.create_draft(BAD_TAG, name=BAD_TAG, body="", prerelease=True)
+    asset = tmp_path / "bad-revisions.json"
+    asset.write_bytes(revisions_json(h, world.root, h.c["P7"], "0.9.1.dev20261122"))
+    store.upload_asset(draft, asset, "revisions.json")
+    proc = release("bisect", "--good", GOOD_TAG, "--bad", BAD_TAG, "--store-dir", world.store, "--json",
+                   "--probe-command", probe_script(world, "jax", h.c["J3"]), cwd=world.root)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["bad"] == {"name": BAD_TAG, "commits": h.pins_at(h.c["P7"])}
+    assert [c["plugin"] for c in data["candidates"]] == h.line[1:8]
+    assert data["first_bad"]["plugin"] == h.c["P6"]
+    assert [r.tag for r in store.list_releases() if not r.draft] == [GOOD_TAG]  # the draft stays one
