@@ -389,6 +389,8 @@ def run_bisect(deps: Deps, good: dict, bad: dict, probe, bisect_dir: Path, cache
     bisect_dir = Path(bisect_dir)
     state = State.open(bisect_dir / "state.json", good=good, bad=bad, probe=probe.identity,
                        reset=reset, date=date)
+    if isinstance(probe, BuildProbe):  # a resumed bisect builds the version it started with,
+        probe.date = _dt.date.fromisoformat(state.data["date"])  # so half-done builds resume
     candidates = state.candidates
     if candidates is None:
         candidates, notes = list_candidates(deps, good["commits"], bad["commits"], cache, say)

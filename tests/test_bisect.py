@@ -402,3 +402,31 @@ def test_bad_tag_reads_the_red_nightlys_draft(world, tmp_path):
     assert [c["plugin"] for c in data["candidates"]] == h.line[1:8]
     assert data["first_bad"]["plugin"] == h.c["P6"]
     assert [r.tag for r in store.list_releases() if not r.draft] == [GOOD_TAG]  # the draft stays one
+
+
+def test_a_resumed_build_bisect_builds_the_version_it_started_with(world):
+    """Day two of a bisect resumes the same nightly version, so a half-done build resumes too."""
+    import datetime as dt
+
+    from release.config import load_project
+
+    h = world.h
+    seen = []
+
+    class Recording(bisect.BuildProbe):
+        def run(self, candidate, directory, say):
+            seen.append(self.date)
+            bad = h.line.index(candidate.sha) >= h.line.index(h.c["P6"])
+            return bisect.ProbeResult(BAD if bad else GOOD, "build" if bad else None, None)
+
+    proj = load_project(world.root)
+    good = {"name": GOOD_TAG, "commits": h.pins_at(h.c["P0"])}
+    bad = {"name": "deps.yaml", "commits": h.pins_at(h.c["P8"])}
+    state = world.root / "dist" / "bisect"
+    day1, day2 = dt.date(2026, 11, 22), dt.date(2026, 11, 23)
+    probe = Recording(proj, world.tmp / "ws", world.tmp / "cache", day1)
+    bisect.State.open(state / "state.json", good=good, bad=bad, probe=probe.identity, reset=False, date=day1)
+    later = Recording(proj, world.tmp / "ws", world.tmp / "cache", day2)
+    outcome = bisect.run_bisect(proj.deps, good, bad, later, state, world.tmp / "cache", date=day2)
+    assert outcome.culprit.sha == h.c["P6"]
+    assert seen and set(seen) == {day1}
