@@ -18,6 +18,7 @@ from pathlib import Path
 
 import git as gitpython
 
+from release.config import Deps, RollVia, parse_deps
 from release.errors import UserError
 from release.git import ENV, Remote, head_of, remote_error
 
@@ -203,3 +204,54 @@ def sync_pull(client, repo: ReleaseRepo, *, owner: str, name: str, base: str, sh
     repo.push(sha, branch)
     pull = client.create_pull(owner, name, title=title, head=branch, base=base, body=body)
     return PullResult("opened", pull["number"], pull.get("html_url"), branch)
+
+
+@dataclasses.dataclass(frozen=True)
+class BumpPull:
+    """Where the one bump PR lives: the API client, ``owner/name`` and the base branch."""
+    client: object
+    owner: str
+    name: str
+    base: str
+
+
+def committed_deps(repo: ReleaseRepo, deps: Deps) -> Deps:
+    """deps.yaml as committed at HEAD, which a committing bump rolls from, so a re-run after a
+    crash (file written, nothing committed yet) still commits. Uncommitted edits besides
+    what a bump writes (pins; for via deps also branch, archive sha256 and patches) are refused."""
+    committed = repo.committed(deps.path)
+    if committed is None:
+        raise UserError(f"{deps.path}: not committed at HEAD; --commit needs it committed")
+    base = parse_deps(deps.path, committed)
+    pins = {d.name: {"commit": d.commit} | ({"branch": d.branch, "archive_sha256": d.archive_sha256,
+                                            "patches": d.patches} if isinstance(d.roll, RollVia) else {})
+            for d in deps}
+    if base.with_pins(pins) != deps:
+        raise UserError(f"{deps.path}: has uncommitted edits besides pins; commit or revert them "
+                        "before --commit")
+    return base
+
+
+def deliver_bump(repo: ReleaseRepo, deps_path: Path, *, moved: tuple[str, ...], date: _dt.date,
+                 title: str, body: str, push: bool, pull: BumpPull | None = None) -> dict:
+    """Commit deps.yaml (as written) on ``bump/<date>-<moved>`` and push it, or sync the one
+    bump PR (which pushes); with nothing ``moved``, close that PR. Returns what was done:
+    ``branch``, ``commit``, ``pushed``, ``pull_request`` (each only when it happened)."""
+    done: dict = {}
+    if moved:
+        branch = branch_name(date, moved)
+        sha = repo.commit_file(branch, deps_path, deps_path.read_text(encoding="utf-8"),
+                               f"{title}\n\n{body}")
+        done |= {"branch": branch, "commit": sha}
+        if pull is not None:
+            pr = sync_pull(pull.client, repo, owner=pull.owner, name=pull.name, base=pull.base,
+                           sha=sha, branch=branch, title=title, body=body)
+            done |= {"pull_request": pr.to_json(), "branch": pr.branch}
+        elif push:
+            repo.push(sha, branch)
+            done["pushed"] = True
+    elif pull is not None:
+        done["pull_request"] = sync_pull(pull.client, repo, owner=pull.owner, name=pull.name,
+                                         base=pull.base, sha=None, branch="", title=title,
+                                         body=body).to_json()
+    return done

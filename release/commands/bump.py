@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from release import changelog, flags, pulls
 from release.commands._common import add_date_option, project, today_utc
-from release.config import RollVia, atomic_write, parse_deps, save_deps
+from release.config import atomic_write, save_deps
 from release.errors import UserError
 from release.output import github_output, step_summary
 from release.redact import redact
@@ -44,13 +44,13 @@ def run(args, out) -> int:
     repo = None
     if commit:
         repo = pulls.ReleaseRepo(proj.root)
-        deps = _committed_deps(repo, deps)
-    client = None
+        deps = pulls.committed_deps(repo, deps)
+    pull = None
     if args.open_pr:  # fail on a missing token or repository before any work
         from release.github import GitHubClient
         owner, name = pulls.repository_from_env()
-        client = GitHubClient.from_env(console=out.progress_console())
-        base = repo.current_branch()
+        pull = pulls.BumpPull(GitHubClient.from_env(console=out.progress_console()), owner, name,
+                              repo.current_branch())
 
     with out.progress_console().status("rolling pins") as status:
         result = roll(deps, cache_dir(proj.root), only=args.dep, to=args.to,
@@ -65,23 +65,10 @@ def run(args, out) -> int:
         save_deps(result.new)
         if args.changelog:
             atomic_write(args.changelog, redact(f"# {title}\n\n{text}"))
-    if commit and moves:
-        branch = pulls.branch_name(args.date or today_utc(), tuple(m.name for m in moves))
-        sha = repo.commit_file(branch, proj.deps.path, proj.deps.path.read_text(encoding="utf-8"),
-                               f"{title}\n\n{text}")
-        data |= {"branch": branch, "commit": sha}
-        if client is not None:
-            pr = pulls.sync_pull(client, repo, owner=owner, name=name, base=base, sha=sha, branch=branch,
-                                 title=title, body=text)
-            data["pull_request"] = pr.to_json()
-            data["branch"] = pr.branch
-        elif push:
-            repo.push(sha, branch)
-            data["pushed"] = True
-    elif client is not None:
-        data["pull_request"] = pulls.sync_pull(client, repo, owner=owner, name=name, base=base, sha=None,
-                                               branch="", title=title, body=text).to_json()
-
+    if commit:
+        data |= pulls.deliver_bump(repo, proj.deps.path, moved=tuple(m.name for m in moves),
+                                   date=args.date or today_utc(), title=title, body=text, push=push,
+                                   pull=pull)
     github_output({"changed": "true" if moves else "false", "title": title,
                    **({"branch": data["branch"]} if "branch" in data else {}),
                    **({"pr-number": str(data["pull_request"]["number"])}
@@ -89,23 +76,6 @@ def run(args, out) -> int:
     step_summary(f"## {title}\n\n{text}" if moves else "## bump: pins are current")
     out.result(data, lambda console: _human(console, data, text, args.dry_run))
     return 0
-
-
-def _committed_deps(repo, deps):
-    """With --commit, roll from deps.yaml as committed at HEAD, so a re-run after a crash
-    (file written, nothing committed yet) still commits. Other uncommitted edits are refused."""
-    committed = repo.committed(deps.path)
-    if committed is None:
-        raise UserError(f"{deps.path}: not committed at HEAD; --commit needs it committed")
-    base = parse_deps(deps.path, committed)
-    # All that a bump writes: the commit, and for via deps the branch found and the file's extras.
-    pins = {d.name: {"commit": d.commit} | ({"branch": d.branch, "archive_sha256": d.archive_sha256,
-                                            "patches": d.patches} if isinstance(d.roll, RollVia) else {})
-            for d in deps}
-    if base.with_pins(pins) != deps:
-        raise UserError(f"{deps.path}: has uncommitted edits besides pins; commit or revert them "
-                        "before --commit")
-    return base
 
 
 def _human(console, data, text, dry_run) -> None:
