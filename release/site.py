@@ -22,6 +22,7 @@ from packaging.version import InvalidVersion, Version
 
 from release import naming, versions
 from release.revisions import RevisionMap, github_base
+from release.stores import Published
 
 CHART_DAYS = 60  # the outcome strip shows at most this many days, ending at the newest nightly
 
@@ -195,6 +196,7 @@ def gather(store, releases: list, wheels: list, *, site_url: str | None, keep: i
     rows: dict[str, ReleaseRow] = {}
     maps: dict[str, RevisionMap | None] = {}
     published = [r for r in releases if not r.draft and naming.version_from_tag(r.tag)]
+    queries = Published.of(releases)  # the store's release queries (the one before a version)
     ordered = sorted(published, key=lambda r: (r.published_at or _dt.datetime.min.replace(
         tzinfo=_dt.timezone.utc), _sort_key(naming.version_from_tag(r.tag))), reverse=True)
     assets_of = {}
@@ -217,7 +219,7 @@ def gather(store, releases: list, wheels: list, *, site_url: str | None, keep: i
         wheel_rows = tuple(sorted((WheelRow(w.asset.name, w.asset.size, w.rel if w.rel in present else None)
                                    for w in mine), key=lambda r: r.name))
         prov = safe_url(next((a.url for a in assets_of[rel.tag] if a.name == naming.PROVENANCE_ASSET), None))
-        previous = _previous(ordered, rel, version, kind)
+        previous = queries.latest((kind,), below=version)
         rows[rel.tag] = ReleaseRow(
             tag=rel.tag, version=version, kind=kind, channel="nightly" if kind == "nightly" else "stable",
             published=rel.published_at, url=safe_url(rel.html_url), listed=listed, wheels=wheel_rows,
@@ -247,19 +249,6 @@ def _kind(version: str) -> str | None:
         return versions.kind_of(version)
     except InvalidVersion:
         return None
-
-
-def _previous(ordered, rel, version, kind):
-    """The newest published release of the same kind that sorts below this one."""
-    mine = Version(version)
-    best = None
-    for other in ordered:
-        v = naming.version_from_tag(other.tag)
-        if other is rel or _kind(v) != kind:
-            continue
-        if Version(v) < mine and (best is None or Version(v) > Version(naming.version_from_tag(best.tag))):
-            best = other
-    return best
 
 
 # ------------------------------------------------------------------ rendering
