@@ -24,7 +24,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from release import versions
+from release import naming, versions
 from release.errors import UserError
 from release.naming import Identity
 from release.verify import open_wheel
@@ -125,7 +125,7 @@ def promote_wheel(source: Path, target: str, out_dir: Path | None = None,
     out_dir = Path(out_dir) if out_dir is not None else source.parent
     output = out_dir / promoted_name(source.name, new_version)
     escaped = canonicalize_name(ident.dist).replace("-", "_")
-    pjrt = f"jax-rocm{ident.rocm_major}-pjrt" if ident.kind == "plugin" else None
+    pjrt = naming.pjrt_dist(ident.rocm_major) if ident.kind == "plugin" else None
 
     with open_wheel(source) as zf:
         infos = [i for i in zf.infolist() if not i.is_dir()]

@@ -831,7 +831,7 @@ def check_requires(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
     meta = _headers(scan.get(f"{dist_info}/METADATA")) if dist_info else None
     if meta is None:
         return
-    pjrt = f"jax-rocm{ident.rocm_major}-pjrt"
+    pjrt = naming.pjrt_dist(ident.rocm_major)
     pins = []
     for line in meta.get_all("Requires-Dist") or ():
         try:
