@@ -361,7 +361,7 @@ def finish_release(project: Project, released: str, *, push: bool, open_pr: bool
 # ------------------------------------------------------------------ post releases
 
 
-def _respin_step(store: Store, source: Release, base: str, version: str, directory: Path, say) -> Step:
+def _respin_step(store: Store, source: Release, version: str, directory: Path, say) -> Step:
     """Download the published release's wheels and promote them to ``version`` in ``directory``."""
     def run(ctx):
         from release.promote import promote_wheel
@@ -410,7 +410,7 @@ def run_post(project: Project, number: int, settings: JobSettings, store: Store,
                         f"published on {store.where}; re-spin as a higher .postN")
     tag = naming.release_tag(version)
     directory = settings.dist_root / version
-    steps = [_respin_step(store, source, base, version, directory, out.line)]
+    steps = [_respin_step(store, source, version, directory, out.line)]
 
     steps += [_verify_step(directory, "respin", out.line, project.root),
               _draft_step(store, directory, out.line, progress),

@@ -158,7 +158,7 @@ class BranchBound:
 
 class FollowHead(config.RollHead, BranchBound):
     def candidate(self, dep: Dep, ctx: Context) -> Candidate:
-        github = selection.preflight(dep, self) if self.require else None
+        github = selection.preflight(dep) if self.require else None
         ctx.say(f"{dep.name}: asking {ctx.remote(dep).shown} for the tip of {dep.branch}")
         tip = ls_remote(ctx.remote(dep), dep.branch)
         if self.require is None and dep.hold is None:

@@ -27,7 +27,7 @@ class Selection:
     source: str = ""      # for the move's sentence
 
 
-def preflight(dep: Dep, roll: RollHead):
+def preflight(dep: Dep):
     """Refuse a green roll that cannot work before any network: returns ``(owner, repo, client)``."""
     owner, repo = ci_status.require_github(dep.name, dep.url)
     return owner, repo, ci_status.client_from_env(dep.name)
