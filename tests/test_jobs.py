@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from release import jobs
+from release import jobs, nightly
 from release.config import load_project
 from release.manifest import Manifest
 from release.output import Output
@@ -148,21 +148,21 @@ def _nightly(project, release_commit, day=DAY, **kw):
 def test_nightly_decision(published_line):
     project, store = published_line
     plan = _nightly(project, "r1")
-    assert jobs.decide_nightly(store, plan) == jobs.NightlyDecision(True, "building: first nightly", None)
+    assert nightly.decide_nightly(store, plan) == nightly.NightlyDecision(True, "building: first nightly", None)
     _publish(store, project, plan.version, release_commit="r1")
     # The same sources as the last nightly: no build, whatever the date.
-    again = jobs.decide_nightly(store, _nightly(project, "r1", DAY + dt.timedelta(days=1)))
+    again = nightly.decide_nightly(store, _nightly(project, "r1", DAY + dt.timedelta(days=1)))
     assert not again.build and again.last == plan.tag
     # Tonight's tag already published, from other sources: refused (issue 14), never rebuilt.
     with pytest.raises(UserError, match=f"{plan.tag} is already published with other sources"):
-        jobs.decide_nightly(store, _nightly(project, "r2"))
-    moved = jobs.decide_nightly(store, _nightly(project, "r2", DAY + dt.timedelta(days=1)))
+        nightly.decide_nightly(store, _nightly(project, "r2"))
+    moved = nightly.decide_nightly(store, _nightly(project, "r2", DAY + dt.timedelta(days=1)))
     assert moved.build and moved.reason.startswith(
         f"building: only this repository changed since {plan.tag}")
     # After the release of the line, its nightlies would sort below it: refused.
     _publish(store, project, "0.9.1", release_commit="r3")
     with pytest.raises(UserError, match=r"0.9.1.dev20261124 would sort below 0.9.1"):
-        jobs.decide_nightly(store, _nightly(project, "r4", DAY + dt.timedelta(days=2)))
+        nightly.decide_nightly(store, _nightly(project, "r4", DAY + dt.timedelta(days=2)))
 
 
 def test_nightly_decision_refuses_to_mix_schemes_on_one_line(published_line, tmp_path):
@@ -175,10 +175,10 @@ def test_nightly_decision_refuses_to_mix_schemes_on_one_line(published_line, tmp
     assert plan.version == "0.9.1.dev20261122000"   # issue 14: the date-build default is 000
     with pytest.raises(versions.VersionError, match="uses the 'date-build' scheme but "
                                                     "0.9.1.dev20261121 on the same version line"):
-        jobs.decide_nightly(store, plan)
+        nightly.decide_nightly(store, plan)
     # Another line may use the other scheme.
     later = dataclasses.replace(info, version="0.10.0")
-    jobs.decide_nightly(store, _nightly(dataclasses.replace(project, version_info=later), "r2"))
+    nightly.decide_nightly(store, _nightly(dataclasses.replace(project, version_info=later), "r2"))
 
 
 def test_date_build_default_and_explicit_number(project_dir):

@@ -58,7 +58,7 @@ def first_commit(world) -> str:
 
 
 def test_the_reason_names_the_pins_that_moved():
-    from release.jobs import _build_reason
+    from release.nightly import _build_reason
     from release.stores import Release
 
     def rmap(xla, commit="c" * 40):

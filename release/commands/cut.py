@@ -9,7 +9,7 @@ release by promoting its wheels to ``X.Y.Z.postN``: no rebuild.
 
 from __future__ import annotations
 
-from release import flags, jobs, naming, output, versions
+from release import cut, flags, jobs, naming, output, post, versions
 from release.commands._common import (add_build_input_options, add_python_option, add_store_options,
                                       job_settings, now_utc, open_store_from_args, project, transfer_progress)
 from release.errors import UserError
@@ -56,7 +56,7 @@ def run(args, out) -> int:
             base = args.base
             if args.tag and not base:
                 base = naming.version_of_tag(args.tag, ("release",))
-            result = jobs.run_post(proj, args.post, settings, store, out, base=base,
+            result = post.run_post(proj, args.post, settings, store, out, base=base,
                                    progress=progress)
         elif args.stage == "finish":
             if not args.tag:
@@ -66,32 +66,32 @@ def run(args, out) -> int:
             result = jobs.run_finish(proj, "cut", version, settings, store, out, now=now, gc=False,
                                      progress=progress)
             if versions.kind_of(version) == "release":
-                result["next"] = jobs.finish_release(proj, version, push=args.push,
+                result["next"] = cut.finish_release(proj, version, push=args.push,
                                                      open_pr=args.open_pr, out=out,
                                                      base_branch=args.release_branch)
         else:
             kind, number = "rc" if args.rc is not None else "release", args.rc
             if args.stage == "plan" and args.tag:
                 kind, number = cut_from_tag(args.tag, proj.version_info.version)
-                commit = jobs.tagged_checkout(proj.root, args.tag)
+                commit = cut.tagged_checkout(proj.root, args.tag)
             else:
-                commit = jobs.check_release_checkout(proj.root, args.release_branch)
+                commit = cut.check_release_checkout(proj.root, args.release_branch)
             plan = make_plan(proj, kind, number=number, pythons=args.pythons,
                              release_commit=commit)
             if args.stage == "plan":
                 jobs.check_publishable(store, plan.version, plan.revisions)
                 if not args.tag:
-                    jobs.tag_step(proj.root, plan.tag, commit, push=args.push).run({})
+                    cut.tag_step(proj.root, plan.tag, commit, push=args.push).run({})
                 jobs.open_draft(store, plan, out.line)
                 result = {"stage": "plan", "kind": kind, "number": number, "version": plan.version,
                           "tag": plan.tag}
                 output.github_output({"kind": kind, "number": "" if number is None else str(number),
                                       "version": plan.version, "tag": plan.tag})
             else:
-                result = jobs.run_cut(proj, plan, settings, store, out, commit=commit, push=args.push,
+                result = cut.run_cut(proj, plan, settings, store, out, commit=commit, push=args.push,
                                       progress=progress)
                 if kind == "release":
-                    result["next"] = jobs.finish_release(proj, plan.version, push=args.push,
+                    result["next"] = cut.finish_release(proj, plan.version, push=args.push,
                                                          open_pr=args.open_pr, out=out,
                                                          base_branch=args.release_branch)
     if result.get("stage") != "plan":

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from release import flags, jobs, output, resolver
+from release import flags, jobs, nightly, output, resolver
 from release.commands.status import print_public_index
 from release.commands._common import (add_build_input_options, add_date_options, add_python_option,
                                       add_store_options, job_settings, open_store_from_args, project,
@@ -68,7 +68,7 @@ def run(args, out) -> int:
     settings = job_settings(args, proj)
     with transfer_progress(out) as progress:
         if args.stage == "plan":
-            decision = jobs.decide_nightly(store, plan)
+            decision = nightly.decide_nightly(store, plan)
             if decision.build:
                 jobs.open_draft(store, plan, out.line)
             out.line(decision.reason)
@@ -79,7 +79,7 @@ def run(args, out) -> int:
                                      gc=True, progress=progress)
             output.github_output({"published": "true", **keys})
         else:
-            result = jobs.run_nightly(proj, plan, settings, store, out, now=now, progress=progress)
+            result = nightly.run_nightly(proj, plan, settings, store, out, now=now, progress=progress)
             output.github_output({"changed": str(result["built"]).lower(), **keys})
     output.step_summary(f"### nightly {plan.version}\n\n" + result.get("reason", "published"))
     # People read the reason line already printed; a build ends with what it published.

@@ -1,0 +1,128 @@
+"""The cut job: an rc or a final release from a clean release branch (or a pushed tag):
+tag, build, verify, draft, validate, publish; after a final release, ``version_info.json``
+moved to the next minor on a branch, pushed and proposed when asked."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from release import naming, versions
+from release.config import Project
+from release.errors import UserError
+from release.jobs import JobSettings, build_steps, check_publishable
+from release.manifest import Manifest
+from release.pipeline import Step, run_job
+from release.plan import BuildPlan
+from release.stores import Store
+
+
+def check_release_checkout(root: Path, branch: str) -> str:
+    """The HEAD commit of a clean checkout on ``branch``; anything else is refused."""
+    from release.pulls import ReleaseRepo
+    repo = ReleaseRepo(root)
+    current = repo.current_branch()
+    if current != branch:
+        raise UserError(f"{repo.top}: on branch {current}; a release is cut from {branch} "
+                        "(check it out, or pass --release-branch)")
+    dirty = repo.dirty()
+    if dirty:
+        raise UserError(f"{repo.top}: the working tree is not clean ({dirty[0].strip()} ...); "
+                        "commit or stash before cutting a release")
+    return repo.head()
+
+
+def tagged_checkout(root: Path, tag: str) -> str:
+    """The HEAD commit, when ``tag`` exists and points at it (a CI run started by a tag push)."""
+    from release.pulls import ReleaseRepo
+    repo = ReleaseRepo(root)
+    target = repo.tag_commit(tag)
+    if target is None:
+        raise UserError(f"{repo.top}: no tag {tag}; push it first, or run `release cut` on the "
+                        "release branch to make it")
+    head = repo.head()
+    if target != head:
+        raise UserError(f"{repo.top}: tag {tag} points at {target[:12]} but HEAD is "
+                        f"{head[:12]}; check out the tag")
+    return head
+
+
+def tag_step(root: Path, tag: str, commit: str, *, push: bool, remote: str = "origin") -> Step:
+    """Create (and optionally push) the release tag at ``commit``; idempotent."""
+    def run(ctx):
+        from release.pulls import ReleaseRepo
+        repo = ReleaseRepo(root)
+        existing = repo.tag_commit(tag)
+        if existing is not None and existing != commit:
+            raise UserError(f"tag {tag} already points at {existing[:12]}, not at HEAD "
+                            f"{commit[:12]}; a release tag never moves")
+        if existing is None:
+            repo.create_tag(tag, commit, f"jax-rocm {tag}")
+        if push:
+            repo.push_tag(tag, remote)
+        return {"tag": tag, "commit": commit, "pushed": push}
+    return Step("tag", run, lambda ctx: commit + str(push), "tag the release")
+
+
+def next_version_step(project: Project, released: str) -> Step:
+    """Commit version_info.json moved to the next minor on a branch (the follow-up PR's head)."""
+    def run(ctx):
+        from release.config import parse_version_info, render_version_info
+        from release.pulls import NEXT_VERSION_PREFIX, ReleaseRepo
+        repo = ReleaseRepo(project.root)
+        nxt = versions.next_version(released)
+        path = project.version_info.path
+        committed = repo.committed(path)
+        if committed is None:
+            raise UserError(f"{path}: not committed; commit it before cutting a release")
+        info = parse_version_info(path, committed)
+        new_text = render_version_info(dataclasses.replace(info, version=nxt), committed)
+        branch = f"{NEXT_VERSION_PREFIX}{nxt}"
+        sha = repo.commit_file(branch, path, new_text,
+                               f"Move the next version to {nxt} after releasing {released}\n\n"
+                               f"Nightlies from here on are {nxt}.devYYYYMMDD and sort above "
+                               f"{released} and its post releases.")
+        return {"next_version": nxt, "branch": branch, "commit": sha}
+    return Step("next_version", run, lambda ctx: released, "move to the next version")
+
+
+def run_cut(project: Project, plan: BuildPlan, settings: JobSettings, store: Store, out, *,
+            commit: str, push: bool, progress=None) -> dict:
+    """Tag, build, verify, draft, validate, publish; after a final release, the next version."""
+    check_publishable(store, plan.version, plan.revisions)
+    console = out.progress_console()
+    steps = [tag_step(project.root, plan.tag, commit, push=push)]
+    steps += build_steps(project, plan, settings, store, say=out.line, progress=progress,
+                         console=console)
+    done = run_job("cut", project.root, steps, Manifest.load(settings.dist_root / plan.version), out,
+                   lock_timeout=settings.lock_timeout)
+    return {"version": plan.version, "tag": plan.tag, "kind": plan.kind,
+            "steps": [s.to_json() for s in done]}
+
+
+def finish_release(project: Project, released: str, *, push: bool, open_pr: bool, out,
+                   base_branch: str = "main", env=None) -> dict:
+    """After a final release: the next-version commit, pushed and proposed when asked."""
+    import os
+
+    result = dict(next_version_step(project, released).run({}))
+    if push or open_pr:
+        from release.pulls import ReleaseRepo
+        ReleaseRepo(project.root).push(result["commit"], result["branch"])
+        result["pushed"] = True
+    if open_pr:
+        from release.github import GitHubClient
+        from release.pulls import repository_from_env
+        env = os.environ if env is None else env
+        owner, name = repository_from_env(env)
+        client = GitHubClient.from_env(env, console=out.progress_console())
+        title = f"Move the next version to {result['next_version']} after {released}"
+        body = (f"{naming.release_tag(released)} is published. This moves `version_info.json` to "
+                f"`{result['next_version']}` so nightlies sort above the release.")
+        pulls = client.list_pulls(owner, name, state="open", head=f"{owner}:{result['branch']}")
+        pull = pulls[0] if pulls else client.create_pull(owner, name, title=title, head=result["branch"],
+                                                         base=base_branch, body=body)
+        result["pull"] = {"number": pull["number"], "url": pull.get("html_url"),
+                          "action": "kept" if pulls else "opened"}
+        out.line(f"next-version pull request #{pull['number']} ({result['pull']['action']})")
+    return result
