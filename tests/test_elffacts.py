@@ -241,3 +241,66 @@ def test_a_deflated_member_streams_through_zlib_unchanged(objects):
     for at in range(0, len(packed), 300):
         collector.feed(inflate.decompress(packed[at:at + 300]))
     assert streamed_facts(collector, lambda: [data]) == oracle(objects["libm"])
+
+
+def scattered(far: int = 200_000) -> bytes:
+    """A hostile layout: .dynstr, then the version needs with entries ``far`` bytes apart, all
+    before the dynamic segment, so each pass learns of one more range that has gone by."""
+    strtab = b"\0libc.so.6\0GLIBC_2.17\0GLIBC_2.34\0$ORIGIN\0"
+    str_off, ver_off = 70_000, 300_000
+    aux2 = ver_off + 16 + far
+    dyn_off = aux2 + far
+    image = bytearray(dyn_off + 7 * 16)
+    image[:64] = (b"\x7fELF\x02\x01\x01" + bytes(9) + struct.pack(
+        "<HHIQQQIHHHHHH", 3, 62, 1, 0, 64, 0, 0, 64, 56, 2, 0, 0, 0))
+    image[64:176] = (struct.pack("<IIQQQQQQ", 1, 4, 0, 0, 0, len(image), len(image), 8)
+                     + struct.pack("<IIQQQQQQ", 2, 4, dyn_off, dyn_off, dyn_off, 7 * 16, 7 * 16, 8))
+    image[str_off:str_off + len(strtab)] = strtab
+    image[ver_off:ver_off + 16] = struct.pack("<HHIII", 1, 2, 1, 16, 0)
+    image[ver_off + 16:ver_off + 32] = struct.pack("<IHHII", 0, 0, 2, 11, aux2 - ver_off - 16)
+    image[aux2:aux2 + 16] = struct.pack("<IHHII", 0, 0, 3, 22, 0)
+    tags = [(1, 1), (29, 33), (5, str_off), (10, len(strtab)), (0x6FFFFFFE, ver_off),
+            (0x6FFFFFFF, 1), (0, 0)]
+    image[dyn_off:] = b"".join(struct.pack("<qQ", t, v) for t, v in tags)
+    return bytes(image)
+
+
+def test_structures_still_missing_after_every_pass_are_a_finding():
+    """Each pass finds one more range already gone by: after PASSES passes, a finding."""
+    data = scattered()
+    whole = facts_or_error(file_reader(io.BytesIO(data)), len(data))
+    assert whole == ElfFacts(("$ORIGIN",), None, ("libc.so.6",), (2, 34))  # readable in place
+    facts, passes, _ = streamed(data, 4096, head=64)
+    assert passes == elffacts.PASSES
+    assert facts == ElfFacts(None, None, (), None, error=facts.error)
+    assert facts.error.startswith("unreadable ELF (its dynamic structures are scattered: bytes ")
+    assert facts.error.endswith(f" not kept after {elffacts.PASSES} passes)")
+    near, _, _ = streamed(scattered(far=1000), 4096, head=64)  # within reach of the re-reads
+    assert near == ElfFacts(("$ORIGIN",), None, ("libc.so.6",), (2, 34))
+
+
+def test_every_chunk_boundary_keeps_one_pass():
+    """Wherever chunks happen to start, structures learned on the way are collected in one
+    pass (a structure starting exactly where the chunk just fed starts included)."""
+    data = assemble(strings_last=True)
+    for chunk in range(1, 64):
+        facts, passes, _ = streamed(data, chunk, head=16)
+        assert (facts.runpath, facts.glibc, passes) == (("$ORIGIN/lib",), (2, 34), 1), chunk
+
+
+def test_kept_ranges_read_back_at_their_offsets():
+    data = bytes(range(256)) * 4
+    collector = ElfCollector(len(data), wanted=[(100, 200), (600, 650)], head=0)
+    for at in range(0, len(data), 37):
+        collector.feed(data[at:at + 37])
+    assert collector.read(150, 10) == data[150:160]
+    assert collector.read(600, 50) == data[600:650]
+    assert collector.kept() == 150
+    with pytest.raises(elffacts.Missing):
+        collector.read(190, 20)
+
+
+def test_not_an_elf_object_says_so():
+    data = b"MZ" + bytes(100)
+    facts = facts_or_error(file_reader(io.BytesIO(data)), len(data))
+    assert facts.error == "unreadable ELF (ValueError: no ELF magic)"
