@@ -194,6 +194,7 @@ def test_notes_ignore_trailing_but_not_leading_whitespace():
 def test_the_validated_mark_goes_after_the_body_exactly():
     assert with_validated("\nbody  \n\n", "c" * 64) == (
         "\nbody  \n<!-- validated: sha256=" + "c" * 64 + " -->\n")
+    assert with_validated("TAX\n", "c" * 64).startswith("TAX\n<!--")
 
 
 def test_changelog_lists_every_unchanged_dep():
@@ -201,3 +202,38 @@ def test_changelog_lists_every_unchanged_dep():
     same = rmap(xla=("https://github.com/ROCm/xla", a), jax=("https://github.com/ROCm/jax", a))
     assert changelog_markdown(release("rocm-jax-v0.9.0"), same, same).splitlines()[2:] == [
         f"- xla: unchanged (`{a[:12]}`)", f"- jax: unchanged (`{a[:12]}`)"]
+
+
+def test_a_partial_run_never_renames_wrong_bytes_found_after_a_stranger():
+    """Scanning goes on past another cell's asset: a wrong NAME.new is deleted, not renamed."""
+    assets = [remote("another-cell.whl"), remote("a" + TEMP_SUFFIX, digest="9" * 64)]
+    assert act(assets, [local("a")], prune=False) == ("delete", "a" + TEMP_SUFFIX, None)
+
+
+def test_deletions_say_why():
+    reasons = {}
+    for assets, wanted in (([remote("x"), remote("a")], [local("a")]),
+                           ([remote("a"), remote("a" + TEMP_SUFFIX)], [local("a")]),
+                           ([remote("a", digest="2" * 64), remote("a" + TEMP_SUFFIX)], [local("a")])):
+        verb, subject, reason = next_action(None, REL, assets, tuple(wanted))
+        reasons[subject.name] = reason
+    assert reasons == {"x": "not part of this release",
+                       "a" + TEMP_SUFFIX: "leftover of a finished replacement",
+                       "a": "replaced by new bytes"}
+
+
+def test_next_action_on_a_store_without_digests(tmp_path):
+    import dataclasses
+    import hashlib
+
+    from release.stores import LocalStore
+    store = LocalStore(tmp_path / "store")
+    draft = store.create_draft("rocm-jax-v0.9.1", name="n", body="b", prerelease=False)
+    src = tmp_path / "a"
+    src.write_bytes(b"0123456789")
+    good = LocalAsset("a", src, 10, hashlib.sha256(b"0123456789").hexdigest())
+    up = [dataclasses.replace(store.upload_asset(draft, src, name), digest=None)
+          for name in ("a", "a" + TEMP_SUFFIX)]
+    assert next_action(store, draft, up[:1], (good,)) is None
+    verb, subject, _ = next_action(store, draft, up, (good,))
+    assert (verb, subject.name) == ("delete", "a" + TEMP_SUFFIX)

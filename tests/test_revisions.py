@@ -40,6 +40,25 @@ def test_json_shape():
     assert list(data["deps"]) == ["xla", "jax", "plugin"]  # order kept
 
 
+def test_a_dep_without_a_legacy_key_keeps_its_name():
+    extra = RevisionMap("v", (*sample().revisions,
+                              ("triton", Revision("https://github.com/ROCm/triton", "main", A))))
+    assert extra.legacy_commits()["triton"] == A and None not in extra.legacy_commits()
+    assert RevisionMap.loads(extra.dumps()) == extra
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d.update(deps={}), "revision map has no deps"),
+    (lambda d: d["commits"].update(jax=A), "revision map 'commits' disagrees with 'deps'"),
+    (lambda d: d["deps"]["jax"].pop("url"), "revision map entry 'jax' is not {url, branch, commit"
+                                            "[, archive_sha256, patches]}"),
+])
+def test_refusals_are_exact(change, message):
+    with pytest.raises(ValueError) as err:
+        RevisionMap.from_json(broken(change))
+    assert str(err.value) == message
+
+
 def test_commits_and_lookup():
     rmap = sample()
     assert rmap.commits == {"xla": A, "jax": B, "plugin": C}
