@@ -151,9 +151,12 @@ def test_strings_already_gone_are_read_on_a_second_pass(objects):
 # ------------------------------------------------------------ hand-assembled objects
 
 
+BASE = 0x400000  # load address: addresses in the dynamic segment are not file offsets
+
+
 def assemble(*, wide=True, little=True, strings_last=False, runpath="$ORIGIN/lib",
              needed=("libc.so.6",), versions=("GLIBC_2.17", "GLIBC_2.34", "GLIBC_PRIVATE"),
-             strsz_extra=0) -> bytes:
+             strsz_extra=0, drop_tags=(), rpath_tag=False) -> bytes:
     """A minimal shared object: ELF header, PT_LOAD + PT_DYNAMIC, dynamic entries, .dynstr and
     one version-needs entry, laid out in the usual order (versions, strings, dynamic) or with
     the strings and versions after the dynamic segment."""
@@ -169,7 +172,7 @@ def assemble(*, wide=True, little=True, strings_last=False, runpath="$ORIGIN/lib
     for i, v in enumerate(versions):
         verneed += struct.pack(end + "IHHII", 0, 0, i + 2, offsets[v],
                                16 if i + 1 < len(versions) else 0)
-    tags = [(1, offsets[n]) for n in needed] + [(29, offsets[runpath])]
+    tags = [(1, offsets[n]) for n in needed] + [(15 if rpath_tag else 29, offsets[runpath])]
     n_dyn = len(tags) + 5
     if strings_last:
         dyn_off = phoff + 2 * phent
@@ -179,8 +182,9 @@ def assemble(*, wide=True, little=True, strings_last=False, runpath="$ORIGIN/lib
         verneed_off = phoff + 2 * phent
         str_off = verneed_off + len(verneed)
         dyn_off = str_off + len(strtab)
-    tags += [(5, str_off), (10, len(strtab) + strsz_extra), (0x6FFFFFFE, verneed_off),
-             (0x6FFFFFFF, 1), (0, 0)]
+    tags += [(5, str_off + BASE), (10, len(strtab) + strsz_extra),
+             (0x6FFFFFFE, verneed_off + BASE), (0x6FFFFFFF, 1)]
+    tags = [t for t in tags if t[0] not in drop_tags] + [(0, 0)] * (1 + len(drop_tags))
     dynamic = b"".join(struct.pack(end + ("qQ" if wide else "iI"), t, v) for t, v in tags)
     total = max(dyn_off + len(dynamic), verneed_off + len(verneed), str_off + len(strtab))
     ident = b"\x7fELF" + bytes([2 if wide else 1, 1 if little else 2, 1]) + bytes(9)
@@ -188,10 +192,13 @@ def assemble(*, wide=True, little=True, strings_last=False, runpath="$ORIGIN/lib
     header = ident + struct.pack(end + "HHI" + word * 3 + "IHHHHHH", 3, 62 if wide else 3, 1, 0,
                                  phoff, 0, 0, ehsize, phent, 2, 0, 0, 0)
 
-    def phdr(p_type, offset, size):
+    def phdr(p_type, offset, size):  # memory size above file size, as .bss makes it
+        address = offset + BASE
         if wide:
-            return struct.pack(end + "IIQQQQQQ", p_type, 4, offset, offset, offset, size, size, 8)
-        return struct.pack(end + "IIIIIIII", p_type, offset, offset, offset, size, size, 4, 4)
+            return struct.pack(end + "IIQQQQQQ", p_type, 4, offset, address, address, size,
+                               size + 256, 8)
+        return struct.pack(end + "IIIIIIII", p_type, offset, address, address, size, size + 256,
+                           4, 4)
 
     image = bytearray(total)
     image[:len(header)] = header
@@ -304,3 +311,34 @@ def test_not_an_elf_object_says_so():
     data = b"MZ" + bytes(100)
     facts = facts_or_error(file_reader(io.BytesIO(data)), len(data))
     assert facts.error == "unreadable ELF (ValueError: no ELF magic)"
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    ({"drop_tags": (10,)}, "dynamic section has names but no DT_STRTAB/DT_STRSZ"),
+    ({"drop_tags": (5,)}, "dynamic section has names but no DT_STRTAB/DT_STRSZ"),
+    ({"strsz_extra": -40}, "string offset 13 is outside .dynstr"),  # libc.so.6 cut short
+])
+def test_broken_dynamic_segments_are_named(kwargs, error):
+    data = assemble(**kwargs)
+    facts = facts_or_error(file_reader(io.BytesIO(data)), len(data))
+    assert facts.error == f"unreadable ELF (ValueError: {error})"
+
+
+def test_version_needs_without_a_count_are_none():
+    data = assemble(drop_tags=(0x6FFFFFFF,))
+    facts = facts_or_error(file_reader(io.BytesIO(data)), len(data))
+    assert facts == ElfFacts(("$ORIGIN/lib",), None, ("libc.so.6",), None)
+
+
+def test_rpath_entries_are_split_like_runpath():
+    data = assemble(rpath_tag=True, runpath="/opt/a:$ORIGIN/b")
+    facts = facts_or_error(file_reader(io.BytesIO(data)), len(data))
+    assert facts.rpath == ("/opt/a", "$ORIGIN/b") and facts.runpath is None
+
+
+def test_an_unknown_byte_order_is_named():
+    data = bytearray(assemble())
+    data[5] = 3
+    facts = facts_or_error(file_reader(io.BytesIO(bytes(data))), len(data))
+    assert facts.error == ("unreadable ELF (ValueError: ELF class 2 / data encoding 3 is neither "
+                           "32/64-bit nor little/big-endian)")
