@@ -5,21 +5,22 @@ moved to the next minor on a branch, pushed and proposed when asked."""
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 
-from release import naming, versions
-from release.config import Project
+from release import versions
+from release.config import Project, parse_version_info, render_version_info
 from release.errors import UserError
 from release.jobs import JobSettings, build_steps, check_publishable
 from release.manifest import Manifest
 from release.pipeline import Step, run_job
 from release.plan import BuildPlan
+from release.pulls import NEXT_VERSION_PREFIX, ReleaseRepo, next_version_pull, repository_from_env
 from release.stores import Store
 
 
 def check_release_checkout(root: Path, branch: str) -> str:
     """The HEAD commit of a clean checkout on ``branch``; anything else is refused."""
-    from release.pulls import ReleaseRepo
     repo = ReleaseRepo(root)
     current = repo.current_branch()
     if current != branch:
@@ -34,7 +35,6 @@ def check_release_checkout(root: Path, branch: str) -> str:
 
 def tagged_checkout(root: Path, tag: str) -> str:
     """The HEAD commit, when ``tag`` exists and points at it (a CI run started by a tag push)."""
-    from release.pulls import ReleaseRepo
     repo = ReleaseRepo(root)
     target = repo.tag_commit(tag)
     if target is None:
@@ -50,7 +50,6 @@ def tagged_checkout(root: Path, tag: str) -> str:
 def tag_step(root: Path, tag: str, commit: str, *, push: bool, remote: str = "origin") -> Step:
     """Create (and optionally push) the release tag at ``commit``; idempotent."""
     def run(ctx):
-        from release.pulls import ReleaseRepo
         repo = ReleaseRepo(root)
         existing = repo.tag_commit(tag)
         if existing is not None and existing != commit:
@@ -67,8 +66,6 @@ def tag_step(root: Path, tag: str, commit: str, *, push: bool, remote: str = "or
 def next_version_step(project: Project, released: str) -> Step:
     """Commit version_info.json moved to the next minor on a branch (the follow-up PR's head)."""
     def run(ctx):
-        from release.config import parse_version_info, render_version_info
-        from release.pulls import NEXT_VERSION_PREFIX, ReleaseRepo
         repo = ReleaseRepo(project.root)
         nxt = versions.next_version(released)
         path = project.version_info.path
@@ -103,26 +100,17 @@ def run_cut(project: Project, plan: BuildPlan, settings: JobSettings, store: Sto
 def finish_release(project: Project, released: str, *, push: bool, open_pr: bool, out,
                    base_branch: str = "main", env=None) -> dict:
     """After a final release: the next-version commit, pushed and proposed when asked."""
-    import os
-
     result = dict(next_version_step(project, released).run({}))
     if push or open_pr:
-        from release.pulls import ReleaseRepo
         ReleaseRepo(project.root).push(result["commit"], result["branch"])
         result["pushed"] = True
     if open_pr:
         from release.github import GitHubClient
-        from release.pulls import repository_from_env
         env = os.environ if env is None else env
         owner, name = repository_from_env(env)
         client = GitHubClient.from_env(env, console=out.progress_console())
-        title = f"Move the next version to {result['next_version']} after {released}"
-        body = (f"{naming.release_tag(released)} is published. This moves `version_info.json` to "
-                f"`{result['next_version']}` so nightlies sort above the release.")
-        pulls = client.list_pulls(owner, name, state="open", head=f"{owner}:{result['branch']}")
-        pull = pulls[0] if pulls else client.create_pull(owner, name, title=title, head=result["branch"],
-                                                         base=base_branch, body=body)
-        result["pull"] = {"number": pull["number"], "url": pull.get("html_url"),
-                          "action": "kept" if pulls else "opened"}
-        out.line(f"next-version pull request #{pull['number']} ({result['pull']['action']})")
+        result["pull"] = next_version_pull(client, owner, name, released=released,
+                                           next_version=result["next_version"],
+                                           branch=result["branch"], base=base_branch)
+        out.line(f"next-version pull request #{result['pull']['number']} ({result['pull']['action']})")
     return result

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import git as gitpython
 
+from release import naming
 from release.config import Deps, RollVia, parse_deps
 from release.errors import UserError
 from release.git import ENV, Remote, head_of, remote_error
@@ -204,6 +205,22 @@ def sync_pull(client, repo: ReleaseRepo, *, owner: str, name: str, base: str, sh
     repo.push(sha, branch)
     pull = client.create_pull(owner, name, title=title, head=branch, base=base, body=body)
     return PullResult("opened", pull["number"], pull.get("html_url"), branch)
+
+
+def next_version_pull(client, owner: str, name: str, *, released: str, next_version: str,
+                      branch: str, base: str) -> dict:
+    """The one pull request that moves version_info.json on after ``released``: kept when
+    one from ``branch`` is open (a re-run), opened otherwise."""
+    pulls = client.list_pulls(owner, name, state="open", head=f"{owner}:{branch}")
+    if pulls:
+        pull, action = pulls[0], "kept"
+    else:
+        pull = client.create_pull(
+            owner, name, title=f"Move the next version to {next_version} after {released}", head=branch,
+            base=base, body=(f"{naming.release_tag(released)} is published. This moves `version_info.json` to "
+                             f"`{next_version}` so nightlies sort above the release."))
+        action = "opened"
+    return {"number": pull["number"], "url": pull.get("html_url"), "action": action}
 
 
 @dataclasses.dataclass(frozen=True)
