@@ -205,7 +205,7 @@ def collect_step(store: Store, tag: str, directory: Path, say, progress,
     them can write the checksums (or the provenance) of all; this runs once, after the matrix.
     """
     def run(ctx):
-        drafts = [d for d in store.drafts_for(tag) if d.ours]
+        drafts = store.our_drafts(tag)
         if not drafts:
             raise UserError(f"{store.where}: no draft of {tag}; run the plan stage first")
         draft = drafts[0]

@@ -384,10 +384,9 @@ def _already_published(store: Store, published: Release, dist: Dist, say) -> dic
         raise UserError(f"{store.where}: release {dist.tag} is published and immutable, and "
                         f"{', '.join(differ)} differ from {dist.directory}; publish a new version "
                         "(for a release, a .postN) instead")
-    for draft in store.drafts_for(dist.tag):
-        if draft.ours:
-            say(f"delete leftover draft {draft.id} of published {dist.tag}")
-            store.delete_release(draft)
+    for draft in store.our_drafts(dist.tag):
+        say(f"delete leftover draft {draft.id} of published {dist.tag}")
+        store.delete_release(draft)
     say(f"{dist.tag} is already published with these exact assets; nothing to do")
     return {"status": "published", "tag": dist.tag, "version": dist.version, "store": store.kind,
             "where": store.where, "release_id": published.id, "url": published.html_url,
@@ -417,7 +416,7 @@ def undraft(store: Store, tag: str, *, say: Callable[[str], None] = lambda t: No
     version = naming.version_of_tag(tag, flag="--undraft")
     kind = versions.kind_of(version)
     published = store.published_for(tag)
-    drafts = [d for d in store.drafts_for(tag) if d.ours]
+    drafts = store.our_drafts(tag)
     if published is not None:
         for draft in drafts:
             say(f"delete leftover draft {draft.id} of published {tag}")

@@ -176,6 +176,11 @@ class Store:
         """Drafts of ``tag``, oldest first (found by listing, never by get-by-tag)."""
         return sorted((r for r in self.list_releases() if r.draft and r.tag == tag), key=lambda r: r.id)
 
+    def our_drafts(self, tag: str) -> list[Release]:
+        """The drafts of ``tag`` this tool made (``MARKER`` in the notes), oldest first: the
+        ones it may upload to, publish or delete; a hand-made draft is never among them."""
+        return [d for d in self.drafts_for(tag) if d.ours]
+
     def published(self) -> Published:
         """The published releases by version, from one listing."""
         return Published.of(self.list_releases())

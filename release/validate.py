@@ -110,7 +110,7 @@ class InstallOptions:
 
 def find_target(store: Store, tag: str) -> tuple[Release, bool]:
     """The draft of ``tag`` (or its published release, validated read-only)."""
-    drafts = [d for d in store.drafts_for(tag) if d.ours]
+    drafts = store.our_drafts(tag)
     if drafts:
         return drafts[0], True
     published = store.published_for(tag)

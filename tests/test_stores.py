@@ -39,6 +39,15 @@ def test_drafts_are_found_by_listing_and_may_share_a_tag(store):
     assert all(r.draft and r.prerelease for r in store.list_releases())
 
 
+def test_our_drafts_leave_a_hand_made_draft_out(store):
+    """The drafts publish, validate and undraft may touch: a person's draft is never one."""
+    theirs = store.create_draft(TAG, name="n", body="made by hand", prerelease=True)
+    ours = store.create_draft(TAG, name="n", body=MARKER, prerelease=True)
+    store.create_draft("rocm-jax-v0.9.1rc1", name="n", body=MARKER, prerelease=True)
+    assert [d.id for d in store.drafts_for(TAG)] == [theirs.id, ours.id]
+    assert [d.id for d in store.our_drafts(TAG)] == [ours.id]
+
+
 def test_assets_unique_names_rename_delete_download(store, files, tmp_path):
     a, b = files
     draft = store.create_draft(TAG, name="n", body=MARKER, prerelease=True)
