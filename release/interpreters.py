@@ -2,9 +2,10 @@
 
 Every plugin wheel (one per ``cp3XX``) is install-tested with an interpreter of its own
 version, so one is looked for per version: the ones given with ``--python``, the running
-one, ``python3.X`` on ``PATH``, then ``uv python find 3.X`` when uv is installed. A candidate
-counts only when it runs and says it is that version (a pyenv shim for a version that is not
-selected exits with an error, and is passed over). A version with no interpreter is reported
+one, ``python3.X`` on ``PATH``, then pyenv's installed versions (``$PYENV_ROOT/versions``,
+default ``~/.pyenv``: its shims run only the selected version), then ``uv python find 3.X`` when
+uv is installed. A candidate counts only when it runs and says it is that version (a pyenv shim
+for a version that is not selected exits with an error, and is passed over). A version with no interpreter is reported
 by the caller as untested, never skipped silently.
 """
 
@@ -27,7 +28,7 @@ _ASK = "import sys; print('%d.%d' % sys.version_info[:2]); print(sys.executable)
 class Interpreter:
     path: str
     version: str  # "3.X"
-    found_by: str  # "--python", "running", "PATH", "uv"
+    found_by: str  # "--python", "running", "PATH", "pyenv", "uv"
 
 
 def probe(path: str, timeout: float = 60.0) -> str | None:
@@ -70,7 +71,7 @@ def _running() -> Interpreter:
 def find(version: str, *, explicit: Sequence[Interpreter] = (), search_path: str | None = None,
          use_running: bool = True) -> Interpreter | None:
     """An interpreter of ``version`` (``3.X``): explicit ones first, then the running one,
-    ``python3.X`` on ``search_path`` (default ``$PATH``), then ``uv python find``."""
+    ``python3.X`` on ``search_path`` (default ``$PATH``), pyenv installs, then ``uv python find``."""
     for interp in explicit:
         if interp.version == version:
             return interp
@@ -80,6 +81,9 @@ def find(version: str, *, explicit: Sequence[Interpreter] = (), search_path: str
     candidate = shutil.which(f"python{version}", path=path)
     if candidate and probe(candidate) == version:
         return Interpreter(candidate, version, "PATH")
+    for candidate in _pyenv_installs(version):
+        if probe(candidate) == version:
+            return Interpreter(candidate, version, "pyenv")
     uv = shutil.which("uv", path=path)
     if uv:
         try:
@@ -91,3 +95,13 @@ def find(version: str, *, explicit: Sequence[Interpreter] = (), search_path: str
         if done.returncode == 0 and where and probe(where) == version:
             return Interpreter(where, version, "uv")
     return None
+
+
+def _pyenv_installs(version: str) -> list[str]:
+    """``python3.X`` of every pyenv install of ``version``, newest patch release first."""
+    root = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
+    found = []
+    for exe in root.glob(f"{version}.*/bin/python{version}"):
+        patch = exe.parent.parent.name[len(version) + 1:]
+        found.append((int(patch) if patch.isdigit() else -1, str(exe)))
+    return [exe for _, exe in sorted(found, reverse=True)]

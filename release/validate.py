@@ -296,7 +296,7 @@ def step_install(wheels: list[Path], version: str, revisions: RevisionMap | None
             if interp is None:
                 result.pythons[py] = {"tested": False, "interpreter": None,
                                       "reason": f"no Python {py} interpreter found (--python, "
-                                                f"python{py} on PATH, uv)"}
+                                                f"python{py} on PATH, pyenv, uv)"}
                 continue
             result.pythons[py] = {"tested": False, "interpreter": interp.path}
             wanted = {canonicalize_name(naming.plugin_dist(major)): (version, sha256_file(plugin)),

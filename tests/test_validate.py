@@ -195,12 +195,13 @@ def test_every_python_carried_is_tested_or_named(make_dist, tmp_path, run_cli, m
     publish_draft(store, read_dist(make_dist(NIGHTLY, pythons=(PYTHON, other))))
     nowhere = tmp_path / "empty-path"
     nowhere.mkdir()
+    monkeypatch.setenv("PYENV_ROOT", str(nowhere))   # no pyenv installs either
     result = validate(store, TAG, mark=False, search_path=str(nowhere))
     assert result.ok, result.problems
     assert result.pythons[PYTHON]["tested"] is True
     assert result.untested == [other]
     assert result.warnings == [f"untested Pythons: {other} (no Python {other} interpreter found "
-                               f"(--python, python{other} on PATH, uv))"]
+                               f"(--python, python{other} on PATH, pyenv, uv))"]
     strict = validate(store, TAG, mark=False, search_path=str(nowhere), require_all_pythons=True)
     assert not strict.ok and strict.warnings == []
     assert strict.problems == [result.warnings[0] + "; every Python must be tested "

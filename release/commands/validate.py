@@ -18,7 +18,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--python", metavar="PATH", action="append", dest="pythons", default=[],
                         type=flags.executable,
                         help="an interpreter to install with, repeatable (others are found per "
-                             "Python the draft carries: this one, python3.X on PATH, uv)")
+                             "Python the draft carries: this one, python3.X on PATH, pyenv installs, uv)")
     add_public_index_option(parser, "the draft's index is merged with, as users resolve")
     parser.add_argument("--require-all-pythons", action="store_true",
                         help="fail when a Python the draft carries has no interpreter here "
