@@ -4,8 +4,8 @@ Generates three upstreams locally with ``git fast-import`` (xla with 12,000 comm
 source-like edits over 1,500 files four directories deep, like xla's, on main plus two
 release branches forked 2,000 and 300 commits back; jax with 3,000; the plugin with 600
 whose ``workspace.bzl`` files pin the other two; a commit every ~58 minutes, xla's density,
-since branch searches are bounded by date), serves them over smart HTTP on 127.0.0.1 through a byte-counting ``git http-backend``
-server, and measures, interleaved and repeated (medians):
+since branch searches are bounded by date), serves them over smart HTTP on 127.0.0.1 through
+a byte-counting ``git http-backend`` server, and measures, interleaved and repeated (medians):
 
 - bare clones of the three: full, ``--filter=blob:none`` and ``--filter=tree:0`` (the
   strongest fair alternatives: a bump needs history, not file contents);

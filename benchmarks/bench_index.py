@@ -80,7 +80,7 @@ def release_index(store: Path, site: Path) -> tuple[float, float]:
 
 def anchor_copy_and_hash(store: Path, out: Path) -> tuple[float, float]:
     wheels = sorted(store.glob("*/assets/*.whl"))
-    return timed(["sh", "-c", f'mkdir -p "$0" && cp "$@" "$0" && sha256sum "$0"/*.whl', str(out),
+    return timed(["sh", "-c", 'mkdir -p "$0" && cp "$@" "$0" && sha256sum "$0"/*.whl', str(out),
                   *map(str, wheels)])
 
 

@@ -45,6 +45,7 @@ import zlib
 from pathlib import Path
 
 from _bigwheel import REPO, link_so
+
 # (share of the file, {pool: weight within the section}), in file order
 SECTIONS = (
     (0.10, {"symbols": 1}),                                      # .dynsym/.dynstr

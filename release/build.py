@@ -22,15 +22,21 @@ from pathlib import Path
 from typing import Iterator
 
 from rich.console import Console
-from rich.progress import (BarColumn, DownloadColumn, Progress, SpinnerColumn, TextColumn,
-                           TimeElapsedColumn, TransferSpeedColumn)
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TransferSpeedColumn,
+)
 
 from release import __version__ as TOOL_VERSION
-from release import bazel, naming, output, provenance
-from release.errors import UserError
-from release import checksums
+from release import bazel, checksums, naming, output, provenance
 from release.checksums import sha256_file
 from release.config import atomic_write
+from release.errors import UserError
 from release.manifest import Manifest, fingerprint
 from release.plan import BuildPlan
 from release.wheelfile import source_date_epoch

@@ -513,7 +513,7 @@ def render_version_info(info: VersionInfo, text: str) -> str:
         before, after = getattr(old, key), getattr(info, key)
         if before != after:
             pattern = re.compile(r'("%s"\s*:\s*")%s(")' % (re.escape(key), re.escape(before)))
-            text, count = pattern.subn(lambda m: m.group(1) + after + m.group(2), text)
+            text, count = pattern.subn(lambda m, new=after: m.group(1) + new + m.group(2), text)
             if count != 1:
                 raise UserError(f"{info.path}: cannot find \"{key}\": \"{before}\" to replace")
     if parse_version_info(info.path, text) != info:

@@ -37,7 +37,7 @@ from urllib.parse import urlsplit
 
 import requests
 
-from release.errors import ReleaseError, RemoteError, UserError, USER_EXIT
+from release.errors import USER_EXIT, ReleaseError, RemoteError, UserError
 from release.redact import redact, redact_data, register_secret
 
 DEFAULT_API_URL = "https://api.github.com"

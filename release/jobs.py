@@ -15,11 +15,10 @@ import datetime as _dt
 from pathlib import Path
 from typing import Callable
 
-from release import naming, versions
+from release import checksums, naming, versions
+from release.checksums import sha256_file
 from release.config import Project
 from release.errors import UserError
-from release import checksums
-from release.checksums import sha256_file
 from release.manifest import Manifest
 from release.pipeline import Step, run_job
 from release.plan import BuildPlan

@@ -85,7 +85,7 @@ def version_of_tag(tag: str, kinds: tuple[str, ...] = versions.KINDS, *, flag: s
         kind = versions.kind_of(version) if version else None
     except InvalidVersion:
         kind = None
-    if kind not in kinds:
+    if version is None or kind not in kinds:
         shapes = " or ".join(TAG_PREFIX + TAG_SHAPES[k] for k in kinds)
         raise versions.VersionError(f"{flag} {tag}: expected a release tag {shapes}")
     return version

@@ -117,8 +117,8 @@ def cut_from_tag(tag: str, line: str) -> tuple[str, int | None]:
     if versions.base_of(version) != line:
         raise versions.VersionError(f"--tag {tag}: version_info.json says the next version is {line}; "
                                     "tag that version, or move version_info.json first")
-    kind = versions.kind_of(version)
-    return kind, (Version(version).pre[1] if kind == "rc" else None)
+    kind, pre = versions.kind_of(version), Version(version).pre
+    return kind, (pre[1] if kind == "rc" and pre is not None else None)
 
 
 def next_versions(project: Project, published: list[str], date: _dt.date,
@@ -143,10 +143,10 @@ def next_versions(project: Project, published: list[str], date: _dt.date,
     releases = [Version(v) for v in published if versions.kind_of(v) == "release"]
     if releases:
         newest = str(max(releases))
-        posts = [Version(v).post for v in published
-                 if versions.kind_of(v) == "post" and versions.base_of(v) == newest]
+        posts = [post for v in published if versions.kind_of(v) == "post"
+                 and versions.base_of(v) == newest and (post := Version(v).post) is not None]
         candidates["post"] = versions.post(newest, max(posts, default=0) + 1)
-    result = {}
+    result: dict[str, dict] = {}
     for kind, version in candidates.items():
         blocker = versions.blocking_version(version, published)
         if blocker is None:

@@ -25,8 +25,8 @@ from typing import Iterable, Mapping
 
 from release import naming, versions
 from release.checksums import sha256_file
-from release.redact import display_url
 from release.provenance_schema import PREDICATE_TYPE, SCHEMA, STATEMENT_TYPE
+from release.redact import display_url
 
 FILE = naming.PROVENANCE_ASSET
 # What kind of build this is; it gives externalParameters their meaning (docs/jobs.md).

@@ -26,12 +26,11 @@ from typing import Callable
 
 from packaging.version import InvalidVersion, Version
 
-from release import naming, versions
+from release import checksums, naming, versions
+from release.checksums import sha256_file
 from release.errors import UserError
 from release.github import UncertainWrite
 from release.revisions import RevisionMap, github_base
-from release import checksums
-from release.checksums import sha256_file
 from release.stores import MARKER, Asset, AssetExists, Release, Store, StoreError, TagTaken
 
 TEMP_SUFFIX = ".new"
@@ -349,7 +348,11 @@ def publish_draft(store: Store, dist: Dist, *, say: Callable[[str], None] = lamb
     return {"status": "draft", "tag": dist.tag, "version": dist.version, "store": store.kind,
             "where": store.where, "release_id": draft.id, "url": draft.html_url,
             "previous": previous.tag if previous else None, "actions": actions,
-            "changed": bool(actions) or notes_updated, "assets": [{"name": a.name, "size": a.size, "sha256": a.digest} for a in dist.assets]}
+            "changed": bool(actions) or notes_updated, "assets": _asset_rows(dist)}
+
+
+def _asset_rows(dist: Dist) -> list[dict]:
+    return [{"name": a.name, "size": a.size, "sha256": a.digest} for a in dist.assets]
 
 
 def publish_partial(store: Store, dist: Dist, *, say: Callable[[str], None] = lambda t: None,
@@ -373,7 +376,7 @@ def publish_partial(store: Store, dist: Dist, *, say: Callable[[str], None] = la
     actions = sync_assets(store, draft, dist.assets, say=say, progress=progress, prune=False)
     return {"status": "partial", "tag": dist.tag, "version": dist.version, "store": store.kind,
             "where": store.where, "release_id": draft.id, "url": draft.html_url, "actions": actions,
-            "changed": bool(actions), "assets": [{"name": a.name, "size": a.size, "sha256": a.digest} for a in dist.assets]}
+            "changed": bool(actions), "assets": _asset_rows(dist)}
 
 
 def _already_published(store: Store, published: Release, dist: Dist, say) -> dict:

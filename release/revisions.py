@@ -37,7 +37,7 @@ class Revision:
 
     def to_json(self) -> dict:
         """url, branch, commit; the optional keys only when the source file pins them."""
-        data = {"url": self.url, "branch": self.branch, "commit": self.commit}
+        data: dict[str, str | list[str]] = {"url": self.url, "branch": self.branch, "commit": self.commit}
         if self.archive_sha256:
             data["archive_sha256"] = self.archive_sha256
         if self.patches:

@@ -27,8 +27,7 @@ import re
 from pathlib import Path
 from typing import Callable, Iterable
 
-from release import config
-from release import selection
+from release import config, selection
 from release.config import Dep, Deps
 from release.errors import UserError
 from release.git import LogEntry, Mirror, Remote, ls_remote, ls_remote_branches

@@ -43,11 +43,11 @@ from packaging.utils import canonicalize_name
 from release import checksums, interpreters, naming, provenance, resolver
 from release.checksums import sha256_file
 from release.errors import UserError
+from release.naming import Identity
 from release.publish import with_validated
 from release.revisions import RevisionMap
 from release.safe_names import file_name_problem
 from release.stores import Release, Store
-from release.naming import Identity
 
 WORKDIR_PREFIX = "release-validate-"
 REQUIRE_ALL_PYTHONS_ENV = "RELEASE_REQUIRE_ALL_PYTHONS"  # "1": an untested Python fails

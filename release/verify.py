@@ -32,9 +32,8 @@ from typing import Callable, Iterable, Iterator, Sequence
 from packaging.tags import parse_tag
 from packaging.utils import canonicalize_name
 
-from release.elffacts import (ELF_MAGIC, ElfCollector, ElfFacts, facts_or_error, file_reader,
-                              streamed_facts)
 from release import naming
+from release.elffacts import ELF_MAGIC, ElfCollector, ElfFacts, facts_or_error, file_reader, streamed_facts
 from release.errors import UserError
 from release.naming import Identity  # noqa: F401 (re-exported: verify reads wheels by it)
 from release.revisions import LEGACY_KEYS, RevisionMap, is_revision

@@ -328,6 +328,7 @@ def test_a_nightly_date_far_from_today_needs_force(run_cli, project_dir, tmp_pat
 
 def test_the_nightly_date_rule_takes_today_as_an_input():
     import datetime as dt
+
     from release.plan import check_nightly_date
     day = dt.date(2030, 3, 1)
     check_nightly_date(day, dt.date(2030, 2, 28))

@@ -129,7 +129,7 @@ def search(n, verdict_of):
 @pytest.mark.parametrize("n", [1, 2, 3, 7, 8, 9, 33])
 def test_search_finds_every_culprit_within_log2_probes(n):
     for culprit in range(1, n + 1):
-        found, probes = search(n, lambda i: BAD if i >= culprit else GOOD)
+        found, probes = search(n, lambda i, culprit=culprit: BAD if i >= culprit else GOOD)
         assert found == (culprit,)
         assert len(probes) <= math.ceil(math.log2(n)) if n > 1 else probes == []
 
@@ -138,7 +138,8 @@ def test_search_finds_every_culprit_within_log2_probes(n):
 def test_search_with_one_skip_costs_at_most_one_more_probe(n):
     for culprit in range(1, n + 1):
         for skipped in range(1, n):
-            found, probes = search(n, lambda i: SKIP if i == skipped else BAD if i >= culprit else GOOD)
+            found, probes = search(
+                n, lambda i, s=skipped, c=culprit: SKIP if i == s else BAD if i >= c else GOOD)
             assert len(probes) <= bound(n)
             if skipped == culprit - 1:  # the skipped one could be the first bad: say both
                 assert found == (skipped, culprit)

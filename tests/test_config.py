@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -24,8 +25,10 @@ def deps_text(plugin_roll="head", jax_roll=None, xla_roll=None, extra_dep="", ex
     return (
         "# comment kept\n"
         "deps:\n"
-        f"  plugin: {{url: https://github.com/ROCm/rocm-jax, branch: master, commit: {SHA_A}, roll: {plugin_roll}{extra_key}}}\n"
-        f"  jax: {{url: https://github.com/ROCm/jax, branch: rocm-jaxlib-v0.9.1, commit: {jax_commit}, roll: {jax_roll}{jax_extra}}}\n"
+        f"  plugin: {{url: https://github.com/ROCm/rocm-jax, branch: master, commit: {SHA_A}, "
+        f"roll: {plugin_roll}{extra_key}}}\n"
+        f"  jax: {{url: https://github.com/ROCm/jax, branch: rocm-jaxlib-v0.9.1, commit: {jax_commit}, "
+        f"roll: {jax_roll}{jax_extra}}}\n"
         f"  xla: {{url: https://github.com/ROCm/xla, branch: rocm-jaxlib-v0.9.1, commit: {SHA_C}, roll: {xla_roll}}}\n"
         + extra_dep
     )
@@ -53,7 +56,7 @@ def test_flow_style_from_issue_loads(tmp_path):
 
 def test_frozen(tmp_path):
     deps = config.load_deps(write(tmp_path, deps_text()))
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         deps["plugin"].commit = SHA_B  # type: ignore[misc]
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from release import git as rgit
 from release.errors import RemoteError, UserError
-from tests.support.gitrepos import BRANCH, GitHttpServer, RepoBuilder, XLA_BZL
+from tests.support.gitrepos import BRANCH, XLA_BZL, GitHttpServer, RepoBuilder
 
 
 def objects(mirror, kind):

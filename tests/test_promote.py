@@ -14,8 +14,7 @@ import pytest
 from release.errors import UserError
 from release.promote import promote_wheel, rewrite_assignment, rewrite_metadata, target_version
 from release.verify import Options, data_offset, verify_wheel
-from tests.support.crafted import (VERSION, configured_runpath, craft, member_text, pip_install,
-                                   revision_map)
+from tests.support.crafted import VERSION, configured_runpath, craft, member_text, pip_install, revision_map
 
 SOS = ("jax_plugins/xla_rocm7/xla_rocm_plugin.so", "jax_rocm7_plugin/_linalg.so",
        "jax_rocm7_plugin/rocm_plugin_extension.so")

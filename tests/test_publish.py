@@ -12,11 +12,11 @@ import shutil
 import pytest
 
 from release import provenance
+from release.errors import UserError
 from release.naming import PROVENANCE_ASSET as PROVENANCE
 from release.publish import TEMP_SUFFIX, publish_draft, read_dist, undraft, validated_digest
-from release.stores import LocalStore
-from release.errors import UserError
 from release.revisions import RevisionMap
+from release.stores import LocalStore
 from tests.support.fake_github import FakeGitHub
 from tests.support.publish_dist import gh_store, mark_validated, release_dist
 

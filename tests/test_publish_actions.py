@@ -10,9 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from release.publish import (TEMP_SUFFIX, LocalAsset, changelog_markdown, next_action,
-                             previous_release, same_notes, strip_validated, validated_digest,
-                             with_validated)
+from release.publish import (
+    TEMP_SUFFIX,
+    LocalAsset,
+    changelog_markdown,
+    next_action,
+    previous_release,
+    same_notes,
+    strip_validated,
+    validated_digest,
+    with_validated,
+)
 from release.revisions import Revision, RevisionMap
 from release.stores import Asset, Release
 

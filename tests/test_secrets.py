@@ -16,7 +16,6 @@ import os
 import subprocess
 import sys
 import zipfile
-from pathlib import Path
 
 from tests.support.gitrepos import GitHttpServer, deps_yaml, git
 from tests.test_jobs_e2e import PY, artifacts, commit_all, world  # noqa: F401 (fixtures)

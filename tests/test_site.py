@@ -18,9 +18,9 @@ import pytest
 
 from release import naming
 from release.index import build_site
+from release.naming import PROVENANCE_ASSET
 from release.publish import publish_draft, read_dist, undraft
 from release.revisions import RevisionMap
-from release.naming import PROVENANCE_ASSET
 from release.site import changes, commit_counts, safe_url
 from release.stores import LocalStore
 from tests.support.publish_dist import mark_validated, release_dist

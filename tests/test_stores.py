@@ -6,9 +6,17 @@ import hashlib
 
 import pytest
 
-from release.stores import (MARKER, AssetExists, GitHubStore, ImmutableRelease, LocalStore,
-                            StoreError, TagTaken, open_store)
 from release.errors import UserError
+from release.stores import (
+    MARKER,
+    AssetExists,
+    GitHubStore,
+    ImmutableRelease,
+    LocalStore,
+    StoreError,
+    TagTaken,
+    open_store,
+)
 
 TAG = "rocm-jax-v0.9.1.dev20261122"
 

@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -100,13 +99,14 @@ def test_cli_validate_exit_codes(run_cli, make_dist, tmp_path, monkeypatch):
 
 def test_runpath_the_config_does_not_set_fails_validation(tmp_path):
     """Shared objects linked without the configured RUNPATH never get published."""
+    import datetime as dt
+
     from release import bazel
     from release.build import build_release
     from release.config import load_project
     from release.plan import make_plan
     from tests.support.elf import compile_artifacts
     from tests.support.project import REPO
-    import datetime as dt
 
     artifacts = compile_artifacts(tmp_path / "art", ["/opt/rocm/lib"])  # only the last entry
     plan = make_plan(load_project(REPO), "nightly", date=dt.date(2026, 11, 22), pythons=("3.11",))
@@ -292,7 +292,7 @@ def test_traversal_asset_names_from_the_api_are_refused(fake_github, make_dist, 
     assert not result.ok and not result.marked
     refused = [p for p in result.problems if "refused" in p]
     assert len(refused) == len(hostile)
-    assert f"asset '../escaped.whl' refused: it contains a path separator; expected a plain file " \
+    assert "asset '../escaped.whl' refused: it contains a path separator; expected a plain file " \
            "name" in refused
     assert not list(tmp_path.rglob("escaped*")) and not outside.exists()
     assert not list(work.iterdir())  # its work folder is gone too
@@ -406,8 +406,8 @@ def test_folders_of_killed_validates_are_removed_by_the_next_run(make_dist, tmp_
 def test_a_killed_validate_process_leaves_nothing_after_the_next_run(make_dist, tmp_path,
                                                                      monkeypatch):
     """A real ``release validate`` killed with SIGKILL while its venv exists."""
-    import tempfile
     import signal
+    import tempfile
     import time
     root = tmp_path / "tmp"
     root.mkdir()

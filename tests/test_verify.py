@@ -10,8 +10,7 @@ import zipfile
 import pytest
 
 from release.verify import CHECKS, ERROR, WARNING, Options, verify_wheel
-from tests.support.crafted import (PYTHON, VERSION, build_pair, configured_runpath, craft,
-                                   member_text, revision_map)
+from tests.support.crafted import PYTHON, VERSION, build_pair, configured_runpath, craft, member_text, revision_map
 
 DI_PJRT = f"jax_rocm7_pjrt-{VERSION}.dist-info"
 DI_PLUGIN = f"jax_rocm7_plugin-{VERSION}.dist-info"

@@ -9,7 +9,6 @@ from pathlib import Path
 from release import flags, naming, versions
 from release.config import Project, load_project
 
-
 NOW_ENV = "RELEASE_NOW"
 
 
@@ -116,8 +115,7 @@ def open_store_from_args(args, out, read_only: bool = False):
 
 def transfer_progress(out):
     """A rich progress bar for uploads and downloads (on stderr when --json is set)."""
-    from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn,
-                               TransferSpeedColumn)
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
     console = out.progress_console()
     return Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
                     TransferSpeedColumn(), console=console, transient=True,

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from release import flags
-from release.commands._common import (add_date_options, add_store_options, open_store_from_args,
-                                      project, today_utc)
+from release.commands._common import add_date_options, add_store_options, open_store_from_args, project, today_utc
 from release.errors import UserError
 from release.output import github_output, step_summary
 

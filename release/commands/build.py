@@ -6,8 +6,7 @@ from rich.table import Table
 
 from release import output
 from release.build import build_release
-from release.commands._common import (add_build_input_options, add_kind_options, add_python_option,
-                                      project, today_utc)
+from release.commands._common import add_build_input_options, add_kind_options, add_python_option, project, today_utc
 from release.git import head_of
 from release.plan import make_plan
 from release.wheels import KINDS

@@ -20,8 +20,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--to", metavar="SHA", help="pin the one --dep to this exact commit")
     parser.add_argument("--allow-rewind", action="store_true",
                         help="allow a move backwards or sideways (new is not a descendant of old)")
-    parser.add_argument("--changelog", type=flags.output_file, metavar="FILE", help="also write the Markdown changelog here")
-    parser.add_argument("--max-log-lines", type=flags.non_negative_int, default=changelog.DEFAULT_MAX_LINES, metavar="N",
+    parser.add_argument("--changelog", type=flags.output_file, metavar="FILE",
+                        help="also write the Markdown changelog here")
+    parser.add_argument("--max-log-lines", type=flags.non_negative_int, default=changelog.DEFAULT_MAX_LINES,
+                        metavar="N",
                         help=f"commits listed per dep before '... and N more' "
                              f"(default {changelog.DEFAULT_MAX_LINES})")
     parser.add_argument("--commit", action="store_true",

@@ -10,8 +10,16 @@ release by promoting its wheels to ``X.Y.Z.postN``: no rebuild.
 from __future__ import annotations
 
 from release import cut, flags, jobs, naming, output, post, versions
-from release.commands._common import (add_build_input_options, add_python_option, add_store_options,
-                                      job_settings, now_utc, open_store_from_args, project, transfer_progress)
+from release.commands._common import (
+    add_build_input_options,
+    add_python_option,
+    add_store_options,
+    job_settings,
+    now_utc,
+    open_store_from_args,
+    project,
+    transfer_progress,
+)
 from release.errors import UserError
 from release.pipeline import add_lock_timeout_option
 from release.plan import cut_from_tag, make_plan

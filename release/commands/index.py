@@ -31,9 +31,8 @@ def add_arguments(parser) -> None:
 
 
 def run(args, out) -> int:
-    from release.index import build_site, read_protect_file
-
     from release.errors import UserError
+    from release.index import build_site, read_protect_file
 
     if args.url is not None and not args.url.startswith(("https://", "http://", "file://")):
         raise UserError(f"--url {args.url}: expected the http(s) address SITE is served from")

@@ -10,10 +10,18 @@ from __future__ import annotations
 from rich.table import Table
 
 from release import flags, jobs, nightly, output, resolver
+from release.commands._common import (
+    add_build_input_options,
+    add_date_options,
+    add_python_option,
+    add_store_options,
+    job_settings,
+    now_utc,
+    open_store_from_args,
+    project,
+    transfer_progress,
+)
 from release.commands.status import print_public_index
-from release.commands._common import (add_build_input_options, add_date_options, add_python_option,
-                                      add_store_options, job_settings, open_store_from_args, project,
-                                      now_utc, transfer_progress)
 from release.git import head_of
 from release.pipeline import add_lock_timeout_option
 from release.plan import make_plan

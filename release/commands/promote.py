@@ -7,8 +7,8 @@ from rich.table import Table
 
 from release import flags, output
 from release.commands.verify import byte_progress
-from release.promote import promote_wheel, target_version
 from release.naming import Identity
+from release.promote import promote_wheel, target_version
 
 HELP = "re-version wheels to release, rcN or postN (raw copy of the big members, new RECORD)"
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 from rich.table import Table
 
 from release import output, resolver, versions
-from release.commands._common import (add_date_options, add_store_options, open_store_from_args,
-                                      project, today_utc)
+from release.commands._common import add_date_options, add_store_options, open_store_from_args, project, today_utc
 from release.plan import next_versions
 from release.redact import display_url
 

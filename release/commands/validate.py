@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from release import flags
+from release.bazel import configured_runpath
 from release.commands._common import add_store_options, open_store_from_args, transfer_progress
 from release.output import github_output, step_summary
-from release.bazel import configured_runpath
 from release.resolver import add_public_index_option, public_index_from_args
 from release.validate import validate
 

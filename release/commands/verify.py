@@ -9,8 +9,17 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, Trans
 
 from release import flags, output
 from release.naming import Identity
-from release.verify import (ERROR, Options, expected_revisions, fold, payload_size, required_runpath,
-                            summary_line, summary_markdown, verify_wheels)
+from release.verify import (
+    ERROR,
+    Options,
+    expected_revisions,
+    fold,
+    payload_size,
+    required_runpath,
+    summary_line,
+    summary_markdown,
+    verify_wheels,
+)
 
 HELP = "check wheels: zip, RECORD, names, purelib, glibc tag, RUNPATH, version, revision map, pins"
 

@@ -14,7 +14,8 @@ an interrupted upload can leave a ``starter`` asset; ``Link`` pagination honouri
 ``per_page`` (default 30, max 100); published releases are immutable (no asset
 upload, delete or rename, the tag cannot move, a deleted release's tag can never
 be reused); publishing a second release for a tag is 422 ``already_exists``;
-publishing creates the git tag; special characters in an asset name become ``.``; ``DELETE /repos/{o}/{r}/git/refs/tags/{tag}``;
+publishing creates the git tag; special characters in an asset name become ``.``;
+``DELETE /repos/{o}/{r}/git/refs/tags/{tag}``;
 pull requests (list by ``state``/``head=owner:branch``, create, update); a commit's CI results:
 the combined status (``GET .../commits/{ref}/status``: the latest status per context, the combined
 ``state``, paginated) and its check runs (``GET .../commits/{ref}/check-runs``: ``filter=latest`` by

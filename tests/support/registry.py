@@ -82,8 +82,8 @@ class LocalIndex:
         import hashlib
         import http.server
         import threading
-        from email.parser import HeaderParser
         import zipfile
+        from email.parser import HeaderParser
 
         from packaging.utils import canonicalize_name, parse_wheel_filename
 
