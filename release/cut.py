@@ -47,40 +47,43 @@ def tagged_checkout(root: Path, tag: str) -> str:
     return head
 
 
+def tag_release(root: Path, tag: str, commit: str, *, push: bool, remote: str = "origin") -> dict:
+    """Create (and optionally push) the release tag at ``commit``; idempotent, and a tag that
+    points elsewhere is refused (a release tag never moves)."""
+    repo = ReleaseRepo(root)
+    existing = repo.tag_commit(tag)
+    if existing is not None and existing != commit:
+        raise UserError(f"tag {tag} already points at {existing[:12]}, not at HEAD "
+                        f"{commit[:12]}; a release tag never moves")
+    if existing is None:
+        repo.create_tag(tag, commit, f"jax-rocm {tag}")
+    if push:
+        repo.push_tag(tag, remote)
+    return {"tag": tag, "commit": commit, "pushed": push}
+
+
 def tag_step(root: Path, tag: str, commit: str, *, push: bool, remote: str = "origin") -> Step:
-    """Create (and optionally push) the release tag at ``commit``; idempotent."""
-    def run(ctx):
-        repo = ReleaseRepo(root)
-        existing = repo.tag_commit(tag)
-        if existing is not None and existing != commit:
-            raise UserError(f"tag {tag} already points at {existing[:12]}, not at HEAD "
-                            f"{commit[:12]}; a release tag never moves")
-        if existing is None:
-            repo.create_tag(tag, commit, f"jax-rocm {tag}")
-        if push:
-            repo.push_tag(tag, remote)
-        return {"tag": tag, "commit": commit, "pushed": push}
-    return Step("tag", run, lambda ctx: commit + str(push), "tag the release")
+    """``tag_release`` as the cut job's first step."""
+    return Step("tag", lambda ctx: tag_release(root, tag, commit, push=push, remote=remote),
+                lambda ctx: commit + str(push), "tag the release")
 
 
-def next_version_step(project: Project, released: str) -> Step:
+def commit_next_version(project: Project, released: str) -> dict:
     """Commit version_info.json moved to the next minor on a branch (the follow-up PR's head)."""
-    def run(ctx):
-        repo = ReleaseRepo(project.root)
-        nxt = versions.next_version(released)
-        path = project.version_info.path
-        committed = repo.committed(path)
-        if committed is None:
-            raise UserError(f"{path}: not committed; commit it before cutting a release")
-        info = parse_version_info(path, committed)
-        new_text = render_version_info(dataclasses.replace(info, version=nxt), committed)
-        branch = f"{NEXT_VERSION_PREFIX}{nxt}"
-        sha = repo.commit_file(branch, path, new_text,
-                               f"Move the next version to {nxt} after releasing {released}\n\n"
-                               f"Nightlies from here on are {nxt}.devYYYYMMDD and sort above "
-                               f"{released} and its post releases.")
-        return {"next_version": nxt, "branch": branch, "commit": sha}
-    return Step("next_version", run, lambda ctx: released, "move to the next version")
+    repo = ReleaseRepo(project.root)
+    nxt = versions.next_version(released)
+    path = project.version_info.path
+    committed = repo.committed(path)
+    if committed is None:
+        raise UserError(f"{path}: not committed; commit it before cutting a release")
+    info = parse_version_info(path, committed)
+    new_text = render_version_info(dataclasses.replace(info, version=nxt), committed)
+    branch = f"{NEXT_VERSION_PREFIX}{nxt}"
+    sha = repo.commit_file(branch, path, new_text,
+                           f"Move the next version to {nxt} after releasing {released}\n\n"
+                           f"Nightlies from here on are {nxt}.devYYYYMMDD and sort above "
+                           f"{released} and its post releases.")
+    return {"next_version": nxt, "branch": branch, "commit": sha}
 
 
 def run_cut(project: Project, plan: BuildPlan, settings: JobSettings, store: Store, out, *,
@@ -100,7 +103,7 @@ def run_cut(project: Project, plan: BuildPlan, settings: JobSettings, store: Sto
 def finish_release(project: Project, released: str, *, push: bool, open_pr: bool, out,
                    base_branch: str = "main", env=None) -> dict:
     """After a final release: the next-version commit, pushed and proposed when asked."""
-    result = dict(next_version_step(project, released).run({}))
+    result = commit_next_version(project, released)
     if push or open_pr:
         ReleaseRepo(project.root).push(result["commit"], result["branch"])
         result["pushed"] = True

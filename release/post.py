@@ -55,7 +55,7 @@ def run_post(project: Project, number: int, settings: JobSettings, store: Store,
         latest = published.latest(("release",))
         if latest is None:
             raise UserError(f"{store.where}: no published release to re-spin; pass --from X.Y.Z")
-        base = naming.version_from_tag(latest.tag)
+        base = naming.version_of_tag(latest.tag, ("release",))
     source = published.find(base) if versions.kind_of(base) == "release" else None
     if source is None:
         raise UserError(f"{store.where}: {naming.release_tag(base)} is not a published release")

@@ -43,9 +43,10 @@ class ReleaseRepo:
             self.repo = gitpython.Repo(str(root), search_parent_directories=True)
         except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError):
             raise UserError(f"{root}: not inside a git checkout; --commit needs one") from None
-        if self.repo.bare:
+        top = self.repo.working_tree_dir
+        if self.repo.bare or top is None:
             raise UserError(f"{root}: a bare repository; --commit needs a checkout")
-        self.top = Path(self.repo.working_tree_dir).resolve()
+        self.top = Path(top).resolve()
         self.g = self.repo.git
         self.g.update_environment(**ENV)
 

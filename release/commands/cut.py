@@ -89,7 +89,7 @@ def run(args, out) -> int:
             if args.stage == "plan":
                 jobs.check_publishable(store, plan.version, plan.revisions)
                 if not args.tag:
-                    cut.tag_step(proj.root, plan.tag, commit, push=args.push).run({})
+                    cut.tag_release(proj.root, plan.tag, commit, push=args.push)
                 jobs.open_draft(store, plan, out.line)
                 result = {"stage": "plan", "kind": kind, "number": number, "version": plan.version,
                           "tag": plan.tag}
