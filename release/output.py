@@ -9,29 +9,54 @@ table column is cut or folded at 80 characters.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
 import uuid
-from typing import IO, TYPE_CHECKING, Any, Callable
+from typing import IO, TYPE_CHECKING, Any, Callable, Protocol, TextIO
 
 from rich.console import Console
 
 from release.redact import redact, redact_data
 
 if TYPE_CHECKING:
-    from rich.progress import Progress
+    from rich.progress import Progress, ProgressColumn, TaskID
 
 # Width of the console when it is not a terminal: wide enough that a table of full
 # SHAs and URLs is never cut; tables only take the width their cells need.
 LOG_WIDTH = 1000
 
+Say = Callable[[str], None]
+"""A line for people (``Output.line``, or a no-op): library code takes one instead of printing."""
 
-class RedactingStream:
-    """A text stream that redacts every write before passing it on."""
+
+class ProgressBars(Protocol):
+    """The part of rich's ``Progress`` that uploads, downloads and copies draw on: one task per
+    file, advanced by the bytes moved. Library code takes one (or None) and never imports rich."""
+
+    def add_task(self, description: str, start: bool = ..., total: float | None = ...,
+                 completed: int = ..., visible: bool = ..., **fields: Any) -> TaskID: ...
+
+    def advance(self, task_id: TaskID, advance: float = ...) -> None: ...
+
+    def reset(self, task_id: TaskID, *, total: float | None = ...) -> None: ...
+
+    def remove_task(self, task_id: TaskID) -> None: ...
+
+
+class RedactingStream(io.TextIOBase, TextIO):
+    """A text stream that redacts every write before passing it on.
+
+    A text stream by type too (rich's ``Console`` takes an ``IO[str]``); it does not own the
+    stream it wraps, so closing it (or collecting it) leaves that stream open.
+    """
+
+    encoding = "utf-8"  # the wrapped stream's, set per instance (shadows io's read-only one)
 
     def __init__(self, stream: IO[str]):
         self.stream = stream
+        self.encoding = getattr(stream, "encoding", None) or "utf-8"
 
     def write(self, text: str) -> int:
         self.stream.write(redact(text))
@@ -46,15 +71,14 @@ class RedactingStream:
     def fileno(self) -> int:
         return self.stream.fileno()
 
-    @property
-    def encoding(self) -> str:
-        return getattr(self.stream, "encoding", None) or "utf-8"
+    def close(self) -> None:
+        """Nothing to close: the wrapped stream is stdout or the caller's."""
 
-    def __getattr__(self, name: str):  # anything else (``getvalue`` of a StringIO) as the stream has it
+    def __getattr__(self, name: str) -> Any:  # anything else (``getvalue`` of a StringIO) as the stream has it
         return getattr(self.stream, name)
 
 
-def progress(console: Console, *columns) -> "Progress":
+def progress(console: Console, *columns: ProgressColumn | str) -> Progress:
     """A transient rich progress display on ``console``, drawn only on a terminal: in a CI log
     or a pipe it prints nothing at all (rich would leave a blank line behind)."""
     from rich.progress import Progress
@@ -68,7 +92,7 @@ def console_for(stream: IO[str]) -> Console:
 
 
 class Output:
-    def __init__(self, as_json: bool = False, stream=None):
+    def __init__(self, as_json: bool = False, stream: IO[str] | None = None):
         self.as_json = as_json
         self.stream = RedactingStream(stream or sys.stdout)
         self.console = console_for(self.stream)

@@ -228,7 +228,7 @@ def test_remote_failure_is_exit_3_with_json_and_one_line(run_cli, project_dir, g
 
 
 def test_every_way_a_command_prints_is_redacted(capsys):
-    """A human table, a status line, a bare print to the stream and JSON: a registered secret
+    """A human table, a status line, a bare print or writelines to the stream and JSON: a registered secret
     never comes out, whichever a command uses."""
     import io
 
@@ -247,9 +247,10 @@ def test_every_way_a_command_prints_is_redacted(capsys):
         table.add_row(f"https://host/{secret}")
         console.print(table)
         print(f"plain {secret}", file=out.stream)
+        out.stream.writelines([f"lines {secret}\n"])
     out.line(f"progress {secret}")
     out.result({"x": secret}, human)
     Output(as_json=True, stream=stream).result({"nested": [{"token": secret}]})
     Output(as_json=True, stream=stream).line(f"to stderr {secret}")
     text = stream.getvalue() + capsys.readouterr().err
-    assert secret not in text and text.count("***") == 5, text
+    assert secret not in text and text.count("***") == 6, text
