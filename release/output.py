@@ -4,7 +4,9 @@ Every command goes through ``Output`` so ``--json`` means the same everywhere an
 secrets are redacted on the way out: both of its streams redact every write, so a
 table, a progress line or a plain ``print(..., file=out.stream)`` cannot leak one.
 When the output is not a terminal (a CI log, a pipe), rich gets a wide console so no
-table column is cut or folded at 80 characters.
+table column is cut or folded at 80 characters. rich is imported on first use, not at
+import time: a command that only writes JSON (``release verify --json`` in CI) never
+pays for it.
 """
 
 from __future__ import annotations
@@ -16,11 +18,10 @@ import sys
 import uuid
 from typing import IO, TYPE_CHECKING, Any, Callable, Protocol, TextIO
 
-from rich.console import Console
-
 from release.redact import redact, redact_data
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.progress import Progress, ProgressColumn, TaskID
 
 # Width of the console when it is not a terminal: wide enough that a table of full
@@ -87,16 +88,36 @@ def progress(console: Console, *columns: ProgressColumn | str) -> Progress:
 
 def console_for(stream: IO[str]) -> Console:
     """A rich console on ``stream``: the terminal's width on a terminal, else ``LOG_WIDTH``."""
+    from rich.console import Console
     tty = bool(getattr(stream, "isatty", lambda: False)())
     return Console(file=stream, highlight=False, soft_wrap=True, width=None if tty else LOG_WIDTH)
+
+
+# Environment variables with which rich may call a stream that is not a TTY a terminal.
+_TERMINAL_OVERRIDES = ("TTY_COMPATIBLE", "FORCE_COLOR")
 
 
 class Output:
     def __init__(self, as_json: bool = False, stream: IO[str] | None = None):
         self.as_json = as_json
         self.stream = RedactingStream(stream or sys.stdout)
-        self.console = console_for(self.stream)
-        self.err = console_for(RedactingStream(sys.stderr))
+        self._err_stream = RedactingStream(sys.stderr)
+        self._console: Console | None = None
+        self._err: Console | None = None
+
+    @property
+    def console(self) -> Console:
+        """The rich console on ``stream`` (made, and rich imported, on first use)."""
+        if self._console is None:
+            self._console = console_for(self.stream)
+        return self._console
+
+    @property
+    def err(self) -> Console:
+        """The rich console on stderr (made on first use)."""
+        if self._err is None:
+            self._err = console_for(self._err_stream)
+        return self._err
 
     def result(self, data: Any, human: Callable[[Console], None] | None = None) -> None:
         """Print the command's result: JSON with ``--json``, else ``human(console)``."""
@@ -113,6 +134,18 @@ class Output:
     def progress_console(self) -> Console:
         """The console progress bars draw on (never the JSON stream)."""
         return self.err if self.as_json else self.console
+
+    def draws_progress(self) -> bool:
+        """Whether a progress bar would draw (rich's ``is_terminal`` on ``progress_console``),
+        answered without importing rich when the stream is plainly not a terminal."""
+        stream = self._err_stream if self.as_json else self.stream
+        try:
+            tty = stream.isatty()
+        except ValueError:  # a closed stream (rich says "not a terminal" too)
+            tty = False
+        if not tty and not any(os.environ.get(n) for n in _TERMINAL_OVERRIDES):
+            return False
+        return self.progress_console().is_terminal
 
 
 def github_output(values: dict[str, Any]) -> None:

@@ -666,3 +666,80 @@ def test_an_unreadable_runpath_config_is_said_not_silently_dropped(run_cli, good
     assert "warning: no RUNPATH entry is required" in err and "--runpath ENTRY" in err
     code, out, err = run_cli("verify", good_wheels["pjrt"], "--json")
     assert "runpath_note" not in json.loads(out) and "warning" not in err
+
+
+def _on_a_terminal(argv: list[str], env: dict[str, str]) -> str:
+    """Run ``argv`` with stdout and stderr on a real pseudo-terminal; everything it drew."""
+    import os
+    import subprocess
+    import sys
+    primary, secondary = os.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, *argv], stdout=secondary, stderr=secondary,
+                                stdin=subprocess.DEVNULL, env=env)
+        os.close(secondary)
+        drawn = bytearray()
+        while True:
+            try:
+                block = os.read(primary, 65536)
+            except OSError:  # EIO: the terminal's other side closed
+                break
+            if not block:
+                break
+            drawn += block
+        assert proc.wait() == 0
+    finally:
+        os.close(primary)
+    return drawn.decode("utf-8", "replace")
+
+
+def test_the_progress_bar_draws_on_a_terminal_and_never_in_a_pipe(good_wheels, release_subprocess):
+    """rich is imported lazily, but a person at a terminal still sees the bar (and CI never)."""
+    import os
+    env = {k: v for k, v in os.environ.items() if k not in ("TTY_COMPATIBLE", "FORCE_COLOR")}
+    env.update(TERM="xterm-256color", COLUMNS="120")
+    drawn = _on_a_terminal(["-m", "release", "verify", str(good_wheels["pjrt"])], env)
+    assert "verifying" in drawn and f"{good_wheels['pjrt'].name}: ok" in drawn
+    piped = release_subprocess("verify", good_wheels["pjrt"], env=env)
+    assert piped.returncode == 0 and "verifying" not in piped.stdout + piped.stderr
+
+
+def test_draws_progress_agrees_with_rich(monkeypatch):
+    """``Output.draws_progress`` decides "no bar" without rich only where rich would say so too."""
+    import io
+    import os
+
+    from release.output import Output
+    primary, secondary = os.openpty()
+    try:
+        with open(secondary, "w", closefd=False) as terminal:
+            cases = [(io.StringIO(), {}), (terminal, {}), (io.StringIO(), {"FORCE_COLOR": "1"}),
+                     (io.StringIO(), {"TTY_COMPATIBLE": "1"}), (terminal, {"TTY_COMPATIBLE": "0"})]
+            answers = []
+            for stream, env in cases:
+                for name in ("FORCE_COLOR", "TTY_COMPATIBLE"):
+                    monkeypatch.delenv(name, raising=False)
+                for name, value in env.items():
+                    monkeypatch.setenv(name, value)
+                out = Output(stream=stream)
+                answers.append(out.draws_progress())
+                assert answers[-1] == out.progress_console().is_terminal, (stream, env)
+            assert answers == [False, True, True, True, False]
+    finally:
+        os.close(primary)
+        os.close(secondary)
+
+
+def test_verify_in_ci_imports_no_printing_or_network_libraries(good_wheels, release_subprocess):
+    """``release verify --json`` (CI's call) loads neither rich nor YAML, jsonschema or requests:
+    its start-up is most of what separates it from a bare inflate + sha256 pass."""
+    probe = ("import json, sys\nfrom release.cli import main\ncode = main(sys.argv[1:])\n"
+             "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n")
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, "-c", probe, "verify", str(good_wheels["pjrt"]), "--json"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    loaded = set(json.loads(proc.stdout.splitlines()[-1]))
+    assert "release" in loaded and "isal" in loaded
+    assert loaded.isdisjoint({"rich", "yaml", "jsonschema", "requests", "pygments"}), loaded

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import contextlib
 
-from rich.markup import escape
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
-
 from release import flags, output
 from release.naming import Identity
 from release.verify import (
@@ -55,11 +52,13 @@ class _Bar:
 
 @contextlib.contextmanager
 def byte_progress(out, title: str, total: int):
-    """A bytes progress bar on a terminal (stderr with --json); silent when not a terminal."""
-    console = out.progress_console()
-    if not console.is_terminal:
+    """A bytes progress bar on a terminal (stderr with --json); silent when not a terminal
+    (and then rich is not even imported: CI's verify pays only for its own work)."""
+    if not out.draws_progress():
         yield _Bar(None, None)
         return
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
+    console = out.progress_console()
     with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
                   TransferSpeedColumn(), console=console, transient=True) as progress:
         yield _Bar(progress, progress.add_task(title, total=total))
@@ -108,6 +107,7 @@ def _check_provenance(args, revisions) -> dict:
 
 def _print(console, reports) -> None:
     """One line per wheel; below a wheel with findings, one line per fold of them."""
+    from rich.markup import escape
     for report in reports:
         style = "bold red" if not report.ok else ("yellow" if report.findings else "green")
         console.print(f"[{style}]{escape(summary_line(report))}[/]")
