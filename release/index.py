@@ -13,8 +13,8 @@ A site is a directory any static host can serve::
 
 ``nightly/`` holds nightlies only and ``stable/`` releases, posts and release candidates, so
 pip on ``stable/`` never picks a nightly, and with ``--pre`` an rc only while it is the newest.
-Nightlies beyond retention (``keep``) stay on disk but are no longer listed (no link ever
-points at a file that is gone); protected versions stay listed.
+Nightlies the retention rule lets go (``release.retention``, the rule ``release gc`` deletes
+by) stay on disk but are no longer listed (no link ever points at a file that is gone).
 
 Safety: reading a store never creates it; a store with no published wheel, or a run that would
 drop every project or any wheel the store still has, is refused before anything is written.
@@ -46,6 +46,7 @@ from packaging.version import InvalidVersion, Version
 from release import naming, versions
 from release.checksums import sha256_file
 from release.errors import UserError
+from release.retention import DEFAULT_KEEP, Decision, Retention, decide, retention
 from release.safe_names import plain_file_name
 
 API_VERSION = "1.1"  # PEP 700 adds versions, size and upload-time to PEP 691's 1.0
@@ -451,25 +452,6 @@ class PublishedWheel:
         return f"{self.channel}/{project}/{self.asset.name}"
 
 
-def read_protect_file(path: Path) -> list[str]:
-    """Versions to keep listed, one a line; ``#`` starts a comment."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UserError(f"--protect-file {path}: cannot read it ({exc.strerror or exc})") from None
-    return [line.split("#", 1)[0].strip() for line in text.splitlines() if line.split("#", 1)[0].strip()]
-
-
-def _protected(protect: Iterable[str]) -> set[Version]:
-    out = set()
-    for text in protect:
-        try:
-            out.add(Version(text))
-        except InvalidVersion:
-            raise UserError(f"--protect {text}: not a version (expected e.g. 0.9.1.dev20261122)") from None
-    return out
-
-
 def published_wheels(store, releases: list) -> list[PublishedWheel]:
     """The wheel assets of every published release whose tag carries a version."""
     found = []
@@ -493,26 +475,22 @@ def published_wheels(store, releases: list) -> list[PublishedWheel]:
     return found
 
 
-def select(wheels: list[PublishedWheel], keep: int, protect: set[Version]) -> list[str]:
-    """Mark nightlies beyond the newest ``keep`` versions (and not protected) as not listed.
-
-    Returns the protected versions that no published nightly has (probably typos).
-    """
-    if keep < 1:
-        raise UserError(f"--keep {keep}: expected at least 1 (the newest nightly always stays listed)")
-    nightly_versions = sorted({Version(w.version) for w in wheels if w.channel == "nightly"}, reverse=True)
-    listed = set(nightly_versions[:keep]) | protect
+def select(wheels: list[PublishedWheel], decision: Decision) -> None:
+    """List a nightly wheel only when the retention rule (``release.retention``) keeps its release."""
     for w in wheels:
         if w.channel == "nightly":
-            w.listed = Version(w.version) in listed
-    known = {Version(w.version) for w in wheels}
-    return sorted(str(v) for v in protect - known)
+            w.listed = Version(w.version) in decision.kept_versions
 
 
-def build_site(store, out: Path, *, keep: int = 14, protect: Iterable[str] = (),
-               site_url: str | None = None, count_commits: Callable | None = None,
+def build_site(store, out: Path, *, keep: int = DEFAULT_KEEP, protect: Iterable[str] = (),
+               older_than_days: float | None = None, rule: Retention | None = None,
+               now: _dt.datetime | None = None, site_url: str | None = None, count_commits: Callable | None = None,
                say: Callable[[str], None] = lambda t: None, progress=None) -> dict:
     """Write the nightly and stable indexes and the page for people of ``store`` into ``out``.
+
+    ``nightly/`` lists the nightlies ``release.retention`` keeps for ``rule`` (else ``keep``,
+    ``protect``, versions or tags, and ``older_than_days``) at ``now`` (needed only with
+    ``older_than_days``): exactly what ``release gc`` with the same flags keeps.
 
     Refused (``IndexRefused``, ``out`` untouched) when the store has no published wheel, when
     no project the old site lists would stay listed, or when a wheel of the old site that the
@@ -524,15 +502,17 @@ def build_site(store, out: Path, *, keep: int = 14, protect: Iterable[str] = (),
 
     out = Path(out)
     check_site(out)
-    protected = _protected(protect)
+    rule = rule or retention(keep, older_than_days, protect)
     releases = store.list_releases()
     wheels = published_wheels(store, releases)
     if not wheels:
         raise IndexRefused(f"{store.where}: no published wheels in this {store.kind} store; refusing "
                            f"to write an empty index over {out} (nothing was changed)")
-    missing_protect = select(wheels, keep, protected)
+    decision = decide(releases, rule, now)
+    select(wheels, decision)
+    missing_protect = list(decision.unknown_protect)
     for version in missing_protect:
-        say(f"warning: --protect {version}: no published release has it")
+        say(f"warning: --protect {version}: no published nightly has it")
 
     fetched = []
     with Staging(out) as staging:
@@ -593,7 +573,7 @@ def build_site(store, out: Path, *, keep: int = 14, protect: Iterable[str] = (),
         known = state.get("commit_counts") if isinstance(state.get("commit_counts"), dict) else {}
         counter = people_page.CommitCounter(count_commits, known)
         page = people_page.render(people_page.gather(store, releases, wheels, site_url=site_url,
-                                                     keep=keep, present=set(tree.digests),
+                                                     keep=rule.keep, present=set(tree.digests),
                                                      cache=cache, used=used, count=counter))
         tree.write("index.html", page)
         tree.save_state({"revisions": used, "commit_counts": counter.used})

@@ -22,6 +22,7 @@ from release.errors import UserError
 from release.manifest import Manifest
 from release.pipeline import Step, run_job
 from release.plan import BuildPlan
+from release.retention import Retention
 from release.revisions import RevisionMap
 from release.stores import Published, Release, Store
 
@@ -45,8 +46,7 @@ class BuildInputs:
 class JobSettings:
     dist_root: Path
     inputs: BuildInputs
-    keep: int = 14               # nightlies gc keeps
-    older_than_days: float | None = None
+    retention: Retention = Retention()  # which nightlies gc keeps (release.retention)
     lock_timeout: float = 0
     python: str | None = None    # interpreter validate installs the wheels with
 
@@ -166,7 +166,7 @@ def publish_step(store: Store, tag: str, say) -> Step:
 def gc_step(store: Store, settings: JobSettings, now: _dt.datetime, say) -> Step:
     def run(ctx):
         from release.gc import collect
-        result = collect(store, settings.keep, settings.older_than_days, dry_run=False, now=now, say=say)
+        result = collect(store, settings.retention, dry_run=False, now=now, say=say)
         return {"deleted": list(result["deleted"])}
     return Step("gc", run, title="collect old nightlies")
 

@@ -41,7 +41,7 @@ TABLE = {
     "version": (["version", "--kind", "rc"], {"--number": "positive", "--build-number": "build-number"}),
     "nightly": (["nightly", "--dry-run"], {
         "--keep": "positive", "--older-than": "days", "--lock-timeout": "seconds",
-        "--build-number": "build-number",
+        "--build-number": "build-number", "--protect-file": ["missing", "dir"],
         "--dist": ["file", "under-file", "unwritable"], "--workspace": ["file", "under-file", "unwritable"],
         "--artifacts": ["missing", "file"], "--store-dir": ["file", "under-file", "unwritable"],
         "--repo": "repo"}),
@@ -68,9 +68,11 @@ TABLE = {
     "validate": (["validate", TAG], {"--python": ["missing", "not-executable", "dir"],
                                      "--store-dir": ["file", "under-file"], "--repo": "repo"}),
     "gc": (["gc", "--keep", "3"], {"--keep": "positive", "--older-than": "days",
+                                   "--protect-file": ["missing", "dir"],
                                    "--store-dir": ["file", "unwritable"], "--repo": "repo"}),
     "index": (["index", "--out", "{}"], {"--out": ["file", "under-file", "unwritable"],
                                          "--keep": "positive", "--protect-file": ["missing", "dir"],
+                                         "--older-than": "days",
                                          "--store-dir": ["file"], "--repo": "repo"}),
 }
 

@@ -9,6 +9,7 @@ import pytest
 
 from release.errors import UserError
 from release.gc import plan_gc
+from release.retention import Retention
 from release.stores import LocalStore
 
 NOW = _dt.datetime(2026, 11, 22, 12, tzinfo=_dt.timezone.utc)
@@ -58,11 +59,11 @@ def test_older_than_narrows_and_plan_is_pure(fake_github):
     seed(fake_github)
     from tests.support.publish_dist import gh_store
     releases = gh_store(fake_github).list_releases()
-    delete, kept = plan_gc(releases, 2, 5.5, NOW)
+    delete, kept = plan_gc(releases, Retention(keep=2, older_than_days=5.5), NOW)
     assert sorted(r.tag for r in delete) == [f"rocm-jax-v0.9.1.dev202611{d}" for d in (12, 13, 14, 15, 16)]
     assert {r.tag for r in kept} >= {"rocm-jax-v0.9.1.dev20261121", "rocm-jax-v0.9.1.dev20261117"}
     with pytest.raises(UserError):
-        plan_gc(releases, 0, None, NOW)
+        plan_gc(releases, Retention(keep=0), NOW)
 
 
 def test_gc_on_the_local_store(tmp_path, make_dist):
@@ -72,7 +73,7 @@ def test_gc_on_the_local_store(tmp_path, make_dist):
         release_dist(store, make_dist(f"0.9.1.dev{d}"))
     release_dist(store, make_dist("0.9.1rc1"))
     from release.gc import collect
-    result = collect(store, 1, None, dry_run=False, now=NOW)
+    result = collect(store, Retention(keep=1), dry_run=False, now=NOW)
     assert sorted(result["deleted"]) == ["rocm-jax-v0.9.1.dev20261120", "rocm-jax-v0.9.1.dev20261121"]
     assert sorted(r.tag for r in store.list_releases()) == ["rocm-jax-v0.9.1.dev20261122",
                                                            "rocm-jax-v0.9.1rc1"]

@@ -135,14 +135,37 @@ def add_build_input_options(parser) -> None:
                              "DIR/xla_rocm_plugin.so and the kernel .so files in DIR or DIR/3.X/")
 
 
+def add_retention_options(parser, *, keep_required: bool = False, what: str = "gc keeps") -> None:
+    """``--keep``, ``--older-than``, ``--protect``, ``--protect-file``: the one retention rule's
+    flags (``release.retention``), the same on gc, index and the nightly job."""
+    from release.retention import DEFAULT_KEEP
+    default = "" if keep_required else f" (default {DEFAULT_KEEP})"
+    parser.add_argument("--keep", type=flags.positive_int, required=keep_required,
+                        default=None if keep_required else DEFAULT_KEEP, metavar="N",
+                        help=f"the newest N nightlies {what}{default}")
+    parser.add_argument("--older-than", type=flags.days, metavar="DAYS",
+                        help="beyond the newest N, keep nightlies published DAYS days ago or less too")
+    parser.add_argument("--protect", nargs="+", action="extend", default=[], metavar="VERSION",
+                        help="nightlies (versions or tags) always kept, e.g. one a downstream pins")
+    parser.add_argument("--protect-file", type=flags.existing_file, metavar="FILE",
+                        help="more versions or tags to protect, one a line (# comments)")
+
+
+def retention_from_args(args):
+    """The ``release.retention.Retention`` the retention flags name."""
+    from release.retention import retention
+    return retention(args.keep, args.older_than, args.protect, args.protect_file)
+
+
 def job_settings(args, proj: Project):
     """``JobSettings`` from the flags ``add_build_input_options`` and the job commands add."""
     from release.jobs import BuildInputs, JobSettings
+    from release.retention import Retention
     from release.sources import default_workspace
 
     artifacts = args.artifacts.resolve() if args.artifacts else None  # flags.existing_dir checked it
     inputs = BuildInputs(workspace=(args.workspace or default_workspace(proj.root)).resolve(),
                          artifacts=artifacts)
     return JobSettings(dist_root=(args.dist or proj.root / "dist").resolve(), inputs=inputs,
-                       keep=getattr(args, "keep", 14), older_than_days=getattr(args, "older_than", None),
+                       retention=retention_from_args(args) if hasattr(args, "keep") else Retention(),
                        lock_timeout=args.lock_timeout)

@@ -5,7 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from release import flags
-from release.commands._common import add_store_options, open_store_from_args, transfer_progress
+from release.commands._common import (
+    add_retention_options,
+    add_store_options,
+    now_utc,
+    open_store_from_args,
+    retention_from_args,
+    transfer_progress,
+)
 from release.output import github_output, step_summary
 
 HELP = ("write SITE/nightly/ and SITE/stable/ pip indexes (HTML + JSON) of the published wheels "
@@ -15,13 +22,8 @@ HELP = ("write SITE/nightly/ and SITE/stable/ pip indexes (HTML + JSON) of the p
 def add_arguments(parser) -> None:
     parser.add_argument("--out", type=flags.creatable_dir, required=True, metavar="SITE",
                         help="the site directory (new, empty, or written by this command before)")
-    parser.add_argument("--keep", type=flags.positive_int, default=14, metavar="N",
-                        help="list the newest N nightlies in nightly/ (default 14); older ones stay "
-                             "on disk but are no longer listed")
-    parser.add_argument("--protect", nargs="+", action="extend", default=[], metavar="VERSION",
-                        help="nightly versions to keep listed whatever their age")
-    parser.add_argument("--protect-file", type=flags.existing_file, metavar="FILE",
-                        help="more versions to protect, one a line (# comments)")
+    add_retention_options(parser, what="listed in nightly/ (older ones stay on disk, unlisted): "
+                                       "what `release gc` with the same flags keeps")
     parser.add_argument("--count-commits", action="store_true",
                         help="count the commits each dep moved between releases with the git mirrors "
                              "under <root>/.cache/git (fetches what is missing; counts are kept in SITE)")
@@ -32,13 +34,11 @@ def add_arguments(parser) -> None:
 
 def run(args, out) -> int:
     from release.errors import UserError
-    from release.index import build_site, read_protect_file
+    from release.index import build_site
 
     if args.url is not None and not args.url.startswith(("https://", "http://", "file://")):
         raise UserError(f"--url {args.url}: expected the http(s) address SITE is served from")
-    protect = list(args.protect)
-    if args.protect_file is not None:
-        protect += read_protect_file(args.protect_file)
+    rule = retention_from_args(args)
     counter = None
     if args.count_commits:
         from release.config import find_root
@@ -53,7 +53,7 @@ def run(args, out) -> int:
         counter = mirror_counter(cache_dir(root), say=out.line)
     store = open_store_from_args(args, out, read_only=True)
     with transfer_progress(out) as progress:
-        result = build_site(store, args.out, keep=args.keep, protect=protect, site_url=args.url,
+        result = build_site(store, args.out, rule=rule, now=now_utc(), site_url=args.url,
                             count_commits=counter, say=out.line, progress=progress)
     github_output({"index_dir": str(args.out), "changed": str(result["changed"]).lower()})
     lines = [f"- `{ch}/`: " + ", ".join(f"{p} ({len(files)} files)" for p, files in projects.items())

@@ -9,16 +9,18 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from release import flags, jobs, nightly, output, resolver
+from release import jobs, nightly, output, resolver
 from release.commands._common import (
     add_build_input_options,
     add_date_options,
     add_python_option,
+    add_retention_options,
     add_store_options,
     job_settings,
     now_utc,
     open_store_from_args,
     project,
+    retention_from_args,
     transfer_progress,
 )
 from release.commands.status import print_public_index
@@ -38,10 +40,7 @@ def add_arguments(parser) -> None:
                              "its newest versions")
     parser.add_argument("--stage", choices=("plan", "finish"),
                         help="run one stage of a split CI run (default: the whole job)")
-    parser.add_argument("--keep", type=flags.positive_int, default=14, metavar="N",
-                        help="nightly prereleases gc keeps (default 14)")
-    parser.add_argument("--older-than", type=flags.days, metavar="DAYS",
-                        help="gc deletes only nightlies older than this")
+    add_retention_options(parser, what="gc keeps after publishing")
     add_build_input_options(parser)
     add_store_options(parser)
     add_lock_timeout_option(parser)
@@ -50,6 +49,7 @@ def add_arguments(parser) -> None:
 
 def run(args, out) -> int:
     proj = project(args)
+    retention_from_args(args)  # a bad --protect is refused before anything, even a dry run
     now = now_utc()
     date = args.date or now.date()
     plan = make_plan(proj, "nightly", date=date, build_number=args.build_number,

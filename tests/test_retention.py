@@ -1,0 +1,144 @@
+"""One retention rule (``release.retention``) for ``release gc`` and ``release index``: for the
+same store and flags, the index lists exactly the nightlies gc keeps, and a protected nightly
+survives gc whatever its age."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import itertools
+import json
+
+import pytest
+
+from release.errors import UserError
+from release.retention import Retention, decide, retention
+from release.stores import Release
+
+NOW = _dt.datetime(2026, 11, 23, 4, tzinfo=_dt.timezone.utc)
+DAY = _dt.timedelta(days=1)
+NIGHTLIES = [f"0.9.1.dev202611{d}" for d in range(16, 23)]  # published 7 .. 1 days before NOW
+
+
+def listed_nightlies(site) -> set[str]:
+    """The nightly versions the site's nightly/ channel lists (read from its PEP 691 pages)."""
+    versions = set()
+    for page in (site / "nightly").glob("*/index.json"):
+        versions |= set(json.loads(page.read_text())["versions"])
+    return versions
+
+
+@pytest.fixture
+def store(github_env, make_dist, monkeypatch):
+    """Seven nightlies published a day apart, an rc and a release, each with its real wheels,
+    on the GitHub stand-in."""
+    ages = [len(NIGHTLIES) - i for i in range(len(NIGHTLIES))] + [40, 30]
+    for version, age in zip(NIGHTLIES + ["0.9.1rc1", "0.9.0"], ages):
+        wheels = {p.name: p.read_bytes() for p in make_dist(version).glob("*.whl")}
+        github_env.seed_release(f"rocm-jax-v{version}", prerelease=version != "0.9.0",
+                                published_at=NOW - age * DAY, assets=wheels)
+    monkeypatch.setenv("RELEASE_NOW", NOW.isoformat())
+    return github_env
+
+
+def gc_kept(run_cli, *flags) -> dict:
+    code, out, err = run_cli("gc", "--dry-run", "--json", *flags)
+    assert code == 0, err
+    return json.loads(out)
+
+
+def tags_of(versions) -> set[str]:
+    return {f"rocm-jax-v{v}" for v in versions}
+
+
+@pytest.mark.parametrize("flags, expected", [
+    (["--keep", "2"], NIGHTLIES[-2:]),
+    # a tag or a version protects; beyond the newest 2, the 2 published 3 days ago or less stay too
+    (["--keep", "2", "--protect", "rocm-jax-v0.9.1.dev20261117", "--older-than", "3"],
+     ["0.9.1.dev20261117", "0.9.1.dev20261120", "0.9.1.dev20261121", "0.9.1.dev20261122"]),
+    (["--keep", "1", "--protect", "0.9.1.dev20261116", "0.9.1.dev20261119"],
+     ["0.9.1.dev20261116", "0.9.1.dev20261119", "0.9.1.dev20261122"]),
+])
+def test_gc_and_index_keep_the_same_nightlies_for_the_same_flags(store, run_cli, tmp_path, flags, expected):
+    site = tmp_path / "site"
+    code, _, err = run_cli("index", "--out", site, *flags)
+    assert code == 0, err
+    result = gc_kept(run_cli, *flags)
+    assert set(result["kept"]) == tags_of(expected)
+    assert listed_nightlies(site) == set(expected)  # the index lists what gc keeps, no more, no less
+    assert set(result["deleted"]) == tags_of(NIGHTLIES) - tags_of(expected)
+
+    code, out, err = run_cli("gc", "--json", *flags)  # now for real; then the index again
+    assert code == 0, err
+    left = {r["tag_name"] for r in store.releases() if "dev" in r["tag_name"]}
+    assert left == tags_of(expected)
+    code, _, err = run_cli("index", "--out", site, *flags)
+    assert code == 0, err
+    assert listed_nightlies(site) == set(expected)
+    # and a second gc finds nothing more to delete
+    assert gc_kept(run_cli, *flags)["deleted"] == []
+
+
+def test_a_protected_nightly_survives_gc_and_stays_installable_from_the_index(store, run_cli, tmp_path):
+    protect = tmp_path / "protect.txt"
+    protect.write_text("# pinned by a downstream\nrocm-jax-v0.9.1.dev20261116  # its CI\n")
+    code, out, err = run_cli("gc", "--keep", "1", "--protect-file", protect, "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["protected"] == ["rocm-jax-v0.9.1.dev20261116"]
+    assert "rocm-jax-v0.9.1.dev20261116" in {r["tag_name"] for r in store.releases()}
+    assert "rocm-jax-v0.9.1.dev20261116" in store.tags()  # its git tag too
+    assert "rocm-jax-v0.9.1.dev20261117" not in {r["tag_name"] for r in store.releases()}
+    site = tmp_path / "site"
+    code, _, err = run_cli("index", "--out", site, "--keep", "1", "--protect-file", protect)
+    assert code == 0, err
+    assert listed_nightlies(site) == {"0.9.1.dev20261116", "0.9.1.dev20261122"}
+
+
+def test_protecting_what_no_nightly_has_warns_in_both(store, run_cli, tmp_path):
+    code, out, err = run_cli("gc", "--keep", "3", "--protect", "0.9.1.dev20990101", "--dry-run")
+    assert code == 0 and "--protect 0.9.1.dev20990101: no published nightly has it" in out + err
+    code, out, err = run_cli("index", "--out", tmp_path / "site", "--keep", "3", "--protect", "0.9.1.dev20990101")
+    assert code == 0 and "--protect 0.9.1.dev20990101: no published nightly has it" in out + err
+
+
+@pytest.mark.parametrize("command", ["gc", "index", "nightly"])
+def test_a_protect_that_is_not_a_version_is_one_line_and_changes_nothing(store, run_cli, tmp_path, command):
+    before = sorted(r["tag_name"] for r in store.releases())
+    argv = {"gc": ["gc", "--keep", "1"], "index": ["index", "--out", tmp_path / "site"],
+            "nightly": ["nightly", "--dry-run"]}[command]
+    code, out, err = run_cli(*argv, "--protect", "rocm-jax-vlatest", "--json")
+    assert code == 2
+    assert json.loads(out)["error"].endswith("--protect rocm-jax-vlatest: not a version or release tag "
+                                             "(expected e.g. 0.9.1.dev20261122 or rocm-jax-v0.9.1.dev20261122)")
+    assert sorted(r["tag_name"] for r in store.releases()) == before and not (tmp_path / "site").exists()
+
+
+IDS = itertools.count(1)
+
+
+def release(tag, *, days_ago, prerelease=True, draft=False) -> Release:
+    when = NOW - days_ago * DAY
+    return Release(next(IDS), tag, tag, "", draft, prerelease, when, None if draft else when)
+
+
+def test_the_rule_is_pure_and_keeps_what_it_must():
+    rels = [release(f"rocm-jax-v0.9.1.dev202611{d}", days_ago=23 - d) for d in range(10, 23)]
+    rels += [release("rocm-jax-v0.9.1rc1", days_ago=90), release("rocm-jax-v0.9.0", days_ago=99, prerelease=False),
+             release("rocm-jax-v0.9.1.dev20261001", days_ago=60, draft=True),
+             release("rocm-jax-v0.9.1.dev20261009", days_ago=45, prerelease=False),  # made a release by hand
+             release("someone-elses-tag", days_ago=99)]
+    rule = retention(2, 5.5, ["0.9.1.dev20261111"])
+    decision = decide(rels, rule, NOW)
+    reasons = {k.release.tag.removeprefix("rocm-jax-v"): k.reason for k in decision.kept}
+    assert reasons == {"0.9.1.dev20261122": "newest", "0.9.1.dev20261121": "newest",
+                       "0.9.1.dev20261120": "too young", "0.9.1.dev20261119": "too young",
+                       "0.9.1.dev20261118": "too young", "0.9.1.dev20261111": "protected",
+                       "0.9.1.dev20261009": "not a prerelease"}
+    assert [r.tag for r in decision.expired] == [f"rocm-jax-v0.9.1.dev202611{d}" for d in (17, 16, 15, 14, 13, 12, 10)]
+    assert decide(rels, rule, NOW) == decision  # same input, same answer: no clock read
+    # without --older-than the time is not needed at all
+    assert len(decide(rels, Retention(keep=3), None).kept) == 4
+    with pytest.raises(UserError):
+        Retention(keep=0)
+    with pytest.raises(UserError):
+        Retention(keep=1, older_than_days=-1)
