@@ -225,14 +225,15 @@ def referenced_scripts() -> set[str]:
 def test_every_script_a_workflow_runs_exists_and_is_executable():
     scripts = referenced_scripts()
     assert {"scripts/bump.sh", "scripts/nightly.sh", "scripts/build-wheel.sh",
-            "scripts/release.sh", "scripts/bisect.sh"} <= scripts
+            "scripts/release.sh", "scripts/bisect.sh", "scripts/index.sh"} <= scripts
     for name in scripts:
         path = REPO / name
         assert path.is_file(), name
         assert os.access(path, os.X_OK), f"{name} is not executable"
 
 
-@pytest.mark.parametrize("name", ["bump.sh", "nightly.sh", "build-wheel.sh", "release.sh", "bisect.sh"])
+@pytest.mark.parametrize("name", ["bump.sh", "nightly.sh", "build-wheel.sh", "release.sh", "bisect.sh",
+                                  "index.sh"])
 def test_scripts_are_thin_strict_and_documented(name):
     text = (REPO / "scripts" / name).read_text()
     lines = text.splitlines()
@@ -263,7 +264,11 @@ SCRIPT_RUNS = {
     "bump": (["bump.sh"], {"BUMP_DEPS": "xla jax"}),
     "nightly": (["nightly.sh"], {"RELEASE_DATE": "2026-01-02", "RELEASE_STORE": "local"}),
     "nightly-plan": (["nightly.sh", "plan"], {"RELEASE_DATE": "2026-01-02"}),
-    "nightly-finish": (["nightly.sh", "finish"], {"RELEASE_DATE": "2026-01-02"}),
+    "nightly-finish": (["nightly.sh", "finish"], {"RELEASE_DATE": "2026-01-02", "RELEASE_KEEP": "5",
+                                                  "RELEASE_PROTECT": "0.9.1.dev20251230 rocm-jax-v0.9.1.dev20251231"}),
+    "index": (["index.sh", "site"], {"RELEASE_KEEP": "5", "RELEASE_INDEX_URL": "https://example.invalid/jax",
+                                     "RELEASE_PROTECT": "0.9.1.dev20251230 rocm-jax-v0.9.1.dev20251231",
+                                     "RELEASE_STORE": "local"}),
     "cell-pjrt": (["build-wheel.sh", "nightly", "pjrt"], {"RELEASE_DATE": "2026-01-02"}),
     "cell-plugin": (["build-wheel.sh", "rc", "3.12"], {"RELEASE_NUMBER": "2",
                                                        "RELEASE_STORE": "local"}),
@@ -588,3 +593,80 @@ def test_zizmor_auditor_findings_are_each_resolved_or_explained():
             if "zizmor: ignore[self-hosted-runner]" in line:
                 assert "see above" in line, path.name
                 assert any("self-hosted-runner finding stays" in above for above in lines[i - 5:i]), path.name
+
+
+# --- the pip index and page on GitHub Pages ---------------------------------------------------
+
+# A value for each variable a step reads, so every optional flag the script derives is made.
+SAMPLE_VARS = {"RELEASE_KEEP": "5", "RELEASE_PROTECT": "0.9.1.dev20251230 rocm-jax-v0.9.1.dev20251231",
+               "RELEASE_INDEX_URL": "https://example.invalid/jax"}
+
+
+def run_step(tmp_path, step: dict) -> list[list[str]]:
+    """Run a workflow step's ``run:`` as the runner would (bash, repository root, the step's env
+    with sample values for ``vars.*``), with the recorder as the interpreter: the `release`
+    argvs it made."""
+    log = tmp_path / "calls.jsonl"
+    recorder = tmp_path / "python"
+    recorder.write_text(RECORDER.format(python=sys.executable, log=str(log)))
+    recorder.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RELEASE_", "BUMP_", "GITHUB_"))}
+    for key, value in step.get("env", {}).items():
+        name = re.fullmatch(r"\$\{\{ vars\.(\w+) \}\}", str(value))
+        if name:
+            env[key] = SAMPLE_VARS[name.group(1)]
+    env["RELEASE_PYTHON"] = str(recorder)
+    proc = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=REPO, capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return [json.loads(line)[2:] for line in log.read_text().splitlines()]
+
+
+def parse_release_argv(argv: list[str], where: str):
+    """The CLI's own parse of ``argv`` (flags' types included); a failure names the step."""
+    from release.cli import COMMANDS, build_parser
+
+    assert argv[0] in COMMANDS, f"{where} runs `release {argv[0]}`, which does not exist"
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit:
+        pytest.fail(f"{where} runs `release {' '.join(argv)}`, which the CLI refuses")
+    return args
+
+
+def test_the_index_step_runs_release_index_with_flags_that_exist(tmp_path):
+    """The nightly's index job really runs `release index` with flags the CLI has, writes the
+    directory Pages uploads, and lists by the same retention variables the finish job's gc reads."""
+    wf = workflow("nightly.yml")
+    job = wf["jobs"]["index"]
+    (step,) = [s for s in job["steps"] if "run" in s]
+    argvs = run_step(tmp_path, step)
+    assert [a[0] for a in argvs] == ["index"]
+    args = parse_release_argv(argvs[0], f"nightly.yml index step {step['run']!r}")
+    (upload,) = [s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-pages-artifact@")]
+    assert REPO / args.out == REPO / upload["with"]["path"]  # Pages gets what index wrote
+    assert args.keep == 5 and args.url == SAMPLE_VARS["RELEASE_INDEX_URL"]
+    assert args.protect == SAMPLE_VARS["RELEASE_PROTECT"].split()
+    finish = wf["jobs"]["finish"]["steps"][-1]["env"]
+    for name in ("RELEASE_KEEP", "RELEASE_PROTECT"):  # one retention rule, one setting of it
+        assert step["env"][name] == finish[name] == "${{ vars.%s }}" % name
+    # and the finish stage's own call takes them (its gc is the other half of the rule)
+    finish_args = run_script(tmp_path, *SCRIPT_RUNS["nightly-finish"])
+    nightly_args = parse_release_argv(finish_args[-1], "scripts/nightly.sh finish")
+    assert nightly_args.keep == 5 and nightly_args.protect == SAMPLE_VARS["RELEASE_PROTECT"].split()
+
+
+def test_pages_is_deployed_after_the_index_by_the_only_job_that_may():
+    wf = workflow("nightly.yml")
+    index, pages = wf["jobs"]["index"], wf["jobs"]["pages"]
+    assert index["needs"] == "finish" and pages["needs"] == "index"
+    assert "failure()" in index["if"] and "needs.index.result == 'success'" in pages["if"]
+    assert index["permissions"] == {"contents": "read"}
+    assert pages["permissions"] == {"pages": "write", "id-token": "write"}
+    assert pages["environment"]["name"] == "github-pages"
+    assert [s["uses"].split("@")[0] for s in pages["steps"]] == ["actions/deploy-pages"]
+    for path in WORKFLOWS:  # nowhere else may write Pages
+        for name, other in jobs(path).items():
+            if (path.name, name) != ("nightly.yml", "pages"):
+                assert "pages" not in (other.get("permissions") or {}), f"{path.name}: {name}"
