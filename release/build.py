@@ -104,7 +104,7 @@ def check_inputs(plan: BuildPlan, *, root: Path | None = None, workspace: Path |
 
 def check_shared_objects(so_files: dict[str, Path]) -> None:
     """Refuse anything that is not an ELF shared object, before it is packed."""
-    from release.verify import shared_object_problem
+    from release.elffacts import shared_object_problem
     for name, path in sorted(so_files.items()):
         problem = shared_object_problem(path)
         if problem:

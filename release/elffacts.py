@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import struct
+from pathlib import Path
 from typing import Callable, Iterable
 
 ELF_MAGIC = b"\x7fELF"
@@ -304,3 +305,26 @@ def streamed_facts(collector: ElfCollector, stream_again: Callable[[], Iterable[
     except Missing as gap:
         return ElfFacts(None, None, (), None, error=f"unreadable ELF (its dynamic structures are "
                         f"scattered: {gap} after {PASSES} passes)")
+
+
+def shared_object_problem(path: Path) -> str | None:
+    """Why the file at ``path`` cannot go into a wheel as a shared object, or None.
+
+    The build's gate before packing, so a text file named ``_linalg.so`` (or a static
+    object, or a truncated one) never becomes a wheel: ELF magic, an ELF header the
+    loader can follow, type ET_DYN.
+    """
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(18)
+            if head[:4] != ELF_MAGIC:
+                return "not an ELF file"
+            facts = facts_or_error(file_reader(fh), Path(path).stat().st_size)
+    except OSError as exc:
+        return f"unreadable ({exc.strerror})"
+    if facts.error:
+        return facts.error
+    e_type = int.from_bytes(head[16:18], "little" if head[5] == 1 else "big")
+    if e_type != 3:  # ET_DYN
+        return f"ELF type {e_type}, not a shared object (ET_DYN = 3)"
+    return None

@@ -27,7 +27,7 @@ from packaging.version import Version
 from release import naming, versions
 from release.errors import UserError
 from release.naming import Identity
-from release.verify import open_wheel
+from release.scan import open_wheel
 from release.wheelfile import WheelWriter, read_record
 
 _TARGET = re.compile(r"^(release|rc([1-9]\d*)|post([1-9]\d*))$")

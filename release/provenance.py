@@ -241,7 +241,7 @@ def load(path: Path) -> dict:
 
 def wheel_revision_map(path: Path) -> dict | None:
     """``{"deps": ..., "release_commit": ...}`` from a wheel's ``commit_info.py``, or None."""
-    from release.verify import module_constants
+    from release.scan import module_constants
 
     with zipfile.ZipFile(path) as zf:
         names = sorted(n for n in zf.namelist() if n.endswith("/commit_info.py")

@@ -1,59 +1,35 @@
 """Named checks over a built wheel: findings (error or warning), never a change.
 
-A wheel is read in one streaming pass (``scan_wheel``): every member is inflated
-once, in chunks, while its CRC and sha256 are computed; of an ELF member only the
-few byte ranges the loader reads are kept on the way (``release.elffacts``; a
-stored member is read in place), so nothing is written to disk and nothing is
-inflated twice. For big members the hashing runs on a second thread while the
-next chunk inflates, so verifying costs about what a bare inflate + sha256
-pass costs. Small text members (dist-info, ``version.py``, ``commit_info.py``)
-are kept. The checks are then pure functions of that scan, so they are cheap to
-test and cannot disagree about what the wheel holds.
+The wheel is read once by ``release.scan`` (every member inflated and hashed in one
+streaming pass, ELF facts and small text members kept); the checks here are pure
+functions of that ``Scan``, so they are cheap to test and cannot disagree about what
+the wheel holds. ``fold`` and the summaries turn findings into the few lines a person
+reads.
 """
 
 from __future__ import annotations
 
-import ast
-import base64
 import csv
 import dataclasses
-import hashlib
 import io
-import queue
 import re
-import struct
-import threading
-import zipfile
-import zlib
+from email.message import Message
 from email.parser import HeaderParser
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from packaging.tags import parse_tag
 from packaging.utils import canonicalize_name
 
 from release import naming
-from release.elffacts import ELF_MAGIC, ElfCollector, ElfFacts, facts_or_error, file_reader, streamed_facts
 from release.errors import UserError
-from release.naming import Identity  # noqa: F401 (re-exported: verify reads wheels by it)
+from release.naming import Identity
 from release.revisions import LEGACY_KEYS, RevisionMap, is_revision
-
-try:  # isal inflates about 1.6x faster than zlib and computes CRC-32 3x faster; both are exact.
-    from isal import isal_zlib as _inflater
-except ImportError:  # pragma: no cover - isal is a runtime dependency
-    _inflater = zlib
+from release.scan import Member, Progress, Scan, module_constants, scan_wheel
 
 ERROR, WARNING = "error", "warning"
 CHECKS = ("zip", "size", "record", "paths", "layout", "names", "purelib", "glibc", "runpath",
           "version", "revisions", "requires", "pair")
-# Zip-bomb bounds, checked on the central directory before a member is inflated (and the
-# inflater stops at the declared size, so nothing inflates past them). The real
-# jax-rocm7-pjrt 0.10.2 wheel inflates to 0.5 GB, its 503 MB .so at a ratio of 3.3:
-# a 4x margin on the total and 30x on the ratio. The ratio applies to members above
-# RATIO_FLOOR only (a small text file of repeated lines may compress 100x and is harmless).
-MAX_INFLATED = 2 << 30   # bytes, all members together
-MAX_RATIO = 100          # inflated / compressed, per member
-RATIO_FLOOR = 1 << 20    # members smaller than this are not ratio-checked
 # RUNPATH entries that only mean something inside a build tree or on one machine.
 LEAKS = (
     (re.compile(r"_solib_"), "a Bazel _solib_ directory"),
@@ -65,10 +41,6 @@ LEAKS = (
 _MANYLINUX = re.compile(r"^manylinux_(\d+)_(\d+)_")
 _LEGACY_MANYLINUX = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
 _SHA = re.compile(r"^[0-9a-f]{40}$")
-_TEXT_MEMBERS = ("version.py", "commit_info.py")
-_TEXT_LIMIT = 1 << 20
-_CHUNK = 1 << 20
-_THREADED = 16 << 20  # members this big are hashed on a second thread
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,36 +53,8 @@ class Finding:
     # so a person reads "16 build-tree entries in 9 .so files" instead of 144 lines.
     group: str | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
-
-
-@dataclasses.dataclass
-class Member:
-    name: str
-    size: int  # as the central directory says
-    mode: int
-    sha256: str | None = None  # RECORD form: urlsafe base64, no padding
-    read_size: int | None = None
-    text: bytes | None = None
-    elf: ElfFacts | None = None
-    error: str | None = None
-
-
-@dataclasses.dataclass
-class Scan:
-    """Everything the checks need, from one pass over the wheel."""
-
-    path: Path
-    members: list[Member]
-    zip_errors: list[tuple[str | None, str]]
-    oversize: list[tuple[str | None, str]] = dataclasses.field(default_factory=list)
-
-    def get(self, name: str) -> Member | None:
-        return next((m for m in self.members if m.name == name), None)
-
-    def files(self) -> list[Member]:
-        return [m for m in self.members if not m.name.endswith("/")]
 
 
 @dataclasses.dataclass
@@ -135,7 +79,7 @@ class Report:
             return ERROR
         return WARNING if mine else "ok"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "wheel": str(self.wheel),
             "ok": self.ok,
@@ -145,276 +89,15 @@ class Report:
         }
 
 
-# ---------------------------------------------------------------- reading
-
-
-def record_hash(digest: bytes) -> str:
-    """``sha256=`` value as RECORD writes it (urlsafe base64 without padding)."""
-    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
-
-
-def open_wheel(path: Path) -> zipfile.ZipFile:
-    """Open ``path`` as a zip, or raise a one-line ``UserError``."""
-    path = Path(path)
-    if not path.is_file():
-        raise UserError(f"{path}: no such wheel file")
-    try:
-        return zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
-        raise UserError(f"{path}: not a zip archive ({exc}); expected a .whl file") from None
-
-
-def data_offset(fp, info: zipfile.ZipInfo) -> int:
-    """Where ``info``'s compressed bytes start (after its local header)."""
-    fp.seek(info.header_offset)
-    header = fp.read(30)
-    if len(header) != 30 or header[:4] != b"PK\x03\x04":
-        raise zipfile.BadZipFile(f"bad local header for {info.filename}")
-    name_len, extra_len = struct.unpack("<HH", header[26:30])
-    name = fp.read(name_len).decode("utf-8" if info.flag_bits & 0x800 else "cp437", "replace")
-    if name != info.orig_filename:
-        raise zipfile.BadZipFile(f"local header names {name!r}, central directory "
-                                 f"{info.orig_filename!r}")
-    return info.header_offset + 30 + name_len + extra_len
-
-
-class _Window(io.RawIOBase):
-    """A read-only, seekable view of a byte range of a file (a stored member, in place)."""
-
-    def __init__(self, fp, start: int, length: int):
-        self._fp, self._start, self._length, self._pos = fp, start, length, 0
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def seek(self, offset: int, whence: int = 0) -> int:
-        base = {0: 0, 1: self._pos, 2: self._length}[whence]
-        self._pos = max(0, base + offset)
-        return self._pos
-
-    def tell(self) -> int:
-        return self._pos
-
-    def read(self, size: int = -1) -> bytes:
-        left = self._length - self._pos
-        size = left if size is None or size < 0 else min(size, left)
-        if size <= 0:
-            return b""
-        self._fp.seek(self._start + self._pos)
-        data = self._fp.read(size)
-        self._pos += len(data)
-        return data
-
-    def readinto(self, buffer) -> int:
-        data = self.read(len(buffer))
-        buffer[:len(data)] = data
-        return len(data)
-
-
-def _chunks(fp, info: zipfile.ZipInfo, start: int) -> Iterator[bytes]:
-    """The member's inflated bytes, in bounded chunks, with its size checked (CRC: ``_Sink``)."""
-    fp.seek(start)
-    left = info.compress_size
-    produced = 0
-    if info.compress_type == zipfile.ZIP_STORED:
-        while left:
-            chunk = fp.read(min(left, _CHUNK))
-            if not chunk:
-                raise zipfile.BadZipFile(f"{info.filename}: truncated")
-            left -= len(chunk)
-            produced += len(chunk)
-            yield chunk
-    elif info.compress_type == zipfile.ZIP_DEFLATED:
-        inflate = _inflater.decompressobj(-15)
-        while not inflate.eof:
-            data = inflate.unconsumed_tail
-            if not data:
-                if not left:
-                    raise zipfile.BadZipFile(f"{info.filename}: deflate stream ends early")
-                data = fp.read(min(left, _CHUNK))
-                if not data:
-                    raise zipfile.BadZipFile(f"{info.filename}: truncated")
-                left -= len(data)
-            try:
-                chunk = inflate.decompress(data, 4 * _CHUNK)
-            except (zlib.error, _inflater.error) as exc:
-                raise zipfile.BadZipFile(f"{info.filename}: corrupt deflate data ({exc})") from None
-            produced += len(chunk)
-            if produced > info.file_size:
-                raise zipfile.BadZipFile(f"{info.filename}: inflates past its declared size "
-                                         f"{info.file_size}")
-            if chunk:
-                yield chunk
-    else:
-        raise zipfile.BadZipFile(f"{info.filename}: compression method {info.compress_type} "
-                                 "(wheels use stored or deflate)")
-    if produced != info.file_size:
-        raise zipfile.BadZipFile(f"{info.filename}: {produced} bytes, central directory says "
-                                 f"{info.file_size}")
-
-
-class _Sink:
-    """What happens to each inflated chunk: CRC, sha256, kept text, ELF byte ranges kept."""
-
-    def __init__(self, keep_text: bool, elf_size: int | None):
-        self.crc, self.size = 0, 0
-        self.digest = hashlib.sha256()
-        self.text = bytearray() if keep_text else None
-        self._elf_size = elf_size
-        self.elf: ElfCollector | None = None
-
-    def feed(self, chunk: bytes) -> None:
-        if self.size == 0 and self._elf_size is not None and chunk[:4] == ELF_MAGIC:
-            self.elf = ElfCollector(self._elf_size)
-        self.crc = _inflater.crc32(chunk, self.crc)
-        self.digest.update(chunk)
-        if self.text is not None:
-            self.text += chunk
-        if self.elf is not None:
-            self.elf.feed(chunk)
-        self.size += len(chunk)
-
-
-def _drain(chunks: Iterator[bytes], sink: _Sink, progress, threaded: bool) -> None:
-    """Feed ``chunks`` to ``sink``; for big members on a second thread, so inflating the next
-    chunk overlaps hashing and writing this one (zlib, isal, hashlib and file writes all
-    release the GIL)."""
-    if not threaded:
-        for chunk in chunks:
-            sink.feed(chunk)
-            if progress:
-                progress(len(chunk))
-        return
-    pending: queue.Queue = queue.Queue(maxsize=4)
-    failure: list[BaseException] = []
-
-    def consume():
-        while (chunk := pending.get()) is not None:
-            if not failure:
-                try:
-                    sink.feed(chunk)
-                except BaseException as exc:  # re-raised on the calling thread
-                    failure.append(exc)
-
-    worker = threading.Thread(target=consume, name="verify-sink", daemon=True)
-    worker.start()
-    try:
-        for chunk in chunks:
-            if failure:
-                break
-            pending.put(chunk)
-            if progress:
-                progress(len(chunk))
-    finally:
-        pending.put(None)
-        worker.join()
-    if failure:
-        raise failure[0]
-
-
-def _is_text_member(name: str) -> bool:
-    top = name.split("/", 1)[0]
-    return top.endswith(".dist-info") or name.rsplit("/", 1)[-1] in _TEXT_MEMBERS
-
-
-def inflation_bounds(infos: Sequence[zipfile.ZipInfo]) -> tuple[set[str], list[tuple[str | None, str]]]:
-    """Members not to inflate, and why: the zip-bomb bounds (``MAX_INFLATED``, ``MAX_RATIO``).
-
-    Decided from the central directory alone, so an oversized member is never inflated;
-    ``_chunks`` stops any member at its declared size, so a lying directory cannot get
-    past the bounds either. Once the running total passes ``MAX_INFLATED``, that member
-    and every later one are skipped.
-    """
-    skip: set[str] = set()
-    found: list[tuple[str | None, str]] = []
-    total = 0
-    for info in infos:
-        if info.is_dir():
-            continue
-        if total + info.file_size > MAX_INFLATED:
-            if not found or found[-1][0] is not None:
-                declared = sum(i.file_size for i in infos)
-                found.append((None, f"members inflate to {declared:,} bytes in total, more than "
-                                    f"the {MAX_INFLATED:,} a jax-rocm wheel may hold (zip bomb?); "
-                                    f"not inflated from {info.filename} on"))
-            skip.add(info.filename)
-            total = MAX_INFLATED + 1
-            continue
-        total += info.file_size
-        if info.file_size > RATIO_FLOOR and info.file_size > MAX_RATIO * max(info.compress_size, 1):
-            ratio = info.file_size / max(info.compress_size, 1)
-            found.append((info.filename, f"inflates {ratio:,.0f}x ({info.compress_size:,} -> "
-                                         f"{info.file_size:,} bytes), more than {MAX_RATIO}x "
-                                         "(zip bomb?); not inflated"))
-            skip.add(info.filename)
-    return skip, found
-
-
-def scan_wheel(path: Path, progress: Callable[[int], None] | None = None) -> Scan:
-    """Read every member once: CRC, sha256, size, small texts, ELF facts.
-
-    ``progress(n)`` is called with the number of uncompressed bytes just read.
-    """
-    path = Path(path)
-    with open_wheel(path) as zf, open(path, "rb") as fp:
-        members, problems = [], []
-        seen = set()
-        skip, oversize = inflation_bounds(zf.infolist())
-        for info in zf.infolist():
-            member = Member(info.filename, info.file_size, (info.external_attr >> 16) & 0o7777)
-            members.append(member)
-            if info.filename in seen:
-                problems.append((info.filename, "appears twice in the archive"))
-            seen.add(info.filename)
-            if info.is_dir():
-                continue
-            if info.filename in skip:
-                member.error = "not inflated: over the size bounds"
-                continue
-            try:
-                start = data_offset(fp, info)
-                _read_member(fp, info, start, member, progress)
-            except zipfile.BadZipFile as exc:
-                member.error = str(exc)
-                problems.append((info.filename, str(exc)))
-        return Scan(path, members, problems, oversize)
-
-
-def _read_member(fp, info, start: int, member: Member, progress) -> None:
-    stored = info.compress_type == zipfile.ZIP_STORED
-    sink = _Sink(_is_text_member(info.filename) and info.file_size <= _TEXT_LIMIT,
-                 None if stored else info.file_size)
-    _drain(_chunks(fp, info, start), sink, progress, info.file_size >= _THREADED)
-    if sink.crc != info.CRC:
-        raise zipfile.BadZipFile(f"{info.filename}: CRC mismatch (data corrupt)")
-    member.sha256, member.read_size = record_hash(sink.digest.digest()), sink.size
-    member.text = bytes(sink.text) if sink.text is not None else None
-    if sink.elf is not None:
-        member.elf = streamed_facts(sink.elf, lambda: _chunks(fp, info, start))
-    elif stored and info.file_size >= 4:
-        window = _Window(fp, start, info.compress_size)
-        if window.read(4) == ELF_MAGIC:
-            member.elf = elf_facts(window)
-
-
-def elf_facts(stream) -> ElfFacts:
-    """RUNPATH, RPATH, NEEDED and the newest GLIBC version needed, from a seekable stream."""
-    size = stream.seek(0, 2)
-    return facts_or_error(file_reader(stream), size)
-
-
 # ---------------------------------------------------------------- what the wheel says
 
 
 def _package_dirs(ident: Identity, scan: Scan) -> tuple[str, ...]:
     """Top-level directories the payload may live in: the jax-rocm packages, or what another
     wheel's top_level.txt names."""
-    if ident.kind == "pjrt":
+    if ident.kind == "pjrt" and ident.rocm_major is not None:
         return (naming.pjrt_package(ident.rocm_major),)
-    if ident.kind == "plugin":
+    if ident.kind == "plugin" and ident.rocm_major is not None:
         return (naming.plugin_package(ident.rocm_major),)
     dist_info = _dist_info_dir(scan)
     top = scan.get(f"{dist_info}/top_level.txt") if dist_info else None
@@ -430,7 +113,7 @@ def _dist_info_dir(scan: Scan) -> str | None:
     return dirs[0] if len(dirs) == 1 else None
 
 
-def _headers(member: Member | None):
+def _headers(member: Member | None) -> Message | None:
     if member is None or member.text is None:
         return None
     return HeaderParser().parsestr(member.text.decode("utf-8", "replace"))
@@ -442,39 +125,25 @@ def _payload(scan: Scan, ident: Identity, basename: str) -> list[Member]:
             and (not dirs or any(m.name.startswith(d + "/") for d in dirs))]
 
 
-def module_constants(source: str) -> dict[str, object]:
-    """Top-level ``NAME = <literal>`` (and annotated) assignments of a Python file."""
-    tree = ast.parse(source)
-    values: dict[str, object] = {}
-    for node in tree.body:
-        targets, value = [], None
-        if isinstance(node, ast.Assign):
-            targets, value = node.targets, node.value
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            targets, value = [node.target], node.value
-        for target in targets:
-            if isinstance(target, ast.Name):
-                try:
-                    values[target.id] = ast.literal_eval(value)
-                except ValueError:
-                    values[target.id] = ast.unparse(value)
-    return values
+def _kept(scan: Scan, ident: Identity, basename: str) -> list[tuple[Member, bytes]]:
+    """The payload's ``basename`` files whose text the scan kept, with that text."""
+    return [(m, m.text) for m in _payload(scan, ident, basename) if m.text is not None]
 
 
 # ---------------------------------------------------------------- the checks
 
 
-def check_zip(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
+def check_zip(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:
     for member, problem in scan.zip_errors:
         yield Finding("zip", ERROR, problem, member)
 
 
-def check_size(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
+def check_size(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:
     for member, problem in scan.oversize:
         yield Finding("size", ERROR, problem, member)
 
 
-def check_record(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
+def check_record(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:
     dist_info = _dist_info_dir(scan)
     record = scan.get(f"{dist_info}/RECORD") if dist_info else None
     if record is None or record.text is None:
@@ -517,7 +186,7 @@ def check_record(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
         yield Finding("record", ERROR, "in RECORD but not in the archive", missing)
 
 
-def check_paths(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
+def check_paths(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:
     for member in scan.members:
         name = member.name
         parts = name.split("/")
@@ -529,7 +198,7 @@ def check_paths(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
             yield Finding("paths", ERROR, "path contains a backslash", name)
 
 
-def check_layout(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
+def check_layout(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:
     dist_infos = {m.name.split("/", 1)[0] for m in scan.members
                   if m.name.split("/", 1)[0].endswith(".dist-info")}
     if len(dist_infos) > 1:
@@ -553,8 +222,8 @@ def check_layout(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
                               member.name)
 
 
-def check_names(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
-    if ident.name_error:
+def check_names(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:
+    if ident.name_error or ident.dist is None:  # Identity sets one or the other
         yield Finding("names", ERROR, f"file name: {ident.name_error}")
         return
     dist_info = _dist_info_dir(scan)
@@ -594,7 +263,7 @@ def _native(scan: Scan) -> list[Member]:
             or re.search(r"\.so(\.\d+)*$", m.name)]
 
 
-def check_purelib(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
+def check_purelib(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:
     dist_info = _dist_info_dir(scan)
     wheel = _headers(scan.get(f"{dist_info}/WHEEL")) if dist_info else None
     if wheel is None:
@@ -615,17 +284,18 @@ def tag_glibc(tag: str) -> tuple[int, int] | None:
     return _LEGACY_MANYLINUX.get(platform.split("_", 1)[0])
 
 
-def check_glibc(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
+def check_glibc(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:
     needs = [(m.elf.glibc, m.name) for m in scan.files() if m.elf is not None and m.elf.glibc]
     if not needs:
         return
     newest, who = max(needs)
     glibcs = {tag_glibc(t) for t in ident.tags}
-    if None in glibcs or not glibcs:
+    promises = {g for g in glibcs if g is not None}
+    if len(promises) < len(glibcs) or not promises:
         yield Finding("glibc", WARNING, f"platform tag is not manylinux; the .so files need "
                       f"glibc {newest[0]}.{newest[1]}", who)
         return
-    for promised in sorted(glibcs):
+    for promised in sorted(promises):
         if promised < newest:
             yield Finding("glibc", ERROR, f"tag promises glibc {promised[0]}.{promised[1]} but "
                           f"{who} needs GLIBC_{newest[0]}.{newest[1]}; use manylinux_"
@@ -642,8 +312,8 @@ _PYTHON_INSTALL = re.compile(r"(^|/)(site|dist)-packages(/|$)")
 def runpath_problems(entries: Sequence[str], configured: Sequence[str]) -> list[tuple[str, str, str]]:
     """(severity, message, group) for one RUNPATH: leaks, relative or empty entries,
     duplicates, paths into some Python installation, configured entries missing."""
-    found = []
-    seen = set()
+    found: list[tuple[str, str, str]] = []
+    seen: set[str] = set()
     for entry in entries:
         if entry == "":
             found.append((ERROR, "empty entry (the loader reads it as the working directory)",
@@ -671,30 +341,7 @@ def runpath_problems(entries: Sequence[str], configured: Sequence[str]) -> list[
     return found
 
 
-def shared_object_problem(path: Path) -> str | None:
-    """Why the file at ``path`` cannot go into a wheel as a shared object, or None.
-
-    The build's gate before packing, so a text file named ``_linalg.so`` (or a static
-    object, or a truncated one) never becomes a wheel: ELF magic, an ELF header the
-    loader can follow, type ET_DYN.
-    """
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(18)
-            if head[:4] != ELF_MAGIC:
-                return "not an ELF file"
-            facts = facts_or_error(file_reader(fh), Path(path).stat().st_size)
-    except OSError as exc:
-        return f"unreadable ({exc.strerror})"
-    if facts.error:
-        return facts.error
-    e_type = int.from_bytes(head[16:18], "little" if head[5] == 1 else "big")
-    if e_type != 3:  # ET_DYN
-        return f"ELF type {e_type}, not a shared object (ET_DYN = 3)"
-    return None
-
-
-def check_runpath(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
+def check_runpath(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:
     for member in _native(scan):
         elf = member.elf
         if elf is None:
@@ -715,22 +362,22 @@ def check_runpath(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
             yield Finding("runpath", severity, message, member.name, group)
 
 
-def _release_version(member: Member) -> tuple[bool, object]:
+def _release_version(text: bytes) -> tuple[bool, object]:
     try:
-        values = module_constants(member.text.decode("utf-8"))
+        values = module_constants(text.decode("utf-8"))
     except (SyntaxError, UnicodeDecodeError, ValueError):
         return False, None
     return "_release_version" in values, values.get("_release_version")
 
 
-def check_version(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
-    files = [m for m in _payload(scan, ident, "version.py") if m.text is not None]
+def check_version(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:
+    files = _kept(scan, ident, "version.py")
     if not files:
         if ident.kind:
             yield Finding("version", ERROR, "no version.py in the package")
         return
-    for member in files:
-        found, value = _release_version(member)
+    for member, text in files:
+        found, value = _release_version(text)
         if not found:
             yield Finding("version", ERROR, "no _release_version assignment", member.name)
         elif value is None:
@@ -741,17 +388,17 @@ def check_version(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
                           f"{ident.version}", member.name)
 
 
-def check_revisions(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
+def check_revisions(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:
     if opts.revisions is not None:
         yield from _git_hash_findings(scan, ident, opts.revisions)
-    files = [m for m in _payload(scan, ident, "commit_info.py") if m.text is not None]
+    files = _kept(scan, ident, "commit_info.py")
     if not files:
         if ident.kind or opts.revisions is not None:
             yield Finding("revisions", ERROR, "no revision map (commit_info.py) in the package")
         return
-    for member in files:
+    for member, text in files:
         try:
-            values = module_constants(member.text.decode("utf-8"))
+            values = module_constants(text.decode("utf-8"))
         except (SyntaxError, UnicodeDecodeError, ValueError) as exc:
             yield Finding("revisions", ERROR, f"not valid Python ({exc.__class__.__name__})",
                           member.name)
@@ -763,18 +410,18 @@ def _git_hash_findings(scan: Scan, ident: Identity, expected: RevisionMap) -> It
     """``version.py`` ``_git_hash`` (jax's contract: the commit the package was built from) must
     be the plugin pin; when either side is unknown, say that no comparison was made."""
     pin = expected.commits.get("plugin")
-    files = [m for m in _payload(scan, ident, "version.py") if m.text is not None]
+    files = _kept(scan, ident, "version.py")
     if pin is None:
         yield Finding("revisions", WARNING, "_git_hash not compared: the expected revisions "
-                      "have no plugin pin", files[0].name if files else None)
+                      "have no plugin pin", files[0][0].name if files else None)
         return
     if not files:
         yield Finding("revisions", WARNING, f"_git_hash not compared with the plugin pin "
                       f"{pin[:12]}: no version.py in the package")
         return
-    for member in files:
+    for member, text in files:
         try:
-            values = module_constants(member.text.decode("utf-8"))
+            values = module_constants(text.decode("utf-8"))
         except (SyntaxError, UnicodeDecodeError, ValueError):
             yield Finding("revisions", WARNING, f"_git_hash not compared with the plugin pin "
                           f"{pin[:12]}: version.py is not valid Python", member.name)
@@ -788,7 +435,7 @@ def _git_hash_findings(scan: Scan, ident: Identity, expected: RevisionMap) -> It
                           member.name)
 
 
-def _revision_findings(values: dict, ident: Identity, expected: RevisionMap | None,
+def _revision_findings(values: dict[str, Any], ident: Identity, expected: RevisionMap | None,
                        where: str) -> Iterator[Finding]:
     commits = values.get("commits")
     if not isinstance(commits, dict) or not commits or not all(
@@ -824,14 +471,14 @@ def _revision_findings(values: dict, ident: Identity, expected: RevisionMap | No
                               f"{got['branch']}, expected {rev.url} {rev.branch}", where)
 
 
-def check_requires(scan: Scan, ident: Identity, opts) -> Iterator[Finding]:
+def check_requires(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:
     from packaging.requirements import InvalidRequirement, Requirement  # only plugin wheels
     dist_info = _dist_info_dir(scan)
     meta = _headers(scan.get(f"{dist_info}/METADATA")) if dist_info else None
-    if meta is None:
+    if meta is None or ident.rocm_major is None:  # the names check reports a missing METADATA
         return
     pjrt = naming.pjrt_dist(ident.rocm_major)
-    pins = []
+    pins: list[Requirement] = []
     for line in meta.get_all("Requires-Dist") or ():
         try:
             req = Requirement(line)
@@ -860,7 +507,7 @@ def _applies(check: str, ident: Identity) -> str | None:
     return None
 
 
-_CHECK_FUNCTIONS = {
+_CHECK_FUNCTIONS: dict[str, Callable[[Scan, Identity, Options], Iterable[Finding]]] = {
     "zip": check_zip, "size": check_size, "record": check_record, "paths": check_paths, "layout": check_layout,
     "names": check_names, "purelib": check_purelib, "glibc": check_glibc,
     "runpath": check_runpath, "version": check_version, "revisions": check_revisions,
@@ -890,7 +537,8 @@ def required_runpath(given: Sequence[str] | None, root: Path | None) -> tuple[tu
 def check_scan(scan: Scan, options: Options = Options()) -> Report:
     """Run every named check over a scan (pure: no I/O)."""
     ident = Identity.of(scan.path)
-    findings, skipped = [], {}
+    findings: list[Finding] = []
+    skipped: dict[str, str] = {}
     for name in CHECKS:
         why = _applies(name, ident)
         if why:
@@ -901,16 +549,18 @@ def check_scan(scan: Scan, options: Options = Options()) -> Report:
 
 
 def verify_wheel(path: Path, options: Options = Options(),
-                 progress: Callable[[int], None] | None = None) -> Report:
+                 progress: Progress | None = None) -> Report:
     """Scan ``path`` once and run every check over it."""
     return check_scan(scan_wheel(path, progress), options)
 
 
-def _commits(scan: Scan, ident: Identity) -> dict | None:
+def _commits(scan: Scan, ident: Identity) -> dict[str, Any] | None:
     for member in _payload(scan, ident, "commit_info.py"):
+        if member.text is None:
+            return None
         try:
             commits = module_constants(member.text.decode("utf-8")).get("commits")
-        except (AttributeError, SyntaxError, UnicodeDecodeError, ValueError):
+        except (SyntaxError, UnicodeDecodeError, ValueError):
             return None
         return commits if isinstance(commits, dict) else None
     return None
@@ -938,10 +588,11 @@ def check_pairs(scans: Sequence[Scan], reports: Sequence[Report]) -> None:
 
 
 def verify_wheels(paths: Sequence[Path], options: Options = Options(),
-                  progress: Callable[[int], None] | None = None,
+                  progress: Progress | None = None,
                   on_wheel: Callable[[Path], None] | None = None) -> list[Report]:
     """Verify each wheel, then check plugin and PJRT wheels given together as a pair."""
-    scans, reports = [], []
+    scans: list[Scan] = []
+    reports: list[Report] = []
     for path in paths:
         if on_wheel:
             on_wheel(Path(path))
@@ -950,12 +601,6 @@ def verify_wheels(paths: Sequence[Path], options: Options = Options(),
         reports.append(check_scan(scan, options))
     check_pairs(scans, reports)
     return reports
-
-
-def payload_size(path: Path) -> int:
-    """Uncompressed bytes of a wheel (the total for a progress bar)."""
-    with open_wheel(path) as zf:
-        return sum(i.file_size for i in zf.infolist())
 
 
 def expected_revisions(deps_file: Path | None = None,
@@ -1002,7 +647,7 @@ class Fold:
 def fold(findings: Iterable[Finding]) -> list[Fold]:
     """Group findings by check, severity and group (or identical message), in first-seen order,
     so the 95-entry RUNPATH of 9 shared objects reads as a handful of lines."""
-    groups: dict[tuple[str, str, str], tuple[dict, dict]] = {}
+    groups: dict[tuple[str, str, str], tuple[dict[str, None], dict[str, None]]] = {}
     for f in findings:
         key = (f.check, f.severity, f.group or f.message)
         messages, members = groups.setdefault(key, ({}, {}))

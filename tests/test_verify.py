@@ -584,13 +584,13 @@ def _zip_with(dest, members):
 
 def test_zip_bomb_member_is_an_error_and_never_inflated(good_wheels, tmp_path, monkeypatch):
     """A member inflating more than MAX_RATIO times is refused from the central directory."""
-    from release import verify
+    from release import scan
     src = good_wheels["plugin"]
     bad = craft(src, tmp_path / src.name,
                 add={"jax_rocm7_plugin/data.bin": b"\0" * (8 << 20)})  # ~1000x
     inflated = []
-    real_chunks = verify._chunks
-    monkeypatch.setattr(verify, "_chunks", lambda fp, info, start: (
+    real_chunks = scan._chunks
+    monkeypatch.setattr(scan, "_chunks", lambda fp, info, start: (
         inflated.append(info.filename), real_chunks(fp, info, start))[1])
     report = verify_wheel(bad, options())
     assert [(f.check, f.severity, f.member) for f in report.findings] == [
@@ -600,22 +600,22 @@ def test_zip_bomb_member_is_an_error_and_never_inflated(good_wheels, tmp_path, m
 
 
 def test_inflated_total_is_bounded(good_wheels, tmp_path, monkeypatch):
-    from release import verify
+    from release import scan
     with zipfile.ZipFile(good_wheels["pjrt"]) as zf:
         total = sum(i.file_size for i in zf.infolist())
-    monkeypatch.setattr(verify, "MAX_INFLATED", total - 1)
+    monkeypatch.setattr(scan, "MAX_INFLATED", total - 1)
     report = verify_wheel(good_wheels["pjrt"], options())
     sizes = [f for f in report.findings if f.check == "size"]
     assert len(sizes) == 1 and sizes[0].member is None
     assert f"inflate to {total:,} bytes in total" in sizes[0].message
     assert report.status("size") == ERROR
-    monkeypatch.setattr(verify, "MAX_INFLATED", total)
+    monkeypatch.setattr(scan, "MAX_INFLATED", total)
     assert verify_wheel(good_wheels["pjrt"], options()).findings == []
 
 
 def test_a_lying_central_directory_stops_at_the_declared_size(tmp_path):
     """Declared small, inflating big: the inflater stops at the declared size (bounded)."""
-    from release.verify import scan_wheel
+    from release.scan import scan_wheel
     wheel = _zip_with(tmp_path / "x-1.0-py3-none-any.whl", [("x/data.bin", b"\0" * (64 << 20))])
     raw = bytearray(wheel.read_bytes())
     cd = raw.rfind(b"PK\x01\x02")

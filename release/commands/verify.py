@@ -6,12 +6,12 @@ import contextlib
 
 from release import flags, output
 from release.naming import Identity
+from release.scan import payload_size
 from release.verify import (
     ERROR,
     Options,
     expected_revisions,
     fold,
-    payload_size,
     required_runpath,
     summary_line,
     summary_markdown,

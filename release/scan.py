@@ -1,0 +1,371 @@
+"""One streaming pass over a wheel: everything the named checks read, read once.
+
+Every member is inflated once, in chunks, while its CRC and sha256 are computed; of an ELF
+member only the few byte ranges the loader reads are kept on the way (``release.elffacts``;
+a stored member is read in place), so nothing is written to disk and nothing is inflated
+twice. For big members the hashing runs on a second thread while the next chunk inflates,
+so a scan costs about what a bare inflate + sha256 pass costs. Small text members
+(dist-info, ``version.py``, ``commit_info.py``) are kept. The zip-bomb bounds are decided
+from the central directory before anything inflates. ``release.verify`` runs its checks
+over the ``Scan`` this returns; promote and provenance open wheels through here too.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import dataclasses
+import hashlib
+import io
+import queue
+import struct
+import threading
+import types
+import zipfile
+import zlib
+from pathlib import Path
+from typing import IO, Any, Callable, Iterator, Sequence
+
+from release.elffacts import ELF_MAGIC, ElfCollector, ElfFacts, facts_or_error, file_reader, streamed_facts
+from release.errors import UserError
+
+_inflater: types.ModuleType  # zlib's interface
+try:  # isal inflates about 1.6x faster than zlib and computes CRC-32 3x faster; both are exact.
+    from isal import isal_zlib as _inflater
+except ImportError:  # pragma: no cover - isal is a runtime dependency
+    _inflater = zlib
+
+# Zip-bomb bounds, checked on the central directory before a member is inflated (and the
+# inflater stops at the declared size, so nothing inflates past them). The real
+# jax-rocm7-pjrt 0.10.2 wheel inflates to 0.5 GB, its 503 MB .so at a ratio of 3.3:
+# a 4x margin on the total and 30x on the ratio. The ratio applies to members above
+# RATIO_FLOOR only (a small text file of repeated lines may compress 100x and is harmless).
+MAX_INFLATED = 2 << 30   # bytes, all members together
+MAX_RATIO = 100          # inflated / compressed, per member
+RATIO_FLOOR = 1 << 20    # members smaller than this are not ratio-checked
+_TEXT_MEMBERS = ("version.py", "commit_info.py")
+_TEXT_LIMIT = 1 << 20
+_CHUNK = 1 << 20
+_THREADED = 16 << 20  # members this big are hashed on a second thread
+Progress = Callable[[int], None]  # called with the number of uncompressed bytes just read
+
+
+@dataclasses.dataclass
+class Member:
+    name: str
+    size: int  # as the central directory says
+    mode: int
+    sha256: str | None = None  # RECORD form: urlsafe base64, no padding
+    read_size: int | None = None
+    text: bytes | None = None
+    elf: ElfFacts | None = None
+    error: str | None = None
+
+
+@dataclasses.dataclass
+class Scan:
+    """Everything the checks need, from one pass over the wheel."""
+
+    path: Path
+    members: list[Member]
+    zip_errors: list[tuple[str | None, str]]
+    oversize: list[tuple[str | None, str]] = dataclasses.field(default_factory=list)
+
+    def get(self, name: str) -> Member | None:
+        return next((m for m in self.members if m.name == name), None)
+
+    def files(self) -> list[Member]:
+        return [m for m in self.members if not m.name.endswith("/")]
+
+
+# ---------------------------------------------------------------- reading
+
+
+def record_hash(digest: bytes) -> str:
+    """``sha256=`` value as RECORD writes it (urlsafe base64 without padding)."""
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def open_wheel(path: Path) -> zipfile.ZipFile:
+    """Open ``path`` as a zip, or raise a one-line ``UserError``."""
+    path = Path(path)
+    if not path.is_file():
+        raise UserError(f"{path}: no such wheel file")
+    try:
+        return zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
+        raise UserError(f"{path}: not a zip archive ({exc}); expected a .whl file") from None
+
+
+def data_offset(fp: IO[bytes], info: zipfile.ZipInfo) -> int:
+    """Where ``info``'s compressed bytes start (after its local header)."""
+    fp.seek(info.header_offset)
+    header = fp.read(30)
+    if len(header) != 30 or header[:4] != b"PK\x03\x04":
+        raise zipfile.BadZipFile(f"bad local header for {info.filename}")
+    name_len, extra_len = struct.unpack("<HH", header[26:30])
+    name = fp.read(name_len).decode("utf-8" if info.flag_bits & 0x800 else "cp437", "replace")
+    if name != info.orig_filename:
+        raise zipfile.BadZipFile(f"local header names {name!r}, central directory "
+                                 f"{info.orig_filename!r}")
+    return info.header_offset + 30 + name_len + extra_len
+
+
+class _Window(io.RawIOBase):
+    """A read-only, seekable view of a byte range of a file (a stored member, in place)."""
+
+    def __init__(self, fp: IO[bytes], start: int, length: int):
+        self._fp, self._start, self._length, self._pos = fp, start, length, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        base = {0: 0, 1: self._pos, 2: self._length}[whence]
+        self._pos = max(0, base + offset)
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+    def read(self, size: int | None = -1) -> bytes:
+        left = self._length - self._pos
+        size = left if size is None or size < 0 else min(size, left)
+        if size <= 0:
+            return b""
+        self._fp.seek(self._start + self._pos)
+        data = self._fp.read(size)
+        self._pos += len(data)
+        return data
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+
+def _chunks(fp: IO[bytes], info: zipfile.ZipInfo, start: int) -> Iterator[bytes]:
+    """The member's inflated bytes, in bounded chunks, with its size checked (CRC: ``_Sink``)."""
+    fp.seek(start)
+    left = info.compress_size
+    produced = 0
+    if info.compress_type == zipfile.ZIP_STORED:
+        while left:
+            chunk = fp.read(min(left, _CHUNK))
+            if not chunk:
+                raise zipfile.BadZipFile(f"{info.filename}: truncated")
+            left -= len(chunk)
+            produced += len(chunk)
+            yield chunk
+    elif info.compress_type == zipfile.ZIP_DEFLATED:
+        inflate = _inflater.decompressobj(-15)
+        while not inflate.eof:
+            data = inflate.unconsumed_tail
+            if not data:
+                if not left:
+                    raise zipfile.BadZipFile(f"{info.filename}: deflate stream ends early")
+                data = fp.read(min(left, _CHUNK))
+                if not data:
+                    raise zipfile.BadZipFile(f"{info.filename}: truncated")
+                left -= len(data)
+            try:
+                chunk = inflate.decompress(data, 4 * _CHUNK)
+            except (zlib.error, _inflater.error) as exc:
+                raise zipfile.BadZipFile(f"{info.filename}: corrupt deflate data ({exc})") from None
+            produced += len(chunk)
+            if produced > info.file_size:
+                raise zipfile.BadZipFile(f"{info.filename}: inflates past its declared size "
+                                         f"{info.file_size}")
+            if chunk:
+                yield chunk
+    else:
+        raise zipfile.BadZipFile(f"{info.filename}: compression method {info.compress_type} "
+                                 "(wheels use stored or deflate)")
+    if produced != info.file_size:
+        raise zipfile.BadZipFile(f"{info.filename}: {produced} bytes, central directory says "
+                                 f"{info.file_size}")
+
+
+class _Sink:
+    """What happens to each inflated chunk: CRC, sha256, kept text, ELF byte ranges kept."""
+
+    def __init__(self, keep_text: bool, elf_size: int | None):
+        self.crc, self.size = 0, 0
+        self.digest = hashlib.sha256()
+        self.text = bytearray() if keep_text else None
+        self._elf_size = elf_size
+        self.elf: ElfCollector | None = None
+
+    def feed(self, chunk: bytes) -> None:
+        if self.size == 0 and self._elf_size is not None and chunk[:4] == ELF_MAGIC:
+            self.elf = ElfCollector(self._elf_size)
+        self.crc = _inflater.crc32(chunk, self.crc)
+        self.digest.update(chunk)
+        if self.text is not None:
+            self.text += chunk
+        if self.elf is not None:
+            self.elf.feed(chunk)
+        self.size += len(chunk)
+
+
+def _drain(chunks: Iterator[bytes], sink: _Sink, progress: Progress | None, threaded: bool) -> None:
+    """Feed ``chunks`` to ``sink``; for big members on a second thread, so inflating the next
+    chunk overlaps hashing and writing this one (zlib, isal, hashlib and file writes all
+    release the GIL)."""
+    if not threaded:
+        for chunk in chunks:
+            sink.feed(chunk)
+            if progress:
+                progress(len(chunk))
+        return
+    pending: queue.Queue[bytes | None] = queue.Queue(maxsize=4)
+    failure: list[BaseException] = []
+
+    def consume() -> None:
+        while (chunk := pending.get()) is not None:
+            if not failure:
+                try:
+                    sink.feed(chunk)
+                except BaseException as exc:  # re-raised on the calling thread
+                    failure.append(exc)
+
+    worker = threading.Thread(target=consume, name="verify-sink", daemon=True)
+    worker.start()
+    try:
+        for chunk in chunks:
+            if failure:
+                break
+            pending.put(chunk)
+            if progress:
+                progress(len(chunk))
+    finally:
+        pending.put(None)
+        worker.join()
+    if failure:
+        raise failure[0]
+
+
+def _is_text_member(name: str) -> bool:
+    top = name.split("/", 1)[0]
+    return top.endswith(".dist-info") or name.rsplit("/", 1)[-1] in _TEXT_MEMBERS
+
+
+def inflation_bounds(infos: Sequence[zipfile.ZipInfo]) -> tuple[set[str], list[tuple[str | None, str]]]:
+    """Members not to inflate, and why: the zip-bomb bounds (``MAX_INFLATED``, ``MAX_RATIO``).
+
+    Decided from the central directory alone, so an oversized member is never inflated;
+    ``_chunks`` stops any member at its declared size, so a lying directory cannot get
+    past the bounds either. Once the running total passes ``MAX_INFLATED``, that member
+    and every later one are skipped.
+    """
+    skip: set[str] = set()
+    found: list[tuple[str | None, str]] = []
+    total = 0
+    for info in infos:
+        if info.is_dir():
+            continue
+        if total + info.file_size > MAX_INFLATED:
+            if not found or found[-1][0] is not None:
+                declared = sum(i.file_size for i in infos)
+                found.append((None, f"members inflate to {declared:,} bytes in total, more than "
+                                    f"the {MAX_INFLATED:,} a jax-rocm wheel may hold (zip bomb?); "
+                                    f"not inflated from {info.filename} on"))
+            skip.add(info.filename)
+            total = MAX_INFLATED + 1
+            continue
+        total += info.file_size
+        if info.file_size > RATIO_FLOOR and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+            ratio = info.file_size / max(info.compress_size, 1)
+            found.append((info.filename, f"inflates {ratio:,.0f}x ({info.compress_size:,} -> "
+                                         f"{info.file_size:,} bytes), more than {MAX_RATIO}x "
+                                         "(zip bomb?); not inflated"))
+            skip.add(info.filename)
+    return skip, found
+
+
+def scan_wheel(path: Path, progress: Progress | None = None) -> Scan:
+    """Read every member once: CRC, sha256, size, small texts, ELF facts.
+
+    ``progress(n)`` is called with the number of uncompressed bytes just read.
+    """
+    path = Path(path)
+    with open_wheel(path) as zf, open(path, "rb") as fp:
+        members: list[Member] = []
+        problems: list[tuple[str | None, str]] = []
+        seen: set[str] = set()
+        skip, oversize = inflation_bounds(zf.infolist())
+        for info in zf.infolist():
+            member = Member(info.filename, info.file_size, (info.external_attr >> 16) & 0o7777)
+            members.append(member)
+            if info.filename in seen:
+                problems.append((info.filename, "appears twice in the archive"))
+            seen.add(info.filename)
+            if info.is_dir():
+                continue
+            if info.filename in skip:
+                member.error = "not inflated: over the size bounds"
+                continue
+            try:
+                start = data_offset(fp, info)
+                _read_member(fp, info, start, member, progress)
+            except zipfile.BadZipFile as exc:
+                member.error = str(exc)
+                problems.append((info.filename, str(exc)))
+        return Scan(path, members, problems, oversize)
+
+
+def _read_member(fp: IO[bytes], info: zipfile.ZipInfo, start: int, member: Member,
+                 progress: Progress | None) -> None:
+    stored = info.compress_type == zipfile.ZIP_STORED
+    sink = _Sink(_is_text_member(info.filename) and info.file_size <= _TEXT_LIMIT,
+                 None if stored else info.file_size)
+    _drain(_chunks(fp, info, start), sink, progress, info.file_size >= _THREADED)
+    if sink.crc != info.CRC:
+        raise zipfile.BadZipFile(f"{info.filename}: CRC mismatch (data corrupt)")
+    member.sha256, member.read_size = record_hash(sink.digest.digest()), sink.size
+    member.text = bytes(sink.text) if sink.text is not None else None
+    if sink.elf is not None:
+        member.elf = streamed_facts(sink.elf, lambda: _chunks(fp, info, start))
+    elif stored and info.file_size >= 4:
+        window = _Window(fp, start, info.compress_size)
+        if window.read(4) == ELF_MAGIC:
+            member.elf = elf_facts(window)
+
+
+def elf_facts(stream: IO[bytes] | io.RawIOBase) -> ElfFacts:
+    """RUNPATH, RPATH, NEEDED and the newest GLIBC version needed, from a seekable stream."""
+    size = stream.seek(0, 2)
+    return facts_or_error(file_reader(stream), size)
+
+
+def payload_size(path: Path) -> int:
+    """Uncompressed bytes of a wheel (the total for a progress bar)."""
+    with open_wheel(path) as zf:
+        return sum(i.file_size for i in zf.infolist())
+
+
+# ---------------------------------------------------------------- what a kept member says
+
+
+def module_constants(source: str) -> dict[str, object]:
+    """Top-level ``NAME = <literal>`` (and annotated) assignments of a Python file."""
+    tree = ast.parse(source)
+    values: dict[str, object] = {}
+    for node in tree.body:
+        targets: list[ast.expr]
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        for target in targets:
+            if isinstance(target, ast.Name):
+                try:
+                    values[target.id] = ast.literal_eval(value)
+                except ValueError:
+                    values[target.id] = ast.unparse(value)
+    return values
