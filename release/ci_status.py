@@ -21,10 +21,13 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from typing import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from release.errors import UserError
+
+if TYPE_CHECKING:
+    from release.github import GitHubClient
 
 GREEN, RED, PENDING, MISSING = "green", "red", "pending", "missing"
 REQUIRE_ALL = "green"
@@ -102,8 +105,9 @@ def verdict(sha: str, statuses: Iterable[dict], check_runs: Iterable[dict],
             require: str | Sequence[str] = REQUIRE_ALL) -> Verdict:
     """Green, red, pending or missing, for ``require`` (``"green"`` or a list of names)."""
     checks = checks_of(statuses, check_runs)
+    missing: tuple[str, ...] = ()
     if require == REQUIRE_ALL:
-        considered, missing = checks, ()
+        considered = checks
     else:
         wanted = tuple(dict.fromkeys(require))
         considered = [c for c in checks if c.name in wanted]
@@ -186,7 +190,7 @@ def pick_green(name: str, candidates: Sequence[str], pin: str, verdict_of: Calla
 # ---------------------------------------------------------------- the GitHub edge
 
 
-def github_repository(url: str, env=None) -> tuple[str, str] | None:
+def github_repository(url: str, env: Mapping[str, str] | None = None) -> tuple[str, str] | None:
     """``(owner, name)`` of a GitHub remote URL (github.com or ``$GITHUB_SERVER_URL``'s host)."""
     env = os.environ if env is None else env
     hosts = {"github.com"}
@@ -200,7 +204,7 @@ def github_repository(url: str, env=None) -> tuple[str, str] | None:
     return m.group(2), m.group(3)
 
 
-def require_github(dep_name: str, url: str, env=None) -> tuple[str, str]:
+def require_github(dep_name: str, url: str, env: Mapping[str, str] | None = None) -> tuple[str, str]:
     """The dep's GitHub repository, or the one-line refusal ``require`` gets elsewhere."""
     found = github_repository(url, env)
     if found is None:
@@ -211,7 +215,7 @@ def require_github(dep_name: str, url: str, env=None) -> tuple[str, str]:
     return found
 
 
-def client_from_env(dep_name: str, env=None, **kwargs):
+def client_from_env(dep_name: str, env: Mapping[str, str] | None = None, **kwargs: Any) -> GitHubClient:
     """A ``GitHubClient`` for CI reads (``GITHUB_TOKEN``, ``GITHUB_API_URL``)."""
     from release.github import GitHubClient
     env = os.environ if env is None else env
@@ -221,7 +225,7 @@ def client_from_env(dep_name: str, env=None, **kwargs):
     return GitHubClient.from_env(env, **kwargs)
 
 
-def fetch(client, owner: str, repo: str, sha: str) -> tuple[list[dict], list[dict]]:
+def fetch(client: GitHubClient, owner: str, repo: str, sha: str) -> tuple[list[dict], list[dict]]:
     """The statuses (combined, all pages) and the latest check run per name (all pages)."""
     from release.github import GitHubError
     base = f"/repos/{owner}/{repo}/commits/{sha}"
@@ -236,7 +240,7 @@ def fetch(client, owner: str, repo: str, sha: str) -> tuple[list[dict], list[dic
     return statuses, runs
 
 
-def verdict_reader(client, owner: str, repo: str,
+def verdict_reader(client: GitHubClient, owner: str, repo: str,
                    require: str | Sequence[str]) -> Callable[[str], Verdict]:
     """``sha -> Verdict`` over GitHub, for ``pick_green``."""
     def read(sha: str) -> Verdict:

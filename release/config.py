@@ -15,7 +15,7 @@ import os
 import re
 import tempfile
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import yaml
 
@@ -122,7 +122,7 @@ class Deps:
                 return dep
         raise KeyError(name)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Dep]:
         return iter(self.items)
 
     @property
@@ -143,12 +143,13 @@ class Deps:
                 raise AssertionError("cycle in via deps")
         return tuple(self[n] for n in done)
 
-    def with_commits(self, commits: Mapping[str, str]) -> "Deps":
+    def with_commits(self, commits: Mapping[str, str]) -> Deps:
         """A copy with some commits moved."""
         return self.with_pins({name: {"commit": sha} for name, sha in commits.items()})
 
-    def with_pins(self, pins: Mapping[str, Mapping[str, object]]) -> "Deps":
-        """A copy with some of ``commit``, ``branch`` and the PIN_KEYS changed per dep."""
+    def with_pins(self, pins: Mapping[str, Mapping[str, Any]]) -> Deps:
+        """A copy with some of ``commit``, ``branch`` and the PIN_KEYS changed per dep (each value
+        of its field's type: the names are checked here, the values where they are built)."""
         for name, fields in pins.items():
             self[name]
             unknown = set(fields) - {"commit", "branch", *PIN_KEYS}
@@ -232,9 +233,9 @@ def _compose_yaml(path: Path, text: str) -> yaml.Node | None:
     return node
 
 
-def _refuse_duplicate_keys(path: Path, node, prefix: str) -> None:
+def _refuse_duplicate_keys(path: Path, node: yaml.Node | None, prefix: str) -> None:
     if isinstance(node, yaml.MappingNode):
-        seen = set()
+        seen: set[str] = set()
         for key_node, value_node in node.value:
             key = key_node.value
             dotted = f"{prefix}.{key}" if prefix else str(key)
@@ -263,7 +264,7 @@ def parse_deps(path: Path, text: str) -> Deps:
     return Deps(Path(path), items)
 
 
-def _parse_dep(path: Path, name: str, raw) -> Dep:
+def _parse_dep(path: Path, name: str, raw: object) -> Dep:
     where = f"deps.{name}"
     if not isinstance(raw, dict):
         raise ConfigError(path, where, _kind(raw), "a mapping with " + ", ".join(DEP_KEYS))
@@ -288,7 +289,7 @@ def _parse_dep(path: Path, name: str, raw) -> Dep:
     return Dep(name, url, branch, commit, roll, sha256, tuple(patches), hold)
 
 
-def _parse_hold(path: Path, where: str, raw, roll) -> Hold:
+def _parse_hold(path: Path, where: str, raw: object, roll: Roll) -> Hold:
     if not isinstance(raw, dict):
         raise ConfigError(path, where, raw, "a mapping {commit: <sha>, reason: \"...\"}")
     _exact_keys(path, where, raw, HOLD_KEYS, HOLD_KEYS)
@@ -323,7 +324,7 @@ def _parse_head(path: Path, where: str, raw: dict) -> RollHead:
     return RollHead(require, walk)
 
 
-def _parse_roll(path: Path, where: str, raw) -> Roll:
+def _parse_roll(path: Path, where: str, raw: object) -> Roll:
     expected = ("'head', 'manual', a mapping {head: true, require: green|[names][, max_walk: N]} "
                 "or a mapping {via, file[, var, branches]}")
     if raw == "head":
@@ -376,11 +377,11 @@ def render_deps(deps: Deps, text: str) -> str:
     (added, replaced or dropped)."""
     node = _compose_yaml(deps.path, text)
     old = parse_deps(deps.path, text)
-    deps_node = _mapping_get(node, "deps")
+    deps_node = _mapping_at(node, "deps")
     edits = []  # (start, end, replacement), non-overlapping
     for dep in deps:
         was = old[dep.name]
-        dep_node = _mapping_get(deps_node, dep.name)
+        dep_node = _mapping_at(deps_node, dep.name)
         for key in ("commit", "branch"):
             if getattr(dep, key) != getattr(was, key):
                 scalar = _mapping_get(dep_node, key)
@@ -416,7 +417,7 @@ def render_hold(path: Path, text: str, name: str, hold: Hold | None) -> str:
     """The text of deps.yaml with dep ``name``'s ``hold:`` line added, replaced or removed
     (one line after the dep's ``roll``; comments and everything else kept)."""
     node = _compose_yaml(path, text)
-    dep_node = _mapping_get(_mapping_get(node, "deps"), name)
+    dep_node = _mapping_at(_mapping_at(node, "deps"), name)
     if dep_node.flow_style:
         raise UserError(f"{path}: deps.{name} is written as a flow mapping {{...}}; write it as a "
                         "block mapping to add a hold")
@@ -436,7 +437,7 @@ def render_hold(path: Path, text: str, name: str, hold: Hold | None) -> str:
     return new
 
 
-def _last_mark(node):
+def _last_mark(node: yaml.Node) -> yaml.Mark:
     """Where a value's own text ends (a block collection's end mark is the next key's start)."""
     if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and not node.flow_style and node.value:
         last = node.value[-1]
@@ -444,14 +445,14 @@ def _last_mark(node):
     return node.end_mark
 
 
-def _pin_lines(dep: Dep):
+def _pin_lines(dep: Dep) -> Iterator[tuple[str, str]]:
     if dep.archive_sha256:
         yield "archive_sha256", json.dumps(dep.archive_sha256)  # quoted: digits alone read as a number
     if dep.patches:
         yield "patches", json.dumps(list(dep.patches))  # a YAML flow sequence on one line
 
 
-def _line_span(text: str, start, end) -> tuple[int, int]:
+def _line_span(text: str, start: yaml.Mark, end: yaml.Mark) -> tuple[int, int]:
     """From the start of ``start``'s line to just after the line holding ``end``."""
     first = text.rfind("\n", 0, start.index) + 1
     last = end.index if end.column > 0 else max(end.index - 1, start.index)
@@ -472,11 +473,22 @@ def save_deps(deps: Deps) -> bool:
     return True
 
 
-def _mapping_get(node, key: str):
+def _mapping_get(node: yaml.Node | None, key: str) -> yaml.Node:
+    """The value node of ``key`` in a mapping node."""
+    if not isinstance(node, yaml.MappingNode):  # the text parsed as valid deps first: a bug
+        raise AssertionError(f"not a mapping where {key} was looked up")
     for key_node, value_node in node.value:
         if key_node.value == key:
             return value_node
     raise KeyError(key)
+
+
+def _mapping_at(node: yaml.Node | None, key: str) -> yaml.MappingNode:
+    """The mapping node under ``key`` (a dep, the deps) in a document already parsed as valid deps."""
+    value = _mapping_get(node, key)
+    if not isinstance(value, yaml.MappingNode):
+        raise AssertionError(f"{key} is not a mapping")
+    return value
 
 
 # ---------------------------------------------------------------- version_info.json
@@ -513,7 +525,9 @@ def render_version_info(info: VersionInfo, text: str) -> str:
         before, after = getattr(old, key), getattr(info, key)
         if before != after:
             pattern = re.compile(r'("%s"\s*:\s*")%s(")' % (re.escape(key), re.escape(before)))
-            text, count = pattern.subn(lambda m, new=after: m.group(1) + new + m.group(2), text)
+            def swap(match: re.Match[str], new: str = after) -> str:
+                return match.group(1) + new + match.group(2)
+            text, count = pattern.subn(swap, text)
             if count != 1:
                 raise UserError(f"{info.path}: cannot find \"{key}\": \"{before}\" to replace")
     if parse_version_info(info.path, text) != info:
@@ -555,7 +569,8 @@ def atomic_write(path: Path, text: str | bytes) -> None:
         raise
 
 
-def _exact_keys(path: Path, where: str, data: dict, required, allowed) -> None:
+def _exact_keys(path: Path, where: str, data: dict, required: Iterable[str],
+                allowed: tuple[str, ...]) -> None:
     for key in data:
         if key not in allowed:
             raise ConfigError(path, f"{where}.{key}" if where else str(key), "an unknown key",
@@ -566,9 +581,9 @@ def _exact_keys(path: Path, where: str, data: dict, required, allowed) -> None:
                               "this key to be present")
 
 
-def _no_duplicate_pairs(path: Path):
-    def hook(pairs):
-        seen = {}
+def _no_duplicate_pairs(path: Path) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
         for key, value in pairs:
             if key in seen:
                 raise ConfigError(path, key, "a second value", "each key once")
@@ -577,7 +592,7 @@ def _no_duplicate_pairs(path: Path):
     return hook
 
 
-def _kind(value) -> str:
+def _kind(value: object) -> str:
     if value is None:
         return "an empty document"
     return f"a {type(value).__name__} ({value!r:.40})"

@@ -57,7 +57,7 @@ class Remote:
     label: str  # who is asking, for messages ("xla")
     url: str
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         url_credentials(self.url)  # registers any credentials in it as secrets
 
     @property
@@ -175,7 +175,7 @@ def _pkt(line: str) -> bytes:
 
 def _read_pkts(data: bytes, pos: int) -> tuple[list[bytes], int]:
     """pkt-lines from ``pos`` up to the next flush packet; returns them and where it ended."""
-    lines = []
+    lines: list[bytes] = []
     while pos + 4 <= len(data):
         size = int(data[pos:pos + 4], 16)
         if size in (0, 1, 2):  # flush, delimiter, response end
@@ -185,7 +185,7 @@ def _read_pkts(data: bytes, pos: int) -> tuple[list[bytes], int]:
     raise ValueError("truncated pkt-line stream")
 
 
-def _helper_request(url: str, request: bytes, env: dict) -> tuple[bytes | None, str, int]:
+def _helper_request(url: str, request: bytes, env: dict[str, str]) -> tuple[bytes | None, str, int]:
     """One protocol v2 request through git's own HTTP transport (``git remote-http``'s
     ``stateless-connect``: proxies, TLS settings and headers as for any fetch). Returns the
     response after the capability advertisement, or None when the server offers no v2."""
@@ -193,6 +193,7 @@ def _helper_request(url: str, request: bytes, env: dict) -> tuple[bytes | None, 
     # Unbuffered: reading the ready line must not swallow the advertisement that follows it.
     proc = subprocess.Popen(["git", helper, "origin", url], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env, bufsize=0)
+    assert proc.stdin is not None and proc.stdout is not None  # both are pipes: asked for above
     try:
         # The helper reads its command line buffered: the request may follow only once it is ready.
         proc.stdin.write(b"stateless-connect git-upload-pack\n")
@@ -281,7 +282,7 @@ class Mirror:
         self._lock = FileLock(str(self.path) + ".lock")
         self.fetches = 0  # how many times this object talked to the remote (for tests and logs)
 
-    def __enter__(self) -> "Mirror":
+    def __enter__(self) -> Mirror:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock.acquire()
         try:
@@ -291,7 +292,7 @@ class Mirror:
             raise
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._lock.release()
 
     def _open(self) -> None:
@@ -385,7 +386,11 @@ class Mirror:
             if "couldn't find remote ref" in err.lower():
                 raise UserError(f"{self.remote.label}: no branch '{branch}' on {self.remote.shown}")
             raise remote_error(self.remote, "cannot fetch from", err)
-        return self.branch_tip(branch)
+        tip = self.branch_tip(branch)
+        if tip is None:  # git said the fetch worked, yet the branch is not there
+            raise RemoteError(f"{self.remote.label}: fetching '{branch}' from {self.remote.shown} "
+                              "left no branch")
+        return tip
 
     def has_tree(self, sha: str) -> bool:
         """Whether the commit's root tree is here (a commit fetched for its history has none)."""

@@ -32,13 +32,18 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator, Mapping
 from urllib.parse import urlsplit
 
 import requests
 
 from release.errors import USER_EXIT, ReleaseError, RemoteError, UserError
 from release.redact import redact, redact_data, register_secret
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from release.output import ProgressBars
 
 DEFAULT_API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"
@@ -117,7 +122,7 @@ def check_token(token: str) -> str:
     return bare
 
 
-def fields(data: Any, what: str, **types) -> dict:
+def fields(data: Any, what: str, **types: type | tuple[type, ...]) -> dict:
     """``data`` if it is an object whose members ``types`` names have those types, else
     ``MalformedAnswer``: a caller reads members from an answer only through this."""
     if not isinstance(data, dict):
@@ -144,10 +149,10 @@ class _ProgressReader:
     http.client sends our chunks as they are, instead of reading 8 KiB at a time.
     """
 
-    def __init__(self, handle, size: int, advance: Callable[[int], None]):
+    def __init__(self, handle: BinaryIO, size: int, advance: Callable[[int], None]):
         self.handle, self.size, self.advance = handle, size, advance
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[bytes]:
         while data := self.handle.read(CHUNK):
             self.advance(len(data))
             yield data
@@ -161,7 +166,7 @@ class GitHubClient:
                  session: requests.Session | None = None, sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.time, deadline: float = 900.0,
                  retries: int = 5, write_interval: float = 1.0, timeout: float = 60.0,
-                 console=None):
+                 console: Console | None = None):
         if not token:
             raise UserError("GITHUB_TOKEN is not set; a token with 'contents: write' is needed "
                             "to read drafts and publish releases")
@@ -185,7 +190,7 @@ class GitHubClient:
         self._blocked_until = 0.0
 
     @classmethod
-    def from_env(cls, env: dict | None = None, **kwargs) -> "GitHubClient":
+    def from_env(cls, env: Mapping[str, str] | None = None, **kwargs: Any) -> GitHubClient:
         env = os.environ if env is None else env
         if "RELEASE_GITHUB_WRITE_INTERVAL" in env and "write_interval" not in kwargs:
             text = env["RELEASE_GITHUB_WRITE_INTERVAL"]
@@ -203,7 +208,7 @@ class GitHubClient:
 
     # ------------------------------------------------------------ core
 
-    def _headers(self, accept: str = JSON_MEDIA) -> dict:
+    def _headers(self, accept: str = JSON_MEDIA) -> dict[str, str]:
         return {"Accept": accept, "X-GitHub-Api-Version": API_VERSION,
                 "Authorization": f"Bearer {self._token}", "User-Agent": "jax-rocm-release"}
 
@@ -220,7 +225,7 @@ class GitHubClient:
         return path
 
     def send(self, method: str, url: str, *, json: Any = None, params: dict | None = None,
-             data=None, headers: dict | None = None, idempotent: bool | None = None,
+             data: Any = None, headers: dict | None = None, idempotent: bool | None = None,
              allow_redirects: bool = True, rewind: Callable[[], Any] | None = None,
              other_host: bool = False) -> requests.Response:
         """One logical request with retries and rate-limit waits; returns the final 2xx/3xx response.
@@ -324,7 +329,7 @@ class GitHubClient:
     # ------------------------------------------------------------ files
 
     def upload(self, upload_url: str, file: Path, name: str, *, label: str | None = None,
-               progress=None) -> dict:
+               progress: ProgressBars | None = None) -> dict:
         """POST a file's bytes to the uploads host named in a release's ``upload_url``.
 
         Streamed from disk with ``Content-Length``; never retried here (a POST): on
@@ -334,18 +339,16 @@ class GitHubClient:
         file = Path(file)
         size = file.stat().st_size
         params = {"name": name, **({"label": label} if label else {})}
-        task = None
-        if progress is not None:
-            task = progress.add_task(f"upload {name}", total=size)
+        task = progress.add_task(f"upload {name}", total=size) if progress is not None else None
 
-        def advance(n):
-            if task is not None:
+        def advance(n: int) -> None:
+            if progress is not None and task is not None:
                 progress.advance(task, n)
         try:
             with open(file, "rb") as handle:
-                def rewind():  # a rate-limit wait re-sends the whole file
+                def rewind() -> _ProgressReader:  # a rate-limit wait re-sends the whole file
                     handle.seek(0)
-                    if task is not None:
+                    if progress is not None and task is not None:
                         progress.reset(task, total=size)
                     return _ProgressReader(handle, size, advance)
                 response = self.send("POST", url, params=params, other_host=True,
@@ -353,11 +356,12 @@ class GitHubClient:
                                      headers={"Content-Type": BINARY_MEDIA,
                                               "Content-Length": str(size)})
         finally:
-            if task is not None:
+            if progress is not None and task is not None:
                 progress.remove_task(task)
         return _answer(response, "POST", dict)
 
-    def download(self, asset_url: str, dest: Path, *, progress=None, name: str | None = None) -> Path:
+    def download(self, asset_url: str, dest: Path, *, progress: ProgressBars | None = None,
+                 name: str | None = None) -> Path:
         """Download an asset's bytes: the API answers 302 to a storage host, which gets no token.
 
         An interrupted transfer starts over with a fresh signed URL (bounded by the retries).
@@ -385,7 +389,7 @@ class GitHubClient:
         return dest
 
     @staticmethod
-    def _save(stream, tmp: Path, progress, name: str) -> None:
+    def _save(stream: requests.Response, tmp: Path, progress: ProgressBars | None, name: str) -> None:
         length = stream.headers.get("Content-Length") or ""
         total = int(length) if length.isdigit() and int(length) > 0 else None
         task = progress.add_task(f"download {name}", total=total) if progress is not None else None
@@ -393,10 +397,10 @@ class GitHubClient:
             with open(tmp, "wb") as handle:
                 for chunk in stream.iter_content(CHUNK):
                     handle.write(chunk)
-                    if task is not None:
+                    if progress is not None and task is not None:
                         progress.advance(task, len(chunk))
         finally:
-            if task is not None:
+            if progress is not None and task is not None:
                 progress.remove_task(task)
 
     def _storage_get(self, location: str) -> requests.Response:
@@ -414,7 +418,7 @@ class GitHubClient:
     def list_pulls(self, owner: str, repo: str, *, head: str | None = None, state: str = "open",
                    base: str | None = None) -> list[dict]:
         """Pull requests; ``head`` is ``branch`` or ``owner:branch``."""
-        params = {"state": state}
+        params: dict[str, str] = {"state": state}
         if head:
             params["head"] = head if ":" in head else f"{owner}:{head}"
         if base:
@@ -427,7 +431,7 @@ class GitHubClient:
                                   json={"title": title, "head": head, "base": base, "body": body,
                                         "draft": draft}))
 
-    def update_pull(self, owner: str, repo: str, number: int, **changes) -> dict:
+    def update_pull(self, owner: str, repo: str, number: int, **changes: Any) -> dict:
         """PATCH a pull request: ``title``, ``body``, ``state`` ("open"/"closed"), ``base``."""
         return _pull(self.request("PATCH", f"/repos/{owner}/{repo}/pulls/{int(number)}", json=changes))
 
@@ -444,7 +448,7 @@ class GitHubClient:
         if gap > 0:
             self.sleep(gap)
 
-    def _wait_blocked(self, method, shown, start) -> None:
+    def _wait_blocked(self, method: str, shown: str, start: float) -> None:
         gap = self._blocked_until - self.clock()
         if gap <= 0:
             return
@@ -454,13 +458,13 @@ class GitHubClient:
         self._say(f"GitHub rate limit exhausted: waiting {gap:.0f} s for the reset")
         self.sleep(gap)
 
-    def _note_rate_limit(self, response) -> None:
+    def _note_rate_limit(self, response: requests.Response) -> None:
         if response.headers.get("x-ratelimit-remaining") == "0" and response.status_code < 400:
             reset = _float(response.headers.get("x-ratelimit-reset"))
             if reset is not None:
                 self._blocked_until = max(self._blocked_until, reset + 1)
 
-    def _rate_limit_wait(self, response) -> float | None:
+    def _rate_limit_wait(self, response: requests.Response) -> float | None:
         """Seconds to wait for a rate-limit rejection (before growing it for repeats), or None
         when it is not one."""
         if response.status_code not in (403, 429):
@@ -478,7 +482,8 @@ class GitHubClient:
             return 60.0
         return None
 
-    def _retry_or_raise(self, method, shown, status, reason, attempt, start, backoff) -> None:
+    def _retry_or_raise(self, method: str, shown: str, status: int | None, reason: str, attempt: int,
+                        start: float, backoff: float) -> None:
         if attempt > self.retries or self.clock() + backoff - start > self.deadline:
             raise GitHubUnavailable(method, shown, status, f"{reason} (gave up after {attempt} attempts)")
         self._say(f"GitHub {method} {shown}: {reason}; retrying in {backoff:.0f} s")
@@ -492,7 +497,7 @@ def _pull(data: Any) -> dict:
     return data
 
 
-def _answer(response, method: str, expect: type | None) -> Any:
+def _answer(response: requests.Response, method: str, expect: type | None) -> Any:
     """The JSON of a 2xx answer, which must parse and be an ``expect``, else ``MalformedAnswer``."""
     shown = _path_of(response.url or "")
     try:
@@ -505,19 +510,21 @@ def _answer(response, method: str, expect: type | None) -> Any:
     return data
 
 
-def _float(text) -> float | None:
+def _float(text: str | None) -> float | None:
+    if text is None:
+        return None
     try:
         return float(text)
-    except (TypeError, ValueError):
+    except ValueError:
         return None
 
 
-def _error_of(response) -> tuple[str, list]:
+def _error_of(response: requests.Response) -> tuple[str, list]:
     try:
         data = response.json()
     except ValueError:
         return (response.reason or "error"), []
     if not isinstance(data, dict):
         return str(data)[:200], []
-    errors = data.get("errors") if isinstance(data.get("errors"), list) else []
-    return str(data.get("message") or response.reason or "error"), errors
+    errors = data.get("errors")
+    return str(data.get("message") or response.reason or "error"), errors if isinstance(errors, list) else []

@@ -241,6 +241,7 @@ def committed_deps(repo: ReleaseRepo, deps: Deps) -> Deps:
     if committed is None:
         raise UserError(f"{deps.path}: not committed at HEAD; --commit needs it committed")
     base = parse_deps(deps.path, committed)
+    pins: dict[str, dict[str, object]]  # per dep, the pin fields a bump writes
     pins = {d.name: {"commit": d.commit} | ({"branch": d.branch, "archive_sha256": d.archive_sha256,
                                             "patches": d.patches} if isinstance(d.roll, RollVia) else {})
             for d in deps}

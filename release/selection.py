@@ -13,10 +13,17 @@ nightly is built without it. Every decision is one line for the changelog and PR
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 from release import ci_status
 from release.config import Dep, RollHead
 from release.errors import UserError
+
+if TYPE_CHECKING:
+    from release.git import Mirror
+    from release.github import GitHubClient
+
+    GitHubRepo = tuple[str, str, GitHubClient]  # owner, repository, a client to read its CI
 
 
 @dataclasses.dataclass(frozen=True)
@@ -27,21 +34,23 @@ class Selection:
     source: str = ""      # for the move's sentence
 
 
-def preflight(dep: Dep):
+def preflight(dep: Dep) -> GitHubRepo:
     """Refuse a green roll that cannot work before any network: returns ``(owner, repo, client)``."""
     owner, repo = ci_status.require_github(dep.name, dep.url)
     return owner, repo, ci_status.client_from_env(dep.name)
 
 
-def select(dep: Dep, tip: str, roll: RollHead, mirror, github=None) -> Selection:
-    """The commit for ``dep`` given its branch ``tip``; ``github`` is ``preflight``'s answer."""
+def select(dep: Dep, tip: str, roll: RollHead, mirror: Mirror, github: GitHubRepo | None = None) -> Selection:
+    """The commit for ``dep`` given its branch ``tip``; ``github`` is ``preflight``'s answer
+    (asked here when a green roll needs it and none was given)."""
     pin, hold = dep.commit, dep.hold
     shown = mirror.remote.shown
     if not mirror.fetch_commit(tip, trees=False):
         raise UserError(f"{dep.name}: the tip {tip[:7]} of {dep.branch} is not on {shown}")
     pin_known = mirror.fetch_commit(pin, trees=False)
     line = mirror.first_parents(pin, tip) if pin_known else [tip]  # newest first, pin excluded
-    notes = []
+    notes: list[str] = []
+    held_source = ""
     if hold is not None:
         held = hold.commit
         if not mirror.fetch_commit(held, trees=False):
@@ -61,11 +70,12 @@ def select(dep: Dep, tip: str, roll: RollHead, mirror, github=None) -> Selection
         notes.append(said + (f"; {cut} newer commit{'s' if cut != 1 else ''} not taken until the hold "
                              "is removed" if cut else ""))
         line = allowed
+        held_source = f"held before {held[:7]}"
     if not line:
         return Selection(pin, "; ".join(notes))
     if roll.require is None:
-        return Selection(line[0], "; ".join(notes), source=notes and f"held before {hold.commit[:7]}" or "")
-    owner, repo, client = github
+        return Selection(line[0], "; ".join(notes), source=held_source)
+    owner, repo, client = github if github is not None else preflight(dep)
     pick = ci_status.pick_green(dep.name, line, pin, ci_status.verdict_reader(client, owner, repo, roll.require),
                                 roll.max_walk)
     notes.append(pick.line())
@@ -74,9 +84,11 @@ def select(dep: Dep, tip: str, roll: RollHead, mirror, github=None) -> Selection
     return Selection(chosen, "; ".join(notes), source=source if pick.chosen else "")
 
 
-def refuse_past_hold(dep: Dep, sha: str, mirror) -> None:
+def refuse_past_hold(dep: Dep, sha: str, mirror: Mirror) -> None:
     """``bump --to`` obeys a hold too: a person removes the hold to pass it."""
     hold = dep.hold
+    if hold is None:
+        return
     if mirror.fetch_commit(sha, trees=False) and mirror.fetch_commit(hold.commit, trees=False) \
             and mirror.is_ancestor(hold.commit, sha):
         raise UserError(f"{dep.name}: {sha[:7]} contains the held commit {hold.commit[:7]} "

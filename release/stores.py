@@ -17,15 +17,21 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 from urllib.parse import quote
 
-from filelock import FileLock
+from filelock import BaseFileLock, FileLock
 from packaging.version import InvalidVersion, Version
 
 from release import naming
 from release.errors import UserError
 from release.github import GitHubClient, GitHubError, MalformedAnswer, UncertainWrite, fields
 from release.safe_names import plain_file_name
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from release.output import ProgressBars, Say
 
 # Every draft this tool creates says so in its body: duplicates of ours may be collapsed,
 # anybody else's draft is left alone.
@@ -158,7 +164,8 @@ class Store:
     def list_assets(self, release: Release) -> list[Asset]:
         raise NotImplementedError
 
-    def upload_asset(self, release: Release, path: Path, name: str, progress=None) -> Asset:
+    def upload_asset(self, release: Release, path: Path, name: str,
+                     progress: ProgressBars | None = None) -> Asset:
         raise NotImplementedError
 
     def rename_asset(self, release: Release, asset: Asset, name: str) -> Asset:
@@ -167,7 +174,8 @@ class Store:
     def delete_asset(self, release: Release, asset: Asset) -> None:
         raise NotImplementedError
 
-    def download_asset(self, release: Release, asset: Asset, dest: Path, progress=None) -> Path:
+    def download_asset(self, release: Release, asset: Asset, dest: Path,
+                       progress: ProgressBars | None = None) -> Path:
         raise NotImplementedError
 
     # ---------------------------------------------------------- built on the above
@@ -189,7 +197,7 @@ class Store:
         return next((r for r in self.list_releases() if not r.draft and r.tag == tag), None)
 
     def find_or_create_draft(self, tag: str, *, name: str, body: str, prerelease: bool,
-                             attempts: int = 3, say=lambda text: None) -> Release:
+                             attempts: int = 3, say: Say = lambda text: None) -> Release:
         """The one draft of ``tag``, whatever state a previous run left behind.
 
         Drafts are found by listing. Of several drafts of ours (a retried create, two
@@ -260,16 +268,17 @@ class GitHubStore(Store):
     def list_releases(self) -> list[Release]:
         return [self._release(d) for d in self.client.paginate(f"{self._base}/releases")]
 
-    def create_draft(self, tag, *, name, body, prerelease) -> Release:
+    def create_draft(self, tag: str, *, name: str, body: str, prerelease: bool) -> Release:
         return self._release(self.client.request("POST", f"{self._base}/releases", json={
             "tag_name": tag, "name": name, "body": body, "draft": True, "prerelease": prerelease}))
 
-    def update_release(self, release, *, name=None, body=None) -> Release:
+    def update_release(self, release: Release, *, name: str | None = None,
+                       body: str | None = None) -> Release:
         fields = {k: v for k, v in (("name", name), ("body", body)) if v is not None}
         return self._release(self.client.request("PATCH", f"{self._base}/releases/{release.id}",
                                                  json=fields))
 
-    def publish(self, release, *, prerelease, make_latest) -> Release:
+    def publish(self, release: Release, *, prerelease: bool, make_latest: bool) -> Release:
         try:
             data = self.client.request("PATCH", f"{self._base}/releases/{release.id}", json={
                 "draft": False, "prerelease": prerelease,
@@ -280,7 +289,7 @@ class GitHubStore(Store):
             raise
         return self._release(data)
 
-    def delete_release(self, release) -> None:
+    def delete_release(self, release: Release) -> None:
         self.client.request("DELETE", f"{self._base}/releases/{release.id}")
         if not release.draft:
             try:
@@ -289,12 +298,15 @@ class GitHubStore(Store):
                 if exc.status not in (404, 422):  # 422: the reference is already gone
                     raise
 
-    def list_assets(self, release) -> list[Asset]:
+    def list_assets(self, release: Release) -> list[Asset]:
         return [self._asset(d) for d in self.client.paginate(f"{self._base}/releases/{release.id}/assets")]
 
-    def upload_asset(self, release, path, name, progress=None) -> Asset:
+    def upload_asset(self, release: Release, path: Path, name: str,
+                     progress: ProgressBars | None = None) -> Asset:
         if not release.upload_url:
             release = self._release(self.client.request("GET", f"{self._base}/releases/{release.id}"))
+        if not release.upload_url:
+            raise MalformedAnswer(f"release {release.id}", "no upload_url, so no asset can be uploaded")
         try:
             return self._asset(self.client.upload(release.upload_url, path, name, progress=progress))
         except GitHubError as exc:
@@ -309,20 +321,23 @@ class GitHubStore(Store):
                                     f"cannot change ({exc})")
         return exc
 
-    def rename_asset(self, release, asset, name) -> Asset:
+    def rename_asset(self, release: Release, asset: Asset, name: str) -> Asset:
         try:
             return self._asset(self.client.request("PATCH", f"{self._base}/releases/assets/{asset.id}",
                                                    json={"name": name}))
         except GitHubError as exc:
             raise self._refusal(exc, release, name) from None
 
-    def delete_asset(self, release, asset) -> None:
+    def delete_asset(self, release: Release, asset: Asset) -> None:
         try:
             self.client.request("DELETE", f"{self._base}/releases/assets/{asset.id}")
         except GitHubError as exc:
             raise self._refusal(exc, release, asset.name) from None
 
-    def download_asset(self, release, asset, dest, progress=None) -> Path:
+    def download_asset(self, release: Release, asset: Asset, dest: Path,
+                       progress: ProgressBars | None = None) -> Path:
+        if asset.api_url is None:  # an asset listed from another store
+            raise StoreError(f"{self.where}: asset {asset.name} was not listed from GitHub; nothing to download")
         return self.client.download(asset.api_url, dest, progress=progress, name=asset.name)
 
 
@@ -338,14 +353,14 @@ class LocalStore(Store):
 
     kind = "local"
 
-    def __init__(self, directory: Path, clock=None):
+    def __init__(self, directory: Path, clock: Callable[[], _dt.datetime] | None = None):
         self.directory = Path(directory).absolute()
         self.where = str(self.directory)
         self.clock = clock or (lambda: _dt.datetime.now(_dt.timezone.utc))
-        self._filelock = None
+        self._filelock: BaseFileLock | None = None
 
     @property
-    def _lock(self) -> FileLock:
+    def _lock(self) -> BaseFileLock:
         """The store's lock; taking it is a write, so the directory is created here, never on a read."""
         if self._filelock is None:
             if self.directory.exists() and not self.directory.is_dir():
@@ -383,7 +398,7 @@ class LocalStore(Store):
             return {"next_id": 1, "burned_tags": []}
         return json.loads(path.read_text())
 
-    def _save_json(self, path: Path, data) -> None:
+    def _save_json(self, path: Path, data: Any) -> None:
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
         os.replace(tmp, path)
@@ -431,7 +446,7 @@ class LocalStore(Store):
 
     # interface
     def list_releases(self) -> list[Release]:
-        found = []
+        found: list[Release] = []
         if not self.directory.is_dir():
             return found  # nothing published yet; reading never creates the store
         for child in self.directory.iterdir():
@@ -439,7 +454,7 @@ class LocalStore(Store):
                 found.append(self._release(json.loads((child / "release.json").read_text())))
         return sorted(found, key=lambda r: -r.id)
 
-    def create_draft(self, tag, *, name, body, prerelease) -> Release:
+    def create_draft(self, tag: str, *, name: str, body: str, prerelease: bool) -> Release:
         with self._lock:
             if tag in self._state()["burned_tags"]:
                 raise TagTaken(f"{self.where}: tag {tag} belonged to a deleted published release "
@@ -452,7 +467,8 @@ class LocalStore(Store):
             self._save_json(self._meta_path(new), data)
             return self._release(data)
 
-    def update_release(self, release, *, name=None, body=None) -> Release:
+    def update_release(self, release: Release, *, name: str | None = None,
+                       body: str | None = None) -> Release:
         with self._lock:
             data = self._read(release.id)
             if name is not None:
@@ -462,7 +478,7 @@ class LocalStore(Store):
             self._save_json(self._meta_path(release.id), data)
             return self._release(data)
 
-    def publish(self, release, *, prerelease, make_latest) -> Release:
+    def publish(self, release: Release, *, prerelease: bool, make_latest: bool) -> Release:
         with self._lock:
             data = self._read(release.id)
             if not data["draft"]:
@@ -475,7 +491,7 @@ class LocalStore(Store):
             self._save_json(self._meta_path(release.id), data)
             return self._release(data)
 
-    def delete_release(self, release) -> None:
+    def delete_release(self, release: Release) -> None:
         with self._lock:
             folder = self.directory / str(release.id)
             if not folder.exists():
@@ -489,11 +505,12 @@ class LocalStore(Store):
             os.replace(folder, trash)
             shutil.rmtree(trash)
 
-    def list_assets(self, release) -> list[Asset]:
+    def list_assets(self, release: Release) -> list[Asset]:
         data = self._read(release.id)
         return [self._asset(release.id, a) for a in data["assets"]]
 
-    def upload_asset(self, release, path, name, progress=None) -> Asset:
+    def upload_asset(self, release: Release, path: Path, name: str,
+                     progress: ProgressBars | None = None) -> Asset:
         plain_file_name(name, f"{self.where}: upload")
         with self._lock:
             data = self._read(release.id)
@@ -509,9 +526,9 @@ class LocalStore(Store):
                 for chunk in iter(lambda: src.read(1 << 20), b""):
                     digest.update(chunk)
                     dst.write(chunk)
-                    if task is not None:
+                    if progress is not None and task is not None:
                         progress.advance(task, len(chunk))
-            if task is not None:
+            if progress is not None and task is not None:
                 progress.remove_task(task)
             os.replace(part, folder / name)
             entry = {"id": self._new_id(), "name": name, "size": size, "digest": digest.hexdigest()}
@@ -519,7 +536,7 @@ class LocalStore(Store):
             self._save_json(self._meta_path(release.id), data)
             return self._asset(release.id, entry)
 
-    def rename_asset(self, release, asset, name) -> Asset:
+    def rename_asset(self, release: Release, asset: Asset, name: str) -> Asset:
         plain_file_name(name, f"{self.where}: rename")
         with self._lock:
             data = self._read(release.id)
@@ -533,7 +550,7 @@ class LocalStore(Store):
             self._save_json(self._meta_path(release.id), data)
             return self._asset(release.id, entry)
 
-    def delete_asset(self, release, asset) -> None:
+    def delete_asset(self, release: Release, asset: Asset) -> None:
         with self._lock:
             data = self._read(release.id)
             self._mutable(data)
@@ -541,7 +558,8 @@ class LocalStore(Store):
             self._save_json(self._meta_path(release.id), data)
             (self.directory / str(release.id) / "assets" / asset.name).unlink(missing_ok=True)
 
-    def download_asset(self, release, asset, dest, progress=None) -> Path:
+    def download_asset(self, release: Release, asset: Asset, dest: Path,
+                       progress: ProgressBars | None = None) -> Path:
         src = self.directory / str(release.id) / "assets" / plain_file_name(asset.name, self.where)
         tmp = Path(dest).with_name(Path(dest).name + ".part")
         shutil.copyfile(src, tmp)
@@ -568,7 +586,8 @@ def _near_store(directory: Path) -> Path | None:
 
 
 def open_store(kind: str | None, repo: str | None, store_dir: Path | None, root: Path,
-               console=None, env=None, read_only: bool = False) -> Store:
+               console: Console | None = None, env: Mapping[str, str] | None = None,
+               read_only: bool = False) -> Store:
     """The store a command works on.
 
     ``github`` when asked for or when a repository is configured (``--repo`` or
