@@ -37,7 +37,8 @@ import shutil
 import zipfile
 from email.parser import HeaderParser
 from pathlib import Path
-from typing import Callable, Iterable
+from types import TracebackType
+from typing import TYPE_CHECKING, Iterable
 
 from filelock import FileLock, Timeout
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
@@ -48,6 +49,11 @@ from release.checksums import sha256_file
 from release.errors import UserError
 from release.retention import DEFAULT_KEEP, Decision, Retention, decide, retention
 from release.safe_names import plain_file_name
+
+if TYPE_CHECKING:
+    from release.output import ProgressBars, Say
+    from release.site import CountCommits
+    from release.stores import Asset, Release, Store
 
 API_VERSION = "1.1"  # PEP 700 adds versions, size and upload-time to PEP 691's 1.0
 JSON_TYPE = "application/vnd.pypi.simple.v1+json"
@@ -352,7 +358,7 @@ class Staging:
         self.lock = FileLock(str(self.site.with_name(f".{self.site.name}.lock")))
         self.lock_timeout = lock_timeout
 
-    def __enter__(self) -> "Staging":
+    def __enter__(self) -> Staging:
         self.site.parent.mkdir(parents=True, exist_ok=True)
         try:
             self.lock.acquire(timeout=self.lock_timeout)
@@ -362,7 +368,8 @@ class Staging:
         self.recover()
         return self
 
-    def __exit__(self, kind, exc, tb) -> None:
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         if kind is not None:
             self.discard()
         self.lock.release()
@@ -416,9 +423,9 @@ def write_index(out: Path, wheels: Iterable[Path | IndexWheel]) -> dict:
     check_site(out)
     with Staging(out) as staging:
         tree = staging.begin()
-        listed = []
-        for item in wheels:
-            item = item if isinstance(item, IndexWheel) else IndexWheel(Path(item))
+        listed: list[tuple[IndexEntry, bytes]] = []
+        for given in wheels:
+            item = given if isinstance(given, IndexWheel) else IndexWheel(Path(given))
             path = Path(item.path)
             if not path.is_file():
                 raise UserError(f"{path}: no such wheel file")
@@ -440,8 +447,8 @@ def write_index(out: Path, wheels: Iterable[Path | IndexWheel]) -> dict:
 class PublishedWheel:
     """A wheel asset of a published release, and where the site keeps it."""
 
-    release: object  # release.stores.Release
-    asset: object  # release.stores.Asset
+    release: Release
+    asset: Asset
     version: str
     channel: str
     listed: bool = True
@@ -452,9 +459,9 @@ class PublishedWheel:
         return f"{self.channel}/{project}/{self.asset.name}"
 
 
-def published_wheels(store, releases: list) -> list[PublishedWheel]:
+def published_wheels(store: Store, releases: list[Release]) -> list[PublishedWheel]:
     """The wheel assets of every published release whose tag carries a version."""
-    found = []
+    found: list[PublishedWheel] = []
     for release in releases:
         version = naming.version_from_tag(release.tag)
         if release.draft or version is None:
@@ -482,10 +489,11 @@ def select(wheels: list[PublishedWheel], decision: Decision) -> None:
             w.listed = Version(w.version) in decision.kept_versions
 
 
-def build_site(store, out: Path, *, keep: int = DEFAULT_KEEP, protect: Iterable[str] = (),
+def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: Iterable[str] = (),
                older_than_days: float | None = None, rule: Retention | None = None,
-               now: _dt.datetime | None = None, site_url: str | None = None, count_commits: Callable | None = None,
-               say: Callable[[str], None] = lambda t: None, progress=None) -> dict:
+               now: _dt.datetime | None = None, site_url: str | None = None,
+               count_commits: CountCommits | None = None, say: Say = lambda t: None,
+               progress: ProgressBars | None = None) -> dict:
     """Write the nightly and stable indexes and the page for people of ``store`` into ``out``.
 
     ``nightly/`` lists the nightlies ``release.retention`` keeps for ``rule`` (else ``keep``,
@@ -514,32 +522,30 @@ def build_site(store, out: Path, *, keep: int = DEFAULT_KEEP, protect: Iterable[
     for version in missing_protect:
         say(f"warning: --protect {version}: no published nightly has it")
 
-    fetched = []
+    fetched: list[str] = []
     with Staging(out) as staging:
         before = old_wheels(out)
         before_projects = listed_projects(out)
         state = _read_state(out)
         tree = staging.begin()
         for w in wheels:
-            old = before.get(w.asset.name)
-            rel_old = str(old.relative_to(out)) if old else None
-            reuse = bool(old and w.asset.digest and _known_digest(old, rel_old, state) == w.asset.digest)
-            if not w.listed and not reuse:
+            old, stored = before.get(w.asset.name), w.asset.digest
+            if old is not None and stored and _known_digest(old, str(old.relative_to(out)), state) == stored:
+                tree.add_wheel(w.rel, old, stored)  # the same bytes are on the site already
+                continue
+            if not w.listed:
                 continue  # hidden and not on the site: nothing to keep
-            if reuse:
-                tree.add_wheel(w.rel, old, w.asset.digest)
-            else:
-                say(f"fetch {w.asset.name} from {w.release.tag}")
-                part = tree.root / ".download" / w.asset.name
-                part.parent.mkdir(exist_ok=True)
-                store.download_asset(w.release, w.asset, part, progress=progress)
-                digest = sha256_file(part)
-                if w.asset.digest and digest != w.asset.digest:
-                    raise UserError(f"{w.asset.name}: downloaded bytes do not match the asset digest "
-                                    f"of {w.release.tag}")
-                tree.add_wheel(w.rel, part, digest)
-                part.unlink()
-                fetched.append(w.asset.name)
+            say(f"fetch {w.asset.name} from {w.release.tag}")
+            part = tree.root / ".download" / w.asset.name
+            part.parent.mkdir(exist_ok=True)
+            store.download_asset(w.release, w.asset, part, progress=progress)
+            digest = sha256_file(part)
+            if stored and digest != stored:
+                raise UserError(f"{w.asset.name}: downloaded bytes do not match the asset digest "
+                                f"of {w.release.tag}")
+            tree.add_wheel(w.rel, part, digest)
+            part.unlink()
+            fetched.append(w.asset.name)
         shutil.rmtree(tree.root / ".download", ignore_errors=True)
 
         channels: dict[str, dict[str, list[str]]] = {}

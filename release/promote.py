@@ -119,13 +119,14 @@ def promote_wheel(source: Path, target: str, out_dir: Path | None = None,
     """Write ``source`` re-versioned to ``target`` (release, rcN, postN) into ``out_dir``."""
     source = Path(source)
     ident = Identity.of(source)
-    if ident.name_error:
+    if ident.dist is None or ident.version is None:  # the file name is not a wheel's
         raise UserError(f"{source}: {ident.name_error}")
-    new_version = target_version(ident.version, target)
+    old_version = ident.version
+    new_version = target_version(old_version, target)
     out_dir = Path(out_dir) if out_dir is not None else source.parent
     output = out_dir / promoted_name(source.name, new_version)
     escaped = canonicalize_name(ident.dist).replace("-", "_")
-    pjrt = naming.pjrt_dist(ident.rocm_major) if ident.kind == "plugin" else None
+    pjrt = naming.pjrt_dist(ident.rocm_major) if ident.kind == "plugin" and ident.rocm_major is not None else None
 
     with open_wheel(source) as zf:
         infos = [i for i in zf.infolist() if not i.is_dir()]
@@ -170,7 +171,7 @@ def promote_wheel(source: Path, target: str, out_dir: Path | None = None,
                 writer.add_bytes(name, data, mode=_mode(info))
                 rewritten.append(name)
         rewritten.append(f"{new_di}/RECORD")
-    return Promotion(source, output, ident.version, new_version, tuple(copied), tuple(rewritten),
+    return Promotion(source, output, old_version, new_version, tuple(copied), tuple(rewritten),
                      copied_bytes)
 
 

@@ -22,7 +22,7 @@ import dataclasses
 import re
 import tempfile
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING
 
 from packaging.version import InvalidVersion, Version
 
@@ -32,6 +32,9 @@ from release.errors import UserError
 from release.github import UncertainWrite
 from release.revisions import RevisionMap, github_base
 from release.stores import MARKER, Asset, AssetExists, Release, Store, StoreError, TagTaken
+
+if TYPE_CHECKING:
+    from release.output import ProgressBars, Say
 
 TEMP_SUFFIX = ".new"
 VALIDATED = re.compile(r"<!-- validated: sha256=([0-9a-f]{64}) -->\n?")
@@ -219,7 +222,7 @@ def strip_validated(body: str) -> str:
 
 def same_notes(stored: str, wanted: str) -> bool:
     """Equal up to the validated mark and the whitespace a host may normalise (CRLF, trailing)."""
-    def norm(text):
+    def norm(text: str) -> str:
         return "\n".join(line.rstrip() for line in strip_validated(text).replace("\r\n", "\n")
                          .strip().splitlines())
     return norm(stored) == norm(wanted)
@@ -247,8 +250,10 @@ def _same(store: Store, release: Release, remote: Asset, local: LocalAsset) -> b
 
 
 def next_action(store: Store, release: Release, remote: list[Asset],
-                wanted: tuple[LocalAsset, ...], prune: bool = True) -> tuple[str, object, object] | None:
+                wanted: tuple[LocalAsset, ...], prune: bool = True) -> tuple[str, Asset | LocalAsset, str] | None:
     """The one change that moves ``remote`` toward ``wanted``; None when they match.
+
+    ``("delete", asset, why)``, ``("rename", asset, new name)`` or ``("upload", local, name)``.
 
     ``prune=False`` (a partial dist: one build cell of many) touches only the names in
     ``wanted`` and their temporary names; the other cells' assets are left alone.
@@ -256,10 +261,10 @@ def next_action(store: Store, release: Release, remote: list[Asset],
     by_name = {a.name: a for a in remote}
     want = {a.name: a for a in wanted}
 
-    def base_of(name):
+    def base_of(name: str) -> str | None:
         return name[:-len(TEMP_SUFFIX)] if name.endswith(TEMP_SUFFIX) else None
 
-    def mine(name):
+    def mine(name: str) -> bool:
         return prune or name in want or base_of(name) in want
     for asset in remote:
         if asset.state != "uploaded" and mine(asset.name):
@@ -268,7 +273,8 @@ def next_action(store: Store, release: Release, remote: list[Asset],
         base = base_of(asset.name)
         if not mine(asset.name) or asset.state != "uploaded":
             continue
-        if asset.name not in want and (base not in want or not _same(store, release, asset, want[base])):
+        if asset.name not in want and (base is None or base not in want
+                                       or not _same(store, release, asset, want[base])):
             return ("delete", asset, "not part of this release")
     for local in wanted:
         current = by_name.get(local.name)
@@ -288,7 +294,7 @@ def next_action(store: Store, release: Release, remote: list[Asset],
 
 
 def sync_assets(store: Store, release: Release, wanted: tuple[LocalAsset, ...], *,
-                say: Callable[[str], None], progress=None, prune: bool = True) -> list[dict]:
+                say: Say, progress: ProgressBars | None = None, prune: bool = True) -> list[dict]:
     """Converge the release's assets on ``wanted``; returns what was done."""
     done: list[dict] = []
     budget = 6 * len(wanted) + 10
@@ -298,24 +304,24 @@ def sync_assets(store: Store, release: Release, wanted: tuple[LocalAsset, ...], 
             return done
         verb, subject, detail = action
         try:
-            if verb == "delete":
-                say(f"delete {subject.name}: {detail}")
-                store.delete_asset(release, subject)
-            elif verb == "rename":
-                say(f"rename {subject.name} -> {detail}")
-                store.rename_asset(release, subject, detail)
-            else:
+            if isinstance(subject, LocalAsset):  # upload: the local file, under the name ``detail``
                 say(f"upload {detail} ({subject.size} bytes)")
                 stored = store.upload_asset(release, subject.path, detail, progress=progress)
                 if stored.name != detail:
                     raise StoreError(f"{store.where} stored {detail} as {stored.name} (GitHub renames "
                                      "special characters such as '+'); a version with a local label "
                                      "cannot be published under its own file name")
-                if stored.digest not in (None, subject.digest):
+                if stored.digest is not None and stored.digest != subject.digest:
                     raise StoreError(f"{subject.path}: changed while being published (sha256 "
                                      f"{stored.digest[:12]}..., expected {subject.digest[:12]}...)")
+            elif verb == "delete":
+                say(f"delete {subject.name}: {detail}")
+                store.delete_asset(release, subject)
+            else:  # rename to ``detail``
+                say(f"rename {subject.name} -> {detail}")
+                store.rename_asset(release, subject, detail)
         except (UncertainWrite, AssetExists) as exc:
-            say(f"{verb} {getattr(subject, 'name', subject)}: {exc}; re-listing before going on")
+            say(f"{verb} {subject.name}: {exc}; re-listing before going on")
         done.append({"action": verb, "asset": subject.name if verb != "upload" else detail,
                      "detail": str(detail)})
     raise StoreError(f"{store.where}: assets of {release.tag} did not settle after {budget} changes")
@@ -324,8 +330,8 @@ def sync_assets(store: Store, release: Release, wanted: tuple[LocalAsset, ...], 
 # ------------------------------------------------------------------ the two entry points
 
 
-def publish_draft(store: Store, dist: Dist, *, say: Callable[[str], None] = lambda t: None,
-                  progress=None) -> dict:
+def publish_draft(store: Store, dist: Dist, *, say: Say = lambda t: None,
+                  progress: ProgressBars | None = None) -> dict:
     """Make the draft of ``dist.tag`` hold exactly ``dist``'s assets and notes."""
     releases = store.list_releases()
     published = next((r for r in releases if not r.draft and r.tag == dist.tag), None)
@@ -355,8 +361,8 @@ def _asset_rows(dist: Dist) -> list[dict]:
     return [{"name": a.name, "size": a.size, "sha256": a.digest} for a in dist.assets]
 
 
-def publish_partial(store: Store, dist: Dist, *, say: Callable[[str], None] = lambda t: None,
-                    progress=None) -> dict:
+def publish_partial(store: Store, dist: Dist, *, say: Say = lambda t: None,
+                    progress: ProgressBars | None = None) -> dict:
     """Add one build cell's wheels (and revisions.json) to the draft; never remove other assets.
 
     The cells of a split build share the draft; each re-runs safely. revisions.json must be
@@ -379,7 +385,7 @@ def publish_partial(store: Store, dist: Dist, *, say: Callable[[str], None] = la
             "changed": bool(actions), "assets": _asset_rows(dist)}
 
 
-def _already_published(store: Store, published: Release, dist: Dist, say) -> dict:
+def _already_published(store: Store, published: Release, dist: Dist, say: Say) -> dict:
     remote = {a.name: a for a in store.list_assets(published)}
     differ = sorted({a.name for a in dist.assets if a.name not in remote
                      or not _same(store, published, remote[a.name], a)} | (set(remote) - {a.name for a in dist.assets}))
@@ -414,7 +420,7 @@ def record_upload(dist: Dist, store: Store, result: dict) -> None:
          "where": store.where, "status": result["status"]})
 
 
-def undraft(store: Store, tag: str, *, say: Callable[[str], None] = lambda t: None) -> dict:
+def undraft(store: Store, tag: str, *, say: Say = lambda t: None) -> dict:
     """Publish the validated draft of ``tag``: prerelease for nightlies and rcs, latest for releases."""
     version = naming.version_of_tag(tag, flag="--undraft")
     kind = versions.kind_of(version)

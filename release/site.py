@@ -17,14 +17,22 @@ import html
 import re
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable
 
 from packaging.version import InvalidVersion, Version
 
 from release import naming, versions
 from release.revisions import RevisionMap, github_base
-from release.stores import Published
+from release.stores import Asset, Published, Release, Store
+
+if TYPE_CHECKING:
+    from release.index import PublishedWheel
+    from release.output import Say
 
 CHART_DAYS = 60  # the outcome strip shows at most this many days, ending at the newest nightly
+
+CountCommits = Callable[[str, str, str], "int | None"]
+"""``(url, old, new) -> commits of old..new``, None when there is no plain count."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,7 +79,8 @@ class SiteData:
 # ------------------------------------------------------------------ gathering
 
 
-def _revisions(store, release, assets, cache: dict, used: dict) -> RevisionMap | None:
+def _revisions(store: Store, release: Release, assets: list[Asset], cache: dict,
+               used: dict) -> RevisionMap | None:
     """The release's ``revisions.json``; ``cache`` maps an asset sha256 to its text, so a re-run
     downloads only what it has not read before (``used`` collects what this run needed)."""
     asset = next((a for a in assets if a.name == naming.REVISIONS_ASSET), None)
@@ -109,8 +118,9 @@ class CommitCounter:
     ``release index --count-commits``) stays on the page without asking git again.
     """
 
-    def __init__(self, ask=None, known: dict | None = None):
-        self.ask, self.known, self.used = ask, dict(known or {}), {}
+    def __init__(self, ask: CountCommits | None = None, known: dict | None = None):
+        self.ask, self.known = ask, dict(known or {})
+        self.used: dict[str, int] = {}
 
     def __call__(self, url: str, old: str, new: str) -> int | None:
         key = f"{url} {old}..{new}"
@@ -123,7 +133,7 @@ class CommitCounter:
         return None
 
 
-def mirror_counter(cache: Path, say=lambda text: None):
+def mirror_counter(cache: Path, say: Say = lambda text: None) -> CountCommits:
     """``ask`` for ``CommitCounter`` from the git mirrors under ``cache`` (fetching what is
     missing): the commits of ``old..new``, or None when ``new`` does not descend from ``old``
     (a rewind or a sideways move has no plain count) or the remote cannot answer."""
@@ -149,7 +159,7 @@ def display(url: str) -> str:
 
 
 def changes(before: RevisionMap | None, now: RevisionMap | None, body: str,
-            count=None) -> tuple[Change, ...]:
+            count: CountCommits | None = None) -> tuple[Change, ...]:
     """Per dep of ``now``: unchanged, or moved with a compare link and a commit count (from the
     notes, else ``count(url, old, new)``, else None: not recorded)."""
     if before is None or now is None:
@@ -171,14 +181,14 @@ def changes(before: RevisionMap | None, now: RevisionMap | None, body: str,
     return tuple(out)
 
 
-def _sort_key(version: str):
+def _sort_key(version: str) -> Version:
     try:
         return Version(version)
     except InvalidVersion:
         return Version("0")
 
 
-def gather(store, releases: list, wheels: list, *, site_url: str | None, keep: int,
+def gather(store: Store, releases: list[Release], wheels: list[PublishedWheel], *, site_url: str | None, keep: int,
            present: set[str] | None = None, cache: dict | None = None,
            used: dict | None = None, count: CommitCounter | None = None) -> SiteData:
     """The page's data from the store's releases and ``release.index``'s wheel selection.
@@ -190,30 +200,29 @@ def gather(store, releases: list, wheels: list, *, site_url: str | None, keep: i
     present = {w.rel for w in wheels if w.listed} if present is None else present
     cache = {} if cache is None else cache
     used = {} if used is None else used
-    by_release: dict[int, list] = {}
+    by_release: dict[int, list[PublishedWheel]] = {}
     for w in wheels:
         by_release.setdefault(w.release.id, []).append(w)
     rows: dict[str, ReleaseRow] = {}
     maps: dict[str, RevisionMap | None] = {}
-    published = [r for r in releases if not r.draft and naming.version_from_tag(r.tag)]
+    published = [(r, v) for r in releases if not r.draft and (v := naming.version_from_tag(r.tag))]
     queries = Published.of(releases)  # the store's release queries (the one before a version)
-    ordered = sorted(published, key=lambda r: (r.published_at or _dt.datetime.min.replace(
-        tzinfo=_dt.timezone.utc), _sort_key(naming.version_from_tag(r.tag))), reverse=True)
-    assets_of = {}
-    for rel in ordered:
-        version = naming.version_from_tag(rel.tag)
-        try:
-            kind = versions.kind_of(version)
-        except InvalidVersion:
+    ordered = sorted(published, key=lambda rv: (rv[0].published_at or _dt.datetime.min.replace(
+        tzinfo=_dt.timezone.utc), _sort_key(rv[1])), reverse=True)
+    assets_of: dict[str, list[Asset]] = {}
+    kinds: dict[str, str] = {}
+    for rel, version in ordered:
+        kind = _kind(version)
+        if kind is None:
             continue
+        kinds[rel.tag] = kind
         assets = store.list_assets(rel)
         assets_of[rel.tag] = assets
         maps[rel.tag] = _revisions(store, rel, assets, cache, used)
-    for rel in ordered:
-        if rel.tag not in assets_of:
+    for rel, version in ordered:
+        if rel.tag not in kinds:
             continue
-        version = naming.version_from_tag(rel.tag)
-        kind = versions.kind_of(version)
+        kind = kinds[rel.tag]
         mine = by_release.get(rel.id, [])
         listed = any(w.listed for w in mine) if mine else False
         wheel_rows = tuple(sorted((WheelRow(w.asset.name, w.asset.size, w.rel if w.rel in present else None)
@@ -225,10 +234,10 @@ def gather(store, releases: list, wheels: list, *, site_url: str | None, keep: i
             published=rel.published_at, url=safe_url(rel.html_url), listed=listed, wheels=wheel_rows,
             revisions=maps[rel.tag], provenance_url=prov, previous=previous.tag if previous else None,
             changes=changes(maps.get(previous.tag) if previous else None, maps[rel.tag], rel.body, count))
+    shown = {x.version for x in rows.values()}
     drafts = tuple(sorted(((r.tag, r.created_at.date() if r.created_at else None) for r in releases
-                           if r.draft and naming.version_from_tag(r.tag)
-                           and _kind(naming.version_from_tag(r.tag)) == "nightly"
-                           and naming.version_from_tag(r.tag) not in {x.version for x in rows.values()}),
+                           if r.draft and (v := naming.version_from_tag(r.tag))
+                           and _kind(v) == "nightly" and v not in shown),
                           key=lambda t: t[0], reverse=True))
     projects = sorted({w.rel.split("/")[1] for w in wheels})
     project = next((p for p in projects if p.endswith("-plugin")), projects[0] if projects else "")
@@ -254,11 +263,11 @@ def _kind(version: str) -> str | None:
 # ------------------------------------------------------------------ rendering
 
 
-def _e(text) -> str:
+def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _size(n: int) -> str:
+def _size(n: float) -> str:
     for unit in ("B", "KB", "MB", "GB"):
         if n < 1000 or unit == "GB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
@@ -319,11 +328,12 @@ def _chart(data: SiteData) -> str:
         parts.append(f'<rect class="bar" x="{x + 1:.1f}" y="{20 + bar_h - h:.1f}" '
                      f'width="{max(step - 2, 1):.1f}" height="{h:.1f}" fill="{colors.get(r.kind, "#888")}">'
                      f'<title>{_e(r.version)}: {_e(_size(total))}</title></rect>')
-    nightly_days = {nightly_day(r.version, r.published): "published" for r in rows if r.kind == "nightly"}
-    for tag, day in data.drafts:
-        day = nightly_day(naming.version_from_tag(tag) or "", None) or day
-        if day and day not in nightly_days:
-            nightly_days[day] = "draft"
+    nightly_days: dict[_dt.date, str] = {
+        day: "published" for r in rows if r.kind == "nightly" and (day := nightly_day(r.version, r.published))}
+    for tag, created in data.drafts:
+        draft_day = nightly_day(naming.version_from_tag(tag) or "", None) or created
+        if draft_day and draft_day not in nightly_days:
+            nightly_days[draft_day] = "draft"
     if nightly_days:
         last = max(nightly_days)
         first = max(min(nightly_days), last - _dt.timedelta(days=CHART_DAYS - 1))
@@ -331,7 +341,7 @@ def _chart(data: SiteData) -> str:
         cell = width / days
         parts.append(f'<text x="0" y="{strip_y - 6}" font-size="11">nightly outcome, '
                      f'{_e(first)} to {_e(last)}: published / draft never published / none</text>')
-        fill = {"published": "#3f9a5a", "draft": "#c8553d", None: "#d0d0d0"}
+        fill: dict[str | None, str] = {"published": "#3f9a5a", "draft": "#c8553d", None: "#d0d0d0"}
         for i in range(days):
             day = first + _dt.timedelta(days=i)
             outcome = nightly_days.get(day)
