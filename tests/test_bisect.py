@@ -14,7 +14,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,7 @@ from release.config import load_deps
 from release.revisions import RevisionMap
 from release.stores import LocalStore
 from tests.support.bisect_history import build_history, make_project
+from tests.support.events import await_fifo, fifo
 
 GOOD_TAG = "rocm-jax-v0.9.1.dev20261120"
 BAD_TAG = "rocm-jax-v0.9.1.dev20261122"
@@ -233,22 +233,18 @@ def test_the_bad_end_is_probed_when_it_is_the_answer_and_may_not_reproduce(world
 def test_resume_after_sigkill_mid_probe_redoes_no_finished_probe(world):
     h = world.h
     gate = world.tmp / "gate"
-    started = world.tmp / "started"
-    gate.write_text("block")
-    # The second probe blocks until the gate is removed: the bisect is killed inside it.
+    os.mkfifo(gate)  # opened for reading, it blocks until a writer comes: none ever does
+    started = fifo(world.tmp / "started")
+    # The second probe says it started, then blocks on the gate: the bisect is killed inside it.
     script = probe_script(world, "jax", h.c["J3"], then=(
-        f'if [ -e {gate} ] && [ "$(wc -l < {world.tmp}/calls.txt)" -ge 2 ]; then touch {started}; '
-        f'while [ -e {gate} ]; do sleep 0.05; done; fi\n'))
+        f'if [ -p {gate} ] && [ "$(wc -l < {world.tmp}/calls.txt)" -ge 2 ]; then '
+        f'echo started > {world.tmp}/started; read -r _ < {gate}; fi\n'))
     argv = [sys.executable, "-m", "release", "bisect", "--good", GOOD_TAG, "--store-dir", world.store,
             "--json", "--probe-command", script]
     proc = subprocess.Popen(argv, cwd=world.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
     try:
-        for _ in range(1200):  # waiting for an event, not timing anything
-            if started.exists() or proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        assert started.exists(), proc.stderr.read().decode() if proc.poll() is not None else "never started"
+        assert await_fifo(started, proc, "the second probe") == b"started\n"
         state = json.loads((world.root / "dist" / "bisect" / "state.json").read_text())
         first, second = [line[1] for line in calls(world)]
         assert list(state["probes"]) == [first] and state["running"] == second
@@ -257,13 +253,14 @@ def test_resume_after_sigkill_mid_probe_redoes_no_finished_probe(world):
         os.killpg(proc.pid, signal.SIGKILL)  # the bisect and its probe, at once
         proc.wait()
     finally:
+        os.close(started)
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         proc.stdout.close()
         proc.stderr.close()
     assert proc.returncode == -signal.SIGKILL
-    gate.unlink()
+    gate.unlink()  # the re-run's probes never block
     again = release(*argv[3:], cwd=world.root)
     assert again.returncode == 0, again.stderr
     data = json.loads(again.stdout)

@@ -405,27 +405,29 @@ def test_folders_of_killed_validates_are_removed_by_the_next_run(make_dist, tmp_
 
 def test_a_killed_validate_process_leaves_nothing_after_the_next_run(make_dist, tmp_path,
                                                                      monkeypatch):
-    """A real ``release validate`` killed with SIGKILL while its venv exists."""
+    """A real ``release validate`` killed with SIGKILL while its venv exists: the moment it
+    says it resolves the install line in the fresh venv (its progress line after the venv is
+    made), the test kills it."""
     import signal
     import tempfile
-    import time
+
+    from tests.support.events import await_output
     root = tmp_path / "tmp"
     root.mkdir()
     where = tmp_path / "store"
     publish_draft(LocalStore(where), read_dist(make_dist(NIGHTLY)))
     env = dict(os.environ, TMPDIR=str(root))
     proc = subprocess.Popen([sys.executable, "-m", "release", "validate", TAG, "--store-dir",
-                             str(where)], env=env, stdout=subprocess.DEVNULL,
+                             str(where)], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        for _ in range(6000):  # until its venv exists (it always gets there; no timing asserted)
-            if list(root.glob("release-validate-*/py*/venv")) or proc.poll() is not None:
-                break
-            time.sleep(0.01)
+        await_output(proc.stdout, b"(dry run)", proc, "validate reaching pip in its venv")
+        assert list(root.glob("release-validate-*/py*/venv/bin/python"))
         assert proc.poll() is None, "validate finished before it could be killed"
     finally:
         os.killpg(proc.pid, signal.SIGKILL)  # the whole job, pip included (as CI cancels it)
         proc.wait()
+        proc.stdout.close()
     assert [p.name for p in root.iterdir()] == [f"release-validate-{proc.pid}-" +
                                                  next(root.iterdir()).name.split("-", 3)[3]]
     monkeypatch.setenv("TMPDIR", str(root))
