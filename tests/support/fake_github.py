@@ -65,7 +65,12 @@ body="")``   put a release in place without going through the API.
 ``fake.add_check_run(sha, name, status="completed", conclusion="success", repo=None)``   a check run;
 several of one name are re-runs (the newest wins under ``filter=latest``).
 ``fake.log``   every request received: ``(host kind, METHOD, path, query, headers)``.
-``fake.now``   a callable giving the fake's current time (replace it to age releases).
+``fake.now``   a callable giving the fake's time for what it records (releases created and
+published, assets uploaded): a ``StandInClock`` from a fixed instant, a second per
+reading, never the wall clock (replace it to age releases).
+``fake.epoch``   the clock ``x-ratelimit-reset`` is stated in when no ``reset_at`` is given: GitHub
+states it in real epoch seconds, which a real client (a CLI run's) compares with its own clock;
+a test whose client runs on a ``FakeClock`` passes ``reset_at`` on that clock instead.
 """
 
 from __future__ import annotations
@@ -78,6 +83,7 @@ import os
 import re
 import secrets
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -183,6 +189,24 @@ def _repository(full: str) -> dict:
             "fork": False, "url": api, **urls}
 
 
+class StandInClock:
+    """The stand-in's time for what it records: from an hour before the suite's fixed run time
+    (``$RELEASE_NOW``, tests/conftest.py), one second later at each reading (GitHub's
+    timestamps have seconds), so releases made in one test are ordered and dated the same on
+    every run, and before the run's clock."""
+
+    START = _dt.datetime(2026, 11, 22, 2, tzinfo=_dt.timezone.utc)
+
+    def __init__(self, start: _dt.datetime | None = None):
+        self.current = self.START if start is None else start
+        self._lock = threading.Lock()  # the server answers on threads
+
+    def __call__(self) -> _dt.datetime:
+        with self._lock:
+            self.current += _dt.timedelta(seconds=1)
+            return self.current
+
+
 def _iso(moment: _dt.datetime) -> str:
     return moment.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -258,7 +282,8 @@ class FakeGitHub:
         self.faults: list[_Fault] = []
         self.violations: list[str] = []
         self.log: list[tuple] = []
-        self.now = lambda: _dt.datetime.now(_dt.timezone.utc)
+        self.now = StandInClock()
+        self.epoch = time.time
         self._servers = {}
 
     # ------------------------------------------------------------ lifecycle
@@ -298,7 +323,7 @@ class FakeGitHub:
 
     def rate_limit(self, method, path_regex, *, kind="primary", nth=1, times=1, reset_in=30,
                    reset_at=None, retry_after=None, status=403) -> _Fault:
-        reset = int(reset_at if reset_at is not None else self.now().timestamp() + reset_in)
+        reset = int(reset_at if reset_at is not None else self.epoch() + reset_in)
         if kind == "primary":
             headers = {"x-ratelimit-limit": "5000", "x-ratelimit-remaining": "0",
                        "x-ratelimit-used": "5000", "x-ratelimit-reset": str(reset)}
@@ -795,7 +820,7 @@ def _handler(fake: FakeGitHub, kind: str):
             if kind != "storage" and not any(k.lower().startswith("x-ratelimit") for k in extra):
                 self.send_header("x-ratelimit-limit", "5000")
                 self.send_header("x-ratelimit-remaining", "4999")
-                self.send_header("x-ratelimit-reset", str(int(fake.now().timestamp()) + 3600))
+                self.send_header("x-ratelimit-reset", str(int(fake.epoch()) + 3600))
             for key, value in extra.items():
                 if key != "Content-Type":
                     self.send_header(key, value)
