@@ -55,6 +55,21 @@ def test_gc_keeps_newest_n_and_every_non_nightly(run_cli, github_env, monkeypatc
     assert json.loads(out)["deleted"] == []
 
 
+def test_older_than_counts_from_the_runs_clock(run_cli, github_env, monkeypatch):
+    """``--older-than`` ages each nightly from ``$RELEASE_NOW`` (the run's clock, as every
+    command reads it), not the machine's: the same store and clock give the same deletions on
+    any day."""
+    seed(github_env)
+    monkeypatch.setenv("RELEASE_NOW", NOW.isoformat())
+    code, out, err = run_cli("gc", "--keep", "2", "--older-than", "5.5", "--dry-run", "--json")
+    assert code == 0, err
+    assert sorted(json.loads(out)["deleted"]) == [f"rocm-jax-v0.9.1.dev202611{d}" for d in (12, 13, 14, 15, 16)]
+    monkeypatch.setenv("RELEASE_NOW", (NOW + _dt.timedelta(days=2)).isoformat())  # two days on
+    code, out, err = run_cli("gc", "--keep", "2", "--older-than", "5.5", "--dry-run", "--json")
+    assert code == 0, err
+    assert sorted(json.loads(out)["deleted"]) == [f"rocm-jax-v0.9.1.dev202611{d}" for d in range(12, 19)]
+
+
 def test_older_than_narrows_and_plan_is_pure(fake_github):
     seed(fake_github)
     from tests.support.publish_dist import gh_store
