@@ -273,11 +273,13 @@ class Mirror:
     """A cached bare, blob-filtered, shallow mirror of one remote, reused between runs.
 
     Use as a context manager: it holds a file lock so two runs never fetch into one
-    mirror at once.
+    mirror at once. ``first_depth``: commits of a branch fetched the first time (a small one
+    makes every history question deepen, as a long history does).
     """
 
-    def __init__(self, cache: Path, remote: Remote):
+    def __init__(self, cache: Path, remote: Remote, *, first_depth: int = FIRST_DEPTH):
         self.remote = remote
+        self.first_depth = first_depth
         self.path = mirror_dir(cache, remote.url)
         self._lock = FileLock(str(self.path) + ".lock")
         self.fetches = 0  # how many times this object talked to the remote (for tests and logs)
@@ -380,7 +382,7 @@ class Mirror:
     def fetch_branch(self, branch: str) -> str:
         """Bring the branch up to date: shallow the first time, incremental after. Returns its tip."""
         spec = f"+refs/heads/{branch}:{self.tracking_ref(branch)}"
-        args = (spec,) if self.branch_tip(branch) else (f"--depth={FIRST_DEPTH}", spec)
+        args = (spec,) if self.branch_tip(branch) else (f"--depth={self.first_depth}", spec)
         status, err = self._fetch("origin", *args)
         if status != 0:
             if "couldn't find remote ref" in err.lower():
@@ -477,7 +479,7 @@ class Mirror:
             if not cuts:
                 return
             tip = max(cuts, key=lambda t: max(self.commit_time(c) for c in cuts[t]))
-            depth[tip] = depth[tip] * 2 if tip in depth else max(FIRST_DEPTH, 1)
+            depth[tip] = depth[tip] * 2 if tip in depth else max(self.first_depth, 1)
             before = self.shallow()
             status, err = self._fetch(f"--deepen={depth[tip]}", "origin", tip)
             if status != 0:

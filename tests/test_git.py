@@ -79,10 +79,9 @@ def test_unreachable_and_missing_remotes(tmp_path):
         rgit.ls_remote(rgit.Remote("xla", (tmp_path / "nothing.git").as_uri()), "main")
 
 
-def test_mirror_is_bare_blobless_and_shallow_and_deepens_on_demand(git_remotes, tmp_path, monkeypatch):
-    monkeypatch.setattr(rgit, "FIRST_DEPTH", 4)
+def test_mirror_is_bare_blobless_and_shallow_and_deepens_on_demand(git_remotes, tmp_path):
     c = git_remotes.c
-    with rgit.Mirror(tmp_path, rgit.Remote("xla", git_remotes.xla.url)) as m:
+    with rgit.Mirror(tmp_path, rgit.Remote("xla", git_remotes.xla.url), first_depth=4) as m:
         assert m.fetch_branch(BRANCH) == c["Y_TIP"]
         assert (m.path / "HEAD").is_file() and not (m.path / ".git").exists()
         assert objects(m, "blob") == 0 and objects(m, "commit") == 4 and m.shallow()
@@ -99,10 +98,9 @@ def test_mirror_is_bare_blobless_and_shallow_and_deepens_on_demand(git_remotes, 
         assert m.fetch_commit("0123456789abcdef0123456789abcdef01234567") is False
 
 
-def test_ancestry_through_merges_and_side_branches(git_remotes, tmp_path, monkeypatch):
-    monkeypatch.setattr(rgit, "FIRST_DEPTH", 1)
+def test_ancestry_through_merges_and_side_branches(git_remotes, tmp_path):
     c = git_remotes.c
-    with rgit.Mirror(tmp_path, rgit.Remote("jax", git_remotes.jax.url)) as m:
+    with rgit.Mirror(tmp_path, rgit.Remote("jax", git_remotes.jax.url), first_depth=1) as m:
         tip = m.fetch_branch(BRANCH)
         for sha in ("J1", "F1", "JS", "JF"):
             assert m.fetch_commit(c[sha])
@@ -172,10 +170,9 @@ def test_failures_are_classified_without_reading_urls(stderr, why):
     assert isinstance(err, RemoteError) == (why == "remote unreachable")
 
 
-def test_history_is_commits_only_and_a_depth_fetch_never_drops_history(git_remotes, tmp_path, monkeypatch):
-    monkeypatch.setattr(rgit, "FIRST_DEPTH", 4)
+def test_history_is_commits_only_and_a_depth_fetch_never_drops_history(git_remotes, tmp_path):
     c = git_remotes.c
-    with rgit.Mirror(tmp_path, rgit.Remote("xla", git_remotes.xla.url)) as m:
+    with rgit.Mirror(tmp_path, rgit.Remote("xla", git_remotes.xla.url), first_depth=4) as m:
         m.fetch_branch(BRANCH)
         assert m.fetch_commit(c["X1"], trees=False)
         assert len(m.log(c["X1"], c["Y_TIP"])) == 30
