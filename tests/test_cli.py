@@ -38,6 +38,27 @@ def test_version_prints_exactly_one_line(run_cli, project_dir, argv, expected):
     assert out == expected + "\n"
 
 
+@pytest.mark.parametrize("now, expected", [
+    ("2026-11-20T03:00:00Z", "0.9.1.dev20261120"),
+    ("2026-11-20T23:30:00-05:00", "0.9.1.dev20261121"),  # already the 21st in UTC
+    ("2026-11-21T02:00:00", "0.9.1.dev20261121"),        # no zone: UTC
+])
+def test_the_runs_clock_is_release_now(run_cli, project_dir, monkeypatch, now, expected):
+    """``$RELEASE_NOW`` (README's environment table) is the run's clock: today's nightly is its
+    UTC date."""
+    monkeypatch.setenv("RELEASE_NOW", now)
+    code, out, err = run_cli("version", "--kind", "nightly", "--root", project_dir)
+    assert code == 0, err
+    assert out == expected + "\n"
+
+
+def test_a_bad_release_now_is_one_line_and_exit_2(release_subprocess, project_dir):
+    proc = release_subprocess("version", "--kind", "nightly", "--root", project_dir,
+                              env={**os.environ, "RELEASE_NOW": "yesterday"})
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "$RELEASE_NOW='yesterday': expected an ISO 8601 time" in proc.stderr
+
+
 def test_version_build_number_needs_date_build_scheme(run_cli, project_dir):
     code, out, err = run_cli("version", "--kind", "nightly", "--build-number", "3", "--root", project_dir)
     assert code == 2 and out == ""

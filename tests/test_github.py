@@ -157,6 +157,18 @@ def test_writes_are_spaced(github_client, fake_github, fake_clock):
     assert fake_clock.sleeps == [1.0]
 
 
+@pytest.mark.parametrize("env, spacing", [({}, [1.0]), ({"RELEASE_GITHUB_WRITE_INTERVAL": "2.5"}, [2.5]),
+                                          ({"RELEASE_GITHUB_WRITE_INTERVAL": "0"}, [])])
+def test_the_write_interval_comes_from_the_environment(fake_github, fake_clock, env, spacing):
+    """``$RELEASE_GITHUB_WRITE_INTERVAL`` (README's environment table) sets the spacing of
+    writes; unset, it is GitHub's one second."""
+    client = GitHubClient.from_env({"GITHUB_TOKEN": fake_github.token, "GITHUB_API_URL": fake_github.api_url,
+                                    **env}, sleep=fake_clock.sleep, clock=fake_clock.time)
+    create(client, "rocm-jax-v1.0.0")
+    create(client, "rocm-jax-v1.0.1")
+    assert fake_clock.sleeps == spacing
+
+
 def test_upload_streams_with_length_and_download_skips_auth(github_client, fake_github, tmp_path):
     rel = create(github_client)
     payload = tmp_path / "a.whl"

@@ -46,3 +46,70 @@ def test_readme_maps_every_module_of_the_package():
     modules = sorted(p.stem for p in (REPO / "release").glob("*.py") if not p.stem.startswith("__"))
     missing = [m for m in modules if f"| `{m}` |" not in text]
     assert not missing, f"README's module map lacks {missing}"
+
+
+def environment_reads() -> dict[str, set[str]]:
+    """Every environment variable ``release/`` reads, found in its syntax: ``env.get(NAME)``,
+    ``os.environ[NAME]``, ``NAME in env``, ``os.getenv(NAME)`` on any mapping called ``env`` or
+    ``environ``, where NAME is a string, a module constant naming one, or a loop variable over
+    a tuple of them. Returns {name: modules reading it}."""
+    import ast
+    found: dict[str, set[str]] = {}
+    for path in sorted((REPO / "release").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        names: dict[str, set[str]] = {}  # module constants and loop variables -> strings
+
+        def strings(node) -> set[str]:
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                return {node.value}
+            if isinstance(node, (ast.Tuple, ast.List)):
+                return set().union(*(strings(e) for e in node.elts))
+            if isinstance(node, ast.Name):
+                return names.get(node.id, set())
+            if isinstance(node, ast.Subscript):  # ENV_PATHS[:2]
+                return strings(node.value)
+            return set()
+
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                if (found_strings := strings(node.value)) and not isinstance(node.value, ast.Name):
+                    names.setdefault(node.targets[0].id, set()).update(found_strings)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name):
+                names.setdefault(node.target.id, set()).update(strings(node.iter))
+
+        def mapping(node) -> bool:  # env, environ, os.environ, (os.environ if ... else env)
+            if isinstance(node, ast.IfExp):
+                return mapping(node.body) or mapping(node.orelse)
+            return (isinstance(node, ast.Name) and node.id in ("env", "environ")) or \
+                (isinstance(node, ast.Attribute) and node.attr == "environ")
+
+        read: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and node.args and isinstance(node.func, ast.Attribute) and (
+                    (node.func.attr == "get" and mapping(node.func.value)) or node.func.attr == "getenv"):
+                read |= strings(node.args[0])
+            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and mapping(node.value):
+                read |= strings(node.slice)
+            elif isinstance(node, ast.Compare) and any(isinstance(op, ast.In) for op in node.ops) \
+                    and any(mapping(c) for c in node.comparators):
+                read |= strings(node.left)
+        for name in read:
+            if re.fullmatch(r"[A-Z][A-Z0-9_]+", name):
+                found.setdefault(name, set()).add(str(path.relative_to(REPO)))
+    return found
+
+
+def test_every_environment_variable_the_tool_reads_is_in_the_readme_table():
+    """A setting read from the environment is a person's input: it is in the README's table,
+    and the table names nothing the code no longer reads."""
+    text = (REPO / "README.md").read_text()
+    table = text.split("Every environment variable the tool reads", 1)[1].split("\n\n", 2)[1]
+    documented = {name for row in table.splitlines() if row.startswith("| `")
+                  for name in re.findall(r"`([A-Z][A-Z0-9_]+)`", row.split(" | ")[0])}
+    read = environment_reads()
+    assert {"GITHUB_TOKEN", "RELEASE_NOW", "RELEASE_GITHUB_WRITE_INTERVAL", "RELEASE_PUBLIC_INDEX",
+            "GITHUB_RUN_ID", "GITHUB_OUTPUT"} <= set(read)  # the scan sees each way of reading
+    missing = {name: sorted(where) for name, where in read.items() if name not in documented}
+    assert not missing, f"read from the environment but not in README's table: {missing}"
+    assert not documented - set(read), f"in README's table but read nowhere: {documented - set(read)}"
