@@ -48,6 +48,51 @@ def test_readme_maps_every_module_of_the_package():
     assert not missing, f"README's module map lacks {missing}"
 
 
+def _is_environment(node) -> bool:
+    """``env``, ``environ``, ``os.environ``, or ``(os.environ if ... else env)``."""
+    import ast
+    if isinstance(node, ast.IfExp):
+        return _is_environment(node.body) or _is_environment(node.orelse)
+    return (isinstance(node, ast.Name) and node.id in ("env", "environ")) or \
+        (isinstance(node, ast.Attribute) and node.attr == "environ")
+
+
+def _names_read(tree) -> set[str]:
+    """The variable names one module reads from the environment."""
+    import ast
+    bound: dict[str, set[str]] = {}  # module constants and loop variables -> the strings they hold
+
+    def strings(node) -> set[str]:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return {node.value}
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return set().union(*(strings(e) for e in node.elts))
+        if isinstance(node, ast.Name):
+            return bound.get(node.id, set())
+        if isinstance(node, ast.Subscript):  # ENV_PATHS[:2]
+            return strings(node.value)
+        return set()
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and not isinstance(node.value, ast.Name):
+            bound.setdefault(node.targets[0].id, set()).update(strings(node.value))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name):
+            bound.setdefault(node.target.id, set()).update(strings(node.iter))
+    read: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args and isinstance(node.func, ast.Attribute) and (
+                (node.func.attr == "get" and _is_environment(node.func.value)) or node.func.attr == "getenv"):
+            read |= strings(node.args[0])
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and _is_environment(node.value):
+            read |= strings(node.slice)
+        elif isinstance(node, ast.Compare) and any(isinstance(op, ast.In) for op in node.ops) \
+                and any(_is_environment(c) for c in node.comparators):
+            read |= strings(node.left)
+    return {name for name in read if re.fullmatch(r"[A-Z][A-Z0-9_]+", name)}
+
+
 def environment_reads() -> dict[str, set[str]]:
     """Every environment variable ``release/`` reads, found in its syntax: ``env.get(NAME)``,
     ``os.environ[NAME]``, ``NAME in env``, ``os.getenv(NAME)`` on any mapping called ``env`` or
@@ -56,47 +101,8 @@ def environment_reads() -> dict[str, set[str]]:
     import ast
     found: dict[str, set[str]] = {}
     for path in sorted((REPO / "release").rglob("*.py")):
-        tree = ast.parse(path.read_text())
-        names: dict[str, set[str]] = {}  # module constants and loop variables -> strings
-
-        def strings(node) -> set[str]:
-            if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                return {node.value}
-            if isinstance(node, (ast.Tuple, ast.List)):
-                return set().union(*(strings(e) for e in node.elts))
-            if isinstance(node, ast.Name):
-                return names.get(node.id, set())
-            if isinstance(node, ast.Subscript):  # ENV_PATHS[:2]
-                return strings(node.value)
-            return set()
-
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                if (found_strings := strings(node.value)) and not isinstance(node.value, ast.Name):
-                    names.setdefault(node.targets[0].id, set()).update(found_strings)
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name):
-                names.setdefault(node.target.id, set()).update(strings(node.iter))
-
-        def mapping(node) -> bool:  # env, environ, os.environ, (os.environ if ... else env)
-            if isinstance(node, ast.IfExp):
-                return mapping(node.body) or mapping(node.orelse)
-            return (isinstance(node, ast.Name) and node.id in ("env", "environ")) or \
-                (isinstance(node, ast.Attribute) and node.attr == "environ")
-
-        read: set[str] = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and node.args and isinstance(node.func, ast.Attribute) and (
-                    (node.func.attr == "get" and mapping(node.func.value)) or node.func.attr == "getenv"):
-                read |= strings(node.args[0])
-            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and mapping(node.value):
-                read |= strings(node.slice)
-            elif isinstance(node, ast.Compare) and any(isinstance(op, ast.In) for op in node.ops) \
-                    and any(mapping(c) for c in node.comparators):
-                read |= strings(node.left)
-        for name in read:
-            if re.fullmatch(r"[A-Z][A-Z0-9_]+", name):
-                found.setdefault(name, set()).add(str(path.relative_to(REPO)))
+        for name in _names_read(ast.parse(path.read_text())):
+            found.setdefault(name, set()).add(str(path.relative_to(REPO)))
     return found
 
 
