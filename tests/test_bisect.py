@@ -335,26 +335,38 @@ def test_build_probe_finds_the_jax_roll_that_breaks_the_build(world, fake_bazel)
 # ---------------------------------------------------------------- --hold
 
 
-def test_hold_commits_the_culprit_on_a_bump_branch_and_the_next_bump_stops_before_it(world):
-    from release.config import parse_deps
-    from release.roll import roll
+def checkout(world, origin: Path | None = None) -> str:
+    """Make the project a git checkout on main (with ``origin``, a bare remote); returns HEAD."""
     from tests.support.gitrepos import git
 
-    h, root = world.h, world.root
+    root = world.root
     (root / ".gitignore").write_text("/dist/\n/.cache/\n")
     git("init", "--quiet", "-b", "main", cwd=root)
     git("config", "user.name", "Release Bot", cwd=root)
     git("config", "user.email", "bot@example.com", cwd=root)
     git("add", "-A", cwd=root)
     git("commit", "--quiet", "-m", "pins", cwd=root)
-    head = git("rev-parse", "HEAD", cwd=root).strip()
+    if origin is not None:
+        git("init", "--quiet", "--bare", origin)
+        git("remote", "add", "origin", origin.as_uri(), cwd=root)
+        git("push", "--quiet", "origin", "main", cwd=root)
+    return git("rev-parse", "HEAD", cwd=root).strip()
+
+
+def test_hold_commits_the_culprit_on_its_branch_and_the_next_bump_stops_before_it(world):
+    from release.config import parse_deps
+    from release.roll import roll
+    from tests.support.gitrepos import git
+
+    h, root = world.h, world.root
+    head = checkout(world)
     before = (root / "deps.yaml").read_text()
     argv = ("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json", "--hold",
             "--date", "2026-11-23", "--probe-command", probe_script(world, "jax", h.c["J3"]))
     proc = release(*argv, cwd=root)
     assert proc.returncode == 0, proc.stderr
     hold = json.loads(proc.stdout)["hold"]
-    assert hold["branch"] == "bump/2026-11-23-hold-plugin" and hold["commit"] == h.c["P6"]
+    assert hold["branch"] == "hold/plugin" and hold["commit"] == h.c["P6"] and not hold["pushed"]
     assert "jax moved; command failed" in hold["reason"]
     # The work tree and the checked-out branch are untouched; the branch has one commit on HEAD.
     assert git("rev-parse", "HEAD", cwd=root).strip() == head
@@ -373,6 +385,53 @@ def test_hold_commits_the_culprit_on_a_bump_branch_and_the_next_bump_stops_befor
     result = roll(deps, world.tmp / "cache")
     assert {d.name: d.commit for d in result.new} == h.pins_at(h.c["P5"])
     assert result.notes[0].startswith(f"plugin: held before {h.c['P6'][:7]} (first bad between")
+
+
+def test_hold_open_pr_pushes_one_pr_with_culprit_probes_and_reason_and_a_bump_leaves_it(world, github_env):
+    """--open-pr delivers the hold as bump delivers a roll: the branch pushed, one PR opened and
+    refreshed on re-runs; and the bump flow (one bump PR, closed when the pins are current) never
+    takes the hold PR for its own."""
+    from tests.support.gitrepos import git
+
+    h, root, fake = world.h, world.root, github_env
+    origin = world.tmp / "origin.git"
+    checkout(world, origin)
+    argv = ("bisect", "--good", GOOD_TAG, "--store", "local", "--store-dir", world.store, "--json",
+            "--open-pr", "--probe-command", probe_script(world, "jax", h.c["J3"]))
+    proc = release(*argv, cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    hold = json.loads(proc.stdout)["hold"]
+    assert hold["pushed"] and hold["pull_request"]["action"] == "opened"
+    assert git("rev-parse", f"refs/heads/{hold['branch']}", cwd=origin).strip() == hold["sha"]
+    (pr,) = fake.pulls()
+    assert pr["head"]["ref"] == hold["branch"] and pr["base"]["ref"] == "main" and pr["state"] == "open"
+    assert pr["title"] == f"Hold plugin before {h.c['P6'][:7]}"
+    body = pr["body"]
+    assert f"plugin: held before {h.c['P6'][:7]} (first bad between {GOOD_TAG} and deps.yaml" in body
+    assert "jax moved; command failed" in body  # the reason
+    assert f"**First bad:** plugin `{h.c['P6'][:12]}`" in body  # the culprit
+    assert "| # | plugin | moved | verdict | subject |" in body and "| bad |" in body  # the probes
+    assert fake.token not in body
+
+    again = release(*argv, cwd=root)  # idempotent: same commit, same branch, the same one PR
+    assert again.returncode == 0, again.stderr
+    second = json.loads(again.stdout)["hold"]
+    assert second["sha"] == hold["sha"] and second["pull_request"] == {**hold["pull_request"], "action": "updated"}
+    assert len(fake.pulls()) == 1 and fake.pulls()[0]["state"] == "open"
+
+    # The pins are current for bump: it closes "the bump PR", and must not take the hold's for it.
+    bump = release("bump", "--open-pr", "--json", "--root", root, cwd=root)
+    assert bump.returncode == 0, bump.stderr
+    assert json.loads(bump.stdout)["pull_request"]["action"] == "none"
+    assert [(p["head"]["ref"], p["state"]) for p in fake.pulls()] == [(hold["branch"], "open")]
+
+
+def test_hold_open_pr_without_a_repository_is_refused_before_any_probe(world, monkeypatch):
+    checkout(world)
+    proc = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--open-pr",
+                   "--probe-command", f"touch {world.tmp}/probed", cwd=world.root)
+    assert proc.returncode == 2 and "GITHUB_REPOSITORY" in proc.stderr
+    assert not (world.tmp / "probed").exists()
 
 
 def test_hold_outside_a_checkout_is_refused_before_any_probe(world):

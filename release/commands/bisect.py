@@ -27,8 +27,14 @@ def add_arguments(parser) -> None:
     parser.add_argument("--reset", action="store_true",
                         help="forget dist/bisect/state.json and start over")
     parser.add_argument("--hold", action="store_true",
-                        help="commit a hold of the first bad plugin commit into deps.yaml on a bump "
-                             "branch, so bumps stop before it until the hold is removed")
+                        help="commit a hold of the first bad plugin commit into deps.yaml on the branch "
+                             "hold/plugin (HEAD untouched), so bumps stop before it once merged")
+    parser.add_argument("--push", action="store_true",
+                        help="force-push the hold branch to origin (implies --hold)")
+    parser.add_argument("--open-pr", action="store_true",
+                        help="open the hold's pull request, or refresh the open one, with the culprit, "
+                             "the probes and the reason (implies --push; needs GITHUB_REPOSITORY and "
+                             "GITHUB_TOKEN)")
     parser.add_argument("--max-log-lines", type=flags.non_negative_int, default=50, metavar="N",
                         help="commits listed per dep in the changelog of the bad step (default 50)")
     add_date_options(parser)
@@ -55,9 +61,18 @@ def run(args, out) -> int:
     from release.sources import cache_dir
 
     proj = project(args)
-    if args.hold:  # refuse before any work when there is no checkout to commit the hold in
-        from release.pulls import ReleaseRepo
-        ReleaseRepo(proj.root).head()
+    push = args.push or args.open_pr
+    hold = args.hold or push
+    repo = pull = None
+    if hold:  # refuse before any work when there is no checkout to commit the hold in
+        from release import pulls
+        repo = pulls.ReleaseRepo(proj.root)
+        repo.head()
+        if args.open_pr:  # and when the pull request could not be opened
+            from release.github import GitHubClient
+            owner, name = pulls.repository_from_env()
+            pull = pulls.BumpPull(GitHubClient.from_env(console=out.progress_console()), owner, name,
+                                  repo.current_branch())
     dist = (args.dist or proj.root / "dist").resolve()
     bisect_dir = dist / "bisect"
     store = open_store_from_args(args, out)
@@ -75,8 +90,8 @@ def run(args, out) -> int:
         outcome = bisect.run_bisect(proj.deps, good, bad, probe, bisect_dir, cache, reset=args.reset,
                                     date=date, say=out.line, max_log_lines=args.max_log_lines)
     data = outcome.to_json()
-    if args.hold:
-        data["hold"] = _hold(proj, outcome, date)
+    if hold:
+        data["hold"] = _hold(proj, outcome, data, repo, push=push, pull=pull)
     culprit = outcome.culprit
     github_output({"found": "true" if culprit else "false",
                    **({"first-bad": culprit.sha, "moved": ",".join(culprit.moved)} if culprit else {})})
@@ -85,32 +100,30 @@ def run(args, out) -> int:
     return 0 if culprit is not None else 1
 
 
-def _hold(proj, outcome, date) -> dict:
-    """Commit deps.yaml with a hold of the culprit on ``bump/<date>-hold-plugin`` (HEAD untouched)."""
-    from release import pulls
+def _hold(proj, outcome, data, repo, *, push: bool, pull) -> dict:
+    """Hold the culprit in deps.yaml on ``hold/plugin`` (HEAD untouched); push it and open or
+    refresh its PR as asked (``release.holds``)."""
+    from release import holds
     from release.bisect import SOURCE
-    from release.config import Hold, render_hold
+    from release.config import Hold
 
     culprit = outcome.culprit
     if culprit is None:
         raise UserError("--hold needs one first bad commit; this bisect did not find one")
-    repo = pulls.ReleaseRepo(proj.root)
-    path = proj.deps.path
-    committed = repo.committed(path)
-    if committed is None:
-        raise UserError(f"{path}: not committed at HEAD; --hold commits on top of it")
     probe = outcome.probes.get(culprit.sha) or {}
-    moved = ", ".join(culprit.moved) or "nothing"
-    reason = (f"first bad between {outcome.good['name']} and {outcome.bad['name']} by release bisect "
-              f"({moved} moved; {probe.get('step') or 'probe'} failed)")
-    hold = Hold(culprit.sha, reason)
-    text = render_hold(path, committed, SOURCE, hold)
-    branch = pulls.branch_name(date, ("hold", SOURCE))
-    line = f"{SOURCE}: held before {culprit.sha[:7]} ({reason})"
-    message = f"Hold {SOURCE} before {culprit.sha[:7]}\n\n{line}\n\n{outcome.changelog}".rstrip() + "\n"
-    sha = repo.commit_file(branch, path, text, message)
-    return {"dep": SOURCE, "commit": culprit.sha, "reason": reason, "branch": branch, "sha": sha,
-            "line": line + f"; committed {sha[:12]} on {branch}"}
+    hold = Hold(culprit.sha, holds.hold_reason(outcome.good["name"], outcome.bad["name"], culprit.moved,
+                                               probe.get("step")))
+    done = holds.deliver_hold(repo, proj.deps.path, SOURCE, hold, changelog=outcome.changelog,
+                              report=_markdown(data), push=push, pull=pull)
+    line = done["line"] + f"; committed {done['commit'][:12]} on {done['branch']}"
+    if done.get("pushed"):
+        line += ", pushed"
+    if done.get("pull_request"):
+        pr = done["pull_request"]
+        line += f"; pull request {pr['action']}: {pr.get('url') or '#%d' % pr['number']}"
+    return {"dep": SOURCE, "commit": culprit.sha, "reason": hold.reason, "branch": done["branch"],
+            "sha": done["commit"], "pushed": bool(done.get("pushed")),
+            **({"pull_request": done["pull_request"]} if "pull_request" in done else {}), "line": line}
 
 
 def _markdown(data: dict) -> str:
