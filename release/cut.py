@@ -64,8 +64,8 @@ def tag_release(root: Path, tag: str, commit: str, *, push: bool, remote: str = 
 
 def tag_step(root: Path, tag: str, commit: str, *, push: bool, remote: str = "origin") -> Step:
     """``tag_release`` as the cut job's first step."""
-    return Step("tag", lambda ctx: tag_release(root, tag, commit, push=push, remote=remote),
-                lambda ctx: commit + str(push), "tag the release")
+    return Step("tag", lambda _: tag_release(root, tag, commit, push=push, remote=remote),
+                lambda _: commit + str(push), "tag the release")
 
 
 def commit_next_version(project: Project, released: str) -> dict:

@@ -22,7 +22,7 @@ def plan_gc(releases: list[Release], rule: Retention,
 
 
 def collect(store: Store, rule: Retention, *, dry_run: bool, now: _dt.datetime,
-            say: Callable[[str], None] = lambda t: None) -> dict:
+            say: Callable[[str], None] = lambda _: None) -> dict:
     decision = decide(store.list_releases(), rule, now)
     for version in decision.unknown_protect:
         say(f"warning: --protect {version}: no published nightly has it")

@@ -492,7 +492,7 @@ def select(wheels: list[PublishedWheel], decision: Decision) -> None:
 def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: Iterable[str] = (),
                older_than_days: float | None = None, rule: Retention | None = None,
                now: _dt.datetime | None = None, site_url: str | None = None,
-               count_commits: CountCommits | None = None, say: Say = lambda t: None,
+               count_commits: CountCommits | None = None, say: Say = lambda _: None,
                progress: ProgressBars | None = None) -> dict:
     """Write the nightly and stable indexes and the page for people of ``store`` into ``out``.
 

@@ -88,24 +88,24 @@ def check_publishable(store: Store, plan_version: str, revisions: RevisionMap,
 
 
 def fetch_step(project: Project, inputs: BuildInputs) -> Step:
-    def run(ctx):
+    def run(_ctx):
         from release import sources
         done = sources.fetch_sources(project.deps, inputs.workspace,
                                      inputs.cache or sources.cache_dir(project.root))
         return {name: c.commit for name, c in done.items()}
     pins = repr([(d.name, d.url, d.commit) for d in project.deps])
-    return Step("fetch", run, lambda ctx: pins, "fetch sources")
+    return Step("fetch", run, lambda _: pins, "fetch sources")
 
 
 def build_step(project: Project, plan: BuildPlan, settings: JobSettings, console) -> Step:
-    def run(ctx):
+    def run(_ctx):
         from release.build import build_release
         ins = settings.inputs
         result = build_release(plan, settings.dist_root, root=project.root,
                                workspace=None if ins.artifacts else ins.workspace,
                                artifacts=ins.artifacts, console=console)
         return {"wheels": sorted(result.wheels)}
-    return Step("build", run, lambda ctx: repr(plan.to_json()), "build wheels")
+    return Step("build", run, lambda _: repr(plan.to_json()), "build wheels")
 
 
 def verify_dist(directory: Path, revisions: RevisionMap, say: Callable[[str], None],
@@ -124,14 +124,14 @@ def verify_dist(directory: Path, revisions: RevisionMap, say: Callable[[str], No
 
 def verify_step(directory: Path, after: str, say, root: Path) -> Step:
     """Verify the dist's wheels against its revisions.json, again whenever step ``after`` re-ran."""
-    def run(ctx):
+    def run(_ctx):
         revisions = RevisionMap.loads((directory / naming.REVISIONS_ASSET).read_text(encoding="utf-8"))
         return verify_dist(directory, revisions, say, root)
     return Step("verify", run, lambda ctx: repr(ctx[after]), "verify wheels")
 
 
 def draft_step(store: Store, directory: Path, say, progress) -> Step:
-    def run(ctx):
+    def run(_ctx):
         from release.publish import publish_draft, read_dist
         result = publish_draft(store, read_dist(directory), say=say, progress=progress)
         return {"release_id": result["release_id"], "url": result.get("url")}
@@ -140,7 +140,7 @@ def draft_step(store: Store, directory: Path, say, progress) -> Step:
 
 def validate_step(store: Store, tag: str, settings: JobSettings, say, progress,
                    root: Path | None = None) -> Step:
-    def run(ctx):
+    def run(_ctx):
         import sys
 
         from release.bazel import configured_runpath
@@ -156,7 +156,7 @@ def validate_step(store: Store, tag: str, settings: JobSettings, say, progress,
 
 
 def publish_step(store: Store, tag: str, say) -> Step:
-    def run(ctx):
+    def run(_ctx):
         from release.publish import undraft
         result = undraft(store, tag, say=say)
         return {"url": result.get("url")}
@@ -164,7 +164,7 @@ def publish_step(store: Store, tag: str, say) -> Step:
 
 
 def gc_step(store: Store, settings: JobSettings, now: _dt.datetime, say) -> Step:
-    def run(ctx):
+    def run(_ctx):
         from release.gc import collect
         result = collect(store, settings.retention, dry_run=False, now=now, say=say)
         return {"deleted": list(result["deleted"])}
@@ -203,7 +203,7 @@ def collect_step(store: Store, tag: str, directory: Path, say, progress,
     The cells of a split build upload their wheels to the draft concurrently, so none of
     them can write the checksums (or the provenance) of all; this runs once, after the matrix.
     """
-    def run(ctx):
+    def run(_ctx):
         drafts = store.our_drafts(tag)
         if not drafts:
             raise UserError(f"{store.where}: no draft of {tag}; run the plan stage first")

@@ -19,7 +19,7 @@ from release.stores import Release, Store
 
 def respin_step(store: Store, source: Release, version: str, directory: Path, say) -> Step:
     """Download the published release's wheels and promote them to ``version`` in ``directory``."""
-    def run(ctx):
+    def run(_ctx):
         from release.promote import promote_wheel
         directory.mkdir(parents=True, exist_ok=True)
         assets = store.list_assets(source)
@@ -44,7 +44,7 @@ def respin_step(store: Store, source: Release, version: str, directory: Path, sa
                                extra_parameters={"promotedFrom": source.tag})
         checksums.write_for(directory, [*made, naming.REVISIONS_ASSET, prov.name])
         return {"from": source.tag, "wheels": sorted(made), "revisions": revisions.to_json()}
-    return Step("respin", run, lambda ctx: f"{source.tag}->{version}", "promote the released wheels")
+    return Step("respin", run, lambda _: f"{source.tag}->{version}", "promote the released wheels")
 
 
 def run_post(project: Project, number: int, settings: JobSettings, store: Store, out, *,

@@ -330,7 +330,7 @@ def sync_assets(store: Store, release: Release, wanted: tuple[LocalAsset, ...], 
 # ------------------------------------------------------------------ the two entry points
 
 
-def publish_draft(store: Store, dist: Dist, *, say: Say = lambda t: None,
+def publish_draft(store: Store, dist: Dist, *, say: Say = lambda _: None,
                   progress: ProgressBars | None = None) -> dict:
     """Make the draft of ``dist.tag`` hold exactly ``dist``'s assets and notes."""
     releases = store.list_releases()
@@ -361,7 +361,7 @@ def _asset_rows(dist: Dist) -> list[dict]:
     return [{"name": a.name, "size": a.size, "sha256": a.digest} for a in dist.assets]
 
 
-def publish_partial(store: Store, dist: Dist, *, say: Say = lambda t: None,
+def publish_partial(store: Store, dist: Dist, *, say: Say = lambda _: None,
                     progress: ProgressBars | None = None) -> dict:
     """Add one build cell's wheels (and revisions.json) to the draft; never remove other assets.
 
@@ -420,7 +420,7 @@ def record_upload(dist: Dist, store: Store, result: dict) -> None:
          "where": store.where, "status": result["status"]})
 
 
-def undraft(store: Store, tag: str, *, say: Say = lambda t: None) -> dict:
+def undraft(store: Store, tag: str, *, say: Say = lambda _: None) -> dict:
     """Publish the validated draft of ``tag``: prerelease for nightlies and rcs, latest for releases."""
     version = naming.version_of_tag(tag, flag="--undraft")
     kind = versions.kind_of(version)

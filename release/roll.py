@@ -170,7 +170,7 @@ class FollowHead(config.RollHead, BranchBound):
 
 
 class StayManual(config.RollManual, BranchBound):
-    def candidate(self, dep: Dep, ctx: Context) -> Candidate:
+    def candidate(self, dep: Dep, ctx: Context) -> Candidate:  # noqa: ARG002 (the policy protocol)
         return Candidate(dep.commit)
 
 
@@ -193,7 +193,7 @@ class FollowVia(config.RollVia):
         pin = read_pin(text, name=dep.name, var=self.var, where=f"{dep.name}: {where}")
         return Candidate(pin.commit, pin, f"as the {self.via} pins")
 
-    def check(self, dep: Dep, cand: Candidate, ctx: Context, *, allow_rewind: bool) -> Move:
+    def check(self, dep: Dep, cand: Candidate, ctx: Context, *, allow_rewind: bool) -> Move:  # noqa: ARG002 (the policy protocol)
         mirror = ctx.mirror(dep)
         shown = mirror.remote.shown
         old, new = dep.commit, cand.commit
@@ -218,7 +218,7 @@ class Exact:
     def __init__(self, sha: str, policy):
         self.sha, self.policy = sha, policy
 
-    def candidate(self, dep: Dep, ctx: Context) -> Candidate:
+    def candidate(self, dep: Dep, ctx: Context) -> Candidate:  # noqa: ARG002 (the policy protocol)
         return Candidate(self.sha, source="as given with --to")
 
     def check(self, dep: Dep, cand: Candidate, ctx: Context, *, allow_rewind: bool) -> Move:

@@ -133,7 +133,7 @@ class CommitCounter:
         return None
 
 
-def mirror_counter(cache: Path, say: Say = lambda text: None) -> CountCommits:
+def mirror_counter(cache: Path, say: Say = lambda _: None) -> CountCommits:
     """``ask`` for ``CommitCounter`` from the git mirrors under ``cache`` (fetching what is
     missing): the commits of ``old..new``, or None when ``new`` does not descend from ``old``
     (a rewind or a sideways move has no plain count) or the remote cannot answer."""

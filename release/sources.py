@@ -49,7 +49,7 @@ class Checkout:
 
 
 def fetch_sources(deps: Deps, workspace: Path, cache: Path,
-                  step: Callable[[str, str], None] = lambda name, what: None) -> dict[str, Checkout]:
+                  step: Callable[[str, str], None] = lambda _name, _what: None) -> dict[str, Checkout]:
     """Check out every source dep at its pin under ``workspace``; returns what was done."""
     result = {}
     for name, path in workspace_paths(workspace).items():

@@ -197,7 +197,7 @@ class Store:
         return next((r for r in self.list_releases() if not r.draft and r.tag == tag), None)
 
     def find_or_create_draft(self, tag: str, *, name: str, body: str, prerelease: bool,
-                             attempts: int = 3, say: Say = lambda text: None) -> Release:
+                             attempts: int = 3, say: Say = lambda _: None) -> Release:
         """The one draft of ``tag``, whatever state a previous run left behind.
 
         Drafts are found by listing. Of several drafts of ours (a retried create, two
@@ -334,7 +334,7 @@ class GitHubStore(Store):
         except GitHubError as exc:
             raise self._refusal(exc, release, asset.name) from None
 
-    def download_asset(self, release: Release, asset: Asset, dest: Path,
+    def download_asset(self, release: Release, asset: Asset, dest: Path,  # noqa: ARG002 (the Store interface)
                        progress: ProgressBars | None = None) -> Path:
         if asset.api_url is None:  # an asset listed from another store
             raise StoreError(f"{self.where}: asset {asset.name} was not listed from GitHub; nothing to download")
@@ -559,7 +559,7 @@ class LocalStore(Store):
             (self.directory / str(release.id) / "assets" / asset.name).unlink(missing_ok=True)
 
     def download_asset(self, release: Release, asset: Asset, dest: Path,
-                       progress: ProgressBars | None = None) -> Path:
+                       progress: ProgressBars | None = None) -> Path:  # noqa: ARG002 (the Store interface: a copy has no progress)
         src = self.directory / str(release.id) / "assets" / plain_file_name(asset.name, self.where)
         tmp = Path(dest).with_name(Path(dest).name + ".part")
         shutil.copyfile(src, tmp)

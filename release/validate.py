@@ -119,7 +119,7 @@ def find_target(store: Store, tag: str) -> tuple[Release, bool]:
     raise UserError(f"{store.where}: no draft or release of {tag}; run `release publish` first")
 
 
-def validate(store: Store, tag: str, *, say: Callable[[str], None] = lambda t: None, progress=None,
+def validate(store: Store, tag: str, *, say: Callable[[str], None] = lambda _: None, progress=None,
              python: str | None = None, pythons: Sequence[str] = (), mark: bool = True,
              runpath: tuple[str, ...] = (), public_index: str | None = FROM_ENV,
              require_all_pythons: bool | None = None, search_path: str | None = None,

@@ -133,17 +133,17 @@ def _kept(scan: Scan, ident: Identity, basename: str) -> list[tuple[Member, byte
 # ---------------------------------------------------------------- the checks
 
 
-def check_zip(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:
+def check_zip(scan: Scan, _ident: Identity, _opts: Options) -> Iterator[Finding]:
     for member, problem in scan.zip_errors:
         yield Finding("zip", ERROR, problem, member)
 
 
-def check_size(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:
+def check_size(scan: Scan, _ident: Identity, _opts: Options) -> Iterator[Finding]:
     for member, problem in scan.oversize:
         yield Finding("size", ERROR, problem, member)
 
 
-def check_record(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:
+def check_record(scan: Scan, _ident: Identity, _opts: Options) -> Iterator[Finding]:
     dist_info = _dist_info_dir(scan)
     record = scan.get(f"{dist_info}/RECORD") if dist_info else None
     if record is None or record.text is None:
@@ -186,7 +186,7 @@ def check_record(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding
         yield Finding("record", ERROR, "in RECORD but not in the archive", missing)
 
 
-def check_paths(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:
+def check_paths(scan: Scan, _ident: Identity, _opts: Options) -> Iterator[Finding]:
     for member in scan.members:
         name = member.name
         parts = name.split("/")
@@ -198,7 +198,7 @@ def check_paths(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]
             yield Finding("paths", ERROR, "path contains a backslash", name)
 
 
-def check_layout(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:
+def check_layout(scan: Scan, ident: Identity, _opts: Options) -> Iterator[Finding]:
     dist_infos = {m.name.split("/", 1)[0] for m in scan.members
                   if m.name.split("/", 1)[0].endswith(".dist-info")}
     if len(dist_infos) > 1:
@@ -222,7 +222,7 @@ def check_layout(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding
                               member.name)
 
 
-def check_names(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:
+def check_names(scan: Scan, ident: Identity, _opts: Options) -> Iterator[Finding]:
     if ident.name_error or ident.dist is None:  # Identity sets one or the other
         yield Finding("names", ERROR, f"file name: {ident.name_error}")
         return
@@ -263,7 +263,7 @@ def _native(scan: Scan) -> list[Member]:
             or re.search(r"\.so(\.\d+)*$", m.name)]
 
 
-def check_purelib(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:
+def check_purelib(scan: Scan, _ident: Identity, _opts: Options) -> Iterator[Finding]:
     dist_info = _dist_info_dir(scan)
     wheel = _headers(scan.get(f"{dist_info}/WHEEL")) if dist_info else None
     if wheel is None:
@@ -284,7 +284,7 @@ def tag_glibc(tag: str) -> tuple[int, int] | None:
     return _LEGACY_MANYLINUX.get(platform.split("_", 1)[0])
 
 
-def check_glibc(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:
+def check_glibc(scan: Scan, ident: Identity, _opts: Options) -> Iterator[Finding]:
     needs = [(m.elf.glibc, m.name) for m in scan.files() if m.elf is not None and m.elf.glibc]
     if not needs:
         return
@@ -341,7 +341,7 @@ def runpath_problems(entries: Sequence[str], configured: Sequence[str]) -> list[
     return found
 
 
-def check_runpath(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:
+def check_runpath(scan: Scan, _ident: Identity, opts: Options) -> Iterator[Finding]:
     for member in _native(scan):
         elf = member.elf
         if elf is None:
@@ -370,7 +370,7 @@ def _release_version(text: bytes) -> tuple[bool, object]:
     return "_release_version" in values, values.get("_release_version")
 
 
-def check_version(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:
+def check_version(scan: Scan, ident: Identity, _opts: Options) -> Iterator[Finding]:
     files = _kept(scan, ident, "version.py")
     if not files:
         if ident.kind:
@@ -471,7 +471,7 @@ def _revision_findings(values: dict[str, Any], ident: Identity, expected: Revisi
                               f"{got['branch']}, expected {rev.url} {rev.branch}", where)
 
 
-def check_requires(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:
+def check_requires(scan: Scan, ident: Identity, _opts: Options) -> Iterator[Finding]:
     from packaging.requirements import InvalidRequirement, Requirement  # only plugin wheels
     dist_info = _dist_info_dir(scan)
     meta = _headers(scan.get(f"{dist_info}/METADATA")) if dist_info else None

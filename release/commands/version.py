@@ -20,5 +20,5 @@ def run(args, out) -> int:
                                 number=args.number, build_number=build)
     output.github_output({"version": version, "kind": args.kind})
     output.step_summary(f"`release version --kind {args.kind}`: `{version}`")
-    out.result({"kind": args.kind, "version": version}, lambda console: print(version, file=out.stream))
+    out.result({"kind": args.kind, "version": version}, lambda _console: print(version, file=out.stream))
     return 0
