@@ -62,13 +62,16 @@ def link_so(blob: Path, out: Path) -> Path:
 
 def big_wheel(directory: Path) -> Path:
     """The PJRT wheel around ``big_so``, built as a nightly build builds it."""
+    from release.bazel import requires_python
     from release.config import load_deps, load_version_info
     from release.revisions import RevisionMap
-    from release.wheels import build_wheel, load_specs
+    from release.wheel_specs import load_specs
+    from release.wheels import build_wheel
     so = big_so(directory / "artifacts")
     info = load_version_info(REPO / "version_info.json")
     wheel = build_wheel("pjrt", directory, {"xla_rocm_plugin.so": so}, version=VERSION,
                         rocm_version=info.rocm_version, specs=load_specs(REPO),
+                        requires_python=requires_python(REPO),
                         revisions=RevisionMap.from_deps(load_deps(REPO / "deps.yaml"), VERSION))
     so.unlink()
     return wheel

@@ -2,7 +2,7 @@
 
 Everything comes from ``jax_rocm_plugin/``: the ``.bazelrc`` configs (passed with
 ``--bazelrc``, on top of the plugin workspace's own) and ``wheels.json`` (which
-targets each wheel needs). One ``bazel build`` per wheel: the PJRT wheel once, the
+targets each wheel needs, read by ``release.wheel_specs``). One ``bazel build`` per wheel: the PJRT wheel once, the
 plugin wheel once per Python, each in the plugin workspace with xla and jax
 overridden to the pinned checkouts. Outputs are found with ``bazel cquery
 --output=files`` under the same flags and copied out at once, since the next
@@ -28,23 +28,15 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from release.errors import UserError
-from release.redact import redact
+from release.redact import redact, register_secret
+from release.wheel_specs import BAZELRC, Output, load_specs, plugin_dir
 
 BUILD_CONFIG = "rocm_build"
 REMOTE_CACHE_CONFIG = "remote_cache"
-BAZELRC = ".bazelrc"
-PLUGIN_DIR = "jax_rocm_plugin"
 WORKSPACE_SUBDIR = "plugin/jax_rocm_plugin"   # the Bazel workspace inside a fetched workspace
 OVERRIDES = ("xla", "jax")                     # deps overridden with --override_repository
 RPATH_ENV = "ROCM_WHEEL_RPATH"
 _PROGRESS = re.compile(r"\[([\d,]+) / ([\d,]+)\]")
-
-
-def plugin_dir(root: Path | None = None) -> Path:
-    """``jax_rocm_plugin/`` of ``root`` if it has one, else the one shipped with this tool."""
-    if root is not None and (Path(root) / PLUGIN_DIR / BAZELRC).is_file():
-        return Path(root).resolve() / PLUGIN_DIR
-    return Path(__file__).resolve().parents[1] / PLUGIN_DIR
 
 
 def bazelrc_path(root: Path | None = None) -> Path:
@@ -181,15 +173,6 @@ def requires_python(root: Path | None = None) -> str:
 
 
 @dataclasses.dataclass(frozen=True)
-class Output:
-    """One Bazel output that becomes one file of a wheel."""
-
-    target: str
-    output: str    # basename cquery reports
-    file: str      # name inside the wheel's package directory
-
-
-@dataclasses.dataclass(frozen=True)
 class BazelStep:
     """One ``bazel build`` for one wheel (``kind`` pjrt or plugin) and how to find its outputs."""
 
@@ -234,8 +217,6 @@ class BazelStep:
 def build_steps(workspace: Path, pythons: Iterable[str], *, root: Path | None = None,
                 kinds: Iterable[str] = ("pjrt", "plugin"), bazel: str = "bazel") -> list[BazelStep]:
     """The builds a release needs: PJRT once (with the first Python), plugin once per Python."""
-    from release.wheels import load_specs
-
     pythons = list(pythons)
     if not pythons:
         raise UserError("no Python versions to build for; expected at least one --python 3.X")
@@ -261,8 +242,6 @@ def remote_cache_flags(env=None) -> list[str]:
     (fingerprints, ``nightly --dry-run``). The header usually carries a token, so it is
     registered as a secret and redacted from every line we print or log.
     """
-    from release.redact import register_secret
-
     env = os.environ if env is None else env
     url, header = env.get("BAZEL_REMOTE_CACHE", "").strip(), env.get("BAZEL_REMOTE_HEADER", "").strip()
     if not url:

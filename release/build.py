@@ -36,11 +36,14 @@ from release import __version__ as TOOL_VERSION
 from release import bazel, checksums, naming, output, provenance
 from release.checksums import sha256_file
 from release.config import atomic_write
+from release.elffacts import shared_object_problem
 from release.errors import UserError
 from release.manifest import Manifest, fingerprint
 from release.plan import BuildPlan
+from release.sources import check_workspace
+from release.wheel_specs import KINDS, WheelSpec, load_specs
 from release.wheelfile import source_date_epoch
-from release.wheels import KINDS, artifact_files, build_wheel, load_specs
+from release.wheels import artifact_files, build_wheel
 
 ARTIFACTS = "artifacts"
 LOGS = "logs"
@@ -73,7 +76,8 @@ def step_name(prefix: str, kind: str, python: str | None) -> str:
 
 
 def check_inputs(plan: BuildPlan, *, root: Path | None = None, workspace: Path | None = None,
-                 artifacts: Path | None = None, kinds: tuple[str, ...] = KINDS) -> dict:
+                 artifacts: Path | None = None,
+                 kinds: tuple[str, ...] = KINDS) -> dict[str, WheelSpec]:
     """Every input of a build, checked before anything is written; the wheel specs.
 
     Refused with one line: both or neither of workspace and artifacts, an unknown wheel
@@ -90,10 +94,9 @@ def check_inputs(plan: BuildPlan, *, root: Path | None = None, workspace: Path |
     bazel.check_pythons(plan.pythons, root)
     specs = load_specs(root)
     if workspace is not None:
-        from release.sources import check_workspace
         bazel.check_workspace(workspace)
         check_workspace(workspace, plan.revisions.commits)
-    else:
+    elif artifacts is not None:   # exactly one of the two, as checked above
         if not Path(artifacts).is_dir():
             raise UserError(f"--artifacts {artifacts}: no such directory; expected the prebuilt "
                             "xla_rocm_plugin.so and kernel .so files")
@@ -104,14 +107,14 @@ def check_inputs(plan: BuildPlan, *, root: Path | None = None, workspace: Path |
 
 def check_shared_objects(so_files: dict[str, Path]) -> None:
     """Refuse anything that is not an ELF shared object, before it is packed."""
-    from release.elffacts import shared_object_problem
     for name, path in sorted(so_files.items()):
         problem = shared_object_problem(path)
         if problem:
             raise UserError(f"{path}: {problem}; expected the ELF shared object {name}")
 
 
-def _wheel_jobs(plan: BuildPlan, kinds: tuple[str, ...], specs) -> list[tuple[str, str | None]]:
+def _wheel_jobs(plan: BuildPlan, kinds: tuple[str, ...],
+                specs: dict[str, WheelSpec]) -> list[tuple[str, str | None]]:
     return [(kind, python) for kind in kinds
             for python in (plan.pythons if specs[kind].per_python else (None,))]
 
@@ -131,14 +134,15 @@ def build_release(plan: BuildPlan, dist_root: Path, *, root: Path | None = None,
     console = console or Console(stderr=True)
     steps: list[tuple[str, str]] = []
 
+    # Bazel's outputs are copied to dist/<version>/artifacts/ (check_inputs: exactly one of the two)
+    so_dir = Path(artifacts) if artifacts is not None else directory / ARTIFACTS
     if workspace is not None:
-        artifacts = directory / ARTIFACTS
         rc_text = bazel.bazelrc_path(root).read_bytes()
         for step in bazel.build_steps(workspace, plan.pythons, root=root, kinds=kinds, bazel=bazel_exe):
             name = step_name("bazel", step.kind, step.python if step.kind == "plugin" else None)
             fp = fingerprint({"argv": step.argv(), "commits": plan.revisions.commits,
                               "bazelrc": hashlib.sha256(rc_text).hexdigest(), "tool": TOOL_VERSION})
-            dest = artifacts / step.python if step.kind == "plugin" else artifacts
+            dest = so_dir / step.python if step.kind == "plugin" else so_dir
             if not manifest.done(name, fp):
                 log = directory / LOGS / f"{name}.log"
                 with _spinner(console, f"bazel build: {step.kind} wheel, Python {step.python}") as show:
@@ -150,8 +154,9 @@ def build_release(plan: BuildPlan, dist_root: Path, *, root: Path | None = None,
                 steps.append((name, "skipped"))
 
     epoch = source_date_epoch()
+    requires_python = bazel.requires_python(root)
     wheels: dict[str, Path] = {}
-    jobs = [(kind, python, artifact_files(artifacts, specs[kind], python or plan.pythons[0]))
+    jobs = [(kind, python, artifact_files(so_dir, specs[kind], python or plan.pythons[0]))
             for kind, python in _wheel_jobs(plan, kinds, specs)]
     for _kind, _python, so_files in jobs:  # what Bazel built, checked before any wheel is written
         check_shared_objects(so_files)
@@ -163,7 +168,7 @@ def build_release(plan: BuildPlan, dist_root: Path, *, root: Path | None = None,
             "epoch": epoch, "tool": TOOL_VERSION,
             "so": {n: _stat_key(p) for n, p in sorted(so_files.items())},
             "python_files": {dest: sha256_file(src) for src, dest in specs[kind].python_files},
-            "spec": repr(specs[kind]),
+            "spec": repr(specs[kind]), "requires_python": requires_python,
         })
         if not manifest.done(name, fp):
             total = sum(p.stat().st_size for p in so_files.values())
@@ -171,13 +176,13 @@ def build_release(plan: BuildPlan, dist_root: Path, *, root: Path | None = None,
             with _bar(console, f"packing {kind}" + (f" {python}" if python else ""), total) as advance:
                 path = build_wheel(kind, directory, so_files, version=plan.version,
                                    rocm_version=plan.rocm_version, revisions=plan.revisions,
-                                   python=python, specs=specs, epoch=epoch, on_bytes=advance,
-                                   digests=digests)
+                                   requires_python=requires_python, python=python, specs=specs,
+                                   epoch=epoch, on_bytes=advance, digests=digests)
             manifest.record(name, fp, {"wheel": path}, hashes={"wheel": digests[path.name]})
             steps.append((name, "ran"))
         else:
             steps.append((name, "skipped"))
-        path = manifest.outputs(name)["wheel"]
+        path = (manifest.outputs(name) or {})["wheel"]   # recorded by this run or an earlier one
         wheels[path.name] = path
 
     revisions = directory / naming.REVISIONS_ASSET

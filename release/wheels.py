@@ -1,77 +1,32 @@
 """Assemble the two wheels from built shared objects, with version and revision map inside.
 
-``jax_rocm_plugin/wheels.json`` says which file goes where; names and tags come
-from ``release.naming``; bytes go through ``release.wheelfile`` (streaming,
-reproducible). Each wheel gets ``version.py`` with ``_release_version`` and
+``jax_rocm_plugin/wheels.json`` says which file goes where (``release.wheel_specs``);
+``Requires-Python`` is the lowest Python the Bazel configs build (``release.bazel``,
+passed in); names and tags come from ``release.naming``; bytes go through
+``release.wheelfile`` (streaming, reproducible). Each wheel gets ``version.py`` with ``_release_version`` and
 ``_git_hash`` written (so ``__version__`` is the built version at run time) and
 ``commit_info.py`` from the ``RevisionMap``.
 
-    specs = load_specs(root)                               # {"pjrt": WheelSpec, "plugin": WheelSpec}
     build_wheel("pjrt", dest_dir, {"xla_rocm_plugin.so": path}, version=..., rocm_version=...,
-                revisions=RevisionMap, epoch=None, on_bytes=None) -> Path of the wheel
+                revisions=RevisionMap, requires_python=">=3.11", specs=None, epoch=None,
+                on_bytes=None) -> Path of the wheel
     build_wheel("plugin", dest_dir, {"_linalg.so": path, ...}, python="3.12", ...) -> Path
     artifact_files(artifacts_dir, spec, python) -> {file name: path}   # the --artifacts layout
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import re
 from pathlib import Path
+from typing import Callable
 
 from release import __version__ as TOOL_VERSION
 from release import naming
-from release.bazel import Output, plugin_dir, requires_python
 from release.errors import UserError
 from release.revisions import RevisionMap, github_base
+from release.versions import base_of
+from release.wheel_specs import WheelSpec, load_specs
 from release.wheelfile import WheelWriter
-
-MANIFEST = "wheels.json"
-KINDS = ("pjrt", "plugin")
-
-
-@dataclasses.dataclass(frozen=True)
-class WheelSpec:
-    kind: str
-    per_python: bool
-    summary: str
-    outputs: tuple[Output, ...]
-    python_files: tuple[tuple[Path, str], ...]   # (source, name in the package)
-    entry_points: dict
-    requires: tuple[str, ...]
-    extras: dict
-    requires_python: str   # from the Python configs Bazel defines (``bazel.requires_python``)
-
-    @property
-    def so_files(self) -> tuple[str, ...]:
-        return tuple(o.file for o in self.outputs)
-
-
-def load_specs(root: Path | None = None) -> dict[str, WheelSpec]:
-    base = plugin_dir(root)
-    path = base / MANIFEST
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise UserError(f"{path}: cannot read the wheel manifest ({exc})") from None
-    if data.get("schema") != 1 or set(data.get("wheels", {})) != set(KINDS):
-        raise UserError(f"{path}: expected schema 1 with wheels {', '.join(KINDS)}")
-    specs = {}
-    python = requires_python(root)
-    for kind, raw in data["wheels"].items():
-        try:
-            outputs = tuple(Output(t, o["output"], o["file"]) for t, o in raw["bazel_files"].items())
-            files = tuple((base / src, dest) for src, dest in raw["python_files"].items())
-            specs[kind] = WheelSpec(kind, bool(raw["per_python"]), raw["summary"], outputs, files,
-                                    raw["entry_points"], tuple(raw["requires"]), raw["extras"],
-                                    python)
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise UserError(f"{path}: wheels.{kind} is missing or has a bad {exc}") from None
-        for src, _ in files:
-            if not src.is_file():
-                raise UserError(f"{path}: wheels.{kind}.python_files names {src}, which is missing")
-    return specs
 
 
 def artifact_files(artifacts: Path, spec: WheelSpec, python: str) -> dict[str, Path]:
@@ -101,14 +56,13 @@ def artifact_files(artifacts: Path, spec: WheelSpec, python: str) -> dict[str, P
 
 def render_version_py(template: str, version: str, git_hash: str | None) -> str:
     """jax's version.py contract: ``_version``, ``_release_version``, ``_git_hash`` rewritten."""
-    from release.versions import base_of
-
     values = {"_version": base_of(version), "_release_version": version, "_git_hash": git_hash}
     for name, value in values.items():
-        pattern = re.compile(rf"^{name}(: [^=]+)? = .*$", re.M)
-        if len(pattern.findall(template)) != 1:
+        found = list(re.finditer(rf"^{name}(: [^=]+)? = .*$", template, re.M))
+        if len(found) != 1:
             raise ValueError(f"version.py template has not exactly one '{name} = ...' line")
-        template = pattern.sub(lambda _m, n=name, v=value: f"{n} = {v!r}", template)
+        start, end = found[0].span()
+        template = f"{template[:start]}{name} = {value!r}{template[end:]}"
     return template
 
 
@@ -159,11 +113,14 @@ def entry_points_txt(groups: dict) -> str:
 
 
 def build_wheel(kind: str, dest_dir: Path, so_files: dict[str, Path], *, version: str,
-                rocm_version: str, revisions: RevisionMap, python: str | None = None,
-                specs: dict[str, WheelSpec] | None = None, epoch: int | None = None,
-                on_bytes=None, digests: dict[str, str] | None = None) -> Path:
+                rocm_version: str, revisions: RevisionMap, requires_python: str,
+                python: str | None = None, specs: dict[str, WheelSpec] | None = None,
+                epoch: int | None = None, on_bytes: Callable[[int], None] | None = None,
+                digests: dict[str, str] | None = None) -> Path:
     """Write one wheel into ``dest_dir``; returns its path. Members in a fixed order.
 
+    ``requires_python`` is the ``Requires-Python`` of the metadata (``bazel.requires_python``);
+    ``specs`` default to the shipped ``wheels.json``.
     ``digests``, when given, gets ``{wheel file name: sha256 hex}`` of the written wheel.
     """
     spec = (specs or load_specs())[kind]
@@ -179,15 +136,14 @@ def build_wheel(kind: str, dest_dir: Path, so_files: dict[str, Path], *, version
         raise UserError(f"{kind} wheel: no {', '.join(sorted(missing))} to package")
     fill = dict(N=major, version=version, rocm_version=rocm_version)
     git_hash = revisions.commits.get("plugin")
-    payload: dict[str, tuple[str, object]] = {}
-    for name in spec.so_files:
-        payload[f"{package}/{name}"] = ("file", so_files[name])
+    files = {f"{package}/{name}": so_files[name] for name in spec.so_files}
+    texts: dict[str, str] = {}
     for src, name in spec.python_files:
         text = src.read_text(encoding="utf-8")
         if name == "version.py":
             text = render_version_py(text, version, git_hash)
-        payload[f"{package}/{name}"] = ("bytes", text)
-    payload[f"{package}/commit_info.py"] = ("bytes", revisions.commit_info_py())
+        texts[f"{package}/{name}"] = text
+    texts[f"{package}/commit_info.py"] = revisions.commit_info_py()
 
     filename = naming.wheel_filename(dist, version, wheel_python)
     dist_info = f"{filename.split('-')[0]}-{version}.dist-info"
@@ -199,18 +155,17 @@ def build_wheel(kind: str, dest_dir: Path, so_files: dict[str, Path], *, version
                     for g, e in spec.entry_points.items()}
     path = Path(dest_dir) / filename
     with WheelWriter(path, dist_info, epoch=epoch, on_bytes=on_bytes) as writer:
-        for arcname in sorted(payload):
-            how, value = payload[arcname]
-            if how == "file":
-                writer.add_file(arcname, value, mode=0o755)
+        for arcname in sorted([*files, *texts]):
+            if arcname in files:
+                writer.add_file(arcname, files[arcname], mode=0o755)
             else:
-                writer.add_bytes(arcname, value)
+                writer.add_bytes(arcname, texts[arcname])
         writer.add_bytes(f"{dist_info}/METADATA",
                          metadata(dist, version, _fill(spec.summary, **fill), requires, extras, home,
-                                  spec.requires_python))
+                                  requires_python))
         writer.add_bytes(f"{dist_info}/WHEEL", wheel_file(naming.wheel_tag(wheel_python)))
         if entry_points:
             writer.add_bytes(f"{dist_info}/entry_points.txt", entry_points_txt(entry_points))
-    if digests is not None:
+    if digests is not None and writer.sha256 is not None:   # set when the writer closed
         digests[path.name] = writer.sha256
     return path

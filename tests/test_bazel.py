@@ -15,7 +15,7 @@ from elftools.elf.elffile import ELFFile
 
 from release import bazel
 from release.errors import UserError
-from release.wheels import load_specs
+from release.wheel_specs import load_specs, plugin_dir
 
 RUNPATH = ["$ORIGIN/../rocm/lib", "$ORIGIN/../rocm/lib/rocm_sysdeps/lib", "$ORIGIN/../../rocm/lib",
            "$ORIGIN/../../rocm/lib/rocm_sysdeps/lib", "/opt/rocm/lib", "/opt/rocm/lib/rocm_sysdeps/lib"]
@@ -270,7 +270,7 @@ def test_a_bazel_output_that_is_not_elf_writes_no_wheel(run_cli, project_dir, fa
 
 def test_supported_pythons_come_from_the_bazel_configs(tmp_path):
     plugin = tmp_path / "jax_rocm_plugin"
-    shutil.copytree(bazel.plugin_dir(), plugin)
+    shutil.copytree(plugin_dir(), plugin)
     assert bazel.supported_pythons(tmp_path) == ("3.11", "3.12", "3.13", "3.14")
     rc = plugin / ".bazelrc"
     rc.write_text(rc.read_text().replace("build:python311 ", "build:python310 ")
@@ -280,8 +280,6 @@ def test_supported_pythons_come_from_the_bazel_configs(tmp_path):
     assert bazel.check_pythons(["3.15", "3.12", "3.15"], tmp_path) == ("3.15", "3.12")
     with pytest.raises(UserError, match=r"--python 3.11: the Bazel configs build 3.10, 3.12"):
         bazel.check_pythons(["3.11"], tmp_path)
-    from release.wheels import load_specs
-    assert {s.requires_python for s in load_specs(tmp_path).values()} == {">=3.10"}
 
 
 @pytest.mark.parametrize("python", ["3.10", "3.15"])

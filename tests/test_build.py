@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from email.parser import HeaderParser
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from release import bazel, wheelfile
+from release import bazel, wheel_specs, wheelfile
 from release.revisions import RevisionMap
 from tests.support.build import run_python
 from tests.support.elf import ALL_SOS, KERNEL_SOS, PJRT_SO, compile_so
@@ -286,3 +287,25 @@ def test_requires_python_is_the_lowest_configured_python(built):
             n for n in __import__("zipfile").ZipFile(wheel).namelist() if n.endswith("/METADATA")))
         assert HeaderParser().parsestr(meta.decode())["Requires-Python"] == \
             f">={bazel.supported_pythons()[0]}"
+
+
+def test_requires_python_follows_the_roots_configs_and_a_change_repacks(root, artifacts, tmp_path):
+    own = tmp_path / "proj"
+    shutil.copytree(root, own)
+    shutil.copytree(wheel_specs.plugin_dir(), own / wheel_specs.PLUGIN_DIR)
+    rc = own / wheel_specs.PLUGIN_DIR / wheel_specs.BAZELRC
+    shipped = rc.read_text()
+    rc.write_text(shipped + "build:python310 --repo_env=HERMETIC_PYTHON_VERSION=3.10\n")
+    dist = tmp_path / "dist"
+
+    def requires_python_after_build() -> tuple[str, list]:
+        proc = release("build", "--kind", "rc", "--number", "2", "--python", PY, "--wheel", "pjrt",
+                       "--root", own, "--artifacts", artifacts, "--dist", dist, "--json")
+        assert proc.returncode == 0, proc.stderr
+        meta = wheelfile.read_member(dist / VERSION / PJRT, f"jax_rocm7_pjrt-{VERSION}.dist-info/METADATA")
+        return HeaderParser().parsestr(meta.decode())["Requires-Python"], json.loads(proc.stdout)["steps"]
+
+    assert requires_python_after_build() == (">=3.10", [{"step": "wheel_pjrt", "status": "ran"}])
+    rc.write_text(shipped)   # the configs drop 3.10: the same inputs otherwise, but a new wheel
+    assert requires_python_after_build() == (
+        f">={bazel.supported_pythons()[0]}", [{"step": "wheel_pjrt", "status": "ran"}])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -119,3 +120,78 @@ def test_every_environment_variable_the_tool_reads_is_in_the_readme_table():
     missing = {name: sorted(where) for name, where in read.items() if name not in documented}
     assert not missing, f"read from the environment but not in README's table: {missing}"
     assert not documented - set(read), f"in README's table but read nowhere: {documented - set(read)}"
+
+
+def import_graph(package: Path) -> dict[str, set[str]]:
+    """``{module: modules of the package it imports}``, read from the source with ``ast``.
+
+    Every import counts, function-local ones included: a function-local import that dodges
+    a cycle at import time is still a cycle in the design.
+    """
+    modules = {}
+    for path in package.rglob("*.py"):
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        modules[".".join(parts)] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        here = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                found |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = here.split(".")[: len(here.split(".")) - node.level + 1]
+                    base = ".".join(up + ([base] if base else []))
+                # "from release import bazel" names a module; "from release.bazel import x" its module
+                found |= {f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
+                          for alias in node.names}
+        graph[name] = {m for m in found if m in modules and m != name}
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle as ``[a, b, ..., a]``, or None when the imports point one way."""
+    state: dict[str, str] = {}   # "open" while on the path, "done" after
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = "open"
+        path.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == "open":
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        path.pop()
+        state[node] = "done"
+        return None
+
+    for start in sorted(graph):
+        if start not in state and (cycle := visit(start)):
+            return cycle
+    return None
+
+
+def test_the_package_has_no_import_cycles():
+    graph = import_graph(REPO / "release")
+    assert "release.jobs" in graph and "release.commands.cut" in graph   # the whole package was read
+    cycle = find_cycle(graph)
+    assert cycle is None, f"import cycle in the release package: {' -> '.join(cycle or [])}"
+
+
+def test_a_planted_cycle_is_found_and_named(tmp_path):
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "low.py").write_text("import os\n")
+    (package / "a.py").write_text("from pkg import low\n")
+    (package / "sub" / "b.py").write_text("from pkg.a import thing\n")
+    assert find_cycle(import_graph(package)) is None
+    # a function-local import closing the loop, written relative: still a cycle
+    (package / "a.py").write_text("from pkg import low\n\ndef f():\n    from .sub import b\n")
+    assert find_cycle(import_graph(package)) == ["pkg.a", "pkg.sub.b", "pkg.a"]

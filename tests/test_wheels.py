@@ -158,7 +158,7 @@ def test_refuses_bad_order_and_leaves_nothing_half_written(tmp_path):
 
 
 def test_version_py_contract(tmp_path):
-    from release.bazel import plugin_dir
+    from release.wheel_specs import plugin_dir
 
     template = (plugin_dir() / "python" / "version.py").read_text()
     text = render_version_py(template, "0.9.1rc2", "4006f866f9f094bf1beff2e1bad4f845480a8ea6")

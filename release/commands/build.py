@@ -9,7 +9,7 @@ from release.build import build_release
 from release.commands._common import add_build_input_options, add_kind_options, add_python_option, project, today_utc
 from release.git import head_of
 from release.plan import make_plan
-from release.wheels import KINDS
+from release.wheel_specs import KINDS
 
 HELP = "build the pjrt wheel and one plugin wheel per Python into dist/<version>/ (resumable)"
 

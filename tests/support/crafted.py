@@ -84,12 +84,15 @@ def compile_big_so(out: Path, runpath: list[str], size: int) -> Path:
 def build_pair(dest: Path, artifacts: Path, *, version: str = VERSION, overrides=None,
                revisions=None) -> dict[str, Path]:
     """The PJRT wheel and one plugin wheel, built from ``artifacts`` (name -> .so)."""
-    from release.wheels import build_wheel, load_specs
+    from release.bazel import requires_python
+    from release.wheel_specs import load_specs
+    from release.wheels import build_wheel
     so_files = {name: artifacts / name for name in ALL_SOS}
     so_files.update(overrides or {})
     specs = load_specs(REPO)
     common = dict(version=version, rocm_version=rocm_version(),
-                  revisions=revisions or revision_map(version), specs=specs)
+                  revisions=revisions or revision_map(version), specs=specs,
+                  requires_python=requires_python(REPO))
     dest.mkdir(parents=True, exist_ok=True)
     return {
         "pjrt": build_wheel("pjrt", dest, {PJRT_SO: so_files[PJRT_SO]}, **common),
