@@ -17,7 +17,7 @@ import html
 import re
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from packaging.version import InvalidVersion, Version
 
@@ -26,13 +26,26 @@ from release.revisions import RevisionMap, github_base
 from release.stores import Asset, Published, Release, Store
 
 if TYPE_CHECKING:
-    from release.index import PublishedWheel
     from release.output import Say
 
 CHART_DAYS = 60  # the outcome strip shows at most this many days, ending at the newest nightly
 
 CountCommits = Callable[[str, str, str], "int | None"]
 """``(url, old, new) -> commits of old..new``, None when there is no plain count."""
+
+
+class PublishedWheel(Protocol):
+    """What the page reads of a published wheel (``release.index.PublishedWheel`` is one; the
+    index calls the page, so the page names only what it reads, and imports nothing of it)."""
+
+    @property
+    def release(self) -> Release: ...
+    @property
+    def asset(self) -> Asset: ...
+    @property
+    def listed(self) -> bool: ...
+    @property
+    def rel(self) -> str: ...
 
 
 @dataclasses.dataclass(frozen=True)
@@ -188,7 +201,8 @@ def _sort_key(version: str) -> Version:
         return Version("0")
 
 
-def gather(store: Store, releases: list[Release], wheels: list[PublishedWheel], *, site_url: str | None, keep: int,
+def gather(store: Store, releases: list[Release], wheels: Sequence[PublishedWheel], *,
+           site_url: str | None, keep: int,
            present: set[str] | None = None, cache: dict | None = None,
            used: dict | None = None, count: CommitCounter | None = None) -> SiteData:
     """The page's data from the store's releases and ``release.index``'s wheel selection.
