@@ -7,7 +7,9 @@ line back from the tip toward the current pin: the hold cuts off every commit th
 contains the held one, then the newest green commit left is taken (``release.ci_status``),
 at most ``max_walk`` commits back; with none, the pin stays. A pin that already contains
 the held commit moves back to the newest first-parent commit before it, so the next
-nightly is built without it. Every decision is one line for the changelog and PR body.
+nightly is built without it; with ``require``, to the newest green commit before it, by the
+same rule and ``max_walk`` as a roll (none green: the pin stays, and the line says it still
+holds the culprit). Every decision is one line for the changelog and PR body.
 """
 
 from __future__ import annotations
@@ -62,9 +64,11 @@ def select(dep: Dep, tip: str, roll: RollHead, mirror: Mirror, github: GitHubRep
             target = back[0] if back else mirror.first_parent(held)
             if target is None:
                 raise UserError(f"{dep.name}: the hold's commit {held[:7]} has no parent to move back to")
-            return Selection(target, f"{said}; the pin {pin[:7]} contains it, so moved back to "
-                                     f"{target[:7]}, the newest first-parent commit before it",
-                             back=True, source=f"held before {held[:7]}")
+            said += f"; the pin {pin[:7]} contains it"
+            if roll.require is None:
+                return Selection(target, f"{said}, so moved back to {target[:7]}, the newest first-parent "
+                                         "commit before it", back=True, source=f"held before {held[:7]}")
+            return _green_move_back(dep, roll, mirror, github, target, said, f"held before {held[:7]}")
         allowed = [c for c in line if not mirror.is_ancestor(held, c)]
         cut = len(line) - len(allowed)
         notes.append(said + (f"; {cut} newer commit{'s' if cut != 1 else ''} not taken until the hold "
@@ -82,6 +86,29 @@ def select(dep: Dep, tip: str, roll: RollHead, mirror: Mirror, github: GitHubRep
     chosen = pick.chosen or pin
     source = "green" if pick.behind == 0 else f"the newest green, {pick.behind} behind the tip"
     return Selection(chosen, "; ".join(notes), source=source if pick.chosen else "")
+
+
+def _green_move_back(dep: Dep, roll: RollHead, mirror: Mirror, github: GitHubRepo | None, target: str,
+                     said: str, source: str) -> Selection:
+    """A held pin moves back to the newest green first-parent commit from ``target`` (the
+    newest commit before the held one), at most ``max_walk`` checked, as a roll picks; with none
+    green the pin stays, and the line says so."""
+    line = [target]
+    while len(line) < roll.max_walk and (parent := mirror.first_parent(line[-1])) is not None:
+        line.append(parent)
+    assert roll.require is not None  # called for green rolls only
+    owner, repo, client = github if github is not None else preflight(dep)
+    pick = ci_status.pick_green(dep.name, line, dep.commit,
+                                ci_status.verdict_reader(client, owner, repo, roll.require), roll.max_walk)
+    if pick.chosen is None:
+        return Selection(dep.commit, f"{said}, but no commit among the {len(pick.verdicts)} first-parent "
+                                     f"commits before it is green (newest {target[:7]} is "
+                                     f"{pick.verdicts[0].describe()}), so the pin stays, with the held "
+                                     "commit in it")
+    why = "" if pick.behind == 0 else (f" ({pick.behind} before {target[:7]}, which is "
+                                       f"{pick.verdicts[0].describe()})")
+    return Selection(pick.chosen, f"{said}, so moved back to {pick.chosen[:7]}, the newest green "
+                                  f"first-parent commit before it{why}", back=True, source=f"{source}, green")
 
 
 def refuse_past_hold(dep: Dep, sha: str, mirror: Mirror) -> None:

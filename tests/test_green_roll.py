@@ -195,6 +195,37 @@ def test_a_pin_past_the_hold_moves_back_before_it_with_its_via_deps(gh):
     assert f"held before {h.c['P6'][:7]} ({HOLD_REASON})" in body.splitlines()[0]
 
 
+def test_a_held_pin_moves_back_to_the_newest_green_commit_before_the_hold(gh):
+    """The move back a hold asks for obeys `require` as a roll does: P5 (before the held P6) is
+    red, so the pin goes to P4, the newest green first-parent commit, with P4's via pins."""
+    h, fake = gh.h, gh.fake
+    fake.add_check_run(h.c["P5"], FAILING, conclusion="failure", repo=PLUGIN_REPO)
+    gh.green("P4")
+    gh.green("P8")  # the tip's CI is not asked: nothing at or after the hold is a candidate
+    result = roll(gh.deps(pin="P8", roll="{head: true, require: green}", extra={"plugin": held(h, "P6")}),
+                  gh.cache)
+    assert {d.name: d.commit for d in result.new} == h.pins_at(h.c["P4"])
+    assert asked(fake) == [h.c["P5"], h.c["P4"]]
+    assert result.notes == (f"plugin: held before {h.c['P6'][:7]} ({HOLD_REASON}); the pin {h.c['P8'][:7]} "
+                            f"contains it, so moved back to {h.c['P4'][:7]}, the newest green first-parent "
+                            f"commit before it (1 before {h.c['P5'][:7]}, which is red (failing: {FAILING}))",)
+    assert next(m for m in result.moves if m.name == "plugin").direction == "backward"
+
+
+def test_a_held_pin_with_no_green_commit_before_the_hold_stays_and_says_so(gh):
+    h, fake = gh.h, gh.fake
+    fake.add_check_run(h.c["P5"], FAILING, conclusion="failure", repo=PLUGIN_REPO)
+    fake.add_check_run(h.c["P4"], "build", status="in_progress", repo=PLUGIN_REPO)
+    gh.green("P3")  # beyond max_walk: never asked
+    deps = gh.deps(pin="P8", roll="{head: true, require: green, max_walk: 2}", extra={"plugin": held(h, "P6")})
+    result = roll(deps, gh.cache)
+    assert not result.changed and result.new == result.old
+    assert asked(fake) == [h.c["P5"], h.c["P4"]]
+    assert result.notes[0].endswith(f"the pin {h.c['P8'][:7]} contains it, but no commit among the 2 "
+                                    f"first-parent commits before it is green (newest {h.c['P5'][:7]} is "
+                                    f"red (failing: {FAILING})), so the pin stays, with the held commit in it")
+
+
 def test_a_hold_and_green_together(gh):
     h, fake = gh.h, gh.fake
     fake.add_check_run(h.c["P6"], FAILING, conclusion="failure", repo=PLUGIN_REPO)
