@@ -15,7 +15,8 @@ from release.jobs import JobSettings, build_steps, check_publishable
 from release.manifest import Manifest
 from release.pipeline import Step, run_job
 from release.plan import BuildPlan
-from release.pulls import NEXT_VERSION_PREFIX, ReleaseRepo, next_version_pull, repository_from_env
+from release.pull_requests import next_version_pull, repository_from_env
+from release.repo import NEXT_VERSION_PREFIX, ReleaseRepo
 from release.stores import Store
 
 

@@ -7,7 +7,7 @@ current), so a hold there would be overwritten or closed before anyone merged it
 hold PR per dep: a re-run, or a later bisect naming another culprit, refreshes the open one.
 
 Every step is idempotent: the same HEAD, hold and message give the same commit
-(``pulls.ReleaseRepo.commit_file``), pushing it again changes nothing, and the open PR from the
+(``ReleaseRepo.commit_file``), pushing it again changes nothing, and the open PR from the
 branch is updated in place instead of a second one being opened.
 """
 
@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from release import pulls
 from release.config import Hold, render_hold
 from release.errors import UserError
 from release.git import Remote, remote_error
+from release.pull_requests import BumpPull, PullResult
 from release.redact import redact
+from release.repo import ReleaseRepo
 
 HOLD_PREFIX = "hold/"
 
@@ -39,7 +40,7 @@ def hold_line(dep: str, hold: Hold) -> str:
     return f"{dep}: held before {hold.commit[:7]} ({hold.reason})"
 
 
-def commit_hold(repo: pulls.ReleaseRepo, deps_path: Path, dep: str, hold: Hold, details: str) -> dict:
+def commit_hold(repo: ReleaseRepo, deps_path: Path, dep: str, hold: Hold, details: str) -> dict:
     """Commit deps.yaml as committed at HEAD plus ``dep``'s hold, on ``hold/<dep>`` (HEAD and the
     work tree untouched). Returns ``branch``, ``commit`` and ``title``."""
     committed = repo.committed(deps_path)
@@ -52,10 +53,10 @@ def commit_hold(repo: pulls.ReleaseRepo, deps_path: Path, dep: str, hold: Hold, 
     return {"branch": branch, "commit": repo.commit_file(branch, deps_path, text, message), "title": title}
 
 
-def push_hold(repo: pulls.ReleaseRepo, sha: str, branch: str, remote: str = "origin") -> None:
+def push_hold(repo: ReleaseRepo, sha: str, branch: str, remote: str = "origin") -> None:
     """Force-push ``sha`` to a hold branch (only ``hold/`` ones: the branches this module owns).
 
-    ``pulls.ReleaseRepo.push`` force-pushes only bump and next-version branches; this is the
+    ``ReleaseRepo.push`` force-pushes only bump and next-version branches; this is the
     same push for the hold branches."""
     if not branch.startswith(HOLD_PREFIX):
         raise AssertionError(f"refusing to force-push {branch}: not a hold branch")
@@ -66,22 +67,22 @@ def push_hold(repo: pulls.ReleaseRepo, sha: str, branch: str, remote: str = "ori
         raise remote_error(Remote(remote, str(url).strip()), "cannot push to", err)
 
 
-def sync_hold_pull(where: pulls.BumpPull, *, branch: str, title: str, body: str) -> pulls.PullResult:
+def sync_hold_pull(where: BumpPull, *, branch: str, title: str, body: str) -> PullResult:
     """Open the one PR from ``branch``, or refresh the title and body of the open one."""
     client, owner, name = where.client, where.owner, where.name
     body = redact(body)
-    open_ones = client.list_pulls(owner, name, state="open", head=f"{owner}:{branch}")  # type: ignore[attr-defined]
+    open_ones = client.list_pulls(owner, name, state="open", head=f"{owner}:{branch}")
     if open_ones:
-        pull = client.update_pull(owner, name, open_ones[0]["number"], title=title,  # type: ignore[attr-defined]
+        pull = client.update_pull(owner, name, open_ones[0]["number"], title=title,
                                   body=body)
-        return pulls.PullResult("updated", pull["number"], pull.get("html_url"), branch)
-    pull = client.create_pull(owner, name, title=title, head=branch, base=where.base,  # type: ignore[attr-defined]
+        return PullResult("updated", pull["number"], pull.get("html_url"), branch)
+    pull = client.create_pull(owner, name, title=title, head=branch, base=where.base,
                               body=body)
-    return pulls.PullResult("opened", pull["number"], pull.get("html_url"), branch)
+    return PullResult("opened", pull["number"], pull.get("html_url"), branch)
 
 
-def deliver_hold(repo: pulls.ReleaseRepo, deps_path: Path, dep: str, hold: Hold, *, changelog: str,
-                 report: str, push: bool, pull: pulls.BumpPull | None = None) -> dict:
+def deliver_hold(repo: ReleaseRepo, deps_path: Path, dep: str, hold: Hold, *, changelog: str,
+                 report: str, push: bool, pull: BumpPull | None = None) -> dict:
     """Commit the hold (message: the hold and ``changelog``, the bad step's, so a re-run makes
     the same commit); with ``push`` force-push its branch; with ``pull`` also open or refresh
     its PR (title: the hold; body: the hold, then ``report``: the culprit, probes and changelog).

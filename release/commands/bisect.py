@@ -65,14 +65,15 @@ def run(args, out) -> int:
     hold = args.hold or push
     repo = pull = None
     if hold:  # refuse before any work when there is no checkout to commit the hold in
-        from release import pulls
-        repo = pulls.ReleaseRepo(proj.root)
+        from release.pull_requests import BumpPull, repository_from_env
+        from release.repo import ReleaseRepo
+        repo = ReleaseRepo(proj.root)
         repo.head()
         if args.open_pr:  # and when the pull request could not be opened
             from release.github import GitHubClient
-            owner, name = pulls.repository_from_env()
-            pull = pulls.BumpPull(GitHubClient.from_env(console=out.progress_console()), owner, name,
-                                  repo.current_branch())
+            owner, name = repository_from_env()
+            pull = BumpPull(GitHubClient.from_env(console=out.progress_console()), owner, name,
+                            repo.current_branch())
     dist = (args.dist or proj.root / "dist").resolve()
     bisect_dir = dist / "bisect"
     store = open_store_from_args(args, out)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from release import changelog, flags, pulls
+from release import changelog, flags
 from release.commands._common import add_date_option, project, today_utc
 from release.config import atomic_write, save_deps
 from release.errors import UserError
 from release.output import github_output, step_summary
+from release.pull_requests import BumpPull, deliver_bump, repository_from_env
 from release.redact import redact
+from release.repo import ReleaseRepo, committed_deps
 from release.roll import roll
 from release.sources import cache_dir
 
@@ -45,14 +47,14 @@ def run(args, out) -> int:
     deps = proj.deps
     repo = None
     if commit:
-        repo = pulls.ReleaseRepo(proj.root)
-        deps = pulls.committed_deps(repo, deps)
+        repo = ReleaseRepo(proj.root)
+        deps = committed_deps(repo, deps)
     pull = None
     if args.open_pr:  # fail on a missing token or repository before any work
         from release.github import GitHubClient
-        owner, name = pulls.repository_from_env()
-        pull = pulls.BumpPull(GitHubClient.from_env(console=out.progress_console()), owner, name,
-                              repo.current_branch())
+        owner, name = repository_from_env()
+        pull = BumpPull(GitHubClient.from_env(console=out.progress_console()), owner, name,
+                        repo.current_branch())
 
     with out.progress_console().status("rolling pins") as status:
         result = roll(deps, cache_dir(proj.root), only=args.dep, to=args.to,
@@ -68,9 +70,9 @@ def run(args, out) -> int:
         if args.changelog:
             atomic_write(args.changelog, redact(f"# {title}\n\n{text}"))
     if commit:
-        data |= pulls.deliver_bump(repo, proj.deps.path, moved=tuple(m.name for m in moves),
-                                   date=args.date or today_utc(), title=title, body=text, push=push,
-                                   pull=pull)
+        data |= deliver_bump(repo, proj.deps.path, moved=tuple(m.name for m in moves),
+                             date=args.date or today_utc(), title=title, body=text, push=push,
+                             pull=pull)
     github_output({"changed": "true" if moves else "false", "title": title,
                    **({"branch": data["branch"]} if "branch" in data else {}),
                    **({"pr-number": str(data["pull_request"]["number"])}

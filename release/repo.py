@@ -1,16 +1,13 @@
-"""This repository's checkout as the tool writes to it: bump and next-version branches, release
-tags, pushes, and the one bump pull request.
+"""This repository's checkout as the tool writes to it: commits made with plumbing, release tags,
+and force-pushes of the branches the tool owns (bump, next-version).
 
-Everything here is idempotent. The commit is made with plumbing (a temporary index), so
-the work tree and the checked-out branch are left alone; re-running with the same pins
-reuses the same commit. On GitHub there is at most one open bump PR: a new bump
-force-pushes that PR's branch and rewrites its title and body instead of opening a
-second one, and a bump that finds the pins current closes it.
+Everything here is idempotent. A commit is made with a temporary index, so the work tree and
+the checked-out branch are left alone; re-running with the same content and message reuses
+the same commit. The pull requests those branches become are ``release.pull_requests``.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as _dt
 import os
 import tempfile
@@ -18,21 +15,21 @@ from pathlib import Path
 
 import git as gitpython
 
-from release import naming
 from release.config import Deps, RollVia, parse_deps
 from release.errors import UserError
 from release.git import ENV, Remote, head_of, remote_error
+from release.redact import redact
 
-BRANCH_PREFIX = "bump/"
+BUMP_PREFIX = "bump/"
 NEXT_VERSION_PREFIX = "release/next-"
 # Branches the tool owns and may force-push: bump PRs and the post-release version move.
-TOOL_BRANCH_PREFIXES = (BRANCH_PREFIX, NEXT_VERSION_PREFIX)
+TOOL_BRANCH_PREFIXES = (BUMP_PREFIX, NEXT_VERSION_PREFIX)
 DEFAULT_IDENTITY = ("jax-rocm-release", "jax-rocm-release@users.noreply.github.com")
 
 
-def branch_name(date: _dt.date, names: tuple[str, ...]) -> str:
+def bump_branch(date: _dt.date, names: tuple[str, ...]) -> str:
     """``bump/2026-11-22-jax-xla``."""
-    return f"{BRANCH_PREFIX}{date.isoformat()}-{'-'.join(names)}"
+    return f"{BUMP_PREFIX}{date.isoformat()}-{'-'.join(names)}"
 
 
 class ReleaseRepo:
@@ -113,7 +110,6 @@ class ReleaseRepo:
         Re-running with the same content and message returns the existing commit. The message
         is redacted (it leaves the machine with the push).
         """
-        from release.redact import redact
         message = redact(message)
         rel, head = self.relpath(path), self.head()
         with tempfile.TemporaryDirectory() as tmp:
@@ -154,85 +150,6 @@ class ReleaseRepo:
             raise remote_error(Remote(remote, url), "cannot push to", err)
 
 
-# ---------------------------------------------------------------- the pull request
-
-
-@dataclasses.dataclass(frozen=True)
-class PullResult:
-    action: str  # "opened", "updated", "closed", "none"
-    number: int | None = None
-    url: str | None = None
-    branch: str | None = None
-    closed: tuple[int, ...] = ()
-
-    def to_json(self) -> dict:
-        return dataclasses.asdict(self) | {"closed": list(self.closed)}
-
-
-def repository_from_env(env=None) -> tuple[str, str]:
-    env = os.environ if env is None else env
-    full = env.get("GITHUB_REPOSITORY", "")
-    owner, _, name = full.partition("/")
-    if not owner or not name or "/" in name:
-        raise UserError(f"GITHUB_REPOSITORY is {full!r}; expected owner/name of this repository "
-                        "(GitHub Actions sets it)")
-    return owner, name
-
-
-def open_bump_pulls(client, owner: str, name: str, base: str) -> list[dict]:
-    """Open PRs into ``base`` from this repository's ``bump/`` branches, newest first."""
-    pulls = client.list_pulls(owner, name, state="open", base=base)
-    mine = [p for p in pulls if p["head"]["ref"].startswith(BRANCH_PREFIX)
-            and p["head"].get("label", f"{owner}:").split(":")[0] == owner]
-    return sorted(mine, key=lambda p: -p["number"])
-
-
-def sync_pull(client, repo: ReleaseRepo, *, owner: str, name: str, base: str, sha: str | None,
-              branch: str, title: str, body: str) -> PullResult:
-    """Open, update or close the one bump PR. ``sha`` None means the pins are current."""
-    pulls = open_bump_pulls(client, owner, name, base)
-    if sha is None:
-        for pull in pulls:
-            client.update_pull(owner, name, pull["number"], state="closed")
-        return PullResult("closed" if pulls else "none", closed=tuple(p["number"] for p in pulls))
-    if pulls:
-        keep, extra = pulls[0], pulls[1:]
-        repo.push(sha, keep["head"]["ref"])
-        pull = client.update_pull(owner, name, keep["number"], title=title, body=body)
-        for dup in extra:  # left over from some earlier tool; one bump PR is the rule
-            client.update_pull(owner, name, dup["number"], state="closed")
-        return PullResult("updated", pull["number"], pull.get("html_url"), keep["head"]["ref"],
-                          tuple(p["number"] for p in extra))
-    repo.push(sha, branch)
-    pull = client.create_pull(owner, name, title=title, head=branch, base=base, body=body)
-    return PullResult("opened", pull["number"], pull.get("html_url"), branch)
-
-
-def next_version_pull(client, owner: str, name: str, *, released: str, next_version: str,
-                      branch: str, base: str) -> dict:
-    """The one pull request that moves version_info.json on after ``released``: kept when
-    one from ``branch`` is open (a re-run), opened otherwise."""
-    pulls = client.list_pulls(owner, name, state="open", head=f"{owner}:{branch}")
-    if pulls:
-        pull, action = pulls[0], "kept"
-    else:
-        pull = client.create_pull(
-            owner, name, title=f"Move the next version to {next_version} after {released}", head=branch,
-            base=base, body=(f"{naming.release_tag(released)} is published. This moves `version_info.json` to "
-                             f"`{next_version}` so nightlies sort above the release."))
-        action = "opened"
-    return {"number": pull["number"], "url": pull.get("html_url"), "action": action}
-
-
-@dataclasses.dataclass(frozen=True)
-class BumpPull:
-    """Where the one bump PR lives: the API client, ``owner/name`` and the base branch."""
-    client: object
-    owner: str
-    name: str
-    base: str
-
-
 def committed_deps(repo: ReleaseRepo, deps: Deps) -> Deps:
     """deps.yaml as committed at HEAD, which a committing bump rolls from, so a re-run after a
     crash (file written, nothing committed yet) still commits. Uncommitted edits besides
@@ -249,28 +166,3 @@ def committed_deps(repo: ReleaseRepo, deps: Deps) -> Deps:
         raise UserError(f"{deps.path}: has uncommitted edits besides pins; commit or revert them "
                         "before --commit")
     return base
-
-
-def deliver_bump(repo: ReleaseRepo, deps_path: Path, *, moved: tuple[str, ...], date: _dt.date,
-                 title: str, body: str, push: bool, pull: BumpPull | None = None) -> dict:
-    """Commit deps.yaml (as written) on ``bump/<date>-<moved>`` and push it, or sync the one
-    bump PR (which pushes); with nothing ``moved``, close that PR. Returns what was done:
-    ``branch``, ``commit``, ``pushed``, ``pull_request`` (each only when it happened)."""
-    done: dict = {}
-    if moved:
-        branch = branch_name(date, moved)
-        sha = repo.commit_file(branch, deps_path, deps_path.read_text(encoding="utf-8"),
-                               f"{title}\n\n{body}")
-        done |= {"branch": branch, "commit": sha}
-        if pull is not None:
-            pr = sync_pull(pull.client, repo, owner=pull.owner, name=pull.name, base=pull.base,
-                           sha=sha, branch=branch, title=title, body=body)
-            done |= {"pull_request": pr.to_json(), "branch": pr.branch}
-        elif push:
-            repo.push(sha, branch)
-            done["pushed"] = True
-    elif pull is not None:
-        done["pull_request"] = sync_pull(pull.client, repo, owner=pull.owner, name=pull.name,
-                                         base=pull.base, sha=None, branch="", title=title,
-                                         body=body).to_json()
-    return done
