@@ -332,6 +332,70 @@ def test_build_probe_finds_the_jax_roll_that_breaks_the_build(world, fake_bazel)
     assert [r.tag for r in LocalStore(world.store).list_releases()] == [GOOD_TAG]
 
 
+def probes_of(root: Path) -> dict:
+    """The finished probes state.json records, by plugin commit."""
+    return json.loads((root / "dist" / "bisect" / "state.json").read_text())["probes"]
+
+
+def test_build_probe_marks_a_commit_whose_wheels_fail_verify_bad_with_the_reason(tmp_path, fake_bazel, monkeypatch):
+    """A plugin commit that links the kernels against the build tree builds fine; its wheels fail
+    verify (RUNPATH into /tmp), so that commit is bad at step verify, the reason in state.json."""
+    from tests.support.bisect_history import BAZEL_WORKSPACE
+
+    h = build_history(tmp_path / "upstream")
+    rc = BAZEL_WORKSPACE["jax_rocm_plugin/.bazelrc"] + \
+        "build:rocm_base --linkopt=-Wl,-rpath,/tmp/bazel-out/k8-opt/bin/_solib_k8\n"
+    culprit = h.plugin.commit("verify-case", "plugin: link against the build tree",
+                              {"jax_rocm_plugin/.bazelrc": rc}, parents=(h.c["P4"],))
+    tip = h.plugin.commit("verify-case", "plugin: docs", {"README.md": "plugin docs\n"})
+    root = make_project(tmp_path / "proj", h, pins={**h.pins_at(h.c["P4"]), "plugin": tip})
+    store = tmp_path / "store"
+    seed_local(store, GOOD_TAG, revisions_json(h, root, h.c["P0"], "0.9.1.dev20261120"), tmp_path)
+    for key in ("GITHUB_REPOSITORY", "GITHUB_TOKEN", "JAX_ROCM_RELEASE_CACHE"):
+        monkeypatch.delenv(key, raising=False)
+    proc = release("bisect", "--good", GOOD_TAG, "--store-dir", store, "--json", cwd=root,
+                   env={**os.environ, "SOURCE_DATE_EPOCH": "1700000000"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    first = json.loads(proc.stdout)["first_bad"]
+    assert first["plugin"] == culprit and first["moved"] == ["plugin code"] and first["step"] == "verify"
+    recorded = probes_of(root)[culprit]
+    assert recorded["verdict"] == BAD and recorded["step"] == "verify"
+    assert "runpath" in recorded["message"] and "/tmp/bazel-out" in recorded["message"]
+    assert "verify failed" in Path(recorded["log"]).read_text()
+    assert all(p["verdict"] == GOOD for sha, p in probes_of(root).items() if sha != culprit)
+
+
+def test_build_probe_marks_a_set_whose_draft_fails_validate_bad_with_the_reason(world, fake_bazel, make_dist,
+                                                                                monkeypatch):
+    """Built and verified, but validate fails: pip, with the public index in play, would install a
+    newer release than the probe's draft (what failed the real nightlies; see README). Each probe is
+    bad at step validate with pip's pick as the reason, and nothing is published."""
+    from release.index import write_index
+    from tests.support.index_server import serve
+
+    h = world.h
+    (world.root / "deps.yaml").write_text(h.deps_yaml(pins=h.pins_at(h.c["P4"])))  # red from P1 to P4
+    public = world.tmp / "public"
+    write_index(public, sorted(make_dist("0.12.0").glob("*.whl")))
+    served = serve(public)
+    try:
+        proc = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json", cwd=world.root,
+                       env={**os.environ, "SOURCE_DATE_EPOCH": "1700000000",
+                            "RELEASE_PUBLIC_INDEX": served.url + "/"})
+    finally:
+        served.close()
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data = json.loads(proc.stdout)
+    assert data["first_bad"]["step"] == "validate"
+    probes = probes_of(world.root)
+    assert probes and data["first_bad"]["plugin"] in probes
+    for sha, recorded in probes.items():
+        assert recorded["verdict"] == BAD and recorded["step"] == "validate", (sha, recorded)
+        assert "0.12.0" in recorded["message"]
+        assert "validate: " in Path(recorded["log"]).read_text()
+    assert [r.tag for r in LocalStore(world.store).list_releases()] == [GOOD_TAG]
+
+
 # ---------------------------------------------------------------- --hold
 
 
