@@ -17,12 +17,9 @@ from pathlib import Path
 
 from release.config import Hold, render_hold
 from release.errors import UserError
-from release.git import Remote, remote_error
 from release.pull_requests import BumpPull, PullResult
 from release.redact import redact
-from release.repo import ReleaseRepo
-
-HOLD_PREFIX = "hold/"
+from release.repo import HOLD_PREFIX, ReleaseRepo
 
 
 def hold_branch(dep: str) -> str:
@@ -53,20 +50,6 @@ def commit_hold(repo: ReleaseRepo, deps_path: Path, dep: str, hold: Hold, detail
     return {"branch": branch, "commit": repo.commit_file(branch, deps_path, text, message), "title": title}
 
 
-def push_hold(repo: ReleaseRepo, sha: str, branch: str, remote: str = "origin") -> None:
-    """Force-push ``sha`` to a hold branch (only ``hold/`` ones: the branches this module owns).
-
-    ``ReleaseRepo.push`` force-pushes only bump and next-version branches; this is the
-    same push for the hold branches."""
-    if not branch.startswith(HOLD_PREFIX):
-        raise AssertionError(f"refusing to force-push {branch}: not a hold branch")
-    status, _, err = repo.g.execute(["git", "push", "--quiet", "--force", remote, f"{sha}:refs/heads/{branch}"],
-                                    with_extended_output=True, with_exceptions=False)
-    if status != 0:
-        url = repo.g.execute(["git", "remote", "get-url", remote], with_exceptions=False) or remote
-        raise remote_error(Remote(remote, str(url).strip()), "cannot push to", err)
-
-
 def sync_hold_pull(where: BumpPull, *, branch: str, title: str, body: str) -> PullResult:
     """Open the one PR from ``branch``, or refresh the title and body of the open one."""
     client, owner, name = where.client, where.owner, where.name
@@ -91,7 +74,7 @@ def deliver_hold(repo: ReleaseRepo, deps_path: Path, dep: str, hold: Hold, *, ch
     title = done.pop("title")
     done["line"] = hold_line(dep, hold)
     if push or pull is not None:
-        push_hold(repo, done["commit"], done["branch"])
+        repo.push(done["commit"], done["branch"])
         done["pushed"] = True
     if pull is not None:
         body = f"{done['line']}\n\nMerging this stops every bump of {dep} before the culprit " \

@@ -1,5 +1,5 @@
 """This repository's checkout as the tool writes to it: commits made with plumbing, release tags,
-and force-pushes of the branches the tool owns (bump, next-version).
+and force-pushes of the branches the tool owns (bump, next-version, hold).
 
 Everything here is idempotent. A commit is made with a temporary index, so the work tree and
 the checked-out branch are left alone; re-running with the same content and message reuses
@@ -22,8 +22,9 @@ from release.redact import redact
 
 BUMP_PREFIX = "bump/"
 NEXT_VERSION_PREFIX = "release/next-"
-# Branches the tool owns and may force-push: bump PRs and the post-release version move.
-TOOL_BRANCH_PREFIXES = (BUMP_PREFIX, NEXT_VERSION_PREFIX)
+HOLD_PREFIX = "hold/"  # release.holds: one branch per held dep, never a bump/ one
+# Branches the tool owns and may force-push: bump PRs, the post-release version move, holds.
+TOOL_BRANCH_PREFIXES = (BUMP_PREFIX, NEXT_VERSION_PREFIX, HOLD_PREFIX)
 DEFAULT_IDENTITY = ("jax-rocm-release", "jax-rocm-release@users.noreply.github.com")
 
 
