@@ -11,6 +11,7 @@ from pathlib import Path
 from release import versions
 from release.config import Project, parse_version_info, render_version_info
 from release.errors import UserError
+from release.github import GitHubClient
 from release.jobs import JobSettings, build_steps, check_publishable
 from release.manifest import Manifest
 from release.pipeline import Step, run_job
@@ -109,7 +110,6 @@ def finish_release(project: Project, released: str, *, push: bool, open_pr: bool
         ReleaseRepo(project.root).push(result["commit"], result["branch"])
         result["pushed"] = True
     if open_pr:
-        from release.github import GitHubClient
         env = os.environ if env is None else env
         owner, name = repository_from_env(env)
         client = GitHubClient.from_env(env, console=out.progress_console())

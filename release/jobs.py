@@ -12,19 +12,25 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import sys
 from pathlib import Path
 from typing import Callable
 
-from release import checksums, naming, versions
+from release import bazel, checksums, naming, sources, verify, versions
+from release.build import build_release
 from release.checksums import sha256_file
 from release.config import Project
 from release.errors import UserError
+from release.gc import collect
 from release.manifest import Manifest
 from release.pipeline import Step, run_job
 from release.plan import BuildPlan
+from release.provenance import write_for_files
+from release.publish import previous_revisions, publish_draft, read_dist, undraft
 from release.retention import Retention
 from release.revisions import RevisionMap
 from release.stores import Published, Release, Store
+from release.validate import validate
 
 
 class CheckFailed(UserError):
@@ -69,7 +75,6 @@ def check_publishable(store: Store, plan_version: str, revisions: RevisionMap,
         return
     tag = naming.release_tag(plan_version)
     if blocker == plan_version:
-        from release.publish import previous_revisions
         before = previous_revisions(store, published.find(blocker))
         if before is not None and before.same_sources(revisions):
             return
@@ -89,7 +94,6 @@ def check_publishable(store: Store, plan_version: str, revisions: RevisionMap,
 
 def fetch_step(project: Project, inputs: BuildInputs) -> Step:
     def run(_ctx):
-        from release import sources
         done = sources.fetch_sources(project.deps, inputs.workspace,
                                      inputs.cache or sources.cache_dir(project.root))
         return {name: c.commit for name, c in done.items()}
@@ -99,7 +103,6 @@ def fetch_step(project: Project, inputs: BuildInputs) -> Step:
 
 def build_step(project: Project, plan: BuildPlan, settings: JobSettings, console) -> Step:
     def run(_ctx):
-        from release.build import build_release
         ins = settings.inputs
         result = build_release(plan, settings.dist_root, root=project.root,
                                workspace=None if ins.artifacts else ins.workspace,
@@ -111,7 +114,6 @@ def build_step(project: Project, plan: BuildPlan, settings: JobSettings, console
 def verify_dist(directory: Path, revisions: RevisionMap, say: Callable[[str], None],
                 root: Path | None = None) -> dict:
     """Run every check over the wheels of a dist directory; errors stop the job."""
-    from release import bazel, verify
     options = verify.Options(runpath=tuple(bazel.configured_runpath(root)), revisions=revisions)
     reports = verify.verify_wheels(sorted(Path(directory).glob("*.whl")), options)
     errors = [f"{r.wheel.name}: {f.check}: {f.message}" for r in reports for f in r.errors]
@@ -132,7 +134,6 @@ def verify_step(directory: Path, after: str, say, root: Path) -> Step:
 
 def draft_step(store: Store, directory: Path, say, progress) -> Step:
     def run(_ctx):
-        from release.publish import publish_draft, read_dist
         result = publish_draft(store, read_dist(directory), say=say, progress=progress)
         return {"release_id": result["release_id"], "url": result.get("url")}
     return Step("draft", run, title="draft release")
@@ -141,13 +142,9 @@ def draft_step(store: Store, directory: Path, say, progress) -> Step:
 def validate_step(store: Store, tag: str, settings: JobSettings, say, progress,
                    root: Path | None = None) -> Step:
     def run(_ctx):
-        import sys
-
-        from release.bazel import configured_runpath
-        from release.validate import validate
         result = validate(store, tag, say=say, progress=progress,
                           python=settings.python or sys.executable,
-                          runpath=tuple(configured_runpath(root)))
+                          runpath=tuple(bazel.configured_runpath(root)))
         if not result.ok:
             raise CheckFailed(f"validation of {tag} failed; the draft is left as it is: "
                               + "; ".join(result.to_json().get("problems", []))[:400])
@@ -157,7 +154,6 @@ def validate_step(store: Store, tag: str, settings: JobSettings, say, progress,
 
 def publish_step(store: Store, tag: str, say) -> Step:
     def run(_ctx):
-        from release.publish import undraft
         result = undraft(store, tag, say=say)
         return {"url": result.get("url")}
     return Step("publish", run, title="publish release")
@@ -165,7 +161,6 @@ def publish_step(store: Store, tag: str, say) -> Step:
 
 def gc_step(store: Store, settings: JobSettings, now: _dt.datetime, say) -> Step:
     def run(_ctx):
-        from release.gc import collect
         result = collect(store, settings.retention, dry_run=False, now=now, say=say)
         return {"deleted": list(result["deleted"])}
     return Step("gc", run, title="collect old nightlies")
@@ -222,7 +217,6 @@ def collect_step(store: Store, tag: str, directory: Path, say, progress,
         if naming.REVISIONS_ASSET not in names or not any(n.endswith(".whl") for n in names):
             raise UserError(f"{store.where}: draft of {tag} lacks wheels or {naming.REVISIONS_ASSET}; "
                             "did every build cell publish with --partial?")
-        from release.provenance import write_for_files
         revisions = RevisionMap.loads((directory / naming.REVISIONS_ASSET).read_text(encoding="utf-8"))
         prov = write_for_files(directory, [n for n in names if n.endswith(".whl")], revisions,
                                rocm_version=rocm_version)

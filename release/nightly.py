@@ -12,6 +12,7 @@ from release.jobs import JobSettings, build_steps, check_publishable
 from release.manifest import Manifest
 from release.pipeline import job_lock, run_steps
 from release.plan import BuildPlan
+from release.publish import previous_revisions
 from release.revisions import RevisionMap
 from release.stores import Release, Store
 
@@ -30,7 +31,6 @@ def decide_nightly(store: Store, plan: BuildPlan) -> NightlyDecision:
     last = published.latest(("nightly",))
     before = None
     if last is not None:
-        from release.publish import previous_revisions
         before = previous_revisions(store, last)
         if before is not None and before.same_sources(plan.revisions):
             return NightlyDecision(False, f"no build: nothing changed since {last.tag} (same pins, "

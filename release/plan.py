@@ -9,6 +9,8 @@ import dataclasses
 import datetime as _dt
 from pathlib import Path
 
+from packaging.version import Version
+
 from release import bazel, naming, versions
 from release.config import Project
 from release.revisions import RevisionMap
@@ -111,8 +113,6 @@ def make_plan(project: Project, kind: str, *, date: _dt.date | None = None, numb
 def cut_from_tag(tag: str, line: str) -> tuple[str, int | None]:
     """(kind, rc number) of a pushed release tag a cut builds: an rc or a final release of
     ``line``, the version version_info.json is heading for."""
-    from packaging.version import Version
-
     version = naming.version_of_tag(tag, ("rc", "release"))
     if versions.base_of(version) != line:
         raise versions.VersionError(f"--tag {tag}: version_info.json says the next version is {line}; "
@@ -129,8 +129,6 @@ def next_versions(project: Project, published: list[str], date: _dt.date,
     published rc of the line; the next post re-spins the newest published release; a kind
     whose version is blocked (``versions.blocking_version``) gets None and the reason.
     """
-    from packaging.version import Version
-
     base = project.version_info.version
     line = [Version(v) for v in published if versions.base_of(v) == base]
     rc_numbers = [v.pre[1] for v in line if v.pre is not None and v.pre[0] == "rc"]

@@ -13,6 +13,8 @@ from release.errors import UserError
 from release.jobs import JobSettings
 from release.manifest import Manifest
 from release.pipeline import Step, run_job
+from release.promote import promote_wheel
+from release.provenance import write_for_files
 from release.revisions import RevisionMap
 from release.stores import Release, Store
 
@@ -20,7 +22,6 @@ from release.stores import Release, Store
 def respin_step(store: Store, source: Release, version: str, directory: Path, say) -> Step:
     """Download the published release's wheels and promote them to ``version`` in ``directory``."""
     def run(_ctx):
-        from release.promote import promote_wheel
         directory.mkdir(parents=True, exist_ok=True)
         assets = store.list_assets(source)
         wheels = [a for a in assets if a.name.endswith(".whl")]
@@ -39,7 +40,6 @@ def respin_step(store: Store, source: Release, version: str, directory: Path, sa
                 made.append(promoted.output.name)
         revisions = dataclasses.replace(before, version=version)
         (directory / naming.REVISIONS_ASSET).write_text(revisions.dumps(), encoding="utf-8")
-        from release.provenance import write_for_files
         prov = write_for_files(directory, made, revisions,
                                extra_parameters={"promotedFrom": source.tag})
         checksums.write_for(directory, [*made, naming.REVISIONS_ASSET, prov.name])

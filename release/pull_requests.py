@@ -19,7 +19,7 @@ from release import naming
 from release.errors import UserError
 from release.repo import BUMP_PREFIX, ReleaseRepo, bump_branch
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:   # for annotations only: a bump without --open-pr never loads requests
     from release.github import GitHubClient
 
 
