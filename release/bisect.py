@@ -25,10 +25,16 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import TYPE_CHECKING, Literal, Mapping, Protocol
 
 from release.config import Deps, RollVia, atomic_write
 from release.errors import UserError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from release.config import Project
+    from release.output import Say
 
 SOURCE = "plugin"
 # What a build reads of the plugin's tree: its Bazel workspace (bazel.WORKSPACE_SUBDIR). A
@@ -66,7 +72,7 @@ class Candidate:
                 "commits": dict(self.commits), "moved": list(self.moved)}
 
     @classmethod
-    def from_json(cls, data: Mapping) -> "Candidate":
+    def from_json(cls, data: Mapping) -> Candidate:
         return cls(int(data["index"]), dict(data["commits"]), str(data["subject"]),
                    tuple(data["moved"]))
 
@@ -81,7 +87,7 @@ def followers(deps: Deps, source: str = SOURCE) -> tuple[str, ...]:
 
 
 def list_candidates(deps: Deps, good: Mapping[str, str], bad: Mapping[str, str], cache: Path,
-                    say: Callable[[str], None] = lambda _: None) -> tuple[list[Candidate], list[str]]:
+                    say: Say = lambda _: None) -> tuple[list[Candidate], list[str]]:
     """The plugin's first-parent commits in good..bad, oldest first, each with its pins.
 
     Also returns notes for people: pins that moved outside the plugin (kept at the bad
@@ -110,7 +116,7 @@ def list_candidates(deps: Deps, good: Mapping[str, str], bad: Mapping[str, str],
         say(f"listing {SOURCE} commits {good_p[:7]}..{bad_p[:7]}")
         line = list(reversed(mirror.first_parents(good_p, bad_p)))
         subjects = {e.sha: e.subject for e in mirror.log(good_p, bad_p)}
-        via_files = {deps[n].roll.file for n in follow if deps[n].roll.via == SOURCE}
+        via_files = {r.file for n in follow if isinstance(r := deps[n].roll, RollVia) and r.via == SOURCE}
 
         def pins_at(sha: str) -> dict[str, str]:
             ctx.new = {n: bad.get(n, deps[n].commit) for n in deps.names} | {SOURCE: sha}
@@ -150,7 +156,10 @@ def list_candidates(deps: Deps, good: Mapping[str, str], bad: Mapping[str, str],
 # ---------------------------------------------------------------- the search (pure)
 
 
-def next_step(n: int, verdicts: Mapping[int, str]) -> tuple[str, int | tuple[int, ...]]:
+NextStep = tuple[Literal["probe"], int] | tuple[Literal["done"], tuple[int, ...]]
+
+
+def next_step(n: int, verdicts: Mapping[int, str]) -> NextStep:
     """``("probe", i)``: probe candidate i next; ``("done", (i, ...))``: the first bad one
     (several when skipped probes leave it open). Candidate n is taken as bad (the red
     nightly) and 0 as good until a probe says otherwise."""
@@ -178,6 +187,17 @@ class ProbeResult:
         return dataclasses.asdict(self)
 
 
+class Probe(Protocol):
+    """What tells good from bad for one candidate pin set (``CommandProbe``, ``BuildProbe``)."""
+
+    @property
+    def identity(self) -> str:
+        """What the probe is, kept in the state: a resumed bisect must use the same one."""
+        ...
+
+    def run(self, candidate: Candidate, directory: Path, say: Say) -> ProbeResult: ...
+
+
 class ProbeAborted(UserError):
     """A probe could not say good, bad or skip; the bisect stops (re-run to resume)."""
 
@@ -192,7 +212,7 @@ class CommandProbe:
     def identity(self) -> str:
         return f"command: {self.command}"
 
-    def run(self, candidate: Candidate, directory: Path, say) -> ProbeResult:
+    def run(self, candidate: Candidate, directory: Path, say: Say) -> ProbeResult:
         log = directory / "probe.log"
         env = dict(os.environ) | probe_env(candidate, directory)
         say(f"probe {candidate.sha[:7]}: {self.command}")
@@ -225,7 +245,8 @@ class BuildProbe:
     manifest; validation runs against a private local store in ``dist/bisect/<sha>/store``.
     """
 
-    def __init__(self, project, workspace: Path, cache: Path, date: _dt.date, console=None,
+    def __init__(self, project: Project, workspace: Path, cache: Path, date: _dt.date,
+                 console: Console | None = None,
                  python: str = sys.executable):
         self.project, self.workspace, self.cache = project, Path(workspace), Path(cache)
         self.date, self.console, self.python = date, console, python
@@ -235,7 +256,7 @@ class BuildProbe:
     def identity(self) -> str:
         return f"build, verify and validate (Python {self.py})"
 
-    def run(self, candidate: Candidate, directory: Path, say) -> ProbeResult:
+    def run(self, candidate: Candidate, directory: Path, say: Say) -> ProbeResult:
         from release import bazel, sources
         from release.build import build_release
         from release.git import Mirror, Remote
@@ -382,8 +403,8 @@ class Outcome:
         }
 
 
-def run_bisect(deps: Deps, good: dict, bad: dict, probe, bisect_dir: Path, cache: Path, *,
-               reset: bool = False, date: _dt.date, say: Callable[[str], None] = lambda _: None,
+def run_bisect(deps: Deps, good: dict, bad: dict, probe: Probe, bisect_dir: Path, cache: Path, *,
+               reset: bool = False, date: _dt.date, say: Say = lambda _: None,
                max_log_lines: int = 50) -> Outcome:
     """Bisect ``good``..``bad`` (each ``{"name", "commits"}``) with ``probe``; see the module doc."""
     bisect_dir = Path(bisect_dir)
@@ -407,17 +428,18 @@ def run_bisect(deps: Deps, good: dict, bad: dict, probe, bisect_dir: Path, cache
     first_bad: tuple[int, ...] = ()
     reproduced = n > 0
     while n:
-        kind, what = next_step(n, state.verdicts(active))
-        if kind == "done":
-            last = active[-1]
-            # The end was taken as bad on the nightly's word: probe it for its log (and to
-            # be sure the failure reproduces from these pins) when it is the answer.
-            if what == (n,) and last.sha not in state.data["probes"]:
-                _probe(state, probe, last, bisect_dir, say, probed_now)
-                continue
-            first_bad = tuple(active[i - 1].index for i in what)
-            break
-        _probe(state, probe, active[what - 1], bisect_dir, say, probed_now)
+        step = next_step(n, state.verdicts(active))
+        if step[0] == "probe":
+            _probe(state, probe, active[step[1] - 1], bisect_dir, say, probed_now)
+            continue
+        last = active[-1]
+        # The end was taken as bad on the nightly's word: probe it for its log (and to
+        # be sure the failure reproduces from these pins) when it is the answer.
+        if step[1] == (n,) and last.sha not in state.data["probes"]:
+            _probe(state, probe, last, bisect_dir, say, probed_now)
+            continue
+        first_bad = tuple(active[i - 1].index for i in step[1])
+        break
     if n and state.verdicts(active).get(n) == GOOD:
         reproduced = False
     notes = list(state.data["notes"])
@@ -432,7 +454,8 @@ def run_bisect(deps: Deps, good: dict, bad: dict, probe, bisect_dir: Path, cache
     return outcome
 
 
-def _probe(state: State, probe, candidate: Candidate, bisect_dir: Path, say, probed_now) -> None:
+def _probe(state: State, probe: Probe, candidate: Candidate, bisect_dir: Path, say: Say,
+           probed_now: list[str]) -> None:
     directory = bisect_dir / candidate.sha
     directory.mkdir(parents=True, exist_ok=True)
     state.data["running"] = candidate.sha
@@ -454,7 +477,7 @@ def step_changelog(deps: Deps, candidates: list[Candidate], culprit: Candidate,
     from release import changelog, roll
 
     before = dict(good) if culprit.index == 1 else dict(candidates[culprit.index - 2].commits)
-    moves = []
+    moves: list[roll.Move] = []
     with roll.Context(deps, cache) as ctx:
         for dep in deps:
             old, new = before.get(dep.name), culprit.commits[dep.name]
@@ -467,5 +490,4 @@ def step_changelog(deps: Deps, candidates: list[Candidate], culprit: Candidate,
             was = dataclasses.replace(dep, commit=old)
             moves.append(relation.move(was, roll.Candidate(new, source=f"bisect step {culprit.index}"),
                                        dep.branch))
-    moves = tuple(moves)
-    return changelog.markdown(moves, max_log_lines), changelog.to_json(moves)
+    return changelog.markdown(tuple(moves), max_log_lines), changelog.to_json(tuple(moves))

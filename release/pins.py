@@ -45,8 +45,10 @@ def read_pin(text: str, *, name: str, where: str, var: str | None = None) -> Pin
         raise UserError(f"{where}: cannot parse the file (line {exc.lineno}: {exc.msg})") from None
     consts = _constants(module)
     rule = _rule(module, name, consts, where)
-    commit = found_var = None
-    url = sha256 = None
+    commit: str | None = None
+    found_var: str | None = None
+    url: str | None = None
+    sha256: str | None = None
     patches: tuple[str, ...] = ()
     if rule is not None:
         kw = {k.arg: k.value for k in rule.keywords if k.arg}
@@ -83,9 +85,12 @@ def read_var(text: str, var: str, where: str) -> str:
 # ---------------------------------------------------------------- the parts
 
 
-def _constants(module: ast.Module) -> dict[str, object]:
+Value = str | list[str]  # what a pin's expression evaluates to
+
+
+def _constants(module: ast.Module) -> dict[str, Value]:
     """Top-level ``NAME = <string or list of strings>``, evaluated in order."""
-    consts: dict[str, object] = {}
+    consts: dict[str, Value] = {}
     for stmt in module.body:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             value = _eval(stmt.value, consts)
@@ -94,7 +99,7 @@ def _constants(module: ast.Module) -> dict[str, object]:
     return consts
 
 
-def _eval(node: ast.AST, consts: dict[str, object]):
+def _eval(node: ast.AST, consts: dict[str, Value]) -> Value | None:
     """The value of the few expression forms pins are written in, or None."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
@@ -102,7 +107,8 @@ def _eval(node: ast.AST, consts: dict[str, object]):
         return consts.get(node.id)
     if isinstance(node, (ast.List, ast.Tuple)):
         items = [_eval(e, consts) for e in node.elts]
-        return items if all(isinstance(i, str) for i in items) else None
+        strings = [i for i in items if isinstance(i, str)]
+        return strings if len(strings) == len(items) else None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         left, right = _eval(node.left, consts), _eval(node.right, consts)
         return left + right if isinstance(left, str) and isinstance(right, str) else None
@@ -110,15 +116,16 @@ def _eval(node: ast.AST, consts: dict[str, object]):
             and not node.args):
         template = _eval(node.func.value, consts)
         values = {k.arg: _eval(k.value, consts) for k in node.keywords if k.arg}
-        if isinstance(template, str) and all(isinstance(v, str) for v in values.values()):
+        given = {k: v for k, v in values.items() if isinstance(v, str)}
+        if isinstance(template, str) and len(given) == len(values):
             try:
-                return template.format(**values)
+                return template.format(**given)
             except (KeyError, IndexError, ValueError):
                 return None
     return None
 
 
-def _rule(module: ast.Module, name: str, consts, where: str) -> ast.Call | None:
+def _rule(module: ast.Module, name: str, consts: dict[str, Value], where: str) -> ast.Call | None:
     """The repository rule call for ``name``: the one with ``name = "<name>"``, else the only one."""
     rules = [n for n in ast.walk(module) if isinstance(n, ast.Call)
              and {k.arg for k in n.keywords} & {"commit", "urls", "url", "remote"}]
@@ -130,7 +137,7 @@ def _rule(module: ast.Module, name: str, consts, where: str) -> ast.Call | None:
     return rules[0] if rules else None
 
 
-def _commit_of(kw: dict[str, ast.AST], consts) -> tuple[str | None, str | None]:
+def _commit_of(kw: dict[str, ast.expr], consts: dict[str, Value]) -> tuple[str | None, str | None]:
     """``commit = X``, or the commit an archive URL is built from (``.../archive/{commit}.tar.gz``)."""
     if "commit" in kw:
         value = _eval(kw["commit"], consts)
@@ -147,7 +154,7 @@ def _commit_of(kw: dict[str, ast.AST], consts) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _repo_url(kw: dict[str, ast.AST], consts) -> str | None:
+def _repo_url(kw: dict[str, ast.expr], consts: dict[str, Value]) -> str | None:
     remote = _eval(kw["remote"], consts) if "remote" in kw else None
     if isinstance(remote, str):
         return re.sub(r"\.git$", "", remote)
@@ -160,7 +167,7 @@ def _repo_url(kw: dict[str, ast.AST], consts) -> str | None:
     return None
 
 
-def _lone_commit_constant(consts, where: str) -> tuple[str, str]:
+def _lone_commit_constant(consts: dict[str, Value], where: str) -> tuple[str, str]:
     """No rule names a commit: accept exactly one ``*COMMIT = "<sha>"`` constant."""
     found = [(v, k) for k, v in consts.items() if k.endswith("COMMIT") and isinstance(v, str)]
     if len(found) == 1:

@@ -21,12 +21,15 @@ import socket
 import urllib.parse
 import zipfile
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 from release import naming, versions
 from release.checksums import sha256_file
 from release.provenance_schema import PREDICATE_TYPE, SCHEMA, STATEMENT_TYPE
 from release.redact import display_url
+
+if TYPE_CHECKING:
+    from release.revisions import RevisionMap
 
 FILE = naming.PROVENANCE_ASSET
 # What kind of build this is; it gives externalParameters their meaning (docs/jobs.md).
@@ -123,7 +126,7 @@ def bazel_configs(pythons: Iterable[str]) -> list[str]:
     return [bazel.BUILD_CONFIG, *(bazel.python_config(p) for p in pythons)]
 
 
-def statement(*, version: str, wheels: Mapping[str, str], revisions, pythons: Iterable[str],
+def statement(*, version: str, wheels: Mapping[str, str], revisions: RevisionMap, pythons: Iterable[str],
               invocation: Invocation, rocm_version: str | None = None,
               extra_parameters: Mapping | None = None) -> dict:
     """The Statement for ``wheels`` (``{file name: sha256 hex}``) built from ``revisions``
@@ -185,7 +188,7 @@ def pythons_of(wheel_names: Iterable[str]) -> list[str]:
     return sorted(set(found), key=lambda p: int(p.split(".")[1]))
 
 
-def write_dist(directory: Path, wheels: Mapping[str, str], revisions, *,
+def write_dist(directory: Path, wheels: Mapping[str, str], revisions: RevisionMap, *,
                pythons: Iterable[str] | None = None, rocm_version: str | None = None,
                invocation: Invocation | None = None, extra_parameters: Mapping | None = None) -> Path:
     """The provenance of the wheels in a dist directory, written next to them."""
@@ -196,7 +199,7 @@ def write_dist(directory: Path, wheels: Mapping[str, str], revisions, *,
     return write(directory, stmt)
 
 
-def write_for_files(directory: Path, wheel_names: Iterable[str], revisions, *,
+def write_for_files(directory: Path, wheel_names: Iterable[str], revisions: RevisionMap, *,
                     rocm_version: str | None = None, extra_parameters: Mapping | None = None) -> Path:
     """``write_dist`` for wheels already in ``directory`` (hashing each): a split build's
     finish stage (the draft's wheels from every cell) and a post re-spin."""
@@ -274,8 +277,8 @@ def schema_problems(stmt: object) -> list[str]:
     return problems
 
 
-def check(stmt: object, *, wheels: Mapping[str, str], version: str | None = None,
-          revisions=None, wheel_maps: Mapping[str, dict | None] | None = None,
+def check(stmt: dict, *, wheels: Mapping[str, str], version: str | None = None,
+          revisions: RevisionMap | None = None, wheel_maps: Mapping[str, dict | None] | None = None,
           exact: bool = True) -> list[str]:
     """Compare a statement with the wheels (``{file name: sha256}``), the version, the
     ``RevisionMap`` of ``revisions.json`` and each wheel's own revision map. ``exact``: the
@@ -370,7 +373,7 @@ def _show(dep: dict) -> str:
 
 
 def check_files(path: Path, wheel_paths: Iterable[Path], *, version: str | None = None,
-                revisions=None, exact: bool = True) -> list[str]:
+                revisions: RevisionMap | None = None, exact: bool = True) -> list[str]:
     """``check`` for files on disk: the provenance file and the wheels it should cover."""
     wheel_paths = list(wheel_paths)
     try:
@@ -388,7 +391,7 @@ def check_files(path: Path, wheel_paths: Iterable[Path], *, version: str | None 
                  exact=exact)
 
 
-def check_assets(files: Mapping[str, Path], version: str, revisions) -> list[str]:
+def check_assets(files: Mapping[str, Path], version: str, revisions: RevisionMap | None) -> list[str]:
     """``release validate``'s check: the release's provenance asset against its wheel assets,
     ``revisions.json`` (a ``RevisionMap``, None when unreadable) and the wheels' own maps."""
     path = files.get(FILE)

@@ -27,19 +27,22 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
 from release.errors import UserError
 
+if TYPE_CHECKING:
+    import argparse
+
 PUBLIC_INDEX_ENV = "RELEASE_PUBLIC_INDEX"
 NO_PUBLIC_INDEX = "none"  # resolve against the draft's index alone (tests, air-gapped machines)
 PIP_DEFAULT = None  # the index pip itself is configured with: exactly what users get
 
 
-def public_index_default(env=None) -> str | None:
+def public_index_default(env: Mapping[str, str] | None = None) -> str | None:
     """``$RELEASE_PUBLIC_INDEX`` (a URL or ``none``), else ``PIP_DEFAULT``."""
     value = (os.environ if env is None else env).get(PUBLIC_INDEX_ENV, "").strip()
     return check_index_flag(value, f"${PUBLIC_INDEX_ENV}") if value else PIP_DEFAULT
@@ -61,7 +64,7 @@ def check_index_flag(value: str, where: str = "--public-index") -> str:
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         pass
 
 
@@ -157,7 +160,7 @@ def pip_install(python: Path, requirement: str, indexes: list[str], work: Path, 
         data = json.loads(report.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         return Resolution(False, {}, f"pip wrote no readable report ({exc})")
-    picks = {}
+    picks: dict[str, Pick] = {}
     for item in data.get("install", []):
         meta = item.get("metadata", {})
         info = item.get("download_info", {})
@@ -282,7 +285,7 @@ def newest_published(index_url: str, project: str, *, timeout: float = 10.0) -> 
     return Published(project, str(max(versions)) if versions else None)
 
 
-def _is_version(text) -> bool:
+def _is_version(text: object) -> bool:
     try:
         Version(str(text))
     except InvalidVersion:
@@ -334,14 +337,14 @@ def check_planned_versions(versions: dict[str, str], rocm_major: int,
                                             naming.pjrt_dist(rocm_major)), index)
 
 
-def add_public_index_option(parser, what: str) -> None:
+def add_public_index_option(parser: argparse.ArgumentParser, what: str) -> None:
     """``--public-index URL|none`` for commands that compare with the public index."""
     parser.add_argument("--public-index", metavar="URL", type=_index_flag_type,
                         help=f"the public index {what} (default: ${PUBLIC_INDEX_ENV}, else the "
                              f"index pip is configured with); '{NO_PUBLIC_INDEX}' to skip it")
 
 
-def public_index_from_args(args) -> str | None:
+def public_index_from_args(args: argparse.Namespace) -> str | None:
     return args.public_index if args.public_index else public_index_default()
 
 

@@ -25,7 +25,7 @@ import dataclasses
 import fnmatch
 import re
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Protocol
 
 from release import config, selection
 from release.config import Dep, Deps
@@ -108,10 +108,10 @@ class Context:
         self._stack = contextlib.ExitStack()
         self._mirrors: dict[str, Mirror] = {}
 
-    def __enter__(self) -> "Context":
+    def __enter__(self) -> Context:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._stack.close()
 
     @staticmethod
@@ -134,6 +134,14 @@ class Context:
 # Each policy is its deps.yaml roll value (fields, ``__str__``) plus two steps:
 # ``candidate`` picks the commit (the selection step: where holds or a green-CI filter plug in)
 # and ``check`` refuses what the policy forbids, else returns the Move with its log.
+
+
+class Policy(Protocol):
+    """A roll policy: ``candidate`` picks the commit, ``check`` refuses what it forbids."""
+
+    def candidate(self, dep: Dep, ctx: Context) -> Candidate: ...
+
+    def check(self, dep: Dep, cand: Candidate, ctx: Context, *, allow_rewind: bool) -> Move: ...
 
 
 class BranchBound:
@@ -215,7 +223,7 @@ class FollowVia(config.RollVia):
 class Exact:
     """``--to SHA``: the dep's own policy checks the commit a person chose."""
 
-    def __init__(self, sha: str, policy):
+    def __init__(self, sha: str, policy: Policy):
         self.sha, self.policy = sha, policy
 
     def candidate(self, dep: Dep, ctx: Context) -> Candidate:  # noqa: ARG002 (the policy protocol)
@@ -228,7 +236,7 @@ class Exact:
         return f"exact {self.sha[:7]}"
 
 
-def policy_for(roll: config.Roll):
+def policy_for(roll: config.Roll) -> Policy:
     if isinstance(roll, config.RollHead):
         return FollowHead(roll.require, roll.max_walk)
     if isinstance(roll, config.RollVia):
@@ -285,7 +293,7 @@ class Relation:
                     patches=pin.patches if pin else dep.patches)
 
 
-def relation(mirror, old: str, new: str) -> Relation:
+def relation(mirror: Mirror, old: str, new: str) -> Relation:
     """How ``new`` relates to ``old`` (both on the same remote), with the commits it brings."""
     if not mirror.fetch_commit(old, trees=False):
         # Nothing to count against: listing new's whole history would fetch all of it.

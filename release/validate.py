@@ -36,7 +36,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from packaging.utils import canonicalize_name
 
@@ -48,6 +48,9 @@ from release.publish import with_validated
 from release.revisions import RevisionMap
 from release.safe_names import file_name_problem
 from release.stores import Release, Store
+
+if TYPE_CHECKING:
+    from release.output import ProgressBars, Say
 
 WORKDIR_PREFIX = "release-validate-"
 REQUIRE_ALL_PYTHONS_ENV = "RELEASE_REQUIRE_ALL_PYTHONS"  # "1": an untested Python fails
@@ -119,7 +122,7 @@ def find_target(store: Store, tag: str) -> tuple[Release, bool]:
     raise UserError(f"{store.where}: no draft or release of {tag}; run `release publish` first")
 
 
-def validate(store: Store, tag: str, *, say: Callable[[str], None] = lambda _: None, progress=None,
+def validate(store: Store, tag: str, *, say: Say = lambda _: None, progress: ProgressBars | None = None,
              python: str | None = None, pythons: Sequence[str] = (), mark: bool = True,
              runpath: tuple[str, ...] = (), public_index: str | None = FROM_ENV,
              require_all_pythons: bool | None = None, search_path: str | None = None,
@@ -168,11 +171,11 @@ def validate(store: Store, tag: str, *, say: Callable[[str], None] = lambda _: N
 # ---------------------------------------------------------------- the steps
 
 
-def step_download(store: Store, release: Release, folder: Path, result: Validation, say,
-                  progress) -> dict[str, Path]:
+def step_download(store: Store, release: Release, folder: Path, result: Validation, say: Say,
+                  progress: ProgressBars | None) -> dict[str, Path]:
     """Every asset with a plain file name, downloaded into ``folder``; the rest are problems."""
     folder.mkdir(parents=True)
-    files = {}
+    files: dict[str, Path] = {}
     for asset in store.list_assets(release):
         problem = file_name_problem(asset.name)
         if problem is not None:
@@ -249,7 +252,7 @@ def step_provenance(files: dict[str, Path], version: str, revisions: RevisionMap
     result.checked.append("provenance")
 
 
-def step_verify(wheels: list[Path], revisions: RevisionMap | None, result: Validation, say,
+def step_verify(wheels: list[Path], revisions: RevisionMap | None, result: Validation, say: Say,
                 runpath: tuple[str, ...] = ()) -> None:
     """Every verify check, the wheels verified together (so the pjrt/plugin pair check runs)."""
     from release import verify
@@ -265,7 +268,7 @@ def step_verify(wheels: list[Path], revisions: RevisionMap | None, result: Valid
 
 def carried_pythons(wheels: Sequence[Path]) -> dict[str, Path]:
     """``"3.X"`` -> the plugin wheel for it, from the ``cp3XX`` tags of the plugin wheels."""
-    carried = {}
+    carried: dict[str, Path] = {}
     for wheel in wheels:
         ident = Identity.of(wheel)
         if ident.kind != "plugin":
@@ -276,10 +279,11 @@ def carried_pythons(wheels: Sequence[Path]) -> dict[str, Path]:
 
 
 def step_install(wheels: list[Path], version: str, revisions: RevisionMap | None, work: Path,
-                 result: Validation, say, options: InstallOptions = InstallOptions()) -> None:
-    """Resolve, install and import the pair, as users do, once per Python the draft carries."""
-    pjrt = next(w for w in wheels if Identity.of(w).kind == "pjrt")
-    major = Identity.of(pjrt).rocm_major
+                 result: Validation, say: Say, options: InstallOptions = InstallOptions()) -> None:
+    """Resolve, install and import the pair, as users do, once per Python the draft carries
+    (``step_check_files`` found the pair: one pjrt wheel, of a ROCm major)."""
+    pjrt, major = next((w, ident.rocm_major) for w in wheels
+                       if (ident := Identity.of(w)).kind == "pjrt" and ident.rocm_major is not None)
     carried = carried_pythons(wheels)
     for interp in options.interpreters:
         if interp.version not in carried:
@@ -291,17 +295,17 @@ def step_install(wheels: list[Path], version: str, revisions: RevisionMap | None
     with resolver.staged_index(wheels, work / "index") as draft_index:
         indexes = resolver.index_args(draft_index, public)
         for py, plugin in carried.items():
-            interp = interpreters.find(py, explicit=options.interpreters,
-                                       search_path=options.search_path)
-            if interp is None:
+            found = interpreters.find(py, explicit=options.interpreters, search_path=options.search_path)
+            if found is None:
                 result.pythons[py] = {"tested": False, "interpreter": None,
                                       "reason": f"no Python {py} interpreter found (--python, "
                                                 f"python{py} on PATH, pyenv, uv)"}
                 continue
-            result.pythons[py] = {"tested": False, "interpreter": interp.path}
-            wanted = {canonicalize_name(naming.plugin_dist(major)): (version, sha256_file(plugin)),
-                      canonicalize_name(naming.pjrt_dist(major)): (version, sha256_file(pjrt))}
-            problems = _install_one(interp, naming.plugin_dist(major), wanted, draft_index,
+            result.pythons[py] = {"tested": False, "interpreter": found.path}
+            wanted: dict[str, tuple[str, str]] = {
+                canonicalize_name(naming.plugin_dist(major)): (version, sha256_file(plugin)),
+                canonicalize_name(naming.pjrt_dist(major)): (version, sha256_file(pjrt))}
+            problems = _install_one(found, naming.plugin_dist(major), wanted, draft_index,
                                     indexes, label, work / f"py{py}", say)
             if not problems:
                 problems = step_import(work / f"py{py}" / "venv" / "bin" / "python", major,
@@ -323,7 +327,7 @@ def step_install(wheels: list[Path], version: str, revisions: RevisionMap | None
 
 def _install_one(interp: interpreters.Interpreter, requirement: str,
                  wanted: dict[str, tuple[str, str]], draft_index: str, indexes: list[str],
-                 label: str, work: Path, say) -> list[str]:
+                 label: str, work: Path, say: Say) -> list[str]:
     """A fresh venv of ``interp``; the install line resolved (dry run), checked, installed."""
     work.mkdir(parents=True)
     env_dir = work / "venv"
@@ -398,7 +402,7 @@ def clean_stale_workdirs(root: Path, *, now: float | None = None,
     of the older unnamed form (``release-validate-<random>``) older than ``legacy_age``
     seconds; returns what was removed."""
     now = time.time() if now is None else now
-    removed = []
+    removed: list[Path] = []
     try:
         children = list(Path(root).glob(WORKDIR_PREFIX + "*"))
     except OSError:

@@ -26,7 +26,6 @@ Public API (other steps import these):
 
     members(path) -> list[Member]          # name, size, compressed_size, crc, mode, method, offset
     read_member(path, name) -> bytes
-    open_member(path, name) -> binary file (streaming read)
     read_record(path) -> dict[name, (hash, size)]   # "sha256=<urlsafe b64>", int (None for RECORD)
     record_hash(data) / hash_file(path) -> ("sha256=...", size)
     dist_info_dir(path) -> "name-version.dist-info"
@@ -48,9 +47,10 @@ import struct
 import time
 import zipfile
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import BinaryIO, Callable
+from types import TracebackType
+from typing import BinaryIO, Callable, Mapping, Protocol
 
 from isal import isal_zlib
 
@@ -68,13 +68,13 @@ _FINAL_EMPTY_BLOCK = b"\x03\x00"
 _DESCRIPTOR = 0x08
 
 
-def source_date_epoch(environ=None) -> int:
+def source_date_epoch(environ: Mapping[str, str] | None = None) -> int:
     """The timestamp every member gets: ``$SOURCE_DATE_EPOCH`` if set, else 1980-01-01."""
     value = (environ if environ is not None else os.environ).get("SOURCE_DATE_EPOCH")
     if value is None or value == "":
         return MIN_EPOCH
     try:
-        epoch = int(value)
+        epoch: int | None = int(value)
     except ValueError:
         epoch = None
     if epoch is None or epoch > MAX_EPOCH:  # a zip's DOS time ends with 2107
@@ -104,7 +104,11 @@ def hash_file(path: Path) -> tuple[str, int]:
     return _b64_hash(digest), size
 
 
-def _b64_hash(digest) -> str:
+class _Digest(Protocol):
+    def digest(self) -> bytes: ...
+
+
+def _b64_hash(digest: _Digest) -> str:
     return "sha256=" + base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode("ascii")
 
 
@@ -123,7 +127,7 @@ class _Entry:
 class WheelWriter:
     """A wheel being written; see the module docstring."""
 
-    def __init__(self, path, dist_info: str, *, epoch: int | None = None, level: int = DEFAULT_LEVEL,
+    def __init__(self, path: Path | str, dist_info: str, *, epoch: int | None = None, level: int = DEFAULT_LEVEL,
                  threads: int | None = None, on_bytes: Callable[[int], None] | None = None):
         if not dist_info.endswith(".dist-info") or "/" in dist_info:
             raise ValueError(f"dist_info {dist_info!r} is not a 'name-version.dist-info' directory")
@@ -134,7 +138,7 @@ class WheelWriter:
         self._threads = threads or min(8, os.cpu_count() or 1)
         self._part = self.path.with_name(self.path.name + ".part")
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._out = open(self._part, "wb")
+        self._out: BinaryIO | None = open(self._part, "wb")
         self._entries: list[_Entry] = []
         self._record: list[tuple[str, str, int]] = []
         self._in_dist_info = False
@@ -146,7 +150,7 @@ class WheelWriter:
 
     # ------------------------------------------------------------------ adding
 
-    def add_file(self, arcname: str, src, mode: int | None = None) -> None:
+    def add_file(self, arcname: str, src: Path | str, mode: int | None = None) -> None:
         """Stream the file ``src`` into the wheel (memory stays flat whatever its size)."""
         if mode is None:
             mode = 0o755 if os.stat(src).st_mode & stat.S_IXUSR else 0o644
@@ -158,7 +162,7 @@ class WheelWriter:
             data = data.encode("utf-8")
         self._add_stream(arcname, io.BytesIO(data), mode)
 
-    def add_raw(self, source, member: str, arcname: str | None = None,
+    def add_raw(self, source: Path | str, member: str, arcname: str | None = None,
                 record: tuple[str, int] | None = None) -> None:
         """Copy ``member`` of the zip ``source`` without re-compressing it.
 
@@ -231,7 +235,7 @@ class WheelWriter:
     def _add_stream(self, arcname: str, handle: BinaryIO, mode: int) -> None:
         entry = self._begin(arcname, mode, zipfile.ZIP_DEFLATED)
         digest, crc, size, compressed = hashlib.sha256(), 0, 0, 0
-        pending: deque = deque()
+        pending: deque[Future[bytes]] = deque()
         previous = b""
         while True:
             block = handle.read(CHUNK)
@@ -259,6 +263,8 @@ class WheelWriter:
         return len(data)
 
     def _emit(self, data: bytes) -> None:
+        if self._out is None:
+            raise ValueError("wheel already closed")
         self._out.write(data)
         self._sha.update(data)
         self._pos += len(data)
@@ -280,14 +286,15 @@ class WheelWriter:
 
     def close(self) -> Path:
         """Write RECORD and the central directory, then move the wheel into place."""
-        if self._out is None:
+        out = self._out
+        if out is None:
             return self.path
         try:
             self._write_tail()
         except BaseException:
             self.abort()
             raise
-        self._out.close()
+        out.close()
         self._out = None
         self._shutdown()
         os.replace(self._part, self.path)
@@ -326,10 +333,11 @@ class WheelWriter:
             self._pool.shutdown(wait=True)
             self._pool = None
 
-    def __enter__(self) -> "WheelWriter":
+    def __enter__(self) -> WheelWriter:
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         if exc_type is None:
             self.close()
         else:
@@ -359,33 +367,19 @@ class Member:
     offset: int
 
 
-def members(path) -> list[Member]:
+def members(path: Path | str) -> list[Member]:
     """The members of a wheel in archive order (central directory only; nothing inflated)."""
     with zipfile.ZipFile(path) as zf:
         return [Member(i.filename, i.file_size, i.compress_size, i.CRC, (i.external_attr >> 16) & 0o7777,
                        i.compress_type, i.header_offset) for i in zf.infolist()]
 
 
-def read_member(path, name: str) -> bytes:
+def read_member(path: Path | str, name: str) -> bytes:
     with zipfile.ZipFile(path) as zf:
         return zf.read(name)
 
 
-def open_member(path, name: str) -> BinaryIO:
-    """A streaming reader of one member; close it when done."""
-    zf = zipfile.ZipFile(path)
-    handle = zf.open(name)
-    original_close = handle.close
-
-    def close():
-        original_close()
-        zf.close()
-
-    handle.close = close
-    return handle
-
-
-def dist_info_dir(path) -> str:
+def dist_info_dir(path: Path | str) -> str:
     """The wheel's ``name-version.dist-info`` directory (the one holding RECORD)."""
     names = [m.name for m in members(path) if m.name.count("/") == 1 and m.name.endswith(".dist-info/RECORD")]
     if len(names) != 1:
@@ -393,10 +387,10 @@ def dist_info_dir(path) -> str:
     return names[0].split("/")[0]
 
 
-def read_record(path) -> dict[str, tuple[str, int | None]]:
+def read_record(path: Path | str) -> dict[str, tuple[str, int | None]]:
     """RECORD of a wheel: ``{name: (hash, size)}``; RECORD's own row is ``("", None)``."""
     text = read_member(path, f"{dist_info_dir(path)}/RECORD").decode("utf-8")
-    rows = {}
+    rows: dict[str, tuple[str, int | None]] = {}
     for row in csv.reader(io.StringIO(text)):
         if not row:
             continue
