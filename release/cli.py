@@ -15,6 +15,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from release import __version__, flags
 from release.errors import ReleaseError, UserError
@@ -57,12 +58,12 @@ class FlagError(UserError, SystemExit):
 class _Parser(argparse.ArgumentParser):
     """argparse, but a bad flag is one line (what, where, expected) and exit 2."""
 
-    def error(self, message: str):  # noqa: D401 - argparse API
+    def error(self, message: str) -> NoReturn:  # noqa: D401 - argparse API
         raise FlagError(self.prog, f"{message} (see {self.prog} --help)")
 
 
-def common_options() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+def common_options() -> _Parser:
+    common = _Parser(add_help=False)
     common.add_argument("--root", type=flags.existing_dir, metavar="DIR",
                         help="directory holding deps.yaml and version_info.json "
                              "(default: the nearest one at or above the current directory)")
@@ -141,12 +142,12 @@ def _check_environment(command: str) -> None:
         if not value:
             continue
         try:
-            flags.output_file.check(Path(value))  # type: ignore[attr-defined]
+            flags.output_file.check(Path(value))
         except argparse.ArgumentTypeError as exc:
             raise UserError(f"${name}: {exc}") from None
 
 
-def _user_path_error(exc: OSError, args) -> str | None:
+def _user_path_error(exc: OSError, args: argparse.Namespace | None) -> str | None:
     """One line for an OSError on a path the person gave (a flag or the environment), else None."""
     given = []
     for key, value in (vars(args).items() if args is not None else ()):

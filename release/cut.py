@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Mapping
 
 from release import versions
 from release.config import Project, parse_version_info, render_version_info
@@ -19,6 +20,9 @@ from release.plan import BuildPlan
 from release.pull_requests import next_version_pull, repository_from_env
 from release.repo import NEXT_VERSION_PREFIX, ReleaseRepo
 from release.stores import Store
+
+if TYPE_CHECKING:
+    from release.output import Output, ProgressBars
 
 
 def check_release_checkout(root: Path, branch: str) -> str:
@@ -88,8 +92,8 @@ def commit_next_version(project: Project, released: str) -> dict:
     return {"next_version": nxt, "branch": branch, "commit": sha}
 
 
-def run_cut(project: Project, plan: BuildPlan, settings: JobSettings, store: Store, out, *,
-            commit: str, push: bool, progress=None) -> dict:
+def run_cut(project: Project, plan: BuildPlan, settings: JobSettings, store: Store, out: Output, *,
+            commit: str, push: bool, progress: ProgressBars | None = None) -> dict:
     """Tag, build, verify, draft, validate, publish; after a final release, the next version."""
     check_publishable(store, plan.version, plan.revisions)
     console = out.progress_console()
@@ -102,8 +106,8 @@ def run_cut(project: Project, plan: BuildPlan, settings: JobSettings, store: Sto
             "steps": [s.to_json() for s in done]}
 
 
-def finish_release(project: Project, released: str, *, push: bool, open_pr: bool, out,
-                   base_branch: str = "main", env=None) -> dict:
+def finish_release(project: Project, released: str, *, push: bool, open_pr: bool, out: Output,
+                   base_branch: str = "main", env: Mapping[str, str] | None = None) -> dict:
     """After a final release: the next-version commit, pushed and proposed when asked."""
     result = commit_next_version(project, released)
     if push or open_pr:

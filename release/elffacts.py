@@ -13,7 +13,7 @@ import dataclasses
 import re
 import struct
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Protocol
 
 ELF_MAGIC = b"\x7fELF"
 _GLIBC = re.compile(r"^GLIBC_(\d+)\.(\d+)(?:\.\d+)?$")
@@ -48,7 +48,7 @@ class Missing(Exception):
 Read = Callable[[int, int], bytes]
 
 
-def _layout(ident: bytes):
+def _layout(ident: bytes) -> tuple[struct.Struct, struct.Struct, struct.Struct, str, bool]:
     if ident[:4] != ELF_MAGIC:
         raise ValueError("no ELF magic")
     if ident[4] not in (1, 2) or ident[5] not in (1, 2):
@@ -168,12 +168,20 @@ def facts_or_error(read: Read, size: int) -> ElfFacts:
                                                     f"{exc})")
 
 
-def file_reader(stream) -> Read:
-    """``read`` over a seekable binary stream."""
+class Seekable(Protocol):
+    """A seekable binary stream: a file, a zip member's window (``io.RawIOBase``)."""
+
+    def seek(self, offset: int, whence: int = ..., /) -> int: ...
+
+    def read(self, size: int = ..., /) -> bytes | None: ...
+
+
+def file_reader(stream: Seekable) -> Read:
+    """``read`` over a seekable binary stream (a raw stream's None, no data yet, reads as none)."""
 
     def read(offset: int, size: int) -> bytes:
         stream.seek(offset)
-        return stream.read(size)
+        return stream.read(size) or b""
 
     return read
 

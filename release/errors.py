@@ -37,7 +37,7 @@ class ConfigError(UserError):
     The message names the file, the key, the bad value and what was expected.
     """
 
-    def __init__(self, path, key, value, expected):
+    def __init__(self, path: object, key: str | None, value: object, expected: str):
         self.path, self.key, self.value, self.expected = str(path), key, value, expected
         shown = value if isinstance(value, str) else repr(value)
         where = f"{self.path}: {key}" if key else self.path

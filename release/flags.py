@@ -38,14 +38,17 @@ def _path(text: str) -> Path:
     return Path(text)
 
 
-def _path_type(check: Callable[[Path], None], doc: str) -> Callable[[str], Path]:
-    """An argparse type for a path: syntax now, ``check`` (the file system) in ``check_paths``."""
-    def parse(text: str) -> Path:
+class PathType:
+    """An argparse type for a path: syntax when parsed, ``check`` (the file system) in
+    ``check_paths``, once every flag is known."""
+
+    def __init__(self, check: Callable[[Path], None], doc: str):
+        self.check = check
+        self.__name__ = check.__name__.removeprefix("_check_")  # argparse names the type by it
+        self.__doc__ = doc
+
+    def __call__(self, text: str) -> Path:
         return _path(text)
-    parse.__name__ = check.__name__.removeprefix("_check_")
-    parse.__doc__ = doc
-    parse.check = check  # type: ignore[attr-defined]
-    return parse
 
 
 def _check_existing_dir(path: Path) -> None:
@@ -113,14 +116,14 @@ def _check_executable(path: Path) -> None:
         raise Bad(f"{path}: no such program; expected a path to an executable or a name on PATH")
 
 
-existing_dir = _path_type(_check_existing_dir, "A directory that exists (read from, never created).")
-existing_file = _path_type(_check_existing_file, "A regular file that exists and can be read.")
-creatable_dir = _path_type(_check_creatable_dir,
-                           "A directory the command may create and write into: it exists and is "
-                           "writable, or its nearest existing ancestor is a writable directory.")
-output_file = _path_type(_check_output_file, "A file the command writes (replaced if it exists) in "
-                         "an existing, writable directory.")
-executable = _path_type(_check_executable, "A program: a path to an executable file, or a name on PATH.")
+existing_dir = PathType(_check_existing_dir, "A directory that exists (read from, never created).")
+existing_file = PathType(_check_existing_file, "A regular file that exists and can be read.")
+creatable_dir = PathType(_check_creatable_dir,
+                         "A directory the command may create and write into: it exists and is "
+                         "writable, or its nearest existing ancestor is a writable directory.")
+output_file = PathType(_check_output_file, "A file the command writes (replaced if it exists) in "
+                       "an existing, writable directory.")
+executable = PathType(_check_executable, "A program: a path to an executable file, or a name on PATH.")
 
 
 def check_paths(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

@@ -29,7 +29,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from filelock import FileLock
 
@@ -128,7 +128,7 @@ class Manifest:
                  "recorded_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
         self._update(lambda steps: steps.__setitem__(step, entry))
 
-    def _update(self, change) -> None:
+    def _update(self, change: Callable[[dict], None]) -> None:
         """Re-read under the lock, apply ``change(steps)``, replace the file atomically."""
         self.directory.mkdir(parents=True, exist_ok=True)
         with FileLock(str(self.directory / f".{FILENAME}.lock")):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+from typing import TYPE_CHECKING
 
 from release import jobs, versions
 from release.config import Project
@@ -15,6 +16,9 @@ from release.plan import BuildPlan
 from release.publish import previous_revisions
 from release.revisions import RevisionMap
 from release.stores import Release, Store
+
+if TYPE_CHECKING:
+    from release.output import Output, ProgressBars
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,8 +57,8 @@ def _build_reason(last: Release | None, before: RevisionMap | None, now: Revisio
             f"{(before.release_commit or '?')[:7]}..{(now.release_commit or '?')[:7]})")
 
 
-def run_nightly(project: Project, plan: BuildPlan, settings: JobSettings, store: Store, out, *,
-                now: _dt.datetime, progress=None) -> dict:
+def run_nightly(project: Project, plan: BuildPlan, settings: JobSettings, store: Store, out: Output, *,
+                now: _dt.datetime, progress: ProgressBars | None = None) -> dict:
     """The whole nightly: decide, then build, verify, draft, validate, publish, gc."""
     decision = decide_nightly(store, plan)
     result = {"version": plan.version, "tag": plan.tag, "built": decision.build,

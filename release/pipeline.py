@@ -21,12 +21,17 @@ import socket
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from filelock import FileLock, Timeout
 
 from release import flags
 from release.errors import UserError
+
+if TYPE_CHECKING:
+    import argparse
+
+    from release.output import Output
 
 LOCK_DIR = Path(".cache") / "locks"
 
@@ -50,7 +55,7 @@ class Context(Mapping[str, Mapping[str, Any]]):
     def __getitem__(self, name: str) -> Mapping[str, Any]:
         return self._outputs[name]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self._outputs)
 
     def __len__(self) -> int:
@@ -72,7 +77,7 @@ class Step:
     fingerprint: Callable[[Context], str] | None = None
     title: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not self.name or not self.name.replace("-", "").replace("_", "").isalnum():
             raise ValueError(f"step name {self.name!r} must be letters, digits, - or _")
 
@@ -94,7 +99,7 @@ def chain(previous: str, name: str, own: str) -> str:
     return hashlib.sha256(json.dumps([previous, name, own]).encode()).hexdigest()
 
 
-def run_steps(steps: Iterable[Step], manifest: Manifest, out) -> list[StepResult]:
+def run_steps(steps: Iterable[Step], manifest: Manifest, out: Output) -> list[StepResult]:
     """Run ``steps`` in order, skipping the ones the manifest has as done; record each one.
 
     A step is recorded only after it returns, so a crash or kill leaves it unrecorded and the
@@ -136,7 +141,7 @@ def run_steps(steps: Iterable[Step], manifest: Manifest, out) -> list[StepResult
 
 
 @contextlib.contextmanager
-def _progress(out, total: int) -> Iterator[Callable[[str | None], None]]:
+def _progress(out: Output, total: int) -> Iterator[Callable[[str | None], None]]:
     """A bar over the steps on the people console; ``advance(label)`` names the current step,
     ``advance(None)`` counts one finished."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -157,7 +162,7 @@ def _progress(out, total: int) -> Iterator[Callable[[str | None], None]]:
         yield advance
 
 
-def run_job(job: str, root: Path, steps: Iterable[Step], manifest: Manifest, out, *,
+def run_job(job: str, root: Path, steps: Iterable[Step], manifest: Manifest, out: Output, *,
             lock_timeout: float = 0) -> list[StepResult]:
     """``run_steps`` under the job's lock: what ``release nightly`` and ``release cut`` run."""
     with job_lock(root, job, timeout=lock_timeout):
@@ -219,7 +224,7 @@ def _describe_holder(path: Path) -> str:
         return "another process"
 
 
-def add_lock_timeout_option(parser) -> None:
+def add_lock_timeout_option(parser: argparse.ArgumentParser) -> None:
     """``--lock-timeout SECONDS`` for the commands that run a locked job."""
     parser.add_argument("--lock-timeout", type=flags.timeout_seconds, default=0, metavar="SECONDS",
                         help="wait this long for a running job of the same kind to finish "

@@ -6,22 +6,26 @@ from __future__ import annotations
 import dataclasses
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from release import checksums, jobs, naming, versions
 from release.config import Project
 from release.errors import UserError
 from release.jobs import JobSettings
 from release.manifest import Manifest
-from release.pipeline import Step, run_job
+from release.pipeline import Context, Step, run_job
 from release.promote import promote_wheel
 from release.provenance import write_for_files
 from release.revisions import RevisionMap
 from release.stores import Release, Store
 
+if TYPE_CHECKING:
+    from release.output import Output, ProgressBars, Say
 
-def respin_step(store: Store, source: Release, version: str, directory: Path, say) -> Step:
+
+def respin_step(store: Store, source: Release, version: str, directory: Path, say: Say) -> Step:
     """Download the published release's wheels and promote them to ``version`` in ``directory``."""
-    def run(_ctx):
+    def run(_ctx: Context) -> dict:
         directory.mkdir(parents=True, exist_ok=True)
         assets = store.list_assets(source)
         wheels = [a for a in assets if a.name.endswith(".whl")]
@@ -47,8 +51,8 @@ def respin_step(store: Store, source: Release, version: str, directory: Path, sa
     return Step("respin", run, lambda _: f"{source.tag}->{version}", "promote the released wheels")
 
 
-def run_post(project: Project, number: int, settings: JobSettings, store: Store, out, *,
-             base: str | None = None, progress=None) -> dict:
+def run_post(project: Project, number: int, settings: JobSettings, store: Store, out: Output, *,
+             base: str | None = None, progress: ProgressBars | None = None) -> dict:
     """Re-spin a published release as ``X.Y.Z.postN`` by promoting its wheels (no rebuild)."""
     published = store.published()
     if base is None:

@@ -137,7 +137,7 @@ class RevisionMap:
         return "\n".join(lines) + "\n"
 
 
-def is_revision(rev) -> bool:
+def is_revision(rev: object) -> bool:
     """Whether ``rev`` is one entry of a revision map (older maps lack the optional keys)."""
     if not isinstance(rev, Mapping) or not set(REQUIRED_KEYS) <= set(rev) <= set(REQUIRED_KEYS + OPTIONAL_KEYS):
         return False

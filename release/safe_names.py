@@ -39,7 +39,7 @@ def file_name_problem(name: object) -> str | None:
 def plain_file_name(name: object, where: str) -> str:
     """``name`` unchanged when it is a plain file name, else a ``UserError`` naming ``where``."""
     problem = file_name_problem(name)
-    if problem is not None:
-        raise UserError(f"{where}: file name {name!r} refused: {problem}; expected a plain file "
-                        "name (no path separators, no leading dot, no control characters)")
-    return name  # type: ignore[return-value]
+    if problem is None and isinstance(name, str):  # file_name_problem refuses every non-string
+        return name
+    raise UserError(f"{where}: file name {name!r} refused: {problem}; expected a plain file "
+                    "name (no path separators, no leading dot, no control characters)")

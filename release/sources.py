@@ -57,7 +57,7 @@ def fetch_sources(deps: Deps, workspace: Path, cache: Path,
     return result
 
 
-def _materialise(dep: Dep, path: Path, cache: Path, step) -> Checkout:
+def _materialise(dep: Dep, path: Path, cache: Path, step: Callable[[str, str], None]) -> Checkout:
     path = path.absolute()
     if head_of(path) == dep.commit and _ours(path, cache, dep):
         step(dep.name, "already at pin")

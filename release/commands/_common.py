@@ -5,9 +5,20 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from release import flags, naming, versions
 from release.config import Project, load_project
+
+if TYPE_CHECKING:
+    import argparse
+
+    from rich.progress import Progress
+
+    from release.jobs import JobSettings
+    from release.output import Output
+    from release.retention import Retention
+    from release.stores import Store
 
 NOW_ENV = "RELEASE_NOW"
 
@@ -33,11 +44,11 @@ def today_utc() -> _dt.date:
     return now_utc().date()
 
 
-def project(args) -> Project:
+def project(args: argparse.Namespace) -> Project:
     return load_project(args.root)
 
 
-def add_kind_options(parser, *, default_kind: str | None = None, force: bool = False) -> None:
+def add_kind_options(parser: argparse.ArgumentParser, *, default_kind: str | None = None, force: bool = False) -> None:
     parser.add_argument("--kind", choices=versions.KINDS, default=default_kind,
                         required=default_kind is None, help="what kind of version to make")
     parser.add_argument("--number", type=flags.positive_int, metavar="N",
@@ -45,7 +56,7 @@ def add_kind_options(parser, *, default_kind: str | None = None, force: bool = F
     add_date_options(parser, force=force)
 
 
-def add_date_options(parser, *, force: bool = False) -> None:
+def add_date_options(parser: argparse.ArgumentParser, *, force: bool = False) -> None:
     add_date_option(parser, "UTC date of a nightly (default: today, UTC)")
     if force:
         parser.add_argument("--force", action="store_true",
@@ -54,12 +65,12 @@ def add_date_options(parser, *, force: bool = False) -> None:
                         help="nightly build number 0-999 (only with nightly_scheme 'date-build')")
 
 
-def add_date_option(parser, help: str) -> None:
+def add_date_option(parser: argparse.ArgumentParser, help: str) -> None:
     """``--date YYYY-MM-DD``: the day a command acts for, so the clock is an input."""
     parser.add_argument("--date", type=_date_flag, metavar="YYYY-MM-DD", help=help)
 
 
-def add_python_option(parser) -> None:
+def add_python_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--python", action="append", metavar="3.X", dest="pythons",
                         type=_python_flag,
                         help="Python version of a plugin wheel, repeatable (default: every "
@@ -83,7 +94,7 @@ def _python_flag(text: str) -> str:
     return text
 
 
-def add_store_options(parser) -> None:
+def add_store_options(parser: argparse.ArgumentParser) -> None:
     """``--store``, ``--repo`` and ``--store-dir``: every command that reads or writes releases."""
     parser.add_argument("--store", choices=("github", "local"),
                         help="where releases live (default: github when a repository is configured, "
@@ -94,7 +105,7 @@ def add_store_options(parser) -> None:
                         help="directory of the local store (default: <root>/.cache/releases)")
 
 
-def open_store_from_args(args, out, read_only: bool = False):
+def open_store_from_args(args: argparse.Namespace, out: Output, read_only: bool = False) -> Store:
     """The store the flags name; the local store lives under the project root (or the cwd).
 
     ``read_only``: the command only reads, so a missing local store is an error, not an empty one.
@@ -113,7 +124,7 @@ def open_store_from_args(args, out, read_only: bool = False):
                       console=out.progress_console(), read_only=read_only)
 
 
-def transfer_progress(out):
+def transfer_progress(out: Output) -> Progress:
     """A rich progress bar for uploads and downloads (on stderr when --json is set)."""
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
     console = out.progress_console()
@@ -122,7 +133,7 @@ def transfer_progress(out):
                     disable=not console.is_terminal)
 
 
-def add_build_input_options(parser) -> None:
+def add_build_input_options(parser: argparse.ArgumentParser) -> None:
     """Where a job's shared objects come from, and where its dist directories go."""
     parser.add_argument("--dist", type=flags.creatable_dir, metavar="DIR",
                         help="where dist/<version>/ directories go (default: <root>/dist)")
@@ -135,7 +146,8 @@ def add_build_input_options(parser) -> None:
                              "DIR/xla_rocm_plugin.so and the kernel .so files in DIR or DIR/3.X/")
 
 
-def add_retention_options(parser, *, keep_required: bool = False, what: str = "gc keeps") -> None:
+def add_retention_options(parser: argparse.ArgumentParser, *, keep_required: bool = False,
+                          what: str = "gc keeps") -> None:
     """``--keep``, ``--older-than``, ``--protect``, ``--protect-file``: the one retention rule's
     flags (``release.retention``), the same on gc, index and the nightly job."""
     from release.retention import DEFAULT_KEEP
@@ -151,13 +163,13 @@ def add_retention_options(parser, *, keep_required: bool = False, what: str = "g
                         help="more versions or tags to protect, one a line (# comments)")
 
 
-def retention_from_args(args):
+def retention_from_args(args: argparse.Namespace) -> Retention:
     """The ``release.retention.Retention`` the retention flags name."""
     from release.retention import retention
     return retention(args.keep, args.older_than, args.protect, args.protect_file)
 
 
-def job_settings(args, proj: Project):
+def job_settings(args: argparse.Namespace, proj: Project) -> JobSettings:
     """``JobSettings`` from the flags ``add_build_input_options`` and the job commands add."""
     from release.jobs import BuildInputs, JobSettings
     from release.retention import Retention

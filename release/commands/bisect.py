@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from release import flags
 from release.commands._common import add_date_options, add_store_options, open_store_from_args, project, today_utc
 from release.errors import UserError
-from release.output import github_output, step_summary
+from release.output import Output, github_output, step_summary
+
+if TYPE_CHECKING:
+    import argparse
+
+    from release.bisect import Outcome
+    from release.config import Project
+    from release.pulls import BumpPull, ReleaseRepo
+    from release.stores import Store
 
 HELP = ("binary-search the plugin commits between a good and a bad nightly for the first bad pin set "
         "(build + verify + validate per probe, or --probe-command); never publishes")
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--good", required=True, metavar="TAG",
                         help="tag of the last good nightly (its revisions.json gives the pins)")
     parser.add_argument("--bad", metavar="TAG",
@@ -41,7 +51,7 @@ def add_arguments(parser) -> None:
     add_store_options(parser)
 
 
-def _endpoint(store, tag: str) -> dict:
+def _endpoint(store: Store, tag: str) -> dict:
     from release.publish import previous_revisions
     published = store.published_for(tag)
     release = published or next(iter(store.drafts_for(tag)), None)
@@ -55,7 +65,7 @@ def _endpoint(store, tag: str) -> dict:
     return {"name": tag, "commits": revisions.commits}
 
 
-def run(args, out) -> int:
+def run(args: argparse.Namespace, out: Output) -> int:
     from release import bisect
     from release.pipeline import job_lock
     from release.sources import cache_dir
@@ -63,7 +73,8 @@ def run(args, out) -> int:
     proj = project(args)
     push = args.push or args.open_pr
     hold = args.hold or push
-    repo = pull = None
+    repo: ReleaseRepo | None = None
+    pull: BumpPull | None = None
     if hold:  # refuse before any work when there is no checkout to commit the hold in
         from release.pull_requests import BumpPull, repository_from_env
         from release.repo import ReleaseRepo
@@ -82,6 +93,7 @@ def run(args, out) -> int:
                                                        "commits": {d.name: d.commit for d in proj.deps}}
     cache = cache_dir(proj.root)
     date = args.date or today_utc()
+    probe: bisect.Probe
     if args.probe_command:
         probe = bisect.CommandProbe(args.probe_command, proj.root)
     else:
@@ -91,7 +103,7 @@ def run(args, out) -> int:
         outcome = bisect.run_bisect(proj.deps, good, bad, probe, bisect_dir, cache, reset=args.reset,
                                     date=date, say=out.line, max_log_lines=args.max_log_lines)
     data = outcome.to_json()
-    if hold:
+    if repo is not None:  # --hold (or --push, --open-pr)
         data["hold"] = _hold(proj, outcome, data, repo, push=push, pull=pull)
     culprit = outcome.culprit
     github_output({"found": "true" if culprit else "false",
@@ -101,7 +113,8 @@ def run(args, out) -> int:
     return 0 if culprit is not None else 1
 
 
-def _hold(proj, outcome, data, repo, *, push: bool, pull) -> dict:
+def _hold(proj: Project, outcome: Outcome, data: dict, repo: ReleaseRepo, *, push: bool,
+          pull: BumpPull | None) -> dict:
     """Hold the culprit in deps.yaml on ``hold/plugin`` (HEAD untouched); push it and open or
     refresh its PR as asked (``release.holds``)."""
     from release import holds

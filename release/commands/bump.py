@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from release import changelog, flags
 from release.commands._common import add_date_option, project, today_utc
 from release.config import atomic_write, save_deps
 from release.errors import UserError
-from release.output import github_output, step_summary
+from release.output import Output, github_output, step_summary
 from release.pull_requests import BumpPull, deliver_bump, repository_from_env
 from release.redact import redact
 from release.repo import ReleaseRepo, committed_deps
 from release.roll import roll
 from release.sources import cache_dir
 
+if TYPE_CHECKING:
+    import argparse
+
+    from rich.console import Console
+
 HELP = "roll the pinned commits forward by their roll policies, with a changelog (and a PR)"
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dep", action="append", default=[], metavar="NAME",
                         help="roll only this dep (repeatable; default: all)")
     parser.add_argument("--to", metavar="SHA", help="pin the one --dep to this exact commit")
@@ -38,7 +45,7 @@ def add_arguments(parser) -> None:
     add_date_option(parser, "UTC date in the bump branch's name (default: today, UTC)")
 
 
-def run(args, out) -> int:
+def run(args: argparse.Namespace, out: Output) -> int:
     proj = project(args)
     push = args.push or args.open_pr
     commit = args.commit or push
@@ -50,7 +57,7 @@ def run(args, out) -> int:
         repo = ReleaseRepo(proj.root)
         deps = committed_deps(repo, deps)
     pull = None
-    if args.open_pr:  # fail on a missing token or repository before any work
+    if args.open_pr and repo is not None:  # (--open-pr commits) fail on a missing token first
         from release.github import GitHubClient
         owner, name = repository_from_env()
         pull = BumpPull(GitHubClient.from_env(console=out.progress_console()), owner, name,
@@ -69,7 +76,7 @@ def run(args, out) -> int:
         save_deps(result.new)
         if args.changelog:
             atomic_write(args.changelog, redact(f"# {title}\n\n{text}"))
-    if commit:
+    if repo is not None:  # --commit (or --push, --open-pr)
         data |= deliver_bump(repo, proj.deps.path, moved=tuple(m.name for m in moves),
                              date=args.date or today_utc(), title=title, body=text, push=push,
                              pull=pull)
@@ -82,7 +89,7 @@ def run(args, out) -> int:
     return 0
 
 
-def _human(console, data, text, dry_run) -> None:
+def _human(console: Console, data: dict, text: str, dry_run: bool) -> None:
     if not data["changed"]:
         console.print(text.rstrip() if data.get("notes") else "pins are current", markup=False)
     else:

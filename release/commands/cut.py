@@ -9,6 +9,8 @@ release by promoting its wheels to ``X.Y.Z.postN``: no rebuild.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from release import cut, flags, jobs, naming, output, post, versions
 from release.commands._common import (
     add_build_input_options,
@@ -24,10 +26,15 @@ from release.errors import UserError
 from release.pipeline import add_lock_timeout_option
 from release.plan import cut_from_tag, make_plan
 
+if TYPE_CHECKING:
+    import argparse
+
+    from release.output import Output
+
 HELP = "cut a release (or --rc N) from the release branch, or re-spin one as --post N"
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--rc", type=flags.positive_int, metavar="N", help="cut release candidate N")
     which.add_argument("--post", type=flags.positive_int, metavar="N",
@@ -52,7 +59,7 @@ def add_arguments(parser) -> None:
     add_lock_timeout_option(parser)
 
 
-def run(args, out) -> int:
+def run(args: argparse.Namespace, out: Output) -> int:
     proj = project(args)
     if args.base and args.post is None:
         raise UserError("--from goes with --post N")

@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from release import flags, output
 from release.commands._common import project
-from release.output import github_output, step_summary
+from release.output import Output, github_output, step_summary
 from release.sources import cache_dir, default_workspace, fetch_sources, workspace_paths
+
+if TYPE_CHECKING:
+    import argparse
+
+    from rich.console import Console
 
 HELP = "check out the pinned plugin, jax and xla commits into a workspace (cached, least transfer)"
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workspace", type=flags.creatable_dir, metavar="DIR",
                         help="where DIR/plugin, DIR/jax and DIR/xla go (default: <root>/workspace)")
 
 
-def run(args, out) -> int:
+def run(args: argparse.Namespace, out: Output) -> int:
     proj = project(args)
     workspace = (args.workspace or default_workspace(proj.root)).absolute()
     names = tuple(workspace_paths(workspace))
@@ -36,7 +43,7 @@ def run(args, out) -> int:
         f"- {name} `{c.commit[:12]}` ({'fetched' if c.fetched else 'already at pin'})\n"
         for name, c in done.items()))
 
-    def human(console):
+    def human(console: Console) -> None:
         for name, c in done.items():
             state = "fetched" if c.fetched else "already at pin"
             console.print(f"{name:7} {c.commit[:12]}  {c.path}  ({state})", markup=False)

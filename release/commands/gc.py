@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from release.commands._common import (
     add_retention_options,
     add_store_options,
@@ -10,19 +12,24 @@ from release.commands._common import (
     retention_from_args,
 )
 from release.gc import collect
-from release.output import github_output, step_summary
+from release.output import Output, github_output, step_summary
+
+if TYPE_CHECKING:
+    import argparse
+
+    from rich.console import Console
 
 HELP = ("delete nightly prereleases (and their tags) beyond the newest N, unless protected; "
         "never a release or rc")
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_retention_options(parser, keep_required=True, what="to keep (at least 1)")
     parser.add_argument("--dry-run", action="store_true", help="print what would be deleted")
     add_store_options(parser)
 
 
-def run(args, out) -> int:
+def run(args: argparse.Namespace, out: Output) -> int:
     rule = retention_from_args(args)
     store = open_store_from_args(args, out, read_only=True)
     result = collect(store, rule, dry_run=args.dry_run, now=now_utc(), say=out.line)
@@ -31,7 +38,7 @@ def run(args, out) -> int:
                  f"nightlies, kept {len(result['kept'])}\n\n"
                  + "".join(f"- `{tag}`\n" for tag in result["deleted"]))
 
-    def human(console):
+    def human(console: Console) -> None:
         verb = "would delete" if args.dry_run else "deleted"
         protected = f" ({len(result['protected'])} protected)" if result["protected"] else ""
         console.print(f"{verb} {len(result['deleted'])} nightlies, kept {len(result['kept'])}{protected}",

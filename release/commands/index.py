@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from release import flags
 from release.commands._common import (
@@ -13,13 +14,18 @@ from release.commands._common import (
     retention_from_args,
     transfer_progress,
 )
-from release.output import github_output, step_summary
+from release.output import Output, github_output, step_summary
+
+if TYPE_CHECKING:
+    import argparse
+
+    from rich.console import Console
 
 HELP = ("write SITE/nightly/ and SITE/stable/ pip indexes (HTML + JSON) of the published wheels "
         "and SITE/index.html, a page of every release")
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=flags.creatable_dir, required=True, metavar="SITE",
                         help="the site directory (new, empty, or written by this command before)")
     add_retention_options(parser, what="listed in nightly/ (older ones stay on disk, unlisted): "
@@ -32,7 +38,7 @@ def add_arguments(parser) -> None:
     add_store_options(parser)
 
 
-def run(args, out) -> int:
+def run(args: argparse.Namespace, out: Output) -> int:
     from release.errors import UserError
     from release.index import build_site
 
@@ -60,7 +66,7 @@ def run(args, out) -> int:
              for ch, projects in result["channels"].items()]
     step_summary(f"### pip index: {args.out}\n\n" + "\n".join(lines) + "\n")
 
-    def human(console):
+    def human(console: Console) -> None:
         for channel, projects in result["channels"].items():
             for project, files in projects.items():
                 console.print(f"{channel}/{project}: {len(files)} wheels listed", markup=False)

@@ -7,6 +7,8 @@ it (``release build`` + ``release publish --partial``), ``--stage finish`` compl
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.table import Table
 
 from release import jobs, nightly, output, resolver
@@ -26,12 +28,19 @@ from release.commands._common import (
 from release.commands.status import print_public_index
 from release.git import head_of
 from release.pipeline import add_lock_timeout_option
-from release.plan import make_plan
+from release.plan import BuildPlan, make_plan
+
+if TYPE_CHECKING:
+    import argparse
+
+    from rich.console import Console
+
+    from release.output import Output
 
 HELP = "build, verify and publish tonight's nightly prerelease (--dry-run shows the plan)"
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_date_options(parser, force=True)
     add_python_option(parser)
     parser.add_argument("--dry-run", action="store_true",
@@ -47,7 +56,7 @@ def add_arguments(parser) -> None:
     resolver.add_public_index_option(parser, "tonight's version is compared with before building")
 
 
-def run(args, out) -> int:
+def run(args: argparse.Namespace, out: Output) -> int:
     proj = project(args)
     retention_from_args(args)  # a bad --protect is refused before anything, even a dry run
     now = now_utc()
@@ -56,13 +65,13 @@ def run(args, out) -> int:
                      pythons=args.pythons, release_commit=head_of(proj.root, enclosing=True),
                      today=now.date(), force=args.force)
     # Before building: a version at or below what is public would never be installed.
-    check = {"warnings": []}
+    check: dict = {"warnings": []}
     if args.dry_run or args.stage != "finish":
         check = resolver.check_planned_versions({"nightly": plan.version}, plan.rocm_major,
                                                 resolver.public_index_from_args(args))
     keys = {"date": date.isoformat(), "version": plan.version, "tag": plan.tag}
     if args.dry_run:
-        def human(console):
+        def human(console: Console) -> None:
             print_plan(console, plan)
             print_public_index(console, check)
         output.github_output(keys)
@@ -80,7 +89,7 @@ def run(args, out) -> int:
             if decision.build:
                 jobs.open_draft(store, plan, out.line)
             out.line(decision.reason)
-            result = {"stage": "plan", "changed": decision.build, "reason": decision.reason} | keys
+            result: dict = {"stage": "plan", "changed": decision.build, "reason": decision.reason} | keys
             output.github_output({"changed": str(decision.build).lower(), **keys})
         elif args.stage == "finish":
             result = jobs.run_finish(proj, "nightly", plan.version, settings, store, out, now=now,
@@ -90,13 +99,16 @@ def run(args, out) -> int:
             result = nightly.run_nightly(proj, plan, settings, store, out, now=now, progress=progress)
             output.github_output({"changed": str(result["built"]).lower(), **keys})
     output.step_summary(f"### nightly {plan.version}\n\n" + result.get("reason", "published"))
-    # People read the reason line already printed; a build ends with what it published.
-    out.result(result, lambda console: result.get("steps") and console.print(
-        f"nightly {plan.version}: published {plan.tag}", markup=False))
+
+    def published(console: Console) -> None:
+        """People read the reason line already printed; a build ends with what it published."""
+        if result.get("steps"):
+            console.print(f"nightly {plan.version}: published {plan.tag}", markup=False)
+    out.result(result, published)
     return 0
 
 
-def print_plan(console, plan) -> None:
+def print_plan(console: Console, plan: BuildPlan) -> None:
     console.print(f"[bold]{plan.kind}[/bold] {plan.version}  tag {plan.tag}  "
                   f"ROCm {plan.rocm_version}")
     table = Table(title="revisions")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.markup import escape
 from rich.table import Table
 
@@ -10,10 +12,17 @@ from release.commands.verify import byte_progress
 from release.naming import Identity
 from release.promote import promote_wheel, target_version
 
+if TYPE_CHECKING:
+    import argparse
+
+    from rich.console import Console
+
+    from release.output import Output
+
 HELP = "re-version wheels to release, rcN or postN (raw copy of the big members, new RECORD)"
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("wheels", nargs="+", type=flags.existing_file, metavar="WHEEL", help="wheel files to promote")
     parser.add_argument("--to", required=True, metavar="release|rcN|postN",
                         help="the version to give them, on the same X.Y.Z line")
@@ -21,7 +30,7 @@ def add_arguments(parser) -> None:
                         help="where the promoted wheels go (default: next to each source wheel)")
 
 
-def run(args, out) -> int:
+def run(args: argparse.Namespace, out: Output) -> int:
     for wheel in args.wheels:  # refuse a bad --to before writing anything
         version = Identity.of(wheel).version
         if version:
@@ -35,7 +44,7 @@ def run(args, out) -> int:
     data = {"to": versions[0] if len(versions) == 1 else versions,
             "wheels": [r.to_json() for r in results]}
 
-    def human(console):
+    def human(console: Console) -> None:
         table = Table(title=f"promoted to {', '.join(versions)}", title_justify="left")
         for col in ("from", "wheel", "raw copies", "rewritten"):
             table.add_column(col, overflow="fold")

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from release import flags
 from release.commands._common import add_store_options, open_store_from_args, transfer_progress
 from release.errors import UserError
-from release.output import github_output, step_summary
+from release.output import Output, github_output, step_summary
 from release.publish import publish_draft, publish_partial, read_dist, record_upload, undraft
+
+if TYPE_CHECKING:
+    import argparse
+
+    from rich.console import Console
 
 HELP = "upload dist/<version> into its draft release (resumable), or --undraft TAG to publish it"
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("dist", nargs="?", type=flags.existing_dir, metavar="dist/<version>",
                         help="directory `release build` wrote")
     parser.add_argument("--partial", action="store_true",
@@ -22,7 +29,7 @@ def add_arguments(parser) -> None:
     add_store_options(parser)
 
 
-def run(args, out) -> int:
+def run(args: argparse.Namespace, out: Output) -> int:
     if (args.dist is None) == (args.undraft is None):
         raise UserError("give either dist/<version> or --undraft TAG (exactly one)")
     if args.partial and args.undraft:
@@ -44,7 +51,7 @@ def run(args, out) -> int:
                  f"{store.where} ({result.get('url') or ''})"
                  + ("" if changed else "; nothing changed (a re-run)"))
 
-    def human(console):
+    def human(console: Console) -> None:
         console.print(f"{result['tag']}: {result['status']} (release {result['release_id']}, "
                       f"{store.kind} {store.where})"
                       + ("" if changed else "; nothing changed, it already held exactly this"),

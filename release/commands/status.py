@@ -8,6 +8,8 @@ version line whose release is out offers no rc or release until version_info.jso
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from rich.table import Table
 
 from release import output, resolver, versions
@@ -15,11 +17,21 @@ from release.commands._common import add_date_options, add_store_options, open_s
 from release.plan import next_versions
 from release.redact import display_url
 
+if TYPE_CHECKING:
+    import argparse
+    import datetime as _dt
+
+    from rich.console import Console
+
+    from release.config import Project
+    from release.output import Output
+    from release.stores import Store
+
 HELP = "show the pins, the last nightly, drafts, latest rc and release, and the next versions"
 KINDS = versions.KINDS
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_date_options(parser)
     add_store_options(parser)
     parser.add_argument("--offline", action="store_true",
@@ -28,13 +40,13 @@ def add_arguments(parser) -> None:
     resolver.add_public_index_option(parser, "the next versions are compared with")
 
 
-def run(args, out) -> int:
+def run(args: argparse.Namespace, out: Output) -> int:
     proj = project(args)
     info = proj.version_info
     date = args.date or today_utc()
     store_view = None if args.offline else _store_view(open_store_from_args(args, out))
     nxt = _next_versions(proj, date, args.build_number, store_view)
-    data = {
+    data: dict[str, Any] = {
         "root": str(proj.root),
         "version": info.version,
         "rocm_version": info.rocm_version,
@@ -62,7 +74,7 @@ def run(args, out) -> int:
     return 0
 
 
-def _store_view(store) -> dict:
+def _store_view(store: Store) -> dict:
     """What the store holds, as status shows it: latest of each kind, the drafts, the last
     nightly's pins (from its revisions.json)."""
     from release.publish import previous_revisions
@@ -70,7 +82,7 @@ def _store_view(store) -> dict:
 
     releases = store.list_releases()
     published = Published.of(releases)
-    latest = {}
+    latest: dict[str, dict[str, Any]] = {}
     for kind in KINDS:
         rel = published.latest((kind,))
         if rel is not None:
@@ -89,7 +101,8 @@ def _store_view(store) -> dict:
             "published_versions": sorted(published.versions())}
 
 
-def _next_versions(proj, date, build, view: dict | None) -> dict[str, tuple[str | None, str]]:
+def _next_versions(proj: Project, date: _dt.date, build: int | None,
+                   view: dict | None) -> dict[str, tuple[str | None, str]]:
     """``{kind: (version or None, note)}``: what a build of each kind would get now, from
     ``plan.next_versions`` (the rule: ``versions.blocking_version``) over what is published."""
     published = list((view or {}).get("published_versions", ()))
@@ -97,7 +110,7 @@ def _next_versions(proj, date, build, view: dict | None) -> dict[str, tuple[str 
             for kind, n in next_versions(proj, published, date, build).items()}
 
 
-def _human(console, proj, data) -> None:
+def _human(console: Console, proj: Project, data: dict) -> None:
     table = Table(title=f"pins ({proj.deps.path.name})", title_justify="left")
     for col in ("dep", "branch", "commit", "roll", "url"):
         table.add_column(col, no_wrap=True)
@@ -133,7 +146,7 @@ def _human(console, proj, data) -> None:
     print_public_index(console, data["public_index"])
 
 
-def _summary(data) -> str:
+def _summary(data: dict) -> str:
     lines = [f"### release status ({data['version']}, ROCm {data['rocm_version']})", "",
              "| kind | next version |", "|---|---|"]
     lines += [f"| {k} | {v or '-'} {data['next_notes'].get(k, '')} |" for k, v in data["next"].items()]
@@ -144,7 +157,7 @@ def _summary(data) -> str:
     return "\n".join(lines)
 
 
-def print_public_index(console, check: dict) -> None:
+def print_public_index(console: Console, check: dict) -> None:
     """The version-line warnings, or what was compared, or why nothing could be."""
     for warning in check["warnings"]:
         console.print(f"warning: {warning}", markup=False, style="bold yellow")

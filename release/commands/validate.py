@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from release import flags
 from release.bazel import configured_runpath
 from release.commands._common import add_store_options, open_store_from_args, transfer_progress
-from release.output import github_output, step_summary
+from release.output import Output, github_output, step_summary
 from release.resolver import add_public_index_option, public_index_from_args
 from release.validate import validate
+
+if TYPE_CHECKING:
+    import argparse
+
+    from rich.console import Console
 
 HELP = ("validate the draft of TAG: checksums, verify, then the README's pip install line against "
         "the draft's index and the public one, for every Python it carries")
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("tag", metavar="TAG", help="release tag, e.g. rocm-jax-v0.9.1")
     parser.add_argument("--python", metavar="PATH", action="append", dest="pythons", default=[],
                         type=flags.executable,
@@ -27,7 +34,7 @@ def add_arguments(parser) -> None:
     add_store_options(parser)
 
 
-def run(args, out) -> int:
+def run(args: argparse.Namespace, out: Output) -> int:
     store = open_store_from_args(args, out)
     with transfer_progress(out) as progress:
         result = validate(store, args.tag, say=out.line, progress=progress,
@@ -41,7 +48,7 @@ def run(args, out) -> int:
                  "FAILED\n\n" + "\n".join(f"- {p}" for p in result.problems))
                  + "".join(f"\n\n> warning: {w}" for w in result.warnings))
 
-    def human(console):
+    def human(console: Console) -> None:
         if result.ok:
             tested = ", ".join(py for py, info in result.pythons.items() if info.get("tested"))
             console.print(f"{args.tag}: valid ({', '.join(result.checked)}"

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from release import output, versions
 from release.commands._common import add_kind_options, project, today_utc
+
+if TYPE_CHECKING:
+    import argparse
+
+    from release.output import Output
 
 HELP = "print the version a build of the given kind gets (one line, for scripts)"
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_kind_options(parser)
 
 
-def run(args, out) -> int:
+def run(args: argparse.Namespace, out: Output) -> int:
     info = project(args).version_info
     build = versions.build_request(args.kind, info.nightly_scheme, number=args.number,
                                    build_number=args.build_number)
