@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 
     from release.bisect import Outcome
     from release.config import Project
-    from release.pulls import BumpPull, ReleaseRepo
+    from release.pull_requests import BumpPull
+    from release.repo import ReleaseRepo
     from release.stores import Store
 
 HELP = ("binary-search the plugin commits between a good and a bad nightly for the first bad pin set "
