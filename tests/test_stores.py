@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import json
 
 import pytest
 
 from release.errors import UserError
+from release.github import MalformedAnswer
 from release.stores import (
     MARKER,
     AssetExists,
@@ -130,6 +133,21 @@ def test_create_that_got_a_5xx_after_success_is_not_duplicated(fake_github, gith
     fake_github.fail("POST", r"/releases$", 502, when="after")
     draft = store.find_or_create_draft(TAG, name="n", body="notes", prerelease=True)
     assert [r["id"] for r in fake_github.releases()] == [draft.id]
+
+
+def test_a_release_without_an_upload_url_is_a_malformed_answer(fake_github, github_client, tmp_path):
+    """GitHub's release answer carries the uploads URL; one without it is GitHub's fault (exit 3),
+    said in one line, never an AttributeError on None."""
+    store = GitHubStore(github_client, *fake_github.repo.split("/"))
+    draft = store.create_draft(TAG, name="n", body="notes", prerelease=True)
+    answer = {k: v for k, v in fake_github.releases()[0].items() if k != "assets"} | {"upload_url": None}
+    fake_github.fail("GET", rf"/releases/{draft.id}$", 200, when="malformed", body=json.dumps(answer).encode())
+    wheel = tmp_path / "a.whl"
+    wheel.write_bytes(b"wheel")
+    with pytest.raises(MalformedAnswer) as err:
+        store.upload_asset(dataclasses.replace(draft, upload_url=None), wheel, "a.whl")
+    assert err.value.exit_code == 3 and "no upload_url" in str(err.value)
+    assert fake_github.releases()[0]["assets"] == []
 
 
 def test_open_store_chooses(tmp_path, fake_github):
