@@ -399,7 +399,7 @@ def test_plugin_pin_on_pjrt(good_wheels, tmp_path, pin, fragment):
 
 
 def test_big_member_is_streamed_not_loaded(big_pjrt_wheel):
-    """A 48 MB .so goes through the threaded path in bounded chunks: Python never holds it."""
+    """A 48 MB .so is read in bounded chunks: Python never holds it."""
     import tracemalloc
     tracemalloc.start()
     try:
@@ -743,3 +743,57 @@ def test_verify_in_ci_imports_no_printing_or_network_libraries(good_wheels, rele
     loaded = set(json.loads(proc.stdout.splitlines()[-1]))
     assert "release" in loaded and "isal" in loaded
     assert loaded.isdisjoint({"rich", "yaml", "jsonschema", "requests", "pygments"}), loaded
+
+
+def _with_crc(wheel, member, dest, crc):
+    """A copy of ``wheel`` whose central directory and local header give ``member`` this CRC-32
+    (its bytes untouched, so it still inflates)."""
+    raw = bytearray(wheel.read_bytes())
+    with zipfile.ZipFile(wheel) as zf:
+        info = zf.getinfo(member)
+    raw[info.header_offset + 14:info.header_offset + 18] = crc.to_bytes(4, "little")
+    at = raw.find(b"PK\x01\x02")
+    while at != -1:
+        name_len = int.from_bytes(raw[at + 28:at + 30], "little")
+        if raw[at + 46:at + 46 + name_len].decode() == member:
+            raw[at + 16:at + 20] = crc.to_bytes(4, "little")
+        at = raw.find(b"PK\x01\x02", at + 46)
+    dest.write_bytes(bytes(raw))
+    return dest
+
+
+@pytest.mark.parametrize("member", ["jax_plugins/xla_rocm7/xla_rocm_plugin.so",
+                                    f"{DI_PJRT}/METADATA"])
+def test_a_wrong_crc_is_a_zip_error_even_when_the_member_inflates(good_wheels, tmp_path, member):
+    with zipfile.ZipFile(good_wheels["pjrt"]) as zf:
+        crc = zf.getinfo(member).CRC
+    bad = _with_crc(good_wheels["pjrt"], member, tmp_path / good_wheels["pjrt"].name, crc ^ 1)
+    assert [(c, s, m, t) for c, s, m, t in problems(bad, "zip")] == [
+        ("zip", ERROR, member, f"{member}: CRC mismatch (data corrupt)")]
+
+
+def test_without_isal_the_scan_reads_the_same(good_wheels, tmp_path, monkeypatch):
+    """zlib stands in when isal is missing: the same hashes, texts and ELF facts, and the same
+    corruption found (isal computes the CRC while inflating; zlib after)."""
+    import zlib
+
+    from release import scan
+    member = "jax_plugins/xla_rocm7/xla_rocm_plugin.so"
+    (tmp_path / "flipped").mkdir()
+    flipped = _flip_byte_in(good_wheels["pjrt"], member, tmp_path / "flipped" / good_wheels["pjrt"].name)
+    wrong_crc = _with_crc(good_wheels["pjrt"], member, tmp_path / good_wheels["pjrt"].name, 0)
+    wheels = (good_wheels["pjrt"], good_wheels["plugin"], flipped, wrong_crc)
+
+    def read(wheel):
+        found = scan.scan_wheel(wheel)
+        return [(m.name, m.sha256, m.read_size, m.text, m.elf, m.error) for m in found.members], \
+            found.zip_errors
+
+    with_isal = [read(w) for w in wheels]
+    monkeypatch.setattr(scan, "_isal", None)
+    monkeypatch.setattr(scan, "_crc32", zlib.crc32)
+    assert isinstance(scan._inflater(), scan._ZlibInflater)
+    without = [read(w) for w in wheels]
+    assert without[:2] == with_isal[:2] and without[0][1] == without[1][1] == []
+    assert without[3] == with_isal[3] and without[3][1] == [(member, f"{member}: CRC mismatch (data corrupt)")]
+    assert [m for m, _ in without[2][1]] == [member] == [m for m, _ in with_isal[2][1]]

@@ -186,7 +186,7 @@ def wheel_artifacts(tmp_path_factory) -> dict[str, Path]:
 
 @pytest.fixture(scope="session")
 def big_pjrt_wheel(tmp_path_factory, wheel_artifacts) -> Path:
-    """A PJRT wheel whose .so is 48 MB (over verify's threaded-streaming threshold)."""
+    """A PJRT wheel whose .so is 48 MB (streamed by verify in many chunks)."""
     base = tmp_path_factory.mktemp("big")
     so = compile_big_so(base / "so" / "xla_rocm_plugin.so", configured_runpath(), 48 << 20)
     return build_pair(base / "wheels", wheel_artifacts["good"],
