@@ -17,8 +17,6 @@ import argparse
 import math
 import os
 import re
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Callable
 
@@ -78,6 +76,7 @@ def _first_existing(path: Path) -> Path:
 def _can_create_in(directory: Path) -> bool:
     """Whether a new entry can be made in ``directory``: tried, not guessed (root ignores modes,
     a read-only mount does not)."""
+    import tempfile  # here, not at import time: every command's start-up pays for flags
     try:
         probe = tempfile.mkdtemp(prefix=".release-probe-", dir=directory)
     except OSError:
@@ -110,6 +109,7 @@ def _check_output_file(path: Path) -> None:
 
 
 def _check_executable(path: Path) -> None:
+    import shutil
     if shutil.which(str(path)) is None:
         if path.is_file():
             raise Bad(f"{path}: is not executable")

@@ -15,7 +15,6 @@ import io
 import json
 import os
 import sys
-import uuid
 from typing import IO, TYPE_CHECKING, Any, Callable, Protocol, TextIO
 
 from release.redact import redact, redact_data
@@ -157,6 +156,7 @@ def github_output(values: dict[str, Any]) -> None:
         for key, value in values.items():
             text = redact(value if isinstance(value, str) else json.dumps(value))
             if "\n" in text:
+                import uuid  # only here: most runs never write a multi-line output
                 marker = f"EOF_{uuid.uuid4().hex}"
                 handle.write(f"{key}<<{marker}\n{text}\n{marker}\n")
             else:

@@ -17,6 +17,7 @@ import base64
 import dataclasses
 import hashlib
 import io
+import re
 import struct
 import types
 import zipfile
@@ -378,3 +379,49 @@ def module_constants(source: str) -> dict[str, object]:
                 except ValueError:
                     values[target.id] = ast.unparse(value)
     return values
+
+
+_HEADER_LINE = re.compile(r"^(From |[\041-\071\073-\176]*:|[\t ])")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # a line with its ending
+
+
+class Headers:
+    """The header fields of a METADATA or WHEEL file, read as Python's email parser reads them
+    (compat32): names case-insensitive, repeated fields kept in order, continuation lines
+    joined, the section ending at the first blank or non-header line. Written out here so
+    verify does not load the email package for two small files."""
+
+    def __init__(self, text: str):
+        self._fields: list[tuple[str, str]] = []
+        section = []
+        for line in _LINE.findall(text):
+            if not _HEADER_LINE.match(line):
+                break  # the blank separator line, or the body begun without one
+            section.append(line)
+        field: list[str] = []
+        for line in section:
+            if line[0] in " \t":
+                if field:
+                    field.append(line)
+                continue  # a continuation with nothing to continue is dropped
+            self._add(field)
+            field = []
+            if line.startswith("From "):
+                continue  # an mbox envelope line, not a field
+            if line.find(":") > 0:  # ":" first: a field without a name, dropped
+                field = [line]
+        self._add(field)
+
+    def _add(self, lines: list[str]) -> None:
+        if lines:
+            name, value = lines[0].split(":", 1)
+            self._fields.append((name.lower(), (value.lstrip(" \t") + "".join(lines[1:]))
+                                 .rstrip("\r\n")))
+
+    def get(self, name: str) -> str | None:
+        """The first value of field ``name``, or None."""
+        return next((v for k, v in self._fields if k == name.lower()), None)
+
+    def get_all(self, name: str) -> list[str] | None:
+        """Every value of field ``name`` in order, or None when there is none."""
+        return [v for k, v in self._fields if k == name.lower()] or None

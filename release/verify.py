@@ -13,8 +13,6 @@ import csv
 import dataclasses
 import io
 import re
-from email.message import Message
-from email.parser import HeaderParser
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -25,7 +23,7 @@ from release import naming
 from release.errors import UserError
 from release.naming import Identity
 from release.revisions import LEGACY_KEYS, RevisionMap, is_revision
-from release.scan import Member, Progress, Scan, module_constants, scan_wheel
+from release.scan import Headers, Member, Progress, Scan, module_constants, scan_wheel
 
 ERROR, WARNING = "error", "warning"
 CHECKS = ("zip", "size", "record", "paths", "layout", "names", "purelib", "glibc", "runpath",
@@ -113,10 +111,10 @@ def _dist_info_dir(scan: Scan) -> str | None:
     return dirs[0] if len(dirs) == 1 else None
 
 
-def _headers(member: Member | None) -> Message | None:
+def _headers(member: Member | None) -> Headers | None:
     if member is None or member.text is None:
         return None
-    return HeaderParser().parsestr(member.text.decode("utf-8", "replace"))
+    return Headers(member.text.decode("utf-8", "replace"))
 
 
 def _payload(scan: Scan, ident: Identity, basename: str) -> list[Member]:

@@ -731,8 +731,8 @@ def test_draws_progress_agrees_with_rich(monkeypatch):
 
 
 def test_verify_in_ci_imports_no_printing_or_network_libraries(good_wheels, release_subprocess):
-    """``release verify --json`` (CI's call) loads neither rich nor YAML, jsonschema or requests:
-    its start-up is most of what separates it from a bare inflate + sha256 pass."""
+    """``release verify --json`` (CI's call) loads neither rich nor YAML, jsonschema, requests or the
+    email package: its start-up is most of what separates it from a bare inflate + sha256 pass."""
     probe = ("import json, sys\nfrom release.cli import main\ncode = main(sys.argv[1:])\n"
              "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n")
     import subprocess
@@ -742,7 +742,8 @@ def test_verify_in_ci_imports_no_printing_or_network_libraries(good_wheels, rele
     assert proc.returncode == 0, proc.stderr
     loaded = set(json.loads(proc.stdout.splitlines()[-1]))
     assert "release" in loaded and "isal" in loaded
-    assert loaded.isdisjoint({"rich", "yaml", "jsonschema", "requests", "pygments"}), loaded
+    assert loaded.isdisjoint({"rich", "yaml", "jsonschema", "requests", "pygments", "email", "uuid",
+                              "tempfile"}), loaded
 
 
 def _with_crc(wheel, member, dest, crc):
@@ -797,3 +798,47 @@ def test_without_isal_the_scan_reads_the_same(good_wheels, tmp_path, monkeypatch
     assert without[:2] == with_isal[:2] and without[0][1] == without[1][1] == []
     assert without[3] == with_isal[3] and without[3][1] == [(member, f"{member}: CRC mismatch (data corrupt)")]
     assert [m for m, _ in without[2][1]] == [member] == [m for m, _ in with_isal[2][1]]
+
+
+HEADER_TEXTS = [
+    "Metadata-Version: 2.1\nName: jax-rocm7-plugin\nVersion: 1.0\n\nThe description.\nName: not a field\n",
+    "Wheel-Version: 1.0\r\nRoot-Is-Purelib: false\r\nTag: cp312-cp312-manylinux_2_28_x86_64\r\n"
+    "Tag: cp313-cp313-manylinux_2_28_x86_64\r\n",
+    "Requires-Dist: jax-rocm7-pjrt ==1.0\nrequires-dist: numpy\nREQUIRES-DIST: x ; extra == 'a'\n",
+    "Name:   spaced   \nSummary: one\n  two\n\tthree\nVersion: 2\n",
+    " leading continuation\nName: a\n",
+    "From someone\nName: a\nFrom later\nVersion: 1\n",
+    "Name: a\nthis line has no colon\nVersion: 2\n",
+    ":no name\nName: b\n",
+    "Name: a\rVersion: 3\r\rbody\r",
+    "Name: é ünïcode\nVersion: 1",
+    "",
+    "\nName: after a blank line\n",
+]
+
+
+@pytest.mark.parametrize("text", HEADER_TEXTS)
+def test_header_fields_read_as_the_email_parser_reads_them(text):
+    """``scan.Headers`` (verify's METADATA/WHEEL reader, no email package) against the oracle."""
+    from email.parser import HeaderParser
+
+    from release.scan import Headers
+    ours, oracle = Headers(text), HeaderParser().parsestr(text)
+    for name in {k for k in oracle.keys()} | {"Name", "Version", "Tag", "Requires-Dist", "Summary"}:
+        for asked in (name, name.lower(), name.upper()):
+            assert (ours.get(asked), ours.get_all(asked)) == (oracle.get(asked), oracle.get_all(asked))
+
+
+def test_header_fields_of_the_built_wheels(good_wheels):
+    from email.parser import HeaderParser
+
+    from release.scan import Headers
+    for wheel in good_wheels.values():
+        with zipfile.ZipFile(wheel) as zf:
+            for name in zf.namelist():
+                if name.endswith((".dist-info/METADATA", ".dist-info/WHEEL")):
+                    text = zf.read(name).decode()
+                    oracle = HeaderParser().parsestr(text)
+                    assert oracle.keys()
+                    for key in oracle.keys():
+                        assert Headers(text).get_all(key) == oracle.get_all(key), (name, key)
