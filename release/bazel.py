@@ -25,7 +25,7 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
 
 from release.errors import UserError
 from release.redact import redact, register_secret
@@ -234,7 +234,7 @@ def build_steps(workspace: Path, pythons: Iterable[str], *, root: Path | None = 
 # ---------------------------------------------------------------------------- running
 
 
-def remote_cache_flags(env=None) -> list[str]:
+def remote_cache_flags(env: Mapping[str, str] | None = None) -> list[str]:
     """``--config=remote_cache`` flags from ``BAZEL_REMOTE_CACHE`` / ``BAZEL_REMOTE_HEADER``
     (``BAZEL_REMOTE_READ_ONLY=true``: read the cache, upload nothing to it).
 

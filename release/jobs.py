@@ -14,7 +14,9 @@ import dataclasses
 import datetime as _dt
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Any
+
+from rich.console import Console
 
 from release import bazel, checksums, naming, sources, verify, versions
 from release.build import build_release
@@ -23,7 +25,8 @@ from release.config import Project
 from release.errors import UserError
 from release.gc import collect
 from release.manifest import Manifest
-from release.pipeline import Step, run_job
+from release.output import Output, ProgressBars, Say
+from release.pipeline import Context, Step, run_job
 from release.plan import BuildPlan
 from release.provenance import write_for_files
 from release.publish import previous_revisions, publish_draft, read_dist, undraft
@@ -92,17 +95,17 @@ def check_publishable(store: Store, plan_version: str, revisions: RevisionMap,
 # ------------------------------------------------------------------ the steps
 
 
-def fetch_step(project: Project, inputs: BuildInputs) -> Step:
-    def run(_ctx):
-        done = sources.fetch_sources(project.deps, inputs.workspace,
-                                     inputs.cache or sources.cache_dir(project.root))
+def fetch_step(project: Project, workspace: Path, cache: Path | None) -> Step:
+    """Check out the pins into ``workspace`` (git mirrors in ``cache``, default the project's)."""
+    def run(_ctx: Context) -> dict[str, Any]:
+        done = sources.fetch_sources(project.deps, workspace, cache or sources.cache_dir(project.root))
         return {name: c.commit for name, c in done.items()}
     pins = repr([(d.name, d.url, d.commit) for d in project.deps])
     return Step("fetch", run, lambda _: pins, "fetch sources")
 
 
-def build_step(project: Project, plan: BuildPlan, settings: JobSettings, console) -> Step:
-    def run(_ctx):
+def build_step(project: Project, plan: BuildPlan, settings: JobSettings, console: Console) -> Step:
+    def run(_ctx: Context) -> dict[str, Any]:
         ins = settings.inputs
         result = build_release(plan, settings.dist_root, root=project.root,
                                workspace=None if ins.artifacts else ins.workspace,
@@ -111,8 +114,8 @@ def build_step(project: Project, plan: BuildPlan, settings: JobSettings, console
     return Step("build", run, lambda _: repr(plan.to_json()), "build wheels")
 
 
-def verify_dist(directory: Path, revisions: RevisionMap, say: Callable[[str], None],
-                root: Path | None = None) -> dict:
+def verify_dist(directory: Path, revisions: RevisionMap, say: Say,
+                root: Path | None = None) -> dict[str, Any]:
     """Run every check over the wheels of a dist directory; errors stop the job."""
     options = verify.Options(runpath=tuple(bazel.configured_runpath(root)), revisions=revisions)
     reports = verify.verify_wheels(sorted(Path(directory).glob("*.whl")), options)
@@ -124,24 +127,24 @@ def verify_dist(directory: Path, revisions: RevisionMap, say: Callable[[str], No
     return {"wheels": [r.wheel.name for r in reports]}
 
 
-def verify_step(directory: Path, after: str, say, root: Path) -> Step:
+def verify_step(directory: Path, after: str, say: Say, root: Path) -> Step:
     """Verify the dist's wheels against its revisions.json, again whenever step ``after`` re-ran."""
-    def run(_ctx):
+    def run(_ctx: Context) -> dict[str, Any]:
         revisions = RevisionMap.loads((directory / naming.REVISIONS_ASSET).read_text(encoding="utf-8"))
         return verify_dist(directory, revisions, say, root)
     return Step("verify", run, lambda ctx: repr(ctx[after]), "verify wheels")
 
 
-def draft_step(store: Store, directory: Path, say, progress) -> Step:
-    def run(_ctx):
+def draft_step(store: Store, directory: Path, say: Say, progress: ProgressBars | None) -> Step:
+    def run(_ctx: Context) -> dict[str, Any]:
         result = publish_draft(store, read_dist(directory), say=say, progress=progress)
         return {"release_id": result["release_id"], "url": result.get("url")}
     return Step("draft", run, title="draft release")
 
 
-def validate_step(store: Store, tag: str, settings: JobSettings, say, progress,
+def validate_step(store: Store, tag: str, settings: JobSettings, say: Say, progress: ProgressBars | None,
                    root: Path | None = None) -> Step:
-    def run(_ctx):
+    def run(_ctx: Context) -> dict[str, Any]:
         result = validate(store, tag, say=say, progress=progress,
                           python=settings.python or sys.executable,
                           runpath=tuple(bazel.configured_runpath(root)))
@@ -152,25 +155,27 @@ def validate_step(store: Store, tag: str, settings: JobSettings, say, progress,
     return Step("validate", run, title="validate draft")
 
 
-def publish_step(store: Store, tag: str, say) -> Step:
-    def run(_ctx):
+def publish_step(store: Store, tag: str, say: Say) -> Step:
+    def run(_ctx: Context) -> dict[str, Any]:
         result = undraft(store, tag, say=say)
         return {"url": result.get("url")}
     return Step("publish", run, title="publish release")
 
 
-def gc_step(store: Store, settings: JobSettings, now: _dt.datetime, say) -> Step:
-    def run(_ctx):
+def gc_step(store: Store, settings: JobSettings, now: _dt.datetime, say: Say) -> Step:
+    def run(_ctx: Context) -> dict[str, Any]:
         result = collect(store, settings.retention, dry_run=False, now=now, say=say)
         return {"deleted": list(result["deleted"])}
     return Step("gc", run, title="collect old nightlies")
 
 
 def build_steps(project: Project, plan: BuildPlan, settings: JobSettings, store: Store, *,
-                say, progress, console) -> list[Step]:
+                say: Say, progress: ProgressBars | None, console: Console) -> list[Step]:
     """fetch (unless artifacts are given), build, verify, draft, validate, publish."""
     directory = settings.dist_root / plan.version
-    steps = [] if settings.inputs.artifacts else [fetch_step(project, settings.inputs)]
+    ins = settings.inputs
+    steps = ([fetch_step(project, ins.workspace, ins.cache)]
+             if ins.artifacts is None and ins.workspace is not None else [])
     return steps + [
         build_step(project, plan, settings, console),
         verify_step(directory, "build", say, project.root),
@@ -183,14 +188,14 @@ def build_steps(project: Project, plan: BuildPlan, settings: JobSettings, store:
 # ------------------------------------------------------------------ split runs (CI stages)
 
 
-def open_draft(store: Store, plan: BuildPlan, say) -> Release:
+def open_draft(store: Store, plan: BuildPlan, say: Say) -> Release:
     """The one draft of the plan's tag, created if missing (the matrix cells upload into it)."""
     return store.find_or_create_draft(plan.tag, name=f"jax-rocm {plan.version}",
                                       body=f"{plan.kind} {plan.version}: wheels are being built.",
                                       prerelease=plan.prerelease, say=say)
 
 
-def collect_step(store: Store, tag: str, directory: Path, say, progress,
+def collect_step(store: Store, tag: str, directory: Path, say: Say, progress: ProgressBars | None,
                   rocm_version: str | None = None) -> Step:
     """Bring the draft's wheels and revisions.json home and write the one SHA256SUMS and
     the one provenance over every cell's wheels.
@@ -198,7 +203,7 @@ def collect_step(store: Store, tag: str, directory: Path, say, progress,
     The cells of a split build upload their wheels to the draft concurrently, so none of
     them can write the checksums (or the provenance) of all; this runs once, after the matrix.
     """
-    def run(_ctx):
+    def run(_ctx: Context) -> dict[str, Any]:
         drafts = store.our_drafts(tag)
         if not drafts:
             raise UserError(f"{store.where}: no draft of {tag}; run the plan stage first")
@@ -225,8 +230,9 @@ def collect_step(store: Store, tag: str, directory: Path, say, progress,
     return Step("collect", run, title="collect the matrix's wheels")
 
 
-def run_finish(project: Project, kind: str, version: str, settings: JobSettings, store: Store, out, *,
-               now: _dt.datetime, gc: bool, progress=None) -> dict:
+def run_finish(project: Project, kind: str, version: str, settings: JobSettings, store: Store,
+               out: Output, *, now: _dt.datetime, gc: bool,
+               progress: ProgressBars | None = None) -> dict[str, Any]:
     """After a split build: checksums, verify, notes, validate, publish (and gc for nightlies)."""
     tag = naming.release_tag(version)
     directory = settings.dist_root / version

@@ -66,7 +66,7 @@ def render_version_py(template: str, version: str, git_hash: str | None) -> str:
     return template
 
 
-def _fill(text: str, **values) -> str:
+def _fill(text: str, **values: object) -> str:
     for key, value in values.items():
         text = text.replace("{" + key + "}", str(value))
     return text
@@ -100,7 +100,7 @@ def wheel_file(tag: str) -> str:
             f"Tag: {tag}\n")
 
 
-def entry_points_txt(groups: dict) -> str:
+def entry_points_txt(groups: dict[str, dict[str, str]]) -> str:
     out = []
     for group, entries in groups.items():
         out.append(f"[{group}]")
