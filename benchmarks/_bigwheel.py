@@ -4,7 +4,7 @@
 carries a 503 MB data blob, so the wheel has one ~500 MB ELF member that deflates about 3:1
 (to ~150 MB) at roughly the speed of real machine code: the blob is a Zipf-distributed stream
 of short random "words", so deflate finds matches in its window as it does in code. It is
-built by ``release.wheels.build_wheel``, the same path a nightly takes.
+built by ``release.build.wheels.build_wheel``, the same path a nightly takes.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def big_so(directory: Path, size: int = SO_SIZE) -> Path:
 def link_so(blob: Path, out: Path) -> Path:
     """A real shared object at ``out`` carrying ``blob`` as data (``blob`` is consumed), linked
     with the ``rocm_build`` RUNPATH as a nightly build links it."""
-    from release.bazel import configured_runpath
+    from release.build.bazel import configured_runpath
     directory = blob.parent
     (directory / "plugin.c").write_text("int pjrt_plugin_answer(void) { return 42; }\n")
     subprocess.run(["ld", "-r", "-b", "binary", "-z", "noexecstack", "-o", "blob.o", blob.name],
@@ -62,11 +62,11 @@ def link_so(blob: Path, out: Path) -> Path:
 
 def big_wheel(directory: Path) -> Path:
     """The PJRT wheel around ``big_so``, built as a nightly build builds it."""
-    from release.bazel import requires_python
-    from release.config import load_deps, load_version_info
-    from release.revisions import RevisionMap
-    from release.wheel_specs import load_specs
-    from release.wheels import build_wheel
+    from release.build.bazel import requires_python
+    from release.build.wheel_specs import load_specs
+    from release.build.wheels import build_wheel
+    from release.core.config import load_deps, load_version_info
+    from release.core.revisions import RevisionMap
     so = big_so(directory / "artifacts")
     info = load_version_info(REPO / "version_info.json")
     wheel = build_wheel("pjrt", directory, {"xla_rocm_plugin.so": so}, version=VERSION,

@@ -37,9 +37,9 @@ RUNS = 3
 
 
 def make_store(root: Path) -> Path:
-    from release import provenance
-    from release.revisions import RevisionMap
-    from release.stores import LocalStore
+    from release.build import provenance
+    from release.core.revisions import RevisionMap
+    from release.publish.stores import LocalStore
     from tests.support.publish_dist import build_dist, release_dist
 
     store = LocalStore(root / "store")

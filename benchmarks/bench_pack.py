@@ -157,7 +157,7 @@ def closest_zlib_level(so: Path, samples: int = 16, piece: int = 2 << 20) -> int
     file's, so only a comparison on the same samples is meaningful)."""
     from isal import isal_zlib
 
-    from release.wheelfile import DEFAULT_LEVEL
+    from release.core.wheelfile import DEFAULT_LEVEL
     size = so.stat().st_size
     with open(so, "rb") as fh:
         chunks = []

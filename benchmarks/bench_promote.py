@@ -20,7 +20,7 @@ from pathlib import Path
 
 from _bigwheel import REPO, VERSION, big_wheel
 
-from release.verify import verify_wheel
+from release.check.verify import verify_wheel
 
 TARGET = "0.9.1rc1"
 RUNS = 3

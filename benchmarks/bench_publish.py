@@ -80,7 +80,7 @@ def main() -> None:
             for _ in range(args.size_mb):
                 handle.write(block)
         ours = textwrap.dedent(f"""
-            from release.github import GitHubClient
+            from release.sources.github import GitHubClient
             c = GitHubClient("bench-token-0000", "http://127.0.0.1:1", write_interval=0)
             c.upload({url!r}, {str(asset)!r}, "asset.whl")
         """)
@@ -102,7 +102,7 @@ def main() -> None:
     med = {k: [statistics.median(r[i] for r in v) for i in range(3)] for k, v in runs.items()}
     print(f"upload {args.size_mb} MB, {args.runs} interleaved runs each, medians; "
           f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
-    for name, label in (("anchor", "requests, streamed file"), ("ours", "release.github upload")):
+    for name, label in (("anchor", "requests, streamed file"), ("ours", "release.sources.github upload")):
         wall, cpu, rss = med[name]
         print(f"  {label:24} CPU {cpu:6.2f} s   wall {wall:6.2f} s   peak RSS {rss:6.1f} MB")
     (a_wall, a_cpu, a_rss), (o_wall, o_cpu, o_rss) = med["anchor"], med["ours"]

@@ -17,10 +17,11 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
-from release import __version__, flags
-from release.errors import ReleaseError, UserError
-from release.output import Output
-from release.redact import redact
+from release import __version__
+from release.core import flags
+from release.core.errors import ReleaseError, UserError
+from release.core.output import Output
+from release.core.redact import redact
 
 # Order is the order ``--help`` lists them in.
 COMMANDS = (
@@ -135,7 +136,7 @@ def _check_environment(command: str) -> None:
     the work is done): ``$GITHUB_OUTPUT``/``$GITHUB_STEP_SUMMARY`` must name files we can append
     to; ``$SOURCE_DATE_EPOCH`` must be a time a wheel can hold, for the commands that write wheels."""
     if command in WHEEL_WRITERS and os.environ.get("SOURCE_DATE_EPOCH"):
-        from release.wheelfile import source_date_epoch
+        from release.core.wheelfile import source_date_epoch
         source_date_epoch()
     for name in ENV_PATHS[:2]:
         value = os.environ.get(name)

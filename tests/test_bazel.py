@@ -13,9 +13,9 @@ import zipfile
 import pytest
 from elftools.elf.elffile import ELFFile
 
-from release import bazel
-from release.errors import UserError
-from release.wheel_specs import load_specs, plugin_dir
+from release.build import bazel
+from release.build.wheel_specs import load_specs, plugin_dir
+from release.core.errors import UserError
 
 RUNPATH = ["$ORIGIN/../rocm/lib", "$ORIGIN/../rocm/lib/rocm_sysdeps/lib", "$ORIGIN/../../rocm/lib",
            "$ORIGIN/../../rocm/lib/rocm_sysdeps/lib", "/opt/rocm/lib", "/opt/rocm/lib/rocm_sysdeps/lib"]
@@ -327,7 +327,7 @@ def test_a_nightly_date_far_from_today_needs_force(run_cli, project_dir, tmp_pat
 def test_the_nightly_date_rule_takes_today_as_an_input():
     import datetime as dt
 
-    from release.plan import check_nightly_date
+    from release.build.plan import check_nightly_date
     day = dt.date(2030, 3, 1)
     check_nightly_date(day, dt.date(2030, 2, 28))
     check_nightly_date(day, dt.date(2030, 3, 2))

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from release import bisect
-from release.bisect import BAD, GOOD, SKIP, next_step
-from release.config import load_deps
-from release.revisions import RevisionMap
-from release.stores import LocalStore
+from release.core.config import load_deps
+from release.core.revisions import RevisionMap
+from release.jobs import bisect
+from release.jobs.bisect import BAD, GOOD, SKIP, next_step
+from release.publish.stores import LocalStore
 from tests.support.bisect_history import build_history, make_project
 from tests.support.events import await_fifo, fifo
 
@@ -370,7 +370,7 @@ def test_build_probe_marks_a_set_whose_draft_fails_validate_bad_with_the_reason(
     """Built and verified, but validate fails: pip, with the public index in play, would install a
     newer release than the probe's draft (what failed the real nightlies; see README). Each probe is
     bad at step validate with pip's pick as the reason, and nothing is published."""
-    from release.index import write_index
+    from release.publish.index import write_index
     from tests.support.index_server import serve
 
     h = world.h
@@ -418,8 +418,8 @@ def checkout(world, origin: Path | None = None) -> str:
 
 
 def test_hold_commits_the_culprit_on_its_branch_and_the_next_bump_stops_before_it(world):
-    from release.config import parse_deps
-    from release.roll import roll
+    from release.core.config import parse_deps
+    from release.sources.roll import roll
     from tests.support.gitrepos import git
 
     h, root = world.h, world.root
@@ -529,7 +529,7 @@ def test_a_resumed_build_bisect_builds_the_version_it_started_with(world):
     """Day two of a bisect resumes the same nightly version, so a half-done build resumes too."""
     import datetime as dt
 
-    from release.config import load_project
+    from release.core.config import load_project
 
     h = world.h
     seen = []

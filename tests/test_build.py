@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from release import bazel, wheel_specs, wheelfile
-from release.revisions import RevisionMap
+from release.build import bazel, wheel_specs
+from release.core import wheelfile
+from release.core.revisions import RevisionMap
 from tests.support.build import run_python
 from tests.support.elf import ALL_SOS, KERNEL_SOS, PJRT_SO, compile_so
 from tests.test_bazel import runpath_of
@@ -216,7 +217,7 @@ def test_missing_artifact_is_one_line_and_writes_no_wheel(root, artifacts, tmp_p
 
 
 def test_manifest_merges_steps_of_other_writers_and_checks_outputs(tmp_path):
-    from release.manifest import Manifest, fingerprint
+    from release.core.manifest import Manifest, fingerprint
 
     out = tmp_path / "w.whl"
     out.write_bytes(b"wheel")

@@ -209,7 +209,7 @@ def test_bump_workflow_keeps_the_mirrors_between_runs():
     steps = flow["jobs"]["bump"]["steps"]
     cache = next(s for s in steps if str(s.get("uses", "")).startswith("actions/cache@"))
     assert _re.fullmatch(r"actions/cache@[0-9a-f]{40}", cache["uses"])
-    assert cache["with"]["path"] == ".cache/git"  # where release.sources.cache_dir puts the mirrors
+    assert cache["with"]["path"] == ".cache/git"  # where release.sources.checkout.cache_dir puts the mirrors
     key, restore = cache["with"]["key"], cache["with"]["restore-keys"].strip()
     assert "steps.day.outputs.day" in key and key.startswith(restore)
     names = [s.get("name") or s.get("uses") for s in steps]
@@ -240,8 +240,8 @@ def test_revision_map_carries_what_bump_records(tmp_path):
     notes table; maps written before they existed still load."""
     from pathlib import Path
 
-    from release import config
-    from release.revisions import RevisionMap, is_revision
+    from release.core import config
+    from release.core.revisions import RevisionMap, is_revision
     path = tmp_path / "deps.yaml"
     path.write_text((Path(__file__).resolve().parents[1] / "deps.yaml").read_text())
     deps = config.load_deps(path).with_pins({"jax": {"archive_sha256": "c" * 64,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from release import config
+from release.core import config
 from tests.support.history import build_history
 
 REPO = Path(__file__).resolve().parents[1]

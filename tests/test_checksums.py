@@ -8,8 +8,8 @@ import subprocess
 
 import pytest
 
-from release import checksums
-from release.errors import UserError
+from release.core import checksums
+from release.core.errors import UserError
 
 needs_sha256sum = pytest.mark.skipif(shutil.which("sha256sum") is None, reason="no sha256sum")
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from release import ci_status
-from release.ci_status import GREEN, MISSING, PENDING, RED, pick_green, verdict
-from release.errors import UserError
+from release.core.errors import UserError
+from release.sources import ci_status
+from release.sources.ci_status import GREEN, MISSING, PENDING, RED, pick_green, verdict
 
 SHA = "a" * 40
 OWNER, NAME = "ROCm", "rocm-jax"

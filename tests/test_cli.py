@@ -148,8 +148,8 @@ def test_json_flag_everywhere():
 
 
 def test_github_output_and_summary_helpers(tmp_path, monkeypatch):
-    from release import output
-    from release.redact import register_secret
+    from release.core import output
+    from release.core.redact import register_secret
     out_file, summary = tmp_path / "out", tmp_path / "summary"
     monkeypatch.setenv("GITHUB_OUTPUT", str(out_file))
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
@@ -167,9 +167,9 @@ def test_github_output_and_summary_helpers(tmp_path, monkeypatch):
 def _seed(fake, project_dir, published, drafts=(), nightly_commits=None):
     import datetime as dt
 
-    from release.config import load_deps
-    from release.revisions import RevisionMap
-    from release.stores import MARKER
+    from release.core.config import load_deps
+    from release.core.revisions import RevisionMap
+    from release.publish.stores import MARKER
     deps = load_deps(project_dir / "deps.yaml")
     if nightly_commits:
         deps = deps.with_commits(nightly_commits)
@@ -255,8 +255,8 @@ def test_every_way_a_command_prints_is_redacted(capsys):
 
     from rich.table import Table
 
-    from release.output import Output
-    from release.redact import register_secret
+    from release.core.output import Output
+    from release.core.redact import register_secret
     secret = "hum4n-0utput-s3cret-value"
     register_secret(secret)
     stream = io.StringIO()

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from release import config
-from release.config import ConfigError, RollManual, RollVia
+from release.core import config
+from release.core.config import ConfigError, RollManual, RollVia
 
 REPO = Path(__file__).resolve().parents[1]
 SHA_A = "a" * 40

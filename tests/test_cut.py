@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
-from release import cut
-from release.errors import UserError
+from release.core.errors import UserError
+from release.jobs import cut
 
 
 def git(cwd, *args) -> str:

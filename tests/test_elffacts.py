@@ -16,8 +16,8 @@ from elftools.elf.dynamic import DynamicSegment
 from elftools.elf.elffile import ELFFile
 from elftools.elf.gnuversions import GNUVerNeedSection
 
-from release import elffacts
-from release.elffacts import ElfCollector, ElfFacts, facts_or_error, file_reader, streamed_facts
+from release.core import elffacts
+from release.core.elffacts import ElfCollector, ElfFacts, facts_or_error, file_reader, streamed_facts
 from tests.support.elf import cc, compile_so
 
 RUNPATH = ["$ORIGIN/../rocm/lib", "/opt/rocm/lib"]

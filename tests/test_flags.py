@@ -116,7 +116,7 @@ def test_the_table_covers_every_command_and_every_path_and_number_flag():
     for name, child in sub.choices.items():
         checked = set(TABLE[name][1])
         for action in child._actions:
-            typed = getattr(action.type, "__module__", None) == "release.flags"
+            typed = getattr(action.type, "__module__", None) == "release.core.flags"
             if typed and action.dest not in ("root",):
                 flag = action.option_strings[0] if action.option_strings else None
                 assert flag in checked, f"{name} {flag or action.dest}: not in the table"
@@ -149,7 +149,7 @@ def test_bad_path_or_number_is_one_line_exit_2_and_writes_nothing(
 def test_an_os_error_on_a_path_the_person_gave_is_one_line(run_cli, good_wheels, tmp_path):
     """The last resort: the flag check passed, the file system still said no (here a directory
     already sits where the promoted wheel goes)."""
-    from release.promote import promoted_name
+    from release.build.promote import promoted_name
     out = tmp_path / "out"
     (out / promoted_name(good_wheels["pjrt"].name, "0.9.1rc1")).mkdir(parents=True)
     code, stdout, err = run_cli("promote", good_wheels["pjrt"], "--to", "rc1", "--out", out, "--json")

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from release.errors import UserError
-from release.gc import plan_gc
-from release.retention import Retention
-from release.stores import LocalStore
+from release.core.errors import UserError
+from release.publish.gc import plan_gc
+from release.publish.retention import Retention
+from release.publish.stores import LocalStore
 
 NOW = _dt.datetime(2026, 11, 22, 12, tzinfo=_dt.timezone.utc)
 
@@ -87,7 +87,7 @@ def test_gc_on_the_local_store(tmp_path, make_dist):
     for d in ("20261120", "20261121", "20261122"):
         release_dist(store, make_dist(f"0.9.1.dev{d}"))
     release_dist(store, make_dist("0.9.1rc1"))
-    from release.gc import collect
+    from release.publish.gc import collect
     result = collect(store, Retention(keep=1), dry_run=False, now=NOW)
     assert sorted(result["deleted"]) == ["rocm-jax-v0.9.1.dev20261120", "rocm-jax-v0.9.1.dev20261121"]
     assert sorted(r.tag for r in store.list_releases()) == ["rocm-jax-v0.9.1.dev20261122",

@@ -1,4 +1,4 @@
-"""release.git against real remotes: file://, smart HTTP on 127.0.0.1, and one that wants a token."""
+"""release.sources.git against real remotes: file://, smart HTTP on 127.0.0.1, and one that wants a token."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from release import git as rgit
-from release.errors import RemoteError, UserError
+from release.core.errors import RemoteError, UserError
+from release.sources import git as rgit
 from tests.support.gitrepos import BRANCH, XLA_BZL, GitHttpServer, RepoBuilder
 
 

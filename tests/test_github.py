@@ -10,8 +10,8 @@ import pytest
 from rich.console import Console
 from rich.progress import Progress
 
-from release.errors import UserError
-from release.github import GitHubClient, GitHubError, UncertainWrite
+from release.core.errors import UserError
+from release.sources.github import GitHubClient, GitHubError, UncertainWrite
 
 REL = "/repos/rocm/jax-rocm-release/releases"
 
@@ -243,8 +243,8 @@ def test_interrupted_download_starts_over_with_a_fresh_signed_url(github_client,
 # ---------------------------------------------------------------- who is at fault, hostile answers
 
 def test_refusals_are_the_callers_fault_and_failures_the_remotes(github_client, fake_github):
-    from release.errors import RemoteError
-    from release.github import GitHubRefused, GitHubUnavailable
+    from release.core.errors import RemoteError
+    from release.sources.github import GitHubRefused, GitHubUnavailable
     with pytest.raises(GitHubRefused) as err:
         github_client.request("GET", f"{REL}/tags/nope")
     assert err.value.status == 404 and err.value.exit_code == 2 and isinstance(err.value, UserError)
@@ -256,7 +256,7 @@ def test_refusals_are_the_callers_fault_and_failures_the_remotes(github_client, 
 
 
 def _store(client):
-    from release.stores import GitHubStore
+    from release.publish.stores import GitHubStore
     return GitHubStore(client, *REL.split("/")[2:4])
 
 
@@ -272,7 +272,7 @@ def _store(client):
 ])
 def test_a_2xx_answer_that_is_not_the_documented_json_is_a_remote_error(
         github_client, fake_github, tmp_path, method, path, body, call):
-    from release.github import MalformedAnswer
+    from release.sources.github import MalformedAnswer
     payload = tmp_path / "a.whl"
     payload.write_bytes(b"x" * 1000)
     fault = fake_github.fail(method, path, when="malformed", body=body)
@@ -283,8 +283,8 @@ def test_a_2xx_answer_that_is_not_the_documented_json_is_a_remote_error(
 
 
 def test_store_reads_members_only_through_checked_fields(fake_github, github_client):
-    from release.github import MalformedAnswer
-    from release.stores import GitHubStore
+    from release.publish.stores import GitHubStore
+    from release.sources.github import MalformedAnswer
     owner, repo = fake_github.repo.split("/")
     store = GitHubStore(github_client, owner, repo)
     fake_github.seed_release("rocm-jax-v0.9.1")
@@ -300,7 +300,7 @@ def test_store_reads_members_only_through_checked_fields(fake_github, github_cli
 
 
 def test_a_link_to_another_host_never_gets_the_token(github_client, fake_github):
-    from release.github import MalformedAnswer
+    from release.sources.github import MalformedAnswer
     fake_github.seed_release("rocm-jax-v0.1.0")
     fake_github.fail("GET", r"/releases$", when="malformed", body=b"[]",
                      headers={"Link": '<http://198.51.100.7/steal?page=2>; rel="next"'})
@@ -310,7 +310,7 @@ def test_a_link_to_another_host_never_gets_the_token(github_client, fake_github)
 
 def test_repeated_secondary_limits_back_off_exponentially_then_give_up(github_client, fake_github,
                                                                         fake_clock):
-    from release.github import GitHubUnavailable
+    from release.sources.github import GitHubUnavailable
     fault = fake_github.rate_limit("POST", r"/releases$", kind="secondary", retry_after=1, times=100)
     with pytest.raises(GitHubUnavailable, match="rate limited 7 times in a row") as err:
         create(github_client)
@@ -377,7 +377,7 @@ def test_publish_through_a_hostile_answer_is_exit_3_and_a_rerun_converges(run_cl
 
 
 def test_what_is_sent_to_github_is_redacted(github_client, fake_github):
-    from release.redact import register_secret
+    from release.core.redact import register_secret
     owner, repo = fake_github.repo.split("/")
     register_secret("pr-b0dy-s3cret-value")
     pr = github_client.create_pull(owner, repo, title="Bump pr-b0dy-s3cret-value", head="b", base="main",

@@ -17,10 +17,11 @@ import sys
 
 import pytest
 
-from release import changelog, config
-from release.config import ConfigError, Hold, parse_deps, render_hold
-from release.errors import UserError
-from release.roll import roll
+from release.core import config
+from release.core.config import ConfigError, Hold, parse_deps, render_hold
+from release.core.errors import UserError
+from release.sources import changelog
+from release.sources.roll import roll
 from tests.support.bisect_history import build_history, make_project
 from tests.support.gitrepos import GitHttpServer
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from release.index import JSON_TYPE, build_site, write_index
-from release.stores import LocalStore
+from release.publish.index import JSON_TYPE, build_site, write_index
+from release.publish.stores import LocalStore
 from tests.support.index_server import serve
 from tests.support.publish_dist import gh_store, release_dist
 
@@ -273,7 +273,7 @@ def test_mistyped_missing_or_empty_store_leaves_site_untouched(run_cli, store_si
 
     # a store with nothing published (only a draft)
     empty = LocalStore(tmp_path / "empty")
-    from release.publish import publish_draft, read_dist
+    from release.publish.drafts import publish_draft, read_dist
     publish_draft(empty, read_dist(make_dist("0.9.1.dev20261123")))
     code, out, err = cli_index(run_cli, site, "--store-dir", empty.directory, "--json")
     assert code == 2 and "no published wheels" in err and tree(site) == before
@@ -293,7 +293,7 @@ def test_a_store_of_other_projects_is_refused(store_site, tmp_path, make_dist):
     for wheel in dist.glob("*.whl"):
         other.upload_asset(release, wheel, wheel.name)
     other.publish(release, prerelease=True, make_latest=False)
-    from release.index import IndexRefused
+    from release.publish.index import IndexRefused
     with pytest.raises(IndexRefused, match="drop every project"):
         build_site(other, site)
     assert tree(site) == before
@@ -334,7 +334,7 @@ def test_a_crash_midway_leaves_the_old_site_and_the_next_run_finishes(store_site
 
 
 def test_a_crash_between_the_renames_of_the_fallback_swap_is_recovered(store_site, tmp_path, monkeypatch):
-    from release import index
+    from release.publish import index
     site = tmp_path / "site"
     build_site(store_site, site, keep=1)
     before = tree(site)
@@ -351,7 +351,7 @@ def test_a_crash_between_the_renames_of_the_fallback_swap_is_recovered(store_sit
 
 
 def test_a_tampered_store_naming_a_path_is_refused(store_site, tmp_path):
-    from release.errors import UserError
+    from release.core.errors import UserError
     site = tmp_path / "site"
     build_site(store_site, site, keep=4)
     before = tree(site)
@@ -366,7 +366,7 @@ def test_a_tampered_store_naming_a_path_is_refused(store_site, tmp_path):
 
 
 def test_write_index_refuses_what_is_not_a_wheel(tmp_path, make_dist):
-    from release.errors import UserError
+    from release.core.errors import UserError
     bogus = tmp_path / "jax_rocm7_pjrt-0.9.1-py3-none-any.whl"
     bogus.write_text("not a zip")
     with pytest.raises(UserError, match="not a wheel"):
@@ -379,8 +379,8 @@ def test_write_index_refuses_what_is_not_a_wheel(tmp_path, make_dist):
 def test_a_second_writer_waits_for_the_first(store_site, tmp_path):
     from filelock import FileLock
 
-    from release.errors import UserError
-    from release.index import Staging
+    from release.core.errors import UserError
+    from release.publish.index import Staging
     site = tmp_path / "site"
     build_site(store_site, site, keep=4)
     before = tree(site)

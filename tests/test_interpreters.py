@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from release import interpreters
+from release.check import interpreters
 
 HERE = f"{sys.version_info[0]}.{sys.version_info[1]}"
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 
-from release import jobs, nightly
-from release.config import load_project
-from release.manifest import Manifest
-from release.output import Output
-from release.pipeline import run_steps
-from release.plan import make_plan
+from release.build.plan import make_plan
+from release.core.config import load_project
+from release.core.manifest import Manifest
+from release.core.output import Output
+from release.jobs import nightly, shared
+from release.jobs.pipeline import run_steps
 
 
 def test_fetch_step_checks_out_the_pins_and_is_skipped_when_they_have_not_moved(
@@ -18,10 +18,10 @@ def test_fetch_step_checks_out_the_pins_and_is_skipped_when_they_have_not_moved(
     root = bump_project()
     project = load_project(root)
     plan = make_plan(project, "nightly", date=dt.date(2026, 11, 22), pythons=("3.11",))
-    settings = jobs.JobSettings(dist_root=tmp_path / "dist",
-                                inputs=jobs.BuildInputs(workspace=tmp_path / "ws",
+    settings = shared.JobSettings(dist_root=tmp_path / "dist",
+                                inputs=shared.BuildInputs(workspace=tmp_path / "ws",
                                                         cache=tmp_path / "cache"))
-    steps = jobs.build_steps(project, plan, settings, store=None, say=lambda t: None,
+    steps = shared.build_steps(project, plan, settings, store=None, say=lambda t: None,
                              progress=None, console=None)
     assert [s.name for s in steps][:2] == ["fetch", "build"]
     manifest = Manifest.load(tmp_path / "dist" / plan.version)
@@ -32,7 +32,7 @@ def test_fetch_step_checks_out_the_pins_and_is_skipped_when_they_have_not_moved(
 
     # A moved pin is a new input: the step runs again and checks out the new commit.
     moved = load_project(bump_project(commits={"jax": c["J4"]}))
-    steps = jobs.build_steps(moved, plan, settings, store=None, say=lambda t: None,
+    steps = shared.build_steps(moved, plan, settings, store=None, say=lambda t: None,
                              progress=None, console=None)
     [third] = run_steps(steps[:1], Manifest.load(tmp_path / "dist" / plan.version), Output())
     assert third.ran and third.outputs["jax"] == c["J4"]
@@ -46,17 +46,18 @@ import subprocess  # noqa: E402
 
 import pytest  # noqa: E402
 
-from release import publish, versions  # noqa: E402
-from release.errors import UserError  # noqa: E402
-from release.revisions import RevisionMap  # noqa: E402
-from release.stores import LocalStore, Published  # noqa: E402
+from release.core import versions  # noqa: E402
+from release.core.errors import UserError  # noqa: E402
+from release.core.revisions import RevisionMap  # noqa: E402
+from release.publish import drafts  # noqa: E402
+from release.publish.stores import LocalStore, Published  # noqa: E402
 
 DAY = dt.date(2026, 11, 22)
 
 
 def _publish(store, project, version, *, release_commit="r0", body_extra=""):
     """A published release of ``version`` in ``store``, with its revisions.json (as a job leaves it)."""
-    from release.naming import release_tag
+    from release.core.naming import release_tag
     revisions = RevisionMap.from_deps(project.deps, version, release_commit)
     draft = store.create_draft(release_tag(version), name=version, body="x" + body_extra,
                                prerelease=versions.kind_of(version) in ("nightly", "rc"))
@@ -85,7 +86,7 @@ def test_blocking_version(new, published, blocker):
 
 
 def test_published_answers_release_queries_from_one_listing(tmp_path, project_dir):
-    from release.config import load_project
+    from release.core.config import load_project
     project = load_project(project_dir)
     store = LocalStore(tmp_path / "store")
     for v in ("0.9.0", "0.9.1rc1", "0.9.1.dev20261120", "0.9.1.dev20261121", "0.9.0.post1"):
@@ -100,13 +101,13 @@ def test_published_answers_release_queries_from_one_listing(tmp_path, project_di
     assert published.latest(("release", "post")).tag == "rocm-jax-v0.9.0.post1"
     assert published.latest(("rc",), line="0.9.0") is None
     assert published.find("0.9.1rc1").tag == "rocm-jax-v0.9.1rc1" and published.find("0.9.1rc2") is None
-    assert publish.previous_release(store.list_releases(), "0.9.1.dev20261122").tag.endswith("21")
+    assert drafts.previous_release(store.list_releases(), "0.9.1.dev20261122").tag.endswith("21")
     assert Published.of([]).latest(("release",)) is None
 
 
 @pytest.fixture
 def published_line(tmp_path, project_dir):
-    from release.config import load_project
+    from release.core.config import load_project
     project = load_project(project_dir)
     store = LocalStore(tmp_path / "store")
     return project, store
@@ -119,11 +120,11 @@ def test_cut_never_publishes_below_a_published_release(published_line):
     rc2 = make_plan(project, "rc", number=2, pythons=("3.12",), release_commit="r0")
     with pytest.raises(UserError, match=r"0.9.1rc2 would sort below 0.9.1.post1, already "
                                         r"published .*move version_info.json to the next version"):
-        jobs.check_publishable(store, rc2.version, rc2.revisions)
+        shared.check_publishable(store, rc2.version, rc2.revisions)
     release = make_plan(project, "release", pythons=("3.12",), release_commit="r0")
-    jobs.check_publishable(store, "0.9.1.post2", release.revisions)
+    shared.check_publishable(store, "0.9.1.post2", release.revisions)
     with pytest.raises(UserError, match="would sort below 0.9.1.post1"):
-        jobs.check_publishable(store, release.version, release.revisions)
+        shared.check_publishable(store, release.version, release.revisions)
 
 
 def test_the_same_version_again_is_a_rerun_only_with_the_same_sources(published_line):
@@ -131,13 +132,13 @@ def test_the_same_version_again_is_a_rerun_only_with_the_same_sources(published_
     project, store = published_line
     _publish(store, project, "0.9.1rc1", release_commit="r1")
     same = make_plan(project, "rc", number=1, pythons=("3.12",), release_commit="r1")
-    jobs.check_publishable(store, same.version, same.revisions)   # a re-run: allowed
+    shared.check_publishable(store, same.version, same.revisions)   # a re-run: allowed
     other = make_plan(project, "rc", number=1, pythons=("3.12",), release_commit="r2")
     with pytest.raises(UserError, match="rocm-jax-v0.9.1rc1 is already published with other "
                                         "sources .*cut the next number"):
-        jobs.check_publishable(store, other.version, other.revisions)
+        shared.check_publishable(store, other.version, other.revisions)
     with pytest.raises(UserError, match="cut a higher number than 0.9.1rc1"):
-        jobs.check_publishable(store, "0.9.1rc0", other.revisions)
+        shared.check_publishable(store, "0.9.1rc0", other.revisions)
 
 
 def _nightly(project, release_commit, day=DAY, **kw):
@@ -182,7 +183,7 @@ def test_nightly_decision_refuses_to_mix_schemes_on_one_line(published_line, tmp
 
 
 def test_date_build_default_and_explicit_number(project_dir):
-    from release.config import load_project
+    from release.core.config import load_project
     project = load_project(project_dir)
     info = dataclasses.replace(project.version_info, nightly_scheme="date-build")
     build_scheme = dataclasses.replace(project, version_info=info)
@@ -198,7 +199,7 @@ def test_date_build_default_and_explicit_number(project_dir):
     ("0.9.1", False, True), ("0.9.1.post1", False, True)])
 def test_undraft_marks_releases_and_post_releases_latest(tmp_path, version, prerelease, latest):
     """Issue 14: post releases are marked latest (pip users and the Releases page see them)."""
-    from release.naming import release_tag
+    from release.core.naming import release_tag
     store = LocalStore(tmp_path / "store")
     tag = release_tag(version)
     draft = store.create_draft(tag, name=version, body="notes\n" + "<!-- jax-rocm-release draft -->",
@@ -206,9 +207,9 @@ def test_undraft_marks_releases_and_post_releases_latest(tmp_path, version, prer
     sums = tmp_path / "SHA256SUMS"
     sums.write_text("0" * 64 + "  x.whl\n")
     store.upload_asset(draft, sums, "SHA256SUMS")
-    store.update_release(draft, body=publish.with_validated(draft.body,
-                                                           publish.checksums_digest(store, draft)))
-    result = publish.undraft(store, tag)
+    store.update_release(draft, body=drafts.with_validated(draft.body,
+                                                           drafts.checksums_digest(store, draft)))
+    result = drafts.undraft(store, tag)
     assert (result["prerelease"], result["make_latest"]) == (prerelease, latest)
     stored = json.loads((store.directory / str(draft.id) / "release.json").read_text())
     assert stored["make_latest"] == ("true" if latest else "false")

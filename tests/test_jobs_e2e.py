@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from release import bazel
+from release.build import bazel
 from tests.support.build import run_python
 from tests.support.elf import compile_artifacts
 from tests.support.gitrepos import XLA_BZL, build_remotes, deps_yaml, git, workspace_bzl
@@ -202,7 +202,7 @@ def test_nightly_killed_mid_publish_finishes_on_rerun(world, artifacts, tmp_path
 
 
 def test_second_nightly_process_is_refused_while_one_runs(world, artifacts):
-    from release.pipeline import job_lock
+    from release.jobs.pipeline import job_lock
     with job_lock(world.root, "nightly"):
         proc = nightly(world, artifacts, "2026-11-20", check=False)
     assert proc.returncode == 2

@@ -7,7 +7,7 @@ from packaging.tags import Tag
 from packaging.utils import parse_wheel_filename
 from packaging.version import Version
 
-from release import naming
+from release.core import naming
 
 
 @pytest.mark.parametrize("version", ["0.9.1", "0.9.1rc2", "0.9.1.dev20261122", "0.9.1.post1"])

@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-from release.revisions import Revision, RevisionMap
+from release.core.revisions import Revision, RevisionMap
 from tests.test_jobs_e2e import PY, artifacts, commit_all, world  # noqa: F401 (fixtures)
 
 NOW = {"RELEASE_NOW": "2026-11-20T03:00:00Z"}
@@ -58,8 +58,8 @@ def first_commit(world) -> str:
 
 
 def test_the_reason_names_the_pins_that_moved():
-    from release.nightly import _build_reason
-    from release.stores import Release
+    from release.jobs.nightly import _build_reason
+    from release.publish.stores import Release
 
     def rmap(xla, commit="c" * 40):
         return RevisionMap("0.9.1.dev1", (("plugin", Revision("u", "m", "a" * 40)),

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from release.errors import UserError
-from release.manifest import Manifest
-from release.output import Output
-from release.pipeline import Step, job_lock, lock_path, run_job, run_steps
+from release.core.errors import UserError
+from release.core.manifest import Manifest
+from release.core.output import Output
+from release.jobs.pipeline import Step, job_lock, lock_path, run_job, run_steps
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -118,9 +118,9 @@ def test_a_failed_step_is_not_recorded_and_the_rerun_starts_there(tmp_path, dist
 CRASHING_JOB = textwrap.dedent("""
     import os, signal, sys
     from pathlib import Path
-    from release.manifest import Manifest
-    from release.output import Output
-    from release.pipeline import Step, run_steps
+    from release.core.manifest import Manifest
+    from release.core.output import Output
+    from release.jobs.pipeline import Step, run_steps
 
     work, kill_in = Path(sys.argv[1]), sys.argv[2]
 
@@ -183,7 +183,7 @@ def test_step_names_are_unique_and_plain():
 HOLDER = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from release.pipeline import job_lock
+    from release.jobs.pipeline import job_lock
     with job_lock(Path(sys.argv[1]), sys.argv[2]):
         print("held", flush=True)
         sys.stdin.read()

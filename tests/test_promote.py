@@ -11,10 +11,10 @@ import zipfile
 
 import pytest
 
-from release.errors import UserError
-from release.promote import promote_wheel, rewrite_assignment, rewrite_metadata, target_version
-from release.scan import data_offset
-from release.verify import Options, verify_wheel
+from release.build.promote import promote_wheel, rewrite_assignment, rewrite_metadata, target_version
+from release.check.verify import Options, verify_wheel
+from release.core.errors import UserError
+from release.core.scan import data_offset
 from tests.support.crafted import VERSION, configured_runpath, craft, member_text, pip_install, revision_map
 
 SOS = ("jax_plugins/xla_rocm7/xla_rocm_plugin.so", "jax_rocm7_plugin/_linalg.so",
@@ -128,7 +128,7 @@ def test_what_carries_the_version_is_rewritten(promoted_rc):
 
 
 def _constants(source):
-    from release.scan import module_constants
+    from release.core.scan import module_constants
     return module_constants(source)
 
 

@@ -21,13 +21,14 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from release import bazel, naming, provenance
-from release.config import load_deps
-from release.provenance_schema import SCHEMA
-from release.publish import publish_draft, read_dist, render_body
-from release.revisions import RevisionMap
-from release.stores import LocalStore
-from release.validate import validate
+from release.build import bazel, provenance
+from release.build.provenance_schema import SCHEMA
+from release.check.validate import validate
+from release.core import naming
+from release.core.config import load_deps
+from release.core.revisions import RevisionMap
+from release.publish.drafts import publish_draft, read_dist, render_body
+from release.publish.stores import LocalStore
 from tests.support.elf import ALL_SOS, compile_so
 
 REPO = Path(__file__).resolve().parents[1]
@@ -389,7 +390,7 @@ def test_validate_requires_the_provenance_asset(make_dist, tmp_path):
 
 
 def test_publish_refuses_a_dist_whose_provenance_disagrees(make_dist):
-    from release.errors import UserError
+    from release.core.errors import UserError
     dist_dir = make_dist(NIGHTLY)
     edit_statement(lambda s: _dep(s, "xla")["digest"].update(gitCommit="1" * 40))(dist_dir)
     (dist_dir / "SHA256SUMS").write_text("".join(

@@ -11,12 +11,12 @@ import shutil
 
 import pytest
 
-from release import provenance
-from release.errors import UserError
-from release.naming import PROVENANCE_ASSET as PROVENANCE
-from release.publish import TEMP_SUFFIX, publish_draft, read_dist, undraft, validated_digest
-from release.revisions import RevisionMap
-from release.stores import LocalStore
+from release.build import provenance
+from release.core.errors import UserError
+from release.core.naming import PROVENANCE_ASSET as PROVENANCE
+from release.core.revisions import RevisionMap
+from release.publish.drafts import TEMP_SUFFIX, publish_draft, read_dist, undraft, validated_digest
+from release.publish.stores import LocalStore
 from tests.support.fake_github import FakeGitHub
 from tests.support.publish_dist import gh_store, mark_validated, release_dist
 
@@ -289,8 +289,8 @@ def cell(full, tmp_path, wheel_prefix):
 
 
 def test_partial_cells_share_the_draft_then_finish(fake_github, make_dist, tmp_path):
-    from release.manifest import Manifest
-    from release.publish import publish_partial, record_upload
+    from release.core.manifest import Manifest
+    from release.publish.drafts import publish_partial, record_upload
     store = gh_store(fake_github)
     full = make_dist(NIGHTLY)
     pjrt = read_dist(cell(full, tmp_path, "jax_rocm7_pjrt"), partial=True)

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from release.publish import (
+from release.core.revisions import Revision, RevisionMap
+from release.publish.drafts import (
     TEMP_SUFFIX,
     LocalAsset,
     changelog_markdown,
@@ -21,8 +22,7 @@ from release.publish import (
     validated_digest,
     with_validated,
 )
-from release.revisions import Revision, RevisionMap
-from release.stores import Asset, Release
+from release.publish.stores import Asset, Release
 
 REL = Release(1, "rocm-jax-v0.9.1", "n", "", True, False, None, None)
 
@@ -175,8 +175,8 @@ def test_a_store_without_digests_is_compared_by_downloading_and_hashing(tmp_path
     import dataclasses
     import hashlib
 
-    from release.publish import _same
-    from release.stores import LocalStore
+    from release.publish.drafts import _same
+    from release.publish.stores import LocalStore
     store = LocalStore(tmp_path / "store")
     draft = store.create_draft("rocm-jax-v0.9.1", name="n", body="b", prerelease=False)
     src = tmp_path / "a.whl"
@@ -234,7 +234,7 @@ def test_next_action_on_a_store_without_digests(tmp_path):
     import dataclasses
     import hashlib
 
-    from release.stores import LocalStore
+    from release.publish.stores import LocalStore
     store = LocalStore(tmp_path / "store")
     draft = store.create_draft("rocm-jax-v0.9.1", name="n", body="b", prerelease=False)
     src = tmp_path / "a"

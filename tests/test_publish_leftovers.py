@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from release.publish import TEMP_SUFFIX, publish_draft, publish_partial, read_dist
-from release.stores import LocalStore
+from release.publish.drafts import TEMP_SUFFIX, publish_draft, publish_partial, read_dist
+from release.publish.stores import LocalStore
 from tests.support.publish_dist import gh_store
 
 NIGHTLY = "0.9.1.dev20261122"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from release import redact as r
+from release.core import redact as r
 
 
 @pytest.fixture(autouse=True)

@@ -43,10 +43,42 @@ def test_every_command_is_in_the_readme():
 
 
 def test_readme_maps_every_module_of_the_package():
+    """Every module of the stage packages has a row ``| `stage.module` |``; commands are listed
+    as commands (their table), not here."""
     text = (REPO / "README.md").read_text()
-    modules = sorted(p.stem for p in (REPO / "release").glob("*.py") if not p.stem.startswith("__"))
+    modules = sorted(".".join(p.relative_to(REPO / "release").with_suffix("").parts)
+                     for p in (REPO / "release").rglob("*.py")
+                     if not p.stem.startswith("__") and p.parent.name != "commands")
+    assert "core.versions" in modules and "cli" in modules
     missing = [m for m in modules if f"| `{m}` |" not in text]
     assert not missing, f"README's module map lacks {missing}"
+
+
+# The stages, lowest first: a module imports its own stage or a lower one, never a higher one.
+LAYERS = ("core", "sources", "build", "publish", "check", "jobs", "commands")
+
+
+def layer_of(module: str) -> int:
+    """The rank of ``release.<stage>...``; the package root and ``cli`` sit above every stage."""
+    parts = module.split(".")
+    return LAYERS.index(parts[1]) if len(parts) > 2 and parts[1] in LAYERS else len(LAYERS)
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{a} -> {b}" for a, targets in graph.items() for b in targets
+                  if b != "release" and layer_of(b) > layer_of(a))
+
+
+def test_imports_point_down_the_stages():
+    graph = import_graph(REPO / "release")
+    assert {m.split(".")[1] for m in graph if m.count(".") >= 2} >= set(LAYERS)   # every stage exists
+    assert upward_imports(graph) == []
+
+
+def test_an_upward_import_is_named():
+    graph = {"release.core.naming": {"release.publish.stores"}, "release.publish.stores": {"release.core.naming"},
+             "release.cli": {"release.jobs.nightly"}, "release.jobs.nightly": set()}
+    assert upward_imports(graph) == ["release.core.naming -> release.publish.stores"]
 
 
 def _is_environment(node) -> bool:
@@ -146,7 +178,7 @@ def import_graph(package: Path) -> dict[str, set[str]]:
                 if node.level:
                     up = here.split(".")[: len(here.split(".")) - node.level + 1]
                     base = ".".join(up + ([base] if base else []))
-                # "from release import bazel" names a module; "from release.bazel import x" its module
+                # "from release import bazel" names a module; "from release.build.bazel import x" its module
                 found |= {f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
                           for alias in node.names}
         graph[name] = {m for m in found if m in modules and m != name}
@@ -178,7 +210,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_the_package_has_no_import_cycles():
     graph = import_graph(REPO / "release")
-    assert "release.jobs" in graph and "release.commands.cut" in graph   # the whole package was read
+    assert "release.jobs.shared" in graph and "release.commands.cut" in graph   # the whole package was read
     cycle = find_cycle(graph)
     assert cycle is None, f"import cycle in the release package: {' -> '.join(cycle or [])}"
 

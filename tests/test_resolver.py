@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from release.resolver import newest_published, version_line_warnings
+from release.check.resolver import newest_published, version_line_warnings
 
 PROJECTS = ("jax-rocm7-plugin", "jax-rocm7-pjrt")
 
@@ -119,7 +119,7 @@ def test_the_real_public_index_knows_the_published_wheels():
     download; the version line is compared with that."""
     from packaging.version import Version
 
-    from release.resolver import pip_configured_index
+    from release.check.resolver import pip_configured_index
     from tests.support.registry import PUBLISHED_VERSION
     index = pip_configured_index()
     for project in PROJECTS:

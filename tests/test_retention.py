@@ -1,4 +1,4 @@
-"""One retention rule (``release.retention``) for ``release gc`` and ``release index``: for the
+"""One retention rule (``release.publish.retention``) for ``release gc`` and ``release index``: for the
 same store and flags, the index lists exactly the nightlies gc keeps, and a protected nightly
 survives gc whatever its age."""
 
@@ -10,9 +10,9 @@ import json
 
 import pytest
 
-from release.errors import UserError
-from release.retention import Retention, decide, retention
-from release.stores import Release
+from release.core.errors import UserError
+from release.publish.retention import Retention, decide, retention
+from release.publish.stores import Release
 
 NOW = _dt.datetime(2026, 11, 23, 4, tzinfo=_dt.timezone.utc)
 DAY = _dt.timedelta(days=1)

@@ -8,7 +8,7 @@ import runpy
 
 import pytest
 
-from release.revisions import LEGACY_KEYS, Revision, RevisionMap, github_base, is_revision
+from release.core.revisions import LEGACY_KEYS, Revision, RevisionMap, github_base, is_revision
 
 A, B, C = "a" * 40, "b" * 40, "c" * 40
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from release import changelog, config
-from release.errors import UserError
-from release.pins import read_var
-from release.roll import BACKWARD, FORWARD, SIDEWAYS, Exact, FollowHead, FollowVia, StayManual, policy_for, roll
+from release.core import config
+from release.core.errors import UserError
+from release.sources import changelog
+from release.sources.pins import read_var
+from release.sources.roll import BACKWARD, FORWARD, SIDEWAYS, Exact, FollowHead, FollowVia, StayManual, policy_for, roll
 from tests.support.gitrepos import JAX_BZL
 
 
@@ -160,8 +161,8 @@ def test_policies_print_for_logs():
 
 
 def test_changelog_markdown_title_and_compare_link():
-    from release.git import LogEntry
-    from release.roll import Move
+    from release.sources.git import LogEntry
+    from release.sources.roll import Move
     old, new = "b32df5f07315567cc1940388ef766b87c6e8b9e3", "d4e5f6a" + "0" * 33
     commits = tuple(LogEntry(f"{i:02d}" * 20, "2026-11-20T10:00:00+00:00", "Jane Doe",
                              f"Fix #{i} for @someone") for i in range(12, 0, -1))
@@ -226,7 +227,7 @@ def repo():
 
 
 def test_read_pin_every_upstream_form():
-    from release.pins import Pin, read_pin
+    from release.sources.pins import Pin, read_pin
     assert read_pin(HTTP_ARCHIVE, name="jax", where="w") == Pin(
         SHA1, "COMMIT", "https://github.com/jax-ml/jax", SUM, ("//third_party/jax:0001-a.patch",
                                                               "//third_party/jax:0002-b.patch"))
@@ -250,7 +251,7 @@ def test_read_pin_every_upstream_form():
 
 
 def test_branch_order_is_by_version_not_text():
-    from release.versions import branch_order
+    from release.core.versions import branch_order
     names = ["rocm-jaxlib-v0.9.1", "rocm-jaxlib-v0.10.0", "rocm-jaxlib-v0.10.0-draft", "rocm-jaxlib-v0.4.35",
              "rocm-jaxlib-v0.9.10", "rocm-jaxlib-next"]
     assert sorted(names, key=branch_order, reverse=True) == [
@@ -259,8 +260,8 @@ def test_branch_order_is_by_version_not_text():
 
 
 def test_changelog_sentences_read_as_the_issue_asks():
-    from release.git import LogEntry
-    from release.roll import Move
+    from release.sources.git import LogEntry
+    from release.sources.roll import Move
     xla_old, xla_new, base = "24c5f10" + "a" * 33, "b32df5f07315567cc1940388ef766b87c6e8b9e3", "913ae2e" + "b" * 33
     log = tuple(LogEntry(f"{i:040x}", "2026-04-20T10:00:00+00:00", "Dev", f"change {i}") for i in range(1741))
     switch = Move("xla", "https://github.com/ROCm/xla", "rocm-jaxlib-v0.9.1", xla_old, xla_new, SIDEWAYS, log,

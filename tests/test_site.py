@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from release import naming
-from release.index import build_site
-from release.naming import PROVENANCE_ASSET
-from release.publish import publish_draft, read_dist, undraft
-from release.revisions import RevisionMap
-from release.site import changes, commit_counts, safe_url
-from release.stores import LocalStore
+from release.core import naming
+from release.core.naming import PROVENANCE_ASSET
+from release.core.revisions import RevisionMap
+from release.publish.drafts import publish_draft, read_dist, undraft
+from release.publish.index import build_site
+from release.publish.site import changes, commit_counts, safe_url
+from release.publish.stores import LocalStore
 from tests.support.publish_dist import mark_validated, release_dist
 
 URL = "https://example.invalid/jax-rocm"
@@ -222,7 +222,7 @@ def test_links_from_the_store_are_http_or_file_only():
 
 
 def test_commit_counts_come_from_the_git_mirrors_and_stay_in_the_site(tmp_path):
-    from release.site import CommitCounter, mirror_counter
+    from release.publish.site import CommitCounter, mirror_counter
     from tests.support.gitrepos import RepoBuilder
 
     repo = RepoBuilder(tmp_path / "xla.git")

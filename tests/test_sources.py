@@ -8,9 +8,9 @@ import subprocess
 
 import pytest
 
-from release import sources
-from release.config import load_deps
-from release.errors import UserError
+from release.core.config import load_deps
+from release.core.errors import UserError
+from release.sources import checkout
 from tests.support.gitrepos import JAX_BZL
 
 
@@ -51,7 +51,7 @@ def test_fetch_check_out_verify_and_rerun_without_network(run_cli, pinned, git_r
     assert (ws / "jax" / "jax" / "feature.py").exists()  # from the merged branch
     # Least transfer: each mirror holds exactly the blobs of its one checked-out tree.
     for name, sha in expect.items():
-        mirror = sources.mirror_dir(tmp_path / "cache", load_deps(pinned / "deps.yaml")[name].url)
+        mirror = checkout.mirror_dir(tmp_path / "cache", load_deps(pinned / "deps.yaml")[name].url)
         assert blobs(mirror) == len(tree_files(mirror, sha)), name
         assert len(subprocess.run(["git", "rev-list", "--all"], cwd=mirror, capture_output=True,
                                   text=True).stdout.split()) <= 2, name
@@ -109,12 +109,12 @@ def test_checkout_whose_cache_was_removed(run_cli, pinned, tmp_path):
 def test_missing_pin_is_a_user_error(pinned, tmp_path):
     deps = load_deps(pinned / "deps.yaml").with_commits({"jax": "0" * 40})
     with pytest.raises(UserError, match="jax: pinned commit 0000000 not found on http://127.0.0.1"):
-        sources.fetch_sources(deps, tmp_path / "ws", tmp_path / "cache")
+        checkout.fetch_sources(deps, tmp_path / "ws", tmp_path / "cache")
 
 
 def test_paths_and_cache_dir(tmp_path, monkeypatch):
-    assert sources.workspace_paths(tmp_path) == {n: tmp_path / n for n in ("plugin", "jax", "xla")}
+    assert checkout.workspace_paths(tmp_path) == {n: tmp_path / n for n in ("plugin", "jax", "xla")}
     monkeypatch.delenv("JAX_ROCM_RELEASE_CACHE", raising=False)
-    assert sources.cache_dir(tmp_path) == tmp_path / ".cache" / "git"
+    assert checkout.cache_dir(tmp_path) == tmp_path / ".cache" / "git"
     monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "c"))
-    assert sources.cache_dir(tmp_path) == tmp_path / "c"
+    assert checkout.cache_dir(tmp_path) == tmp_path / "c"

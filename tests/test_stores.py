@@ -8,9 +8,8 @@ import json
 
 import pytest
 
-from release.errors import UserError
-from release.github import MalformedAnswer
-from release.stores import (
+from release.core.errors import UserError
+from release.publish.stores import (
     MARKER,
     AssetExists,
     GitHubStore,
@@ -20,6 +19,7 @@ from release.stores import (
     TagTaken,
     open_store,
 )
+from release.sources.github import MalformedAnswer
 
 TAG = "rocm-jax-v0.9.1.dev20261122"
 

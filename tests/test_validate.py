@@ -11,11 +11,11 @@ import sys
 
 import pytest
 
-from release import provenance
-from release.publish import publish_draft, read_dist, undraft, validated_digest
-from release.revisions import RevisionMap
-from release.stores import LocalStore
-from release.validate import validate
+from release.build import provenance
+from release.check.validate import validate
+from release.core.revisions import RevisionMap
+from release.publish.drafts import publish_draft, read_dist, undraft, validated_digest
+from release.publish.stores import LocalStore
 from tests.support.publish_dist import PYTHON, gh_store
 
 NIGHTLY = "0.9.1.dev20261122"
@@ -101,10 +101,10 @@ def test_runpath_the_config_does_not_set_fails_validation(tmp_path):
     """Shared objects linked without the configured RUNPATH never get published."""
     import datetime as dt
 
-    from release import bazel
-    from release.build import build_release
-    from release.config import load_project
-    from release.plan import make_plan
+    from release.build import bazel
+    from release.build.dist import build_release
+    from release.build.plan import make_plan
+    from release.core.config import load_project
     from tests.support.elf import compile_artifacts
     from tests.support.project import REPO
 
@@ -224,7 +224,7 @@ def test_every_python_carried_is_tested_or_named(make_dist, tmp_path, run_cli, m
 
 def test_every_python_with_an_interpreter_here_is_installed(make_dist, tmp_path):
     """Where a second interpreter exists (CI images with several Pythons), both are tested."""
-    from release import interpreters
+    from release.check import interpreters
     others = [py for py in ("3.11", "3.12", "3.13", "3.14")
               if py != PYTHON and interpreters.find(py, use_running=False)]
     if not others:
@@ -254,8 +254,8 @@ def test_installed_version_is_compared_with_the_tag(make_dist, tmp_path):
 
 def test_installed_revision_map_is_compared_with_revisions_json(make_dist, tmp_path):
     """The import step reads ``commit_info.commits`` in the venv and compares it."""
-    from release.revisions import RevisionMap
-    from release.validate import step_import
+    from release.check.validate import step_import
+    from release.core.revisions import RevisionMap
     store = LocalStore(tmp_path / "store")
     dist = make_dist(NIGHTLY)
     publish_draft(store, read_dist(dist))
@@ -278,7 +278,7 @@ def test_installed_revision_map_is_compared_with_revisions_json(make_dist, tmp_p
 
 
 def test_traversal_asset_names_from_the_api_are_refused(fake_github, make_dist, tmp_path):
-    from release.stores import MARKER
+    from release.publish.stores import MARKER
     dist = make_dist(NIGHTLY)
     assets = {p.name: p.read_bytes() for p in dist.iterdir()}
     outside = tmp_path / "abs-escaped"  # absolute, but inside this test's folder if it escapes
@@ -359,7 +359,7 @@ def test_bad_python_paths_are_one_line(kind, tmp_path, make_dist, run_cli):
     assert "--python" in err and str(target) in err
     assert sorted(p.name for p in where.rglob("*")) == before
     # the Python entry point says the same in one line
-    from release.errors import UserError
+    from release.core.errors import UserError
     with pytest.raises(UserError) as caught:
         validate(LocalStore(where), TAG, python=str(target))
     assert str(caught.value).startswith(f"--python {target}: ")
@@ -375,7 +375,7 @@ def test_a_bad_public_index_flag_is_one_line(run_cli, tmp_path):
 
 
 def test_folders_of_killed_validates_are_removed_by_the_next_run(make_dist, tmp_path):
-    from release.validate import clean_stale_workdirs
+    from release.check.validate import clean_stale_workdirs
     root = tmp_path / "tmp"
     root.mkdir()
     dead = subprocess.Popen([sys.executable, "-c", "pass"])

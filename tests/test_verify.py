@@ -9,7 +9,7 @@ import zipfile
 
 import pytest
 
-from release.verify import CHECKS, ERROR, WARNING, Options, verify_wheel
+from release.check.verify import CHECKS, ERROR, WARNING, Options, verify_wheel
 from tests.support.crafted import PYTHON, VERSION, build_pair, configured_runpath, craft, member_text, revision_map
 
 DI_PJRT = f"jax_rocm7_pjrt-{VERSION}.dist-info"
@@ -312,7 +312,7 @@ def test_unreadable_elf_is_a_finding(good_wheels, tmp_path):
     ("/usr/local/lib/python3.11/dist-packages/_rocm_sdk_core/lib", "one Python installation"),
 ])
 def test_runpath_entry_rules(entry, expected):
-    from release.verify import runpath_problems
+    from release.check.verify import runpath_problems
     found = runpath_problems([entry], [])
     if expected is None:
         assert found == []
@@ -445,7 +445,7 @@ def test_stored_members_are_read_in_place(good_wheels, tmp_path):
 
 
 def test_pair_versions_must_match(run_cli, good_wheels, tmp_path):
-    from release.promote import promote_wheel
+    from release.build.promote import promote_wheel
     rc_plugin = promote_wheel(good_wheels["plugin"], "rc1", tmp_path).output
     code, out, _ = run_cli("verify", good_wheels["pjrt"], rc_plugin, "--json")
     assert code == 1
@@ -456,8 +456,8 @@ def test_pair_versions_must_match(run_cli, good_wheels, tmp_path):
 
 
 def test_pair_revision_maps_must_match(run_cli, good_wheels, wheel_artifacts, tmp_path):
-    from release.config import load_deps
-    from release.revisions import RevisionMap
+    from release.core.config import load_deps
+    from release.core.revisions import RevisionMap
     from tests.support.crafted import REPO
     other = RevisionMap.from_deps(load_deps(REPO / "deps.yaml").with_commits({"jax": "cafe" * 10}),
                                   VERSION)
@@ -499,10 +499,10 @@ def test_published_wheels_defects_are_reported(published_wheels, tmp_path):
     climbs = [f for f in plugin.findings if f.group == "path into a Python installation"
               and f.message.startswith("relative path climbing")]
     assert len(climbs) == 8 * 28 and all(f.severity == WARNING for f in climbs)
-    from release.verify import fold
+    from release.check.verify import fold
     assert len(fold(pjrt.findings)) + len(fold(plugin.findings)) < 20  # was ~1000 lines
 
-    from release.promote import promote_wheel
+    from release.build.promote import promote_wheel
     promoted = [promote_wheel(w, "post1", tmp_path).output for w in published_wheels.values()]
     for wheel in promoted:
         report = verify_wheel(wheel)
@@ -533,7 +533,7 @@ def test_a_shared_object_that_is_not_elf_is_an_error(good_wheels, tmp_path, name
 ])
 def test_relative_runpath_into_another_python_is_the_same_warning(entry):
     """As the real 0.10.2 wheels have: $ORIGIN climbing into some python3.X/dist-packages."""
-    from release.verify import runpath_problems
+    from release.check.verify import runpath_problems
     absolute = runpath_problems(["/usr/local/lib/python3.11/dist-packages/_rocm_sdk_core/lib"], [])
     relative = runpath_problems([entry], [])
     assert [(s, g) for s, _, g in relative] == [(s, g) for s, _, g in absolute] == [
@@ -566,7 +566,7 @@ def test_git_hash_not_comparable_says_so(good_wheels, tmp_path):
     assert problems(_with_git_hash(good_wheels, tmp_path / "x", None), "revisions",
                     revisions=None) == []
     # Expected revisions without a plugin pin: said, not silent.
-    from release.revisions import RevisionMap
+    from release.core.revisions import RevisionMap
     rm = revision_map()
     no_plugin = RevisionMap(rm.version, tuple((n, r) for n, r in rm.revisions if n != "plugin"))
     found = [f for f in verify_wheel(good_wheels["plugin"], options(revisions=no_plugin)).findings
@@ -584,7 +584,7 @@ def _zip_with(dest, members):
 
 def test_zip_bomb_member_is_an_error_and_never_inflated(good_wheels, tmp_path, monkeypatch):
     """A member inflating more than MAX_RATIO times is refused from the central directory."""
-    from release import scan
+    from release.core import scan
     src = good_wheels["plugin"]
     bad = craft(src, tmp_path / src.name,
                 add={"jax_rocm7_plugin/data.bin": b"\0" * (8 << 20)})  # ~1000x
@@ -600,7 +600,7 @@ def test_zip_bomb_member_is_an_error_and_never_inflated(good_wheels, tmp_path, m
 
 
 def test_inflated_total_is_bounded(good_wheels, tmp_path, monkeypatch):
-    from release import scan
+    from release.core import scan
     with zipfile.ZipFile(good_wheels["pjrt"]) as zf:
         total = sum(i.file_size for i in zf.infolist())
     monkeypatch.setattr(scan, "MAX_INFLATED", total - 1)
@@ -615,7 +615,7 @@ def test_inflated_total_is_bounded(good_wheels, tmp_path, monkeypatch):
 
 def test_a_lying_central_directory_stops_at_the_declared_size(tmp_path):
     """Declared small, inflating big: the inflater stops at the declared size (bounded)."""
-    from release.scan import scan_wheel
+    from release.core.scan import scan_wheel
     wheel = _zip_with(tmp_path / "x-1.0-py3-none-any.whl", [("x/data.bin", b"\0" * (64 << 20))])
     raw = bytearray(wheel.read_bytes())
     cd = raw.rfind(b"PK\x01\x02")
@@ -626,7 +626,7 @@ def test_a_lying_central_directory_stops_at_the_declared_size(tmp_path):
 
 
 def test_fold_groups_findings_across_shared_objects():
-    from release.verify import Finding, fold
+    from release.check.verify import Finding, fold
     findings = [Finding("runpath", ERROR, f"build-tree or machine path /b/{i}", f"p/{so}.so",
                         "build-tree or machine path") for so in "abc" for i in range(4)]
     findings += [Finding("runpath", ERROR, "configured entry /x is missing", f"p/{so}.so")
@@ -709,7 +709,7 @@ def test_draws_progress_agrees_with_rich(monkeypatch):
     import io
     import os
 
-    from release.output import Output
+    from release.core.output import Output
     primary, secondary = os.openpty()
     try:
         with open(secondary, "w", closefd=False) as terminal:
@@ -778,7 +778,7 @@ def test_without_isal_the_scan_reads_the_same(good_wheels, tmp_path, monkeypatch
     corruption found (isal computes the CRC while inflating; zlib after)."""
     import zlib
 
-    from release import scan
+    from release.core import scan
     member = "jax_plugins/xla_rocm7/xla_rocm_plugin.so"
     (tmp_path / "flipped").mkdir()
     flipped = _flip_byte_in(good_wheels["pjrt"], member, tmp_path / "flipped" / good_wheels["pjrt"].name)
@@ -822,7 +822,7 @@ def test_header_fields_read_as_the_email_parser_reads_them(text):
     """``scan.Headers`` (verify's METADATA/WHEEL reader, no email package) against the oracle."""
     from email.parser import HeaderParser
 
-    from release.scan import Headers
+    from release.core.scan import Headers
     ours, oracle = Headers(text), HeaderParser().parsestr(text)
     for name in {k for k in oracle.keys()} | {"Name", "Version", "Tag", "Requires-Dist", "Summary"}:
         for asked in (name, name.lower(), name.upper()):
@@ -832,7 +832,7 @@ def test_header_fields_read_as_the_email_parser_reads_them(text):
 def test_header_fields_of_the_built_wheels(good_wheels):
     from email.parser import HeaderParser
 
-    from release.scan import Headers
+    from release.core.scan import Headers
     for wheel in good_wheels.values():
         with zipfile.ZipFile(wheel) as zf:
             for name in zf.namelist():

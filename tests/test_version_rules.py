@@ -8,8 +8,8 @@ import datetime as dt
 
 import pytest
 
-from release import versions
-from release.versions import VersionError
+from release.core import versions
+from release.core.versions import VersionError
 
 DAY = dt.date(2026, 11, 22)
 

@@ -7,8 +7,8 @@ import datetime as dt
 import pytest
 from packaging.version import Version
 
-from release import versions
-from release.versions import VersionError
+from release.core import versions
+from release.core.versions import VersionError
 
 D = dt.date(2026, 11, 22)
 
@@ -131,7 +131,7 @@ def test_prerelease_and_latest_by_kind():
 
 
 def test_a_cut_from_a_pushed_tag_is_an_rc_or_release_of_the_line():
-    from release.plan import cut_from_tag
+    from release.build.plan import cut_from_tag
 
     assert cut_from_tag("rocm-jax-v0.9.1rc3", "0.9.1") == ("rc", 3)
     assert cut_from_tag("rocm-jax-v0.9.1", "0.9.1") == ("release", None)

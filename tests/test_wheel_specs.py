@@ -8,8 +8,8 @@ import shutil
 
 import pytest
 
-from release.errors import UserError
-from release.wheel_specs import BAZELRC, KINDS, MANIFEST, PLUGIN_DIR, load_specs, plugin_dir
+from release.build.wheel_specs import BAZELRC, KINDS, MANIFEST, PLUGIN_DIR, load_specs, plugin_dir
+from release.core.errors import UserError
 
 
 def own_plugin_dir(tmp_path):

@@ -11,9 +11,9 @@ import zlib
 
 import pytest
 
-from release import wheelfile
-from release.wheelfile import WheelWriter
-from release.wheels import render_version_py
+from release.build.wheels import render_version_py
+from release.core import wheelfile
+from release.core.wheelfile import WheelWriter
 
 DIST_INFO = "demo-1.0.dist-info"
 
@@ -158,7 +158,7 @@ def test_refuses_bad_order_and_leaves_nothing_half_written(tmp_path):
 
 
 def test_version_py_contract(tmp_path):
-    from release.wheel_specs import plugin_dir
+    from release.build.wheel_specs import plugin_dir
 
     template = (plugin_dir() / "python" / "version.py").read_text()
     text = render_version_py(template, "0.9.1rc2", "4006f866f9f094bf1beff2e1bad4f845480a8ea6")

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from release import naming
+from release.core import naming
 
 REPO = Path(__file__).resolve().parents[1]
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
@@ -191,7 +191,7 @@ def test_runner_labels_are_set_in_one_place():
 
 def test_build_matrix_is_the_pjrt_wheel_once_and_a_plugin_wheel_per_python():
     job = jobs(REPO / ".github" / "workflows" / "build-wheels.yml")["wheel"]
-    from release.bazel import supported_pythons
+    from release.build.bazel import supported_pythons
     assert job["strategy"]["matrix"]["wheel"] == ["pjrt", *supported_pythons(REPO)]
 
 
@@ -445,7 +445,7 @@ def test_the_plan_stage_writes_every_output_the_workflow_reads(tmp_path, project
 
 
 def test_failed_cells_keep_the_logs_release_build_writes():
-    from release.build import LOGS
+    from release.build.dist import LOGS
     job = jobs(REPO / ".github" / "workflows" / "build-wheels.yml")["wheel"]
     (keep,) = [s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")
                and s.get("if") == "failure()"]

@@ -7,18 +7,18 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from release import flags, naming, versions
-from release.config import Project, load_project
+from release.core import flags, naming, versions
+from release.core.config import Project, load_project
 
 if TYPE_CHECKING:
     import argparse
 
     from rich.progress import Progress
 
-    from release.jobs import JobSettings
-    from release.output import Output
-    from release.retention import Retention
-    from release.stores import Store
+    from release.core.output import Output
+    from release.jobs.shared import JobSettings
+    from release.publish.retention import Retention
+    from release.publish.stores import Store
 
 NOW_ENV = "RELEASE_NOW"
 
@@ -32,7 +32,7 @@ def now_utc() -> _dt.datetime:
     try:
         value = _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        from release.errors import UserError
+        from release.core.errors import UserError
         raise UserError(f"${NOW_ENV}={text!r}: expected an ISO 8601 time such as "
                         "2026-11-23T03:00:00Z") from None
     return value.replace(tzinfo=_dt.timezone.utc) if value.tzinfo is None else \
@@ -110,9 +110,9 @@ def open_store_from_args(args: argparse.Namespace, out: Output, read_only: bool 
 
     ``read_only``: the command only reads, so a missing local store is an error, not an empty one.
     """
-    from release.config import find_root
-    from release.errors import UserError
-    from release.stores import open_store
+    from release.core.config import find_root
+    from release.core.errors import UserError
+    from release.publish.stores import open_store
 
     root = args.root
     if root is None and args.store_dir is None:
@@ -149,8 +149,8 @@ def add_build_input_options(parser: argparse.ArgumentParser) -> None:
 def add_retention_options(parser: argparse.ArgumentParser, *, keep_required: bool = False,
                           what: str = "gc keeps") -> None:
     """``--keep``, ``--older-than``, ``--protect``, ``--protect-file``: the one retention rule's
-    flags (``release.retention``), the same on gc, index and the nightly job."""
-    from release.retention import DEFAULT_KEEP
+    flags (``release.publish.retention``), the same on gc, index and the nightly job."""
+    from release.publish.retention import DEFAULT_KEEP
     default = "" if keep_required else f" (default {DEFAULT_KEEP})"
     parser.add_argument("--keep", type=flags.positive_int, required=keep_required,
                         default=None if keep_required else DEFAULT_KEEP, metavar="N",
@@ -164,16 +164,16 @@ def add_retention_options(parser: argparse.ArgumentParser, *, keep_required: boo
 
 
 def retention_from_args(args: argparse.Namespace) -> Retention:
-    """The ``release.retention.Retention`` the retention flags name."""
-    from release.retention import retention
+    """The ``release.publish.retention.Retention`` the retention flags name."""
+    from release.publish.retention import retention
     return retention(args.keep, args.older_than, args.protect, args.protect_file)
 
 
 def job_settings(args: argparse.Namespace, proj: Project) -> JobSettings:
     """``JobSettings`` from the flags ``add_build_input_options`` and the job commands add."""
-    from release.jobs import BuildInputs, JobSettings
-    from release.retention import Retention
-    from release.sources import default_workspace
+    from release.jobs.shared import BuildInputs, JobSettings
+    from release.publish.retention import Retention
+    from release.sources.checkout import default_workspace
 
     artifacts = args.artifacts.resolve() if args.artifacts else None  # flags.existing_dir checked it
     inputs = BuildInputs(workspace=(args.workspace or default_workspace(proj.root)).resolve(),

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from release import flags
 from release.commands._common import add_date_options, add_store_options, open_store_from_args, project, today_utc
-from release.errors import UserError
-from release.output import Output, github_output, step_summary
+from release.core import flags
+from release.core.errors import UserError
+from release.core.output import Output, github_output, step_summary
 
 if TYPE_CHECKING:
     import argparse
 
-    from release.bisect import Outcome
-    from release.config import Project
-    from release.pull_requests import BumpPull
-    from release.repo import ReleaseRepo
-    from release.stores import Store
+    from release.core.config import Project
+    from release.jobs.bisect import Outcome
+    from release.publish.stores import Store
+    from release.sources.pull_requests import BumpPull
+    from release.sources.repo import ReleaseRepo
 
 HELP = ("binary-search the plugin commits between a good and a bad nightly for the first bad pin set "
         "(build + verify + validate per probe, or --probe-command); never publishes")
@@ -53,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _endpoint(store: Store, tag: str) -> dict:
-    from release.publish import previous_revisions
+    from release.publish.drafts import previous_revisions
     published = store.published_for(tag)
     release = published or next(iter(store.drafts_for(tag)), None)
     if release is None:
@@ -67,9 +67,9 @@ def _endpoint(store: Store, tag: str) -> dict:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
-    from release import bisect
-    from release.pipeline import job_lock
-    from release.sources import cache_dir
+    from release.jobs import bisect
+    from release.jobs.pipeline import job_lock
+    from release.sources.checkout import cache_dir
 
     proj = project(args)
     push = args.push or args.open_pr
@@ -77,12 +77,12 @@ def run(args: argparse.Namespace, out: Output) -> int:
     repo: ReleaseRepo | None = None
     pull: BumpPull | None = None
     if hold:  # refuse before any work when there is no checkout to commit the hold in
-        from release.pull_requests import BumpPull, repository_from_env
-        from release.repo import ReleaseRepo
+        from release.sources.pull_requests import BumpPull, repository_from_env
+        from release.sources.repo import ReleaseRepo
         repo = ReleaseRepo(proj.root)
         repo.head()
         if args.open_pr:  # and when the pull request could not be opened
-            from release.github import GitHubClient
+            from release.sources.github import GitHubClient
             owner, name = repository_from_env()
             pull = BumpPull(GitHubClient.from_env(console=out.progress_console()), owner, name,
                             repo.current_branch())
@@ -117,10 +117,10 @@ def run(args: argparse.Namespace, out: Output) -> int:
 def _hold(proj: Project, outcome: Outcome, data: dict, repo: ReleaseRepo, *, push: bool,
           pull: BumpPull | None) -> dict:
     """Hold the culprit in deps.yaml on ``hold/plugin`` (HEAD untouched); push it and open or
-    refresh its PR as asked (``release.holds``)."""
-    from release import holds
-    from release.bisect import SOURCE
-    from release.config import Hold
+    refresh its PR as asked (``release.sources.holds``)."""
+    from release.core.config import Hold
+    from release.jobs.bisect import SOURCE
+    from release.sources import holds
 
     culprit = outcome.culprit
     if culprit is None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from release import output
-from release.build import build_release
+from release.build.dist import build_release
+from release.build.plan import make_plan
+from release.build.wheel_specs import KINDS
 from release.commands._common import add_build_input_options, add_kind_options, add_python_option, project, today_utc
-from release.git import head_of
-from release.plan import make_plan
-from release.wheel_specs import KINDS
+from release.core import output
+from release.sources.git import head_of
 
 HELP = "build the pjrt wheel and one plugin wheel per Python into dist/<version>/ (resumable)"
 

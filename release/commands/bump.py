@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from release import changelog, flags
 from release.commands._common import add_date_option, project, today_utc
-from release.config import atomic_write, save_deps
-from release.errors import UserError
-from release.output import Output, github_output, step_summary
-from release.pull_requests import BumpPull, deliver_bump, repository_from_env
-from release.redact import redact
-from release.repo import ReleaseRepo, committed_deps
-from release.roll import roll
-from release.sources import cache_dir
+from release.core import flags
+from release.core.config import atomic_write, save_deps
+from release.core.errors import UserError
+from release.core.output import Output, github_output, step_summary
+from release.core.redact import redact
+from release.sources import changelog
+from release.sources.checkout import cache_dir
+from release.sources.pull_requests import BumpPull, deliver_bump, repository_from_env
+from release.sources.repo import ReleaseRepo, committed_deps
+from release.sources.roll import roll
 
 if TYPE_CHECKING:
     import argparse
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         deps = committed_deps(repo, deps)
     pull = None
     if args.open_pr and repo is not None:  # (--open-pr commits) fail on a missing token first
-        from release.github import GitHubClient
+        from release.sources.github import GitHubClient
         owner, name = repository_from_env()
         pull = BumpPull(GitHubClient.from_env(console=out.progress_console()), owner, name,
                         repo.current_branch())

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from release import cut, flags, jobs, naming, output, post, versions
+from release.build.plan import cut_from_tag, make_plan
 from release.commands._common import (
     add_build_input_options,
     add_python_option,
@@ -22,14 +22,15 @@ from release.commands._common import (
     project,
     transfer_progress,
 )
-from release.errors import UserError
-from release.pipeline import add_lock_timeout_option
-from release.plan import cut_from_tag, make_plan
+from release.core import flags, naming, output, versions
+from release.core.errors import UserError
+from release.jobs import cut, post, shared
+from release.jobs.pipeline import add_lock_timeout_option
 
 if TYPE_CHECKING:
     import argparse
 
-    from release.output import Output
+    from release.core.output import Output
 
 HELP = "cut a release (or --rc N) from the release branch, or re-spin one as --post N"
 
@@ -78,7 +79,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
                 raise UserError(f"--stage finish needs --tag {naming.TAG_PREFIX}<version> "
                                 "(the plan stage's output)")
             version = naming.version_of_tag(args.tag)
-            result = jobs.run_finish(proj, "cut", version, settings, store, out, now=now, gc=False,
+            result = shared.run_finish(proj, "cut", version, settings, store, out, now=now, gc=False,
                                      progress=progress)
             if versions.kind_of(version) == "release":
                 result["next"] = cut.finish_release(proj, version, push=args.push,
@@ -94,10 +95,10 @@ def run(args: argparse.Namespace, out: Output) -> int:
             plan = make_plan(proj, kind, number=number, pythons=args.pythons,
                              release_commit=commit)
             if args.stage == "plan":
-                jobs.check_publishable(store, plan.version, plan.revisions)
+                shared.check_publishable(store, plan.version, plan.revisions)
                 if not args.tag:
                     cut.tag_release(proj.root, plan.tag, commit, push=args.push)
-                jobs.open_draft(store, plan, out.line)
+                shared.open_draft(store, plan, out.line)
                 result = {"stage": "plan", "kind": kind, "number": number, "version": plan.version,
                           "tag": plan.tag}
                 output.github_output({"kind": kind, "number": "" if number is None else str(number),

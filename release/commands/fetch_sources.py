@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING
 
 from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from release import flags, output
 from release.commands._common import project
-from release.output import Output, github_output, step_summary
-from release.sources import cache_dir, default_workspace, fetch_sources, workspace_paths
+from release.core import flags, output
+from release.core.output import Output, github_output, step_summary
+from release.sources.checkout import cache_dir, default_workspace, fetch_sources, workspace_paths
 
 if TYPE_CHECKING:
     import argparse

@@ -11,8 +11,8 @@ from release.commands._common import (
     open_store_from_args,
     retention_from_args,
 )
-from release.gc import collect
-from release.output import Output, github_output, step_summary
+from release.core.output import Output, github_output, step_summary
+from release.publish.gc import collect
 
 if TYPE_CHECKING:
     import argparse

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from release import flags
 from release.commands._common import (
     add_retention_options,
     add_store_options,
@@ -14,7 +13,8 @@ from release.commands._common import (
     retention_from_args,
     transfer_progress,
 )
-from release.output import Output, github_output, step_summary
+from release.core import flags
+from release.core.output import Output, github_output, step_summary
 
 if TYPE_CHECKING:
     import argparse
@@ -39,17 +39,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
-    from release.errors import UserError
-    from release.index import build_site
+    from release.core.errors import UserError
+    from release.publish.index import build_site
 
     if args.url is not None and not args.url.startswith(("https://", "http://", "file://")):
         raise UserError(f"--url {args.url}: expected the http(s) address SITE is served from")
     rule = retention_from_args(args)
     counter = None
     if args.count_commits:
-        from release.config import find_root
-        from release.site import mirror_counter
-        from release.sources import cache_dir
+        from release.core.config import find_root
+        from release.publish.site import mirror_counter
+        from release.sources.checkout import cache_dir
         root = args.root
         if root is None:
             try:

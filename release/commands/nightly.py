@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from rich.table import Table
 
-from release import jobs, nightly, output, resolver
+from release.build.plan import BuildPlan, make_plan
+from release.check import resolver
 from release.commands._common import (
     add_build_input_options,
     add_date_options,
@@ -26,16 +27,17 @@ from release.commands._common import (
     transfer_progress,
 )
 from release.commands.status import print_public_index
-from release.git import head_of
-from release.pipeline import add_lock_timeout_option
-from release.plan import BuildPlan, make_plan
+from release.core import output
+from release.jobs import nightly, shared
+from release.jobs.pipeline import add_lock_timeout_option
+from release.sources.git import head_of
 
 if TYPE_CHECKING:
     import argparse
 
     from rich.console import Console
 
-    from release.output import Output
+    from release.core.output import Output
 
 HELP = "build, verify and publish tonight's nightly prerelease (--dry-run shows the plan)"
 
@@ -87,12 +89,12 @@ def run(args: argparse.Namespace, out: Output) -> int:
         if args.stage == "plan":
             decision = nightly.decide_nightly(store, plan)
             if decision.build:
-                jobs.open_draft(store, plan, out.line)
+                shared.open_draft(store, plan, out.line)
             out.line(decision.reason)
             result: dict = {"stage": "plan", "changed": decision.build, "reason": decision.reason} | keys
             output.github_output({"changed": str(decision.build).lower(), **keys})
         elif args.stage == "finish":
-            result = jobs.run_finish(proj, "nightly", plan.version, settings, store, out, now=now,
+            result = shared.run_finish(proj, "nightly", plan.version, settings, store, out, now=now,
                                      gc=True, progress=progress)
             output.github_output({"published": "true", **keys})
         else:

@@ -7,17 +7,17 @@ from typing import TYPE_CHECKING
 from rich.markup import escape
 from rich.table import Table
 
-from release import flags, output
+from release.build.promote import promote_wheel, target_version
 from release.commands.verify import byte_progress
-from release.naming import Identity
-from release.promote import promote_wheel, target_version
+from release.core import flags, output
+from release.core.naming import Identity
 
 if TYPE_CHECKING:
     import argparse
 
     from rich.console import Console
 
-    from release.output import Output
+    from release.core.output import Output
 
 HELP = "re-version wheels to release, rcN or postN (raw copy of the big members, new RECORD)"
 

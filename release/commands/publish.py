@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from release import flags
 from release.commands._common import add_store_options, open_store_from_args, transfer_progress
-from release.errors import UserError
-from release.output import Output, github_output, step_summary
-from release.publish import publish_draft, publish_partial, read_dist, record_upload, undraft
+from release.core import flags
+from release.core.errors import UserError
+from release.core.output import Output, github_output, step_summary
+from release.publish.drafts import publish_draft, publish_partial, read_dist, record_upload, undraft
 
 if TYPE_CHECKING:
     import argparse

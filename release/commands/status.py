@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
-from release import output, resolver, versions
+from release.build.plan import next_versions
+from release.check import resolver
 from release.commands._common import add_date_options, add_store_options, open_store_from_args, project, today_utc
-from release.plan import next_versions
-from release.redact import display_url
+from release.core import output, versions
+from release.core.redact import display_url
 
 if TYPE_CHECKING:
     import argparse
@@ -23,9 +24,9 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from release.config import Project
-    from release.output import Output
-    from release.stores import Store
+    from release.core.config import Project
+    from release.core.output import Output
+    from release.publish.stores import Store
 
 HELP = "show the pins, the last nightly, drafts, latest rc and release, and the next versions"
 KINDS = versions.KINDS
@@ -77,8 +78,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
 def _store_view(store: Store) -> dict:
     """What the store holds, as status shows it: latest of each kind, the drafts, the last
     nightly's pins (from its revisions.json)."""
-    from release.publish import previous_revisions
-    from release.stores import Published, release_version
+    from release.publish.drafts import previous_revisions
+    from release.publish.stores import Published, release_version
 
     releases = store.list_releases()
     published = Published.of(releases)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from release import flags
-from release.bazel import configured_runpath
+from release.build.bazel import configured_runpath
+from release.check.resolver import add_public_index_option, public_index_from_args
+from release.check.validate import validate
 from release.commands._common import add_store_options, open_store_from_args, transfer_progress
-from release.output import Output, github_output, step_summary
-from release.resolver import add_public_index_option, public_index_from_args
-from release.validate import validate
+from release.core import flags
+from release.core.output import Output, github_output, step_summary
 
 if TYPE_CHECKING:
     import argparse

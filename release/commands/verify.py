@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import contextlib
 
-from release import flags, output
-from release.naming import Identity
-from release.scan import payload_size
-from release.verify import (
+from release.check.verify import (
     ERROR,
     Options,
     expected_revisions,
@@ -17,6 +14,9 @@ from release.verify import (
     summary_markdown,
     verify_wheels,
 )
+from release.core import flags, output
+from release.core.naming import Identity
+from release.core.scan import payload_size
 
 HELP = "check wheels: zip, RECORD, names, purelib, glibc tag, RUNPATH, version, revision map, pins"
 
@@ -96,8 +96,8 @@ def run(args, out) -> int:
 
 
 def _check_provenance(args, revisions) -> dict:
-    """The ``--provenance`` check (``release.provenance``): one problem line per mismatch."""
-    from release import provenance
+    """The ``--provenance`` check (``release.build.provenance``): one problem line per mismatch."""
+    from release.build import provenance
     found = {Identity.of(wheel).version for wheel in args.wheels} - {None}
     problems = provenance.check_files(args.provenance, args.wheels,
                                       version=found.pop() if len(found) == 1 else None,

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from release import output, versions
 from release.commands._common import add_kind_options, project, today_utc
+from release.core import output, versions
 
 if TYPE_CHECKING:
     import argparse
 
-    from release.output import Output
+    from release.core.output import Output
 
 HELP = "print the version a build of the given kind gets (one line, for scripts)"
 

@@ -197,7 +197,7 @@ def fake_bazel(tmp_path, monkeypatch) -> FakeBazel:
 def plugin_workspace(tmp_path, project_dir) -> Path:
     """What ``release fetch-sources`` leaves: plugin (with its Bazel workspace), jax, xla,
     each a git checkout whose HEAD ``project_dir``'s deps.yaml pins."""
-    from release.config import load_deps, save_deps
+    from release.core.config import load_deps, save_deps
     from tests.support.gitrepos import git
 
     ws = tmp_path / "workspace"

@@ -1,7 +1,7 @@
 """Wheels for the verify and promote tests: good ones built by the real build path, bad ones
 crafted from them one defect at a time.
 
-Good wheels come from ``release.wheels.build_wheel`` over real ELF objects compiled with the
+Good wheels come from ``release.build.wheels.build_wheel`` over real ELF objects compiled with the
 RUNPATH the ``rocm_build`` config sets. ``craft`` copies a wheel while replacing, adding or
 dropping members and, unless told otherwise, writes a correct RECORD, so each bad wheel
 carries exactly the defect a test names.
@@ -35,18 +35,18 @@ long fill(void *buffer, size_t n) { return getrandom(buffer, n, 0); }
 
 
 def configured_runpath() -> list[str]:
-    from release.bazel import configured_runpath as read
+    from release.build.bazel import configured_runpath as read
     return read(REPO)
 
 
 def revision_map(version: str = VERSION):
-    from release.config import load_deps
-    from release.revisions import RevisionMap
+    from release.core.config import load_deps
+    from release.core.revisions import RevisionMap
     return RevisionMap.from_deps(load_deps(REPO / "deps.yaml"), version)
 
 
 def rocm_version() -> str:
-    from release.config import load_version_info
+    from release.core.config import load_version_info
     return load_version_info(REPO / "version_info.json").rocm_version
 
 
@@ -84,9 +84,9 @@ def compile_big_so(out: Path, runpath: list[str], size: int) -> Path:
 def build_pair(dest: Path, artifacts: Path, *, version: str = VERSION, overrides=None,
                revisions=None) -> dict[str, Path]:
     """The PJRT wheel and one plugin wheel, built from ``artifacts`` (name -> .so)."""
-    from release.bazel import requires_python
-    from release.wheel_specs import load_specs
-    from release.wheels import build_wheel
+    from release.build.bazel import requires_python
+    from release.build.wheel_specs import load_specs
+    from release.build.wheels import build_wheel
     so_files = {name: artifacts / name for name in ALL_SOS}
     so_files.update(overrides or {})
     specs = load_specs(REPO)
@@ -195,7 +195,7 @@ def big_pjrt_wheel(tmp_path_factory, wheel_artifacts) -> Path:
 
 @pytest.fixture(scope="session")
 def good_wheels(tmp_path_factory, wheel_artifacts) -> dict[str, Path]:
-    """A nightly pair built by ``release.wheels`` (read them, never change them)."""
+    """A nightly pair built by ``release.build.wheels`` (read them, never change them)."""
     return build_pair(tmp_path_factory.mktemp("good"), wheel_artifacts["good"])
 
 

@@ -30,7 +30,7 @@ Fixtures (registered through ``pytest_plugins`` in tests/conftest.py):
                     ``GITHUB_REPOSITORY`` (``FAKE_REPO``) and a zero write interval set in
                     the environment, so ``python -m release ...`` talks to the fake.
 ``fake_clock``      a ``FakeClock``: ``.sleep``/``.time`` for the client; ``.sleeps`` records waits.
-``github_client``   a ``release.github.GitHubClient`` on the fake using ``fake_clock``.
+``github_client``   a ``release.sources.github.GitHubClient`` on the fake using ``fake_clock``.
 
 Successful answers of the stand-in (except pull requests, kept to the fields the tools read)
 are validated against the same description, so it cannot drift from what GitHub documents;
@@ -883,6 +883,6 @@ def fake_clock():
 @pytest.fixture
 def github_client(fake_github, fake_clock):
     """A ``GitHubClient`` on the fake whose waits are instant (see ``fake_clock.sleeps``)."""
-    from release.github import GitHubClient
+    from release.sources.github import GitHubClient
     return GitHubClient(fake_github.token, fake_github.api_url, sleep=fake_clock.sleep,
                         clock=fake_clock.time, write_interval=1.0)

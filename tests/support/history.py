@@ -17,7 +17,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from release.pins import read_pin
+from release.sources.pins import read_pin
 from tests.support.gitrepos import JAX_BZL, XLA_BZL, RepoBuilder, git
 
 DAY = 86400

@@ -4,7 +4,7 @@ What ``release build`` leaves behind, minus the native payload: the PJRT wheel a
 one plugin wheel for the running Python (so pip can install both here), each with
 ``version.py`` and ``commit_info.py`` as the release tool writes them, then
 ``revisions.json``, ``provenance.intoto.json`` and ``SHA256SUMS``. Wheels are written with ``zipfile`` so the
-publishing tests do not depend on the build code; they pass ``release.verify``.
+publishing tests do not depend on the build code; they pass ``release.check.verify``.
 
 Fixture ``make_dist(version, commits=None, requires_python=">=3.11") -> Path``: builds one under a
 session temp dir; ``commits`` overrides dep commits (``{"xla": "<sha>"}``).
@@ -21,9 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from release import naming, provenance
-from release.config import load_deps
-from release.revisions import RevisionMap
+from release.build import provenance
+from release.core import naming
+from release.core.config import load_deps
+from release.core.revisions import RevisionMap
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ROCM_MAJOR = 7
@@ -116,8 +117,8 @@ def make_dist(tmp_path):
 
 def gh_store(fake):
     """A ``GitHubStore`` on a ``FakeGitHub`` whose waits are instant."""
-    from release.github import GitHubClient
-    from release.stores import GitHubStore
+    from release.publish.stores import GitHubStore
+    from release.sources.github import GitHubClient
     from tests.support.fake_github import FakeClock
 
     clock = FakeClock()
@@ -128,7 +129,7 @@ def gh_store(fake):
 
 def mark_validated(store, tag):
     """What a passing ``release validate`` leaves on the draft (without installing anything)."""
-    from release.publish import with_validated
+    from release.publish.drafts import with_validated
 
     draft = store.drafts_for(tag)[0]
     digest = next(a.digest for a in store.list_assets(draft) if a.name == naming.CHECKSUMS_ASSET)
@@ -137,7 +138,7 @@ def mark_validated(store, tag):
 
 def release_dist(store, path):
     """Publish ``path`` all the way: draft, validated mark, undraft. Returns the ``Dist``."""
-    from release.publish import publish_draft, read_dist, undraft
+    from release.publish.drafts import publish_draft, read_dist, undraft
 
     dist = read_dist(path)
     publish_draft(store, dist)

@@ -1,0 +1,356 @@
+"""What pip would install: the draft's wheels as a local index, merged with the public one.
+
+Users install with ``pip install --pre jax-rocmN-plugin --extra-index-url <our index>``, so
+what they get is decided by pip's resolver across our index and the public one: a version
+line that sorts at or below what is already public loses (0.10.2 from the public index beats
+tonight's 0.9.1.devN). ``staged_index`` serves wheel files as an index (``release.publish.index``'s
+pages) on 127.0.0.1,
+``pip_picks`` reads ``pip install --dry-run --report`` to learn which file pip would take, and
+``newest_published`` asks the public index (PEP 691 JSON, else PEP 503 HTML) for the newest
+version of a project, so ``status`` and the nightly plan warn before anything is built.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import html
+import http.server
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
+
+from packaging.utils import canonicalize_name, parse_wheel_filename
+from packaging.version import InvalidVersion, Version
+
+from release.core.errors import UserError
+
+if TYPE_CHECKING:
+    import argparse
+
+PUBLIC_INDEX_ENV = "RELEASE_PUBLIC_INDEX"
+NO_PUBLIC_INDEX = "none"  # resolve against the draft's index alone (tests, air-gapped machines)
+PIP_DEFAULT = None  # the index pip itself is configured with: exactly what users get
+
+
+def public_index_default(env: Mapping[str, str] | None = None) -> str | None:
+    """``$RELEASE_PUBLIC_INDEX`` (a URL or ``none``), else ``PIP_DEFAULT``."""
+    value = (os.environ if env is None else env).get(PUBLIC_INDEX_ENV, "").strip()
+    return check_index_flag(value, f"${PUBLIC_INDEX_ENV}") if value else PIP_DEFAULT
+
+
+def check_index_flag(value: str, where: str = "--public-index") -> str:
+    """An index URL (http, https or file) or ``none``; anything else is a one-line error."""
+    if value == NO_PUBLIC_INDEX:
+        return value
+    parts = urllib.parse.urlsplit(value)
+    remote = parts.scheme in ("http", "https")
+    if not (remote and parts.netloc) and parts.scheme != "file":
+        raise UserError(f"{where} {value!r}: expected an index URL such as "
+                        f"https://host/simple, or {NO_PUBLIC_INDEX!r}")
+    return value
+
+
+# ---------------------------------------------------------------- staging our wheels
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        pass
+
+
+@contextlib.contextmanager
+def serve(directory: Path) -> Iterator[str]:
+    """Serve ``directory`` over HTTP on 127.0.0.1 (a free port); yields its base URL."""
+    handler = functools.partial(_Quiet, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, name="staged-index", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+@contextlib.contextmanager
+def staged_index(wheels: Sequence[Path], root: Path) -> Iterator[str]:
+    """``wheels`` as a PEP 503 index (``release.publish.index``'s pages) served on 127.0.0.1; yields
+    the index URL."""
+    from release.publish.index import write_index
+    root.mkdir(parents=True, exist_ok=True)
+    write_index(root / "simple", wheels)
+    with serve(root) as base:
+        yield f"{base}/simple/"
+
+
+# ---------------------------------------------------------------- what pip would pick
+
+
+@dataclasses.dataclass(frozen=True)
+class Pick:
+    """One distribution pip would install: its version and where the file comes from."""
+
+    name: str
+    version: str
+    url: str
+    sha256: str | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Resolution:
+    ok: bool
+    picks: dict[str, Pick]  # canonical name -> pick
+    error: str | None = None  # pip's own last error line when it could not resolve
+
+
+def index_args(draft_index: str, public_index: str | None) -> list[str]:
+    """pip's index flags for the documented install line.
+
+    ``PIP_DEFAULT``: exactly the README's ``--extra-index-url <ours>``, with the user's pip
+    configuration (its index, its find-links). A URL: ``--isolated``, that index and ours only.
+    ``none``: our index alone.
+    """
+    if public_index is PIP_DEFAULT:
+        return ["--extra-index-url", draft_index]
+    if public_index == NO_PUBLIC_INDEX:
+        return ["--isolated", "--index-url", draft_index]
+    return ["--isolated", "--index-url", public_index, "--extra-index-url", draft_index]
+
+
+def _pip(python: Path, args: list[str]) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1")
+    for key in ("NO_PROXY", "no_proxy"):  # the draft's index is local: never via a proxy
+        env[key] = ",".join(filter(None, [env.get(key, ""), "127.0.0.1", "localhost"]))
+    # This tool's own pip, run for the target venv (which has none): no ensurepip per venv.
+    return subprocess.run([sys.executable, "-m", "pip", "--python", str(python), *args],
+                          capture_output=True, text=True, env=env)
+
+
+def pip_error_line(stderr: str) -> str:
+    """The line of pip's output that says what went wrong."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("ERROR:")]
+    return (errors or lines or ["pip failed without a message"])[-1]
+
+
+def pip_install(python: Path, requirement: str, indexes: list[str], work: Path, *,
+                dry_run: bool) -> Resolution:
+    """``pip install --pre <requirement>`` for the venv of ``python`` with ``indexes``;
+    with ``dry_run`` nothing is installed. Either way the ``--report`` says what pip took."""
+    report = work / ("pip-dry-run.json" if dry_run else "pip-install.json")
+    args = ["install", "--pre", "--no-cache-dir", "--quiet", "--report", str(report),
+            *indexes, requirement]
+    if dry_run:
+        args.insert(1, "--dry-run")
+    done = _pip(python, args)
+    if done.returncode != 0:
+        return Resolution(False, {}, pip_error_line(done.stderr))
+    try:
+        data = json.loads(report.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return Resolution(False, {}, f"pip wrote no readable report ({exc})")
+    picks: dict[str, Pick] = {}
+    for item in data.get("install", []):
+        meta = item.get("metadata", {})
+        info = item.get("download_info", {})
+        hashes = (info.get("archive_info") or {}).get("hashes") or {}
+        name = canonicalize_name(meta.get("name", ""))
+        picks[name] = Pick(name, str(meta.get("version")), str(info.get("url", "")),
+                           hashes.get("sha256"))
+    return Resolution(True, picks)
+
+
+def wrong_picks(resolution: Resolution, wanted: dict[str, tuple[str, str]], draft_index: str,
+                public_label: str) -> str | None:
+    """One line naming what pip would take instead of the draft's files, or None when it
+    takes exactly them. ``wanted``: canonical name -> (version, sha256) of the draft's file
+    for this Python, the requirement first."""
+    base = draft_index.rsplit("/simple/", 1)[0] + "/"
+    missing, wrong = [], []
+    for name, (version, digest) in wanted.items():
+        pick = resolution.picks.get(name)
+        if pick is None:
+            missing.append(name)
+            continue
+        ours = pick.url.startswith(base)
+        where = "the draft's index" if ours else public_label
+        if pick.version != version:
+            wrong.append((f"{name} {pick.version}", where))
+        elif not ours or (pick.sha256 is not None and pick.sha256 != digest):
+            wrong.append((f"{name} {pick.version} ({pick.url.rsplit('/', 1)[-1]}, another file)",
+                          where))
+    if not wrong and not missing:
+        return None
+    version = next(iter(wanted.values()))[0]
+    places = {where for _, where in wrong}
+    if len(places) == 1:
+        said = " and ".join(what for what, _ in wrong) + f" from {places.pop()}"
+    else:
+        said = " and ".join(f"{what} from {where}" for what, where in wrong)
+    if missing:
+        said = (said + " and " if said else "") + "no " + " or ".join(missing)
+    newer = any(_is_version(p.version) and Version(p.version) > Version(version)
+                for p in resolution.picks.values() if p.name in wanted)
+    hint = "; move version_info.json's version past it" if newer else ""
+    return f"pip would install {said}, not the draft's {version}{hint}"
+
+
+# ---------------------------------------------------------------- the public index
+
+
+@dataclasses.dataclass(frozen=True)
+class Published:
+    """The newest version of a project on an index; ``error`` when it could not be asked."""
+
+    project: str
+    newest: str | None
+    error: str | None = None
+
+
+def pip_configured_index() -> str | None:
+    """The index URL pip would use: ``$PIP_INDEX_URL``, pip's configuration, pip's default."""
+    env = os.environ.get("PIP_INDEX_URL", "").split()
+    if env:
+        return env[0]
+    done = subprocess.run([sys.executable, "-m", "pip", "config", "get", "global.index-url"],
+                          capture_output=True, text=True)
+    if done.returncode == 0 and done.stdout.strip():
+        return done.stdout.split()[0]
+    try:  # pip's built-in default; pip is how users install, so it is the authority
+        from pip._internal.models.index import PyPI
+    except ImportError:
+        return None
+    return PyPI.simple_url
+
+
+_HREF = re.compile(r"""<a\s[^>]*>([^<]+)</a>""", re.I)
+
+
+def _versions_from_files(project: str, files: list[str]) -> set[Version]:
+    found = set()
+    for name in files:
+        try:
+            dist, version, _, _ = parse_wheel_filename(name)
+        except ValueError:
+            continue
+        if canonicalize_name(dist) == canonicalize_name(project):
+            found.add(version)
+    return found
+
+
+def newest_published(index_url: str, project: str, *, timeout: float = 10.0) -> Published:
+    """Ask ``index_url`` for ``project`` (PEP 691 JSON preferred, PEP 503 HTML understood).
+
+    A project the index does not know is ``newest=None``; an index that cannot be reached
+    or answers nonsense is ``error`` (the caller says it could not check, never fails).
+    """
+    url = index_url.rstrip("/") + "/" + canonicalize_name(project) + "/"
+    request = urllib.request.Request(url, headers={"Accept": (
+        "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, "
+        "text/html;q=0.1")})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as answer:
+            kind = answer.headers.get("Content-Type", "")
+            body = answer.read(32 << 20)
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404:
+            return Published(project, None)
+        return Published(project, None, f"{url} answered {exc.code}")
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        return Published(project, None, f"{url} unreachable ({reason})")
+    try:
+        if "json" in kind:
+            data = json.loads(body)
+            versions = {Version(v) for v in data.get("versions", []) if _is_version(v)}
+            versions |= _versions_from_files(project, [f.get("filename", "") for f in
+                                                       data.get("files", [])])
+        else:
+            text = body.decode("utf-8", "replace")
+            versions = _versions_from_files(project, [html.unescape(m).strip()
+                                                      for m in _HREF.findall(text)])
+    except (ValueError, AttributeError, TypeError) as exc:
+        return Published(project, None, f"{url}: not a package index answer ({exc})")
+    return Published(project, str(max(versions)) if versions else None)
+
+
+def _is_version(text: object) -> bool:
+    try:
+        Version(str(text))
+    except InvalidVersion:
+        return False
+    return True
+
+
+def version_line_warnings(versions: dict[str, str], projects: Sequence[str],
+                          index_url: str | None, *, timeout: float = 10.0) -> dict:
+    """Whether each planned version (kind -> version, e.g. ``{"nightly": "0.9.1.dev20261122"}``)
+    sorts above what ``index_url`` publishes of every project, since ``pip install --pre``
+    takes the newest: ``{"index", "checked", "newest": {project: v}, "warnings": [...]}``.
+    An unreachable index is a ``note`` saying it could not be checked, never a failure."""
+    if index_url == NO_PUBLIC_INDEX:
+        return {"index": None, "checked": False, "newest": {}, "warnings": [],
+                "note": f"public index not checked (it is {NO_PUBLIC_INDEX!r})"}
+    if index_url is PIP_DEFAULT:
+        index_url = pip_configured_index()
+        if index_url is None:
+            return {"index": None, "checked": False, "newest": {}, "warnings": [],
+                    "note": "could not check the public index: pip names none"}
+    newest, errors = {}, []
+    for project in projects:
+        found = newest_published(index_url, project, timeout=timeout)
+        if found.error:
+            errors.append(found.error)
+        elif found.newest is not None:
+            newest[project] = found.newest
+    warnings = []
+    if newest:
+        top_project, top = max(newest.items(), key=lambda item: Version(item[1]))
+        for kind, version in versions.items():
+            if Version(version) <= Version(top):
+                warnings.append(f"the {kind} version {version} sorts at or below {top_project} "
+                                f"{top} on {index_url}: `pip install --pre` would install "
+                                f"{top}; move version_info.json's version past it")
+    result = {"index": index_url, "checked": not errors, "newest": newest, "warnings": warnings}
+    if errors:
+        result["note"] = "could not check the public index: " + "; ".join(errors)
+    return result
+
+
+def check_planned_versions(versions: dict[str, str], rocm_major: int,
+                           index: str | None) -> dict:
+    """``version_line_warnings`` for both wheels of ROCm ``rocm_major`` (``status`` and the
+    nightly plan call this before anything is built)."""
+    from release.core import naming
+    return version_line_warnings(versions, (naming.plugin_dist(rocm_major),
+                                            naming.pjrt_dist(rocm_major)), index)
+
+
+def add_public_index_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--public-index URL|none`` for commands that compare with the public index."""
+    parser.add_argument("--public-index", metavar="URL", type=_index_flag_type,
+                        help=f"the public index {what} (default: ${PUBLIC_INDEX_ENV}, else the "
+                             f"index pip is configured with); '{NO_PUBLIC_INDEX}' to skip it")
+
+
+def public_index_from_args(args: argparse.Namespace) -> str | None:
+    return args.public_index if args.public_index else public_index_default()
+
+
+def _index_flag_type(text: str) -> str:
+    import argparse
+    try:
+        return check_index_flag(text)
+    except UserError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

@@ -1,0 +1,428 @@
+"""Validate a draft release as a user would receive it, before it can be published.
+
+Named steps, in order; each adds to one ``Validation`` (problems, warnings, what was checked):
+
+1. ``download``: the assets from the store (not the local dist directory); a name that is not
+   a plain file name (``../x``, ``.x``, NUL) is refused before it is joined to a path.
+2. ``check_files``: SHA256SUMS, revisions.json, one PJRT wheel and plugin wheels, all of the
+   tag's version, and nothing that is not a jax-rocm wheel.
+   ``provenance``: the in-toto statement's subjects and dependencies match (``release.build.provenance``).
+3. ``verify``: ``release.check.verify`` over the wheels together (every check, the pair check, the
+   Bazel config's RUNPATH, and the bound on inflated size, so a zip bomb never reaches pip).
+4. ``install``: only when everything above passed. The draft's wheels are served as a PEP 503
+   index on 127.0.0.1 and, for every Python the draft carries a plugin wheel for, the README's
+   install line (``pip install --pre jax-rocmN-plugin`` with that index merged with the public
+   one) is resolved with ``--dry-run --report`` in a fresh venv of an interpreter of that
+   version: pip must pick the draft's files, not a newer version from the public index. Then
+   it installs for real and ``__version__`` and ``commit_info.commits`` of both packages must
+   match the tag and revisions.json. A Python with no interpreter on this machine is named as
+   untested: a warning; a problem with ``require_all_pythons`` (or
+   ``$RELEASE_REQUIRE_ALL_PYTHONS=1``, as CI sets where its image has every Python).
+5. ``mark``: only when all passed, the draft's notes get the SHA256SUMS digest (``publish
+   --undraft`` checks it). A failure changes nothing and lists every reason.
+
+Each run works in ``<tmp>/release-validate-<pid>-*``; folders of runs whose process is gone
+(a killed validate leaves its venvs) are removed by the next run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+from packaging.utils import canonicalize_name
+
+from release.build import provenance
+from release.check import interpreters, resolver
+from release.core import checksums, naming
+from release.core.checksums import sha256_file
+from release.core.errors import UserError
+from release.core.naming import Identity
+from release.core.revisions import RevisionMap
+from release.core.safe_names import file_name_problem
+from release.publish.drafts import with_validated
+from release.publish.stores import Release, Store
+
+if TYPE_CHECKING:
+    from release.core.output import ProgressBars, Say
+
+WORKDIR_PREFIX = "release-validate-"
+REQUIRE_ALL_PYTHONS_ENV = "RELEASE_REQUIRE_ALL_PYTHONS"  # "1": an untested Python fails
+FROM_ENV = "from-env"  # public_index default: $RELEASE_PUBLIC_INDEX, else pip's own index
+
+# Runs inside the fresh venv: load version.py and commit_info.py of an installed package by
+# path, so the package's __init__ (which may import jax) does not run.
+_PROBE = r"""
+import importlib.util, json, sys, sysconfig
+from pathlib import Path
+out = {}
+for key, package in json.loads(sys.argv[1]).items():
+    found = {}
+    for lib in {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}:
+        base = Path(lib, package)
+        if base.is_dir():
+            for name in ("version", "commit_info"):
+                spec = importlib.util.spec_from_file_location(f"_probe_{key}_{name}", base / f"{name}.py")
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                found[name] = module
+    out[key] = {"installed": bool(found),
+                "version": getattr(found.get("version"), "__version__", None),
+                "commits": getattr(found.get("commit_info"), "commits", None)}
+print(json.dumps(out))
+"""
+
+
+@dataclasses.dataclass
+class Validation:
+    tag: str
+    release_id: int | None
+    problems: list[str] = dataclasses.field(default_factory=list)
+    warnings: list[str] = dataclasses.field(default_factory=list)
+    checked: list[str] = dataclasses.field(default_factory=list)
+    pythons: dict[str, dict] = dataclasses.field(default_factory=dict)  # "3.X" -> how it went
+    marked: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def untested(self) -> list[str]:
+        return sorted(py for py, info in self.pythons.items() if not info.get("tested"))
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self) | {"ok": self.ok, "untested_pythons": self.untested}
+
+
+@dataclasses.dataclass(frozen=True)
+class InstallOptions:
+    """How the install step finds interpreters and which public index it resolves against."""
+
+    interpreters: tuple[interpreters.Interpreter, ...] = ()  # given with --python
+    public_index: str | None = resolver.PIP_DEFAULT  # a URL, "none", or pip's own index
+    require_all_pythons: bool = False
+    search_path: str | None = None  # where python3.X is looked for (default $PATH)
+
+
+def find_target(store: Store, tag: str) -> tuple[Release, bool]:
+    """The draft of ``tag`` (or its published release, validated read-only)."""
+    drafts = store.our_drafts(tag)
+    if drafts:
+        return drafts[0], True
+    published = store.published_for(tag)
+    if published is not None:
+        return published, False
+    raise UserError(f"{store.where}: no draft or release of {tag}; run `release publish` first")
+
+
+def validate(store: Store, tag: str, *, say: Say = lambda _: None, progress: ProgressBars | None = None,
+             python: str | None = None, pythons: Sequence[str] = (), mark: bool = True,
+             runpath: tuple[str, ...] = (), public_index: str | None = FROM_ENV,
+             require_all_pythons: bool | None = None, search_path: str | None = None,
+             workdir_root: Path | None = None) -> Validation:
+    """Check the draft (or published release) of ``tag``.
+
+    ``python``/``pythons``: interpreters to install with (others are looked for per Python
+    the draft carries); ``runpath``: entries every shared object must carry (the Bazel
+    config's); ``public_index``: the index the draft's is merged with (a URL, ``"none"``,
+    ``None`` for pip's own; default ``$RELEASE_PUBLIC_INDEX`` else pip's own).
+    """
+    version = naming.version_of_tag(tag, flag="tag")
+    given = interpreters.given([*([python] if python else []), *pythons])  # bad paths: exit 2
+    if public_index == FROM_ENV:
+        public_index = resolver.public_index_default()
+    elif public_index is not None:
+        public_index = resolver.check_index_flag(public_index)
+    if require_all_pythons is None:
+        require_all_pythons = os.environ.get(REQUIRE_ALL_PYTHONS_ENV, "").strip() == "1"
+    options = InstallOptions(tuple(given), public_index, require_all_pythons, search_path)
+    release, is_draft = find_target(store, tag)
+    result = Validation(tag, release.id)
+    root = Path(workdir_root or tempfile.gettempdir())
+    for stale in clean_stale_workdirs(root):
+        say(f"removed {stale.name}, left by a validate that was killed")
+    work = Path(tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-", dir=root))
+    try:
+        files = step_download(store, release, work / "assets", result, say, progress)
+        revisions = step_check_files(files, version, result)
+        step_provenance(files, version, revisions, result)
+        wheels = [files[n] for n in sorted(files) if n.endswith(".whl")]
+        if wheels:
+            step_verify(wheels, revisions, result, say, runpath)
+        if wheels and result.ok:
+            step_install(wheels, version, revisions, work, result, say, options)
+        elif wheels:
+            result.problems.append("install not tried: pip never gets wheels that failed the "
+                                   "checks above")
+        if result.ok and is_draft and mark:
+            step_mark(store, release, files, result)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return result
+
+
+# ---------------------------------------------------------------- the steps
+
+
+def step_download(store: Store, release: Release, folder: Path, result: Validation, say: Say,
+                  progress: ProgressBars | None) -> dict[str, Path]:
+    """Every asset with a plain file name, downloaded into ``folder``; the rest are problems."""
+    folder.mkdir(parents=True)
+    files: dict[str, Path] = {}
+    for asset in store.list_assets(release):
+        problem = file_name_problem(asset.name)
+        if problem is not None:
+            result.problems.append(f"asset {asset.name!r} refused: {problem}; expected a plain "
+                                   "file name")
+            continue
+        say(f"download {asset.name}")
+        files[asset.name] = store.download_asset(release, asset, folder / asset.name,
+                                                 progress=progress)
+    return files
+
+
+def step_check_files(files: dict[str, Path], version: str,
+                     result: Validation) -> RevisionMap | None:
+    """SHA256SUMS and revisions.json agree with the assets; the wheels are one jax-rocm pair
+    (one PJRT wheel, plugin wheels) of the tag's version."""
+    sums_path = files.get(naming.CHECKSUMS_ASSET)
+    if sums_path is None:
+        result.problems.append(f"no {naming.CHECKSUMS_ASSET} asset")
+    else:
+        try:
+            sums = checksums.parse(sums_path.read_text(encoding="utf-8"), naming.CHECKSUMS_ASSET)
+        except (UserError, UnicodeDecodeError) as exc:
+            result.problems.append(str(exc))
+            sums = {}
+        for name, path in files.items():
+            if name == naming.CHECKSUMS_ASSET:
+                continue
+            if name not in sums:
+                result.problems.append(f"{name} is not listed in {naming.CHECKSUMS_ASSET}")
+            elif sha256_file(path) != sums[name]:
+                result.problems.append(f"{name} does not match its {naming.CHECKSUMS_ASSET} entry")
+        for name in sums:
+            if name not in files:
+                result.problems.append(f"{naming.CHECKSUMS_ASSET} lists {name}, which is not "
+                                       "an asset")
+        result.checked.append("checksums")
+    revisions = None
+    rev_path = files.get(naming.REVISIONS_ASSET)
+    if rev_path is None:
+        result.problems.append(f"no {naming.REVISIONS_ASSET} asset")
+    else:
+        try:
+            revisions = RevisionMap.loads(rev_path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            result.problems.append(f"{naming.REVISIONS_ASSET}: {exc}")
+        else:
+            if revisions.version != version:
+                result.problems.append(f"{naming.REVISIONS_ASSET} is for {revisions.version}, "
+                                       f"the tag for {version}")
+    kinds = []
+    for name in sorted(n for n in files if n.endswith(".whl")):
+        ident = Identity.of(Path(name))
+        if ident.name_error is not None:
+            result.problems.append(f"{name}: not a valid wheel file name ({ident.name_error})")
+        elif ident.kind is None:
+            result.problems.append(f"{name}: not a jax-rocm wheel; a release carries only "
+                                   "jax_rocmN_pjrt and jax_rocmN_plugin wheels")
+        else:
+            kinds.append(ident.kind)
+            if ident.version != version:
+                result.problems.append(f"{name} is not version {version}")
+    if kinds.count("pjrt") != 1 or not kinds.count("plugin"):
+        result.problems.append(f"expected one pjrt wheel and at least one plugin wheel, found "
+                               f"{kinds.count('pjrt')} and {kinds.count('plugin')}")
+    return revisions
+
+
+def step_provenance(files: dict[str, Path], version: str, revisions: RevisionMap | None,
+                    result: Validation) -> None:
+    """The provenance statement's subjects are exactly the assets, with their digests, and its
+    dependencies equal revisions.json (``release.build.provenance``)."""
+    result.problems += provenance.check_assets(files, version, revisions)
+    result.checked.append("provenance")
+
+
+def step_verify(wheels: list[Path], revisions: RevisionMap | None, result: Validation, say: Say,
+                runpath: tuple[str, ...] = ()) -> None:
+    """Every verify check, the wheels verified together (so the pjrt/plugin pair check runs)."""
+    from release.check import verify
+    options = verify.Options(runpath=tuple(runpath), revisions=revisions)
+    reports = verify.verify_wheels(wheels, options, on_wheel=lambda w: say(f"verify {w.name}"))
+    for report in reports:
+        for finding in report.errors:
+            where = f" [{finding.member}]" if finding.member else ""
+            result.problems.append(f"verify {report.wheel.name}: {finding.check}: "
+                                   f"{finding.message}{where}")
+    result.checked.append("verify")
+
+
+def carried_pythons(wheels: Sequence[Path]) -> dict[str, Path]:
+    """``"3.X"`` -> the plugin wheel for it, from the ``cp3XX`` tags of the plugin wheels."""
+    carried: dict[str, Path] = {}
+    for wheel in wheels:
+        ident = Identity.of(wheel)
+        if ident.kind != "plugin":
+            continue
+        for python in ident.pythons:
+            carried[python] = wheel
+    return dict(sorted(carried.items(), key=lambda item: int(item[0].split(".")[1])))
+
+
+def step_install(wheels: list[Path], version: str, revisions: RevisionMap | None, work: Path,
+                 result: Validation, say: Say, options: InstallOptions = InstallOptions()) -> None:
+    """Resolve, install and import the pair, as users do, once per Python the draft carries
+    (``step_check_files`` found the pair: one pjrt wheel, of a ROCm major)."""
+    pjrt, major = next((w, ident.rocm_major) for w in wheels
+                       if (ident := Identity.of(w)).kind == "pjrt" and ident.rocm_major is not None)
+    carried = carried_pythons(wheels)
+    for interp in options.interpreters:
+        if interp.version not in carried:
+            result.problems.append(f"--python {interp.path} is Python {interp.version}; the draft "
+                                   f"carries plugin wheels for {', '.join(carried)} only")
+    public = options.public_index
+    label = ("pip's configured index" if public is resolver.PIP_DEFAULT else
+             "nowhere else" if public == resolver.NO_PUBLIC_INDEX else public)
+    with resolver.staged_index(wheels, work / "index") as draft_index:
+        indexes = resolver.index_args(draft_index, public)
+        for py, plugin in carried.items():
+            found = interpreters.find(py, explicit=options.interpreters, search_path=options.search_path)
+            if found is None:
+                result.pythons[py] = {"tested": False, "interpreter": None,
+                                      "reason": f"no Python {py} interpreter found (--python, "
+                                                f"python{py} on PATH, pyenv, uv)"}
+                continue
+            result.pythons[py] = {"tested": False, "interpreter": found.path}
+            wanted: dict[str, tuple[str, str]] = {
+                canonicalize_name(naming.plugin_dist(major)): (version, sha256_file(plugin)),
+                canonicalize_name(naming.pjrt_dist(major)): (version, sha256_file(pjrt))}
+            problems = _install_one(found, naming.plugin_dist(major), wanted, draft_index,
+                                    indexes, label, work / f"py{py}", say)
+            if not problems:
+                problems = step_import(work / f"py{py}" / "venv" / "bin" / "python", major,
+                                       version, revisions)
+            result.problems.extend(f"Python {py}: {p}" for p in problems)
+            result.pythons[py]["tested"] = not problems
+    untested = [f"{py} ({result.pythons[py]['reason']})" for py in result.untested
+                if result.pythons[py].get("reason")]
+    if untested:
+        line = "untested Pythons: " + "; ".join(untested)
+        if options.require_all_pythons:
+            result.problems.append(line + "; every Python must be tested "
+                                   "(--require-all-pythons)")
+        else:
+            result.warnings.append(line)
+    if any(info.get("tested") for info in result.pythons.values()):
+        result.checked.extend(["resolve", "install", "import"])
+
+
+def _install_one(interp: interpreters.Interpreter, requirement: str,
+                 wanted: dict[str, tuple[str, str]], draft_index: str, indexes: list[str],
+                 label: str, work: Path, say: Say) -> list[str]:
+    """A fresh venv of ``interp``; the install line resolved (dry run), checked, installed."""
+    work.mkdir(parents=True)
+    env_dir = work / "venv"
+    say(f"Python {interp.version}: fresh venv with {interp.path}")
+    made = subprocess.run([interp.path, "-m", "venv", "--without-pip", str(env_dir)],
+                          capture_output=True, text=True)
+    if made.returncode != 0:
+        return [f"{interp.path} -m venv failed: "
+                f"{(made.stderr.strip().splitlines() or ['?'])[-1]}"]
+    python = env_dir / "bin" / "python"
+    say(f"Python {interp.version}: pip install --pre {requirement} (dry run)")
+    for dry_run in (True, False):
+        resolution = resolver.pip_install(python, requirement, indexes, work, dry_run=dry_run)
+        if not resolution.ok:
+            verb = "cannot resolve" if dry_run else "failed to install"
+            return [f"pip {verb} {requirement} from the draft's index and {label}: "
+                    f"{resolution.error}"]
+        wrong = resolver.wrong_picks(resolution, wanted, draft_index, label)
+        if wrong:
+            return [wrong]
+        if dry_run:
+            say(f"Python {interp.version}: pip install --pre {requirement}")
+    return []
+
+
+def step_import(python: Path, major: int, version: str, revisions: RevisionMap | None) -> list[str]:
+    """``__version__`` and ``commit_info.commits`` of both installed packages, read in the venv
+    of ``python``, against the tag's version and revisions.json."""
+    packages = {"pjrt": naming.pjrt_package(major), "plugin": naming.plugin_package(major)}
+    probe = subprocess.run([str(python), "-c", _PROBE, json.dumps(packages)],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        tail = (probe.stderr.strip().splitlines() or ["?"])[-1]
+        return [f"importing the installed wheels failed: {tail}"]
+    problems = []
+    for key, info in json.loads(probe.stdout).items():
+        if not info["installed"]:
+            problems.append(f"{key}: {packages[key]} is not installed")
+            continue
+        if info["version"] != version:
+            problems.append(f"{key}: __version__ is {info['version']!r}, expected {version}")
+        if revisions is not None and info["commits"] != revisions.legacy_commits():
+            problems.append(f"{key}: commit_info.commits {info['commits']!r} differs from "
+                            f"{naming.REVISIONS_ASSET}")
+    return problems
+
+
+def step_mark(store: Store, release: Release, files: dict[str, Path], result: Validation) -> None:
+    """Note the SHA256SUMS digest that passed in the draft's body (``--undraft`` needs it)."""
+    digest = sha256_file(files[naming.CHECKSUMS_ASSET])
+    current = next(r for r in store.list_releases() if r.id == release.id)
+    store.update_release(current, body=with_validated(current.body, digest))
+    result.marked = True
+
+
+# ---------------------------------------------------------------- leftovers of killed runs
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    return True
+
+
+def clean_stale_workdirs(root: Path, *, now: float | None = None,
+                         legacy_age: float = 6 * 3600) -> list[Path]:
+    """Remove ``release-validate-<pid>-*`` folders (ours) whose process is gone, and folders
+    of the older unnamed form (``release-validate-<random>``) older than ``legacy_age``
+    seconds; returns what was removed."""
+    now = time.time() if now is None else now
+    removed: list[Path] = []
+    try:
+        children = list(Path(root).glob(WORKDIR_PREFIX + "*"))
+    except OSError:
+        return removed
+    for child in children:
+        try:
+            info = child.lstat()
+        except OSError:
+            continue
+        if not child.is_dir() or child.is_symlink() or info.st_uid != os.getuid():
+            continue
+        m = re.fullmatch(re.escape(WORKDIR_PREFIX) + r"(\d+)-.+", child.name)
+        if m:
+            if _alive(int(m.group(1))):
+                continue
+        elif now - info.st_mtime < legacy_age:
+            continue
+        shutil.rmtree(child, ignore_errors=True)
+        if not child.exists():
+            removed.append(child)
+    return removed

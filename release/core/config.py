@@ -1,0 +1,598 @@
+"""deps.yaml and version_info.json: parse, validate, save.
+
+Both files load into frozen dataclasses. Every problem is a ``ConfigError``
+naming the file, the key, the bad value and what was expected. Saving changes
+only the values that moved, in place in the original text, so comments, order
+and layout survive and an unchanged round trip is byte-identical; the write is
+atomic (temp file + rename) and re-read before it replaces the original.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Mapping
+
+import yaml
+
+from release.core.errors import ConfigError, UserError
+from release.core.versions import NIGHTLY_SCHEMES
+
+DEPS_FILE = "deps.yaml"
+VERSION_FILE = "version_info.json"
+REQUIRED_DEPS = ("plugin", "jax", "xla")
+DEP_KEYS = ("url", "branch", "commit", "roll")
+# Written by ``release bump`` for via deps when the source file pins them (kept for the revision map).
+PIN_KEYS = ("archive_sha256", "patches")
+HOLD_KEYS = ("commit", "reason")
+HEAD_KEYS = ("head", "require", "max_walk")
+REQUIRE_GREEN = "green"
+DEFAULT_MAX_WALK = 20
+VIA_KEYS = ("via", "file")
+VIA_OPTIONAL = ("var", "branches")
+DEFAULT_BRANCHES = "rocm-jaxlib-v*"
+VERSION_KEYS = ("version", "rocm_version", "nightly_scheme")
+
+_SHA = re.compile(r"^[0-9a-f]{40}$")
+_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
+_BRANCH = re.compile(r"^[A-Za-z0-9._/-]+$")
+_VAR = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_GLOB = re.compile(r"^[A-Za-z0-9._/*?\[\]-]+$")
+_URL = re.compile(r"^(https?://|file://|git://|ssh://|[\w.-]+@[\w.-]+:|/)\S+$")
+
+
+@dataclasses.dataclass(frozen=True)
+class RollHead:
+    """Follow the tip of the tracked branch; with ``require``, its newest green commit instead
+    (``"green"``: every check; a tuple: those check names), walking back at most ``max_walk``."""
+
+    require: str | tuple[str, ...] | None = None
+    max_walk: int = DEFAULT_MAX_WALK
+
+    def __str__(self) -> str:
+        if self.require is None:
+            return "head"
+        return "head (green)" if self.require == REQUIRE_GREEN else f"head (green: {', '.join(self.require)})"
+
+
+@dataclasses.dataclass(frozen=True)
+class RollManual:
+    """Never moved automatically; only ``bump --to`` moves it."""
+
+    def __str__(self) -> str:
+        return "manual"
+
+
+@dataclasses.dataclass(frozen=True)
+class RollVia:
+    """Take the commit that dep ``via`` pins in ``file`` (read structurally, or as
+    ``var = "<sha>"`` when ``var`` is given); the branch is found among ``branches``."""
+
+    via: str
+    file: str
+    var: str | None = None
+    branches: str = DEFAULT_BRANCHES
+
+    def __str__(self) -> str:
+        return f"via {self.via}" + (f" ({self.var})" if self.var else "")
+
+
+Roll = RollHead | RollManual | RollVia
+
+
+@dataclasses.dataclass(frozen=True)
+class Hold:
+    """``hold: {commit, reason}``: a head dep's roll stops before ``commit`` until removed."""
+
+    commit: str
+    reason: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Dep:
+    name: str
+    url: str
+    branch: str
+    commit: str
+    roll: Roll
+    archive_sha256: str | None = None  # the source's http_archive sha256, when it pins one
+    patches: tuple[str, ...] = ()  # patch files the source applies on top of the commit
+    hold: Hold | None = None  # never roll to this commit or past it
+
+    @property
+    def short(self) -> str:
+        return self.commit[:7]
+
+
+@dataclasses.dataclass(frozen=True)
+class Deps:
+    """The pins, in file order."""
+
+    path: Path
+    items: tuple[Dep, ...]
+
+    def __getitem__(self, name: str) -> Dep:
+        for dep in self.items:
+            if dep.name == name:
+                return dep
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[Dep]:
+        return iter(self.items)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(d.name for d in self.items)
+
+    def resolution_order(self) -> tuple[Dep, ...]:
+        """Deps ordered so a ``via`` dep comes after the dep it reads."""
+        done: list[str] = []
+        pending = list(self.items)
+        while pending:
+            for dep in pending:
+                if not isinstance(dep.roll, RollVia) or dep.roll.via in done:
+                    done.append(dep.name)
+                    pending.remove(dep)
+                    break
+            else:  # validated at load time, so this is a bug
+                raise AssertionError("cycle in via deps")
+        return tuple(self[n] for n in done)
+
+    def with_commits(self, commits: Mapping[str, str]) -> Deps:
+        """A copy with some commits moved."""
+        return self.with_pins({name: {"commit": sha} for name, sha in commits.items()})
+
+    def with_pins(self, pins: Mapping[str, Mapping[str, Any]]) -> Deps:
+        """A copy with some of ``commit``, ``branch`` and the PIN_KEYS changed per dep (each value
+        of its field's type: the names are checked here, the values where they are built)."""
+        for name, fields in pins.items():
+            self[name]
+            unknown = set(fields) - {"commit", "branch", *PIN_KEYS}
+            if unknown:
+                raise AssertionError(f"not a pin field: {sorted(unknown)}")
+        return dataclasses.replace(self, items=tuple(
+            dataclasses.replace(d, **pins.get(d.name, {})) for d in self.items))
+
+
+@dataclasses.dataclass(frozen=True)
+class VersionInfo:
+    path: Path
+    version: str
+    rocm_version: str
+    nightly_scheme: str
+
+    @property
+    def rocm_major(self) -> int:
+        """The N in ``jax-rocmN-*``."""
+        return int(self.rocm_version.split(".")[0])
+
+
+@dataclasses.dataclass(frozen=True)
+class Project:
+    """The two files of one checkout of this repository."""
+
+    root: Path
+    deps: Deps
+    version_info: VersionInfo
+
+
+# ---------------------------------------------------------------- finding
+
+
+def find_root(start: Path | None = None) -> Path:
+    """The nearest directory at or above ``start`` holding both files (as git finds its root)."""
+    here = Path(start or Path.cwd()).resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / DEPS_FILE).is_file() and (candidate / VERSION_FILE).is_file():
+            return candidate
+    raise UserError(f"no {DEPS_FILE} and {VERSION_FILE} found in {here} or any parent; "
+                    "run inside the release repository or pass --root DIR")
+
+
+def load_project(root: Path | None = None, *, search: bool = True) -> Project:
+    """Load both files from ``root`` (or from the nearest root above the current directory)."""
+    if root is not None and not search:
+        base = Path(root)
+    elif root is not None:
+        base = Path(root)
+        if not (base / DEPS_FILE).is_file() or not (base / VERSION_FILE).is_file():
+            raise UserError(f"--root {base}: expected a directory holding {DEPS_FILE} and "
+                            f"{VERSION_FILE}")
+    else:
+        base = find_root()
+    return Project(base.resolve(), load_deps(base / DEPS_FILE), load_version_info(base / VERSION_FILE))
+
+
+# ---------------------------------------------------------------- deps.yaml
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(path, None, "no such file", "an existing file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(path, None, f"unreadable ({exc.__class__.__name__})",
+                          "a readable UTF-8 file") from None
+
+
+def _compose_yaml(path: Path, text: str) -> yaml.Node | None:
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else None
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(path, where, f"invalid YAML ({problem})", "well-formed YAML") from None
+    _refuse_duplicate_keys(path, node, "")
+    return node
+
+
+def _refuse_duplicate_keys(path: Path, node: yaml.Node | None, prefix: str) -> None:
+    if isinstance(node, yaml.MappingNode):
+        seen: set[str] = set()
+        for key_node, value_node in node.value:
+            key = key_node.value
+            dotted = f"{prefix}.{key}" if prefix else str(key)
+            if key in seen:
+                raise ConfigError(path, dotted, "a second value", "each key once")
+            seen.add(key)
+            _refuse_duplicate_keys(path, value_node, dotted)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            _refuse_duplicate_keys(path, item, prefix)
+
+
+def parse_deps(path: Path, text: str) -> Deps:
+    """Validate the text of deps.yaml into ``Deps``."""
+    node = _compose_yaml(path, text)
+    data = yaml.safe_load(text) if node is not None else None
+    if not isinstance(data, dict):
+        raise ConfigError(path, None, _kind(data), "a mapping with the key 'deps'")
+    _exact_keys(path, "", data, ("deps",), ("deps",))
+    deps = data["deps"]
+    if not isinstance(deps, dict):
+        raise ConfigError(path, "deps", _kind(deps), f"a mapping of {', '.join(REQUIRED_DEPS)}")
+    _exact_keys(path, "deps", deps, REQUIRED_DEPS, REQUIRED_DEPS)
+    items = tuple(_parse_dep(path, name, deps[name]) for name in deps)
+    _check_via(path, items)
+    return Deps(Path(path), items)
+
+
+def _parse_dep(path: Path, name: str, raw: object) -> Dep:
+    where = f"deps.{name}"
+    if not isinstance(raw, dict):
+        raise ConfigError(path, where, _kind(raw), "a mapping with " + ", ".join(DEP_KEYS))
+    _exact_keys(path, where, raw, DEP_KEYS, DEP_KEYS + PIN_KEYS + ("hold",))
+    url = raw["url"]
+    if not isinstance(url, str) or not _URL.match(url):
+        raise ConfigError(path, f"{where}.url", url, "a git URL (https://, file://, git://, ssh)")
+    branch = raw["branch"]
+    if not isinstance(branch, str) or not _BRANCH.match(branch) or ".." in branch:
+        raise ConfigError(path, f"{where}.branch", branch, "a branch name")
+    commit = raw["commit"]
+    if not isinstance(commit, str) or not _SHA.match(commit):
+        raise ConfigError(path, f"{where}.commit", commit, "a full commit SHA (40 lowercase hex digits)")
+    sha256 = raw.get("archive_sha256")
+    if sha256 is not None and not (isinstance(sha256, str) and _SHA256.match(sha256)):
+        raise ConfigError(path, f"{where}.archive_sha256", sha256, "a sha256 (64 lowercase hex digits)")
+    patches = raw.get("patches", [])
+    if not isinstance(patches, list) or not all(isinstance(p, str) and p for p in patches):
+        raise ConfigError(path, f"{where}.patches", patches, "a list of patch file labels")
+    roll = _parse_roll(path, f"{where}.roll", raw["roll"])
+    hold = _parse_hold(path, f"{where}.hold", raw["hold"], roll) if "hold" in raw else None
+    return Dep(name, url, branch, commit, roll, sha256, tuple(patches), hold)
+
+
+def _parse_hold(path: Path, where: str, raw: object, roll: Roll) -> Hold:
+    if not isinstance(raw, dict):
+        raise ConfigError(path, where, raw, "a mapping {commit: <sha>, reason: \"...\"}")
+    _exact_keys(path, where, raw, HOLD_KEYS, HOLD_KEYS)
+    if not isinstance(raw["commit"], str) or not _SHA.match(raw["commit"]):
+        raise ConfigError(path, f"{where}.commit", raw["commit"], "a full commit SHA (40 lowercase hex digits)")
+    if not isinstance(raw["reason"], str) or not raw["reason"].strip():
+        raise ConfigError(path, f"{where}.reason", raw["reason"], "a non-empty string saying why")
+    if not isinstance(roll, RollHead):
+        raise ConfigError(path, where, f"a hold on a '{roll}' dep", "holds only on deps that roll by "
+                          "head (hold a via dep's source commit instead)")
+    return Hold(raw["commit"], raw["reason"].strip())
+
+
+def _parse_head(path: Path, where: str, raw: dict) -> RollHead:
+    _exact_keys(path, where, raw, ("head",), HEAD_KEYS)
+    if raw["head"] is not True:
+        raise ConfigError(path, f"{where}.head", raw["head"], "true")
+    require = raw.get("require")
+    if require is not None:
+        names_ok = (isinstance(require, list) and require
+                    and all(isinstance(n, str) and n.strip() for n in require))
+        if require != REQUIRE_GREEN and not names_ok:
+            raise ConfigError(path, f"{where}.require", require,
+                              "'green' (every check) or a list of check names")
+        if require != REQUIRE_GREEN:
+            require = tuple(n.strip() for n in require)
+    walk = raw.get("max_walk", DEFAULT_MAX_WALK)
+    if isinstance(walk, bool) or not isinstance(walk, int) or walk < 1:
+        raise ConfigError(path, f"{where}.max_walk", walk, "a whole number of commits, 1 or more")
+    if "max_walk" in raw and require is None:
+        raise ConfigError(path, f"{where}.max_walk", walk, "max_walk only together with require")
+    return RollHead(require, walk)
+
+
+def _parse_roll(path: Path, where: str, raw: object) -> Roll:
+    expected = ("'head', 'manual', a mapping {head: true, require: green|[names][, max_walk: N]} "
+                "or a mapping {via, file[, var, branches]}")
+    if raw == "head":
+        return RollHead()
+    if raw == "manual":
+        return RollManual()
+    if not isinstance(raw, dict):
+        raise ConfigError(path, where, raw, expected)
+    if "head" in raw:
+        return _parse_head(path, where, raw)
+    _exact_keys(path, where, raw, VIA_KEYS, VIA_KEYS + VIA_OPTIONAL)
+    for key in raw:
+        if not isinstance(raw[key], str) or not raw[key]:
+            raise ConfigError(path, f"{where}.{key}", raw[key], "a non-empty string")
+    if raw["file"].startswith("/") or ".." in raw["file"].split("/"):
+        raise ConfigError(path, f"{where}.file", raw["file"], "a path relative to the via repository")
+    if "var" in raw and not _VAR.match(raw["var"]):
+        raise ConfigError(path, f"{where}.var", raw["var"], "an identifier such as XLA_COMMIT")
+    branches = raw.get("branches", DEFAULT_BRANCHES)
+    if not _GLOB.match(branches) or ".." in branches:
+        raise ConfigError(path, f"{where}.branches", branches, "a branch name pattern such as rocm-jaxlib-v*")
+    return RollVia(raw["via"], raw["file"], raw.get("var"), branches)
+
+
+def _check_via(path: Path, items: tuple[Dep, ...]) -> None:
+    names = {d.name for d in items}
+    graph = {d.name: d.roll.via for d in items if isinstance(d.roll, RollVia)}
+    for name, via in graph.items():
+        if via not in names:
+            raise ConfigError(path, f"deps.{name}.roll.via", via,
+                              f"one of the other deps ({', '.join(sorted(names - {name}))})")
+    for start in graph:
+        seen, node = [start], graph[start]
+        while node in graph:
+            if node in seen:
+                cycle = " -> ".join(seen[seen.index(node):] + [node])
+                raise ConfigError(path, f"deps.{start}.roll.via", graph[start],
+                                  f"no cycle of via deps (found {cycle})")
+            seen.append(node)
+            node = graph[node]
+
+
+def load_deps(path: Path) -> Deps:
+    return parse_deps(Path(path), _read_text(path))
+
+
+def render_deps(deps: Deps, text: str) -> str:
+    """The text of deps.yaml with only the moved values replaced in place: ``commit`` and
+    ``branch`` where they are; the PIN_KEYS rewritten as one line each after ``commit``
+    (added, replaced or dropped)."""
+    node = _compose_yaml(deps.path, text)
+    old = parse_deps(deps.path, text)
+    deps_node = _mapping_at(node, "deps")
+    edits = []  # (start, end, replacement), non-overlapping
+    for dep in deps:
+        was = old[dep.name]
+        dep_node = _mapping_at(deps_node, dep.name)
+        for key in ("commit", "branch"):
+            if getattr(dep, key) != getattr(was, key):
+                scalar = _mapping_get(dep_node, key)
+                start, end = scalar.start_mark.index, scalar.end_mark.index
+                edits.append((start, end, text[start:end].replace(getattr(was, key), getattr(dep, key))))
+        if all(getattr(dep, k) == getattr(was, k) for k in PIN_KEYS):
+            continue
+        commit_key = next(k for k, _ in dep_node.value if k.value == "commit")
+        commit_end = _mapping_get(dep_node, "commit").end_mark
+        pairs = dep_node.value
+        for i, (key_node, value_node) in enumerate(pairs):
+            if key_node.value not in PIN_KEYS:
+                continue
+            if not dep_node.flow_style:
+                edits.append((*_line_span(text, key_node.start_mark, value_node.end_mark), ""))
+            elif i:  # "{..., key: value}": drop from the end of the previous value
+                edits.append((pairs[i - 1][1].end_mark.index, value_node.end_mark.index, ""))
+            else:
+                edits.append((key_node.start_mark.index, pairs[1][0].start_mark.index, ""))
+        if dep_node.flow_style:
+            at, piece = commit_end.index, "".join(f", {k}: {v}" for k, v in _pin_lines(dep))
+        else:
+            indent = " " * commit_key.start_mark.column
+            at = _line_span(text, commit_key.start_mark, commit_end)[1]
+            piece = "".join(f"{indent}{k}: {v}\n" for k, v in _pin_lines(dep))
+        edits.append((at, at, piece))
+    for start, end, piece in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        text = text[:start] + piece + text[end:]
+    return text
+
+
+def render_hold(path: Path, text: str, name: str, hold: Hold | None) -> str:
+    """The text of deps.yaml with dep ``name``'s ``hold:`` line added, replaced or removed
+    (one line after the dep's ``roll``; comments and everything else kept)."""
+    node = _compose_yaml(path, text)
+    dep_node = _mapping_at(_mapping_at(node, "deps"), name)
+    if dep_node.flow_style:
+        raise UserError(f"{path}: deps.{name} is written as a flow mapping {{...}}; write it as a "
+                        "block mapping to add a hold")
+    pairs = {k.value: (k, v) for k, v in dep_node.value}
+    piece = ""
+    if hold is not None:
+        indent = " " * pairs["roll"][0].start_mark.column
+        piece = (f"{indent}hold: {{commit: {hold.commit}, reason: "
+                 f"{json.dumps(' '.join(hold.reason.split()))}}}\n")
+    if "hold" in pairs:
+        start, end = _line_span(text, pairs["hold"][0].start_mark, _last_mark(pairs["hold"][1]))
+    else:
+        start = end = _line_span(text, pairs["roll"][0].start_mark, _last_mark(pairs["roll"][1]))[1]
+    new = text[:start] + piece + text[end:]
+    if parse_deps(path, new)[name].hold != (hold and Hold(hold.commit, " ".join(hold.reason.split()))):
+        raise AssertionError("deps.yaml hold did not round-trip")
+    return new
+
+
+def _last_mark(node: yaml.Node) -> yaml.Mark:
+    """Where a value's own text ends (a block collection's end mark is the next key's start)."""
+    if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and not node.flow_style and node.value:
+        last = node.value[-1]
+        return _last_mark(last[1] if isinstance(node, yaml.MappingNode) else last)
+    return node.end_mark
+
+
+def _pin_lines(dep: Dep) -> Iterator[tuple[str, str]]:
+    if dep.archive_sha256:
+        yield "archive_sha256", json.dumps(dep.archive_sha256)  # quoted: digits alone read as a number
+    if dep.patches:
+        yield "patches", json.dumps(list(dep.patches))  # a YAML flow sequence on one line
+
+
+def _line_span(text: str, start: yaml.Mark, end: yaml.Mark) -> tuple[int, int]:
+    """From the start of ``start``'s line to just after the line holding ``end``."""
+    first = text.rfind("\n", 0, start.index) + 1
+    last = end.index if end.column > 0 else max(end.index - 1, start.index)
+    stop = text.find("\n", last)
+    return first, len(text) if stop < 0 else stop + 1
+
+
+def save_deps(deps: Deps) -> bool:
+    """Write moved commits into ``deps.path`` atomically. Returns whether the file changed."""
+    text = _read_text(deps.path)
+    new_text = render_deps(deps, text)
+    if new_text == text:
+        return False
+    if parse_deps(deps.path, new_text) != deps:
+        raise UserError(f"{deps.path}: only pins (commit, branch, {', '.join(PIN_KEYS)}) can be changed by a "
+                        "save; edit other keys by hand")
+    atomic_write(deps.path, new_text)
+    return True
+
+
+def _mapping_get(node: yaml.Node | None, key: str) -> yaml.Node:
+    """The value node of ``key`` in a mapping node."""
+    if not isinstance(node, yaml.MappingNode):  # the text parsed as valid deps first: a bug
+        raise AssertionError(f"not a mapping where {key} was looked up")
+    for key_node, value_node in node.value:
+        if key_node.value == key:
+            return value_node
+    raise KeyError(key)
+
+
+def _mapping_at(node: yaml.Node | None, key: str) -> yaml.MappingNode:
+    """The mapping node under ``key`` (a dep, the deps) in a document already parsed as valid deps."""
+    value = _mapping_get(node, key)
+    if not isinstance(value, yaml.MappingNode):
+        raise AssertionError(f"{key} is not a mapping")
+    return value
+
+
+# ---------------------------------------------------------------- version_info.json
+
+
+def parse_version_info(path: Path, text: str) -> VersionInfo:
+    try:
+        data = json.loads(text, object_pairs_hook=_no_duplicate_pairs(path))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(path, f"line {exc.lineno}, column {exc.colno}",
+                          f"invalid JSON ({exc.msg})", "a JSON object") from None
+    if not isinstance(data, dict):
+        raise ConfigError(path, None, _kind(data), "a JSON object with " + ", ".join(VERSION_KEYS))
+    _exact_keys(path, "", data, VERSION_KEYS, VERSION_KEYS)
+    if not isinstance(data["version"], str) or not _SEMVER.match(data["version"]):
+        raise ConfigError(path, "version", data["version"], "X.Y.Z (three numbers, no leading zeros)")
+    rocm = data["rocm_version"]
+    if not isinstance(rocm, str) or not _SEMVER.match(rocm) or rocm.startswith("0."):
+        raise ConfigError(path, "rocm_version", rocm, "A.B.C with a major of 1 or more, such as 7.2.0")
+    if data["nightly_scheme"] not in NIGHTLY_SCHEMES:
+        raise ConfigError(path, "nightly_scheme", data["nightly_scheme"],
+                          "'date' (.devYYYYMMDD) or 'date-build' (.devYYYYMMDDBBB)")
+    return VersionInfo(Path(path), data["version"], rocm, data["nightly_scheme"])
+
+
+def load_version_info(path: Path) -> VersionInfo:
+    return parse_version_info(Path(path), _read_text(path))
+
+
+def render_version_info(info: VersionInfo, text: str) -> str:
+    """The text of version_info.json with only the changed values replaced in place."""
+    old = parse_version_info(info.path, text)
+    for key in VERSION_KEYS:
+        before, after = getattr(old, key), getattr(info, key)
+        if before != after:
+            pattern = re.compile(r'("%s"\s*:\s*")%s(")' % (re.escape(key), re.escape(before)))
+            def swap(match: re.Match[str], new: str = after) -> str:
+                return match.group(1) + new + match.group(2)
+            text, count = pattern.subn(swap, text)
+            if count != 1:
+                raise UserError(f"{info.path}: cannot find \"{key}\": \"{before}\" to replace")
+    if parse_version_info(info.path, text) != info:
+        raise AssertionError("version_info.json did not round-trip")
+    return text
+
+
+def save_version_info(info: VersionInfo) -> bool:
+    """Write changed values into ``info.path`` in place, atomically. Returns whether it changed."""
+    text = _read_text(info.path)
+    new_text = render_version_info(info, text)
+    if new_text == text:
+        return False
+    atomic_write(info.path, new_text)
+    return True
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def atomic_write(path: Path, text: str | bytes) -> None:
+    """Replace ``path`` with ``text`` via a temp file in the same directory and a rename."""
+    path = Path(path)
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        else:
+            os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _exact_keys(path: Path, where: str, data: dict, required: Iterable[str],
+                allowed: tuple[str, ...]) -> None:
+    for key in data:
+        if key not in allowed:
+            raise ConfigError(path, f"{where}.{key}" if where else str(key), "an unknown key",
+                              "only " + ", ".join(allowed))
+    for key in required:
+        if key not in data:
+            raise ConfigError(path, f"{where}.{key}" if where else key, "nothing (missing)",
+                              "this key to be present")
+
+
+def _no_duplicate_pairs(path: Path) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in seen:
+                raise ConfigError(path, key, "a second value", "each key once")
+            seen[key] = value
+        return seen
+    return hook
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "an empty document"
+    return f"a {type(value).__name__} ({value!r:.40})"

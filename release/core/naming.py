@@ -1,0 +1,129 @@
+"""Names the wheels and releases carry, derived from the ROCm major and the version.
+
+One place for every name so the build, the verifier, the stores and the index
+agree: distributions ``jax-rocmN-pjrt`` / ``jax-rocmN-plugin``, their import
+packages, wheel file names and tags, and the release tag.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+from packaging.version import InvalidVersion
+
+from release.core import versions
+
+PLATFORM = "manylinux_2_28_x86_64"
+TAG_PREFIX = "rocm-jax-v"
+
+
+def pjrt_dist(rocm_major: int) -> str:
+    return f"jax-rocm{rocm_major}-pjrt"
+
+
+def plugin_dist(rocm_major: int) -> str:
+    return f"jax-rocm{rocm_major}-plugin"
+
+
+def pjrt_package(rocm_major: int) -> str:
+    """Import path of the PJRT plugin (found by jax through the ``jax_plugins`` entry point)."""
+    return f"jax_plugins/xla_rocm{rocm_major}"
+
+
+def plugin_package(rocm_major: int) -> str:
+    return f"jax_rocm{rocm_major}_plugin"
+
+
+def python_tag(python: str) -> str:
+    """``3.12`` -> ``cp312``."""
+    if not re.fullmatch(r"3\.\d{1,2}", python):
+        raise ValueError(f"python version {python!r} is not 3.X")
+    return "cp3" + python.split(".")[1]
+
+
+def wheel_tag(python: str | None) -> str:
+    """``py3-none-<platform>`` for the pjrt wheel, ``cp3X-cp3X-<platform>`` per Python otherwise."""
+    if python is None:
+        return f"py3-none-{PLATFORM}"
+    tag = python_tag(python)
+    return f"{tag}-{tag}-{PLATFORM}"
+
+
+def wheel_filename(dist: str, version: str, python: str | None) -> str:
+    escaped = canonicalize_name(dist).replace("-", "_")
+    return f"{escaped}-{version}-{wheel_tag(python)}.whl"
+
+
+def pjrt_wheel(rocm_major: int, version: str) -> str:
+    return wheel_filename(pjrt_dist(rocm_major), version, None)
+
+
+def plugin_wheel(rocm_major: int, version: str, python: str) -> str:
+    return wheel_filename(plugin_dist(rocm_major), version, python)
+
+
+def release_tag(version: str) -> str:
+    """The git tag (and GitHub release tag) of a version: ``rocm-jax-v0.9.1``."""
+    return TAG_PREFIX + version
+
+
+def version_from_tag(tag: str) -> str | None:
+    return tag[len(TAG_PREFIX):] if tag.startswith(TAG_PREFIX) else None
+
+
+TAG_SHAPES = {"nightly": "X.Y.Z.devYYYYMMDD", "rc": "X.Y.ZrcN", "release": "X.Y.Z", "post": "X.Y.Z.postN"}
+
+
+def version_of_tag(tag: str, kinds: tuple[str, ...] = versions.KINDS, *, flag: str = "--tag") -> str:
+    """The one parser of release tags a user passes: the version ``tag`` names, which must be
+    of one of ``kinds``; anything else is one line naming the tags expected."""
+    version = version_from_tag(tag)
+    try:
+        kind = versions.kind_of(version) if version else None
+    except InvalidVersion:
+        kind = None
+    if version is None or kind not in kinds:
+        shapes = " or ".join(TAG_PREFIX + TAG_SHAPES[k] for k in kinds)
+        raise versions.VersionError(f"{flag} {tag}: expected a release tag {shapes}")
+    return version
+
+
+REVISIONS_ASSET = "revisions.json"
+CHECKSUMS_ASSET = "SHA256SUMS"
+PROVENANCE_ASSET = "provenance.intoto.json"
+
+
+_DIST = re.compile(r"^jax[-_.]rocm(\d+)[-_.](pjrt|plugin)$")
+_CPYTHON = re.compile(r"^cp3(\d+)-")
+
+
+@dataclasses.dataclass(frozen=True)
+class Identity:
+    """The one reader of wheel file names: name, version and tags, with the jax-rocm kind and
+    ROCm major if it is one of ours (verify, validate, promote and the index agree)."""
+
+    dist: str | None
+    version: str | None
+    tags: frozenset[str]
+    rocm_major: int | None
+    kind: str | None  # "pjrt" | "plugin" | None (some other wheel)
+    name_error: str | None
+
+    @classmethod
+    def of(cls, path: Path | str) -> "Identity":
+        try:
+            name, version, _build, tags = parse_wheel_filename(Path(path).name)
+        except (InvalidWheelFilename, InvalidVersion) as exc:
+            return cls(None, None, frozenset(), None, None, str(exc))
+        m = _DIST.match(str(name))
+        return cls(str(name), str(version), frozenset(str(t) for t in tags),
+                   int(m.group(1)) if m else None, m.group(2) if m else None, None)
+
+    @property
+    def pythons(self) -> tuple[str, ...]:
+        """``3.X`` of every ``cp3X`` tag, in order (none for a ``py3-none`` wheel)."""
+        found = {int(m.group(1)) for m in map(_CPYTHON.match, self.tags) if m}
+        return tuple(f"3.{minor}" for minor in sorted(found))

@@ -1,0 +1,171 @@
+"""Printing: rich for people, JSON for machines, and GitHub Actions' files when set.
+
+Every command goes through ``Output`` so ``--json`` means the same everywhere and
+secrets are redacted on the way out: both of its streams redact every write, so a
+table, a progress line or a plain ``print(..., file=out.stream)`` cannot leak one.
+When the output is not a terminal (a CI log, a pipe), rich gets a wide console so no
+table column is cut or folded at 80 characters. rich is imported on first use, not at
+import time: a command that only writes JSON (``release verify --json`` in CI) never
+pays for it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+from typing import IO, TYPE_CHECKING, Any, Callable, Protocol, TextIO
+
+from release.core.redact import redact, redact_data
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress, ProgressColumn, TaskID
+
+# Width of the console when it is not a terminal: wide enough that a table of full
+# SHAs and URLs is never cut; tables only take the width their cells need.
+LOG_WIDTH = 1000
+
+Say = Callable[[str], None]
+"""A line for people (``Output.line``, or a no-op): library code takes one instead of printing."""
+
+
+class ProgressBars(Protocol):
+    """The part of rich's ``Progress`` that uploads, downloads and copies draw on: one task per
+    file, advanced by the bytes moved. Library code takes one (or None) and never imports rich."""
+
+    def add_task(self, description: str, start: bool = ..., total: float | None = ...,
+                 completed: int = ..., visible: bool = ..., **fields: Any) -> TaskID: ...
+
+    def advance(self, task_id: TaskID, advance: float = ...) -> None: ...
+
+    def reset(self, task_id: TaskID, *, total: float | None = ...) -> None: ...
+
+    def remove_task(self, task_id: TaskID) -> None: ...
+
+
+class RedactingStream(io.TextIOBase, TextIO):
+    """A text stream that redacts every write before passing it on.
+
+    A text stream by type too (rich's ``Console`` takes an ``IO[str]``); it does not own the
+    stream it wraps, so closing it (or collecting it) leaves that stream open.
+    """
+
+    encoding = "utf-8"  # the wrapped stream's, set per instance (shadows io's read-only one)
+
+    def __init__(self, stream: IO[str]):
+        self.stream = stream
+        self.encoding = getattr(stream, "encoding", None) or "utf-8"
+
+    def write(self, text: str) -> int:
+        self.stream.write(redact(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return bool(getattr(self.stream, "isatty", lambda: False)())
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    def close(self) -> None:
+        """Nothing to close: the wrapped stream is stdout or the caller's."""
+
+    def __getattr__(self, name: str) -> Any:  # anything else (``getvalue`` of a StringIO) as the stream has it
+        return getattr(self.stream, name)
+
+
+def progress(console: Console, *columns: ProgressColumn | str) -> Progress:
+    """A transient rich progress display on ``console``, drawn only on a terminal: in a CI log
+    or a pipe it prints nothing at all (rich would leave a blank line behind)."""
+    from rich.progress import Progress
+    return Progress(*columns, console=console, transient=True, disable=not console.is_terminal)
+
+
+def console_for(stream: IO[str]) -> Console:
+    """A rich console on ``stream``: the terminal's width on a terminal, else ``LOG_WIDTH``."""
+    from rich.console import Console
+    tty = bool(getattr(stream, "isatty", lambda: False)())
+    return Console(file=stream, highlight=False, soft_wrap=True, width=None if tty else LOG_WIDTH)
+
+
+# Environment variables with which rich may call a stream that is not a TTY a terminal.
+_TERMINAL_OVERRIDES = ("TTY_COMPATIBLE", "FORCE_COLOR")
+
+
+class Output:
+    def __init__(self, as_json: bool = False, stream: IO[str] | None = None):
+        self.as_json = as_json
+        self.stream = RedactingStream(stream or sys.stdout)
+        self._err_stream = RedactingStream(sys.stderr)
+        self._console: Console | None = None
+        self._err: Console | None = None
+
+    @property
+    def console(self) -> Console:
+        """The rich console on ``stream`` (made, and rich imported, on first use)."""
+        if self._console is None:
+            self._console = console_for(self.stream)
+        return self._console
+
+    @property
+    def err(self) -> Console:
+        """The rich console on stderr (made on first use)."""
+        if self._err is None:
+            self._err = console_for(self._err_stream)
+        return self._err
+
+    def result(self, data: Any, human: Callable[[Console], None] | None = None) -> None:
+        """Print the command's result: JSON with ``--json``, else ``human(console)``."""
+        if self.as_json:
+            self.stream.write(json.dumps(redact_data(data), indent=2, default=str) + "\n")
+            self.stream.flush()
+        elif human is not None:
+            human(self.console)
+
+    def line(self, text: str) -> None:
+        """A progress or status line for people (stderr when JSON goes to stdout)."""
+        (self.err if self.as_json else self.console).print(text, markup=False)
+
+    def progress_console(self) -> Console:
+        """The console progress bars draw on (never the JSON stream)."""
+        return self.err if self.as_json else self.console
+
+    def draws_progress(self) -> bool:
+        """Whether a progress bar would draw (rich's ``is_terminal`` on ``progress_console``),
+        answered without importing rich when the stream is plainly not a terminal."""
+        stream = self._err_stream if self.as_json else self.stream
+        try:
+            tty = stream.isatty()
+        except ValueError:  # a closed stream (rich says "not a terminal" too)
+            tty = False
+        if not tty and not any(os.environ.get(n) for n in _TERMINAL_OVERRIDES):
+            return False
+        return self.progress_console().is_terminal
+
+
+def github_output(values: dict[str, Any]) -> None:
+    """Append ``key=value`` pairs to ``$GITHUB_OUTPUT`` when it is set."""
+    path = os.environ.get("GITHUB_OUTPUT")
+    if not path:
+        return
+    with open(path, "a", encoding="utf-8") as handle:
+        for key, value in values.items():
+            text = redact(value if isinstance(value, str) else json.dumps(value))
+            if "\n" in text:
+                import uuid  # only here: most runs never write a multi-line output
+                marker = f"EOF_{uuid.uuid4().hex}"
+                handle.write(f"{key}<<{marker}\n{text}\n{marker}\n")
+            else:
+                handle.write(f"{key}={text}\n")
+
+
+def step_summary(markdown: str) -> None:
+    """Append Markdown to ``$GITHUB_STEP_SUMMARY`` when it is set."""
+    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if path:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(redact(markdown).rstrip("\n") + "\n\n")

@@ -1,0 +1,2 @@
+"""The jobs: resumable steps (pipeline, shared) and each job made of them (nightly, cut, post,
+bisect)."""

@@ -1,0 +1,124 @@
+"""The cut job: an rc or a final release from a clean release branch (or a pushed tag):
+tag, build, verify, draft, validate, publish; after a final release, ``version_info.json``
+moved to the next minor on a branch, pushed and proposed when asked."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Mapping
+
+from release.build.plan import BuildPlan
+from release.core import versions
+from release.core.config import Project, parse_version_info, render_version_info
+from release.core.errors import UserError
+from release.core.manifest import Manifest
+from release.jobs.pipeline import Step, run_job
+from release.jobs.shared import JobSettings, build_steps, check_publishable
+from release.publish.stores import Store
+from release.sources.github import GitHubClient
+from release.sources.pull_requests import next_version_pull, repository_from_env
+from release.sources.repo import NEXT_VERSION_PREFIX, ReleaseRepo
+
+if TYPE_CHECKING:
+    from release.core.output import Output, ProgressBars
+
+
+def check_release_checkout(root: Path, branch: str) -> str:
+    """The HEAD commit of a clean checkout on ``branch``; anything else is refused."""
+    repo = ReleaseRepo(root)
+    current = repo.current_branch()
+    if current != branch:
+        raise UserError(f"{repo.top}: on branch {current}; a release is cut from {branch} "
+                        "(check it out, or pass --release-branch)")
+    dirty = repo.dirty()
+    if dirty:
+        raise UserError(f"{repo.top}: the working tree is not clean ({dirty[0].strip()} ...); "
+                        "commit or stash before cutting a release")
+    return repo.head()
+
+
+def tagged_checkout(root: Path, tag: str) -> str:
+    """The HEAD commit, when ``tag`` exists and points at it (a CI run started by a tag push)."""
+    repo = ReleaseRepo(root)
+    target = repo.tag_commit(tag)
+    if target is None:
+        raise UserError(f"{repo.top}: no tag {tag}; push it first, or run `release cut` on the "
+                        "release branch to make it")
+    head = repo.head()
+    if target != head:
+        raise UserError(f"{repo.top}: tag {tag} points at {target[:12]} but HEAD is "
+                        f"{head[:12]}; check out the tag")
+    return head
+
+
+def tag_release(root: Path, tag: str, commit: str, *, push: bool, remote: str = "origin") -> dict:
+    """Create (and optionally push) the release tag at ``commit``; idempotent, and a tag that
+    points elsewhere is refused (a release tag never moves)."""
+    repo = ReleaseRepo(root)
+    existing = repo.tag_commit(tag)
+    if existing is not None and existing != commit:
+        raise UserError(f"tag {tag} already points at {existing[:12]}, not at HEAD "
+                        f"{commit[:12]}; a release tag never moves")
+    if existing is None:
+        repo.create_tag(tag, commit, f"jax-rocm {tag}")
+    if push:
+        repo.push_tag(tag, remote)
+    return {"tag": tag, "commit": commit, "pushed": push}
+
+
+def tag_step(root: Path, tag: str, commit: str, *, push: bool, remote: str = "origin") -> Step:
+    """``tag_release`` as the cut job's first step."""
+    return Step("tag", lambda _: tag_release(root, tag, commit, push=push, remote=remote),
+                lambda _: commit + str(push), "tag the release")
+
+
+def commit_next_version(project: Project, released: str) -> dict:
+    """Commit version_info.json moved to the next minor on a branch (the follow-up PR's head)."""
+    repo = ReleaseRepo(project.root)
+    nxt = versions.next_version(released)
+    path = project.version_info.path
+    committed = repo.committed(path)
+    if committed is None:
+        raise UserError(f"{path}: not committed; commit it before cutting a release")
+    info = parse_version_info(path, committed)
+    new_text = render_version_info(dataclasses.replace(info, version=nxt), committed)
+    branch = f"{NEXT_VERSION_PREFIX}{nxt}"
+    sha = repo.commit_file(branch, path, new_text,
+                           f"Move the next version to {nxt} after releasing {released}\n\n"
+                           f"Nightlies from here on are {nxt}.devYYYYMMDD and sort above "
+                           f"{released} and its post releases.")
+    return {"next_version": nxt, "branch": branch, "commit": sha}
+
+
+def run_cut(project: Project, plan: BuildPlan, settings: JobSettings, store: Store, out: Output, *,
+            commit: str, push: bool, progress: ProgressBars | None = None) -> dict:
+    """Tag, build, verify, draft, validate, publish; after a final release, the next version."""
+    check_publishable(store, plan.version, plan.revisions)
+    console = out.progress_console()
+    steps = [tag_step(project.root, plan.tag, commit, push=push)]
+    steps += build_steps(project, plan, settings, store, say=out.line, progress=progress,
+                         console=console)
+    done = run_job("cut", project.root, steps, Manifest.load(settings.dist_root / plan.version), out,
+                   lock_timeout=settings.lock_timeout)
+    return {"version": plan.version, "tag": plan.tag, "kind": plan.kind,
+            "steps": [s.to_json() for s in done]}
+
+
+def finish_release(project: Project, released: str, *, push: bool, open_pr: bool, out: Output,
+                   base_branch: str = "main", env: Mapping[str, str] | None = None) -> dict:
+    """After a final release: the next-version commit, pushed and proposed when asked."""
+    result = commit_next_version(project, released)
+    if push or open_pr:
+        ReleaseRepo(project.root).push(result["commit"], result["branch"])
+        result["pushed"] = True
+    if open_pr:
+        env = os.environ if env is None else env
+        owner, name = repository_from_env(env)
+        client = GitHubClient.from_env(env, console=out.progress_console())
+        result["pull"] = next_version_pull(client, owner, name, released=released,
+                                           next_version=result["next_version"],
+                                           branch=result["branch"], base=base_branch)
+        out.line(f"next-version pull request #{result['pull']['number']} ({result['pull']['action']})")
+    return result

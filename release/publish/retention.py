@@ -1,0 +1,137 @@
+"""Which published nightlies stay: the one retention rule of ``release gc`` and ``release index``.
+
+gc deletes every nightly release this rule does not keep; the index lists in ``nightly/`` exactly
+the nightlies it keeps. Both commands take the same flags (``--keep``, ``--older-than``,
+``--protect``, ``--protect-file``), so for one store and one set of flags the index never lists
+a nightly gc would delete, and gc never deletes one the index was told to protect.
+
+Kept, in this order of reasons: the newest ``keep`` nightlies (by version); protected ones
+(a version or tag a pinned downstream uses); one published as a full release by hand (not a
+prerelease); with ``older_than_days``, one published less than that many days before ``now``.
+Releases, release candidates, post releases and drafts are never nightlies here, so no rule
+ever removes them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from packaging.version import InvalidVersion, Version
+
+from release.core import naming, versions
+from release.core.errors import UserError
+from release.publish.stores import Release
+
+DEFAULT_KEEP = 14
+
+
+@dataclasses.dataclass(frozen=True)
+class Retention:
+    """The retention flags, checked: ``keep`` >= 1, ``older_than_days`` >= 0 or None."""
+
+    keep: int = DEFAULT_KEEP
+    older_than_days: float | None = None
+    protect: frozenset[Version] = frozenset()
+
+    def __post_init__(self) -> None:
+        if self.keep < 1:
+            raise UserError(f"--keep {self.keep}: expected at least 1 (the newest nightly always stays)")
+        if self.older_than_days is not None and self.older_than_days < 0:
+            raise UserError(f"--older-than {self.older_than_days}: expected a number of days >= 0")
+
+
+def protected_version(text: str, where: str = "--protect") -> Version:
+    """A protected nightly named by its version (``0.9.1.dev20261122``) or its tag
+    (``rocm-jax-v0.9.1.dev20261122``)."""
+    value = text.strip()
+    version = naming.version_from_tag(value) or value
+    try:
+        return Version(version)
+    except InvalidVersion:
+        raise UserError(f"{where} {text}: not a version or release tag (expected e.g. 0.9.1.dev20261122 "
+                        f"or {naming.release_tag('0.9.1.dev20261122')})") from None
+
+
+def read_protect_file(path: Path) -> list[str]:
+    """Versions or tags to protect, one a line; ``#`` starts a comment."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise UserError(f"--protect-file {path}: cannot read it ({reason})") from None
+    return [line.split("#", 1)[0].strip() for line in text.splitlines() if line.split("#", 1)[0].strip()]
+
+
+def retention(keep: int = DEFAULT_KEEP, older_than_days: float | None = None,
+              protect: Iterable[str] = (), protect_file: Path | None = None) -> Retention:
+    """The ``Retention`` the flags name (``protect`` entries are versions or tags)."""
+    found = {protected_version(t) for t in protect}
+    if protect_file is not None:
+        found |= {protected_version(t, f"--protect-file {protect_file}:") for t in read_protect_file(protect_file)}
+    return Retention(keep=keep, older_than_days=older_than_days, protect=frozenset(found))
+
+
+def nightly_version(release: Release) -> Version | None:
+    """The version of a published nightly release; None for anything else (drafts included)."""
+    text = naming.version_from_tag(release.tag)
+    if text is None or release.draft:
+        return None
+    try:
+        return Version(text) if versions.kind_of(text) == "nightly" else None
+    except InvalidVersion:
+        return None
+
+
+@dataclasses.dataclass(frozen=True)
+class Kept:
+    release: Release
+    version: Version
+    reason: str  # "newest", "protected", "not a prerelease", "too young"
+
+
+@dataclasses.dataclass(frozen=True)
+class Decision:
+    """What the rule keeps and what it lets go, newest first."""
+
+    kept: tuple[Kept, ...]
+    expired: tuple[Release, ...]
+    unknown_protect: tuple[str, ...]  # protected versions no published nightly has (typos?)
+
+    @property
+    def kept_versions(self) -> frozenset[Version]:
+        return frozenset(k.version for k in self.kept)
+
+    def kept_for(self, reason: str) -> list[str]:
+        return [k.release.tag for k in self.kept if k.reason == reason]
+
+
+def decide(releases: Sequence[Release], rule: Retention, now: _dt.datetime | None) -> Decision:
+    """Apply ``rule`` to the published nightlies among ``releases``. Pure: no store, no clock
+    (``now`` is needed only with ``older_than_days``)."""
+    if rule.older_than_days is not None and now is None:
+        raise ValueError("decide: older_than_days needs the run's time")
+    nightlies = sorted(((v, r) for r in releases if (v := nightly_version(r)) is not None),
+                       key=lambda pair: pair[0], reverse=True)
+    kept: list[Kept] = []
+    expired: list[Release] = []
+    for rank, (version, rel) in enumerate(nightlies):
+        when = rel.published_at or rel.created_at
+        if rank < rule.keep:
+            reason = "newest"
+        elif version in rule.protect:
+            reason = "protected"
+        elif not rel.prerelease:
+            reason = "not a prerelease"
+        elif rule.older_than_days is not None and now is not None and (
+                when is None or now - when <= _dt.timedelta(days=rule.older_than_days)):
+            reason = "too young"
+        else:
+            expired.append(rel)
+            continue
+        kept.append(Kept(rel, version, reason))
+    known = {v for v, _ in nightlies}
+    unknown = tuple(sorted(str(v) for v in rule.protect - known))
+    return Decision(tuple(kept), tuple(expired), unknown)

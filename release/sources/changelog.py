@@ -1,0 +1,130 @@
+"""The changelog of a bump: one title line, Markdown for people and PRs, JSON for machines.
+
+Rendered from the same ``Move``s so the commit title, the PR body, the printed text and
+``--json`` cannot disagree. Long logs are cut at ``max_lines`` with "... and N more".
+"""
+
+from __future__ import annotations
+
+import re
+
+from release.core.redact import display_url
+from release.core.revisions import github_base
+from release.sources.roll import BACKWARD, FORWARD, SAME, SIDEWAYS, Move
+
+DEFAULT_MAX_LINES = 50
+
+
+def _commits(n: int) -> str:
+    return f"{n:,} commit" + ("" if n == 1 else "s")
+
+
+def summary(move: Move) -> str:
+    """The short form for titles: ``xla b32df5f..d4e5f6a (12 commits)``; other moves say how."""
+    if move.direction == SAME:
+        return f"{move.name} {move.new[:7]} (patches or archive changed)"
+    if move.switched:
+        what = f"switched to {move.branch}"
+    elif move.direction == BACKWARD:
+        what = f"back {_commits(move.dropped)}"
+    elif move.direction == SIDEWAYS:
+        what = f"{_commits(move.count)}, sideways"
+    else:
+        what = _commits(move.count)
+    return f"{move.name} {move.old[:7]}..{move.new[:7]} ({what})"
+
+
+def sentence(move: Move) -> str:
+    """What happened, in a reviewer's words:
+    ``xla: switched rocm-jaxlib-v0.8.0 -> rocm-jaxlib-v0.9.1 (b32df5f; 1,741 commits since the
+    merge-base 913ae2e, 8 behind that branch's tip)``, ``xla: moved back 31 commits to 24c5f10
+    (as the plugin pins)``."""
+    new = move.new[:7]
+    behind = f", {move.behind:,} behind that branch's tip" if move.behind else ""
+    base = f" since the merge-base {move.merge_base[:7]}" if move.merge_base else ""
+    source = f" ({move.source})" if move.source else ""
+    if move.switched:
+        if move.direction == FORWARD:
+            how = f"{_commits(move.count)} since {move.old[:7]}"
+        elif move.direction == BACKWARD:
+            how = f"back {_commits(move.dropped)} from {move.old[:7]}"
+        else:
+            how = f"{_commits(move.count)}{base}"
+        text = f"switched {move.old_branch} -> {move.branch} ({new}; {how}{behind})"
+    elif move.direction == SAME:
+        patches = ", ".join(p.rsplit(":", 1)[-1] for p in move.patches) or "none"
+        text = f"stays at {new}, patches now {patches}{source}"
+    elif move.direction == BACKWARD:
+        text = f"moved back {_commits(move.dropped)} to {new}{source}"
+    elif move.direction == SIDEWAYS and not move.merge_base and not move.commits:
+        text = f"replaced {move.old[:7]}, which no longer exists upstream, with {new} on {move.branch}{source}"
+    elif move.direction == SIDEWAYS:
+        dropped = f", {_commits(move.dropped)} of the old pin's not in it" if move.dropped else ""
+        text = f"moved sideways to {new} on {move.branch} ({_commits(move.count)}{base}{dropped}){source}"
+    else:
+        text = f"moved forward {_commits(move.count)} to {new} on {move.branch}{source}"
+    if move.named_url:
+        text += (f"; {display_url(move.named_url)} is named as its source, the commit is on "
+                 f"{display_url(move.url)}")
+    return f"{move.name}: {text}"
+
+
+def title(moves: tuple[Move, ...]) -> str:
+    """The commit and PR title: ``Bump xla b32df5f..d4e5f6a (12 commits), jax ...``."""
+    return "Bump " + ", ".join(summary(m) for m in moves)
+
+
+def compare_url(move: Move) -> str | None:
+    base = github_base(move.url)
+    return f"{base}/compare/{move.old}...{move.new}" if base and move.old != move.new else None
+
+
+def _quiet(text: str) -> str:
+    """Keep upstream subjects from pinging people or linking the wrong repo's issues."""
+    return re.sub(r"([@#])(?=\w)", "\\1\u200b", text).replace("\n", " ")
+
+
+def notes_markdown(notes: tuple[str, ...]) -> str:
+    """Holds and green-CI choices (``RollResult.notes``), one bullet each, before the moves."""
+    return "".join(f"- {_quiet(note)}\n" for note in notes) + ("\n" if notes else "")
+
+
+def markdown(moves: tuple[Move, ...], max_lines: int = DEFAULT_MAX_LINES, notes: tuple[str, ...] = ()) -> str:
+    if not moves:
+        return notes_markdown(notes) + "Pins are current.\n"
+    parts = [notes_markdown(notes).rstrip("\n") + "\n"] if notes else []
+    for move in moves:
+        lines = [f"### {summary(move)}", "", _quiet(sentence(move)), ""]
+        lines.append(f"`{move.old}` -> `{move.new}` on `{move.branch}` of {display_url(move.url)}")
+        url = compare_url(move)
+        if url:
+            lines.append(f"([compare]({url}))")
+        if move.archive_sha256:
+            lines.append(f"archive sha256 `{move.archive_sha256}`")
+        if move.patches:
+            lines.append("patches: " + ", ".join(f"`{p}`" for p in move.patches))
+        lines.append("")
+        shown = move.commits[:max(max_lines, 0)]
+        for c in shown:
+            lines.append(f"- `{c.short}` {c.date[:10]} {_quiet(c.author)}: {_quiet(c.subject)}")
+        if move.count > len(shown):
+            lines.append(f"- ... and {move.count - len(shown)} more")
+        parts.append("\n".join(lines).rstrip() + "\n")
+    return "\n".join(parts)
+
+
+def to_json(moves: tuple[Move, ...], notes: tuple[str, ...] = ()) -> dict:
+    return {
+        "changed": bool(moves),
+        **({"notes": list(notes)} if notes else {}),  # holds and green-CI choices
+        "deps": {m.name: {
+            "old": m.old, "new": m.new, "count": m.count, "direction": m.direction,
+            "url": display_url(m.url), "branch": m.branch, "old_branch": m.old_branch,
+            "switched": m.switched, "merge_base": m.merge_base, "dropped": m.dropped,
+            "behind_tip": m.behind, "source": m.source, "named_url": m.named_url and display_url(m.named_url),
+            "archive_sha256": m.archive_sha256, "patches": list(m.patches), "summary": sentence(m),
+            "compare_url": compare_url(m),
+            "commits": [{"sha": c.sha, "date": c.date, "author": c.author, "subject": c.subject}
+                        for c in m.commits],
+        } for m in moves},
+    }

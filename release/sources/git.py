@@ -1,0 +1,604 @@
+"""The git edge (GitPython): ask remotes for branch tips, keep cached mirrors, walk history.
+
+Knows nothing of releases. A remote is a URL plus a label for messages (the caller's
+name for it). Mirrors are bare, blob-filtered (``--filter=blob:none``) and shallow: a
+mirror holds only the commits and trees a question needs, deepened on demand, so
+answering "what changed between two pins" never clones a whole history. Blobs arrive
+one at a time, lazily, when a file is read or a commit is checked out.
+
+Every git process runs with ``GIT_TERMINAL_PROMPT=0`` (never prompts). Failures a user
+can cause (unreachable remote, missing branch, refused credentials) become one-line
+``UserError``s naming the label and the URL with credentials stripped.
+
+Credentials in a remote URL (``https://x-access-token:TOKEN@host/...``) never reach disk
+or argv: git gets the URL without them, and the credentials as an ``Authorization``
+header in the environment of each command (``GIT_CONFIG_COUNT``), so a mirror's config
+holds the bare URL and a rotated token keeps working with the same mirror.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import fnmatch
+import hashlib
+import os
+import re
+import subprocess
+import urllib.parse
+from pathlib import Path
+
+import git as gitpython
+from filelock import FileLock
+
+from release.core.errors import RemoteError, UserError
+from release.core.redact import display_url, redact, register_secret, url_credentials
+
+# Never ask a person for anything: fail instead.
+ENV = {
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_ASKPASS": "true",
+    "SSH_ASKPASS": "true",
+    "GCM_INTERACTIVE": "never",
+    "GIT_SSH_COMMAND": "ssh -o BatchMode=yes",
+    "GIT_HTTP_LOW_SPEED_LIMIT": "1000",
+    "GIT_HTTP_LOW_SPEED_TIME": "60",
+    "LC_ALL": "C",
+}
+FILTER = "--filter=blob:none"  # a commit with its trees: to read a file or check it out
+HISTORY_FILTER = "--filter=tree:0"  # commits only: ancestry, counts and logs need nothing more
+FIRST_DEPTH = 64  # commits of a branch fetched the first time; deepened x4 when a question needs more
+TIMEOUT = 1800.0
+_SHA = re.compile(r"^[0-9a-f]{40}$")
+
+
+@dataclasses.dataclass(frozen=True)
+class Remote:
+    label: str  # who is asking, for messages ("xla")
+    url: str
+
+    def __post_init__(self) -> None:
+        url_credentials(self.url)  # registers any credentials in it as secrets
+
+    @property
+    def shown(self) -> str:
+        """The URL safe to print."""
+        return display_url(self.url)
+
+    @property
+    def bare_url(self) -> str:
+        """The URL without credentials: what git is given and what a mirror's config keeps."""
+        return url_credentials(self.url)[0]
+
+    def auth_env(self) -> dict[str, str]:
+        """The URL's credentials as an ``Authorization`` header for one git process's environment
+        (none when the URL has none)."""
+        bare, user, password = url_credentials(self.url)
+        if user is None:
+            return {}
+        basic = base64.b64encode(f"{user}:{password or ''}".encode()).decode()
+        register_secret(basic)
+        parts = bare.split("/", 3)
+        origin = "/".join(parts[:3]) + "/"  # scheme://host[:port]/: every path of this remote
+        return {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"http.{origin}.extraHeader",
+                "GIT_CONFIG_VALUE_0": f"Authorization: Basic {basic}"}
+
+
+@dataclasses.dataclass(frozen=True)
+class LogEntry:
+    sha: str
+    date: str  # committer date, ISO 8601
+    author: str
+    subject: str
+
+    @property
+    def short(self) -> str:
+        return self.sha[:7]
+
+
+_AUTH = re.compile(r"authentication failed|could not read (username|password)|terminal prompts disabled"
+                   r"|returned error: 40[13]\b|permission denied|access denied")
+_MISSING = re.compile(r"repository .*not found|does not appear to be a git repository|returned error: 404\b"
+                      r"|no such file or directory")
+_UNREACHABLE = re.compile(r"could not resolve|connection refused|failed to connect|timed out"
+                          r"|network is unreachable|couldn't connect")
+
+
+def remote_error(remote: Remote, what: str, stderr: str) -> UserError | RemoteError:
+    """A one-line error for a git failure talking to ``remote``: the remote's fault (exit 3) when
+    it could not be reached, else the caller's (credentials, URL, branch: exit 2)."""
+    # Classify on the message without URLs, so a port like :40123 is never read as a 401.
+    low = re.sub(r"\S+://\S+", "<url>", stderr or "").lower()
+    if _AUTH.search(low):
+        why = "authentication failed (check the token or credentials)"
+    elif _MISSING.search(low):
+        why = "no repository there"
+    elif _UNREACHABLE.search(low) or "unable to access" in low:
+        why = "remote unreachable"
+    else:
+        lines = [line.strip() for line in (stderr or "").splitlines() if line.strip()]
+        why = f"git failed ({lines[-1] if lines else 'no message'})"
+    kind = RemoteError if why == "remote unreachable" else UserError
+    return kind(redact(f"{remote.label}: {what} {remote.shown}: {why}"))
+
+
+def _git(cwd: Path | None = None) -> gitpython.Git:
+    g = gitpython.Git(str(cwd) if cwd else None)
+    g.update_environment(**ENV)
+    return g
+
+
+def ls_remote(remote: Remote, branch: str) -> str:
+    """The commit at the tip of ``branch`` on ``remote``, asked without cloning."""
+    tips = ls_remote_branches(remote, branch)
+    if branch in tips:
+        return tips[branch]
+    raise UserError(f"{remote.label}: no branch '{branch}' on {remote.shown}")
+
+
+def ls_remote_branches(remote: Remote, pattern: str) -> dict[str, str]:
+    """``{branch: tip}`` for the branches matching the glob ``pattern``, asked without cloning.
+
+    The server is asked only for the refs under the pattern's fixed prefix
+    (``refs/heads/rocm-jaxlib-v``: protocol v2's ``ls-refs`` with ``ref-prefix``), not the
+    thousands of ``refs/pull/*`` and branches GitHub keeps. Where that cannot be asked
+    (ssh, a server without protocol v2) ``git ls-remote --heads`` lists ``refs/heads/``.
+    """
+    prefix = "refs/heads/" + re.split(r"[*?\[]", pattern, maxsplit=1)[0]
+    refs = ls_refs(remote, prefix)
+    if refs is None:
+        refs = _ls_remote_heads(remote, pattern)
+    tips = {}
+    for ref, sha in refs.items():
+        name = ref.removeprefix("refs/heads/")
+        if ref.startswith("refs/heads/") and _SHA.match(sha) and fnmatch.fnmatchcase(name, pattern):
+            tips[name] = sha
+    return tips
+
+
+def _ls_remote_heads(remote: Remote, pattern: str) -> dict[str, str]:
+    g = _git()
+    g.update_environment(**remote.auth_env())
+    status, out, err = g.execute(
+        ["git", "-c", "protocol.version=2", "ls-remote", "--heads", "--", remote.bare_url,
+         f"refs/heads/{pattern}"],
+        with_extended_output=True, with_exceptions=False, kill_after_timeout=TIMEOUT)
+    if status != 0:
+        raise remote_error(remote, "cannot list", err)
+    return {ref: sha for sha, _, ref in (line.partition("\t") for line in out.splitlines())}
+
+
+def _pkt(line: str) -> bytes:
+    data = line.encode()
+    return b"%04x" % (len(data) + 4) + data
+
+
+def _read_pkts(data: bytes, pos: int) -> tuple[list[bytes], int]:
+    """pkt-lines from ``pos`` up to the next flush packet; returns them and where it ended."""
+    lines: list[bytes] = []
+    while pos + 4 <= len(data):
+        size = int(data[pos:pos + 4], 16)
+        if size in (0, 1, 2):  # flush, delimiter, response end
+            return lines, pos + 4
+        lines.append(data[pos + 4:pos + size])
+        pos += size
+    raise ValueError("truncated pkt-line stream")
+
+
+def _helper_request(url: str, request: bytes, env: dict[str, str]) -> tuple[bytes | None, str, int]:
+    """One protocol v2 request through git's own HTTP transport (``git remote-http``'s
+    ``stateless-connect``: proxies, TLS settings and headers as for any fetch). Returns the
+    response after the capability advertisement, or None when the server offers no v2."""
+    helper = "remote-https" if url.startswith("https://") else "remote-http"
+    # Unbuffered: reading the ready line must not swallow the advertisement that follows it.
+    proc = subprocess.Popen(["git", helper, "origin", url], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env, bufsize=0)
+    assert proc.stdin is not None and proc.stdout is not None  # both are pipes: asked for above
+    try:
+        # The helper reads its command line buffered: the request may follow only once it is ready.
+        proc.stdin.write(b"stateless-connect git-upload-pack\n")
+        proc.stdin.flush()
+        ready = proc.stdout.readline()
+        if ready != b"\n":
+            proc.kill()
+            _, err = proc.communicate()
+            if ready.startswith(b"fallback"):
+                return None, "", 0
+            return b"", err.decode(errors="replace"), proc.returncode or 1
+        out, err = proc.communicate(request, timeout=TIMEOUT)
+    except BrokenPipeError:
+        _, err = proc.communicate()
+        return b"", err.decode(errors="replace"), proc.returncode or 1
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise
+    try:
+        caps, pos = _read_pkts(out, 0)
+    except ValueError:
+        return b"", err.decode(errors="replace"), proc.returncode or 1
+    if not caps or caps[0].strip() != b"version 2":
+        return None, "", 0
+    return out[pos:], err.decode(errors="replace"), proc.returncode
+
+
+def ls_refs(remote: Remote, prefix: str) -> dict[str, str] | None:
+    """``{ref: sha}`` for the refs starting with ``prefix``, by protocol v2 ``ls-refs`` (the
+    server filters). None when this transport cannot speak it here (ssh, git://, a v0 server)."""
+    request = _pkt("command=ls-refs\n") + b"0001" + _pkt("peel\n") + _pkt(f"ref-prefix {prefix}\n") + b"0000"
+    env = {**os.environ, **ENV, **remote.auth_env(), "GIT_PROTOCOL": "version=2"}
+    # The URL as git would use it: url.<base>.insteadOf rewrites (mirrors, tests) apply here too.
+    got = subprocess.run(["git", "ls-remote", "--get-url", remote.bare_url], capture_output=True, env=env,
+                         text=True)
+    url = got.stdout.strip() if got.returncode == 0 and got.stdout.strip() else remote.bare_url
+    try:
+        if url.startswith(("http://", "https://")):
+            data, err, status = _helper_request(url, request, env)
+            if data is None:  # the server does not speak v2
+                return None
+        elif url.startswith(("file://", "/")):
+            path = urllib.parse.unquote(urllib.parse.urlsplit(url).path) if url.startswith("file://") else url
+            proc = subprocess.run(["git", "upload-pack", "--stateless-rpc", path], input=request,
+                                  capture_output=True, env=env, timeout=TIMEOUT)
+            data, err, status = proc.stdout, proc.stderr.decode(errors="replace"), proc.returncode
+        else:
+            return None
+    except subprocess.TimeoutExpired:
+        raise remote_error(remote, "cannot list", "timed out") from None
+    if status != 0 and not data:
+        raise remote_error(remote, "cannot list", err)
+    try:
+        lines, _ = _read_pkts(data, 0)
+    except ValueError:
+        if status != 0:
+            raise remote_error(remote, "cannot list", err) from None
+        return None
+    refs = {}
+    for line in lines:
+        sha, _, rest = line.decode(errors="replace").rstrip("\n").partition(" ")
+        refs[rest.split(" ", 1)[0]] = sha
+    return refs
+
+
+def mirror_dir(cache: Path, url: str) -> Path:
+    """Where the mirror of ``url`` lives under ``cache``: readable name plus a hash of the URL
+    without credentials (a rotated token keeps its mirror)."""
+    bare = re.sub(r"(?<=://)[^/@\s]+@", "", url)
+    tail = re.sub(r"\.git$", "", bare.rstrip("/").rsplit("/", 1)[-1]) or "repo"
+    tail = re.sub(r"[^A-Za-z0-9._-]", "_", tail)
+    return Path(cache) / f"{tail}-{hashlib.sha256(bare.encode()).hexdigest()[:12]}.git"
+
+
+class Mirror:
+    """A cached bare, blob-filtered, shallow mirror of one remote, reused between runs.
+
+    Use as a context manager: it holds a file lock so two runs never fetch into one
+    mirror at once. ``first_depth``: commits of a branch fetched the first time (a small one
+    makes every history question deepen, as a long history does).
+    """
+
+    def __init__(self, cache: Path, remote: Remote, *, first_depth: int = FIRST_DEPTH):
+        self.remote = remote
+        self.first_depth = first_depth
+        self.path = mirror_dir(cache, remote.url)
+        self._lock = FileLock(str(self.path) + ".lock")
+        self.fetches = 0  # how many times this object talked to the remote (for tests and logs)
+
+    def __enter__(self) -> Mirror:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock.acquire()
+        try:
+            self._open()
+        except BaseException:
+            self._lock.release()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+    def _open(self) -> None:
+        if not (self.path / "HEAD").is_file():
+            tmp = self.path.with_name(self.path.name + ".new")
+            if tmp.exists():
+                import shutil
+                shutil.rmtree(tmp)
+            gitpython.Repo.init(str(tmp), bare=True)
+            g = _git(tmp)
+            for key, value in (("remote.origin.promisor", "true"),
+                               ("remote.origin.partialclonefilter", "blob:none"),
+                               ("core.repositoryformatversion", "1"),
+                               ("extensions.partialclone", "origin"),
+                               ("gc.auto", "0"), ("maintenance.auto", "false")):
+                g.config(key, value)
+            g.config("remote.origin.url", self.remote.bare_url)
+            os.replace(tmp, self.path)  # a crash mid-init leaves no half mirror behind
+        self._g = _git(self.path)
+        self._g.update_environment(**self.remote.auth_env())
+        if self._config("remote.origin.url") != self.remote.bare_url:  # also scrubs an old token
+            self._g.config("remote.origin.url", self.remote.bare_url)
+
+    # ---------------------------------------------------------------- plumbing
+
+    def _run(self, *args: str, check: bool = True) -> tuple[int, str, str]:
+        status, out, err = self._g.execute(["git", *args], with_extended_output=True,
+                                           with_exceptions=False, kill_after_timeout=TIMEOUT)
+        if check and status != 0:
+            raise AssertionError(redact(f"git {' '.join(args)} failed in {self.path}: {err}"))
+        return status, out, err
+
+    def _config(self, key: str) -> str | None:
+        status, out, _ = self._run("config", "--get", key, check=False)
+        return out if status == 0 else None
+
+    def _fetch(self, *args: str, filter: str = HISTORY_FILTER) -> tuple[int, str]:
+        """One fetch from origin. Depth-limited fetches mark the commits they stop at as
+        shallow even when this mirror already has their parents (git shortens history);
+        such marks are dropped again so history once fetched is never fetched twice."""
+        self.fetches += 1
+        before = self.shallow()
+        status, _, err = self._run("fetch", "--no-tags", "--no-write-fetch-head", "--quiet", filter,
+                                   *args, check=False)
+        self._keep_history(self.shallow() - before)
+        return status, err
+
+    def _keep_history(self, marked: set[str]) -> None:
+        keep = {sha for sha in marked
+                if all(self.has_commit(p) for p in self._raw_parents(sha))}
+        if keep:
+            path = self.path / "shallow"
+            rest = sorted(self.shallow() - keep)
+            if rest:
+                tmp = path.with_name("shallow.new")
+                tmp.write_text("".join(f"{sha}\n" for sha in rest))
+                os.replace(tmp, path)
+            else:
+                path.unlink()
+
+    def _raw_parents(self, sha: str) -> list[str]:
+        """Parents as the commit object records them (a shallow mark hides them from rev-list)."""
+        text = self._run("cat-file", "commit", sha)[1]
+        header = text.split("\n\n", 1)[0]
+        return [line.split()[1] for line in header.splitlines() if line.startswith("parent ")]
+
+    def shallow(self) -> set[str]:
+        path = self.path / "shallow"
+        return set(path.read_text().split()) if path.is_file() else set()
+
+    # ---------------------------------------------------------------- questions
+
+    def has_commit(self, sha: str) -> bool:
+        """Whether the commit is here, without the lazy fetch a partial repository would do."""
+        status, out, _ = self._run("rev-list", "--missing=print", "--no-walk", sha, check=False)
+        return status == 0 and out.strip() == sha
+
+    def tracking_ref(self, branch: str) -> str:
+        return f"refs/remotes/origin/{branch}"
+
+    def branch_tip(self, branch: str) -> str | None:
+        status, out, _ = self._run("rev-parse", "--verify", "--quiet", self.tracking_ref(branch), check=False)
+        return out.strip() if status == 0 else None
+
+    def fetch_branch(self, branch: str) -> str:
+        """Bring the branch up to date: shallow the first time, incremental after. Returns its tip."""
+        spec = f"+refs/heads/{branch}:{self.tracking_ref(branch)}"
+        args = (spec,) if self.branch_tip(branch) else (f"--depth={self.first_depth}", spec)
+        status, err = self._fetch("origin", *args)
+        if status != 0:
+            if "couldn't find remote ref" in err.lower():
+                raise UserError(f"{self.remote.label}: no branch '{branch}' on {self.remote.shown}")
+            raise remote_error(self.remote, "cannot fetch from", err)
+        tip = self.branch_tip(branch)
+        if tip is None:  # git said the fetch worked, yet the branch is not there
+            raise RemoteError(f"{self.remote.label}: fetching '{branch}' from {self.remote.shown} "
+                              "left no branch")
+        return tip
+
+    def has_tree(self, sha: str) -> bool:
+        """Whether the commit's root tree is here (a commit fetched for its history has none)."""
+        status, out, _ = self._run("rev-list", "--missing=print", "--objects", "--no-walk",
+                                   "--filter=tree:1", sha, check=False)
+        return status == 0 and not any(line.startswith("?") for line in out.splitlines())
+
+    def fetch_commit(self, sha: str, *, trees: bool = True) -> bool:
+        """Make sure ``sha`` is here, with its trees (to read files or check out) or without
+        (enough for history questions). False when the remote lacks it."""
+        if self.has_commit(sha) and (not trees or self.has_tree(sha)):
+            return True
+        # --refetch: a present commit makes the server assume its trees are here too.
+        extra = ("--refetch",) if self.has_commit(sha) else ()
+        status, err = self._fetch("--depth=1", *extra, "origin", sha, filter=FILTER if trees else HISTORY_FILTER)
+        if status != 0:
+            low = err.lower()
+            if any(s in low for s in ("not our ref", "no such remote ref", "couldn't find remote ref",
+                                      "unadvertised object", "bad object", "upload-pack: not our")):
+                return False
+            raise remote_error(self.remote, "cannot fetch from", err)
+        return self.has_commit(sha)
+
+    def commit_time(self, sha: str) -> int:
+        """Committer time of a commit that is here (seconds since the epoch)."""
+        return int(self._run("log", "-1", "--format=%ct", sha)[1].strip())
+
+    def branch_contains(self, branch: str, sha: str, since: int) -> bool:
+        """Whether the remote ``branch`` as it is now contains ``sha`` (here), fetching only the
+        branch's commits newer than ``since`` (a time before ``sha`` was committed), no trees.
+
+        A descendant is committed after its ancestors, so the part of the branch newer than
+        ``since`` holds every path from its tip to ``sha``. False when the whole branch is older.
+        """
+        spec = f"+refs/heads/{branch}:{self.tracking_ref(branch)}"
+        args = (spec,) if self._covers(branch, since) else (f"--shallow-since={since}", spec)
+        status, err = self._fetch("origin", *args)
+        if status != 0:
+            low = err.lower()
+            if "no commits selected for shallow requests" in low:
+                return False
+            if "couldn't find remote ref" in low:
+                return False
+            raise remote_error(self.remote, "cannot fetch from", err)
+        return self._run("merge-base", "--is-ancestor", sha, self.tracking_ref(branch), check=False)[0] == 0
+
+    def _covers(self, branch: str, since: int) -> bool:
+        """Whether this mirror already has the branch's history back past ``since``."""
+        if not self.branch_tip(branch):
+            return False
+        edge = self.shallow().intersection(self._range(self.tracking_ref(branch), None))
+        return all(self.commit_time(sha) < since for sha in edge)
+
+    def _range(self, desc: str, anc: str | None) -> list[str]:
+        args = ["rev-list", "--missing=allow-promisor", desc] + ([f"^{anc}"] if anc else [])
+        return self._run(*args)[1].split()
+
+    def complete(self, desc: str, anc: str | None = None) -> list[str]:
+        """The commits reachable from ``desc`` but not ``anc``, deepening until none is cut off.
+
+        A shallow mirror may hide part of the range behind its boundary; deepen (x4 each
+        round) until no commit of the range sits on the boundary.
+        """
+        self.complete_between(desc, anc)
+        return self._range(desc, anc)
+
+    def complete_between(self, a: str, b: str | None) -> None:
+        """Deepen until ``b..a`` and ``a..b`` are whole: their merge-base and counts are then exact.
+
+        Each round deepens only the side whose cut-off history is newest (by commit date), as
+        git's own merge-base walk goes: the other side, already below the merge-base, is then
+        completed by this one coming down to it, so a sideways move costs about the history
+        since the merge-base and little more. Each side's step doubles when it is deepened again.
+        """
+        depth: dict[str, int] = {}
+        done: set[str] = set()  # sides the remote has nothing older for
+        while True:
+            cuts = {}
+            for desc, anc in ((a, b), (b, a)):
+                if desc and desc not in done:
+                    cut = self.shallow().intersection(self._range(desc, anc))
+                    if cut:
+                        cuts[desc] = cut
+            if not cuts:
+                return
+            tip = max(cuts, key=lambda t: max(self.commit_time(c) for c in cuts[t]))
+            depth[tip] = depth[tip] * 2 if tip in depth else max(self.first_depth, 1)
+            before = self.shallow()
+            status, err = self._fetch(f"--deepen={depth[tip]}", "origin", tip)
+            if status != 0:
+                raise remote_error(self.remote, "cannot fetch from", err)
+            if self.shallow() == before:
+                done.add(tip)
+
+    def merge_base(self, a: str, b: str) -> str | None:
+        """The best common ancestor of two commits that are here (deepening as needed)."""
+        self.complete_between(a, b)
+        status, out, _ = self._run("merge-base", a, b, check=False)
+        return out.strip() or None if status == 0 else None
+
+    def count(self, desc: str, anc: str | None = None) -> int:
+        """How many commits ``anc..desc`` holds (deepening as needed)."""
+        return len(self.complete(desc, anc))
+
+    def is_ancestor(self, anc: str, desc: str) -> bool:
+        """Whether ``anc`` is reachable from ``desc``. Both must be here (see ``fetch_commit``)."""
+        if self._run("merge-base", "--is-ancestor", anc, desc, check=False)[0] == 0:
+            return True
+        self.complete(desc, anc)
+        return self._run("merge-base", "--is-ancestor", anc, desc, check=False)[0] == 0
+
+    def on_branch(self, sha: str, branch: str) -> bool:
+        """Whether ``sha`` (already here) is reachable from the remote's ``branch`` as it is now."""
+        return self.is_ancestor(sha, self.fetch_branch(branch))
+
+    def log(self, old: str | None, new: str) -> list[LogEntry]:
+        """Commits in ``old..new``, newest first (the full range, deepening as needed)."""
+        self.complete(new, old)
+        fmt = "%H%x00%cI%x00%an%x00%s%x00"
+        args = ["rev-list", "--missing=allow-promisor", "--no-commit-header", f"--format={fmt}", new]
+        out = self._run(*args + ([f"^{old}"] if old else []))[1]
+        fields = out.split("\x00")
+        entries = []
+        for i in range(0, len(fields) - 4, 4):
+            sha, date, author, subject = (f.strip("\n") for f in fields[i:i + 4])
+            entries.append(LogEntry(sha, date, author, subject))
+        return entries
+
+    def first_parents(self, old: str, new: str, limit: int | None = None) -> list[str]:
+        """The first-parent line of ``new`` back to (not including) ``old``, newest first.
+
+        What a branch's own history is (merged side branches are one step): the commits a
+        bisect probes and a green roll walks. ``limit`` caps the count (from the tip).
+        """
+        self.complete(new, old)
+        args = ["rev-list", "--missing=allow-promisor", "--first-parent", new, f"^{old}"]
+        args += [f"--max-count={limit}"] if limit is not None else []
+        return self._run(*args)[1].split()
+
+    def first_parent(self, sha: str) -> str | None:
+        """The first parent of a commit that is here (None for a root commit)."""
+        status, out, _ = self._run("rev-parse", "--verify", "--quiet", f"{sha}^1", check=False)
+        if status != 0:
+            self._fetch("--deepen=1", "origin", sha, filter=HISTORY_FILTER)
+            status, out, _ = self._run("rev-parse", "--verify", "--quiet", f"{sha}^1", check=False)
+        return out.strip() if status == 0 else None
+
+    def changed_paths(self, old: str, new: str) -> set[str]:
+        """Paths whose content differs between two commits (trees only: no blob is fetched)."""
+        out = self._run("diff-tree", "-r", "--no-renames", "--name-only", "-z", old, new)[1]
+        return {name for name in out.split("\x00") if name}
+
+    def read_file(self, sha: str, path: str) -> str | None:
+        """The text of ``path`` at commit ``sha`` (fetches that one blob if needed); None if absent."""
+        out = self._run("ls-tree", "-z", sha, "--", path)[1]
+        entry = out.split("\x00")[0]
+        if not entry:
+            return None
+        meta, _, name = entry.partition("\t")
+        mode, kind, blob = meta.split()
+        if kind != "blob" or name != path:
+            return None
+        status, text, err = self._run("cat-file", "blob", blob, check=False)
+        if status != 0:
+            raise remote_error(self.remote, "cannot fetch a file from", err)
+        return text
+
+    # ---------------------------------------------------------------- checkouts
+
+    def checkout(self, sha: str, dest: Path) -> None:
+        """Make ``dest`` a detached worktree of this mirror at ``sha`` (blobs fetched lazily, once)."""
+        dest = Path(dest)
+        if (dest / ".git").exists():
+            g = _git(dest)
+            g.update_environment(**self.remote.auth_env())  # blobs it lacks come from the remote
+            status, _, err = g.execute(["git", "checkout", "--quiet", "--detach", sha],
+                                                with_extended_output=True, with_exceptions=False,
+                                                kill_after_timeout=TIMEOUT)
+        else:
+            self._run("worktree", "prune")
+            status, _, err = self._run("worktree", "add", "--quiet", "--detach", "--force", str(dest), sha,
+                                       check=False)
+        if status != 0:
+            raise remote_error(self.remote, f"cannot check out {sha[:7]} from", err)
+        self.fetches += 1  # a checkout may fetch the blobs it lacks
+
+
+def head_of(path: Path, *, enclosing: bool = False) -> str | None:
+    """The one reader of HEAD: the commit checked out in the work tree at ``path``.
+
+    With ``enclosing`` the checkout that contains ``path`` (this project's own, for a
+    root below its top); without, ``path`` itself must be a work tree (a dep's checkout
+    in the workspace, never the project around it). None outside a checkout or before
+    its first commit.
+    """
+    start = Path(path).resolve()
+    for candidate in (start, *start.parents) if enclosing else (start,):
+        if (candidate / ".git").exists():
+            status, out, _ = _git(candidate).execute(["git", "rev-parse", "--verify", "--quiet", "HEAD"],
+                                                     with_extended_output=True, with_exceptions=False)
+            return out.strip() if status == 0 else None
+    return None
+
+
+def common_dir(path: Path) -> Path | None:
+    """The repository a work tree belongs to (its mirror, for worktrees), or None."""
+    status, out, _ = _git(path).execute(["git", "rev-parse", "--path-format=absolute", "--git-common-dir"],
+                                        with_extended_output=True, with_exceptions=False)
+    return Path(out.strip()).resolve() if status == 0 else None

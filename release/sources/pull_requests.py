@@ -1,0 +1,126 @@
+"""The tool's pull requests on GitHub, both flows in one place: the one bump PR (opened, updated
+in place, or closed when the pins are current) and the PR that moves ``version_info.json`` on
+after a final release.
+
+On GitHub there is at most one open bump PR: a new bump force-pushes that PR's branch and
+rewrites its title and body instead of opening a second one, and a bump that finds the pins
+current closes it. The commits and pushes themselves are ``release.sources.repo``'s.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping
+
+from release.core import naming
+from release.core.errors import UserError
+from release.sources.repo import BUMP_PREFIX, ReleaseRepo, bump_branch
+
+if TYPE_CHECKING:   # for annotations only: a bump without --open-pr never loads requests
+    from release.sources.github import GitHubClient
+
+
+@dataclasses.dataclass(frozen=True)
+class PullResult:
+    action: str  # "opened", "updated", "closed", "none"
+    number: int | None = None
+    url: str | None = None
+    branch: str | None = None
+    closed: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self) | {"closed": list(self.closed)}
+
+
+def repository_from_env(env: Mapping[str, str] | None = None) -> tuple[str, str]:
+    """``(owner, name)`` of this repository on GitHub, from ``GITHUB_REPOSITORY``."""
+    env = os.environ if env is None else env
+    full = env.get("GITHUB_REPOSITORY", "")
+    owner, _, name = full.partition("/")
+    if not owner or not name or "/" in name:
+        raise UserError(f"GITHUB_REPOSITORY is {full!r}; expected owner/name of this repository "
+                        "(GitHub Actions sets it)")
+    return owner, name
+
+
+def open_bump_pulls(client: GitHubClient, owner: str, name: str, base: str) -> list[dict[str, Any]]:
+    """Open PRs into ``base`` from this repository's ``bump/`` branches, newest first."""
+    pulls = client.list_pulls(owner, name, state="open", base=base)
+    mine = [p for p in pulls if p["head"]["ref"].startswith(BUMP_PREFIX)
+            and p["head"].get("label", f"{owner}:").split(":")[0] == owner]
+    return sorted(mine, key=lambda p: -p["number"])
+
+
+def sync_pull(client: GitHubClient, repo: ReleaseRepo, *, owner: str, name: str, base: str, sha: str | None,
+              branch: str, title: str, body: str) -> PullResult:
+    """Open, update or close the one bump PR. ``sha`` None means the pins are current."""
+    pulls = open_bump_pulls(client, owner, name, base)
+    if sha is None:
+        for pull in pulls:
+            client.update_pull(owner, name, pull["number"], state="closed")
+        return PullResult("closed" if pulls else "none", closed=tuple(p["number"] for p in pulls))
+    if pulls:
+        keep, extra = pulls[0], pulls[1:]
+        repo.push(sha, keep["head"]["ref"])
+        pull = client.update_pull(owner, name, keep["number"], title=title, body=body)
+        for dup in extra:  # left over from some earlier tool; one bump PR is the rule
+            client.update_pull(owner, name, dup["number"], state="closed")
+        return PullResult("updated", pull["number"], pull.get("html_url"), keep["head"]["ref"],
+                          tuple(p["number"] for p in extra))
+    repo.push(sha, branch)
+    pull = client.create_pull(owner, name, title=title, head=branch, base=base, body=body)
+    return PullResult("opened", pull["number"], pull.get("html_url"), branch)
+
+
+def next_version_pull(client: GitHubClient, owner: str, name: str, *, released: str, next_version: str,
+                      branch: str, base: str) -> dict[str, Any]:
+    """The one pull request that moves version_info.json on after ``released``: kept when
+    one from ``branch`` is open (a re-run), opened otherwise."""
+    pulls = client.list_pulls(owner, name, state="open", head=f"{owner}:{branch}")
+    if pulls:
+        pull, action = pulls[0], "kept"
+    else:
+        pull = client.create_pull(
+            owner, name, title=f"Move the next version to {next_version} after {released}", head=branch,
+            base=base, body=(f"{naming.release_tag(released)} is published. This moves `version_info.json` to "
+                             f"`{next_version}` so nightlies sort above the release."))
+        action = "opened"
+    return {"number": pull["number"], "url": pull.get("html_url"), "action": action}
+
+
+@dataclasses.dataclass(frozen=True)
+class BumpPull:
+    """Where the one bump PR lives: the API client, ``owner/name`` and the base branch."""
+
+    client: GitHubClient
+    owner: str
+    name: str
+    base: str
+
+
+def deliver_bump(repo: ReleaseRepo, deps_path: Path, *, moved: tuple[str, ...], date: _dt.date,
+                 title: str, body: str, push: bool, pull: BumpPull | None = None) -> dict[str, Any]:
+    """Commit deps.yaml (as written) on ``bump/<date>-<moved>`` and push it, or sync the one
+    bump PR (which pushes); with nothing ``moved``, close that PR. Returns what was done:
+    ``branch``, ``commit``, ``pushed``, ``pull_request`` (each only when it happened)."""
+    done: dict[str, Any] = {}
+    if moved:
+        branch = bump_branch(date, moved)
+        sha = repo.commit_file(branch, deps_path, deps_path.read_text(encoding="utf-8"),
+                               f"{title}\n\n{body}")
+        done |= {"branch": branch, "commit": sha}
+        if pull is not None:
+            pr = sync_pull(pull.client, repo, owner=pull.owner, name=pull.name, base=pull.base,
+                           sha=sha, branch=branch, title=title, body=body)
+            done |= {"pull_request": pr.to_json(), "branch": pr.branch}
+        elif push:
+            repo.push(sha, branch)
+            done["pushed"] = True
+    elif pull is not None:
+        done["pull_request"] = sync_pull(pull.client, repo, owner=pull.owner, name=pull.name,
+                                         base=pull.base, sha=None, branch="", title=title,
+                                         body=body).to_json()
+    return done

@@ -1,0 +1,169 @@
+"""This repository's checkout as the tool writes to it: commits made with plumbing, release tags,
+and force-pushes of the branches the tool owns (bump, next-version, hold).
+
+Everything here is idempotent. A commit is made with a temporary index, so the work tree and
+the checked-out branch are left alone; re-running with the same content and message reuses
+the same commit. The pull requests those branches become are ``release.sources.pull_requests``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import tempfile
+from pathlib import Path
+
+import git as gitpython
+
+from release.core.config import Deps, RollVia, parse_deps
+from release.core.errors import UserError
+from release.core.redact import redact
+from release.sources.git import ENV, Remote, head_of, remote_error
+
+BUMP_PREFIX = "bump/"
+NEXT_VERSION_PREFIX = "release/next-"
+HOLD_PREFIX = "hold/"  # release.sources.holds: one branch per held dep, never a bump/ one
+# Branches the tool owns and may force-push: bump PRs, the post-release version move, holds.
+TOOL_BRANCH_PREFIXES = (BUMP_PREFIX, NEXT_VERSION_PREFIX, HOLD_PREFIX)
+DEFAULT_IDENTITY = ("jax-rocm-release", "jax-rocm-release@users.noreply.github.com")
+
+
+def bump_branch(date: _dt.date, names: tuple[str, ...]) -> str:
+    """``bump/2026-11-22-jax-xla``."""
+    return f"{BUMP_PREFIX}{date.isoformat()}-{'-'.join(names)}"
+
+
+class ReleaseRepo:
+    """The git checkout this project lives in (where deps.yaml is committed)."""
+
+    def __init__(self, root: Path):
+        try:
+            self.repo = gitpython.Repo(str(root), search_parent_directories=True)
+        except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError):
+            raise UserError(f"{root}: not inside a git checkout; --commit needs one") from None
+        top = self.repo.working_tree_dir
+        if self.repo.bare or top is None:
+            raise UserError(f"{root}: a bare repository; --commit needs a checkout")
+        self.top = Path(top).resolve()
+        self.g = self.repo.git
+        self.g.update_environment(**ENV)
+
+    def _run(self, *args: str, env: dict | None = None) -> tuple[int, str, str]:
+        return self.g.execute(["git", *args], with_extended_output=True, with_exceptions=False,
+                              env=env, strip_newline_in_stdout=False)
+
+    def relpath(self, path: Path) -> str:
+        return Path(path).resolve().relative_to(self.top).as_posix()
+
+    def committed(self, path: Path) -> str | None:
+        """The text of ``path`` at HEAD (None if HEAD lacks it)."""
+        status, out, _ = self._run("show", f"HEAD:{self.relpath(path)}")
+        return out if status == 0 else None
+
+    def head(self) -> str:
+        """HEAD of this checkout (``git.head_of``); a checkout with no commit yet is refused."""
+        head = head_of(self.top)
+        if head is None:
+            raise UserError(f"{self.top}: the checkout has no commit yet; --commit needs one")
+        return head
+
+    def current_branch(self) -> str:
+        status, out, _ = self._run("symbolic-ref", "--quiet", "--short", "HEAD")
+        if status != 0:
+            raise UserError(f"{self.top}: HEAD is detached; check out the branch a bump PR should "
+                            "target (e.g. main)")
+        return out.strip()
+
+    def dirty(self) -> list[str]:
+        """``git status --porcelain`` lines: changed or untracked (not ignored) files."""
+        return [line for line in self._run("status", "--porcelain", "--untracked-files=normal")[1]
+                .splitlines() if line.strip()]
+
+    def tag_commit(self, tag: str) -> str | None:
+        """The commit ``tag`` points at (None when there is no such tag)."""
+        status, out, _ = self._run("rev-parse", "--verify", "--quiet", f"refs/tags/{tag}^{{commit}}")
+        return out.strip() if status == 0 else None
+
+    def create_tag(self, tag: str, commit: str, message: str) -> None:
+        """An annotated tag at ``commit``, made with the same identity as the tool's commits."""
+        status, _, err = self._run("tag", "-a", tag, commit, "-m", message, env=self._identity_env())
+        if status != 0:
+            raise UserError(f"{self.top}: cannot create tag {tag}: {err.strip()}")
+
+    def push_tag(self, tag: str, remote: str = "origin") -> None:
+        status, _, err = self._run("push", "--quiet", remote, f"refs/tags/{tag}")
+        if status != 0:
+            url = self._run("remote", "get-url", remote)[1].strip() or remote
+            raise remote_error(Remote(remote, url), f"cannot push tag {tag} to", err)
+
+    def _identity_env(self) -> dict:
+        env = dict(os.environ)
+        name = self._run("config", "user.name")[1].strip()
+        email = self._run("config", "user.email")[1].strip()
+        for kind in ("AUTHOR", "COMMITTER"):
+            env.setdefault(f"GIT_{kind}_NAME", name or DEFAULT_IDENTITY[0])
+            env.setdefault(f"GIT_{kind}_EMAIL", email or DEFAULT_IDENTITY[1])
+        return env | ENV
+
+    def commit_file(self, branch: str, path: Path, text: str, message: str) -> str:
+        """One commit on top of HEAD changing only ``path`` to ``text``, at ``refs/heads/branch``.
+
+        Re-running with the same content and message returns the existing commit. The message
+        is redacted (it leaves the machine with the push).
+        """
+        message = redact(message)
+        rel, head = self.relpath(path), self.head()
+        with tempfile.TemporaryDirectory() as tmp:
+            return self._commit_file(Path(tmp), branch, rel, head, text, message)
+
+    def _commit_file(self, tmp: Path, branch: str, rel: str, head: str, text: str, message: str) -> str:
+        (tmp / "content").write_text(text, encoding="utf-8")
+        (tmp / "message").write_text(message, encoding="utf-8")
+        status, existing, _ = self._run("rev-parse", "--verify", "--quiet", f"refs/heads/{branch}")
+        blob = self._run("hash-object", "-w", "--", str(tmp / "content"))[1].strip()
+        if status == 0:
+            existing = existing.strip()
+            same = (self._run("rev-parse", f"{existing}^")[1].strip() == head
+                    and self._run("rev-parse", f"{existing}:{rel}")[1].strip() == blob
+                    and self._run("log", "-1", "--format=%B", existing)[1].strip() == message.strip())
+            if same:
+                return existing
+        env = self._identity_env() | {"GIT_INDEX_FILE": str(tmp / "index")}
+        for args in (("read-tree", head), ("update-index", "--add", "--cacheinfo", f"100644,{blob},{rel}")):
+            status, _, err = self._run(*args, env=env)
+            if status != 0:
+                raise AssertionError(f"git {args[0]} failed: {err}")
+        tree = self._run("write-tree", env=env)[1].strip()
+        status, sha, err = self._run("commit-tree", tree, "-p", head, "-F", str(tmp / "message"), env=env)
+        if status != 0:
+            raise UserError(f"{self.top}: cannot commit the bump: {err.strip().splitlines()[-1]}")
+        sha = sha.strip()
+        self._run("update-ref", f"refs/heads/{branch}", sha)
+        return sha
+
+    def push(self, sha: str, branch: str, remote: str = "origin") -> None:
+        """Force-push ``sha`` to ``branch`` on ``remote`` (only branches the tool owns)."""
+        if not branch.startswith(TOOL_BRANCH_PREFIXES):
+            raise AssertionError(f"refusing to force-push {branch}: not a branch this tool owns")
+        status, _, err = self._run("push", "--quiet", "--force", remote, f"{sha}:refs/heads/{branch}")
+        if status != 0:
+            url = self._run("remote", "get-url", remote)[1].strip() or remote
+            raise remote_error(Remote(remote, url), "cannot push to", err)
+
+
+def committed_deps(repo: ReleaseRepo, deps: Deps) -> Deps:
+    """deps.yaml as committed at HEAD, which a committing bump rolls from, so a re-run after a
+    crash (file written, nothing committed yet) still commits. Uncommitted edits besides
+    what a bump writes (pins; for via deps also branch, archive sha256 and patches) are refused."""
+    committed = repo.committed(deps.path)
+    if committed is None:
+        raise UserError(f"{deps.path}: not committed at HEAD; --commit needs it committed")
+    base = parse_deps(deps.path, committed)
+    pins: dict[str, dict[str, object]]  # per dep, the pin fields a bump writes
+    pins = {d.name: {"commit": d.commit} | ({"branch": d.branch, "archive_sha256": d.archive_sha256,
+                                            "patches": d.patches} if isinstance(d.roll, RollVia) else {})
+            for d in deps}
+    if base.with_pins(pins) != deps:
+        raise UserError(f"{deps.path}: has uncommitted edits besides pins; commit or revert them "
+                        "before --commit")
+    return base

@@ -1,0 +1,359 @@
+"""Roll policies -> new pins, with the safety checks that keep a bad pin out of deps.yaml.
+
+Each policy is a small object (its deps.yaml roll value plus behaviour) with two steps:
+``candidate(dep, ctx)`` picks the commit (the selection step: holds and green-CI choices plug
+in there, see ``release.sources.selection``) and ``check(dep, candidate, ctx)`` refuses what the
+policy forbids, else returns the ``Move`` with its log:
+
+- ``FollowHead``: the tip of the tracked branch, by ls-remote (no clone); ``StayManual``:
+  never moves. Both are ``BranchBound``: the commit must be on the tracked branch and move
+  forward unless rewinds are allowed.
+- ``FollowVia``: whatever another dep pins in a file (read at that dep's *new* commit), in
+  any direction and on any branch, since the source built with it; the branch is found (the
+  newest matching ``branches`` that contains it) and only a commit on no official branch
+  (a fork's) is refused.
+- ``Exact`` (``--to SHA``) proposes one commit and lets the dep's own policy check it.
+
+Deps are resolved in ``Deps.resolution_order()`` so a via dep sees its source's new pin.
+Any refusal is a one-line ``UserError`` raised before anything is written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import fnmatch
+import re
+from pathlib import Path
+from typing import Callable, Iterable, Protocol
+
+from release.core import config
+from release.core.config import Dep, Deps
+from release.core.errors import UserError
+from release.core.revisions import github_base
+from release.core.versions import branch_order
+from release.sources import selection
+from release.sources.git import LogEntry, Mirror, Remote, ls_remote, ls_remote_branches
+from release.sources.pins import Pin, read_pin
+
+FORWARD, BACKWARD, SIDEWAYS = "forward", "backward", "sideways"
+SAME = "same"  # the commit stays; what the source applies on top of it (sha256, patches) changed
+# Clock skew allowed between a commit and its descendants when bounding a branch search by date.
+SKEW = 2 * 86400
+
+
+@dataclasses.dataclass(frozen=True)
+class Candidate:
+    """The commit a policy proposes for a dep (the selection step), and what the source said."""
+
+    commit: str
+    pin: Pin | None = None  # a via dep: what the source's file pins (var, url, sha256, patches)
+    source: str = ""  # who chose it, for the changelog: "the plugin pins", "the tip of master"
+    note: str = ""  # a hold or a green-CI choice, one line for the changelog (release.sources.selection)
+    back: bool = False  # a move back a hold asked for: allowed without --allow-rewind
+
+
+@dataclasses.dataclass(frozen=True)
+class Move:
+    """One dep that moved, with the commits old..new (newest first) and how it moved."""
+
+    name: str
+    url: str
+    branch: str  # the branch the new pin is on
+    old: str
+    new: str
+    direction: str
+    commits: tuple[LogEntry, ...]
+    old_branch: str = ""  # the branch recorded for the old pin (differs: a branch switch)
+    merge_base: str | None = None  # for a sideways move
+    dropped: int = 0  # commits of the old pin the new one lacks (a move back or sideways)
+    behind: int = 0  # commits on ``branch`` after the new pin (a via pin need not be its tip)
+    source: str = ""  # "the plugin pins" ...
+    named_url: str | None = None  # the URL the source's file names, when it differs from ``url``
+    archive_sha256: str | None = None
+    patches: tuple[str, ...] = ()
+
+    @property
+    def count(self) -> int:
+        return len(self.commits)
+
+    @property
+    def rewind(self) -> bool:
+        return self.direction in (BACKWARD, SIDEWAYS)
+
+    @property
+    def switched(self) -> bool:
+        return bool(self.old_branch) and self.old_branch != self.branch
+
+
+@dataclasses.dataclass(frozen=True)
+class RollResult:
+    old: Deps
+    new: Deps
+    moves: tuple[Move, ...]  # in deps.yaml order
+    notes: tuple[str, ...] = ()  # holds and green-CI choices, one line each
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.moves)
+
+
+class Context:
+    """What policies may ask: remotes by ls-remote, mirrors in the cache, the pins so far."""
+
+    def __init__(self, deps: Deps, cache: Path, say: Callable[[str], None] = lambda _: None):
+        self.deps = deps
+        self.cache = Path(cache)
+        self.say = say
+        self.new: dict[str, str] = {d.name: d.commit for d in deps}
+        self._stack = contextlib.ExitStack()
+        self._mirrors: dict[str, Mirror] = {}
+
+    def __enter__(self) -> Context:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.close()
+
+    @staticmethod
+    def remote(dep: Dep) -> Remote:
+        return Remote(dep.name, dep.url)
+
+    def mirror(self, dep: Dep) -> Mirror:
+        if dep.url not in self._mirrors:
+            self._mirrors[dep.url] = self._stack.enter_context(Mirror(self.cache, self.remote(dep)))
+        return self._mirrors[dep.url]
+
+    @property
+    def fetches(self) -> int:
+        return sum(m.fetches for m in self._mirrors.values())
+
+
+# ---------------------------------------------------------------- policies
+
+
+# Each policy is its deps.yaml roll value (fields, ``__str__``) plus two steps:
+# ``candidate`` picks the commit (the selection step: where holds or a green-CI filter plug in)
+# and ``check`` refuses what the policy forbids, else returns the Move with its log.
+
+
+class Policy(Protocol):
+    """A roll policy: ``candidate`` picks the commit, ``check`` refuses what it forbids."""
+
+    def candidate(self, dep: Dep, ctx: Context) -> Candidate: ...
+
+    def check(self, dep: Dep, cand: Candidate, ctx: Context, *, allow_rewind: bool) -> Move: ...
+
+
+class BranchBound:
+    """head and manual deps: stay on the tracked branch, forward only unless rewinds are allowed."""
+
+    def check(self, dep: Dep, cand: Candidate, ctx: Context, *, allow_rewind: bool) -> Move:
+        mirror = ctx.mirror(dep)
+        shown = mirror.remote.shown
+        old, new = dep.commit, cand.commit
+        ctx.say(f"{dep.name}: checking {old[:7]} -> {new[:7]} on {dep.branch}")
+        if not mirror.fetch_commit(new, trees=False):
+            raise UserError(f"{dep.name}: commit {new[:7]} not found on {shown}; nothing changed")
+        if not mirror.on_branch(new, dep.branch):
+            raise UserError(f"{dep.name}: commit {new[:7]} is not reachable from branch {dep.branch} of "
+                            f"{shown}; refusing to pin it (a {dep.roll} dep stays on its branch)")
+        rel = relation(mirror, old, new)
+        if rel.direction != FORWARD and not allow_rewind:
+            raise UserError(f"{dep.name}: {rel.why}; pass --allow-rewind to pin it anyway")
+        return rel.move(dep, cand, dep.branch)
+
+
+class FollowHead(config.RollHead, BranchBound):
+    def candidate(self, dep: Dep, ctx: Context) -> Candidate:
+        github = selection.preflight(dep) if self.require else None
+        ctx.say(f"{dep.name}: asking {ctx.remote(dep).shown} for the tip of {dep.branch}")
+        tip = ls_remote(ctx.remote(dep), dep.branch)
+        if self.require is None and dep.hold is None:
+            return Candidate(tip, source=f"the tip of {dep.branch}")
+        ctx.say(f"{dep.name}: choosing below the tip {tip[:7]} ({self}"
+                + (f", held before {dep.hold.commit[:7]})" if dep.hold else ")"))
+        chosen = selection.select(dep, tip, self, ctx.mirror(dep), github)
+        return Candidate(chosen.commit, source=chosen.source or f"the tip of {dep.branch}",
+                         note=chosen.note, back=chosen.back)
+
+
+class StayManual(config.RollManual, BranchBound):
+    def candidate(self, dep: Dep, ctx: Context) -> Candidate:  # noqa: ARG002 (the policy protocol)
+        return Candidate(dep.commit)
+
+
+class FollowVia(config.RollVia):
+    """Whatever the source pins: its CI built with it, so any direction and any branch goes;
+    only a commit missing from the dep's own repository (a fork's) is refused."""
+
+    def candidate(self, dep: Dep, ctx: Context) -> Candidate:
+        source = ctx.deps[self.via]
+        sha = ctx.new[self.via]
+        mirror = ctx.mirror(source)
+        where = f"{self.file} at {self.via} {sha[:7]}"
+        ctx.say(f"{dep.name}: reading the pin from {where}")
+        if not mirror.fetch_commit(sha):
+            raise UserError(f"{dep.name}: cannot read {where}: commit not found on {mirror.remote.shown}")
+        text = mirror.read_file(sha, self.file)
+        if text is None:
+            raise UserError(f"{dep.name}: {where}: no such file (roll policy via {self.via} "
+                            f"expects the pin of {dep.name} there)")
+        pin = read_pin(text, name=dep.name, var=self.var, where=f"{dep.name}: {where}")
+        return Candidate(pin.commit, pin, f"as the {self.via} pins")
+
+    def check(self, dep: Dep, cand: Candidate, ctx: Context, *, allow_rewind: bool) -> Move:  # noqa: ARG002 (the policy protocol)
+        mirror = ctx.mirror(dep)
+        shown = mirror.remote.shown
+        old, new = dep.commit, cand.commit
+        named = _other_url(cand.pin, dep.url)
+        said = f" (pinned by {self.via} in {self.file}" + (f", which names {named}" if named else "") + ")"
+        if not mirror.fetch_commit(new, trees=False):
+            raise UserError(f"{dep.name}: commit {new[:7]}{said} not found on {shown}; refusing to pin it")
+        branch = find_branch(dep, new, self.branches, ctx)
+        if branch is None:
+            tried = f"any branch matching {self.branches}" + (
+                f" or {dep.branch}" if not fnmatch.fnmatchcase(dep.branch, self.branches) else "")
+            raise UserError(f"{dep.name}: commit {new[:7]}{said} is on no official branch of {shown} "
+                            f"(not reachable from {tried}: only on a fork or pull request?); refusing to "
+                            "pin it")
+        rel = relation(mirror, old, new)
+        behind = mirror.count(mirror.tracking_ref(branch), new)
+        return dataclasses.replace(rel.move(dep, cand, branch), behind=behind, named_url=named)
+
+class Exact:
+    """``--to SHA``: the dep's own policy checks the commit a person chose."""
+
+    def __init__(self, sha: str, policy: Policy):
+        self.sha, self.policy = sha, policy
+
+    def candidate(self, dep: Dep, ctx: Context) -> Candidate:  # noqa: ARG002 (the policy protocol)
+        return Candidate(self.sha, source="as given with --to")
+
+    def check(self, dep: Dep, cand: Candidate, ctx: Context, *, allow_rewind: bool) -> Move:
+        return self.policy.check(dep, cand, ctx, allow_rewind=allow_rewind)
+
+    def __str__(self) -> str:
+        return f"exact {self.sha[:7]}"
+
+
+def policy_for(roll: config.Roll) -> Policy:
+    if isinstance(roll, config.RollHead):
+        return FollowHead(roll.require, roll.max_walk)
+    if isinstance(roll, config.RollVia):
+        return FollowVia(roll.via, roll.file, roll.var, roll.branches)
+    return StayManual()
+
+
+def _other_url(pin: Pin | None, url: str) -> str | None:
+    """The URL the source's file names when it is another repository than deps.yaml's."""
+    if pin is None or not pin.url:
+        return None
+    same = (github_base(pin.url) or pin.url.rstrip("/")).lower() == (github_base(url) or url.rstrip("/")).lower()
+    return None if same else pin.url
+
+
+# ---------------------------------------------------------------- history questions
+
+
+def find_branch(dep: Dep, sha: str, pattern: str, ctx: Context) -> str | None:
+    """The newest branch matching ``pattern`` (by the version in its name) that contains ``sha``,
+    else the recorded branch if it does; None when none does.
+
+    Only the matching branches are listed, and each is fetched only back to ``sha``'s date
+    (commits, no trees), newest first, stopping at the first that contains it.
+    """
+    mirror = ctx.mirror(dep)
+    tips = ls_remote_branches(ctx.remote(dep), pattern)
+    order = sorted(tips, key=branch_order, reverse=True)
+    if dep.branch not in tips:
+        order.append(dep.branch)
+    since = mirror.commit_time(sha) - SKEW
+    for branch in order:
+        ctx.say(f"{dep.name}: is {sha[:7]} on {branch}?")
+        if mirror.branch_contains(branch, sha, since):
+            return branch
+    return None
+
+
+@dataclasses.dataclass(frozen=True)
+class Relation:
+    old: str
+    new: str
+    direction: str
+    why: str  # for a refusal
+    commits: tuple[LogEntry, ...]
+    merge_base: str | None = None
+    dropped: int = 0
+
+    def move(self, dep: Dep, cand: Candidate, branch: str) -> Move:
+        pin = cand.pin
+        return Move(dep.name, dep.url, branch, self.old, self.new, self.direction, self.commits,
+                    old_branch=dep.branch, merge_base=self.merge_base, dropped=self.dropped,
+                    source=cand.source, archive_sha256=pin.sha256 if pin else dep.archive_sha256,
+                    patches=pin.patches if pin else dep.patches)
+
+
+def relation(mirror: Mirror, old: str, new: str) -> Relation:
+    """How ``new`` relates to ``old`` (both on the same remote), with the commits it brings."""
+    if not mirror.fetch_commit(old, trees=False):
+        # Nothing to count against: listing new's whole history would fetch all of it.
+        return Relation(old, new, SIDEWAYS, f"the pinned {old[:7]} no longer exists on {mirror.remote.shown}", ())
+    if mirror.is_ancestor(old, new):
+        return Relation(old, new, FORWARD, "", tuple(mirror.log(old, new)))
+    if mirror.is_ancestor(new, old):
+        dropped = mirror.count(old, new)
+        return Relation(old, new, BACKWARD, f"{new[:7]} is an ancestor of the pinned {old[:7]} "
+                        f"(a move back {dropped} commits)", (), dropped=dropped)
+    base = mirror.merge_base(old, new)
+    why = (f"{new[:7]} and the pinned {old[:7]} have diverged from the merge-base {base[:7]} "
+           "(a sideways move)" if base else f"{new[:7]} and the pinned {old[:7]} share no history")
+    return Relation(old, new, SIDEWAYS, why, tuple(mirror.log(old, new)), base, mirror.count(old, new))
+
+
+# ---------------------------------------------------------------- rolling
+
+
+def roll(deps: Deps, cache: Path, *, only: Iterable[str] = (), to: str | None = None,
+         allow_rewind: bool = False, say: Callable[[str], None] = lambda _: None) -> RollResult:
+    """New pins for ``deps`` (all, or ``only``), checked and with their changelogs."""
+    only = tuple(only)
+    for name in only:
+        if name not in deps.names:
+            raise UserError(f"--dep {name}: no such dep in {deps.path} (expected one of "
+                            f"{', '.join(deps.names)})")
+    if to is not None:
+        if not re.fullmatch(r"[0-9a-f]{40}", to):
+            raise UserError(f"--to {to}: expected a full commit SHA (40 lowercase hex digits)")
+        if len(only) != 1:
+            raise UserError("--to SHA pins one dep: give exactly one --dep NAME with it")
+    moves: dict[str, Move] = {}
+    notes: list[str] = []
+    with Context(deps, cache, say) as ctx:
+        for dep in deps.resolution_order():
+            if only and dep.name not in only:
+                continue
+            policy = policy_for(dep.roll)
+            if to is not None:
+                policy = Exact(to, policy)
+            cand = policy.candidate(dep, ctx)
+            if to is not None and dep.hold is not None:
+                selection.refuse_past_hold(dep, cand.commit, ctx.mirror(dep))
+            ctx.new[dep.name] = cand.commit
+            notes += [cand.note] if cand.note else []
+            if cand.commit != dep.commit:
+                moves[dep.name] = policy.check(dep, cand, ctx, allow_rewind=allow_rewind or cand.back)
+            elif cand.pin and (cand.pin.sha256, cand.pin.patches) != (dep.archive_sha256, dep.patches):
+                moves[dep.name] = Move(dep.name, dep.url, dep.branch, dep.commit, dep.commit, SAME, (),
+                                       old_branch=dep.branch, source=cand.source,
+                                       archive_sha256=cand.pin.sha256, patches=cand.pin.patches)
+    ordered = tuple(moves[d.name] for d in deps if d.name in moves)
+    return RollResult(deps, deps.with_pins({m.name: pinned_fields(m) for m in ordered}), ordered,
+                      tuple(notes))
+
+
+def pinned_fields(move: Move) -> dict:
+    """What deps.yaml records for a move: the commit, the branch it is on, and what the source
+    file says about it (archive sha256, patches)."""
+    return {"commit": move.new, "branch": move.branch, "archive_sha256": move.archive_sha256,
+            "patches": move.patches}
