@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.table import Table
 
 from release.build.dist import build_release
@@ -11,10 +13,17 @@ from release.commands._common import add_build_input_options, add_kind_options, 
 from release.core import output
 from release.sources.git import head_of
 
+if TYPE_CHECKING:
+    import argparse
+
+    from rich.console import Console
+
+    from release.core.output import Output
+
 HELP = "build the pjrt wheel and one plugin wheel per Python into dist/<version>/ (resumable)"
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_kind_options(parser, force=True)
     add_python_option(parser)
     parser.add_argument("--wheel", action="append", choices=KINDS, dest="wheels",
@@ -24,7 +33,7 @@ def add_arguments(parser) -> None:
                         help="the Bazel (or bazelisk) executable (default: bazel on PATH)")
 
 
-def run(args, out) -> int:
+def run(args: argparse.Namespace, out: Output) -> int:
     proj = project(args)
     today = today_utc()
     plan = make_plan(proj, args.kind, date=args.date or today, number=args.number,
@@ -42,7 +51,7 @@ def run(args, out) -> int:
     output.step_summary(f"### wheels {result.version}\n\n"
                         + "".join(f"- `{name}`\n" for name in result.wheels))
 
-    def human(console):
+    def human(console: Console) -> None:
         table = Table(title=f"dist {result.directory}")
         table.add_column("step")
         table.add_column("status")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING, Any, Iterator
 
 from release.check.verify import (
     ERROR,
@@ -18,10 +19,20 @@ from release.core import flags, output
 from release.core.naming import Identity
 from release.core.scan import payload_size
 
+if TYPE_CHECKING:   # rich is imported only when a bar or the human output needs it
+    import argparse
+
+    from rich.console import Console
+    from rich.progress import Progress, TaskID
+
+    from release.check.verify import Report
+    from release.core.output import Output
+    from release.core.revisions import RevisionMap
+
 HELP = "check wheels: zip, RECORD, names, purelib, glibc tag, RUNPATH, version, revision map, pins"
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("wheels", nargs="+", type=flags.existing_file, metavar="WHEEL", help="wheel files to check")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--deps", type=flags.existing_file, metavar="deps.yaml",
@@ -38,20 +49,20 @@ def add_arguments(parser) -> None:
 
 
 class _Bar:
-    def __init__(self, progress, task):
+    def __init__(self, progress: Progress | None, task: TaskID | None):
         self._progress, self._task = progress, task
 
     def advance(self, n: int) -> None:
-        if self._progress is not None:
+        if self._progress is not None and self._task is not None:
             self._progress.advance(self._task, n)
 
     def describe(self, text: str) -> None:
-        if self._progress is not None:
+        if self._progress is not None and self._task is not None:
             self._progress.update(self._task, description=text)
 
 
 @contextlib.contextmanager
-def byte_progress(out, title: str, total: int):
+def byte_progress(out: Output, title: str, total: int) -> Iterator[_Bar]:
     """A bytes progress bar on a terminal (stderr with --json); silent when not a terminal
     (and then rich is not even imported: CI's verify pays only for its own work)."""
     if not out.draws_progress():
@@ -64,7 +75,7 @@ def byte_progress(out, title: str, total: int):
         yield _Bar(progress, progress.add_task(title, total=total))
 
 
-def run(args, out) -> int:
+def run(args: argparse.Namespace, out: Output) -> int:
     runpath, note = required_runpath(args.runpath, args.root)
     if note:
         out.line(f"warning: {note}; pass --runpath ENTRY to require entries")
@@ -81,7 +92,7 @@ def run(args, out) -> int:
     if prov is not None:
         data["provenance"] = prov
 
-    def human(console):
+    def human(console: Console) -> None:
         _print(console, reports)
         if prov is not None:
             console.print(f"{prov['file']}: {'ok' if prov['ok'] else 'FAILED'}", markup=False)
@@ -95,7 +106,7 @@ def run(args, out) -> int:
     return 1 if errors else 0
 
 
-def _check_provenance(args, revisions) -> dict:
+def _check_provenance(args: argparse.Namespace, revisions: RevisionMap | None) -> dict[str, Any]:
     """The ``--provenance`` check (``release.build.provenance``): one problem line per mismatch."""
     from release.build import provenance
     found = {Identity.of(wheel).version for wheel in args.wheels} - {None}
@@ -105,7 +116,7 @@ def _check_provenance(args, revisions) -> dict:
     return {"file": str(args.provenance), "ok": not problems, "problems": problems}
 
 
-def _print(console, reports) -> None:
+def _print(console: Console, reports: list[Report]) -> None:
     """One line per wheel; below a wheel with findings, one line per fold of them."""
     from rich.markup import escape
     for report in reports:
