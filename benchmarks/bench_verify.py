@@ -34,9 +34,11 @@ from pathlib import Path
 
 from _bigwheel import REPO, big_wheel
 
-ANCHOR = """
+# Both anchors: every member's compressed bytes, found from its local header; stored members
+# are hashed as they are read. Each anchor appends its own inflate loop (the body of the loop).
+_EACH_MEMBER = """
 import hashlib, struct, sys, zipfile
-from isal import igzip_lib
+from isal import igzip_lib, isal_zlib
 CHUNK = 1 << 20
 buffer = memoryview(bytearray(CHUNK))
 with zipfile.ZipFile(sys.argv[1]) as zf, open(sys.argv[1], "rb") as fp:
@@ -52,6 +54,9 @@ with zipfile.ZipFile(sys.argv[1]) as zf, open(sys.argv[1], "rb") as fp:
                 left -= len(block)
                 digest.update(block)
             continue
+"""
+
+ANCHOR = _EACH_MEMBER + """\
         inflate = igzip_lib.IgzipDecompressor()
         while not inflate.eof:
             data = b""
@@ -62,25 +67,10 @@ with zipfile.ZipFile(sys.argv[1]) as zf, open(sys.argv[1], "rb") as fp:
             digest.update(inflate.decompress(data, CHUNK))
 """
 
-NAIVE_ANCHOR = """
-import hashlib, struct, sys, zipfile
-from isal import isal_zlib
-with zipfile.ZipFile(sys.argv[1]) as zf, open(sys.argv[1], "rb") as fp:
-    for info in zf.infolist():
-        fp.seek(info.header_offset)
-        header = fp.read(30)
-        name_len, extra_len = struct.unpack("<HH", header[26:30])
-        fp.seek(info.header_offset + 30 + name_len + extra_len)
-        digest, left = hashlib.sha256(), info.compress_size
-        if info.compress_type == zipfile.ZIP_STORED:
-            while left:
-                block = fp.read(min(left, 1 << 20))
-                left -= len(block)
-                digest.update(block)
-            continue
+NAIVE_ANCHOR = _EACH_MEMBER + """\
         inflate = isal_zlib.decompressobj(-15)
         while left:
-            block = fp.read(min(left, 1 << 20))
+            block = fp.read(min(left, CHUNK))
             left -= len(block)
             digest.update(inflate.decompress(block))
         digest.update(inflate.flush())
