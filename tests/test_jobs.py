@@ -208,7 +208,7 @@ def test_undraft_marks_releases_and_post_releases_latest(tmp_path, version, prer
     sums.write_text("0" * 64 + "  x.whl\n")
     store.upload_asset(draft, sums, "SHA256SUMS")
     store.update_release(draft, body=drafts.with_validated(draft.body,
-                                                           drafts.checksums_digest(store, draft)))
+                                                           drafts.current_assets_digest(store, draft)))
     result = drafts.undraft(store, tag)
     assert (result["prerelease"], result["make_latest"]) == (prerelease, latest)
     stored = json.loads((store.directory / str(draft.id) / "release.json").read_text())

@@ -359,3 +359,45 @@ def test_rerun_keeps_the_validated_mark_when_notes_come_back_normalised(fake_git
     publish_draft(store, dist)
     assert validated_digest(store.drafts_for(dist.tag)[0].body)
     assert undraft(store, dist.tag)["status"] == "published"
+
+
+def _change_after_validation(store, tag, change, victim_index, tmp_path):
+    """Change the validated draft of ``tag``: ``replace`` one asset with other bytes (same
+    name), ``remove`` it, or ``add`` a new asset."""
+    draft = store.drafts_for(tag)[0]
+    assets = sorted(store.list_assets(draft), key=lambda a: a.name)
+    victim = assets[victim_index % len(assets)]
+    other = tmp_path / "other-bytes"
+    other.write_bytes(b"not what was validated\n")
+    if change in ("replace", "remove"):
+        store.delete_asset(draft, victim)
+    if change == "replace":
+        store.upload_asset(draft, other, victim.name)
+    if change == "add":
+        store.upload_asset(draft, other, "extra-" + victim.name)
+    return victim.name
+
+
+@pytest.mark.parametrize("store_kind", ["github", "local"])
+@pytest.mark.parametrize("change", ["replace", "remove", "add"])
+def test_a_draft_changed_after_validation_is_never_published(fake_github, make_dist, tmp_path,
+                                                            store_kind, change):
+    """The rule: undraft publishes only the assets validate saw. Any asset (a wheel, SHA256SUMS,
+    revisions.json, the provenance) replaced, removed or added afterwards keeps the draft a
+    draft; validating again lets it through."""
+    dist = read_dist(make_dist(NIGHTLY))
+    n_assets = len(dist.assets)
+    for victim_index in range(n_assets):
+        store = (gh_store(fake_github) if store_kind == "github"
+                 else LocalStore(tmp_path / f"store-{change}-{victim_index}"))
+        tag = dist.tag
+        for rel in store.drafts_for(tag):
+            store.delete_release(rel)
+        publish_draft(store, dist)
+        mark_validated(store, tag)
+        name = _change_after_validation(store, tag, change, victim_index, tmp_path)
+        with pytest.raises(UserError, match="release validate"):
+            undraft(store, tag)
+        assert store.published_for(tag) is None, f"{change} of {name} after validation was published"
+    mark_validated(store, tag)  # validated as it now is: publishable
+    assert undraft(store, tag)["status"] == "published"

@@ -14,7 +14,7 @@ import pytest
 from release.build import provenance
 from release.check.validate import validate
 from release.core.revisions import RevisionMap
-from release.publish.drafts import publish_draft, read_dist, undraft, validated_digest
+from release.publish.drafts import assets_digest, publish_draft, read_dist, undraft, validated_digest
 from release.publish.stores import LocalStore
 from tests.support.publish_dist import PYTHON, gh_store
 
@@ -31,8 +31,8 @@ def test_valid_draft_is_marked_then_can_be_published(fake_github, make_dist):
     assert result.checked == ["checksums", "provenance", "verify", "resolve", "install", "import"]
     assert result.pythons[PYTHON]["tested"] and result.untested == []
     assert result.marked
-    sums = next(a for a in dist.assets if a.name == "SHA256SUMS")
-    assert validated_digest(store.drafts_for(TAG)[0].body) == sums.digest
+    every_asset = assets_digest({a.name: a.digest for a in dist.assets})
+    assert validated_digest(store.drafts_for(TAG)[0].body) == every_asset
     assert undraft(store, TAG)["status"] == "published"
     # downloads went through the storage host, which never saw the token
     assert any(e[0] == "storage" for e in fake_github.log)

@@ -48,7 +48,7 @@ from release.core.errors import UserError
 from release.core.naming import Identity
 from release.core.revisions import RevisionMap
 from release.core.safe_names import file_name_problem
-from release.publish.drafts import with_validated
+from release.publish.drafts import assets_digest, with_validated
 from release.publish.stores import Release, Store
 
 if TYPE_CHECKING:
@@ -378,8 +378,10 @@ def step_import(python: Path, major: int, version: str, revisions: RevisionMap |
 
 
 def step_mark(store: Store, release: Release, files: dict[str, Path], result: Validation) -> None:
-    """Note the SHA256SUMS digest that passed in the draft's body (``--undraft`` needs it)."""
-    digest = sha256_file(files[naming.CHECKSUMS_ASSET])
+    """Note in the draft's body the digest of every asset that passed, as downloaded
+    (``--undraft`` publishes only while the draft's assets still give that digest)."""
+    digest = assets_digest({name: sha256_file(path) for name, path in files.items()})
+    assert digest is not None  # every downloaded file has a digest
     current = next(r for r in store.list_releases() if r.id == release.id)
     store.update_release(current, body=with_validated(current.body, digest))
     result.marked = True

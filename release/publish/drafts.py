@@ -19,6 +19,7 @@ exactly one draft of the tag holding each asset exactly once:
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
 import tempfile
 from pathlib import Path
@@ -237,6 +238,16 @@ def with_validated(body: str, digest: str) -> str:
     return strip_validated(body).rstrip("\n") + f"\n<!-- validated: sha256={digest} -->\n"
 
 
+def assets_digest(digests: dict[str, str | None]) -> str | None:
+    """One sha256 over every asset's name and sha256, in name order: the validated mark.
+    Covering every asset (not only SHA256SUMS) means that replacing, adding or removing any asset
+    after validation changes it; an asset whose digest the store does not know gives None."""
+    if any(d is None for d in digests.values()):
+        return None
+    lines = "".join(f"{name}\0{digests[name]}\n" for name in sorted(digests))
+    return hashlib.sha256(lines.encode("utf-8")).hexdigest()
+
+
 # ------------------------------------------------------------------ assets
 
 
@@ -403,9 +414,8 @@ def _already_published(store: Store, published: Release, dist: Dist, say: Say) -
                                       for a in dist.assets]}
 
 
-def checksums_digest(store: Store, release: Release) -> str | None:
-    asset = next((a for a in store.list_assets(release) if a.name == naming.CHECKSUMS_ASSET), None)
-    return asset.digest if asset else None
+def current_assets_digest(store: Store, release: Release) -> str | None:
+    return assets_digest({a.name: a.digest for a in store.list_assets(release)})
 
 
 def record_upload(dist: Dist, store: Store, result: dict) -> None:
@@ -440,7 +450,7 @@ def undraft(store: Store, tag: str, *, say: Say = lambda _: None) -> dict:
         say(f"delete duplicate draft {dup.id} of {tag}")
         store.delete_release(dup)
     marked = validated_digest(draft.body)
-    actual = checksums_digest(store, draft)
+    actual = current_assets_digest(store, draft)
     if marked is None or marked != actual:
         raise UserError(f"{store.where}: draft {draft.id} of {tag} has not passed "
                         f"`release validate {tag}` with its current assets; validate it first")

@@ -129,10 +129,11 @@ def gh_store(fake):
 
 def mark_validated(store, tag):
     """What a passing ``release validate`` leaves on the draft (without installing anything)."""
-    from release.publish.drafts import with_validated
+    from release.publish.drafts import current_assets_digest, with_validated
 
     draft = store.drafts_for(tag)[0]
-    digest = next(a.digest for a in store.list_assets(draft) if a.name == naming.CHECKSUMS_ASSET)
+    digest = current_assets_digest(store, draft)
+    assert digest is not None
     return store.update_release(draft, body=with_validated(draft.body, digest))
 
 
