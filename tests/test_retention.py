@@ -142,3 +142,33 @@ def test_the_rule_is_pure_and_keeps_what_it_must():
         Retention(keep=0)
     with pytest.raises(UserError):
         Retention(keep=1, older_than_days=-1)
+
+
+# ---------------------------------------------------------------- the rule, over generated stores
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from packaging.version import Version  # noqa: E402
+
+# Lines of different lengths and shapes: a one-digit minor, a two-digit one, a maintenance line's
+# post nightlies (X.Y.Z.postN.devD), so string order and PEP 440 order disagree.
+LINES = ["0.9.1", "0.9.2", "0.10.0", "0.10.12", "1.0.0", "0.9.1.post1", "0.9.1.post10", "0.10.0.post2"]
+nightly = st.builds(lambda line, day: f"{line}.dev2026{day // 31 + 1:02d}{day % 31 + 1:02d}",
+                    st.sampled_from(LINES), st.integers(0, 300))
+
+
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(st.lists(st.tuples(nightly, st.integers(0, 400)), min_size=1, max_size=25,
+                unique_by=lambda pair: pair[0]),
+       st.integers(1, 8), st.none() | st.floats(0, 400))
+def test_gc_never_lets_go_of_the_newest_n_in_pep440_order(published, keep, older_than):
+    """Whatever the versions (lines of any length, post-line nightlies), the order they were
+    published in and their ages: the ``keep`` newest by PEP 440 are kept as "newest", and nothing
+    the rule lets go is newer than any of them."""
+    rels = [release(f"rocm-jax-v{v}", days_ago=age) for v, age in published]
+    decision = decide(rels, Retention(keep=keep, older_than_days=older_than), NOW)
+    by_pep440 = sorted((Version(v) for v, _ in published), reverse=True)
+    newest = {k.version for k in decision.kept if k.reason == "newest"}
+    assert newest == set(by_pep440[:keep])
+    assert all(Version(r.tag.removeprefix("rocm-jax-v")) < min(newest) for r in decision.expired)
+    assert {k.release.id for k in decision.kept} | {r.id for r in decision.expired} == {r.id for r in rels}
