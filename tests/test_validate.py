@@ -476,3 +476,19 @@ def test_a_proxy_in_the_environment_is_not_used_for_the_local_index(make_dist, t
     publish_draft(store, read_dist(make_dist(NIGHTLY)))
     result = validate(store, TAG, mark=False)
     assert result.ok, result.problems
+
+
+@pytest.mark.parametrize("n_pjrt, n_plugin", [(a, b) for a in range(4) for b in range(4)])
+def test_a_set_is_valid_only_with_exactly_one_pjrt_and_a_plugin(tmp_path, n_pjrt, n_plugin):
+    """The rule: a draft carries exactly one pjrt wheel and at least one plugin wheel. Two pjrt
+    wheels (which would pip pick?), none (a plugin without its pjrt breaks ``jax[rocm]``) or no
+    plugin at all are each a finding, whatever else the draft holds."""
+    from release.check.validate import Validation, step_check_files
+    from release.core import naming
+    pjrts = [naming.pjrt_wheel(major, NIGHTLY) for major in (7, 6, 5)][:n_pjrt]
+    plugins = [naming.plugin_wheel(7, NIGHTLY, py) for py in ("3.11", "3.12", "3.13")][:n_plugin]
+    files = {name: tmp_path / name for name in pjrts + plugins}
+    result = Validation(TAG, None)
+    step_check_files(files, NIGHTLY, result)
+    complaint = [p for p in result.problems if "expected one pjrt wheel" in p]
+    assert bool(complaint) == (n_pjrt != 1 or n_plugin == 0), result.problems
