@@ -239,3 +239,30 @@ def test_stand_in_refusal_names_the_permissions(fake_github, github_client):
         read_from(fake_github, github_client)("e" * 40)
     assert "403" in str(err.value) and "checks: read and statuses: read" in str(err.value)
     assert fake_github.token not in str(err.value)
+
+
+# ---------------------------------------------------------------- newest, not last, over generated orders
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["build", "test"]), st.booleans()), min_size=1, max_size=8),
+       st.randoms(use_true_random=False), st.booleans())
+def test_the_newest_result_of_a_name_decides_in_whatever_order_github_lists_them(results, rnd, as_status):
+    """GitHub's lists are not in creation order: the result with the highest id of each name
+    (the newest re-run) decides, wherever it sits in the list."""
+    entries = []
+    for i, (name, passed) in enumerate(results, start=1):
+        if as_status:
+            entries.append(status(name, "success" if passed else "failure", id=i))
+        else:
+            entries.append(run(name, conclusion="success" if passed else "failure", id=i))
+    rnd.shuffle(entries)
+    newest = {}
+    for name, passed in results:  # in id order: the last seen here is the newest
+        newest[name] = passed
+    expected = GREEN if all(newest.values()) else RED
+    got = verdict(SHA, entries, []) if as_status else verdict(SHA, [], entries)
+    assert got.state == expected

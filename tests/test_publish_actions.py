@@ -6,6 +6,7 @@ end-to-end behaviour is in test_publish.py)."""
 from __future__ import annotations
 
 import datetime as dt
+import zlib
 from pathlib import Path
 
 import pytest
@@ -27,12 +28,17 @@ from release.publish.stores import Asset, Release
 REL = Release(1, "rocm-jax-v0.9.1", "n", "", True, False, None, None)
 
 
+def stable_id(name: str) -> int:
+    """An id that is the same in every process (``hash`` of a str is salted per process)."""
+    return zlib.crc32(name.encode()) % 100_000 + 1
+
+
 def local(name, digest="1" * 64, size=10) -> LocalAsset:
     return LocalAsset(name, Path("/nonexistent") / name, size, digest)
 
 
 def remote(name, digest="1" * 64, size=10, state="uploaded", ident=None) -> Asset:
-    return Asset(ident or hash(name) % 1000, name, size, digest, state, f"u/{name}")
+    return Asset(ident or stable_id(name), name, size, digest, state, f"u/{name}")
 
 
 def act(assets, wanted, prune=True):
@@ -113,7 +119,7 @@ def test_actions_converge():
 
 
 def release(tag, draft=False) -> Release:
-    return Release(hash(tag) % 1000, tag, tag, "", draft, False, None,
+    return Release(stable_id(tag), tag, tag, "", draft, False, None,
                    None if draft else dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc))
 
 

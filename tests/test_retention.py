@@ -135,7 +135,7 @@ def test_the_rule_is_pure_and_keeps_what_it_must():
                        "0.9.1.dev20261118": "too young", "0.9.1.dev20261111": "protected",
                        "0.9.1.dev20261009": "not a prerelease"}
     assert [r.tag for r in decision.expired] == [f"rocm-jax-v0.9.1.dev202611{d}" for d in (17, 16, 15, 14, 13, 12, 10)]
-    assert decide(rels, rule, NOW) == decision  # same input, same answer: no clock read
+    assert decide(rels, rule, NOW) == decision  # same input, same answer
     # without --older-than the time is not needed at all
     assert len(decide(rels, Retention(keep=3), None).kept) == 4
     with pytest.raises(UserError):
@@ -172,3 +172,32 @@ def test_gc_never_lets_go_of_the_newest_n_in_pep440_order(published, keep, older
     assert newest == set(by_pep440[:keep])
     assert all(Version(r.tag.removeprefix("rocm-jax-v")) < min(newest) for r in decision.expired)
     assert {k.release.id for k in decision.kept} | {r.id for r in decision.expired} == {r.id for r in rels}
+
+
+def test_the_rule_never_reads_a_clock(monkeypatch):
+    """``now`` is an input: with every clock the module could read made to fail, the rule still
+    decides, and the same ``now`` gives the same answer."""
+    import types
+
+    from release.publish import retention as module
+
+    class NoClock(_dt.datetime):
+        @classmethod
+        def now(cls, tz=None):
+            raise AssertionError("the retention rule read the wall clock")
+
+        @classmethod
+        def utcnow(cls):
+            raise AssertionError("the retention rule read the wall clock")
+
+        @classmethod
+        def today(cls):
+            raise AssertionError("the retention rule read the wall clock")
+
+    monkeypatch.setattr(module, "_dt", types.SimpleNamespace(datetime=NoClock, timedelta=_dt.timedelta,
+                                                            timezone=_dt.timezone, date=_dt.date))
+    monkeypatch.setattr("time.time", lambda: (_ for _ in ()).throw(AssertionError("time.time read")))
+    rels = [release(f"rocm-jax-v0.9.1.dev202611{d}", days_ago=23 - d) for d in range(10, 23)]
+    decision = decide(rels, retention(2, 5.5), NOW)
+    assert [k.release.tag for k in decision.kept][:2] == ["rocm-jax-v0.9.1.dev20261122",
+                                                         "rocm-jax-v0.9.1.dev20261121"]
