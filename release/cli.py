@@ -37,6 +37,7 @@ COMMANDS = (
     "promote",
     "publish",
     "validate",
+    "pypi-upload",
     "gc",
     "index",
 )

@@ -233,7 +233,7 @@ def test_every_script_a_workflow_runs_exists_and_is_executable():
 
 
 @pytest.mark.parametrize("name", ["bump.sh", "nightly.sh", "build-wheel.sh", "release.sh", "bisect.sh",
-                                  "index.sh"])
+                                  "index.sh", "pypi-upload.sh"])
 def test_scripts_are_thin_strict_and_documented(name):
     text = (REPO / "scripts" / name).read_text()
     lines = text.splitlines()
@@ -278,6 +278,8 @@ SCRIPT_RUNS = {
     "release-plan": (["release.sh", "plan"], {"RELEASE_TAG": "rocm-jax-v0.9.1rc2"}),
     "release-post": (["release.sh", "--post", "1"], {"RELEASE_TAG": "rocm-jax-v0.9.1"}),
     "bisect": (["bisect.sh"], {"BISECT_GOOD": "rocm-jax-v0.9.1.dev20261120"}),
+    "pypi": (["pypi-upload.sh", "--no-notes"], {"RELEASE_TAG": "rocm-jax-v0.9.1", "RELEASE_STORE": "local"}),
+    "pypi-notes": (["pypi-upload.sh", "notes"], {"RELEASE_TAG": "rocm-jax-v0.9.1.post1"}),
     "bisect-bad": (["bisect.sh", "--hold"], {"BISECT_GOOD": "rocm-jax-v0.9.1.dev20261120",
                                              "BISECT_BAD": "rocm-jax-v0.9.1.dev20261122"}),
 }
@@ -476,7 +478,7 @@ def release_calls_of(tmp_path, run: str) -> list[str]:
     if log.exists():
         log.unlink()
     return [argv[0] for argv in run_script(tmp_path, [Path(script).name, *args],
-                                           {"RELEASE_DATE": "2026-01-02"})]
+                                           {"RELEASE_DATE": "2026-01-02", "RELEASE_TAG": "rocm-jax-v0.9.1"})]
 
 
 def runs_upstream_code(tmp_path, job: dict) -> bool:

@@ -1,0 +1,102 @@
+"""``release pypi-upload TAG``: a published release's validated wheels to PyPI (or any index
+with the upload API), pjrt first, resumable; then the notes say what reached it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from release.commands._common import add_store_options, open_store_from_args, transfer_progress
+from release.core import flags
+from release.core.errors import UserError
+from release.core.output import Output, github_output, step_summary
+from release.publish import pypi
+
+if TYPE_CHECKING:
+    import argparse
+
+    from rich.console import Console
+
+HELP = "upload a published release's validated wheels to PyPI (pjrt first, resumable) and note it"
+
+
+def _size_flag(text: str) -> int:
+    import argparse
+    try:
+        return pypi.parse_size(text)
+    except UserError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix(f"--file-limit {text!r}: ")) from None
+
+
+def _url_flag(text: str) -> str:
+    import argparse
+    from urllib.parse import urlsplit
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected an http(s) URL")
+    return text
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("tag", metavar="TAG", help="the published release, rocm-jax-vX.Y.Z[.postN]")
+    parser.add_argument("--repository-url", type=_url_flag, metavar="URL",
+                        help="the index's upload endpoint (default: $TWINE_REPOSITORY_URL, else the "
+                             "repository of the ~/.pypirc section)")
+    parser.add_argument("--repository", metavar="NAME",
+                        help="the ~/.pypirc section to read (default: $TWINE_REPOSITORY, else pypi)")
+    parser.add_argument("--config-file", type=flags.existing_file, metavar="FILE",
+                        help="the .pypirc to read (default: ~/.pypirc)")
+    parser.add_argument("--index-url", type=_url_flag, metavar="URL",
+                        help="the index's simple API, asked what it holds (default: from the upload URL)")
+    parser.add_argument("--file-limit", type=_size_flag, metavar="SIZE",
+                        help=f"the per-file limit, e.g. 200MiB (default: ${pypi.FILE_LIMIT_ENV}, else "
+                             "100MiB, PyPI's default)")
+    parser.add_argument("--attestations", action="store_true",
+                        help="upload each wheel with its <wheel>.*.attestation (PEP 740) from the work "
+                             "directory; a wheel without one stops the run")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="stage and check everything and ask the index, upload nothing")
+    notes = parser.add_mutually_exclusive_group()
+    notes.add_argument("--no-notes", action="store_true",
+                       help="leave the release notes alone (a job without contents: write)")
+    notes.add_argument("--notes-only", action="store_true",
+                       help="upload nothing: ask the index and record in the notes what it holds")
+    parser.add_argument("--dist", type=flags.creatable_dir, metavar="DIR",
+                        help="where dist/<version>/ directories are (default: ./dist)")
+    parser.add_argument("--work", type=flags.creatable_dir, metavar="DIR",
+                        help="where the wheels are staged and signed (default: <dist>/<version>/pypi)")
+    add_store_options(parser)
+
+
+def settings_from_args(args: argparse.Namespace) -> pypi.PypiSettings:
+    """``PypiSettings`` from the flags ``add_arguments`` adds (the cut job reads them too)."""
+    return pypi.PypiSettings(
+        dist_root=(args.dist or Path("dist")).resolve(), repository_url=args.repository_url,
+        repository=args.repository, config_file=args.config_file, index_url=args.index_url,
+        file_limit=args.file_limit or pypi.file_limit_default(), attach=args.attestations,
+        dry_run=args.dry_run, notes="only" if args.notes_only else "skip" if args.no_notes else "update",
+        work=args.work.resolve() if args.work else None)
+
+
+def run(args: argparse.Namespace, out: Output) -> int:
+    settings = settings_from_args(args)
+    store = open_store_from_args(args, out, read_only=True)
+    with transfer_progress(out) as progress:
+        result = pypi.publish_to_pypi(store, args.tag, settings, say=out.line, progress=progress)
+    uploaded = result.get("uploaded", [])
+    github_output({"uploaded": " ".join(uploaded), "complete": str(result.get("complete", False)).lower(),
+                   "work": result.get("work", "")})
+    step_summary(f"### PyPI: {result['tag']}\n\n" + "".join(
+        f"- `{f['name']}`: {f.get('action', 'listed' if f.get('listed') else 'not listed')}\n"
+        for f in result.get("files", [])))
+
+    def human(console: Console) -> None:
+        for row in result.get("files", []):
+            console.print(f"  {row['name']}: {row.get('action') or ('on the index' if row['listed'] else 'missing')}",
+                          markup=False)
+        verdict = ("dry run: nothing uploaded" if result.get("dry_run") else
+                   "both wheels on the index" if result.get("complete") else "not every wheel is listed yet")
+        console.print(f"{result['tag']}: {verdict} ({result['index']}); notes {result.get('notes')}",
+                      markup=False)
+    out.result(result, human)
+    return 0

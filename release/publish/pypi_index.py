@@ -1,0 +1,445 @@
+"""A Python package index's edges: where to upload and with what credentials, the upload
+API, and which files the index already holds.
+
+Where and who follow twine's conventions, so a person who uploads with twine today needs no
+new setup: the repository URL from ``--repository-url`` or ``$TWINE_REPOSITORY_URL``, else the
+``repository`` of a section of ``~/.pypirc`` (``--repository NAME`` / ``$TWINE_REPOSITORY``,
+default ``pypi``); the user from ``$TWINE_USERNAME`` or that section (default ``__token__``);
+the password from ``$TWINE_PASSWORD``, that section, or keyring when it is installed. In
+GitHub Actions with no password, Trusted Publishing: the job's OIDC token (``id-token:
+write``) is exchanged at the index's mint endpoint for a short-lived upload token. There is
+no built-in repository URL: uploading is irreversible, so the index is always named.
+
+Every secret is registered with ``release.core.redact`` the moment it is read or minted.
+Every request has a deadline. Reads never carry credentials. The upload API is PyPI's
+"legacy" multipart POST (what twine sends), streamed from disk with ``Content-Length``;
+an answer is one of: stored, already there (400/409 naming an existing file), refused
+(other 4xx: the caller's), or unknown (5xx, no answer: the index may have stored it, so
+the caller asks the index before trying again).
+"""
+
+from __future__ import annotations
+
+import configparser
+import dataclasses
+import hashlib
+import html
+import json
+import os
+import re
+import uuid
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+import requests
+from packaging.utils import canonicalize_name
+
+from release.core.errors import RemoteError, UserError
+from release.core.redact import display_url, redact, register_secret
+
+if TYPE_CHECKING:
+    from release.core.output import ProgressBars
+
+TOKEN_USER = "__token__"
+DEFAULT_REPOSITORY = "pypi"  # twine's default section name in ~/.pypirc
+CONNECT_TIMEOUT = 10.0
+READ_TIMEOUT = 30.0       # index pages, token exchange
+UPLOAD_TIMEOUT = 600.0    # the index checks a 170 MB wheel before it answers
+OIDC_URL_ENV = "ACTIONS_ID_TOKEN_REQUEST_URL"
+OIDC_TOKEN_ENV = "ACTIONS_ID_TOKEN_REQUEST_TOKEN"
+SIMPLE_ACCEPT = ("application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, "
+                 "text/html;q=0.1")
+# Core metadata fields that may appear more than once (sent as repeated form fields).
+MULTI_FIELDS = frozenset({"classifier", "requires_dist", "provides_extra", "project_url", "platform",
+                          "supported_platform", "dynamic", "license_file", "obsoletes_dist",
+                          "provides_dist", "requires_external"})
+
+
+class IndexRefused(UserError):
+    """The index refused the request (4xx: credentials, permissions, the file): exit 2."""
+
+
+class IndexUnavailable(RemoteError):
+    """The index did not answer, answered 5xx or answered nonsense: exit 3, re-run later."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Repository:
+    """Where uploads go and where the index is read, with the credentials (if known yet)."""
+
+    upload_url: str
+    index_url: str  # the simple API root
+    username: str = TOKEN_USER
+    password: str | None = dataclasses.field(default=None, repr=False)
+    source: str = "none"  # where the password came from (never the password itself)
+
+    def shown(self) -> str:
+        return display_url(self.upload_url)
+
+
+def derive_index_url(upload_url: str) -> str:
+    """The simple API that belongs to an upload URL: an ``upload.`` host's sibling (PyPI and
+    TestPyPI upload at ``upload.<host>/legacy/`` and serve ``<host>/simple/``), else
+    ``<url without /legacy/>/simple/`` (pypiserver takes uploads at its root)."""
+    parts = urlsplit(upload_url)
+    host = parts.netloc
+    path = parts.path
+    if parts.hostname and parts.hostname.startswith("upload."):
+        host = host.replace("upload.", "", 1)
+        path = "/"
+    path = re.sub(r"/legacy/?$", "/", path or "/")
+    return urlunsplit((parts.scheme, host, path.rstrip("/") + "/simple/", "", ""))
+
+
+def oidc_base(upload_url: str) -> str:
+    """Scheme and host of the index's own API (``/_/oidc/...``): the upload host without ``upload.``."""
+    parts = urlsplit(upload_url)
+    host = parts.netloc.replace("upload.", "", 1) if (parts.hostname or "").startswith("upload.") \
+        else parts.netloc
+    return f"{parts.scheme}://{host}"
+
+
+def _check_url(url: str, where: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UserError(f"{where} {display_url(url)!r}: expected an http(s) URL of the index's upload "
+                        "endpoint, such as https://<host>/legacy/")
+    return url
+
+
+def _pypirc(path: Path) -> configparser.RawConfigParser:
+    parser = configparser.RawConfigParser()
+    try:
+        parser.read_string(path.read_text(encoding="utf-8"), source=str(path))
+    except FileNotFoundError:
+        pass
+    except (OSError, UnicodeDecodeError, configparser.Error) as exc:
+        raise UserError(f"{path}: not a readable .pypirc ({str(exc).splitlines()[0]})") from None
+    return parser
+
+
+def _keyring_password(url: str, username: str) -> str | None:
+    """keyring's password for ``url``/``username`` when keyring is installed; else None."""
+    try:
+        import keyring  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    try:
+        return keyring.get_password(url, username)
+    except Exception:  # noqa: BLE001 - no backend, a locked keyring: as if none were installed
+        return None
+
+
+def find_repository(*, url: str | None = None, name: str | None = None, index_url: str | None = None,
+                    config_file: Path | None = None, env: Mapping[str, str] | None = None,
+                    keyring_lookup: Callable[[str, str], str | None] = _keyring_password) -> Repository:
+    """The repository and its credentials by twine's conventions (module docstring).
+
+    No password found is not an error here: Trusted Publishing may still provide one
+    (``with_trusted_publishing``); ``require_password`` says what to set when it cannot.
+    """
+    env = os.environ if env is None else env
+    config_path = config_file or Path(env.get("HOME") or Path.home()) / ".pypirc"
+    section: Mapping[str, str] = {}
+    where = "--repository-url" if url else "$TWINE_REPOSITORY_URL"
+    url = url or env.get("TWINE_REPOSITORY_URL") or None
+    if url is None:
+        name = name or env.get("TWINE_REPOSITORY") or DEFAULT_REPOSITORY
+        config = _pypirc(config_path)
+        if not config.has_section(name):
+            raise UserError(f"no package index to upload to: pass --repository-url URL, set "
+                            f"$TWINE_REPOSITORY_URL, or add a [{name}] section with repository = URL "
+                            f"to {config_path}")
+        section = dict(config.items(name))
+        url = section.get("repository")
+        where = f"{config_path} [{name}] repository"
+        if not url:
+            raise UserError(f"{config_path} [{name}]: no repository = URL; this tool has no built-in "
+                            "index (an upload cannot be undone), so name its upload endpoint")
+    _check_url(url, where)
+    username = env.get("TWINE_USERNAME") or section.get("username") or TOKEN_USER
+    password, source = env.get("TWINE_PASSWORD") or None, "$TWINE_PASSWORD"
+    if password is None and section.get("password"):
+        password, source = section["password"], f"{config_path} [{name}]"
+    if password is None:
+        password = keyring_lookup(url, username)
+        source = "keyring"
+    register_secret(password)
+    return Repository(url, index_url or derive_index_url(url), username, password,
+                      source if password else "none")
+
+
+def trusted_publishing_available(env: Mapping[str, str] | None = None) -> bool:
+    env = os.environ if env is None else env
+    return bool(env.get(OIDC_URL_ENV) and env.get(OIDC_TOKEN_ENV))
+
+
+def _json_answer(response: requests.Response, what: str) -> dict:
+    try:
+        data = response.json()
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise IndexUnavailable(f"{what}: answered {response.status_code} with something that is not "
+                               "a JSON object")
+    return data
+
+
+def _get(session: requests.Session, url: str, what: str, **kwargs: Any) -> requests.Response:
+    try:
+        return session.get(url, timeout=(CONNECT_TIMEOUT, READ_TIMEOUT), allow_redirects=False, **kwargs)
+    except requests.RequestException as exc:
+        raise IndexUnavailable(f"{what}: no answer from {display_url(url)} ({type(exc).__name__})") from None
+
+
+def mint_token(repository: Repository, env: Mapping[str, str] | None = None,
+               session: requests.Session | None = None) -> Repository:
+    """Trusted Publishing: the job's OIDC token for the index's audience, exchanged at
+    ``/_/oidc/mint-token`` for a short-lived upload token (as PyPI documents)."""
+    env = os.environ if env is None else env
+    session = session or requests.Session()
+    base = oidc_base(repository.upload_url)
+    request_url, request_token = env.get(OIDC_URL_ENV, ""), env.get(OIDC_TOKEN_ENV, "")
+    if not (request_url and request_token):
+        raise UserError(f"Trusted Publishing needs ${OIDC_URL_ENV} and ${OIDC_TOKEN_ENV}: run in "
+                        "GitHub Actions in a job with `permissions: id-token: write`")
+    register_secret(request_token)
+    answer = _get(session, f"{base}/_/oidc/audience", "Trusted Publishing audience")
+    if answer.status_code == 404:
+        raise IndexRefused(f"{display_url(base)} does not offer Trusted Publishing (no /_/oidc/audience); "
+                           "set $TWINE_PASSWORD instead")
+    audience = _json_answer(answer, "Trusted Publishing audience").get("audience")
+    if answer.status_code != 200 or not isinstance(audience, str) or not audience:
+        raise IndexUnavailable(f"{display_url(base)}/_/oidc/audience answered {answer.status_code} without "
+                               "an audience")
+    separator = "&" if "?" in request_url else "?"
+    answer = _get(session, request_url + separator + urlencode({"audience": audience}),
+                  "GitHub's OIDC token", headers={"Authorization": f"bearer {request_token}"})
+    if answer.status_code in (401, 403):
+        raise IndexRefused(f"GitHub refused an OIDC token ({answer.status_code}); the job needs "
+                           "`permissions: id-token: write`")
+    oidc = _json_answer(answer, "GitHub's OIDC token").get("value")
+    if answer.status_code != 200 or not isinstance(oidc, str) or not oidc:
+        raise IndexUnavailable(f"GitHub's OIDC endpoint answered {answer.status_code} without a token")
+    register_secret(oidc)
+    try:
+        answer = session.post(f"{base}/_/oidc/mint-token", json={"token": oidc},
+                              timeout=(CONNECT_TIMEOUT, READ_TIMEOUT), allow_redirects=False)
+    except requests.RequestException as exc:
+        raise IndexUnavailable(f"{display_url(base)}/_/oidc/mint-token: no answer "
+                               f"({type(exc).__name__})") from None
+    data = _json_answer(answer, f"{display_url(base)}/_/oidc/mint-token")
+    if 400 <= answer.status_code < 500:
+        reasons = "; ".join(str(e.get("description", e.get("code", "")))
+                            for e in data.get("errors", []) if isinstance(e, dict))
+        raise IndexRefused(redact(f"{display_url(base)} refused to mint an upload token "
+                                  f"({answer.status_code}: {data.get('message', '')}{': ' if reasons else ''}"
+                                  f"{reasons}); is this workflow a trusted publisher of the project?")[:400])
+    token = data.get("token")
+    if answer.status_code != 200 or not isinstance(token, str) or not token:
+        raise IndexUnavailable(f"{display_url(base)}/_/oidc/mint-token answered {answer.status_code} "
+                               "without a token")
+    register_secret(token)
+    return dataclasses.replace(repository, username=TOKEN_USER, password=token, source="trusted publishing")
+
+
+def with_credentials(repository: Repository, env: Mapping[str, str] | None = None,
+                     session: requests.Session | None = None) -> Repository:
+    """The repository with a password: the one found, else a Trusted Publishing token, else a
+    one-line error naming every place a password may come from."""
+    if repository.password:
+        return repository
+    if trusted_publishing_available(env):
+        return mint_token(repository, env, session)
+    raise UserError(f"no credentials for {repository.shown()}: set $TWINE_PASSWORD (an API token; "
+                    "$TWINE_USERNAME defaults to __token__), a password in ~/.pypirc, or keyring, or "
+                    "run in GitHub Actions with `id-token: write` (Trusted Publishing)")
+
+
+# ---------------------------------------------------------------- what the index holds
+
+
+_LINK = re.compile(r"""<a\s[^>]*?href\s*=\s*["']([^"']*)["'][^>]*>([^<]*)</a>""", re.I | re.S)
+
+
+def index_files(index_url: str, project: str, *, session: requests.Session | None = None,
+                timeout: float = READ_TIMEOUT) -> dict[str, str | None]:
+    """``{file name: sha256 or None}`` of ``project`` on the index (PEP 691 JSON preferred,
+    PEP 503 HTML with ``#sha256=`` fragments understood); a project it does not know is ``{}``.
+    Raises ``IndexUnavailable`` when it cannot tell."""
+    session = session or requests.Session()
+    url = index_url.rstrip("/") + "/" + canonicalize_name(project) + "/"
+    shown = display_url(url)
+    try:
+        answer = session.get(url, headers={"Accept": SIMPLE_ACCEPT, "Cache-Control": "no-cache"},
+                             timeout=(CONNECT_TIMEOUT, timeout), allow_redirects=True)
+    except requests.RequestException as exc:
+        raise IndexUnavailable(f"{shown}: no answer ({type(exc).__name__})") from None
+    if answer.status_code == 404:
+        return {}
+    if answer.status_code != 200:
+        raise IndexUnavailable(f"{shown} answered {answer.status_code}")
+    kind = answer.headers.get("Content-Type", "")
+    try:
+        if "json" in kind:
+            data = answer.json()
+            files = {}
+            for entry in data["files"]:
+                digest = (entry.get("hashes") or {}).get("sha256")
+                files[str(entry["filename"])] = digest.lower() if isinstance(digest, str) else None
+            return files
+        files = {}
+        for href, text in _LINK.findall(answer.text):
+            name = html.unescape(text).strip()
+            fragment = html.unescape(href).partition("#")[2]
+            algo, _, digest = fragment.partition("=")
+            files[name] = digest.lower() if algo == "sha256" and digest else None
+        return files
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise IndexUnavailable(f"{shown}: not a simple API answer ({type(exc).__name__})") from None
+
+
+# ---------------------------------------------------------------- the upload API
+
+
+def metadata_fields(metadata: bytes) -> list[tuple[str, str]]:
+    """Core metadata as the upload API's form fields: lower case, ``-`` as ``_``, multiple-use
+    fields repeated, the body as ``description`` (what twine sends)."""
+    from email.parser import BytesParser
+    from email.policy import compat32
+
+    message = BytesParser(policy=compat32).parsebytes(metadata)
+    fields: list[tuple[str, str]] = []
+    for key, value in message.items():
+        field = key.lower().replace("-", "_")
+        if field == "description" and message.get_payload():
+            continue
+        fields.append((field, str(value)))
+    body = message.get_payload()
+    if isinstance(body, str) and body.strip():
+        fields.append(("description", body))
+    return fields
+
+
+def upload_fields(path: Path, metadata: bytes, pyversion: str, sha256: str,
+                  attestations: list[dict] | None) -> list[tuple[str, str]]:
+    """Every form field but ``content``: action, protocol, digests, metadata, attestations."""
+    blake = hashlib.blake2b(digest_size=32)
+    with open(path, "rb") as handle:
+        while block := handle.read(1 << 20):
+            blake.update(block)
+    fields = [(":action", "file_upload"), ("protocol_version", "1"), ("filetype", "bdist_wheel"),
+              ("pyversion", pyversion), ("sha256_digest", sha256), ("blake2_256_digest", blake.hexdigest())]
+    fields += metadata_fields(metadata)
+    if attestations:
+        fields.append(("attestations", json.dumps(attestations, separators=(",", ":"))))
+    return fields
+
+
+class _MultipartBody:
+    """A multipart/form-data body streamed from disk: the fields, then the file, with a known
+    length (so the request carries ``Content-Length``, as the upload API expects)."""
+
+    def __init__(self, fields: Iterable[tuple[str, str]], path: Path, advance: Callable[[int], None]):
+        self.boundary = uuid.uuid4().hex
+        head = b""
+        for name, value in fields:
+            head += (f"--{self.boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n"
+                     .encode() + value.encode("utf-8") + b"\r\n")
+        head += (f"--{self.boundary}\r\nContent-Disposition: form-data; name=\"content\"; "
+                 f"filename=\"{path.name}\"\r\nContent-Type: application/octet-stream\r\n\r\n").encode()
+        self._parts = [head, None, f"\r\n--{self.boundary}--\r\n".encode()]
+        self._size = len(head) + path.stat().st_size + len(self._parts[2])  # type: ignore[arg-type]
+        self._path, self._advance = path, advance
+        self._handle: Any = None
+        self._index, self._offset = 0, 0
+
+    @property
+    def content_type(self) -> str:
+        return f"multipart/form-data; boundary={self.boundary}"
+
+    def __len__(self) -> int:
+        return self._size
+
+    def read(self, size: int = -1) -> bytes:
+        size = 1 << 20 if size is None or size < 0 else size
+        while self._index < len(self._parts):
+            part = self._parts[self._index]
+            if part is None:  # the file
+                if self._handle is None:
+                    self._handle = open(self._path, "rb")
+                block = self._handle.read(size)
+                if block:
+                    self._advance(len(block))
+                    return block
+                self._handle.close()
+            else:
+                block = part[self._offset:self._offset + size]
+                if block:
+                    self._offset += len(block)
+                    return block
+            self._index, self._offset = self._index + 1, 0
+        return b""
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+
+
+@dataclasses.dataclass(frozen=True)
+class UploadAnswer:
+    outcome: str  # "stored" | "exists"
+    status: int
+    reason: str
+
+
+_EXISTS = re.compile(r"already exists|already been used", re.I)
+
+
+def upload(repository: Repository, path: Path, fields: list[tuple[str, str]], *,
+           session: requests.Session | None = None, timeout: float = UPLOAD_TIMEOUT,
+           progress: ProgressBars | None = None) -> UploadAnswer:
+    """POST one file to the upload API. ``stored`` or ``exists`` (the index names the file as
+    already there: the caller compares hashes); a refusal raises ``IndexRefused``, no answer or
+    a 5xx ``IndexUnavailable`` (the index may have stored it: ask it before trying again)."""
+    if not repository.password:
+        raise UserError(f"no credentials for {repository.shown()}")
+    session = session or requests.Session()
+    task = progress.add_task(f"upload {path.name}", total=path.stat().st_size) if progress else None
+
+    def advance(n: int) -> None:
+        if progress is not None and task is not None:
+            progress.advance(task, n)
+
+    body = _MultipartBody(fields, path, advance)
+    try:
+        response = session.post(repository.upload_url, data=body, auth=(repository.username, repository.password),
+                                headers={"Content-Type": body.content_type, "Content-Length": str(len(body))},
+                                timeout=(CONNECT_TIMEOUT, timeout), allow_redirects=False)
+    except requests.RequestException as exc:
+        raise IndexUnavailable(f"{repository.shown()}: no answer to the upload of {path.name} "
+                               f"({type(exc).__name__}); it may have been stored: re-run, which asks "
+                               "the index first") from None
+    finally:
+        body.close()
+        if progress is not None and task is not None:
+            progress.remove_task(task)
+    reason = redact(" ".join((response.reason or "").split())
+                    or " ".join(response.text[:200].split()))[:300]
+    if 200 <= response.status_code < 300:
+        return UploadAnswer("stored", response.status_code, reason)
+    if response.status_code == 409 or (response.status_code == 400 and _EXISTS.search(
+            f"{response.reason} {response.text[:2000]}")):
+        return UploadAnswer("exists", response.status_code, reason)
+    if 300 <= response.status_code < 400:
+        raise IndexRefused(f"{repository.shown()} redirects the upload to "
+                           f"{display_url(response.headers.get('Location', '?'))}; name that URL instead")
+    if response.status_code in (401, 403):
+        raise IndexRefused(f"{repository.shown()} refused the credentials from {repository.source} "
+                           f"({response.status_code} {reason})")
+    if response.status_code < 500:
+        raise IndexRefused(f"{repository.shown()} refused {path.name} ({response.status_code} {reason})")
+    raise IndexUnavailable(f"{repository.shown()} answered {response.status_code} to the upload of "
+                           f"{path.name}; it may have been stored: re-run, which asks the index first")

@@ -1,0 +1,126 @@
+"""A real package index for the PyPI tests: pypiserver (from the registry), in this process,
+on 127.0.0.1, taking uploads through the upload API with htpasswd credentials.
+
+In front of pypiserver's own WSGI app sits a thin recorder: it keeps every upload's form
+fields (not the file) so tests can read what reached the index (the ``attestations`` field,
+the digests), and ``hold(n)`` stops the n-th upload before pypiserver sees it, so a test can
+kill the uploading process between two uploads. Fallback to any public index is off.
+
+Fixture ``pypi_server`` -> ``PypiServer`` (``upload_url``, ``index_url``, ``user``,
+``password``, ``uploads``, ``files()``, ``put(path)``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import logging
+import threading
+from email.parser import BytesParser
+from email.policy import HTTP
+from pathlib import Path
+from socketserver import ThreadingMixIn
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+import pytest
+
+USER = "__token__"
+PASSWORD = "pypi-AgEIcHlwaS5vcmcCJDAwMDAtdGVzdC1zZWNyZXQtdG9rZW4tZm9yLXVwbG9hZHM"
+
+
+class _Quiet(WSGIRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+class _Threading(ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+
+
+def parse_form(content_type: str, body: bytes) -> list[tuple[str, str]]:
+    """The text fields of a multipart/form-data body, in order (file parts left out)."""
+    message = BytesParser(policy=HTTP).parsebytes(
+        f"Content-Type: {content_type}\r\n\r\n".encode() + body)
+    fields = []
+    for part in message.iter_parts():
+        if part.get_filename() is None:
+            fields.append((part.get_param("name", header="content-disposition"),
+                           part.get_payload(decode=True).decode("utf-8")))
+    return fields
+
+
+@dataclasses.dataclass
+class PypiServer:
+    root: Path
+    upload_url: str
+    index_url: str
+    user: str = USER
+    password: str = PASSWORD
+    uploads: list = dataclasses.field(default_factory=list)  # [(file name, [(field, value)])]
+    _hold_at: int | None = None
+    arrived: threading.Event = dataclasses.field(default_factory=threading.Event)
+    release: threading.Event = dataclasses.field(default_factory=threading.Event)
+
+    def hold(self, nth: int) -> None:
+        """Stop the ``nth`` upload (1-based) before the index sees it: ``arrived`` is set, then it
+        waits for ``release`` and is answered 502 without being stored."""
+        self._hold_at, self._count = nth, 0
+        self.arrived.clear()
+        self.release.clear()
+
+    def files(self) -> dict[str, str]:
+        """``{file name: sha256}`` of what the index stores."""
+        return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in self.root.iterdir() if p.is_file()}
+
+    def put(self, path: Path, data: bytes | None = None) -> None:
+        """Store a file as if someone had uploaded it (``data``: other bytes under its name)."""
+        (self.root / path.name).write_bytes(path.read_bytes() if data is None else data)
+
+
+def _recorder(app, server: PypiServer):
+    def wrapped(environ, start_response):
+        if environ["REQUEST_METHOD"] == "POST":
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+            body = environ["wsgi.input"].read(length)
+            environ["wsgi.input"] = io.BytesIO(body)
+            fields = parse_form(environ.get("CONTENT_TYPE", ""), body)
+            names = [f for f in fields if f[0] == "name"]
+            server._count = getattr(server, "_count", 0) + 1
+            if server._hold_at is not None and server._count == server._hold_at:
+                server.arrived.set()
+                server.release.wait(timeout=30)
+                start_response("502 Bad Gateway", [("Content-Type", "text/plain")])
+                return [b"held by the test"]
+            server.uploads.append((names[0][1] if names else None, fields))
+        return app(environ, start_response)
+    return wrapped
+
+
+@pytest.fixture
+def pypi_server(tmp_path):
+    import pypiserver
+    from passlib.apache import HtpasswdFile
+
+    logging.getLogger("pypiserver").setLevel(logging.WARNING)
+    root = tmp_path / "index-packages"
+    root.mkdir()
+    htpasswd = tmp_path / "htpasswd"
+    users = HtpasswdFile(str(htpasswd), new=True)
+    users.set_password(USER, PASSWORD)
+    users.save()
+    app = pypiserver.app(roots=[root], authenticate=["update"], password_file=str(htpasswd),
+                         disable_fallback=True, hash_algo="sha256")
+    state = PypiServer(root, "", "")
+    httpd = make_server("127.0.0.1", 0, _recorder(app, state), server_class=_Threading, handler_class=_Quiet)
+    base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    state.upload_url, state.index_url = f"{base}/", f"{base}/simple/"
+    thread = threading.Thread(target=httpd.serve_forever, name="pypiserver", daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        state.release.set()
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()

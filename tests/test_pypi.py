@@ -1,0 +1,276 @@
+"""``release pypi-upload``: a published release's validated bytes reach a real index
+(pypiserver on 127.0.0.1), pjrt first, both wheels or neither; a re-run finishes what a
+killed one started; other bytes under a file's name are refused; no credential is ever shown."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from release.core import naming
+from release.publish import pypi
+from release.publish.stores import LocalStore
+from tests.support.build import run_python
+from tests.support.publish_dist import release_dist
+from tests.support.pypi_server import PASSWORD, pypi_server  # noqa: F401 (fixture)
+
+VERSION = "0.9.1"
+TAG = naming.release_tag(VERSION)
+PJRT = naming.pjrt_wheel(7, VERSION)
+
+
+@pytest.fixture
+def env(monkeypatch, tmp_path, pypi_server):
+    """twine's variables name the local index; no ~/.pypirc, no keyring of this machine."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
+    monkeypatch.setenv("TWINE_REPOSITORY_URL", pypi_server.upload_url)
+    monkeypatch.setenv("TWINE_PASSWORD", PASSWORD)
+    for name in ("TWINE_USERNAME", "TWINE_REPOSITORY", "ACTIONS_ID_TOKEN_REQUEST_URL",
+                 "ACTIONS_ID_TOKEN_REQUEST_TOKEN", pypi.FILE_LIMIT_ENV):
+        monkeypatch.delenv(name, raising=False)
+    return pypi_server
+
+
+@pytest.fixture
+def released(make_dist, tmp_path):
+    """A published, validated release of VERSION in a local store: (store, dist, flags)."""
+    store = LocalStore(tmp_path / "store")
+    dist = release_dist(store, make_dist(VERSION))
+    flags = ["--store", "local", "--store-dir", store.directory, "--dist", dist.directory.parent]
+    return store, dist, flags
+
+
+def release_sums(dist) -> dict[str, str]:
+    return {a.name: a.digest for a in dist.wheels}
+
+
+def pip_install_from(python, index_url: str, requirement: str) -> subprocess.CompletedProcess:
+    """pip installing from the index alone, as a user of that index does."""
+    return subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-cache-dir",
+                           "--disable-pip-version-check", "--index-url", index_url, requirement],
+                          capture_output=True, text=True, env={**os.environ, "NO_PROXY": "127.0.0.1"})
+
+
+def test_both_wheels_land_pjrt_first_and_pip_installs_them(env, released, run_cli, bare_venv):
+    store, dist, flags = released
+    code, out, err = run_cli("pypi-upload", TAG, *flags, "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert env.files() == release_sums(dist)
+    sent = [next(v for k, v in fields if k == "sha256_digest") for _, fields in env.uploads]
+    by_sha = {a.digest: a.name for a in dist.wheels}
+    assert [by_sha[s] for s in sent][0] == PJRT  # the pjrt goes first
+    assert sorted(by_sha[s] for s in sent) == sorted(release_sums(dist))
+    assert result["complete"] is True and result["notes"] == "updated"
+    body = store.published_for(TAG).body
+    assert pypi.NOTES_BEGIN in body and body.count("| yes |") == len(dist.wheels)
+    # the index serves them as pip sees them
+    done = pip_install_from(bare_venv, env.index_url, f"{naming.plugin_dist(7)}=={VERSION}")
+    assert done.returncode == 0, done.stderr
+    assert run_python(bare_venv, "import jax_rocm7_plugin, jax_plugins.xla_rocm7 as p; "
+                                 "print(jax_rocm7_plugin.__version__, p.__version__)").split() == [VERSION] * 2
+
+
+def test_rerun_uploads_nothing_and_leaves_the_notes(env, released, run_cli):
+    store, dist, flags = released
+    assert run_cli("pypi-upload", TAG, *flags)[0] == 0
+    body, count = store.published_for(TAG).body, len(env.uploads)
+    code, out, err = run_cli("pypi-upload", TAG, *flags, "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert len(env.uploads) == count and result["uploaded"] == []
+    assert {f["action"] for f in result["files"]} == {"present"} and result["notes"] == "unchanged"
+    assert store.published_for(TAG).body == body
+
+
+def test_a_kill_between_the_two_uploads_is_finished_by_a_rerun(env, released, run_cli, tmp_path):
+    store, dist, flags = released
+    env.hold(2)  # the plugin's upload: the pjrt is on the index, then the process dies
+    proc = subprocess.Popen([sys.executable, "-m", "release", "pypi-upload", TAG, *map(str, flags)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ))
+    try:
+        assert env.arrived.wait(timeout=60), proc.communicate(timeout=5)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        env.release.set()
+    assert list(env.files()) == [PJRT]  # half there: the pjrt alone, never a plugin alone
+    assert pypi.NOTES_BEGIN not in store.published_for(TAG).body
+    code, out, err = run_cli("pypi-upload", TAG, *flags, "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert env.files() == release_sums(dist)
+    assert {f["name"]: f["action"] for f in result["files"]} == {
+        a.name: "present" if a.name == PJRT else "uploaded" for a in dist.wheels}
+
+
+def test_other_bytes_under_a_name_are_refused_before_anything_is_uploaded(env, released, run_cli):
+    store, dist, flags = released
+    plugin = next(a for a in dist.wheels if a.name != PJRT)
+    env.put(plugin.path, b"not the validated bytes")
+    code, out, err = run_cli("pypi-upload", TAG, *flags)
+    assert code == 3
+    assert err.count("\n") == 1 and plugin.name in err and "nothing was uploaded" in err
+    assert env.uploads == [] and PJRT not in env.files()
+
+
+def test_a_file_over_the_limit_stops_everything_naming_file_size_and_limit(env, released, run_cli):
+    store, dist, flags = released
+    size = os.path.getsize(dist.directory / PJRT)
+    code, out, err = run_cli("pypi-upload", TAG, *flags, "--file-limit", str(size - 1))
+    assert code == 2
+    assert PJRT in err and f"{size:,} bytes" in err and f"{size - 1:,} bytes" in err
+    assert env.uploads == [] and env.files() == {}
+    assert run_cli("pypi-upload", TAG, *flags, "--file-limit", str(size), "--dry-run")[0] == 0
+
+
+def test_the_validated_bytes_go_up_even_when_the_dist_directory_changed(env, released, run_cli):
+    store, dist, flags = released
+    (dist.directory / PJRT).write_bytes(b"rebuilt since")  # a rebuild is never what goes up
+    assert run_cli("pypi-upload", TAG, *flags)[0] == 0
+    assert env.files() == release_sums(dist)
+
+
+@pytest.mark.parametrize("version, why", [("0.9.1rc1", "rc"), ("0.9.1.dev20261122", "nightly")])
+def test_rcs_and_nightlies_never_go_to_pypi(env, make_dist, tmp_path, run_cli, version, why):
+    store = LocalStore(tmp_path / "store")
+    dist = release_dist(store, make_dist(version))
+    code, out, err = run_cli("pypi-upload", dist.tag, "--store", "local", "--store-dir", store.directory)
+    assert code == 2 and f"a {why}" in err and env.uploads == []
+
+
+def test_a_draft_is_not_published_so_nothing_goes_up(env, make_dist, tmp_path, run_cli):
+    from release.publish.drafts import publish_draft, read_dist
+
+    store = LocalStore(tmp_path / "store")
+    dist = read_dist(make_dist(VERSION))
+    publish_draft(store, dist)
+    code, out, err = run_cli("pypi-upload", TAG, "--store", "local", "--store-dir", store.directory)
+    assert code == 2 and "not published" in err and env.uploads == []
+
+
+def test_credentials_never_appear_in_output(env, released, run_cli, monkeypatch):
+    store, dist, flags = released
+    monkeypatch.setenv("TWINE_PASSWORD", PASSWORD[:-1] + "X")  # refused by the index
+    code, out, err = run_cli("pypi-upload", TAG, *flags, "--json")
+    assert code == 2 and "refused the credentials" in err
+    assert PASSWORD[:-1] not in out + err
+    monkeypatch.setenv("TWINE_PASSWORD", PASSWORD)
+    host = env.upload_url.split("//")[1]
+    monkeypatch.setenv("TWINE_REPOSITORY_URL", f"http://user:{PASSWORD}@{host}")
+    code, out, err = run_cli("pypi-upload", TAG, *flags, "--json")
+    assert code == 0, err
+    assert PASSWORD not in out + err and PASSWORD[:20] not in out + err
+    assert PASSWORD not in store.published_for(TAG).body
+
+
+def test_no_index_named_is_one_line_and_nothing_is_read(env, released, run_cli, monkeypatch):
+    store, dist, flags = released
+    monkeypatch.delenv("TWINE_REPOSITORY_URL")
+    code, out, err = run_cli("pypi-upload", TAG, *flags)
+    assert code == 2 and "--repository-url" in err and err.count("\n") == 1
+
+
+def test_pypirc_names_the_index_and_the_password(env, released, run_cli, monkeypatch, tmp_path):
+    store, dist, flags = released
+    monkeypatch.delenv("TWINE_REPOSITORY_URL")
+    monkeypatch.delenv("TWINE_PASSWORD")
+    (tmp_path / "home" / ".pypirc").write_text(
+        f"[distutils]\nindex-servers = local\n\n[local]\nrepository = {env.upload_url}\n"
+        f"username = __token__\npassword = {PASSWORD}\n")
+    code, out, err = run_cli("pypi-upload", TAG, *flags, "--repository", "local")
+    assert code == 0, err
+    assert env.files() == release_sums(dist) and PASSWORD not in out + err
+
+
+# ---------------------------------------------------------------- attestations
+
+
+def fake_attestation(statement: dict) -> dict:
+    """The shape Sigstore's tools leave (PEP 740): what is checked here is the statement; the
+    signature is the index's to verify."""
+    return {"version": 1,
+            "verification_material": {"certificate": base64.b64encode(b"DER").decode(),
+                                      "transparency_entries": [{"logIndex": "1"}]},
+            "envelope": {"statement": base64.b64encode(json.dumps(statement).encode()).decode(),
+                         "signature": base64.b64encode(b"sig").decode()}}
+
+
+def test_each_wheel_gets_a_single_subject_statement_naming_the_same_pins(env, released, run_cli, tmp_path):
+    store, dist, flags = released
+    work = tmp_path / "work"
+    assert run_cli("pypi-upload", TAG, *flags, "--work", work, "--dry-run")[0] == 0
+    assert env.uploads == []
+    set_level = json.loads((dist.directory / naming.PROVENANCE_ASSET).read_text())
+    for wheel in dist.wheels:
+        stmt = json.loads((work / f"{wheel.name}.intoto.json").read_text())
+        assert stmt["subject"] == [{"name": wheel.name, "digest": {"sha256": wheel.digest}}]
+        assert stmt["predicate"]["buildDefinition"] == set_level["predicate"]["buildDefinition"]
+        assert stmt["predicate"]["runDetails"]["builder"] == set_level["predicate"]["runDetails"]["builder"]
+        (work / f"{wheel.name}.slsa.attestation").write_text(json.dumps(fake_attestation(stmt)))
+    predicate = json.loads((work / "predicate.slsa.json").read_text())
+    assert predicate == stmt["predicate"]
+    # what `sigstore attest --predicate-type https://slsa.dev/provenance/v1` checks before it signs
+    from sigstore.dsse._predicate import SLSAPredicateV1_0
+    SLSAPredicateV1_0.model_validate(predicate)
+    code, out, err = run_cli("pypi-upload", TAG, *flags, "--work", work, "--attestations")
+    assert code == 0, err
+    assert len(env.uploads) == len(dist.wheels)
+    for _project, fields in env.uploads:
+        sent = json.loads(dict(fields)["attestations"])
+        stmt = json.loads(base64.b64decode(sent[0]["envelope"]["statement"]))
+        sha = dict(fields)["sha256_digest"]
+        assert len(sent) == 1 and stmt["subject"][0]["digest"]["sha256"] == sha
+
+
+@pytest.mark.parametrize("break_it", ["other wheel", "other pins", "two subjects", "not base64", "missing"])
+def test_a_wrong_or_missing_attestation_stops_the_run_before_any_upload(env, released, run_cli, tmp_path,
+                                                                        break_it):
+    store, dist, flags = released
+    work = tmp_path / "work"
+    assert run_cli("pypi-upload", TAG, *flags, "--work", work, "--dry-run")[0] == 0
+    wheels = list(dist.wheels)
+    for wheel in wheels:
+        stmt = json.loads((work / f"{wheel.name}.intoto.json").read_text())
+        (work / f"{wheel.name}.slsa.attestation").write_text(json.dumps(fake_attestation(stmt)))
+    victim = next(w for w in wheels if w.name != PJRT)
+    path = work / f"{victim.name}.slsa.attestation"
+    stmt = json.loads((work / f"{victim.name}.intoto.json").read_text())
+    if break_it == "other wheel":
+        stmt["subject"] = [{"name": PJRT, "digest": {"sha256": dist.wheels[0].digest}}]
+    elif break_it == "other pins":
+        stmt["predicate"]["buildDefinition"]["resolvedDependencies"][0]["digest"]["gitCommit"] = "0" * 40
+    elif break_it == "two subjects":
+        stmt["subject"] = stmt["subject"] * 2
+    data = fake_attestation(stmt)
+    if break_it == "not base64":
+        data["envelope"]["signature"] = "%%%"
+    path.write_text(json.dumps(data))
+    if break_it == "missing":
+        path.unlink()
+    code, out, err = run_cli("pypi-upload", TAG, *flags, "--work", work, "--attestations")
+    assert code == 2 and victim.name in err and err.count("\n") == 1
+    assert env.uploads == []
+
+
+def test_an_upload_the_index_already_holds_is_exists_not_an_error(env, released):
+    from release.core.wheelfile import dist_info_dir, read_member
+    from release.publish.pypi_index import find_repository, upload, upload_fields
+
+    store, dist, flags = released
+    repo = find_repository()
+    wheel = dist.directory / PJRT
+    fields = upload_fields(wheel, read_member(wheel, f"{dist_info_dir(wheel)}/METADATA"), "py3",
+                           hashlib.sha256(wheel.read_bytes()).hexdigest(), None)
+    assert upload(repo, wheel, fields).outcome == "stored"
+    assert upload(repo, wheel, fields).outcome == "exists"
