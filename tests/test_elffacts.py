@@ -21,6 +21,7 @@ from release.core.elffacts import ElfCollector, ElfFacts, facts_or_error, file_r
 from tests.support.elf import cc, compile_so
 
 RUNPATH = ["$ORIGIN/../rocm/lib", "/opt/rocm/lib"]
+LIBC_2_34 = tuple(("libc.so.6", v) for v in ("GLIBC_2.17", "GLIBC_2.34", "GLIBC_PRIVATE"))  # ``assemble``'s
 
 
 def oracle(path: Path) -> ElfFacts:
@@ -28,9 +29,11 @@ def oracle(path: Path) -> ElfFacts:
     with open(path, "rb") as fh:
         elf = ELFFile(fh)
         dynamic = next(s for s in elf.iter_segments() if isinstance(s, DynamicSegment))
-        runpath = rpath = None
+        runpath = rpath = soname = None
         needed = []
         for tag in dynamic.iter_tags():
+            if tag.entry.d_tag == "DT_SONAME" and soname is None:
+                soname = tag.soname
             if tag.entry.d_tag == "DT_RUNPATH":
                 runpath = (runpath or ()) + tuple(tag.runpath.split(":"))
             elif tag.entry.d_tag == "DT_RPATH":
@@ -38,14 +41,17 @@ def oracle(path: Path) -> ElfFacts:
             elif tag.entry.d_tag == "DT_NEEDED":
                 needed.append(tag.needed)
         glibc = None
+        versions = []
         for section in elf.iter_sections():
             if isinstance(section, GNUVerNeedSection):
-                for _, auxes in section.iter_versions():
+                for verneed, auxes in section.iter_versions():
                     for aux in auxes:
+                        versions.append((verneed.name, aux.name))
                         if aux.name.startswith("GLIBC_2."):
                             minor = int(aux.name.split(".")[1])
                             glibc = max(glibc or (0, 0), (2, minor))
-        return ElfFacts(runpath, rpath, tuple(needed), glibc)
+        return ElfFacts(runpath, rpath, tuple(needed), glibc, soname=soname,
+                        versions=tuple(dict.fromkeys(versions)))
 
 
 def from_file(path: Path) -> ElfFacts:
@@ -214,7 +220,7 @@ def assemble(*, wide=True, little=True, strings_last=False, runpath="$ORIGIN/lib
 def test_every_class_and_byte_order(wide, little):
     data = assemble(wide=wide, little=little)
     facts = facts_or_error(file_reader(io.BytesIO(data)), len(data))
-    assert facts == ElfFacts(("$ORIGIN/lib",), None, ("libc.so.6",), (2, 34))
+    assert facts == ElfFacts(("$ORIGIN/lib",), None, ("libc.so.6",), (2, 34), versions=LIBC_2_34)
     segment = next(s for s in ELFFile(io.BytesIO(data)).iter_segments()
                    if isinstance(s, DynamicSegment))
     assert [t.runpath for t in segment.iter_tags("DT_RUNPATH")] == ["$ORIGIN/lib"]
@@ -276,14 +282,14 @@ def test_structures_still_missing_after_every_pass_are_a_finding():
     """Each pass finds one more range already gone by: after PASSES passes, a finding."""
     data = scattered()
     whole = facts_or_error(file_reader(io.BytesIO(data)), len(data))
-    assert whole == ElfFacts(("$ORIGIN",), None, ("libc.so.6",), (2, 34))  # readable in place
+    assert whole == ElfFacts(("$ORIGIN",), None, ("libc.so.6",), (2, 34), versions=LIBC_2_34[:2])  # readable in place
     facts, passes, _ = streamed(data, 4096, head=64)
     assert passes == elffacts.PASSES
     assert facts == ElfFacts(None, None, (), None, error=facts.error)
     assert facts.error.startswith("unreadable ELF (its dynamic structures are scattered: bytes ")
     assert facts.error.endswith(f" not kept after {elffacts.PASSES} passes)")
     near, _, _ = streamed(scattered(far=1000), 4096, head=64)  # within reach of the re-reads
-    assert near == ElfFacts(("$ORIGIN",), None, ("libc.so.6",), (2, 34))
+    assert near == ElfFacts(("$ORIGIN",), None, ("libc.so.6",), (2, 34), versions=LIBC_2_34[:2])
 
 
 def test_every_chunk_boundary_keeps_one_pass():

@@ -312,7 +312,7 @@ def test_unreadable_elf_is_a_finding(good_wheels, tmp_path):
     ("/usr/local/lib/python3.11/dist-packages/_rocm_sdk_core/lib", "one Python installation"),
 ])
 def test_runpath_entry_rules(entry, expected):
-    from release.check.verify import runpath_problems
+    from release.check.runpath import runpath_problems
     found = runpath_problems([entry], [])
     if expected is None:
         assert found == []
@@ -533,7 +533,7 @@ def test_a_shared_object_that_is_not_elf_is_an_error(good_wheels, tmp_path, name
 ])
 def test_relative_runpath_into_another_python_is_the_same_warning(entry):
     """As the real 0.10.2 wheels have: $ORIGIN climbing into some python3.X/dist-packages."""
-    from release.check.verify import runpath_problems
+    from release.check.runpath import runpath_problems
     absolute = runpath_problems(["/usr/local/lib/python3.11/dist-packages/_rocm_sdk_core/lib"], [])
     relative = runpath_problems([entry], [])
     assert [(s, g) for s, _, g in relative] == [(s, g) for s, _, g in absolute] == [
@@ -642,8 +642,8 @@ def test_cli_prints_one_line_per_passing_wheel_and_json_keeps_every_finding(run_
                                                                             tmp_path):
     code, out, _ = run_cli("verify", good_wheels["pjrt"], good_wheels["plugin"])
     assert code == 0
-    assert out.splitlines() == [f"{good_wheels['pjrt'].name}: ok (11 checks)",
-                                f"{good_wheels['plugin'].name}: ok (13 checks)"]
+    assert out.splitlines() == [f"{good_wheels['pjrt'].name}: ok (13 checks)",
+                                f"{good_wheels['plugin'].name}: ok (15 checks)"]
     code, out, _ = run_cli("verify", good_wheels["plugin"], "--runpath", "/a", "--runpath", "/b")
     assert code == 1
     lines = out.splitlines()

@@ -12,7 +12,7 @@ from pathlib import Path
 from packaging.version import Version
 
 from release.build import bazel
-from release.core import naming, versions
+from release.core import naming, rocm_runtime, versions
 from release.core.config import Project
 from release.core.revisions import RevisionMap
 
@@ -96,6 +96,7 @@ def make_plan(project: Project, kind: str, *, date: _dt.date | None = None, numb
     version = versions.for_kind(kind, info.version, date=date, number=number,
                                 build_number=build_number)
     pythons = bazel.check_pythons(pythons, project.root)
+    rocm_runtime.load(info.rocm_version, project.root)  # no soname list: nothing to verify against
     major = info.rocm_major
     return BuildPlan(
         kind=kind,

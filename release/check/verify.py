@@ -19,40 +19,19 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from packaging.tags import parse_tag
 from packaging.utils import canonicalize_name
 
+from release.check.findings import ERROR, WARNING, Finding, Options
+from release.check.loadable import check_glibc, check_needed, check_symbols
+from release.check.runpath import check_runpath, native
 from release.core import naming
 from release.core.errors import UserError
 from release.core.naming import Identity
 from release.core.revisions import LEGACY_KEYS, RevisionMap, is_revision
 from release.core.scan import Headers, Member, Progress, Scan, module_constants, scan_wheel
 
-ERROR, WARNING = "error", "warning"
-CHECKS = ("zip", "size", "record", "paths", "layout", "names", "purelib", "glibc", "runpath",
-          "version", "revisions", "requires", "pair")
-# RUNPATH entries that only mean something inside a build tree or on one machine.
-LEAKS = (
-    (re.compile(r"_solib_"), "a Bazel _solib_ directory"),
-    (re.compile(r"\.runfiles(/|$)"), "a Bazel runfiles tree"),
-    (re.compile(r"bazel-out|execroot|/_bazel_"), "the Bazel output tree"),
-    (re.compile(r"^(/var)?/tmp(/|$)"), "a temporary directory"),
-    (re.compile(r"^(/home/|/Users/|/root(/|$)|~)"), "a home directory"),
-)
-_MANYLINUX = re.compile(r"^manylinux_(\d+)_(\d+)_")
-_LEGACY_MANYLINUX = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
+CHECKS = ("zip", "size", "record", "paths", "layout", "names", "purelib", "glibc", "symbols",
+          "runpath", "needed", "version", "revisions", "requires", "pair")
 _SHA = re.compile(r"^[0-9a-f]{40}$")
-
-
-@dataclasses.dataclass(frozen=True)
-class Finding:
-    check: str
-    severity: str  # "error" | "warning"
-    message: str
-    member: str | None = None
-    # The class of the finding when its message names one instance (one RUNPATH entry),
-    # so a person reads "16 build-tree entries in 9 .so files" instead of 144 lines.
-    group: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+DEFAULTS = Options()  # no RUNPATH entry required, no revision map, the ROCm version the wheel names
 
 
 @dataclasses.dataclass
@@ -256,108 +235,17 @@ def check_names(scan: Scan, ident: Identity, _opts: Options) -> Iterator[Finding
                       f"tags {sorted(ident.tags)}")
 
 
-def _native(scan: Scan) -> list[Member]:
-    return [m for m in scan.files() if m.elf is not None
-            or re.search(r"\.so(\.\d+)*$", m.name)]
-
-
 def check_purelib(scan: Scan, _ident: Identity, _opts: Options) -> Iterator[Finding]:
     dist_info = _dist_info_dir(scan)
     wheel = _headers(scan.get(f"{dist_info}/WHEEL")) if dist_info else None
     if wheel is None:
         return  # reported by the names check
     purelib = (wheel.get("Root-Is-Purelib") or "").strip().lower()
-    native = _native(scan)
-    if native and purelib != "false":
+    shared = native(scan)
+    if shared and purelib != "false":
         yield Finding("purelib", ERROR, f"Root-Is-Purelib is {purelib or 'missing'} but the wheel "
-                      f"carries native libraries ({native[0].name}); it must be false",
+                      f"carries native libraries ({shared[0].name}); it must be false",
                       f"{dist_info}/WHEEL")
-
-
-def tag_glibc(tag: str) -> tuple[int, int] | None:
-    platform = tag.split("-")[-1]
-    m = _MANYLINUX.match(platform)
-    if m:
-        return int(m.group(1)), int(m.group(2))
-    return _LEGACY_MANYLINUX.get(platform.split("_", 1)[0])
-
-
-def check_glibc(scan: Scan, ident: Identity, _opts: Options) -> Iterator[Finding]:
-    needs = [(m.elf.glibc, m.name) for m in scan.files() if m.elf is not None and m.elf.glibc]
-    if not needs:
-        return
-    newest, who = max(needs)
-    glibcs = {tag_glibc(t) for t in ident.tags}
-    promises = {g for g in glibcs if g is not None}
-    if len(promises) < len(glibcs) or not promises:
-        yield Finding("glibc", WARNING, f"platform tag is not manylinux; the .so files need "
-                      f"glibc {newest[0]}.{newest[1]}", who)
-        return
-    for promised in sorted(promises):
-        if promised < newest:
-            yield Finding("glibc", ERROR, f"tag promises glibc {promised[0]}.{promised[1]} but "
-                          f"{who} needs GLIBC_{newest[0]}.{newest[1]}; use manylinux_"
-                          f"{newest[0]}_{newest[1]} or newer", who)
-
-
-# Groups of RUNPATH findings, named for the human summary (see ``Finding.group``).
-G_EMPTY, G_DUPLICATE, G_LEAK = "empty entry", "duplicate entry", "build-tree or machine path"
-G_RELATIVE, G_PYTHON, G_MISSING = "relative entry", "path into a Python installation", \
-    "configured entry missing"
-_PYTHON_INSTALL = re.compile(r"(^|/)(site|dist)-packages(/|$)")
-
-
-def runpath_problems(entries: Sequence[str], configured: Sequence[str]) -> list[tuple[str, str, str]]:
-    """(severity, message, group) for one RUNPATH: leaks, relative or empty entries,
-    duplicates, paths into some Python installation, configured entries missing."""
-    found: list[tuple[str, str, str]] = []
-    seen: set[str] = set()
-    for entry in entries:
-        if entry == "":
-            found.append((ERROR, "empty entry (the loader reads it as the working directory)",
-                          G_EMPTY))
-            continue
-        if entry in seen:
-            found.append((WARNING, f"duplicate entry {entry}", G_DUPLICATE))
-        seen.add(entry)
-        for pattern, what in LEAKS:
-            if pattern.search(entry):
-                found.append((ERROR, f"build-tree or machine path {entry} ({what})", G_LEAK))
-                break
-        else:
-            if not entry.startswith(("/", "$ORIGIN", "${ORIGIN}")):
-                found.append((ERROR, f"relative entry {entry} (resolved against the working "
-                                     "directory; use $ORIGIN)", G_RELATIVE))
-            elif _PYTHON_INSTALL.search(entry):
-                # Absolute, or $ORIGIN/../../../python3.X/dist-packages/...: a wheel lives in
-                # one site-packages and never needs to reach into a named one.
-                how = "absolute path" if entry.startswith("/") else "relative path climbing"
-                found.append((WARNING, f"{how} into one Python installation {entry}", G_PYTHON))
-    for entry in configured:
-        if entry not in seen:
-            found.append((ERROR, f"configured entry {entry} is missing", G_MISSING))
-    return found
-
-
-def check_runpath(scan: Scan, _ident: Identity, opts: Options) -> Iterator[Finding]:
-    for member in _native(scan):
-        elf = member.elf
-        if elf is None:
-            if member.error is None:  # unreadable members are the zip or size check's
-                yield Finding("runpath", ERROR, "named like a shared object but not an ELF "
-                              "file; the loader cannot load it", member.name)
-            continue
-        if elf.error:
-            yield Finding("runpath", ERROR, elf.error, member.name)
-            continue
-        if elf.rpath is not None:
-            yield Finding("runpath", ERROR, "DT_RPATH is set (it overrides LD_LIBRARY_PATH); link "
-                          "with --enable-new-dtags so it is DT_RUNPATH", member.name)
-        if elf.runpath is None:
-            yield Finding("runpath", ERROR, "no DT_RUNPATH", member.name)
-            continue
-        for severity, message, group in runpath_problems(elf.runpath, opts.runpath):
-            yield Finding("runpath", severity, message, member.name, group)
 
 
 def _release_version(text: bytes) -> tuple[bool, object]:
@@ -507,16 +395,10 @@ def _applies(check: str, ident: Identity) -> str | None:
 
 _CHECK_FUNCTIONS: dict[str, Callable[[Scan, Identity, Options], Iterable[Finding]]] = {
     "zip": check_zip, "size": check_size, "record": check_record, "paths": check_paths, "layout": check_layout,
-    "names": check_names, "purelib": check_purelib, "glibc": check_glibc,
+    "names": check_names, "purelib": check_purelib, "glibc": check_glibc, "symbols": check_symbols,
     "runpath": check_runpath, "version": check_version, "revisions": check_revisions,
     "requires": check_requires,
 }
-
-
-@dataclasses.dataclass(frozen=True)
-class Options:
-    runpath: tuple[str, ...] = ()  # entries every .so must carry
-    revisions: RevisionMap | None = None  # the revision map the wheel must embed
 
 
 def required_runpath(given: Sequence[str] | None, root: Path | None) -> tuple[tuple[str, ...], str | None]:
@@ -532,8 +414,9 @@ def required_runpath(given: Sequence[str] | None, root: Path | None) -> tuple[tu
         return (), f"no RUNPATH entry is required: the rocm_build config could not be read ({exc})"
 
 
-def check_scan(scan: Scan, options: Options = Options()) -> Report:
-    """Run every named check over a scan (pure: no I/O)."""
+def check_scan(scan: Scan, options: Options = DEFAULTS, together: Sequence[Scan] = ()) -> Report:
+    """Run every named check over a scan (pure: no I/O); ``together``: the scans of the wheels
+    installed with it, whose objects its NEEDED may resolve to (default: itself alone)."""
     ident = Identity.of(scan.path)
     findings: list[Finding] = []
     skipped: dict[str, str] = {}
@@ -541,12 +424,14 @@ def check_scan(scan: Scan, options: Options = Options()) -> Report:
         why = _applies(name, ident)
         if why:
             skipped[name] = why
-            continue
-        findings.extend(_CHECK_FUNCTIONS[name](scan, ident, options))
+        elif name == "needed":
+            findings.extend(check_needed(scan, ident, options, together))
+        else:
+            findings.extend(_CHECK_FUNCTIONS[name](scan, ident, options))
     return Report(scan.path, findings, skipped)
 
 
-def verify_wheel(path: Path, options: Options = Options(),
+def verify_wheel(path: Path, options: Options = DEFAULTS,
                  progress: Progress | None = None) -> Report:
     """Scan ``path`` once and run every check over it."""
     return check_scan(scan_wheel(path, progress), options)
@@ -585,18 +470,17 @@ def check_pairs(scans: Sequence[Scan], reports: Sequence[Report]) -> None:
                                            f"wheel's for {', '.join(differ)}"))
 
 
-def verify_wheels(paths: Sequence[Path], options: Options = Options(),
+def verify_wheels(paths: Sequence[Path], options: Options = DEFAULTS,
                   progress: Progress | None = None,
                   on_wheel: Callable[[Path], None] | None = None) -> list[Report]:
-    """Verify each wheel, then check plugin and PJRT wheels given together as a pair."""
+    """Verify each wheel (their NEEDED resolved across all of them, as installed together),
+    then check plugin and PJRT wheels given together as a pair."""
     scans: list[Scan] = []
-    reports: list[Report] = []
     for path in paths:
         if on_wheel:
             on_wheel(Path(path))
-        scan = scan_wheel(path, progress)
-        scans.append(scan)
-        reports.append(check_scan(scan, options))
+        scans.append(scan_wheel(path, progress))
+    reports = [check_scan(scan, options, scans) for scan in scans]
     check_pairs(scans, reports)
     return reports
 

@@ -15,7 +15,7 @@ from release.check.verify import (
     summary_markdown,
     verify_wheels,
 )
-from release.core import flags, output
+from release.core import flags, output, rocm_runtime
 from release.core.naming import Identity
 from release.core.scan import payload_size
 
@@ -29,7 +29,8 @@ if TYPE_CHECKING:   # rich is imported only when a bar or the human output needs
     from release.core.output import Output
     from release.core.revisions import RevisionMap
 
-HELP = "check wheels: zip, RECORD, names, purelib, glibc tag, RUNPATH, version, revision map, pins"
+HELP = ("check wheels: zip, RECORD, names, purelib, glibc tag, symbol versions, RUNPATH, every NEEDED "
+        "resolves, version, revision map, pins")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,6 +44,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="provenance.intoto.json: its subjects must be exactly these wheels "
                              "with their sha256, its dependencies their revision maps (and "
                              "--revisions/--deps when given)")
+    parser.add_argument("--rocm-version", metavar="A.B.C", default=None,
+                        help="the ROCm release whose runtime the shared objects' NEEDED must resolve "
+                             "in (default: the one each wheel's Summary names); it must have a list "
+                             "in jax_rocm_plugin/rocm_runtime.json")
     parser.add_argument("--runpath", action="append", metavar="ENTRY", default=None,
                         help="a RUNPATH entry every .so must carry, repeatable (default: the "
                              "entries the rocm_build Bazel config sets, when it can be read)")
@@ -79,7 +84,10 @@ def run(args: argparse.Namespace, out: Output) -> int:
     runpath, note = required_runpath(args.runpath, args.root)
     if note:
         out.line(f"warning: {note}; pass --runpath ENTRY to require entries")
-    options = Options(runpath=runpath, revisions=expected_revisions(args.deps, args.revisions))
+    if args.rocm_version is not None:
+        rocm_runtime.load(args.rocm_version, args.root)  # a version without a list: exit 2
+    options = Options(runpath=runpath, revisions=expected_revisions(args.deps, args.revisions),
+                      rocm_version=args.rocm_version, rocm_root=args.root)
     with byte_progress(out, "verifying", sum(payload_size(w) for w in args.wheels)) as bar:
         reports = verify_wheels(args.wheels, options, progress=bar.advance,
                                 on_wheel=lambda w: bar.describe(f"verifying {w.name}"))

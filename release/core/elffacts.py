@@ -1,4 +1,5 @@
-"""What the dynamic loader reads from a shared object: RUNPATH, RPATH, NEEDED, GLIBC versions.
+"""What the dynamic loader reads from a shared object: RUNPATH, RPATH, NEEDED, SONAME, and the
+symbol versions it needs (GLIBC_x.y, GLIBCXX_3.4.z, ...) from each library.
 
 Parsed the way ld.so finds them (ELF header -> program headers -> PT_DYNAMIC -> DT_STRTAB and
 DT_VERNEED), so section headers, symbol tables and code are never read. Every read goes through
@@ -18,7 +19,7 @@ from typing import Callable, Iterable, Protocol
 ELF_MAGIC = b"\x7fELF"
 _GLIBC = re.compile(r"^GLIBC_(\d+)\.(\d+)(?:\.\d+)?$")
 _PT_LOAD, _PT_DYNAMIC = 1, 2
-_DT_NULL, _DT_NEEDED, _DT_STRTAB, _DT_STRSZ, _DT_RPATH, _DT_RUNPATH = 0, 1, 5, 10, 15, 29
+_DT_NULL, _DT_NEEDED, _DT_STRTAB, _DT_STRSZ, _DT_SONAME, _DT_RPATH, _DT_RUNPATH = 0, 1, 5, 10, 14, 15, 29
 _DT_VERNEED, _DT_VERNEEDNUM = 0x6FFFFFFE, 0x6FFFFFFF
 _MAX_VERNEED = 1 << 16  # entries; more means a hostile file, not a shared object
 HEAD = 8 << 20  # bytes kept from the start of a streamed object: where linkers put .dynstr & co
@@ -35,6 +36,10 @@ class ElfFacts:
     needed: tuple[str, ...]
     glibc: tuple[int, int] | None  # the newest GLIBC_x.y version it needs
     error: str | None = None
+    soname: str | None = None
+    # (library, version) of every symbol version it needs (.gnu.version_r: vn_file, vna_name),
+    # such as ("libstdc++.so.6", "GLIBCXX_3.4.21"): what the manylinux policy bounds
+    versions: tuple[tuple[str, str], ...] = ()
 
 
 class Missing(Exception):
@@ -111,7 +116,7 @@ def read_facts(read: Read, size: int) -> ElfFacts:
             break
         tags.append((tag, value))
     scalar = {t: v for t, v in reversed(tags)}  # the first of each wins, as in ld.so
-    strings = [(t, v) for t, v in tags if t in (_DT_NEEDED, _DT_RPATH, _DT_RUNPATH)]
+    strings = [(t, v) for t, v in tags if t in (_DT_NEEDED, _DT_SONAME, _DT_RPATH, _DT_RUNPATH)]
     verneed = scalar.get(_DT_VERNEED)
     strtab = b""
     if strings or verneed is not None:
@@ -125,28 +130,34 @@ def read_facts(read: Read, size: int) -> ElfFacts:
             raise ValueError(f"string offset {offset} is outside .dynstr")
         return strtab[offset:stop].decode("utf-8")
 
-    runpath = rpath = None
+    runpath = rpath = soname = None
     needed = []
     for tag, value in strings:
         if tag == _DT_NEEDED:
             needed.append(name(value))
+        elif tag == _DT_SONAME:
+            soname = soname or name(value)
         elif tag == _DT_RUNPATH:
             runpath = (runpath or ()) + tuple(name(value).split(":"))
         else:
             rpath = (rpath or ()) + tuple(name(value).split(":"))
     glibc = None
+    versions: list[tuple[str, str]] = []
     if verneed is not None:
         count = scalar.get(_DT_VERNEEDNUM, 0)
         if count > _MAX_VERNEED:
             raise ValueError(f"DT_VERNEEDNUM {count}")
         at = file_offset(verneed)
         for _ in range(count):
-            _version, cnt, _file, aux, nxt = struct.unpack(end + "HHIII", take(at, 16))
+            _version, cnt, vn_file, aux, nxt = struct.unpack(end + "HHIII", take(at, 16))
+            library = name(vn_file)
             here = at + aux
             for _ in range(cnt):
                 _hash, _flags, _other, vna_name, vna_next = struct.unpack(end + "IHHII",
                                                                           take(here, 16))
-                m = _GLIBC.match(name(vna_name))
+                version = name(vna_name)
+                versions.append((library, version))
+                m = _GLIBC.match(version)
                 if m:
                     glibc = max(glibc or (0, 0), (int(m.group(1)), int(m.group(2))))
                 if not vna_next:
@@ -155,7 +166,8 @@ def read_facts(read: Read, size: int) -> ElfFacts:
             if not nxt:
                 break
             at += nxt
-    return ElfFacts(runpath, rpath, tuple(needed), glibc)
+    return ElfFacts(runpath, rpath, tuple(needed), glibc, soname=soname,
+                    versions=tuple(dict.fromkeys(versions)))
 
 
 def facts_or_error(read: Read, size: int) -> ElfFacts:

@@ -32,10 +32,13 @@ def cc() -> str:
 
 
 def compile_so(out: Path, runpath: list[str] | None = None, *, new_dtags: bool = True,
-               extra_flags: list[str] = (), answer: int = 42) -> Path:
+               extra_flags: list[str] = (), answer: int = 42, soname: str | None = None,
+               links: tuple[Path, ...] = ()) -> Path:
     """Compile a small shared object at ``out`` with ``runpath`` set by the linker.
 
-    ``new_dtags=False`` makes the linker write DT_RPATH instead of DT_RUNPATH.
+    ``new_dtags=False`` makes the linker write DT_RPATH instead of DT_RUNPATH. ``soname`` sets
+    DT_SONAME; each of ``links`` (a shared object) becomes a DT_NEEDED entry, by its soname or
+    else its file name, as when the build links against it.
     """
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -45,6 +48,11 @@ def compile_so(out: Path, runpath: list[str] | None = None, *, new_dtags: bool =
     if runpath:
         argv.append("-Wl,--enable-new-dtags" if new_dtags else "-Wl,--disable-new-dtags")
         argv.append("-Wl,-rpath," + ":".join(runpath))
+    if soname:
+        argv.append(f"-Wl,-soname,{soname}")
+    if links:
+        argv.append("-Wl,--no-as-needed")
+        argv += [a for lib in links for a in (f"-L{Path(lib).parent}", f"-l:{Path(lib).name}")]
     argv.extend(extra_flags)
     subprocess.run(argv, check=True, capture_output=True)
     src.unlink()
@@ -56,3 +64,25 @@ def compile_artifacts(directory: Path, runpath: list[str] | None) -> Path:
     for i, name in enumerate(ALL_SOS):
         compile_so(Path(directory) / name, runpath, answer=i)
     return Path(directory)
+
+
+_CXX_SOURCE = """
+namespace std { [[noreturn]] void __throw_bad_array_new_length(); }
+void artifact_too_new(void) { std::__throw_bad_array_new_length(); }
+"""
+
+
+def compile_cxx_so(out: Path, runpath: list[str]) -> Path:
+    """A C++ shared object needing GLIBCXX_3.4.29 from libstdc++.so.6 (GCC 11's
+    ``std::__throw_bad_array_new_length``): newer than manylinux_2_28 allows."""
+    if not shutil.which("g++"):
+        pytest.skip("no C++ compiler")
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    src = out.with_suffix(".cc")
+    src.write_text(_CXX_SOURCE)
+    subprocess.run(["g++", "-shared", "-fPIC", "-O1", "-o", str(out), str(src),
+                    "-Wl,--enable-new-dtags", "-Wl,-rpath," + ":".join(runpath)],
+                   check=True, capture_output=True)
+    src.unlink()
+    return out

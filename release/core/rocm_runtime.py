@@ -1,0 +1,105 @@
+"""The ROCm runtime a wheel is built for, as data: which sonames each ROCm release provides, where.
+
+``jax_rocm_plugin/rocm_runtime.json`` lists, per ROCm release, the directories its libraries
+live in once installed (``/opt/rocm/lib`` for a system install, ``site-packages/_rocm_sdk_*/lib``
+for ROCm's Python SDK wheels) and the sonames in each, with where each list came from. verify
+resolves the wheels' DT_NEEDED against it without a GPU; a ROCm version with no list is refused,
+because nothing could then be said about what the wheels need.
+
+    load(rocm_version, root=None) -> Runtime      # UserError when the version has no list
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import json
+from pathlib import Path
+from typing import Any
+
+from release.core.errors import UserError
+
+DATA = "rocm_runtime.json"
+SITE = "site-packages"  # how a location inside the installing environment is written
+
+
+def data_path(root: Path | None = None) -> Path:
+    """``jax_rocm_plugin/rocm_runtime.json`` of ``root`` when it has one, else the shipped one."""
+    if root is not None and (Path(root) / "jax_rocm_plugin" / DATA).is_file():
+        return Path(root) / "jax_rocm_plugin" / DATA
+    return Path(__file__).resolve().parents[2] / "jax_rocm_plugin" / DATA
+
+
+@dataclasses.dataclass(frozen=True)
+class Runtime:
+    """One ROCm release: ``locations`` maps a directory pattern to the sonames found there."""
+
+    version: str
+    locations: tuple[tuple[str, frozenset[str]], ...]
+    sources: tuple[str, ...]
+
+    def provides(self, directory: str, soname: str) -> bool:
+        """Whether ``directory`` (absolute, or ``site-packages/...``) holds ``soname``."""
+        return any(soname in names and fnmatch.fnmatchcase(directory, pattern)
+                   for pattern, names in self.locations)
+
+    def where(self, soname: str) -> list[str]:
+        """The location patterns that hold ``soname`` (for a hint in an error)."""
+        return [pattern for pattern, names in self.locations if soname in names]
+
+
+def _bad(path: Path, where: str, expected: str) -> UserError:
+    return UserError(f"{path}: {where}: expected {expected}")
+
+
+def _release(path: Path, releases: dict[str, Any], version: str, seen: tuple[str, ...] = ()) -> Runtime:
+    entry = releases[version]
+    if not isinstance(entry, dict) or not isinstance(entry.get("sources"), list) or not entry["sources"]:
+        raise _bad(path, f"releases.{version}", "an object with a non-empty list of sources")
+    if "same_as" in entry:
+        other = entry["same_as"]
+        if other not in releases or other in seen:
+            raise _bad(path, f"releases.{version}.same_as", "another listed release (no cycle)")
+        base = _release(path, releases, other, (*seen, version))
+        return Runtime(version, base.locations, tuple(entry["sources"]) + base.sources)
+    locations = entry.get("locations")
+    if not isinstance(locations, dict) or not locations:
+        raise _bad(path, f"releases.{version}.locations", "a map of directory -> list of sonames")
+    out = []
+    for pattern, names in locations.items():
+        if not (pattern.startswith("/") or pattern.startswith(SITE + "/")):
+            raise _bad(path, f"releases.{version}.locations.{pattern}",
+                       f"an absolute directory or one under {SITE}/")
+        if not isinstance(names, list) or not names or not all(
+                isinstance(n, str) and ".so" in n and "/" not in n for n in names):
+            raise _bad(path, f"releases.{version}.locations.{pattern}", "a non-empty list of sonames")
+        out.append((pattern.rstrip("/"), frozenset(names)))
+    return Runtime(version, tuple(out), tuple(entry["sources"]))
+
+
+def known_versions(root: Path | None = None) -> list[str]:
+    """The ROCm releases with a soname list."""
+    return sorted(_releases(data_path(root)))
+
+
+def _releases(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file; it lists the sonames of each ROCm release") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise UserError(f"{path}: not readable JSON ({exc})") from None
+    if not isinstance(data, dict) or data.get("schema") != 1 or not isinstance(data.get("releases"), dict):
+        raise _bad(path, "top level", 'an object with "schema": 1 and "releases"')
+    return data["releases"]
+
+
+def load(rocm_version: str, root: Path | None = None) -> Runtime:
+    """The runtime of ``rocm_version``; a ``UserError`` naming the listed ones when it has none."""
+    path = data_path(root)
+    releases = _releases(path)
+    if rocm_version not in releases:
+        raise UserError(f"ROCm {rocm_version} has no soname list in {path.name} (listed: "
+                        f"{', '.join(sorted(releases)) or 'none'}); add one, with its sources, "
+                        "before building for it")
+    return _release(path, releases, rocm_version)

@@ -1,0 +1,30 @@
+"""The plausible-bug catalogue (tests/plausible_bugs.toml) stays true as the code moves: every
+entry names its rule and tests, and its line is in its file exactly once, so
+`scripts/plausible-bugs` plants exactly the bug it describes. (Planting them all takes minutes,
+so CI checks the catalogue; a person runs the script before resolving an issue.)"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+BUGS = tomllib.loads((REPO / "tests" / "plausible_bugs.toml").read_text(encoding="utf-8"))["bug"]
+
+
+def test_ids_are_unique():
+    ids = [b["id"] for b in BUGS]
+    assert len(ids) == len(set(ids))
+
+
+@pytest.mark.parametrize("bug", BUGS, ids=[b["id"] for b in BUGS])
+def test_every_planted_bug_is_exactly_the_one_described(bug):
+    assert bug["rule"].strip() and bug["tests"], "an entry names the rule it breaks and its tests"
+    for test in bug["tests"]:
+        assert (REPO / test.split("::")[0]).is_file(), f"{test} does not exist"
+    source = (REPO / bug["file"]).read_text(encoding="utf-8")
+    assert source.count(bug["find"]) == 1, f"{bug['file']} no longer has this line exactly once"
+    assert bug["replace"] != bug["find"]
+    compile(source.replace(bug["find"], bug["replace"], 1), bug["file"], "exec")  # still Python
