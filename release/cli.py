@@ -39,6 +39,7 @@ COMMANDS = (
     "validate",
     "pypi-upload",
     "gc",
+    "yank",
     "index",
 )
 WHEEL_WRITERS = ("nightly", "cut", "build", "promote", "bisect")

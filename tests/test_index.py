@@ -154,7 +154,8 @@ def test_channels_resolve_as_promised_with_real_pip(store_site, tmp_path):
                               capture_output=True, text=True, env={**os.environ, "PIP_CONFIG_FILE": os.devnull})
         assert down.returncode == 0, down.stderr
         [wheel] = (tmp_path / "dl").glob("*.whl")
-        assert wheel.read_bytes() == (site / "nightly" / PJRT / wheel.name).read_bytes()
+        assert wheel.read_bytes() == next(store_site.directory.glob(f"*/assets/{wheel.name}")).read_bytes()
+        assert not list(site.rglob("*.whl")), "the site copies no wheel: it links the store's assets"
 
         # a PEP 691 JSON request, negotiated as a real index does it
         kind, page = get_json(served.url + f"/stable/{PLUGIN}/")
@@ -163,12 +164,11 @@ def test_channels_resolve_as_promised_with_real_pip(store_site, tmp_path):
         assert page["versions"] == ["0.9.1rc1", "0.9.1rc2", "0.9.1"]
         release = store_site.published_for("rocm-jax-v0.9.1")
         for item in page["files"]:
-            data = (site / "stable" / PLUGIN / item["url"]).read_bytes()
-            meta = (site / "stable" / PLUGIN / (item["url"] + ".metadata")).read_bytes()
+            data = urllib.request.urlopen(item["url"], timeout=30).read()  # the store's asset itself
+            assert item["url"].startswith("file://") and item["url"].endswith("/assets/" + item["filename"])
             assert item["hashes"] == {"sha256": hashlib.sha256(data).hexdigest()}
-            assert item["size"] == len(data)
-            assert item["core-metadata"] == item["dist-info-metadata"] == {
-                "sha256": hashlib.sha256(meta).hexdigest()}
+            assert item["size"] == len(data) and item["yanked"] is False
+            assert "core-metadata" not in item  # no metadata file can sit at a release asset's URL
             assert item["requires-python"] == ">=3.11"
         final = next(i for i in page["files"] if "-0.9.1-" in i["filename"])
         assert final["upload-time"] == release.published_at.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -181,60 +181,64 @@ def test_channels_resolve_as_promised_with_real_pip(store_site, tmp_path):
 def test_retention_hides_old_nightlies_and_protect_keeps_them(store_site, tmp_path):
     site = tmp_path / "site"
     build_site(store_site, site, keep=4)
-    old = site / "nightly" / PLUGIN / next(n for n in os.listdir(site / "nightly" / PLUGIN)
-                                           if "dev20261120" in n and n.endswith(".whl"))
     result = build_site(store_site, site, keep=2, protect=["0.9.1.dev20261119", "0.9.1.dev20990101"])
     listed = [f.split("-")[1] for f in result["channels"]["nightly"][PLUGIN]]
     assert listed == ["0.9.1.dev20261119", "0.9.1.dev20261121", "0.9.1.dev20261122"]
     assert result["protect_missing"] == ["0.9.1.dev20990101"]
+    assert result["hidden"] and all("dev20261120" in n for n in result["hidden"])
     page = (site / "nightly" / PLUGIN / "index.html").read_text()
     assert "dev20261120" not in page and "dev20261120" not in (site / "nightly" / PLUGIN / "index.json").read_text()
-    assert old.is_file()  # hidden, not a broken link: a pinned URL still downloads
+    # hidden, not a broken link: the page links the release asset, which a pinned URL still downloads
     people = (site / "index.html").read_text()
-    assert f'href="nightly/{PLUGIN}/{old.name}"' in people and "stay at their URLs" in people
+    hidden = next(store_site.directory.glob("*/assets/jax_rocm7_pjrt-0.9.1.dev20261120-*.whl"))
+    assert f'href="{hidden.as_uri()}"' in people and "stay at their release URLs" in people
     every_link_resolves(site)
-    # a version the store no longer has leaves the site (gc deleted it)
+    # gc deleted it: the page no longer names it, and no link points at what is gone
     store_site.delete_release(store_site.published_for("rocm-jax-v0.9.1.dev20261120"))
     result = build_site(store_site, site, keep=2, protect=["0.9.1.dev20261119"])
-    assert not old.exists() and any("dev20261120" in n for n in result["removed"])
+    assert result["hidden"] == [] and "dev20261120" not in (site / "index.html").read_text()
+    every_link_resolves(site)
 
 
-def test_rerun_with_no_change_rewrites_nothing_and_fetches_nothing(fake_github, make_dist, tmp_path):
+def storage_reads(fake) -> list[tuple[str, str]]:
+    """(path, Range header) of every request the GitHub stand-in's storage host answered."""
+    return [(e[2], e[4].get("range", "")) for e in fake.log if e[0] == "storage"]
+
+
+def test_rerun_with_no_change_rewrites_nothing_and_reads_nothing(fake_github, make_dist, tmp_path):
     store = gh_store(fake_github)
     release_dist(store, make_dist("0.9.1.dev20261121"))
     release_dist(store, make_dist("0.9.1"))
     site = tmp_path / "site"
     first = build_site(store, site, site_url="https://example.invalid/jax")
-    assert len(first["fetched"]) == 4
+    # each wheel's Requires-Python came from one range read of its end, no wheel was downloaded
+    wheel_reads = [r for r in storage_reads(fake_github) if r[1]]
+    assert first["fetched"] == [] and first["range_reads"] == 4 == len(wheel_reads)
     before, inode = tree(site), site.stat().st_ino
-    downloads = sum(1 for e in fake_github.log if e[0] == "storage")
+    reads = len(storage_reads(fake_github))
     again = build_site(store, site, site_url="https://example.invalid/jax")
-    assert not again["changed"] and again["fetched"] == []
+    assert not again["changed"] and again["range_reads"] == 0 and again["fetched"] == []
     assert tree(site) == before and site.stat().st_ino == inode  # not even swapped
-    # nothing is downloaded again: wheels are hard-linked, revision maps come from the site's state
-    assert sum(1 for e in fake_github.log if e[0] == "storage") == downloads
+    assert len(storage_reads(fake_github)) == reads  # facts and revision maps come from the site's state
     release_dist(store, make_dist("0.9.1.dev20261122"))
     third = build_site(store, site, site_url="https://example.invalid/jax")
-    assert third["changed"] and len(third["fetched"]) == 2
+    assert third["changed"] and third["range_reads"] == 2
     assert not list(tmp_path.glob(".site.new")) + list(tmp_path.glob(".site.old"))  # the staging directory went away
 
 
-def test_older_single_index_layout_moves_into_channels_without_downloads(store_site, tmp_path):
-    site = tmp_path / "site"
-    build_site(store_site, site, keep=4)
-    # the layout of earlier versions: SITE/<project>/<wheel>, no state file
-    legacy = tmp_path / "legacy"
-    for wheel in site.glob("*/*/*.whl"):
-        (legacy / wheel.parent.name).mkdir(parents=True, exist_ok=True)
-        os.link(wheel, legacy / wheel.parent.name / wheel.name)
-        (legacy / wheel.parent.name / "index.html").write_text("<html></html>")
-    (legacy / "index.html").write_text("<html></html>")
-    calls = []
-    original = store_site.download_asset
-    store_site.download_asset = lambda *a, **k: calls.append(a[1].name) or original(*a, **k)
-    result = build_site(store_site, legacy, keep=4)
-    assert [c for c in calls if c.endswith(".whl")] == [] and result["fetched"] == []
-    assert not (legacy / PLUGIN).exists() and (legacy / "stable" / PLUGIN / "index.json").is_file()
+def test_an_older_site_with_copied_wheels_is_replaced_by_links(store_site, tmp_path):
+    site = tmp_path / "legacy"
+    # the layouts of earlier versions: SITE/<project>/<wheel> and SITE/<channel>/<project>/<wheel>
+    for wheel in store_site.directory.glob("*/assets/*.whl"):
+        for folder in (site / wheel.name.split("-")[0].replace("_", "-"),
+                       site / "nightly" / wheel.name.split("-")[0].replace("_", "-")):
+            folder.mkdir(parents=True, exist_ok=True)
+            os.link(wheel, folder / wheel.name)
+    (site / "index.html").write_text("<html></html>")
+    result = build_site(store_site, site, keep=4)
+    assert result["changed"] and not list(site.rglob("*.whl"))
+    assert (site / "stable" / PLUGIN / "index.json").is_file()
+    every_link_resolves(site)
 
 
 # ------------------------------------------------------------------ never lose the site
@@ -251,7 +255,7 @@ def test_mistyped_missing_or_empty_store_leaves_site_untouched(run_cli, store_si
     code, out, err = cli_index(run_cli, site, "--store-dir", store_site.directory, "--keep", "4")
     assert code == 0, err
     before = tree(site)
-    assert sum(1 for name in before if name.endswith(".whl")) == 14
+    assert {"nightly/jax-rocm7-plugin/index.html", "stable/jax-rocm7-pjrt/index.json"} <= set(before)
 
     # a typo of the store's name: one line, a did-you-mean, nothing created
     typo = tmp_path / "stor"
@@ -315,18 +319,15 @@ def test_a_crash_midway_leaves_the_old_site_and_the_next_run_finishes(store_site
     build_site(store_site, site, keep=4)
     before = tree(site)
     release_dist(store_site, make_dist("0.9.1.dev20261123"))
-    original = store_site.download_asset
+    original = store_site.read_asset_range
 
-    def crash(release, asset, dest, progress=None):
-        if asset.name.endswith(".whl"):
-            Path(dest).write_bytes(b"half a wheel")
-            raise KeyboardInterrupt  # the process is killed in the middle of a download
-        return original(release, asset, dest, progress=progress)
-    store_site.download_asset = crash
+    def crash(release, asset, start, length):
+        raise KeyboardInterrupt  # the process is killed in the middle of reading a wheel
+    store_site.read_asset_range = crash
     with pytest.raises(KeyboardInterrupt):
         build_site(store_site, site, keep=4)
     assert tree(site) == before
-    store_site.download_asset = original
+    store_site.read_asset_range = original
     result = build_site(store_site, site, keep=4)
     assert result["channels"]["nightly"][PLUGIN][-1].split("-")[1] == "0.9.1.dev20261123"
     every_link_resolves(site)
@@ -334,19 +335,18 @@ def test_a_crash_midway_leaves_the_old_site_and_the_next_run_finishes(store_site
 
 
 def test_a_crash_between_the_renames_of_the_fallback_swap_is_recovered(store_site, tmp_path, monkeypatch):
-    from release.publish import index
+    from release.publish import staging
     site = tmp_path / "site"
     build_site(store_site, site, keep=1)
     before = tree(site)
     # the old site was moved aside, then the process died before the new one took its place
     os.replace(site, tmp_path / ".site.old")
-    monkeypatch.setattr(index, "_exchange", lambda a, b: False)  # a system without renameat2
+    monkeypatch.setattr(staging, "_exchange", lambda a, b: False)  # a system without renameat2
     result = build_site(store_site, site, keep=2)
     assert result["changed"] and not (tmp_path / ".site.old").exists()
     after = tree(site)
-    wheels = {n for n in before if n.endswith(".whl")}
-    assert wheels and wheels <= set(after)  # nothing of the old site was lost
-    assert len([n for n in after if n.startswith("nightly/") and n.endswith(".whl")]) == 4  # keep=2 now
+    assert set(before) <= set(after)  # nothing of the old site was lost
+    assert len(json.loads((site / "nightly" / PLUGIN / "index.json").read_text())["files"]) == 2  # keep=2 now
     every_link_resolves(site)
 
 
@@ -380,7 +380,7 @@ def test_a_second_writer_waits_for_the_first(store_site, tmp_path):
     from filelock import FileLock
 
     from release.core.errors import UserError
-    from release.publish.index import Staging
+    from release.publish.staging import Staging
     site = tmp_path / "site"
     build_site(store_site, site, keep=4)
     before = tree(site)

@@ -26,6 +26,7 @@ from release.publish.stores import LocalStore
 from tests.support.publish_dist import mark_validated, release_dist
 
 URL = "https://example.invalid/jax-rocm"
+ASSETS = "https://example.invalid/store"  # where the local store's directory is served
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -133,7 +134,7 @@ def site(make_dist, tmp_path):
         undraft(store, dist.tag)
     publish_draft(store, read_dist(make_dist("0.9.2.dev20261123")))  # a nightly that never went out
     out = tmp_path / "site"
-    build_site(store, out, keep=2, site_url=URL)
+    build_site(store, out, keep=2, site_url=URL, asset_base=ASSETS)
     return store, out
 
 
@@ -192,10 +193,12 @@ def test_chromium_renders_the_page_with_every_release_and_install_line(site, tmp
     # provenance: linked where the release has it, said so where not
     prov = [link for link in dom.links if link.endswith(PROVENANCE_ASSET)]
     assert len(prov) == 4 and text.count("none published with this release") == 1
-    assert all(Path(link[len("file://"):]).is_file() for link in prov)
-    # wheel sizes and links into the index; the nightly beyond retention says it is not listed
+    assert all((store.directory / link[len(ASSETS) + 1:]).is_file() for link in prov)
+    # wheel sizes and links to the release assets; the nightly beyond retention says it is not listed
     assert re.search(r"jax_rocm7_pjrt-0\.9\.1-py3-none-manylinux_2_28_x86_64\.whl \(\d+\.\d KB\)", text)
-    assert "nightly/jax-rocm7-plugin/" in " ".join(dom.links)
+    wheels = [link for link in dom.links if link.endswith(".whl")]
+    assert wheels and all((store.directory / link[len(ASSETS) + 1:]).is_file() for link in wheels)
+    assert not [link for link in dom.links if link.startswith("file:")]  # a served page links no local path
     assert text.count("not in the index any more") == 1  # 0.9.1.dev20261118 with --keep 2
     assert "rocm-jax-v0.9.2.dev20261123" in text  # the draft that never went out
     assert dom.rects == 5 + 6  # one bar per release, one square per day from the 18th to the 23rd

@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-HELP = ("write SITE/nightly/ and SITE/stable/ pip indexes (HTML + JSON) of the published wheels "
-        "and SITE/index.html, a page of every release")
+HELP = ("write SITE/nightly/ and SITE/stable/ pip indexes (HTML + JSON) linking the published wheels "
+        "where the store keeps them, and SITE/index.html, a page of every release")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,6 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "under <root>/.cache/git (fetches what is missing; counts are kept in SITE)")
     parser.add_argument("--url", metavar="URL",
                         help="where SITE is served, for the install lines on the page")
+    parser.add_argument("--asset-url", metavar="URL",
+                        help="local store only: where its directory is served; wheels link "
+                             "URL/<release id>/assets/<file> (default: file:// paths, for this machine)")
     add_store_options(parser)
 
 
@@ -44,6 +47,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
 
     if args.url is not None and not args.url.startswith(("https://", "http://", "file://")):
         raise UserError(f"--url {args.url}: expected the http(s) address SITE is served from")
+    if args.asset_url is not None and not args.asset_url.startswith(("https://", "http://")):
+        raise UserError(f"--asset-url {args.asset_url}: expected the http(s) address the local store is served from")
     rule = retention_from_args(args)
     counter = None
     if args.count_commits:
@@ -60,7 +65,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
     store = open_store_from_args(args, out, read_only=True)
     with transfer_progress(out) as progress:
         result = build_site(store, args.out, rule=rule, now=now_utc(), site_url=args.url,
-                            count_commits=counter, say=out.line, progress=progress)
+                            asset_base=args.asset_url, count_commits=counter, say=out.line,
+                            progress=progress)
     github_output({"index_dir": str(args.out), "changed": str(result["changed"]).lower()})
     lines = [f"- `{ch}/`: " + ", ".join(f"{p} ({len(files)} files)" for p, files in projects.items())
              for ch, projects in result["channels"].items()]
@@ -71,9 +77,10 @@ def run(args: argparse.Namespace, out: Output) -> int:
             for project, files in projects.items():
                 console.print(f"{channel}/{project}: {len(files)} wheels listed", markup=False)
         if result["hidden"]:
-            console.print(f"{len(result['hidden'])} older nightly wheels kept but not listed", markup=False)
-        if result["removed"]:
-            console.print(f"removed {len(result['removed'])} wheels whose releases are gone", markup=False)
+            console.print(f"{len(result['hidden'])} older nightly wheels not listed (still published; "
+                          "`release gc` with the same flags deletes their releases)", markup=False)
+        if result["yanked"]:
+            console.print(f"yanked (PEP 592): {', '.join(result['yanked'])}", markup=False)
         verb = "written to" if result["changed"] else "unchanged:"
         console.print(f"index {verb} {args.out}", markup=False)
     out.result(result, human)

@@ -1,46 +1,47 @@
 """Static pip indexes of the published wheels: PEP 503 HTML and PEP 691 JSON, per channel.
 
-A site is a directory any static host can serve::
+A site is a directory any static host can serve, and holds only small files::
 
     SITE/index.html                      the page for people (``release.publish.site``)
-    SITE/nightly/<project>/index.html    PEP 503 page, PEP 658/714 metadata attributes
+    SITE/nightly/<project>/index.html    PEP 503 page: links to the wheels where the store
+                                         keeps them (release asset URLs), PEP 592 yanks
     SITE/nightly/<project>/index.json    PEP 691 JSON (api-version 1.1: PEP 700 versions,
                                          size, upload-time)
-    SITE/nightly/<project>/<wheel>       the wheel and <wheel>.metadata (PEP 658 wants the
-                                         metadata at the wheel's URL + ".metadata", which a
-                                         release asset URL cannot offer, so wheels live here)
     SITE/stable/...                      the same for releases, posts and rcs
+
+The wheels are never copied: GitHub Pages holds at most 1 GB and one version's wheels are about
+185 MB, so a site that copied them would not hold a week of nightlies. Each link points at the
+release asset (``browser_download_url``; a local store's file, or ``asset_base`` where a local
+store is served). PEP 658 wants a wheel's metadata at the wheel's URL + ``.metadata``, which a
+release asset URL cannot offer, so these pages name no metadata file and pip reads the wheel it
+installs anyway. ``Requires-Python`` is read from each wheel with byte-range reads
+(``release.publish.ranged``), never a download, and kept in the site's state by the wheel's sha256.
 
 ``nightly/`` holds nightlies only and ``stable/`` releases, posts and release candidates, so
 pip on ``stable/`` never picks a nightly, and with ``--pre`` an rc only while it is the newest.
-Nightlies the retention rule lets go (``release.publish.retention``, the rule ``release gc`` deletes
-by) stay on disk but are no longer listed (no link ever points at a file that is gone).
+Nightlies the retention rule lets go (``release.publish.retention``, the rule ``release gc``
+deletes by) are not listed; until gc deletes their releases their wheels stay at their URLs.
 
 Safety: reading a store never creates it; a store with no published wheel, or a run that would
-drop every project or any wheel the store still has, is refused before anything is written.
-The new site is built in ``.SITE.new`` beside SITE (wheels hard-linked from the old site when
-their digest matches) and swapped in with one atomic directory exchange; when its bytes equal
-the old site's, nothing is swapped, so a re-run with no change rewrites nothing.
+drop every project the old site lists (the wrong store), is refused before anything is written;
+the new site replaces the old one whole (``release.publish.staging``).
 """
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
 import datetime as _dt
-import filecmp
 import hashlib
 import html
 import json
 import os
 import shutil
-import zipfile
+import tempfile
 from email.parser import HeaderParser
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Iterable
+from urllib.parse import quote
 
-from filelock import FileLock, Timeout
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
@@ -48,19 +49,30 @@ from release.core import naming, versions
 from release.core.checksums import sha256_file
 from release.core.errors import UserError
 from release.core.safe_names import plain_file_name
+from release.publish.ranged import metadata_bytes, remote_metadata
 from release.publish.retention import DEFAULT_KEEP, Decision, Retention, decide, retention
+from release.publish.staging import (
+    CHANNELS,
+    STATE_FILE,
+    Staging,
+    Tree,
+    check_site,
+    read_state,
+    write_json,
+)
+from release.publish.yank import yank_reason
 
 if TYPE_CHECKING:
     from release.core.output import ProgressBars, Say
     from release.publish.site import CountCommits
     from release.publish.stores import Asset, Release, Store
 
+__all__ = ["API_VERSION", "CHANNELS", "HTML_TYPE", "JSON_TYPE", "STATE_FILE", "IndexEntry", "IndexRefused",
+           "IndexWheel", "PublishedWheel", "build_site", "channel_of", "project_pages", "write_index"]
+
 API_VERSION = "1.1"  # PEP 700 adds versions, size and upload-time to PEP 691's 1.0
 JSON_TYPE = "application/vnd.pypi.simple.v1+json"
 HTML_TYPE = "application/vnd.pypi.simple.v1+html"
-CHANNELS = ("nightly", "stable")
-STATE_FILE = ".index-state.json"  # also marks a directory as one this tool wrote
-PAGE_FILES = ("index.html", "index.json")
 
 
 class IndexRefused(UserError):
@@ -84,7 +96,12 @@ class IndexWheel:
 
 @dataclasses.dataclass(frozen=True)
 class IndexEntry:
-    """One listed file as both page formats render it."""
+    """One listed file as both page formats render it.
+
+    ``url``: the link (a file name beside the page, or an absolute URL); ``metadata_sha256``:
+    set only when a PEP 658 metadata file is at ``url`` + ``.metadata``; ``yanked``: the PEP 592
+    reason ("" for none given), None when not yanked.
+    """
 
     filename: str
     project: str
@@ -92,8 +109,14 @@ class IndexEntry:
     sha256: str
     size: int
     requires_python: str | None
-    metadata_sha256: str
+    metadata_sha256: str | None
     upload_time: _dt.datetime | None
+    url: str = ""
+    yanked: str | None = None
+
+    @property
+    def href(self) -> str:
+        return self.url or quote(self.filename)
 
 
 def channel_of(version: str) -> str:
@@ -103,15 +126,7 @@ def channel_of(version: str) -> str:
 
 def wheel_metadata(path: Path) -> bytes:
     """The METADATA file of a wheel, byte for byte."""
-    try:
-        with zipfile.ZipFile(path) as zf:
-            names = [n for n in zf.namelist()
-                     if n.count("/") == 1 and n.endswith(".dist-info/METADATA")]
-            if len(names) != 1:
-                raise UserError(f"{path.name}: expected one .dist-info/METADATA, found {len(names)}")
-            return zf.read(names[0])
-    except zipfile.BadZipFile:
-        raise UserError(f"{path.name}: not a wheel (not a zip file)") from None
+    return metadata_bytes(path, path.name)
 
 
 def _parse_name(filename: str) -> tuple[str, Version]:
@@ -122,10 +137,9 @@ def _parse_name(filename: str) -> tuple[str, Version]:
     return canonicalize_name(name), version
 
 
-def _plain_name(name: str) -> str:
-    """Refuse names that could leave their folder (they come from stores and APIs): the one
-    rule of ``release.core.safe_names``."""
-    return plain_file_name(name, "asset name")
+def requires_python(metadata: bytes) -> str | None:
+    found = HeaderParser().parsestr(metadata.decode("utf-8", "replace")).get("Requires-Python")
+    return found.strip() if found else None
 
 
 def _time_text(when: _dt.datetime) -> str:
@@ -134,13 +148,12 @@ def _time_text(when: _dt.datetime) -> str:
 
 def describe(path: Path, *, sha256: str | None = None,
              upload_time: _dt.datetime | None = None) -> tuple[IndexEntry, bytes]:
-    """The entry of a wheel on disk and its METADATA bytes."""
+    """The entry of a wheel on disk (its metadata file beside it) and its METADATA bytes."""
     project, version = _parse_name(path.name)
     metadata = wheel_metadata(path)
-    requires = HeaderParser().parsestr(metadata.decode("utf-8", "replace")).get("Requires-Python")
     entry = IndexEntry(filename=path.name, project=project, version=version,
                        sha256=sha256 or sha256_file(path), size=path.stat().st_size,
-                       requires_python=requires.strip() if requires else None,
+                       requires_python=requires_python(metadata),
                        metadata_sha256=hashlib.sha256(metadata).hexdigest(), upload_time=upload_time)
     return entry, metadata
 
@@ -155,24 +168,24 @@ def _html(title: str, lines: list[str]) -> bytes:
             f"  <body>\n    <h1>{html.escape(title)}</h1>\n{body}  </body>\n</html>\n").encode()
 
 
-def _json(data: dict) -> bytes:
-    return (json.dumps(data, indent=1, sort_keys=True) + "\n").encode()
-
-
 def project_pages(project: str, entries: list[IndexEntry]) -> tuple[bytes, bytes]:
     """PEP 503 HTML and PEP 691 JSON of one project (files sorted by version, then name)."""
     entries = sorted(entries, key=lambda e: (e.version, e.filename))
     links, files = [], []
     for e in entries:
-        attrs = [f'href="{html.escape(e.filename)}#sha256={e.sha256}"']
+        attrs = [f'href="{html.escape(e.href)}#sha256={e.sha256}"']
         if e.requires_python:
             attrs.append(f'data-requires-python="{html.escape(e.requires_python)}"')
-        attrs.append(f'data-dist-info-metadata="sha256={e.metadata_sha256}"')
-        attrs.append(f'data-core-metadata="sha256={e.metadata_sha256}"')
+        if e.metadata_sha256:
+            attrs.append(f'data-dist-info-metadata="sha256={e.metadata_sha256}"')
+            attrs.append(f'data-core-metadata="sha256={e.metadata_sha256}"')
+        if e.yanked is not None:
+            attrs.append(f'data-yanked="{html.escape(e.yanked)}"')
         links.append(f"<a {' '.join(attrs)}>{html.escape(e.filename)}</a>")
-        item = {"filename": e.filename, "url": e.filename, "hashes": {"sha256": e.sha256},
-                "size": e.size, "core-metadata": {"sha256": e.metadata_sha256},
-                "dist-info-metadata": {"sha256": e.metadata_sha256}}
+        item: dict = {"filename": e.filename, "url": e.href, "hashes": {"sha256": e.sha256},
+                      "size": e.size, "yanked": (e.yanked or True) if e.yanked is not None else False}
+        if e.metadata_sha256:
+            item["core-metadata"] = item["dist-info-metadata"] = {"sha256": e.metadata_sha256}
         if e.requires_python:
             item["requires-python"] = e.requires_python
         if e.upload_time is not None:
@@ -181,16 +194,35 @@ def project_pages(project: str, entries: list[IndexEntry]) -> tuple[bytes, bytes
     listed = sorted({e.version for e in entries})
     data = {"meta": {"api-version": API_VERSION}, "name": project, "files": files,
             "versions": [str(v) for v in listed]}
-    return _html(f"Links for {project}", links), _json(data)
+    return _html(f"Links for {project}", links), write_json(data)
 
 
 def root_pages(projects: Iterable[str]) -> tuple[bytes, bytes]:
     names = sorted(projects)
     page = _html("Simple index", [f'<a href="{html.escape(p)}/">{html.escape(p)}</a>' for p in names])
-    return page, _json({"meta": {"api-version": API_VERSION}, "projects": [{"name": p} for p in names]})
+    return page, write_json({"meta": {"api-version": API_VERSION}, "projects": [{"name": p} for p in names]})
 
 
-# ------------------------------------------------------------------ building a tree
+def write_channel(tree: Tree, prefix: str, listed: list[IndexEntry],
+                  metadata: dict[str, bytes] | None = None) -> dict[str, list[str]]:
+    """Pages of one channel (``prefix`` "" is the tree's root), and the metadata files given."""
+    by_project: dict[str, list[IndexEntry]] = {}
+    for entry in listed:
+        by_project.setdefault(entry.project, []).append(entry)
+        if metadata and entry.filename in metadata:
+            tree.write(f"{prefix}{entry.project}/{entry.filename}.metadata", metadata[entry.filename])
+    for project, entries in by_project.items():
+        page, data = project_pages(project, entries)
+        tree.write(f"{prefix}{project}/index.html", page)
+        tree.write(f"{prefix}{project}/index.json", data)
+    page, data = root_pages(by_project)
+    tree.write(f"{prefix}index.html", page)
+    tree.write(f"{prefix}index.json", data)
+    return {p: [e.filename for e in sorted(es, key=lambda e: (e.version, e.filename))]
+            for p, es in sorted(by_project.items())}
+
+
+# ------------------------------------------------------------------ index of given wheels
 
 
 def _place(src: Path, dest: Path) -> None:
@@ -204,215 +236,9 @@ def _place(src: Path, dest: Path) -> None:
         shutil.copy2(src, dest)
 
 
-class _Tree:
-    """A site being written in a staging directory, with the digests it knows."""
-
-    def __init__(self, root: Path):
-        self.root = root
-        self.digests: dict[str, dict] = {}  # relative path of a wheel -> {sha256, size, mtime_ns}
-
-    def add_wheel(self, rel: str, src: Path, sha256: str) -> Path:
-        dest = self.root / rel
-        _place(src, dest)
-        st = dest.stat()
-        self.digests[rel] = {"sha256": sha256, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
-        return dest
-
-    def write(self, rel: str, data: bytes) -> None:
-        dest = self.root / rel
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_bytes(data)
-
-    def channel(self, channel: str, listed: list[tuple[IndexEntry, bytes]]) -> dict[str, list[str]]:
-        """Pages and metadata files of one channel (``channel`` "" is the tree's root)."""
-        prefix = f"{channel}/" if channel else ""
-        by_project: dict[str, list[IndexEntry]] = {}
-        for entry, metadata in listed:
-            by_project.setdefault(entry.project, []).append(entry)
-            self.write(f"{prefix}{entry.project}/{entry.filename}.metadata", metadata)
-        for project, entries in by_project.items():
-            page, data = project_pages(project, entries)
-            self.write(f"{prefix}{project}/index.html", page)
-            self.write(f"{prefix}{project}/index.json", data)
-        page, data = root_pages(by_project)
-        self.write(f"{prefix}index.html", page)
-        self.write(f"{prefix}index.json", data)
-        return {p: [e.filename for e in sorted(es, key=lambda e: (e.version, e.filename))]
-                for p, es in sorted(by_project.items())}
-
-    def save_state(self, extra: dict | None = None) -> None:
-        state = {"schema": 1, "generator": "jax-rocm-release index", "wheels": self.digests,
-                 **(extra or {})}
-        self.write(STATE_FILE, _json(state))
-
-
-def _read_state(site: Path) -> dict:
-    try:
-        data = json.loads((site / STATE_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _known_digest(path: Path, rel: str, state: dict) -> str:
-    """The sha256 of a file of the old site, trusting the state file while size and mtime match."""
-    known = (state.get("wheels") or {}).get(rel)
-    st = path.stat()
-    if isinstance(known, dict) and known.get("size") == st.st_size and known.get("mtime_ns") == st.st_mtime_ns:
-        return str(known.get("sha256"))
-    return sha256_file(path)
-
-
-# ------------------------------------------------------------------ the site directory
-
-
-def _is_legacy_project_dir(path: Path) -> bool:
-    return path.is_dir() and all(p.is_file() and (p.suffix in (".whl", ".metadata") or p.name in PAGE_FILES)
-                                 for p in path.iterdir())
-
-
-def check_site(site: Path) -> None:
-    """SITE must be new, empty, or a site this tool wrote (never someone's directory)."""
-    if site.exists() and not site.is_dir():
-        raise UserError(f"--out {site}: is a file; expected a directory for the site")
-    if not site.exists():
-        return
-    if (site / STATE_FILE).is_file():
-        return
-    for child in site.iterdir():
-        if child.name in PAGE_FILES or child.name in CHANNELS or _is_legacy_project_dir(child):
-            continue
-        raise UserError(f"--out {site}: holds {child.name}, which this tool did not write; "
-                        "expected an empty directory or a site written by `release index`")
-
-
-def old_wheels(site: Path) -> dict[str, Path]:
-    """Every wheel of an existing site, by file name (current and older layouts)."""
-    found: dict[str, Path] = {}
-    if not site.is_dir():
-        return found
-    for path in sorted(site.glob("*/*.whl")) + sorted(site.glob("*/*/*.whl")):
-        found.setdefault(path.name, path)
-    return found
-
-
-def listed_projects(site: Path) -> set[str]:
-    """Projects the old site's channel pages (or its older single page) list."""
-    projects = set()
-    for page in [site / "index.json"] + [site / c / "index.json" for c in CHANNELS]:
-        try:
-            data = json.loads(page.read_text(encoding="utf-8"))
-            projects |= {p["name"] for p in data.get("projects", [])}
-        except (OSError, ValueError, TypeError, KeyError, AttributeError):
-            continue
-    for child in site.iterdir() if site.is_dir() else ():
-        if child.name not in CHANNELS and child.is_dir() and any(child.glob("*.whl")):
-            projects.add(child.name)
-    return projects
-
-
-def _same_tree(a: Path, b: Path) -> bool:
-    def files(root: Path) -> dict[str, Path]:
-        return {str(p.relative_to(root)): p for p in root.rglob("*") if p.is_file() or p.is_symlink()}
-    fa, fb = files(a), files(b)
-    if fa.keys() != fb.keys():
-        return False
-    for rel, pa in fa.items():
-        pb = fb[rel]
-        sa, sb = pa.stat(), pb.stat()
-        if (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino):
-            continue
-        if sa.st_size != sb.st_size or not filecmp.cmp(pa, pb, shallow=False):
-            return False
-    return True
-
-
-_RENAME_EXCHANGE = 2
-_AT_FDCWD = -100
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Swap two directories atomically (Linux renameat2); False when the system cannot."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        fn = libc.renameat2
-    except (OSError, AttributeError):
-        return False
-    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    if fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
-        return True
-    return False
-
-
-class Staging:
-    """``.SITE.new`` beside SITE, swapped in whole; leftovers of a crashed run are cleared.
-
-    Used as a context manager it holds ``.SITE.lock`` (one writer at a time; a second run
-    waits up to ``lock_timeout`` seconds) and drops the new tree when the block fails.
-    """
-
-    def __init__(self, site: Path, lock_timeout: float = 600):
-        self.site = Path(site).absolute()
-        self.new = self.site.with_name(f".{self.site.name}.new")
-        self.old = self.site.with_name(f".{self.site.name}.old")
-        self.lock = FileLock(str(self.site.with_name(f".{self.site.name}.lock")))
-        self.lock_timeout = lock_timeout
-
-    def __enter__(self) -> Staging:
-        self.site.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self.lock.acquire(timeout=self.lock_timeout)
-        except Timeout:
-            raise UserError(f"{self.site}: another `release index` is still writing it (waited "
-                            f"{self.lock_timeout:.0f} s for {self.lock.lock_file}); try again later") from None
-        self.recover()
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        if kind is not None:
-            self.discard()
-        self.lock.release()
-
-    def recover(self) -> None:
-        """Finish what a crash between the two renames of the fallback swap left."""
-        if self.old.exists():
-            if self.site.exists():
-                shutil.rmtree(self.old)
-            else:
-                os.replace(self.old, self.site)
-
-    def begin(self) -> _Tree:
-        self.recover()
-        if self.new.exists():
-            shutil.rmtree(self.new)
-        self.new.mkdir(parents=True)
-        return _Tree(self.new)
-
-    def discard(self) -> None:
-        shutil.rmtree(self.new, ignore_errors=True)
-
-    def commit(self) -> bool:
-        """Swap the new tree in; False (and the new tree dropped) when it equals the old one."""
-        if self.site.is_dir() and _same_tree(self.site, self.new):
-            self.discard()
-            return False
-        if not self.site.exists():
-            os.replace(self.new, self.site)
-        elif _exchange(self.new, self.site):
-            shutil.rmtree(self.new)
-        else:
-            os.replace(self.site, self.old)
-            os.replace(self.new, self.site)
-            shutil.rmtree(self.old)
-        return True
-
-
-# ------------------------------------------------------------------ index of given wheels
-
-
 def write_index(out: Path, wheels: Iterable[Path | IndexWheel]) -> dict:
-    """A PEP 503/691 index of exactly ``wheels`` at ``out`` (no store, no channels).
+    """A PEP 503/691 index of exactly ``wheels`` at ``out`` (no store, no channels): for local use
+    (validate's draft index), so the wheels and their PEP 658 metadata files sit beside the pages.
 
     ``out/index.html|json`` and ``out/<project>/{index.html,index.json,<wheel>,<wheel>.metadata}``;
     serve ``out`` and point ``pip --index-url`` at it. Written beside ``out`` and swapped in, so
@@ -423,19 +249,21 @@ def write_index(out: Path, wheels: Iterable[Path | IndexWheel]) -> dict:
     check_site(out)
     with Staging(out) as staging:
         tree = staging.begin()
-        listed: list[tuple[IndexEntry, bytes]] = []
+        listed: list[IndexEntry] = []
+        metadata: dict[str, bytes] = {}
         for given in wheels:
             item = given if isinstance(given, IndexWheel) else IndexWheel(Path(given))
             path = Path(item.path)
             if not path.is_file():
                 raise UserError(f"{path}: no such wheel file")
-            entry, metadata = describe(path, sha256=item.sha256, upload_time=item.upload_time)
-            if any(e.filename == entry.filename for e, _ in listed):
+            entry, meta = describe(path, sha256=item.sha256, upload_time=item.upload_time)
+            if entry.filename in metadata:
                 raise UserError(f"{entry.filename}: given twice")
-            tree.add_wheel(f"{entry.project}/{entry.filename}", path, entry.sha256)
-            listed.append((entry, metadata))
-        projects = tree.channel("", listed)
-        tree.save_state()
+            _place(path, tree.root / entry.project / entry.filename)
+            listed.append(entry)
+            metadata[entry.filename] = meta
+        projects = write_channel(tree, "", listed, metadata)
+        tree.write(STATE_FILE, write_json({"schema": 2, "generator": "jax-rocm-release index"}))
         changed = staging.commit()
     return {"out": str(out), "projects": projects, "changed": changed}
 
@@ -445,21 +273,40 @@ def write_index(out: Path, wheels: Iterable[Path | IndexWheel]) -> dict:
 
 @dataclasses.dataclass
 class PublishedWheel:
-    """A wheel asset of a published release, and where the site keeps it."""
+    """A wheel asset of a published release, where it is downloaded from, and whether it is listed."""
 
     release: Release
     asset: Asset
     version: str
     channel: str
+    url: str
     listed: bool = True
 
     @property
+    def project(self) -> str:
+        return _parse_name(self.asset.name)[0]
+
+    @property
     def rel(self) -> str:
-        project, _ = _parse_name(self.asset.name)
-        return f"{self.channel}/{project}/{self.asset.name}"
+        """Its place in the site's layout (``channel/project/file``): a key, not a file on disk."""
+        return f"{self.channel}/{self.project}/{self.asset.name}"
 
 
-def published_wheels(store: Store, releases: list[Release]) -> list[PublishedWheel]:
+def asset_link(store: Store, release: Release, asset: Asset, asset_base: str | None) -> str:
+    """Where pip downloads an asset: ``asset_base/<release id>/assets/<file>`` for a local store
+    served at ``asset_base``, else the store's own URL (GitHub's ``browser_download_url``, a
+    local store's ``file://`` path). Only http(s) and file URLs: the link is data from outside."""
+    if asset_base is not None:
+        if store.kind != "local":
+            raise UserError("--asset-url: only for a local store (a GitHub store's assets have their own URLs)")
+        return f"{asset_base.rstrip('/')}/{release.id}/assets/{quote(asset.name)}"
+    if not asset.url.lower().startswith(("https://", "http://", "file://")):
+        raise UserError(f"{store.where}: asset {asset.name} of {release.tag} has the URL {asset.url[:80]!r}; "
+                        "expected an http(s) or file URL")
+    return asset.url
+
+
+def published_wheels(store: Store, releases: list[Release], asset_base: str | None = None) -> list[PublishedWheel]:
     """The wheel assets of every published release whose tag carries a version."""
     found: list[PublishedWheel] = []
     for release in releases:
@@ -473,12 +320,13 @@ def published_wheels(store: Store, releases: list[Release]) -> list[PublishedWhe
         for asset in store.list_assets(release):
             if not asset.name.endswith(".whl") or asset.state != "uploaded":
                 continue
-            _plain_name(asset.name)
+            plain_file_name(asset.name, "asset name")
             try:
                 parse_wheel_filename(asset.name)
             except InvalidWheelFilename:
                 continue  # not a wheel pip could install: nothing to index
-            found.append(PublishedWheel(release, asset, version, channel))
+            found.append(PublishedWheel(release, asset, version, channel,
+                                        asset_link(store, release, asset, asset_base)))
     return found
 
 
@@ -489,22 +337,70 @@ def select(wheels: list[PublishedWheel], decision: Decision) -> None:
             w.listed = Version(w.version) in decision.kept_versions
 
 
+def listed_projects(site: Path) -> set[str]:
+    """Projects the old site's channel pages (or its older single page) list."""
+    projects = set()
+    for page in [site / "index.json"] + [site / c / "index.json" for c in CHANNELS]:
+        try:
+            data = json.loads(page.read_text(encoding="utf-8"))
+            projects |= {p["name"] for p in data.get("projects", [])}
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            continue
+    return projects
+
+
+class WheelFacts:
+    """What a listed wheel's entry needs beyond its asset record (its sha256 and Requires-Python),
+    from the last run's state when the sha256 is known there, else read from the store: a few
+    range reads of the wheel's end, or one download when the store records no digest."""
+
+    def __init__(self, store: Store, known: dict, say: Say, progress: ProgressBars | None):
+        self.store, self.known, self.say, self.progress = store, known, say, progress
+        self.used: dict[str, dict] = {}
+        self.range_reads = 0
+        self.downloads: list[str] = []
+
+    def __call__(self, w: PublishedWheel) -> tuple[str, str | None]:
+        digest = w.asset.digest
+        cached = self.known.get(digest) if digest else None
+        requires: str | None
+        if digest is None:
+            digest, requires = self._download(w)
+        elif isinstance(cached, dict) and cached.get("size") == w.asset.size and "requires_python" in cached:
+            requires = cached["requires_python"]
+        else:
+            meta, reads = remote_metadata(lambda start, n: self.store.read_asset_range(w.release, w.asset, start, n),
+                                          w.asset.size, w.asset.name)
+            self.range_reads += reads
+            requires = requires_python(meta)
+        self.used[digest] = {"size": w.asset.size, "requires_python": requires}
+        return digest, requires if isinstance(requires, str) else None
+
+    def _download(self, w: PublishedWheel) -> tuple[str, str | None]:
+        self.say(f"fetch {w.asset.name} from {w.release.tag} (the store records no sha256 for it)")
+        with tempfile.TemporaryDirectory(prefix="release-index-") as tmp:
+            part = Path(tmp) / w.asset.name
+            self.store.download_asset(w.release, w.asset, part, progress=self.progress)
+            self.downloads.append(w.asset.name)
+            return sha256_file(part), requires_python(wheel_metadata(part))
+
+
 def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: Iterable[str] = (),
                older_than_days: float | None = None, rule: Retention | None = None,
-               now: _dt.datetime | None = None, site_url: str | None = None,
+               now: _dt.datetime | None = None, site_url: str | None = None, asset_base: str | None = None,
                count_commits: CountCommits | None = None, say: Say = lambda _: None,
                progress: ProgressBars | None = None) -> dict:
     """Write the nightly and stable indexes and the page for people of ``store`` into ``out``.
 
     ``nightly/`` lists the nightlies ``release.publish.retention`` keeps for ``rule`` (else ``keep``,
     ``protect``, versions or tags, and ``older_than_days``) at ``now`` (needed only with
-    ``older_than_days``): exactly what ``release gc`` with the same flags keeps.
+    ``older_than_days``): exactly what ``release gc`` with the same flags keeps. Links point at
+    the store's assets (``asset_base``: where a local store's directory is served).
 
-    Refused (``IndexRefused``, ``out`` untouched) when the store has no published wheel, when
-    no project the old site lists would stay listed, or when a wheel of the old site that the
-    store still has would be dropped. ``count_commits(url, old, new) -> int | None`` counts the
-    commits of a moved dep for the page (``release.publish.site.mirror_counter``); counts once made are
-    kept in the site's state.
+    Refused (``IndexRefused``, ``out`` untouched) when the store has no published wheel, or when
+    no project the old site lists would stay listed. ``count_commits(url, old, new) -> int | None``
+    counts the commits of a moved dep for the page (``release.publish.site.mirror_counter``);
+    counts once made are kept in the site's state.
     """
     from release.publish import site as people_page
 
@@ -512,7 +408,7 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
     check_site(out)
     rule = rule or retention(keep, older_than_days, protect)
     releases = store.list_releases()
-    wheels = published_wheels(store, releases)
+    wheels = published_wheels(store, releases, asset_base)
     if not wheels:
         raise IndexRefused(f"{store.where}: no published wheels in this {store.kind} store; refusing "
                            f"to write an empty index over {out} (nothing was changed)")
@@ -521,71 +417,49 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
     missing_protect = list(decision.unknown_protect)
     for version in missing_protect:
         say(f"warning: --protect {version}: no published nightly has it")
+    yanked = {r.id: reason for r in releases if not r.draft and (reason := yank_reason(r.body)) is not None}
 
-    fetched: list[str] = []
     with Staging(out) as staging:
-        before = old_wheels(out)
         before_projects = listed_projects(out)
-        state = _read_state(out)
+        state = read_state(out)
+        known = state.get("wheel_facts")
+        facts = WheelFacts(store, known if isinstance(known, dict) else {}, say, progress)
         tree = staging.begin()
-        for w in wheels:
-            old, stored = before.get(w.asset.name), w.asset.digest
-            if old is not None and stored and _known_digest(old, str(old.relative_to(out)), state) == stored:
-                tree.add_wheel(w.rel, old, stored)  # the same bytes are on the site already
-                continue
-            if not w.listed:
-                continue  # hidden and not on the site: nothing to keep
-            say(f"fetch {w.asset.name} from {w.release.tag}")
-            part = tree.root / ".download" / w.asset.name
-            part.parent.mkdir(exist_ok=True)
-            store.download_asset(w.release, w.asset, part, progress=progress)
-            digest = sha256_file(part)
-            if stored and digest != stored:
-                raise UserError(f"{w.asset.name}: downloaded bytes do not match the asset digest "
-                                f"of {w.release.tag}")
-            tree.add_wheel(w.rel, part, digest)
-            part.unlink()
-            fetched.append(w.asset.name)
-        shutil.rmtree(tree.root / ".download", ignore_errors=True)
-
         channels: dict[str, dict[str, list[str]]] = {}
         for channel in CHANNELS:
             listed = []
             for w in wheels:
                 if w.channel != channel or not w.listed:
                     continue
-                path = tree.root / w.rel
-                entry, metadata = describe(path, sha256=tree.digests[w.rel]["sha256"],
-                                           upload_time=w.release.published_at)
-                listed.append((entry, metadata))
-            channels[channel] = tree.channel(channel, listed)
-        for w in wheels:  # hidden wheels kept on disk keep their metadata file too
-            if not w.listed and (tree.root / w.rel).exists():
-                tree.write(w.rel + ".metadata", wheel_metadata(tree.root / w.rel))
+                sha256, requires = facts(w)
+                listed.append(IndexEntry(filename=w.asset.name, project=w.project, version=_parse_name(w.asset.name)[1],
+                                         sha256=sha256, size=w.asset.size, requires_python=requires,
+                                         metadata_sha256=None, upload_time=w.release.published_at, url=w.url,
+                                         yanked=yanked.get(w.release.id)))
+            channels[channel] = write_channel(tree, f"{channel}/", listed)
 
         after_projects = {p for c in channels.values() for p in c}
         if before_projects and not (before_projects & after_projects):
             raise IndexRefused(f"{out}: the new index would drop every project it lists "
                                f"({', '.join(sorted(before_projects))}); is {store.where} the right "
                                "store? (nothing was changed)")
-        store_names = {w.asset.name for w in wheels}
-        dropped = sorted(n for n in before if n in store_names and n not in {Path(rel).name for rel in tree.digests})
-        if dropped:
-            raise IndexRefused(f"{out}: would drop {len(dropped)} wheel(s) the store still has, e.g. "
-                               f"{dropped[0]} (nothing was changed)")
 
         cache = state.get("revisions") if isinstance(state.get("revisions"), dict) else {}
         used: dict = {}
-        known = state.get("commit_counts") if isinstance(state.get("commit_counts"), dict) else {}
-        counter = people_page.CommitCounter(count_commits, known)
+        counts = state.get("commit_counts")
+        counter = people_page.CommitCounter(count_commits, counts if isinstance(counts, dict) else {})
         page = people_page.render(people_page.gather(store, releases, wheels, site_url=site_url,
-                                                     keep=rule.keep, present=set(tree.digests),
+                                                     keep=rule.keep, yanked=yanked,
+                                                     link_asset=lambda r, a: asset_link(store, r, a, asset_base),
                                                      cache=cache, used=used, count=counter))
         tree.write("index.html", page)
-        tree.save_state({"revisions": used, "commit_counts": counter.used})
+        tree.write(STATE_FILE, write_json({"schema": 2, "generator": "jax-rocm-release index",
+                                           "wheel_facts": facts.used, "revisions": used,
+                                           "commit_counts": counter.used}))
         changed = staging.commit()
-    removed = sorted(n for n in before if n not in store_names)
     return {"out": str(out), "store": store.kind, "where": store.where, "changed": changed,
             "channels": channels,
             "hidden": sorted(w.asset.name for w in wheels if not w.listed),
-            "fetched": sorted(fetched), "removed": removed, "protect_missing": missing_protect}
+            "yanked": sorted(r.tag for r in releases if r.id in yanked),
+            "range_reads": facts.range_reads, "fetched": sorted(facts.downloads),
+            "protect_missing": missing_protect}

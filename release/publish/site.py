@@ -46,13 +46,15 @@ class PublishedWheel(Protocol):
     def listed(self) -> bool: ...
     @property
     def rel(self) -> str: ...
+    @property
+    def url(self) -> str: ...
 
 
 @dataclasses.dataclass(frozen=True)
 class WheelRow:
     name: str
     size: int
-    href: str | None  # path inside the site, None when the index no longer lists it
+    href: str | None  # where the wheel is downloaded from (the release asset); None: not from this page
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,6 +80,7 @@ class ReleaseRow:
     provenance_url: str | None
     previous: str | None  # tag of the previous release of the same kind
     changes: tuple[Change, ...]
+    yanked: str | None = None  # the PEP 592 reason ("" for none given), None when not yanked
 
 
 @dataclasses.dataclass(frozen=True)
@@ -202,16 +205,17 @@ def _sort_key(version: str) -> Version:
 
 
 def gather(store: Store, releases: list[Release], wheels: Sequence[PublishedWheel], *,
-           site_url: str | None, keep: int,
-           present: set[str] | None = None, cache: dict | None = None,
+           site_url: str | None, keep: int, yanked: dict[int, str] | None = None,
+           link_asset: Callable[[Release, Asset], str] | None = None, cache: dict | None = None,
            used: dict | None = None, count: CommitCounter | None = None) -> SiteData:
     """The page's data from the store's releases and ``release.publish.index``'s wheel selection.
 
-    ``present``: site paths of the wheels on disk (default: the listed ones); ``cache``/``used``:
+    ``yanked``: release id -> yank reason; ``link_asset``: where an asset is downloaded from
+    (default its store URL); ``cache``/``used``:
     revision maps by asset sha256, read from and collected for the site's state; ``count``:
     commit counts per moved dep.
     """
-    present = {w.rel for w in wheels if w.listed} if present is None else present
+    yanked = yanked or {}
     cache = {} if cache is None else cache
     used = {} if used is None else used
     by_release: dict[int, list[PublishedWheel]] = {}
@@ -239,15 +243,17 @@ def gather(store: Store, releases: list[Release], wheels: Sequence[PublishedWhee
         kind = kinds[rel.tag]
         mine = by_release.get(rel.id, [])
         listed = any(w.listed for w in mine) if mine else False
-        wheel_rows = tuple(sorted((WheelRow(w.asset.name, w.asset.size, w.rel if w.rel in present else None)
-                                   for w in mine), key=lambda r: r.name))
-        prov = safe_url(next((a.url for a in assets_of[rel.tag] if a.name == naming.PROVENANCE_ASSET), None))
+        wheel_rows = tuple(sorted((WheelRow(w.asset.name, w.asset.size, w.url) for w in mine),
+                                  key=lambda r: r.name))
+        prov_asset = next((a for a in assets_of[rel.tag] if a.name == naming.PROVENANCE_ASSET), None)
+        prov = safe_url(None if prov_asset is None else link_asset(rel, prov_asset) if link_asset else prov_asset.url)
         previous = queries.latest((kind,), below=version)
         rows[rel.tag] = ReleaseRow(
             tag=rel.tag, version=version, kind=kind, channel="nightly" if kind == "nightly" else "stable",
             published=rel.published_at, url=safe_url(rel.html_url), listed=listed, wheels=wheel_rows,
             revisions=maps[rel.tag], provenance_url=prov, previous=previous.tag if previous else None,
-            changes=changes(maps.get(previous.tag) if previous else None, maps[rel.tag], rel.body, count))
+            changes=changes(maps.get(previous.tag) if previous else None, maps[rel.tag], rel.body, count),
+            yanked=yanked.get(rel.id))
     shown = {x.version for x in rows.values()}
     drafts = tuple(sorted(((r.tag, r.created_at.date() if r.created_at else None) for r in releases
                            if r.draft and (v := naming.version_from_tag(r.tag))
@@ -255,8 +261,20 @@ def gather(store: Store, releases: list[Release], wheels: Sequence[PublishedWhee
                           key=lambda t: t[0], reverse=True))
     projects = sorted({w.rel.split("/")[1] for w in wheels})
     project = next((p for p in projects if p.endswith("-plugin")), projects[0] if projects else "")
-    return SiteData(project=project, site_url=site_url.rstrip("/") if site_url else None, keep=keep,
-                    releases=tuple(rows.values()), drafts=drafts)
+    site_url = site_url.rstrip("/") if site_url else None
+    if site_url and not site_url.startswith("file://"):  # a served page cannot open this machine's files
+        rows = {tag: _served(row) for tag, row in rows.items()}
+    return SiteData(project=project, site_url=site_url, keep=keep, releases=tuple(rows.values()), drafts=drafts)
+
+
+def _local(url: str | None) -> str | None:
+    return None if url is None or url.lower().startswith("file:") else url
+
+
+def _served(row: ReleaseRow) -> ReleaseRow:
+    """A row without links to this machine's files (a local store's paths), for a page served by URL."""
+    wheels = tuple(dataclasses.replace(w, href=_local(w.href)) for w in row.wheels)
+    return dataclasses.replace(row, url=_local(row.url), provenance_url=_local(row.provenance_url), wheels=wheels)
 
 
 def safe_url(url: str | None) -> str | None:
@@ -409,9 +427,12 @@ def _release(r: ReleaseRow, data: SiteData) -> str:
         f" ({_e(_size(w.size))})</li>" for w in r.wheels)
     flag = "--pre " if versions.is_prerelease(r.kind) else ""
     pin = f"pip install {flag}{data.project}=={r.version} --index-url {url}/{r.channel}/"
-    kept = "; its wheels stay at their URLs" if any(w.href for w in r.wheels) else ""
     status = "" if r.listed else (' <span class="hidden">not in the index any more (beyond the newest '
-                                  f"{data.keep} nightlies){kept}</span>")
+                                  f"{data.keep} nightlies); its wheels stay at their release URLs until "
+                                  "`release gc` deletes the release</span>")
+    if r.yanked is not None:
+        status += f' <span class="hidden">yanked: {_e(r.yanked or "no reason given")}</span>'
+
     prov = (f'<p>Provenance: <a class="provenance" href="{_e(r.provenance_url)}">{naming.PROVENANCE_ASSET}</a></p>'
             if r.provenance_url else "<p>Provenance: none published with this release.</p>")
     title = f'<a href="{_e(r.url)}">{_e(r.version)}</a>' if r.url else _e(r.version)

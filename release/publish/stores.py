@@ -178,6 +178,10 @@ class Store:
                        progress: ProgressBars | None = None) -> Path:
         raise NotImplementedError
 
+    def read_asset_range(self, release: Release, asset: Asset, start: int, length: int) -> bytes:
+        """``length`` bytes of an asset from ``start``, without fetching the rest of it."""
+        raise NotImplementedError
+
     # ---------------------------------------------------------- built on the above
 
     def drafts_for(self, tag: str) -> list[Release]:
@@ -339,6 +343,11 @@ class GitHubStore(Store):
         if asset.api_url is None:  # an asset listed from another store
             raise StoreError(f"{self.where}: asset {asset.name} was not listed from GitHub; nothing to download")
         return self.client.download(asset.api_url, dest, progress=progress, name=asset.name)
+
+    def read_asset_range(self, release: Release, asset: Asset, start: int, length: int) -> bytes:  # noqa: ARG002 (the Store interface)
+        if asset.api_url is None:
+            raise StoreError(f"{self.where}: asset {asset.name} was not listed from GitHub; nothing to read")
+        return self.client.read_range(asset.api_url, start, length)
 
 
 # ------------------------------------------------------------------ local directory
@@ -565,6 +574,12 @@ class LocalStore(Store):
         shutil.copyfile(src, tmp)
         os.replace(tmp, dest)
         return Path(dest)
+
+    def read_asset_range(self, release: Release, asset: Asset, start: int, length: int) -> bytes:
+        src = self.directory / str(release.id) / "assets" / plain_file_name(asset.name, self.where)
+        with open(src, "rb") as handle:
+            handle.seek(start)
+            return handle.read(length)
 
 
 def _near_store(directory: Path) -> Path | None:

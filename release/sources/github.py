@@ -388,6 +388,35 @@ class GitHubClient:
         tmp.replace(dest)
         return dest
 
+    def read_range(self, asset_url: str, start: int, length: int) -> bytes:
+        """``length`` bytes of an asset from ``start`` (an HTTP Range read at the storage host,
+        which gets no token); a host that ignores Range is read only up to the range's end."""
+        if length <= 0:
+            return b""
+        attempt, backoff, began = 0, 1.0, self.clock()
+        while True:
+            attempt += 1
+            response = self.send("GET", asset_url, headers={"Accept": BINARY_MEDIA}, allow_redirects=False)
+            try:
+                if response.is_redirect and not response.headers.get("Location"):
+                    raise MalformedAnswer(f"GET {_path_of(asset_url)}", "a redirect without a Location",
+                                          response.status_code)
+                stream = (self._storage_get(response.headers["Location"],
+                                            {"Range": f"bytes={start}-{start + length - 1}"})
+                          if response.is_redirect else response)
+                skip = 0 if stream.status_code == 206 else start
+                data = bytearray()
+                for chunk in stream.iter_content(CHUNK):
+                    data += chunk
+                    if len(data) >= skip + length:
+                        break
+                stream.close()
+                return bytes(data[skip:skip + length])
+            except requests.RequestException as exc:
+                self._retry_or_raise("GET", "<asset storage>", None,
+                                     f"range read interrupted ({type(exc).__name__})", attempt, began, backoff)
+                backoff *= 2
+
     @staticmethod
     def _save(stream: requests.Response, tmp: Path, progress: ProgressBars | None, name: str) -> None:
         length = stream.headers.get("Content-Length") or ""
@@ -403,10 +432,10 @@ class GitHubClient:
             if progress is not None and task is not None:
                 progress.remove_task(task)
 
-    def _storage_get(self, location: str) -> requests.Response:
+    def _storage_get(self, location: str, headers: dict[str, str] | None = None) -> requests.Response:
         """One GET of a signed storage URL; failures worth a fresh URL raise RequestException."""
         response = requests.get(location, stream=True, timeout=self.timeout,
-                                headers={"User-Agent": "jax-rocm-release"})
+                                headers={"User-Agent": "jax-rocm-release", **(headers or {})})
         if response.status_code < 400:
             return response
         if response.status_code >= 500 or response.status_code == 403:  # 403: signature expired

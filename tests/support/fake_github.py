@@ -477,7 +477,7 @@ class FakeGitHub:
         """Apply one request; returns (status, headers, body bytes or JSON-able)."""
         q = dict(query)
         if kind == "storage":
-            return self._storage(method, path, q)
+            return _ranged(headers.get("range"), *self._storage(method, path, q))
         if kind == "uploads":
             m = re.fullmatch(r"/repos/([^/]+/[^/]+)/releases/(\d+)/assets", path)
             if method == "POST" and m:
@@ -624,7 +624,9 @@ class FakeGitHub:
         return 201, {}, self._asset_json(rel, asset)
 
     def _storage(self, method, path, q):
-        if method != "GET":
+        """An asset's bytes by signed URL or by its public download URL (published releases);
+        HEAD too (uv asks it before a range read)."""
+        if method not in ("GET", "HEAD"):
             raise _ApiError(405, "Method Not Allowed")
         if m := re.fullmatch(r"/signed/(\d+)", path):
             if self._signed.get(q.get("sig", "")) != int(m.group(1)):
@@ -828,9 +830,21 @@ def _handler(fake: FakeGitHub, kind: str):
             if self.command != "HEAD":
                 self.wfile.write(data)
 
-        do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = _handle
+        do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = do_HEAD = _handle
 
     return Handler
+
+
+def _ranged(header, status, headers, body):
+    """The storage host honours one ``Range: bytes=A-B`` (206 with Content-Range), as the real one does."""
+    m = re.fullmatch(r"bytes=(\d+)-(\d*)", (header or "").strip())
+    if not m or status != 200:
+        return status, headers, body
+    start = int(m.group(1))
+    end = min(int(m.group(2)) if m.group(2) else len(body) - 1, len(body) - 1)
+    if start > end:
+        raise _ApiError(416, "Range Not Satisfiable")
+    return 206, {**headers, "Content-Range": f"bytes {start}-{end}/{len(body)}"}, body[start:end + 1]
 
 
 @pytest.fixture(scope="session")

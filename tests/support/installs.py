@@ -1,0 +1,63 @@
+"""Real installs into fresh venvs with pip and with uv, as users run them; no user config is read.
+
+``pip_install(tmp_path, index_url, *args, name=)`` and ``uv_install(...)`` return
+``(returncode, {dist: version}, stderr)``; ``uv_bin()`` is the uv of the test extras (skips without one).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+
+def uv_bin() -> str:
+    try:
+        import uv
+        return uv.find_uv_bin()
+    except (ImportError, FileNotFoundError):
+        found = shutil.which("uv")
+        if found:
+            return found
+    pytest.skip("uv is not installed (it is in the test extras: pip install -e '.[test]')")
+
+
+def _fresh_venv(tmp_path: Path, name: str) -> Path:
+    env_dir = tmp_path / name
+    venv.EnvBuilder(with_pip=False).create(env_dir)
+    return env_dir / "bin" / "python"
+
+
+def installed(py: Path) -> dict[str, str]:
+    got = subprocess.run([str(py), "-c", "import json, importlib.metadata as m; print(json.dumps("
+                          "{d.metadata['Name']: d.version for d in m.distributions()}))"],
+                         capture_output=True, text=True, check=True)
+    return json.loads(got.stdout)
+
+
+def pip_install(tmp_path: Path, url: str, *args: str, name: str = "env") -> tuple[int, dict, str]:
+    py = _fresh_venv(tmp_path, name)
+    env = {**os.environ, "PIP_CONFIG_FILE": os.devnull}
+    proc = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-cache-dir",
+                           "--disable-pip-version-check", "--index-url", url, *args],
+                          capture_output=True, text=True, env=env, timeout=300)
+    if proc.returncode:
+        return proc.returncode, {}, proc.stderr
+    return 0, installed(py), proc.stderr
+
+
+def uv_install(tmp_path: Path, url: str, *args: str, name: str = "uvenv") -> tuple[int, dict, str]:
+    py = _fresh_venv(tmp_path, name)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("UV_", "PIP_"))}
+    env.update(UV_NO_CONFIG="1", UV_CACHE_DIR=str(tmp_path / "uv-cache"), UV_PYTHON_DOWNLOADS="never")
+    proc = subprocess.run([uv_bin(), "pip", "install", "--python", str(py), "--index-url", url, *args],
+                          capture_output=True, text=True, env=env, timeout=300)
+    if proc.returncode:
+        return proc.returncode, {}, proc.stderr
+    return 0, installed(py), proc.stderr

@@ -1,0 +1,303 @@
+"""The index links the wheels where they are published and copies none: a season of nightlies
+fits on GitHub Pages, pip and uv install through the links (the GitHub stand-in's download host,
+a local store served over HTTP), a site rebuilt from empty keeps every promise of its page, and
+a yanked release is skipped by both installers unless pinned (PEP 592)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import io
+import json
+import re
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from release.publish.gc import collect
+from release.publish.index import build_site
+from release.publish.ranged import MAX_READS, TAIL, remote_metadata
+from release.publish.retention import retention
+from release.publish.stores import LocalStore
+from release.publish.yank import yank, yank_reason
+from tests.support.index_server import serve
+from tests.support.installs import pip_install, uv_install
+from tests.support.publish_dist import build_dist, gh_store, release_dist
+
+PLUGIN, PJRT = "jax-rocm7-plugin", "jax-rocm7-pjrt"
+PAGES_LIMIT = 1 << 30  # GitHub Pages: a published site of at most 1 GB
+
+
+class Clock:
+    def __init__(self, start=_dt.datetime(2026, 9, 1, 4, tzinfo=_dt.timezone.utc)):
+        self.now = start
+
+    def __call__(self):
+        self.now += _dt.timedelta(hours=6)
+        return self.now
+
+
+def links(site: Path) -> list[tuple[Path, str]]:
+    """(page, href) of every link of every HTML page of the site."""
+    return [(page, href) for page in site.rglob("*.html")
+            for href in re.findall(r'href="([^"#]+)', page.read_text())]
+
+
+def resolve_all(site: Path) -> None:
+    """Every link of the site resolves: a relative one to a file of the site, an absolute one
+    (a release asset on the download host, a local store's file) to its bytes."""
+    for page, href in links(site):
+        if href.startswith(("http://", "https://", "file://")):
+            if "example.invalid" in href or "github.com" in href:
+                continue  # the page's links to commits and compares upstream: not served here
+            with urllib.request.urlopen(href, timeout=30) as answer:
+                assert answer.status == 200, f"{page}: {href}"
+        else:
+            assert (page.parent / href).exists(), f"{page.relative_to(site)} links {href}, which is not there"
+
+
+def site_bytes(site: Path) -> int:
+    return sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
+
+
+# ------------------------------------------------------------------ a season fits on Pages
+
+
+def test_sixty_five_nightlies_of_five_wheels_fit_on_pages_with_room_to_spare(tmp_path):
+    """The site's size does not follow the wheels' size: 65 nightlies (four Pythons each) and a
+    release make a site of well under 1% of the Pages limit, none of it a wheel."""
+    store = LocalStore(tmp_path / "store", clock=Clock())
+    day = _dt.date(2026, 9, 1)
+    pythons = ("3.11", "3.12", "3.13", "3.14")
+    versions = [f"0.9.1.dev{(day + _dt.timedelta(days=i)):%Y%m%d}" for i in range(65)] + ["0.9.1"]
+    for version in versions:
+        release_dist(store, build_dist(tmp_path / "dists", version, pythons=pythons))
+    site = tmp_path / "site"
+    result = build_site(store, site, keep=60)
+    assert len(result["channels"]["nightly"][PLUGIN]) == 60 * 4 and len(result["hidden"]) == 5 * 5
+    assert not list(site.rglob("*.whl"))
+    size = site_bytes(site)
+    wheels = sum(p.stat().st_size for p in store.directory.glob("*/assets/*.whl"))
+    print(f"site {size} bytes for {len(versions)} releases ({wheels} bytes of wheels linked)")
+    assert size < PAGES_LIMIT // 100, f"{size} bytes: more than 1% of the Pages limit"
+    # per release, a few KB: a year of nightlies plus releases stays far below the limit too
+    assert size / len(versions) * 400 < PAGES_LIMIT // 10
+
+
+# ------------------------------------------------------------------ installs through the links
+
+
+@pytest.fixture
+def gh_season(fake_github, make_dist):
+    store = gh_store(fake_github)
+    for version in ("0.9.1.dev20261120", "0.9.1.dev20261121", "0.9.1", "0.9.1.post1.dev20261122"):
+        release_dist(store, make_dist(version))
+    return store
+
+
+def test_pip_and_uv_install_tonights_nightly_from_the_release_assets(fake_github, gh_season, tmp_path):
+    site = tmp_path / "site"
+    build_site(gh_season, site, keep=14)
+    page = json.loads((site / "nightly" / PLUGIN / "index.json").read_text())
+    storage = fake_github.base("storage")
+    assert page["files"] and all(f["url"].startswith(f"{storage}/{fake_github.repo}/releases/download/")
+                                 for f in page["files"])
+    served = serve(site, negotiate=False)  # GitHub Pages: static files, HTML only
+    try:
+        before = len(fake_github.log)
+        code, got, err = pip_install(tmp_path, served.url + "/nightly/", "--pre", PLUGIN, name="pip")
+        assert code == 0, err
+        assert got[PLUGIN] == got[PJRT] == "0.9.1.post1.dev20261122"
+        downloads = [e[2] for e in fake_github.log[before:] if e[0] == "storage"]
+        assert {p.rsplit("/", 1)[1] for p in downloads} >= {"jax_rocm7_pjrt-0.9.1.post1.dev20261122-py3-none-"
+                                                             "manylinux_2_28_x86_64.whl"}
+        assert not any(p.endswith(".whl") for p, _ in served.seen)  # Pages served no wheel
+        code, got, err = uv_install(tmp_path, served.url + "/nightly/", "--prerelease", "allow", PLUGIN)
+        assert code == 0, err
+        assert got[PLUGIN] == got[PJRT] == "0.9.1.post1.dev20261122"
+        code, got, err = uv_install(tmp_path, served.url + "/stable/", PLUGIN, name="uvstable")
+        assert code == 0, err
+        assert got[PLUGIN] == got[PJRT] == "0.9.1"
+    finally:
+        served.close()
+
+
+def test_a_local_store_served_over_http_installs_through_asset_url(make_dist, tmp_path):
+    store = LocalStore(tmp_path / "store", clock=Clock())
+    for version in ("0.9.1.dev20261120", "0.9.1.dev20261121"):
+        release_dist(store, make_dist(version))
+    assets = serve(store.directory, negotiate=False)  # the stand-in for the release-asset host
+    site = tmp_path / "site"
+    try:
+        build_site(store, site, asset_base=assets.url + "/", site_url="http://127.0.0.1:1/x")
+        assert "file://" not in "".join(p.read_text() for p in site.rglob("*.html"))
+        served = serve(site)
+        try:
+            code, got, err = pip_install(tmp_path, served.url + "/nightly/", "--pre", PLUGIN)
+            assert code == 0, err
+            assert got[PLUGIN] == "0.9.1.dev20261121"
+            code, got, err = uv_install(tmp_path, served.url + "/nightly/", "--prerelease", "allow", PLUGIN)
+            assert code == 0, err
+            assert got[PLUGIN] == got[PJRT] == "0.9.1.dev20261121"
+            assert any(p.endswith(".whl") for p, _ in assets.seen)
+        finally:
+            served.close()
+    finally:
+        assets.close()
+
+
+# ------------------------------------------------------------------ rebuilt from empty each night
+
+
+def test_a_site_rebuilt_from_empty_keeps_every_promise_before_and_after_gc(gh_season, tmp_path):
+    """What the CI job does each night: a new SITE. A nightly the run calls 'not listed' is still
+    downloadable at the URL the page shows for it; after gc (same rule) nothing is hidden, the page
+    no longer names what gc deleted, and every link of every page resolves."""
+    first = build_site(gh_season, tmp_path / "night1", keep=1)
+    hidden = first["hidden"]
+    assert hidden and all("dev2026112" in n and "post1" not in n for n in hidden)
+    page = (tmp_path / "night1" / "index.html").read_text()
+    assert "stay at their release URLs" in page
+    for name in hidden:
+        [href] = re.findall(rf'href="([^"]+/{re.escape(name)})"', page)
+        with urllib.request.urlopen(href, timeout=30) as answer:
+            assert answer.status == 200
+    resolve_all(tmp_path / "night1")
+
+    collect(gh_season, retention(keep=1), dry_run=False, now=_dt.datetime(2026, 11, 23, tzinfo=_dt.timezone.utc))
+    second = build_site(gh_season, tmp_path / "night2", keep=1)
+    assert second["hidden"] == []
+    page = (tmp_path / "night2" / "index.html").read_text()
+    assert "0.9.1.dev20261120" not in page and "stay at their release URLs" not in page
+    resolve_all(tmp_path / "night2")
+
+
+# ------------------------------------------------------------------ yanks
+
+
+def test_a_yanked_nightly_is_skipped_by_pip_and_uv_unless_pinned(make_dist, tmp_path, run_cli, monkeypatch):
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    store = LocalStore(tmp_path / "store", clock=Clock())
+    for version in ("0.9.1.dev20261120", "0.9.1.dev20261121"):
+        release_dist(store, make_dist(version))
+    code, out, err = run_cli("yank", "0.9.1.dev20261121", "--reason", "segfaults on gfx90a",
+                             "--store-dir", store.directory, "--json")
+    assert code == 0, err
+    assert json.loads(out)["changed"] is True
+    code, out, _ = run_cli("yank", "rocm-jax-v0.9.1.dev20261121", "--reason", "segfaults on gfx90a",
+                           "--store-dir", store.directory, "--json")
+    assert code == 0 and json.loads(out)["changed"] is False  # a re-run changes nothing
+    # the record is in the store, so a site built from empty (the CI job) has it
+    site = tmp_path / "site"
+    result = build_site(store, site)
+    assert result["yanked"] == ["rocm-jax-v0.9.1.dev20261121"]
+    html = (site / "nightly" / PLUGIN / "index.html").read_text()
+    assert html.count('data-yanked="segfaults on gfx90a"') == 1
+    files = json.loads((site / "nightly" / PLUGIN / "index.json").read_text())["files"]
+    assert {f["filename"].split("-")[1]: f["yanked"] for f in files} == {
+        "0.9.1.dev20261120": False, "0.9.1.dev20261121": "segfaults on gfx90a"}
+    assert "yanked: segfaults on gfx90a" in (site / "index.html").read_text()
+    for negotiate in (False, True):  # HTML (a static host) and PEP 691 JSON
+        served = serve(site, negotiate=negotiate)
+        try:
+            url = served.url + "/nightly/"
+            code, got, err = pip_install(tmp_path, url, "--pre", PLUGIN, name=f"pip{negotiate}")
+            assert code == 0, err
+            assert got[PLUGIN] == "0.9.1.dev20261120"
+            code, got, err = pip_install(tmp_path, url, f"{PLUGIN}==0.9.1.dev20261121", name=f"pin{negotiate}")
+            assert code == 0, err
+            assert got[PLUGIN] == "0.9.1.dev20261121" and "segfaults on gfx90a" in err
+            code, got, err = uv_install(tmp_path, url, "--prerelease", "allow", PLUGIN, name=f"uv{negotiate}")
+            assert code == 0, err
+            assert got[PLUGIN] == "0.9.1.dev20261120"
+        finally:
+            served.close()
+    code, out, err = run_cli("yank", "0.9.1.dev20261121", "--undo", "--store-dir", store.directory)
+    assert code == 0, err
+    assert yank_reason(store.published_for("rocm-jax-v0.9.1.dev20261121").body) is None
+    assert build_site(store, site)["yanked"] == []
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["0.9.1.dev20261199"], "no published release"),
+    (["0.9.1.dev20261120", "--reason", "two\nlines"], "one line"),
+    (["0.9.1.dev20261120", "--reason", "ends --> here"], "'--'"),
+    (["0.9.1.dev20261120", "--reason", "x" * 201], "at most 200"),
+    (["0.9.1.dev20261120", "--undo", "--reason", "x"], "--undo takes no --reason"),
+])
+def test_a_bad_yank_is_one_line_and_changes_nothing(make_dist, tmp_path, run_cli, monkeypatch, argv, expected):
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    store = LocalStore(tmp_path / "store", clock=Clock())
+    release_dist(store, make_dist("0.9.1.dev20261120"))
+    before = store.published_for("rocm-jax-v0.9.1.dev20261120").body
+    code, out, err = run_cli("yank", *argv, "--store-dir", store.directory)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and expected in err
+    assert store.published_for("rocm-jax-v0.9.1.dev20261120").body == before
+
+
+def test_yank_on_github_edits_only_the_notes(fake_github, gh_season):
+    result = yank(gh_season, "0.9.1", "wrong jax line")
+    assert result["changed"]
+    rel = gh_season.published_for("rocm-jax-v0.9.1")
+    assert yank_reason(rel.body) == "wrong jax line" and "**Yanked** (PEP 592): wrong jax line" in rel.body
+    assert len(gh_season.list_assets(rel)) > 0 and not fake_github.violations
+
+
+# ------------------------------------------------------------------ metadata by range reads
+
+
+def zip_bytes(members: list[tuple[str, bytes, int]], comment: bytes) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, data, method in members:
+            zf.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), data, compress_type=method)
+        zf.comment = comment
+    return buf.getvalue()
+
+
+members = st.lists(st.tuples(st.sampled_from(["pkg/a.py", "pkg/b.so", "pkg/c.txt", "data/x.bin"]),
+                             st.integers(0, 200_000), st.sampled_from([zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED])),
+                   max_size=5, unique_by=lambda m: m[0])
+
+
+@settings(max_examples=40, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(before=members, after=members, meta_len=st.integers(0, 120_000), comment_len=st.integers(0, 70_000),
+       meta_method=st.sampled_from([zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED]))
+def test_metadata_by_range_reads_equals_the_wheels_own(before, after, meta_len, comment_len, meta_method):
+    """Wherever METADATA sits (first, last, behind big members), whatever the zip comment's length,
+    the range reader returns the same bytes zipfile reads from the whole file, within MAX_READS."""
+    meta = b"Metadata-Version: 2.1\nName: x\nVersion: 1\nRequires-Python: >=3.11\n" + b"#" * meta_len
+    filler = [(f"{i}/{n}", bytes(range(256)) * (size // 256) + b"z" * (size % 256), m)
+              for i, (n, size, m) in enumerate(before + after)]
+    layout = (filler[:len(before)] + [("x-1.dist-info/METADATA", meta, meta_method)] + filler[len(before):])
+    blob = zip_bytes(layout, b"c" * min(comment_len, 65535))
+    asked = []
+
+    def read(start, length):
+        asked.append((start, length))
+        assert 0 <= start and start + length <= len(blob)
+        return blob[start:start + length]
+    got, reads = remote_metadata(read, len(blob), "x-1-py3-none-any.whl")
+    assert got == meta and reads == len(asked) <= MAX_READS
+
+
+def test_a_big_wheel_costs_one_read_of_its_end(tmp_path):
+    payload = bytes(range(256)) * (40 << 12)  # 40 MiB behind the dist-info's start
+    blob = zip_bytes([("pkg/xla.so", payload, zipfile.ZIP_STORED),
+                      ("x-1.dist-info/METADATA", b"Name: x\nRequires-Python: >=3.12\n", zipfile.ZIP_DEFLATED),
+                      ("x-1.dist-info/RECORD", b"", zipfile.ZIP_DEFLATED)], b"")
+    asked = []
+    got, reads = remote_metadata(lambda s, n: asked.append(n) or blob[s:s + n], len(blob), "x.whl")
+    assert b">=3.12" in got and reads == 1 and sum(asked) == TAIL
+
+
+def test_a_store_that_answers_short_ranges_is_one_line():
+    blob = zip_bytes([("x-1.dist-info/METADATA", b"Name: x\n", zipfile.ZIP_STORED)], b"")
+    from release.core.errors import UserError
+    with pytest.raises(UserError, match="expected exactly the range"):
+        remote_metadata(lambda s, n: blob[s:s + n - 1], len(blob), "x.whl")
+    with pytest.raises(UserError, match="not a wheel"):
+        remote_metadata(lambda s, n: b"\0" * n, 5000, "x.whl")
