@@ -18,6 +18,7 @@ from release.core import wheelfile
 from release.core.revisions import RevisionMap
 from tests.support.build import run_python
 from tests.support.elf import ALL_SOS, KERNEL_SOS, PJRT_SO, compile_so
+from tests.support.project import copy_config
 from tests.test_bazel import runpath_of
 
 VERSION = "0.9.1rc2"
@@ -56,8 +57,7 @@ def artifacts(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def root(tmp_path_factory) -> Path:
     directory = tmp_path_factory.mktemp("proj")
-    for name in ("deps.yaml", "version_info.json"):
-        (directory / name).write_bytes((REPO / name).read_bytes())
+    copy_config(directory)
     return directory
 
 

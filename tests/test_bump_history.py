@@ -12,13 +12,13 @@ would write; the fork-only pin is refused with one line and nothing written.
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
 from release.core import config
 from tests.support.history import build_history
+from tests.support.project import write_version_info
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -74,7 +74,7 @@ def test_replay_plain_bump_follows_every_step(history, run_cli, tmp_path, monkey
     monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
     root = tmp_path / "proj"
     root.mkdir()
-    shutil.copy(REPO / "version_info.json", root / "version_info.json")
+    write_version_info(root)
     history.apply(0)
     (root / "deps.yaml").write_text(history.deps_yaml())
     deps_file = root / "deps.yaml"

@@ -15,7 +15,10 @@ def test_status_json(run_cli, project_dir):
     assert data["pins"]["plugin"]["commit"] == "4006f866f9f094bf1beff2e1bad4f845480a8ea6"
     assert data["pins"]["jax"]["roll"].startswith("via plugin")
     assert data["next"] == {"release": data["version"], "rc": data["version"] + "rc1",
-                            "nightly": data["version"] + ".dev20261122"}
+                            "nightly": data["version"] + ".dev20261122", "post": None}
+    # every kind has a row: one with no version says why (issue 23: the post row was dropped)
+    assert data["next_notes"] == {"post": "nothing of line 0.9.1 is published: a post re-spins a "
+                                          "published release"}
 
 
 def test_status_human_finds_root_from_subdirectory(run_cli, project_dir):
@@ -198,7 +201,8 @@ def test_status_reads_the_store_last_nightly_drafts_and_next_versions(run_cli, p
     assert latest["nightly"]["pins"]["plugin"] == data["pins"]["plugin"]["commit"]
     assert latest["rc"]["tag"] == "rocm-jax-v0.9.1rc2" and "release" not in latest
     assert [d["tag"] for d in data["store"]["drafts"]] == ["rocm-jax-v0.9.1rc3"]
-    assert data["next"] == {"release": "0.9.1", "rc": "0.9.1rc3", "nightly": "0.9.1.dev20261122"}
+    assert data["next"] == {"release": "0.9.1", "rc": "0.9.1rc3", "nightly": "0.9.1.dev20261122",
+                            "post": None}
     code, out, _ = run_cli("status", "--date", "2026-11-22", "--root", project_dir)
     assert "rocm-jax-v0.9.1.dev20261121" in out and "moved since: xla" in out and "0.9.1rc3" in out
 
@@ -211,7 +215,8 @@ def test_status_offers_no_published_version_as_next(run_cli, project_dir, github
     assert "move version_info.json" in data["next_notes"]["release"]
     # Tonight's nightly of a released line would sort below the release: not offered.
     assert data["next_notes"]["nightly"] == ("0.9.1.dev20261122 would sort below the published "
-                                             "0.9.1.post1; move version_info.json on")
+                                             "0.9.1.post1; move version_info.json's version to "
+                                             "0.9.1.post2")
     assert data["store"]["latest"]["post"]["tag"] == "rocm-jax-v0.9.1.post1"
 
 

@@ -119,7 +119,7 @@ def test_cut_never_publishes_below_a_published_release(published_line):
     _publish(store, project, "0.9.1.post1")
     rc2 = make_plan(project, "rc", number=2, pythons=("3.12",), release_commit="r0")
     with pytest.raises(UserError, match=r"0.9.1rc2 would sort below 0.9.1.post1, already "
-                                        r"published .*move version_info.json to the next version"):
+                                        r"published .*move version_info.json's version to 0.9.1.post2"):
         shared.check_publishable(store, rc2.version, rc2.revisions)
     release = make_plan(project, "release", pythons=("3.12",), release_commit="r0")
     shared.check_publishable(store, "0.9.1.post2", release.revisions)
@@ -179,7 +179,8 @@ def test_nightly_decision_refuses_to_mix_schemes_on_one_line(published_line, tmp
         nightly.decide_nightly(store, plan)
     # Another line may use the other scheme.
     later = dataclasses.replace(info, version="0.10.0")
-    nightly.decide_nightly(store, _nightly(dataclasses.replace(project, version_info=later), "r2"))
+    nightly.decide_nightly(store, _nightly(dataclasses.replace(
+        project, version_info=later, deps=project.deps.with_pins({"jax": {"line": "0.10.0"}})), "r2"))
 
 
 def test_date_build_default_and_explicit_number(project_dir):
@@ -227,7 +228,9 @@ def test_status_next_versions_come_from_what_is_published(run_cli, published_lin
         data = json.loads(out)
         return data["next"], data["next_notes"]
 
-    assert nxt() == ({"nightly": "0.9.1.dev20261122", "rc": "0.9.1rc1", "release": "0.9.1"}, {})
+    assert nxt() == ({"nightly": "0.9.1.dev20261122", "rc": "0.9.1rc1", "release": "0.9.1",
+                      "post": None}, {"post": "nothing of line 0.9.1 is published: a post re-spins "
+                                              "a published release"})
     _publish(store, project, "0.9.1rc1")
     _publish(store, project, "0.9.1rc2")
     assert nxt()[0]["rc"] == "0.9.1rc3"
@@ -236,7 +239,7 @@ def test_status_next_versions_come_from_what_is_published(run_cli, published_lin
     now, blocked = nxt()
     assert now == {"nightly": None, "rc": None, "release": None, "post": "0.9.1.post2"}
     assert blocked["rc"] == "0.9.1rc3 would sort below the published 0.9.1.post1; move " \
-                            "version_info.json on"
+                            "version_info.json's version to 0.9.1.post2"
     assert blocked["release"].startswith("0.9.1 would sort below the published 0.9.1.post1")
     # A store that does not exist yet: nothing published, and reading it creates nothing.
     code, out, _ = run_cli("status", "--json", "--root", root, "--store", "local", "--store-dir",

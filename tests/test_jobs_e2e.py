@@ -26,6 +26,7 @@ from release.build import bazel
 from tests.support.build import run_python
 from tests.support.elf import compile_artifacts
 from tests.support.gitrepos import XLA_BZL, build_remotes, deps_yaml, git, workspace_bzl
+from tests.support.project import write_version_info
 
 REPO = Path(__file__).resolve().parents[1]
 PY = "3.11"  # one plugin wheel keeps the test quick; the matrix is the build tests' business
@@ -49,7 +50,7 @@ def world(tmp_path, github_env, monkeypatch):
     git("config", "user.name", "Release Bot", cwd=root)
     git("config", "user.email", "bot@example.com", cwd=root)
     shutil.copytree(REPO / "jax_rocm_plugin", root / "jax_rocm_plugin")
-    shutil.copy(REPO / "version_info.json", root / "version_info.json")
+    write_version_info(root)
     (root / "deps.yaml").write_text(deps_yaml(remotes))
     (root / ".gitignore").write_text("/dist/\n/.cache/\n/workspace/\n")
     git("add", "-A", cwd=root)
@@ -244,10 +245,11 @@ def test_cut_rc_release_next_version_post_and_gc(world, artifacts, wheel_venvs):
                                "--push", "--open-pr", "--json").stdout)
     [rel] = published(fake, "rocm-jax-v0.9.1")
     assert rel["prerelease"] is False and rel["draft"] is False
-    assert final["next"]["next_version"] == "0.10.0"
+    # The line is jax's: after its release it goes on as its next post release.
+    assert final["next"]["next_version"] == "0.9.1.post1"
     branch = final["next"]["branch"]
     shown = git("--git-dir", world.origin, "show", f"{branch}:version_info.json")
-    assert json.loads(shown)["version"] == "0.10.0"
+    assert json.loads(shown)["version"] == "0.9.1.post1"
     assert json.loads((root / "version_info.json").read_text())["version"] == "0.9.1"  # main untouched
     [pull] = fake.pulls()
     assert pull["head"]["ref"] == branch and pull["base"]["ref"] == "main" and pull["state"] == "open"

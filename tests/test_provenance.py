@@ -30,6 +30,7 @@ from release.core.revisions import RevisionMap
 from release.publish.drafts import publish_draft, read_dist, render_body
 from release.publish.stores import LocalStore
 from tests.support.elf import ALL_SOS, compile_so
+from tests.support.project import copy_config
 
 REPO = Path(__file__).resolve().parents[1]
 PY = f"{sys.version_info.major}.{sys.version_info.minor}"
@@ -66,8 +67,7 @@ def built(tmp_path_factory) -> Path:
         compile_so(artifacts / name, extra_flags=flags, answer=i)
     root = tmp / "proj"
     root.mkdir()
-    for name in ("deps.yaml", "version_info.json"):
-        shutil.copy(REPO / name, root / name)
+    copy_config(root)
     proc = release("build", "--kind", "rc", "--number", "2", "--python", PY, "--root", root,
                    "--artifacts", artifacts, "--dist", tmp / "dist", "--json")
     assert proc.returncode == 0, proc.stderr

@@ -57,8 +57,13 @@ def test_build_number_zero_is_the_first_build_of_a_day():
                                                           "local label"),
     (lambda: versions.require_public("0.9.1+rocm7", "PyPI"),
      "version 0.9.1+rocm7 has a local label, which PyPI refuses; drop the '+...' part"),
-    (lambda: versions.next_version("0.9.1", "micro"),
-     "version part 'micro' is not one of major, minor, patch"),
+    (lambda: versions.next_after("0.9.1rc2"),
+     "0.9.1rc2 is not a release or post release X.Y.Z[.postN]"),
+    (lambda: versions.rc("0.9.1.post3", 1),
+     "0.9.1.post3 is the next post release of the released line 0.9.1; release candidates exist "
+     "only before a line's first release"),
+    (lambda: versions.parse_next("0.9"),
+     "version '0.9' is not X.Y.Z or X.Y.Z.postN (numbers without leading zeros, N >= 1)"),
     (lambda: versions.parse_date("22.11.2026"), "date '22.11.2026' is not YYYY-MM-DD"),
     (lambda: versions.parse_date(None), "date None is not YYYY-MM-DD"),
 ])
@@ -72,14 +77,13 @@ def test_parse_date_reads_iso_dates():
     assert versions.parse_date("2026-11-22") == DAY
 
 
-@pytest.mark.parametrize("released, part, expected", [
-    ("1.2", "patch", "1.2.1"),  # short versions are padded with zeros
-    ("1", "patch", "1.0.1"),
-    ("1", "minor", "1.1.0"),
-    ("0.9.1.post2", "major", "1.0.0"),
+@pytest.mark.parametrize("released, expected", [
+    ("0.9.1", "0.9.1.post1"),
+    ("0.9.1.post2", "0.9.1.post3"),
+    ("10.0.0.post99", "10.0.0.post100"),
 ])
-def test_next_version_pads_short_versions_with_zeros(released, part, expected):
-    assert versions.next_version(released, part) == expected
+def test_next_after_is_the_lines_next_post(released, expected):
+    assert versions.next_after(released) == expected
 
 
 def test_scheme_check_looks_past_versions_it_cannot_parse():

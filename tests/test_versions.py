@@ -34,15 +34,15 @@ def test_pip_order_nightly_rc_release_post():
     assert sorted(chain, key=Version) == chain
 
 
-def test_next_version_nightlies_sort_above_release_and_posts():
-    released = "0.9.1"
-    nxt = versions.next_version(released)
-    assert nxt == "0.10.0"
+def test_after_a_release_the_line_goes_on_as_its_next_post_and_nightlies_sort_above_it():
+    assert versions.next_after("0.9.1") == "0.9.1.post1"
+    assert versions.next_after("0.9.1.post6") == "0.9.1.post7"
+    nxt = versions.next_after("0.9.1.post6")
     earliest = versions.nightly(nxt, dt.date(1970, 1, 1))
-    for older in (released, versions.post(released, 99), versions.with_local(released, "7.2.0")):
+    assert earliest == "0.9.1.post7.dev19700101"
+    for older in ("0.9.1", "0.9.1.post6", versions.with_local("0.9.1.post6", "7.2.0")):
         assert Version(earliest) > Version(older)
-    assert versions.next_version("0.9.1", "patch") == "0.9.2"
-    assert versions.next_version("0.9.1", "major") == "1.0.0"
+    assert Version(earliest) < Version(versions.release(nxt)) == Version("0.9.1.post7")
 
 
 def test_build_numbers_sort_within_a_day_and_mixing_is_refused():
@@ -84,7 +84,11 @@ def test_kind_and_base_of():
     lambda: versions.with_local("0.9.1+rocm7", "7.2.0"),
     lambda: versions.for_kind("weekly", "0.9.1"),
     lambda: versions.for_kind("nightly", "0.9.1"),
-    lambda: versions.next_version("0.9.1", "minor-ish"),
+    lambda: versions.next_after("0.9.1rc1"),
+    lambda: versions.next_after("0.9.1.dev20261122"),
+    lambda: versions.rc("0.9.1.post2", 1),
+    lambda: versions.release("0.9.1.post0"),
+    lambda: versions.nightly("0.9.1.post01", D),
     lambda: versions.parse_date("2026-13-01"),
 ])
 def test_bad_inputs_raise_user_errors(call):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 from pathlib import Path
+from typing import Iterable
 
 from packaging.version import Version
 
@@ -89,6 +90,9 @@ def make_plan(project: Project, kind: str, *, date: _dt.date | None = None, numb
     workspace: ``<root>/workspace``, as ``release fetch-sources`` makes it).
     """
     info = project.version_info
+    problem = project.line_problem()
+    if problem is not None:
+        raise versions.VersionError(problem)
     build_number = versions.build_request(kind, info.nightly_scheme, number=number,
                                           build_number=build_number)
     if kind == "nightly" and date is not None and today is not None:
@@ -112,42 +116,73 @@ def make_plan(project: Project, kind: str, *, date: _dt.date | None = None, numb
     )
 
 
-def cut_from_tag(tag: str, line: str) -> tuple[str, int | None]:
-    """(kind, rc number) of a pushed release tag a cut builds: an rc or a final release of
-    ``line``, the version version_info.json is heading for."""
-    version = naming.version_of_tag(tag, ("rc", "release"))
-    if versions.base_of(version) != line:
-        raise versions.VersionError(f"--tag {tag}: version_info.json says the next version is {line}; "
-                                    "tag that version, or move version_info.json first")
+def cut_from_tag(tag: str, next_version: str) -> tuple[str, int | None]:
+    """(kind, rc number) of a pushed release tag a cut builds: an rc of the line, or the next
+    official release ``next_version`` (version_info.json's: ``X.Y.Z`` or ``X.Y.Z.postN``)."""
+    version = naming.version_of_tag(tag, ("rc", "release", "post"))
     kind, pre = versions.kind_of(version), Version(version).pre
-    return kind, (pre[1] if kind == "rc" and pre is not None else None)
+    line, post_number = versions.parse_next(next_version)
+    if kind == "rc" and versions.base_of(version) == line and not post_number:
+        return kind, (pre[1] if pre is not None else None)
+    if kind != "rc" and version == versions.release(next_version):
+        return "release", None
+    raise versions.VersionError(f"--tag {tag}: version_info.json says the next version is "
+                                f"{next_version}; tag that version, or move version_info.json first")
+
+
+def candidate_versions(project: Project, published: Iterable[str], date: _dt.date,
+                       build_number: int | None = None, number: int | None = None) -> dict[str, str | None]:
+    """The one rule for the version each kind of build gets (``release version`` and ``status``
+    both ask here): from version_info.json's next version; without ``number`` an rc is one
+    above the newest rc of the line in ``published`` and a post the next post release
+    version_info.json names, or one above the line's newest published post when that is
+    higher (``release version`` reads no store: ``published`` is empty there). None for an rc of a released line
+    (``X.Y.Z.postN``: PEP 440 has no candidates of a post release)."""
+    info = project.version_info
+    line = info.line
+    published = list(published)
+    rcs = [pre[1] for v in published if versions.base_of(v) == line
+           and (pre := Version(v).pre) is not None and pre[0] == "rc"]
+    posts = [Version(v).post or 0 for v in published if versions.base_of(v) == line
+             and versions.kind_of(v) == "post"]
+    scheme = info.nightly_scheme
+    result: dict[str, str | None] = {
+        "nightly": versions.nightly(info.version, date, versions.build_request(
+            "nightly", scheme, build_number=build_number)),
+        "rc": None,
+        "release": versions.release(info.version),
+        "post": versions.post(info.version, number or max(
+            [versions.parse_next(info.version)[1], *(p + 1 for p in posts)]) or None),
+    }
+    if not versions.parse_next(info.version)[1]:
+        result["rc"] = versions.rc(info.version, number or max(rcs, default=0) + 1)
+    return result
 
 
 def next_versions(project: Project, published: list[str], date: _dt.date,
                   build_number: int | None = None) -> dict[str, dict]:
-    """What each kind of build would publish next, given what is published (``Store.published``).
+    """What each kind of build would publish next, given what is published (``Store.published``,
+    and the public index's versions when known).
 
-    ``{kind: {"version": str | None, "why": str}}``: the next rc is one above the newest
-    published rc of the line; the next post re-spins the newest published release; a kind
-    whose version is blocked (``versions.blocking_version``) gets None and the reason.
+    ``{kind: {"version": str | None, "why": str}}`` for every kind: ``candidate_versions``, and a
+    kind whose version is blocked (``versions.blocking_version``), or has nothing to build from,
+    gets None and the reason.
     """
-    base = project.version_info.version
-    line = [Version(v) for v in published if versions.base_of(v) == base]
-    rc_numbers = [v.pre[1] for v in line if v.pre is not None and v.pre[0] == "rc"]
-    candidates = {
-        "nightly": versions.nightly(base, date, versions.build_request(
-            "nightly", project.version_info.nightly_scheme, build_number=build_number)),
-        "rc": versions.rc(base, max(rc_numbers, default=0) + 1),
-        "release": versions.release(base),
-    }
-    releases = [Version(v) for v in published if versions.kind_of(v) == "release"]
-    if releases:
-        newest = str(max(releases))
-        posts = [post for v in published if versions.kind_of(v) == "post"
-                 and versions.base_of(v) == newest and (post := Version(v).post) is not None]
-        candidates["post"] = versions.post(newest, max(posts, default=0) + 1)
+    info = project.version_info
+    line, post_number = versions.parse_next(info.version)
+    released = [v for v in published if versions.base_of(v) == line
+                and versions.kind_of(v) in ("release", "post")]
     result: dict[str, dict] = {}
-    for kind, version in candidates.items():
+    for kind, version in candidate_versions(project, published, date, build_number).items():
+        if version is None:
+            result[kind] = {"version": None, "why": f"line {line} is released ({info.version} is its "
+                                                    "next post release); rcs come before a line's "
+                                                    "first release"}
+            continue
+        if kind == "post" and not released:
+            result[kind] = {"version": None, "why": f"nothing of line {line} is published: a post "
+                                                    "re-spins a published release"}
+            continue
         blocker = versions.blocking_version(version, published)
         if blocker is None:
             result[kind] = {"version": version, "why": ""}
@@ -155,5 +190,21 @@ def next_versions(project: Project, published: list[str], date: _dt.date,
             result[kind] = {"version": None, "why": f"{version} is already published"}
         else:
             result[kind] = {"version": None, "why": f"{version} would sort below the published "
-                                                    f"{blocker}; move version_info.json on"}
+                                                    f"{blocker}; {move_on(blocker, published)}"}
     return result
+
+
+def move_on(blocker: str, published: Iterable[str]) -> str:
+    """What to do about a version blocked by ``blocker``: a published release or post release
+    moves the next version to the line's next post release; an rc needs a higher number."""
+    if versions.kind_of(blocker) in ("release", "post"):
+        return (f"move version_info.json's version to "
+                f"{versions.next_after(_newest_final(published, versions.base_of(blocker)))}")
+    return f"cut a higher number than {blocker}"
+
+
+def _newest_final(published: Iterable[str], line: str) -> str:
+    """The newest release or post release of ``line`` in ``published`` (the line's head)."""
+    finals = [Version(v) for v in published if versions.base_of(v) == line
+              and versions.kind_of(v) in ("release", "post")]
+    return str(max(finals)) if finals else line

@@ -2,8 +2,8 @@
 
 ``release cut`` / ``release cut --rc N`` needs a clean checkout of the release branch: it
 tags HEAD ``rocm-jax-v<version>``, builds, verifies, drafts, validates and publishes, then
-(after a final release) commits version_info.json moved to the next minor on a branch and,
-with ``--open-pr``, opens that pull request. ``release cut --post N`` re-spins a published
+(after a final release) commits version_info.json moved to the line's next post release on a
+branch and, with ``--open-pr``, opens that pull request. ``release cut --post N`` re-spins a published
 release by promoting its wheels to ``X.Y.Z.postN``: no rebuild.
 """
 
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
             version = naming.version_of_tag(args.tag)
             result = shared.run_finish(proj, "cut", version, settings, store, out, now=now, gc=False,
                                      progress=progress)
-            if versions.kind_of(version) == "release":
+            if versions.kind_of(version) in ("release", "post"):
                 result["next"] = cut.finish_release(proj, version, push=args.push,
                                                      open_pr=args.open_pr, out=out,
                                                      base_branch=args.release_branch)

@@ -50,6 +50,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
     data: dict[str, Any] = {
         "root": str(proj.root),
         "version": info.version,
+        # the release line is jax's: deps.yaml records the jax pin's line, bump moves both
+        "line": {"line": info.line, "jax_line": proj.jax_line, "ok": proj.line_problem() is None,
+                 "problem": proj.line_problem()},
         "rocm_version": info.rocm_version,
         "nightly_scheme": info.nightly_scheme,
         "pins": {d.name: {"url": display_url(d.url), "branch": d.branch, "commit": d.commit,
@@ -137,6 +140,13 @@ def _human(console: Console, proj: Project, data: dict) -> None:
             st.add_row("draft", draft["tag"], (draft["created"] or "")[:10],
                        "" if draft["ours"] else "not made by this tool")
         console.print(st)
+    line = data["line"]
+    if line["problem"]:
+        console.print(f"warning: {line['problem']}", markup=False, style="bold yellow")
+    else:
+        said = (f"the jax pin {proj.deps['jax'].short} is jax {line['jax_line']}" if line["jax_line"]
+                else "deps.yaml records no jax line yet: `release bump` reads jax/version.py")
+        console.print(f"line {line['line']} ({said})", markup=False)
     vt = Table(title=f"next versions (ROCm {data['rocm_version']})", title_justify="left")
     vt.add_column("kind", no_wrap=True)
     vt.add_column("version", no_wrap=True)
@@ -155,6 +165,8 @@ def _summary(data: dict) -> str:
     if last:
         lines += ["", f"last nightly: `{last['tag']}` ({(last['published'] or '')[:10]})"]
     lines += [f"\n> warning: {w}" for w in data["public_index"]["warnings"]]
+    if data["line"]["problem"]:
+        lines += [f"\n> warning: {data['line']['problem']}"]
     return "\n".join(lines)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from release.build.plan import candidate_versions
 from release.commands._common import add_kind_options, project, today_utc
 from release.core import output, versions
 
@@ -20,11 +21,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
-    info = project(args).version_info
-    build = versions.build_request(args.kind, info.nightly_scheme, number=args.number,
-                                   build_number=args.build_number)
-    version = versions.for_kind(args.kind, info.version, date=args.date or today_utc(),
-                                number=args.number, build_number=build)
+    proj = project(args)
+    info = proj.version_info
+    versions.build_request(args.kind, info.nightly_scheme, number=args.number,
+                           build_number=args.build_number)
+    problem = proj.line_problem()
+    if problem is not None:
+        raise versions.VersionError(problem)
+    # The rule status shows too (one function); an rc without --number is rc1 here, since
+    # this reads the two files only (status also reads the store's published rcs).
+    version = candidate_versions(proj, (), args.date or today_utc(), args.build_number,
+                                 args.number)[args.kind]
+    if version is None:
+        raise versions.VersionError(f"--kind rc: version_info.json's {info.version} is the next "
+                                    f"post release of the released line {info.line}; rcs come "
+                                    "before a line's first release")
     output.github_output({"version": version, "kind": args.kind})
     output.step_summary(f"`release version --kind {args.kind}`: `{version}`")
     out.result({"kind": args.kind, "version": version}, lambda _console: print(version, file=out.stream))

@@ -20,14 +20,17 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 import yaml
 
 from release.core.errors import ConfigError, UserError
-from release.core.versions import NIGHTLY_SCHEMES
+from release.core.versions import NIGHTLY_SCHEMES, VersionError, line_problem, parse_next
 
 DEPS_FILE = "deps.yaml"
 VERSION_FILE = "version_info.json"
 REQUIRED_DEPS = ("plugin", "jax", "xla")
 DEP_KEYS = ("url", "branch", "commit", "roll")
-# Written by ``release bump`` for via deps when the source file pins them (kept for the revision map).
-PIN_KEYS = ("archive_sha256", "patches")
+# Written by ``release bump`` for via deps when the source file pins them (kept for the revision map);
+# ``line`` only on the jax dep: ``_version`` of ``jax/version.py`` at its commit (the release line).
+PIN_KEYS = ("archive_sha256", "patches", "line")
+LINE_DEP = "jax"  # the dep whose version.py names the release line
+LINE_FILE = "jax/version.py"
 HOLD_KEYS = ("commit", "reason")
 HEAD_KEYS = ("head", "require", "max_walk")
 REQUIRE_GREEN = "green"
@@ -103,6 +106,7 @@ class Dep:
     archive_sha256: str | None = None  # the source's http_archive sha256, when it pins one
     patches: tuple[str, ...] = ()  # patch files the source applies on top of the commit
     hold: Hold | None = None  # never roll to this commit or past it
+    line: str | None = None  # LINE_DEP only: the X.Y.Z of LINE_FILE at ``commit``, as bump read it
 
     @property
     def short(self) -> str:
@@ -162,9 +166,14 @@ class Deps:
 @dataclasses.dataclass(frozen=True)
 class VersionInfo:
     path: Path
-    version: str
+    version: str  # the next official version: X.Y.Z (line not released yet) or X.Y.Z.postN
     rocm_version: str
     nightly_scheme: str
+
+    @property
+    def line(self) -> str:
+        """The ``X.Y.Z`` release line: jax's (``Project.line_problem`` checks it)."""
+        return parse_next(self.version)[0]
 
     @property
     def rocm_major(self) -> int:
@@ -179,6 +188,16 @@ class Project:
     root: Path
     deps: Deps
     version_info: VersionInfo
+
+    @property
+    def jax_line(self) -> str | None:
+        """jax's line at the jax pin, as deps.yaml records it (None: not recorded)."""
+        return self.deps[LINE_DEP].line
+
+    def line_problem(self) -> str | None:
+        """Why version_info.json's version is not on the jax pin's line (None when it is, or
+        when deps.yaml records no line: ``release bump`` records it)."""
+        return line_problem(self.version_info.version, self.jax_line, self.deps[LINE_DEP].commit)
 
 
 # ---------------------------------------------------------------- finding
@@ -284,9 +303,15 @@ def _parse_dep(path: Path, name: str, raw: object) -> Dep:
     patches = raw.get("patches", [])
     if not isinstance(patches, list) or not all(isinstance(p, str) and p for p in patches):
         raise ConfigError(path, f"{where}.patches", patches, "a list of patch file labels")
+    line = raw.get("line")
+    if line is not None and name != LINE_DEP:
+        raise ConfigError(path, f"{where}.line", line, f"no line here: only deps.{LINE_DEP} records "
+                          f"one ({LINE_FILE}'s _version at its commit)")
+    if line is not None and not (isinstance(line, str) and _SEMVER.match(line)):
+        raise ConfigError(path, f"{where}.line", line, "X.Y.Z in quotes, as jax/version.py says it")
     roll = _parse_roll(path, f"{where}.roll", raw["roll"])
     hold = _parse_hold(path, f"{where}.hold", raw["hold"], roll) if "hold" in raw else None
-    return Dep(name, url, branch, commit, roll, sha256, tuple(patches), hold)
+    return Dep(name, url, branch, commit, roll, sha256, tuple(patches), hold, line)
 
 
 def _parse_hold(path: Path, where: str, raw: object, roll: Roll) -> Hold:
@@ -450,6 +475,8 @@ def _pin_lines(dep: Dep) -> Iterator[tuple[str, str]]:
         yield "archive_sha256", json.dumps(dep.archive_sha256)  # quoted: digits alone read as a number
     if dep.patches:
         yield "patches", json.dumps(list(dep.patches))  # a YAML flow sequence on one line
+    if dep.line:
+        yield "line", json.dumps(dep.line)  # quoted: 0.10 alone would read as a number
 
 
 def _line_span(text: str, start: yaml.Mark, end: yaml.Mark) -> tuple[int, int]:
@@ -503,8 +530,11 @@ def parse_version_info(path: Path, text: str) -> VersionInfo:
     if not isinstance(data, dict):
         raise ConfigError(path, None, _kind(data), "a JSON object with " + ", ".join(VERSION_KEYS))
     _exact_keys(path, "", data, VERSION_KEYS, VERSION_KEYS)
-    if not isinstance(data["version"], str) or not _SEMVER.match(data["version"]):
-        raise ConfigError(path, "version", data["version"], "X.Y.Z (three numbers, no leading zeros)")
+    try:
+        parse_next(data["version"])
+    except VersionError:
+        raise ConfigError(path, "version", data["version"], "X.Y.Z, or X.Y.Z.postN once the line is "
+                          "released (numbers without leading zeros, N >= 1)") from None
     rocm = data["rocm_version"]
     if not isinstance(rocm, str) or not _SEMVER.match(rocm) or rocm.startswith("0."):
         raise ConfigError(path, "rocm_version", rocm, "A.B.C with a major of 1 or more, such as 7.2.0")

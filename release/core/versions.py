@@ -1,8 +1,12 @@
 """PEP 440 version strings for every kind of build, as pure functions.
 
-The order pip sees is the contract: nightly < rc < release < post, and every
-nightly of the next version sorts above the last release. Nothing here reads a
-clock or the environment: callers pass the UTC date in.
+The order pip sees is the contract: nightly < rc < release < post, and every nightly of
+a line sorts above what that line has published. A line ``X.Y.Z`` is jax's (``_version``
+in ``jax/version.py`` at the jax pin); the *next official version* (version_info.json) is
+``X.Y.Z`` until the line is released, then ``X.Y.Z.postN``, the next post release of the
+line, so a maintenance line's nightlies ``X.Y.Z.postN.devYYYYMMDD`` sort above its
+``X.Y.Z.post(N-1)``. Nothing here reads a clock or the environment: callers pass the UTC
+date in.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from release.core.errors import UserError
 KINDS = ("nightly", "rc", "release", "post")
 NIGHTLY_SCHEMES = ("date", "date-build")
 _SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
+_NEXT = re.compile(r"^((?:0|[1-9]\d*)\.(?:0|[1-9]\d*)\.(?:0|[1-9]\d*))(?:\.post([1-9]\d*))?$")
 _LOCAL = re.compile(r"^rocm\d+(\.\d+){0,2}$")
 
 
@@ -32,25 +37,78 @@ def parse_base(text: str) -> Version:
     return Version(text)
 
 
+def parse_next(text: str) -> tuple[str, int]:
+    """Split a next official version (version_info.json's ``version``) into its line and
+    post number: ``X.Y.Z`` -> (``X.Y.Z``, 0), ``X.Y.Z.postN`` -> (``X.Y.Z``, N)."""
+    m = _NEXT.match(text) if isinstance(text, str) else None
+    if m is None:
+        raise VersionError(f"version {text!r} is not X.Y.Z or X.Y.Z.postN (numbers without "
+                           "leading zeros, N >= 1)")
+    return m.group(1), int(m.group(2) or 0)
+
+
+def line_of(next_version: str) -> str:
+    """The ``X.Y.Z`` line of a next official version."""
+    return parse_next(next_version)[0]
+
+
 def release(base: str) -> str:
-    """The final release: ``X.Y.Z``."""
-    return str(parse_base(base))
+    """The next official release: ``X.Y.Z``, or ``X.Y.Z.postN`` on a released line."""
+    line, number = parse_next(base)
+    return f"{line}.post{number}" if number else line
 
 
 def rc(base: str, number: int) -> str:
-    """Release candidate ``X.Y.ZrcN`` (N >= 1)."""
+    """Release candidate ``X.Y.ZrcN`` (N >= 1), only of a line not yet released: PEP 440
+    puts ``rcN`` before ``.postN``, so a post release has no candidates."""
     _positive("rc number", number, minimum=1)
-    return f"{parse_base(base)}rc{number}"
+    line, post_number = parse_next(base)
+    if post_number:
+        raise VersionError(f"{base} is the next post release of the released line {line}; "
+                           "release candidates exist only before a line's first release")
+    return f"{line}rc{number}"
 
 
-def post(base: str, number: int) -> str:
-    """Post release ``X.Y.Z.postN`` (N >= 1): a re-spin of a published release."""
+def post(base: str, number: int | None = None) -> str:
+    """Post release ``X.Y.Z.postN`` (N >= 1) of the line of ``base``; without ``number``,
+    the next post release ``base`` names (``.post1`` when it names none)."""
+    line, next_number = parse_next(base)
+    if number is None:
+        number = next_number or 1
     _positive("post number", number, minimum=1)
-    return f"{parse_base(base)}.post{number}"
+    return f"{line}.post{number}"
+
+
+def next_after(released: str) -> str:
+    """The next official version after publishing ``released`` (a release or post release):
+    the next post release of its line, so the line's nightlies sort above what it published.
+    A new line comes only from jax (``release bump`` moves it)."""
+    v = Version(released)
+    if v.pre is not None or v.dev is not None or v.local is not None or len(v.release) != 3:
+        raise VersionError(f"{released} is not a release or post release X.Y.Z[.postN]")
+    return f"{v.base_version}.post{(v.post or 0) + 1}"
+
+
+def line_problem(next_version: str, jax_line: str | None, jax_commit: str = "") -> str | None:
+    """Why the next version is not on jax's line, or None when it is (or no line is known).
+
+    A plugin ``X.Y.Z`` installs only beside jax ``X.Y.Z`` (jax's ``rocm`` extra pins the
+    plugin to its own version), so the line must be the ``_version`` of the pinned jax.
+    """
+    if jax_line is None:
+        return None
+    line = line_of(next_version)
+    if line == jax_line:
+        return None
+    at = f" {jax_commit[:7]}" if jax_commit else ""
+    return (f"version_info.json's version {next_version} is on line {line}, but the jax pin{at} "
+            f"is jax {jax_line} (jax/version.py); a plugin {line} installs only beside jax "
+            f"{line}: run `release bump` (it moves both together) or set version to {jax_line}")
 
 
 def nightly(base: str, date: _dt.date, build_number: int | None = None) -> str:
-    """Nightly ``X.Y.Z.devYYYYMMDD``, or ``X.Y.Z.devYYYYMMDDBBB`` with a build number.
+    """Nightly ``X.Y.Z.devYYYYMMDD`` (``X.Y.Z.postN.devYYYYMMDD`` on a released line), or
+    ``...devYYYYMMDDBBB`` with a build number.
 
     ``date`` is the UTC date of the build; ``build_number`` is 0..999, written as
     three digits so that every build of one day sorts in order.
@@ -61,7 +119,7 @@ def nightly(base: str, date: _dt.date, build_number: int | None = None) -> str:
     if build_number is not None:
         _positive("build number", build_number, minimum=0, maximum=999)
         stamp += f"{build_number:03d}"
-    return f"{parse_base(base)}.dev{stamp}"
+    return f"{release(base)}.dev{stamp}"
 
 
 def for_kind(kind: str, base: str, *, date: _dt.date | None = None, number: int | None = None,
@@ -72,7 +130,7 @@ def for_kind(kind: str, base: str, *, date: _dt.date | None = None, number: int 
     if kind == "rc":
         return rc(base, 1 if number is None else number)
     if kind == "post":
-        return post(base, 1 if number is None else number)
+        return post(base, number)
     if kind == "nightly":
         if date is None:
             raise VersionError("a nightly version needs a date")
@@ -151,23 +209,6 @@ def require_public(version: str, target: str) -> str:
         raise VersionError(f"version {version} has a local label, which {target} refuses; "
                            "drop the '+...' part")
     return version
-
-
-def next_version(released: str, part: str = "minor") -> str:
-    """The next official version after ``released`` (IREE-style: bump the minor).
-
-    Every nightly of the returned version sorts above ``released`` and its post
-    releases, which is what keeps nightlies newest for pip after a release.
-    """
-    v = Version(released)
-    major, minor, micro = (v.release + (0, 0))[:3]
-    if part == "major":
-        return f"{major + 1}.0.0"
-    if part == "minor":
-        return f"{major}.{minor + 1}.0"
-    if part == "patch":
-        return f"{major}.{minor}.{micro + 1}"
-    raise VersionError(f"version part {part!r} is not one of major, minor, patch")
 
 
 def nightly_scheme_of(version: str) -> str | None:

@@ -1,6 +1,6 @@
 """The cut job: an rc or a final release from a clean release branch (or a pushed tag):
 tag, build, verify, draft, validate, publish; after a final release, ``version_info.json``
-moved to the next minor on a branch, pushed and proposed when asked."""
+moved to the line's next post release on a branch, pushed and proposed when asked."""
 
 from __future__ import annotations
 
@@ -75,9 +75,10 @@ def tag_step(root: Path, tag: str, commit: str, *, push: bool, remote: str = "or
 
 
 def commit_next_version(project: Project, released: str) -> dict:
-    """Commit version_info.json moved to the next minor on a branch (the follow-up PR's head)."""
+    """Commit version_info.json moved to the line's next post release on a branch (the
+    follow-up PR's head): the line is jax's, so only ``release bump`` starts a new one."""
     repo = ReleaseRepo(project.root)
-    nxt = versions.next_version(released)
+    nxt = versions.next_after(released)
     path = project.version_info.path
     committed = repo.committed(path)
     if committed is None:
@@ -87,8 +88,8 @@ def commit_next_version(project: Project, released: str) -> dict:
     branch = f"{NEXT_VERSION_PREFIX}{nxt}"
     sha = repo.commit_file(branch, path, new_text,
                            f"Move the next version to {nxt} after releasing {released}\n\n"
-                           f"Nightlies from here on are {nxt}.devYYYYMMDD and sort above "
-                           f"{released} and its post releases.")
+                           f"Nightlies of the line from here on are {nxt}.devYYYYMMDD and sort "
+                           f"above {released}; the next release of the line is {nxt}.")
     return {"next_version": nxt, "branch": branch, "commit": sha}
 
 

@@ -20,7 +20,7 @@ from rich.console import Console
 
 from release.build import bazel
 from release.build.dist import build_release
-from release.build.plan import BuildPlan
+from release.build.plan import BuildPlan, move_on
 from release.build.provenance import write_for_files
 from release.check import verify
 from release.check.validate import validate
@@ -89,8 +89,7 @@ def check_publishable(store: Store, plan_version: str, revisions: RevisionMap,
                 "cut the next number, or a .postN of a release")
         raise UserError(f"{tag} is already published with other sources (releases are "
                         f"immutable); {hint}")
-    move = ("move version_info.json to the next version" if versions.kind_of(blocker) in
-            ("release", "post") else f"cut a higher number than {blocker}")
+    move = move_on(blocker, published.versions())
     raise UserError(f"{plan_version} would sort below {blocker}, already published on "
                     f"{store.where}, so pip would never choose it; {move}")
 

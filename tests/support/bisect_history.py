@@ -16,6 +16,7 @@ import shutil
 from pathlib import Path
 
 from tests.support.gitrepos import BRANCH, JAX_BZL, XLA_BZL, RepoBuilder, workspace_bzl
+from tests.support.project import write_version_info
 
 REPO = Path(__file__).resolve().parents[2]
 BREAKS = "BREAKS_ROCM_BUILD"
@@ -110,6 +111,6 @@ def make_project(root: Path, history: History, **deps_kwargs) -> Path:
     """A checkout of this repository's config (jax_rocm_plugin/, version_info.json) and deps.yaml."""
     root.mkdir(parents=True, exist_ok=True)
     shutil.copytree(REPO / "jax_rocm_plugin", root / "jax_rocm_plugin", dirs_exist_ok=True)
-    shutil.copy(REPO / "version_info.json", root / "version_info.json")
+    write_version_info(root)
     (root / "deps.yaml").write_text(history.deps_yaml(**deps_kwargs))
     return root

@@ -17,7 +17,6 @@ from __future__ import annotations
 import base64
 import dataclasses
 import os
-import shutil
 import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -25,6 +24,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+
+from tests.support.project import write_version_info
 
 AUTHOR = "Ada Lovelace <ada@example.com>"
 JAX_BZL = "jax_rocm_plugin/third_party/jax/workspace.bzl"
@@ -287,12 +288,11 @@ def git_http(git_remotes):
 @pytest.fixture
 def bump_project(tmp_path, git_remotes):
     """Make a project dir (deps.yaml for the fixture remotes + version_info.json); returns a maker."""
-    repo = Path(__file__).resolve().parents[2]
 
     def make(**kwargs) -> Path:
         root = tmp_path / "proj"
         root.mkdir(exist_ok=True)
-        shutil.copy(repo / "version_info.json", root / "version_info.json")
+        write_version_info(root)
         (root / "deps.yaml").write_text(deps_yaml(git_remotes, **kwargs))
         return root
 
