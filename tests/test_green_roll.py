@@ -184,6 +184,22 @@ def test_a_hold_stops_the_roll_before_the_held_commit(gh):
     assert gh.fake.log == []  # no CI needed
 
 
+def test_a_hold_on_a_commit_merged_from_a_side_branch_stops_the_roll_before_the_merge(gh):
+    """The held commit is not on the first-parent line (S1 came in through the merge P5): every
+    first-parent commit that contains it is held back too, so the roll stops at P4."""
+    h = gh.h
+    result = roll(gh.deps(roll="head", extra={"plugin": held(h, "S1")}), gh.cache)
+    assert {d.name: d.commit for d in result.new} == h.pins_at(h.c["P4"])
+    assert "4 newer commits not taken until the hold is removed" in result.notes[0]
+
+
+def test_a_pin_past_a_hold_on_a_merged_side_commit_moves_back_before_the_merge(gh):
+    h = gh.h
+    result = roll(gh.deps(pin="P7", roll="head", extra={"plugin": held(h, "S1")}), gh.cache)
+    assert {d.name: d.commit for d in result.new} == h.pins_at(h.c["P4"])
+    assert f"moved back to {h.c['P4'][:7]}" in result.notes[0]
+
+
 def test_a_pin_past_the_hold_moves_back_before_it_with_its_via_deps(gh):
     h = gh.h
     deps = gh.deps(pin="P8", roll="head", extra={"plugin": held(h, "P6")})

@@ -5,7 +5,8 @@ branch and rolls both at once, the way the real pins move (REFERENCE.md section 
 commit adds ``BREAKS_ROCM_BUILD``, which makes the Bazel stand-in fail (tests/support/build.py),
 so a plugin commit that rolls jax onto it breaks every build from there on.
 
-``History.c`` names the commits: ``P0..P8`` (plugin master, first parent), ``J0..J4``, ``X0..X2``;
+``History.c`` names the commits: ``P0..P8`` (plugin master, first parent), ``S1`` (the side
+branch P5 merges), ``J0..J4``, ``X0..X2``;
 ``History.line`` is the plugin's first-parent line, oldest first.
 """
 
@@ -96,6 +97,7 @@ def build_history(root: Path) -> History:
     commit("P4", "Roll xla", xla_pin=c["X1"])
     side = plugin.commit("side", "side: ROCm 7.2 flags", {"jax_rocm_plugin/flags.txt": "7.2\n"},
                          parents=(c["P4"],))
+    c["S1"] = side  # on a side branch: only reachable through the merge P5, never first-parent
     commit("P5", "Merge branch 'side'", {"jax_rocm_plugin/flags.txt": "7.2\n"},
            parents=(c["P4"], side))
     commit("P6", "Roll jax", jax_pin=c["J3"])
