@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -21,6 +22,14 @@ pytest_plugins = [
     "tests.support.registry",
 ]
 
+
+# Property-based and fuzz tests: a fixed, small budget in CI (derandomized: the same examples
+# every run); `pytest --hypothesis-profile=long` spends a larger one by hand.
+settings.register_profile("ci", derandomize=True, max_examples=30, deadline=None, database=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+settings.register_profile("long", max_examples=2000, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+settings.load_profile("ci")
 
 NOW = "2026-11-22T03:00:00Z"
 

@@ -136,7 +136,7 @@ def python_config(python: str) -> str:
     return "python" + python.replace(".", "")
 
 
-_PYTHON_CONFIG = re.compile(r"^build:python3(\d+)$")
+_PYTHON_CONFIG = re.compile(r"^build:python3(\d+)\Z", re.ASCII)
 
 
 def supported_pythons(root: Path | None = None) -> tuple[str, ...]:

@@ -30,7 +30,7 @@ from release.core.naming import Identity
 from release.core.scan import open_wheel
 from release.core.wheelfile import WheelWriter, read_record
 
-_TARGET = re.compile(r"^(release|rc([1-9]\d*)|post([1-9]\d*))$")
+_TARGET = re.compile(r"^(release|rc([1-9]\d*)|post([1-9]\d*))\Z", re.ASCII)
 _REWRITTEN_PAYLOAD = ("version.py", "commit_info.py")
 
 

@@ -30,7 +30,7 @@ from release.core.scan import Headers, Member, Progress, Scan, module_constants,
 
 CHECKS = ("zip", "size", "record", "paths", "layout", "names", "purelib", "glibc", "symbols",
           "runpath", "needed", "version", "revisions", "requires", "pair")
-_SHA = re.compile(r"^[0-9a-f]{40}$")
+_SHA = re.compile(r"^[0-9a-f]{40}\Z", re.ASCII)
 DEFAULTS = Options()  # no RUNPATH entry required, no revision map, the ROCm version the wheel names
 
 

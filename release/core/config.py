@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import yaml
 
+from release.core import bounded
 from release.core.errors import ConfigError, UserError
 from release.core.versions import NIGHTLY_SCHEMES, VersionError, line_problem, parse_next
 
@@ -40,13 +41,15 @@ VIA_OPTIONAL = ("var", "branches")
 DEFAULT_BRANCHES = "rocm-jaxlib-v*"
 VERSION_KEYS = ("version", "rocm_version", "nightly_scheme")
 
-_SHA = re.compile(r"^[0-9a-f]{40}$")
-_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
-_BRANCH = re.compile(r"^[A-Za-z0-9._/-]+$")
-_VAR = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_SHA256 = re.compile(r"^[0-9a-f]{64}$")
-_GLOB = re.compile(r"^[A-Za-z0-9._/*?\[\]-]+$")
-_URL = re.compile(r"^(https?://|file://|git://|ssh://|[\w.-]+@[\w.-]+:|/)\S+$")
+# Versions, shas, names and URLs are ASCII by rule (a look-alike digit such as U+0661 is not a
+# digit here) and match whole (\Z, not $: "$" also matches before a final newline).
+_SHA = re.compile(r"^[0-9a-f]{40}\Z", re.ASCII)
+_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)\Z", re.ASCII)
+_BRANCH = re.compile(r"^[A-Za-z0-9._/-]+\Z", re.ASCII)
+_VAR = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z", re.ASCII)
+_SHA256 = re.compile(r"^[0-9a-f]{64}\Z", re.ASCII)
+_GLOB = re.compile(r"^[A-Za-z0-9._/*?\[\]-]+\Z", re.ASCII)
+_URL = re.compile(r"^(https?://|file://|git://|ssh://|[\w.-]+@[\w.-]+:|/)[\x21-\x7e]+\Z", re.ASCII)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -241,36 +244,22 @@ def _read_text(path: Path) -> str:
 
 
 def _compose_yaml(path: Path, text: str) -> yaml.Node | None:
+    """The node tree of a config text: plain YAML data within bounds (``release.core.bounded``)."""
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else None
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(path, where, f"invalid YAML ({problem})", "well-formed YAML") from None
-    _refuse_duplicate_keys(path, node, "")
-    return node
-
-
-def _refuse_duplicate_keys(path: Path, node: yaml.Node | None, prefix: str) -> None:
-    if isinstance(node, yaml.MappingNode):
-        seen: set[str] = set()
-        for key_node, value_node in node.value:
-            key = key_node.value
-            dotted = f"{prefix}.{key}" if prefix else str(key)
-            if key in seen:
-                raise ConfigError(path, dotted, "a second value", "each key once")
-            seen.add(key)
-            _refuse_duplicate_keys(path, value_node, dotted)
-    elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            _refuse_duplicate_keys(path, item, prefix)
+        return bounded.yaml_compose(text)
+    except bounded.DuplicateKey as exc:
+        raise ConfigError(path, exc.key, "a second value", "each key once") from None
+    except bounded.Unparseable as exc:
+        raise ConfigError(path, exc.where, exc.reason, "well-formed YAML of plain data") from None
 
 
 def parse_deps(path: Path, text: str) -> Deps:
     """Validate the text of deps.yaml into ``Deps``."""
     node = _compose_yaml(path, text)
-    data = yaml.safe_load(text) if node is not None else None
+    try:
+        data = bounded.yaml_data(node)
+    except bounded.Unparseable as exc:
+        raise ConfigError(path, exc.where, exc.reason, "well-formed YAML of plain data") from None
     if not isinstance(data, dict):
         raise ConfigError(path, None, _kind(data), "a mapping with the key 'deps'")
     _exact_keys(path, "", data, ("deps",), ("deps",))
@@ -523,10 +512,9 @@ def _mapping_at(node: yaml.Node | None, key: str) -> yaml.MappingNode:
 
 def parse_version_info(path: Path, text: str) -> VersionInfo:
     try:
-        data = json.loads(text, object_pairs_hook=_no_duplicate_pairs(path))
-    except json.JSONDecodeError as exc:
-        raise ConfigError(path, f"line {exc.lineno}, column {exc.colno}",
-                          f"invalid JSON ({exc.msg})", "a JSON object") from None
+        data = bounded.json_loads(text, object_pairs_hook=_no_duplicate_pairs(path))
+    except bounded.Unparseable as exc:
+        raise ConfigError(path, exc.where, exc.reason, "a JSON object") from None
     if not isinstance(data, dict):
         raise ConfigError(path, None, _kind(data), "a JSON object with " + ", ".join(VERSION_KEYS))
     _exact_keys(path, "", data, VERSION_KEYS, VERSION_KEYS)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Protocol
 
 ELF_MAGIC = b"\x7fELF"
-_GLIBC = re.compile(r"^GLIBC_(\d+)\.(\d+)(?:\.\d+)?$")
+_GLIBC = re.compile(r"^GLIBC_(\d+)\.(\d+)(?:\.\d+)?\Z", re.ASCII)
 _PT_LOAD, _PT_DYNAMIC = 1, 2
 _DT_NULL, _DT_NEEDED, _DT_STRTAB, _DT_STRSZ, _DT_SONAME, _DT_RPATH, _DT_RUNPATH = 0, 1, 5, 10, 14, 15, 29
 _DT_VERNEED, _DT_VERNEEDNUM = 0x6FFFFFFE, 0x6FFFFFFF

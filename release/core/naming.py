@@ -96,7 +96,7 @@ CHECKSUMS_ASSET = "SHA256SUMS"
 PROVENANCE_ASSET = "provenance.intoto.json"
 
 
-_DIST = re.compile(r"^jax[-_.]rocm(\d+)[-_.](pjrt|plugin)$")
+_DIST = re.compile(r"^jax[-_.]rocm(\d+)[-_.](pjrt|plugin)\Z", re.ASCII)
 _CPYTHON = re.compile(r"^cp3(\d+)-")
 
 

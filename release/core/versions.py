@@ -21,9 +21,9 @@ from release.core.errors import UserError
 
 KINDS = ("nightly", "rc", "release", "post")
 NIGHTLY_SCHEMES = ("date", "date-build")
-_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
-_NEXT = re.compile(r"^((?:0|[1-9]\d*)\.(?:0|[1-9]\d*)\.(?:0|[1-9]\d*))(?:\.post([1-9]\d*))?$")
-_LOCAL = re.compile(r"^rocm\d+(\.\d+){0,2}$")
+_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)\Z", re.ASCII)
+_NEXT = re.compile(r"^((?:0|[1-9]\d*)\.(?:0|[1-9]\d*)\.(?:0|[1-9]\d*))(?:\.post([1-9]\d*))?\Z", re.ASCII)
+_LOCAL = re.compile(r"^rocm\d+(\.\d+){0,2}\Z", re.ASCII)
 
 
 class VersionError(UserError):

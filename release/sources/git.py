@@ -49,7 +49,7 @@ FILTER = "--filter=blob:none"  # a commit with its trees: to read a file or chec
 HISTORY_FILTER = "--filter=tree:0"  # commits only: ancestry, counts and logs need nothing more
 FIRST_DEPTH = 64  # commits of a branch fetched the first time; deepened x4 when a question needs more
 TIMEOUT = 1800.0
-_SHA = re.compile(r"^[0-9a-f]{40}$")
+_SHA = re.compile(r"^[0-9a-f]{40}\Z", re.ASCII)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -18,8 +18,8 @@ import re
 
 from release.core.errors import UserError
 
-_SHA = re.compile(r"^[0-9a-f]{40}$")
-_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_SHA = re.compile(r"^[0-9a-f]{40}\Z", re.ASCII)
+_SHA256 = re.compile(r"^[0-9a-f]{64}\Z", re.ASCII)
 _IN_URL = re.compile(r"(?<![0-9a-f])([0-9a-f]{40})(?![0-9a-f])")
 _GITHUB_ARCHIVE = re.compile(r"^(https://github\.com/[^/]+/[^/]+?)(?:\.git)?/archive/")
 _ASSIGN = r'^[ \t]*{var}[ \t]*=[ \t]*(["\'])(.*?)\1'
