@@ -274,3 +274,74 @@ def test_an_upload_the_index_already_holds_is_exists_not_an_error(env, released)
                            hashlib.sha256(wheel.read_bytes()).hexdigest(), None)
     assert upload(repo, wheel, fields).outcome == "stored"
     assert upload(repo, wheel, fields).outcome == "exists"
+
+
+# ---------------------------------------------------------------- Trusted Publishing
+
+
+@pytest.fixture
+def trusted(env, monkeypatch):
+    """GitHub Actions with `id-token: write` and no password: Trusted Publishing."""
+    from tests.support.pypi_server import OIDC_PATH, REQUEST_TOKEN
+    monkeypatch.delenv("TWINE_PASSWORD")
+    base = env.upload_url.rstrip("/")
+    monkeypatch.setenv("ACTIONS_ID_TOKEN_REQUEST_URL", f"{base}{OIDC_PATH}?api-version=2.0")
+    monkeypatch.setenv("ACTIONS_ID_TOKEN_REQUEST_TOKEN", REQUEST_TOKEN)
+    return env
+
+
+def test_trusted_publishing_mints_the_upload_token_and_shows_none_of_the_three(trusted, released, run_cli):
+    from tests.support.pypi_server import AUDIENCE, REQUEST_TOKEN, jwt_for
+    store, dist, flags = released
+    code, out, err = run_cli("pypi-upload", TAG, *flags, "--json")
+    assert code == 0, err
+    assert json.loads(out)["credentials"] == "trusted publishing"
+    assert trusted.files() == release_sums(dist)
+    assert trusted.oidc_requests[0]["audience"] == [AUDIENCE]  # the index's audience, asked first
+    for secret in (REQUEST_TOKEN, jwt_for(AUDIENCE), PASSWORD):
+        assert secret not in out + err and secret not in store.published_for(TAG).body
+
+
+def test_a_workflow_that_is_no_trusted_publisher_is_one_line_and_uploads_nothing(trusted, released, run_cli):
+    from tests.support.pypi_server import REQUEST_TOKEN
+    store, dist, flags = released
+    trusted.publisher_registered = False
+    code, out, err = run_cli("pypi-upload", TAG, *flags)
+    assert code == 2 and "trusted publisher" in err and err.count("\n") == 1
+    assert REQUEST_TOKEN not in err and trusted.uploads == []
+
+
+def test_no_password_and_no_oidc_names_every_place_a_password_comes_from(env, released, run_cli, monkeypatch):
+    store, dist, flags = released
+    monkeypatch.delenv("TWINE_PASSWORD")
+    code, out, err = run_cli("pypi-upload", TAG, *flags)
+    assert code == 2 and all(w in err for w in ("$TWINE_PASSWORD", "~/.pypirc", "keyring", "id-token"))
+    assert env.uploads == []
+
+
+# ---------------------------------------------------------------- status
+
+
+def test_status_says_per_release_whether_both_wheels_are_on_pypi(env, make_dist, tmp_path, run_cli,
+                                                                  project_dir, monkeypatch):
+    from release.publish.pypi_index import derive_index_url
+    store = LocalStore(tmp_path / "store")
+    full = release_dist(store, make_dist(VERSION))
+    post = release_dist(store, make_dist(VERSION + ".post1"))
+    release_dist(store, make_dist(VERSION + ".post2"))
+    release_dist(store, make_dist("0.9.2.dev20261122"))  # a nightly is never looked for
+    for wheel in full.wheels:
+        env.put(wheel.path)
+    env.put(post.directory / naming.pjrt_wheel(7, VERSION + ".post1"))
+    assert derive_index_url(env.upload_url) == env.index_url
+    args = ["status", "--json", "--root", project_dir, "--store", "local", "--store-dir", store.directory]
+    code, out, err = run_cli(*args)
+    assert code == 0, err
+    assert json.loads(out)["pypi"]["versions"] == {VERSION: "both", VERSION + ".post1": "pjrt only",
+                                                   VERSION + ".post2": "none"}
+    monkeypatch.setenv("TWINE_REPOSITORY_URL", "http://127.0.0.1:9/")  # nothing listens there
+    code, out, err = run_cli(*args)
+    assert code == 0 and json.loads(out)["pypi"]["checked"] is False
+    assert "PyPI not checked" in json.loads(out)["pypi"]["note"]
+    code, out, err = run_cli(*args[:-4], "--offline")
+    assert code == 0 and json.loads(out)["pypi"]["note"] == "PyPI not checked (--offline)"

@@ -69,6 +69,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
                             resolver.check_planned_versions(
                                 {kind: v for kind, v in data["next"].items() if v},
                                 info.rocm_major, resolver.public_index_from_args(args)))
+    data["pypi"] = _pypi_view(args, info.rocm_major, store_view)
     last = (store_view or {}).get("latest", {}).get("nightly")
     output.github_output({"version": info.version, "next-release": nxt["release"][0] or "",
                           "next-rc": nxt["rc"][0] or "", "next-nightly": nxt["nightly"][0] or "",
@@ -76,6 +77,30 @@ def run(args: argparse.Namespace, out: Output) -> int:
     output.step_summary(_summary(data))
     out.result(data, lambda console: _human(console, proj, data))
     return 0
+
+
+def _pypi_view(args: argparse.Namespace, rocm_major: int, store_view: dict | None) -> dict:
+    """Whether each published release and post release is on PyPI (the index uploads go to,
+    ``$TWINE_REPOSITORY_URL``'s, else the public index); ``--offline`` asks nothing."""
+    import os
+
+    from release.core import naming
+    from release.publish import pypi
+    from release.publish.pypi_index import derive_index_url
+
+    if store_view is None:
+        return {"index": None, "checked": False, "versions": {}, "note": "PyPI not checked (--offline)"}
+    wanted = [v for v in store_view["published_versions"] if versions.kind_of(v) in pypi.KINDS_FOR_PYPI]
+    upload_url = os.environ.get("TWINE_REPOSITORY_URL", "").strip()
+    index = derive_index_url(upload_url) if upload_url else resolver.public_index_from_args(args)
+    if index is resolver.PIP_DEFAULT:
+        index = resolver.pip_configured_index()
+    if index == resolver.NO_PUBLIC_INDEX:
+        return {"index": None, "checked": False, "versions": {},
+                "note": f"PyPI not checked (the public index is {resolver.NO_PUBLIC_INDEX!r})"}
+    if not wanted:
+        return {"index": index, "checked": False, "versions": {}, "note": "no release or post release to look for"}
+    return pypi.presence(index, (naming.pjrt_dist(rocm_major), naming.plugin_dist(rocm_major)), wanted)
 
 
 def _store_view(store: Store) -> dict:
@@ -155,6 +180,12 @@ def _human(console: Console, proj: Project, data: dict) -> None:
         vt.add_row(kind, version or "-", data["next_notes"].get(kind, ""))
     console.print(vt)
     print_public_index(console, data["public_index"])
+    pypi = data["pypi"]
+    if pypi.get("note"):
+        console.print(pypi["note"], markup=False)
+    elif pypi["versions"]:
+        console.print(f"on PyPI ({pypi['index']}): " + ", ".join(
+            f"{v} {state}" for v, state in pypi["versions"].items()), markup=False)
 
 
 def _summary(data: dict) -> str:

@@ -203,7 +203,10 @@ def _held(index_url: str, projects: set[str], session: requests.Session) -> dict
 
 
 def _conflicts(wheels: tuple[Wheel, ...], held: dict[str, str | None]) -> list[str]:
+    """Files the index lists under a wheel's name without that wheel's sha256 (a listing
+    without a hash cannot prove the same bytes, so it counts as other bytes)."""
     return [f"{w.name} (index: {str(held[w.name])[:12]}..., release: {w.sha256[:12]}...)"
+            if held[w.name] else f"{w.name} (the index gives no sha256 to compare)"
             for w in wheels if w.name in held and held[w.name] != w.sha256]
 
 
@@ -360,3 +363,35 @@ def publish_to_pypi(store: Store, tag: str, settings: PypiSettings, *, say: Say,
     result["complete"] = state["complete"]
     result["notes"] = update_notes(store, files.release, state, say)
     return result
+
+
+def presence(index_url: str | None, projects: tuple[str, str], version_list: list[str], *,
+             timeout: float = 10.0, session: requests.Session | None = None) -> dict[str, Any]:
+    """Which of ``version_list`` the index holds, per version: ``both``, ``pjrt only``,
+    ``plugin only`` (a broken ``jax[rocm]``) or ``none``; one request per project with a
+    deadline; an index that cannot be asked is a note, never a failure (``release status``)."""
+    from packaging.utils import parse_wheel_filename
+
+    from release.publish.pypi_index import IndexUnavailable
+
+    if not index_url:
+        return {"index": None, "checked": False, "versions": {}, "note": "PyPI not checked (no index)"}
+    session = session or requests.Session()
+    found: dict[str, set[str]] = {}
+    try:
+        for role, project in zip(("pjrt", "plugin"), projects):
+            for name in index_files(index_url, project, session=session, timeout=timeout):
+                try:
+                    _, parsed, _, _ = parse_wheel_filename(name)
+                except ValueError:
+                    continue
+                found.setdefault(str(parsed), set()).add(role)
+    except IndexUnavailable as exc:
+        return {"index": display_url(index_url), "checked": False, "versions": {},
+                "note": f"PyPI not checked: {exc}"}
+    shown = {}
+    for version in version_list:
+        roles = found.get(str(Version(version)), set())
+        shown[version] = ("both" if roles == {"pjrt", "plugin"} else f"{next(iter(roles))} only" if roles
+                          else "none")
+    return {"index": display_url(index_url), "checked": True, "versions": shown}

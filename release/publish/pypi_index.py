@@ -281,24 +281,26 @@ def index_files(index_url: str, project: str, *, session: requests.Session | Non
         return {}
     if answer.status_code != 200:
         raise IndexUnavailable(f"{shown} answered {answer.status_code}")
-    kind = answer.headers.get("Content-Type", "")
     try:
-        if "json" in kind:
-            data = answer.json()
-            files = {}
-            for entry in data["files"]:
-                digest = (entry.get("hashes") or {}).get("sha256")
-                files[str(entry["filename"])] = digest.lower() if isinstance(digest, str) else None
-            return files
-        files = {}
-        for href, text in _LINK.findall(answer.text):
-            name = html.unescape(text).strip()
-            fragment = html.unescape(href).partition("#")[2]
-            algo, _, digest = fragment.partition("=")
-            files[name] = digest.lower() if algo == "sha256" and digest else None
-        return files
+        return parse_simple_page(answer.headers.get("Content-Type", ""), answer.text)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise IndexUnavailable(f"{shown}: not a simple API answer ({type(exc).__name__})") from None
+
+
+def parse_simple_page(content_type: str, text: str) -> dict[str, str | None]:
+    """A project page of the simple API as ``{file name: sha256 or None}``: PEP 691 JSON
+    (``files[].hashes.sha256``) or PEP 503 HTML (anchors, ``#sha256=`` fragments)."""
+    files: dict[str, str | None] = {}
+    if "json" in content_type:
+        for entry in json.loads(text)["files"]:
+            digest = (entry.get("hashes") or {}).get("sha256")
+            files[str(entry["filename"])] = digest.lower() if isinstance(digest, str) else None
+        return files
+    for href, label in _LINK.findall(text):
+        name = html.unescape(label).strip()
+        algo, _, digest = html.unescape(href).partition("#")[2].partition("=")
+        files[name] = digest.lower() if algo == "sha256" and digest else None
+    return files
 
 
 # ---------------------------------------------------------------- the upload API

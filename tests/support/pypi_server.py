@@ -5,6 +5,8 @@ In front of pypiserver's own WSGI app sits a thin recorder: it keeps every uploa
 fields (not the file) so tests can read what reached the index (the ``attestations`` field,
 the digests), and ``hold(n)`` stops the n-th upload before pypiserver sees it, so a test can
 kill the uploading process between two uploads. Fallback to any public index is off.
+The two Trusted Publishing parties (GitHub's OIDC issuer, the index's mint endpoint) are
+stood in for on the same host, since they cannot run here.
 
 Fixture ``pypi_server`` -> ``PypiServer`` (``upload_url``, ``index_url``, ``user``,
 ``password``, ``uploads``, ``files()``, ``put(path)``).
@@ -12,21 +14,30 @@ Fixture ``pypi_server`` -> ``PypiServer`` (``upload_url``, ``index_url``, ``user
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import hashlib
 import io
+import json
 import logging
 import threading
 from email.parser import BytesParser
 from email.policy import HTTP
 from pathlib import Path
 from socketserver import ThreadingMixIn
+from urllib.parse import parse_qs
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import pytest
 
 USER = "__token__"
 PASSWORD = "pypi-AgEIcHlwaS5vcmcCJDAwMDAtdGVzdC1zZWNyZXQtdG9rZW4tZm9yLXVwbG9hZHM"
+# Trusted Publishing's parties, which cannot run here, stand in front of pypiserver: GitHub's
+# OIDC issuer (ACTIONS_ID_TOKEN_REQUEST_URL, answering a bearer request token) and PyPI's
+# /_/oidc/audience and /_/oidc/mint-token (a token for the audience -> the upload password).
+OIDC_PATH = "/_test/github-oidc"
+REQUEST_TOKEN = "ghs-request-token-for-the-oidc-endpoint-0123"
+AUDIENCE = "test-index"
 
 
 class _Quiet(WSGIRequestHandler):
@@ -58,6 +69,8 @@ class PypiServer:
     user: str = USER
     password: str = PASSWORD
     uploads: list = dataclasses.field(default_factory=list)  # [(file name, [(field, value)])]
+    publisher_registered: bool = True   # False: the mint endpoint refuses every token
+    oidc_requests: list = dataclasses.field(default_factory=list)
     _hold_at: int | None = None
     arrived: threading.Event = dataclasses.field(default_factory=threading.Event)
     release: threading.Event = dataclasses.field(default_factory=threading.Event)
@@ -78,8 +91,43 @@ class PypiServer:
         (self.root / path.name).write_bytes(path.read_bytes() if data is None else data)
 
 
+def jwt_for(audience: str) -> str:
+    """The OIDC token the stand-in issuer hands out for ``audience`` (opaque to the tool)."""
+    return "eyJhbGciOiJSUzI1NiJ9." + base64.urlsafe_b64encode(
+        json.dumps({"aud": audience, "repository": "ROCm/rocm-jax"}).encode()).decode().rstrip("=") + ".sig"
+
+
+def _json(start_response, status: str, data: dict) -> list[bytes]:
+    start_response(status, [("Content-Type", "application/json")])
+    return [json.dumps(data).encode()]
+
+
+def _trusted_publishing(environ, start_response, server: PypiServer):
+    path, method = environ.get("PATH_INFO", ""), environ["REQUEST_METHOD"]
+    if path == "/_/oidc/audience" and method == "GET":
+        return _json(start_response, "200 OK", {"audience": AUDIENCE})
+    if path == OIDC_PATH and method == "GET":
+        query = parse_qs(environ.get("QUERY_STRING", ""))
+        server.oidc_requests.append(query)
+        if environ.get("HTTP_AUTHORIZATION") != f"bearer {REQUEST_TOKEN}":
+            return _json(start_response, "401 Unauthorized", {"message": "bad request token"})
+        return _json(start_response, "200 OK", {"value": jwt_for(query.get("audience", [""])[0])})
+    if path == "/_/oidc/mint-token" and method == "POST":
+        body = json.loads(environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0)) or b"{}")
+        if not server.publisher_registered or body.get("token") != jwt_for(AUDIENCE):
+            return _json(start_response, "422 Unprocessable Entity", {
+                "message": "Token request failed", "errors": [
+                    {"code": "invalid-publisher",
+                     "description": "valid token, but no corresponding publisher"}]})
+        return _json(start_response, "200 OK", {"success": True, "token": server.password})
+    return None
+
+
 def _recorder(app, server: PypiServer):
     def wrapped(environ, start_response):
+        answered = _trusted_publishing(environ, start_response, server)
+        if answered is not None:
+            return answered
         if environ["REQUEST_METHOD"] == "POST":
             length = int(environ.get("CONTENT_LENGTH") or 0)
             body = environ["wsgi.input"].read(length)

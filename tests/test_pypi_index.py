@@ -1,0 +1,156 @@
+"""The PyPI step's pure rules over generated inputs: what an index page says it holds, where
+uploads go and with which credentials (twine's order), the notes section, sizes."""
+
+from __future__ import annotations
+
+import html
+import json
+import string
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from release.core.errors import UserError
+from release.publish import pypi
+from release.publish.drafts import validated_digest, with_validated
+from release.publish.pypi_index import derive_index_url, find_repository, parse_simple_page
+
+SETTINGS = settings(max_examples=60, derandomize=True, deadline=None)
+
+hexes = st.text("0123456789abcdef", min_size=64, max_size=64)
+versions = st.from_regex(r"0\.(?:[0-9]|1[0-9])\.[0-9](?:\.post[1-9])?", fullmatch=True)
+wheel_names = st.builds(
+    lambda project, version, py: f"{project}-{version}-{py}-{'none' if py == 'py3' else py}-manylinux_2_27_x86_64.whl",
+    st.sampled_from(["jax_rocm7_pjrt", "jax_rocm7_plugin", "jax_rocm6_plugin"]), versions,
+    st.sampled_from(["py3", "cp311", "cp312", "cp313", "cp314"]))
+listings = st.dictionaries(wheel_names, st.one_of(st.none(), hexes), max_size=8)
+
+
+def html_page(files: dict, quote: str, extra: str, upper: bool) -> str:
+    rows = []
+    for name, digest in files.items():
+        href = f"../../packages/{html.escape(name)}" + (f"#sha256={digest.upper() if upper else digest}"
+                                                         if digest else "")
+        rows.append(f"<a {extra}href={quote}{href}{quote}{' ' + extra if extra else ''}>{html.escape(name)}</a><br/>")
+    return "<!DOCTYPE html><html><body><h1>Links</h1>\n" + "\n".join(rows) + "\n</body></html>"
+
+
+@SETTINGS
+@given(listings, st.sampled_from(['"', "'"]), st.sampled_from(["", 'data-requires-python="&gt;=3.11" ',
+                                                              'data-dist-info-metadata="sha256=00" ']),
+       st.booleans())
+def test_an_html_page_reads_as_the_files_and_hashes_it_lists(files, quote, extra, upper):
+    assert parse_simple_page("text/html", html_page(files, quote, extra, upper)) == files
+
+
+@SETTINGS
+@given(listings, st.booleans())
+def test_a_json_page_reads_as_the_files_and_hashes_it_lists(files, other_hashes):
+    page = {"meta": {"api-version": "1.1"}, "name": "x", "files": [
+        {"filename": name, "url": f"https://files/{name}",
+         "hashes": ({"sha256": digest} if digest else {}) | ({"blake2b_256": "ab"} if other_hashes else {})}
+        for name, digest in files.items()]}
+    assert parse_simple_page("application/vnd.pypi.simple.v1+json", json.dumps(page)) == files
+
+
+def test_a_page_that_is_not_an_index_answer_raises():
+    with pytest.raises((ValueError, KeyError)):
+        parse_simple_page("application/vnd.pypi.simple.v1+json", "{}")
+
+
+@pytest.mark.parametrize("upload, index", [
+    ("https://upload.example.org/legacy/", "https://example.org/simple/"),
+    ("https://upload.test.example.org/legacy/", "https://test.example.org/simple/"),
+    ("http://127.0.0.1:8080/", "http://127.0.0.1:8080/simple/"),
+    ("https://host/root/pypi/legacy/", "https://host/root/pypi/simple/"),
+    ("https://user:pw@upload.example.org/legacy/", "https://user:pw@example.org/simple/"),
+])
+def test_the_simple_api_beside_an_upload_url(upload, index):
+    assert derive_index_url(upload) == index
+
+
+# ---------------------------------------------------------------- twine's conventions
+
+
+def pypirc(tmp_path, sections: dict) -> object:
+    path = tmp_path / ".pypirc"
+    path.write_text("".join(f"[{name}]\n" + "".join(f"{k} = {v}\n" for k, v in keys.items()) + "\n"
+                            for name, keys in sections.items()))
+    return path
+
+
+def test_the_url_flag_wins_then_the_environment_then_pypirc(tmp_path):
+    rc = pypirc(tmp_path, {"pypi": {"repository": "https://rc/legacy/", "password": "rc-password"},
+                           "other": {"repository": "https://other/legacy/", "username": "me",
+                                     "password": "other-password"}})
+    env = {"HOME": str(tmp_path)}
+    no_keyring = lambda url, user: None  # noqa: E731
+    assert find_repository(env=env, keyring_lookup=no_keyring).upload_url == "https://rc/legacy/"
+    assert find_repository(env=env, keyring_lookup=no_keyring).password == "rc-password"
+    other = find_repository(env={**env, "TWINE_REPOSITORY": "other"}, keyring_lookup=no_keyring)
+    assert (other.upload_url, other.username, other.password) == ("https://other/legacy/", "me", "other-password")
+    by_env = find_repository(env={**env, "TWINE_REPOSITORY_URL": "https://env/legacy/"}, keyring_lookup=no_keyring)
+    assert by_env.upload_url == "https://env/legacy/" and by_env.password is None  # as twine: no rc creds
+    flag = find_repository(url="https://flag/legacy/", config_file=rc,
+                           env={**env, "TWINE_REPOSITORY_URL": "https://env/legacy/", "TWINE_PASSWORD": "p-env"},
+                           keyring_lookup=no_keyring)
+    assert (flag.upload_url, flag.password, flag.source) == ("https://flag/legacy/", "p-env", "$TWINE_PASSWORD")
+
+
+def test_keyring_is_asked_only_when_no_password_is_set(tmp_path):
+    asked = []
+
+    def keyring(url, user):
+        asked.append((url, user))
+        return "from-keyring"
+    env = {"HOME": str(tmp_path), "TWINE_REPOSITORY_URL": "https://env/legacy/"}
+    repo = find_repository(env=env, keyring_lookup=keyring)
+    assert (repo.password, repo.source, asked) == ("from-keyring", "keyring", [("https://env/legacy/", "__token__")])
+    asked.clear()
+    assert find_repository(env={**env, "TWINE_PASSWORD": "p"}, keyring_lookup=keyring).password == "p"
+    assert asked == []
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("", "no package index"), ("[pypi]\nusername = x\n", "no repository = URL"),
+    ("[pypi]\nrepository = ftp://host/\n", "expected an http"), ("[pypi\n", "not a readable .pypirc"),
+])
+def test_a_pypirc_that_names_no_usable_index_is_one_line(tmp_path, text, problem):
+    (tmp_path / ".pypirc").write_text(text)
+    with pytest.raises(UserError, match=problem):
+        find_repository(env={"HOME": str(tmp_path)}, keyring_lookup=lambda url, user: None)
+
+
+# ---------------------------------------------------------------- notes and sizes
+
+
+bodies = st.text(string.printable, max_size=200).filter(lambda t: "<!--" not in t)
+states = st.builds(lambda rows, complete: {"index": "https://example.org/simple/", "complete": complete,
+                                           "files": [{"name": n, "sha256": h, "listed": li} for n, h, li in rows]},
+                   st.lists(st.tuples(wheel_names, hexes, st.booleans()), min_size=1, max_size=4), st.booleans())
+
+
+@SETTINGS
+@given(bodies, hexes, states, states)
+def test_the_notes_hold_one_pypi_section_the_latest_and_keep_the_rest(body, mark, first, second):
+    marked = with_validated(body, mark)
+    once = pypi.with_notes(marked, pypi.notes_section(first))
+    twice = pypi.with_notes(once, pypi.notes_section(second))
+    assert twice == pypi.with_notes(marked, pypi.notes_section(second))
+    assert pypi.with_notes(twice, pypi.notes_section(second)) == twice
+    assert twice.count(pypi.NOTES_BEGIN) == 1 and validated_digest(twice) == mark
+    assert body.strip() in twice
+
+
+@SETTINGS
+@given(st.integers(1, 10**6), st.sampled_from(list(pypi._UNITS)))
+def test_a_size_is_its_number_times_its_unit(number, unit):
+    assert pypi.parse_size(f"{number}{unit}") == number * pypi._UNITS[unit.lower()]
+    assert pypi.parse_size(f"{number} {unit.upper()}") == number * pypi._UNITS[unit.lower()]
+
+
+@pytest.mark.parametrize("text", ["0", "-1MiB", "1.5GiB", "MiB", "10 TB", "1e9", ""])
+def test_a_size_that_is_not_one_is_refused(text):
+    with pytest.raises(UserError, match="expected a size"):
+        pypi.parse_size(text)
