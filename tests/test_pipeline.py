@@ -228,18 +228,54 @@ def test_other_jobs_do_not_share_the_lock(tmp_path, holder):
         assert path == tmp_path / ".cache" / "locks" / "cut.lock"
 
 
-def test_a_timeout_waits_and_then_says_so(tmp_path, holder):
+@pytest.fixture
+def attempts(monkeypatch):
+    """Every try the lock makes to take the file, in order, with whether it got it; ``hooks``
+    run after each try (a test uses them to end the holder while the lock is waiting)."""
+    import filelock
+    tried: list[bool] = []
+    hooks: list = []
+    real = filelock.UnixFileLock._acquire
+
+    def counting(self):
+        real(self)
+        tried.append(self.is_locked)
+        for hook in hooks:
+            hook(len(tried))
+
+    monkeypatch.setattr(filelock.UnixFileLock, "_acquire", counting)
+    return type("Attempts", (), {"tried": tried, "hooks": hooks})
+
+
+def test_without_a_timeout_the_lock_is_tried_once(tmp_path, holder, attempts):
+    holder()
+    with pytest.raises(UserError):
+        with job_lock(tmp_path, "nightly"):
+            pass
+    assert attempts.tried == [False]
+
+
+def test_a_timeout_waits_and_then_says_so(tmp_path, holder, attempts):
+    """It waited (tried again after the first refusal) before it gave up, and says how long."""
     holder()
     with pytest.raises(UserError, match=r"after waiting 0\.3 s"):
         with job_lock(tmp_path, "nightly", timeout=0.3):
             pass
+    assert len(attempts.tried) >= 2 and not any(attempts.tried)
 
 
-def test_the_lock_is_taken_once_the_running_job_finishes(tmp_path, holder):
+def test_the_lock_is_taken_once_the_running_job_finishes(tmp_path, holder, attempts):
+    """The holder finishes only after the first refused try: the waiting job then takes it."""
     proc = holder()
-    proc.stdin.close()  # the holder finishes its job
+
+    def finish_holder(n):
+        if n == 1:
+            proc.stdin.close()
+            assert proc.wait(timeout=60) == 0
+
+    attempts.hooks.append(finish_holder)
     with job_lock(tmp_path, "nightly", timeout=60):
-        assert proc.wait(timeout=60) == 0
+        assert attempts.tried[0] is False and attempts.tried[-1] is True
 
 
 def test_run_job_refuses_to_start_while_another_run_holds_the_lock(tmp_path, dist, holder):
