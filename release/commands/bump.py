@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from release.commands._common import add_date_option, project, today_utc
 from release.core import flags
-from release.core.config import atomic_write, save_deps
+from release.core.config import (
+    LINE_DEP,
+    atomic_write,
+    parse_version_info,
+    render_version_info,
+    save_deps,
+    save_version_info,
+)
 from release.core.errors import UserError
 from release.core.output import Output, github_output, step_summary
 from release.core.redact import redact
 from release.sources import changelog
 from release.sources.checkout import cache_dir
+from release.sources.line import version_move
 from release.sources.pull_requests import BumpPull, deliver_bump, repository_from_env
 from release.sources.repo import ReleaseRepo, committed_deps
 from release.sources.roll import roll
@@ -69,23 +78,41 @@ def run(args: argparse.Namespace, out: Output) -> int:
                       allow_rewind=args.allow_rewind, say=lambda text: status.update(text))
 
     moves = result.moves
-    data = changelog.to_json(moves, result.notes)
-    text = changelog.markdown(moves, args.max_log_lines, result.notes)
+    # The release line is jax's: version_info.json's version follows the jax pin's line, in the
+    # same commit (from the committed file when committing, as deps.yaml is).
+    info_text = repo.committed(proj.version_info.path) if repo is not None else None
+    info = (parse_version_info(proj.version_info.path, info_text) if info_text is not None
+            else proj.version_info)
+    vmove = version_move(info, result.new[LINE_DEP])
+    notes = result.notes + ((vmove.sentence,) if vmove else ())
+    data = changelog.to_json(moves, notes)
+    text = changelog.markdown(moves, args.max_log_lines, notes)
     title = changelog.title(moves) if moves else "Pins are current"
-    data["title"] = title
-    if not args.dry_run and moves:
-        save_deps(result.new)
+    if vmove is not None:
+        title = (f"{title}; version {vmove.new}" if moves else
+                 f"Move the version to {vmove.new} (the jax pin's line)")
+        text = text if moves else changelog.notes_markdown(notes) + "The pins did not move.\n"
+    data |= {"title": title, "changed": bool(moves or vmove),
+             "version": vmove.to_json() if vmove else None}
+    if not args.dry_run and (moves or vmove):
+        if moves:
+            save_deps(result.new)
+        if vmove is not None:
+            save_version_info(dataclasses.replace(proj.version_info, version=vmove.new))
         if args.changelog:
             atomic_write(args.changelog, redact(f"# {title}\n\n{text}"))
     if repo is not None:  # --commit (or --push, --open-pr)
-        data |= deliver_bump(repo, proj.deps.path, moved=tuple(m.name for m in moves),
+        also = ({info.path: render_version_info(dataclasses.replace(info, version=vmove.new), info_text)}
+                if vmove is not None and info_text is not None else None)
+        data |= deliver_bump(repo, proj.deps.path,
+                             moved=tuple(m.name for m in moves) + (("version",) if vmove else ()),
                              date=args.date or today_utc(), title=title, body=text, push=push,
-                             pull=pull)
-    github_output({"changed": "true" if moves else "false", "title": title,
+                             pull=pull, also=also)
+    github_output({"changed": "true" if data["changed"] else "false", "title": title,
                    **({"branch": data["branch"]} if "branch" in data else {}),
                    **({"pr-number": str(data["pull_request"]["number"])}
                       if data.get("pull_request", {}).get("number") else {})})
-    step_summary(f"## {title}\n\n{text}" if moves else "## bump: pins are current")
+    step_summary(f"## {title}\n\n{text}" if data["changed"] else "## bump: pins are current")
     out.result(data, lambda console: _human(console, data, text, args.dry_run))
     return 0
 

@@ -103,6 +103,8 @@ def markdown(moves: tuple[Move, ...], max_lines: int = DEFAULT_MAX_LINES, notes:
             lines.append(f"archive sha256 `{move.archive_sha256}`")
         if move.patches:
             lines.append("patches: " + ", ".join(f"`{p}`" for p in move.patches))
+        if move.line:
+            lines.append(f"jax line `{move.line}` (jax/version.py at `{move.new[:7]}`)")
         lines.append("")
         shown = move.commits[:max(max_lines, 0)]
         for c in shown:
@@ -122,7 +124,8 @@ def to_json(moves: tuple[Move, ...], notes: tuple[str, ...] = ()) -> dict:
             "url": display_url(m.url), "branch": m.branch, "old_branch": m.old_branch,
             "switched": m.switched, "merge_base": m.merge_base, "dropped": m.dropped,
             "behind_tip": m.behind, "source": m.source, "named_url": m.named_url and display_url(m.named_url),
-            "archive_sha256": m.archive_sha256, "patches": list(m.patches), "summary": sentence(m),
+            "archive_sha256": m.archive_sha256, "patches": list(m.patches), "line": m.line,
+            "summary": sentence(m),
             "compare_url": compare_url(m),
             "commits": [{"sha": c.sha, "date": c.date, "author": c.author, "subject": c.subject}
                         for c in m.commits],

@@ -102,15 +102,17 @@ class BumpPull:
 
 
 def deliver_bump(repo: ReleaseRepo, deps_path: Path, *, moved: tuple[str, ...], date: _dt.date,
-                 title: str, body: str, push: bool, pull: BumpPull | None = None) -> dict[str, Any]:
-    """Commit deps.yaml (as written) on ``bump/<date>-<moved>`` and push it, or sync the one
-    bump PR (which pushes); with nothing ``moved``, close that PR. Returns what was done:
+                 title: str, body: str, push: bool, pull: BumpPull | None = None,
+                 also: Mapping[Path, str] | None = None) -> dict[str, Any]:
+    """Commit deps.yaml (as written), and the files in ``also`` (path -> text: version_info.json
+    when the jax line moved), on ``bump/<date>-<moved>`` and push it, or sync the one bump PR
+    (which pushes); with nothing ``moved``, close that PR. Returns what was done:
     ``branch``, ``commit``, ``pushed``, ``pull_request`` (each only when it happened)."""
     done: dict[str, Any] = {}
     if moved:
         branch = bump_branch(date, moved)
-        sha = repo.commit_file(branch, deps_path, deps_path.read_text(encoding="utf-8"),
-                               f"{title}\n\n{body}")
+        files = {deps_path: deps_path.read_text(encoding="utf-8"), **(also or {})}
+        sha = repo.commit_files(branch, files, f"{title}\n\n{body}")
         done |= {"branch": branch, "commit": sha}
         if pull is not None:
             pr = sync_pull(pull.client, repo, owner=pull.owner, name=pull.name, base=pull.base,

@@ -12,10 +12,11 @@ import datetime as _dt
 import os
 import tempfile
 from pathlib import Path
+from typing import Mapping
 
 import git as gitpython
 
-from release.core.config import Deps, RollVia, parse_deps
+from release.core.config import LINE_DEP, Deps, RollVia, parse_deps
 from release.core.errors import UserError
 from release.core.redact import redact
 from release.sources.git import ENV, Remote, head_of, remote_error
@@ -106,30 +107,42 @@ class ReleaseRepo:
         return env | ENV
 
     def commit_file(self, branch: str, path: Path, text: str, message: str) -> str:
-        """One commit on top of HEAD changing only ``path`` to ``text``, at ``refs/heads/branch``.
+        """One commit on top of HEAD changing only ``path`` to ``text``, at ``refs/heads/branch``
+        (``commit_files`` with one file)."""
+        return self.commit_files(branch, {path: text}, message)
+
+    def commit_files(self, branch: str, files: Mapping[Path, str], message: str) -> str:
+        """One commit on top of HEAD changing only ``files`` (path -> text), at
+        ``refs/heads/branch``: a bump's deps.yaml and version_info.json land together.
 
         Re-running with the same content and message returns the existing commit. The message
         is redacted (it leaves the machine with the push).
         """
         message = redact(message)
-        rel, head = self.relpath(path), self.head()
+        head = self.head()
         with tempfile.TemporaryDirectory() as tmp:
-            return self._commit_file(Path(tmp), branch, rel, head, text, message)
+            return self._commit_files(Path(tmp), branch, {self.relpath(p): t for p, t in files.items()},
+                                      head, message)
 
-    def _commit_file(self, tmp: Path, branch: str, rel: str, head: str, text: str, message: str) -> str:
-        (tmp / "content").write_text(text, encoding="utf-8")
+    def _commit_files(self, tmp: Path, branch: str, texts: dict[str, str], head: str, message: str) -> str:
         (tmp / "message").write_text(message, encoding="utf-8")
+        blobs = {}
+        for i, (rel, text) in enumerate(sorted(texts.items())):
+            (tmp / f"content{i}").write_text(text, encoding="utf-8")
+            blobs[rel] = self._run("hash-object", "-w", "--", str(tmp / f"content{i}"))[1].strip()
         status, existing, _ = self._run("rev-parse", "--verify", "--quiet", f"refs/heads/{branch}")
-        blob = self._run("hash-object", "-w", "--", str(tmp / "content"))[1].strip()
         if status == 0:
             existing = existing.strip()
             same = (self._run("rev-parse", f"{existing}^")[1].strip() == head
-                    and self._run("rev-parse", f"{existing}:{rel}")[1].strip() == blob
+                    and all(self._run("rev-parse", f"{existing}:{rel}")[1].strip() == blob
+                            for rel, blob in blobs.items())
                     and self._run("log", "-1", "--format=%B", existing)[1].strip() == message.strip())
             if same:
                 return existing
         env = self._identity_env() | {"GIT_INDEX_FILE": str(tmp / "index")}
-        for args in (("read-tree", head), ("update-index", "--add", "--cacheinfo", f"100644,{blob},{rel}")):
+        steps = [("read-tree", head)] + [("update-index", "--add", "--cacheinfo", f"100644,{blob},{rel}")
+                                         for rel, blob in blobs.items()]
+        for args in steps:
             status, _, err = self._run(*args, env=env)
             if status != 0:
                 raise AssertionError(f"git {args[0]} failed: {err}")
@@ -154,15 +167,21 @@ class ReleaseRepo:
 def committed_deps(repo: ReleaseRepo, deps: Deps) -> Deps:
     """deps.yaml as committed at HEAD, which a committing bump rolls from, so a re-run after a
     crash (file written, nothing committed yet) still commits. Uncommitted edits besides
-    what a bump writes (pins; for via deps also branch, archive sha256 and patches) are refused."""
+    what a bump writes (pins; for via deps also branch, archive sha256 and patches; jax's line)
+    are refused."""
     committed = repo.committed(deps.path)
     if committed is None:
         raise UserError(f"{deps.path}: not committed at HEAD; --commit needs it committed")
     base = parse_deps(deps.path, committed)
     pins: dict[str, dict[str, object]]  # per dep, the pin fields a bump writes
-    pins = {d.name: {"commit": d.commit} | ({"branch": d.branch, "archive_sha256": d.archive_sha256,
-                                            "patches": d.patches} if isinstance(d.roll, RollVia) else {})
-            for d in deps}
+    pins = {}
+    for d in deps:
+        fields: dict[str, object] = {"commit": d.commit}
+        if isinstance(d.roll, RollVia):
+            fields |= {"branch": d.branch, "archive_sha256": d.archive_sha256, "patches": d.patches}
+        if d.name == LINE_DEP:
+            fields["line"] = d.line
+        pins[d.name] = fields
     if base.with_pins(pins) != deps:
         raise UserError(f"{deps.path}: has uncommitted edits besides pins; commit or revert them "
                         "before --commit")

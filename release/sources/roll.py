@@ -34,6 +34,7 @@ from release.core.revisions import github_base
 from release.core.versions import branch_order
 from release.sources import selection
 from release.sources.git import LogEntry, Mirror, Remote, ls_remote, ls_remote_branches
+from release.sources.line import line_at
 from release.sources.pins import Pin, read_pin
 
 FORWARD, BACKWARD, SIDEWAYS = "forward", "backward", "sideways"
@@ -72,6 +73,7 @@ class Move:
     named_url: str | None = None  # the URL the source's file names, when it differs from ``url``
     archive_sha256: str | None = None
     patches: tuple[str, ...] = ()
+    line: str | None = None  # the jax dep: jax/version.py's _version at ``new`` (release.sources.line)
 
     @property
     def count(self) -> int:
@@ -347,6 +349,11 @@ def roll(deps: Deps, cache: Path, *, only: Iterable[str] = (), to: str | None = 
                 moves[dep.name] = Move(dep.name, dep.url, dep.branch, dep.commit, dep.commit, SAME, (),
                                        old_branch=dep.branch, source=cand.source,
                                        archive_sha256=cand.pin.sha256, patches=cand.pin.patches)
+        jax = moves.get(config.LINE_DEP)
+        if jax is not None and jax.new != jax.old:  # the line is read where the pin moves
+            ctx.say(f"{jax.name}: reading {config.LINE_FILE} at {jax.new[:7]}")
+            moves[jax.name] = dataclasses.replace(
+                jax, line=line_at(ctx.mirror(deps[jax.name]), jax.new, jax.name))
     ordered = tuple(moves[d.name] for d in deps if d.name in moves)
     return RollResult(deps, deps.with_pins({m.name: pinned_fields(m) for m in ordered}), ordered,
                       tuple(notes))
@@ -355,5 +362,8 @@ def roll(deps: Deps, cache: Path, *, only: Iterable[str] = (), to: str | None = 
 def pinned_fields(move: Move) -> dict:
     """What deps.yaml records for a move: the commit, the branch it is on, and what the source
     file says about it (archive sha256, patches)."""
-    return {"commit": move.new, "branch": move.branch, "archive_sha256": move.archive_sha256,
-            "patches": move.patches}
+    fields = {"commit": move.new, "branch": move.branch, "archive_sha256": move.archive_sha256,
+              "patches": move.patches}
+    if move.name == config.LINE_DEP and move.new != move.old:  # a line read at the old pin is stale
+        fields["line"] = move.line
+    return fields

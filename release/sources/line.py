@@ -1,0 +1,81 @@
+"""The release line: jax's ``_version`` in ``jax/version.py`` at the jax pin, read from its mirror.
+
+jax's ``setup.py`` pins the plugin to jax's own version, so a plugin ``X.Y.Z`` installs only
+beside jax ``X.Y.Z``: ``release bump`` reads the line here whenever the jax pin moves, records
+it with the pin (deps.yaml ``jax: line:``) and moves version_info.json's version with it. The
+file is parsed as Python syntax, never executed (``setup.py`` ``eval``s it; we need not).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+
+from release.core.config import LINE_FILE, Dep, VersionInfo
+from release.core.errors import UserError
+from release.sources.git import Mirror
+
+_LINE = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
+
+
+def parse_version_py(text: str, where: str) -> str:
+    """``_version`` of a jax ``version.py``: the one module-level ``_version = "X.Y.Z"``
+    (annotated or not); anything else is a one-line ``UserError`` naming ``where``."""
+    try:
+        module = ast.parse(text)
+    except SyntaxError as exc:
+        raise UserError(f"{where}: cannot parse the file (line {exc.lineno}: {exc.msg})") from None
+    found: list[object] = []
+    for node in module.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "_version"
+                                                for t in node.targets):
+            found.append(node.value)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
+                and node.target.id == "_version" and node.value is not None:
+            found.append(node.value)
+    values = [v.value for v in found if isinstance(v, ast.Constant)]
+    if len(found) != 1 or len(values) != 1 or not isinstance(values[0], str) \
+            or not _LINE.match(values[0]):
+        shown = ", ".join(repr(v) for v in values) or "none"
+        raise UserError(f"{where}: expected one _version = \"X.Y.Z\" at module level (found "
+                        f"{len(found)}: {shown})")
+    return values[0]
+
+
+def line_at(mirror: Mirror, sha: str, dep_name: str = "jax") -> str | None:
+    """jax's line at commit ``sha``: the commit's trees fetched when the mirror has only its
+    history (a ``tree:0`` mirror), then the one blob. None when the commit has no
+    ``jax/version.py`` (not a jax tree: nothing to check)."""
+    where = f"{dep_name}: {LINE_FILE} at {sha[:7]}"
+    if not mirror.fetch_commit(sha):
+        raise UserError(f"{where}: commit not found on {mirror.remote.shown}")
+    text = mirror.read_file(sha, LINE_FILE)
+    return None if text is None else parse_version_py(text, where)
+
+
+@dataclasses.dataclass(frozen=True)
+class VersionMove:
+    """version_info.json's version moved to the jax pin's line (a bump's second file)."""
+
+    old: str
+    new: str
+    line: str  # jax's line
+    commit: str  # the jax pin it was read at
+
+    @property
+    def sentence(self) -> str:
+        return (f"version: {self.old} -> {self.new} (jax's line: {LINE_FILE} at {self.commit[:7]} "
+                f"says {self.line})")
+
+    def to_json(self) -> dict:
+        return {"old": self.old, "new": self.new, "line": self.line, "commit": self.commit}
+
+
+def version_move(info: VersionInfo, jax: Dep) -> VersionMove | None:
+    """The move of ``info``'s version onto ``jax``'s recorded line, or None when it is on it
+    (or no line is recorded). A new line starts unreleased (``X.Y.Z``); if it was released
+    already, the plan says which ``.postN`` to move on to."""
+    if jax.line is None or info.line == jax.line:
+        return None
+    return VersionMove(info.version, jax.line, jax.line, jax.commit)
