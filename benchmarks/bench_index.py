@@ -1,23 +1,26 @@
-"""``release index`` over a local store of big wheels, against copying and hashing them by hand.
+"""``release index`` over a season of nightlies: is a run linear in the wheels, and how far is it
+from a static index generator that is handed every fact?
 
-The store holds RELEASES published releases, each with a 150 MB PJRT wheel (random bytes, stored,
-so nothing compresses) and a small plugin wheel. Two races, each run interleaved and repeated:
+For 10, 100 and 365 published nightlies (five wheels each: the PJRT wheel and plugins for four
+Pythons) in a local store, each race run interleaved and repeated:
 
-- first run: ``release index --out SITE`` from nothing, vs the anchor ``cp`` + ``sha256sum`` of
-  every wheel of the store into a directory (the least any correct static index must do: have
-  the bytes and their digests);
-- re-run with no change: ``release index`` again, vs ``sha256sum`` of the site's wheels (what
-  a tool must do that checks the site against the store's digests by reading it, as this
-  command's previous version did on every run).
+- ``release index`` from an empty SITE (what the nightly workflow does): list the store, read
+  each wheel's Requires-Python with a range read, write both channels and the page;
+- ``release index`` again over the same SITE (facts from its state: no wheel is read);
+- the anchor, ``dumb-pypi`` (a static PEP 503 index generator, not this project's code) given a
+  package list that already holds every file's name, sha256, Requires-Python and upload time:
+  it reads no store and no wheel, so it is the cost of writing the pages alone.
 
-Times are whole processes (``python -m release``), CPU from the children's rusage.
+Times are whole processes, CPU (user + sys of the children) first, then wall; the last lines
+give CPU per wheel at each size, which stays flat when a run is linear.
 
-    python benchmarks/bench_index.py
+    pip install dumb-pypi && python benchmarks/bench_index.py [--sizes 10,100,365] [--runs 3]
 """
 
 from __future__ import annotations
 
-import hashlib
+import argparse
+import json
 import os
 import resource
 import shutil
@@ -25,42 +28,49 @@ import subprocess
 import sys
 import tempfile
 import time
-import zipfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-RELEASES = 4
-BIG = 150 << 20
-RUNS = 3
+PYTHONS = ("3.11", "3.12", "3.13", "3.14")
 
 
-def make_store(root: Path) -> Path:
-    from release.build import provenance
-    from release.core.revisions import RevisionMap
+def make_store(root: Path, nightlies: int) -> Path:
+    import datetime as _dt
+
     from release.publish.stores import LocalStore
     from tests.support.publish_dist import build_dist, release_dist
 
-    store = LocalStore(root / "store")
-    block = os.urandom(1 << 20)
-    for i in range(RELEASES):
-        dist = build_dist(root / "dists", f"0.9.1.dev202611{20 + i}")
-        pjrt = next(dist.glob("jax_rocm7_pjrt-*.whl"))
-        with zipfile.ZipFile(pjrt, "a", zipfile.ZIP_STORED) as zf:
-            with zf.open("jax_plugins/xla_rocm7/payload.bin", "w") as out:
-                for _ in range(BIG >> 20):
-                    out.write(block)
-        wheels = sorted(dist.glob("*.whl"))
-        provenance.write_dist(dist, {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in wheels},
-                              RevisionMap.loads((dist / "revisions.json").read_text()),
-                              invocation=provenance.Invocation.from_env({}, host="bench"))
-        files = sorted(p for p in dist.iterdir() if p.name != "SHA256SUMS")
-        (dist / "SHA256SUMS").write_text("".join(
-            f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}\n" for p in files))
+    start = _dt.datetime(2025, 11, 1, 4, tzinfo=_dt.timezone.utc)
+    ticks = iter(range(1 << 30))
+    store = LocalStore(root / f"store-{nightlies}",
+                       clock=lambda: start + _dt.timedelta(minutes=10 * next(ticks)))
+    for i in range(nightlies):
+        version = f"0.9.1.dev{(start.date() + _dt.timedelta(days=i)):%Y%m%d}"
+        dist = build_dist(root / "dists", version, pythons=PYTHONS)
         release_dist(store, dist)
         shutil.rmtree(dist)
     return store.directory
+
+
+def package_list(store: Path, out: Path) -> Path:
+    """The anchor's input: one JSON line per wheel with every fact it prints (not timed)."""
+    from release.publish.index import requires_python, wheel_metadata
+    from release.publish.stores import LocalStore
+
+    local = LocalStore(store)
+    lines = []
+    for rel in local.list_releases():
+        for asset in (a for a in local.list_assets(rel) if a.name.endswith(".whl")):
+            path = store / str(rel.id) / "assets" / asset.name
+            lines.append(json.dumps({
+                "filename": asset.name, "hash": f"sha256={asset.digest}",
+                "requires_python": requires_python(wheel_metadata(path)),
+                "upload_timestamp": int(rel.published_at.timestamp()) if rel.published_at else None,
+                "uploaded_by": "bench"}))
+    out.write_text("\n".join(lines) + "\n")
+    return out
 
 
 def timed(argv: list[str], **kw) -> tuple[float, float]:
@@ -72,47 +82,62 @@ def timed(argv: list[str], **kw) -> tuple[float, float]:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
 
 
-def release_index(store: Path, site: Path) -> tuple[float, float]:
+def release_index(store: Path, site: Path, keep: int) -> tuple[float, float]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
     return timed([sys.executable, "-m", "release", "index", "--out", str(site), "--store", "local",
-                  "--store-dir", str(store)], cwd=REPO, env=env)
+                  "--store-dir", str(store), "--keep", str(keep)], cwd=REPO, env=env)
 
 
-def anchor_copy_and_hash(store: Path, out: Path) -> tuple[float, float]:
-    wheels = sorted(store.glob("*/assets/*.whl"))
-    return timed(["sh", "-c", 'mkdir -p "$0" && cp "$@" "$0" && sha256sum "$0"/*.whl', str(out),
-                  *map(str, wheels)])
+def dumb_pypi(packages: Path, out: Path) -> tuple[float, float]:
+    exe = shutil.which("dumb-pypi") or str(Path(sys.executable).with_name("dumb-pypi"))
+    return timed([exe, "--package-list-json", str(packages), "--output-dir", str(out),
+                  "--packages-url", "https://example.invalid/assets/", "--no-generate-timestamp",
+                  "--no-per-release-json"])
 
 
-def anchor_hash(site: Path) -> tuple[float, float]:
-    return timed(["sh", "-c", 'sha256sum "$@"', "sh", *map(str, sorted(site.rglob("*.whl")))])
-
-
-def median(rows):
+def median(rows: list[float]) -> float:
     return sorted(rows)[len(rows) // 2]
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="10,100,365")
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    sizes = [int(x) for x in args.sizes.split(",")]
+    if not (shutil.which("dumb-pypi") or Path(sys.executable).with_name("dumb-pypi").exists()):
+        sys.exit("the anchor is dumb-pypi: pip install dumb-pypi")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        store = make_store(root)
-        first = {"index": [], "cp+sha256sum": []}
-        again = {"index": [], "sha256sum": []}
-        for run in range(RUNS):
-            site, plain = root / f"site{run}", root / f"plain{run}"
-            first["index"].append(release_index(store, site))
-            first["cp+sha256sum"].append(anchor_copy_and_hash(store, plain))
-            again["index"].append(release_index(store, site))
-            again["sha256sum"].append(anchor_hash(site))
-            shutil.rmtree(plain)
-        size = sum(p.stat().st_size for p in store.glob("*/assets/*.whl")) / 1e6
-        print(f"store: {RELEASES} releases, {size:.0f} MB of wheels; median of {RUNS} interleaved runs")
-        for title, race in (("first run", first), ("re-run, nothing changed", again)):
-            (a, ours), (b, theirs) = race.items()
-            cpu, wall = median([c for c, _ in ours]), median([w for _, w in ours])
-            acpu, awall = median([c for c, _ in theirs]), median([w for _, w in theirs])
-            print(f"{title}: release index cpu {cpu:.2f}s wall {wall:.2f}s | {b} cpu {acpu:.2f}s "
-                  f"wall {awall:.2f}s | ratio {b}/index cpu {acpu / cpu:.2f} wall {awall / wall:.2f}")
+        rows = []
+        for n in sizes:
+            store = make_store(root, n)
+            packages = package_list(store, root / f"packages-{n}.json")
+            wheels = len(packages.read_text().splitlines())
+            first, again, anchor = [], [], []
+            for run in range(args.runs):
+                site = root / f"site-{n}-{run}"
+                first.append(release_index(store, site, n))
+                anchor.append(dumb_pypi(packages, root / f"dumb-{n}-{run}"))
+                again.append(release_index(store, site, n))
+                shutil.rmtree(site)
+                shutil.rmtree(root / f"dumb-{n}-{run}")
+            rows.append((n, wheels, first, again, anchor))
+            shutil.rmtree(store)
+        print(f"median of {args.runs} interleaved runs; CPU first, then wall (seconds)")
+        print(f"{'nightlies':>9} {'wheels':>6} | {'index from empty':>18} | {'index re-run':>14} | "
+              f"{'dumb-pypi':>14} | anchor/index CPU (empty, re-run)")
+        for n, wheels, first, again, anchor in rows:
+            c1, w1 = median([c for c, _ in first]), median([w for _, w in first])
+            c2, w2 = median([c for c, _ in again]), median([w for _, w in again])
+            ca, wa = median([c for c, _ in anchor]), median([w for _, w in anchor])
+            print(f"{n:>9} {wheels:>6} | {c1:7.2f} cpu {w1:6.2f} | {c2:5.2f} cpu {w2:5.2f} | "
+                  f"{ca:5.2f} cpu {wa:5.2f} | {ca / c1:.2f}, {ca / c2:.2f}")
+        print("CPU per wheel (ms), index from empty / re-run / dumb-pypi:")
+        for n, wheels, first, again, anchor in rows:
+            print(f"{n:>9} nightlies: {1000 * median([c for c, _ in first]) / wheels:6.2f} / "
+                  f"{1000 * median([c for c, _ in again]) / wheels:6.2f} / "
+                  f"{1000 * median([c for c, _ in anchor]) / wheels:6.2f}")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""``release gc``: delete nightly prereleases the retention rule lets go."""
+"""``release gc``: delete nightly prereleases the retention rule lets go, and stale nightly drafts of this tool."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-HELP = ("delete nightly prereleases (and their tags) beyond the newest N, unless protected; "
-        "never a release or rc")
+HELP = ("delete nightly prereleases (and their tags) beyond the newest N, unless protected, and this "
+        "tool's stale nightly drafts by the same rule; never a release or rc")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,15 +33,17 @@ def run(args: argparse.Namespace, out: Output) -> int:
     rule = retention_from_args(args)
     store = open_store_from_args(args, out, read_only=True)
     result = collect(store, rule, dry_run=args.dry_run, now=now_utc(), say=out.line)
-    github_output({"deleted": result["deleted"]})
+    github_output({"deleted": result["deleted"], "deleted_drafts": result["deleted_drafts"]})
     step_summary(f"### gc: {'would delete' if args.dry_run else 'deleted'} {len(result['deleted'])} "
-                 f"nightlies, kept {len(result['kept'])}\n\n"
-                 + "".join(f"- `{tag}`\n" for tag in result["deleted"]))
+                 f"nightlies and {len(result['deleted_drafts'])} stale drafts, kept {len(result['kept'])}\n\n"
+                 + "".join(f"- `{tag}`\n" for tag in result["deleted"])
+                 + "".join(f"- draft `{tag}`\n" for tag in result["deleted_drafts"]))
 
     def human(console: Console) -> None:
         verb = "would delete" if args.dry_run else "deleted"
         protected = f" ({len(result['protected'])} protected)" if result["protected"] else ""
-        console.print(f"{verb} {len(result['deleted'])} nightlies, kept {len(result['kept'])}{protected}",
+        console.print(f"{verb} {len(result['deleted'])} nightlies, kept {len(result['kept'])}{protected}; "
+                      f"{verb} {len(result['deleted_drafts'])} stale drafts, kept {len(result['kept_drafts'])}",
                       markup=False)
     out.result(result, human)
     return 0

@@ -10,6 +10,12 @@ Kept, in this order of reasons: the newest ``keep`` nightlies (by version); prot
 prerelease); with ``older_than_days``, one published less than that many days before ``now``.
 Releases, release candidates, post releases and drafts are never nightlies here, so no rule
 ever removes them.
+
+Drafts are ranked on their own by the same rule (``decide_drafts``): a red nightly leaves its
+draft behind and the next night has a new tag, so without this they would stay forever. Only
+nightly drafts this tool made (its marker in the notes) are ever candidates, and the drafts of
+today's and yesterday's nightly (by the date in the version, against the run's clock) always
+stay: one of them may be the draft a job, or a re-run of yesterday's, is working on.
 """
 
 from __future__ import annotations
@@ -135,3 +141,60 @@ def decide(releases: Sequence[Release], rule: Retention, now: _dt.datetime | Non
     known = {v for v, _ in nightlies}
     unknown = tuple(sorted(str(v) for v in rule.protect - known))
     return Decision(tuple(kept), tuple(expired), unknown)
+
+
+def nightly_date(version: Version) -> _dt.date | None:
+    """The build date a nightly's version carries (``.devYYYYMMDD`` or ``.devYYYYMMDDBBB``)."""
+    dev = str(version.dev) if version.dev is not None else ""
+    if len(dev) not in (8, 11):
+        return None
+    try:
+        return _dt.datetime.strptime(dev[:8], "%Y%m%d").date()
+    except ValueError:
+        return None
+
+
+def draft_version(release: Release) -> Version | None:
+    """The version of a nightly draft this tool made; None for anything else (a hand-made draft,
+    a draft of an rc, a release, a post or another tag, a published release)."""
+    text = naming.version_from_tag(release.tag)
+    if text is None or not release.draft or not release.ours:
+        return None
+    try:
+        return Version(text) if versions.kind_of(text) == "nightly" else None
+    except InvalidVersion:
+        return None
+
+
+@dataclasses.dataclass(frozen=True)
+class DraftDecision:
+    """Which nightly drafts of this tool stay and which are stale, newest first."""
+
+    kept: tuple[Kept, ...]  # reasons: "current" (today's or yesterday's), "newest", "protected", "too young"
+    stale: tuple[Release, ...]
+
+
+def decide_drafts(releases: Sequence[Release], rule: Retention, now: _dt.datetime) -> DraftDecision:
+    """Apply ``rule`` to this tool's nightly drafts, ranked among themselves. Pure: ``now`` is the
+    run's clock, which says which drafts are current."""
+    current = now.astimezone(_dt.timezone.utc).date() - _dt.timedelta(days=1)
+    drafts = sorted(((v, r) for r in releases if (v := draft_version(r)) is not None),
+                    key=lambda pair: (pair[0], pair[1].id), reverse=True)
+    kept: list[Kept] = []
+    stale: list[Release] = []
+    for rank, (version, rel) in enumerate(drafts):
+        day = nightly_date(version)
+        if day is None or day >= current:
+            reason = "current"
+        elif rank < rule.keep:
+            reason = "newest"
+        elif version in rule.protect:
+            reason = "protected"
+        elif rule.older_than_days is not None and (
+                rel.created_at is None or now - rel.created_at <= _dt.timedelta(days=rule.older_than_days)):
+            reason = "too young"
+        else:
+            stale.append(rel)
+            continue
+        kept.append(Kept(rel, version, reason))
+    return DraftDecision(tuple(kept), tuple(stale))
