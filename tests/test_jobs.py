@@ -8,8 +8,19 @@ from release.build.plan import make_plan
 from release.core.config import load_project
 from release.core.manifest import Manifest
 from release.core.output import Output
-from release.jobs import nightly, shared
+from release.jobs import catalog, nightly, shared
 from release.jobs.pipeline import run_steps
+from release.jobs.runner import JobOptions, JobRun, steps_for
+
+
+def _fetch_only(project, plan, tmp_path):
+    """The nightly's steps for this run, up to fetch (what a Bazel build does first)."""
+    run = JobRun(project, plan.version, tmp_path / "dist", store=None, out=Output(),
+                 say=lambda t: None, plan=plan)
+    options = JobOptions(workspace=tmp_path / "ws", cache=tmp_path / "cache")
+    steps = steps_for(catalog.JOBS["nightly"], run, options)
+    assert [s.name for s in steps][:2] == ["fetch", "build"]
+    return steps[:1]
 
 
 def test_fetch_step_checks_out_the_pins_and_is_skipped_when_they_have_not_moved(
@@ -18,23 +29,17 @@ def test_fetch_step_checks_out_the_pins_and_is_skipped_when_they_have_not_moved(
     root = bump_project()
     project = load_project(root)
     plan = make_plan(project, "nightly", date=dt.date(2026, 11, 22), pythons=("3.11",))
-    settings = shared.JobSettings(dist_root=tmp_path / "dist",
-                                inputs=shared.BuildInputs(workspace=tmp_path / "ws",
-                                                        cache=tmp_path / "cache"))
-    steps = shared.build_steps(project, plan, settings, store=None, say=lambda t: None,
-                             progress=None, console=None)
-    assert [s.name for s in steps][:2] == ["fetch", "build"]
     manifest = Manifest.load(tmp_path / "dist" / plan.version)
-    [first] = run_steps(steps[:1], manifest, Output())
+    [first] = run_steps(_fetch_only(project, plan, tmp_path), manifest, Output())
     assert first.ran and dict(first.outputs) == {"plugin": c["P0"], "jax": c["J1"], "xla": c["X1"]}
-    [again] = run_steps(steps[:1], Manifest.load(tmp_path / "dist" / plan.version), Output())
+    [again] = run_steps(_fetch_only(project, plan, tmp_path),
+                        Manifest.load(tmp_path / "dist" / plan.version), Output())
     assert not again.ran
 
     # A moved pin is a new input: the step runs again and checks out the new commit.
     moved = load_project(bump_project(commits={"jax": c["J4"]}))
-    steps = shared.build_steps(moved, plan, settings, store=None, say=lambda t: None,
-                             progress=None, console=None)
-    [third] = run_steps(steps[:1], Manifest.load(tmp_path / "dist" / plan.version), Output())
+    [third] = run_steps(_fetch_only(moved, plan, tmp_path),
+                        Manifest.load(tmp_path / "dist" / plan.version), Output())
     assert third.ran and third.outputs["jax"] == c["J4"]
 
 

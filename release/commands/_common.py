@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from release.core import flags, naming, versions
 from release.core.config import Project, load_project
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
     from rich.progress import Progress
 
     from release.core.output import Output
-    from release.jobs.shared import JobSettings
+    from release.jobs.runner import JobRun
     from release.publish.retention import Retention
     from release.publish.stores import Store
 
@@ -134,9 +135,18 @@ def transfer_progress(out: Output) -> Progress:
 
 
 def add_build_input_options(parser: argparse.ArgumentParser) -> None:
-    """Where a job's shared objects come from, and where its dist directories go."""
+    """Where a build's shared objects come from, and where its dist directories go."""
+    add_dist_option(parser)
+    add_build_source_options(parser)
+
+
+def add_dist_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dist", type=flags.creatable_dir, metavar="DIR",
                         help="where dist/<version>/ directories go (default: <root>/dist)")
+
+
+def add_build_source_options(parser: argparse.ArgumentParser) -> None:
+    """``--workspace`` or ``--artifacts``: Bazel, or prebuilt shared objects."""
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--workspace", type=flags.creatable_dir, metavar="DIR",
                         help="build with Bazel in the checkouts `release fetch-sources` makes "
@@ -169,15 +179,19 @@ def retention_from_args(args: argparse.Namespace) -> Retention:
     return retention(args.keep, args.older_than, args.protect, args.protect_file)
 
 
-def job_settings(args: argparse.Namespace, proj: Project) -> JobSettings:
-    """``JobSettings`` from the flags ``add_build_input_options`` and the job commands add."""
-    from release.jobs.shared import BuildInputs, JobSettings
-    from release.publish.retention import Retention
-    from release.sources.checkout import default_workspace
+def job_run(args: argparse.Namespace, proj: Project, version: str, store: Store, out: Output,
+            **more: Any) -> JobRun:
+    """The ``JobRun`` of a job command: the project, ``version``'s dist directory under
+    ``--dist`` (default ``<root>/dist``), the store, and where lines and progress go."""
+    from release.jobs.runner import JobRun
+    dist_root = (args.dist or proj.root / "dist").resolve()
+    return JobRun(proj, version, dist_root, store, out, say=out.line,
+                  console=out.progress_console(), **more)
 
-    artifacts = args.artifacts.resolve() if args.artifacts else None  # flags.existing_dir checked it
-    inputs = BuildInputs(workspace=(args.workspace or default_workspace(proj.root)).resolve(),
-                         artifacts=artifacts)
-    return JobSettings(dist_root=(args.dist or proj.root / "dist").resolve(), inputs=inputs,
-                       retention=retention_from_args(args) if hasattr(args, "keep") else Retention(),
-                       lock_timeout=args.lock_timeout)
+
+def untested_note(result: Mapping[str, Any]) -> str:
+    """``"; untested Pythons: 3.14"`` when a job's validate step left Pythons untested
+    (validate's warning said why), else ``""``: the job's last line never hides it."""
+    untested = [py for step in result.get("steps", []) if step.get("step") == "validate"
+                for py in (step.get("outputs") or {}).get("untested_pythons", [])]
+    return f"; untested Pythons: {', '.join(untested)}" if untested else ""

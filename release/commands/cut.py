@@ -9,30 +9,33 @@ release by promoting its wheels to ``X.Y.Z.postN``: no rebuild.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from release.build.plan import cut_from_tag, make_plan
 from release.commands._common import (
-    add_build_input_options,
     add_python_option,
     add_store_options,
-    job_settings,
-    now_utc,
+    job_run,
     open_store_from_args,
     project,
     transfer_progress,
+    untested_note,
 )
-from release.core import flags, naming, output, versions
+from release.commands._job_flags import add_job_flags, job_options
+from release.core import flags, naming, output
 from release.core.errors import UserError
-from release.jobs import cut, post, shared
+from release.jobs import catalog, cut, post, shared
 from release.jobs.pipeline import add_lock_timeout_option
 
 if TYPE_CHECKING:
     import argparse
 
     from release.core.output import Output
+    from release.jobs.pipeline import StepResult
+    from release.jobs.runner import JobRun
 
 HELP = "cut a release (or --rc N) from the release branch, or re-spin one as --post N"
+JOBS = ("cut", "cut-finish", "post")  # release.jobs.catalog: the jobs this command runs
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,20 +45,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="re-spin a published release as X.Y.Z.postN by promoting its wheels")
     parser.add_argument("--from", dest="base", metavar="X.Y.Z",
                         help="with --post: the release to re-spin (default: the newest published)")
-    parser.add_argument("--release-branch", default="main", metavar="BRANCH",
-                        help="the branch releases are cut from (default: main)")
-    parser.add_argument("--push", action="store_true",
-                        help="push the release tag and the next-version branch to origin")
-    parser.add_argument("--open-pr", action="store_true",
-                        help="open the pull request that moves version_info.json on "
-                             "(GITHUB_API_URL, GITHUB_REPOSITORY, GITHUB_TOKEN)")
     parser.add_argument("--stage", choices=("plan", "finish"),
                         help="run one stage of a split CI run (default: the whole job)")
     parser.add_argument("--tag", metavar="TAG",
                         help="with --stage finish: the tag the plan stage chose; with --post: the "
                              "release to re-spin (like --from)")
     add_python_option(parser)
-    add_build_input_options(parser)
+    add_job_flags(parser, JOBS)
     add_store_options(parser)
     add_lock_timeout_option(parser)
 
@@ -65,26 +61,25 @@ def run(args: argparse.Namespace, out: Output) -> int:
     if args.base and args.post is None:
         raise UserError("--from goes with --post N")
     store = open_store_from_args(args, out)
-    settings = job_settings(args, proj)
-    now = now_utc()
+    options = job_options(args, proj.root)
     with transfer_progress(out) as progress:
+        def run_of(version: str, **more: Any) -> JobRun:
+            return job_run(args, proj, version, store, out, progress=progress, **more)
+
         if args.post is not None:
             base = args.base
             if args.tag and not base:
                 base = naming.version_of_tag(args.tag, ("release",))
-            result = post.run_post(proj, args.post, settings, store, out, base=base,
-                                   progress=progress)
+            source, version = post.post_source(store, args.post, base)
+            result = post.run_post(run_of(version, source=source), options,
+                                   lock_timeout=args.lock_timeout)
         elif args.stage == "finish":
             if not args.tag:
                 raise UserError(f"--stage finish needs --tag {naming.TAG_PREFIX}<version> "
                                 "(the plan stage's output)")
             version = naming.version_of_tag(args.tag)
-            result = shared.run_finish(proj, "cut", version, settings, store, out, now=now, gc=False,
-                                     progress=progress)
-            if versions.kind_of(version) in ("release", "post"):
-                result["next"] = cut.finish_release(proj, version, push=args.push,
-                                                     open_pr=args.open_pr, out=out,
-                                                     base_branch=args.release_branch)
+            result = _ran(catalog.run("cut-finish", run_of(version), options,
+                                      lock_timeout=args.lock_timeout), version, stage="finish")
         else:
             kind, number = "rc" if args.rc is not None else "release", args.rc
             if args.stage == "plan" and args.tag:
@@ -94,8 +89,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
                 commit = cut.check_release_checkout(proj.root, args.release_branch)
             plan = make_plan(proj, kind, number=number, pythons=args.pythons,
                              release_commit=commit)
+            shared.check_publishable(store, plan.version, plan.revisions)
             if args.stage == "plan":
-                shared.check_publishable(store, plan.version, plan.revisions)
                 if not args.tag:
                     cut.tag_release(proj.root, plan.tag, commit, push=args.push)
                 shared.open_draft(store, plan, out.line)
@@ -104,12 +99,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
                 output.github_output({"kind": kind, "number": "" if number is None else str(number),
                                       "version": plan.version, "tag": plan.tag})
             else:
-                result = cut.run_cut(proj, plan, settings, store, out, commit=commit, push=args.push,
-                                      progress=progress)
-                if kind == "release":
-                    result["next"] = cut.finish_release(proj, plan.version, push=args.push,
-                                                         open_pr=args.open_pr, out=out,
-                                                         base_branch=args.release_branch)
+                result = _ran(catalog.run("cut", run_of(plan.version, plan=plan, commit=commit),
+                                          options, lock_timeout=args.lock_timeout),
+                              plan.version, kind=kind)
     if result.get("stage") != "plan":
         output.github_output({"version": result["version"], "tag": result["tag"],
                               "next-version": (result.get("next") or {}).get("next_version", "")})
@@ -119,6 +111,17 @@ def run(args: argparse.Namespace, out: Output) -> int:
         f"{result.get('kind', 'release')} {result['version']} ({result['tag']}): "
         + ("planned" if result.get("stage") == "plan" else "published")
         + (f"; next version {result['next']['next_version']} on {result['next']['branch']}"
-           if result.get("next") else "")))
+           if result.get("next") else "") + untested_note(result), markup=False))
     return 0
 
+
+def _ran(done: list[StepResult], version: str, **more: Any) -> dict:
+    """A cut's result: the version, its tag and kind, the steps, and the next version when
+    the next-version step ran."""
+    from release.core import versions
+    steps = {s.name: s for s in done}
+    result = {"version": version, "tag": naming.release_tag(version),
+              "kind": versions.kind_of(version), **more, "steps": [s.to_json() for s in done]}
+    if "next-version" in steps:
+        result["next"] = dict(steps["next-version"].outputs)
+    return result

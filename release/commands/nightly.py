@@ -14,21 +14,21 @@ from rich.table import Table
 from release.build.plan import BuildPlan, make_plan
 from release.check import resolver
 from release.commands._common import (
-    add_build_input_options,
     add_date_options,
     add_python_option,
-    add_retention_options,
     add_store_options,
-    job_settings,
+    job_run,
     now_utc,
     open_store_from_args,
     project,
     retention_from_args,
     transfer_progress,
+    untested_note,
 )
+from release.commands._job_flags import add_job_flags, job_options
 from release.commands.status import print_public_index
 from release.core import output
-from release.jobs import nightly, shared
+from release.jobs import catalog, nightly, shared
 from release.jobs.pipeline import add_lock_timeout_option
 from release.sources.git import head_of
 
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from release.core.output import Output
 
 HELP = "build, verify and publish tonight's nightly prerelease (--dry-run shows the plan)"
+JOBS = ("nightly", "nightly-finish")  # release.jobs.catalog: the jobs this command runs
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,11 +52,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "its newest versions")
     parser.add_argument("--stage", choices=("plan", "finish"),
                         help="run one stage of a split CI run (default: the whole job)")
-    add_retention_options(parser, what="gc keeps after publishing")
-    add_build_input_options(parser)
+    add_job_flags(parser, JOBS)
     add_store_options(parser)
     add_lock_timeout_option(parser)
-    resolver.add_public_index_option(parser, "tonight's version is compared with before building")
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
@@ -84,8 +83,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
     for warning in check["warnings"]:
         out.line(f"warning: {warning}")
     store = open_store_from_args(args, out)
-    settings = job_settings(args, proj)
+    options = job_options(args, proj.root)
     with transfer_progress(out) as progress:
+        run_of = job_run(args, proj, plan.version, store, out, plan=plan, now=now, progress=progress)
         if args.stage == "plan":
             decision = nightly.decide_nightly(store, plan)
             if decision.build:
@@ -94,18 +94,20 @@ def run(args: argparse.Namespace, out: Output) -> int:
             result: dict = {"stage": "plan", "changed": decision.build, "reason": decision.reason} | keys
             output.github_output({"changed": str(decision.build).lower(), **keys})
         elif args.stage == "finish":
-            result = shared.run_finish(proj, "nightly", plan.version, settings, store, out, now=now,
-                                     gc=True, progress=progress)
+            steps = catalog.run("nightly-finish", run_of, options, lock_timeout=args.lock_timeout)
+            result = {"version": plan.version, "tag": plan.tag, "stage": "finish",
+                      "steps": [s.to_json() for s in steps]}
             output.github_output({"published": "true", **keys})
         else:
-            result = nightly.run_nightly(proj, plan, settings, store, out, now=now, progress=progress)
+            result = nightly.run_nightly(run_of, options, lock_timeout=args.lock_timeout)
             output.github_output({"changed": str(result["built"]).lower(), **keys})
     output.step_summary(f"### nightly {plan.version}\n\n" + result.get("reason", "published"))
 
     def published(console: Console) -> None:
         """People read the reason line already printed; a build ends with what it published."""
         if result.get("steps"):
-            console.print(f"nightly {plan.version}: published {plan.tag}", markup=False)
+            console.print(f"nightly {plan.version}: published {plan.tag}" + untested_note(result),
+                          markup=False)
     out.result(result, published)
     return 0
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import io
 import json
 import os
 import subprocess
@@ -257,14 +258,13 @@ class BuildProbe:
         return f"build, verify and validate (Python {self.py})"
 
     def run(self, candidate: Candidate, directory: Path, say: Say) -> ProbeResult:
-        from release.build import bazel
-        from release.build.dist import build_release
+        """``catalog.JOBS["probe"]`` for the candidate's pins; which step failed is the verdict."""
         from release.build.plan import make_plan
-        from release.check.validate import validate
-        from release.jobs.shared import CheckFailed, verify_dist
-        from release.publish.drafts import publish_draft, read_dist
+        from release.core.output import Output
+        from release.jobs import catalog
+        from release.jobs.runner import JobOptions, JobRun
+        from release.jobs.shared import CheckFailed
         from release.publish.stores import LocalStore
-        from release.sources import checkout
         from release.sources.git import Mirror, Remote
 
         log = directory / "probe.log"
@@ -280,32 +280,29 @@ class BuildProbe:
                 if not mirror.fetch_commit(dep.commit):
                     note(f"{dep.name} {dep.short} is not on {mirror.remote.shown}: cannot build this set")
                     return ProbeResult(SKIP, "fetch", str(log), f"{dep.name} {dep.short} not found")
-        note(f"fetch sources into {self.workspace}")
-        checkout.fetch_sources(deps, self.workspace, self.cache, lambda name, what: say(f"{name}: {what}"))
         project = dataclasses.replace(self.project, deps=deps)
         plan = make_plan(project, "nightly", date=self.date, pythons=(self.py,),
                          workspace=self.workspace)
-        note(f"build {plan.version} into {directory}")
+        note(f"fetch sources into {self.workspace}; build {plan.version} into {directory}")
+        job_run = JobRun(project, plan.version, directory, LocalStore(directory / "store"),
+                         out=Output(stream=io.StringIO()), say=note, plan=plan, console=self.console)
+        options = JobOptions(workspace=self.workspace, cache=self.cache, python=self.python)
+        failed: list[str] = []
         try:
-            built = build_release(plan, directory, root=project.root, workspace=self.workspace,
-                                  console=self.console)
+            catalog.run("probe", job_run, options, on_failure=failed.append)
         except UserError as exc:
-            logs = sorted((directory / plan.version / "logs").glob("*.log"), key=lambda p: p.stat().st_mtime)
-            note(f"build failed: {exc}")
-            return ProbeResult(BAD, "build", str(logs[-1] if logs else log), str(exc))
-        try:
-            verify_dist(built.directory, plan.revisions, note, project.root)
-        except CheckFailed as exc:
-            note(f"verify failed: {exc}")
-            return ProbeResult(BAD, "verify", str(log), str(exc))
-        store = LocalStore(directory / "store")
-        publish_draft(store, read_dist(built.directory), say=note)
-        result = validate(store, plan.tag, say=note, python=self.python, mark=False,
-                          runpath=tuple(bazel.configured_runpath(project.root)))
-        if not result.ok:
-            for problem in result.problems:
-                note(f"validate: {problem}")
-            return ProbeResult(BAD, "validate", str(log), "; ".join(result.problems)[:400])
+            step = failed[-1] if failed else None
+            if step == "build":
+                logs = sorted((job_run.directory / "logs").glob("*.log"),
+                              key=lambda p: p.stat().st_mtime)
+                note(f"build failed: {exc}")
+                return ProbeResult(BAD, "build", str(logs[-1] if logs else log), str(exc))
+            if step in ("verify", "validate") and isinstance(exc, CheckFailed):
+                for finding in exc.findings:
+                    note(f"{step}: {finding}")
+                note(f"{step} failed: {exc}")
+                return ProbeResult(BAD, step, str(log), str(exc))
+            raise
         note("good: built, verified and validated")
         return ProbeResult(GOOD, None, str(log))
 

@@ -1,6 +1,7 @@
-"""The cut job: an rc or a final release from a clean release branch (or a pushed tag):
-tag, build, verify, draft, validate, publish; after a final release, ``version_info.json``
-moved to the line's next post release on a branch, pushed and proposed when asked."""
+"""The cut job's own rules: a release is cut from a clean release branch (or a pushed tag),
+its tag is made once and never moves, and after a final (or post) release ``version_info.json``
+moves to the line's next post release on a branch, pushed and proposed when asked. The job's
+steps are ``catalog.JOBS["cut"]``."""
 
 from __future__ import annotations
 
@@ -9,20 +10,13 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
-from release.build.plan import BuildPlan
 from release.core import versions
 from release.core.config import Project, parse_version_info, render_version_info
 from release.core.errors import UserError
-from release.core.manifest import Manifest
-from release.jobs.pipeline import Step, run_job
-from release.jobs.shared import JobSettings, build_steps, check_publishable
-from release.publish.stores import Store
-from release.sources.github import GitHubClient
-from release.sources.pull_requests import next_version_pull, repository_from_env
 from release.sources.repo import NEXT_VERSION_PREFIX, ReleaseRepo
 
 if TYPE_CHECKING:
-    from release.core.output import Output, ProgressBars
+    from release.core.output import Output
 
 
 def check_release_checkout(root: Path, branch: str) -> str:
@@ -68,12 +62,6 @@ def tag_release(root: Path, tag: str, commit: str, *, push: bool, remote: str = 
     return {"tag": tag, "commit": commit, "pushed": push}
 
 
-def tag_step(root: Path, tag: str, commit: str, *, push: bool, remote: str = "origin") -> Step:
-    """``tag_release`` as the cut job's first step."""
-    return Step("tag", lambda _: tag_release(root, tag, commit, push=push, remote=remote),
-                lambda _: commit + str(push), "tag the release")
-
-
 def commit_next_version(project: Project, released: str) -> dict:
     """Commit version_info.json moved to the line's next post release on a branch (the
     follow-up PR's head): the line is jax's, so only ``release bump`` starts a new one."""
@@ -93,20 +81,6 @@ def commit_next_version(project: Project, released: str) -> dict:
     return {"next_version": nxt, "branch": branch, "commit": sha}
 
 
-def run_cut(project: Project, plan: BuildPlan, settings: JobSettings, store: Store, out: Output, *,
-            commit: str, push: bool, progress: ProgressBars | None = None) -> dict:
-    """Tag, build, verify, draft, validate, publish; after a final release, the next version."""
-    check_publishable(store, plan.version, plan.revisions)
-    console = out.progress_console()
-    steps = [tag_step(project.root, plan.tag, commit, push=push)]
-    steps += build_steps(project, plan, settings, store, say=out.line, progress=progress,
-                         console=console)
-    done = run_job("cut", project.root, steps, Manifest.load(settings.dist_root / plan.version), out,
-                   lock_timeout=settings.lock_timeout)
-    return {"version": plan.version, "tag": plan.tag, "kind": plan.kind,
-            "steps": [s.to_json() for s in done]}
-
-
 def finish_release(project: Project, released: str, *, push: bool, open_pr: bool, out: Output,
                    base_branch: str = "main", env: Mapping[str, str] | None = None) -> dict:
     """After a final release: the next-version commit, pushed and proposed when asked."""
@@ -115,6 +89,8 @@ def finish_release(project: Project, released: str, *, push: bool, open_pr: bool
         ReleaseRepo(project.root).push(result["commit"], result["branch"])
         result["pushed"] = True
     if open_pr:
+        from release.sources.github import GitHubClient
+        from release.sources.pull_requests import next_version_pull, repository_from_env
         env = os.environ if env is None else env
         owner, name = repository_from_env(env)
         client = GitHubClient.from_env(env, console=out.progress_console())

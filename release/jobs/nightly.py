@@ -4,22 +4,18 @@ since the last published nightly, then build, verify, draft, validate, publish a
 from __future__ import annotations
 
 import dataclasses
-import datetime as _dt
 from typing import TYPE_CHECKING
 
-from release.build.plan import BuildPlan
 from release.core import versions
-from release.core.config import Project
-from release.core.manifest import Manifest
-from release.core.revisions import RevisionMap
-from release.jobs import shared
-from release.jobs.pipeline import job_lock, run_steps
-from release.jobs.shared import JobSettings, build_steps, check_publishable
+from release.jobs import catalog
+from release.jobs.shared import check_publishable
 from release.publish.drafts import previous_revisions
-from release.publish.stores import Release, Store
 
 if TYPE_CHECKING:
-    from release.core.output import Output, ProgressBars
+    from release.build.plan import BuildPlan
+    from release.core.revisions import RevisionMap
+    from release.jobs.runner import JobOptions, JobRun
+    from release.publish.stores import Release, Store
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,20 +54,17 @@ def _build_reason(last: Release | None, before: RevisionMap | None, now: Revisio
             f"{(before.release_commit or '?')[:7]}..{(now.release_commit or '?')[:7]})")
 
 
-def run_nightly(project: Project, plan: BuildPlan, settings: JobSettings, store: Store, out: Output, *,
-                now: _dt.datetime, progress: ProgressBars | None = None) -> dict:
-    """The whole nightly: decide, then build, verify, draft, validate, publish, gc."""
-    decision = decide_nightly(store, plan)
+def run_nightly(job_run: JobRun, options: JobOptions, *, lock_timeout: float = 0) -> dict:
+    """The whole nightly: decide, then the steps ``catalog.JOBS["nightly"]`` declares."""
+    plan = job_run.plan
+    if plan is None:
+        raise ValueError("a nightly runs from its plan")
+    decision = decide_nightly(job_run.store, plan)
     result = {"version": plan.version, "tag": plan.tag, "built": decision.build,
               "reason": decision.reason, "last_nightly": decision.last}
     if not decision.build:
-        out.line(decision.reason)  # the one line a night without a build prints
+        job_run.out.line(decision.reason)  # the one line a night without a build prints
         return result | {"steps": []}
-    console = out.progress_console()
-    steps = build_steps(project, plan, settings, store, say=out.line, progress=progress,
-                        console=console)
-    steps.append(shared.gc_step(store, settings, now, out.line))
-    with job_lock(project.root, "nightly", timeout=settings.lock_timeout):
-        out.line(decision.reason)  # first: why this run builds
-        done = run_steps(steps, Manifest.load(settings.dist_root / plan.version), out)
+    done = catalog.run("nightly", job_run, options, lock_timeout=lock_timeout,
+                       announce=decision.reason)  # first: why this run builds
     return result | {"steps": [s.to_json() for s in done]}

@@ -6,7 +6,8 @@ inputs, so a re-run after a crash skips what finished and re-runs the step that 
 A step's recorded fingerprint also covers every step before it: when an earlier step's inputs
 change, everything after it runs again. ``job_lock`` keeps a second run of the same job out.
 
-This module knows nothing about what the steps do; the commands that build the step lists do.
+This module knows nothing about what the steps do: ``release.jobs.catalog`` declares the
+jobs' steps and ``release.jobs.runner`` binds them to a run.
 """
 
 from __future__ import annotations
@@ -99,11 +100,13 @@ def chain(previous: str, name: str, own: str) -> str:
     return hashlib.sha256(json.dumps([previous, name, own]).encode()).hexdigest()
 
 
-def run_steps(steps: Iterable[Step], manifest: Manifest, out: Output) -> list[StepResult]:
+def run_steps(steps: Iterable[Step], manifest: Manifest, out: Output, *,
+              on_failure: Callable[[str], None] | None = None) -> list[StepResult]:
     """Run ``steps`` in order, skipping the ones the manifest has as done; record each one.
 
     A step is recorded only after it returns, so a crash or kill leaves it unrecorded and the
-    next run starts there. Exceptions propagate after a line naming the failed step.
+    next run starts there. Exceptions propagate after a line naming the failed step (and
+    ``on_failure(name)``, for callers that judge by which step failed).
     """
     steps = list(steps)
     names = [s.name for s in steps]
@@ -129,6 +132,8 @@ def run_steps(steps: Iterable[Step], manifest: Manifest, out: Output) -> list[St
                     produced = dict(step.run(ctx) or {})
                 except BaseException:
                     out.line(f"x {label}: failed (re-run to resume from here)")
+                    if on_failure is not None:
+                        on_failure(step.name)
                     raise
                 manifest.record(step.name, fingerprint, produced)
                 result = StepResult(step.name, True, fingerprint, produced)

@@ -1,0 +1,164 @@
+"""One runner for every job: a job is data (its steps in order, what options each takes).
+
+A command parses flags into one ``JobOptions`` and calls ``release.jobs.catalog.run(name, ...)``;
+the runner hands each step only the options its declaration names (``takes``), so a flag
+reaches every step that declares it by construction, and a step that reads an option it did
+not declare fails at once instead of silently seeing a default. The steps run through
+``release.jobs.pipeline`` (ordered, resumable from ``dist/<version>/manifest.json``, one job
+of a kind at a time); adding a step to a job is one ``StepDecl`` in ``catalog.JOBS``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import datetime as _dt
+
+    from rich.console import Console
+
+    from release.build.plan import BuildPlan
+    from release.core.config import Project
+    from release.core.output import Output, ProgressBars, Say
+    from release.jobs.pipeline import Context, Step, StepResult
+    from release.publish.retention import Retention
+    from release.publish.stores import Release, Store
+
+# validate's default for the public index: $RELEASE_PUBLIC_INDEX, else pip's own (the value of
+# release.check.validate.FROM_ENV; not imported, so declaring the jobs stays cheap).
+PUBLIC_INDEX_FROM_ENV = "from-env"
+
+
+@dataclasses.dataclass(frozen=True)
+class JobOptions:
+    """Every option a step may take; one field each. The commands' flags fill them
+    (``release.commands._job_flags``); a step sees only the fields it ``takes``."""
+
+    workspace: Path | None = None      # Bazel builds in checkouts here (fetch, build)
+    artifacts: Path | None = None      # prebuilt .so files instead of Bazel (fetch, build)
+    cache: Path | None = None          # git mirrors for fetch (default: the project's)
+    python: str | None = None          # interpreter validate installs with (default: this one)
+    public_index: str | None = PUBLIC_INDEX_FROM_ENV  # the index validate merges the draft's with
+    require_all_pythons: bool | None = None  # an untested Python fails validate (None: env)
+    retention: Retention | None = None  # which nightlies gc keeps (None: the default rule)
+    push: bool = False                 # push the release tag and the next-version branch
+    open_pr: bool = False              # open the next-version pull request
+    release_branch: str = "main"       # the next-version pull request's base
+
+
+OPTION_NAMES = frozenset(f.name for f in dataclasses.fields(JobOptions))
+
+
+class OptionsView:
+    """The options one step declared, read as attributes; any other is an error (a bug)."""
+
+    def __init__(self, options: JobOptions, takes: Sequence[str], step: str):
+        self._options, self._takes, self._step = options, frozenset(takes), step
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name not in self._takes:
+            raise AttributeError(f"step {self._step!r} reads option {name!r} but does not declare "
+                                 f"it (takes {sorted(self._takes)})")
+        return getattr(self._options, name)
+
+
+@dataclasses.dataclass(frozen=True)
+class JobRun:
+    """What one run of a job is about (not flags): the project, the version and where its
+    files go, the store, and how to talk to people."""
+
+    project: Project
+    version: str
+    dist_root: Path                    # dist/; this version's files go to dist/<version>/
+    store: Store
+    out: Output
+    say: Say
+    plan: BuildPlan | None = None      # jobs that build
+    commit: str | None = None          # cut: the release commit the tag points at
+    source: Release | None = None      # post: the published release re-spun
+    now: _dt.datetime | None = None    # gc's clock
+    progress: ProgressBars | None = None
+    console: Console | None = None     # build logs
+
+    @property
+    def directory(self) -> Path:
+        return self.dist_root / self.version
+
+    @property
+    def tag(self) -> str:
+        from release.core.naming import release_tag
+        return release_tag(self.version)
+
+
+StepFn = Callable[[JobRun, OptionsView, "Context"], Mapping[str, Any] | None]
+Fingerprint = Callable[[JobRun, OptionsView, "Context"], str]
+
+
+@dataclasses.dataclass(frozen=True)
+class StepDecl:
+    """One step of a job, declared: ``run(job_run, options, context)`` does the work and
+    returns JSON-able outputs; ``takes`` names the ``JobOptions`` fields it reads;
+    ``fingerprint`` describes its inputs (a recorded step with the same one is skipped);
+    ``when`` leaves the step out of a run (e.g. fetch when prebuilt artifacts are given)."""
+
+    name: str
+    title: str
+    run: StepFn
+    takes: tuple[str, ...] = ()
+    fingerprint: Fingerprint | None = None
+    when: Callable[[JobRun, OptionsView], bool] | None = None
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.takes) - OPTION_NAMES)
+        if unknown:
+            raise ValueError(f"step {self.name!r} takes unknown options {unknown}; "
+                             f"known: {sorted(OPTION_NAMES)}")
+
+
+@dataclasses.dataclass(frozen=True)
+class JobDecl:
+    """A job: its steps in order and the lock it runs under (None: no lock, e.g. a probe)."""
+
+    name: str
+    steps: tuple[StepDecl, ...]
+    lock: str | None = None
+
+    @property
+    def takes(self) -> frozenset[str]:
+        """Every option some step of this job reads: what the job's command must offer."""
+        return frozenset(name for step in self.steps for name in step.takes)
+
+
+def steps_for(job: JobDecl, run: JobRun, options: JobOptions) -> list[Step]:
+    """The pipeline steps of ``job`` for this run: each bound to the options it declared."""
+    from release.jobs.pipeline import Step
+    steps = []
+    for decl in job.steps:
+        view = OptionsView(options, decl.takes, decl.name)
+        if decl.when is not None and not decl.when(run, view):
+            continue
+        fingerprint = functools.partial(decl.fingerprint, run, view) if decl.fingerprint else None
+        steps.append(Step(decl.name, functools.partial(decl.run, run, view), fingerprint,
+                          decl.title))
+    return steps
+
+
+def run_declared(job: JobDecl, run: JobRun, options: JobOptions, *, lock_timeout: float = 0,
+                 announce: str | None = None,
+                 on_failure: Callable[[str], None] | None = None) -> list[StepResult]:
+    """Run ``job``'s steps in order, resumable from ``dist/<version>/manifest.json``, under
+    the job's lock; ``announce`` is printed once the lock is held (why this run runs)."""
+    from release.core.manifest import Manifest
+    from release.jobs.pipeline import job_lock, run_steps
+
+    steps = steps_for(job, run, options)
+    if job.lock is None:
+        return run_steps(steps, Manifest.load(run.directory), run.out, on_failure=on_failure)
+    with job_lock(run.project.root, job.lock, timeout=lock_timeout):
+        if announce:
+            run.out.line(announce)
+        return run_steps(steps, Manifest.load(run.directory), run.out, on_failure=on_failure)

@@ -1,0 +1,235 @@
+"""The work of each job step, one function per step: ``(run, options, context) -> outputs``.
+
+The steps' logic lives in its stage's modules (sources, build, check, publish); these
+functions only call it with what the ``JobRun`` and the step's declared options say.
+``release.jobs.catalog`` puts them in order. Files between steps travel in
+``dist/<version>/`` and the store, with one writer and one reader each: build, collect and
+respin write the dist; verify and draft read it; validate reads the draft; publish undrafts it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from release.core import naming
+from release.core.errors import UserError
+from release.core.revisions import RevisionMap
+from release.jobs.shared import CheckFailed, verify_dist
+
+if TYPE_CHECKING:
+    from release.build.plan import BuildPlan
+    from release.jobs.pipeline import Context
+    from release.jobs.runner import JobRun, OptionsView
+
+Outputs = dict[str, Any]
+
+
+def _plan(run: JobRun) -> BuildPlan:
+    if run.plan is None:
+        raise ValueError(f"{run.version}: this step needs a build plan")
+    return run.plan
+
+
+# ---------------------------------------------------------------- making the dist
+
+
+def fetch(run: JobRun, opts: OptionsView, _ctx: Context) -> Outputs:
+    """Check out the pins into the workspace (git mirrors in the cache, default the project's)."""
+    from release.sources import checkout
+    cache = opts.cache or checkout.cache_dir(run.project.root)
+    done = checkout.fetch_sources(run.project.deps, opts.workspace, cache,
+                                  lambda name, what: run.say(f"{name}: {what}"))
+    return {name: c.commit for name, c in done.items()}
+
+
+def fetch_fingerprint(run: JobRun, _opts: OptionsView, _ctx: Context) -> str:
+    return repr([(d.name, d.url, d.commit) for d in run.project.deps])
+
+
+def fetch_wanted(_run: JobRun, opts: OptionsView) -> bool:
+    """Only a Bazel build fetches: not with prebuilt artifacts."""
+    return opts.artifacts is None and opts.workspace is not None
+
+
+def build(run: JobRun, opts: OptionsView, _ctx: Context) -> Outputs:
+    from release.build.dist import build_release
+    result = build_release(_plan(run), run.dist_root, root=run.project.root,
+                           workspace=None if opts.artifacts else opts.workspace,
+                           artifacts=opts.artifacts, console=run.console)
+    return {"wheels": sorted(result.wheels)}
+
+
+def build_fingerprint(run: JobRun, _opts: OptionsView, _ctx: Context) -> str:
+    return repr(_plan(run).to_json())
+
+
+def collect(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:
+    """Bring the draft's wheels and revisions.json home and write the one SHA256SUMS and
+    the one provenance over every cell's wheels.
+
+    The cells of a split build upload their wheels to the draft concurrently, so none of
+    them can write the checksums (or the provenance) of all; this runs once, after the matrix.
+    """
+    from release.build.provenance import write_for_files
+    from release.core import checksums
+    from release.core.checksums import sha256_file
+    from release.core.safe_names import plain_file_name
+
+    store, tag, directory = run.store, run.tag, run.directory
+    drafts = store.our_drafts(tag)
+    if not drafts:
+        raise UserError(f"{store.where}: no draft of {tag}; run the plan stage first")
+    draft = drafts[0]
+    directory.mkdir(parents=True, exist_ok=True)
+    names = []
+    for asset in store.list_assets(draft):
+        if not (asset.name.endswith(".whl") or asset.name == naming.REVISIONS_ASSET):
+            continue
+        local = directory / plain_file_name(asset.name, f"{store.where}: asset of {tag}")
+        digest = (asset.digest or "").removeprefix("sha256:")
+        if not (local.is_file() and digest and sha256_file(local) == digest):
+            run.say(f"download {asset.name}")
+            store.download_asset(draft, asset, local, progress=run.progress)
+        names.append(asset.name)
+    if naming.REVISIONS_ASSET not in names or not any(n.endswith(".whl") for n in names):
+        raise UserError(f"{store.where}: draft of {tag} lacks wheels or {naming.REVISIONS_ASSET}; "
+                        "did every build cell publish with --partial?")
+    revisions = RevisionMap.loads((directory / naming.REVISIONS_ASSET).read_text(encoding="utf-8"))
+    prov = write_for_files(directory, [n for n in names if n.endswith(".whl")], revisions,
+                           rocm_version=run.project.version_info.rocm_version)
+    checksums.write_for(directory, [*names, prov.name])
+    return {"assets": sorted(names)}
+
+
+def respin(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:
+    """Download the published release's wheels and promote them to this version (no rebuild)."""
+    from release.build.promote import promote_wheel
+    from release.build.provenance import write_for_files
+    from release.core import checksums
+    from release.core.config import atomic_write
+    from release.core.safe_names import plain_file_name
+
+    source, store, directory = run.source, run.store, run.directory
+    if source is None:
+        raise ValueError("respin needs the release it re-spins")
+    directory.mkdir(parents=True, exist_ok=True)
+    assets = store.list_assets(source)
+    wheels = [a for a in assets if a.name.endswith(".whl")]
+    rev_asset = next((a for a in assets if a.name == naming.REVISIONS_ASSET), None)
+    if not wheels or rev_asset is None:
+        raise UserError(f"{source.tag} has no wheels or no {naming.REVISIONS_ASSET} to re-spin")
+    made = []
+    with tempfile.TemporaryDirectory(prefix="release-respin-") as tmp:
+        for asset in [*wheels, rev_asset]:
+            run.say(f"download {asset.name} from {source.tag}")
+            local = Path(tmp) / plain_file_name(asset.name, f"{store.where}: asset of {source.tag}")
+            store.download_asset(source, asset, local)
+        before = RevisionMap.loads((Path(tmp) / rev_asset.name).read_text(encoding="utf-8"))
+        target = "post" + run.version.rsplit(".post", 1)[1]
+        for asset in wheels:
+            promoted = promote_wheel(Path(tmp) / asset.name, target, directory)
+            made.append(promoted.output.name)
+    revisions = dataclasses.replace(before, version=run.version)
+    atomic_write(directory / naming.REVISIONS_ASSET, revisions.dumps())
+    prov = write_for_files(directory, made, revisions, extra_parameters={"promotedFrom": source.tag})
+    checksums.write_for(directory, [*made, naming.REVISIONS_ASSET, prov.name])
+    return {"from": source.tag, "wheels": sorted(made), "revisions": revisions.to_json()}
+
+
+def respin_fingerprint(run: JobRun, _opts: OptionsView, _ctx: Context) -> str:
+    return f"{run.source.tag if run.source else '?'}->{run.version}"
+
+
+# ---------------------------------------------------------------- the tail every job shares
+
+
+def verify(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:
+    """Verify the dist's wheels against its revisions.json."""
+    text = (run.directory / naming.REVISIONS_ASSET).read_text(encoding="utf-8")
+    return verify_dist(run.directory, RevisionMap.loads(text), run.say, run.project.root)
+
+
+def after_everything_before(_run: JobRun, _opts: OptionsView, ctx: Context) -> str:
+    """What the earlier steps produced: a step fingerprinted so runs again whenever one of
+    them ran again (a rebuilt wheel is verified again even when its inputs did not change)."""
+    return json.dumps({name: dict(ctx[name]) for name in ctx}, sort_keys=True, default=str)
+
+
+def draft(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:
+    from release.publish.drafts import publish_draft, read_dist
+    result = publish_draft(run.store, read_dist(run.directory), say=run.say, progress=run.progress)
+    return {"release_id": result["release_id"], "url": result.get("url")}
+
+
+def validate(run: JobRun, opts: OptionsView, _ctx: Context) -> Outputs:
+    """Validate the draft as users get it; every problem is listed, none is cut."""
+    from release.build import bazel
+    from release.check.validate import validate as validate_draft
+    result = validate_draft(run.store, run.tag, say=run.say, progress=run.progress,
+                            python=opts.python or sys.executable,
+                            runpath=tuple(bazel.configured_runpath(run.project.root)),
+                            public_index=opts.public_index,
+                            require_all_pythons=opts.require_all_pythons)
+    for warning in result.warnings:  # "untested Pythons: 3.14 (...)" among them
+        run.say(f"warning: {warning}")
+    if not result.ok:
+        for problem in result.problems:
+            run.say(f"  - {problem}")
+        raise CheckFailed(f"validation of {run.tag} failed with {len(result.problems)} "
+                          "problem(s); the draft is left as it is: "
+                          + "; ".join(result.problems), findings=result.problems)
+    return {"validated": True, "untested_pythons": result.untested,
+            "warnings": list(result.warnings)}
+
+
+def publish(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:
+    from release.publish.drafts import undraft
+    result = undraft(run.store, run.tag, say=run.say)
+    return {"url": result.get("url")}
+
+
+def gc(run: JobRun, opts: OptionsView, _ctx: Context) -> Outputs:
+    from release.publish.gc import collect as collect_garbage
+    from release.publish.retention import Retention
+    if run.now is None:
+        raise ValueError("gc needs the run's clock")
+    result = collect_garbage(run.store, opts.retention or Retention(), dry_run=False, now=run.now,
+                             say=run.say)
+    return {"deleted": list(result["deleted"])}
+
+
+# ---------------------------------------------------------------- cut's own
+
+
+def tag(run: JobRun, opts: OptionsView, _ctx: Context) -> Outputs:
+    from release.jobs.cut import tag_release
+    if run.commit is None:
+        raise ValueError("tag needs the release commit")
+    return tag_release(run.project.root, run.tag, run.commit, push=opts.push)
+
+
+def tag_fingerprint(run: JobRun, opts: OptionsView, _ctx: Context) -> str:
+    return f"{run.commit}{opts.push}"
+
+
+def moves_the_line_on(run: JobRun, _opts: OptionsView) -> bool:
+    """After a release or a post release (not an rc) the line's next version is committed."""
+    from release.core import versions
+    return versions.kind_of(run.version) in ("release", "post")
+
+
+def next_version(run: JobRun, opts: OptionsView, _ctx: Context) -> Outputs:
+    """After a release or post release: version_info.json moved on, on a branch; pushed and
+    proposed when asked."""
+    from release.jobs.cut import finish_release
+    return finish_release(run.project, run.version, push=opts.push, open_pr=opts.open_pr,
+                          out=run.out, base_branch=opts.release_branch)
+
+
+def next_version_fingerprint(_run: JobRun, opts: OptionsView, _ctx: Context) -> str:
+    return repr((opts.push, opts.open_pr, opts.release_branch))
