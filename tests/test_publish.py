@@ -159,10 +159,12 @@ def test_replacement_uploads_before_deleting(fake_github, make_dist):
     assert_exactly(fake_github, new)
 
 
-def test_rate_limited_upload_waits_and_finishes(fake_github, dist):
-    fake_github.rate_limit("POST", r"/assets$", kind="secondary", retry_after=5, nth=2)
-    publish_draft(gh_store(fake_github), dist)
+def test_rate_limited_upload_waits_and_finishes(fake_github, dist, fake_clock):
+    """Told to come back in 5 s, the upload waits those 5 s (on the run's clock) and finishes."""
+    fault = fake_github.rate_limit("POST", r"/assets$", kind="secondary", retry_after=5, nth=2)
+    publish_draft(gh_store(fake_github, fake_clock), dist)
     assert_exactly(fake_github, dist)
+    assert fault.fired == 1 and 5.0 in fake_clock.sleeps
 
 
 def test_duplicate_drafts_from_racing_jobs_collapse(fake_github, dist):

@@ -115,13 +115,14 @@ def make_dist(tmp_path):
     return make
 
 
-def gh_store(fake):
-    """A ``GitHubStore`` on a ``FakeGitHub`` whose waits are instant."""
+def gh_store(fake, clock=None):
+    """A ``GitHubStore`` on a ``FakeGitHub`` whose waits are instant (recorded in ``clock.sleeps``
+    when a ``FakeClock`` is given)."""
     from release.publish.stores import GitHubStore
     from release.sources.github import GitHubClient
     from tests.support.fake_github import FakeClock
 
-    clock = FakeClock()
+    clock = clock or FakeClock()
     client = GitHubClient(fake.token, fake.api_url, sleep=clock.sleep, clock=clock.time,
                           write_interval=1.0)
     return GitHubStore(client, *fake.repo.split("/"))
