@@ -15,6 +15,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from types import TracebackType
 from typing import NoReturn
 
 from release import __version__
@@ -92,7 +93,15 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _redacted_traceback(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
+    """A bug's traceback, as Python prints it, but through ``redact``: a traceback quotes
+    arguments, URLs and file text, and must not carry a secret past the masking."""
+    import traceback
+    sys.stderr.write(redact("".join(traceback.format_exception(kind, value, tb))))
+
+
 def main(argv: list[str] | None = None) -> int:
+    sys.excepthook = _redacted_traceback
     argv = list(sys.argv[1:] if argv is None else argv)
     words = [a for a in argv if not a.startswith("-")]
     as_json = "--json" in argv

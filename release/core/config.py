@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import yaml
 
-from release.core import bounded
+from release.core import bounded, redact
 from release.core.errors import ConfigError, UserError
 from release.core.versions import NIGHTLY_SCHEMES, VersionError, line_problem, parse_next
 
@@ -280,6 +280,9 @@ def _parse_dep(path: Path, name: str, raw: object) -> Dep:
     url = raw["url"]
     if not isinstance(url, str) or not _URL.match(url):
         raise ConfigError(path, f"{where}.url", url, "a git URL (https://, file://, git://, ssh)")
+    if "?" in url or "#" in url:  # a token there would be shown and stored: user:token@ is masked
+        raise ConfigError(path, f"{where}.url", redact.display_url(url), "a git URL without a query or "
+                          "fragment (credentials go in https://USER:TOKEN@HOST/...)")
     branch = raw["branch"]
     if not isinstance(branch, str) or not _BRANCH.match(branch) or ".." in branch:
         raise ConfigError(path, f"{where}.branch", branch, "a branch name")

@@ -18,6 +18,10 @@ _SECRETS: set[str] = set()
 # Token shapes GitHub issues, in case one arrives by a path we did not register.
 _TOKEN_SHAPES = re.compile(r"\b(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})\b")
 _URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s:]+(:[^/@\s]*)?@")
+# A credential in a URL's query or fragment (?access_token=..., #token=..., a signed URL's signature).
+_QUERY_SECRET = re.compile(r"(?i)([?&#;](?:access_token|private_token|token|password|passwd|pwd|secret|"
+                           r"client_secret|api[-_]?key|key|sig|signature|x-amz-signature|x-amz-credential|"
+                           r"x-amz-security-token|auth|authorization|jwt)=)[^&#;\s]+")
 MASK = "***"
 
 
@@ -34,7 +38,8 @@ def _mask_secrets(text: str) -> str:
 
 def redact(text: str) -> str:
     """``text`` with every registered secret, token-shaped word and URL user:password masked."""
-    return _URL_CREDENTIALS.sub(MASK + "@", _mask_secrets(text))
+    masked = _URL_CREDENTIALS.sub(MASK + "@", _mask_secrets(text))
+    return _QUERY_SECRET.sub(lambda m: m.group(1) + MASK, masked)
 
 
 def redact_data(data: Any) -> Any:
@@ -71,8 +76,18 @@ def url_credentials(url: str) -> tuple[str, str | None, str | None]:
 
 def display_url(url: str) -> str:
     """The one way a URL is rendered for people, files, commits, wheels and release notes:
-    without user and password (not masked: dropped)."""
+    without user and password, query and fragment (not masked: dropped; a token may sit in
+    any of them, and a git remote needs none of them to be named)."""
     bare, user, password = url_credentials(url)
+    try:
+        parts = urlsplit(bare)
+    except ValueError:
+        parts = None
+    if parts is not None and (parts.query or parts.fragment):
+        for value in re.split(r"[&;=]", parts.query + "&" + parts.fragment):
+            if len(value) >= 8:  # names and flags are short; a token is not
+                register_secret(value)
+        bare = urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
     if user is None and password is None and urlsplit(bare).scheme in ("ssh", "git+ssh"):
         return _mask_secrets(bare)  # ssh://git@host names a login, not a secret
     return redact(bare)

@@ -13,7 +13,9 @@ can cause (unreachable remote, missing branch, refused credentials) become one-l
 Credentials in a remote URL (``https://x-access-token:TOKEN@host/...``) never reach disk
 or argv: git gets the URL without them, and the credentials as an ``Authorization``
 header in the environment of each command (``GIT_CONFIG_COUNT``), so a mirror's config
-holds the bare URL and a rotated token keeps working with the same mirror.
+holds the bare URL and a rotated token keeps working with the same mirror. git sends that
+header after a redirect too, whatever the new host: a remote with credentials is never
+followed to another place (``http.followRedirects=false``); the error says to name the new URL.
 """
 
 from __future__ import annotations
@@ -80,8 +82,11 @@ class Remote:
         register_secret(basic)
         parts = bare.split("/", 3)
         origin = "/".join(parts[:3]) + "/"  # scheme://host[:port]/: every path of this remote
-        return {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"http.{origin}.extraHeader",
-                "GIT_CONFIG_VALUE_0": f"Authorization: Basic {basic}"}
+        # git applies the header to every request of the process, including those after a
+        # redirect to another host: with credentials, a redirect is refused instead of followed.
+        return {"GIT_CONFIG_COUNT": "2", "GIT_CONFIG_KEY_0": f"http.{origin}.extraHeader",
+                "GIT_CONFIG_VALUE_0": f"Authorization: Basic {basic}",
+                "GIT_CONFIG_KEY_1": "http.followRedirects", "GIT_CONFIG_VALUE_1": "false"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,6 +103,7 @@ class LogEntry:
 
 _AUTH = re.compile(r"authentication failed|could not read (username|password)|terminal prompts disabled"
                    r"|returned error: 40[13]\b|permission denied|access denied")
+_REDIRECT = re.compile(r"returned error: 30[1278]\b")
 _MISSING = re.compile(r"repository .*not found|does not appear to be a git repository|returned error: 404\b"
                       r"|no such file or directory")
 _UNREACHABLE = re.compile(r"could not resolve|connection refused|failed to connect|timed out"
@@ -109,7 +115,10 @@ def remote_error(remote: Remote, what: str, stderr: str) -> UserError | RemoteEr
     it could not be reached, else the caller's (credentials, URL, branch: exit 2)."""
     # Classify on the message without URLs, so a port like :40123 is never read as a 401.
     low = re.sub(r"\S+://\S+", "<url>", stderr or "").lower()
-    if _AUTH.search(low):
+    if _REDIRECT.search(low):
+        why = ("it redirects elsewhere, and credentials go only to the host deps.yaml names "
+               "(put the URL it moved to in deps.yaml)")
+    elif _AUTH.search(low):
         why = "authentication failed (check the token or credentials)"
     elif _MISSING.search(low):
         why = "no repository there"
