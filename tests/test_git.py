@@ -9,6 +9,7 @@ import pytest
 
 from release.core.errors import RemoteError, UserError
 from release.sources import git as rgit
+from release.sources import refs
 from tests.support.gitrepos import BRANCH, XLA_BZL, GitHttpServer, RepoBuilder
 
 
@@ -29,25 +30,25 @@ def token_server(git_remotes):
 @pytest.mark.parametrize("transport", ["file", "http"])
 def test_ls_remote_reads_the_tip_without_a_clone(git_remotes, git_http, transport, tmp_path):
     url = git_remotes.url("xla", git_http if transport == "http" else None)
-    assert rgit.ls_remote(rgit.Remote("xla", url), BRANCH) == git_remotes.c["Y_TIP"]
+    assert refs.ls_remote(rgit.Remote("xla", url), BRANCH) == git_remotes.c["Y_TIP"]
     with pytest.raises(UserError) as err:
-        rgit.ls_remote(rgit.Remote("xla", url), "no-such-branch")
+        refs.ls_remote(rgit.Remote("xla", url), "no-such-branch")
     assert str(err.value) == f"xla: no branch 'no-such-branch' on {url}"
 
 
 def test_auth_failure_names_dep_and_url_never_the_token(git_remotes, token_server):
     good = rgit.Remote("jax", token_server.url("jax.git", user="x-access-token", password="s3cret-token-1234"))
-    assert rgit.ls_remote(good, BRANCH) == git_remotes.c["J4"]
+    assert refs.ls_remote(good, BRANCH) == git_remotes.c["J4"]
     bad = rgit.Remote("jax", token_server.url("jax.git", user="x-access-token", password="wrong-token-5678"))
     with pytest.raises(UserError) as err:
-        rgit.ls_remote(bad, BRANCH)
+        refs.ls_remote(bad, BRANCH)
     message = str(err.value)
     assert message.startswith("jax: cannot list http://127.0.0.1:")  # credentials dropped
     assert "authentication failed" in message and "\n" not in message
     assert "wrong-token" not in message and "s3cret" not in message
     anonymous = rgit.Remote("jax", token_server.url("jax.git"))  # no credentials, and no prompt
     with pytest.raises(UserError, match="authentication failed"):
-        rgit.ls_remote(anonymous, BRANCH)
+        refs.ls_remote(anonymous, BRANCH)
 
 
 def test_a_mirror_keeps_no_token_on_disk_yet_fetches_with_it(git_remotes, token_server, tmp_path):
@@ -74,9 +75,9 @@ def test_unreachable_and_missing_remotes(tmp_path):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     with pytest.raises(RemoteError, match=r"^xla: cannot list http://127.0.0.1:\d+/xla.git: remote unreachable$"):
-        rgit.ls_remote(rgit.Remote("xla", f"http://127.0.0.1:{port}/xla.git"), "main")
+        refs.ls_remote(rgit.Remote("xla", f"http://127.0.0.1:{port}/xla.git"), "main")
     with pytest.raises(UserError, match="no repository there"):
-        rgit.ls_remote(rgit.Remote("xla", (tmp_path / "nothing.git").as_uri()), "main")
+        refs.ls_remote(rgit.Remote("xla", (tmp_path / "nothing.git").as_uri()), "main")
 
 
 def test_mirror_is_bare_blobless_and_shallow_and_deepens_on_demand(git_remotes, tmp_path):
@@ -214,13 +215,13 @@ def test_ls_remote_branches_asks_only_for_the_pattern(git_remotes, git_http, tmp
     trace = tmp_path / "packets"
     monkeypatch.setenv("GIT_TRACE_PACKET", str(trace))
     url = git_remotes.url("jax", git_http if http else None)
-    tips = rgit.ls_remote_branches(rgit.Remote("jax", url), "rocm-jaxlib-v*")
+    tips = refs.ls_remote_branches(rgit.Remote("jax", url), "rocm-jaxlib-v*")
     assert tips == {BRANCH: git_remotes.c["J4"]}
     sent = trace.read_text()
     # The server filtered: other branches and pull-request refs never crossed the wire.
     assert "ref-prefix refs/heads/rocm-jaxlib-v" in sent
     assert "refs/heads/feature" not in sent and "refs/pull/7/head" not in sent
-    assert rgit.ls_remote_branches(rgit.Remote("jax", url), "experimental") == {"experimental": git_remotes.c["JS"]}
+    assert refs.ls_remote_branches(rgit.Remote("jax", url), "experimental") == {"experimental": git_remotes.c["JS"]}
 
 
 def test_head_of_reads_this_work_tree_or_the_enclosing_one(tmp_path):
@@ -249,6 +250,6 @@ def test_ls_remote_branches_follows_url_rewrites(git_remotes, git_http, tmp_path
     monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
     monkeypatch.setenv("GIT_CONFIG_KEY_0", f"url.{git_remotes.url('jax', git_http)}.insteadOf")
     monkeypatch.setenv("GIT_CONFIG_VALUE_0", "https://github.invalid/ROCm/jax.git")
-    tips = rgit.ls_remote_branches(rgit.Remote("jax", "https://github.invalid/ROCm/jax.git"), "rocm-jaxlib-v*")
+    tips = refs.ls_remote_branches(rgit.Remote("jax", "https://github.invalid/ROCm/jax.git"), "rocm-jaxlib-v*")
     assert tips == {BRANCH: git_remotes.c["J4"]}
     assert "ref-prefix refs/heads/rocm-jaxlib-v" in trace.read_text()

@@ -1,4 +1,4 @@
-"""The git edge (GitPython): ask remotes for branch tips, keep cached mirrors, walk history.
+"""The git edge (GitPython): remotes and their errors, cached mirrors, history questions.
 
 Knows nothing of releases. A remote is a URL plus a label for messages (the caller's
 name for it). Mirrors are bare, blob-filtered (``--filter=blob:none``) and shallow: a
@@ -22,12 +22,9 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-import fnmatch
 import hashlib
 import os
 import re
-import subprocess
-import urllib.parse
 from pathlib import Path
 
 import git as gitpython
@@ -51,6 +48,7 @@ FILTER = "--filter=blob:none"  # a commit with its trees: to read a file or chec
 HISTORY_FILTER = "--filter=tree:0"  # commits only: ancestry, counts and logs need nothing more
 FIRST_DEPTH = 64  # commits of a branch fetched the first time; deepened x4 when a question needs more
 TIMEOUT = 1800.0
+SKEW = 2 * 86400  # clock skew allowed between a commit and its descendants when bounding by date
 _SHA = re.compile(r"^[0-9a-f]{40}\Z", re.ASCII)
 
 
@@ -135,138 +133,6 @@ def _git(cwd: Path | None = None) -> gitpython.Git:
     g = gitpython.Git(str(cwd) if cwd else None)
     g.update_environment(**ENV)
     return g
-
-
-def ls_remote(remote: Remote, branch: str) -> str:
-    """The commit at the tip of ``branch`` on ``remote``, asked without cloning."""
-    tips = ls_remote_branches(remote, branch)
-    if branch in tips:
-        return tips[branch]
-    raise UserError(f"{remote.label}: no branch '{branch}' on {remote.shown}")
-
-
-def ls_remote_branches(remote: Remote, pattern: str) -> dict[str, str]:
-    """``{branch: tip}`` for the branches matching the glob ``pattern``, asked without cloning.
-
-    The server is asked only for the refs under the pattern's fixed prefix
-    (``refs/heads/rocm-jaxlib-v``: protocol v2's ``ls-refs`` with ``ref-prefix``), not the
-    thousands of ``refs/pull/*`` and branches GitHub keeps. Where that cannot be asked
-    (ssh, a server without protocol v2) ``git ls-remote --heads`` lists ``refs/heads/``.
-    """
-    prefix = "refs/heads/" + re.split(r"[*?\[]", pattern, maxsplit=1)[0]
-    refs = ls_refs(remote, prefix)
-    if refs is None:
-        refs = _ls_remote_heads(remote, pattern)
-    tips = {}
-    for ref, sha in refs.items():
-        name = ref.removeprefix("refs/heads/")
-        if ref.startswith("refs/heads/") and _SHA.match(sha) and fnmatch.fnmatchcase(name, pattern):
-            tips[name] = sha
-    return tips
-
-
-def _ls_remote_heads(remote: Remote, pattern: str) -> dict[str, str]:
-    g = _git()
-    g.update_environment(**remote.auth_env())
-    status, out, err = g.execute(
-        ["git", "-c", "protocol.version=2", "ls-remote", "--heads", "--", remote.bare_url,
-         f"refs/heads/{pattern}"],
-        with_extended_output=True, with_exceptions=False, kill_after_timeout=TIMEOUT)
-    if status != 0:
-        raise remote_error(remote, "cannot list", err)
-    return {ref: sha for sha, _, ref in (line.partition("\t") for line in out.splitlines())}
-
-
-def _pkt(line: str) -> bytes:
-    data = line.encode()
-    return b"%04x" % (len(data) + 4) + data
-
-
-def _read_pkts(data: bytes, pos: int) -> tuple[list[bytes], int]:
-    """pkt-lines from ``pos`` up to the next flush packet; returns them and where it ended."""
-    lines: list[bytes] = []
-    while pos + 4 <= len(data):
-        size = int(data[pos:pos + 4], 16)
-        if size in (0, 1, 2):  # flush, delimiter, response end
-            return lines, pos + 4
-        lines.append(data[pos + 4:pos + size])
-        pos += size
-    raise ValueError("truncated pkt-line stream")
-
-
-def _helper_request(url: str, request: bytes, env: dict[str, str]) -> tuple[bytes | None, str, int]:
-    """One protocol v2 request through git's own HTTP transport (``git remote-http``'s
-    ``stateless-connect``: proxies, TLS settings and headers as for any fetch). Returns the
-    response after the capability advertisement, or None when the server offers no v2."""
-    helper = "remote-https" if url.startswith("https://") else "remote-http"
-    # Unbuffered: reading the ready line must not swallow the advertisement that follows it.
-    proc = subprocess.Popen(["git", helper, "origin", url], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env, bufsize=0)
-    assert proc.stdin is not None and proc.stdout is not None  # both are pipes: asked for above
-    try:
-        # The helper reads its command line buffered: the request may follow only once it is ready.
-        proc.stdin.write(b"stateless-connect git-upload-pack\n")
-        proc.stdin.flush()
-        ready = proc.stdout.readline()
-        if ready != b"\n":
-            proc.kill()
-            _, err = proc.communicate()
-            if ready.startswith(b"fallback"):
-                return None, "", 0
-            return b"", err.decode(errors="replace"), proc.returncode or 1
-        out, err = proc.communicate(request, timeout=TIMEOUT)
-    except BrokenPipeError:
-        _, err = proc.communicate()
-        return b"", err.decode(errors="replace"), proc.returncode or 1
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        raise
-    try:
-        caps, pos = _read_pkts(out, 0)
-    except ValueError:
-        return b"", err.decode(errors="replace"), proc.returncode or 1
-    if not caps or caps[0].strip() != b"version 2":
-        return None, "", 0
-    return out[pos:], err.decode(errors="replace"), proc.returncode
-
-
-def ls_refs(remote: Remote, prefix: str) -> dict[str, str] | None:
-    """``{ref: sha}`` for the refs starting with ``prefix``, by protocol v2 ``ls-refs`` (the
-    server filters). None when this transport cannot speak it here (ssh, git://, a v0 server)."""
-    request = _pkt("command=ls-refs\n") + b"0001" + _pkt("peel\n") + _pkt(f"ref-prefix {prefix}\n") + b"0000"
-    env = {**os.environ, **ENV, **remote.auth_env(), "GIT_PROTOCOL": "version=2"}
-    # The URL as git would use it: url.<base>.insteadOf rewrites (mirrors, tests) apply here too.
-    got = subprocess.run(["git", "ls-remote", "--get-url", remote.bare_url], capture_output=True, env=env,
-                         text=True)
-    url = got.stdout.strip() if got.returncode == 0 and got.stdout.strip() else remote.bare_url
-    try:
-        if url.startswith(("http://", "https://")):
-            data, err, status = _helper_request(url, request, env)
-            if data is None:  # the server does not speak v2
-                return None
-        elif url.startswith(("file://", "/")):
-            path = urllib.parse.unquote(urllib.parse.urlsplit(url).path) if url.startswith("file://") else url
-            proc = subprocess.run(["git", "upload-pack", "--stateless-rpc", path], input=request,
-                                  capture_output=True, env=env, timeout=TIMEOUT)
-            data, err, status = proc.stdout, proc.stderr.decode(errors="replace"), proc.returncode
-        else:
-            return None
-    except subprocess.TimeoutExpired:
-        raise remote_error(remote, "cannot list", "timed out") from None
-    if status != 0 and not data:
-        raise remote_error(remote, "cannot list", err)
-    try:
-        lines, _ = _read_pkts(data, 0)
-    except ValueError:
-        if status != 0:
-            raise remote_error(remote, "cannot list", err) from None
-        return None
-    refs = {}
-    for line in lines:
-        sha, _, rest = line.decode(errors="replace").rstrip("\n").partition(" ")
-        refs[rest.split(" ", 1)[0]] = sha
-    return refs
 
 
 def mirror_dir(cache: Path, url: str) -> Path:
@@ -430,30 +296,57 @@ class Mirror:
         return int(self._run("log", "-1", "--format=%ct", sha)[1].strip())
 
     def branch_contains(self, branch: str, sha: str, since: int) -> bool:
-        """Whether the remote ``branch`` as it is now contains ``sha`` (here), fetching only the
-        branch's commits newer than ``since`` (a time before ``sha`` was committed), no trees.
+        """Whether the remote ``branch`` as it is now contains ``sha`` (here); see ``containing``."""
+        return branch in self.containing((branch,), sha, since)
 
-        A descendant is committed after its ancestors, so the part of the branch newer than
-        ``since`` holds every path from its tip to ``sha``. False when the whole branch is older.
+    def containing(self, branches: tuple[str, ...], sha: str, since: int) -> set[str]:
+        """Which of the remote ``branches`` as they are now contain ``sha`` (here), in one fetch of
+        only their commits newer than ``since`` (a time before ``sha`` was committed), no trees.
+
+        A descendant is committed after its ancestors, so the part of a branch newer than
+        ``since`` holds every path from its tip to ``sha``. git cuts a merge whose other parent
+        is older than ``since`` off whole, so a boundary commit newer than ``since`` is deepened
+        until none is left (an upstream sync merges months-old commits). A branch whose whole
+        history is older, or that is gone, holds nothing.
         """
-        spec = f"+refs/heads/{branch}:{self.tracking_ref(branch)}"
-        args = (spec,) if self._covers(branch, since) else (f"--shallow-since={since}", spec)
-        status, err = self._fetch("origin", *args)
+        if not branches:
+            return set()
+        specs = [f"+refs/heads/{b}:{self.tracking_ref(b)}" for b in branches]
+        covered = all(self._covers(b, since) for b in branches)
+        status, err = self._fetch("origin", *(() if covered else (f"--shallow-since={since}",)), *specs)
         if status != 0:
             low = err.lower()
-            if "no commits selected for shallow requests" in low:
-                return False
-            if "couldn't find remote ref" in low:
-                return False
+            if "no commits selected for shallow requests" in low or "couldn't find remote ref" in low:
+                if len(branches) > 1:  # one branch spoilt the batch: ask each alone
+                    return {b for b in branches if self.branch_contains(b, sha, since)}
+                return set()
             raise remote_error(self.remote, "cannot fetch from", err)
-        return self._run("merge-base", "--is-ancestor", sha, self.tracking_ref(branch), check=False)[0] == 0
+        return {b for b in branches if self.branch_tip(b) and self._reaches(self.tracking_ref(b), sha, since)}
+
+    def _reaches(self, tip: str, sha: str, since: int) -> bool:
+        """Whether ``sha`` is reachable from ``tip``, deepening boundary commits newer than ``since``."""
+        tip = self.resolve(tip)
+        step = max(self.first_depth, 1)
+        while True:
+            if self._run("merge-base", "--is-ancestor", sha, tip, check=False)[0] == 0:
+                return True
+            edge = self.shallow().intersection(self._range(tip, sha))
+            if not any(t >= since for t in self._times(edge).values()):
+                return False
+            before = self.shallow()
+            status, err = self._fetch(f"--deepen={step}", "origin", tip)
+            if status != 0:
+                raise remote_error(self.remote, "cannot fetch from", err)
+            if self.shallow() == before:
+                return False
+            step *= 2
 
     def _covers(self, branch: str, since: int) -> bool:
         """Whether this mirror already has the branch's history back past ``since``."""
         if not self.branch_tip(branch):
             return False
         edge = self.shallow().intersection(self._range(self.tracking_ref(branch), None))
-        return all(self.commit_time(sha) < since for sha in edge)
+        return all(t < since for t in self._times(edge).values())
 
     def _range(self, desc: str, anc: str | None) -> list[str]:
         args = ["rev-list", "--missing=allow-promisor", desc] + ([f"^{anc}"] if anc else [])
@@ -475,19 +368,29 @@ class Mirror:
         git's own merge-base walk goes: the other side, already below the merge-base, is then
         completed by this one coming down to it, so a sideways move costs about the history
         since the merge-base and little more. Each side's step doubles when it is deepened again.
+
+        Either side may be a local name (``refs/remotes/origin/<branch>``): the remote is asked
+        for the commit it names here, never for the name, which only this mirror has.
         """
+        a = self.resolve(a)
+        b = self.resolve(b) if b else b
         depth: dict[str, int] = {}
         done: set[str] = set()  # sides the remote has nothing older for
         while True:
-            cuts = {}
+            cuts: dict[str, set[str]] = {}
             for desc, anc in ((a, b), (b, a)):
                 if desc and desc not in done:
-                    cut = self.shallow().intersection(self._range(desc, anc))
+                    cut = self._cut(desc, anc)
                     if cut:
                         cuts[desc] = cut
+                if anc and desc and anc not in done and desc not in cuts:
+                    hidden = self._hiding(desc, anc)
+                    if hidden:
+                        cuts[anc] = cuts.get(anc, set()) | hidden
             if not cuts:
                 return
-            tip = max(cuts, key=lambda t: max(self.commit_time(c) for c in cuts[t]))
+            times = self._times(set().union(*cuts.values()))
+            tip = max(cuts, key=lambda t: max(times[c] for c in cuts[t]))
             depth[tip] = depth[tip] * 2 if tip in depth else max(self.first_depth, 1)
             before = self.shallow()
             status, err = self._fetch(f"--deepen={depth[tip]}", "origin", tip)
@@ -495,6 +398,46 @@ class Mirror:
                 raise remote_error(self.remote, "cannot fetch from", err)
             if self.shallow() == before:
                 done.add(tip)
+
+    def _cut(self, desc: str, anc: str | None) -> set[str]:
+        """Commits of ``anc..desc`` on the boundary: their parents, maybe in the range, are not here."""
+        return self.shallow().intersection(self._range(desc, anc))
+
+    def _hiding(self, desc: str, anc: str) -> set[str]:
+        """Boundary commits of ``anc``'s history that may hide ancestors ``anc..desc`` counts.
+
+        A commit of the range whose parents are all outside it sits on ``anc``'s history; it is
+        truly in the range only if no cut-off part of ``anc``'s history reaches it. Whatever does
+        is older than the boundary commit hiding it (committer dates, with ``SKEW`` for clocks),
+        so only boundary commits no older than the range's lowest commits are returned.
+        """
+        shallow = self.shallow()
+        if not shallow:
+            return set()
+        edge = shallow.intersection(self._range(anc, None))
+        if not edge:
+            return set()
+        lines = self._run("rev-list", "--missing=allow-promisor", "--parents", desc, f"^{anc}")[1].splitlines()
+        inside = {line.split()[0] for line in lines}
+        bottoms = {line.split()[0] for line in lines if not inside.intersection(line.split()[1:])}
+        if not bottoms:
+            return set()
+        times = self._times(edge | bottoms)
+        lowest = min(times[c] for c in bottoms)
+        return {s for s in edge if times[s] + SKEW >= lowest}
+
+    def _times(self, shas: set[str]) -> dict[str, int]:
+        """Committer times of commits that are here, in one git process."""
+        if not shas:
+            return {}
+        out = self._run("log", "--no-walk=unsorted", "--format=%H %ct", *sorted(shas))[1]
+        return {sha: int(t) for sha, t in (line.split() for line in out.splitlines())}
+
+    def resolve(self, rev: str) -> str:
+        """The commit a local name or SHA stands for here (what a fetch may ask the remote for)."""
+        if _SHA.match(rev):
+            return rev
+        return self._run("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")[1].strip()
 
     def merge_base(self, a: str, b: str) -> str | None:
         """The best common ancestor of two commits that are here (deepening as needed)."""

@@ -33,14 +33,13 @@ from release.core.errors import UserError
 from release.core.revisions import github_base
 from release.core.versions import branch_order
 from release.sources import selection
-from release.sources.git import LogEntry, Mirror, Remote, ls_remote, ls_remote_branches
+from release.sources.git import SKEW, LogEntry, Mirror, Remote
 from release.sources.line import line_at
 from release.sources.pins import Pin, read_pin
+from release.sources.refs import ls_remote, ls_remote_branches
 
 FORWARD, BACKWARD, SIDEWAYS = "forward", "backward", "sideways"
 SAME = "same"  # the commit stays; what the source applies on top of it (sha256, patches) changed
-# Clock skew allowed between a commit and its descendants when bounding a branch search by date.
-SKEW = 2 * 86400
 
 
 @dataclasses.dataclass(frozen=True)

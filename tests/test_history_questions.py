@@ -1,0 +1,135 @@
+"""Every history question a bump asks has the same answer on any shallow boundary, from an
+empty cache or a warm one, as git gives on the whole repository.
+
+Histories are generated: a main line, a release branch forked off it, a side branch whose
+commits are days older than the pin but merged into the release branch after it (what
+upstream syncs do on the real xla), commits days apart (wider than the skew a branch
+search allows), and mirrors whose first fetch is 1 to 5 commits deep, so every question
+meets a boundary somewhere.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from release.sources import git as rgit
+from release.sources.roll import SKEW
+from tests.support.gitrepos import RepoBuilder, git
+
+DAY = 86400
+RELEASE = "rocm-jaxlib-v0.1.0"
+
+
+@dataclasses.dataclass
+class Shape:
+    main: int  # commits on main
+    fork: int  # the release branch forks off main's commit at this index
+    side_fork: int  # the side branch forks off main's commit at this index
+    side: int  # commits on the side branch, made before the release branch's
+    before: int  # release commits before the merge of the side branch
+    after: int  # release commits after it
+    gap: int  # days between commits (more than SKEW: a date bound leaves a boundary)
+    depth: int  # the mirror's first fetch depth
+    pin: int  # index into the release branch's own commits
+    old: int  # index into main + release commits: the pin before
+
+
+@st.composite
+def shapes(draw) -> Shape:
+    main = draw(st.integers(2, 6))
+    before, after = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    return Shape(main, draw(st.integers(0, main - 1)), draw(st.integers(0, main - 1)), draw(st.integers(1, 4)),
+                 before, after, draw(st.integers(1, 4)), draw(st.integers(1, 5)),
+                 draw(st.integers(0, before + after)), draw(st.integers(0, main + before + after)))
+
+
+def build(root: Path, s: Shape) -> tuple[RepoBuilder, list[str], list[str]]:
+    """The repository for ``s``; returns it, main's commits and the release branch's own commits."""
+    repo = RepoBuilder(root / "up.git", start=1_700_000_000)
+    step = s.gap * DAY
+    main = []
+    for i in range(s.main):
+        repo.time += step
+        main.append(repo.commit("main", f"main {i}", {"main.txt": f"{i}\n"}))
+    side = []
+    for i in range(s.side):  # older than anything on the release branch
+        repo.time += step
+        side.append(repo.commit("side", f"side {i}", {"side.txt": f"{i}\n"},
+                                parents=(main[s.side_fork],) if i == 0 else None))
+    release = []
+    for i in range(s.before):
+        repo.time += step
+        release.append(repo.commit(RELEASE, f"release {i}", {"rel.txt": f"{i}\n"},
+                                   parents=(main[s.fork],) if i == 0 else None))
+    repo.time += step
+    release.append(repo.commit(RELEASE, "Merge side", {"side.txt": "merged\n"}, parents=(release[-1], side[-1])))
+    for i in range(s.after):
+        repo.time += step
+        release.append(repo.commit(RELEASE, f"release after {i}", {"rel.txt": f"a{i}\n"}))
+    return repo, main, release
+
+
+def truth_count(repo: RepoBuilder, desc: str, anc: str) -> int:
+    return int(git("rev-list", "--count", desc, f"^{anc}", cwd=repo.path))
+
+
+def truth_ancestor(repo: RepoBuilder, anc: str, desc: str) -> bool:
+    import subprocess
+    return subprocess.run(["git", "merge-base", "--is-ancestor", anc, desc], cwd=repo.path).returncode == 0
+
+
+def ask(mirror: rgit.Mirror, branch: str, old: str, new: str) -> dict:
+    """What roll asks about a via pin ``new`` after ``old``, in roll's order."""
+    assert mirror.fetch_commit(new, trees=False) and mirror.fetch_commit(old, trees=False)
+    since = mirror.commit_time(new) - SKEW
+    answers: dict = {"contains": mirror.branch_contains(branch, new, since)}
+    answers["behind"] = mirror.count(mirror.tracking_ref(branch), new) if answers["contains"] else None
+    answers["forward"] = mirror.is_ancestor(old, new)
+    answers["backward"] = mirror.is_ancestor(new, old)
+    answers["base"] = mirror.merge_base(old, new)
+    answers["brings"] = sorted(e.sha for e in mirror.log(old, new))
+    answers["drops"] = mirror.count(old, new)
+    return answers
+
+
+@settings(derandomize=True, max_examples=10, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(shape=shapes())
+def test_history_questions_hold_on_any_boundary_cold_and_warm(shape, tmp_path):
+    root = tmp_path / "case"
+    shutil.rmtree(root, ignore_errors=True)
+    repo, main, release = build(root, shape)
+    new = release[shape.pin]
+    old = (main + release)[shape.old]
+    tip = release[-1]
+    truth = {
+        "contains": True, "behind": truth_count(repo, tip, new),
+        "forward": truth_ancestor(repo, old, new), "backward": truth_ancestor(repo, new, old),
+        "base": git("merge-base", old, new, cwd=repo.path).strip(),
+        "brings": sorted(git("rev-list", new, f"^{old}", cwd=repo.path).split()),
+        "drops": truth_count(repo, old, new),
+    }
+    remote = rgit.Remote("xla", repo.url)
+    with rgit.Mirror(root / "cache", remote, first_depth=shape.depth) as cold:
+        assert ask(cold, RELEASE, old, new) == truth
+    # The same questions again on what the first run left (warm), and in the other order.
+    with rgit.Mirror(root / "cache", remote, first_depth=shape.depth) as warm:
+        assert ask(warm, RELEASE, old, new) == truth
+        assert ask(warm, RELEASE, new, old)["drops"] == truth_count(repo, new, old)
+
+
+def test_counting_behind_a_branch_tip_deepens_by_commit_not_by_local_name(tmp_path):
+    """The defect the real xla showed: counting "behind that branch's tip" through a boundary
+    asked the remote for refs/remotes/origin/<branch> ("couldn't find remote ref")."""
+    shape = Shape(main=3, fork=1, side_fork=0, side=3, before=1, after=2, gap=3, depth=1, pin=0, old=0)
+    repo, _, release = build(tmp_path, shape)
+    with rgit.Mirror(tmp_path / "cache", rgit.Remote("xla", repo.url), first_depth=1) as m:
+        assert m.fetch_commit(release[0], trees=False)
+        assert m.branch_contains(RELEASE, release[0], m.commit_time(release[0]) - SKEW)
+        assert m.shallow()  # the side branch's old commits sit behind a boundary
+        assert m.count(m.tracking_ref(RELEASE), release[0]) == truth_count(repo, release[-1], release[0])
