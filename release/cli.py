@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     except FlagError as exc:
         return _fail(exc.prog, str(exc), exc.exit_code, as_json)
     except ReleaseError as exc:
-        return _fail(prog, str(exc), exc.exit_code, as_json)
+        return _fail(prog, str(exc), exc.exit_code, as_json, getattr(exc, "findings", None))
     except OSError as exc:
         shown = _user_path_error(exc, locals().get("args"))
         if shown is None:
@@ -132,12 +132,17 @@ def _command_parser(parser: argparse.ArgumentParser, command: str) -> argparse.A
     return sub.choices[command]
 
 
-def _fail(prog: str, message: str, code: int, as_json: bool) -> int:
-    """The one line on stderr; with ``--json`` also ``{"error", "exit"}`` on stdout."""
+def _fail(prog: str, message: str, code: int, as_json: bool,
+          findings: list[str] | None = None) -> int:
+    """The one line on stderr (never cut); with ``--json`` also ``{"error", "exit"}`` on
+    stdout, and ``"findings"`` (each one whole) when a check failed."""
     line = redact(" ".join(str(message).split()))  # one line, whatever the message held
     sys.stderr.write(f"{prog}: error: {line}\n")
     if as_json:
-        sys.stdout.write(json.dumps({"error": line, "exit": code}) + "\n")
+        data: dict = {"error": line, "exit": code}
+        if findings:
+            data["findings"] = [redact(f) for f in findings]
+        sys.stdout.write(json.dumps(data) + "\n")
         sys.stdout.flush()
     return code
 

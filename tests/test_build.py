@@ -87,6 +87,15 @@ def test_dist_holds_wheels_revisions_sums_and_manifest(built, root):
     assert steps["wheel_pjrt"]["files"]["wheel"]["sha256"] == sums[PJRT]
 
 
+def test_the_plans_asset_list_is_what_the_dist_publishes(built, root):
+    """The dry run's asset list names every file of the release (provenance.intoto.json was missing)."""
+    from release.build.plan import make_plan
+    from release.core.config import load_project
+    from release.publish.drafts import read_dist
+    plan = make_plan(load_project(root), "rc", number=2, pythons=(PY, OTHER_PY))
+    assert sorted(plan.assets) == sorted(a.name for a in read_dist(built).assets)
+
+
 def test_metadata_wheel_and_entry_points(built):
     def meta(wheel, member):
         name = wheel.split("-")[0] + f"-{VERSION}.dist-info/{member}"

@@ -212,3 +212,45 @@ def test_cli_json_then_verify(run_cli, good_wheels, tmp_path):
     assert [w["from"] for w in data["wheels"]] == [VERSION, VERSION]
     code, out, _ = run_cli("verify", *outputs, "--json")
     assert code == 0 and json.loads(out)["ok"]
+
+
+@pytest.mark.parametrize("to, version", [("rc1", "0.9.1rc1"), ("release", "0.9.1"),
+                                         ("post2", "0.9.1.post2")])
+def test_a_promoted_dist_is_published_as_it_is(run_cli, make_dist, project_dir, tmp_path, to,
+                                               version):
+    """promote --out D, then publish D: a tested nightly ships byte-identical as an rc (or a
+    release, or a post release) by hand, with its pins, provenance and checksums."""
+    import hashlib
+
+    from release.core.revisions import RevisionMap
+    from release.publish.drafts import read_dist
+
+    nightly = make_dist("0.9.1.dev20261122")
+    out = tmp_path / "promoted"
+    code, stdout, err = run_cli("promote", *sorted(nightly.glob("*.whl")), "--to", to,
+                                "--out", out, "--json", cwd=project_dir)
+    assert code == 0, err
+    assert json.loads(stdout)["dist_files"] == ["revisions.json", "provenance.intoto.json",
+                                                "SHA256SUMS"]
+    dist = read_dist(out)  # what publish reads: checksums, provenance and pins all agree
+    before = RevisionMap.loads((nightly / "revisions.json").read_text())
+    after = RevisionMap.loads((out / "revisions.json").read_text())
+    assert after.version == version and after.commits == before.commits
+    store = tmp_path / "store"
+    code, _, err = run_cli("publish", out, "--store", "local", "--store-dir", store, cwd=project_dir)
+    assert code == 0, err
+    shipped = {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+               for p in store.rglob("*.whl")}
+    assert shipped == {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+                       for p in out.glob("*.whl")} and len(shipped) == len(dist.wheels)
+
+
+def test_promoted_wheels_from_no_dist_are_only_wheels(run_cli, make_dist, project_dir, tmp_path):
+    nightly = make_dist("0.9.1.dev20261122")
+    (nightly / "revisions.json").unlink()
+    out = tmp_path / "promoted"
+    code, stdout, err = run_cli("promote", *sorted(nightly.glob("*.whl")), "--to", "rc1",
+                                "--out", out, "--json", cwd=project_dir)
+    assert code == 0 and json.loads(stdout)["dist_files"] == []
+    assert "revisions.json: missing" in err
+    assert sorted(p.suffix for p in out.iterdir()) == [".whl", ".whl"]

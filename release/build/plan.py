@@ -44,7 +44,8 @@ class BuildPlan:
 
     @property
     def assets(self) -> tuple[str, ...]:
-        return (*self.wheels, naming.REVISIONS_ASSET, naming.CHECKSUMS_ASSET)
+        return (*self.wheels, naming.REVISIONS_ASSET, naming.PROVENANCE_ASSET,
+                naming.CHECKSUMS_ASSET)
 
     def to_json(self) -> dict:
         return {

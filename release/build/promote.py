@@ -18,7 +18,7 @@ import dataclasses
 import re
 import zipfile
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
@@ -29,6 +29,9 @@ from release.core.errors import UserError
 from release.core.naming import Identity
 from release.core.scan import open_wheel
 from release.core.wheelfile import WheelWriter, read_record
+
+if TYPE_CHECKING:
+    from release.core.revisions import RevisionMap
 
 _TARGET = re.compile(r"^(release|rc([1-9]\d*)|post([1-9]\d*))\Z", re.ASCII)
 _REWRITTEN_PAYLOAD = ("version.py", "commit_info.py")
@@ -191,3 +194,21 @@ def _rewrite_payload(data: bytes, base: str, new_version: str) -> bytes:
     name = "_release_version" if base == "version.py" else "version"
     text, _found = rewrite_assignment(text, name, new_version)
     return text.encode("utf-8")
+
+
+def complete_dist(directory: Path, wheel_names: list[str], before: RevisionMap, new_version: str,
+                  promoted_from: str) -> list[str]:
+    """Make ``directory`` a dist of ``new_version`` that ``release publish`` takes: the promoted
+    wheels (already there), ``revisions.json`` re-versioned from ``before``, the provenance
+    over the wheels (``promotedFrom`` the source tag) and ``SHA256SUMS`` over all of them.
+    Returns the names written besides the wheels."""
+    from release.build.provenance import write_for_files
+    from release.core import checksums
+    from release.core.config import atomic_write
+
+    revisions = dataclasses.replace(before, version=new_version)
+    atomic_write(Path(directory) / naming.REVISIONS_ASSET, revisions.dumps())
+    prov = write_for_files(directory, wheel_names, revisions,
+                           extra_parameters={"promotedFrom": promoted_from})
+    checksums.write_for(directory, [*wheel_names, naming.REVISIONS_ASSET, prov.name])
+    return [naming.REVISIONS_ASSET, prov.name, naming.CHECKSUMS_ASSET]

@@ -108,10 +108,7 @@ def collect(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:
 
 def respin(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:
     """Download the published release's wheels and promote them to this version (no rebuild)."""
-    from release.build.promote import promote_wheel
-    from release.build.provenance import write_for_files
-    from release.core import checksums
-    from release.core.config import atomic_write
+    from release.build.promote import complete_dist, promote_wheel
     from release.core.safe_names import plain_file_name
 
     source, store, directory = run.source, run.store, run.directory
@@ -134,10 +131,8 @@ def respin(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:
         for asset in wheels:
             promoted = promote_wheel(Path(tmp) / asset.name, target, directory)
             made.append(promoted.output.name)
+    complete_dist(directory, made, before, run.version, source.tag)
     revisions = dataclasses.replace(before, version=run.version)
-    atomic_write(directory / naming.REVISIONS_ASSET, revisions.dumps())
-    prov = write_for_files(directory, made, revisions, extra_parameters={"promotedFrom": source.tag})
-    checksums.write_for(directory, [*made, naming.REVISIONS_ASSET, prov.name])
     return {"from": source.tag, "wheels": sorted(made), "revisions": revisions.to_json()}
 
 

@@ -1,0 +1,100 @@
+"""What a job's validate step tells people: every finding, whole, and the untested Pythons.
+
+The step is called with a stand-in for ``release.check.validate.validate`` (its own tests hold
+what it finds); here the rule is what the job does with the answer.
+"""
+
+from __future__ import annotations
+
+import json
+import types
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from release import cli
+from release.check.validate import Validation
+from release.commands._common import untested_note
+from release.core.output import Output
+from release.jobs import steps
+from release.jobs.runner import JobOptions, JobRun, OptionsView
+from release.jobs.shared import CheckFailed
+
+FINDING = st.text(st.characters(min_codepoint=33, max_codepoint=126), min_size=1, max_size=300)
+
+
+def job_run(tmp_path, said):
+    root = tmp_path
+    return JobRun(types.SimpleNamespace(root=root), "0.9.1", tmp_path / "dist", store=None,
+                  out=Output(), say=said.append)
+
+
+def answer(monkeypatch, validation, seen=None):
+    def fake(store, tag, **kwargs):
+        if seen is not None:
+            seen.update(kwargs)
+        return validation
+    monkeypatch.setattr("release.check.validate.validate", fake)
+
+
+def view(**options):
+    return OptionsView(JobOptions(**options), ("python", "public_index", "require_all_pythons"),
+                       "validate")
+
+
+@settings(max_examples=25, derandomize=True, deadline=None)
+@given(problems=st.lists(FINDING, min_size=1, max_size=12))
+def test_a_failed_validation_keeps_every_finding_whole(tmp_path_factory, problems):
+    tmp = tmp_path_factory.mktemp("v")
+    said: list[str] = []
+    with pytest.MonkeyPatch.context() as mp:
+        answer(mp, Validation("rocm-jax-v0.9.1", 1, problems=list(problems)))
+        with pytest.raises(CheckFailed) as failed:
+            steps.validate(job_run(tmp, said), view(), {})
+    assert failed.value.findings == problems
+    for problem in problems:
+        assert problem in str(failed.value)
+        assert f"  - {problem}" in said
+
+
+def test_the_error_line_and_json_hold_every_finding(capsys):
+    problems = [f"Python 3.{n}: pip would install jax-rocm7-plugin 0.12.0 from the public "
+                f"index, not the draft's 0.9.1 ({'x' * 80})" for n in range(11, 15)]
+    code = cli._fail("release nightly", str(CheckFailed("validation failed: " + "; ".join(problems),
+                                                        findings=problems)), 1, True, problems)
+    captured = capsys.readouterr()
+    assert code == 1 and len(captured.err.splitlines()) == 1
+    assert all(p in captured.err for p in problems) and len(captured.err) > 400
+    assert json.loads(captured.out)["findings"] == problems
+
+
+def test_untested_pythons_are_said_and_end_the_jobs_last_line(tmp_path, monkeypatch):
+    reason = "no Python 3.14 interpreter found (--python, python3.14 on PATH, pyenv, uv)"
+    validation = Validation("rocm-jax-v0.9.1", 1, pythons={
+        "3.13": {"tested": True, "interpreter": "/usr/bin/python3.13"},
+        "3.14": {"tested": False, "interpreter": None, "reason": reason}},
+        warnings=[f"untested Pythons: 3.14 ({reason})"])
+    answer(monkeypatch, validation)
+    said: list[str] = []
+    outputs = steps.validate(job_run(tmp_path, said), view(), {})
+    assert outputs["untested_pythons"] == ["3.14"]
+    assert f"warning: untested Pythons: 3.14 ({reason})" in said
+    result = {"steps": [{"step": "validate", "outputs": outputs}]}
+    assert untested_note(result) == "; untested Pythons: 3.14"
+    tested = steps.validate(job_run(tmp_path, said), view(), {}) | {"untested_pythons": []}
+    assert untested_note({"steps": [{"step": "validate", "outputs": tested}]}) == ""
+
+
+@pytest.mark.parametrize("options, expected", [
+    ({}, {"public_index": "from-env", "require_all_pythons": None}),
+    ({"public_index": "none", "require_all_pythons": True},
+     {"public_index": "none", "require_all_pythons": True}),
+])
+def test_validate_is_handed_the_jobs_options(tmp_path, monkeypatch, options, expected):
+    from release.check.validate import FROM_ENV
+    assert FROM_ENV == "from-env"  # the runner's default names validate's
+    seen: dict = {}
+    answer(monkeypatch, Validation("rocm-jax-v0.9.1", 1), seen)
+    steps.validate(job_run(tmp_path, []), view(**options), {})
+    assert {k: seen[k] for k in expected} == expected
