@@ -8,13 +8,17 @@
 #   BISECT_GOOD      tag of the last good nightly (required)
 #   BISECT_BAD       tag of the red nightly (default: the pins in deps.yaml)
 #   GITHUB_TOKEN, GITHUB_REPOSITORY, GITHUB_API_URL   the store the nightlies are in (else local)
-#   RELEASE_PYTHON   interpreter that has this project installed (default: python3)
+#   RELEASE_PYTHON   interpreter that has this project installed (default: .venv/bin/python
+#                    when the README's venv exists, else python3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 
 flags=(--good "${BISECT_GOOD:?set BISECT_GOOD to the tag of the last good nightly}")
 if [ -n "${BISECT_BAD:-}" ]; then
   flags+=(--bad "$BISECT_BAD")
 fi
 
-exec "${RELEASE_PYTHON:-python3}" -m release bisect "${flags[@]}" "$@"
+python=$(release_python)
+exec "$python" -m release bisect "${flags[@]}" "$@"

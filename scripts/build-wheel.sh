@@ -19,9 +19,12 @@
 #   BAZEL_REMOTE_CACHE      optional Bazel remote cache URL (grpcs://... or https://...)
 #   BAZEL_REMOTE_HEADER     optional header for it, e.g. "Authorization=Bearer <token>"
 #   BAZEL_REMOTE_READ_ONLY  true: read the cache, never upload to it (CI's build cells)
-#   RELEASE_PYTHON          interpreter that has this project installed (default: python3)
+#   RELEASE_PYTHON          interpreter that has this project installed (default: .venv/bin/python
+#                           when the README's venv exists, else python3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 
 usage() {
   sed -n '2,24p' "$0" >&2
@@ -32,7 +35,7 @@ kind=$1
 wheel=$2
 stage=${3:-all}
 case "$stage" in all | build | check | upload) ;; *) usage ;; esac
-py=${RELEASE_PYTHON:-python3}
+py=$(release_python)
 
 version_flags=()
 if [ -n "${RELEASE_DATE:-}" ]; then version_flags+=(--date "$RELEASE_DATE"); fi

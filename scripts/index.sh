@@ -11,7 +11,8 @@
 #   RELEASE_INDEX_URL  where SITE is served, for the install lines on the page (optional)
 #   RELEASE_STORE      github | local (default: github when GITHUB_REPOSITORY is set, else local)
 #   GITHUB_TOKEN       contents: read on the repository (github store only)
-#   RELEASE_PYTHON     interpreter that has this project installed (default: python3)
+#   RELEASE_PYTHON     interpreter that has this project installed (default: .venv/bin/python
+#                      when the README's venv exists, else python3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib.sh
@@ -27,4 +28,5 @@ retention_flags
 flags=("${RETENTION_FLAGS[@]}")
 if [ -n "${RELEASE_INDEX_URL:-}" ]; then flags+=(--url "$RELEASE_INDEX_URL"); fi
 if [ -n "${RELEASE_STORE:-}" ]; then flags+=(--store "$RELEASE_STORE"); fi
-exec "${RELEASE_PYTHON:-python3}" -m release index --out "$site" "${flags[@]}" "$@"
+python=$(release_python)
+exec "$python" -m release index --out "$site" "${flags[@]}" "$@"

@@ -1,6 +1,19 @@
 # shellcheck shell=bash
-# Shared by the job scripts (sourced, not run): the optional stage word and the flags the
-# RELEASE_* environment sets, then `python -m release <command>`.
+# Shared by the job scripts (sourced, not run, from the repository root): the interpreter,
+# the optional stage word and the flags the RELEASE_* environment sets, then
+# `python -m release <command>`.
+
+# release_python: print the interpreter that has this project installed: $RELEASE_PYTHON,
+# else the README's .venv when it exists, else python3 (CI installs the project into it).
+release_python() {
+  if [ -n "${RELEASE_PYTHON:-}" ]; then
+    printf '%s\n' "$RELEASE_PYTHON"
+  elif [ -x .venv/bin/python ]; then
+    printf '%s\n' "$PWD/.venv/bin/python"
+  else
+    printf '%s\n' python3
+  fi
+}
 
 # run_job COMMAND [plan|finish] [flags...]: exec `release COMMAND [--stage S] <env flags> flags`.
 run_job() {
@@ -18,7 +31,14 @@ run_job() {
     retention_flags
     flags+=("${RETENTION_FLAGS[@]}")
   fi
-  exec "${RELEASE_PYTHON:-python3}" -m release "$command" "${stage[@]}" "${flags[@]}" "$@"
+  # A final release's finish stage pushes the next-version branch and opens its PR on the
+  # repository CI runs for (without them the version move would die with the runner).
+  if [ "$command" = cut ] && [ "${stage[*]}" = "--stage finish" ] && [ -n "${GITHUB_REPOSITORY:-}" ]; then
+    flags+=(--push --open-pr)
+  fi
+  local python
+  python=$(release_python)
+  exec "$python" -m release "$command" "${stage[@]}" "${flags[@]}" "$@"
 }
 
 # retention_flags: set RETENTION_FLAGS to the one retention rule's flags (the nightly's gc and

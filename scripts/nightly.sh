@@ -13,7 +13,8 @@
 #   RELEASE_DATE     UTC date of the nightly, YYYY-MM-DD (default: today, UTC)
 #   RELEASE_STORE    github | local (default: github when GITHUB_REPOSITORY is set, else local)
 #   GITHUB_TOKEN     contents: write on the repository (github store only)
-#   RELEASE_PYTHON   interpreter that has this project installed (default: python3)
+#   RELEASE_PYTHON   interpreter that has this project installed (default: .venv/bin/python
+#                    when the README's venv exists, else python3)
 #
 # Safe to re-run: finished steps are skipped (dist/<version>/manifest.json) and one nightly
 # runs at a time (lock in .cache/locks/nightly.lock).

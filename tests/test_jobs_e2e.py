@@ -294,8 +294,8 @@ def test_split_nightly_as_ci_runs_it(world, artifacts, tmp_path):
     env = {**os.environ, "GITHUB_OUTPUT": str(gh_out)}
     release("nightly", "--stage", "plan", "--date", "2026-11-20", "--store", "github", env=env)
     keys = read_github_output(gh_out)
-    assert keys == {"changed": "true", "date": "2026-11-20", "version": "0.9.1.dev20261120",
-                    "tag": "rocm-jax-v0.9.1.dev20261120"}
+    assert keys == {"changed": "true", "date": "2026-11-20", "now": "2026-11-20T03:00:00Z",
+                    "version": "0.9.1.dev20261120", "tag": "rocm-jax-v0.9.1.dev20261120"}
     [draft] = fake.releases()
     assert draft["draft"] is True and draft["assets"] == []
 

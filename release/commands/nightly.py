@@ -70,7 +70,10 @@ def run(args: argparse.Namespace, out: Output) -> int:
     if args.dry_run or args.stage != "finish":
         check = resolver.check_planned_versions({"nightly": plan.version}, plan.rocm_major,
                                                 resolver.public_index_from_args(args))
-    keys = {"date": date.isoformat(), "version": plan.version, "tag": plan.tag}
+    # ``now``: the plan's clock, which CI hands every later job as $RELEASE_NOW, so a job
+    # re-run on a later day still builds and publishes the plan's nightly.
+    keys = {"date": date.isoformat(), "now": now.isoformat(timespec="seconds").replace("+00:00", "Z"),
+            "version": plan.version, "tag": plan.tag}
     if args.dry_run:
         def human(console: Console) -> None:
             print_plan(console, plan)
