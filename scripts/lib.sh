@@ -19,9 +19,9 @@ release_python() {
 run_job() {
   local command=$1
   shift
-  local stage=()
+  local stage_flags=()
   case "${1:-}" in
-    plan | finish) stage=(--stage "$1"); shift ;;
+    plan | finish) stage_flags=(--stage "$1"); shift ;;
   esac
   local flags=()
   if [ -n "${RELEASE_DATE:-}" ]; then flags+=(--date "$RELEASE_DATE"); fi
@@ -33,12 +33,12 @@ run_job() {
   fi
   # A final release's finish stage pushes the next-version branch and opens its PR on the
   # repository CI runs for (without them the version move would die with the runner).
-  if [ "$command" = cut ] && [ "${stage[*]}" = "--stage finish" ] && [ -n "${GITHUB_REPOSITORY:-}" ]; then
+  if [ "$command" = cut ] && [ "${stage_flags[*]}" = "--stage finish" ] && [ -n "${GITHUB_REPOSITORY:-}" ]; then
     flags+=(--push --open-pr)
   fi
   local python
   python=$(release_python)
-  exec "$python" -m release "$command" "${stage[@]}" "${flags[@]}" "$@"
+  exec "$python" -m release "$command" "${stage_flags[@]}" "${flags[@]}" "$@"
 }
 
 # retention_flags: set RETENTION_FLAGS to the one retention rule's flags (the nightly's gc and
