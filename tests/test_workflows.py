@@ -282,7 +282,8 @@ SCRIPT_RUNS = {
                                      "RELEASE_PROTECT": "0.9.1.dev20251230 rocm-jax-v0.9.1.dev20251231",
                                      "RELEASE_STORE": "local"}),
     "cell-pjrt": (["build-wheel.sh", "nightly", "pjrt"], {"RELEASE_DATE": "2026-01-02"}),
-    "cell-plugin": (["build-wheel.sh", "rc", "3.12"], {"RELEASE_NUMBER": "2",
+    # A post release: version_info.json names a released line's next post (rcs come before a release).
+    "cell-plugin": (["build-wheel.sh", "post", "3.12"], {"RELEASE_NUMBER": "99",
                                                        "RELEASE_STORE": "local"}),
     "cell-build": (["build-wheel.sh", "nightly", "3.12", "build"], {"RELEASE_DATE": "2026-01-02"}),
     "cell-check": (["build-wheel.sh", "nightly", "3.12", "check"], {"RELEASE_DATE": "2026-01-02"}),
@@ -344,9 +345,9 @@ def test_env_reaches_the_flags(tmp_path):
     (tmp_path / "calls.jsonl").unlink()
     cell = run_script(tmp_path, *SCRIPT_RUNS["cell-plugin"])
     assert [argv[0] for argv in cell] == ["version", "fetch-sources", "build", "verify", "publish"]
-    assert cell[2][cell[2].index("--number") + 1] == "2"
+    assert cell[2][cell[2].index("--number") + 1] == "99"
     assert cell[2][cell[2].index("--python") + 1] == "3.12"
-    assert cell[4][1].startswith("dist/0.") and "rc2" in cell[4][1]
+    assert cell[4][1].startswith("dist/0.") and cell[4][1].endswith(".post99")
     assert cell[4][cell[4].index("--store") + 1] == "local"
 
 
