@@ -152,9 +152,9 @@ def test_chromium_renders_the_page_with_every_release_and_install_line(site, tmp
     assert non_white > len(pixels) // 100, "the screenshot is (nearly) blank"
     colours = set(pixels)
     assert len(colours) > 20
-    # the chart was drawn: bars of a nightly (#6b8fd6) and a release (#3f9a5a), a day without a
-    # nightly (#d0d0d0) and one whose nightly stayed a draft (#c8553d)
-    for rgb in ((0x6b, 0x8f, 0xd6), (0x3f, 0x9a, 0x5a), (0xd0, 0xd0, 0xd0), (0xc8, 0x55, 0x3d)):
+    # the chart was drawn: bars of a nightly (#6b8fd6), an rc (hatched #a86a12) and a release
+    # (dotted #3f9a5a), a published day (#3f9a5a) and one whose nightly stayed a draft (#c8553d)
+    for rgb in ((0x6b, 0x8f, 0xd6), (0x3f, 0x9a, 0x5a), (0xa8, 0x6a, 0x12), (0xc8, 0x55, 0x3d)):
         assert rgb in colours, f"colour {rgb} of the chart is not on the screenshot"
 
     proc = run_chromium(tmp_path, "--dump-dom", page.as_uri())
@@ -164,11 +164,11 @@ def test_chromium_renders_the_page_with_every_release_and_install_line(site, tmp
     text = " ".join(" ".join(dom.text).split())
 
     published = [r for r in store.list_releases() if not r.draft]
-    versions = [s["data-version"] for s in dom.sections]
+    versions = [s["data-version"] for s in dom.sections if "data-version" in s]
     # every release, newest first, each with its channel
     assert versions == [naming.version_from_tag(r.tag) for r in
                         sorted(published, key=lambda r: r.published_at, reverse=True)]
-    assert [s["data-channel"] for s in dom.sections] == [
+    assert [s["data-channel"] for s in dom.sections if "data-channel" in s] == [
         "stable" if "dev" not in v else "nightly" for v in versions]
     for rel in published:
         revisions = RevisionMap.loads(next(
@@ -201,7 +201,15 @@ def test_chromium_renders_the_page_with_every_release_and_install_line(site, tmp
     assert not [link for link in dom.links if link.startswith("file:")]  # a served page links no local path
     assert text.count("not in the index any more") == 1  # 0.9.1.dev20261118 with --keep 2
     assert "rocm-jax-v0.9.2.dev20261123" in text  # the draft that never went out
-    assert dom.rects == 5 + 6  # one bar per release, one square per day from the 18th to the 23rd
+    # one bar per release, one square per day from the 18th to the 23rd, six legend keys, two pattern tiles
+    assert dom.rects == 5 + 6 + 6 + 3
+    # the overview comes first: one row per release with its pins moved and the gates it passed
+    assert text.index("Overview") < text.index("Install") < text.index("Details, newest first")
+    assert "5 published releases" in text
+    assert re.search(r"0\.9\.1\.dev20261121 nightly \S+ jax, xla verify, validate \d", text)
+    assert re.search(r"0\.9\.1\.dev20261118 nightly \S+ first nightly verify, validate; not listed", text)
+    # install lines for uv beside pip
+    assert f"uv pip install --prerelease allow jax-rocm7-plugin --index-url {URL}/nightly/" in text
 
 
 def test_changes_count_commits_only_when_the_notes_record_them():
@@ -259,3 +267,90 @@ def test_counts_made_once_stay_on_the_page(tmp_path, make_dist):
     assert asked == [("a" * 40, "b" * 40)] and "(7 commits)" in (site / "index.html").read_text()
     again = build_site(store, site)  # no --count-commits: the count is remembered
     assert not again["changed"] and "(7 commits)" in (site / "index.html").read_text()
+
+
+# ------------------------------------------------------------------ for every reader (issue 23)
+
+AXE = Path(__file__).resolve().parents[1] / ".cache" / "node" / "node_modules" / "axe-core" / "axe.min.js"
+PROBE = """
+<script>
+(function () {
+  function cut() {
+    var out = [], width = document.documentElement.clientWidth;
+    document.querySelectorAll('pre.install, svg').forEach(function (el) {
+      var box = el.getBoundingClientRect();
+      if (el.scrollWidth > el.clientWidth + 1 || box.right > width + 1 || box.left < -1) {
+        out.push(el.tagName + ': ' + (el.textContent || '').slice(0, 60));
+      }
+    });
+    if (document.documentElement.scrollWidth > width + 1) {
+      out.push('page: ' + document.documentElement.scrollWidth);
+    }
+    return out;
+  }
+  window.addEventListener('load', function () {
+    var tags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
+    axe.run(document, {runOnly: {type: 'tag', values: tags}}).then(function (r) {
+      var found = {width: document.documentElement.clientWidth, cut: cut(),
+        violations: r.violations.map(function (v) {
+          return {id: v.id, impact: v.impact,
+                  nodes: v.nodes.slice(0, 3).map(function (n) { return n.target.join(' '); })};
+        })};
+      window.parent.postMessage(JSON.stringify(found), '*');
+    });
+  });
+})();
+</script>
+"""
+
+
+def probe(tmp_path: Path, page: Path, width: int) -> dict:
+    """axe-core's findings and the elements cut off, for ``page`` in Chromium ``width`` px wide."""
+    import html
+    import json
+    if not AXE.is_file():
+        pytest.skip("axe-core is not installed: ./scripts/test installs it from npm into .cache/node")
+    probed = page.with_name(f"probed-{width}.html")
+    text = page.read_text()
+    probed.write_text(text.replace("</head>", f"<script>{AXE.read_text()}</script>\n</head>", 1)
+                      .replace("</body>", PROBE + "</body>", 1))
+    # Chromium's window is at least 500 px wide: the page is framed at exactly ``width`` px instead,
+    # and the probe inside it posts its findings to the frame's parent
+    frame = page.with_name(f"frame-{width}.html")
+    frame.write_text(f'<!DOCTYPE html><html lang="en"><head><title>probe</title></head><body style="margin:0">'
+                     f'<iframe title="page" src="{probed.name}" style="width:{width}px;height:1800px;border:0">'
+                     "</iframe><script>window.addEventListener('message', function (e) {"
+                     "var pre = document.createElement('pre'); pre.id = 'probe-result';"
+                     "pre.textContent = e.data; document.body.appendChild(pre);});</script></body></html>")
+    proc = run_chromium(tmp_path, f"--window-size={max(width, 500) + 100},2000", "--virtual-time-budget=20000",
+                        "--dump-dom", frame.as_uri())
+    found = re.search(r'<pre id="probe-result">(.*?)</pre>', proc.stdout, re.S)
+    assert found, proc.stderr[-2000:]
+    return json.loads(html.unescape(found.group(1)))
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_page_passes_axe_and_cuts_nothing_at_phone_and_desktop_width(site, tmp_path, width):
+    """axe-core (WCAG 2.1 A/AA and best practices: landmarks, contrast of at least 4.5:1, labelled
+    tables and chart) finds nothing, and no install command or chart is cut off or needs the page
+    to scroll sideways, at 390 px (a phone) and at 1280 px."""
+    _, out = site
+    found = probe(tmp_path, out / "index.html", width)
+    assert found["width"] <= width
+    assert found["violations"] == [], found["violations"]
+    assert found["cut"] == [], found["cut"]
+
+
+def test_colour_is_never_the_only_cue_in_the_chart(site):
+    """Each kind of bar has its own fill pattern and each day outcome its own shape, and every
+    legend key says in words what it stands for."""
+    from release.publish.page import DAY_FILL, KIND_FILL
+    _, out = site
+    page = (out / "index.html").read_text()
+    assert len({KIND_FILL[k] for k in ("nightly", "rc", "release")}) == 3
+    assert 'fill="url(#rc)"' in page and 'fill="url(#rel)"' in page  # patterns, not only hues
+    assert page.count("<path d=") >= 2  # the draft day and its legend key carry an X
+    assert DAY_FILL[None] == "#ffffff" and 'stroke="#767676"' in page  # no nightly: an empty outlined box
+    for words in ("nightly", "release candidate", "release or post", "published", "draft, never published",
+                  "no nightly", "release date"):
+        assert f">{words}</text>" in page, words

@@ -403,6 +403,7 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
     counts once made are kept in the site's state.
     """
     from release.publish import site as people_page
+    from release.publish.page import render as render_page
 
     out = Path(out)
     check_site(out)
@@ -448,7 +449,7 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
         used: dict = {}
         counts = state.get("commit_counts")
         counter = people_page.CommitCounter(count_commits, counts if isinstance(counts, dict) else {})
-        page = people_page.render(people_page.gather(store, releases, wheels, site_url=site_url,
+        page = render_page(people_page.gather(store, releases, wheels, site_url=site_url,
                                                      keep=rule.keep, yanked=yanked,
                                                      link_asset=lambda r, a: asset_link(store, r, a, asset_base),
                                                      cache=cache, used=used, count=counter))

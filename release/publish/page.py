@@ -1,0 +1,310 @@
+"""The page for people, rendered: one static HTML file for someone choosing a nightly.
+
+An overview table first (version, kind, date, pins moved, gates passed, size), then how to
+install with pip and uv, a chart over time, and every release in detail. Built for every
+reader: landmarks (header, nav, main), text contrast of at least 4.5:1, colour never the only
+cue (the chart's kinds differ by fill pattern too, its days by shape), and readable at 390 px
+(commands wrap, the chart scales, wide tables scroll inside their box). No JavaScript; the same
+data gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+
+from release.core import naming, versions
+from release.core.revisions import github_base
+from release.publish.site import CHART_DAYS, ReleaseRow, SiteData, nightly_day
+
+# fills of the chart: a solid colour, a hatch and a dotted pattern, so kinds differ without colour
+KIND_FILL = {"nightly": "#6b8fd6", "rc": "url(#rc)", "release": "url(#rel)", "post": "url(#rel)"}
+KIND_NAME = {"nightly": "nightly", "rc": "release candidate", "release": "release or post", "post": "release or post"}
+DAY_FILL = {"published": "#3f9a5a", "draft": "#c8553d", None: "#ffffff"}
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _size(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return str(n)
+
+
+def _day(when: _dt.datetime | None) -> str:
+    return when.astimezone(_dt.timezone.utc).strftime("%Y-%m-%d") if when else "unknown"
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def install_lines(data: SiteData) -> list[tuple[str, str, list[str]]]:
+    """(channel, what it gets, [pip command, uv command]) for each way to install."""
+    url = data.site_url or "SITE_URL"
+    p = data.project
+    return [("nightly", "the newest nightly",
+             [f"pip install --pre {p} --index-url {url}/nightly/",
+              f"uv pip install --prerelease allow {p} --index-url {url}/nightly/"]),
+            ("stable", "the newest release (or post release)",
+             [f"pip install {p} --index-url {url}/stable/", f"uv pip install {p} --index-url {url}/stable/"]),
+            ("stable, pre-releases", "the newest release candidate while it is newer than the release",
+             [f"pip install --pre {p} --index-url {url}/stable/",
+              f"uv pip install --prerelease allow {p} --index-url {url}/stable/"])]
+
+
+# ------------------------------------------------------------------ the overview
+
+
+def pins_moved(r: ReleaseRow) -> str:
+    if r.previous is None:
+        return f"first {r.kind}"
+    if not r.changes:
+        return "unknown"
+    moved = [c.dep + (f" ({plural(c.commits, 'commit')})" if c.commits else "") for c in r.changes
+             if c.old != c.new]
+    return ", ".join(moved) if moved else "none"
+
+
+def gates(r: ReleaseRow) -> str:
+    passed = "verify, validate" if r.validated else "not recorded"
+    if r.yanked is not None:
+        passed += f"; yanked: {r.yanked or 'no reason given'}"
+    if not r.listed:
+        passed += "; not listed any more"
+    return passed
+
+
+def _overview(data: SiteData) -> str:
+    rows = "".join(
+        f'<tr><th scope="row"><a href="#{_e(r.tag)}">{_e(r.version)}</a></th><td>{_e(r.kind)}</td>'
+        f"<td>{_e(_day(r.published))}</td><td>{_e(pins_moved(r))}</td><td>{_e(gates(r))}</td>"
+        f"<td>{_e(_size(sum(w.size for w in r.wheels)))}</td></tr>" for r in data.releases)
+    return ('<div class="scroll"><table class="overview"><caption>Every published release, newest first'
+            "</caption><thead><tr><th scope=\"col\">version</th><th scope=\"col\">kind</th>"
+            "<th scope=\"col\">date</th><th scope=\"col\">pins moved</th><th scope=\"col\">gates passed</th>"
+            f"<th scope=\"col\">wheel size</th></tr></thead><tbody>{rows}</tbody></table></div>")
+
+
+# ------------------------------------------------------------------ the chart
+
+
+def _legend_key(x: float, y: float, fill: str, label: str, mark: str = "") -> str:
+    return (f'<rect x="{x}" y="{y - 10}" width="12" height="12" fill="{fill}" stroke="#333"/>{mark}'
+            f'<text x="{x + 16}" y="{y}" font-size="12" fill="#222">{_e(label)}</text>')
+
+
+def _cross(x: float, y: float, size: float) -> str:
+    """The draft day's mark: an X, so a draft differs from a published day by shape too."""
+    return (f'<path d="M{x + 2:.1f} {y + 2:.1f} L{x + size - 2:.1f} {y + size - 2:.1f} M{x + size - 2:.1f} '
+            f'{y + 2:.1f} L{x + 2:.1f} {y + size - 2:.1f}" stroke="#fff" stroke-width="2"/>')
+
+
+def chart(data: SiteData) -> str:
+    """Inline SVG: total wheel size per release (bars, by kind) and nightly outcome per day (squares)."""
+    rows = [r for r in reversed(data.releases) if r.published]  # oldest first
+    if not rows:
+        return "<p>Nothing published yet.</p>"
+    width, left, top, bar_h = 720, 64, 30, 110
+    plot = width - left - 8
+    biggest = max((sum(w.size for w in r.wheels) for r in rows), default=1) or 1
+    step = plot / len(rows)
+    axis_y = top + bar_h
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 {width} 300" '
+             'aria-labelledby="chart-title chart-desc">',
+             '<title id="chart-title">Wheel size per release and nightly outcome per day</title>',
+             f'<desc id="chart-desc">{len(rows)} releases from {_e(_day(rows[0].published))} to '
+             f'{_e(_day(rows[-1].published))}; the largest is {_e(_size(biggest))}.</desc>',
+             '<defs><pattern id="rc" width="6" height="6" patternUnits="userSpaceOnUse" '
+             'patternTransform="rotate(45)"><rect width="6" height="6" fill="#f1d7a6"/>'
+             '<rect width="3" height="6" fill="#a86a12"/></pattern>'
+             '<pattern id="rel" width="5" height="5" patternUnits="userSpaceOnUse"><rect width="5" height="5" '
+             'fill="#3f9a5a"/><circle cx="2.5" cy="2.5" r="1.1" fill="#fff"/></pattern></defs>',
+             '<text x="0" y="14" font-size="13" fill="#222">Total wheel size per release, oldest left</text>',
+             f'<line x1="{left}" y1="{top}" x2="{left}" y2="{axis_y}" stroke="#333"/>',
+             f'<line x1="{left}" y1="{axis_y}" x2="{width - 8}" y2="{axis_y}" stroke="#333"/>',
+             f'<text x="{left - 4}" y="{top + 10}" font-size="11" text-anchor="end" fill="#222">'
+             f'{_e(_size(biggest))}</text>',
+             f'<text x="{left - 4}" y="{axis_y}" font-size="11" text-anchor="end" fill="#222">0 B</text>',
+             f'<text x="{left}" y="{axis_y + 14}" font-size="11" fill="#222">{_e(_day(rows[0].published))}</text>',
+             f'<text x="{width - 8}" y="{axis_y + 14}" font-size="11" text-anchor="end" fill="#222">'
+             f'{_e(_day(rows[-1].published))}</text>',
+             f'<text x="{left + plot / 2}" y="{axis_y + 14}" font-size="11" text-anchor="middle" fill="#222">'
+             'release date</text>']
+    for i, r in enumerate(rows):
+        total = sum(w.size for w in r.wheels)
+        h = max(1.0, bar_h * total / biggest)
+        parts.append(f'<rect class="bar" x="{left + i * step + 1:.1f}" y="{axis_y - h:.1f}" '
+                     f'width="{max(step - 2, 1):.1f}" height="{h:.1f}" fill="{KIND_FILL.get(r.kind, "#888")}">'
+                     f'<title>{_e(r.version)} ({_e(KIND_NAME.get(r.kind, r.kind))}): {_e(_size(total))}</title></rect>')
+    legend_y = axis_y + 36
+    x = 0.0
+    for kind in ("nightly", "rc", "release"):
+        parts.append(_legend_key(x, legend_y, KIND_FILL[kind], KIND_NAME[kind]))
+        x += 30 + 7 * len(KIND_NAME[kind])
+    parts.append(_strip(data, rows, width, legend_y + 22))
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def _strip(data: SiteData, rows: list[ReleaseRow], width: int, y: float) -> str:
+    outcome: dict[_dt.date, str] = {
+        day: "published" for r in rows if r.kind == "nightly" and (day := nightly_day(r.version, r.published))}
+    for tag, created in data.drafts:
+        draft_day = nightly_day(naming.version_from_tag(tag) or "", None) or created
+        if draft_day and draft_day not in outcome:
+            outcome[draft_day] = "draft"
+    if not outcome:
+        return ""
+    last = max(outcome)
+    first = max(min(outcome), last - _dt.timedelta(days=CHART_DAYS - 1))
+    days = (last - first).days + 1
+    cell = min((width - 8) / days, 24)
+    parts = [f'<text x="0" y="{y}" font-size="13" fill="#222">Nightly outcome per day</text>']
+    top = y + 8
+    for i in range(days):
+        day = first + _dt.timedelta(days=i)
+        what = outcome.get(day)
+        size = max(cell - 1, 1)
+        parts.append(f'<rect class="day" x="{i * cell:.1f}" y="{top}" width="{size:.1f}" height="{size:.1f}" '
+                     f'fill="{DAY_FILL[what]}" stroke="#767676"><title>{_e(day)}: '
+                     f'{_e(what or "no nightly")}</title></rect>')
+        if what == "draft":
+            parts.append(_cross(i * cell, top, size))
+    below = top + min(cell, 24) + 14
+    parts.append(f'<text x="0" y="{below}" font-size="11" fill="#222">{_e(first)}</text>'
+                 f'<text x="{width - 8}" y="{below}" font-size="11" text-anchor="end" fill="#222">{_e(last)}</text>')
+    key_y = below + 22
+    parts.append(_legend_key(0, key_y, DAY_FILL["published"], "published")
+                 + _legend_key(100, key_y, DAY_FILL["draft"], "draft, never published", _cross(100, key_y - 10, 12))
+                 + _legend_key(280, key_y, DAY_FILL[None], "no nightly"))
+    return "\n".join(parts)
+
+
+# ------------------------------------------------------------------ details
+
+
+def _revision_table(r: ReleaseRow) -> str:
+    if r.revisions is None:
+        return "<p>No readable revisions.json in this release.</p>"
+    out = ['<div class="scroll"><table class="revisions"><tr><th scope="col">repository</th>'
+           '<th scope="col">branch</th><th scope="col">commit</th></tr>']
+    for name, rev in r.revisions.revisions:
+        url = rev.commit_url()
+        sha = (f'<a href="{_e(url)}"><code>{_e(rev.commit[:12])}</code></a>' if url
+               else f"<code>{_e(rev.commit[:12])}</code>")
+        base = github_base(rev.url)
+        repo = f'<a href="{_e(base)}">{_e(name)}</a>' if base else _e(name)
+        out.append(f"<tr><td>{repo}</td><td><code>{_e(rev.branch)}</code></td><td>{sha}</td></tr>")
+    if r.revisions.release_commit:
+        out.append(f"<tr><td>this repository</td><td></td><td><code>"
+                   f"{_e(r.revisions.release_commit[:12])}</code></td></tr>")
+    out.append("</table></div>")
+    return "\n".join(out)
+
+
+def _changes(r: ReleaseRow) -> str:
+    if r.previous is None:
+        return f"<p>First {_e(r.kind)} in the store: nothing earlier to compare with.</p>"
+    if not r.changes:
+        return f"<p>Since {_e(r.previous)}: the revisions of one of the two could not be read.</p>"
+    items = []
+    for c in r.changes:
+        if c.old == c.new:
+            items.append(f"<li>{_e(c.dep)}: unchanged</li>")
+            continue
+        span = f"{(c.old or 'none')[:12]}...{c.new[:12]}"
+        link = f'<a href="{_e(c.compare_url)}">{_e(span)}</a>' if c.compare_url else f"<code>{_e(span)}</code>"
+        count = plural(c.commits, "commit") if c.commits is not None else "commit count not recorded"
+        items.append(f"<li>{_e(c.dep)}: {link} ({_e(count)})</li>")
+    return f"<p>Since {_e(r.previous)}:</p><ul>{''.join(items)}</ul>"
+
+
+def _release(r: ReleaseRow, data: SiteData) -> str:
+    url = data.site_url or "SITE_URL"
+    wheels = "".join(f"<li>{f'<a href={chr(34)}{_e(w.href)}{chr(34)}>{_e(w.name)}</a>' if w.href else _e(w.name)}"
+                     f" ({_e(_size(w.size))})</li>" for w in r.wheels)
+    flag = "--pre " if versions.is_prerelease(r.kind) else ""
+    pin = f"pip install {flag}{data.project}=={r.version} --index-url {url}/{r.channel}/"
+    status = "" if r.listed else (' <span class="note">not in the index any more (beyond the newest '
+                                  f"{data.keep} nightlies); its wheels stay at their release URLs until "
+                                  "`release gc` deletes the release</span>")
+    if r.yanked is not None:
+        status += f' <span class="note">yanked: {_e(r.yanked or "no reason given")}</span>'
+    prov = (f'<p>Provenance: <a class="provenance" href="{_e(r.provenance_url)}">{naming.PROVENANCE_ASSET}</a></p>'
+            if r.provenance_url else "<p>Provenance: none published with this release.</p>")
+    title = f'<a href="{_e(r.url)}">{_e(r.version)}</a>' if r.url else _e(r.version)
+    install = f'<pre class="install">{_e(pin)}</pre>' if r.listed else ""
+    return (f'<section class="release" id="{_e(r.tag)}" data-version="{_e(r.version)}" '
+            f'data-channel="{_e(r.channel)}">\n'
+            f"<h3>{title} <small>{_e(r.kind)}, {_e(r.channel)} channel, {_e(_day(r.published))}</small>"
+            f"{status}</h3>\n"
+            f"<ul class=\"wheels\">{wheels}</ul>\n{install}\n{_revision_table(r)}\n"
+            f"{_changes(r)}\n{prov}\n</section>")
+
+
+STYLE = """
+body { font-family: sans-serif; max-width: 60rem; margin: 1rem auto; padding: 0 1rem; color: #222; }
+pre.install { background: #f3f3f3; padding: .4rem .6rem; margin: .3rem 0; white-space: pre-wrap;
+  overflow-wrap: anywhere; }
+.scroll { overflow-x: auto; max-width: 100%; }
+table { border-collapse: collapse; } td, th { border: 1px solid #767676; padding: .2rem .5rem; text-align: left; }
+caption { text-align: left; font-weight: bold; padding: .3rem 0; }
+svg { width: 100%; max-width: 720px; height: auto; display: block; }
+section.release { border-top: 1px solid #767676; padding-top: .5rem; }
+.note { color: #a33; font-size: .8em; font-weight: normal; }
+small { color: #595959; font-weight: normal; }
+nav ul { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .3rem 1rem; }
+dd { margin-left: 0; }
+"""
+
+
+def render(data: SiteData) -> bytes:
+    latest = data.releases[0].published if data.releases else None
+    install = "".join(f"<dt>{_e(c)}: {_e(what)}</dt><dd>"
+                      + "".join(f'<pre class="install">{_e(cmd)}</pre>' for cmd in cmds) + "</dd>"
+                      for c, what, cmds in install_lines(data))
+    where = ("" if data.site_url else
+             "<p>Replace SITE_URL with the address this directory is served from.</p>")
+    drafts = ""
+    if data.drafts:
+        drafts = ('<h2 id="drafts">Nightly drafts never published</h2><ul>'
+                  + "".join(f"<li>{_e(t)} ({_e(d or 'unknown')})</li>" for t, d in data.drafts) + "</ul>")
+    body = "\n".join(_release(r, data) for r in data.releases)
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{_e(data.project)} releases</title>
+<style>{STYLE}</style>
+</head>
+<body>
+<header>
+<h1>{_e(data.project)}</h1>
+<p>{plural(len(data.releases), "published release")}; newest published {_e(_day(latest))}.</p>
+</header>
+<nav aria-label="On this page"><ul><li><a href="#overview">Overview</a></li><li><a href="#install">Install</a></li>
+<li><a href="#over-time">Over time</a></li><li><a href="#details">Details</a></li>
+<li><a href="nightly/">nightly/ index</a></li><li><a href="stable/">stable/ index</a></li></ul></nav>
+<main>
+<h2 id="overview">Overview</h2>
+{_overview(data)}
+<h2 id="install">Install</h2>
+<p>Indexes: <a href="nightly/">nightly/</a> (nightlies only, the newest {data.keep} listed) and
+<a href="stable/">stable/</a> (releases and post releases; release candidates with --pre). With pip or uv:</p>
+<dl class="channels">{install}</dl>
+{where}
+<h2 id="over-time">Over time</h2>
+{chart(data)}
+<h2 id="details">Details, newest first</h2>
+{body}
+{drafts}
+</main>
+</body>
+</html>
+""".encode()
