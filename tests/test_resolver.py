@@ -47,27 +47,33 @@ def test_an_unreachable_index_is_not_checked_never_a_failure():
     assert check["note"].startswith("could not check the public index: ")
 
 
-def test_a_version_line_at_or_below_the_public_one_is_warned(published):
-    index = published("0.10.2")
-    check = version_line_warnings({"release": "0.9.1", "nightly": "0.9.1.dev20261122",
-                                   "same": "0.10.2", "above": "0.10.3.dev20261122"},
+def test_only_a_public_version_of_the_same_line_at_or_above_is_warned(published):
+    """The line's users pin it (``==X.Y.Z.*``): a newer line on the index leaves a maintenance
+    line alone; a version of its own line at or above it beats it."""
+    index = published("0.9.1.post2", "0.10.2")
+    check = version_line_warnings({"release": "0.9.1", "nightly": "0.9.1.post3.dev20261122",
+                                   "behind": "0.9.1.post2.dev20261122", "same": "0.10.2",
+                                   "above": "0.10.3.dev20261122", "newest": "0.11.0"},
                                   PROJECTS, index.url)
     assert check["checked"] and check["newest"] == {p: "0.10.2" for p in PROJECTS}
-    assert [w.split(" ")[1] for w in check["warnings"]] == ["release", "nightly", "same"]
+    assert [w.split(" ")[1] for w in check["warnings"]] == ["release", "behind", "same"]
     assert check["warnings"][1] == (
-        f"the nightly version 0.9.1.dev20261122 sorts at or below jax-rocm7-plugin 0.10.2 on "
-        f"{index.url}: `pip install --pre` would install 0.10.2; move version_info.json's "
-        "version past it")
+        f"the behind version 0.9.1.post2.dev20261122 sorts at or below jax-rocm7-plugin 0.9.1.post2 "
+        f"on {index.url}: `pip install --pre jax-rocm7-plugin==0.9.1.*` (how the line's users "
+        "install) would install 0.9.1.post2; move version_info.json's version to 0.9.1.post3 "
+        "(the line published 0.9.1.post2)")
+    assert check["lines"]["nightly"] == {"line": "0.9.1", "newer_line": "0.10.2"}  # maintenance
+    assert check["lines"]["newest"] == {"line": "0.11.0", "newer_line": None}
 
 
 def test_status_warns_before_anything_is_built(run_cli, project_dir, published):
-    index = published("0.10.2")
+    index = published("0.9.1", "0.10.2")
     code, out, err = run_cli("status", "--json", "--date", "2026-11-22", "--root", project_dir,
                              "--public-index", index.url)
     assert code == 0, err
     data = json.loads(out)["public_index"]
     assert data["newest"]["jax-rocm7-plugin"] == "0.10.2"
-    assert len(data["warnings"]) == 3  # release, rc and nightly all sort below 0.10.2
+    assert len(data["warnings"]) == 3  # release, rc and nightly of 0.9.1 all sort at or below 0.9.1
     code, out, _ = run_cli("status", "--root", project_dir, "--public-index", index.url)
     assert code == 0 and "warning: the nightly version 0.9.1.dev" in out
 
@@ -77,6 +83,9 @@ def test_status_with_a_correct_version_line_says_what_it_compared(run_cli, proje
     code, out, _ = run_cli("status", "--root", project_dir, "--public-index", index.url)
     assert code == 0 and "warning" not in out
     assert f"public index {index.url}: jax-rocm7-plugin 0.9.0, jax-rocm7-pjrt 0.9.0" in out
+    index = published("0.9.0", "0.12.0")
+    code, out, _ = run_cli("status", "--root", project_dir, "--public-index", index.url)
+    assert code == 0 and "warning" not in out and "a maintenance line (newer line 0.12.0 there)" in out
 
 
 def test_status_offline_says_it_could_not_check(run_cli, project_dir):
@@ -84,18 +93,26 @@ def test_status_offline_says_it_could_not_check(run_cli, project_dir):
     assert code == 0 and "could not check the public index" in out
 
 
-def test_nightly_plan_warns_and_uses_pips_index_by_default(run_cli, project_dir, published,
-                                                          monkeypatch):
-    index = published("0.10.2")
+def test_the_nightly_plan_fails_before_building_when_validate_would(run_cli, project_dir, published,
+                                                                   monkeypatch):
+    """Point 4 of issue 19: tonight's version below what the public index has of its line fails
+    the dry run and the plan stage (one line, exit 2), asking pip's own index by default."""
+    index = published("0.9.1")
     monkeypatch.delenv("RELEASE_PUBLIC_INDEX")
     monkeypatch.setenv("PIP_INDEX_URL", index.url)
+    for stage in (["--dry-run"], ["--stage", "plan"]):
+        code, out, err = run_cli("nightly", *stage, "--date", "2026-11-22", "--root", project_dir)
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+        assert "0.9.1.dev20261122 sorts at or below jax-rocm7-plugin 0.9.1" in err
+        assert "move version_info.json's version to 0.9.1.post1" in err
+    assert not (project_dir / ".cache").exists() and not (project_dir / "dist").exists()
+    # A newer line alone does not: this is the line's maintenance, pinned by its users.
+    monkeypatch.setenv("PIP_INDEX_URL", published("0.10.2").url)
     code, out, err = run_cli("nightly", "--dry-run", "--json", "--date", "2026-11-22",
                              "--root", project_dir)
     assert code == 0, err
     check = json.loads(out)["public_index"]
-    assert check["index"] == index.url and len(check["warnings"]) == 1
-    code, out, _ = run_cli("nightly", "--dry-run", "--date", "2026-11-22", "--root", project_dir)
-    assert code == 0 and "warning: the nightly version 0.9.1.dev20261122 sorts at or below" in out
+    assert check["warnings"] == [] and check["lines"]["nightly"]["newer_line"] == "0.10.2"
 
 
 def test_the_env_none_skips_the_check(run_cli, project_dir):
@@ -127,8 +144,10 @@ def test_the_real_public_index_knows_the_published_wheels():
         if found.error:
             pytest.skip(f"public index unreachable: {found.error}")
         assert Version(found.newest) >= Version(PUBLISHED_VERSION)
-    check = version_line_warnings({"nightly": "0.9.1.dev20261122"}, PROJECTS, index)
-    assert check["checked"] and len(check["warnings"]) == 1
+    check = version_line_warnings({"nightly": "0.9.1.dev20261122", "shipped": "0.9.1.post7.dev20261122"},
+                                  PROJECTS, index)
+    assert check["checked"] and len(check["warnings"]) == 1  # 0.9.1 and its posts are public
+    assert check["lines"]["shipped"]["newer_line"] is not None  # a maintenance line
 
 
 def test_status_offline_asks_no_index(run_cli, project_dir, published):
@@ -136,3 +155,27 @@ def test_status_offline_asks_no_index(run_cli, project_dir, published):
     code, out, _ = run_cli("status", "--offline", "--root", project_dir, "--public-index", index.url)
     assert code == 0 and "public index not checked (--offline)" in out and "warning" not in out
     assert index.log == []
+
+
+def test_cut_is_refused_before_tagging_when_the_public_index_has_its_line(run_cli, project_dir,
+                                                                         published, monkeypatch,
+                                                                         tmp_path):
+    """A release 0.9.1 that the public index already has (as PyPI has the real 0.9.1) would
+    fail validate after the build: cut stops before tagging, one line, exit 2."""
+    import subprocess
+
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=project_dir, check=True, capture_output=True,
+                              text=True).stdout
+    git("init", "--quiet", "-b", "main")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "init")
+    monkeypatch.setenv("RELEASE_PUBLIC_INDEX", published("0.9.1").url)
+    for stage in ((), ("--stage", "plan")):
+        code, out, err = run_cli("cut", *stage, "--root", project_dir, "--artifacts", tmp_path,
+                                 "--store", "local", "--store-dir", tmp_path / "store",
+                                 "--dist", tmp_path / "dist")
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+        assert "the release version 0.9.1 sorts at or below jax-rocm7-plugin 0.9.1" in err
+        assert "move version_info.json's version to 0.9.1.post1" in err
+        assert git("tag") == "" and not (tmp_path / "dist").exists()

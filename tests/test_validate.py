@@ -126,23 +126,40 @@ def test_runpath_the_config_does_not_set_fails_validation(tmp_path):
 # ---------------------------------------------------------------- resolving as users do
 
 
-def test_newer_release_on_the_public_index_wins_and_validate_names_it(make_dist, local_index,
-                                                                       tmp_path):
-    """The README's install line against the draft's index merged with a public one that holds
-    0.10.2: pip would take 0.10.2, so tonight's 0.9.1 nightly fails validation, naming it."""
-    public = local_index(sorted(make_dist("0.10.2").glob("*.whl")))
+def test_a_public_version_of_the_lines_own_wins_and_validate_names_it(make_dist, local_index,
+                                                                      tmp_path):
+    """The line's users pin it (``==0.9.1.*``, with --pre): a public 0.9.1 beats tonight's
+    0.9.1.dev nightly of that line, so validation fails, naming the install line and the winner."""
+    public = local_index(sorted(make_dist("0.9.1").glob("*.whl")))
     store = LocalStore(tmp_path / "store")
     publish_draft(store, read_dist(make_dist(NIGHTLY)))
     result = validate(store, TAG, public_index=public.url)
     assert not result.ok and not result.marked
-    wrong = [p for p in result.problems if "0.10.2" in p]
-    assert wrong == [f"Python {PYTHON}: pip would install jax-rocm7-plugin 0.10.2 and "
-                     f"jax-rocm7-pjrt 0.10.2 from {public.url}, not the draft's {NIGHTLY}; "
-                     "move version_info.json's version past it"], \
+    wrong = [p for p in result.problems if "0.9.1 " in p]
+    assert wrong == [f"Python {PYTHON}: `pip install --pre jax-rocm7-plugin==0.9.1.*`: pip would "
+                     f"install jax-rocm7-plugin 0.9.1 and jax-rocm7-pjrt 0.9.1 from {public.url}, "
+                     f"not the draft's {NIGHTLY}; move version_info.json's version past it"], \
         result.problems
     assert result.pythons[PYTHON]["tested"] is False
     assert any(path.startswith("/simple/jax-rocm7-plugin") for path in public.log)
     assert validated_digest(store.drafts_for(TAG)[0].body) is None
+
+
+def test_a_maintenance_line_is_validated_pinned_while_a_newer_line_is_public(make_dist, local_index,
+                                                                            tmp_path):
+    """Issue 19: a maintenance line is not refused because a newer line exists: 0.10.2 on the
+    public index wins an unpinned `pip install --pre`, but the 0.9.1 line's users pin 0.9.1.*;
+    only the newest line must also win unpinned."""
+    public = local_index(sorted(make_dist("0.10.2").glob("*.whl")))
+    store = LocalStore(tmp_path / "store")
+    publish_draft(store, read_dist(make_dist(NIGHTLY)))
+    said: list[str] = []
+    result = validate(store, TAG, public_index=public.url, say=said.append)
+    assert result.ok, result.problems
+    assert result.pythons[PYTHON]["tested"] and "resolve" in result.checked
+    assert any("maintenance line" in line and "0.10.2" in line for line in said)
+    resolved = [line for line in said if "pip install --pre" in line]
+    assert resolved and all("jax-rocm7-plugin==0.9.1.*" in line for line in resolved)
 
 
 def test_a_version_line_above_the_public_one_passes_through_both_indexes(make_dist, local_index,
@@ -150,9 +167,13 @@ def test_a_version_line_above_the_public_one_passes_through_both_indexes(make_di
     public = local_index(sorted(make_dist("0.9.0").glob("*.whl")))
     store = LocalStore(tmp_path / "store")
     publish_draft(store, read_dist(make_dist(NIGHTLY)))
-    result = validate(store, TAG, public_index=public.url)
+    said: list[str] = []
+    result = validate(store, TAG, public_index=public.url, say=said.append)
     assert result.ok, result.problems
     assert "resolve" in result.checked and result.pythons[PYTHON]["tested"]
+    # the newest line: the pinned line and the unpinned one are both resolved
+    assert f"Python {PYTHON}: pip install --pre jax-rocm7-plugin==0.9.1.* (dry run)" in said
+    assert f"Python {PYTHON}: pip install --pre jax-rocm7-plugin (dry run)" in said
     assert any(path.startswith("/simple/jax-rocm7-p") for path in public.log)  # it was asked
 
 
@@ -160,7 +181,7 @@ def test_the_default_public_index_is_the_one_pip_is_configured_with(make_dist, l
                                                                     tmp_path, monkeypatch):
     """With no --public-index, validate runs exactly the README's line (--extra-index-url
     <draft>), so pip's own index (here $PIP_INDEX_URL) is what the draft competes with."""
-    public = local_index(sorted(make_dist("0.10.2").glob("*.whl")))
+    public = local_index(sorted(make_dist("0.9.1").glob("*.whl")))
     monkeypatch.delenv("RELEASE_PUBLIC_INDEX")
     monkeypatch.setenv("PIP_INDEX_URL", public.url)
     monkeypatch.delenv("PIP_FIND_LINKS", raising=False)
@@ -169,7 +190,7 @@ def test_the_default_public_index_is_the_one_pip_is_configured_with(make_dist, l
     publish_draft(store, read_dist(make_dist(NIGHTLY)))
     result = validate(store, TAG)
     assert not result.ok
-    assert any("jax-rocm7-plugin 0.10.2 and jax-rocm7-pjrt 0.10.2 from pip's configured index"
+    assert any("jax-rocm7-plugin 0.9.1 and jax-rocm7-pjrt 0.9.1 from pip's configured index"
                in p for p in result.problems), result.problems
 
 
@@ -181,8 +202,8 @@ def test_a_pair_pip_cannot_resolve_is_one_line(make_dist, tmp_path):
     result = validate(store, TAG)
     assert not result.ok
     line = next(p for p in result.problems if "cannot resolve" in p)
-    assert line.startswith(f"Python {PYTHON}: pip cannot resolve jax-rocm7-plugin from the "
-                           "draft's index and nowhere else: ERROR: ")
+    assert line.startswith(f"Python {PYTHON}: pip cannot resolve jax-rocm7-plugin==0.9.1.* from "
+                           "the draft's index and nowhere else: ERROR: ")
     assert "\n" not in line
 
 

@@ -206,6 +206,23 @@ def wrong_picks(resolution: Resolution, wanted: dict[str, tuple[str, str]], draf
     return f"pip would install {said}, not the draft's {version}{hint}"
 
 
+def line_requirements(project: str, version: str, newer_line: str | None) -> list[str]:
+    """The install lines validate resolves, as the line's users install: the line pinned
+    (``jax-rocmN-plugin==X.Y.Z.*``, with ``--pre``: a maintenance line's users pin it), and,
+    for the newest line only (no ``newer_line`` on the public index), the unpinned
+    ``pip install --pre jax-rocmN-plugin`` too."""
+    pinned = f"{project}=={Version(version).base_version}.*"
+    return [pinned] if newer_line is not None else [pinned, project]
+
+
+def newer_line(version: str, projects: Sequence[str], index_url: str | None, *,
+               timeout: float = 10.0) -> str | None:
+    """The newest line above ``version``'s that ``index_url`` publishes of ``projects`` (so
+    ``version``'s is a maintenance line), or None (the newest line, no index, unreachable)."""
+    check = version_line_warnings({"draft": version}, projects, index_url, timeout=timeout)
+    return check["lines"].get("draft", {}).get("newer_line")
+
+
 # ---------------------------------------------------------------- the public index
 
 
@@ -216,6 +233,7 @@ class Published:
     project: str
     newest: str | None
     error: str | None = None
+    versions: tuple[str, ...] = ()  # every version the index lists, in PEP 440 order
 
 
 def pip_configured_index() -> str | None:
@@ -282,7 +300,9 @@ def newest_published(index_url: str, project: str, *, timeout: float = 10.0) -> 
                                                       for m in _HREF.findall(text)])
     except (ValueError, AttributeError, TypeError) as exc:
         return Published(project, None, f"{url}: not a package index answer ({exc})")
-    return Published(project, str(max(versions)) if versions else None)
+    ordered = sorted(versions)
+    return Published(project, str(ordered[-1]) if ordered else None, None,
+                     tuple(str(v) for v in ordered))
 
 
 def _is_version(text: object) -> bool:
@@ -296,36 +316,64 @@ def _is_version(text: object) -> bool:
 def version_line_warnings(versions: dict[str, str], projects: Sequence[str],
                           index_url: str | None, *, timeout: float = 10.0) -> dict:
     """Whether each planned version (kind -> version, e.g. ``{"nightly": "0.9.1.dev20261122"}``)
-    sorts above what ``index_url`` publishes of every project, since ``pip install --pre``
-    takes the newest: ``{"index", "checked", "newest": {project: v}, "warnings": [...]}``.
-    An unreachable index is a ``note`` saying it could not be checked, never a failure."""
+    wins where its line's users install it from ``index_url``:
+    ``{"index", "checked", "newest": {project: v}, "warnings": [...], "lines": {kind: ...}}``.
+
+    The line's users pin it (``pip install --pre jax-rocmN-plugin==X.Y.Z.*``), so a version
+    loses, and validate is certain to fail, when the index has a version *of its line* at or
+    above it: that is a warning (the plan stage fails on it). A newer line on the index makes
+    this a maintenance line (``lines[kind]["newer_line"]``), never a warning: only the newest
+    line must also win an unpinned ``pip install --pre``, and a version above everything of
+    its own line then does. An unreachable index is a ``note`` saying it could not be
+    checked, never a failure."""
     if index_url == NO_PUBLIC_INDEX:
-        return {"index": None, "checked": False, "newest": {}, "warnings": [],
+        return {"index": None, "checked": False, "newest": {}, "warnings": [], "lines": {},
                 "note": f"public index not checked (it is {NO_PUBLIC_INDEX!r})"}
     if index_url is PIP_DEFAULT:
         index_url = pip_configured_index()
         if index_url is None:
-            return {"index": None, "checked": False, "newest": {}, "warnings": [],
+            return {"index": None, "checked": False, "newest": {}, "warnings": [], "lines": {},
                     "note": "could not check the public index: pip names none"}
-    newest, errors = {}, []
+    newest, errors, listed = {}, [], []
     for project in projects:
         found = newest_published(index_url, project, timeout=timeout)
         if found.error:
             errors.append(found.error)
         elif found.newest is not None:
             newest[project] = found.newest
-    warnings = []
-    if newest:
-        top_project, top = max(newest.items(), key=lambda item: Version(item[1]))
-        for kind, version in versions.items():
-            if Version(version) <= Version(top):
-                warnings.append(f"the {kind} version {version} sorts at or below {top_project} "
-                                f"{top} on {index_url}: `pip install --pre` would install "
-                                f"{top}; move version_info.json's version past it")
-    result = {"index": index_url, "checked": not errors, "newest": newest, "warnings": warnings}
+            listed += [(project, Version(v)) for v in found.versions]
+    warnings, lines = [], {}
+    for kind, version in versions.items():
+        mine = Version(version)
+        line = mine.base_version
+        newer = max((v.base_version for _, v in listed if Version(v.base_version) > Version(line)),
+                    key=Version, default=None)
+        lines[kind] = {"line": line, "newer_line": newer}
+        beaten = [(project, v) for project, v in listed if v.base_version == line and v >= mine]
+        if beaten:
+            project, top = max(beaten, key=lambda item: item[1])
+            warnings.append(f"the {kind} version {version} sorts at or below {project} {top} on "
+                            f"{index_url}: `pip install --pre {project}=={line}.*` (how the "
+                            f"line's users install) would install {top}; "
+                            f"{move_past(str(top), [str(v) for _, v in listed])}")
+    result = {"index": index_url, "checked": not errors, "newest": newest, "warnings": warnings,
+              "lines": lines}
     if errors:
         result["note"] = "could not check the public index: " + "; ".join(errors)
     return result
+
+
+def move_past(top: str, listed: Sequence[str]) -> str:
+    """What to do when a public ``top`` of our line beats a planned version: past the line's
+    newest final release, onto its next post release (the line's next official version)."""
+    line = Version(top).base_version
+    finals = [Version(v) for v in listed if Version(v).base_version == line
+              and not Version(v).is_prerelease and Version(v).local is None]
+    if not finals:
+        return "move version_info.json's version past it"
+    from release.core.versions import next_after
+    last = max(finals)
+    return f"move version_info.json's version to {next_after(str(last))} (the line published {last})"
 
 
 def check_planned_versions(versions: dict[str, str], rocm_major: int,
@@ -335,6 +383,16 @@ def check_planned_versions(versions: dict[str, str], rocm_major: int,
     from release.core import naming
     return version_line_warnings(versions, (naming.plugin_dist(rocm_major),
                                             naming.pjrt_dist(rocm_major)), index)
+
+
+def refuse_losing_versions(versions: dict[str, str], rocm_major: int, index: str | None) -> dict:
+    """``check_planned_versions`` for a plan stage (nightly's, its dry run, cut's): a version
+    the public index already beats on its own line would fail ``validate`` after the build,
+    so it is refused now, one line and exit 2; returns the check otherwise."""
+    check = check_planned_versions(versions, rocm_major, index)
+    if check["warnings"]:
+        raise UserError(f"{check['warnings'][0]} (validate would fail after the build)")
+    return check
 
 
 def add_public_index_option(parser: argparse.ArgumentParser, what: str) -> None:

@@ -11,10 +11,12 @@ Named steps, in order; each adds to one ``Validation`` (problems, warnings, what
    Bazel config's RUNPATH, and the bound on inflated size, so a zip bomb never reaches pip).
 4. ``install``: only when everything above passed. The draft's wheels are served as a PEP 503
    index on 127.0.0.1 and, for every Python the draft carries a plugin wheel for, the README's
-   install line (``pip install --pre jax-rocmN-plugin`` with that index merged with the public
-   one) is resolved with ``--dry-run --report`` in a fresh venv of an interpreter of that
-   version: pip must pick the draft's files, not a newer version from the public index. Then
-   it installs for real and ``__version__`` and ``commit_info.commits`` of both packages must
+   install lines of the line (``pip install --pre jax-rocmN-plugin==X.Y.Z.*``, as the line's
+   users pin it, and for the newest line only also the unpinned ``pip install --pre
+   jax-rocmN-plugin``: ``resolver.line_requirements``), with that index merged with the public
+   one, are resolved with ``--dry-run --report`` in a fresh venv of an interpreter of that
+   version: pip must pick the draft's files, not a version of the line from the public index.
+   Then the pinned line installs for real and ``__version__`` and ``commit_info.commits`` of both packages must
    match the tag and revisions.json. A Python with no interpreter on this machine is named as
    untested: a warning; a problem with ``require_all_pythons`` (or
    ``$RELEASE_REQUIRE_ALL_PYTHONS=1``, as CI sets where its image has every Python).
@@ -39,6 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 from release.build import provenance
 from release.check import interpreters, resolver
@@ -294,6 +297,13 @@ def step_install(wheels: list[Path], version: str, revisions: RevisionMap | None
     public = options.public_index
     label = ("pip's configured index" if public is resolver.PIP_DEFAULT else
              "nowhere else" if public == resolver.NO_PUBLIC_INDEX else public)
+    # WHICH version must win: the line pinned always; unpinned only for the newest line.
+    newer = resolver.newer_line(version, (naming.plugin_dist(major), naming.pjrt_dist(major)),
+                                public)
+    requirements = resolver.line_requirements(naming.plugin_dist(major), version, newer)
+    if newer is not None:
+        say(f"line {Version(version).base_version} is a maintenance line ({label} has line "
+            f"{newer}): resolved with the line pinned only")
     with resolver.staged_index(wheels, work / "index") as draft_index:
         indexes = resolver.index_args(draft_index, public)
         for py, plugin in carried.items():
@@ -307,7 +317,7 @@ def step_install(wheels: list[Path], version: str, revisions: RevisionMap | None
             wanted: dict[str, tuple[str, str]] = {
                 canonicalize_name(naming.plugin_dist(major)): (version, sha256_file(plugin)),
                 canonicalize_name(naming.pjrt_dist(major)): (version, sha256_file(pjrt))}
-            problems = _install_one(found, naming.plugin_dist(major), wanted, draft_index,
+            problems = _install_one(found, requirements, wanted, draft_index,
                                     indexes, label, work / f"py{py}", say)
             if not problems:
                 problems = step_import(work / f"py{py}" / "venv" / "bin" / "python", major,
@@ -327,10 +337,11 @@ def step_install(wheels: list[Path], version: str, revisions: RevisionMap | None
         result.checked.extend(["resolve", "install", "import"])
 
 
-def _install_one(interp: interpreters.Interpreter, requirement: str,
+def _install_one(interp: interpreters.Interpreter, requirements: list[str],
                  wanted: dict[str, tuple[str, str]], draft_index: str, indexes: list[str],
                  label: str, work: Path, say: Say) -> list[str]:
-    """A fresh venv of ``interp``; the install line resolved (dry run), checked, installed."""
+    """A fresh venv of ``interp``; every install line resolved (dry run) and checked, then the
+    first (the line pinned, as its users install) installed and checked again."""
     work.mkdir(parents=True)
     env_dir = work / "venv"
     say(f"Python {interp.version}: fresh venv with {interp.path}")
@@ -340,8 +351,9 @@ def _install_one(interp: interpreters.Interpreter, requirement: str,
         return [f"{interp.path} -m venv failed: "
                 f"{(made.stderr.strip().splitlines() or ['?'])[-1]}"]
     python = env_dir / "bin" / "python"
-    say(f"Python {interp.version}: pip install --pre {requirement} (dry run)")
-    for dry_run in (True, False):
+    for requirement, dry_run in [*((r, True) for r in requirements), (requirements[0], False)]:
+        say(f"Python {interp.version}: pip install --pre {requirement}"
+            + (" (dry run)" if dry_run else ""))
         resolution = resolver.pip_install(python, requirement, indexes, work, dry_run=dry_run)
         if not resolution.ok:
             verb = "cannot resolve" if dry_run else "failed to install"
@@ -349,9 +361,7 @@ def _install_one(interp: interpreters.Interpreter, requirement: str,
                     f"{resolution.error}"]
         wrong = resolver.wrong_picks(resolution, wanted, draft_index, label)
         if wrong:
-            return [wrong]
-        if dry_run:
-            say(f"Python {interp.version}: pip install --pre {requirement}")
+            return [f"`pip install --pre {requirement}`: {wrong}"]
     return []
 
 

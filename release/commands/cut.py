@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from release.build.plan import cut_from_tag, make_plan
+from release.check import resolver
 from release.commands._common import (
     add_python_option,
     add_store_options,
@@ -89,6 +90,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
                 commit = cut.check_release_checkout(proj.root, args.release_branch)
             plan = make_plan(proj, kind, number=number, pythons=args.pythons,
                              release_commit=commit)
+            # before tagging: a version the public index beats on its line fails validate
+            resolver.refuse_losing_versions({kind: plan.version}, plan.rocm_major,
+                                            resolver.public_index_from_args(args))
             shared.check_publishable(store, plan.version, plan.revisions)
             if args.stage == "plan":
                 if not args.tag:

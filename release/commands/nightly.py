@@ -65,10 +65,11 @@ def run(args: argparse.Namespace, out: Output) -> int:
     plan = make_plan(proj, "nightly", date=date, build_number=args.build_number,
                      pythons=args.pythons, release_commit=head_of(proj.root, enclosing=True),
                      today=now.date(), force=args.force)
-    # Before building: a version at or below what is public would never be installed.
+    # Before building: a version the public index beats on its own line would never be
+    # installed by the line's users, so validate would fail: the plan stops here.
     check: dict = {"warnings": []}
     if args.dry_run or args.stage != "finish":
-        check = resolver.check_planned_versions({"nightly": plan.version}, plan.rocm_major,
+        check = resolver.refuse_losing_versions({"nightly": plan.version}, plan.rocm_major,
                                                 resolver.public_index_from_args(args))
     # ``now``: the plan's clock, which CI hands every later job as $RELEASE_NOW, so a job
     # re-run on a later day still builds and publishes the plan's nightly.
@@ -83,8 +84,6 @@ def run(args: argparse.Namespace, out: Output) -> int:
                             + ", ".join(f"`{a}`" for a in plan.assets))
         out.result(plan.to_json() | {"public_index": check}, human)
         return 0
-    for warning in check["warnings"]:
-        out.line(f"warning: {warning}")
     store = open_store_from_args(args, out)
     options = job_options(args, proj.root)
     with transfer_progress(out) as progress:

@@ -209,5 +209,9 @@ def print_public_index(console: Console, check: dict) -> None:
         console.print(check["note"], markup=False)
     elif not check["warnings"]:
         newest = ", ".join(f"{p} {v}" for p, v in check["newest"].items()) or "nothing published"
-        console.print(f"public index {check['index']}: {newest}; the next versions sort above it",
-                      markup=False)
+        newer = sorted({n for line in check.get("lines", {}).values()
+                        if (n := line.get("newer_line"))})
+        said = (f"; a maintenance line (newer line {newer[-1]} there): its users pin it, and "
+                "the next versions sort above everything of the line" if newer else
+                "; the next versions sort above it")
+        console.print(f"public index {check['index']}: {newest}{said}", markup=False)
