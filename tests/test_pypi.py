@@ -28,7 +28,10 @@ PJRT = naming.pjrt_wheel(7, VERSION)
 
 @pytest.fixture
 def env(monkeypatch, tmp_path, pypi_server):
-    """twine's variables name the local index; no ~/.pypirc, no keyring of this machine."""
+    """twine's variables name the local index; no ~/.pypirc, no keyring of this machine; no
+    secret registered by an earlier test (the redaction registry lives as long as the process)."""
+    from release.core import redact
+    monkeypatch.setattr(redact, "_SECRETS", set())
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
@@ -124,6 +127,63 @@ def test_other_bytes_under_a_name_are_refused_before_anything_is_uploaded(env, r
     assert env.uploads == [] and PJRT not in env.files()
 
 
+@pytest.mark.parametrize("same", [True, False])
+def test_an_index_that_answers_already_exists_is_asked_for_the_bytes(env, make_dist, tmp_path, run_cli, same):
+    """Its pages lagged (the first listing missed a file someone else had uploaded): the same
+    bytes count as there; other bytes stop the run at once, naming what went up before it."""
+    store = LocalStore(tmp_path / "store")
+    dist = release_dist(store, make_dist(VERSION, pythons=("3.11", "3.12")))
+    flags = ["--store", "local", "--store-dir", store.directory, "--dist", dist.directory.parent]
+    plugin = sorted((a for a in dist.wheels if a.name != PJRT), key=lambda a: a.name)[0]
+    env.put(plugin.path, None if same else b"other bytes")
+    env.stale_pages = 2
+    code, out, err = run_cli("pypi-upload", TAG, *flags)
+    if same:
+        assert code == 0, err
+        assert env.files() == release_sums(dist)
+        assert len(env.uploads) == 3
+    else:
+        assert code == 3 and plugin.name in err and f"uploaded before this: {PJRT}" in err
+        sent = [sha for _, fields in env.uploads for k, sha in fields if k == "sha256_digest"]
+        assert sent == [next(a.digest for a in dist.wheels if a.name == PJRT), plugin.digest]  # then stop
+
+
+def tamper(store, tag, change):
+    """Edit a local store's record of a published release (what a store that lies would say)."""
+    from release.publish.drafts import assets_digest, with_validated
+    release = store.published_for(tag)
+    path = store.directory / str(release.id) / "release.json"
+    data = json.loads(path.read_text())
+    change(data)
+    data["body"] = with_validated(data["body"], assets_digest({a["name"]: a["digest"] for a in data["assets"]}))
+    path.write_text(json.dumps(data))
+
+
+def test_only_the_assets_validate_marked_go_up(env, released, run_cli):
+    from release.publish.drafts import strip_validated
+    store, dist, flags = released
+    release = store.published_for(TAG)
+    path = store.directory / str(release.id) / "release.json"
+    data = json.loads(path.read_text())
+    data["assets"][0]["digest"] = "0" * 64  # the store now says another sha256 than validate saw
+    path.write_text(json.dumps(data))
+    code, out, err = run_cli("pypi-upload", TAG, *flags)
+    assert code == 2 and "not the ones `release validate` marked" in err and env.uploads == []
+    data["body"] = strip_validated(data["body"])
+    path.write_text(json.dumps(data))
+    code, out, err = run_cli("pypi-upload", TAG, *flags)
+    assert code == 2 and "no validated mark" in err and env.uploads == []
+
+
+@pytest.mark.parametrize("drop", ["plugin", "pjrt"])
+def test_a_release_without_its_pair_never_goes_up(env, released, run_cli, drop):
+    store, dist, flags = released
+    tamper(store, TAG, lambda data: data.update(assets=[
+        a for a in data["assets"] if not a["name"].startswith(f"jax_rocm7_{drop}")]))
+    code, out, err = run_cli("pypi-upload", TAG, *flags)
+    assert code == 2 and "both or neither" in err and env.uploads == []
+
+
 def test_a_file_over_the_limit_stops_everything_naming_file_size_and_limit(env, released, run_cli):
     store, dist, flags = released
     size = os.path.getsize(dist.directory / PJRT)
@@ -172,6 +232,14 @@ def test_credentials_never_appear_in_output(env, released, run_cli, monkeypatch)
     assert code == 0, err
     assert PASSWORD not in out + err and PASSWORD[:20] not in out + err
     assert PASSWORD not in store.published_for(TAG).body
+
+
+def test_an_index_that_quotes_the_credentials_back_does_not_make_them_shown(env, released, run_cli):
+    store, dist, flags = released
+    env.echo_credentials = True
+    code, out, err = run_cli("pypi-upload", TAG, *flags, "--json")
+    assert code == 2 and "invalid credentials" in err
+    assert PASSWORD not in out + err
 
 
 def test_no_index_named_is_one_line_and_nothing_is_read(env, released, run_cli, monkeypatch):
@@ -233,7 +301,8 @@ def test_each_wheel_gets_a_single_subject_statement_naming_the_same_pins(env, re
         assert len(sent) == 1 and stmt["subject"][0]["digest"]["sha256"] == sha
 
 
-@pytest.mark.parametrize("break_it", ["other wheel", "other pins", "two subjects", "not base64", "missing"])
+@pytest.mark.parametrize("break_it", ["other wheel", "other digest", "other pins", "two subjects", "not base64",
+                                      "missing", "publish predicate"])
 def test_a_wrong_or_missing_attestation_stops_the_run_before_any_upload(env, released, run_cli, tmp_path,
                                                                         break_it):
     store, dist, flags = released
@@ -248,6 +317,10 @@ def test_a_wrong_or_missing_attestation_stops_the_run_before_any_upload(env, rel
     stmt = json.loads((work / f"{victim.name}.intoto.json").read_text())
     if break_it == "other wheel":
         stmt["subject"] = [{"name": PJRT, "digest": {"sha256": dist.wheels[0].digest}}]
+    elif break_it == "other digest":
+        stmt["subject"][0]["digest"]["sha256"] = "0" * 64
+    elif break_it == "publish predicate":
+        stmt["predicateType"] = "https://docs.pypi.org/attestations/publish/v1"
     elif break_it == "other pins":
         stmt["predicate"]["buildDefinition"]["resolvedDependencies"][0]["digest"]["gitCommit"] = "0" * 40
     elif break_it == "two subjects":
@@ -259,6 +332,9 @@ def test_a_wrong_or_missing_attestation_stops_the_run_before_any_upload(env, rel
     if break_it == "missing":
         path.unlink()
     code, out, err = run_cli("pypi-upload", TAG, *flags, "--work", work, "--attestations")
+    if break_it == "publish predicate":  # PyPI's own kind is accepted as it is
+        assert code == 0, err
+        return
     assert code == 2 and victim.name in err and err.count("\n") == 1
     assert env.uploads == []
 

@@ -90,6 +90,9 @@ def test_the_url_flag_wins_then_the_environment_then_pypirc(tmp_path):
     assert find_repository(env=env, keyring_lookup=no_keyring).password == "rc-password"
     other = find_repository(env={**env, "TWINE_REPOSITORY": "other"}, keyring_lookup=no_keyring)
     assert (other.upload_url, other.username, other.password) == ("https://other/legacy/", "me", "other-password")
+    env_wins = find_repository(env={**env, "TWINE_REPOSITORY": "other", "TWINE_PASSWORD": "p-env",
+                                    "TWINE_USERNAME": "u-env"}, keyring_lookup=no_keyring)
+    assert (env_wins.username, env_wins.password, env_wins.source) == ("u-env", "p-env", "$TWINE_PASSWORD")
     by_env = find_repository(env={**env, "TWINE_REPOSITORY_URL": "https://env/legacy/"}, keyring_lookup=no_keyring)
     assert by_env.upload_url == "https://env/legacy/" and by_env.password is None  # as twine: no rc creds
     flag = find_repository(url="https://flag/legacy/", config_file=rc,

@@ -390,6 +390,18 @@ class _MultipartBody:
             self._handle.close()
 
 
+def _reason(response: requests.Response) -> str:
+    """What the index said, for the one line: its reason phrase (where PyPI puts the message)
+    and a plain-text body's start, redacted (an index may quote what it was sent)."""
+    said = " ".join((response.reason or "").split())
+    kind = response.headers.get("Content-Type", "")
+    if kind.startswith(("text/plain", "application/json")):
+        body = " ".join(response.text[:300].split())
+        if body and body not in said:
+            said = f"{said}: {body}" if said else body
+    return redact(said)[:300]
+
+
 @dataclasses.dataclass(frozen=True)
 class UploadAnswer:
     outcome: str  # "stored" | "exists"
@@ -428,8 +440,7 @@ def upload(repository: Repository, path: Path, fields: list[tuple[str, str]], *,
         body.close()
         if progress is not None and task is not None:
             progress.remove_task(task)
-    reason = redact(" ".join((response.reason or "").split())
-                    or " ".join(response.text[:200].split()))[:300]
+    reason = _reason(response)
     if 200 <= response.status_code < 300:
         return UploadAnswer("stored", response.status_code, reason)
     if response.status_code == 409 or (response.status_code == 400 and _EXISTS.search(

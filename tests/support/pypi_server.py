@@ -70,6 +70,8 @@ class PypiServer:
     password: str = PASSWORD
     uploads: list = dataclasses.field(default_factory=list)  # [(file name, [(field, value)])]
     publisher_registered: bool = True   # False: the mint endpoint refuses every token
+    echo_credentials: bool = False   # refuse uploads with a message quoting the credentials sent
+    stale_pages: int = 0   # the next N project pages answer 404, as a lagging cache of the index would
     oidc_requests: list = dataclasses.field(default_factory=list)
     _hold_at: int | None = None
     arrived: threading.Event = dataclasses.field(default_factory=threading.Event)
@@ -128,6 +130,11 @@ def _recorder(app, server: PypiServer):
         answered = _trusted_publishing(environ, start_response, server)
         if answered is not None:
             return answered
+        if environ["REQUEST_METHOD"] == "GET" and environ.get("PATH_INFO", "").startswith("/simple/") \
+                and server.stale_pages > 0:
+            server.stale_pages -= 1
+            start_response("404 Not Found", [("Content-Type", "text/plain")])
+            return [b"not in the cache yet"]
         if environ["REQUEST_METHOD"] == "POST":
             length = int(environ.get("CONTENT_LENGTH") or 0)
             body = environ["wsgi.input"].read(length)
@@ -135,6 +142,10 @@ def _recorder(app, server: PypiServer):
             fields = parse_form(environ.get("CONTENT_TYPE", ""), body)
             names = [f for f in fields if f[0] == "name"]
             server._count = getattr(server, "_count", 0) + 1
+            if server.echo_credentials:  # an index (or proxy) that quotes what it was sent
+                sent = base64.b64decode(environ.get("HTTP_AUTHORIZATION", "Basic ").split()[-1] or b"")
+                start_response("400 Bad Request", [("Content-Type", "text/plain")])
+                return [b"invalid credentials " + sent]
             if server._hold_at is not None and server._count == server._hold_at:
                 server.arrived.set()
                 server.release.wait(timeout=30)
