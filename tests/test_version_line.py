@@ -235,3 +235,20 @@ def test_the_shipped_files_are_on_the_real_line():
     assert proj.line_problem() is None and proj.jax_line == "0.9.1"
     nightly = versions.nightly(proj.version_info.version, DAY)
     assert versions.blocking_version(nightly, REAL_LINE) is None
+
+
+def test_a_post_re_spins_a_release_of_its_own_line_never_a_newer_ones(project, tmp_path):
+    """`cut --post N` without --from: the newest release of version_info.json's line, though a
+    newer line was released since (a maintenance line's re-spin)."""
+    from release.jobs.post import post_source
+    from release.publish.stores import LocalStore
+    from tests.test_jobs import _publish
+    store = LocalStore(tmp_path / "store")
+    for version in ("0.9.0", "0.9.1", "0.10.0"):
+        _publish(store, project, version)
+    source, version = post_source(store, 2, None, "0.9.1")
+    assert (source.tag, version) == ("rocm-jax-v0.9.1", "0.9.1.post2")
+    assert post_source(store, 1, None)[1] == "0.10.0.post1"  # no line given: the newest release
+    from release.core.errors import UserError
+    with pytest.raises(UserError, match="no published release of line 0.9.2 to re-spin"):
+        post_source(store, 1, None, "0.9.2")

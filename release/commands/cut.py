@@ -45,7 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     which.add_argument("--post", type=flags.positive_int, metavar="N",
                        help="re-spin a published release as X.Y.Z.postN by promoting its wheels")
     parser.add_argument("--from", dest="base", metavar="X.Y.Z",
-                        help="with --post: the release to re-spin (default: the newest published)")
+                        help="with --post: the release to re-spin (default: the newest published release "
+                             "of version_info.json's line)")
     parser.add_argument("--stage", choices=("plan", "finish"),
                         help="run one stage of a split CI run (default: the whole job)")
     parser.add_argument("--tag", metavar="TAG",
@@ -71,7 +72,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
             base = args.base
             if args.tag and not base:
                 base = naming.version_of_tag(args.tag, ("release",))
-            source, version = post.post_source(store, args.post, base)
+            source, version = post.post_source(store, args.post, base, proj.version_info.line)
             result = post.run_post(run_of(version, source=source), options,
                                    lock_timeout=args.lock_timeout)
         elif args.stage == "finish":

@@ -17,14 +17,18 @@ if TYPE_CHECKING:
     from release.publish.stores import Release, Store
 
 
-def post_source(store: Store, number: int, base: str | None) -> tuple[Release, str]:
-    """The published release to re-spin (``base``, default the newest release) and the
-    ``X.Y.Z.postN`` it becomes; refused, as any release, when that would not be installable."""
+def post_source(store: Store, number: int, base: str | None,
+                line: str | None = None) -> tuple[Release, str]:
+    """The published release to re-spin (``base``, default the newest release of ``line``,
+    the jax line version_info.json is on: a post re-spins its own line, never a newer one's)
+    and the ``X.Y.Z.postN`` it becomes; refused, as any release, when that would not be
+    installable."""
     published = store.published()
     if base is None:
-        latest = published.latest(("release",))
+        latest = published.latest(("release",), line=line)
         if latest is None:
-            raise UserError(f"{store.where}: no published release to re-spin; pass --from X.Y.Z")
+            of = f" of line {line}" if line else ""
+            raise UserError(f"{store.where}: no published release{of} to re-spin; pass --from X.Y.Z")
         base = naming.version_of_tag(latest.tag, ("release",))
     source = published.find(base) if versions.kind_of(base) == "release" else None
     if source is None:
