@@ -75,8 +75,11 @@ def common_options() -> _Parser:
     return common
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The parser; ``only`` imports just that command's module (startup cost is per module)."""
+def build_parser(only: str | None = None, *, arguments: bool = True) -> argparse.ArgumentParser:
+    """The parser; ``only`` imports just that command's module (startup cost is per module).
+
+    ``arguments=False``: the commands' one-line help only, no flags (what ``release --help``
+    lists); a command module imports what it uses when it runs, so listing them is cheap."""
     parser = _Parser(prog="release", description="Release aggregator for the JAX ROCm plugin: "
                      "pins, bumps, wheels, verification and publishing.",
                      epilog="exit status: 0 done, 1 checks failed (verify, validate), "
@@ -88,7 +91,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     for name in (only,) if only in COMMANDS else COMMANDS:
         module = importlib.import_module(f"release.commands.{name.replace('-', '_')}")
         child = sub.add_parser(name, help=module.HELP, description=module.HELP, parents=[common])
-        module.add_arguments(child)
+        if arguments:
+            module.add_arguments(child)
         child.set_defaults(_run=module.run)
     return parser
 
@@ -107,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     as_json = "--json" in argv
     prog = f"release {words[0]}" if words and words[0] in COMMANDS else "release"
     try:
-        parser = build_parser(words[0] if words else None)
+        # ``release --help`` lists the commands only: no command's flags, so no command's imports
+        parser = build_parser(words[0] if words else None, arguments=bool(words))
         args = parser.parse_args(argv)
         prog = f"release {args.command}"
         flags.check_paths(_command_parser(parser, args.command), args)

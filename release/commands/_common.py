@@ -8,14 +8,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from release.core import flags, naming, versions
-from release.core.config import Project, load_project
+from release.core import flags
 
 if TYPE_CHECKING:
     import argparse
 
     from rich.progress import Progress
 
+    from release.core.config import Project
     from release.core.output import Output
     from release.jobs.runner import JobRun
     from release.publish.retention import Retention
@@ -46,10 +46,12 @@ def today_utc() -> _dt.date:
 
 
 def project(args: argparse.Namespace) -> Project:
+    from release.core.config import load_project
     return load_project(args.root)
 
 
 def add_kind_options(parser: argparse.ArgumentParser, *, default_kind: str | None = None, force: bool = False) -> None:
+    from release.core import versions
     parser.add_argument("--kind", choices=versions.KINDS, default=default_kind,
                         required=default_kind is None, help="what kind of version to make")
     parser.add_argument("--number", type=flags.positive_int, metavar="N",
@@ -80,6 +82,8 @@ def add_python_option(parser: argparse.ArgumentParser) -> None:
 
 def _date_flag(text: str) -> _dt.date:
     import argparse
+
+    from release.core import versions
     try:
         return versions.parse_date(text)
     except versions.VersionError as exc:
@@ -88,6 +92,8 @@ def _date_flag(text: str) -> _dt.date:
 
 def _python_flag(text: str) -> str:
     import argparse
+
+    from release.core import naming
     try:
         naming.python_tag(text)
     except ValueError as exc:

@@ -4,14 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.table import Table
-
-from release.build.dist import build_release
-from release.build.plan import make_plan
-from release.build.wheel_specs import KINDS
 from release.commands._common import add_build_input_options, add_kind_options, add_python_option, project, today_utc
 from release.core import output
-from release.sources.git import head_of
 
 if TYPE_CHECKING:
     import argparse
@@ -24,6 +18,7 @@ HELP = "build the pjrt wheel and one plugin wheel per Python into dist/<version>
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from release.build.wheel_specs import KINDS
     add_kind_options(parser, force=True)
     add_python_option(parser)
     parser.add_argument("--wheel", action="append", choices=KINDS, dest="wheels",
@@ -34,6 +29,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
+    from release.build.dist import build_release
+    from release.build.plan import make_plan
+    from release.build.wheel_specs import KINDS
+    from release.sources.git import head_of
     proj = project(args)
     today = today_utc()
     plan = make_plan(proj, args.kind, date=args.date or today, number=args.number,
@@ -52,6 +51,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
                         + "".join(f"- `{name}`\n" for name in result.wheels))
 
     def human(console: Console) -> None:
+        from rich.table import Table
         table = Table(title=f"dist {result.directory}")
         table.add_column("step")
         table.add_column("status")

@@ -7,23 +7,9 @@ from typing import TYPE_CHECKING
 
 from release.commands._common import add_date_option, project, today_utc
 from release.core import flags
-from release.core.config import (
-    LINE_DEP,
-    atomic_write,
-    parse_version_info,
-    render_version_info,
-    save_deps,
-    save_version_info,
-)
 from release.core.errors import UserError
 from release.core.output import Output, github_output, step_summary
 from release.core.redact import redact
-from release.sources import changelog
-from release.sources.checkout import cache_dir
-from release.sources.line import version_move
-from release.sources.pull_requests import BumpPull, deliver_bump, repository_from_env
-from release.sources.repo import ReleaseRepo, committed_deps
-from release.sources.roll import roll
 
 if TYPE_CHECKING:
     import argparse
@@ -34,6 +20,7 @@ HELP = "roll the pinned commits forward by their roll policies, with a changelog
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from release.sources import changelog
     parser.add_argument("--dep", action="append", default=[], metavar="NAME",
                         help="roll only this dep (repeatable; default: all)")
     parser.add_argument("--to", metavar="SHA", help="pin the one --dep to this exact commit")
@@ -56,6 +43,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
+    from release.core.config import (
+        LINE_DEP,
+        atomic_write,
+        parse_version_info,
+        render_version_info,
+        save_deps,
+        save_version_info,
+    )
+    from release.sources import changelog
+    from release.sources.checkout import cache_dir
+    from release.sources.line import version_move
+    from release.sources.pull_requests import BumpPull, deliver_bump, repository_from_env
+    from release.sources.repo import ReleaseRepo, committed_deps
+    from release.sources.roll import roll
     proj = project(args)
     push = args.push or args.open_pr
     commit = args.commit or push

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from release.build.plan import cut_from_tag, make_plan
-from release.check import resolver
 from release.commands._common import (
     add_python_option,
     add_store_options,
@@ -23,10 +21,8 @@ from release.commands._common import (
     untested_note,
 )
 from release.commands._job_flags import add_job_flags, job_options
-from release.core import flags, naming, output
+from release.core import flags, output
 from release.core.errors import UserError
-from release.jobs import catalog, cut, post, shared
-from release.jobs.pipeline import add_lock_timeout_option
 
 if TYPE_CHECKING:
     import argparse
@@ -40,6 +36,7 @@ JOBS = ("cut", "cut-finish", "post")  # release.jobs.catalog: the jobs this comm
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from release.jobs.pipeline import add_lock_timeout_option
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--rc", type=flags.positive_int, metavar="N", help="cut release candidate N")
     which.add_argument("--post", type=flags.positive_int, metavar="N",
@@ -59,6 +56,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
+    from release.build.plan import cut_from_tag, make_plan
+    from release.check import resolver
+    from release.core import naming
+    from release.jobs import catalog, cut, post, shared
     proj = project(args)
     if args.base and args.post is None:
         raise UserError("--from goes with --post N")
@@ -123,7 +124,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
 def _ran(done: list[StepResult], version: str, **more: Any) -> dict:
     """A cut's result: the version, its tag and kind, the steps, and the next version when
     the next-version step ran."""
-    from release.core import versions
+    from release.core import naming, versions
     steps = {s.name: s for s in done}
     result = {"version": version, "tag": naming.release_tag(version),
               "kind": versions.kind_of(version), **more, "steps": [s.to_json() for s in done]}

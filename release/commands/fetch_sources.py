@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
-
 from release.commands._common import project
 from release.core import flags, output
 from release.core.output import Output, github_output, step_summary
-from release.sources.checkout import cache_dir, default_workspace, fetch_sources, workspace_paths
 
 if TYPE_CHECKING:
     import argparse
@@ -25,6 +22,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
+    from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from release.sources.checkout import cache_dir, default_workspace, fetch_sources, workspace_paths
     proj = project(args)
     workspace = (args.workspace or default_workspace(proj.root)).absolute()
     names = tuple(workspace_paths(workspace))

@@ -12,7 +12,6 @@ from release.commands._common import (
     retention_from_args,
 )
 from release.core.output import Output, github_output, step_summary
-from release.publish.gc import collect
 
 if TYPE_CHECKING:
     import argparse
@@ -30,6 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
+    from release.publish.gc import collect
     rule = retention_from_args(args)
     store = open_store_from_args(args, out, read_only=True)
     result = collect(store, rule, dry_run=args.dry_run, now=now_utc(), say=out.line)

@@ -9,10 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.table import Table
-
-from release.build.plan import BuildPlan, make_plan
-from release.check import resolver
 from release.commands._common import (
     add_date_options,
     add_python_option,
@@ -26,17 +22,14 @@ from release.commands._common import (
     untested_note,
 )
 from release.commands._job_flags import add_job_flags, job_options
-from release.commands.status import print_public_index
 from release.core import output
-from release.jobs import catalog, nightly, shared
-from release.jobs.pipeline import add_lock_timeout_option
-from release.sources.git import head_of
 
 if TYPE_CHECKING:
     import argparse
 
     from rich.console import Console
 
+    from release.build.plan import BuildPlan
     from release.core.output import Output
 
 HELP = "build, verify and publish tonight's nightly prerelease (--dry-run shows the plan)"
@@ -44,6 +37,7 @@ JOBS = ("nightly", "nightly-finish")  # release.jobs.catalog: the jobs this comm
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from release.jobs.pipeline import add_lock_timeout_option
     add_date_options(parser, force=True)
     add_python_option(parser)
     parser.add_argument("--dry-run", action="store_true",
@@ -58,6 +52,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
+    from release.build.plan import make_plan
+    from release.check import resolver
+    from release.commands.status import print_public_index
+    from release.jobs import catalog, nightly, shared
+    from release.sources.git import head_of
     proj = project(args)
     retention_from_args(args)  # a bad --protect is refused before anything, even a dry run
     now = now_utc()
@@ -115,6 +114,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
 
 
 def print_plan(console: Console, plan: BuildPlan) -> None:
+    from rich.table import Table
     console.print(f"[bold]{plan.kind}[/bold] {plan.version}  tag {plan.tag}  "
                   f"ROCm {plan.rocm_version}")
     table = Table(title="revisions")

@@ -5,14 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.markup import escape
-from rich.table import Table
-
-from release.build.promote import promote_wheel, target_version
-from release.commands.verify import byte_progress
 from release.core import flags, output
 from release.core.errors import UserError
-from release.core.naming import Identity
 
 if TYPE_CHECKING:
     import argparse
@@ -34,6 +28,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
+    from release.build.promote import promote_wheel, target_version
+    from release.commands.verify import byte_progress
+    from release.core.naming import Identity
     for wheel in args.wheels:  # refuse a bad --to before writing anything
         version = Identity.of(wheel).version
         if version:
@@ -49,6 +46,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
             "wheels": [r.to_json() for r in results], "dist_files": dist_files}
 
     def human(console: Console) -> None:
+        from rich.markup import escape
+        from rich.table import Table
         table = Table(title=f"promoted to {', '.join(versions)}", title_justify="left")
         for col in ("from", "wheel", "raw copies", "rewritten"):
             table.add_column(col, overflow="fold")

@@ -8,7 +8,6 @@ from release.commands._common import add_store_options, open_store_from_args, tr
 from release.core import flags
 from release.core.errors import UserError
 from release.core.output import Output, github_output, step_summary
-from release.publish.drafts import publish_draft, publish_partial, read_dist, record_upload, undraft
 
 if TYPE_CHECKING:
     import argparse
@@ -30,6 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
+    from release.publish.drafts import publish_draft, publish_partial, read_dist, record_upload, undraft
     if (args.dist is None) == (args.undraft is None):
         raise UserError("give either dist/<version> or --undraft TAG (exactly one)")
     if args.partial and args.undraft:

@@ -10,18 +10,21 @@ from release.commands._common import add_store_options, open_store_from_args, tr
 from release.core import flags
 from release.core.errors import UserError
 from release.core.output import Output, github_output, step_summary
-from release.publish import pypi
 
 if TYPE_CHECKING:
     import argparse
 
     from rich.console import Console
 
+    from release.publish import pypi
+
 HELP = "upload a published release's validated wheels to PyPI (pjrt first, resumable) and note it"
 
 
 def _size_flag(text: str) -> int:
     import argparse
+
+    from release.publish import pypi
     try:
         return pypi.parse_size(text)
     except UserError as exc:
@@ -38,6 +41,7 @@ def _url_flag(text: str) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from release.publish import pypi
     parser.add_argument("tag", metavar="TAG", help="the published release, rocm-jax-vX.Y.Z[.postN]")
     parser.add_argument("--repository-url", type=_url_flag, metavar="URL",
                         help="the index's upload endpoint (default: $TWINE_REPOSITORY_URL, else the "
@@ -70,6 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def settings_from_args(args: argparse.Namespace) -> pypi.PypiSettings:
     """``PypiSettings`` from the flags ``add_arguments`` adds (the cut job reads them too)."""
+    from release.publish import pypi
     return pypi.PypiSettings(
         dist_root=(args.dist or Path("dist")).resolve(), repository_url=args.repository_url,
         repository=args.repository, config_file=args.config_file, index_url=args.index_url,
@@ -79,6 +84,7 @@ def settings_from_args(args: argparse.Namespace) -> pypi.PypiSettings:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
+    from release.publish import pypi
     settings = settings_from_args(args)
     store = open_store_from_args(args, out, read_only=True)
     with transfer_progress(out) as progress:

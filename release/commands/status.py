@@ -10,12 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rich.table import Table
-
-from release.build.plan import next_versions
-from release.check import resolver
 from release.commands._common import add_date_options, add_store_options, open_store_from_args, project, today_utc
-from release.core import output, versions
+from release.core import output
 from release.core.redact import display_url
 
 if TYPE_CHECKING:
@@ -29,10 +25,10 @@ if TYPE_CHECKING:
     from release.publish.stores import Store
 
 HELP = "show the pins, the last nightly, drafts, latest rc and release, and the next versions"
-KINDS = versions.KINDS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from release.check import resolver
     add_date_options(parser)
     add_store_options(parser)
     parser.add_argument("--offline", action="store_true",
@@ -42,6 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
+    from release.check import resolver
     proj = project(args)
     info = proj.version_info
     date = args.date or today_utc()
@@ -84,7 +81,8 @@ def _pypi_view(args: argparse.Namespace, rocm_major: int, store_view: dict | Non
     ``$TWINE_REPOSITORY_URL``'s, else the public index); ``--offline`` asks nothing."""
     import os
 
-    from release.core import naming
+    from release.check import resolver
+    from release.core import naming, versions
     from release.publish import pypi
     from release.publish.pypi_index import derive_index_url
 
@@ -106,13 +104,14 @@ def _pypi_view(args: argparse.Namespace, rocm_major: int, store_view: dict | Non
 def _store_view(store: Store) -> dict:
     """What the store holds, as status shows it: latest of each kind, the drafts, the last
     nightly's pins (from its revisions.json)."""
+    from release.core import versions
     from release.publish.drafts import previous_revisions
     from release.publish.stores import Published, release_version
 
     releases = store.list_releases()
     published = Published.of(releases)
     latest: dict[str, dict[str, Any]] = {}
-    for kind in KINDS:
+    for kind in versions.KINDS:
         rel = published.latest((kind,))
         if rel is not None:
             latest[kind] = {"tag": rel.tag, "version": str(release_version(rel)),
@@ -134,12 +133,16 @@ def _next_versions(proj: Project, date: _dt.date, build: int | None,
                    view: dict | None) -> dict[str, tuple[str | None, str]]:
     """``{kind: (version or None, note)}``: what a build of each kind would get now, from
     ``plan.next_versions`` (the rule: ``versions.blocking_version``) over what is published."""
+    from release.build.plan import next_versions
     published = list((view or {}).get("published_versions", ()))
     return {kind: (n["version"], n["why"])
             for kind, n in next_versions(proj, published, date, build).items()}
 
 
 def _human(console: Console, proj: Project, data: dict) -> None:
+    from rich.table import Table
+
+    from release.core import versions
     table = Table(title=f"pins ({proj.deps.path.name})", title_justify="left")
     for col in ("dep", "branch", "commit", "roll", "url"):
         table.add_column(col, no_wrap=True)
@@ -151,7 +154,7 @@ def _human(console: Console, proj: Project, data: dict) -> None:
         st = Table(title=f"{store['kind']} store {store['where']}", title_justify="left")
         for col in ("latest", "tag", "published", "pins"):
             st.add_column(col, no_wrap=True)
-        for kind in KINDS:
+        for kind in versions.KINDS:
             rel = store["latest"].get(kind)
             if rel is None:
                 st.add_row(kind, "none", "", "")

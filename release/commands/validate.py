@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from release.build.bazel import configured_runpath
-from release.check.resolver import add_public_index_option, public_index_from_args
-from release.check.validate import validate
 from release.commands._common import add_store_options, open_store_from_args, transfer_progress
 from release.core import flags
 from release.core.output import Output, github_output, step_summary
@@ -21,6 +18,7 @@ HELP = ("validate the draft of TAG: checksums, verify, then the README's pip ins
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from release.check.resolver import add_public_index_option
     parser.add_argument("tag", metavar="TAG", help="release tag, e.g. rocm-jax-v0.9.1")
     parser.add_argument("--python", metavar="PATH", action="append", dest="pythons", default=[],
                         type=flags.executable,
@@ -35,6 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
+    from release.build.bazel import configured_runpath
+    from release.check.resolver import public_index_from_args
+    from release.check.validate import validate
     store = open_store_from_args(args, out)
     with transfer_progress(out) as progress:
         result = validate(store, args.tag, say=out.line, progress=progress,

@@ -5,19 +5,7 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Any, Iterator
 
-from release.check.verify import (
-    ERROR,
-    Options,
-    expected_revisions,
-    fold,
-    required_runpath,
-    summary_line,
-    summary_markdown,
-    verify_wheels,
-)
-from release.core import flags, output, rocm_runtime
-from release.core.naming import Identity
-from release.core.scan import payload_size
+from release.core import flags, output
 
 if TYPE_CHECKING:   # rich is imported only when a bar or the human output needs it
     import argparse
@@ -81,6 +69,9 @@ def byte_progress(out: Output, title: str, total: int) -> Iterator[_Bar]:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
+    from release.check.verify import Options, expected_revisions, required_runpath, summary_markdown, verify_wheels
+    from release.core import rocm_runtime
+    from release.core.scan import payload_size
     runpath, note = required_runpath(args.runpath, args.root)
     if note:
         out.line(f"warning: {note}; pass --runpath ENTRY to require entries")
@@ -117,6 +108,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
 def _check_provenance(args: argparse.Namespace, revisions: RevisionMap | None) -> dict[str, Any]:
     """The ``--provenance`` check (``release.build.provenance``): one problem line per mismatch."""
     from release.build import provenance
+    from release.core.naming import Identity
     found = {Identity.of(wheel).version for wheel in args.wheels} - {None}
     problems = provenance.check_files(args.provenance, args.wheels,
                                       version=found.pop() if len(found) == 1 else None,
@@ -127,6 +119,8 @@ def _check_provenance(args: argparse.Namespace, revisions: RevisionMap | None) -
 def _print(console: Console, reports: list[Report]) -> None:
     """One line per wheel; below a wheel with findings, one line per fold of them."""
     from rich.markup import escape
+
+    from release.check.verify import ERROR, fold, summary_line
     for report in reports:
         style = "bold red" if not report.ok else ("yellow" if report.findings else "green")
         console.print(f"[{style}]{escape(summary_line(report))}[/]")

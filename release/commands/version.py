@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from release.build.plan import candidate_versions
 from release.commands._common import add_kind_options, project, today_utc
-from release.core import output, versions
+from release.core import output
 
 if TYPE_CHECKING:
     import argparse
@@ -21,6 +20,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
+    from release.build.plan import candidate_versions
+    from release.core import versions
     proj = project(args)
     info = proj.version_info
     versions.build_request(args.kind, info.nightly_scheme, number=args.number,

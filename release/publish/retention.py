@@ -23,13 +23,15 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from packaging.version import InvalidVersion, Version
 
 from release.core import naming, versions
 from release.core.errors import UserError
-from release.publish.stores import Release
+
+if TYPE_CHECKING:
+    from release.publish.stores import Release
 
 DEFAULT_KEEP = 14
 
