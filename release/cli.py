@@ -42,7 +42,9 @@ COMMANDS = (
     "gc",
     "yank",
     "index",
+    "try",
 )
+MODULES = {"try": "try_"}  # a command whose name is a Python keyword
 WHEEL_WRITERS = ("nightly", "cut", "build", "promote", "bisect")
 # Paths the environment names (GitHub Actions' files, the git cache): a person's input too.
 ENV_PATHS = ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "JAX_ROCM_RELEASE_CACHE")
@@ -89,7 +91,7 @@ def build_parser(only: str | None = None, *, arguments: bool = True) -> argparse
     sub.required = True
     common = common_options()
     for name in (only,) if only in COMMANDS else COMMANDS:
-        module = importlib.import_module(f"release.commands.{name.replace('-', '_')}")
+        module = importlib.import_module(f"release.commands.{MODULES.get(name, name.replace('-', '_'))}")
         child = sub.add_parser(name, help=module.HELP, description=module.HELP, parents=[common])
         if arguments:
             module.add_arguments(child)
