@@ -96,4 +96,5 @@ def open_draft(store: Store, plan: BuildPlan, say: Say) -> Release:
     """The one draft of the plan's tag, created if missing (the matrix cells upload into it)."""
     return store.find_or_create_draft(plan.tag, name=f"jax-rocm {plan.version}",
                                       body=f"{plan.kind} {plan.version}: wheels are being built.",
-                                      prerelease=plan.prerelease, say=say)
+                                      prerelease=plan.prerelease,
+                                      target=plan.revisions.release_commit, say=say)

@@ -352,7 +352,8 @@ def publish_draft(store: Store, dist: Dist, *, say: Say = lambda _: None,
     body = render_body(dist, changelog_markdown(previous, previous_revisions(store, previous), dist.revisions))
     name = f"jax-rocm {dist.version}"
     draft = store.find_or_create_draft(dist.tag, name=name, body=body,
-                                       prerelease=versions.is_prerelease(dist.kind), say=say)
+                                       prerelease=versions.is_prerelease(dist.kind),
+                                       target=dist.revisions.release_commit, say=say)
     notes_updated = not same_notes(draft.body, body) or draft.name != name
     if notes_updated:
         say(f"update the notes of draft {draft.id}")
@@ -384,7 +385,8 @@ def publish_partial(store: Store, dist: Dist, *, say: Say = lambda _: None,
                         "a partial upload cannot change it")
     draft = store.find_or_create_draft(dist.tag, name=f"jax-rocm {dist.version}",
                                        body=f"{dist.kind} {dist.version}: wheels are being built.",
-                                       prerelease=versions.is_prerelease(dist.kind), say=say)
+                                       prerelease=versions.is_prerelease(dist.kind),
+                                       target=dist.revisions.release_commit, say=say)
     theirs = next((a for a in store.list_assets(draft) if a.name == naming.REVISIONS_ASSET), None)
     ours = next(a for a in dist.assets if a.name == naming.REVISIONS_ASSET)
     if theirs is not None and theirs.state == "uploaded" and not _same(store, draft, theirs, ours):

@@ -77,6 +77,8 @@ class Release:
     published_at: _dt.datetime | None
     html_url: str | None = None
     upload_url: str | None = dataclasses.field(default=None, compare=False, repr=False)
+    # The commit publishing tags (GitHub's target_commitish) when the tag does not exist yet.
+    target: str | None = dataclasses.field(default=None, compare=False)
 
     @property
     def ours(self) -> bool:
@@ -147,11 +149,14 @@ class Store:
         """Every release, drafts included, newest first."""
         raise NotImplementedError
 
-    def create_draft(self, tag: str, *, name: str, body: str, prerelease: bool) -> Release:
+    def create_draft(self, tag: str, *, name: str, body: str, prerelease: bool,
+                     target: str | None = None) -> Release:
+        """A new draft of ``tag``; publishing it makes the tag at ``target`` (a commit) when the
+        tag does not exist yet, else at the default branch's head."""
         raise NotImplementedError
 
     def update_release(self, release: Release, *, name: str | None = None,
-                       body: str | None = None) -> Release:
+                       body: str | None = None, target: str | None = None) -> Release:
         raise NotImplementedError
 
     def publish(self, release: Release, *, prerelease: bool, make_latest: bool) -> Release:
@@ -201,8 +206,10 @@ class Store:
         return next((r for r in self.list_releases() if not r.draft and r.tag == tag), None)
 
     def find_or_create_draft(self, tag: str, *, name: str, body: str, prerelease: bool,
-                             attempts: int = 3, say: Say = lambda _: None) -> Release:
-        """The one draft of ``tag``, whatever state a previous run left behind.
+                             target: str | None = None, attempts: int = 3,
+                             say: Say = lambda _: None) -> Release:
+        """The one draft of ``tag``, whatever state a previous run left behind, aimed at
+        ``target`` (the commit that was built: publishing makes a missing tag there).
 
         Drafts are found by listing. Of several drafts of ours (a retried create, two
         jobs racing) the oldest is kept and the rest deleted, so concurrent runs agree.
@@ -222,9 +229,12 @@ class Store:
                 for dup in extra:
                     say(f"deleting duplicate draft {dup.id} of {tag}")
                     self.delete_release(dup)
+                if target is not None and keep.target != target:
+                    say(f"draft of {tag}: target {target[:12]} (was {keep.target or 'unset'})")
+                    keep = self.update_release(keep, target=target)
                 return keep
             try:
-                self.create_draft(tag, name=name, body=body, prerelease=prerelease)
+                self.create_draft(tag, name=name, body=body, prerelease=prerelease, target=target)
             except GitHubError as exc:
                 if not isinstance(exc, UncertainWrite):
                     raise
@@ -248,13 +258,14 @@ class GitHubStore(Store):
         fields(data, "release", id=int, tag_name=str, draft=bool, prerelease=bool,
                name=(str, type(None)), body=(str, type(None)), created_at=(str, type(None)),
                published_at=(str, type(None)), html_url=(str, type(None)),
-               upload_url=(str, type(None)))
+               upload_url=(str, type(None)), target_commitish=(str, type(None)))
         return Release(id=int(data["id"]), tag=data["tag_name"], name=data.get("name"),
                        body=data.get("body") or "", draft=bool(data["draft"]),
                        prerelease=bool(data["prerelease"]),
                        created_at=_answer_time(data, "created_at"),
                        published_at=_answer_time(data, "published_at"),
-                       html_url=data.get("html_url"), upload_url=data.get("upload_url"))
+                       html_url=data.get("html_url"), upload_url=data.get("upload_url"),
+                       target=data.get("target_commitish"))
 
     @staticmethod
     def _asset(data: dict) -> Asset:
@@ -272,13 +283,17 @@ class GitHubStore(Store):
     def list_releases(self) -> list[Release]:
         return [self._release(d) for d in self.client.paginate(f"{self._base}/releases")]
 
-    def create_draft(self, tag: str, *, name: str, body: str, prerelease: bool) -> Release:
-        return self._release(self.client.request("POST", f"{self._base}/releases", json={
-            "tag_name": tag, "name": name, "body": body, "draft": True, "prerelease": prerelease}))
+    def create_draft(self, tag: str, *, name: str, body: str, prerelease: bool,
+                     target: str | None = None) -> Release:
+        data = {"tag_name": tag, "name": name, "body": body, "draft": True, "prerelease": prerelease}
+        if target is not None:
+            data["target_commitish"] = target
+        return self._release(self.client.request("POST", f"{self._base}/releases", json=data))
 
     def update_release(self, release: Release, *, name: str | None = None,
-                       body: str | None = None) -> Release:
-        fields = {k: v for k, v in (("name", name), ("body", body)) if v is not None}
+                       body: str | None = None, target: str | None = None) -> Release:
+        fields = {k: v for k, v in (("name", name), ("body", body), ("target_commitish", target))
+                  if v is not None}
         return self._release(self.client.request("PATCH", f"{self._base}/releases/{release.id}",
                                                  json=fields))
 
@@ -436,7 +451,8 @@ class LocalStore(Store):
                        draft=data["draft"], prerelease=data["prerelease"],
                        created_at=_parse_time(data.get("created_at")),
                        published_at=_parse_time(data.get("published_at")),
-                       html_url=(self.directory / str(data["id"])).as_uri())
+                       html_url=(self.directory / str(data["id"])).as_uri(),
+                       target=data.get("target") if isinstance(data.get("target"), str) else None)
 
     def _asset(self, release_id: int, data: dict) -> Asset:
         # A record is data from outside: its name is checked before it is joined to a path.
@@ -463,7 +479,8 @@ class LocalStore(Store):
                 found.append(self._release(json.loads((child / "release.json").read_text())))
         return sorted(found, key=lambda r: -r.id)
 
-    def create_draft(self, tag: str, *, name: str, body: str, prerelease: bool) -> Release:
+    def create_draft(self, tag: str, *, name: str, body: str, prerelease: bool,
+                     target: str | None = None) -> Release:
         with self._lock:
             if tag in self._state()["burned_tags"]:
                 raise TagTaken(f"{self.where}: tag {tag} belonged to a deleted published release "
@@ -472,18 +489,20 @@ class LocalStore(Store):
             (self.directory / str(new) / "assets").mkdir(parents=True)
             data = {"id": new, "tag": tag, "name": name, "body": body, "draft": True,
                     "prerelease": prerelease, "created_at": self._now(), "published_at": None,
-                    "make_latest": None, "assets": []}
+                    "make_latest": None, "target": target, "assets": []}
             self._save_json(self._meta_path(new), data)
             return self._release(data)
 
     def update_release(self, release: Release, *, name: str | None = None,
-                       body: str | None = None) -> Release:
+                       body: str | None = None, target: str | None = None) -> Release:
         with self._lock:
             data = self._read(release.id)
             if name is not None:
                 data["name"] = name
             if body is not None:
                 data["body"] = body
+            if target is not None:
+                data["target"] = target
             self._save_json(self._meta_path(release.id), data)
             return self._release(data)
 

@@ -14,7 +14,9 @@ an interrupted upload can leave a ``starter`` asset; ``Link`` pagination honouri
 ``per_page`` (default 30, max 100); published releases are immutable (no asset
 upload, delete or rename, the tag cannot move, a deleted release's tag can never
 be reused); publishing a second release for a tag is 422 ``already_exists``;
-publishing creates the git tag; special characters in an asset name become ``.``;
+publishing creates the git tag at the release's ``target_commitish`` (a full SHA, or a branch
+of ``fake.branches``: its head) unless the tag exists, and an unknown target is 422 at create and
+update, as GitHub's ``invalid`` target_commitish; special characters in an asset name become ``.``;
 ``DELETE /repos/{o}/{r}/git/refs/tags/{tag}``;
 pull requests (list by ``state``/``head=owner:branch``, create, update); a commit's CI results:
 the combined status (``GET .../commits/{ref}/status``: the latest status per context, the combined
@@ -57,7 +59,9 @@ reset_at=None, retry_after=None, status=403)``   a rate-limit rejection with Git
 ``reset_at`` (epoch seconds) sets ``x-ratelimit-reset`` on the caller's clock, so a test whose
 client runs on a ``FakeClock`` never mixes it with the real one.
 ``fake.releases(repo=None)``   snapshots (dicts as the API returns them, with ``assets``).
-``fake.asset_bytes(asset_id)``, ``fake.tags(repo=None)``, ``fake.pulls(repo=None)``.
+``fake.asset_bytes(asset_id)``, ``fake.tags(repo=None)`` (tag -> commit), ``fake.pulls(repo=None)``.
+``fake.branches``   branch -> head commit of the repository (default ``main`` at a fixed SHA):
+where a release without a SHA target is tagged when published.
 ``fake.seed_release(tag, draft=False, prerelease=False, assets={name: bytes}, published_at=datetime,
 body="")``   put a release in place without going through the API.
 ``fake.set_status(sha, context, state, repo=None)``   a commit status (``success``, ``pending``,
@@ -274,6 +278,7 @@ class FakeGitHub:
         self.ids = itertools.count(1000)
         self._releases: list[_Release] = []
         self._tags: dict[str, dict[str, str]] = {}
+        self.branches: dict[str, str] = {"main": hashlib.sha1(b"main").hexdigest()}
         self._burned: dict[str, set[str]] = {}
         self._pulls: dict[str, list[dict]] = {}
         self._statuses: dict[tuple[str, str], list[dict]] = {}
@@ -464,12 +469,22 @@ class FakeGitHub:
                 raise _ApiError(422, "Validation Failed", [{"resource": "Release",
                                 "code": "already_exists", "field": "tag_name"}])
 
+    def _target_commit(self, target: str) -> str:
+        """The commit a release's target_commitish names: a full SHA, or a branch's head."""
+        if re.fullmatch(r"[0-9a-f]{40}", target):
+            return target
+        if target in self.branches:
+            return self.branches[target]
+        raise _ApiError(422, "Validation Failed", [{"resource": "Release", "code": "invalid",
+                                                    "field": "target_commitish"}])
+
     def _publish(self, rel: _Release) -> None:
         self._check_tag_free(rel.repo, rel.tag_name, except_id=rel.id)
+        tags = self._tags.setdefault(rel.repo, {})
+        commit = tags.get(rel.tag_name) or self._target_commit(rel.target_commitish)
         rel.draft = False
         rel.published_at = self.now()
-        tags = self._tags.setdefault(rel.repo, {})
-        tags.setdefault(rel.tag_name, hashlib.sha1(rel.tag_name.encode()).hexdigest())
+        tags.setdefault(rel.tag_name, commit)
 
     # ------------------------------------------------------------ routes
 
@@ -588,6 +603,7 @@ class FakeGitHub:
         draft = bool(data.get("draft", False))
         if tag in self._burned.get(repo, set()):
             self._check_tag_free(repo, tag)
+        self._target_commit(data.get("target_commitish", "main"))
         rel = _Release(next(self.ids), repo, tag, data.get("target_commitish", "main"),
                        data.get("name"), data.get("body"), True, bool(data.get("prerelease", False)),
                        self.now(), make_latest=data.get("make_latest"))
@@ -604,6 +620,8 @@ class FakeGitHub:
                 self._immutable(rel)
         if "tag_name" in data:
             rel.tag_name = data["tag_name"]
+        if "target_commitish" in data:
+            self._target_commit(data["target_commitish"])
         for key in ("name", "body", "prerelease", "target_commitish", "make_latest"):
             if key in data:
                 setattr(rel, key, data[key])

@@ -69,13 +69,14 @@ def _version_py(version: str) -> str:
 
 def build_dist(out_root: Path, version: str, commits: dict[str, str] | None = None,
                requires_python: str = ">=3.11", pythons: tuple[str, ...] = (PYTHON,),
-               version_py: str | None = None) -> Path:
+               version_py: str | None = None, release_commit: str = "0" * 40) -> Path:
     """``pythons``: one plugin wheel for each; ``version_py``: the text of both wheels'
-    ``version.py`` instead of the one the release tool writes."""
+    ``version.py`` instead of the one the release tool writes; ``release_commit``: this
+    repository's commit the wheels were built from."""
     deps = load_deps(REPO_ROOT / "deps.yaml")
     if commits:
         deps = deps.with_commits(commits)
-    revisions = RevisionMap.from_deps(deps, version, "0" * 40)
+    revisions = RevisionMap.from_deps(deps, version, release_commit)
     out = Path(out_root) / version
     if out.exists():
         shutil.rmtree(out)
