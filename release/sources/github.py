@@ -33,10 +33,12 @@ import re
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator, Mapping
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 import requests
 
+from release.core import bounded
+from release.core.deadline import DeadlineExceeded, wall_clock_limit
 from release.core.errors import USER_EXIT, ReleaseError, RemoteError, UserError
 from release.core.redact import redact, redact_data, register_secret
 
@@ -53,6 +55,8 @@ WRITE_METHODS = ("POST", "PATCH", "PUT", "DELETE")
 IDEMPOTENT = ("GET", "HEAD", "PUT", "PATCH", "DELETE")
 CHUNK = 1 << 20
 RATE_LIMIT_RETRIES = 6
+MAX_PAGES = 1000  # 100,000 items at 100 a page: more than any list the tool reads
+MIN_LEFT = 0.05  # seconds a request gets when the deadline is all but spent
 _TOKEN = re.compile(r"[\x21-\x7e]+")  # printable ASCII, no space: what an HTTP header can carry
 
 
@@ -184,6 +188,7 @@ class GitHubClient:
         self.sleep, self.clock = sleep, clock
         self.deadline, self.retries = deadline, retries
         self.rate_limit_retries = RATE_LIMIT_RETRIES
+        self.max_pages = MAX_PAGES
         self.write_interval, self.timeout = write_interval, timeout
         self.console = console
         self._last_write: float | None = None
@@ -255,9 +260,16 @@ class GitHubClient:
             if rewind is not None and attempt > 1:
                 body = rewind()
             try:
-                response = self.session.request(method, url, json=json, params=params, data=body,
-                                                headers=hdrs, timeout=self.timeout,
-                                                allow_redirects=allow_redirects)
+                # The deadline holds during the request too: a dripping answer is cut off.
+                with wall_clock_limit(max(self.deadline - (self.clock() - start), MIN_LEFT)):
+                    response = self.session.request(method, url, json=json, params=params, data=body,
+                                                    headers=hdrs, timeout=self.timeout,
+                                                    allow_redirects=allow_redirects)
+            except DeadlineExceeded:
+                reason = f"no complete answer within the {self.deadline:.0f} s deadline"
+                if not idempotent:
+                    raise UncertainWrite(method, shown, None, reason) from None
+                raise GitHubUnavailable(method, shown, None, reason) from None
             except requests.RequestException as exc:
                 reason = f"connection failed ({type(exc).__name__})"
                 if not idempotent:
@@ -314,6 +326,7 @@ class GitHubClient:
         """
         params = {"per_page": 100, **(params or {})}
         response = self.send("GET", path, params=params)
+        read = {_page_key(response.url)}
         while True:
             if key is None:
                 data = _answer(response, "GET", list)
@@ -324,7 +337,14 @@ class GitHubClient:
             nxt = response.links.get("next", {}).get("url")
             if not nxt:
                 return
+            if _page_key(self._url(nxt)) in read:
+                raise MalformedAnswer(f"GET {_path_of(nxt)}", "its Link rel=\"next\" points back at a page "
+                                      "already read (a pagination loop)")
+            if len(read) >= self.max_pages:
+                raise MalformedAnswer(f"GET {_path_of(nxt)}", f"more than {self.max_pages} pages; "
+                                      "gave up (a list this long is not one GitHub keeps)")
             response = self.send("GET", nxt)
+            read.add(_page_key(response.url))
 
     # ------------------------------------------------------------ files
 
@@ -378,9 +398,14 @@ class GitHubClient:
                 if response.is_redirect and not response.headers.get("Location"):
                     raise MalformedAnswer(f"GET {_path_of(asset_url)}", "a redirect without a Location",
                                           response.status_code)
-                stream = self._storage_get(response.headers["Location"]) if response.is_redirect else response
-                self._save(stream, tmp, progress, name or dest.name)
+                with wall_clock_limit(max(self.deadline - (self.clock() - start), MIN_LEFT)):
+                    stream = self._storage_get(response.headers["Location"]) if response.is_redirect \
+                        else response
+                    self._save(stream, tmp, progress, name or dest.name)
                 break
+            except DeadlineExceeded:
+                raise GitHubUnavailable("GET", "<asset storage>", None, "download not complete within the "
+                                        f"{self.deadline:.0f} s deadline") from None
             except requests.RequestException as exc:
                 self._retry_or_raise("GET", "<asset storage>", None,
                                      f"download interrupted ({type(exc).__name__})", attempt, start, backoff)
@@ -530,9 +555,10 @@ def _answer(response: requests.Response, method: str, expect: type | None) -> An
     """The JSON of a 2xx answer, which must parse and be an ``expect``, else ``MalformedAnswer``."""
     shown = _path_of(response.url or "")
     try:
-        data = response.json()
-    except ValueError:
-        raise MalformedAnswer(f"{method} {shown}", "the body is not JSON", response.status_code) from None
+        data = bounded.json_loads(response.content)
+    except bounded.Unparseable as exc:
+        raise MalformedAnswer(f"{method} {shown}", f"the body is not JSON we can read ({exc.reason})",
+                              response.status_code) from None
     if expect is not None and not isinstance(data, expect):
         raise MalformedAnswer(f"{method} {shown}", f"a JSON {type(data).__name__}, expected "
                               + ("a list" if expect is list else "an object"), response.status_code)
@@ -540,18 +566,28 @@ def _answer(response: requests.Response, method: str, expect: type | None) -> An
 
 
 def _float(text: str | None) -> float | None:
+    """A header's number, or None when it is absent or not a finite number (``nan``, ``inf``,
+    ``1e999``: a wait computed from those would never end, or crash ``sleep``)."""
     if text is None:
         return None
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         return None
+    return value if math.isfinite(value) else None
+
+
+def _page_key(url: str | None) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+    """A page's identity: host, path and sorted query (so ``?page=2&per_page=100`` is
+    ``?per_page=100&page=2``)."""
+    parts = urlsplit(url or "")
+    return parts.netloc.lower(), parts.path.rstrip("/"), tuple(sorted(parse_qsl(parts.query)))
 
 
 def _error_of(response: requests.Response) -> tuple[str, list]:
     try:
-        data = response.json()
-    except ValueError:
+        data = bounded.json_loads(response.content)
+    except bounded.Unparseable:
         return (response.reason or "error"), []
     if not isinstance(data, dict):
         return str(data)[:200], []

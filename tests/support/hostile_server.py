@@ -76,7 +76,8 @@ class HostileServer:
         self.host = host
         self.port = self._server.server_port
         self.url = f"http://{host}:{self.port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
+                                        daemon=True)
         self._thread.start()
 
     def route(self, prefix: str, handler: Handler) -> HostileServer:
