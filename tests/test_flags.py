@@ -74,6 +74,11 @@ TABLE = {
                                          "--keep": "positive", "--protect-file": ["missing", "dir"],
                                          "--older-than": "days",
                                          "--store-dir": ["file"], "--repo": "repo"}),
+    "yank": (["yank", TAG], {"--store-dir": ["file", "under-file"], "--repo": "repo"}),
+    "pypi-upload": (["pypi-upload", TAG], {"--store-dir": ["file", "under-file"], "--repo": "repo",
+                                           "--dist": ["file", "under-file"],
+                                           "--work": ["file", "under-file", "unwritable"],
+                                           "--config-file": ["missing", "dir"]}),
 }
 
 

@@ -95,6 +95,8 @@ def test_every_command_writes_github_output_and_step_summary(world, artifacts, t
         "validate": ["validate", tag],
         "gc": ["gc", "--keep", "3", "--dry-run"],
         "index": ["index", "--out", tmp_path / "site"],
+        "yank": ["yank", tag, "--reason", "a bad nightly"],
+        "pypi-upload": None,  # needs a package index: tests/test_pypi.py runs it against pypiserver
     }
     from release.cli import COMMANDS
     assert set(commands) == set(COMMANDS)
