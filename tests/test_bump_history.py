@@ -25,35 +25,42 @@ REPO = Path(__file__).resolve().parents[1]
 # What the changelog says at each step (commit names from the generator; plugin lines omitted).
 EXPECTED = {
     1: ["jax: moved forward 1 commit to j62_2 on rocm-jaxlib-v0.6.2 (as the plugin pins); "
-        "https://github.com/jax-ml/jax is named as its source, the commit is on {jax_url}"],
-    2: ["xla: moved forward 2 commits to x60_3 on rocm-jaxlib-v0.6.0 (as the plugin pins)"],
-    3: ["jax: switched rocm-jaxlib-v0.6.2 -> rocm-jaxlib-v0.7.1 (j71_1; 3 commits since the merge-base jm2, "
-        "3 behind that branch's tip); https://github.com/jax-ml/jax is named as its source, the commit is on "
-        "{jax_url}"],
-    4: ["xla: switched rocm-jaxlib-v0.6.0 -> rocm-jaxlib-v0.8.0 (x80_2; 5 commits since the merge-base xm2, "
-        "4 behind that branch's tip)"],
+         "https://github.com/jax-ml/jax is named as its source, the commit is on {jax_url}"],
+    2: ["xla: moved forward 2 commits to x60_3 on rocm-jaxlib-v0.6.0 (as the plugin pins); on no "
+         "release branch of jax's line (rocm-jaxlib-v0.6.2 is no branch upstream)"],
+    3: ["jax: switched rocm-jaxlib-v0.6.2 -> rocm-jaxlib-v0.7.1 (j71_1; 3 commits since the "
+         "merge-base jm2, drops 2 commits of the old pin's, 3 behind that branch's tip); "
+         "https://github.com/jax-ml/jax is named as its source, the commit is on {jax_url}"],
+    4: ["xla: switched rocm-jaxlib-v0.6.0 -> rocm-jaxlib-v0.8.0 (x80_2; 5 commits since the "
+         "merge-base xm2, drops 3 commits of the old pin's, 4 behind that branch's tip); on no "
+         "release branch of jax's line (rocm-jaxlib-v0.7.1 is no branch upstream)"],
     5: ["jax: moved forward 2 commits to j71_3 on rocm-jaxlib-v0.7.1 (as the plugin pins); "
-        "https://github.com/jax-ml/jax is named as its source, the commit is on {jax_url}"],
-    6: ["xla: moved forward 3 commits to x80_5 on rocm-jaxlib-v0.8.0 (as the plugin pins)"],
-    7: ["xla: moved back 2 commits to x80_3 (as the plugin pins)"],
-    8: ["jax: switched rocm-jaxlib-v0.7.1 -> rocm-jaxlib-v0.8.0 (j80_2; 4 commits since the merge-base jm4, "
-        "3 behind that branch's tip); https://github.com/jax-ml/jax is named as its source, the commit is on "
-        "{jax_url}"],
+         "https://github.com/jax-ml/jax is named as its source, the commit is on {jax_url}"],
+    6: ["xla: moved forward 3 commits to x80_5 on rocm-jaxlib-v0.8.0 (as the plugin pins); on no "
+         "release branch of jax's line (rocm-jaxlib-v0.7.1 is no branch upstream)"],
+    7: ["xla: moved back 2 commits to x80_3 (as the plugin pins); on no release branch of jax's "
+         "line (rocm-jaxlib-v0.7.1 is no branch upstream)"],
+    8: ["jax: switched rocm-jaxlib-v0.7.1 -> rocm-jaxlib-v0.8.0 (j80_2; 4 commits since the "
+         "merge-base jm4, drops 3 commits of the old pin's, 3 behind that branch's tip); "
+         "https://github.com/jax-ml/jax is named as its source, the commit is on {jax_url}"],
     9: ["xla: moved forward 3 commits to x80_6 on rocm-jaxlib-v0.8.0 (as the plugin pins)"],
     10: ["jax: moved forward 1 commit to j80_3 on rocm-jaxlib-v0.8.0 (as the plugin pins)",
-         "xla: switched rocm-jaxlib-v0.8.0 -> rocm-jaxlib-v0.9.1 (x91_1; 4 commits since the merge-base xm5, "
-         "4 behind that branch's tip)"],
+        "xla: switched rocm-jaxlib-v0.8.0 -> rocm-jaxlib-v0.9.1 (x91_1; 4 commits since the "
+         "merge-base xm5, drops 6 commits of the old pin's, 4 behind that branch's tip); on no "
+         "release branch of jax's line (rocm-jaxlib-v0.8.0 does not hold it)"],
     11: ["jax: stays at j80_3, patches now 0005-c.patch, 0007-d.patch (as the plugin pins)"],
     12: ["jax: moved forward 2 commits to j80_5 on rocm-jaxlib-v0.8.0 (as the plugin pins)"],
-    13: ["jax: switched rocm-jaxlib-v0.8.0 -> rocm-jaxlib-v0.9.1 (j91_2; 4 commits since the merge-base jm6, "
-         "2 behind that branch's tip)"],
+    13: ["jax: switched rocm-jaxlib-v0.8.0 -> rocm-jaxlib-v0.9.1 (j91_2; 4 commits since the "
+         "merge-base jm6, drops 5 commits of the old pin's, 2 behind that branch's tip)"],
     14: ["xla: moved forward 1 commit to x91_2 on rocm-jaxlib-v0.9.1 (as the plugin pins)"],
     15: ["xla: moved forward 3 commits to x91_5 on rocm-jaxlib-v0.9.1 (as the plugin pins)"],
-    16: ["xla: switched rocm-jaxlib-v0.9.1 -> rocm-jaxlib-v0.10.0 (x100_1; 1 commit since the merge-base x91_3, "
-         "1 behind that branch's tip)"],
+    16: ["xla: switched rocm-jaxlib-v0.9.1 -> rocm-jaxlib-v0.10.0 (x100_1; 1 commit since the "
+         "merge-base x91_3, drops 2 commits of the old pin's, 1 behind that branch's tip); on no "
+         "release branch of jax's line (rocm-jaxlib-v0.9.1 does not hold it)"],
     17: [],  # refused
     18: ["jax: moved forward 2 commits to j91_4 on rocm-jaxlib-v0.9.1 (as the plugin pins)",
-         "xla: moved forward 1 commit to x100_2 on rocm-jaxlib-v0.10.0 (as the plugin pins)"],
+        "xla: switched rocm-jaxlib-v0.10.0 -> rocm-jaxlib-v0.9.2 (x100_2; 1 commit since x100_1); "
+         "on no release branch of jax's line (rocm-jaxlib-v0.9.1 does not hold it)"],
 }
 
 

@@ -267,7 +267,8 @@ def test_changelog_sentences_read_as_the_issue_asks():
     switch = Move("xla", "https://github.com/ROCm/xla", "rocm-jaxlib-v0.9.1", xla_old, xla_new, SIDEWAYS, log,
                   old_branch="rocm-jaxlib-v0.8.0", merge_base=base, dropped=31, behind=8, source="as the plugin pins")
     assert changelog.sentence(switch) == ("xla: switched rocm-jaxlib-v0.8.0 -> rocm-jaxlib-v0.9.1 (b32df5f; 1,741 "
-                                          "commits since the merge-base 913ae2e, 8 behind that branch's tip)")
+                                          "commits since the merge-base 913ae2e, drops 31 commits of the old pin's, "
+                                          "8 behind that branch's tip)")
     assert changelog.summary(switch) == "xla 24c5f10..b32df5f (switched to rocm-jaxlib-v0.9.1)"
     back = Move("xla", "https://github.com/ROCm/xla", "rocm-jaxlib-v0.8.0", "a15e41b" + "c" * 33, xla_old, BACKWARD,
                 (), old_branch="rocm-jaxlib-v0.8.0", dropped=31, source="as the plugin pins")

@@ -22,6 +22,8 @@ def _commits(n: int) -> str:
 def summary(move: Move) -> str:
     """The short form for titles: ``xla b32df5f..d4e5f6a (12 commits)``; other moves say how."""
     if move.direction == SAME:
+        if move.rebranched:
+            return f"{move.name} {move.new[:7]} (on {move.branch})"
         return f"{move.name} {move.new[:7]} (patches or archive changed)"
     if move.switched:
         what = f"switched to {move.branch}"
@@ -48,8 +50,12 @@ def sentence(move: Move) -> str:
             how = f"{_commits(move.count)} since {move.old[:7]}"
         elif move.direction == BACKWARD:
             how = f"back {_commits(move.dropped)} from {move.old[:7]}"
+        elif move.direction == SAME:
+            how = "the pin stays" + ("" if move.rebranched else ", patches now " + (
+                ", ".join(p.rsplit(":", 1)[-1] for p in move.patches) or "none"))
         else:
-            how = f"{_commits(move.count)}{base}"
+            dropped = f", drops {_commits(move.dropped)} of the old pin's" if move.dropped else ""
+            how = f"{_commits(move.count)}{base}{dropped}"
         text = f"switched {move.old_branch} -> {move.branch} ({new}; {how}{behind})"
     elif move.direction == SAME:
         patches = ", ".join(p.rsplit(":", 1)[-1] for p in move.patches) or "none"
@@ -66,6 +72,8 @@ def sentence(move: Move) -> str:
     if move.named_url:
         text += (f"; {display_url(move.named_url)} is named as its source, the commit is on "
                  f"{display_url(move.url)}")
+    if move.off_line:
+        text += f"; {move.off_line}"
     return f"{move.name}: {text}"
 
 
@@ -125,6 +133,7 @@ def to_json(moves: tuple[Move, ...], notes: tuple[str, ...] = ()) -> dict:
             "switched": m.switched, "merge_base": m.merge_base, "dropped": m.dropped,
             "behind_tip": m.behind, "source": m.source, "named_url": m.named_url and display_url(m.named_url),
             "archive_sha256": m.archive_sha256, "patches": list(m.patches), "line": m.line,
+            "off_line": m.off_line or None,
             "summary": sentence(m),
             "compare_url": compare_url(m),
             "commits": [{"sha": c.sha, "date": c.date, "author": c.author, "subject": c.subject}

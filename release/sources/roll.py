@@ -31,12 +31,11 @@ from release.core import config
 from release.core.config import Dep, Deps
 from release.core.errors import UserError
 from release.core.revisions import github_base
-from release.core.versions import branch_order
-from release.sources import selection
-from release.sources.git import SKEW, LogEntry, Mirror, Remote
+from release.sources import branches, selection
+from release.sources.git import FIRST_DEPTH, LogEntry, Mirror, Remote
 from release.sources.line import line_at
 from release.sources.pins import Pin, read_pin
-from release.sources.refs import ls_remote, ls_remote_branches
+from release.sources.refs import ls_remote
 
 FORWARD, BACKWARD, SIDEWAYS = "forward", "backward", "sideways"
 SAME = "same"  # the commit stays; what the source applies on top of it (sha256, patches) changed
@@ -73,6 +72,8 @@ class Move:
     archive_sha256: str | None = None
     patches: tuple[str, ...] = ()
     line: str | None = None  # the jax dep: jax/version.py's _version at ``new`` (release.sources.line)
+    rebranched: bool = False  # SAME: the pin and its files stay, only its branch was re-checked
+    off_line: str = ""  # said when the pin is on no release branch of jax's line (release.sources.branches)
 
     @property
     def count(self) -> int:
@@ -102,13 +103,30 @@ class RollResult:
 class Context:
     """What policies may ask: remotes by ls-remote, mirrors in the cache, the pins so far."""
 
-    def __init__(self, deps: Deps, cache: Path, say: Callable[[str], None] = lambda _: None):
+    def __init__(self, deps: Deps, cache: Path, say: Callable[[str], None] = lambda _: None, *,
+                 first_depth: int = FIRST_DEPTH):
         self.deps = deps
+        self.first_depth = first_depth
         self.cache = Path(cache)
         self.say = say
         self.new: dict[str, str] = {d.name: d.commit for d in deps}
         self._stack = contextlib.ExitStack()
         self._mirrors: dict[str, Mirror] = {}
+        self._lines: dict[str, str | None] = {}
+
+    def line(self) -> str | None:
+        """jax's line at its new pin (None without a jax dep or a jax/version.py there): the
+        recorded line while the pin stays, else read once from the jax mirror."""
+        if config.LINE_DEP not in self.deps.names:
+            return None
+        jax = self.deps[config.LINE_DEP]
+        sha = self.new[jax.name]
+        if sha == jax.commit and jax.line:
+            return jax.line
+        if sha not in self._lines:
+            self.say(f"{jax.name}: reading {config.LINE_FILE} at {sha[:7]}")
+            self._lines[sha] = line_at(self.mirror(jax), sha, jax.name)
+        return self._lines[sha]
 
     def __enter__(self) -> Context:
         return self
@@ -122,7 +140,8 @@ class Context:
 
     def mirror(self, dep: Dep) -> Mirror:
         if dep.url not in self._mirrors:
-            self._mirrors[dep.url] = self._stack.enter_context(Mirror(self.cache, self.remote(dep)))
+            self._mirrors[dep.url] = self._stack.enter_context(
+                Mirror(self.cache, self.remote(dep), first_depth=self.first_depth))
         return self._mirrors[dep.url]
 
     @property
@@ -211,7 +230,8 @@ class FollowVia(config.RollVia):
         said = f" (pinned by {self.via} in {self.file}" + (f", which names {named}" if named else "") + ")"
         if not mirror.fetch_commit(new, trees=False):
             raise UserError(f"{dep.name}: commit {new[:7]}{said} not found on {shown}; refusing to pin it")
-        branch = find_branch(dep, new, self.branches, ctx)
+        found = branches.find_branch(mirror, ctx.remote(dep), dep, new, self.branches, ctx.line(), ctx.say)
+        branch = found.branch
         if branch is None:
             tried = f"any branch matching {self.branches}" + (
                 f" or {dep.branch}" if not fnmatch.fnmatchcase(dep.branch, self.branches) else "")
@@ -220,7 +240,25 @@ class FollowVia(config.RollVia):
                             "pin it")
         rel = relation(mirror, old, new)
         behind = mirror.count(mirror.tracking_ref(branch), new)
-        return dataclasses.replace(rel.move(dep, cand, branch), behind=behind, named_url=named)
+        return dataclasses.replace(rel.move(dep, cand, branch), behind=behind, named_url=named,
+                                   off_line=found.off_line)
+
+    def recheck(self, dep: Dep, ctx: Context) -> Move | None:
+        """A pin that stays, recorded on another branch than its line's release branch (an old
+        choice, or jax changed line): the branch it is on now, as a move of the branch only."""
+        release = branches.release_branch(self.branches, ctx.line())
+        if release is None or release == dep.branch:
+            return None
+        mirror = ctx.mirror(dep)
+        if not mirror.fetch_commit(dep.commit, trees=False):
+            return None
+        found = branches.find_branch(mirror, ctx.remote(dep), dep, dep.commit, self.branches, ctx.line(), ctx.say)
+        if found.branch is None or found.branch == dep.branch:
+            return None
+        return Move(dep.name, dep.url, found.branch, dep.commit, dep.commit, SAME, (), old_branch=dep.branch,
+                    behind=mirror.count(mirror.tracking_ref(found.branch), dep.commit),
+                    archive_sha256=dep.archive_sha256, patches=dep.patches, off_line=found.off_line,
+                    rebranched=True)
 
 class Exact:
     """``--to SHA``: the dep's own policy checks the commit a person chose."""
@@ -255,26 +293,6 @@ def _other_url(pin: Pin | None, url: str) -> str | None:
 
 
 # ---------------------------------------------------------------- history questions
-
-
-def find_branch(dep: Dep, sha: str, pattern: str, ctx: Context) -> str | None:
-    """The newest branch matching ``pattern`` (by the version in its name) that contains ``sha``,
-    else the recorded branch if it does; None when none does.
-
-    Only the matching branches are listed, and each is fetched only back to ``sha``'s date
-    (commits, no trees), newest first, stopping at the first that contains it.
-    """
-    mirror = ctx.mirror(dep)
-    tips = ls_remote_branches(ctx.remote(dep), pattern)
-    order = sorted(tips, key=branch_order, reverse=True)
-    if dep.branch not in tips:
-        order.append(dep.branch)
-    since = mirror.commit_time(sha) - SKEW
-    for branch in order:
-        ctx.say(f"{dep.name}: is {sha[:7]} on {branch}?")
-        if mirror.branch_contains(branch, sha, since):
-            return branch
-    return None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -316,8 +334,10 @@ def relation(mirror: Mirror, old: str, new: str) -> Relation:
 
 
 def roll(deps: Deps, cache: Path, *, only: Iterable[str] = (), to: str | None = None,
-         allow_rewind: bool = False, say: Callable[[str], None] = lambda _: None) -> RollResult:
-    """New pins for ``deps`` (all, or ``only``), checked and with their changelogs."""
+         allow_rewind: bool = False, say: Callable[[str], None] = lambda _: None,
+         first_depth: int = FIRST_DEPTH) -> RollResult:
+    """New pins for ``deps`` (all, or ``only``), checked and with their changelogs.
+    ``first_depth``: how deep mirrors are first fetched (tests make boundaries with it)."""
     only = tuple(only)
     for name in only:
         if name not in deps.names:
@@ -330,7 +350,10 @@ def roll(deps: Deps, cache: Path, *, only: Iterable[str] = (), to: str | None = 
             raise UserError("--to SHA pins one dep: give exactly one --dep NAME with it")
     moves: dict[str, Move] = {}
     notes: list[str] = []
-    with Context(deps, cache, say) as ctx:
+    with Context(deps, cache, say, first_depth=first_depth) as ctx:
+        # Every candidate first (each reads only its source's new pin), so every check knows
+        # where jax is going: its line names the release branch each pin belongs to.
+        chosen: list[tuple[Dep, Policy, Candidate]] = []
         for dep in deps.resolution_order():
             if only and dep.name not in only:
                 continue
@@ -342,17 +365,21 @@ def roll(deps: Deps, cache: Path, *, only: Iterable[str] = (), to: str | None = 
                 selection.refuse_past_hold(dep, cand.commit, ctx.mirror(dep))
             ctx.new[dep.name] = cand.commit
             notes += [cand.note] if cand.note else []
+            chosen.append((dep, policy, cand))
+        for dep, policy, cand in chosen:
             if cand.commit != dep.commit:
                 moves[dep.name] = policy.check(dep, cand, ctx, allow_rewind=allow_rewind or cand.back)
-            elif cand.pin and (cand.pin.sha256, cand.pin.patches) != (dep.archive_sha256, dep.patches):
-                moves[dep.name] = Move(dep.name, dep.url, dep.branch, dep.commit, dep.commit, SAME, (),
-                                       old_branch=dep.branch, source=cand.source,
-                                       archive_sha256=cand.pin.sha256, patches=cand.pin.patches)
+                continue
+            stays = policy.recheck(dep, ctx) if isinstance(policy, FollowVia) else None
+            if cand.pin and (cand.pin.sha256, cand.pin.patches) != (dep.archive_sha256, dep.patches):
+                stays = Move(dep.name, dep.url, stays.branch if stays else dep.branch, dep.commit, dep.commit,
+                             SAME, (), old_branch=dep.branch, source=cand.source, behind=stays.behind if stays else 0,
+                             archive_sha256=cand.pin.sha256, patches=cand.pin.patches)
+            if stays:
+                moves[dep.name] = stays
         jax = moves.get(config.LINE_DEP)
         if jax is not None and jax.new != jax.old:  # the line is read where the pin moves
-            ctx.say(f"{jax.name}: reading {config.LINE_FILE} at {jax.new[:7]}")
-            moves[jax.name] = dataclasses.replace(
-                jax, line=line_at(ctx.mirror(deps[jax.name]), jax.new, jax.name))
+            moves[jax.name] = dataclasses.replace(jax, line=ctx.line())
     ordered = tuple(moves[d.name] for d in deps if d.name in moves)
     return RollResult(deps, deps.with_pins({m.name: pinned_fields(m) for m in ordered}), ordered,
                       tuple(notes))

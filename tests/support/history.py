@@ -7,7 +7,9 @@ moved back, the jax file changing from an ``http_archive`` of jax-ml/jax (``COMM
 ``patch_file``) to a ``git_repository`` of the ROCm fork (``JAX_COMMIT``, ``patches``), a
 branch created upstream mid-history, and a commit only on a pull-request ref that must be
 refused. ``History.steps`` are the plugin's master commits in order; ``History.apply(i)``
-moves master (and creates the upstream branches that exist by then), as time would.
+moves master (and creates the upstream branches that exist by then), as time would. jax's
+release branches carry ``jax/version.py`` with their line; xla has the real one's traps: a
+working branch (``-upstream-sync``) and a branch far ahead that merged an old release line.
 """
 
 from __future__ import annotations
@@ -57,12 +59,12 @@ class History:
         path = JAX_BZL if name == "jax" else XLA_BZL
         return read_pin(git("show", f"{self.steps[i].plugin}:{path}", cwd=self.plugin.path), name=name, where=path)
 
-    def deps_yaml(self) -> str:
-        """deps.yaml as a person wrote it at step 0 (pins, branches, sha256 and patches of then)."""
-        s = self.steps[0]
+    def deps_yaml(self, step: int = 0) -> str:
+        """deps.yaml as a person wrote it at ``step`` (pins, branches, sha256 and patches of then)."""
+        s = self.steps[step]
 
         def extras(name: str) -> str:
-            pin = self.pin(0, name)
+            pin = self.pin(step, name)
             return (f'    archive_sha256: "{pin.sha256}"\n' if pin.sha256 else "") + (
                 f"    patches: {json.dumps(list(pin.patches))}\n" if pin.patches else "")
         return (
@@ -114,12 +116,16 @@ def xla_git(commit: str, remote: str) -> str:
 
 
 def _line(repo: RepoBuilder, c: dict, name: str, branch: str, n: int, start: str | None, path: str,
-          days: int = 1) -> None:
-    """``n`` commits ``name1..nameN`` on ``branch`` (forked at ``start``), a day or so apart."""
+          days: int = 1, version: str | None = None) -> None:
+    """``n`` commits ``name1..nameN`` on ``branch`` (forked at ``start``), a day or so apart;
+    the first sets jax's ``_version`` when ``version`` is given (a jax release branch)."""
     for i in range(1, n + 1):
         repo.time += days * DAY
         parents = (c[start],) if i == 1 and start else None
-        c[f"{name}{i}"] = repo.commit(branch, f"{name}: change {i}", {path: f"{name} {i}\n"}, parents=parents)
+        files = {path: f"{name} {i}\n"}
+        if version and i == 1:
+            files["jax/version.py"] = f'_version = "{version}"\n'
+        c[f"{name}{i}"] = repo.commit(branch, f"{name}: change {i}", files, parents=parents)
 
 
 def build_history(root: Path) -> History:
@@ -131,11 +137,11 @@ def build_history(root: Path) -> History:
     plugin = RepoBuilder(root / "plugin.git", start=t0)
 
     # Main lines with release branches forked off them as the versions come.
-    _line(jax, c, "jm", "main", 8, None, "jax/main.py", days=10)
-    _line(jax, c, "j62_", "rocm-jaxlib-v0.6.2", 4, "jm2", "jax/rocm.py")
-    _line(jax, c, "j71_", "rocm-jaxlib-v0.7.1", 4, "jm4", "jax/rocm.py")
-    _line(jax, c, "j80_", "rocm-jaxlib-v0.8.0", 5, "jm6", "jax/rocm.py")
-    _line(jax, c, "j91_", "rocm-jaxlib-v0.9.1", 4, "jm8", "jax/rocm.py")
+    _line(jax, c, "jm", "main", 8, None, "jax/main.py", days=10, version="0.6.0")
+    _line(jax, c, "j62_", "rocm-jaxlib-v0.6.2", 4, "jm2", "jax/rocm.py", version="0.6.2")
+    _line(jax, c, "j71_", "rocm-jaxlib-v0.7.1", 4, "jm4", "jax/rocm.py", version="0.7.1")
+    _line(jax, c, "j80_", "rocm-jaxlib-v0.8.0", 5, "jm6", "jax/rocm.py", version="0.8.0")
+    _line(jax, c, "j91_", "rocm-jaxlib-v0.9.1", 4, "jm8", "jax/rocm.py", version="0.9.1")
 
     _line(xla, c, "xm", "main", 10, None, "xla/main.cc", days=10)
     _line(xla, c, "x60_", "rocm-jaxlib-v0.6.0", 4, "xm2", "xla/rocm.cc")
@@ -143,6 +149,13 @@ def build_history(root: Path) -> History:
     _line(xla, c, "x91_", "rocm-jaxlib-v0.9.1", 5, "xm8", "xla/rocm.cc")
     # v0.10.0 forks off v0.9.1 at its third commit; the ref appears upstream only later.
     _line(xla, c, "x100_", "refs/staging/v0.10.0", 2, "x91_3", "xla/rocm.cc")
+    # The traps of the real xla: a working branch off a release branch, and a branch far ahead
+    # that merged an old release line (it holds old pins, thousands of commits behind its tip).
+    _line(xla, c, "xsync", "rocm-jaxlib-v0.8.0-upstream-sync", 2, "x80_6", "xla/sync.cc")
+    xla.time += DAY
+    c["x111m"] = xla.commit("rocm-jaxlib-v0.11.1", "Merge 0.8.0 into the future", {"xla/rocm.cc": "x111\n"},
+                             parents=(c["x91_5"], c["x80_6"]))
+    _line(xla, c, "x111_", "rocm-jaxlib-v0.11.1", 3, None, "xla/future.cc")
     # A fork's commit, reachable only from a pull-request ref.
     xla.time += DAY
     c["xfork"] = xla.commit("refs/pull/9/head", "Fork-only change", {"xla/fork.cc": "f\n"}, parents=(c["x91_2"],))
@@ -191,8 +204,9 @@ def build_history(root: Path) -> History:
     step("Move xla to 0.10.0", xla_pin="x100_1", xb=v + "0.10.0", era="git", patches=(),
          refs=(("xla", v + "0.10.0", c["x100_2"]),))
     step("Try a fork's xla fix", xla_pin="xfork", era="git", patches=(), refused="is on no official branch")
-    # A backport branch cut from v0.10.0 later: the pin is on both; the newer version wins.
-    step("Roll xla", xla_pin="x100_2", jax_pin="j91_4", era="git", patches=(),
+    # A backport branch cut from v0.10.0 later: the pin is on both, and jax's line (0.9.1) has
+    # no branch holding it; the nearest version at or above the line wins.
+    step("Roll xla", xla_pin="x100_2", jax_pin="j91_4", xb=v + "0.9.2", era="git", patches=(),
          refs=(("xla", v + "0.9.2", c["x100_2"]),))
     steps[-2] = dataclasses.replace(steps[-2], xla=steps[-3].xla, xla_branch=steps[-3].xla_branch)
     return History(root, plugin, jax, xla, c, steps)

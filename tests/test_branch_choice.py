@@ -1,0 +1,143 @@
+"""Which branch a pin is recorded on, on histories with the real xla's traps.
+
+Rules: a pin is recorded on the release branch of jax's line when that branch holds it; a
+working branch (``-upstream-sync``) or a branch far ahead never wins over a plain release
+branch; a pin that stays is moved onto its line's branch when it was recorded elsewhere; a
+commit on no branch is refused in a bounded number of fetches however many branches match;
+and every answer is the same from an empty cache with the shallowest first fetch.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from release.core import config
+from release.core.errors import UserError
+from release.sources import branches
+from release.sources import git as rgit
+from release.sources.roll import roll
+from tests.support.history import build_history
+from tests.support.project import write_version_info
+
+V = "rocm-jaxlib-v"
+
+
+@pytest.fixture
+def history(tmp_path):
+    """Built afresh: applying a step creates upstream branches, which stay."""
+    return build_history(tmp_path / "upstream")
+
+
+def project_at(history, tmp_path, step: int, **branch_of: str):
+    """A project whose deps.yaml pins what step ``step`` pins (branches as given, else the step's)."""
+    root = tmp_path / "proj"
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir()
+    write_version_info(root)
+    history.apply(step)
+    s = history.steps[step]
+    text = history.deps_yaml(step)
+    head, _, xla = text.partition("  xla:\n")
+    text = head + "  xla:\n" + xla.replace(f"branch: {s.xla_branch}", f"branch: {branch_of.get('xla', s.xla_branch)}")
+    (root / "deps.yaml").write_text(text)
+    return root / "deps.yaml"
+
+
+@pytest.fixture
+def fetches(monkeypatch):
+    """Fetches made, per remote label."""
+    counts: dict[str, int] = {}
+    real = rgit.Mirror._fetch
+
+    def counting(self, *args, **kwargs):
+        counts[self.remote.label] = counts.get(self.remote.label, 0) + 1
+        return real(self, *args, **kwargs)
+    monkeypatch.setattr(rgit.Mirror, "_fetch", counting)
+    return counts
+
+
+def test_a_pin_that_stays_moves_off_a_stale_branch_onto_its_lines(history, tmp_path, fetches):
+    # Step 9: jax on the 0.8.0 line, xla at x80_6, which the far-ahead v0.11.1 and the
+    # working branch v0.8.0-upstream-sync hold too ("newest containing branch" chose those).
+    for stale in (V + "0.11.1", V + "0.8.0-upstream-sync"):
+        deps_file = project_at(history, tmp_path, 9, xla=stale)
+        result = roll(config.load_deps(deps_file), tmp_path / "cache")
+        (move,) = [m for m in result.moves if m.name == "xla"]
+        assert (move.old, move.new, move.old_branch, move.branch) == (history.c["x80_6"], history.c["x80_6"],
+                                                                        stale, V + "0.8.0")
+        assert move.rebranched and not move.off_line and move.behind == 0
+        assert result.new["xla"].branch == V + "0.8.0" and result.new["xla"].commit == history.c["x80_6"]
+    # Recorded on its line's branch, a pin that stays is not asked about again.
+    deps_file = project_at(history, tmp_path, 9)
+    fetches.clear()
+    assert roll(config.load_deps(deps_file), tmp_path / "cache").moves == ()
+    assert fetches.get("xla", 0) == 0
+
+
+def test_a_pin_off_its_line_says_so_and_prefers_a_plain_release_branch(history, tmp_path):
+    # Step 6: jax on 0.7.1 (xla has no such branch); x80_5 is on v0.8.0, its working branch
+    # and v0.11.1: the plain release branch nearest the line wins, and the changelog says why.
+    deps_file = project_at(history, tmp_path, 5)
+    history.apply(6)
+    result = roll(config.load_deps(deps_file), tmp_path / "cache", first_depth=1)
+    (move,) = [m for m in result.moves if m.name == "xla"]
+    assert move.branch == V + "0.8.0"
+    assert move.off_line == f"on no release branch of jax's line ({V}0.7.1 is no branch upstream)"
+
+
+def test_refusing_a_commit_on_no_branch_costs_the_same_however_many_branches_match(history, tmp_path, fetches):
+    def refuse(cache: str) -> int:
+        deps_file = project_at(history, tmp_path, 16)
+        history.apply(17)  # the plugin pins a fork's commit
+        fetches.clear()
+        with pytest.raises(UserError, match="is on no official branch"):
+            roll(config.load_deps(deps_file), tmp_path / cache)
+        return fetches["xla"]
+    few = refuse("cache-few")
+    for i in range(30):  # thirty more matching branches: asked one by one, each was a fetch
+        history.xla.set_ref(f"{V}0.5.{i}", history.c["xm1"])
+    many = refuse("cache-many")
+    # the commit; its line's branch; every other branch at once; deepening the merge v0.11.1 made
+    assert many == few <= 4
+
+
+def test_every_branch_switch_lands_the_same_from_an_empty_cache(history, tmp_path):
+    """The answers do not depend on what earlier runs left in the cache: each switch of the
+    history, from nothing, with a first fetch one commit deep (every question meets a boundary)."""
+    steps = history.steps
+    switches = [i for i in range(1, len(steps)) if not steps[i].refused and (
+        steps[i].jax_branch != steps[i - 1].jax_branch or steps[i].xla_branch != steps[i - 1].xla_branch)]
+    assert len(switches) >= 6
+    for i in switches:
+        deps_file = project_at(history, tmp_path, i - 1)
+        step = history.apply(i)
+        result = roll(config.load_deps(deps_file), tmp_path / f"cache{i}", first_depth=1)
+        assert (result.new["jax"].commit, result.new["xla"].commit) == (step.jax, step.xla), i
+        assert (result.new["jax"].branch, result.new["xla"].branch) == (step.jax_branch, step.xla_branch), i
+
+
+names = st.builds(lambda v, suffix: f"{V}{'.'.join(map(str, v))}{suffix}",
+                  st.tuples(st.integers(0, 1), st.integers(0, 12), st.integers(0, 3)),
+                  st.sampled_from(["", "", "-upstream-sync", "-soversion", "-rc"]))
+
+
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(held=st.sets(names, min_size=1, max_size=12), line=st.tuples(st.integers(0, 1), st.integers(0, 12),
+                                                                    st.integers(0, 3)))
+def test_the_preferred_branch_is_the_lines_then_a_plain_one_at_or_above_it(held, line):
+    text = ".".join(map(str, line))
+    best = min(held, key=branches.preference(text))
+    plain = {h for h in held if not branches.version_in(h)[1]}
+    if V + text in held:
+        assert best == V + text
+    elif plain:
+        assert best in plain
+        above = {h for h in plain if branches.version_in(h)[0] >= line}
+        if above:  # the nearest newer release branch, never one far ahead
+            assert branches.version_in(best)[0] == min(branches.version_in(h)[0] for h in above)
+        else:  # the newest older one
+            assert branches.version_in(best)[0] == max(branches.version_in(h)[0] for h in plain)
