@@ -7,6 +7,7 @@ import hashlib
 import json
 
 import pytest
+import requests
 from rich.console import Console
 from rich.progress import Progress
 
@@ -385,3 +386,37 @@ def test_what_is_sent_to_github_is_redacted(github_client, fake_github):
     sent = fake_github.pulls()[0]
     assert "s3cret" not in sent["title"] + sent["body"] and fake_github.token not in sent["body"]
     assert sent["body"] == "from https://***@h/r and ***" and pr["number"] == sent["number"]
+
+
+def test_the_stand_in_spends_the_rate_limit_as_github_does(github_client, fake_github, fake_clock):
+    """Each API request uses one of the hour's requests; the count goes down, never stays."""
+    fake_github.epoch = fake_clock.time
+    seen = []
+    for _ in range(3):
+        response = requests.get(f"{fake_github.api_url}{REL}", timeout=10, headers={
+            "Authorization": f"Bearer {fake_github.token}", "Accept": "application/vnd.github+json",
+            "X-GitHub-Api-Version": "2022-11-28"})
+        seen.append(int(response.headers["x-ratelimit-remaining"]))
+    assert seen == [4999, 4998, 4997]
+
+
+def test_a_job_that_spends_the_hours_budget_waits_for_the_reset_and_goes_on(
+        github_client, fake_github, fake_clock):
+    """With 3 requests an hour, spent early in a long job: the 4th waits (on the run's clock)
+    for the window's reset instead of being sent and refused; a wait past the client's deadline
+    is a clear failure instead of a hang. Either way no request is sent only to be refused."""
+    fake_github.epoch = fake_clock.time
+    fake_github.rate_limit_per_hour = 3
+    start = fake_clock.now
+    for _ in range(3):
+        assert github_client.request("GET", REL) == []
+    fake_clock.now += 3300  # the job goes on with other work; the reset is 300 s away
+    for _ in range(2):
+        assert github_client.request("GET", REL) == []
+    assert len(fake_clock.sleeps) == 1 and 300 <= fake_clock.sleeps[0] <= 302
+    assert fake_clock.now >= start + 3600
+    github_client.request("GET", REL)  # the new window's third: none left
+    with pytest.raises(GitHubError, match="rate limit"):  # its reset is an hour away
+        github_client.request("GET", REL)
+    sent = [e for e in fake_github.log if e[0] != "storage"]
+    assert len(sent) == 6  # the request refused in advance was never sent

@@ -289,6 +289,11 @@ class FakeGitHub:
         self.log: list[tuple] = []
         self.now = StandInClock()
         self.epoch = time.time
+        # The primary rate limit, spent as GitHub spends it: every API request (not storage
+        # downloads) uses one of ``rate_limit_per_hour`` until the window's reset, then 403s.
+        self.rate_limit_per_hour = 5000
+        self._rate_window_end: float | None = None
+        self._rate_used = 0
         self._servers = {}
 
     # ------------------------------------------------------------ lifecycle
@@ -313,6 +318,20 @@ class FakeGitHub:
     @property
     def api_url(self) -> str:
         return self.base("api")
+
+    def spend_rate(self) -> tuple[bool, dict[str, str]]:
+        """One request against the primary rate limit: (allowed, the x-ratelimit-* headers)."""
+        with self.lock:
+            now = self.epoch()
+            if self._rate_window_end is None or now >= self._rate_window_end:
+                self._rate_window_end, self._rate_used = now + 3600, 0
+            allowed = self._rate_used < self.rate_limit_per_hour
+            self._rate_used += allowed
+            used = self._rate_used
+        return allowed, {"x-ratelimit-limit": str(self.rate_limit_per_hour),
+                         "x-ratelimit-remaining": str(self.rate_limit_per_hour - used),
+                         "x-ratelimit-used": str(used),
+                         "x-ratelimit-reset": str(int(self._rate_window_end))}
 
     # ------------------------------------------------------------ test API
 
@@ -781,6 +800,7 @@ def _handler(fake: FakeGitHub, kind: str):
             pass
 
         def _handle(self):
+            self.rate_headers: dict[str, str] = {}
             url = urlsplit(self.path)
             query = parse_qsl(url.query, keep_blank_values=True)
             headers = {k.lower(): v for k, v in self.headers.items()}
@@ -799,6 +819,11 @@ def _handler(fake: FakeGitHub, kind: str):
                 if problem:
                     fake.violations.append(f"{method} {url.path}: {problem}")
                     return self._send(400, {}, {"message": f"request does not conform: {problem}"})
+                allowed, self.rate_headers = fake.spend_rate()
+                if not allowed:
+                    return self._send(403, self.rate_headers, {
+                        "message": "API rate limit exceeded for user ID 1.",
+                        "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"})
             fault = fake.match_fault(method, url.path)
             if fault and fault.when == "before":
                 return self._send(fault.status, fault.headers, {"message": fault.message})
@@ -838,9 +863,8 @@ def _handler(fake: FakeGitHub, kind: str):
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(data)))
             if kind != "storage" and not any(k.lower().startswith("x-ratelimit") for k in extra):
-                self.send_header("x-ratelimit-limit", "5000")
-                self.send_header("x-ratelimit-remaining", "4999")
-                self.send_header("x-ratelimit-reset", str(int(fake.epoch()) + 3600))
+                for key, value in getattr(self, "rate_headers", {}).items():
+                    self.send_header(key, value)
             for key, value in extra.items():
                 if key != "Content-Type":
                     self.send_header(key, value)
