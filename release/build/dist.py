@@ -38,8 +38,8 @@ from release.build.plan import BuildPlan
 from release.build.wheel_specs import KINDS, WheelSpec, load_specs
 from release.build.wheels import artifact_files, build_wheel
 from release.core import checksums, naming, output
+from release.core.atomic import atomic_write
 from release.core.checksums import sha256_file
-from release.core.config import atomic_write
 from release.core.elffacts import shared_object_problem
 from release.core.errors import UserError
 from release.core.manifest import Manifest, fingerprint

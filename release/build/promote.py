@@ -204,7 +204,7 @@ def complete_dist(directory: Path, wheel_names: list[str], before: RevisionMap, 
     Returns the names written besides the wheels."""
     from release.build.provenance import write_for_files
     from release.core import checksums
-    from release.core.config import atomic_write
+    from release.core.atomic import atomic_write
 
     revisions = dataclasses.replace(before, version=new_version)
     atomic_write(Path(directory) / naming.REVISIONS_ASSET, revisions.dumps())

@@ -165,7 +165,7 @@ def dumps(stmt: dict) -> str:
 
 def write(directory: Path, stmt: dict) -> Path:
     """Write ``directory/provenance.intoto.json`` atomically."""
-    from release.core.config import atomic_write
+    from release.core.atomic import atomic_write
 
     path = Path(directory) / FILE
     atomic_write(path, dumps(stmt))

@@ -31,7 +31,7 @@ def render(rows: Mapping[str, str]) -> str:
 
 def write(directory: Path, rows: Mapping[str, str]) -> Path:
     """Write ``directory/SHA256SUMS`` from ``{name: hex}`` atomically."""
-    from release.core.config import atomic_write
+    from release.core.atomic import atomic_write
 
     path = Path(directory) / naming.CHECKSUMS_ASSET
     atomic_write(path, render(rows))

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import yaml
 
 from release.core import bounded, redact
+from release.core.atomic import atomic_write as atomic_write  # re-exported: older callers
 from release.core.errors import ConfigError, UserError
 from release.core.versions import NIGHTLY_SCHEMES, VersionError, line_problem, parse_next
 
@@ -568,26 +567,6 @@ def save_version_info(info: VersionInfo) -> bool:
 
 # ---------------------------------------------------------------- helpers
 
-
-def atomic_write(path: Path, text: str | bytes) -> None:
-    """Replace ``path`` with ``text`` via a temp file in the same directory and a rename."""
-    path = Path(path)
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-        else:
-            os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def _exact_keys(path: Path, where: str, data: dict, required: Iterable[str],

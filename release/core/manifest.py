@@ -26,13 +26,12 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from filelock import FileLock
 
+from release.core.atomic import atomic_write
 from release.core.checksums import sha256_file
 
 FILENAME = "manifest.json"
@@ -135,15 +134,5 @@ class Manifest:
             steps = self._read()
             change(steps)
             text = json.dumps({"schema": SCHEMA, "steps": steps}, indent=2, sort_keys=True) + "\n"
-            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".manifest.", suffix=".tmp")
-            try:
-                os.fchmod(fd, 0o644)
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(text)
-                    handle.flush()
-                    os.fsync(handle.fileno())
-                os.replace(tmp, self.path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            atomic_write(self.path, text)
             self.steps = steps

@@ -28,7 +28,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Mapping, Protocol
 
-from release.core.config import Deps, RollVia, atomic_write
+from release.core.atomic import atomic_write
+from release.core.config import Deps, RollVia
 from release.core.errors import UserError
 
 if TYPE_CHECKING:

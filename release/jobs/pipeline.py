@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from filelock import FileLock, Timeout
 
 from release.core import flags
+from release.core.atomic import atomic_write
 from release.core.errors import UserError
 
 if TYPE_CHECKING:
@@ -216,9 +217,7 @@ def job_lock(root: Path, job: str, *, timeout: float = 0) -> Iterator[Path]:
 def _write_holder(path: Path, job: str) -> None:
     info = {"job": job, "pid": os.getpid(), "host": socket.gethostname(),
             "since": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
-    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(info) + "\n")
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(info) + "\n")
 
 
 def _describe_holder(path: Path) -> str:

@@ -73,7 +73,7 @@ def wheel_statement(provenance: Mapping, name: str, sha256: str) -> dict:
 def write_for_signing(directory: Path, provenance: Mapping, wheels: Mapping[str, str]) -> list[Path]:
     """The predicate Sigstore's ``attest`` signs per wheel, and each wheel's unsigned statement
     (``<wheel>.intoto.json``, for people and for ``release verify``-style checks)."""
-    from release.core.config import atomic_write
+    from release.core.atomic import atomic_write
 
     directory.mkdir(parents=True, exist_ok=True)
     written = [directory / PREDICATE_FILE]

@@ -10,7 +10,6 @@ What to publish is decided elsewhere (``release.publish.drafts``); stores only d
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as _dt
 import hashlib
 import json
@@ -21,22 +20,22 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from urllib.parse import quote
 
 from filelock import BaseFileLock, FileLock
-from packaging.version import InvalidVersion, Version
 
-from release.core import naming
+from release.core.atomic import atomic_write
 from release.core.errors import UserError
 from release.core.safe_names import plain_file_name
+from release.publish.records import MARKER as MARKER
+from release.publish.records import Asset as Asset
+from release.publish.records import Published as Published
+from release.publish.records import Release as Release
+from release.publish.records import parse_time
+from release.publish.records import release_version as release_version
 from release.sources.github import GitHubClient, GitHubError, MalformedAnswer, UncertainWrite, fields
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from release.core.output import ProgressBars, Say
-
-# Every draft this tool creates says so in its body: duplicates of ours may be collapsed,
-# anybody else's draft is left alone.
-MARKER = "<!-- jax-rocm-release draft -->"
-
 
 class StoreError(UserError):
     """The store refused an operation (the message says which and why)."""
@@ -54,89 +53,12 @@ class TagTaken(StoreError):
     """Another published release already has this tag."""
 
 
-@dataclasses.dataclass(frozen=True)
-class Asset:
-    id: int
-    name: str
-    size: int
-    digest: str | None  # sha256 hex of the stored bytes, None while unknown
-    state: str  # "uploaded" when complete; GitHub's "starter" for an interrupted upload
-    url: str  # where anyone can download it once the release is published
-    api_url: str | None = None
-
-
-@dataclasses.dataclass(frozen=True)
-class Release:
-    id: int
-    tag: str
-    name: str | None
-    body: str
-    draft: bool
-    prerelease: bool
-    created_at: _dt.datetime | None
-    published_at: _dt.datetime | None
-    html_url: str | None = None
-    upload_url: str | None = dataclasses.field(default=None, compare=False, repr=False)
-    # The commit publishing tags (GitHub's target_commitish) when the tag does not exist yet.
-    target: str | None = dataclasses.field(default=None, compare=False)
-
-    @property
-    def ours(self) -> bool:
-        return MARKER in (self.body or "")
-
-
-def _parse_time(text: str | None) -> _dt.datetime | None:
-    if not text:
-        return None
-    return _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
 def _answer_time(data: dict, key: str) -> _dt.datetime | None:
     """A timestamp member of a GitHub answer; one that is not ISO 8601 is a malformed answer."""
     try:
-        return _parse_time(data.get(key))
+        return parse_time(data.get(key))
     except ValueError:
         raise MalformedAnswer("release", f"{key} {data.get(key)!r} is not an ISO 8601 time") from None
-
-
-def release_version(release: Release) -> Version | None:
-    """The version a release's tag carries (``rocm-jax-v<version>``), None for other tags."""
-    text = naming.version_from_tag(release.tag)
-    try:
-        return Version(text) if text else None
-    except InvalidVersion:
-        return None
-
-
-@dataclasses.dataclass(frozen=True)
-class Published:
-    """The published releases of one listing, by version: the release queries in one home
-    (latest of a kind, the one before a version, the versions a new one must sort above)."""
-
-    entries: tuple[tuple[Version, Release], ...]  # newest version first
-
-    @classmethod
-    def of(cls, releases: list[Release]) -> "Published":
-        found = [(v, r) for r in releases if not r.draft and (v := release_version(r)) is not None]
-        return cls(tuple(sorted(found, key=lambda e: e[0], reverse=True)))
-
-    def versions(self) -> list[str]:
-        return [str(v) for v, _ in self.entries]
-
-    def find(self, version: str) -> Release | None:
-        wanted = Version(version)
-        return next((r for v, r in self.entries if v == wanted), None)
-
-    def latest(self, kinds: tuple[str, ...], *, below: str | None = None,
-               line: str | None = None) -> Release | None:
-        """The newest published release of one of ``kinds`` (below ``below``, on ``line``)."""
-        from release.core.versions import kind_of
-        limit = Version(below) if below is not None else None
-        for v, rel in self.entries:
-            if kind_of(str(v)) in kinds and (limit is None or v < limit) and (
-                    line is None or v.base_version == line):
-                return rel
-        return None
 
 
 class Store:
@@ -423,9 +345,7 @@ class LocalStore(Store):
         return json.loads(path.read_text())
 
     def _save_json(self, path: Path, data: Any) -> None:
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
-        os.replace(tmp, path)
+        atomic_write(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
 
     def _new_id(self) -> int:
         state = self._state()
@@ -449,8 +369,8 @@ class LocalStore(Store):
                              "expected an integer")
         return Release(id=data["id"], tag=data["tag"], name=data.get("name"), body=data.get("body") or "",
                        draft=data["draft"], prerelease=data["prerelease"],
-                       created_at=_parse_time(data.get("created_at")),
-                       published_at=_parse_time(data.get("published_at")),
+                       created_at=parse_time(data.get("created_at")),
+                       published_at=parse_time(data.get("published_at")),
                        html_url=(self.directory / str(data["id"])).as_uri(),
                        target=data.get("target") if isinstance(data.get("target"), str) else None)
 
