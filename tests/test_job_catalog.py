@@ -38,6 +38,7 @@ def sample(option: str, tmp: Path) -> tuple[list[str], object]:
         "push": (["--push"], True),
         "open_pr": (["--open-pr"], True),
         "release_branch": (["--release-branch", "rel"], "rel"),
+        "pypi": (["--pypi"], True),
     }[option]
 
 
@@ -126,7 +127,7 @@ def test_every_flag_at_once_reaches_every_step_that_declares_it(tmp_path, comman
 def test_every_declared_step_runs_once_in_the_declared_order(tmp_path, job):
     decl = catalog.JOBS[job]
     seen: list[tuple[str, OptionsView]] = []
-    options = JobOptions(workspace=tmp_path / "ws")  # a Bazel build: fetch is in
+    options = JobOptions(workspace=tmp_path / "ws", pypi=True)  # a Bazel build: fetch is in; PyPI too
     results = run_declared(recording(decl, seen), fake_run(tmp_path), options)
     assert [name for name, _ in seen] == [s.name for s in decl.steps]
     assert [r.name for r in results] == [s.name for s in decl.steps]
@@ -182,6 +183,20 @@ def test_only_a_release_or_post_release_moves_to_the_next_version(tmp_path, vers
     run_declared(recording(catalog.JOBS["cut-finish"], seen), fake_run(tmp_path, version),
                  JobOptions())
     assert ("next-version" in [n for n, _ in seen]) is runs
+
+
+@pytest.mark.parametrize("job", ["cut", "cut-finish", "post"])
+@pytest.mark.parametrize("version, asked, runs", [
+    ("0.9.1", True, True), ("0.9.1.post2", True, True), ("0.9.1", False, False),
+    ("0.9.1rc1", True, False), ("0.9.1.dev20261122", True, False)])
+def test_pypi_gets_only_a_published_release_or_post_release_and_only_when_asked(tmp_path, job, version,
+                                                                                 asked, runs):
+    seen: list[tuple[str, OptionsView]] = []
+    run_declared(recording(catalog.JOBS[job], seen), fake_run(tmp_path, version), JobOptions(pypi=asked))
+    names = [n for n, _ in seen]
+    assert ("pypi" in names) is runs
+    if runs:
+        assert names.index("publish") < names.index("pypi")  # GitHub's published release first
 
 
 @pytest.mark.parametrize("options, fetched", [

@@ -421,3 +421,22 @@ def test_status_says_per_release_whether_both_wheels_are_on_pypi(env, make_dist,
     assert "PyPI not checked" in json.loads(out)["pypi"]["note"]
     code, out, err = run_cli(*args[:-4], "--offline")
     assert code == 0 and json.loads(out)["pypi"]["note"] == "PyPI not checked (--offline)"
+
+
+# ---------------------------------------------------------------- the cut job's step
+
+
+def test_cut_post_with_pypi_publishes_on_github_then_puts_both_wheels_on_the_index(
+        env, make_dist, tmp_path, run_cli, project_dir):
+    store = LocalStore(tmp_path / "store")
+    release_dist(store, make_dist(VERSION))
+    flags = ["--root", project_dir, "--store", "local", "--store-dir", store.directory,
+             "--dist", tmp_path / "dist", "--public-index", "none"]
+    code, out, err = run_cli("cut", "--post", "1", "--from", VERSION, "--pypi", *flags, "--json")
+    assert code == 0, err
+    post = naming.release_tag(VERSION + ".post1")
+    steps = [s["step"] for s in json.loads(out)["steps"]]
+    assert steps.index("publish") < steps.index("pypi")
+    released = store.published_for(post)
+    assert set(env.files()) == {a.name for a in store.list_assets(released) if a.name.endswith(".whl")}
+    assert pypi.NOTES_BEGIN in store.published_for(post).body  # (without --pypi: test_job_catalog)

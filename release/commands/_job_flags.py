@@ -85,6 +85,13 @@ def _add_release_branch(parser: argparse.ArgumentParser) -> None:
                              "request's base (default: main)")
 
 
+def _add_pypi(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--pypi", action="store_true",
+                        help="after publishing a release or post release, upload it to PyPI "
+                             "(`release pypi-upload`: $TWINE_REPOSITORY_URL or ~/.pypirc, "
+                             "$RELEASE_PYPI_FILE_LIMIT); rcs never go")
+
+
 def _nothing(_parser: argparse.ArgumentParser) -> None:
     """Offered with ``workspace`` (the two are one mutually exclusive group)."""
 
@@ -99,6 +106,7 @@ FLAGS: dict[str, JobFlag] = {
     "push": JobFlag(_add_push, lambda a: a.push),
     "open_pr": JobFlag(_add_open_pr, lambda a: a.open_pr),
     "release_branch": JobFlag(_add_release_branch, lambda a: a.release_branch),
+    "pypi": JobFlag(_add_pypi, lambda a: a.pypi),
 }
 
 

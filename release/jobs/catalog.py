@@ -38,6 +38,7 @@ VALIDATE = StepDecl("validate", "validate draft", steps.validate,
                     takes=("python", "public_index", "require_all_pythons"))
 PUBLISH = StepDecl("publish", "publish release", steps.publish)
 GC = StepDecl("gc", "collect old nightlies", steps.gc, takes=("retention",))
+PYPI = StepDecl("pypi", "upload to PyPI", steps.pypi, takes=("pypi",), when=steps.pypi_wanted)
 NEXT_VERSION = StepDecl("next-version", "move to the next version", steps.next_version,
                         takes=("push", "open_pr", "release_branch"),
                         fingerprint=steps.next_version_fingerprint, when=steps.moves_the_line_on)
@@ -50,9 +51,11 @@ SHIP = (*TO_DRAFT, PUBLISH)
 JOBS: dict[str, JobDecl] = {job.name: job for job in (
     JobDecl("nightly", (FETCH, BUILD, *SHIP, GC), lock="nightly"),
     JobDecl("nightly-finish", (COLLECT, *SHIP, GC), lock="nightly"),
-    JobDecl("cut", (TAG, FETCH, BUILD, *SHIP, NEXT_VERSION), lock="cut"),
-    JobDecl("cut-finish", (COLLECT, *SHIP, NEXT_VERSION), lock="cut"),
-    JobDecl("post", (RESPIN, *SHIP), lock="cut"),
+    # PyPI last: once GitHub has the release and the line has moved on, its own retry
+    # (`release pypi-upload TAG`) is all a failure there needs.
+    JobDecl("cut", (TAG, FETCH, BUILD, *SHIP, NEXT_VERSION, PYPI), lock="cut"),
+    JobDecl("cut-finish", (COLLECT, *SHIP, NEXT_VERSION, PYPI), lock="cut"),
+    JobDecl("post", (RESPIN, *SHIP, PYPI), lock="cut"),
     # bisect's build probe: the pipeline up to a validated draft in a private store, never
     # published (the bisect holds its own lock).
     JobDecl("probe", (FETCH, BUILD, *TO_DRAFT)),

@@ -48,6 +48,7 @@ class JobOptions:
     push: bool = False                 # push the release tag and the next-version branch
     open_pr: bool = False              # open the next-version pull request
     release_branch: str = "main"       # the next-version pull request's base
+    pypi: bool = False                 # upload a published release or post release to PyPI
 
 
 OPTION_NAMES = frozenset(f.name for f in dataclasses.fields(JobOptions))

@@ -228,3 +228,20 @@ def next_version(run: JobRun, opts: OptionsView, _ctx: Context) -> Outputs:
 
 def next_version_fingerprint(_run: JobRun, opts: OptionsView, _ctx: Context) -> str:
     return repr((opts.push, opts.open_pr, opts.release_branch))
+
+
+def pypi_wanted(run: JobRun, opts: OptionsView) -> bool:
+    """Asked for (``--pypi``), and a release or post release: rcs and nightlies never go."""
+    from release.core import versions
+    from release.publish.pypi import KINDS_FOR_PYPI
+    return bool(opts.pypi) and versions.kind_of(run.version) in KINDS_FOR_PYPI
+
+
+def pypi(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:
+    """The published release's validated wheels to the index twine's settings name, pjrt first
+    (``release.publish.pypi``); the notes then say what reached it."""
+    from release.publish.pypi import PypiSettings, file_limit_default, publish_to_pypi
+    result = publish_to_pypi(run.store, run.tag, PypiSettings(dist_root=run.dist_root,
+                                                              file_limit=file_limit_default()),
+                             say=run.say, progress=run.progress)
+    return {"uploaded": list(result.get("uploaded", [])), "complete": bool(result.get("complete"))}
