@@ -35,6 +35,14 @@ NOW = "2026-11-22T03:00:00Z"
 
 
 @pytest.fixture(autouse=True)
+def _secrets_stay_in_their_test(monkeypatch):
+    """Secrets a test registers (release.core.redact masks them everywhere after) are forgotten
+    when it ends: a generated token such as "000000000000" would otherwise mask a later test's SHAs."""
+    from release.core import redact
+    monkeypatch.setattr(redact, "_SECRETS", set(redact._SECRETS))
+
+
+@pytest.fixture(autouse=True)
 def fixed_clock(monkeypatch):
     """The run's clock is an input (``$RELEASE_NOW``): no test reads the wall clock through
     the tool, in process or in the subprocesses it starts. A test that needs another day

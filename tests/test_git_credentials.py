@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from release.core.errors import UserError
 from release.core.redact import display_url, redact
-from release.sources import git
+from release.sources import git, refs
 from tests.support.hostile_server import hostile_servers, redirect_to  # noqa: F401 (fixture)
 
 TOKEN = "ghs_" + "R3directLeak" * 3
@@ -27,9 +27,9 @@ def test_credentials_never_reach_the_host_a_remote_redirects_to(hostile_servers,
     remote = git.Remote("xla", f"http://x-access-token:{TOKEN}@127.0.0.1:{remote_host.port}/xla.git")
     with pytest.raises(UserError) as caught:
         if ask == "ls_remote":
-            git.ls_remote(remote, "master")
+            refs.ls_remote(remote, "master")
         elif ask == "ls_remote_heads":
-            git._ls_remote_heads(remote, "master")
+            refs._ls_remote_heads(remote, "master")
         else:
             with git.Mirror(tmp_path / "cache", remote) as mirror:
                 mirror.fetch_branch("master")
@@ -42,7 +42,7 @@ def test_credentials_never_reach_the_host_a_remote_redirects_to(hostile_servers,
 def test_a_remote_without_credentials_still_follows_a_redirect(hostile_servers, git_http, git_remotes):
     """Only credentials make a redirect refused: a public mirror that moved is still read."""
     moved = hostile_servers().route("/", redirect_to(git_http.url("").rstrip("/")))
-    tip = git.ls_remote(git.Remote("jax", f"{moved.url}/jax.git"), "rocm-jaxlib-v0.9.1")
+    tip = refs.ls_remote(git.Remote("jax", f"{moved.url}/jax.git"), "rocm-jaxlib-v0.9.1")
     assert tip == git_remotes.jax.tip("rocm-jaxlib-v0.9.1")
 
 
