@@ -255,10 +255,10 @@ def test_save_writes_branch_and_pin_keys_in_place(tmp_path, flow):
     assert config.load_deps(path) == pinned
     assert text.count("#") == original.count("#") and "rocm-jaxlib-v0.10.0" in text
     assert '["//a:1.patch", "//a:2.patch"]' in text
-    # Change one patch, then drop both keys: the file comes back to the original apart from the pin.
+    # Change one patch, then put back what was there: the file comes back to the original.
     config.save_deps(pinned.with_pins({"jax": {"patches": ("//a:3.patch",)}}))
     assert config.load_deps(path)["jax"].patches == ("//a:3.patch",)
-    back = pinned.with_pins({"jax": {"archive_sha256": None, "patches": (), "branch": deps["jax"].branch,
-                                     "commit": deps["jax"].commit}})
+    back = pinned.with_pins({"jax": {"archive_sha256": deps["jax"].archive_sha256, "patches": deps["jax"].patches,
+                                     "branch": deps["jax"].branch, "commit": deps["jax"].commit}})
     config.save_deps(back)
     assert path.read_text() == original
