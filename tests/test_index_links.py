@@ -225,6 +225,7 @@ def test_a_yanked_nightly_is_skipped_by_pip_and_uv_unless_pinned(make_dist, tmp_
     (["0.9.1.dev20261199"], "no published release"),
     (["0.9.1.dev20261120", "--reason", "two\nlines"], "one line"),
     (["0.9.1.dev20261120", "--reason", "ends --> here"], "'--'"),
+    (["0.9.1.dev20261120", "--reason", "v1 -- v2"], "'--'"),  # no '--' at all inside an HTML comment
     (["0.9.1.dev20261120", "--reason", "x" * 201], "at most 200"),
     (["0.9.1.dev20261120", "--undo", "--reason", "x"], "--undo takes no --reason"),
 ])
@@ -301,3 +302,16 @@ def test_a_store_that_answers_short_ranges_is_one_line():
         remote_metadata(lambda s, n: blob[s:s + n - 1], len(blob), "x.whl")
     with pytest.raises(UserError, match="not a wheel"):
         remote_metadata(lambda s, n: b"\0" * n, 5000, "x.whl")
+
+
+def test_an_asset_url_that_is_not_http_or_file_is_refused(make_dist, tmp_path):
+    import dataclasses
+
+    from release.core.errors import UserError
+    store = LocalStore(tmp_path / "store", clock=Clock())
+    release_dist(store, make_dist("0.9.1.dev20261120"))
+    original = store.list_assets
+    store.list_assets = lambda rel: [dataclasses.replace(a, url="javascript:alert(1)") for a in original(rel)]
+    with pytest.raises(UserError, match="expected an http"):
+        build_site(store, tmp_path / "site")
+    assert not (tmp_path / "site").exists()

@@ -354,3 +354,23 @@ def test_colour_is_never_the_only_cue_in_the_chart(site):
     for words in ("nightly", "release candidate", "release or post", "published", "draft, never published",
                   "no nightly", "release date"):
         assert f">{words}</text>" in page, words
+
+
+def test_counts_on_the_page_agree_in_number(tmp_path, make_dist):
+    store = LocalStore(tmp_path / "store", clock=Clock())
+    release_dist(store, make_dist("0.9.1.dev20261120", commits={"xla": "a" * 40}))
+    site = tmp_path / "site"
+    build_site(store, site)
+    assert "1 published release;" in (site / "index.html").read_text()
+    release_dist(store, make_dist("0.9.1.dev20261121", commits={"xla": "b" * 40}))
+    build_site(store, site, count_commits=lambda url, old, new: 1)
+    page = (site / "index.html").read_text()
+    assert "2 published releases;" in page and "(1 commit)" in page and "1 commits" not in page
+    assert page.count("<td>verify, validate</td>") == 2
+    # a release whose notes lack validate's mark (published by hand) does not claim the gates
+    from release.publish.drafts import strip_validated
+    rel = store.published_for("rocm-jax-v0.9.1.dev20261120")
+    store.update_release(rel, body=strip_validated(rel.body))
+    build_site(store, site)
+    page = (site / "index.html").read_text()
+    assert page.count("<td>verify, validate</td>") == 1 and "<td>not recorded</td>" in page
