@@ -174,18 +174,9 @@ def write(directory: Path, stmt: dict) -> Path:
 
 def pythons_of(wheel_names: Iterable[str]) -> list[str]:
     """The Pythons the plugin wheels among ``wheel_names`` are for (``cp312`` -> ``3.12``)."""
-    from packaging.utils import parse_wheel_filename
-
-    found = []
-    for name in wheel_names:
-        try:
-            tags = parse_wheel_filename(name)[3]
-        except ValueError:
-            continue
-        for tag in tags:
-            if tag.interpreter.startswith("cp3"):
-                found.append(f"3.{tag.interpreter[3:]}")
-    return sorted(set(found), key=lambda p: int(p.split(".")[1]))
+    from release.core.naming import Identity
+    found = {python for name in wheel_names for python in Identity.of(name).pythons}
+    return sorted(found, key=lambda p: int(p.split(".")[1]))
 
 
 def write_dist(directory: Path, wheels: Mapping[str, str], revisions: RevisionMap, *,

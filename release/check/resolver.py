@@ -29,7 +29,7 @@ import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
-from packaging.utils import canonicalize_name, parse_wheel_filename
+from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from release.core.errors import UserError
@@ -257,13 +257,13 @@ _HREF = re.compile(r"""<a\s[^>]*>([^<]+)</a>""", re.I)
 
 def _versions_from_files(project: str, files: list[str]) -> set[Version]:
     found = set()
+    from release.core.naming import Identity
     for name in files:
-        try:
-            dist, version, _, _ = parse_wheel_filename(name)
-        except ValueError:
+        ident = Identity.of(name)
+        if ident.dist is None or ident.version is None:
             continue
-        if canonicalize_name(dist) == canonicalize_name(project):
-            found.add(version)
+        if canonicalize_name(ident.dist) == canonicalize_name(project):
+            found.add(Version(ident.version))
     return found
 
 

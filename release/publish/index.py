@@ -42,12 +42,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 from urllib.parse import quote
 
-from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from release.core import naming, versions
 from release.core.checksums import sha256_file
 from release.core.errors import UserError
+from release.core.naming import Identity
 from release.core.safe_names import plain_file_name
 from release.publish.ranged import metadata_bytes, remote_metadata
 from release.publish.retention import DEFAULT_KEEP, Decision, Retention, decide, retention
@@ -130,11 +131,10 @@ def wheel_metadata(path: Path) -> bytes:
 
 
 def _parse_name(filename: str) -> tuple[str, Version]:
-    try:
-        name, version, _, _ = parse_wheel_filename(filename)
-    except InvalidWheelFilename as exc:
-        raise UserError(f"{filename}: not a wheel file name ({exc})") from None
-    return canonicalize_name(name), version
+    ident = Identity.of(filename)
+    if ident.name_error is not None or ident.dist is None or ident.version is None:
+        raise UserError(f"{filename}: not a wheel file name ({ident.name_error})")
+    return canonicalize_name(ident.dist), Version(ident.version)
 
 
 def requires_python(metadata: bytes) -> str | None:
@@ -321,9 +321,7 @@ def published_wheels(store: Store, releases: list[Release], asset_base: str | No
             if not asset.name.endswith(".whl") or asset.state != "uploaded":
                 continue
             plain_file_name(asset.name, "asset name")
-            try:
-                parse_wheel_filename(asset.name)
-            except InvalidWheelFilename:
+            if Identity.of(asset.name).name_error is not None:
                 continue  # not a wheel pip could install: nothing to index
             found.append(PublishedWheel(release, asset, version, channel,
                                         asset_link(store, release, asset, asset_base)))

@@ -370,8 +370,7 @@ def presence(index_url: str | None, projects: tuple[str, str], version_list: lis
     """Which of ``version_list`` the index holds, per version: ``both``, ``pjrt only``,
     ``plugin only`` (a broken ``jax[rocm]``) or ``none``; one request per project with a
     deadline; an index that cannot be asked is a note, never a failure (``release status``)."""
-    from packaging.utils import parse_wheel_filename
-
+    from release.core.naming import Identity
     from release.publish.pypi_index import IndexUnavailable
 
     if not index_url:
@@ -381,11 +380,10 @@ def presence(index_url: str | None, projects: tuple[str, str], version_list: lis
     try:
         for role, project in zip(("pjrt", "plugin"), projects):
             for name in index_files(index_url, project, session=session, timeout=timeout):
-                try:
-                    _, parsed, _, _ = parse_wheel_filename(name)
-                except ValueError:
+                parsed = Identity.of(name).version
+                if parsed is None:
                     continue
-                found.setdefault(str(parsed), set()).add(role)
+                found.setdefault(parsed, set()).add(role)
     except IndexUnavailable as exc:
         return {"index": display_url(index_url), "checked": False, "versions": {},
                 "note": f"PyPI not checked: {exc}"}
