@@ -117,6 +117,24 @@ def test_a_kill_between_the_two_uploads_is_finished_by_a_rerun(env, released, ru
         a.name: "present" if a.name == PJRT else "uploaded" for a in dist.wheels}
 
 
+def test_an_upload_with_no_answer_in_time_is_exit_3_and_a_rerun_settles_it(env, released, run_cli, monkeypatch):
+    """The index kept the pjrt upload past the deadline and stored it later: the run ends
+    (exit 3, saying it may have been stored); the re-run finds it and uploads the rest."""
+    from release.publish import pypi_index
+    store, dist, flags = released
+    monkeypatch.setattr(pypi_index, "UPLOAD_TIMEOUT", 0.3)
+    env.hold(1, then_store=True)
+    code, out, err = run_cli("pypi-upload", TAG, *flags)
+    assert code == 3 and "no answer to the upload of " + PJRT in err and "re-run" in err
+    env.release.set()
+    assert env.stored.wait(timeout=30)
+    code, out, err = run_cli("pypi-upload", TAG, *flags, "--json")
+    assert code == 0, err
+    assert {f["name"]: f["action"] for f in json.loads(out)["files"]} == {
+        a.name: "present" if a.name == PJRT else "uploaded" for a in dist.wheels}
+    assert env.files() == release_sums(dist)
+
+
 def test_other_bytes_under_a_name_are_refused_before_anything_is_uploaded(env, released, run_cli):
     store, dist, flags = released
     plugin = next(a for a in dist.wheels if a.name != PJRT)

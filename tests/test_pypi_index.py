@@ -157,3 +157,96 @@ def test_a_size_is_its_number_times_its_unit(number, unit):
 def test_a_size_that_is_not_one_is_refused(text):
     with pytest.raises(UserError, match="expected a size"):
         pypi.parse_size(text)
+
+
+# ---------------------------------------------------------------- PEP 740 statements
+
+
+def set_level(wheels: dict[str, str]) -> dict:
+    """A set-level provenance statement as the build writes it, over ``wheels``."""
+    from release.build import provenance
+    from release.core.config import load_deps
+    from release.core.revisions import RevisionMap
+    from tests.support.publish_dist import REPO_ROOT
+    revisions = RevisionMap.from_deps(load_deps(REPO_ROOT / "deps.yaml"), "0.9.1", "1" * 40)
+    return provenance.statement(version="0.9.1", wheels=wheels, revisions=revisions, pythons=["3.12"],
+                                invocation=provenance.Invocation.from_env({}, host="h"))
+
+
+wheel_sets = st.dictionaries(wheel_names, hexes, min_size=1, max_size=5)
+
+
+def attestation_of(stmt: dict) -> dict:
+    import base64
+    return {"version": 1, "verification_material": {"certificate": base64.b64encode(b"c").decode(),
+                                                    "transparency_entries": [{}]},
+            "envelope": {"statement": base64.b64encode(json.dumps(stmt).encode()).decode(),
+                         "signature": base64.b64encode(b"s").decode()}}
+
+
+@SETTINGS
+@given(wheel_sets, st.data())
+def test_each_wheel_statement_has_one_subject_and_the_set_levels_slsa_fields(wheels, data):
+    from release.publish import attestations
+    prov = set_level(wheels)
+    name = data.draw(st.sampled_from(sorted(wheels)))
+    stmt = attestations.wheel_statement(prov, name, wheels[name])
+    assert stmt["subject"] == [{"name": name, "digest": {"sha256": wheels[name]}}]
+    assert stmt["predicate"]["buildDefinition"] == prov["predicate"]["buildDefinition"]
+    assert stmt["predicate"]["runDetails"]["builder"] == prov["predicate"]["runDetails"]["builder"]
+    assert stmt["predicate"]["runDetails"]["metadata"] == {
+        "invocationId": prov["predicate"]["runDetails"]["metadata"]["invocationId"]}
+    assert attestations.check_attestation(attestation_of(stmt), "a", name=name, sha256=wheels[name],
+                                          provenance=prov)
+    with pytest.raises(UserError, match="does not cover"):
+        attestations.wheel_statement(prov, name, "f" * 64 if wheels[name] != "f" * 64 else "e" * 64)
+
+
+@SETTINGS
+@given(wheel_sets, st.data(), st.sampled_from([
+    "subject name", "subject digest", "second subject", "no subject", "predicate type", "pins",
+    "statement type", "version", "certificate", "signature", "entries", "not json"]))
+def test_an_attestation_that_does_not_name_exactly_this_wheel_and_these_pins_is_refused(wheels, data, broken):
+    import base64
+
+    from release.publish import attestations
+    prov = set_level(wheels)
+    name = data.draw(st.sampled_from(sorted(wheels)))
+    stmt = attestations.wheel_statement(prov, name, wheels[name])
+    if broken == "subject name":
+        stmt["subject"][0]["name"] = name + ".other"
+    elif broken == "subject digest":
+        stmt["subject"][0]["digest"]["sha256"] = "0" * 64 if wheels[name] != "0" * 64 else "1" * 64
+    elif broken == "second subject":
+        stmt["subject"].append({"name": "x.whl", "digest": {"sha256": "2" * 64}})
+    elif broken == "no subject":
+        stmt["subject"] = []
+    elif broken == "predicate type":
+        stmt["predicateType"] = "https://example.org/other/v1"
+    elif broken == "pins":
+        stmt["predicate"]["buildDefinition"]["resolvedDependencies"][0]["digest"]["gitCommit"] = "3" * 40
+    elif broken == "statement type":
+        stmt["_type"] = "https://in-toto.io/Statement/v0.1"
+    obj = attestation_of(stmt)
+    if broken == "version":
+        obj["version"] = 2
+    elif broken == "certificate":
+        obj["verification_material"]["certificate"] = "not base64!"
+    elif broken == "signature":
+        del obj["envelope"]["signature"]
+    elif broken == "entries":
+        obj["verification_material"]["transparency_entries"] = []
+    elif broken == "not json":
+        obj["envelope"]["statement"] = base64.b64encode(b"{not json").decode()
+    with pytest.raises(UserError):
+        attestations.check_attestation(obj, "a", name=name, sha256=wheels[name], provenance=prov)
+
+
+def test_the_signing_predicate_is_what_sigstore_attest_accepts():
+    from sigstore.dsse._predicate import SLSAPredicateV1_0
+
+    from release.publish import attestations
+    prov = set_level({"jax_rocm7_pjrt-0.9.1-py3-none-manylinux_2_27_x86_64.whl": "a" * 64})
+    SLSAPredicateV1_0.model_validate(attestations.signing_predicate(prov))
+    with pytest.raises(ValueError):  # the set-level one, with its extension field, is refused
+        SLSAPredicateV1_0.model_validate(prov["predicate"])

@@ -265,7 +265,7 @@ _LINK = re.compile(r"""<a\s[^>]*?href\s*=\s*["']([^"']*)["'][^>]*>([^<]*)</a>"""
 
 
 def index_files(index_url: str, project: str, *, session: requests.Session | None = None,
-                timeout: float = READ_TIMEOUT) -> dict[str, str | None]:
+                timeout: float | None = None) -> dict[str, str | None]:
     """``{file name: sha256 or None}`` of ``project`` on the index (PEP 691 JSON preferred,
     PEP 503 HTML with ``#sha256=`` fragments understood); a project it does not know is ``{}``.
     Raises ``IndexUnavailable`` when it cannot tell."""
@@ -274,7 +274,7 @@ def index_files(index_url: str, project: str, *, session: requests.Session | Non
     shown = display_url(url)
     try:
         answer = session.get(url, headers={"Accept": SIMPLE_ACCEPT, "Cache-Control": "no-cache"},
-                             timeout=(CONNECT_TIMEOUT, timeout), allow_redirects=True)
+                             timeout=(CONNECT_TIMEOUT, timeout or READ_TIMEOUT), allow_redirects=True)
     except requests.RequestException as exc:
         raise IndexUnavailable(f"{shown}: no answer ({type(exc).__name__})") from None
     if answer.status_code == 404:
@@ -413,7 +413,7 @@ _EXISTS = re.compile(r"already exists|already been used", re.I)
 
 
 def upload(repository: Repository, path: Path, fields: list[tuple[str, str]], *,
-           session: requests.Session | None = None, timeout: float = UPLOAD_TIMEOUT,
+           session: requests.Session | None = None, timeout: float | None = None,
            progress: ProgressBars | None = None) -> UploadAnswer:
     """POST one file to the upload API. ``stored`` or ``exists`` (the index names the file as
     already there: the caller compares hashes); a refusal raises ``IndexRefused``, no answer or
@@ -431,7 +431,7 @@ def upload(repository: Repository, path: Path, fields: list[tuple[str, str]], *,
     try:
         response = session.post(repository.upload_url, data=body, auth=(repository.username, repository.password),
                                 headers={"Content-Type": body.content_type, "Content-Length": str(len(body))},
-                                timeout=(CONNECT_TIMEOUT, timeout), allow_redirects=False)
+                                timeout=(CONNECT_TIMEOUT, timeout or UPLOAD_TIMEOUT), allow_redirects=False)
     except requests.RequestException as exc:
         raise IndexUnavailable(f"{repository.shown()}: no answer to the upload of {path.name} "
                                f"({type(exc).__name__}); it may have been stored: re-run, which asks "

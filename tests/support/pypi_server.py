@@ -76,13 +76,16 @@ class PypiServer:
     _hold_at: int | None = None
     arrived: threading.Event = dataclasses.field(default_factory=threading.Event)
     release: threading.Event = dataclasses.field(default_factory=threading.Event)
+    stored: threading.Event = dataclasses.field(default_factory=threading.Event)
 
-    def hold(self, nth: int) -> None:
+    def hold(self, nth: int, *, then_store: bool = False) -> None:
         """Stop the ``nth`` upload (1-based) before the index sees it: ``arrived`` is set, then it
-        waits for ``release`` and is answered 502 without being stored."""
-        self._hold_at, self._count = nth, 0
+        waits for ``release`` and is answered 502 without being stored, or (``then_store``) is
+        stored late, as an index that answered nothing in time may still do (``stored`` is set)."""
+        self._hold_at, self._count, self._then_store = nth, 0, then_store
         self.arrived.clear()
         self.release.clear()
+        self.stored.clear()
 
     def files(self) -> dict[str, str]:
         """``{file name: sha256}`` of what the index stores."""
@@ -149,6 +152,10 @@ def _recorder(app, server: PypiServer):
             if server._hold_at is not None and server._count == server._hold_at:
                 server.arrived.set()
                 server.release.wait(timeout=30)
+                if getattr(server, "_then_store", False):
+                    answer = app(environ, start_response)
+                    server.stored.set()
+                    return answer
                 start_response("502 Bad Gateway", [("Content-Type", "text/plain")])
                 return [b"held by the test"]
             server.uploads.append((names[0][1] if names else None, fields))
