@@ -98,3 +98,45 @@ def test_validate_is_handed_the_jobs_options(tmp_path, monkeypatch, options, exp
     answer(monkeypatch, Validation("rocm-jax-v0.9.1", 1), seen)
     steps.validate(job_run(tmp_path, []), view(**options), {})
     assert {k: seen[k] for k in expected} == expected
+
+
+# ---------------------------------------------------------------- asset names from the store
+
+
+class HostileStore:
+    """A store whose draft and release list assets named by someone else (GitHub lets anyone
+    with write access name an asset ``..%2Fx``; a local store's records are plain JSON)."""
+
+    where = "hostile store"
+
+    def __init__(self, names):
+        self.names = names
+        self.downloaded = []
+
+    def our_drafts(self, tag):
+        return [types.SimpleNamespace(id=1, tag=tag)]
+
+    def list_assets(self, release):
+        return [types.SimpleNamespace(name=n, digest=None, state="uploaded") for n in self.names]
+
+    def download_asset(self, release, asset, dest, progress=None):
+        self.downloaded.append(dest)
+        dest.write_bytes(b"x")
+        return dest
+
+
+@pytest.mark.parametrize("bad", ["../evil.whl", "{outside}/evil.whl", ".hidden.whl", "a/b.whl",
+                                 "evil\n.whl", "revisions.json/../x.whl"])
+@pytest.mark.parametrize("step", ["collect", "respin"])
+def test_an_asset_name_that_is_not_a_plain_file_name_is_never_joined_to_a_folder(tmp_path, bad, step):
+    (tmp_path / "outside").mkdir()
+    bad = bad.format(outside=tmp_path / "outside")
+    store = HostileStore([bad, "revisions.json"])
+    source = types.SimpleNamespace(id=2, tag="rocm-jax-v0.9.1")
+    run = JobRun(types.SimpleNamespace(root=tmp_path), "0.9.1.post1" if step == "respin" else "0.9.1",
+                 tmp_path / "dist", store=store, out=Output(), say=lambda _t: None, source=source)
+    from release.core.errors import UserError
+    with pytest.raises(UserError, match="refused"):
+        getattr(steps, step)(run, OptionsView(JobOptions(), (), step), {})
+    assert not store.downloaded or all(p.name == "revisions.json" for p in store.downloaded)
+    assert not list((tmp_path / "outside").iterdir())
