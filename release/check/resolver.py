@@ -15,17 +15,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-import html
 import http.server
 import json
 import os
-import re
 import subprocess
 import sys
 import threading
-import urllib.error
 import urllib.parse
-import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
@@ -252,7 +248,6 @@ def pip_configured_index() -> str | None:
     return PyPI.simple_url
 
 
-_HREF = re.compile(r"""<a\s[^>]*>([^<]+)</a>""", re.I)
 
 
 def _versions_from_files(project: str, files: list[str]) -> set[Version]:
@@ -268,39 +263,18 @@ def _versions_from_files(project: str, files: list[str]) -> set[Version]:
 
 
 def newest_published(index_url: str, project: str, *, timeout: float = 10.0) -> Published:
-    """Ask ``index_url`` for ``project`` (PEP 691 JSON preferred, PEP 503 HTML understood).
+    """Ask ``index_url`` for ``project`` (PEP 691 JSON preferred, PEP 503 HTML understood),
+    through the tool's one HTTP stack (``release.publish.pypi_index.index_files``).
 
     A project the index does not know is ``newest=None``; an index that cannot be reached
     or answers nonsense is ``error`` (the caller says it could not check, never fails).
     """
-    url = index_url.rstrip("/") + "/" + canonicalize_name(project) + "/"
-    request = urllib.request.Request(url, headers={"Accept": (
-        "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, "
-        "text/html;q=0.1")})
+    from release.publish.pypi_index import IndexUnavailable, index_files
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as answer:
-            kind = answer.headers.get("Content-Type", "")
-            body = answer.read(32 << 20)
-    except urllib.error.HTTPError as exc:
-        if exc.code == 404:
-            return Published(project, None)
-        return Published(project, None, f"{url} answered {exc.code}")
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", exc)
-        return Published(project, None, f"{url} unreachable ({reason})")
-    try:
-        if "json" in kind:
-            data = json.loads(body)
-            versions = {Version(v) for v in data.get("versions", []) if _is_version(v)}
-            versions |= _versions_from_files(project, [f.get("filename", "") for f in
-                                                       data.get("files", [])])
-        else:
-            text = body.decode("utf-8", "replace")
-            versions = _versions_from_files(project, [html.unescape(m).strip()
-                                                      for m in _HREF.findall(text)])
-    except (ValueError, AttributeError, TypeError) as exc:
-        return Published(project, None, f"{url}: not a package index answer ({exc})")
-    ordered = sorted(versions)
+        files = index_files(index_url, project, timeout=timeout)
+    except IndexUnavailable as exc:
+        return Published(project, None, f"unreachable or not an index: {exc}")
+    ordered = sorted(_versions_from_files(project, list(files)))
     return Published(project, str(ordered[-1]) if ordered else None, None,
                      tuple(str(v) for v in ordered))
 

@@ -1,6 +1,6 @@
-"""One reader of wheel file names (``naming.Identity``): every other module asks it, so the
-index, the resolver, the provenance and validate can never disagree about a wheel's name,
-version or Pythons."""
+"""One way to do each thing: one reader of wheel file names (``naming.Identity``: the index,
+the resolver, the provenance and validate never disagree about a wheel's name, version or
+Pythons), one atomic writer (``core.atomic``), one HTTP client (requests)."""
 
 from __future__ import annotations
 
@@ -17,15 +17,34 @@ from release.core.naming import Identity
 PACKAGE = Path(__file__).resolve().parents[1] / "release"
 
 
-def test_only_naming_parses_wheel_file_names():
-    callers = []
+def users_of(name: str) -> set[str]:
+    """The modules of the package that name ``name`` (a function, or a module they import)."""
+    found = set()
     for path in PACKAGE.rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and node.id == "parse_wheel_filename" or \
-                    isinstance(node, ast.Attribute) and node.attr == "parse_wheel_filename":
-                callers.append(str(path.relative_to(PACKAGE)))
-    assert set(callers) == {"core/naming.py"}, callers
+            if isinstance(node, ast.Name) and node.id == name or \
+                    isinstance(node, ast.Attribute) and node.attr == name or \
+                    isinstance(node, ast.Import) and any(a.name == name for a in node.names) or \
+                    isinstance(node, ast.ImportFrom) and node.module == name:
+                found.add(str(path.relative_to(PACKAGE)))
+    return found
+
+
+def test_only_naming_parses_wheel_file_names():
+    assert users_of("parse_wheel_filename") == {"core/naming.py"}
+
+
+def test_only_the_atomic_helper_syncs_a_file():
+    """Four writers had four durabilities (two never fsynced): a small file goes through
+    core.atomic.atomic_write."""
+    assert users_of("fsync") == {"core/atomic.py"}
+
+
+def test_one_http_client():
+    """requests and urllib.request were both used; the public index is asked with requests."""
+    assert not users_of("urllib.request") and not users_of("http.client")
+    assert not users_of("httpx") and not users_of("urllib3")
 
 
 NAMES = st.one_of(
