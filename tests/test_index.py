@@ -210,10 +210,15 @@ def test_rerun_with_no_change_rewrites_nothing_and_reads_nothing(fake_github, ma
     release_dist(store, make_dist("0.9.1.dev20261121"))
     release_dist(store, make_dist("0.9.1"))
     site = tmp_path / "site"
+    start = len(fake_github.log)
     first = build_site(store, site, site_url="https://example.invalid/jax")
     # each wheel's Requires-Python came from one range read of its end, no wheel was downloaded
     wheel_reads = [r for r in storage_reads(fake_github) if r[1]]
     assert first["fetched"] == [] and first["range_reads"] == 4 == len(wheel_reads)
+    # from the public download URLs: no API request (and none of the rate limit) per wheel
+    assert all("/releases/download/" in path for path, _ in wheel_reads)
+    api_asset_reads = [e for e in fake_github.log[start:] if e[0] == "api" and "/releases/assets/" in e[2]]
+    assert len(api_asset_reads) == 2  # only the two releases' revisions.json, for the page
     before, inode = tree(site), site.stat().st_ino
     reads = len(storage_reads(fake_github))
     again = build_site(store, site, site_url="https://example.invalid/jax")
@@ -224,6 +229,20 @@ def test_rerun_with_no_change_rewrites_nothing_and_reads_nothing(fake_github, ma
     third = build_site(store, site, site_url="https://example.invalid/jax")
     assert third["changed"] and third["range_reads"] == 2
     assert not list(tmp_path.glob(".site.new")) + list(tmp_path.glob(".site.old"))  # the staging directory went away
+
+
+def test_a_private_repositorys_wheels_are_read_through_the_api(fake_github, make_dist, tmp_path):
+    """A public download URL that needs credentials (a private repository answers 404) is read
+    through the API's asset URL instead, with the token, still one range read per wheel."""
+    store = gh_store(fake_github)
+    release_dist(store, make_dist("0.9.1.dev20261121"))
+    fake_github.fail("GET", r"/releases/download/", status=404, times=100)
+    start = len(fake_github.log)
+    result = build_site(store, tmp_path / "site")
+    assert result["range_reads"] == 2 and result["fetched"] == []
+    log = fake_github.log[start:]
+    assert len([e for e in log if e[0] == "api" and "/releases/assets/" in e[2]]) == 2 + 1  # + revisions.json
+    assert len([e for e in log if e[0] == "storage" and e[4].get("range") and e[2].startswith("/signed/")]) == 2
 
 
 def test_an_older_site_with_copied_wheels_is_replaced_by_links(store_site, tmp_path):

@@ -282,6 +282,12 @@ class GitHubStore(Store):
         return self.client.download(asset.api_url, dest, progress=progress, name=asset.name)
 
     def read_asset_range(self, release: Release, asset: Asset, start: int, length: int) -> bytes:  # noqa: ARG002 (the Store interface)
+        if length <= 0:
+            return b""
+        if asset.url.startswith(("https://", "http://")):  # public repositories: no API request at all
+            found = self.client.read_public_range(asset.url, start, length)
+            if found is not None:
+                return found
         if asset.api_url is None:
             raise StoreError(f"{self.where}: asset {asset.name} was not listed from GitHub; nothing to read")
         return self.client.read_range(asset.api_url, start, length)
