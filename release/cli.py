@@ -27,6 +27,7 @@ from release.core.redact import redact
 # Order is the order ``--help`` lists them in.
 COMMANDS = (
     "status",
+    "doctor",
     "version",
     "nightly",
     "cut",

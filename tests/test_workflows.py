@@ -237,7 +237,7 @@ def referenced_scripts() -> set[str]:
 def test_every_script_a_workflow_runs_exists_and_is_executable():
     scripts = referenced_scripts()
     assert {"scripts/bump.sh", "scripts/nightly.sh", "scripts/build-wheel.sh",
-            "scripts/release.sh", "scripts/bisect.sh", "scripts/index.sh"} <= scripts
+            "scripts/release.sh", "scripts/bisect.sh", "scripts/index.sh", "scripts/doctor.sh"} <= scripts
     for name in scripts:
         path = REPO / name
         assert path.is_file(), name
@@ -245,7 +245,7 @@ def test_every_script_a_workflow_runs_exists_and_is_executable():
 
 
 @pytest.mark.parametrize("name", ["bump.sh", "nightly.sh", "build-wheel.sh", "release.sh", "bisect.sh",
-                                  "index.sh", "pypi-upload.sh"])
+                                  "index.sh", "pypi-upload.sh", "doctor.sh"])
 def test_scripts_are_thin_strict_and_documented(name):
     text = (REPO / "scripts" / name).read_text()
     lines = text.splitlines()
@@ -291,6 +291,7 @@ SCRIPT_RUNS = {
     "release-plan": (["release.sh", "plan"], {"RELEASE_TAG": "rocm-jax-v0.9.1rc2"}),
     "release-post": (["release.sh", "--post", "1"], {"RELEASE_TAG": "rocm-jax-v0.9.1"}),
     "bisect": (["bisect.sh"], {"BISECT_GOOD": "rocm-jax-v0.9.1.dev20261120"}),
+    "doctor": (["doctor.sh"], {"GITHUB_REPOSITORY": "rocm/jax-rocm-release"}),
     "pypi": (["pypi-upload.sh", "--no-notes"], {"RELEASE_TAG": "rocm-jax-v0.9.1", "RELEASE_STORE": "local"}),
     "pypi-notes": (["pypi-upload.sh", "notes"], {"RELEASE_TAG": "rocm-jax-v0.9.1.post1"}),
     "bisect-bad": (["bisect.sh", "--hold"], {"BISECT_GOOD": "rocm-jax-v0.9.1.dev20261120",
@@ -449,6 +450,7 @@ def test_the_plan_stage_writes_every_output_the_workflow_reads(tmp_path, project
     github_output.touch()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "RELEASE_"))}
     env.update(RELEASE_PYTHON=sys.executable, RELEASE_DATE="2026-01-02", RELEASE_STORE="local",
+               RELEASE_PUBLIC_INDEX="none",  # tests never ask the real index
                RELEASE_NOW="2026-01-02T03:00:00Z", GITHUB_OUTPUT=str(github_output))
     proc = subprocess.run([str(REPO / "scripts" / script), *args, "--root", str(project_dir),
                            "--store-dir", str(tmp_path / "store")],

@@ -60,6 +60,15 @@ reset_at=None, retry_after=None, status=403)``   a rate-limit rejection with Git
 client runs on a ``FakeClock`` never mixes it with the real one.
 ``fake.releases(repo=None)``   snapshots (dicts as the API returns them, with ``assets``).
 ``fake.asset_bytes(asset_id)``, ``fake.tags(repo=None)`` (tag -> commit), ``fake.pulls(repo=None)``.
+``fake.settings``   the repository settings ``release doctor`` reads (see ``RepoSettings``): the
+Actions workflow permissions, Pages, environments with their protection rules and secret names,
+self-hosted runners, variables, rulesets and immutable releases, each answered in the shape
+GitHub documents (list endpoints paginated inside ``{"total_count", KEY}``).
+``fake.actions_token``   True: the token behaves as a workflow's GITHUB_TOKEN: settings that need
+Administration (workflow permissions, runners, immutable releases), variables and environment
+secrets are 403 "Resource not accessible by integration", and creating a pull request is 403
+unless ``settings.can_create_prs`` (Settings > Actions > "Allow GitHub Actions to create and
+approve pull requests").
 ``fake.branches``   branch -> head commit of the repository (default ``main`` at a fixed SHA):
 where a release without a SHA target is tagged when published.
 ``fake.seed_release(tag, draft=False, prerelease=False, assets={name: bytes}, published_at=datetime,
@@ -248,6 +257,19 @@ class _Release:
 
 
 @dataclass
+class RepoSettings:
+    """What a repository's settings pages hold (one repository: ``fake.repo``)."""
+
+    can_create_prs: bool = True
+    pages_build_type: str | None = "workflow"   # None: Pages not enabled
+    environments: dict = field(default_factory=lambda: {"github-pages": {"rules": [], "secrets": []}})
+    runners: list = field(default_factory=list)     # {"name", "status", "labels": [names]}
+    variables: dict = field(default_factory=dict)   # name -> value
+    rulesets: list = field(default_factory=list)    # {"name", "target", "enforcement", "include", "exclude", "rules"}
+    immutable_releases: bool = False
+
+
+@dataclass
 class _Fault:
     method: str
     path: re.Pattern
@@ -279,6 +301,8 @@ class FakeGitHub:
         self._releases: list[_Release] = []
         self._tags: dict[str, dict[str, str]] = {}
         self.branches: dict[str, str] = {"main": hashlib.sha1(b"main").hexdigest()}
+        self.settings = RepoSettings()
+        self.actions_token = False
         self._burned: dict[str, set[str]] = {}
         self._pulls: dict[str, list[dict]] = {}
         self._statuses: dict[tuple[str, str], list[dict]] = {}
@@ -585,7 +609,11 @@ class FakeGitHub:
             if method == "GET":
                 return self._list_pulls(repo, q, path)
             if method == "POST":
+                if self.actions_token and not self.settings.can_create_prs:
+                    raise _ApiError(403, "GitHub Actions is not permitted to create or approve pull requests.")
                 return self._create_pull(repo, data)
+        if method == "GET" and (answer := self._settings_route(rest, q, path)) is not None:
+            return answer
         if m := re.fullmatch(r"/pulls/(\d+)", rest):
             pull = next((p for p in self._pulls.get(repo, []) if p["number"] == int(m.group(1))), None)
             if pull is None:
@@ -599,6 +627,72 @@ class FakeGitHub:
                 pull["updated_at"] = _iso(self.now())
                 return 200, {}, pull
         raise _ApiError(404, "Not Found")
+
+    def _settings_route(self, rest, q, path):
+        """GET of a repository setting (``release doctor``); None when ``rest`` names none."""
+        s, moment = self.settings, "2026-11-01T00:00:00Z"
+        admin_only = ("/actions/permissions/workflow", "/actions/runners", "/immutable-releases",
+                      "/actions/variables")
+        if self.actions_token and (rest in admin_only or re.fullmatch(r"/environments/[^/]+/secrets", rest)):
+            raise _ApiError(403, "Resource not accessible by integration")
+        if rest == "/actions/permissions/workflow":
+            return 200, {}, {"default_workflow_permissions": "read",
+                             "can_approve_pull_request_reviews": s.can_create_prs}
+        if rest == "/pages":
+            if s.pages_build_type is None:
+                raise _ApiError(404, "Not Found")
+            owner, name = self.repo.split("/")
+            return 200, {}, {"url": f"{self.api_url}/repos/{self.repo}/pages", "status": "built",
+                             "cname": None, "custom_404": False, "public": True,
+                             "html_url": f"https://{owner}.github.io/{name}/", "build_type": s.pages_build_type}
+        if m := re.fullmatch(r"/environments/([^/]+)(/secrets)?", rest):
+            env = s.environments.get(unquote(m.group(1)))
+            if env is None:
+                raise _ApiError(404, "Not Found")
+            if m.group(2):
+                secrets = [{"name": n, "created_at": moment, "updated_at": moment} for n in env["secrets"]]
+                status, headers, page = self._paginate(secrets, q, path, dict)
+                return status, headers, {"total_count": len(secrets), "secrets": page}
+            name = unquote(m.group(1))
+            rules = [{"id": i + 1, "node_id": f"GA_{i + 1}", "type": r,
+                      **({"wait_timer": 30} if r == "wait_timer" else {})} for i, r in enumerate(env["rules"])]
+            return 200, {}, {"id": 7, "node_id": "EN_7", "name": name,
+                             "url": f"{self.api_url}/repos/{self.repo}/environments/{name}",
+                             "html_url": f"https://github.com/{self.repo}/deployments/activity_log?environments_filter={name}",
+                             "created_at": moment, "updated_at": moment, "protection_rules": rules}
+        if rest == "/actions/runners":
+            runners = [{"id": i + 1, "name": r["name"], "os": "linux", "status": r["status"], "busy": False,
+                        "labels": [{"id": j + 1, "name": lbl, "type": "custom"} for j, lbl in enumerate(r["labels"])]}
+                       for i, r in enumerate(s.runners)]
+            status, headers, page = self._paginate(runners, q, path, dict)
+            return status, headers, {"total_count": len(runners), "runners": page}
+        if rest == "/actions/variables":
+            items = [{"name": k, "value": v, "created_at": moment, "updated_at": moment}
+                     for k, v in sorted(s.variables.items())]
+            status, headers, page = self._paginate(items, q, path, dict)
+            return status, headers, {"total_count": len(items), "variables": page}
+        if rest == "/rulesets":
+            return 200, {}, [self._ruleset(i, r, detail=False) for i, r in enumerate(s.rulesets)]
+        if m := re.fullmatch(r"/rulesets/(\d+)", rest):
+            index = int(m.group(1)) - 1
+            if not 0 <= index < len(s.rulesets):
+                raise _ApiError(404, "Not Found")
+            return 200, {}, self._ruleset(index, s.rulesets[index], detail=True)
+        if rest == "/immutable-releases":
+            if not s.immutable_releases:
+                raise _ApiError(404, "Not Found")
+            return 200, {}, {"enabled": True, "enforced_by_owner": False}
+        return None
+
+    def _ruleset(self, index, rule, *, detail):
+        data = {"id": index + 1, "name": rule["name"], "target": rule.get("target", "tag"),
+                "source_type": "Repository", "source": self.repo, "enforcement": rule.get("enforcement", "active")}
+        if detail:
+            data |= {"conditions": {"ref_name": {"include": rule.get("include", []),
+                                                 "exclude": rule.get("exclude", [])}},
+                     "rules": [{"type": kind} for kind in rule.get("rules", [])],
+                     "current_user_can_bypass": "never"}
+        return data
 
     def _paginate(self, items, q, path, render):
         per_page = min(int(q.get("per_page", 30)), 100)

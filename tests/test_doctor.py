@@ -1,0 +1,166 @@
+"""``release doctor``: one line for each repository setting the workflows need, asked of the
+GitHub stand-in (every request and answer checked against GitHub's OpenAPI description).
+
+Rules: a setting that makes a workflow fail or hang is a ``fail`` and exit 1; a weaker setup
+is a ``warn`` (exit 0); what the token may not read is ``unknown`` and says which permission
+is missing (a workflow's GITHUB_TOKEN reads little of it); nothing is ever changed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from release.check import preflight
+from tests.support.fake_github import RepoSettings
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def doctor(run_cli, *more):
+    code, out, err = run_cli("doctor", "--root", REPO, "--json", *more)
+    assert err == "" or code != 0, err
+    data = json.loads(out)
+    return code, {f["check"]: f for f in data["findings"]}, data
+
+
+def ready(fake):
+    """A repository with everything the workflows want."""
+    fake.settings = RepoSettings(
+        can_create_prs=True, pages_build_type="workflow",
+        environments={"bump": {"rules": [], "secrets": ["BUMP_TOKEN"]}},
+        runners=[{"name": "mi300-1", "status": "online", "labels": ["self-hosted", "Linux", "X64", "rocm"]}],
+        variables={"RELEASE_KEEP": "14"},
+        rulesets=[{"name": "release tags", "include": ["refs/tags/rocm-jax-v*"],
+                   "exclude": ["refs/tags/rocm-jax-v*.dev*"], "rules": ["update", "deletion"]}],
+        immutable_releases=True)
+
+
+def writes(fake):
+    return [entry for entry in fake.log if entry[1] != "GET"]
+
+
+def test_a_ready_repository_is_all_ok_and_nothing_is_changed(github_env, run_cli):
+    ready(github_env)
+    code, found, data = doctor(run_cli)
+    assert code == 0 and data["ok"] is True
+    assert {f["status"] for f in found.values()} == {"ok"}, found
+    assert {"pull-requests", "pages", "bump-environment", "bump-token", "runners", "tag-rulesets",
+            "immutable-releases"} <= set(found)
+    # one line per variable the workflows read
+    assert {k.split()[1] for k in found if k.startswith("variable ")} == set(
+        preflight.workflow_variables(REPO))
+    assert writes(github_env) == []
+
+
+@pytest.mark.parametrize("breakage, check, status", [
+    ({"can_create_prs": False}, "pull-requests", "fail"),
+    ({"pages_build_type": "legacy"}, "pages", "fail"),
+    ({"pages_build_type": None}, "pages", "fail"),
+    ({"environments": {}}, "bump-environment", "warn"),
+    ({"environments": {"bump": {"rules": ["required_reviewers"], "secrets": ["BUMP_TOKEN"]}}},
+     "bump-environment", "fail"),
+    ({"environments": {"bump": {"rules": [], "secrets": ["OTHER"]}}}, "bump-token", "warn"),
+    ({"runners": []}, "runners", "fail"),
+    ({"runners": [{"name": "r", "status": "offline", "labels": ["self-hosted", "linux", "x64", "rocm"]}]},
+     "runners", "fail"),
+    ({"runners": [{"name": "r", "status": "online", "labels": ["self-hosted", "linux", "x64"]}]},
+     "runners", "fail"),
+    ({"variables": {"ROCM_RUNNER_LABELS": '["self-hosted", "gpu"]'}}, "runners", "fail"),
+    ({"variables": {"RELEASE_KEEP": "0"}}, "variable RELEASE_KEEP", "fail"),
+    ({"variables": {"ROCM_RUNNER_LABELS": "self-hosted,rocm"}}, "variable ROCM_RUNNER_LABELS", "fail"),
+    ({"variables": {"RELEASE_INDEX_URL": "https://ghp_token@example.com/"}}, "variable RELEASE_INDEX_URL", "fail"),
+    ({"variables": {"RELEASE_PROTECT": "0.9.1.dev20261120 nightly-of-tuesday"}}, "variable RELEASE_PROTECT",
+     "fail"),
+    ({"rulesets": [{"name": "all tags", "include": ["~ALL"], "rules": ["deletion"]}]}, "tag-rulesets", "fail"),
+    ({"rulesets": [{"name": "no new tags", "include": ["refs/tags/rocm-jax-v*"], "rules": ["creation"]}]},
+     "tag-rulesets", "fail"),
+    ({"rulesets": []}, "tag-rulesets", "warn"),
+    ({"rulesets": [{"name": "off", "enforcement": "disabled", "include": ["~ALL"], "rules": ["update"]}]},
+     "tag-rulesets", "warn"),
+    ({"immutable_releases": False}, "immutable-releases", "warn"),
+])
+def test_each_missing_setting_is_its_own_line_and_fails_only_what_would_fail(github_env, run_cli, breakage,
+                                                                           check, status):
+    ready(github_env)
+    for key, value in breakage.items():
+        setattr(github_env.settings, key, value)
+    code, found, _ = doctor(run_cli)
+    assert found[check]["status"] == status, found[check]
+    others = {k: f["status"] for k, f in found.items() if k != check}
+    assert set(others.values()) <= {"ok"}, others
+    assert code == (1 if status == "fail" else 0)
+    assert writes(github_env) == []
+
+
+def test_the_runner_labels_are_the_variables_when_set(github_env, run_cli):
+    ready(github_env)
+    github_env.settings.variables["ROCM_RUNNER_LABELS"] = '["self-hosted", "mi300"]'
+    github_env.settings.runners = [{"name": "a", "status": "online", "labels": ["self-hosted", "mi300"]}]
+    code, found, _ = doctor(run_cli)
+    assert code == 0 and found["runners"]["status"] == "ok"
+    assert "mi300" in found["runners"]["line"]
+
+
+def test_a_workflow_token_reads_little_and_says_what_it_lacks(github_env, run_cli):
+    ready(github_env)
+    github_env.actions_token = True
+    code, found, _ = doctor(run_cli)
+    unknown = {k for k, f in found.items() if f["status"] == "unknown"}
+    assert {"pull-requests", "runners", "immutable-releases", "bump-token", "variables"} <= unknown
+    assert all("it needs" in found[k]["line"] for k in unknown)
+    assert code == 0  # not knowing is not a failure: the workflows run it first with GITHUB_TOKEN
+
+
+def test_human_output_is_one_line_per_finding(github_env, run_cli):
+    ready(github_env)
+    github_env.settings.can_create_prs = False
+    code, out, _ = run_cli("doctor", "--root", REPO)
+    lines = [line for line in out.splitlines() if line.strip()]
+    assert code == 1
+    assert any(line.startswith("FAIL") and "pull-requests" in line and "Allow GitHub Actions" in line
+               for line in lines)
+    _, found, _ = doctor(run_cli)
+    assert len(lines) == len(found) + 1  # and the count line
+
+
+def test_no_repository_is_one_line_and_exit_2(run_cli, monkeypatch):
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    code, out, err = run_cli("doctor", "--root", REPO)
+    assert code == 2 and "GITHUB_REPOSITORY" in err and len(err.strip().splitlines()) == 1
+
+
+# --- the checks on generated settings ---------------------------------------------------------
+
+label = st.text("abcdefgh-", min_size=1, max_size=6)
+
+
+@settings(max_examples=40)
+@given(st.lists(st.fixed_dictionaries({"status": st.sampled_from(["online", "offline"]),
+                                       "labels": st.lists(label, max_size=5)}), max_size=4),
+       st.lists(label, min_size=1, max_size=3))
+def test_runners_ok_exactly_when_an_online_runner_has_every_label(runners, wanted):
+    class Repo:
+        def items(self, path, key):
+            return [{"name": f"r{i}", "status": r["status"],
+                     "labels": [{"name": n} for n in r["labels"]]} for i, r in enumerate(runners)]
+    found = preflight.check_runners(Repo(), tuple(wanted))
+    expected = any(r["status"] == "online" and {w.lower() for w in wanted} <= {n.lower() for n in r["labels"]}
+                   for r in runners)
+    assert (found.status == "ok") == expected
+
+
+@settings(max_examples=40)
+@given(st.text(max_size=30))
+def test_a_labels_variable_is_accepted_only_as_a_json_list_of_labels(text):
+    problem = preflight.VARIABLE_RULES["ROCM_RUNNER_LABELS"](text)
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    good = isinstance(data, list) and bool(data) and all(isinstance(x, str) and x.strip() for x in data)
+    assert (problem is None) == good
