@@ -188,6 +188,35 @@ def test_open_pr_opens_updates_then_closes_one_pr(run_cli, release_checkout, git
     assert json.loads(out)["pull_request"]["action"] == "none" and len(fake.pulls()) == 1
 
 
+@pytest.mark.parametrize("refusal", ["actions may not create PRs", "422 from GitHub"])
+def test_a_refused_bump_pr_leaves_no_branch_behind(run_cli, release_checkout, git_remotes, cache_env,
+                                                  github_env, refusal):
+    """The branch is pushed before the PR is asked for; when GitHub refuses the PR (a workflow's
+    GITHUB_TOKEN without the repository's "Allow GitHub Actions to create pull requests", or any
+    other 4xx) the branch is deleted again, and the line says what to change."""
+    root, origin = release_checkout
+    fake = github_env
+    if refusal == "actions may not create PRs":
+        fake.actions_token = True
+        fake.settings.can_create_prs = False
+    else:
+        fake.fail("POST", r"/pulls$", status=422, message="Validation Failed")
+    code, out, err = run_cli("bump", "--open-pr", "--dep", "plugin", "--root", root)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "deleted it again" in err
+    if refusal == "actions may not create PRs":
+        assert "allow GitHub Actions to create pull requests" in err and "BUMP_TOKEN" in err
+    assert fake.pulls() == []
+    left = git("for-each-ref", "--format=%(refname)", "refs/heads/bump/", cwd=origin).split()
+    assert left == []
+    # With the right granted, the next run opens it.
+    fake.settings.can_create_prs = True
+    fake.faults.clear()
+    code, out, err = run_cli("bump", "--open-pr", "--dep", "plugin", "--json", "--root", root)
+    assert code == 0, err
+    assert json.loads(out)["pull_request"]["action"] == "opened" and len(fake.pulls()) == 1
+
+
 def test_open_pr_needs_the_repository(run_cli, release_checkout, cache_env, monkeypatch):
     root, _ = release_checkout
     monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)

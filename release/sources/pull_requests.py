@@ -71,8 +71,28 @@ def sync_pull(client: GitHubClient, repo: ReleaseRepo, *, owner: str, name: str,
         return PullResult("updated", pull["number"], pull.get("html_url"), keep["head"]["ref"],
                           tuple(p["number"] for p in extra))
     repo.push(sha, branch)
-    pull = client.create_pull(owner, name, title=title, head=branch, base=base, body=body)
+    pull = create_or_withdraw(client, repo, owner=owner, name=name, title=title, branch=branch,
+                              base=base, body=body)
     return PullResult("opened", pull["number"], pull.get("html_url"), branch)
+
+
+def create_or_withdraw(client: GitHubClient, repo: ReleaseRepo, *, owner: str, name: str, title: str,
+                       branch: str, base: str, body: str) -> dict[str, Any]:
+    """Open the PR of the just-pushed ``branch``; when GitHub refuses it, delete the branch again
+    (nothing is left behind) and say what to change when the refusal is Actions' PR right."""
+    from release.sources.github import GitHubError
+    try:
+        return client.create_pull(owner, name, title=title, head=branch, base=base, body=body)
+    except GitHubError as exc:
+        gone = repo.delete_remote_branch(branch)
+        left = "deleted it again" if gone else f"could not delete it: delete {branch} by hand"
+        if exc.status == 403 and "not permitted to create" in str(exc):
+            raise UserError(f"GitHub refused the pull request from {branch} ({left}): allow GitHub "
+                            "Actions to create pull requests (Settings > Actions > General > Workflow "
+                            "permissions), or give the job a BUMP_TOKEN; see `release doctor`") from None
+        if isinstance(exc, UserError):
+            raise UserError(f"{exc} (pushed {branch}, {left})") from None
+        raise
 
 
 def next_version_pull(client: GitHubClient, owner: str, name: str, *, released: str, next_version: str,

@@ -163,6 +163,12 @@ class ReleaseRepo:
             url = self._run("remote", "get-url", remote)[1].strip() or remote
             raise remote_error(Remote(remote, url), "cannot push to", err)
 
+    def delete_remote_branch(self, branch: str, remote: str = "origin") -> bool:
+        """Delete ``branch`` (one of the tool's own) on ``remote``; False when that failed."""
+        if not branch.startswith(TOOL_BRANCH_PREFIXES):
+            raise AssertionError(f"refusing to delete {branch}: not a branch this tool owns")
+        return self._run("push", "--quiet", remote, f":refs/heads/{branch}")[0] == 0
+
 
 def committed_deps(repo: ReleaseRepo, deps: Deps) -> Deps:
     """deps.yaml as committed at HEAD, which a committing bump rolls from, so a re-run after a
