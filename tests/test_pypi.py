@@ -458,3 +458,18 @@ def test_cut_post_with_pypi_publishes_on_github_then_puts_both_wheels_on_the_ind
     released = store.published_for(post)
     assert set(env.files()) == {a.name for a in store.list_assets(released) if a.name.endswith(".whl")}
     assert pypi.NOTES_BEGIN in store.published_for(post).body  # (without --pypi: test_job_catalog)
+
+
+def test_from_a_github_release_the_bytes_are_downloaded_checked_and_the_notes_patched(
+        env, github_env, make_dist, tmp_path, run_cli):
+    """No dist/ here (another machine): the wheels come from the published GitHub release, each
+    checked against the validated digests; the notes' PyPI section is one PATCH GitHub accepts."""
+    from tests.support.publish_dist import gh_store
+    dist = release_dist(gh_store(github_env), make_dist(VERSION))
+    code, out, err = run_cli("pypi-upload", TAG, "--store", "github", "--dist", tmp_path / "elsewhere", "--json")
+    assert code == 0, err
+    assert env.files() == release_sums(dist)
+    assert all(f"download {a.name}" in err for a in dist.wheels)
+    [rel] = [r for r in github_env.releases() if r["tag_name"] == TAG]
+    assert rel["draft"] is False and pypi.NOTES_BEGIN in rel["body"] and rel["body"].count("| yes |") == 2
+    assert github_env.token not in out + err
