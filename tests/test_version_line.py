@@ -252,3 +252,37 @@ def test_a_post_re_spins_a_release_of_its_own_line_never_a_newer_ones(project, t
     from release.core.errors import UserError
     with pytest.raises(UserError, match="no published release of line 0.9.2 to re-spin"):
         post_source(store, 1, None, "0.9.2")
+
+
+@st.composite
+def a_version_of(draw, line: str) -> str:
+    kind = draw(st.sampled_from(["nightly", "rc", "release", "post", "post-nightly"]))
+    if kind == "nightly":
+        return versions.nightly(line, draw(dates))
+    if kind == "post-nightly":
+        return versions.nightly(f"{line}.post{draw(posts)}", draw(dates))
+    if kind == "rc":
+        return versions.rc(line, draw(posts))
+    return line if kind == "release" else versions.post(line, draw(posts))
+
+
+@SETTINGS
+@given(st.data())
+def test_blocking_version_is_the_newest_published_of_the_line_the_new_one_must_sort_above(data):
+    """MUST_SORT_ABOVE over generated lines: a version is blocked by exactly the newest
+    published version of its own line that equals it or that it must sort above and does
+    not; other lines and unparsable strings never block."""
+    line, other = data.draw(lines), data.draw(lines)
+    new = data.draw(a_version_of(line))
+    published = data.draw(st.lists(st.one_of(a_version_of(line), a_version_of(other),
+                                             st.sampled_from(["junk", "", "1.0-final-x"])),
+                                   max_size=10))
+    mine, kind = Version(new), versions.kind_of(new)
+    blocking = [Version(p) for p in published if p not in ("junk", "", "1.0-final-x")
+                and Version(p).base_version == line
+                and (Version(p) == mine or (versions.kind_of(p) in versions.MUST_SORT_ABOVE[kind]
+                                            and Version(p) > mine))]
+    got = versions.blocking_version(new, published)
+    assert (got is None) == (not blocking)
+    if got is not None:
+        assert Version(got) == max(blocking) and got in published

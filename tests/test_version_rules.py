@@ -44,8 +44,22 @@ def test_build_number_zero_is_the_first_build_of_a_day():
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: versions.parse_base("0.9"), "version '0.9' is not X.Y.Z (three numbers, no leading "
-                                         "zeros)"),
+    (lambda: versions.release("0.9"), "version '0.9' is not X.Y.Z or X.Y.Z.postN (numbers "
+                                      "without leading zeros, N >= 1)"),
+    (lambda: versions.next_after("1.2"), "1.2 is not a release or post release X.Y.Z[.postN]"),
+    (lambda: versions.next_after("1.2.3+rocm7"),
+     "1.2.3+rocm7 is not a release or post release X.Y.Z[.postN]"),
+    (lambda: versions.build_request("weekly", "date"),
+     "kind 'weekly' is not one of nightly, rc, release, post"),
+    (lambda: versions.build_request("nightly", "hourly"),
+     "nightly_scheme 'hourly' is not one of date, date-build"),
+    (lambda: versions.build_request("rc", "date", build_number=1),
+     "--build-number applies to --kind nightly only"),
+    (lambda: versions.build_request("release", "date", number=2),
+     "--number applies to --kind rc and post only"),
+    (lambda: versions.build_request("nightly", "date", build_number=0),
+     "version_info.json sets nightly_scheme 'date'; a build number would mix .devYYYYMMDD and "
+     ".devYYYYMMDDBBB on one line"),
     (lambda: versions.rc("0.9.1", 0), "rc number 0 is not a whole number >= 1"),
     (lambda: versions.post("0.9.1", -1), "post number -1 is not a whole number >= 1"),
     (lambda: versions.nightly("0.9.1", "2026-11-22"),
@@ -71,6 +85,13 @@ def test_refusals_say_what_and_what_was_expected(call, message):
     with pytest.raises(VersionError) as err:
         call()
     assert str(err.value) == message
+
+
+def test_line_problem_names_the_pin_only_when_given():
+    assert versions.line_problem("0.10.0", "0.9.1") == (
+        "version_info.json's version 0.10.0 is on line 0.10.0, but the jax pin is jax 0.9.1 "
+        "(jax/version.py); a plugin 0.10.0 installs only beside jax 0.10.0: run `release bump` "
+        "(it moves both together) or set version to 0.9.1")
 
 
 def test_parse_date_reads_iso_dates():

@@ -21,20 +21,12 @@ from release.core.errors import UserError
 
 KINDS = ("nightly", "rc", "release", "post")
 NIGHTLY_SCHEMES = ("date", "date-build")
-_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)\Z", re.ASCII)
 _NEXT = re.compile(r"^((?:0|[1-9]\d*)\.(?:0|[1-9]\d*)\.(?:0|[1-9]\d*))(?:\.post([1-9]\d*))?\Z", re.ASCII)
 _LOCAL = re.compile(r"^rocm\d+(\.\d+){0,2}\Z", re.ASCII)
 
 
 class VersionError(UserError):
     """A version, number or date a user gave cannot make a valid version."""
-
-
-def parse_base(text: str) -> Version:
-    """Parse an ``X.Y.Z`` release version; anything else is refused."""
-    if not isinstance(text, str) or not _SEMVER.match(text):
-        raise VersionError(f"version {text!r} is not X.Y.Z (three numbers, no leading zeros)")
-    return Version(text)
 
 
 def parse_next(text: str) -> tuple[str, int]:
