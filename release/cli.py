@@ -19,7 +19,7 @@ from types import TracebackType
 from typing import NoReturn
 
 from release import __version__
-from release.core import flags
+from release.core import flags, sanitize
 from release.core.errors import ReleaseError, UserError
 from release.core.output import Output
 from release.core.redact import redact
@@ -144,7 +144,8 @@ def _fail(prog: str, message: str, code: int, as_json: bool,
           findings: list[str] | None = None) -> int:
     """The one line on stderr (never cut); with ``--json`` also ``{"error", "exit"}`` on
     stdout, and ``"findings"`` (each one whole) when a check failed."""
-    line = redact(" ".join(str(message).split()))  # one line, whatever the message held
+    # one line, whatever the message held; upstream text in it (GitHub's messages) acts on nothing
+    line = sanitize.line(redact(" ".join(str(message).split())))
     sys.stderr.write(f"{prog}: error: {line}\n")
     if as_json:
         data: dict = {"error": line, "exit": code}

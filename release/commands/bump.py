@@ -122,7 +122,8 @@ def _human(console: Console, data: dict, text: str, dry_run: bool) -> None:
     if not data["changed"]:
         console.print(text.rstrip() if data.get("notes") else "pins are current", markup=False)
     else:
-        console.print(f"[bold]{data['title']}[/bold]" + (" (dry run: nothing written)" if dry_run else ""))
+        from rich.markup import escape  # a branch name in the title is text, not markup
+        console.print(f"[bold]{escape(data['title'])}[/bold]" + (" (dry run: nothing written)" if dry_run else ""))
         console.print(text, markup=False, highlight=False)
     if "commit" in data:
         console.print(f"committed {data['commit'][:12]} on {data['branch']}", markup=False)

@@ -12,6 +12,7 @@ import json
 import re
 from typing import TYPE_CHECKING, Mapping
 
+from release.core import sanitize
 from release.core.redact import display_url
 
 if TYPE_CHECKING:  # not imported at run time: verify needs no YAML parser
@@ -131,9 +132,10 @@ class RevisionMap:
         for name, rev in self.revisions:
             url = rev.commit_url()
             sha = f"[`{rev.commit[:12]}`]({url})" if url else f"`{rev.commit[:12]}`"
-            extra = ([f"`{rev.archive_sha256[:12]}`"] if rev.archive_sha256 else []) + [
-                f"`{p.rsplit(':', 1)[-1]}`" for p in rev.patches]
-            lines.append(f"| {name} ({rev.url}) | `{rev.branch}` | {sha} | {', '.join(extra) or '-'} |")
+            extra = ([f"`{sanitize.code(rev.archive_sha256[:12], in_table=True)}`"] if rev.archive_sha256
+                     else []) + [f"`{sanitize.code(p.rsplit(':', 1)[-1], in_table=True)}`" for p in rev.patches]
+            lines.append(f"| {sanitize.markdown(name)} ({sanitize.markdown(rev.url)}) | "
+                         f"`{sanitize.code(rev.branch, in_table=True)}` | {sha} | {', '.join(extra) or '-'} |")
         return "\n".join(lines) + "\n"
 
 

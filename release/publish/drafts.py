@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from packaging.version import InvalidVersion, Version
 
-from release.core import checksums, naming, versions
+from release.core import checksums, naming, sanitize, versions
 from release.core.checksums import sha256_file
 from release.core.errors import UserError
 from release.core.revisions import RevisionMap, github_base
@@ -162,7 +162,10 @@ def changelog_markdown(previous: Release | None, before: RevisionMap | None, now
         return "First release of its kind: no earlier one to compare with.\n"
     if before is None:
         return f"Since {previous.tag}: its {naming.REVISIONS_ASSET} could not be read.\n"
-    lines = [f"Since [{previous.tag}]({previous.html_url or previous.tag}):", ""]
+    link = previous.html_url if (previous.html_url or "").startswith("https://") else None
+    tag = sanitize.markdown(previous.tag)  # a store's record: data, never markup or a script link
+    lines = [f"Since [{tag}]({sanitize.code(link).replace(')', '%29').replace(' ', '%20')}):" if link
+             else f"Since {tag}:", ""]
     old = before.commits
     for name, rev in now.revisions:
         was = old.get(name)

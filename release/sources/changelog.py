@@ -6,8 +6,7 @@ Rendered from the same ``Move``s so the commit title, the PR body, the printed t
 
 from __future__ import annotations
 
-import re
-
+from release.core import sanitize
 from release.core.redact import display_url
 from release.core.revisions import github_base
 from release.sources.roll import BACKWARD, FORWARD, SAME, SIDEWAYS, Move
@@ -23,10 +22,10 @@ def summary(move: Move) -> str:
     """The short form for titles: ``xla b32df5f..d4e5f6a (12 commits)``; other moves say how."""
     if move.direction == SAME:
         if move.rebranched:
-            return f"{move.name} {move.new[:7]} (on {move.branch})"
+            return f"{move.name} {move.new[:7]} (on {sanitize.line(move.branch)})"
         return f"{move.name} {move.new[:7]} (patches or archive changed)"
     if move.switched:
-        what = f"switched to {move.branch}"
+        what = f"switched to {sanitize.line(move.branch)}"
     elif move.direction == BACKWARD:
         what = f"back {_commits(move.dropped)}"
     elif move.direction == SIDEWAYS:
@@ -88,8 +87,9 @@ def compare_url(move: Move) -> str | None:
 
 
 def _quiet(text: str) -> str:
-    """Keep upstream subjects from pinging people or linking the wrong repo's issues."""
-    return re.sub(r"([@#])(?=\w)", "\\1\u200b", text).replace("\n", " ")
+    """Upstream text (subjects, authors, branch names) as Markdown that shows exactly those
+    words: no escape sequences, HTML, links, pings or cross-repository #refs."""
+    return sanitize.markdown(text)
 
 
 def notes_markdown(notes: tuple[str, ...]) -> str:
@@ -102,21 +102,22 @@ def markdown(moves: tuple[Move, ...], max_lines: int = DEFAULT_MAX_LINES, notes:
         return notes_markdown(notes) + "Pins are current.\n"
     parts = [notes_markdown(notes).rstrip("\n") + "\n"] if notes else []
     for move in moves:
-        lines = [f"### {summary(move)}", "", _quiet(sentence(move)), ""]
-        lines.append(f"`{move.old}` -> `{move.new}` on `{move.branch}` of {display_url(move.url)}")
+        lines = [f"### {_quiet(summary(move))}", "", _quiet(sentence(move)), ""]
+        lines.append(f"`{move.old}` -> `{move.new}` on `{sanitize.code(move.branch)}` of "
+                     f"{_quiet(display_url(move.url))}")
         url = compare_url(move)
         if url:
             lines.append(f"([compare]({url}))")
         if move.archive_sha256:
             lines.append(f"archive sha256 `{move.archive_sha256}`")
         if move.patches:
-            lines.append("patches: " + ", ".join(f"`{p}`" for p in move.patches))
+            lines.append("patches: " + ", ".join(f"`{sanitize.code(p)}`" for p in move.patches))
         if move.line:
-            lines.append(f"jax line `{move.line}` (jax/version.py at `{move.new[:7]}`)")
+            lines.append(f"jax line `{sanitize.code(move.line)}` (jax/version.py at `{move.new[:7]}`)")
         lines.append("")
         shown = move.commits[:max(max_lines, 0)]
         for c in shown:
-            lines.append(f"- `{c.short}` {c.date[:10]} {_quiet(c.author)}: {_quiet(c.subject)}")
+            lines.append(f"- `{c.short}` {sanitize.code(c.date[:10])} {_quiet(c.author)}: {_quiet(c.subject)}")
         if move.count > len(shown):
             lines.append(f"- ... and {move.count - len(shown)} more")
         parts.append("\n".join(lines).rstrip() + "\n")
