@@ -223,7 +223,8 @@ def test_the_validated_bytes_go_up_even_when_the_dist_directory_changed(env, rel
 def test_rcs_and_nightlies_never_go_to_pypi(env, make_dist, tmp_path, run_cli, version, why):
     store = LocalStore(tmp_path / "store")
     dist = release_dist(store, make_dist(version))
-    code, out, err = run_cli("pypi-upload", dist.tag, "--store", "local", "--store-dir", store.directory)
+    code, out, err = run_cli("pypi-upload", dist.tag, "--store", "local", "--store-dir", store.directory,
+                             "--dist", tmp_path / "dist")
     assert code == 2 and f"a {why}" in err and env.uploads == []
 
 
@@ -233,7 +234,8 @@ def test_a_draft_is_not_published_so_nothing_goes_up(env, make_dist, tmp_path, r
     store = LocalStore(tmp_path / "store")
     dist = read_dist(make_dist(VERSION))
     publish_draft(store, dist)
-    code, out, err = run_cli("pypi-upload", TAG, "--store", "local", "--store-dir", store.directory)
+    code, out, err = run_cli("pypi-upload", TAG, "--store", "local", "--store-dir", store.directory,
+                             "--dist", tmp_path / "dist")
     assert code == 2 and "not published" in err and env.uploads == []
 
 
@@ -473,3 +475,14 @@ def test_from_a_github_release_the_bytes_are_downloaded_checked_and_the_notes_pa
     [rel] = [r for r in github_env.releases() if r["tag_name"] == TAG]
     assert rel["draft"] is False and pypi.NOTES_BEGIN in rel["body"] and rel["body"].count("| yes |") == 2
     assert github_env.token not in out + err
+
+
+def test_the_project_dist_directory_is_where_the_wheels_are_looked_for_first(env, released, run_cli, project_dir):
+    import shutil
+    store, dist, flags = released
+    shutil.copytree(dist.directory, project_dir / "dist" / VERSION)
+    code, out, err = run_cli("pypi-upload", TAG, "--root", project_dir, "--store", "local",
+                             "--store-dir", store.directory)
+    assert code == 0, err
+    assert "download jax" not in out and env.files() == release_sums(dist)
+    assert (project_dir / "dist" / VERSION / "pypi" / "predicate.slsa.json").is_file(), out

@@ -66,17 +66,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     notes.add_argument("--notes-only", action="store_true",
                        help="upload nothing: ask the index and record in the notes what it holds")
     parser.add_argument("--dist", type=flags.creatable_dir, metavar="DIR",
-                        help="where dist/<version>/ directories are (default: ./dist)")
+                        help="where dist/<version>/ directories are (default: <root>/dist, as the "
+                             "jobs write them)")
     parser.add_argument("--work", type=flags.creatable_dir, metavar="DIR",
                         help="where the wheels are staged and signed (default: <dist>/<version>/pypi)")
     add_store_options(parser)
 
 
+def _default_dist(args: argparse.Namespace) -> Path:
+    """``<root>/dist`` of the project here (where the jobs write), else ``./dist``."""
+    from release.core.config import find_root
+    if args.root is not None:
+        return args.root / "dist"
+    try:
+        return find_root() / "dist"
+    except UserError:
+        return Path("dist")
+
+
 def settings_from_args(args: argparse.Namespace) -> pypi.PypiSettings:
-    """``PypiSettings`` from the flags ``add_arguments`` adds (the cut job reads them too)."""
+    """``PypiSettings`` from the flags ``add_arguments`` adds."""
     from release.publish import pypi
     return pypi.PypiSettings(
-        dist_root=(args.dist or Path("dist")).resolve(), repository_url=args.repository_url,
+        dist_root=(args.dist or _default_dist(args)).resolve(), repository_url=args.repository_url,
         repository=args.repository, config_file=args.config_file, index_url=args.index_url,
         file_limit=args.file_limit or pypi.file_limit_default(), attach=args.attestations,
         dry_run=args.dry_run, notes="only" if args.notes_only else "skip" if args.no_notes else "update",
