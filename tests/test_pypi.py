@@ -486,3 +486,37 @@ def test_the_project_dist_directory_is_where_the_wheels_are_looked_for_first(env
     assert code == 0, err
     assert "download jax" not in out and env.files() == release_sums(dist)
     assert (project_dir / "dist" / VERSION / "pypi" / "predicate.slsa.json").is_file(), out
+
+
+# ---------------------------------------------------------------- as twine does it
+
+
+def twine_upload(server, wheel) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "twine", "upload", "--non-interactive", "--disable-progress-bar",
+                           "--repository-url", server.upload_url, "-u", server.user, "-p", server.password,
+                           str(wheel)], capture_output=True, text=True,
+                          env={**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"})
+
+
+def test_a_wheel_uploaded_by_hand_with_twine_is_skipped_and_we_send_what_twine_sends(env, released, run_cli):
+    """Today a person uploads with twine: the re-run sees that file as there, and the fields this
+    tool sends carry the same metadata twine's do."""
+    store, dist, flags = released
+    proc = twine_upload(env, dist.directory / PJRT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    twine_fields = dict(env.uploads[0][1])
+    code, out, err = run_cli("pypi-upload", TAG, *flags, "--json")
+    assert code == 0, err
+    assert {f["name"]: f["action"] for f in json.loads(out)["files"]} == {
+        a.name: "present" if a.name == PJRT else "uploaded" for a in dist.wheels}
+    ours = dict(env.uploads[1][1])
+    plugin = next(a for a in dist.wheels if a.name != PJRT)
+    proc = twine_upload(env, plugin.path)  # a second copy from twine: the index refuses it
+    assert proc.returncode != 0
+    theirs = dict(env.uploads[2][1])
+    shared = {":action", "protocol_version", "filetype", "pyversion", "metadata_version", "name", "version",
+              "summary", "requires_python", "sha256_digest", "blake2_256_digest"}
+    assert shared <= set(twine_fields) and shared <= set(ours)
+    assert {k: ours[k] for k in shared} == {k: theirs[k] for k in shared}
+    assert [v for k, v in env.uploads[1][1] if k == "requires_dist"] == [
+        v for k, v in env.uploads[2][1] if k == "requires_dist"] == [f"jax-rocm7-pjrt=={VERSION}"]
