@@ -24,6 +24,7 @@ from filelock import BaseFileLock, FileLock
 from release.core.atomic import atomic_write
 from release.core.errors import UserError
 from release.core.safe_names import plain_file_name
+from release.publish import local_records
 from release.publish.records import MARKER as MARKER
 from release.publish.records import Asset as Asset
 from release.publish.records import Published as Published
@@ -348,7 +349,7 @@ class LocalStore(Store):
         path = self.directory / "store.json"
         if not path.exists():
             return {"next_id": 1, "burned_tags": []}
-        return json.loads(path.read_text())
+        return local_records.state_record(path)
 
     def _save_json(self, path: Path, data: Any) -> None:
         atomic_write(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
@@ -367,7 +368,7 @@ class LocalStore(Store):
         path = self._meta_path(release_id)
         if not path.exists():
             raise StoreError(f"{self.where}: release {release_id} does not exist")
-        return json.loads(path.read_text())
+        return local_records.release_record(path)
 
     def _release(self, data: dict) -> Release:
         if not isinstance(data.get("id"), int) or isinstance(data["id"], bool):
@@ -402,7 +403,7 @@ class LocalStore(Store):
             return found  # nothing published yet; reading never creates the store
         for child in self.directory.iterdir():
             if child.is_dir() and child.name.isdigit() and (child / "release.json").exists():
-                found.append(self._release(json.loads((child / "release.json").read_text())))
+                found.append(self._release(local_records.release_record(child / "release.json")))
         return sorted(found, key=lambda r: -r.id)
 
     def create_draft(self, tag: str, *, name: str, body: str, prerelease: bool,

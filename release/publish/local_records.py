@@ -1,0 +1,89 @@
+"""The local store's files (``store.json``, ``<id>/release.json``) read as data from outside:
+a person or a crash may have changed them, so each is parsed within bounds and its shape
+checked before any member is used. A bad one is one ``UserError`` line naming the file and
+what was expected, never a traceback.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+from typing import Any
+
+from release.core import bounded
+from release.core.errors import UserError
+
+_RELEASE_TYPES: dict[str, tuple[type, ...]] = {
+    "id": (int,), "tag": (str,), "draft": (bool,), "prerelease": (bool,), "assets": (list,),
+}
+_RELEASE_OPTIONAL: dict[str, tuple[type, ...]] = {
+    "name": (str, type(None)), "body": (str, type(None)), "target": (str, type(None)),
+    "created_at": (str, type(None)), "published_at": (str, type(None)), "make_latest": (str, type(None)),
+}
+_ASSET_TYPES: dict[str, tuple[type, ...]] = {"id": (int,), "name": (str,), "size": (int,)}
+_ASSET_OPTIONAL: dict[str, tuple[type, ...]] = {"digest": (str, type(None))}
+
+
+class BadRecord(UserError):
+    """A local store file that is not what the tool writes."""
+
+
+def _kind(value: object) -> str:
+    return "nothing" if value is None else type(value).__name__
+
+
+def _check(path: Path, what: str, data: Any, required: dict[str, tuple[type, ...]],
+           optional: dict[str, tuple[type, ...]]) -> None:
+    if not isinstance(data, dict):
+        raise BadRecord(f"{path}: {what} is a JSON {_kind(data)}; expected an object (a tampered "
+                        "or broken local store record)")
+    for key, types in (*required.items(), *optional.items()):
+        if key not in data and key in optional:
+            continue
+        value = data.get(key)
+        bad_bool = isinstance(value, bool) and bool not in types
+        if key not in data or not isinstance(value, types) or bad_bool:
+            raise BadRecord(f"{path}: {what} has {_kind(value) if key in data else 'no'} {key!r}; "
+                            f"expected {' or '.join(t.__name__ for t in types if t is not type(None))}")
+        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+            raise BadRecord(f"{path}: {what} has {key!r} {value}; expected 0 or more")
+    for key in ("created_at", "published_at"):
+        if data.get(key) is not None:
+            try:
+                _dt.datetime.fromisoformat(str(data[key]).replace("Z", "+00:00"))
+            except ValueError:
+                raise BadRecord(f"{path}: {what} has {key!r} that is not an ISO 8601 time") from None
+
+
+def read_json(path: Path) -> Any:
+    """A store file's JSON, parsed within bounds; unreadable or not JSON is one line."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadRecord(f"{path}: cannot be read ({getattr(exc, 'strerror', None) or type(exc).__name__})") from None
+    try:
+        return bounded.json_loads(text)
+    except bounded.Unparseable as exc:
+        raise BadRecord(f"{path}: {exc.reason}; expected the JSON the local store writes") from None
+
+
+def release_record(path: Path) -> dict:
+    """``<id>/release.json``: an object with the members the store reads, each of its type."""
+    data = read_json(path)
+    _check(path, "the release record", data, _RELEASE_TYPES, _RELEASE_OPTIONAL)
+    if str(data["id"]) != path.parent.name:
+        raise BadRecord(f"{path}: the release record has id {data['id']}; expected {path.parent.name}, "
+                        "its directory's name")
+    for asset in data["assets"]:
+        _check(path, "an asset record", asset, _ASSET_TYPES, _ASSET_OPTIONAL)
+    return data
+
+
+def state_record(path: Path) -> dict:
+    """``store.json``: ``next_id`` (a positive integer) and ``burned_tags`` (a list of tags)."""
+    data = read_json(path)
+    _check(path, "the store state", data, {"next_id": (int,), "burned_tags": (list,)}, {})
+    if data["next_id"] < 1 or not all(isinstance(t, str) for t in data["burned_tags"]):
+        raise BadRecord(f"{path}: the store state is not one the tool writes (next_id 1 or more, "
+                        "burned_tags a list of tags)")
+    return data

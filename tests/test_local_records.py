@@ -1,0 +1,99 @@
+"""A tampered local store is one line and exit 2, never a traceback, and nothing is written:
+generated release.json and store.json records run through the commands that read a store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from release.core.errors import UserError
+from release.publish.stores import LocalStore
+
+TAG = "rocm-jax-v0.9.1.dev20261121"
+JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers(-5, 10**6) | st.floats(allow_nan=False)
+                           | st.text(max_size=8), lambda inner: st.lists(inner, max_size=3)
+                           | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=6)
+
+
+def _store(tmp_path: Path) -> tuple[LocalStore, Path]:
+    store = LocalStore(tmp_path / "store")
+    release = store.create_draft(TAG, name=TAG, body="notes", prerelease=True)
+    wheel = tmp_path / "jax_rocm7_pjrt-0.9.1.dev20261121-py3-none-manylinux_2_28_x86_64.whl"
+    wheel.write_bytes(b"PK\x05\x06" + b"\0" * 18)
+    store.upload_asset(release, wheel, wheel.name)
+    store.publish(release, prerelease=True, make_latest=False)
+    return store, store.directory / str(release.id) / "release.json"
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+            and p.name != ".lock"}
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory):
+    _, path = _store(tmp_path_factory.mktemp("pristine"))
+    return json.loads(path.read_text())
+
+
+def _tampered(pristine: dict, key: str, value: object, where: str) -> object:
+    data = json.loads(json.dumps(pristine))
+    if where == "release":
+        if value is _DROP:
+            data.pop(key, None)
+        else:
+            data[key] = value
+    elif value is _DROP:
+        data["assets"][0].pop(key, None)
+    else:
+        data["assets"][0][key] = value
+    return data
+
+
+_DROP = object()
+RECORD_KEYS = ["id", "tag", "draft", "prerelease", "assets", "created_at", "published_at", "name", "body"]
+
+
+@given(key=st.sampled_from(RECORD_KEYS), value=JSON_VALUES | st.just(_DROP),
+       where=st.sampled_from(["release", "asset"]))
+@example(key="tag", value=_DROP, where="release")
+@example(key="published_at", value="yesterday", where="release")
+@example(key="assets", value=5, where="release")
+@example(key="id", value="1", where="asset")
+@example(key="size", value="12", where="asset")
+def test_any_tampered_release_record_is_one_line_and_exit_2(tmp_path_factory, run_cli, pristine, key, value, where):
+    root = tmp_path_factory.mktemp("tampered")
+    _, path = _store(root)
+    data = _tampered(pristine, key if where == "release" else ("size" if key not in ("id", "name") else key),
+                     value, where)
+    path.write_text(json.dumps(data))
+    before = _snapshot(root / "store")
+    for argv in (("gc", "--keep", "1", "--dry-run"), ("index", "--out", root / "site")):
+        code, out, err = run_cli(*argv, "--store", "local", "--store-dir", root / "store", "--json")
+        assert code in (0, 2), err
+        assert "Traceback" not in err and err.count("\n") <= (1 if code else err.count("\n"))
+        if code == 2 and argv[0] == "gc":
+            assert str(path) in err
+    assert _snapshot(root / "store") == before
+
+
+@pytest.mark.parametrize("text", ["not json", "[]", "[" * 10_000, '{"id": ' + "9" * 5000 + "}", "\xff"])
+@pytest.mark.parametrize("which", ["release.json", "store.json"])
+def test_an_unreadable_store_file_is_one_line(tmp_path, run_cli, text, which):
+    store, path = _store(tmp_path)
+    target = path if which == "release.json" else store.directory / "store.json"
+    target.write_bytes(text.encode("utf-8") if text != "\xff" else b"\xff")
+    before = _snapshot(store.directory)
+    if which == "release.json":
+        code, out, err = run_cli("gc", "--keep", "1", "--store", "local", "--store-dir", store.directory)
+        assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+        assert str(target) in err
+    else:  # store.json is read when the store writes: a new draft
+        with pytest.raises(UserError, match="store.json") as caught:
+            store.create_draft("rocm-jax-v0.9.2", name="x", body="", prerelease=False)
+        assert "\n" not in str(caught.value)
+    assert _snapshot(store.directory) == before
