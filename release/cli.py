@@ -40,6 +40,7 @@ COMMANDS = (
     "publish",
     "validate",
     "pypi-upload",
+    "smoke",
     "gc",
     "yank",
     "index",

@@ -5,7 +5,8 @@ Named steps, in order; each adds to one ``Validation`` (problems, warnings, what
 1. ``download``: the assets from the store (not the local dist directory); a name that is not
    a plain file name (``../x``, ``.x``, NUL) is refused before it is joined to a path.
 2. ``check_files``: SHA256SUMS, revisions.json, one PJRT wheel and plugin wheels, all of the
-   tag's version, and nothing that is not a jax-rocm wheel.
+   tag's version, and nothing that is not a jax-rocm wheel; the set is whole
+   (``release.core.pairing``: every plugin's ``Requires-Dist`` PJRT is in the draft).
    ``provenance``: the in-toto statement's subjects and dependencies match (``release.build.provenance``).
 3. ``verify``: ``release.check.verify`` over the wheels together (every check, the pair check, the
    Bazel config's RUNPATH, and the bound on inflated size, so a zip bomb never reaches pip).
@@ -17,7 +18,10 @@ Named steps, in order; each adds to one ``Validation`` (problems, warnings, what
    one, are resolved with ``--dry-run --report`` in a fresh venv of an interpreter of that
    version: pip must pick the draft's files, not a version of the line from the public index.
    Then the pinned line installs for real and ``__version__`` and ``commit_info.commits`` of both packages must
-   match the tag and revisions.json. A Python with no interpreter on this machine is named as
+   match the tag and revisions.json. Then, with a public index, as users install
+   (``release.check.user_install``): jax and jaxlib of the line and the draft's pair in one
+   resolve, with pip and with uv, each into a fresh venv. A Python with no interpreter on this
+   machine is named as
    untested: a warning; a problem with ``require_all_pythons`` (or
    ``$RELEASE_REQUIRE_ALL_PYTHONS=1``, as CI sets where its image has every Python).
 5. ``mark``: only when all passed, the draft's notes get the SHA256SUMS digest (``publish
@@ -37,6 +41,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
@@ -44,13 +49,14 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from release.build import provenance
-from release.check import interpreters, resolver
-from release.core import checksums, naming
+from release.check import interpreters, resolver, user_install
+from release.core import checksums, naming, pairing
 from release.core.checksums import sha256_file
 from release.core.errors import UserError
 from release.core.naming import Identity
 from release.core.revisions import RevisionMap
 from release.core.safe_names import file_name_problem
+from release.core.scan import Headers
 from release.publish.drafts import assets_digest, with_validated
 from release.publish.stores import Release, Store
 
@@ -246,7 +252,23 @@ def step_check_files(files: dict[str, Path], version: str,
     if kinds.count("pjrt") != 1 or not kinds.count("plugin"):
         result.problems.append(f"expected one pjrt wheel and at least one plugin wheel, found "
                                f"{kinds.count('pjrt')} and {kinds.count('plugin')}")
+    result.problems += pairing.problems([(name, requires_dist(path)) for name, path in sorted(files.items())
+                                         if name.endswith(".whl")])
+    result.checked.append("pairing")
     return revisions
+
+
+def requires_dist(wheel: Path) -> list[str] | None:
+    """The ``Requires-Dist`` lines of a wheel's METADATA (None when it has no readable one)."""
+    try:
+        with zipfile.ZipFile(wheel) as zf:
+            names = [n for n in zf.namelist() if n.count("/") == 1 and n.endswith(".dist-info/METADATA")]
+            if len(names) != 1:
+                return None
+            text = zf.read(names[0]).decode("utf-8", "replace")
+    except (OSError, zipfile.BadZipFile):
+        return None
+    return Headers(text).get_all("Requires-Dist") or []
 
 
 def step_provenance(files: dict[str, Path], version: str, revisions: RevisionMap | None,
@@ -322,6 +344,9 @@ def step_install(wheels: list[Path], version: str, revisions: RevisionMap | None
             if not problems:
                 problems = step_import(work / f"py{py}" / "venv" / "bin" / "python", major,
                                        version, revisions)
+            if not problems and public != resolver.NO_PUBLIC_INDEX:
+                problems = step_as_users(found, py, major, version, wheels, plugin, draft_index,
+                                         public, work / f"py{py}", result, say)
             result.problems.extend(f"Python {py}: {p}" for p in problems)
             result.pythons[py]["tested"] = not problems
     untested = [f"{py} ({result.pythons[py]['reason']})" for py in result.untested
@@ -335,6 +360,22 @@ def step_install(wheels: list[Path], version: str, revisions: RevisionMap | None
             result.warnings.append(line)
     if any(info.get("tested") for info in result.pythons.values()):
         result.checked.extend(["resolve", "install", "import"])
+    if any(info.get("as_users") for info in result.pythons.values()):
+        result.checked.append("as-users")
+
+
+def step_as_users(interp: interpreters.Interpreter, py: str, major: int, version: str,
+                  wheels: list[Path], plugin: Path, draft_index: str, public: str | None, work: Path,
+                  result: Validation, say: Say) -> list[str]:
+    """jax, jaxlib and the draft's pair in one resolve, with pip and uv (``user_install``);
+    its problems, while its warnings (a jax line not yet public, no uv here) are said."""
+    outcomes = user_install.install_as_users(
+        interp.path, py, major, version, user_install.draft_files(wheels, plugin, major, version),
+        draft_index, public, work, say)
+    result.pythons[py]["as_users"] = {o.installer: "ok" if o.tested else "failed" if o.problems
+                                      else "not tried" for o in outcomes}
+    result.warnings.extend(f"Python {py}, {o.installer}: {w}" for o in outcomes for w in o.warnings)
+    return [f"{o.installer}: {p}" for o in outcomes for p in o.problems]
 
 
 def _install_one(interp: interpreters.Interpreter, requirements: list[str],

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from packaging.version import InvalidVersion, Version
 
-from release.core import checksums, naming, sanitize, versions
+from release.core import checksums, naming, pairing, sanitize, versions
 from release.core.checksums import sha256_file
 from release.core.errors import UserError
 from release.core.revisions import RevisionMap, github_base
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 TEMP_SUFFIX = ".new"
 VALIDATED = re.compile(r"<!-- validated: sha256=([0-9a-f]{64}) -->\n?")
+SMOKE = re.compile(r"<!-- smoke -->\n.*?<!-- /smoke -->\n?", re.S)  # `release smoke`'s section
 
 
 @dataclasses.dataclass(frozen=True)
@@ -221,7 +222,17 @@ def previous_revisions(store: Store, previous: Release | None) -> RevisionMap | 
 
 
 def strip_validated(body: str) -> str:
-    return VALIDATED.sub("", body or "")
+    """The notes without what validate and smoke added (the mark, the smoke section)."""
+    return SMOKE.sub("", VALIDATED.sub("", body or ""))
+
+
+def with_smoke(body: str, section: str) -> str:
+    """``body`` with its smoke section (``release smoke``'s result, Markdown) set to ``section``,
+    kept before the validated mark."""
+    mark = VALIDATED.search(body or "")
+    rest = SMOKE.sub("", VALIDATED.sub("", body or "")).rstrip("\n")
+    block = f"\n\n<!-- smoke -->\n{section.strip()}\n<!-- /smoke -->\n"
+    return rest + block + (mark.group(0) if mark else "")
 
 
 def same_notes(stored: str, wanted: str) -> bool:
@@ -238,7 +249,7 @@ def validated_digest(body: str) -> str | None:
 
 
 def with_validated(body: str, digest: str) -> str:
-    return strip_validated(body).rstrip("\n") + f"\n<!-- validated: sha256={digest} -->\n"
+    return VALIDATED.sub("", body or "").rstrip("\n") + f"\n<!-- validated: sha256={digest} -->\n"
 
 
 def assets_digest(digests: dict[str, str | None]) -> str | None:
@@ -459,6 +470,10 @@ def undraft(store: Store, tag: str, *, say: Say = lambda _: None) -> dict:
     if marked is None or marked != actual:
         raise UserError(f"{store.where}: draft {draft.id} of {tag} has not passed "
                         f"`release validate {tag}` with its current assets; validate it first")
+    half = pairing.problems([(a.name, None) for a in store.list_assets(draft) if a.name.endswith(".whl")])
+    if half:
+        raise UserError(f"{store.where}: draft {draft.id} of {tag} is not a whole release, so it is "
+                        f"not published: {half[0]}")
     prerelease, latest = versions.is_prerelease(kind), versions.is_latest(kind)
     try:
         result = store.publish(draft, prerelease=prerelease, make_latest=latest)

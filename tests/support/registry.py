@@ -130,12 +130,15 @@ class LocalIndex:
                                       "text/html")
                 self.send_error(404)
 
+            do_HEAD = do_GET  # as real indexes answer it (uv asks HEAD before a ranged read)
+
             def _send(self, body: bytes, kind: str):
                 self.send_response(200)
                 self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                self.wfile.write(body)
+                if self.command != "HEAD":
+                    self.wfile.write(body)
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)

@@ -1,0 +1,168 @@
+"""The plugin registers on a ROCm machine: the gate between validate and publish.
+
+Wheels that install can still fail at run time ("Backend 'rocm' is not in the list of known
+backends", "rocm_plugin_extension not found": ROCm/TheRock#5369, #3627). ``smoke`` installs the
+draft's plugin and pjrt with jax and jaxlib of their line (one resolve, as users install) into
+a fresh venv and runs a probe there: ``jax.devices()`` must list ROCm devices, and a small jitted
+computation must match NumPy. jax loads plugins quietly (a plugin whose ``initialize()`` fails is
+logged and skipped), so the probe also says which plugins jax could not load. It needs a GPU, so
+CI runs it on the ROCm runners; here it is tested against stand-in jax packages.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+from release.check import interpreters, resolver, user_install
+from release.core import naming
+
+if TYPE_CHECKING:
+    from release.core.output import Say
+
+TIMEOUT = 900.0  # seconds for the install, and again for the probe (a first jit compiles)
+
+# Runs in the fresh venv. Prints one JSON object: devices, what the jitted function gave and what
+# NumPy gives (plain Python when NumPy is missing, which the real jax never allows), errors.
+PROBE = r"""
+import json, logging, sys
+log = []
+class Keep(logging.Handler):
+    def emit(self, record):
+        if record.levelno >= logging.WARNING:
+            log.append(record.getMessage())
+logging.getLogger().addHandler(Keep())
+out = {"devices": [], "error": None, "log": log}
+try:
+    import jax
+    import jax.numpy as jnp
+    devices = jax.devices()
+    out["devices"] = [{"name": str(d), "repr": repr(d), "platform": str(getattr(d, "platform", "")),
+                       "version": str(getattr(getattr(d, "client", None), "platform_version", ""))}
+                      for d in devices]
+    xs = [float(i) for i in range(8)]
+    ys = [float(8 - i) for i in range(8)]
+    f = jax.jit(lambda a, b: a * b + a)
+    out["jit"] = [float(v) for v in jnp.asarray(f(jnp.asarray(xs), jnp.asarray(ys))).tolist()]
+    try:
+        import numpy as np
+        out["reference"] = [float(v) for v in (np.asarray(xs) * np.asarray(ys) + np.asarray(xs)).tolist()]
+        out["reference_by"] = "numpy"
+    except ImportError:
+        out["reference"] = [a * b + a for a, b in zip(xs, ys)]
+        out["reference_by"] = "python"
+except Exception as exc:
+    out["error"] = f"{type(exc).__name__}: {exc}"
+print(json.dumps(out))
+"""
+
+
+@dataclasses.dataclass
+class Smoke:
+    """What the probe saw; ``ok`` when ROCm devices are listed and the jit matched."""
+
+    python: str
+    devices: list[str] = dataclasses.field(default_factory=list)
+    rocm_devices: list[str] = dataclasses.field(default_factory=list)
+    jit_matches: bool = False
+    problems: list[str] = dataclasses.field(default_factory=list)
+    log: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self) | {"ok": self.ok}
+
+    def markdown(self, version: str) -> str:
+        """The section the draft's notes get: the gate's verdict, for people and the page."""
+        head = (f"**ROCm smoke test** ({version}, Python {self.python}): "
+                + ("passed" if self.ok else "FAILED"))
+        lines = [head, "", f"- `jax.devices()`: {', '.join(self.devices) or 'none'}",
+                 f"- jitted `a * b + a` matches NumPy: {'yes' if self.jit_matches else 'no'}"]
+        lines += [f"- {p}" for p in self.problems]
+        return "\n".join(lines)
+
+
+def is_rocm(device: dict[str, Any]) -> bool:
+    """A device of jax's ROCm backend: ``rocm`` in its platform, name or repr (``rocm:0``,
+    ``RocmDevice(id=0)``), or a ``gpu`` device whose client's platform version names ROCm."""
+    said = " ".join(str(device.get(k, "")) for k in ("platform", "name", "repr")).lower()
+    return "rocm" in said or (str(device.get("platform")) == "gpu"
+                              and "rocm" in str(device.get("version", "")).lower())
+
+
+def judge(python: str, seen: dict[str, Any]) -> Smoke:
+    """The verdict from the probe's JSON (pure, so every answer a probe can give is testable)."""
+    devices = [d for d in seen.get("devices") or [] if isinstance(d, dict)]
+    result = Smoke(python, devices=[str(d.get("name", "?"))[:100] for d in devices],
+                   log=[str(line)[:300] for line in seen.get("log") or []][:20])
+    result.rocm_devices = [str(d.get("name", "?"))[:100] for d in devices if is_rocm(d)]
+    if seen.get("error"):
+        result.problems.append(f"the probe failed: {str(seen['error'])[:300]}")
+    if not result.rocm_devices:
+        said = f" (jax logged: {result.log[0]})" if result.log else ""
+        result.problems.append(f"jax.devices() lists no ROCm device: "
+                               f"{', '.join(result.devices) or 'nothing'}{said}")
+    got, want = seen.get("jit"), seen.get("reference")
+    if isinstance(got, list) and isinstance(want, list) and len(got) == len(want) and all(
+            isinstance(a, (int, float)) and isinstance(b, (int, float)) and abs(a - b) <= 1e-5 * max(1.0, abs(b))
+            for a, b in zip(got, want)):
+        result.jit_matches = True
+    elif not seen.get("error"):
+        result.problems.append(f"the jitted a * b + a gave {got!r}; {seen.get('reference_by', 'numpy')} "
+                               f"gives {want!r}")
+    return result
+
+
+def run_smoke(wheels: Sequence[Path], interp: interpreters.Interpreter, public_index: str | None,
+              work: Path, say: Say, probe: str = PROBE) -> Smoke:
+    """Install the draft's pair for ``interp``'s Python with jax and jaxlib of the line into a
+    fresh venv under ``work``, then run ``probe`` there."""
+    plugins = [w for w in wheels if naming.Identity.of(w).kind == "plugin"
+               and interp.version in naming.Identity.of(w).pythons]
+    pjrt = [w for w in wheels if naming.Identity.of(w).kind == "pjrt"]
+    if not plugins or len(pjrt) != 1:
+        return Smoke(interp.version, problems=[f"no plugin wheel for Python {interp.version} and "
+                                               "one pjrt wheel among the wheels given"])
+    ident = naming.Identity.of(plugins[0])
+    major, version = ident.rocm_major, ident.version
+    assert major is not None and version is not None  # a plugin's kind implies them
+    env_dir = work / "smoke-venv"
+    made = subprocess.run([interp.path, "-m", "venv", "--without-pip", str(env_dir)],
+                          capture_output=True, text=True)
+    if made.returncode != 0:
+        return Smoke(interp.version, problems=[f"{interp.path} -m venv failed"])
+    python = env_dir / "bin" / "python"
+    reqs = user_install.requirements(major, version)
+    with resolver.staged_index([*plugins[:1], *pjrt], work / "index") as draft_index:
+        say(f"smoke: pip install {' '.join(reqs)}")
+        argv = user_install.install_argv("pip", python, reqs, draft_index, public_index)
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT,
+                                  env=dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1"))
+        except subprocess.TimeoutExpired:
+            return Smoke(interp.version, problems=[f"the install did not finish within {TIMEOUT:.0f} s"])
+    if done.returncode != 0:
+        return Smoke(interp.version, problems=[f"pip cannot install {' '.join(reqs)}: "
+                                               f"{resolver.pip_error_line(done.stderr)}"])
+    say("smoke: jax.devices() and a jitted computation")
+    try:
+        ran = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, timeout=TIMEOUT,
+                             cwd=work)
+    except subprocess.TimeoutExpired:
+        return Smoke(interp.version, problems=[f"the probe did not finish within {TIMEOUT:.0f} s"])
+    try:
+        seen = json.loads(ran.stdout.strip().splitlines()[-1])
+        if not isinstance(seen, dict):
+            raise ValueError("not an object")
+    except (ValueError, IndexError):
+        tail = (ran.stderr.strip().splitlines() or ["no output"])[-1][:300]
+        return Smoke(interp.version, problems=[f"the probe exited {ran.returncode} without its "
+                                               f"answer: {tail}"])
+    return judge(interp.version, seen)

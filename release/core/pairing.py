@@ -1,0 +1,74 @@
+"""A release is whole: every PJRT wheel has its plugin, and every plugin's PJRT is in the same set.
+
+Half a release breaks users: a plugin published without its pjrt leaves ``jax[rocm]`` with no
+solution (ROCm/jax#334), and a pjrt alone installs a backend nothing registers kernels for. The
+rule is one function of the wheel files a release would publish, so validate (which reads each
+plugin's ``Requires-Dist``) and undraft (which sees only the asset names, and refuses before
+anything is published) hold the same rule.
+
+    problems(wheels) -> [one line per problem]     # wheels: (file name, Requires-Dist or None)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from release.core import naming
+from release.core.naming import Identity
+
+
+def _pjrt_requirements(requires: Sequence[str], pjrt_dist: str) -> list[Requirement] | None:
+    """The plugin's unconditional requirements on ``pjrt_dist`` (None: one does not parse)."""
+    found = []
+    for line in requires:
+        try:
+            req = Requirement(line)
+        except InvalidRequirement:
+            return None
+        if canonicalize_name(req.name) == pjrt_dist and not (req.marker and "extra" in str(req.marker)):
+            found.append(req)
+    return found
+
+
+def problems(wheels: Sequence[tuple[str, Sequence[str] | None]]) -> list[str]:
+    """Why the wheel files ``wheels`` are not a whole release, one line each (empty: whole).
+
+    Each entry is a file name and the plugin's ``Requires-Dist`` lines (None when unknown: then
+    the plugin needs a PJRT wheel of its own ROCm major and version, which is what the build
+    pins). Wheels that are not jax-rocm wheels are not this rule's business.
+    """
+    idents = [(Path(name).name, Identity.of(name), requires) for name, requires in wheels]
+    pjrts = [i for _, i, _ in idents if i.kind == "pjrt" and i.rocm_major is not None]
+    plugins = [(n, i, r) for n, i, r in idents if i.kind == "plugin" and i.rocm_major is not None]
+    found: list[str] = []
+    for name, pjrt, _ in idents:
+        if pjrt.kind != "pjrt" or pjrt.rocm_major is None:
+            continue
+        if not any(p.rocm_major == pjrt.rocm_major and p.version == pjrt.version for _, p, _ in plugins):
+            found.append(f"{name} has no {naming.plugin_dist(pjrt.rocm_major)} {pjrt.version} "
+                         "beside it: a PJRT wheel alone is half a release")
+    for filename, plugin, requires in plugins:
+        assert plugin.rocm_major is not None  # the kind implies it
+        dist = naming.pjrt_dist(plugin.rocm_major)
+        mine = [p for p in pjrts if p.dist == dist]
+        if requires is None:
+            if not any(p.version == plugin.version for p in mine):
+                found.append(f"{filename} needs {dist} {plugin.version}, which is not in the "
+                             "same release")
+            continue
+        reqs = _pjrt_requirements(requires, dist)
+        if reqs is None:
+            found.append(f"{filename}: a Requires-Dist line does not parse")
+        elif not reqs:
+            found.append(f"{filename} has no Requires-Dist on {dist}")
+        else:
+            for req in reqs:
+                if not any(req.specifier.contains(p.version or "", prereleases=True) for p in mine):
+                    have = ", ".join(sorted(p.version or "?" for p in mine)) or "none"
+                    found.append(f"{filename} requires {req}, which no {dist} wheel in the "
+                                 f"same release satisfies (there: {have})")
+    return found

@@ -1,0 +1,123 @@
+"""``release smoke``: the plugin registers before the draft is published. The wheels the build
+makes are installed with jax and jaxlib of their line (stand-ins from a local public index: they
+load every ``jax_plugins`` entry point as jax does, and really ``dlopen`` the PJRT object); the
+gate passes only when ROCm devices are listed and the jitted computation matches. A PJRT object
+that needs a library the machine lacks fails the gate, with the loader's own words."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from release.check import smoke
+from release.core import naming
+from release.publish.drafts import SMOKE, publish_draft, read_dist, same_notes, with_smoke, with_validated
+from release.publish.stores import LocalStore
+from tests.support.crafted import VERSION, build_pair, configured_runpath
+from tests.support.elf import compile_so
+from tests.support.jax_stand_in import jax_wheels
+
+LINE = "0.9.1"  # the line of VERSION
+
+
+@pytest.fixture(scope="module")
+def public(tmp_path_factory):
+    from tests.support.registry import LocalIndex
+    index = LocalIndex(jax_wheels(tmp_path_factory.mktemp("public"), LINE))
+    yield index
+    index.close()
+
+
+def smoke_cli(run_cli, target, public, *more):
+    code, out, err = run_cli("smoke", target, "--public-index", public.url, "--python", sys.executable,
+                             "--json", *more)
+    return code, (json.loads(out) if out.strip() else None), err
+
+
+def test_a_plugin_that_registers_passes_the_gate(run_cli, tmp_path, wheel_artifacts, public):
+    wheels = build_pair(tmp_path / "dist", wheel_artifacts["good"])
+    code, result, err = smoke_cli(run_cli, tmp_path / "dist", public)
+    assert code == 0, (result, err)
+    assert result["ok"] and result["rocm_devices"] == ["rocm:0"] and result["jit_matches"]
+    assert result["devices"] == ["rocm:0"] and result["problems"] == []
+    assert wheels["pjrt"].exists()
+
+
+def test_a_plugin_whose_library_does_not_load_fails_the_gate(run_cli, tmp_path, wheel_artifacts, public):
+    """TheRock#8163 on a user's machine: the PJRT object needs a library nothing provides; jax
+    logs it and falls back to the CPU, which the gate refuses."""
+    stub = compile_so(tmp_path / "rocm" / "libamdhip64.so.7", soname="libamdhip64.so.7")
+    pjrt = compile_so(tmp_path / "so" / "xla_rocm_plugin.so", configured_runpath(), links=(stub,))
+    build_pair(tmp_path / "dist", wheel_artifacts["good"], overrides={"xla_rocm_plugin.so": pjrt})
+    code, result, _ = smoke_cli(run_cli, tmp_path / "dist", public)
+    assert code == 1 and not result["ok"]
+    assert result["devices"] == ["cpu:0"] and result["rocm_devices"] == []
+    [problem] = result["problems"]
+    assert problem.startswith("jax.devices() lists no ROCm device: cpu:0 (jax logged: Jax plugin "
+                              "configuration error: OSError: libamdhip64.so.7: cannot open shared object file")
+
+
+def test_a_plugin_that_is_not_installable_with_jax_of_its_line_fails(run_cli, tmp_path, wheel_artifacts):
+    from tests.support.registry import LocalIndex
+    build_pair(tmp_path / "dist", wheel_artifacts["good"])
+    older = LocalIndex(jax_wheels(tmp_path / "older", "0.9.0"))
+    try:
+        code, result, _ = smoke_cli(run_cli, tmp_path / "dist", older)
+    finally:
+        older.close()
+    assert code == 1
+    assert result["problems"][0].startswith(f"pip cannot install jax=={LINE} jaxlib=={LINE} "
+                                            f"jax-rocm7-plugin=={VERSION}: ")
+
+
+def test_the_verdict_goes_into_the_drafts_notes(run_cli, tmp_path, make_dist, public, monkeypatch):
+    """A draft whose pjrt registers nothing (no entry point): FAILED, in the notes, next to the
+    validated mark, and ignored when publish compares notes."""
+    store = LocalStore(tmp_path / "store")
+    dist = read_dist(make_dist(VERSION))
+    publish_draft(store, dist)
+    draft = store.drafts_for(naming.release_tag(VERSION))[0]
+    store.update_release(draft, body=with_validated(draft.body, "a" * 64))
+    code, result, _ = smoke_cli(run_cli, naming.release_tag(VERSION), public, "--store", "local",
+                                  "--store-dir", str(tmp_path / "store"))
+    assert code == 1 and result["devices"] == ["cpu:0"], _
+    body = store.drafts_for(naming.release_tag(VERSION))[0].body
+    section = SMOKE.search(body).group(0)
+    assert f"**ROCm smoke test** ({VERSION}, Python {result['python']}): FAILED" in section
+    assert "- `jax.devices()`: cpu:0" in section
+    assert body.endswith(f"<!-- validated: sha256={'a' * 64} -->\n")
+    assert same_notes(body, draft.body)
+    assert publish_draft(store, dist)["changed"] is False   # the notes are the same notes
+
+
+@pytest.mark.parametrize("seen, rocm, problem", [
+    ({"devices": [{"name": "rocm:0", "platform": "rocm"}], "jit": [1.0], "reference": [1.0]}, ["rocm:0"], None),
+    ({"devices": [{"name": "gpu:0", "platform": "gpu", "version": "rocm 7.2.0"}], "jit": [1.0],
+      "reference": [1.0]}, ["gpu:0"], None),
+    ({"devices": [{"name": "gpu:0", "platform": "gpu", "version": "cuda 12.8"}], "jit": [1.0],
+      "reference": [1.0]}, [], "jax.devices() lists no ROCm device: gpu:0"),
+    ({"devices": [{"name": "rocm:0", "platform": "rocm"}], "jit": [1.0, 2.5], "reference": [1.0, 2.0]},
+     ["rocm:0"], "the jitted a * b + a gave [1.0, 2.5]; numpy gives [1.0, 2.0]"),
+    ({"devices": [{"name": "rocm:0", "platform": "rocm"}], "jit": [1.0], "reference": [1.0, 2.0]},
+     ["rocm:0"], "the jitted a * b + a gave [1.0]; numpy gives [1.0, 2.0]"),
+    ({"devices": [], "error": "ImportError: no module named jax"}, [],
+     "the probe failed: ImportError: no module named jax"),
+    ({"devices": "rocm:0"}, [], "jax.devices() lists no ROCm device: nothing"),
+])
+def test_the_verdict_of_every_probe_answer(seen, rocm, problem):
+    result = smoke.judge("3.12", seen)
+    assert result.rocm_devices == rocm
+    assert (result.problems[0] if result.problems else None) == problem
+    assert result.ok == (problem is None)
+
+
+def test_the_smoke_section_replaces_itself_and_keeps_the_mark():
+    body = with_validated("notes\n", "b" * 64)
+    once = with_smoke(body, "first")
+    twice = with_smoke(once, "second")
+    assert "first" not in twice and twice.count("<!-- smoke -->") == 1
+    assert twice.startswith("notes\n\n<!-- smoke -->\nsecond\n<!-- /smoke -->\n")
+    assert twice.endswith(f"<!-- validated: sha256={'b' * 64} -->\n")
+    assert with_validated(twice, "c" * 64).count("second") == 1   # validate keeps the verdict

@@ -1,0 +1,118 @@
+"""validate installs the draft as users install it: jax and jaxlib of the line from the public
+index and the draft's plugin and pjrt, in one resolve, with pip and with uv, each into a fresh
+venv; the venv must then hold the line's jax and exactly the draft's files. A jax line not yet
+public is a warning for nightlies and rcs, a failure for releases. Real pip, real uv, real local
+indexes; jax and jaxlib are stand-ins built here (the real ones are not reachable offline)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from release.check import resolver, user_install
+from release.check.validate import validate
+from release.core import naming
+from release.publish.drafts import publish_draft, read_dist, undraft
+from release.publish.stores import LocalStore
+from tests.support.publish_dist import PYTHON, write_wheel
+
+
+def jax_stand_ins(directory: Path, line: str) -> list[Path]:
+    """jax (requiring jaxlib of its version) and jaxlib wheels of ``line``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    return [write_wheel(directory / f"jax-{line}-py3-none-any.whl", "jax", line, "py3-none-any",
+                        {"jax/__init__.py": f"__version__ = {line!r}\n"}, requires=[f"jaxlib=={line}"]),
+            write_wheel(directory / f"jaxlib-{line}-py3-none-any.whl", "jaxlib", line, "py3-none-any",
+                        {"jaxlib/__init__.py": f"__version__ = {line!r}\n"})]
+
+
+@pytest.fixture(autouse=True)
+def _uv_here():
+    if user_install.find_uv() is None:
+        pytest.skip("uv is not installed (it is in the test extras)")
+
+
+def run(store_dir, make_dist, version, public):
+    store = LocalStore(store_dir)
+    publish_draft(store, read_dist(make_dist(version)))
+    return store, validate(store, naming.release_tag(version), public_index=public.url)
+
+
+def test_a_release_installs_with_jax_of_its_line_by_pip_and_by_uv(make_dist, local_index, tmp_path):
+    public = local_index(jax_stand_ins(tmp_path / "public", "0.9.1"))
+    store, result = run(tmp_path / "store", make_dist, "0.9.1", public)
+    assert result.ok, result.problems
+    assert result.pythons[PYTHON]["as_users"] == {"pip": "ok", "uv": "ok"}
+    assert result.checked[-1] == "as-users" and result.warnings == []
+    assert {"/simple/jax/", "/simple/jaxlib/"} <= {p.split("?")[0] for p in public.log}
+    assert undraft(store, naming.release_tag("0.9.1"))["status"] == "published"
+
+
+@pytest.mark.parametrize("version, fails", [("0.9.1", True), ("0.9.1.post2", True),
+                                            ("0.9.1.dev20261122", False), ("0.9.1rc1", False)])
+def test_a_jax_line_not_yet_public_fails_a_release_and_warns_for_a_nightly(make_dist, local_index, tmp_path,
+                                                                          version, fails):
+    public = local_index(jax_stand_ins(tmp_path / "public", "0.9.0"))
+    _, result = run(tmp_path / "store", make_dist, version, public)
+    mine = [p for p in result.problems if "jax==0.9.1" in p]
+    if fails:
+        assert not result.ok and not result.marked
+        assert [p.split(":")[0] for p in mine] == [f"Python {PYTHON}"] * 2
+        assert mine[0].startswith(f"Python {PYTHON}: pip: pip cannot install jax==0.9.1 jaxlib==0.9.1 "
+                                  f"jax-rocm7-plugin=={version} from the draft's index and the public one: ")
+        assert mine[1].startswith(f"Python {PYTHON}: uv: uv cannot install")
+    else:
+        assert result.ok and result.marked, result.problems
+        assert result.warnings == [f"Python {PYTHON}, {i}: jax 0.9.1 is not on the public index yet, so "
+                                   f"users cannot install this {'nightly' if 'dev' in version else 'rc'} "
+                                   "with jax either" for i in ("pip", "uv")]
+        assert result.pythons[PYTHON]["as_users"] == {"pip": "not tried", "uv": "not tried"}
+
+
+def test_without_a_public_index_the_user_install_is_not_tried(make_dist, tmp_path):
+    store = LocalStore(tmp_path / "store")
+    publish_draft(store, read_dist(make_dist("0.9.1")))
+    result = validate(store, naming.release_tag("0.9.1"), public_index="none")
+    assert result.ok and "as-users" not in result.checked and "as_users" not in result.pythons[PYTHON]
+
+
+def test_another_build_of_the_same_version_is_told_apart_by_its_files(make_dist, local_index, tmp_path):
+    """uv takes each package from the first index that has it (ours, an extra index, comes first),
+    so it installs the draft's pjrt even when the public index has another build of the same
+    version; the installed RECORD is what tells a build from another."""
+    ours = sorted(make_dist("0.9.1").glob("*.whl"))
+    other_dir = make_dist("0.9.1", commits={"plugin": "1" * 40})
+    other = sorted(other_dir.glob("*.whl"))
+    public = local_index([*jax_stand_ins(tmp_path / "public", "0.9.1"),
+                          next(w for w in other if "pjrt" in w.name)])
+    plugin = next(w for w in ours if "plugin" in w.name)
+    draft = user_install.draft_files(ours, plugin, 7, "0.9.1")
+    with resolver.staged_index(ours, tmp_path / "draft-index") as draft_index:
+        work = tmp_path / "uv"
+        work.mkdir()
+        [uv] = user_install.install_as_users(sys.executable, PYTHON, 7, "0.9.1", draft,
+                                             draft_index, public.url, work, lambda _: None, installers=("uv",))
+        assert uv.tested, uv.problems
+        venv_python = work / "uv-venv" / "bin" / "python"
+        wrong = dict(draft, **{"jax-rocm7-pjrt": ("0.9.1", next(w for w in other if "pjrt" in w.name))})
+        assert user_install.check_installed(venv_python, "0.9.1", wrong) == [
+            f"jax-rocm7-pjrt 0.9.1 was installed from another file than the draft's {wrong['jax-rocm7-pjrt'][1].name}"]
+        assert user_install.check_installed(venv_python, "0.9.2", draft) == [
+            "jax is 0.9.1, not the line's 0.9.2", "jaxlib is 0.9.1, not the line's 0.9.2"]
+
+
+@pytest.mark.parametrize("version, line", [("0.9.1", "0.9.1"), ("0.9.1.post3", "0.9.1"),
+                                           ("0.10.0rc2", "0.10.0"), ("0.10.0.dev20261122001", "0.10.0")])
+def test_the_line_of_every_kind_is_its_x_y_z(version, line):
+    assert user_install.requirements(7, version) == [f"jax=={line}", f"jaxlib=={line}",
+                                                     f"jax-rocm7-plugin=={version}"]
+
+
+def test_uv_is_given_our_index_first_and_the_public_one_as_the_default(tmp_path):
+    argv = user_install.install_argv("uv", tmp_path / "py", ["x"], "http://127.0.0.1:1/simple/",
+                                     "https://public/simple", uv="uv")
+    assert argv[argv.index("--extra-index-url") + 1] == "http://127.0.0.1:1/simple/"
+    assert argv[argv.index("--index-url") + 1] == "https://public/simple"
+    assert "--no-config" in argv and argv[-1] == "x"
