@@ -121,3 +121,63 @@ def test_the_smoke_section_replaces_itself_and_keeps_the_mark():
     assert twice.startswith("notes\n\n<!-- smoke -->\nsecond\n<!-- /smoke -->\n")
     assert twice.endswith(f"<!-- validated: sha256={'b' * 64} -->\n")
     assert with_validated(twice, "c" * 64).count("second") == 1   # validate keeps the verdict
+
+
+def test_every_job_that_publishes_passes_the_smoke_gate_between_validate_and_publish():
+    """The gate sits in the one declaration of the jobs: right before publish, after validate,
+    in every job that publishes; it runs only when asked (--smoke, on a ROCm machine)."""
+    from release.jobs.catalog import JOBS, PUBLISH, SMOKE, VALIDATE
+    publishing = [job for job in JOBS.values() if PUBLISH in job.steps]
+    assert {job.name for job in publishing} >= {"nightly", "nightly-finish", "cut", "cut-finish", "post"}
+    for job in publishing:
+        order = list(job.steps)
+        assert order.index(VALIDATE) < order.index(SMOKE) == order.index(PUBLISH) - 1, job.name
+    assert SMOKE.when is not None and "smoke" in SMOKE.takes
+
+
+@pytest.mark.parametrize("command", [["nightly"], ["cut"], ["cut", "--post", "1"]])
+def test_the_smoke_flag_reaches_every_job_command(run_cli, command):
+    code, out, _ = run_cli(*command, "--help")
+    assert code == 0 and "--smoke" in out
+
+
+def test_a_draft_whose_smoke_test_failed_is_never_published(tmp_path, make_dist):
+    from release.core.errors import UserError
+    from release.publish.drafts import current_assets_digest
+    from tests.support.publish_dist import mark_validated
+    store = LocalStore(tmp_path / "store")
+    tag = naming.release_tag(VERSION)
+    publish_draft(store, read_dist(make_dist(VERSION)))
+    failed = smoke.judge("3.12", {"devices": [{"name": "cpu:0", "platform": "cpu"}]})
+    assert smoke.record(store, tag, failed)
+    mark_validated(store, tag)
+    assert current_assets_digest(store, store.drafts_for(tag)[0])
+    from release.publish.drafts import undraft as undraft_
+    with pytest.raises(UserError, match="failed the ROCm smoke test"):
+        undraft_(store, tag)
+    passed = smoke.judge("3.12", {"devices": [{"name": "rocm:0", "platform": "rocm"}], "jit": [1.0],
+                                  "reference": [1.0]})
+    smoke.record(store, tag, passed)
+    assert undraft_(store, tag)["status"] == "published"
+
+
+def test_a_verdict_made_on_the_rocm_runner_is_recorded_in_the_notes(run_cli, tmp_path, make_dist):
+    store = LocalStore(tmp_path / "store")
+    tag = naming.release_tag(VERSION)
+    dist = read_dist(make_dist(VERSION))
+    publish_draft(store, dist)
+    verdict = tmp_path / "smoke.json"
+    verdict.write_text(json.dumps(smoke.judge("3.12", {"devices": [{"name": "rocm:0", "platform": "rocm"}],
+                                                       "jit": [2.0], "reference": [2.0]}).to_json()))
+    where = ("--store", "local", "--store-dir", str(tmp_path / "store"))
+    code, out, _ = run_cli("smoke", tag, "--record", verdict, *where, "--json")
+    assert code == 0 and json.loads(out)["rocm_devices"] == ["rocm:0"]
+    assert "**ROCm smoke test** (0.9.1.dev20261122, Python 3.12): passed" in store.drafts_for(tag)[0].body
+    # notes that publish renders anew (the plan's "being built" notes) keep the verdict
+    draft = store.drafts_for(tag)[0]
+    store.update_release(draft, body=draft.body.replace("jax-rocm", "stale jax-rocm", 1))
+    assert publish_draft(store, dist)["changed"] is True
+    assert "): passed" in store.drafts_for(tag)[0].body and "stale" not in store.drafts_for(tag)[0].body
+    verdict.write_text('{"python": "3.12"}')
+    code, _, err = run_cli("smoke", tag, "--record", verdict, *where)
+    assert code == 2 and "not a verdict of `release smoke --json`" in err

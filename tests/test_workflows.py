@@ -195,7 +195,8 @@ def test_runner_labels_are_set_in_one_place():
     text = "".join(p.read_text() for p in WORKFLOWS)
     self_hosted = [(p.name, job_name) for p in WORKFLOWS for job_name, job in jobs(p).items()
                    if "ROCM_RUNNER_LABELS" in str(job.get("runs-on", ""))]
-    assert self_hosted == [("bisect.yml", "bisect"), ("build-wheels.yml", "wheel")]
+    assert self_hosted == [("bisect.yml", "bisect"), ("build-wheels.yml", "wheel"), ("nightly.yml", "smoke"),
+                           ("release.yml", "smoke")]
     assert text.count("vars.ROCM_RUNNER_LABELS") == len(self_hosted)
     assert len({str(jobs(REPO / ".github" / "workflows" / name)[job]["runs-on"])
                 for name, job in self_hosted}) == 1
@@ -294,6 +295,9 @@ SCRIPT_RUNS = {
     "doctor": (["doctor.sh"], {"GITHUB_REPOSITORY": "rocm/jax-rocm-release"}),
     "pypi": (["pypi-upload.sh", "--no-notes"], {"RELEASE_TAG": "rocm-jax-v0.9.1", "RELEASE_STORE": "local"}),
     "pypi-notes": (["pypi-upload.sh", "notes"], {"RELEASE_TAG": "rocm-jax-v0.9.1.post1"}),
+    "smoke-dir": (["smoke.sh", "dist/0.9.1.dev20261122"], {}),
+    "smoke-tag": (["smoke.sh", "rocm-jax-v0.9.1.dev20261122"], {"RELEASE_STORE": "local"}),
+    "smoke-record": (["smoke.sh", "record", "rocm-jax-v0.9.1.dev20261122"], {"RELEASE_STORE": "local"}),
     "bisect-bad": (["bisect.sh", "--hold"], {"BISECT_GOOD": "rocm-jax-v0.9.1.dev20261120",
                                              "BISECT_BAD": "rocm-jax-v0.9.1.dev20261122"}),
 }
@@ -393,7 +397,7 @@ def test_nightly_builds_only_when_the_plan_says_so_and_finishes_after_every_cell
     jobs_ = nightly["jobs"]
     assert jobs_["build"]["needs"] == "plan"
     assert jobs_["build"]["if"] == "needs.plan.outputs.changed == 'true'"
-    assert set(jobs_["finish"]["needs"]) == {"plan", "build"}
+    assert set(jobs_["finish"]["needs"]) == {"plan", "build", "smoke"}
     # One date for the whole run, fixed by the plan (a run may cross midnight UTC).
     assert jobs_["build"]["with"]["date"] == "${{ needs.plan.outputs.date }}"
     finish_env = jobs_["finish"]["steps"][-1]["env"]

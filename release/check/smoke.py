@@ -14,15 +14,23 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from release.check import interpreters, resolver, user_install
 from release.core import naming
+from release.core.errors import UserError
+from release.core.safe_names import file_name_problem
+from release.publish.drafts import with_smoke
 
 if TYPE_CHECKING:
     from release.core.output import Say
+    from release.publish.stores import Store
+
+FROM_ENV = "from-env"  # public_index default: $RELEASE_PUBLIC_INDEX, else pip's own index
 
 TIMEOUT = 900.0  # seconds for the install, and again for the probe (a first jit compiles)
 
@@ -166,3 +174,65 @@ def run_smoke(wheels: Sequence[Path], interp: interpreters.Interpreter, public_i
         return Smoke(interp.version, problems=[f"the probe exited {ran.returncode} without its "
                                                f"answer: {tail}"])
     return judge(interp.version, seen)
+
+
+def interpreter_for(wheels: Sequence[Path], given: str | None = None) -> interpreters.Interpreter:
+    """``given`` (its Python must be one the wheels carry), else an interpreter here of the
+    first Python they carry (``UserError`` when there is none)."""
+    carried = sorted({py for w in wheels for py in naming.Identity.of(w).pythons
+                      if naming.Identity.of(w).kind == "plugin"}, key=lambda v: int(v.split(".")[1]))
+    if given is not None:
+        [interp] = interpreters.given([given])
+        if interp.version not in carried:
+            raise UserError(f"--python {given} is Python {interp.version}; the wheels carry "
+                            f"{', '.join(carried) or 'no plugin wheel'}")
+        return interp
+    for py in carried:
+        found = interpreters.find(py)
+        if found is not None:
+            return found
+    raise UserError(f"no interpreter here for any Python the wheels carry "
+                    f"({', '.join(carried) or 'no plugin wheel'}); pass --python PATH")
+
+
+def record(store: Store, tag: str, result: Smoke) -> bool:
+    """Put the verdict into the notes of the draft of ``tag``; False when there is no draft."""
+    drafts = store.our_drafts(tag)
+    if not drafts:
+        return False
+    version = naming.version_of_tag(tag, flag="TAG")
+    store.update_release(drafts[0], body=with_smoke(drafts[0].body, result.markdown(version)))
+    return True
+
+
+def from_json(data: object) -> Smoke:
+    """A verdict written by ``release smoke --json`` on the ROCm runner (``UserError`` when
+    it is not one)."""
+    fields = {f.name for f in dataclasses.fields(Smoke)}
+    if not isinstance(data, dict) or not fields <= set(data) or not isinstance(data["python"], str) or not all(
+            isinstance(data[k], list) and all(isinstance(x, str) for x in data[k])
+            for k in ("devices", "rocm_devices", "problems", "log")):
+        raise UserError("not a verdict of `release smoke --json` (expected python, devices, "
+                        "rocm_devices, jit_matches, problems, log)")
+    return Smoke(data["python"], list(data["devices"]), list(data["rocm_devices"]),
+                 data["jit_matches"] is True, list(data["problems"]), list(data["log"]))
+
+
+def smoke_draft(store: Store, tag: str, *, public_index: str | None = FROM_ENV,
+                python: str | None = None, say: Say = lambda _: None) -> Smoke:
+    """The gate over the draft (or published release) of ``tag``: its wheels downloaded, the
+    smoke run, the verdict recorded in the draft's notes."""
+    from release.check.validate import find_target
+    if public_index == FROM_ENV:
+        public_index = resolver.public_index_default()
+    release, _ = find_target(store, tag)
+    work = Path(tempfile.mkdtemp(prefix="release-smoke-"))
+    try:
+        wheels = [store.download_asset(release, a, work / a.name) for a in store.list_assets(release)
+                  if a.name.endswith(".whl") and file_name_problem(a.name) is None]
+        result = run_smoke(wheels, interpreter_for(wheels, python), public_index, work, say)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if release.draft:
+        record(store, tag, result)
+    return result

@@ -92,6 +92,13 @@ def _add_pypi(parser: argparse.ArgumentParser) -> None:
                              "$RELEASE_PYPI_FILE_LIMIT); rcs never go")
 
 
+def _add_smoke(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--smoke", action="store_true",
+                        help="on a ROCm machine: after validate, install the draft's wheels with jax "
+                             "of their line and require ROCm devices and a correct jitted result "
+                             "before publishing (release smoke)")
+
+
 def _nothing(_parser: argparse.ArgumentParser) -> None:
     """Offered with ``workspace`` (the two are one mutually exclusive group)."""
 
@@ -107,6 +114,7 @@ FLAGS: dict[str, JobFlag] = {
     "open_pr": JobFlag(_add_open_pr, lambda a: a.open_pr),
     "release_branch": JobFlag(_add_release_branch, lambda a: a.release_branch),
     "pypi": JobFlag(_add_pypi, lambda a: a.pypi),
+    "smoke": JobFlag(_add_smoke, lambda a: a.smoke),
 }
 
 

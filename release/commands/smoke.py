@@ -1,23 +1,22 @@
 """``release smoke TAG|DIR``: install the draft's wheels with jax and jaxlib of their line and
 prove the plugin registers: ROCm devices listed, a jitted computation matching NumPy (a ROCm
-machine's gate between validate and publish); the verdict goes into the draft's notes."""
+machine's gate between validate and publish); the verdict goes into the draft's notes.
+``--record FILE TAG`` puts a verdict made on the ROCm runner (``--json``) into the notes."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from release.check import interpreters, smoke
+from release.check import smoke
 from release.check.resolver import add_public_index_option, public_index_from_args
-from release.check.validate import carried_pythons, find_target
 from release.commands._common import add_store_options, open_store_from_args
 from release.core import flags, naming
 from release.core.errors import UserError
 from release.core.output import Output, github_output, step_summary
-from release.core.safe_names import file_name_problem
-from release.publish.drafts import with_smoke
 
 if TYPE_CHECKING:
     import argparse
@@ -35,47 +34,47 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--python", metavar="PATH", type=flags.executable, default=None,
                         help="the interpreter to install with (default: one of a Python the "
                              "wheels carry: this one, python3.X on PATH, pyenv, uv)")
+    # A plain path: the verdict file is made by the job before (checked when read, exit 2).
+    parser.add_argument("--record", metavar="FILE", type=Path, default=None,
+                        help="run nothing: put the verdict FILE (`release smoke DIR --json` on the "
+                             "ROCm runner) into the notes of TAG's draft; exit 1 if it failed")
     add_public_index_option(parser, "jax and jaxlib come from (the wheels' own index is merged in)")
     add_store_options(parser)
 
 
-def _interpreter(wheels: list[Path], given: str | None) -> interpreters.Interpreter:
-    carried = list(carried_pythons(wheels))
-    if given is not None:
-        [interp] = interpreters.given([given])
-        if interp.version not in carried:
-            raise UserError(f"--python {given} is Python {interp.version}; the wheels carry "
-                            f"{', '.join(carried) or 'no plugin wheel'}")
-        return interp
-    for py in carried:
-        found = interpreters.find(py)
-        if found is not None:
-            return found
-    raise UserError(f"no interpreter here for any Python the wheels carry "
-                    f"({', '.join(carried) or 'no plugin wheel'}); pass --python PATH")
+def _verdict(args: argparse.Namespace, out: Output) -> tuple[smoke.Smoke, str]:
+    target = Path(args.target)
+    if args.record is not None:
+        version = naming.version_of_tag(args.target, flag="TAG")
+        try:
+            data = json.loads(Path(args.record).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise UserError(f"--record {args.record}: no such file; expected the verdict "
+                            "`release smoke DIR --json` wrote on the ROCm runner") from None
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise UserError(f"{args.record}: not readable JSON ({exc})") from None
+        result = smoke.from_json(data)
+        store = open_store_from_args(args, out)
+        if not smoke.record(store, args.target, result):
+            raise UserError(f"{store.where}: no draft of {args.target} to record the verdict in")
+        return result, version
+    if target.is_dir():
+        wheels = sorted(target.glob("*.whl"))
+        version = next((naming.Identity.of(w).version for w in wheels), None) or "?"
+        work = Path(tempfile.mkdtemp(prefix="release-smoke-"))
+        try:
+            return smoke.run_smoke(wheels, smoke.interpreter_for(wheels, args.python and str(args.python)),
+                                   public_index_from_args(args), work, out.line), version
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    version = naming.version_of_tag(args.target, flag="TAG")
+    store = open_store_from_args(args, out)
+    return smoke.smoke_draft(store, args.target, public_index=public_index_from_args(args),
+                             python=args.python and str(args.python), say=out.line), version
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
-    target = Path(args.target)
-    work = Path(tempfile.mkdtemp(prefix="release-smoke-"))
-    try:
-        store = release = None
-        if target.is_dir():
-            wheels = sorted(target.glob("*.whl"))
-            version = next((naming.Identity.of(w).version for w in wheels), None) or "?"
-        else:
-            version = naming.version_of_tag(args.target, flag="TAG")
-            store = open_store_from_args(args, out)
-            release, _ = find_target(store, args.target)
-            wheels = [store.download_asset(release, a, work / a.name) for a in store.list_assets(release)
-                      if a.name.endswith(".whl") and file_name_problem(a.name) is None]
-        result = smoke.run_smoke(wheels, _interpreter(wheels, args.python and str(args.python)),
-                                 public_index_from_args(args), work, out.line)
-        if store is not None and release is not None and release.draft:
-            current = next(r for r in store.list_releases() if r.id == release.id)
-            store.update_release(current, body=with_smoke(current.body, result.markdown(version)))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    result, version = _verdict(args, out)
     github_output({"smoke-ok": "true" if result.ok else "false"})
     step_summary(result.markdown(version))
 

@@ -36,6 +36,8 @@ VERIFY = StepDecl("verify", "verify wheels", steps.verify,
 DRAFT = StepDecl("draft", "draft release", steps.draft)
 VALIDATE = StepDecl("validate", "validate draft", steps.validate,
                     takes=("python", "public_index", "require_all_pythons"))
+SMOKE = StepDecl("smoke", "ROCm smoke test", steps.smoke, takes=("smoke", "public_index"),
+                 when=steps.smoke_wanted)
 PUBLISH = StepDecl("publish", "publish release", steps.publish)
 GC = StepDecl("gc", "collect old nightlies", steps.gc, takes=("retention",))
 PYPI = StepDecl("pypi", "upload to PyPI", steps.pypi, takes=("pypi",), when=steps.pypi_wanted)
@@ -44,9 +46,10 @@ NEXT_VERSION = StepDecl("next-version", "move to the next version", steps.next_v
                         fingerprint=steps.next_version_fingerprint, when=steps.moves_the_line_on)
 
 # What every job that ships ends with: checked wheels, a draft, the draft checked as users
-# get it, then (and only then) published.
+# get it (and, with --smoke on a ROCm machine, the plugin seen to register), then (and only
+# then) published.
 TO_DRAFT = (VERIFY, DRAFT, VALIDATE)
-SHIP = (*TO_DRAFT, PUBLISH)
+SHIP = (*TO_DRAFT, SMOKE, PUBLISH)
 
 JOBS: dict[str, JobDecl] = {job.name: job for job in (
     JobDecl("nightly", (FETCH, BUILD, *SHIP, GC), lock="nightly"),

@@ -49,6 +49,7 @@ class JobOptions:
     open_pr: bool = False              # open the next-version pull request
     release_branch: str = "main"       # the next-version pull request's base
     pypi: bool = False                 # upload a published release or post release to PyPI
+    smoke: bool = False                # the ROCm smoke gate before publishing (needs a ROCm GPU)
 
 
 OPTION_NAMES = frozenset(f.name for f in dataclasses.fields(JobOptions))

@@ -182,6 +182,21 @@ def validate(run: JobRun, opts: OptionsView, _ctx: Context) -> Outputs:
             "warnings": list(result.warnings)}
 
 
+def smoke_wanted(_run: JobRun, opts: OptionsView) -> bool:
+    return bool(opts.smoke)
+
+
+def smoke(run: JobRun, opts: OptionsView, _ctx: Context) -> Outputs:
+    """The ROCm gate (``release.check.smoke``) over the validated draft; its verdict goes into
+    the draft's notes, and a failure stops the job before publishing."""
+    from release.check.smoke import smoke_draft
+    result = smoke_draft(run.store, run.tag, public_index=opts.public_index, say=run.say)
+    if not result.ok:
+        raise CheckFailed(f"the ROCm smoke test of {run.tag} failed; the draft is not published: "
+                          + "; ".join(result.problems), findings=result.problems)
+    return {"rocm_devices": result.rocm_devices, "python": result.python}
+
+
 def publish(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:
     from release.publish.drafts import undraft
     result = undraft(run.store, run.tag, say=run.say)

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 TEMP_SUFFIX = ".new"
 VALIDATED = re.compile(r"<!-- validated: sha256=([0-9a-f]{64}) -->\n?")
-SMOKE = re.compile(r"<!-- smoke -->\n.*?<!-- /smoke -->\n?", re.S)  # `release smoke`'s section
+SMOKE = re.compile(r"<!-- smoke -->\n(.*?)<!-- /smoke -->\n?", re.S)  # `release smoke`'s section
 
 
 @dataclasses.dataclass(frozen=True)
@@ -371,7 +371,9 @@ def publish_draft(store: Store, dist: Dist, *, say: Say = lambda _: None,
     notes_updated = not same_notes(draft.body, body) or draft.name != name
     if notes_updated:
         say(f"update the notes of draft {draft.id}")
-        draft = store.update_release(draft, name=name, body=body)
+        verdict = SMOKE.search(draft.body or "")  # the smoke gate's verdict stays with the draft
+        draft = store.update_release(draft, name=name,
+                                     body=with_smoke(body, verdict.group(1)) if verdict else body)
     actions = sync_assets(store, draft, dist.assets, say=say, progress=progress)
     remote = {a.name: a for a in store.list_assets(draft)}
     if sorted(remote) != sorted(a.name for a in dist.assets) or not all(
@@ -470,6 +472,10 @@ def undraft(store: Store, tag: str, *, say: Say = lambda _: None) -> dict:
     if marked is None or marked != actual:
         raise UserError(f"{store.where}: draft {draft.id} of {tag} has not passed "
                         f"`release validate {tag}` with its current assets; validate it first")
+    verdict = SMOKE.search(draft.body or "")
+    if verdict and ": FAILED" in (verdict.group(1).splitlines() or [""])[0]:
+        raise UserError(f"{store.where}: draft {draft.id} of {tag} failed the ROCm smoke test "
+                        "(see its notes); it is not published")
     half = pairing.problems([(a.name, None) for a in store.list_assets(draft) if a.name.endswith(".whl")])
     if half:
         raise UserError(f"{store.where}: draft {draft.id} of {tag} is not a whole release, so it is "
