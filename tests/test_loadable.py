@@ -204,7 +204,8 @@ def test_only_x86_64_manylinux_tags_have_a_policy():
      "site-packages/rocm/lib"),
     ("${ORIGIN}", "/venv/lib/python3/site-packages/a", "site-packages/a"),
     ("$ORIGIN/../../../python3.11/dist-packages/_rocm_sdk_core/lib",
-     "/venv/lib/python3/site-packages/jax_rocm7_plugin", "/venv/lib/python3.11/dist-packages/_rocm_sdk_core/lib"),
+     "/venv/lib/python3/site-packages/jax_rocm7_plugin",
+     "site-packages/../../python3.11/dist-packages/_rocm_sdk_core/lib"),
     ("/opt/rocm/lib/", "/x", "/opt/rocm/lib"),
 ])
 def test_origin_is_the_install_directory(entry, origin, expected):
@@ -268,3 +269,37 @@ def test_a_plan_for_a_rocm_version_without_a_list_is_refused(tmp_path):
     (tmp_path / "version_info.json").write_text(json.dumps(dict(info, rocm_version="7.3.0")))
     with pytest.raises(UserError, match=r"^ROCm 7\.3\.0 has no soname list in rocm_runtime\.json"):
         make_plan(load_project(tmp_path), "release")
+
+
+def test_an_error_names_a_few_runpath_entries_and_counts_the_rest(tmp_path, wheel_artifacts, rocm_stubs):
+    runpath = [f"$ORIGIN/../d{i}" for i in range(9)]
+    so = compile_so(tmp_path / "so" / "_prng.so", runpath, links=(rocm_stubs["librocm_sysdeps_hwloc.so.5"],))
+    [(_, _, message)] = findings(pair(tmp_path, wheel_artifacts, **{"_prng.so": so}).values(), "needed")
+    assert "searched RUNPATH site-packages/d0, site-packages/d1, site-packages/d2, site-packages/d3, " \
+           "site-packages/d4, site-packages/d5 and 3 more for the wheels' own objects" in message
+
+
+@pytest.mark.network
+def test_the_published_wheels_name_no_rocm_version_and_ours_do(published_wheels, tmp_path, wheel_artifacts):
+    """The published 0.10.2 pair: its Summary says ROCm:unknown, so nothing says which ROCm its
+    NEEDED must resolve in: every ROCm library is unresolved. Told ROCm 7.2.0, all of them resolve
+    (their RUNPATH ends in /opt/rocm/lib) and their symbol versions fit manylinux_2_27. The same
+    kernel objects packed by this project's build (Summary "(ROCm 7.2.0)") pass as they are."""
+    import zipfile
+    real = [published_wheels["pjrt"], published_wheels["plugin"]]
+    unknown = findings(real, "needed")
+    assert unknown and all("no ROCm runtime (the wheel's Summary names no ROCm version" in m for _, _, m in unknown)
+    assert {lib.split(" ")[0] for _, _, lib in unknown} >= {"libamdhip64.so.7", "librocblas.so.5", "libMIOpen.so.1"}
+    told = verify_wheels(real, opts(rocm_version="7.2.0"))
+    assert [(r.status("needed"), r.status("symbols"), r.status("glibc")) for r in told] == [("ok", "ok", "ok")] * 2
+    # the real kernels, packed by this project's build next to a pjrt object of our own
+    kernels = tmp_path / "kernels"
+    with zipfile.ZipFile(published_wheels["plugin"]) as zf:
+        for name in zf.namelist():
+            if name.endswith(".so"):
+                (kernels / name.rsplit("/", 1)[1]).parent.mkdir(parents=True, exist_ok=True)
+                (kernels / name.rsplit("/", 1)[1]).write_bytes(zf.read(name))
+    ours = build_pair(tmp_path / "ours", wheel_artifacts["good"],
+                      overrides={p.name: p for p in kernels.glob("*.so")})
+    reports = verify_wheels(list(ours.values()), opts())
+    assert [(r.status("needed"), r.status("symbols"), r.status("glibc")) for r in reports] == [("ok", "ok", "ok")] * 2

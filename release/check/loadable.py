@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 SITE_ROOT = "/venv/lib/python3/site-packages"  # where the wheels install, as the checks see it
 G_UNRESOLVED = "unresolved NEEDED"
+SHOWN = 6  # RUNPATH entries an error names (the real 0.10.2 objects carry 95)
 _SUMMARY_ROCM = re.compile(r"\bROCm (\d+\.\d+\.\d+)\b")
 _MANYLINUX = re.compile(r"^manylinux_(\d+)_(\d+)_")
 
@@ -91,6 +92,9 @@ def shown(directory: str) -> str:
     """A directory as a person reads it: ``site-packages/...`` inside the environment."""
     if directory == SITE_ROOT or directory.startswith(SITE_ROOT + "/"):
         return "site-packages" + directory[len(SITE_ROOT):]
+    venv = SITE_ROOT.split("/lib/", 1)[0]
+    if directory.startswith(venv + "/"):  # climbed out of site-packages, still in the environment
+        return "site-packages/" + posixpath.relpath(directory, SITE_ROOT)
     return directory
 
 
@@ -171,7 +175,9 @@ def _found(library: str, dirs: Sequence[str], shipped: dict[str, set[str]],
 def _unresolved(member: Member, library: str, dirs: Sequence[str],
                 runtime: rocm_runtime.Runtime | None, runtime_line: str,
                 system_line: str) -> Finding:
-    searched = ", ".join(dict.fromkeys(shown(d) for d in dirs)) or "no RUNPATH entry"
+    places = list(dict.fromkeys(shown(d) for d in dirs))
+    searched = (", ".join(places[:SHOWN]) + (f" and {len(places) - SHOWN} more" if len(places) > SHOWN else "")
+                or "no RUNPATH entry")
     hint = ""
     if runtime is not None and runtime.where(library):
         hint = f"; ROCm {runtime.version} has it in {', '.join(runtime.where(library))}"
