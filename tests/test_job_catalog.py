@@ -39,6 +39,7 @@ def sample(option: str, tmp: Path) -> tuple[list[str], object]:
         "open_pr": (["--open-pr"], True),
         "release_branch": (["--release-branch", "rel"], "rel"),
         "pypi": (["--pypi"], True),
+        "smoke": (["--smoke"], True),
     }[option]
 
 
@@ -127,7 +128,8 @@ def test_every_flag_at_once_reaches_every_step_that_declares_it(tmp_path, comman
 def test_every_declared_step_runs_once_in_the_declared_order(tmp_path, job):
     decl = catalog.JOBS[job]
     seen: list[tuple[str, OptionsView]] = []
-    options = JobOptions(workspace=tmp_path / "ws", pypi=True)  # a Bazel build: fetch is in; PyPI too
+    # a Bazel build: fetch is in; PyPI and the ROCm gate too
+    options = JobOptions(workspace=tmp_path / "ws", pypi=True, smoke=True)
     results = run_declared(recording(decl, seen), fake_run(tmp_path), options)
     assert [name for name, _ in seen] == [s.name for s in decl.steps]
     assert [r.name for r in results] == [s.name for s in decl.steps]
@@ -160,8 +162,8 @@ def test_a_job_ships_only_what_it_verified_drafted_and_validated(job):
     assert len(made) == 1, f"{job} makes its wheels once: {names}"
     chain = [made[0], "verify", "draft", "validate"]
     assert [n for n in names if n in chain] == chain, names
-    if "publish" in names:
-        assert names.index("publish") == names.index("validate") + 1, names
+    if "publish" in names:   # right after validate and the ROCm gate (which runs with --smoke)
+        assert names.index("publish") == names.index("smoke") + 1 == names.index("validate") + 2, names
     for after_publish in ("gc", "next-version"):
         if after_publish in names:
             assert names.index(after_publish) > names.index("publish"), names
