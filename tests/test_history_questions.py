@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from release.sources import git as rgit
-from release.sources.roll import SKEW
+from release.sources.git import SKEW
 from tests.support.gitrepos import RepoBuilder, git
 
 DAY = 86400
