@@ -9,9 +9,11 @@ built by ``release.build.wheels.build_wheel``, the same path a nightly takes.
 
 from __future__ import annotations
 
+import os
 import random
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -75,3 +77,38 @@ def big_wheel(directory: Path) -> Path:
                         revisions=RevisionMap.from_deps(load_deps(REPO / "deps.yaml"), VERSION))
     so.unlink()
     return wheel
+
+
+def measure(argv: list[str], cwd: Path, env: dict | None = None) -> tuple[float, int, float]:
+    """(wall s, peak RSS bytes, CPU s) of the child and the descendants it waited for."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        sys.exit(f"{argv[:4]} failed: {proc.stderr.read().decode()[-2000:]}")
+    return wall, usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime
+
+
+SAME_LEVEL_SITECUSTOMIZE = """
+# Loaded at start-up by every Python of the anchor (PYTHONPATH): zipfile deflates at the zlib
+# level given in BENCH_ZLIB_LEVEL whenever no level was asked for, so `python -m build` writes a
+# wheel of about our size (its own default is zlib's 6; wheel's WheelFile never passes a level).
+import os, zipfile
+_level = int(os.environ["BENCH_ZLIB_LEVEL"])
+_compressor = zipfile._get_compressor
+def _at_level(compress_type, compresslevel=None):
+    return _compressor(compress_type, _level if compresslevel is None else compresslevel)
+zipfile._get_compressor = _at_level
+"""
+
+
+def same_level_hook(base: Path, env: dict, level: int) -> dict:
+    """``env`` for a Python child whose zipfile deflates at zlib ``level`` (when no level is
+    asked for): the anchors then write output of about our size, so their cost is compared at
+    equal size."""
+    hook = base / "same-level"
+    hook.mkdir(exist_ok=True)
+    (hook / "sitecustomize.py").write_text(SAME_LEVEL_SITECUSTOMIZE)
+    return {**env, "PYTHONPATH": f"{hook}{os.pathsep}{REPO}", "BENCH_ZLIB_LEVEL": str(level)}

@@ -1,7 +1,10 @@
 """Pack a 500 MB shared-object-like file: ``release build`` vs ``python -m build -n -w``.
 
 The anchor is the setuptools path rocm-jax's wheel tools take (a package tree with
-the .so as package data, a platform ``Distribution``, ``python -m build -n -w``).
+the .so as package data, a platform ``Distribution``, ``python -m build -n -w``), run twice:
+at its default (zlib level 6, a smaller wheel than ours) and at the zlib level whose output is
+closest to ours in size (a ``sitecustomize`` sets zipfile's default level), so the quoted ratio
+compares equal output sizes and the default one says what the anchor costs as people run it.
 A second anchor makes the size/speed trade visible: ``zipfile`` deflating the same file
 with the zlib level whose output is closest in size to ours (chosen on samples of the
 input), so "faster" is not just "compresses less". Each side is a child process whose
@@ -35,7 +38,6 @@ import random
 import shutil
 import statistics
 import struct
-import subprocess
 import sys
 import tempfile
 import textwrap
@@ -44,7 +46,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from _bigwheel import REPO, link_so
+from _bigwheel import REPO, link_so, measure, same_level_hook
 
 # (share of the file, {pool: weight within the section}), in file order
 SECTIONS = (
@@ -94,18 +96,6 @@ def make_input(path: Path, size: int, seed: int = 1) -> None:
                 out.write(pool[name][start:start + piece])
                 left -= piece
     path.chmod(0o755)
-
-
-def measure(argv: list[str], cwd: Path, env: dict | None = None) -> tuple[float, int, float]:
-    """(wall s, peak RSS bytes, CPU s) of the child and the descendants it waited for."""
-    started = time.perf_counter()
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - started
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        sys.exit(f"{argv[:4]} failed: {proc.stderr.read().decode()[-2000:]}")
-    return wall, usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime
 
 
 def anchor_project(base: Path, so: Path) -> Path:
@@ -199,6 +189,7 @@ def main() -> int:
         proj = anchor_project(base, so)
         root, artifacts = ours_project(base, so)
         anchor_out, ours_out, zlib_out = base / "anchor-out", base / "ours-out", base / "zlib.whl"
+        same_out = base / "anchor-same-out"
 
         def anchor():
             shutil.rmtree(anchor_out, ignore_errors=True)
@@ -218,8 +209,14 @@ def main() -> int:
             return measure([sys.executable, "-c", ZLIB_SIDE, str(so), str(zlib_out), str(level)],
                            base, env)
 
-        sides = {"anchor": anchor, "ours": ours, "zlib": same_size_zlib}
-        runs: dict[str, list[tuple[float, int, float]]] = {"anchor": [], "ours": [first],
+        def anchor_same_size():
+            shutil.rmtree(same_out, ignore_errors=True)
+            same_env = same_level_hook(base, env, level)
+            return measure([sys.executable, "-m", "build", "-n", "-w", "--outdir", str(same_out),
+                            str(proj)], base, same_env)
+
+        sides = {"anchor": anchor, "same": anchor_same_size, "ours": ours, "zlib": same_size_zlib}
+        runs: dict[str, list[tuple[float, int, float]]] = {"anchor": [], "same": [], "ours": [first],
                                                             "zlib": []}
         for i in range(args.runs):  # interleaved: a busy spell slows every side alike
             for name, side in sides.items():
@@ -227,14 +224,17 @@ def main() -> int:
                     continue  # the first run above counts
                 runs[name].append(side())
         a_wheel = next(anchor_out.glob("*.whl"))
+        s_wheel = next(same_out.glob("*.whl"))
         o_wheel = next(ours_out.rglob("*.whl"))
         a_member, o_member = so_member(a_wheel), so_member(o_wheel)
         assert a_member.CRC == o_member.CRC and a_member.file_size == o_member.file_size
-        sizes = {"anchor": a_wheel.stat().st_size, "ours": o_wheel.stat().st_size,
-                 "zlib": zlib_out.stat().st_size}
+        assert so_member(s_wheel).CRC == o_member.CRC
+        sizes = {"anchor": a_wheel.stat().st_size, "same": s_wheel.stat().st_size,
+                 "ours": o_wheel.stat().st_size, "zlib": zlib_out.stat().st_size}
         med = {name: (statistics.median(r[0] for r in rs), max(r[1] for r in rs),
                       statistics.median(r[2] for r in rs)) for name, rs in runs.items()}
-        labels = {"anchor": "anchor  python -m build -n -w", "ours": "ours    release build --wheel pjrt",
+        labels = {"anchor": "anchor  python -m build -n -w", "same": f"anchor  same, zlib level {level}",
+                  "ours": "ours    release build --wheel pjrt",
                   "zlib": f"zipfile zlib level {level} (same size)"}
         print(f"{args.runs} interleaved runs each, medians; {os.cpu_count()} cores, "
               f"load average {os.getloadavg()[0]:.1f}")
@@ -248,8 +248,12 @@ def main() -> int:
         z_wall, _, z_cpu = med["zlib"]
         print(f"input compresses {so.stat().st_size / sizes['anchor']:.2f}:1 with the anchor "
               "(zlib -6)")
-        print("ratios (other side / ours; above 1: ours is cheaper or smaller):")
-        print(f"  anchor:       CPU {a_cpu / o_cpu:5.2f}x   wall {a_wall / o_wall:5.2f}x   "
+        s_wall, _, s_cpu = med["same"]
+        print("ratios (other side / ours; above 1: ours is cheaper or smaller); the equal-size row")
+        print("is the fair one, the default-level row says what a user of the anchor pays today:")
+        print(f"  anchor at equal size (zlib {level}): CPU {s_cpu / o_cpu:5.2f}x   wall {s_wall / o_wall:5.2f}x   "
+              f"size ours/anchor {sizes['ours'] / sizes['same']:.3f}")
+        print(f"  anchor at its default (zlib 6):  CPU {a_cpu / o_cpu:5.2f}x   wall {a_wall / o_wall:5.2f}x   "
               f"size ours/anchor {sizes['ours'] / sizes['anchor']:.3f} (goal <= 1.10)")
         print(f"  zlib level {level}: CPU {z_cpu / o_cpu:5.2f}x   wall {z_wall / o_wall:5.2f}x   "
               f"size ours/zlib {sizes['ours'] / sizes['zlib']:.3f}")
