@@ -62,7 +62,51 @@ def test_a_big_wheel_costs_one_read_of_its_end(tmp_path):
 def test_a_store_that_answers_short_ranges_is_one_line():
     blob = zip_bytes([("x-1.dist-info/METADATA", b"Name: x\n", zipfile.ZIP_STORED)], b"")
     from release.core.errors import UserError
-    with pytest.raises(UserError, match="expected exactly the range"):
+    with pytest.raises(UserError, match=rf"^x\.whl: the store answered {len(blob) - 1} bytes for a range of "
+                                        rf"{len(blob)}; expected exactly the range$"):
         remote_metadata(lambda s, n: blob[s:s + n - 1], len(blob), "x.whl")
     with pytest.raises(UserError, match="not a wheel"):
         remote_metadata(lambda s, n: b"\0" * n, 5000, "x.whl")
+
+
+def test_the_ranged_file_reads_like_a_file():
+    from release.publish.ranged import RangedFile
+    blob = bytes(range(256)) * 4
+    handle = RangedFile(lambda s, n: blob[s:s + n], len(blob), "x.whl")
+    assert handle.seekable() and handle.readable() and handle.tell() == 0
+    assert handle.read(0) == b"" and handle.tell() == 0
+    assert handle.read(3) == blob[:3] and handle.tell() == 3
+    assert handle.read() == blob[3:] and handle.read() == b"" and handle.read(5) == b""  # at the end: nothing
+    handle.seek(-10, io.SEEK_END)
+    assert handle.read(-1) == blob[-10:]
+    handle.seek(2)
+    handle.seek(3, io.SEEK_CUR)
+    assert handle.read(2) == blob[5:7] and handle.reads == 1  # all of it came in one read of the end
+
+
+def test_metadata_at_the_start_of_a_big_wheel_costs_two_reads():
+    """The end (directory) and one read at the member, header, name and bytes together."""
+    blob = zip_bytes([("x-1.dist-info/METADATA", b"Name: x\nRequires-Python: >=3.13\n", zipfile.ZIP_DEFLATED),
+                      ("pkg/xla.so", bytes(range(256)) * (1 << 12), zipfile.ZIP_STORED)], b"")
+    got, reads = remote_metadata(lambda s, n: blob[s:s + n], len(blob), "x.whl")
+    assert b">=3.13" in got and reads == 2
+
+
+def test_more_reads_than_allowed_is_one_line(monkeypatch):
+    from release.core.errors import UserError
+    from release.publish import ranged
+    blob = zip_bytes([("x-1.dist-info/METADATA", b"Name: x\n", zipfile.ZIP_STORED),
+                      ("pkg/xla.so", bytes(range(256)) * (1 << 12), zipfile.ZIP_STORED)], b"")
+    monkeypatch.setattr(ranged, "MAX_READS", 1)
+    with pytest.raises(UserError, match=r"^x\.whl: more than 1 range reads to find its METADATA; not a wheel"):
+        remote_metadata(lambda s, n: blob[s:s + n], len(blob), "x.whl")
+    monkeypatch.setattr(ranged, "MAX_READS", 2)
+    assert remote_metadata(lambda s, n: blob[s:s + n], len(blob), "x.whl")[1] == 2
+
+
+def test_a_wheel_without_one_metadata_is_named():
+    from release.core.errors import UserError
+    for members in ([], [("a-1.dist-info/METADATA", b"x", 0), ("b-1.dist-info/METADATA", b"y", 0)]):
+        blob = zip_bytes(members, b"")
+        with pytest.raises(UserError, match=rf"^x\.whl: expected one \.dist-info/METADATA, found {len(members)}$"):
+            remote_metadata(lambda s, n, b=blob: b[s:s + n], len(blob), "x.whl")
