@@ -140,3 +140,56 @@ def test_an_asset_name_that_is_not_a_plain_file_name_is_never_joined_to_a_folder
         getattr(steps, step)(run, OptionsView(JobOptions(), (), step), {})
     assert not store.downloaded or all(p.name == "revisions.json" for p in store.downloaded)
     assert not list((tmp_path / "outside").iterdir())
+
+
+# ---------------------------------------------------------------- verify lists every error
+
+
+def test_a_failed_verify_lists_every_error_in_the_line_and_to_people(tmp_path, monkeypatch):
+    from release.jobs.shared import verify_dist
+    errors = [types.SimpleNamespace(check=c, message=f"{c} {'y' * 150}") for c in
+              ("runpath", "record", "pair", "version")]
+    reports = [types.SimpleNamespace(wheel=tmp_path / "a.whl", ok=False, errors=errors[:2]),
+               types.SimpleNamespace(wheel=tmp_path / "b.whl", ok=False, errors=errors[2:])]
+    monkeypatch.setattr("release.check.verify.verify_wheels", lambda wheels, options: reports)
+    said: list[str] = []
+    with pytest.raises(CheckFailed) as failed:
+        verify_dist(tmp_path, None, said.append, tmp_path)
+    assert len(failed.value.findings) == 4
+    for e, wheel in zip(errors, ("a.whl", "a.whl", "b.whl", "b.whl")):
+        line = f"{wheel}: {e.check}: {e.message}"
+        assert line in str(failed.value) and f"  - {line}" in said
+
+
+# ---------------------------------------------------------------- verify runs after a rebuild
+
+
+def test_wheels_built_again_are_verified_again_though_the_builds_inputs_did_not_change(tmp_path):
+    """A recorded wheel that went missing is rebuilt (same inputs); verify must see the new one."""
+    import dataclasses as dc
+
+    from release.jobs import catalog
+    from release.jobs.runner import JobDecl, run_declared
+
+    wheel = tmp_path / "dist" / "0.9.1" / "w.whl"
+    verified: list[bytes] = []
+
+    def build(_run, _opts, _ctx):
+        wheel.parent.mkdir(parents=True, exist_ok=True)
+        wheel.write_bytes(b"built" + b"!" * len(verified))  # a rebuild differs in size
+        return {"wheel": wheel}
+
+    def verify(_run, _opts, ctx):
+        verified.append(wheel.read_bytes())
+        return {}
+
+    job = JobDecl("t", (catalog.StepDecl("build", "b", build, fingerprint=lambda *a: "same"),
+                        dc.replace(catalog.VERIFY, run=verify)))
+    run = JobRun(types.SimpleNamespace(root=tmp_path), "0.9.1", tmp_path / "dist", store=None,
+                 out=Output(), say=lambda _t: None)
+    run_declared(job, run, JobOptions())
+    run_declared(job, run, JobOptions())      # nothing changed: nothing runs
+    assert verified == [b"built"]
+    wheel.unlink()                            # the recorded wheel is gone: build runs again
+    run_declared(job, run, JobOptions())
+    assert verified == [b"built", b"built!"]

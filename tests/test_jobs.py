@@ -277,3 +277,16 @@ def test_cut_rc_below_a_published_release_is_refused_before_tagging(run_cli, pub
         assert "0.9.1rc2 would sort below 0.9.1.post1" in err
         assert git("tag") == "" and not (tmp_path / "dist").exists()
     assert [r.tag for r in store.list_releases() if r.draft] == []
+
+
+def test_a_post_release_never_sorts_at_or_below_a_published_one(published_line):
+    """post's own rule is check_publishable, as every job's: refused before anything is fetched."""
+    from release.jobs.post import post_source
+    project, store = published_line
+    _publish(store, project, "0.9.1")
+    _publish(store, project, "0.9.1.post2")
+    with pytest.raises(UserError, match=r"0.9.1.post1 would sort below 0.9.1.post2.*higher .postN"):
+        post_source(store, 1, None)
+    source, version = post_source(store, 3, None)
+    assert (source.tag, version) == ("rocm-jax-v0.9.1", "0.9.1.post3")
+    assert post_source(store, 2, "0.9.1")[1] == "0.9.1.post2"   # a re-run of the same re-spin

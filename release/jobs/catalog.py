@@ -32,7 +32,7 @@ TAG = StepDecl("tag", "tag the release", steps.tag, takes=("push",),
                fingerprint=steps.tag_fingerprint)
 
 VERIFY = StepDecl("verify", "verify wheels", steps.verify,
-                  fingerprint=steps.after_everything_before)
+                  fingerprint=steps.dist_as_it_is)
 DRAFT = StepDecl("draft", "draft release", steps.draft)
 VALIDATE = StepDecl("validate", "validate draft", steps.validate,
                     takes=("python", "public_index", "require_all_pythons"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -149,10 +150,21 @@ def verify(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:
     return verify_dist(run.directory, RevisionMap.loads(text), run.say, run.project.root)
 
 
-def after_everything_before(_run: JobRun, _opts: OptionsView, ctx: Context) -> str:
-    """What the earlier steps produced: a step fingerprinted so runs again whenever one of
-    them ran again (a rebuilt wheel is verified again even when its inputs did not change)."""
-    return json.dumps({name: dict(ctx[name]) for name in ctx}, sort_keys=True, default=str)
+def dist_as_it_is(run: JobRun, _opts: OptionsView, ctx: Context) -> str:
+    """What verify reads, as it is now: each wheel's and revisions.json's name, size and
+    modification time, and the earlier steps' outputs. A wheel built again (a recorded one
+    went missing) is verified again even when the build's inputs did not change."""
+    files = sorted([*run.directory.glob("*.whl"), run.directory / naming.REVISIONS_ASSET])
+    seen = [(p.name, st.st_size, st.st_mtime_ns) for p in files if (st := _stat(p)) is not None]
+    return json.dumps({"files": seen, "before": {name: dict(ctx[name]) for name in ctx}},
+                      sort_keys=True, default=str)
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    try:
+        return path.stat()
+    except FileNotFoundError:
+        return None
 
 
 def draft(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:
