@@ -65,6 +65,7 @@ def test_a_page_that_is_not_an_index_answer_raises():
     ("http://127.0.0.1:8080/", "http://127.0.0.1:8080/simple/"),
     ("https://host/root/pypi/legacy/", "https://host/root/pypi/simple/"),
     ("https://user:pw@upload.example.org/legacy/", "https://user:pw@example.org/simple/"),
+    ("http://127.0.0.1:8080", "http://127.0.0.1:8080/simple/"),
 ])
 def test_the_simple_api_beside_an_upload_url(upload, index):
     assert derive_index_url(upload) == index
@@ -99,6 +100,18 @@ def test_the_url_flag_wins_then_the_environment_then_pypirc(tmp_path):
                            env={**env, "TWINE_REPOSITORY_URL": "https://env/legacy/", "TWINE_PASSWORD": "p-env"},
                            keyring_lookup=no_keyring)
     assert (flag.upload_url, flag.password, flag.source) == ("https://flag/legacy/", "p-env", "$TWINE_PASSWORD")
+
+
+def test_the_index_asked_is_the_upload_urls_unless_named_and_a_bad_url_names_where_it_came_from(tmp_path):
+    env = {"HOME": str(tmp_path), "TWINE_REPOSITORY_URL": "http://127.0.0.1:8080/"}
+    no_keyring = lambda url, user: None  # noqa: E731
+    assert find_repository(env=env, keyring_lookup=no_keyring).index_url == "http://127.0.0.1:8080/simple/"
+    assert find_repository(env=env, index_url="https://mirror/simple/",
+                           keyring_lookup=no_keyring).index_url == "https://mirror/simple/"
+    with pytest.raises(UserError, match=r"^\$TWINE_REPOSITORY_URL 'ftp://x/'"):
+        find_repository(env={**env, "TWINE_REPOSITORY_URL": "ftp://x/"}, keyring_lookup=no_keyring)
+    with pytest.raises(UserError, match="^--repository-url 'file:///x'"):
+        find_repository(url="file:///x", env=env, keyring_lookup=no_keyring)
 
 
 def test_keyring_is_asked_only_when_no_password_is_set(tmp_path):
