@@ -27,7 +27,7 @@ from packaging.version import Version
 from release.core import naming, versions
 from release.core.errors import UserError
 from release.core.naming import Identity
-from release.core.scan import open_wheel
+from release.core.scan import archive_problems, open_wheel
 from release.core.wheelfile import WheelWriter, read_record
 
 if TYPE_CHECKING:
@@ -131,7 +131,11 @@ def promote_wheel(source: Path, target: str, out_dir: Path | None = None,
     escaped = canonicalize_name(ident.dist).replace("-", "_")
     pjrt = naming.pjrt_dist(ident.rocm_major) if ident.kind == "plugin" and ident.rocm_major is not None else None
 
-    with open_wheel(source) as zf:
+    with open_wheel(source) as zf, open(source, "rb") as fp:
+        problems = archive_problems(zf, fp)
+        if problems:  # what verify refuses is never carried into a promoted wheel
+            member, problem = problems[0]
+            raise UserError(f"{source}: {member + ': ' if member else ''}{problem}; run `release verify` on it")
         infos = [i for i in zf.infolist() if not i.is_dir()]
         dist_infos = {i.filename.split("/", 1)[0] for i in infos
                       if i.filename.split("/", 1)[0].endswith(".dist-info")}
@@ -179,7 +183,7 @@ def promote_wheel(source: Path, target: str, out_dir: Path | None = None,
 
 
 def _mode(info: zipfile.ZipInfo) -> int:
-    return (info.external_attr >> 16) & 0o7777 or 0o644
+    return (info.external_attr >> 16) & 0o777 or 0o644  # never setuid, setgid or sticky
 
 
 def _epoch(infos: list[zipfile.ZipInfo]) -> int | None:

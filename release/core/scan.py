@@ -18,6 +18,7 @@ import dataclasses
 import hashlib
 import io
 import re
+import stat
 import struct
 import types
 import zipfile
@@ -295,6 +296,57 @@ def inflation_bounds(infos: Sequence[zipfile.ZipInfo]) -> tuple[set[str], list[t
     return skip, found
 
 
+# Core metadata fields that appear at most once (METADATA, WHEEL): a second value is read
+# differently by different installers.
+SINGLE_FIELDS = {"METADATA": ("Metadata-Version", "Name", "Version", "Requires-Python", "Summary"),
+                 "WHEEL": ("Wheel-Version", "Root-Is-Purelib")}
+
+
+def archive_problems(zf: zipfile.ZipFile, fp: IO[bytes]) -> list[tuple[str | None, str]]:
+    """What makes an archive not a plain wheel, whatever its contents: bytes before the first
+    member (another reader may see another archive), a member named twice, a local header
+    that disagrees with the central directory, a symbolic link or special file, and
+    setuid, setgid or sticky bits (an installer may keep them)."""
+    infos = zf.infolist()
+    found: list[tuple[str | None, str]] = []
+    first = min((i.header_offset for i in infos), default=0)
+    if first > 0:
+        found.append((None, f"{first:,} bytes before the first member (data prepended to the zip)"))
+    seen: set[str] = set()
+    for info in infos:
+        if info.filename in seen:
+            found.append((info.filename, "appears twice in the archive"))
+        seen.add(info.filename)
+        kind = (info.external_attr >> 16) & 0o170000
+        if info.create_system == 3 and kind not in (0, stat.S_IFREG, stat.S_IFDIR):
+            what = "a symbolic link" if kind == stat.S_IFLNK else "a special file (device, pipe or socket)"
+            found.append((info.filename, f"is {what}; a wheel holds regular files only"))
+        mode = (info.external_attr >> 16) & 0o7777
+        if mode & 0o7000:
+            found.append((info.filename, f"has setuid, setgid or sticky bits (mode {mode:#o}); "
+                                         "a wheel's files are plain 0o644 or 0o755"))
+        if not info.is_dir():
+            try:
+                data_offset(fp, info)
+            except zipfile.BadZipFile as exc:
+                found.append((info.filename, str(exc)))
+    return found
+
+
+def _field_problems(members: list[Member]) -> list[tuple[str | None, str]]:
+    found: list[tuple[str | None, str]] = []
+    for member in members:
+        parent, _, base = member.name.rpartition("/")
+        if not parent.endswith(".dist-info") or "/" in parent or base not in SINGLE_FIELDS or member.text is None:
+            continue
+        headers = Headers(member.text.decode("utf-8", "replace"))
+        for field in SINGLE_FIELDS[base]:
+            values = headers.get_all(field) or []
+            if len(values) > 1:
+                found.append((member.name, f"has {len(values)} {field}: fields; expected one"))
+    return found
+
+
 def scan_wheel(path: Path, progress: Progress | None = None) -> Scan:
     """Read every member once: CRC, sha256, size, small texts, ELF facts.
 
@@ -303,15 +355,11 @@ def scan_wheel(path: Path, progress: Progress | None = None) -> Scan:
     path = Path(path)
     with open_wheel(path) as zf, open(path, "rb") as fp:
         members: list[Member] = []
-        problems: list[tuple[str | None, str]] = []
-        seen: set[str] = set()
+        problems = archive_problems(zf, fp)
         skip, oversize = inflation_bounds(zf.infolist())
         for info in zf.infolist():
             member = Member(info.filename, info.file_size, (info.external_attr >> 16) & 0o7777)
             members.append(member)
-            if info.filename in seen:
-                problems.append((info.filename, "appears twice in the archive"))
-            seen.add(info.filename)
             if info.is_dir():
                 continue
             if info.filename in skip:
@@ -322,8 +370,9 @@ def scan_wheel(path: Path, progress: Progress | None = None) -> Scan:
                 _read_member(fp, info, start, member, progress)
             except zipfile.BadZipFile as exc:
                 member.error = str(exc)
-                problems.append((info.filename, str(exc)))
-        return Scan(path, members, problems, oversize)
+                if (info.filename, str(exc)) not in problems:
+                    problems.append((info.filename, str(exc)))
+        return Scan(path, members, problems + _field_problems(members), oversize)
 
 
 def _read_member(fp: IO[bytes], info: zipfile.ZipInfo, start: int, member: Member,
