@@ -210,6 +210,10 @@ def test_a_file_over_the_limit_stops_everything_naming_file_size_and_limit(env, 
     assert PJRT in err and f"{size:,} bytes" in err and f"{size - 1:,} bytes" in err
     assert env.uploads == [] and env.files() == {}
     assert run_cli("pypi-upload", TAG, *flags, "--file-limit", str(size), "--dry-run")[0] == 0
+    # the sizes the release lists decide before anything is downloaded
+    code, out, err = run_cli("pypi-upload", TAG, *flags[:-1], dist.directory.parent / "elsewhere",
+                             "--file-limit", str(size - 1))
+    assert code == 2 and "download jax" not in out
 
 
 def test_the_validated_bytes_go_up_even_when_the_dist_directory_changed(env, released, run_cli):
@@ -485,7 +489,9 @@ def test_the_project_dist_directory_is_where_the_wheels_are_looked_for_first(env
                              "--store-dir", store.directory)
     assert code == 0, err
     assert "download jax" not in out and env.files() == release_sums(dist)
-    assert (project_dir / "dist" / VERSION / "pypi" / "predicate.slsa.json").is_file(), out
+    work = project_dir / "dist" / VERSION / "pypi"
+    assert (work / "predicate.slsa.json").is_file(), out
+    assert {p.name for p in work.glob("*.whl")} == set(release_sums(dist))  # what Sigstore signs there
 
 
 # ---------------------------------------------------------------- as twine does it

@@ -143,7 +143,7 @@ def read_release(store: Store, tag: str, work: Path, *, say: Say,
         if ident.kind is None or ident.version != version:
             raise UserError(f"{tag}: {name} is not a jax-rocm wheel of {version}")
         tags = sorted({t.split("-")[0] for t in ident.tags})
-        wheels.append(Wheel(name, digest, str(ident.dist), ident.kind, ".".join(tags)))
+        wheels.append(Wheel(name, digest, str(ident.dist), ident.kind, ".".join(tags), size=assets[name].size))
     roles = [w.role for w in wheels]
     if roles.count("pjrt") != 1 or "plugin" not in roles:
         raise UserError(f"{tag}: {roles.count('pjrt')} pjrt and {roles.count('plugin')} plugin wheels; "
@@ -156,14 +156,16 @@ def _fetch(store: Store, release: Release, assets: dict, name: str, sha256: str,
            work: Path, say: Say, progress: ProgressBars | None) -> Path:
     """``name`` with exactly ``sha256``: from ``local_dir`` or ``work`` when it matches there,
     else downloaded from the release into ``work`` and checked."""
-    for candidate in (local_dir / name, work / name):
-        if candidate.is_file() and sha256_file(candidate) == sha256:
-            return candidate
+    dest = work / name
+    if dest.is_file() and sha256_file(dest) == sha256:
+        return dest
+    local = local_dir / name
+    if local_dir != work and local.is_file() and sha256_file(local) == sha256:
+        return _place(local, dest)
     asset = assets.get(name)
     if asset is None:
         raise UserError(f"{store.where}: release {release.tag} has no asset {name}")
     say(f"download {name}")
-    dest = work / name
     store.download_asset(release, asset, dest, progress=progress)
     found = sha256_file(dest)
     if found != sha256:
@@ -173,10 +175,26 @@ def _fetch(store: Store, release: Release, assets: dict, name: str, sha256: str,
     return dest
 
 
+def _place(source: Path, dest: Path) -> Path:
+    """``source`` at ``dest`` (a hard link, else a copy, renamed into place): the work directory
+    holds every wheel, so Sigstore signs, and the upload sends, the files checked there."""
+    import os
+    import shutil
+    tmp = dest.with_name(dest.name + ".part")
+    tmp.unlink(missing_ok=True)
+    try:
+        os.link(source, tmp)
+    except OSError:
+        shutil.copyfile(source, tmp)
+    os.replace(tmp, dest)
+    return dest
+
+
 def stage(store: Store, files: ReleaseFiles, dist_dir: Path, *, say: Say,
           progress: ProgressBars | None = None) -> ReleaseFiles:
-    """Every wheel's exact bytes here (``dist_dir`` when they match, else downloaded), with the
-    statements Sigstore signs written beside them (``attestations.write_for_signing``)."""
+    """Every wheel's exact bytes in the work directory (from ``dist_dir`` when they match, else
+    downloaded), with the statements Sigstore signs written beside them
+    (``attestations.write_for_signing``)."""
     assets = {a.name: a for a in store.list_assets(files.release)}
     staged = []
     for wheel in files.wheels:
@@ -351,6 +369,7 @@ def publish_to_pypi(store: Store, tag: str, settings: PypiSettings, *, say: Say,
     files = read_release(store, tag, work, say=say, progress=progress)
     result: dict[str, Any] = {"tag": tag, "version": version, "index": display_url(repository.index_url)}
     if settings.notes != "only":
+        check_limit(files.wheels, settings.file_limit)  # sizes as the release lists them: before any download
         files = stage(store, files, settings.dist_root / version, say=say, progress=progress)
         check_limit(files.wheels, settings.file_limit)
         result = upload_release(files, repository, attach=settings.attach, dry_run=settings.dry_run,
