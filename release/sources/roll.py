@@ -125,7 +125,12 @@ class Context:
             return jax.line
         if sha not in self._lines:
             self.say(f"{jax.name}: reading {config.LINE_FILE} at {sha[:7]}")
-            self._lines[sha] = line_at(self.mirror(jax), sha, jax.name)
+            try:
+                self._lines[sha] = line_at(self.mirror(jax), sha, jax.name)
+            except UserError:
+                if sha != jax.commit:
+                    raise  # a jax pin that moves must have a readable line (bump records it)
+                self._lines[sha] = None  # the pin stays: the line only orders branches; none known
         return self._lines[sha]
 
     def __enter__(self) -> Context:
