@@ -66,9 +66,15 @@ def recording(job: JobDecl, seen: list[tuple[str, OptionsView]]) -> JobDecl:
         for step in job.steps))
 
 
-def fake_run(tmp: Path, version: str = "0.9.1") -> JobRun:
-    return JobRun(types.SimpleNamespace(root=tmp), version, tmp / "dist", store=None,
-                  out=Output(), say=lambda _t: None)
+def fake_run(tmp: Path, version: str = "0.9.1", next_version: str | None = None) -> JobRun:
+    """A run of ``version`` in a project whose version_info.json names ``next_version``
+    (default: this version when it is a release or post release, else its line)."""
+    from release.core import versions
+    if next_version is None:
+        final = versions.kind_of(version) in ("release", "post")
+        next_version = version if final else versions.base_of(version)
+    project = types.SimpleNamespace(root=tmp, version_info=types.SimpleNamespace(version=next_version))
+    return JobRun(project, version, tmp / "dist", store=None, out=Output(), say=lambda _t: None)
 
 
 CASES = [(command, job, step.name, option)
@@ -173,7 +179,7 @@ def test_which_jobs_publish_gc_tag_and_move_the_version():
     publishing = {j for j in catalog.JOBS if "publish" in order(j)}
     assert publishing == {"nightly", "nightly-finish", "cut", "cut-finish", "post"}
     assert {j for j in catalog.JOBS if "gc" in order(j)} == {"nightly", "nightly-finish"}
-    assert {j for j in catalog.JOBS if "next-version" in order(j)} == {"cut", "cut-finish"}
+    assert {j for j in catalog.JOBS if "next-version" in order(j)} == {"cut", "cut-finish", "post"}
     assert order("cut")[0] == "tag"  # the tag before anything is built from it
     assert order("nightly")[:2] == order("cut")[1:3] == ["fetch", "build"]
 
@@ -183,6 +189,20 @@ def test_which_jobs_publish_gc_tag_and_move_the_version():
 def test_only_a_release_or_post_release_moves_to_the_next_version(tmp_path, version, runs):
     seen: list[tuple[str, OptionsView]] = []
     run_declared(recording(catalog.JOBS["cut-finish"], seen), fake_run(tmp_path, version),
+                 JobOptions())
+    assert ("next-version" in [n for n, _ in seen]) is runs
+
+
+@pytest.mark.parametrize("job", ["cut-finish", "post"])
+@pytest.mark.parametrize("version, next_version, runs", [
+    ("0.9.1.post7", "0.9.1.post7", True),    # the post version_info.json names: the line moves on
+    ("0.9.1.post2", "0.9.1.post7", False),   # a re-spin of another number leaves it alone
+    ("0.9.1.post7", "0.10.0", False),        # the line is already another (jax moved)
+    ("0.9.1", "0.9.1", True), ("0.9.1", "0.9.1.post1", False)])
+def test_the_line_moves_on_only_after_the_release_version_info_names(tmp_path, job, version,
+                                                                     next_version, runs):
+    seen: list[tuple[str, OptionsView]] = []
+    run_declared(recording(catalog.JOBS[job], seen), fake_run(tmp_path, version, next_version),
                  JobOptions())
     assert ("next-version" in [n for n, _ in seen]) is runs
 

@@ -58,7 +58,7 @@ JOBS: dict[str, JobDecl] = {job.name: job for job in (
     # (`release pypi-upload TAG`) is all a failure there needs.
     JobDecl("cut", (TAG, FETCH, BUILD, *SHIP, NEXT_VERSION, PYPI), lock="cut"),
     JobDecl("cut-finish", (COLLECT, *SHIP, NEXT_VERSION, PYPI), lock="cut"),
-    JobDecl("post", (RESPIN, *SHIP, PYPI), lock="cut"),
+    JobDecl("post", (RESPIN, *SHIP, NEXT_VERSION, PYPI), lock="cut"),
     # bisect's build probe: the pipeline up to a validated draft in a private store, never
     # published (the bisect holds its own lock).
     JobDecl("probe", (FETCH, BUILD, *TO_DRAFT)),

@@ -240,9 +240,12 @@ def tag_fingerprint(run: JobRun, opts: OptionsView, _ctx: Context) -> str:
 
 
 def moves_the_line_on(run: JobRun, _opts: OptionsView) -> bool:
-    """After a release or a post release (not an rc) the line's next version is committed."""
+    """After the release or post release version_info.json names as the line's next (a cut,
+    or a ``cut --post`` re-spin of it; not an rc, nor a post of another number), the line's
+    next post release is committed, so its nightlies sort above what it just published."""
     from release.core import versions
-    return versions.kind_of(run.version) in ("release", "post")
+    return (versions.kind_of(run.version) in ("release", "post")
+            and run.version == versions.release(run.project.version_info.version))
 
 
 def next_version(run: JobRun, opts: OptionsView, _ctx: Context) -> Outputs:
