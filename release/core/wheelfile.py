@@ -37,17 +37,20 @@ must stay below 2 GiB anyway).
 from __future__ import annotations
 
 import base64
+import contextlib
 import csv
 import dataclasses
 import hashlib
 import io
 import os
+import secrets
 import stat
 import struct
 import time
 import zipfile
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
+from glob import escape as glob_escape
 from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO, Callable, Mapping, Protocol
@@ -136,9 +139,10 @@ class WheelWriter:
         self.level = level
         self._time, self._date = _dos_time(source_date_epoch() if epoch is None else epoch)
         self._threads = threads or min(8, os.cpu_count() or 1)
-        self._part = self.path.with_name(self.path.name + ".part")
+        # One name per writer: two runs writing the same wheel never share (and break) a temp file.
+        self._part = self.path.with_name(f"{self.path.name}.{os.getpid()}-{secrets.token_hex(4)}.part")
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._out: BinaryIO | None = open(self._part, "wb")
+        self._out: BinaryIO | None = open(self._part, "xb")
         self._entries: list[_Entry] = []
         self._record: list[tuple[str, str, int]] = []
         self._in_dist_info = False
@@ -299,6 +303,7 @@ class WheelWriter:
         self._shutdown()
         os.replace(self._part, self.path)
         self.sha256 = self._sha.hexdigest()
+        _remove_dead_parts(self.path)
         return self.path
 
     def _write_tail(self) -> None:
@@ -397,3 +402,23 @@ def read_record(path: Path | str) -> dict[str, tuple[str, int | None]]:
         name, digest, size = (row + ["", ""])[:3]
         rows[name] = (digest, int(size) if size else None)
     return rows
+
+
+def _remove_dead_parts(path: Path) -> None:
+    """Temp files of ``path`` left by writers that died (a crash, a kill): their process is gone.
+    A live writer's temp file is its own and is left alone."""
+    for part in path.parent.glob(f"{glob_escape(path.name)}.*part"):
+        owner = part.name[len(path.name) + 1:].split("-", 1)[0]
+        if owner == "part" or (owner.isdigit() and not _alive(int(owner))):
+            with contextlib.suppress(OSError):
+                part.unlink()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -36,6 +36,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 import requests
 from packaging.utils import canonicalize_name
 
+from release.core import bounded
 from release.core.errors import RemoteError, UserError
 from release.core.redact import display_url, redact, register_secret
 
@@ -178,8 +179,8 @@ def trusted_publishing_available(env: Mapping[str, str] | None = None) -> bool:
 
 def _json_answer(response: requests.Response, what: str) -> dict:
     try:
-        data = response.json()
-    except ValueError:
+        data = bounded.json_loads(response.content)
+    except bounded.Unparseable:
         data = None
     if not isinstance(data, dict):
         raise IndexUnavailable(f"{what}: answered {response.status_code} with something that is not "
@@ -292,7 +293,7 @@ def parse_simple_page(content_type: str, text: str) -> dict[str, str | None]:
     (``files[].hashes.sha256``) or PEP 503 HTML (anchors, ``#sha256=`` fragments)."""
     files: dict[str, str | None] = {}
     if "json" in content_type:
-        for entry in json.loads(text)["files"]:
+        for entry in bounded.json_loads(text)["files"]:  # nested past 64 levels: a ValueError
             digest = (entry.get("hashes") or {}).get("sha256")
             files[str(entry["filename"])] = digest.lower() if isinstance(digest, str) else None
         return files

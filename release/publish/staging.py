@@ -57,6 +57,9 @@ def _is_legacy_project_dir(path: Path) -> bool:
 
 def check_site(site: Path) -> None:
     """SITE must be new, empty, or a site this tool wrote (never someone's directory)."""
+    if site.is_symlink():  # the new site is swapped in by rename: the link would become a directory
+        raise UserError(f"--out {site}: is a symbolic link (to {os.readlink(site)}); expected a real "
+                        "directory: pass the directory it points to")
     if site.exists() and not site.is_dir():
         raise UserError(f"--out {site}: is a file; expected a directory for the site")
     if not site.exists():

@@ -412,6 +412,7 @@ class LocalStore(Store):
             if tag in self._state()["burned_tags"]:
                 raise TagTaken(f"{self.where}: tag {tag} belonged to a deleted published release "
                                "and cannot be reused")
+            self._sweep()
             new = self._new_id()
             (self.directory / str(new) / "assets").mkdir(parents=True)
             data = {"id": new, "tag": tag, "name": name, "body": body, "draft": True,
@@ -457,8 +458,16 @@ class LocalStore(Store):
                 state["burned_tags"] = sorted(set(state["burned_tags"]) | {data["tag"]})
                 self._save_json(self.directory / "store.json", state)
             trash = self.directory / f".deleted-{release.id}"
+            if trash.exists():  # a delete killed midway left it: finish that one first
+                shutil.rmtree(trash)
             os.replace(folder, trash)
             shutil.rmtree(trash)
+            self._sweep()
+
+    def _sweep(self) -> None:
+        """Remove what deletes killed midway left (``.deleted-N/``): already out of the store."""
+        for leftover in self.directory.glob(".deleted-*"):
+            shutil.rmtree(leftover, ignore_errors=True)
 
     def list_assets(self, release: Release) -> list[Asset]:
         data = self._read(release.id)
