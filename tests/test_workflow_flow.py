@@ -1,0 +1,159 @@
+"""The workflows run as GitHub runs them (issue 26): each job's steps in order on a fresh clone,
+artifacts between jobs, outputs through ``needs``, against the GitHub stand-in made strict where
+GitHub is (tags made at the release's target, PR creation rights, drafts found by listing).
+
+Bazel is the recorded stand-in (tests/support/build.py); everything else is real: generated
+upstream repositories, `release fetch-sources`, wheels verified, validated with pip, published.
+The matrix runs the pjrt cell and the plugin cell of this machine's Python.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.actions_runner import Runner, base_env, load_workflow
+from tests.support.bisect_history import build_history, make_project
+from tests.support.gitrepos import git
+
+REPO = Path(__file__).resolve().parents[1]
+WORKFLOWS = REPO / ".github" / "workflows"
+PY = f"{sys.version_info.major}.{sys.version_info.minor}"
+CELLS = ["pjrt", PY]
+
+
+@pytest.fixture
+def world(tmp_path, github_env, fake_bazel, monkeypatch):
+    """This repository on GitHub: a checkout pushed to a bare origin, pinned to generated
+    upstream repositories that the Bazel stand-in can build."""
+    history = build_history(tmp_path / "upstream")
+    root = make_project(tmp_path / "repo", history, pins=history.pins_at(history.c["P2"]))
+    for name in ("scripts", ".github"):
+        shutil.copytree(REPO / name, root / name)
+    (root / ".gitignore").write_text("/dist/\n/.cache/\n/workspace/\n/site/\n/.runner-*\n")
+    origin = tmp_path / "origin.git"
+    git("init", "--quiet", "--bare", "-b", "main", origin)
+    git("init", "--quiet", "-b", "main", cwd=root)
+    git("config", "user.name", "Release Bot", cwd=root)
+    git("config", "user.email", "bot@example.com", cwd=root)
+    git("add", "-A", cwd=root)
+    git("commit", "--quiet", "-m", "Initial pins", cwd=root)
+    git("remote", "add", "origin", origin, cwd=root)
+    git("push", "--quiet", "origin", "main", cwd=root)
+    head = git("rev-parse", "HEAD", cwd=root).strip()
+    github_env.branches["main"] = head
+    monkeypatch.delenv("JAX_ROCM_RELEASE_CACHE", raising=False)
+    return type("World", (), {"root": root, "origin": origin, "head": head, "fake": github_env,
+                              "tmp": tmp_path})
+
+
+def run_build_matrix(runner: Runner, caller: dict, *, cells=CELLS, fail_cells=(), only=None) -> str:
+    """build-wheels.yml as the caller's ``build`` job calls it: every wheel cell, then every
+    upload cell (each runs even after a red cell); the call's result, as ``needs.build``."""
+    called = load_workflow(WORKFLOWS / "build-wheels.yml")["jobs"]
+    ctx = runner.context({}, None, {})
+    from tests.support.actions_runner import substitute
+    inputs = {k: substitute(v, ctx) for k, v in caller["with"].items()}
+    for cell in only or cells:
+        env = {"FAKE_BAZEL_FAIL": "1"} if cell in fail_cells else {}
+        runner.run_job(f"wheel {cell}", called["wheel"], inputs=inputs, matrix={"wheel": cell},
+                       ref=called["wheel"]["steps"][0]["with"]["ref"], extra_env=env)
+    for cell in only or cells:
+        upload = dict(called["upload"], needs=[f"wheel {c}" for c in cells])
+        runner.run_job(f"upload {cell}", upload, inputs=inputs, matrix={"wheel": cell},
+                       ref=called["upload"]["steps"][0]["with"]["ref"])
+    results = [runner.jobs[f"{kind} {c}"].result for c in cells for kind in ("wheel", "upload")]
+    outcome = "failure" if "failure" in results else "success"
+    runner.jobs["build"] = type(runner.jobs["plan"])(outcome)
+    return outcome
+
+
+def test_a_red_nightly_is_re_run_two_days_later_and_publishes_the_plans_nightly(world):
+    """plan, cells, upload, finish: one cell red on the night; "Re-run failed jobs" two days
+    later rebuilds that cell and finishes the plan's nightly, tagged at the built commit."""
+    fake = world.fake
+    nightly = load_workflow(WORKFLOWS / "nightly.yml")["jobs"]
+    runner = Runner(world.origin, world.tmp / "run", base_env(fake), now="2026-11-20T03:23:00Z",
+                    sha=world.head)
+    plan = runner.run_job("plan", nightly["plan"])
+    assert plan.result == "success", plan.log
+    assert plan.outputs["changed"] == "true" and plan.outputs["date"] == "2026-11-20"
+    version, tag = plan.outputs["version"], plan.outputs["tag"]
+
+    assert run_build_matrix(runner, nightly["build"], fail_cells=(PY,)) == "failure"
+    assert runner.jobs[f"wheel {PY}"].result == "failure"
+    assert runner.jobs["upload pjrt"].result == "success"     # one red cell does not stop the rest
+    assert runner.jobs[f"upload {PY}"].result == "failure"    # its wheel was never built
+    assert runner.run_job("finish", nightly["finish"]).result == "skipped"
+    [draft] = fake.releases()
+    assert draft["draft"] and [a["name"] for a in draft["assets"]] == [
+        n for n in (a["name"] for a in draft["assets"]) if "pjrt" in n or n == "revisions.json"]
+
+    # Re-run failed jobs, two days later: the failed cell, its upload, then finish. main has
+    # moved on meanwhile: the tag must still be made at the commit that was built.
+    fake.branches["main"] = "f" * 40
+    runner.now, runner.attempt = "2026-11-22T09:00:00Z", 2
+    assert run_build_matrix(runner, nightly["build"], only=[PY]) == "success", \
+        runner.jobs[f"wheel {PY}"].log[-2000:]
+    finish = runner.run_job("finish", nightly["finish"])
+    assert finish.result == "success", finish.log[-3000:]
+    [rel] = fake.releases()
+    assert rel["tag_name"] == tag and rel["draft"] is False and version.endswith(".dev20261120")
+    wheels = sorted(a["name"] for a in rel["assets"] if a["name"].endswith(".whl"))
+    assert len(wheels) == 2 and all(version in w for w in wheels)
+    assert fake.tags()[tag] == world.head                     # tagged where it was built
+
+
+def test_a_final_release_runs_end_to_end_and_opens_the_next_version_pr(world):
+    """A pushed release tag starts release.yml (its filter); plan, cells, upload, finish publish
+    the release and push release/next-* with the version moved, and open that PR."""
+    from tests.test_workflow_rules import starts_release
+    fake, root = world.fake, world.root
+    version = json.loads((root / "version_info.json").read_text())["version"]
+    tag = f"rocm-jax-v{version}"
+    assert starts_release(tag)
+    git("tag", tag, cwd=root)
+    git("push", "--quiet", "origin", tag, cwd=root)
+    release = load_workflow(WORKFLOWS / "release.yml")["jobs"]
+    runner = Runner(world.origin, world.tmp / "run", base_env(fake), now="2026-11-23T10:00:00Z",
+                    sha=world.head, ref_name=tag)
+    inputs = {"tag": "", "post": ""}   # a push event: no dispatch inputs
+    plan = runner.run_job("plan", release["plan"], inputs=inputs, ref=tag)
+    assert plan.result == "success", plan.log[-3000:]
+    assert plan.outputs["kind"] == "release" and plan.outputs["tag"] == tag
+    assert run_build_matrix(runner, release["build"]) == "success"
+    finish = runner.run_job("finish", release["finish"], inputs=inputs, ref=tag)
+    assert finish.result == "success", finish.log[-3000:]
+    assert runner.run_job("post", release["post"], inputs=inputs).result == "skipped"
+
+    [rel] = [r for r in fake.releases() if r["tag_name"] == tag]
+    assert rel["draft"] is False and rel["prerelease"] is False
+    assert fake.tags()[tag] == world.head
+    [pull] = fake.pulls()
+    branch = pull["head"]["ref"]
+    assert pull["state"] == "open" and pull["base"]["ref"] == "main" and branch.startswith("release/next-")
+    moved = json.loads(git("show", f"refs/heads/{branch}:version_info.json", cwd=world.origin))
+    assert moved["version"] != version
+    assert git("rev-parse", f"refs/heads/{branch}^", cwd=world.origin).strip() == world.head
+
+
+def test_the_plan_job_runs_doctor_first_and_goes_on_with_a_workflow_token(world):
+    """With a workflow's GITHUB_TOKEN the preflight reads few settings: it says so (and what a
+    missing right would break) in the log, and the plan job goes on."""
+    fake = world.fake
+    fake.actions_token = True
+    fake.settings.can_create_prs = False
+    fake.settings.pages_build_type = "legacy"
+    nightly = load_workflow(WORKFLOWS / "nightly.yml")["jobs"]
+    runner = Runner(world.origin, world.tmp / "run", base_env(fake), now="2026-11-20T03:23:00Z",
+                    sha=world.head)
+    plan = runner.run_job("plan", nightly["plan"])
+    assert plan.result == "success", plan.log[-3000:]
+    doctor = next(outcome for name, outcome in plan.steps if "doctor" in name)
+    assert doctor == "failure"  # Pages is wrong: a FAIL line, exit 1, and the job continues
+    assert "unknown pull-requests" in plan.log and "FAIL    pages" in plan.log
+    assert plan.outputs["changed"] == "true"
