@@ -26,8 +26,19 @@ PY = f"{sys.version_info.major}.{sys.version_info.minor}"
 CELLS = ["pjrt", PY]
 
 
+@pytest.fixture(scope="module")
+def public(tmp_path_factory):
+    """The public index as the ROCm runner's smoke job sees it: jax and jaxlib of the line
+    (stand-ins that load jax_plugins as jax does and dlopen the PJRT object: the GPU's part)."""
+    from tests.support.jax_stand_in import jax_wheels
+    from tests.support.registry import LocalIndex
+    index = LocalIndex(jax_wheels(tmp_path_factory.mktemp("public"), "0.9.1"))
+    yield index
+    index.close()
+
+
 @pytest.fixture
-def world(tmp_path, github_env, fake_bazel, monkeypatch):
+def world(tmp_path, github_env, fake_bazel, public, monkeypatch):
     """This repository on GitHub: a checkout pushed to a bare origin, pinned to generated
     upstream repositories that the Bazel stand-in can build."""
     history = build_history(tmp_path / "upstream")
@@ -48,7 +59,7 @@ def world(tmp_path, github_env, fake_bazel, monkeypatch):
     github_env.branches["main"] = head
     monkeypatch.delenv("JAX_ROCM_RELEASE_CACHE", raising=False)
     return type("World", (), {"root": root, "origin": origin, "head": head, "fake": github_env,
-                              "tmp": tmp_path})
+                              "tmp": tmp_path, "env": base_env(github_env, RELEASE_PUBLIC_INDEX=public.url)})
 
 
 def run_build_matrix(runner: Runner, caller: dict, *, cells=CELLS, fail_cells=(), only=None) -> str:
@@ -77,7 +88,7 @@ def test_a_red_nightly_is_re_run_two_days_later_and_publishes_the_plans_nightly(
     later rebuilds that cell and finishes the plan's nightly, tagged at the built commit."""
     fake = world.fake
     nightly = load_workflow(WORKFLOWS / "nightly.yml")["jobs"]
-    runner = Runner(world.origin, world.tmp / "run", base_env(fake), now="2026-11-20T03:23:00Z",
+    runner = Runner(world.origin, world.tmp / "run", world.env, now="2026-11-20T03:23:00Z",
                     sha=world.head)
     plan = runner.run_job("plan", nightly["plan"])
     assert plan.result == "success", plan.log
@@ -88,6 +99,7 @@ def test_a_red_nightly_is_re_run_two_days_later_and_publishes_the_plans_nightly(
     assert runner.jobs[f"wheel {PY}"].result == "failure"
     assert runner.jobs["upload pjrt"].result == "success"     # one red cell does not stop the rest
     assert runner.jobs[f"upload {PY}"].result == "failure"    # its wheel was never built
+    assert runner.run_job("smoke", nightly["smoke"]).result == "skipped"
     assert runner.run_job("finish", nightly["finish"]).result == "skipped"
     [draft] = fake.releases()
     assert draft["draft"] and [a["name"] for a in draft["assets"]] == [
@@ -99,6 +111,8 @@ def test_a_red_nightly_is_re_run_two_days_later_and_publishes_the_plans_nightly(
     runner.now, runner.attempt = "2026-11-22T09:00:00Z", 2
     assert run_build_matrix(runner, nightly["build"], only=[PY]) == "success", \
         runner.jobs[f"wheel {PY}"].log[-2000:]
+    smoke = runner.run_job("smoke", nightly["smoke"])
+    assert smoke.result == "success", smoke.log[-3000:]
     finish = runner.run_job("finish", nightly["finish"])
     assert finish.result == "success", finish.log[-3000:]
     [rel] = fake.releases()
@@ -119,13 +133,15 @@ def test_a_final_release_runs_end_to_end_and_opens_the_next_version_pr(world):
     git("tag", tag, cwd=root)
     git("push", "--quiet", "origin", tag, cwd=root)
     release = load_workflow(WORKFLOWS / "release.yml")["jobs"]
-    runner = Runner(world.origin, world.tmp / "run", base_env(fake), now="2026-11-23T10:00:00Z",
+    runner = Runner(world.origin, world.tmp / "run", world.env, now="2026-11-23T10:00:00Z",
                     sha=world.head, ref_name=tag)
     inputs = {"tag": "", "post": ""}   # a push event: no dispatch inputs
     plan = runner.run_job("plan", release["plan"], inputs=inputs, ref=tag)
     assert plan.result == "success", plan.log[-3000:]
     assert plan.outputs["kind"] == "release" and plan.outputs["tag"] == tag
     assert run_build_matrix(runner, release["build"]) == "success"
+    smoke = runner.run_job("smoke", release["smoke"], inputs=inputs)
+    assert smoke.result == "success", smoke.log[-3000:]
     finish = runner.run_job("finish", release["finish"], inputs=inputs, ref=tag)
     assert finish.result == "success", finish.log[-3000:]
     assert runner.run_job("post", release["post"], inputs=inputs).result == "skipped"
@@ -149,7 +165,7 @@ def test_the_plan_job_runs_doctor_first_and_goes_on_with_a_workflow_token(world)
     fake.settings.can_create_prs = False
     fake.settings.pages_build_type = "legacy"
     nightly = load_workflow(WORKFLOWS / "nightly.yml")["jobs"]
-    runner = Runner(world.origin, world.tmp / "run", base_env(fake), now="2026-11-20T03:23:00Z",
+    runner = Runner(world.origin, world.tmp / "run", world.env, now="2026-11-20T03:23:00Z",
                     sha=world.head)
     plan = runner.run_job("plan", nightly["plan"])
     assert plan.result == "success", plan.log[-3000:]

@@ -132,6 +132,10 @@ class Runner:
         self.machines += 1
         checkout = self.work / f"machine-{self.machines}"
         subprocess.run(["git", "clone", "--quiet", str(self.origin), str(checkout)], check=True)
+        if ref is None:  # the ref the job's checkout step names (empty: the run's commit)
+            checkout_step = next((s for s in job.get("steps", [])
+                                  if s.get("uses", "").startswith("actions/checkout@")), {})
+            ref = (checkout_step.get("with") or {}).get("ref")
         target = substitute(ref, ctx) if ref else self.sha
         subprocess.run(["git", "checkout", "--quiet", "--detach", target or self.sha], cwd=checkout, check=True)
         for name in ("user.name", "user.email"):
@@ -209,6 +213,14 @@ class Runner:
         return True, {}, f"uploaded {len(files)} file(s) as {with_['name']}\n"
 
     def _download(self, with_: dict, cwd: Path) -> tuple[bool, dict, str]:
+        if "pattern" in with_:  # every artifact whose name matches, merged into one directory
+            import fnmatch
+            found = [d for d in sorted(self.artifacts.glob("*")) if fnmatch.fnmatchcase(d.name, with_["pattern"])]
+            for src in found:
+                dest = cwd / with_.get("path", ".")
+                shutil.copytree(src, dest if with_.get("merge-multiple") else dest / src.name,
+                                dirs_exist_ok=True)
+            return True, {}, f"downloaded {len(found)} artifact(s)\n"
         src = self.artifacts / with_["name"]
         if not src.is_dir():
             return False, {}, f"Artifact not found for name: {with_['name']}\n"
@@ -251,5 +263,6 @@ def base_env(fake, **more: str) -> dict[str, str]:
     env.update(GITHUB_ACTIONS="true", GITHUB_REPOSITORY=fake.repo, GITHUB_API_URL=fake.api_url,
                GITHUB_SERVER_URL="https://github.com", GITHUB_RUN_ID="1", GITHUB_RUN_ATTEMPT="1",
                GITHUB_TOKEN=fake.token, RELEASE_PYTHON=sys.executable, RELEASE_GITHUB_WRITE_INTERVAL="0",
-               RELEASE_PUBLIC_INDEX="none", **more)
+               RELEASE_PUBLIC_INDEX="none")
+    env.update(more)
     return env
