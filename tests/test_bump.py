@@ -120,6 +120,7 @@ def test_commit_makes_one_branch_and_is_idempotent(run_cli, release_checkout, gi
     root, origin = release_checkout
     head = git("rev-parse", "HEAD", cwd=root).strip()
     (root / "notes.txt").write_text("someone's uncommitted work\n")
+    before = (root / "deps.yaml").read_bytes()
     code, out, err = run_cli("bump", "--commit", "--json", "--root", root, "--date", "2026-11-22")
     assert code == 0, err
     data = json.loads(out)
@@ -131,15 +132,30 @@ def test_commit_makes_one_branch_and_is_idempotent(run_cli, release_checkout, gi
     assert git("diff", "--name-only", head, sha, cwd=root).split() == ["deps.yaml"]
     message = git("log", "-1", "--format=%B", sha, cwd=root)
     assert message.splitlines()[0] == data["title"] and "Rewritten change 31" in message
-    assert git("show", f"{sha}:deps.yaml", cwd=root) == (root / "deps.yaml").read_text()
-    # The checked-out branch and other files are untouched.
+    assert git("show", f"{sha}:deps.yaml", cwd=root) != before.decode()
+    # The work tree (deps.yaml too), the checked-out branch and other files are untouched.
+    assert (root / "deps.yaml").read_bytes() == before
     assert git("symbolic-ref", "--short", "HEAD", cwd=root).strip() == "main"
     assert (root / "notes.txt").exists()
-    # Same pins again (deps.yaml already written, not committed on main): the same commit.
+    # Same pins again (nothing committed on main): the same commit.
     code, out, _ = run_cli("bump", "--commit", "--json", "--root", root, "--date", "2026-11-22")
     assert json.loads(out)["commit"] == sha
     code, out, _ = run_cli("bump", "--push", "--json", "--root", root, "--date", "2026-11-22")
     assert git("rev-parse", f"refs/heads/{branch}", cwd=origin).strip() == sha
+
+
+def test_commit_keeps_a_persons_uncommitted_pin_edit(run_cli, release_checkout, git_remotes, cache_env):
+    """A person moved a pin by hand and has not committed it: bump --commit commits its own roll
+    from HEAD and leaves their edit in the work tree as they wrote it."""
+    root, _ = release_checkout
+    deps = root / "deps.yaml"
+    text = deps.read_text()
+    old = text.split("commit: ", 1)[1].split()[0].strip('"')
+    edited = text.replace(old, "f" * 40, 1) + "# my note\n"
+    deps.write_text(edited)
+    code, out, err = run_cli("bump", "--commit", "--json", "--root", root, "--date", "2026-11-22")
+    assert deps.read_text() == edited
+    assert code in (0, 2), err
 
 
 def test_commit_refuses_other_uncommitted_edits(run_cli, release_checkout, cache_env):

@@ -47,6 +47,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         LINE_DEP,
         atomic_write,
         parse_version_info,
+        render_deps,
         render_version_info,
         save_deps,
         save_version_info,
@@ -96,15 +97,17 @@ def run(args: argparse.Namespace, out: Output) -> int:
     data |= {"title": title, "changed": bool(moves or vmove),
              "version": vmove.to_json() if vmove else None}
     if not args.dry_run and (moves or vmove):
-        if moves:
+        if moves and repo is None:  # committing leaves the work tree as the person left it
             save_deps(result.new)
-        if vmove is not None:
+        if vmove is not None and repo is None:
             save_version_info(dataclasses.replace(proj.version_info, version=vmove.new))
         if args.changelog:
             atomic_write(args.changelog, redact(f"# {title}\n\n{text}"))
-    if repo is not None:  # --commit (or --push, --open-pr)
-        also = ({info.path: render_version_info(dataclasses.replace(info, version=vmove.new), info_text)}
-                if vmove is not None and info_text is not None else None)
+    if repo is not None:  # --commit (or --push, --open-pr): the files as committed, with the new pins
+        deps_text = repo.committed(proj.deps.path)
+        also = {proj.deps.path: render_deps(result.new, deps_text)} if deps_text is not None else {}
+        if vmove is not None and info_text is not None:
+            also[info.path] = render_version_info(dataclasses.replace(info, version=vmove.new), info_text)
         data |= deliver_bump(repo, proj.deps.path,
                              moved=tuple(m.name for m in moves) + (("version",) if vmove else ()),
                              date=args.date or today_utc(), title=title, body=text, push=push,
