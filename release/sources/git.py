@@ -312,7 +312,7 @@ class Mirror:
         if not branches:
             return set()
         specs = [f"+refs/heads/{b}:{self.tracking_ref(b)}" for b in branches]
-        covered = all(self._covers(b, since) for b in branches)
+        covered = self._covers_all(branches, since)
         status, err = self._fetch("origin", *(() if covered else (f"--shallow-since={since}",)), *specs)
         if status != 0:
             low = err.lower()
@@ -321,31 +321,44 @@ class Mirror:
                     return {b for b in branches if self.branch_contains(b, sha, since)}
                 return set()
             raise remote_error(self.remote, "cannot fetch from", err)
-        return {b for b in branches if self.branch_tip(b) and self._reaches(self.tracking_ref(b), sha, since)}
-
-    def _reaches(self, tip: str, sha: str, since: int) -> bool:
-        """Whether ``sha`` is reachable from ``tip``, deepening boundary commits newer than ``since``."""
-        tip = self.resolve(tip)
+        tips = {b: t for b, t in self._tips().items() if b in branches}
         step = max(self.first_depth, 1)
-        while True:
-            if self._run("merge-base", "--is-ancestor", sha, tip, check=False)[0] == 0:
-                return True
-            edge = self.shallow().intersection(self._range(tip, sha))
+        while True:  # one git process per question for all branches, one fetch per deepening
+            holding = self._holding(sha)
+            rest = {t for b, t in tips.items() if b not in holding}
+            if not rest:
+                break
+            reached = self._run("rev-list", "--missing=allow-promisor", *sorted(rest), f"^{sha}")[1].split()
+            edge = self.shallow().intersection(reached)
             if not any(t >= since for t in self._times(edge).values()):
-                return False
+                break
             before = self.shallow()
-            status, err = self._fetch(f"--deepen={step}", "origin", tip)
+            status, err = self._fetch(f"--deepen={step}", "origin", *sorted(rest))
             if status != 0:
                 raise remote_error(self.remote, "cannot fetch from", err)
             if self.shallow() == before:
-                return False
+                break
             step *= 2
+        return {b for b in tips if b in holding}
 
-    def _covers(self, branch: str, since: int) -> bool:
-        """Whether this mirror already has the branch's history back past ``since``."""
-        if not self.branch_tip(branch):
+    def _tips(self) -> dict[str, str]:
+        """``{branch: tip}`` of every remote-tracking branch here, in one git process."""
+        out = self._run("for-each-ref", "--format=%(refname) %(objectname)", "refs/remotes/origin/")[1]
+        pairs = (line.split() for line in out.splitlines())
+        return {ref.removeprefix("refs/remotes/origin/"): sha for ref, sha in pairs}
+
+    def _holding(self, sha: str) -> set[str]:
+        """Remote-tracking branches here whose history (as far as it is here) holds ``sha``."""
+        out = self._run("for-each-ref", "--contains", sha, "--format=%(refname)", "refs/remotes/origin/")[1]
+        return {ref.removeprefix("refs/remotes/origin/") for ref in out.split()}
+
+    def _covers_all(self, branches: tuple[str, ...], since: int) -> bool:
+        """Whether this mirror already has every branch's history back past ``since``."""
+        tips = self._tips()
+        if any(b not in tips for b in branches):
             return False
-        edge = self.shallow().intersection(self._range(self.tracking_ref(branch), None))
+        reached = self._run("rev-list", "--missing=allow-promisor", *sorted({tips[b] for b in branches}))[1]
+        edge = self.shallow().intersection(reached.split())
         return all(t < since for t in self._times(edge).values())
 
     def _range(self, desc: str, anc: str | None) -> list[str]:
