@@ -10,6 +10,7 @@ git server failed or answered nonsense). Any other exception is a bug and traceb
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import json
 import os
@@ -127,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     except ReleaseError as exc:
         return _fail(prog, str(exc), exc.exit_code, as_json, getattr(exc, "findings", None))
     except OSError as exc:
-        shown = _user_path_error(exc, locals().get("args"))
+        shown = _user_path_error(exc, locals().get("args")) or _no_space(exc, locals().get("args"))
         if shown is None:
             raise  # not about a path a person gave: a bug
         return _fail(prog, shown, UserError.exit_code, as_json)
@@ -172,6 +173,24 @@ def _check_environment(command: str) -> None:
             flags.output_file.check(Path(value))
         except argparse.ArgumentTypeError as exc:
             raise UserError(f"${name}: {exc}") from None
+
+
+_NO_SPACE = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EROFS)
+
+
+def _no_space(exc: OSError, args: argparse.Namespace | None) -> str | None:
+    """One line for a write the machine refused (a full disk, a quota, a file-size limit, a
+    read-only file system): where it was writing (the file, else the places the command was
+    told to write), never a traceback."""
+    if exc.errno not in _NO_SPACE:
+        return None
+    reason = (exc.strerror or os.strerror(exc.errno or 0)).lower()
+    if exc.filename:
+        return f"{os.fsdecode(exc.filename)}: cannot be written ({reason}: a full disk or a size limit)"
+    places = [str(v) for k, v in (vars(args).items() if args is not None else ())
+              if k in ("out", "store_dir", "dist", "out_dir", "changelog") and isinstance(v, Path)]
+    where = " or ".join(places) or "the output"
+    return f"writing under {where} failed ({reason}: a full disk or a size limit); re-run when there is room"
 
 
 def _user_path_error(exc: OSError, args: argparse.Namespace | None) -> str | None:

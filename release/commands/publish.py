@@ -34,11 +34,14 @@ def run(args: argparse.Namespace, out: Output) -> int:
         raise UserError("give either dist/<version> or --undraft TAG (exactly one)")
     if args.partial and args.undraft:
         raise UserError("--partial uploads a dist directory; it does not go with --undraft")
+    dist = read_dist(args.dist, partial=args.partial) if args.dist is not None else None
+    if dist is not None:  # where the outcome is recorded must take it before the store is touched
+        from release.core.manifest import Manifest
+        Manifest.load(dist.directory).check_writable("publish")
     store = open_store_from_args(args, out)
-    if args.undraft:
+    if args.undraft or dist is None:
         result = undraft(store, args.undraft, say=out.line)
     else:
-        dist = read_dist(args.dist, partial=args.partial)
         step = publish_partial if args.partial else publish_draft
         with transfer_progress(out) as progress:
             result = step(store, dist, say=out.line, progress=progress)

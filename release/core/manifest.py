@@ -26,13 +26,17 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
+import os
+import tempfile
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from filelock import FileLock
 
+from release.core import bounded
 from release.core.atomic import atomic_write
 from release.core.checksums import sha256_file
+from release.core.errors import UserError
 
 FILENAME = "manifest.json"
 SCHEMA = 1
@@ -62,10 +66,10 @@ class Manifest:
 
     def _read(self) -> dict:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = bounded.json_loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return {}
-        except (OSError, json.JSONDecodeError):
+        except (OSError, UnicodeDecodeError, bounded.Unparseable):
             return {}  # unreadable means nothing is known to be done: steps re-run
         if not isinstance(data, dict) or data.get("schema") != SCHEMA:
             return {}
@@ -126,6 +130,23 @@ class Manifest:
         entry = {"fingerprint": fp, "files": files, "values": values,
                  "recorded_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
         self._update(lambda steps: steps.__setitem__(step, entry))
+
+    def check_writable(self, before: str) -> None:
+        """One ``UserError`` unless the manifest can be recorded here: checked ``before`` a step
+        that changes the world (a publish), so an unwritable dist stops it before anything is sent."""
+        problem = None
+        if self.path.exists() and not self.path.is_file():
+            problem = f"{FILENAME} is not a file"
+        else:
+            try:
+                fd, probe = tempfile.mkstemp(prefix=f".{FILENAME}.", suffix=".probe", dir=self.directory)
+                os.close(fd)
+                os.unlink(probe)
+            except OSError as exc:
+                problem = (exc.strerror or type(exc).__name__).lower()
+        if problem:
+            raise UserError(f"{self.directory}: cannot record {FILENAME} there ({problem}); {before} "
+                            "records where the assets went: fix the directory first (nothing was sent)")
 
     def _update(self, change: Callable[[dict], None]) -> None:
         """Re-read under the lock, apply ``change(steps)``, replace the file atomically."""
