@@ -230,3 +230,47 @@ def test_only_a_bazel_build_fetches(tmp_path, options, fetched):
     seen: list[tuple[str, OptionsView]] = []
     run_declared(recording(catalog.JOBS["nightly"], seen), fake_run(tmp_path), options)
     assert ("fetch" in [n for n, _ in seen]) is fetched
+
+
+# ---------------------------------------------------------------- the runner's own duties
+
+
+def test_a_job_runs_under_its_lock_says_why_once_it_holds_it_and_names_the_failed_step(tmp_path):
+    import io
+
+    from release.core.errors import UserError
+    from release.jobs.pipeline import job_lock
+
+    failed: list[str] = []
+
+    def boom(*_a):
+        raise UserError("validate said no")
+    job = JobDecl("t", (StepDecl("first", "the first step", lambda *a: {}),
+                        StepDecl("second", "the second step", boom)), lock="nightly")
+    stream = io.StringIO()
+    run = JobRun(types.SimpleNamespace(root=tmp_path), "0.9.1", tmp_path / "dist", store=None,
+                 out=Output(stream=stream), say=lambda _t: None)
+    with job_lock(tmp_path, "nightly"):
+        with pytest.raises(UserError, match="another nightly is running"):
+            run_declared(job, run, JobOptions(), announce="building: pins moved")
+    assert "building" not in stream.getvalue()   # nothing said, nothing run, while another holds it
+    with pytest.raises(UserError, match="said no"):
+        run_declared(job, run, JobOptions(), announce="building: pins moved",
+                     on_failure=failed.append)
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "building: pins moved" and failed == ["second"]
+    assert any("the first step" in line for line in lines)      # steps are named by their title
+    assert any("the second step: failed" in line for line in lines)
+    with job_lock(tmp_path, "nightly"):                            # and the lock was let go
+        pass
+
+
+def test_a_fingerprint_sees_the_options_its_step_declares(tmp_path):
+    """The tag step's fingerprint holds --push: a re-run that adds --push tags (pushes) again."""
+    ran: list[bool] = []
+    job = JobDecl("t", (dataclasses.replace(catalog.TAG, run=lambda _r, view, _c: ran.append(view.push)),))
+    run = dataclasses.replace(fake_run(tmp_path), commit="c0ffee")
+    run_declared(job, run, JobOptions())
+    run_declared(job, run, JobOptions())
+    run_declared(job, run, JobOptions(push=True))
+    assert ran == [False, True]
