@@ -38,6 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from release.core import config  # noqa: E402
+from release.sources import branches  # noqa: E402
 from release.sources.line import parse_version_py  # noqa: E402
 from release.sources.pins import read_pin  # noqa: E402
 from tests.support.gitrepos import GitHttpServer  # noqa: E402
@@ -109,6 +110,12 @@ class Truth:
         repo = self.repos[name]
         return subprocess.run(["git", "merge-base", "--is-ancestor", sha, f"refs/heads/{branch}"], cwd=repo,
                               capture_output=True).returncode == 0
+
+    def branch_of(self, name: str, sha: str, line: str | None) -> str:
+        """The branch a person would record: the best release branch holding the pin."""
+        out = git(self.repos[name], "for-each-ref", "--contains", sha, "--format=%(refname:short)",
+                  f"refs/heads/{PREFIX}*", check=False).split()
+        return min(out, key=branches.preference(line)) if out else "master"
 
     def exists(self, name: str, sha: str) -> bool:
         return bool(git(self.repos[name], "cat-file", "-t", sha, check=False))
@@ -208,8 +215,8 @@ def replay(args: argparse.Namespace, tmp: Path) -> int:
         start = git(args.rocm_jax, "rev-parse", f"{first}^1")
         pins = truth.pins(start)
         line = truth.line(pins["jax"].commit) if truth.exists("jax", pins["jax"].commit) else None
-        (proj / "deps.yaml").write_text(deps_text(urls, start, pins, {"jax": PREFIX + (line or "0.6.0"),
-                                                                      "xla": PREFIX + (line or "0.6.0")}, line))
+        first_branches = {n: truth.branch_of(n, pins[n].commit, line) for n in ("jax", "xla")}
+        (proj / "deps.yaml").write_text(deps_text(urls, start, pins, first_branches, line))
         if line:
             info = json.loads((proj / "version_info.json").read_text())
             info["version"] = line
@@ -255,9 +262,9 @@ def replay(args: argparse.Namespace, tmp: Path) -> int:
                 jsha = pins["jax"].commit
                 line = truth.line(jsha) if truth.exists("jax", jsha) else None
                 deps = config.load_deps(proj / "deps.yaml")
-                branches = {n: (PREFIX + line if line and truth.holds(n, PREFIX + line, pins[n].commit)
-                                else deps[n].branch) for n in ("jax", "xla")}
-                (proj / "deps.yaml").write_text(deps_text(urls, sha, pins, branches, line))
+                fixed = {n: truth.branch_of(n, pins[n].commit, line) if truth.exists(n, pins[n].commit)
+                         else deps[n].branch for n in ("jax", "xla")}
+                (proj / "deps.yaml").write_text(deps_text(urls, sha, pins, fixed, line))
             git(proj, "-c", "user.name=season", "-c", "user.email=season@localhost", "commit", "--quiet", "-a",
                 "-m", f"day {day}", check=False)
             print(f"{day:10} {sha[:7]:7} {moved[:24]:24} {cpu:6.2f} {wall:6.2f} {moved_bytes / 1e6:7.2f} "
