@@ -130,3 +130,14 @@ def test_an_unreadable_answer_is_one_error(hostile_servers, body, status):
     with pytest.raises(GitHubError) as caught:
         gh.request("GET", "/repos/o/r", expect=dict)
     assert "\n" not in str(caught.value)
+
+
+def test_a_public_index_dripping_its_page_is_cut_off(hostile_servers):
+    """The public index is asked with a wall-clock limit too ("not checked", never a hang)."""
+    from release.publish.pypi_index import IndexUnavailable, index_files
+    page = b'{"meta": {"api-version": "1.0"}, "name": "jax-rocm7-plugin", "files": []}'
+    server = hostile_servers().route("/simple/jax-rocm7-plugin/", drip(page, 0.1))
+    started = time.monotonic()
+    with pytest.raises(IndexUnavailable, match="no complete answer"):
+        index_files(server.url + "/simple/", "jax-rocm7-plugin", timeout=0.15)
+    assert time.monotonic() - started < 2

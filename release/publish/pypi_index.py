@@ -37,6 +37,7 @@ import requests
 from packaging.utils import canonicalize_name
 
 from release.core import bounded
+from release.core.deadline import DeadlineExceeded, wall_clock_limit
 from release.core.errors import RemoteError, UserError
 from release.core.redact import display_url, redact, register_secret
 
@@ -262,6 +263,7 @@ def with_credentials(repository: Repository, env: Mapping[str, str] | None = Non
 # ---------------------------------------------------------------- what the index holds
 
 
+INDEX_DEADLINE_READS = 3  # a whole project page within three read timeouts
 _LINK = re.compile(r"""<a\s[^>]*?href\s*=\s*["']([^"']*)["'][^>]*>([^<]*)</a>""", re.I | re.S)
 
 
@@ -273,11 +275,15 @@ def index_files(index_url: str, project: str, *, session: requests.Session | Non
     session = session or requests.Session()
     url = index_url.rstrip("/") + "/" + canonicalize_name(project) + "/"
     shown = display_url(url)
+    limit = INDEX_DEADLINE_READS * (timeout or READ_TIMEOUT)
     try:
-        answer = session.get(url, headers={"Accept": SIMPLE_ACCEPT, "Cache-Control": "no-cache"},
-                             timeout=(CONNECT_TIMEOUT, timeout or READ_TIMEOUT), allow_redirects=True)
+        with wall_clock_limit(limit):  # a page dripping in byte by byte is cut off, not waited for
+            answer = session.get(url, headers={"Accept": SIMPLE_ACCEPT, "Cache-Control": "no-cache"},
+                                 timeout=(CONNECT_TIMEOUT, timeout or READ_TIMEOUT), allow_redirects=True)
     except requests.RequestException as exc:
         raise IndexUnavailable(f"{shown}: no answer ({type(exc).__name__})") from None
+    except DeadlineExceeded:
+        raise IndexUnavailable(f"{shown}: no complete answer within {limit:g} s") from None
     if answer.status_code == 404:
         return {}
     if answer.status_code != 200:
