@@ -97,3 +97,21 @@ def test_a_build_cell_re_aims_a_draft_an_older_run_made_without_a_target(fake_gi
     publish_partial(store, read_dist(build_dist(tmp_path, NIGHTLY, release_commit=sha("cell")), partial=True))
     [draft] = fake_github.releases()
     assert draft["target_commitish"] == sha("cell")
+
+
+def test_a_read_only_token_sees_no_draft_and_writes_nothing(fake_github, tmp_path):
+    """As GitHub answers a job's GITHUB_TOKEN with contents: read: drafts are listed only to
+    tokens with push access, and every write is 403."""
+    from release.publish.stores import GitHubStore
+    from release.sources.github import GitHubClient, GitHubError
+    store = gh_store(fake_github)
+    release_dist(store, build_dist(tmp_path, NIGHTLY))
+    draft = store.create_draft("rocm-jax-v0.9.1rc1", name="n", body=MARKER, prerelease=True)
+    reader = GitHubStore(GitHubClient(fake_github.read_token, fake_github.api_url, sleep=lambda _: None),
+                         *fake_github.repo.split("/"))
+    assert [r.tag for r in reader.list_releases()] == [release_tag(NIGHTLY)]
+    with pytest.raises(GitHubError) as err:
+        reader.create_draft("rocm-jax-v0.9.1rc2", name="n", body=MARKER, prerelease=True)
+    assert err.value.status == 403
+    with pytest.raises(GitHubError):
+        reader.update_release(draft, body="x")

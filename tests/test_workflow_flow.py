@@ -121,6 +121,14 @@ def test_a_red_nightly_is_re_run_two_days_later_and_publishes_the_plans_nightly(
     assert len(wheels) == 2 and all(version in w for w in wheels)
     assert fake.tags()[tag] == world.head                     # tagged where it was built
 
+    # The index job holds contents: read (its token sees no draft) and lists the nightly.
+    index = runner.run_job("index", nightly["index"])
+    assert index.result == "success", index.log[-3000:]
+    assert any(entry[4].get("authorization") == f"Bearer {fake.read_token}" for entry in fake.log)
+    simple = index.checkout / "site" / "nightly" / "jax-rocm7-plugin" / "index.html"
+    assert version in simple.read_text()
+    assert runner.run_job("pages", nightly["pages"]).result == "success"
+
 
 def test_a_final_release_runs_end_to_end_and_opens_the_next_version_pr(world):
     """A pushed release tag starts release.yml (its filter); plan, cells, upload, finish publish

@@ -89,6 +89,7 @@ class JobResult:
     outputs: dict[str, str] = field(default_factory=dict)
     steps: list[tuple[str, str]] = field(default_factory=list)  # (step name, outcome)
     log: str = ""
+    checkout: Path | None = None  # the job's machine: its clone, as the job left it
 
 
 class Runner:
@@ -101,6 +102,9 @@ class Runner:
         self.now, self.sha, self.ref_name, self.run_id = now, sha, ref_name, run_id
         self.attempt = 1
         self.vars, self.secrets = variables or {}, secrets or {}
+        # The job's GITHUB_TOKEN: the write token for a job granted `contents: write`, else the
+        # read-only one (base_env's RUNNER_WRITE_TOKEN and RUNNER_READ_TOKEN, never in a step's env).
+        self.tokens = (env.get("RUNNER_WRITE_TOKEN", ""), env.get("RUNNER_READ_TOKEN", ""))
         self.artifacts = work / "artifacts"
         self.caches = work / "caches"
         self.jobs: dict[str, JobResult] = {}
@@ -108,9 +112,11 @@ class Runner:
 
     # ------------------------------------------------------------ jobs
 
-    def context(self, inputs: dict, matrix: dict | None, steps: dict) -> dict:
+    def context(self, inputs: dict, matrix: dict | None, steps: dict, job: dict | None = None) -> dict:
         needs = {name: {"result": r.result, "outputs": r.outputs} for name, r in self.jobs.items()}
-        github = {"token": self.base_env.get("GITHUB_TOKEN", ""), "sha": self.sha, "ref_name": self.ref_name,
+        writes = ((job or {}).get("permissions") or {}).get("contents") == "write"
+        token = self.tokens[0] if writes or job is None else self.tokens[1]
+        github = {"token": token, "sha": self.sha, "ref_name": self.ref_name,
                   "ref": f"refs/heads/{self.ref_name}", "run_id": self.run_id, "run_attempt": self.attempt}
         return {"inputs": inputs, "needs": needs, "matrix": matrix or {}, "steps": steps, "github": github,
                 "vars": self.vars, "secrets": self.secrets}
@@ -142,10 +148,10 @@ class Runner:
             subprocess.run(["git", "config", name, "Release Bot" if name == "user.name" else "bot@example.com"],
                            cwd=checkout, check=True)
         steps: dict[str, dict] = {}
-        result = JobResult("success")
+        result = JobResult("success", checkout=checkout)
         failed = False
         for step in job.get("steps", []):
-            ctx = self.context(inputs, matrix, steps)
+            ctx = self.context(inputs, matrix, steps, job)
             name = step.get("name") or step.get("uses") or step.get("run", "")[:40]
             if not condition(step.get("if"), ctx, failed=failed):
                 result.steps.append((name, "skipped"))
@@ -158,7 +164,7 @@ class Runner:
             if not ok and not step.get("continue-on-error"):
                 failed = True
         result.result = "failure" if failed else "success"
-        ctx = self.context(inputs, matrix, steps)
+        ctx = self.context(inputs, matrix, steps, job)
         result.outputs = {k: substitute(v, ctx) for k, v in (job.get("outputs") or {}).items()}
         self.jobs[key] = result
         return result
@@ -179,7 +185,7 @@ class Runner:
             if action == "actions/cache/save":
                 return self._cache_save(with_, cwd)
             return True, {}, f"{action}: nothing to do here\n"
-        env = {**self.base_env, **extra_env}
+        env = {k: v for k, v in {**self.base_env, **extra_env}.items() if not k.startswith("RUNNER_")}
         for key, value in (step.get("env") or {}).items():
             env[key] = substitute(value, ctx)
         if not env.get("RELEASE_NOW"):
@@ -262,7 +268,9 @@ def base_env(fake, **more: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("RELEASE_", "GITHUB_", "BUMP_"))}
     env.update(GITHUB_ACTIONS="true", GITHUB_REPOSITORY=fake.repo, GITHUB_API_URL=fake.api_url,
                GITHUB_SERVER_URL="https://github.com", GITHUB_RUN_ID="1", GITHUB_RUN_ATTEMPT="1",
-               GITHUB_TOKEN=fake.token, RELEASE_PYTHON=sys.executable, RELEASE_GITHUB_WRITE_INTERVAL="0",
+               RELEASE_PYTHON=sys.executable, RELEASE_GITHUB_WRITE_INTERVAL="0",
                RELEASE_PUBLIC_INDEX="none")
     env.update(more)
+    env.pop("GITHUB_TOKEN", None)  # a step has it only when its env names it (${{ github.token }})
+    env.update(RUNNER_WRITE_TOKEN=fake.token, RUNNER_READ_TOKEN=fake.read_token)
     return env

@@ -42,7 +42,10 @@ null``, which the description allows (nullable) but its enum does not list.
 
 ``FakeGitHub`` API for tests:
 
-``fake.api_url``, ``fake.token``, ``fake.repo``   where it listens, the only accepted token.
+``fake.api_url``, ``fake.token``, ``fake.repo``   where it listens, the token with write access.
+``fake.read_token``   a second token, as a job's GITHUB_TOKEN with ``contents: read``: every write
+is 403 "Resource not accessible by integration", and drafts are invisible to it (GitHub lists
+drafts only to users with push access): not in the release listing, 404 by id.
 ``fake.fail(method, path_regex, status=502, nth=1, times=1, when="before"|"after"|"starter"|"drop"|
 "headers"|"malformed", headers=None, message=None, body=None)``   fault injection: the ``nth``
 request (and the ``times - 1`` after it) whose method and path match fails with ``status``.
@@ -347,6 +350,7 @@ class FakeGitHub:
     def __init__(self, openapi, token: str = FAKE_TOKEN, repo: str = FAKE_REPO):
         self.openapi = openapi
         self.token = token
+        self.read_token = "test-read-token-" + token.rsplit("-", 1)[-1][::-1]
         self.repo = repo
         self.lock = threading.RLock()
         self.ids = itertools.count(1000)
@@ -600,7 +604,8 @@ class FakeGitHub:
         data = json.loads(body) if body else {}
         if rest == "/releases":
             if method == "GET":
-                return self._paginate(self._repo_releases(repo), q, path, self._release_json)
+                visible = [r for r in self._repo_releases(repo) if not (r.draft and self.reads_only(headers))]
+                return self._paginate(visible, q, path, self._release_json)
             if method == "POST":
                 return self._create_release(repo, data)
         if (m := re.fullmatch(r"/releases/tags/(.+)", rest)) and method == "GET":
@@ -638,6 +643,8 @@ class FakeGitHub:
                 return self._paginate(rel.assets, q, path, lambda a: self._asset_json(rel, a))
         if m := re.fullmatch(r"/releases/(\d+)", rest):
             rel = self._release(repo, m.group(1))
+            if rel.draft and self.reads_only(headers):
+                raise _ApiError(404, "Not Found")
             if method == "GET":
                 return 200, {}, self._release_json(rel)
             if method == "PATCH":
@@ -679,6 +686,9 @@ class FakeGitHub:
                 pull["updated_at"] = _iso(self.now())
                 return 200, {}, pull
         raise _ApiError(404, "Not Found")
+
+    def reads_only(self, headers) -> bool:
+        return headers.get("authorization") in (f"Bearer {self.read_token}", f"token {self.read_token}")
 
     def _settings_route(self, rest, q, path):
         """GET of a repository setting (``release doctor``); None when ``rest`` names none."""
@@ -958,8 +968,11 @@ def _handler(fake: FakeGitHub, kind: str):
                     fake.violations.append(f"Authorization sent to the storage host: {method} {url.path}")
                     return self._send(400, {}, {"message": "Only one auth mechanism allowed"})
             else:
-                if headers.get("authorization") not in (f"Bearer {fake.token}", f"token {fake.token}"):
+                if headers.get("authorization") not in (f"Bearer {fake.token}", f"token {fake.token}") \
+                        and not fake.reads_only(headers):
                     return self._send(401, {}, {"message": "Bad credentials"})
+                if fake.reads_only(headers) and method not in ("GET", "HEAD"):
+                    return self._send(403, {}, {"message": "Resource not accessible by integration"})
                 problem = fake.validate(kind, method, url.path, query, headers, body)
                 if problem:
                     fake.violations.append(f"{method} {url.path}: {problem}")
