@@ -97,6 +97,8 @@ def objects(tmp_path_factory):
         "rpath": compile_so(base / "rpath.so", ["/opt/old"], new_dtags=False),
         "bare": compile_so(base / "bare.so", None),
     }
+    made["soname"] = compile_so(base / "named.so", RUNPATH, soname="libnamed.so.3",
+                                links=(made["bare"],))
     src = base / "libm_user.c"
     src.write_text("#include <math.h>\ndouble f(double x) { return exp(x) + log2(x); }\n")
     made["libm"] = base / "libm_user.so"
@@ -105,11 +107,13 @@ def objects(tmp_path_factory):
     return made
 
 
-@pytest.mark.parametrize("kind", ["runpath", "rpath", "bare", "libm"])
+@pytest.mark.parametrize("kind", ["runpath", "rpath", "bare", "libm", "soname"])
 def test_facts_from_a_file_match_pyelftools(objects, kind):
     facts = from_file(objects[kind])
     assert facts == oracle(objects[kind])
     assert facts.error is None
+    if kind == "soname":
+        assert facts.soname == "libnamed.so.3" and facts.needed[0] == "bare.so"
     if kind == "libm":
         assert "libm.so.6" in facts.needed and facts.glibc >= (2, 2)
 

@@ -123,13 +123,20 @@ def test_objects_resolve_to_each_other_through_origin_within_and_across_the_whee
     assert [m for _, m, _ in findings(wheels.values(), "needed")] == ["_hybrid.so"]
 
 
-def test_a_soname_differing_from_the_file_name_is_what_resolves(tmp_path, wheel_artifacts):
-    """The loader matches DT_NEEDED against file names on disk; a shipped object whose DT_SONAME
-    is what another needs counts too (the build links by soname)."""
+def test_a_shipped_object_is_found_by_its_file_name_not_its_soname(tmp_path, wheel_artifacts):
+    """ld.so looks for a file named as the NEEDED entry: an extension linked under the soname
+    librocm_ext.so.1 but shipped as rocm_plugin_extension.so is not found (the error says so)."""
     so = tmp_path / "so"
-    ext = compile_so(so / "rocm_plugin_extension.so", configured_runpath(), soname="rocm_plugin_extension.so")
+    ext = compile_so(so / "rocm_plugin_extension.so", configured_runpath(), soname="librocm_ext.so.1")
     user = compile_so(so / "u" / "_sparse.so", ["$ORIGIN"], links=(ext,))
     wheels = pair(tmp_path, wheel_artifacts, **{"rocm_plugin_extension.so": ext, "_sparse.so": user})
+    [(_, member, message)] = findings(wheels.values(), "needed")
+    assert member == "_sparse.so" and message.startswith("librocm_ext.so.1 is not found")
+    assert "; jax_rocm7_plugin/rocm_plugin_extension.so has that DT_SONAME but another file name" in message
+    same = compile_so(so / "s" / "rocm_plugin_extension.so", configured_runpath(), soname="rocm_plugin_extension.so")
+    user = compile_so(so / "u2" / "_sparse.so", ["$ORIGIN"], links=(same,))
+    wheels = build_pair(tmp_path / "same", wheel_artifacts["good"],
+                        overrides={"rocm_plugin_extension.so": same, "_sparse.so": user})
     assert findings(wheels.values(), "needed") == []
 
 
@@ -277,6 +284,10 @@ def test_an_error_names_a_few_runpath_entries_and_counts_the_rest(tmp_path, whee
     [(_, _, message)] = findings(pair(tmp_path, wheel_artifacts, **{"_prng.so": so}).values(), "needed")
     assert "searched RUNPATH site-packages/d0, site-packages/d1, site-packages/d2, site-packages/d3, " \
            "site-packages/d4, site-packages/d5 and 3 more for the wheels' own objects" in message
+    six = compile_so(tmp_path / "six" / "_prng.so", runpath[:6], links=(rocm_stubs["librocm_sysdeps_hwloc.so.5"],))
+    [(_, _, message)] = findings(build_pair(tmp_path / "w6", wheel_artifacts["good"],
+                                            overrides={"_prng.so": six}).values(), "needed")
+    assert "site-packages/d5 for the wheels' own objects" in message   # all six named, none counted
 
 
 @pytest.mark.network

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from packaging.requirements import Requirement
 from packaging.version import Version
@@ -75,6 +75,9 @@ def whole(wheels) -> bool:
 
 @settings(derandomize=True, max_examples=300, deadline=None)
 @given(wheel_sets())
+# the pin only an extra asks for is no pin; a wildcard pin is met by a post release of its line
+@example([(_pjrt(7, "0.9.1"), None), (_plugin(7, "0.9.1"), ['jax-rocm7-pjrt==0.9.1; extra == "x"'])])
+@example([(_pjrt(7, "0.9.1.post1"), None), (_plugin(7, "0.9.1.post1"), ["jax-rocm7-pjrt==0.9.1.*"])])
 def test_a_set_is_whole_exactly_when_every_pjrt_has_a_plugin_and_every_pin_is_met(wheels):
     assert (pairing.problems(wheels) == []) == whole(wheels)
 

@@ -116,3 +116,16 @@ def test_uv_is_given_our_index_first_and_the_public_one_as_the_default(tmp_path)
     assert argv[argv.index("--extra-index-url") + 1] == "http://127.0.0.1:1/simple/"
     assert argv[argv.index("--index-url") + 1] == "https://public/simple"
     assert "--no-config" in argv and argv[-1] == "x"
+
+
+def test_a_nightly_that_fails_for_another_reason_than_jax_fails(make_dist, local_index, tmp_path):
+    """Only a jax line that is not public yet is forgiven for a nightly: a line whose jax needs
+    something no index has is a problem like any other."""
+    public_dir = tmp_path / "public"
+    public_dir.mkdir()
+    broken = [write_wheel(public_dir / "jax-0.9.1-py3-none-any.whl", "jax", "0.9.1", "py3-none-any",
+                          {"jax/__init__.py": ""}, requires=["jaxlib==0.9.1", "no-such-dependency-here"]),
+              jax_stand_ins(tmp_path / "jaxlib", "0.9.1")[1]]
+    _, result = run(tmp_path / "store", make_dist, "0.9.1.dev20261122", local_index(broken))
+    assert not result.ok and result.warnings == []
+    assert [p.split(": ")[1] for p in result.problems] == ["pip", "uv"]

@@ -2,8 +2,8 @@
 
 ``needed``: every DT_NEEDED of every shipped shared object resolves the way ld.so resolves it
 once the wheels are installed in one site-packages: through the object's DT_RUNPATH (DT_RPATH
-when it has none), with ``$ORIGIN`` the object's own install directory, into the objects of the
-wheels given together or the ROCm runtime of the wheels' ROCm version
+when it has none), with ``$ORIGIN`` the object's own install directory, to a file of that name
+among the objects of the wheels given together or the ROCm runtime of the wheels' ROCm version
 (``release.core.rocm_runtime``); or among the system libraries the manylinux tag allows
 (``release.core.manylinux``). ld.so.cache and LD_LIBRARY_PATH are not counted on: a wheel that
 works only with them works on the build machine alone. An unresolved library is an error naming
@@ -133,15 +133,23 @@ def runtime_for(scan: Scan, opts: Options) -> tuple[rocm_runtime.Runtime | None,
 
 
 def _shipped(together: Sequence[Scan]) -> dict[str, set[str]]:
-    """Install directory -> the names (file name and DT_SONAME) of the shared objects there."""
+    """Install directory -> the file names of the shared objects there. ld.so looks for a file
+    named as the NEEDED entry; an object's DT_SONAME counts only once it is loaded, which
+    nothing here can promise, so a shipped object whose soname differs from its file name does
+    not satisfy a NEEDED of that soname (the error then names it)."""
     where: dict[str, set[str]] = {}
     for scan in together:
         for member in native(scan):
-            names = where.setdefault(install_dir(member.name), set())
-            names.add(member.name.rsplit("/", 1)[-1])
-            if member.elf is not None and member.elf.soname:
-                names.add(member.elf.soname)
+            where.setdefault(install_dir(member.name), set()).add(member.name.rsplit("/", 1)[-1])
     return where
+
+
+def _soname_hint(library: str, together: Sequence[Scan]) -> str:
+    for scan in together:
+        for member in native(scan):
+            if member.elf is not None and member.elf.soname == library:
+                return f"; {member.name} has that DT_SONAME but another file name"
+    return ""
 
 
 def check_needed(scan: Scan, ident: Identity, opts: Options,
@@ -163,7 +171,8 @@ def check_needed(scan: Scan, ident: Identity, opts: Options,
         for library in elf.needed:
             if "/" in library or library in system or _found(library, dirs, shipped, runtime):
                 continue
-            yield _unresolved(member, library, dirs, runtime, runtime_line, system_line)
+            yield _unresolved(member, library, dirs, runtime, runtime_line, system_line,
+                              _soname_hint(library, together or [scan]))
 
 
 def _found(library: str, dirs: Sequence[str], shipped: dict[str, set[str]],
@@ -174,13 +183,12 @@ def _found(library: str, dirs: Sequence[str], shipped: dict[str, set[str]],
 
 def _unresolved(member: Member, library: str, dirs: Sequence[str],
                 runtime: rocm_runtime.Runtime | None, runtime_line: str,
-                system_line: str) -> Finding:
+                system_line: str, hint: str = "") -> Finding:
     places = list(dict.fromkeys(shown(d) for d in dirs))
     searched = (", ".join(places[:SHOWN]) + (f" and {len(places) - SHOWN} more" if len(places) > SHOWN else "")
                 or "no RUNPATH entry")
-    hint = ""
     if runtime is not None and runtime.where(library):
-        hint = f"; ROCm {runtime.version} has it in {', '.join(runtime.where(library))}"
+        hint += f"; ROCm {runtime.version} has it in {', '.join(runtime.where(library))}"
     return Finding("needed", ERROR, f"{library} is not found: searched RUNPATH {searched} for the "
                    f"wheels' own objects and {runtime_line}, then {system_line}{hint}",
                    member.name, G_UNRESOLVED)
