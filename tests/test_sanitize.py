@@ -100,3 +100,38 @@ def test_an_error_line_from_github_reaches_the_terminal_without_escapes(run_cli,
     monkeypatch.setenv("GITHUB_REPOSITORY", "o/r")
     code, out, err = run_cli("status", "--root", project_dir)
     assert code == 2 and "Bad credentials" in err and not ACTS.search(err.replace("\n", ""))
+
+
+HOSTILE_SUBJECT = ("\x1b]0;owned\x07\x1b[2J\x1b[31mFix <script>alert(1)</script> [docs](javascript:alert(1)) "
+                   "for @everyone\u202e")
+
+
+def test_a_hostile_upstream_subject_reaches_no_terminal_file_commit_or_pr_raw(tmp_path, run_cli, monkeypatch):
+    """End to end: an upstream commit whose subject carries escapes, HTML and a script link, rolled
+    by ``bump --commit --changelog``: the terminal, the file and the commit message carry its words
+    only."""
+    from tests.support.gitrepos import build_remotes, deps_yaml, git
+    from tests.support.project import write_version_info
+    remotes = build_remotes(tmp_path / "remotes")
+    remotes.plugin.commit("master", HOSTILE_SUBJECT, {"NOTES.md": "x\n"},
+                          author="\x1b[1mMallory\x1b[0m <m@example.com>")
+    root = tmp_path / "proj"
+    root.mkdir()
+    write_version_info(root)
+    (root / "deps.yaml").write_text(deps_yaml(remotes, rolls={"jax": "manual", "xla": "manual"}))
+    git("init", "--quiet", "-b", "main", cwd=root)
+    git("add", "deps.yaml", "version_info.json", cwd=root)
+    git("commit", "--quiet", "-m", "pins", cwd=root)
+    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
+    changelog_file = tmp_path / "CHANGELOG.md"
+    code, out, err = run_cli("bump", "--dep", "plugin", "--commit", "--changelog", changelog_file, "--root", root,
+                             "--date", "2026-11-22")
+    assert code == 0, err
+    message = git("log", "-1", "--format=%B", "bump/2026-11-22-plugin", cwd=root)
+    written = changelog_file.read_text()
+    for text in (out, err, message, written):
+        assert not ACTS.search(text.replace("\n", "")), repr(text)
+        assert "Fix" in text or text is err
+    html = _rendered(written)
+    assert "<script" not in html
+    assert not re.search(r"<a href=\"javascript", html) and "@everyone" not in html
