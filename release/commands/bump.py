@@ -101,8 +101,6 @@ def run(args: argparse.Namespace, out: Output) -> int:
             save_deps(result.new)
         if vmove is not None and repo is None:
             save_version_info(dataclasses.replace(proj.version_info, version=vmove.new))
-        if args.changelog:
-            atomic_write(args.changelog, redact(f"# {title}\n\n{text}"))
     if repo is not None:  # --commit (or --push, --open-pr): the files as committed, with the new pins
         deps_text = repo.committed(proj.deps.path)
         also = {proj.deps.path: render_deps(result.new, deps_text)} if deps_text is not None else {}
@@ -112,11 +110,18 @@ def run(args: argparse.Namespace, out: Output) -> int:
                              moved=tuple(m.name for m in moves) + (("version",) if vmove else ()),
                              date=args.date or today_utc(), title=title, body=text, push=push,
                              pull=pull, also=also)
+        kept = data.get("pull_request", {}).get("reason")
+        if kept:  # a person's commits on the bump PR: this run pushed nothing, and says why
+            text += f"\n{kept}.\n"
+    if args.changelog and not args.dry_run and (moves or vmove):
+        atomic_write(args.changelog, redact(f"# {title}\n\n{text}"))
     github_output({"changed": "true" if data["changed"] else "false", "title": title,
                    **({"branch": data["branch"]} if "branch" in data else {}),
                    **({"pr-number": str(data["pull_request"]["number"])}
                       if data.get("pull_request", {}).get("number") else {})})
-    step_summary(f"## {title}\n\n{text}" if data["changed"] else "## bump: pins are current")
+    step_summary(f"## {title}\n\n{text}" if data["changed"] else "## bump: pins are current"
+                 + (f"\n\n{kept_line}\n" if (kept_line := data.get("pull_request", {}).get("reason"))
+                    and not data["changed"] else ""))
     out.result(data, lambda console: _human(console, data, text, args.dry_run))
     return 0
 
@@ -128,9 +133,12 @@ def _human(console: Console, data: dict, text: str, dry_run: bool) -> None:
         from rich.markup import escape  # a branch name in the title is text, not markup
         console.print(f"[bold]{escape(data['title'])}[/bold]" + (" (dry run: nothing written)" if dry_run else ""))
         console.print(text, markup=False, highlight=False)
-    if "commit" in data:
-        console.print(f"committed {data['commit'][:12]} on {data['branch']}", markup=False)
     pr = data.get("pull_request")
-    if pr and pr["action"] != "none":
+    if "commit" in data and not (pr and pr["action"] == "kept"):
+        console.print(f"committed {data['commit'][:12]} on {data['branch']}", markup=False)
+    if pr and pr["action"] == "kept":
+        if not data["changed"]:  # a changed bump's text already ends with this line
+            console.print(pr["reason"], markup=False)
+    elif pr and pr["action"] != "none":
         console.print(f"pull request {pr['action']}: "
                       f"{pr.get('url') or ', '.join('#%d' % n for n in pr['closed'])}", markup=False)

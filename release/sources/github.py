@@ -519,6 +519,16 @@ class GitHubClient:
         """PATCH a pull request: ``title``, ``body``, ``state`` ("open"/"closed"), ``base``."""
         return _pull(self.request("PATCH", f"/repos/{owner}/{repo}/pulls/{int(number)}", json=changes))
 
+    def issue_comments(self, owner: str, repo: str, number: int) -> list[dict]:
+        """The comments on issue or pull request ``number`` (oldest first)."""
+        return [c for c in self.paginate(f"/repos/{owner}/{repo}/issues/{int(number)}/comments")
+                if isinstance(c, dict)]
+
+    def comment(self, owner: str, repo: str, number: int, body: str) -> dict:
+        """Comment on issue or pull request ``number``."""
+        return self.request("POST", f"/repos/{owner}/{repo}/issues/{int(number)}/comments",
+                            json={"body": body}, expect=dict)
+
     # ------------------------------------------------------------ waits
 
     def _say(self, text: str) -> None:

@@ -4,7 +4,10 @@ after a final release.
 
 On GitHub there is at most one open bump PR: a new bump force-pushes that PR's branch and
 rewrites its title and body instead of opening a second one, and a bump that finds the pins
-current closes it. The commits and pushes themselves are ``release.sources.repo``'s.
+current closes it. A person's commit is never overwritten: when someone pushed to the bump
+branch (its tip is not the tool's own commit, ``ReleaseRepo.person_pushed``), that PR is kept as
+it is, said so once in a comment, and no roll is pushed or opened until it is merged or closed.
+The commits and pushes themselves are ``release.sources.repo``'s.
 """
 
 from __future__ import annotations
@@ -19,17 +22,21 @@ from release.core import naming
 from release.core.errors import UserError
 from release.sources.repo import BUMP_PREFIX, ReleaseRepo, bump_branch
 
+# Marks the tool's comment on a bump PR a person pushed to, so it is written once.
+KEPT_MARK = "<!-- jax-rocm-release: a person pushed here -->"
+
 if TYPE_CHECKING:   # for annotations only: a bump without --open-pr never loads requests
     from release.sources.github import GitHubClient
 
 
 @dataclasses.dataclass(frozen=True)
 class PullResult:
-    action: str  # "opened", "updated", "closed", "none"
+    action: str  # "opened", "updated", "closed", "kept" (a person pushed to it), "none"
     number: int | None = None
     url: str | None = None
     branch: str | None = None
     closed: tuple[int, ...] = ()
+    reason: str | None = None  # for "kept": one line saying why nothing was pushed
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self) | {"closed": list(self.closed)}
@@ -58,6 +65,10 @@ def sync_pull(client: GitHubClient, repo: ReleaseRepo, *, owner: str, name: str,
               branch: str, title: str, body: str) -> PullResult:
     """Open, update or close the one bump PR. ``sha`` None means the pins are current."""
     pulls = open_bump_pulls(client, owner, name, base)
+    for pull in pulls:  # newest first: the one a person wrote on waits for them
+        who = repo.person_pushed(pull["head"]["ref"])
+        if who is not None:
+            return keep_for_person(client, owner, name, pull, who)
     if sha is None:
         for pull in pulls:
             client.update_pull(owner, name, pull["number"], state="closed")
@@ -70,10 +81,35 @@ def sync_pull(client: GitHubClient, repo: ReleaseRepo, *, owner: str, name: str,
             client.update_pull(owner, name, dup["number"], state="closed")
         return PullResult("updated", pull["number"], pull.get("html_url"), keep["head"]["ref"],
                           tuple(p["number"] for p in extra))
+    branch = free_branch(repo, branch)
     repo.push(sha, branch)
     pull = create_or_withdraw(client, repo, owner=owner, name=name, title=title, branch=branch,
                               base=base, body=body)
     return PullResult("opened", pull["number"], pull.get("html_url"), branch)
+
+
+def keep_for_person(client: GitHubClient, owner: str, name: str, pull: dict[str, Any],
+                    who: str) -> PullResult:
+    """Leave the bump PR a person pushed to as it is; say so on it once (the tool's earlier
+    comment, found by its mark, is not repeated)."""
+    number, branch = pull["number"], pull["head"]["ref"]
+    reason = (f"bump PR #{number} kept as it is: {who}; the roller does not force-push it and rolls "
+              "again once it is merged or closed")
+    if not any(KEPT_MARK in str(c.get("body") or "") for c in client.issue_comments(owner, name, number)):
+        client.comment(owner, name, number, f"{KEPT_MARK}\n{who}, so the roller will not force-push "
+                       f"`{branch}` again. Merge or close this pull request; the next roll opens on "
+                       "a new branch after that.")
+    return PullResult("kept", number, pull.get("html_url"), branch, reason=reason)
+
+
+def free_branch(repo: ReleaseRepo, branch: str) -> str:
+    """``branch``, or ``branch-2``, ``-3``... when a person's commits sit on that name (a closed
+    PR of the same day and deps): the next roll never lands on their work."""
+    name, n = branch, 1
+    while repo.person_pushed(name) is not None:
+        n += 1
+        name = f"{branch}-{n}"
+    return name
 
 
 def create_or_withdraw(client: GitHubClient, repo: ReleaseRepo, *, owner: str, name: str, title: str,

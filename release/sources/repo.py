@@ -19,7 +19,7 @@ import git as gitpython
 from release.core.config import LINE_DEP, Deps, RollVia, parse_deps
 from release.core.errors import UserError
 from release.core.redact import redact
-from release.sources.git import ENV, Remote, head_of, remote_error
+from release.sources.git import ENV, TIMEOUT, Remote, head_of, remote_error
 
 BUMP_PREFIX = "bump/"
 NEXT_VERSION_PREFIX = "release/next-"
@@ -27,6 +27,9 @@ HOLD_PREFIX = "hold/"  # release.sources.holds: one branch per held dep, never a
 # Branches the tool owns and may force-push: bump PRs, the post-release version move, holds.
 TOOL_BRANCH_PREFIXES = (BUMP_PREFIX, NEXT_VERSION_PREFIX, HOLD_PREFIX)
 DEFAULT_IDENTITY = ("jax-rocm-release", "jax-rocm-release@users.noreply.github.com")
+# The mark of the tool's own commits: this trailer in the message, and the same identity as
+# author and committer (an amend, rebase or cherry-pick by a person makes them differ).
+TOOL_TRAILER = "Release-Tool: jax-rocm-release"
 
 
 def bump_branch(date: _dt.date, names: tuple[str, ...]) -> str:
@@ -49,9 +52,9 @@ class ReleaseRepo:
         self.g = self.repo.git
         self.g.update_environment(**ENV)
 
-    def _run(self, *args: str, env: dict | None = None) -> tuple[int, str, str]:
+    def _run(self, *args: str, env: dict | None = None, timeout: float | None = None) -> tuple[int, str, str]:
         return self.g.execute(["git", *args], with_extended_output=True, with_exceptions=False,
-                              env=env, strip_newline_in_stdout=False)
+                              env=env, strip_newline_in_stdout=False, kill_after_timeout=timeout)
 
     def relpath(self, path: Path) -> str:
         return Path(path).resolve().relative_to(self.top).as_posix()
@@ -118,7 +121,7 @@ class ReleaseRepo:
         Re-running with the same content and message returns the existing commit. The message
         is redacted (it leaves the machine with the push).
         """
-        message = redact(message)
+        message = redact(message).rstrip() + f"\n\n{TOOL_TRAILER}\n"
         head = self.head()
         with tempfile.TemporaryDirectory() as tmp:
             return self._commit_files(Path(tmp), branch, {self.relpath(p): t for p, t in files.items()},
@@ -162,6 +165,48 @@ class ReleaseRepo:
         if status != 0:
             url = self._run("remote", "get-url", remote)[1].strip() or remote
             raise remote_error(Remote(remote, url), "cannot push to", err)
+
+    def person_pushed(self, branch: str, remote: str = "origin") -> str | None:
+        """Who else wrote on the tool's ``branch`` on ``remote``: None when the branch is absent
+        or its tip is the tool's own single commit (``is_tool_commit``, one parent: the tool
+        always commits one commit on the base), else one line naming the tip and who committed it.
+
+        Only the tip is fetched (one commit deep in a shallow checkout), so this is cheap on
+        the shallow clone CI makes."""
+        status, out, err = self._run("ls-remote", "--heads", remote, f"refs/heads/{branch}",
+                                     timeout=TIMEOUT)
+        if status != 0:
+            url = self._run("remote", "get-url", remote)[1].strip() or remote
+            raise remote_error(Remote(remote, url), "cannot list branches of", err)
+        tip = next((line.split()[0] for line in out.splitlines() if line.endswith(f"refs/heads/{branch}")), None)
+        if tip is None:
+            return None
+        if self._run("cat-file", "-e", f"{tip}^{{commit}}")[0] != 0:
+            shallow = self._run("rev-parse", "--is-shallow-repository")[1].strip() == "true"
+            status, _, err = self._run("fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
+                                       *(["--depth=1"] if shallow else []), remote, tip, timeout=TIMEOUT)
+            if status != 0:
+                url = self._run("remote", "get-url", remote)[1].strip() or remote
+                raise remote_error(Remote(remote, url), f"cannot fetch {branch} from", err)
+        if self.is_tool_commit(tip):
+            return None
+        author = self._run("log", "-1", "--format=%cn", tip)[1].strip() or "someone"
+        return f"{author} pushed {tip[:12]} to {branch}"
+
+    def is_tool_commit(self, sha: str) -> bool:
+        """``sha`` is the tool's own: one parent, the trailer, and author == committer."""
+        raw = self._run("cat-file", "commit", sha)[1]
+        header, _, message = raw.partition("\n\n")
+        lines = header.splitlines()
+        parents = [line for line in lines if line.startswith("parent ")]
+
+        def who(kind: str) -> str:  # "name <email>" without the date
+            line = next((x for x in lines if x.startswith(kind + " ")), "")
+            return line[len(kind) + 1:].rsplit(">", 1)[0]
+
+        trailers = [line.strip() for line in message.strip().splitlines()[-3:]]
+        return (len(parents) == 1 and TOOL_TRAILER in trailers
+                and who("author") != "" and who("author") == who("committer"))
 
     def delete_remote_branch(self, branch: str, remote: str = "origin") -> bool:
         """Delete ``branch`` (one of the tool's own) on ``remote``; False when that failed."""

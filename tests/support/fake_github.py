@@ -361,6 +361,7 @@ class FakeGitHub:
         self.actions_token = False
         self._burned: dict[str, set[str]] = {}
         self._pulls: dict[str, list[dict]] = {}
+        self._comments: dict[tuple[str, int], list[dict]] = {}
         self._statuses: dict[tuple[str, str], list[dict]] = {}
         self._check_runs: dict[tuple[str, str], list[dict]] = {}
         self._signed: dict[str, int] = {}
@@ -447,6 +448,10 @@ class FakeGitHub:
     def tags(self, repo: str | None = None) -> dict[str, str]:
         with self.lock:
             return dict(self._tags.get(repo or self.repo, {}))
+
+    def comments(self, number: int, repo: str | None = None) -> list[dict]:
+        with self.lock:
+            return [dict(c) for c in self._comments.get((repo or self.repo, number), [])]
 
     def pulls(self, repo: str | None = None) -> list[dict]:
         with self.lock:
@@ -673,6 +678,8 @@ class FakeGitHub:
                 return self._create_pull(repo, data)
         if method == "GET" and (answer := self._settings_route(rest, q, path)) is not None:
             return answer
+        if m := re.fullmatch(r"/issues/(\d+)/comments", rest):
+            return self._issue_comments(repo, int(m.group(1)), method, data, q, path)
         if m := re.fullmatch(r"/pulls/(\d+)", rest):
             pull = next((p for p in self._pulls.get(repo, []) if p["number"] == int(m.group(1))), None)
             if pull is None:
@@ -873,6 +880,28 @@ class FakeGitHub:
         if "base" in q:
             pulls = [p for p in pulls if p["base"]["ref"] == q["base"]]
         return self._paginate(sorted(pulls, key=lambda p: -p["number"]), q, path, dict)
+
+    def _issue_comments(self, repo, number, method, data, q, path):
+        """Comments on a pull request (GitHub keeps them on the issue of the same number)."""
+        if not any(p["number"] == number for p in self._pulls.get(repo, [])):
+            raise _ApiError(404, "Not Found")
+        comments = self._comments.setdefault((repo, number), [])
+        if method == "GET":
+            return self._paginate(comments, q, path, dict)
+        if method == "POST":
+            if not str(data.get("body") or ""):
+                raise _ApiError(422, "Validation Failed", [{"resource": "IssueComment", "code": "missing_field",
+                                                            "field": "body"}])
+            cid = next(self.ids)
+            comment = schema_instance(
+                "issue-comment", id=cid, body=data["body"], user=_user(),
+                url=f"{self.api_url}/repos/{repo}/issues/comments/{cid}",
+                html_url=f"https://github.com/{repo}/pull/{number}#issuecomment-{cid}",
+                issue_url=f"{self.api_url}/repos/{repo}/issues/{number}",
+                created_at=_iso(self.now()), updated_at=_iso(self.now()))
+            comments.append(comment)
+            return 201, {}, comment
+        raise _ApiError(404, "Not Found")
 
     def _create_pull(self, repo, data):
         owner = repo.split("/")[0]

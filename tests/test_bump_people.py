@@ -1,0 +1,160 @@
+"""People's commits on the bump branch are never overwritten.
+
+The tool marks its own commits (a trailer, and one identity as author and committer); when the
+bump PR's branch on origin ends in anything else (a person's commit on top, an amend, a rebase,
+a merge of main), ``bump --open-pr`` pushes nothing there, says so on the PR once and in its
+output and changelog, and opens the next roll on a new branch only once that PR is merged or
+closed. Real git throughout: a bare origin, a person's clone pushing to it."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from release.sources.pull_requests import KEPT_MARK
+from release.sources.repo import TOOL_TRAILER, ReleaseRepo
+from tests.support.gitrepos import git
+
+PERSON = {"GIT_AUTHOR_NAME": "Ada Person", "GIT_AUTHOR_EMAIL": "ada@example.com",
+          "GIT_COMMITTER_NAME": "Ada Person", "GIT_COMMITTER_EMAIL": "ada@example.com"}
+
+
+@pytest.fixture
+def cache_env(tmp_path, monkeypatch):
+    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def checkout(bump_project, tmp_path):
+    """The project as a git checkout on main, with a bare origin."""
+    root = bump_project()
+    origin = tmp_path / "origin.git"
+    git("init", "--quiet", "--bare", origin)
+    git("init", "--quiet", "-b", "main", cwd=root)
+    git("add", "deps.yaml", "version_info.json", cwd=root)
+    git("commit", "--quiet", "-m", "pins", cwd=root)
+    git("remote", "add", "origin", origin.as_uri(), cwd=root)
+    git("push", "--quiet", "origin", "main", cwd=root)
+    return root, origin
+
+
+def person_edits(origin, tmp_path, branch, how):
+    """A person clones origin and changes ``branch`` the way ``how`` says; returns the new tip."""
+    clone = tmp_path / f"person-{how}"
+    env = os.environ | PERSON
+    git("clone", "--quiet", origin.as_uri(), clone, env=env)
+    git("checkout", "--quiet", branch, cwd=clone, env=env)
+    if how == "commit on top":
+        (clone / "NOTES.md").write_text("why this roll needs a patch\n")
+        git("add", "NOTES.md", cwd=clone, env=env)
+        git("commit", "--quiet", "-m", "Fix the build for this roll", cwd=clone, env=env)
+    elif how == "amend":  # the trailer stays, the committer is now the person
+        git("commit", "--quiet", "--amend", "--no-edit", cwd=clone, env=env)
+    elif how == "rebase onto main":
+        git("checkout", "--quiet", "main", cwd=clone, env=env)
+        (clone / "ci.txt").write_text("a CI change on main\n")
+        git("add", "ci.txt", cwd=clone, env=env)
+        git("commit", "--quiet", "-m", "CI change", cwd=clone, env=env)
+        git("push", "--quiet", "origin", "main", cwd=clone, env=env)
+        git("checkout", "--quiet", branch, cwd=clone, env=env)
+        git("rebase", "--quiet", "main", cwd=clone, env=env)
+    elif how == "merge main in":
+        git("checkout", "--quiet", "main", cwd=clone, env=env)
+        (clone / "ci.txt").write_text("a CI change on main\n")
+        git("add", "ci.txt", cwd=clone, env=env)
+        git("commit", "--quiet", "-m", "CI change", cwd=clone, env=env)
+        git("checkout", "--quiet", branch, cwd=clone, env=env)
+        git("merge", "--quiet", "--no-edit", "--no-ff", "main", cwd=clone, env=env)
+    git("push", "--quiet", "--force", "origin", branch, cwd=clone, env=env)
+    return git("rev-parse", "HEAD", cwd=clone).strip()
+
+
+def tip(origin, branch):
+    return git("rev-parse", f"refs/heads/{branch}", cwd=origin).strip()
+
+
+def bump(run_cli, root, *extra):
+    code, out, err = run_cli("bump", "--open-pr", "--json", "--root", root, "--date", "2026-11-22", *extra)
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_the_tools_commit_carries_its_mark(checkout, run_cli, git_remotes, cache_env, github_env):
+    root, origin = checkout
+    first = bump(run_cli, root, "--dep", "plugin")
+    assert git("log", "-1", "--format=%B", first["commit"], cwd=root).rstrip().endswith(TOOL_TRAILER)
+    assert ReleaseRepo(root).person_pushed(first["branch"]) is None
+    assert ReleaseRepo(root).person_pushed("bump/no-such-branch") is None
+
+
+@pytest.mark.parametrize("how", ["commit on top", "amend", "rebase onto main", "merge main in"])
+def test_a_persons_push_is_kept_said_once_and_the_next_roll_waits(
+        checkout, run_cli, git_remotes, cache_env, github_env, tmp_path, monkeypatch, how):
+    root, origin = checkout
+    fake = github_env
+    first = bump(run_cli, root, "--dep", "plugin")
+    number, branch = first["pull_request"]["number"], first["branch"]
+    theirs = person_edits(origin, tmp_path, branch, how)
+
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    for run in range(2):  # more deps move, twice: still nothing is pushed, one comment in all
+        changes = tmp_path / f"changes{run}.md"
+        data = bump(run_cli, root, "--changelog", changes)
+        pr = data["pull_request"]
+        assert pr["action"] == "kept" and pr["number"] == number and pr["branch"] == branch
+        assert tip(origin, branch) == theirs, "the person's commit was overwritten"
+        assert "Ada Person" in pr["reason"] and theirs[:12] in pr["reason"]
+        assert pr["reason"] in changes.read_text() and pr["reason"] in summary.read_text()
+        assert [p["number"] for p in fake.pulls() if p["state"] == "open"] == [number]
+        assert git("for-each-ref", "--format=%(refname)", "refs/heads/bump/", cwd=origin).split() == [
+            f"refs/heads/{branch}"]
+        comments = fake.comments(number)
+        assert len(comments) == 1 and KEPT_MARK in comments[0]["body"]
+    # Pins current now (the roll landed some other way): the person's PR is not closed either.
+    assert fake.violations == []
+
+    # They close it: the next roll opens on a new branch; their branch stays as they left it.
+    github_env_close(fake, number)
+    data = bump(run_cli, root)
+    pr = data["pull_request"]
+    assert pr["action"] == "opened" and pr["number"] != number and pr["branch"] != branch
+    assert tip(origin, branch) == theirs
+    assert tip(origin, pr["branch"]) == data["commit"]
+    # And that new PR, the tool's own, is updated in place as before.
+    assert bump(run_cli, root)["pull_request"]["action"] == "updated"
+
+
+def github_env_close(fake, number):
+    with fake.lock:
+        for pull in fake._pulls[fake.repo]:
+            if pull["number"] == number:
+                pull["state"] = "closed"
+
+
+def test_pins_current_leaves_a_persons_pr_open(checkout, run_cli, git_remotes, cache_env, github_env,
+                                               tmp_path):
+    """A bump that finds the pins current closes the tool's PR, never one a person pushed to."""
+    root, origin = checkout
+    fake = github_env
+    first = bump(run_cli, root)
+    person_edits(origin, tmp_path, first["branch"], "commit on top")
+    git("merge", "--quiet", "--ff-only", first["commit"], cwd=root)  # the pins land on main
+    data = bump(run_cli, root)
+    assert data["changed"] is False and data["pull_request"]["action"] == "kept"
+    assert [p["state"] for p in fake.pulls()] == ["open"]
+
+
+def test_a_shallow_checkout_judges_the_tip_alone(checkout, run_cli, git_remotes, cache_env, github_env,
+                                                 tmp_path):
+    """CI clones one commit deep: the remote tip is fetched one deep and judged by itself."""
+    root, origin = checkout
+    first = bump(run_cli, root, "--dep", "plugin")
+    shallow = tmp_path / "shallow"
+    git("clone", "--quiet", "--depth", "1", origin.as_uri(), shallow)
+    assert ReleaseRepo(shallow).person_pushed(first["branch"]) is None
+    person_edits(origin, tmp_path, first["branch"], "commit on top")
+    said = ReleaseRepo(shallow).person_pushed(first["branch"])
+    assert said is not None and "Ada Person" in said
