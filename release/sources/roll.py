@@ -32,10 +32,10 @@ from release.core.config import Dep, Deps
 from release.core.errors import UserError
 from release.core.revisions import github_base
 from release.sources import branches, selection
-from release.sources.git import FIRST_DEPTH, LogEntry, Mirror, Remote
+from release.sources.git import FIRST_DEPTH, SKEW, LogEntry, Mirror, Remote
 from release.sources.line import line_at
 from release.sources.pins import Pin, read_pin
-from release.sources.refs import ls_remote
+from release.sources.refs import ls_remote, ls_remote_branches
 
 FORWARD, BACKWARD, SIDEWAYS = "forward", "backward", "sideways"
 SAME = "same"  # the commit stays; what the source applies on top of it (sha256, patches) changed
@@ -250,20 +250,23 @@ class FollowVia(config.RollVia):
 
     def recheck(self, dep: Dep, ctx: Context) -> Move | None:
         """A pin that stays, recorded on another branch than its line's release branch (an old
-        choice, or jax changed line): the branch it is on now, as a move of the branch only."""
+        choice, or jax changed line): moved onto that branch when it holds the pin, as a move of
+        the branch only. Costs one listing of that one name on a day nothing moves (and a fetch
+        of that branch when it exists); other branches are not searched again."""
         release = branches.release_branch(self.branches, ctx.line())
         if release is None or release == dep.branch:
+            return None
+        if release not in ls_remote_branches(ctx.remote(dep), release):
             return None
         mirror = ctx.mirror(dep)
         if not mirror.fetch_commit(dep.commit, trees=False):
             return None
-        found = branches.find_branch(mirror, ctx.remote(dep), dep, dep.commit, self.branches, ctx.line(), ctx.say)
-        if found.branch is None or found.branch == dep.branch:
+        if not mirror.branch_contains(release, dep.commit, mirror.commit_time(dep.commit) - SKEW):
             return None
-        return Move(dep.name, dep.url, found.branch, dep.commit, dep.commit, SAME, (), old_branch=dep.branch,
-                    behind=mirror.count(mirror.tracking_ref(found.branch), dep.commit),
-                    archive_sha256=dep.archive_sha256, patches=dep.patches, off_line=found.off_line,
-                    rebranched=True)
+        return Move(dep.name, dep.url, release, dep.commit, dep.commit, SAME, (), old_branch=dep.branch,
+                    behind=mirror.count(mirror.tracking_ref(release), dep.commit),
+                    archive_sha256=dep.archive_sha256, patches=dep.patches, rebranched=True)
+
 
 class Exact:
     """``--to SHA``: the dep's own policy checks the commit a person chose."""
