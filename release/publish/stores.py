@@ -31,6 +31,7 @@ from release.publish.records import Published as Published
 from release.publish.records import Release as Release
 from release.publish.records import parse_time
 from release.publish.records import release_version as release_version
+from release.sources import asset_ranges
 from release.sources.github import GitHubClient, GitHubError, MalformedAnswer, UncertainWrite, fields
 
 if TYPE_CHECKING:
@@ -286,12 +287,12 @@ class GitHubStore(Store):
         if length <= 0:
             return b""
         if asset.url.startswith(("https://", "http://")):  # public repositories: no API request at all
-            found = self.client.read_public_range(asset.url, start, length)
+            found = asset_ranges.read_public_range(self.client, asset.url, start, length)
             if found is not None:
                 return found
         if asset.api_url is None:
             raise StoreError(f"{self.where}: asset {asset.name} was not listed from GitHub; nothing to read")
-        return self.client.read_range(asset.api_url, start, length)
+        return asset_ranges.read_range(self.client, asset.api_url, start, length)
 
 
 # ------------------------------------------------------------------ local directory
