@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from release.check.loadable import expand, shown
 from release.check.verify import Options, verify_wheels
@@ -314,3 +316,58 @@ def test_the_published_wheels_name_no_rocm_version_and_ours_do(published_wheels,
                       overrides={p.name: p for p in kernels.glob("*.so")})
     reports = verify_wheels(list(ours.values()), opts())
     assert [(r.status("needed"), r.status("symbols"), r.status("glibc")) for r in reports] == [("ok", "ok", "ok")] * 2
+
+
+# ---------------------------------------------------------------- generated layouts, a real tree as oracle
+
+_DIRS = ("jax_rocm7_plugin", "jax_plugins/xla_rocm7", "jax_rocm7_plugin/sub", "other")
+_LIBS = ("liba.so.1", "libb.so", "_k.so", "libc.so.6")
+
+
+@st.composite
+def layouts(draw):
+    """Shipped objects in a few package directories, each with NEEDED on the others (or on
+    libc, or on a library nothing ships) and RUNPATH entries climbing and descending."""
+    objects = {}
+    for _ in range(draw(st.integers(1, 5))):
+        path = f"{draw(st.sampled_from(_DIRS))}/{draw(st.sampled_from(_LIBS[:3]))}"
+        entries = draw(st.lists(st.one_of(
+            st.builds(lambda up, d: "/".join(["$ORIGIN", *[".."] * up, *([d] if d else [])]),
+                      st.integers(0, 3), st.sampled_from(("", *_DIRS))),
+            st.just("/opt/elsewhere/lib")), max_size=3))
+        needed = draw(st.lists(st.sampled_from((*_LIBS, "libmissing.so.9")), max_size=3, unique=True))
+        objects[path] = (tuple(entries), tuple(needed))
+    return objects
+
+
+@settings(derandomize=True, max_examples=150, deadline=None)
+@given(layouts())
+def test_what_resolves_is_what_a_real_directory_tree_holds(tmp_path_factory, layout):
+    """The ``needed`` verdict over generated layouts equals what the file system says once the
+    objects sit in a real site-packages: for each RUNPATH entry, $ORIGIN replaced by the
+    object's real directory, does a file of the NEEDED name exist there (libc: the system's)?"""
+    from release.check.loadable import check_needed
+    from release.core.elffacts import ElfFacts
+    from release.core.naming import Identity
+    from release.core.scan import Member, Scan
+    root = tmp_path_factory.mktemp("venv")
+    site = root / "lib" / "python3" / "site-packages"
+    for path in layout:
+        (site / path).parent.mkdir(parents=True, exist_ok=True)
+        (site / path).write_bytes(b"\x7fELF")
+    members = [Member(path, 4, 0o755, elf=ElfFacts(runpath, None, needed, None))
+               for path, (runpath, needed) in layout.items()]
+    scan = Scan(Path("jax_rocm7_plugin-0.9.1-cp312-cp312-manylinux_2_28_x86_64.whl"), members, [])
+    found = {(f.member, f.message.split(" ")[0]) for f in check_needed(
+        scan, Identity.of(scan.path), Options(rocm_version="7.2.0"), [scan])}
+    import os
+    expected = set()
+    for path, (runpath, needed) in layout.items():
+        origin = os.path.dirname(site / path)
+        for lib in needed:
+            if lib == "libc.so.6":
+                continue
+            dirs = [e.replace("$ORIGIN", origin) for e in runpath]
+            if not any(os.path.isfile(os.path.join(d, lib)) for d in dirs):
+                expected.add((path, lib))
+    assert found == expected
