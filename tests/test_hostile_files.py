@@ -96,3 +96,33 @@ def test_provenance_still_loads_a_normal_file(tmp_path):
     path = Path(tmp_path / "p.json")
     path.write_text('{"_type": "https://in-toto.io/Statement/v1", "subject": []}')
     assert provenance.load(path)["subject"] == []
+
+
+def _sleeper(tmp_path: Path) -> Path:
+    script = tmp_path / "sleeper"
+    script.write_text("#!/bin/sh\nexec sleep 30\n")
+    script.chmod(0o755)
+    return script
+
+
+def test_a_wheel_whose_import_never_returns_fails_validation_in_time(tmp_path, monkeypatch):
+    import time
+
+    from release.check import validate
+    monkeypatch.setattr(validate, "IMPORT_DEADLINE", 0.3)
+    started = time.monotonic()
+    problems = validate.step_import(_sleeper(tmp_path), 7, "0.9.1", None)
+    assert time.monotonic() - started < 5
+    assert problems and "did not finish" in problems[0]
+
+
+def test_a_pip_run_held_by_a_dripping_index_is_a_failure_in_time(tmp_path, monkeypatch):
+    import time
+
+    from release.check import resolver
+    monkeypatch.setattr(resolver, "PIP_DEADLINE", 0.3)
+    monkeypatch.setattr(resolver.sys, "executable", str(_sleeper(tmp_path)))
+    started = time.monotonic()
+    done = resolver._pip(tmp_path / "python", ["install", "x"])
+    assert time.monotonic() - started < 5
+    assert done.returncode != 0 and "did not finish" in resolver.pip_error_line(done.stderr)

@@ -124,13 +124,19 @@ def index_args(draft_index: str, public_index: str | None) -> list[str]:
     return ["--isolated", "--index-url", public_index, "--extra-index-url", draft_index]
 
 
+PIP_DEADLINE = 1800.0  # seconds for one pip run (a resolve or an install of ~200 MB of wheels)
+
+
 def _pip(python: Path, args: list[str]) -> subprocess.CompletedProcess:
     env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1")
     for key in ("NO_PROXY", "no_proxy"):  # the draft's index is local: never via a proxy
         env[key] = ",".join(filter(None, [env.get(key, ""), "127.0.0.1", "localhost"]))
     # This tool's own pip, run for the target venv (which has none): no ensurepip per venv.
-    return subprocess.run([sys.executable, "-m", "pip", "--python", str(python), *args],
-                          capture_output=True, text=True, env=env)
+    argv = [sys.executable, "-m", "pip", "--python", str(python), *args]
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=PIP_DEADLINE)
+    except subprocess.TimeoutExpired:  # an index dripping its answers holds pip: a failure, not a hang
+        return subprocess.CompletedProcess(argv, 124, "", f"ERROR: pip did not finish within {PIP_DEADLINE:g} s")
 
 
 def pip_error_line(stderr: str) -> str:

@@ -406,12 +406,18 @@ def _install_one(interp: interpreters.Interpreter, requirements: list[str],
     return []
 
 
+IMPORT_DEADLINE = 300.0  # seconds for importing both packages in the fresh venv
+
+
 def step_import(python: Path, major: int, version: str, revisions: RevisionMap | None) -> list[str]:
     """``__version__`` and ``commit_info.commits`` of both installed packages, read in the venv
     of ``python``, against the tag's version and revisions.json."""
     packages = {"pjrt": naming.pjrt_package(major), "plugin": naming.plugin_package(major)}
-    probe = subprocess.run([str(python), "-c", _PROBE, json.dumps(packages)],
-                           capture_output=True, text=True)
+    try:
+        probe = subprocess.run([str(python), "-c", _PROBE, json.dumps(packages)],
+                               capture_output=True, text=True, timeout=IMPORT_DEADLINE)
+    except subprocess.TimeoutExpired:  # a wheel whose import never returns fails validation
+        return [f"importing the installed wheels did not finish within {IMPORT_DEADLINE:g} s"]
     if probe.returncode != 0:
         tail = (probe.stderr.strip().splitlines() or ["?"])[-1]
         return [f"importing the installed wheels failed: {tail}"]
