@@ -54,7 +54,7 @@ def holds(repo: Path, branch: str, sha: str) -> bool:
                           capture_output=True).returncode == 0
 
 
-def test_a_season_of_bumps_nightlies_and_a_release_needs_no_intervention(tmp_path, github_env, monkeypatch, run_cli):
+def test_a_season_of_bumps_a_release_and_a_post_needs_no_intervention(tmp_path, github_env, monkeypatch, run_cli):
     history = build_history(tmp_path / "upstream")
     artifacts = compile_artifacts(tmp_path / "artifacts", bazel.configured_runpath(REPO))
     root = tmp_path / "release-repo"
