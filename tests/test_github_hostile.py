@@ -141,3 +141,15 @@ def test_a_public_index_dripping_its_page_is_cut_off(hostile_servers):
     with pytest.raises(IndexUnavailable, match="no complete answer"):
         index_files(server.url + "/simple/", "jax-rocm7-plugin", timeout=0.15)
     assert time.monotonic() - started < 2
+
+
+def test_githubs_words_in_a_retry_line_reach_the_terminal_without_escapes(hostile_servers):
+    import io
+
+    from rich.console import Console
+    server = hostile_servers().route("/repos/o/r", answer({"message": "\x1b]0;owned\x07\x1b[2JBusy\u202e"}, 502))
+    shown = io.StringIO()
+    gh, slept = client(server, retries=1, console=Console(file=shown, force_terminal=False, width=200))
+    with pytest.raises(GitHubUnavailable):
+        gh.request("GET", "/repos/o/r")
+    assert "Busy" in shown.getvalue() and "\x1b" not in shown.getvalue() and "\u202e" not in shown.getvalue()

@@ -37,7 +37,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import requests
 
-from release.core import bounded
+from release.core import bounded, sanitize
 from release.core.deadline import DeadlineExceeded, wall_clock_limit
 from release.core.errors import USER_EXIT, ReleaseError, RemoteError, UserError
 from release.core.redact import redact, redact_data, register_secret
@@ -474,7 +474,7 @@ class GitHubClient:
 
     def _say(self, text: str) -> None:
         if self.console is not None:
-            self.console.print(redact(text), markup=False)
+            self.console.print(sanitize.line(redact(text)), markup=False)  # GitHub's words are data
 
     def _space_writes(self) -> None:
         if self._last_write is None or self.write_interval <= 0:
