@@ -374,3 +374,9 @@ def test_counts_on_the_page_agree_in_number(tmp_path, make_dist):
     build_site(store, site)
     page = (site / "index.html").read_text()
     assert page.count("<td>verify, validate</td>") == 1 and "<td>not recorded</td>" in page
+    # the ROCm smoke gate's verdict in the notes (release smoke) is one of the gates shown
+    from release.publish.drafts import with_smoke
+    rel = store.published_for("rocm-jax-v0.9.1.dev20261121")
+    store.update_release(rel, body=with_smoke(rel.body, "**ROCm smoke test** (0.9.1.dev20261121, Python 3.12): passed"))
+    build_site(store, site)
+    assert "<td>verify, validate, ROCm smoke</td>" in (site / "index.html").read_text()

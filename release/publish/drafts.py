@@ -226,6 +226,14 @@ def strip_validated(body: str) -> str:
     return SMOKE.sub("", VALIDATED.sub("", body or ""))
 
 
+def smoke_verdict(body: str) -> str | None:
+    """"passed" or "FAILED" when the notes carry `release smoke`'s section, else None."""
+    section = SMOKE.search(body or "")
+    if section is None:
+        return None
+    return "FAILED" if ": FAILED" in (section.group(1).splitlines() or [""])[0] else "passed"
+
+
 def with_smoke(body: str, section: str) -> str:
     """``body`` with its smoke section (``release smoke``'s result, Markdown) set to ``section``,
     kept before the validated mark."""
@@ -472,8 +480,7 @@ def undraft(store: Store, tag: str, *, say: Say = lambda _: None) -> dict:
     if marked is None or marked != actual:
         raise UserError(f"{store.where}: draft {draft.id} of {tag} has not passed "
                         f"`release validate {tag}` with its current assets; validate it first")
-    verdict = SMOKE.search(draft.body or "")
-    if verdict and ": FAILED" in (verdict.group(1).splitlines() or [""])[0]:
+    if smoke_verdict(draft.body) == "FAILED":
         raise UserError(f"{store.where}: draft {draft.id} of {tag} failed the ROCm smoke test "
                         "(see its notes); it is not published")
     half = pairing.problems([(a.name, None) for a in store.list_assets(draft) if a.name.endswith(".whl")])

@@ -72,6 +72,8 @@ def pins_moved(r: ReleaseRow) -> str:
 
 def gates(r: ReleaseRow) -> str:
     passed = "verify, validate" if r.validated else "not recorded"
+    if r.smoke is not None:
+        passed += ", ROCm smoke" if r.smoke == "passed" else "; ROCm smoke FAILED"
     if r.yanked is not None:
         passed += f"; yanked: {r.yanked or 'no reason given'}"
     if not r.listed:
