@@ -38,6 +38,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--open-pr", action="store_true",
                         help="open or update the one bump PR, or close it when pins are current "
                              "(implies --push; needs GITHUB_REPOSITORY and GITHUB_TOKEN)")
+    parser.add_argument("--auto-merge", action="store_true",
+                        help="first merge the open bump PR when its branch is the tool's own commit and "
+                             "every required check on it passed; a merge or pending checks end the run "
+                             "(implies --open-pr)")
+    parser.add_argument("--merge-require", action="append", default=[], metavar="NAME",
+                        help="with --auto-merge: the check or status that must pass (repeatable; "
+                             "default: every check present, at least one)")
+    parser.add_argument("--merge-method", choices=("merge", "squash", "rebase"), default="merge",
+                        help="with --auto-merge: how GitHub merges (default merge)")
     parser.add_argument("--dry-run", action="store_true", help="show what would move; write nothing")
     add_date_option(parser, "UTC date in the bump branch's name (default: today, UTC)")
 
@@ -59,21 +68,38 @@ def run(args: argparse.Namespace, out: Output) -> int:
     from release.sources.repo import ReleaseRepo, committed_deps
     from release.sources.roll import roll
     proj = project(args)
-    push = args.push or args.open_pr
+    if (args.merge_require or args.merge_method != "merge") and not args.auto_merge:
+        raise UserError("--merge-require and --merge-method need --auto-merge")
+    open_pr = args.open_pr or args.auto_merge
+    push = args.push or open_pr
     commit = args.commit or push
     if args.dry_run and commit:
-        raise UserError("--dry-run writes nothing; it cannot be combined with --commit, --push or --open-pr")
+        raise UserError("--dry-run writes nothing; it cannot be combined with --commit, --push, --open-pr "
+                        "or --auto-merge")
     deps = proj.deps
     repo = None
     if commit:
         repo = ReleaseRepo(proj.root)
         deps = committed_deps(repo, deps)
     pull = None
-    if args.open_pr and repo is not None:  # (--open-pr commits) fail on a missing token first
+    if open_pr and repo is not None:  # (--open-pr commits) fail on a missing token first
         from release.sources.github import GitHubClient
         owner, name = repository_from_env()
         pull = BumpPull(GitHubClient.from_env(console=out.progress_console()), owner, name,
                         repo.current_branch())
+    if args.auto_merge and pull is not None and repo is not None:
+        from release.sources.automerge import merge_if_green
+        merged = merge_if_green(pull.client, repo, owner=pull.owner, name=pull.name, base=pull.base,
+                                require=args.merge_require or "green", method=args.merge_method)
+        if merged.action == "merged" or merged.checks == "pending":  # the next run rolls from there
+            done = {"changed": False, "title": merged.line, "auto_merge": merged.to_json()}
+            github_output({"changed": "false", "title": merged.line, "merged": str(merged.action == "merged").lower()})
+            step_summary(f"## bump\n\n{merged.line}\n")
+            out.result(done, lambda console: console.print(merged.line, markup=False))
+            return 0
+        auto_merge: dict | None = merged.to_json()
+    else:
+        auto_merge = None
 
     with out.progress_console().status("rolling pins") as status:
         result = roll(deps, cache_dir(proj.root), only=args.dep, to=args.to,
@@ -94,6 +120,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
         title = (f"{title}; version {vmove.new}" if moves else
                  f"Move the version to {vmove.new} (the jax pin's line)")
         text = text if moves else changelog.notes_markdown(notes) + "The pins did not move.\n"
+    if auto_merge is not None:  # why the open PR was not merged: one line of this bump's changelog
+        text += f"\n{auto_merge['line']}.\n"
+        data["auto_merge"] = auto_merge
     data |= {"title": title, "changed": bool(moves or vmove),
              "version": vmove.to_json() if vmove else None}
     if not args.dry_run and (moves or vmove):

@@ -460,6 +460,13 @@ class GitHubClient:
         """PATCH a pull request: ``title``, ``body``, ``state`` ("open"/"closed"), ``base``."""
         return _pull(self.request("PATCH", f"/repos/{owner}/{repo}/pulls/{int(number)}", json=changes))
 
+    def merge_pull(self, owner: str, repo: str, number: int, *, sha: str, method: str = "merge") -> dict:
+        """Merge pull request ``number`` only while its head is ``sha`` (GitHub answers 409 when
+        the head moved, 405 when it is not mergeable: checks, conflicts). Not retried: a
+        lost answer to a merge that happened is not a merge to repeat."""
+        return self.request("PUT", f"/repos/{owner}/{repo}/pulls/{int(number)}/merge",
+                            json={"sha": sha, "merge_method": method}, idempotent=False, expect=dict)
+
     def issue_comments(self, owner: str, repo: str, number: int) -> list[dict]:
         """The comments on issue or pull request ``number`` (oldest first)."""
         return [c for c in self.paginate(f"/repos/{owner}/{repo}/issues/{int(number)}/comments")

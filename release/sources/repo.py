@@ -166,6 +166,15 @@ class ReleaseRepo:
             url = self._run("remote", "get-url", remote)[1].strip() or remote
             raise remote_error(Remote(remote, url), "cannot push to", err)
 
+    def remote_tip(self, branch: str, remote: str = "origin") -> str | None:
+        """The commit ``branch`` names on ``remote`` (None when there is no such branch)."""
+        status, out, err = self._run("ls-remote", "--heads", remote, f"refs/heads/{branch}",
+                                     timeout=TIMEOUT)
+        if status != 0:
+            url = self._run("remote", "get-url", remote)[1].strip() or remote
+            raise remote_error(Remote(remote, url), "cannot list branches of", err)
+        return next((line.split()[0] for line in out.splitlines() if line.endswith(f"refs/heads/{branch}")), None)
+
     def person_pushed(self, branch: str, remote: str = "origin") -> str | None:
         """Who else wrote on the tool's ``branch`` on ``remote``: None when the branch is absent
         or its tip is the tool's own single commit (``is_tool_commit``, one parent: the tool
@@ -173,14 +182,11 @@ class ReleaseRepo:
 
         Only the tip is fetched (one commit deep in a shallow checkout), so this is cheap on
         the shallow clone CI makes."""
-        status, out, err = self._run("ls-remote", "--heads", remote, f"refs/heads/{branch}",
-                                     timeout=TIMEOUT)
-        if status != 0:
-            url = self._run("remote", "get-url", remote)[1].strip() or remote
-            raise remote_error(Remote(remote, url), "cannot list branches of", err)
-        tip = next((line.split()[0] for line in out.splitlines() if line.endswith(f"refs/heads/{branch}")), None)
-        if tip is None:
-            return None
+        tip = self.remote_tip(branch, remote)
+        return None if tip is None else self.persons_tip(branch, tip, remote)
+
+    def persons_tip(self, branch: str, tip: str, remote: str = "origin") -> str | None:
+        """``person_pushed`` for a tip already read from ``remote``."""
         if self._run("cat-file", "-e", f"{tip}^{{commit}}")[0] != 0:
             shallow = self._run("rev-parse", "--is-shallow-repository")[1].strip() == "true"
             status, _, err = self._run("fetch", "--quiet", "--no-tags", "--no-write-fetch-head",

@@ -99,6 +99,7 @@ import json
 import os
 import re
 import secrets
+import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
@@ -362,6 +363,10 @@ class FakeGitHub:
         self._burned: dict[str, set[str]] = {}
         self._pulls: dict[str, list[dict]] = {}
         self._comments: dict[tuple[str, int], list[dict]] = {}
+        # A bare git repository standing for this repository's branches: when set, a pull
+        # request's head branch must exist there (422 as GitHub), its head.sha follows the
+        # branch, and a merge writes the merge commit there.
+        self.git_dir: Path | None = None
         self._statuses: dict[tuple[str, str], list[dict]] = {}
         self._check_runs: dict[tuple[str, str], list[dict]] = {}
         self._signed: dict[str, int] = {}
@@ -678,6 +683,8 @@ class FakeGitHub:
                 return self._create_pull(repo, data)
         if method == "GET" and (answer := self._settings_route(rest, q, path)) is not None:
             return answer
+        if (m := re.fullmatch(r"/pulls/(\d+)/merge", rest)) and method == "PUT":
+            return self._merge_pull(repo, int(m.group(1)), data)
         if m := re.fullmatch(r"/issues/(\d+)/comments", rest):
             return self._issue_comments(repo, int(m.group(1)), method, data, q, path)
         if m := re.fullmatch(r"/pulls/(\d+)", rest):
@@ -685,7 +692,7 @@ class FakeGitHub:
             if pull is None:
                 raise _ApiError(404, "Not Found")
             if method == "GET":
-                return 200, {}, pull
+                return 200, {}, self._refresh(pull)
             if method == "PATCH":
                 for key in ("title", "body", "state", "base"):
                     if key in data:
@@ -872,7 +879,63 @@ class FakeGitHub:
         status, headers, page = self._paginate(runs, q, path, dict)
         return status, headers, {"total_count": len(runs), "check_runs": page}
 
+    def _ref(self, branch) -> str | None:
+        """The commit ``refs/heads/branch`` names in ``git_dir`` (None when absent)."""
+        if self.git_dir is None:
+            return None
+        done = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}^{{commit}}"],
+                              cwd=self.git_dir, capture_output=True, text=True)
+        return done.stdout.strip() if done.returncode == 0 else None
+
+    def _refresh(self, pull) -> dict:
+        """An open pull request's head.sha follows its branch, as on GitHub after a push."""
+        if self.git_dir is not None and pull["state"] == "open":
+            sha = self._ref(pull["head"]["ref"])
+            if sha is not None:
+                pull["head"]["sha"] = sha
+        return pull
+
+    def _merge_pull(self, repo, number, data):
+        """PUT .../merge: 405 when the PR is not open or its checks are not all green (at least
+        one, none failing or pending), 409 when ``sha`` is not the head; else a merge commit
+        on the base branch in ``git_dir``."""
+        pull = next((p for p in self._pulls.get(repo, []) if p["number"] == number), None)
+        if pull is None:
+            raise _ApiError(404, "Not Found")
+        self._refresh(pull)
+        if pull["state"] != "open":
+            raise _ApiError(405, "Pull Request is not mergeable")
+        head = pull["head"]["sha"]
+        if data.get("sha") and data["sha"] != head:
+            raise _ApiError(409, "Head branch was modified. Review and try the merge again.")
+        states = [s["state"] for s in {s["context"]: s for s in self._statuses.get((repo, head), [])}.values()]
+        states += ["success" if r["conclusion"] in ("success", "neutral", "skipped") else
+                   (r["conclusion"] or "pending")
+                   for r in {r["name"]: r for r in self._check_runs.get((repo, head), [])}.values()]
+        if not states or any(s != "success" for s in states):
+            raise _ApiError(405, "Required status checks have not passed on the head commit")
+        merged = head
+        if self.git_dir is not None:
+            base = self._ref(pull["base"]["ref"])
+            done = subprocess.run(["git", "merge-tree", "--write-tree", base, head], cwd=self.git_dir,
+                                  capture_output=True, text=True)
+            if done.returncode != 0:
+                raise _ApiError(405, "Pull Request is not mergeable")
+            tree = done.stdout.split()[0]
+            env = {**os.environ, "GIT_AUTHOR_NAME": "GitHub", "GIT_AUTHOR_EMAIL": "noreply@github.com",
+                   "GIT_COMMITTER_NAME": "GitHub", "GIT_COMMITTER_EMAIL": "noreply@github.com"}
+            merged = subprocess.run(["git", "commit-tree", tree, "-p", base, "-p", head, "-m",
+                                     f"Merge pull request #{number}"], cwd=self.git_dir, env=env,
+                                    capture_output=True, text=True, check=True).stdout.strip()
+            subprocess.run(["git", "update-ref", f"refs/heads/{pull['base']['ref']}", merged, base],
+                           cwd=self.git_dir, check=True)
+        pull.update(state="closed", merged=True, merged_at=_iso(self.now()), closed_at=_iso(self.now()),
+                    merge_commit_sha=merged)
+        return 200, {}, {"sha": merged, "merged": True, "message": "Pull Request successfully merged"}
+
     def _list_pulls(self, repo, q, path):
+        for pull in self._pulls.get(repo, []):
+            self._refresh(pull)
         state = q.get("state", "open")
         pulls = [p for p in self._pulls.get(repo, []) if state == "all" or p["state"] == state]
         if "head" in q:
@@ -910,6 +973,12 @@ class FakeGitHub:
             if p["state"] == "open" and p["head"]["label"] == head and p["base"]["ref"] == data["base"]:
                 raise _ApiError(422, "Validation Failed", [{"resource": "PullRequest", "code": "custom",
                                 "message": f"A pull request already exists for {head}."}])
+        head_sha = None
+        if self.git_dir is not None and head.split(":")[0] == owner:
+            head_sha = self._ref(head.split(":", 1)[1])
+            if head_sha is None:
+                raise _ApiError(422, "Validation Failed", [{"resource": "PullRequest", "field": "head",
+                                                            "code": "invalid"}])
         pulls = self._pulls.setdefault(repo, [])
         number = len(pulls) + 1
         pull = schema_instance(
@@ -917,7 +986,8 @@ class FakeGitHub:
             body=data.get("body"), draft=bool(data.get("draft", False)),
             url=f"{self.api_url}/repos/{repo}/pulls/{number}",
             html_url=f"https://github.com/{repo}/pull/{number}",
-            head={"label": head, "ref": head.split(":", 1)[1]}, base={"ref": data["base"]},
+            head={"label": head, "ref": head.split(":", 1)[1], **({"sha": head_sha} if head_sha else {})},
+            base={"ref": data["base"]},
             created_at=_iso(self.now()), updated_at=_iso(self.now()))
         pulls.append(pull)
         return 201, {}, pull
