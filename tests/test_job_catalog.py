@@ -274,3 +274,25 @@ def test_a_fingerprint_sees_the_options_its_step_declares(tmp_path):
     run_declared(job, run, JobOptions())
     run_declared(job, run, JobOptions(push=True))
     assert ran == [False, True]
+
+
+def test_the_runner_hands_each_step_its_run_names_it_in_errors_and_honours_the_lock_timeout(tmp_path):
+    from release.core.errors import UserError
+    from release.jobs.pipeline import job_lock
+
+    got: list[object] = []
+    failed: list[str] = []
+
+    def sneaky(run, view, _ctx):
+        got.append(run)
+        return {"push": view.push}   # not declared: a bug the runner must name
+
+    job = JobDecl("t", (StepDecl("sneaky", "reads what it did not declare", sneaky),))
+    run = fake_run(tmp_path)
+    with pytest.raises(AttributeError, match="step 'sneaky' reads option 'push'"):
+        run_declared(job, run, JobOptions(), on_failure=failed.append)   # no lock: a probe
+    assert got == [run] and failed == ["sneaky"]
+    locked = dataclasses.replace(job, lock="cut")
+    with job_lock(tmp_path, "cut"):
+        with pytest.raises(UserError, match=r"after waiting 0.05 s"):
+            run_declared(locked, run, JobOptions(), lock_timeout=0.05)
