@@ -61,6 +61,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         save_deps,
         save_version_info,
     )
+    from release.core.roller import DRY_RUN, STOPPED, load_roller
     from release.sources import changelog
     from release.sources.checkout import cache_dir
     from release.sources.line import version_move
@@ -68,6 +69,17 @@ def run(args: argparse.Namespace, out: Output) -> int:
     from release.sources.repo import ReleaseRepo, committed_deps
     from release.sources.roll import roll
     proj = project(args)
+    roller = load_roller(proj.root)
+    roller_line = roller.line()
+    if roller.mode == STOPPED and roller_line:
+        github_output({"changed": "false", "title": roller_line})
+        step_summary(f"## bump\n\n{roller_line}\n")
+        out.result({"changed": False, "title": roller_line, "roller": roller.mode},
+                   lambda console: console.print(roller_line, markup=False))
+        return 0
+    if roller.mode == DRY_RUN:  # as --dry-run, whatever the workflow asked for
+        args.dry_run, args.commit, args.push, args.open_pr, args.auto_merge = True, False, False, False, False
+        args.merge_require, args.merge_method = [], "merge"
     if (args.merge_require or args.merge_method != "merge") and not args.auto_merge:
         raise UserError("--merge-require and --merge-method need --auto-merge")
     open_pr = args.open_pr or args.auto_merge
@@ -120,6 +132,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
         title = (f"{title}; version {vmove.new}" if moves else
                  f"Move the version to {vmove.new} (the jax pin's line)")
         text = text if moves else changelog.notes_markdown(notes) + "The pins did not move.\n"
+    if roller_line is not None:  # dry-run by roller.yaml: one line of the changelog says so
+        text += f"\n{roller_line}.\n"
+        data["roller"] = roller.mode
     if auto_merge is not None:  # why the open PR was not merged: one line of this bump's changelog
         text += f"\n{auto_merge['line']}.\n"
         data["auto_merge"] = auto_merge

@@ -1,0 +1,73 @@
+"""The roller's controls: ``roller.yaml`` next to deps.yaml, so changing them is a reviewed commit.
+
+    mode: running    # running | dry-run | stopped
+
+``running`` (also when the file is absent) lets ``bump`` roll, commit, push and open its PR as
+asked; ``dry-run`` makes every bump a ``--dry-run`` (it shows what would move and writes
+nothing); ``stopped`` makes every bump roll nothing. Each is one line in the bump's output,
+changelog and step summary. Read within bounds (``release.core.bounded``); a bad value is one
+line naming the file, the key and what is allowed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from release.core import bounded
+from release.core.errors import ConfigError
+
+ROLLER_FILE = "roller.yaml"
+RUNNING, DRY_RUN, STOPPED = "running", "dry-run", "stopped"
+MODES = (RUNNING, DRY_RUN, STOPPED)
+MAX_BYTES = 64 * 1024
+
+
+@dataclasses.dataclass(frozen=True)
+class Roller:
+    mode: str = RUNNING
+    source: str | None = None  # the file it came from (None: absent, the defaults)
+
+    def line(self) -> str | None:
+        """Why this bump does less than it was asked (None when running)."""
+        where = self.source or ROLLER_FILE
+        if self.mode == STOPPED:
+            return f"roller stopped ({where} mode: stopped): nothing rolled, committed, pushed or opened"
+        if self.mode == DRY_RUN:
+            return f"roller in dry-run ({where} mode: dry-run): shown what would move; nothing written"
+        return None
+
+
+def load_roller(root: Path) -> Roller:
+    """``roller.yaml`` of ``root``; the defaults when there is none."""
+    path = Path(root) / ROLLER_FILE
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return Roller()
+    except OSError as exc:
+        raise ConfigError(path, None, f"an unreadable file ({exc.strerror})", "a readable YAML file") from None
+    return parse_roller(path, raw)
+
+
+def parse_roller(path: Path, raw: bytes) -> Roller:
+    if len(raw) > MAX_BYTES:
+        raise ConfigError(path, None, f"{len(raw)} bytes", f"at most {MAX_BYTES} bytes")
+    try:
+        text = raw.decode("utf-8")
+        data = bounded.yaml_data(bounded.yaml_compose(text))
+    except UnicodeDecodeError:
+        raise ConfigError(path, None, "bytes that are not UTF-8", "a UTF-8 YAML file") from None
+    except bounded.Unparseable as exc:
+        raise ConfigError(path, exc.where, exc.reason, "well-formed YAML of plain data") from None
+    if data is None:
+        return Roller(source=path.name)
+    if not isinstance(data, dict):
+        raise ConfigError(path, None, f"a {type(data).__name__}", "a mapping with the key 'mode'")
+    for key in data:
+        if key != "mode":
+            raise ConfigError(path, str(key)[:60], "an unknown key", "only mode")
+    mode = data.get("mode", RUNNING)
+    if mode not in MODES:
+        raise ConfigError(path, "mode", repr(mode)[:60], " | ".join(MODES))
+    return Roller(mode, path.name)
