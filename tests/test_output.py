@@ -97,6 +97,9 @@ def test_every_command_writes_github_output_and_step_summary(world, artifacts, t
         "index": ["index", "--out", tmp_path / "site"],
         "yank": ["yank", tag, "--reason", "a bad nightly"],
         "pypi-upload": None,  # needs a package index: tests/test_pypi.py runs it against pypiserver
+        "doctor": None,  # asks GitHub's settings endpoints: tests/test_doctor.py on the stand-in
+        "smoke": ["smoke", dist],  # the stand-in-free run: no jax here, so a failed verdict (exit 1)
+        "try": None,  # the whole flow, a minute: tests/test_try.py
     }
     from release.cli import COMMANDS
     assert set(commands) == set(COMMANDS)

@@ -5,29 +5,26 @@ machine's gate between validate and publish); the verdict goes into the draft's 
 
 from __future__ import annotations
 
-import json
-import shutil
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from release.check import smoke
-from release.check.resolver import add_public_index_option, public_index_from_args
 from release.commands._common import add_store_options, open_store_from_args
-from release.core import flags, naming
-from release.core.errors import UserError
+from release.core import flags
 from release.core.output import Output, github_output, step_summary
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:   # the work is imported in run: `release --help` loads none of it
     import argparse
 
     from rich.console import Console
+
+    from release.check import smoke
 
 HELP = ("on a ROCm machine: install the draft's wheels (TAG, or a dist DIR) with jax and jaxlib of "
         "their line, then jax.devices() must list ROCm devices and a jitted computation match NumPy")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from release.check.resolver import add_public_index_option
     parser.add_argument("target", metavar="TAG|DIR",
                         help="a release tag (its draft's wheels; the verdict goes into its notes), "
                              "or a directory of wheels")
@@ -43,6 +40,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _verdict(args: argparse.Namespace, out: Output) -> tuple[smoke.Smoke, str]:
+    import json
+    import shutil
+    import tempfile
+
+    from release.check import smoke
+    from release.check.resolver import public_index_from_args
+    from release.core import naming
+    from release.core.errors import UserError
     target = Path(args.target)
     if args.record is not None:
         version = naming.version_of_tag(args.target, flag="TAG")
