@@ -94,13 +94,13 @@ def test_a_persons_push_is_kept_said_once_and_the_next_roll_waits(
         checkout, run_cli, git_remotes, cache_env, github_env, tmp_path, monkeypatch, how):
     root, origin = checkout
     fake = github_env
-    first = bump(run_cli, root, "--dep", "plugin")
+    first = bump(run_cli, root)  # every dep: the next roll, the same day, has the same branch name
     number, branch = first["pull_request"]["number"], first["branch"]
     theirs = person_edits(origin, tmp_path, branch, how)
 
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
-    for run in range(2):  # more deps move, twice: still nothing is pushed, one comment in all
+    for run in range(2):  # twice: still nothing is pushed, one comment in all
         changes = tmp_path / f"changes{run}.md"
         data = bump(run_cli, root, "--changelog", changes)
         pr = data["pull_request"]
@@ -120,7 +120,7 @@ def test_a_persons_push_is_kept_said_once_and_the_next_roll_waits(
     github_env_close(fake, number)
     data = bump(run_cli, root)
     pr = data["pull_request"]
-    assert pr["action"] == "opened" and pr["number"] != number and pr["branch"] != branch
+    assert pr["action"] == "opened" and pr["number"] != number and pr["branch"] == f"{branch}-2"
     assert tip(origin, branch) == theirs
     assert tip(origin, pr["branch"]) == data["commit"]
     # And that new PR, the tool's own, is updated in place as before.
@@ -132,6 +132,25 @@ def github_env_close(fake, number):
         for pull in fake._pulls[fake.repo]:
             if pull["number"] == number:
                 pull["state"] = "closed"
+
+
+def test_a_merge_or_an_unmarked_commit_is_not_the_tools(tmp_path):
+    """The mark is all three: one parent, the trailer, author == committer."""
+    repo_dir = tmp_path / "r"
+    git("init", "--quiet", "-b", "main", repo_dir)
+    tool = os.environ | {"GIT_AUTHOR_NAME": "bot", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "bot",
+                         "GIT_COMMITTER_EMAIL": "b@x"}
+    marked = f"roll\n\n{TOOL_TRAILER}\n"
+    git("commit", "--quiet", "--allow-empty", "-m", "base", cwd=repo_dir, env=tool)
+    git("commit", "--quiet", "--allow-empty", "-m", marked, cwd=repo_dir, env=tool)
+    one = git("rev-parse", "HEAD", cwd=repo_dir).strip()
+    git("commit", "--quiet", "--allow-empty", "-m", "roll", cwd=repo_dir, env=tool)
+    unmarked = git("rev-parse", "HEAD", cwd=repo_dir).strip()
+    tree = git("rev-parse", "HEAD^{tree}", cwd=repo_dir).strip()
+    merge = git("commit-tree", tree, "-p", one, "-p", unmarked, "-m", marked, cwd=repo_dir, env=tool).strip()
+    repo = ReleaseRepo(repo_dir)
+    assert repo.is_tool_commit(one)
+    assert not repo.is_tool_commit(unmarked) and not repo.is_tool_commit(merge)
 
 
 def test_pins_current_leaves_a_persons_pr_open(checkout, run_cli, git_remotes, cache_env, github_env,
