@@ -15,6 +15,7 @@ import pytest
 
 from release.build import bazel, wheel_specs
 from release.core import wheelfile
+from release.core.config import load_deps
 from release.core.revisions import RevisionMap
 from tests.support.build import run_python
 from tests.support.elf import ALL_SOS, KERNEL_SOS, PJRT_SO, compile_so
@@ -146,8 +147,10 @@ print(json.dumps({
     legacy = {"ROCm/rocm-jax": sha, "jax": "7f75782ad5ea6cd97e6346dcae9317ac31babef8",
               "ROCm/xla": "b32df5f07315567cc1940388ef766b87c6e8b9e3"}
     assert got["commits"] == [legacy, legacy]
+    shipped_xla = load_deps(REPO / "deps.yaml")["xla"]  # patches as deps.yaml records them
     assert got["revisions"]["xla"] == {"url": "https://github.com/ROCm/xla", "branch": "rocm-jaxlib-v0.9.1",
-                                       "commit": "b32df5f07315567cc1940388ef766b87c6e8b9e3"}
+                                       "commit": "b32df5f07315567cc1940388ef766b87c6e8b9e3",
+                                       **({"patches": list(shipped_xla.patches)} if shipped_xla.patches else {})}
     assert got["version"] == [VERSION, VERSION]
     assert got["eps"] == [["xla_rocm7", "jax_plugins.xla_rocm7"]]
     assert got["dists"] == [["jax-rocm7-pjrt", VERSION], ["jax-rocm7-plugin", VERSION]]

@@ -141,7 +141,9 @@ def test_archive_and_patches_become_part_of_the_dependencies_when_the_map_knows_
     jax = deps["jax"]
     pinned = dataclasses.replace(jax, archive_sha256="b" * 64,
                                  patches=("//third_party/jax:a.patch", "//third_party/jax:b.patch"))
-    deps = dataclasses.replace(deps, items=tuple(pinned if d.name == "jax" else d for d in deps))
+    bare_xla = dataclasses.replace(deps["xla"], archive_sha256=None, patches=())  # whatever deps.yaml ships
+    changed = {"jax": pinned, "xla": bare_xla}
+    deps = dataclasses.replace(deps, items=tuple(changed.get(d.name, d) for d in deps))
     revisions = RevisionMap.from_deps(deps, NIGHTLY, "d" * 40)
     stmt = provenance.statement(version=NIGHTLY, wheels={"a.whl": "0" * 64}, revisions=revisions,
                                 pythons=[], invocation=provenance.Invocation.from_env({}, host="h"))

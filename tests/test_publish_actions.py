@@ -5,6 +5,7 @@ end-to-end behaviour is in test_publish.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import zlib
 from pathlib import Path
@@ -163,10 +164,13 @@ def test_changelog_links_github_compares_and_says_what_did_not_move():
     before = rmap(xla=("https://github.com/ROCm/xla", a), plugin=("https://example.com/p", a))
     now = rmap(xla=("https://github.com/ROCm/xla", b), plugin=("https://example.com/p", c),
                jax=("https://github.com/ROCm/jax", c))
-    prev = release("rocm-jax-v0.9.0")
+    url = "https://github.com/ROCm/rocm-jax/releases/tag/rocm-jax-v0.9.0"
+    prev = dataclasses.replace(release("rocm-jax-v0.9.0"), html_url=url)
     text = changelog_markdown(prev, before, now)
+    # a link that is not https (a store's record is data) is shown as plain text
+    assert changelog_markdown(release("rocm-jax-v0.9.0"), before, now).startswith("Since rocm-jax-v0.9.0:\n")
     assert text.splitlines() == [
-        "Since [rocm-jax-v0.9.0](rocm-jax-v0.9.0):", "",
+        f"Since [rocm-jax-v0.9.0]({url}):", "",
         f"- xla: [`{a[:12]}...{b[:12]}`](https://github.com/ROCm/xla/compare/{a}...{b})",
         f"- plugin: `{a[:12]}` -> `{c[:12]}`",
         f"- jax: `none` -> `{c[:12]}`"]
