@@ -164,3 +164,35 @@ def test_a_labels_variable_is_accepted_only_as_a_json_list_of_labels(text):
         data = None
     good = isinstance(data, list) and bool(data) and all(isinstance(x, str) and x.strip() for x in data)
     assert (problem is None) == good
+
+
+@pytest.mark.parametrize("name, value, good", [
+    ("RELEASE_KEEP", "1", True), ("RELEASE_KEEP", "0", False), ("RELEASE_KEEP", "2", True),
+    ("RELEASE_KEEP", "-3", False), ("RELEASE_KEEP", "1.5", False),
+    ("ROCM_RUNNER_LABELS", '["self-hosted"]', True), ("ROCM_RUNNER_LABELS", "[1]", False),
+    ("ROCM_RUNNER_LABELS", '[" "]', False), ("ROCM_RUNNER_LABELS", "[]", False),
+    ("ROCM_RUNNER_LABELS", '{"a": 1}', False),
+    ("RELEASE_PROTECT", "0.9.1.dev20261120 rocm-jax-v0.9.1rc1", True), ("RELEASE_PROTECT", "tuesday", False),
+    ("RELEASE_INDEX_URL", "https://o.github.io/r", True), ("RELEASE_INDEX_URL", "http://o.github.io/r", False),
+    ("RELEASE_INDEX_URL", "https://", False), ("RELEASE_INDEX_URL", "https://tok@o.github.io/r", False),
+    ("BAZEL_REMOTE_CACHE", "grpcs://cache.example:443", True), ("BAZEL_REMOTE_CACHE", "ftp://c", False),
+])
+def test_variable_values_at_their_edges(name, value, good):
+    assert (preflight.VARIABLE_RULES[name](value) is None) == good
+
+
+def test_each_line_says_what_to_change_or_which_permission_is_missing(github_env, run_cli):
+    ready(github_env)
+    github_env.settings.pages_build_type = None
+    github_env.settings.can_create_prs = False
+    _, found, _ = doctor(run_cli)
+    assert "Source to 'GitHub Actions'" in found["pages"]["line"]
+    assert "Allow GitHub Actions to create and approve pull requests" in found["pull-requests"]["line"]
+    github_env.actions_token = True
+    _, found, _ = doctor(run_cli)
+    needs = {"pull-requests": "Administration: read", "runners": "Administration: read",
+             "immutable-releases": "Administration: read", "variables": "Variables: read",
+             "bump-token": "Secrets: read"}
+    for check, permission in needs.items():
+        assert found[check]["line"].endswith(f"(it needs {permission})"), found[check]
+    assert "workflow permissions" in found["pull-requests"]["line"]
