@@ -108,7 +108,7 @@ def test_a_switch_of_the_jax_line_moves_the_version_in_the_same_commit(run_cli, 
     assert sorted(changed) == ["deps.yaml", "version_info.json"]
     assert json.loads(committed(root, sha, "version_info.json"))["version"] == "0.10.0"
     assert 'line: "0.10.0"' in committed(root, sha, "deps.yaml")
-    assert state(root) == ("0.10.0", "0.10.0")  # the work tree too
+    assert state(root) == ("0.9.1.post3", "0.9.1")  # --commit leaves the work tree as a person left it
     # a re-run is the same commit (idempotent)
     code, out, err = run_cli("bump", "--commit", "--json", "--root", root, "--date", "2026-11-25")
     assert code == 0, err
@@ -145,7 +145,8 @@ def test_a_recorded_line_the_version_disagrees_with_is_moved_with_no_pin_move(ru
     assert data["deps"] == {} and data["title"] == "Move the version to 0.9.1 (the jax pin's line)"
     changed = git("diff", "--name-only", "HEAD", data["commit"], cwd=root).split()
     assert changed == ["version_info.json"]
-    assert state(root) == ("0.9.1", "0.9.1")
+    assert json.loads(committed(root, data["commit"], "version_info.json"))["version"] == "0.9.1"
+    assert state(root) == ("0.10.0", "0.9.1")  # --commit leaves the work tree as a person left it
 
 
 def test_an_unreadable_line_is_refused_and_nothing_is_written(run_cli, tmp_path, upstreams, cache):
