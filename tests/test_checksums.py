@@ -68,3 +68,25 @@ def test_a_malformed_line_is_one_clear_error(line):
     message = str(err.value)
     assert message.startswith("dist/SHA256SUMS: line 2 is ") and repr(line) in message
     assert "expected '<sha256>  <file name>'" in message and "\n" not in message
+
+
+def test_hashing_a_file_larger_than_the_memory_it_may_use_streams_it(tmp_path):
+    """The 500 MB pjrt object is hashed in blocks, never read whole: hashing a 600 MiB (sparse)
+    file in a process limited to 384 MiB of address space works and gives hashlib's answer."""
+    import sys
+    from pathlib import Path
+    big = tmp_path / "big.so"
+    with open(big, "wb") as fh:
+        fh.truncate(600 << 20)
+    probe = ("import resource, sys\n"
+             "resource.setrlimit(resource.RLIMIT_AS, (384 << 20, 384 << 20))\n"
+             "from release.core.checksums import sha256_file\n"
+             "print(sha256_file(sys.argv[1]))\n")
+    proc = subprocess.run([sys.executable, "-c", probe, str(big)], capture_output=True, text=True,
+                          cwd=Path(checksums.__file__).parents[2], timeout=120)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    zeros = hashlib.sha256()
+    block = bytes(1 << 20)
+    for _ in range(600):
+        zeros.update(block)
+    assert proc.stdout.strip() == zeros.hexdigest()
