@@ -88,7 +88,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     with transfer_progress(out) as progress:
         run_of = job_run(args, proj, plan.version, store, out, plan=plan, now=now, progress=progress)
         if args.stage == "plan":
-            decision = nightly.decide_nightly(store, plan)
+            decision = nightly.decide_nightly(store, plan, nightly.mirror_paths(proj))
             if decision.build:
                 shared.open_draft(store, plan, out.line)
             out.line(decision.reason)
