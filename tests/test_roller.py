@@ -4,6 +4,7 @@ line naming the file, the key and what is allowed (generated files, fixed seed).
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 
 import pytest
@@ -12,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from release.core.errors import ConfigError
-from release.core.roller import MODES, load_roller, parse_roller
+from release.core.roller import KEYS, MODES, load_roller, parse_roller
 from tests.support.gitrepos import git
 from tests.test_automerge import world  # noqa: F401 (the fixture: checkout, origin, stand-in)
 
@@ -64,7 +65,7 @@ values = st.one_of(st.text(max_size=12), st.integers(), st.booleans(), st.none()
 
 
 @settings(derandomize=True, max_examples=60, deadline=None)
-@given(mode=values, extra=st.dictionaries(st.text(min_size=1, max_size=8).filter(lambda k: k != "mode"),
+@given(mode=values, extra=st.dictionaries(st.text(min_size=1, max_size=8).filter(lambda k: k not in KEYS),
                                           values, max_size=2))
 def test_a_bad_roller_file_is_one_line_naming_what_was_expected(tmp_path_factory, mode, extra):
     path = tmp_path_factory.mktemp("r") / "roller.yaml"
@@ -76,7 +77,7 @@ def test_a_bad_roller_file_is_one_line_naming_what_was_expected(tmp_path_factory
         parse_roller(path, text.encode())
     line = str(exc.value)
     assert "\n" not in line and "roller.yaml" in line
-    assert ("only mode" in line) if extra else (" | ".join(MODES) in line)
+    assert ("only mode, cooldown_hours" in line) if extra else (" | ".join(MODES) in line)
 
 
 @pytest.mark.parametrize("raw", [b"- mode\n", b"mode: [\n", b"\xff\xfe", b"a: &x 1\nb: *x\n",
@@ -85,3 +86,39 @@ def test_unreadable_roller_files_are_one_line(tmp_path, raw):
     with pytest.raises(ConfigError) as exc:
         parse_roller(tmp_path / "roller.yaml", raw)
     assert "\n" not in str(exc.value) and "roller.yaml" in str(exc.value)
+
+
+def commit_time(remotes, sha):
+    return int(git("log", "-1", "--format=%ct", sha, cwd=remotes.plugin.path))
+
+
+@pytest.mark.parametrize("soaked, expect", [("P2", "P2"), ("P1", "P1"), ("P0", "P0")],
+                         ids=["tip-soaked", "newest-soaked-below-tip", "none-soaked"])
+def test_cooldown_rolls_to_the_newest_commit_that_has_soaked(bump_project, git_remotes, run_cli, cache_env,
+                                                             monkeypatch, soaked, expect):
+    """By the run's clock: now is a second after the tip; a cooldown as old as ``soaked`` lets
+    exactly the commits up to it through, and the newest of those is taken."""
+    c = git_remotes.c
+    root = bump_project()
+    now = commit_time(git_remotes, c["P2"]) + 1
+    hours = (now - commit_time(git_remotes, c[soaked])) / 3600
+    (root / "roller.yaml").write_text(f"cooldown_hours: {hours!r}\n")
+    monkeypatch.setenv("RELEASE_NOW", dt.datetime.fromtimestamp(now, dt.timezone.utc).isoformat())
+    code, out, err = run_cli("bump", "--json", "--dry-run", "--dep", "plugin", "--root", root)
+    assert code == 0, err
+    data = json.loads(out)
+    new = data["deps"]["plugin"]["new"] if "plugin" in data.get("deps", {}) else c["P0"]
+    assert new == c[expect]
+    if soaked != "P2":
+        assert any("cooldown" in n and "not soaked" in n for n in data["notes"]), data["notes"]
+    # Without the file, the tip.
+    (root / "roller.yaml").unlink()
+    code, out, err = run_cli("bump", "--json", "--dry-run", "--dep", "plugin", "--root", root)
+    assert json.loads(out)["deps"]["plugin"]["new"] == c["P2"]
+
+
+@pytest.mark.parametrize("hours", [-1, "a day", True, 10 ** 6, [1]])
+def test_a_bad_cooldown_is_one_line(tmp_path, hours):
+    with pytest.raises(ConfigError) as exc:
+        parse_roller(tmp_path / "roller.yaml", yaml.safe_dump({"cooldown_hours": hours}).encode())
+    assert "\n" not in str(exc.value) and "cooldown_hours" in str(exc.value)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as _dt
 from typing import TYPE_CHECKING
 
-from release.commands._common import add_date_option, project, today_utc
+from release.commands._common import add_date_option, now_utc, project, today_utc
 from release.core import flags
 from release.core.errors import UserError
 from release.core.output import Output, github_output, step_summary
@@ -112,10 +113,14 @@ def run(args: argparse.Namespace, out: Output) -> int:
         auto_merge: dict | None = merged.to_json()
     else:
         auto_merge = None
+    soaked_before = None
+    if roller.cooldown_hours:  # by the run's clock, never the wall's when RELEASE_NOW is set
+        soaked_before = int((now_utc() - _dt.timedelta(hours=roller.cooldown_hours)).timestamp())
 
     with out.progress_console().status("rolling pins") as status:
         result = roll(deps, cache_dir(proj.root), only=args.dep, to=args.to,
-                      allow_rewind=args.allow_rewind, say=lambda text: status.update(text))
+                      allow_rewind=args.allow_rewind, say=lambda text: status.update(text),
+                      soaked_before=soaked_before)
 
     moves = result.moves
     # The release line is jax's: version_info.json's version follows the jax pin's line, in the

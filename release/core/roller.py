@@ -1,11 +1,15 @@
 """The roller's controls: ``roller.yaml`` next to deps.yaml, so changing them is a reviewed commit.
 
     mode: running    # running | dry-run | stopped
+    cooldown_hours: 24   # a head-following dep rolls only to commits at least this old
 
 ``running`` (also when the file is absent) lets ``bump`` roll, commit, push and open its PR as
 asked; ``dry-run`` makes every bump a ``--dry-run`` (it shows what would move and writes
 nothing); ``stopped`` makes every bump roll nothing. Each is one line in the bump's output,
-changelog and step summary. Read within bounds (``release.core.bounded``); a bad value is one
+changelog and step summary. ``cooldown_hours`` (default 0: none) makes a dep that follows its
+branch's head roll to the newest first-parent commit that is at least that old by the run's
+clock (``$RELEASE_NOW``), not the tip; the commits left to soak are one line of the changelog.
+Read within bounds (``release.core.bounded``); a bad value is one
 line naming the file, the key and what is allowed.
 """
 
@@ -21,11 +25,14 @@ ROLLER_FILE = "roller.yaml"
 RUNNING, DRY_RUN, STOPPED = "running", "dry-run", "stopped"
 MODES = (RUNNING, DRY_RUN, STOPPED)
 MAX_BYTES = 64 * 1024
+MAX_COOLDOWN_HOURS = 24 * 366
+KEYS = ("mode", "cooldown_hours")
 
 
 @dataclasses.dataclass(frozen=True)
 class Roller:
     mode: str = RUNNING
+    cooldown_hours: float = 0
     source: str | None = None  # the file it came from (None: absent, the defaults)
 
     def line(self) -> str | None:
@@ -65,9 +72,12 @@ def parse_roller(path: Path, raw: bytes) -> Roller:
     if not isinstance(data, dict):
         raise ConfigError(path, None, f"a {type(data).__name__}", "a mapping with the key 'mode'")
     for key in data:
-        if key != "mode":
-            raise ConfigError(path, str(key)[:60], "an unknown key", "only mode")
+        if key not in KEYS:
+            raise ConfigError(path, str(key)[:60], "an unknown key", "only " + ", ".join(KEYS))
     mode = data.get("mode", RUNNING)
     if mode not in MODES:
         raise ConfigError(path, "mode", repr(mode)[:60], " | ".join(MODES))
-    return Roller(mode, path.name)
+    hours = data.get("cooldown_hours", 0)
+    if isinstance(hours, bool) or not isinstance(hours, (int, float)) or not 0 <= hours <= MAX_COOLDOWN_HOURS:
+        raise ConfigError(path, "cooldown_hours", repr(hours)[:60], f"a number of hours from 0 to {MAX_COOLDOWN_HOURS}")
+    return Roller(mode, float(hours), path.name)

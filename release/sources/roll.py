@@ -104,8 +104,9 @@ class Context:
     """What policies may ask: remotes by ls-remote, mirrors in the cache, the pins so far."""
 
     def __init__(self, deps: Deps, cache: Path, say: Callable[[str], None] = lambda _: None, *,
-                 first_depth: int = FIRST_DEPTH):
+                 first_depth: int = FIRST_DEPTH, soaked_before: int | None = None):
         self.deps = deps
+        self.soaked_before = soaked_before  # roller.yaml's cooldown: newest commit time a head roll takes
         self.first_depth = first_depth
         self.cache = Path(cache)
         self.say = say
@@ -194,11 +195,11 @@ class FollowHead(config.RollHead, BranchBound):
         github = selection.preflight(dep) if self.require else None
         ctx.say(f"{dep.name}: asking {ctx.remote(dep).shown} for the tip of {dep.branch}")
         tip = ls_remote(ctx.remote(dep), dep.branch)
-        if self.require is None and dep.hold is None:
+        if self.require is None and dep.hold is None and ctx.soaked_before is None:
             return Candidate(tip, source=f"the tip of {dep.branch}")
         ctx.say(f"{dep.name}: choosing below the tip {tip[:7]} ({self}"
                 + (f", held before {dep.hold.commit[:7]})" if dep.hold else ")"))
-        chosen = selection.select(dep, tip, self, ctx.mirror(dep), github)
+        chosen = selection.select(dep, tip, self, ctx.mirror(dep), github, soaked_before=ctx.soaked_before)
         return Candidate(chosen.commit, source=chosen.source or f"the tip of {dep.branch}",
                          note=chosen.note, back=chosen.back)
 
@@ -343,9 +344,10 @@ def relation(mirror: Mirror, old: str, new: str) -> Relation:
 
 def roll(deps: Deps, cache: Path, *, only: Iterable[str] = (), to: str | None = None,
          allow_rewind: bool = False, say: Callable[[str], None] = lambda _: None,
-         first_depth: int = FIRST_DEPTH) -> RollResult:
+         first_depth: int = FIRST_DEPTH, soaked_before: int | None = None) -> RollResult:
     """New pins for ``deps`` (all, or ``only``), checked and with their changelogs.
-    ``first_depth``: how deep mirrors are first fetched (tests make boundaries with it)."""
+    ``first_depth``: how deep mirrors are first fetched (tests make boundaries with it);
+    ``soaked_before``: a head dep takes no commit newer than this (epoch seconds; the cooldown)."""
     only = tuple(only)
     for name in only:
         if name not in deps.names:
@@ -358,7 +360,7 @@ def roll(deps: Deps, cache: Path, *, only: Iterable[str] = (), to: str | None = 
             raise UserError("--to SHA pins one dep: give exactly one --dep NAME with it")
     moves: dict[str, Move] = {}
     notes: list[str] = []
-    with Context(deps, cache, say, first_depth=first_depth) as ctx:
+    with Context(deps, cache, say, first_depth=first_depth, soaked_before=soaked_before) as ctx:
         # Every candidate first (each reads only its source's new pin), so every check knows
         # where jax is going: its line names the release branch each pin belongs to.
         chosen: list[tuple[Dep, Policy, Candidate]] = []

@@ -42,9 +42,11 @@ def preflight(dep: Dep) -> GitHubRepo:
     return owner, repo, ci_status.client_from_env(dep.name)
 
 
-def select(dep: Dep, tip: str, roll: RollHead, mirror: Mirror, github: GitHubRepo | None = None) -> Selection:
+def select(dep: Dep, tip: str, roll: RollHead, mirror: Mirror, github: GitHubRepo | None = None, *,
+           soaked_before: int | None = None) -> Selection:
     """The commit for ``dep`` given its branch ``tip``; ``github`` is ``preflight``'s answer
-    (asked here when a green roll needs it and none was given)."""
+    (asked here when a green roll needs it and none was given). ``soaked_before`` (roller.yaml's
+    cooldown) leaves out the newest commits committed after it: the newest soaked one is taken."""
     pin, hold = dep.commit, dep.hold
     shown = mirror.remote.shown
     if not mirror.fetch_commit(tip, trees=False):
@@ -75,6 +77,16 @@ def select(dep: Dep, tip: str, roll: RollHead, mirror: Mirror, github: GitHubRep
                              "is removed" if cut else ""))
         line = allowed
         held_source = f"held before {held[:7]}"
+    if soaked_before is not None and line:
+        young = 0
+        while young < len(line) and mirror.commit_time(line[young]) > soaked_before:
+            young += 1
+        if young:
+            notes.append(f"{dep.name}: cooldown: {young} newest commit{'s' if young != 1 else ''} not soaked yet"
+                         + (f"; took {line[young][:7]}, the newest that has" if young < len(line)
+                            else "; none has, so the pin stays"))
+            line = line[young:]
+            held_source = held_source or "the newest soaked commit"
     if not line:
         return Selection(pin, "; ".join(notes))
     if roll.require is None:
