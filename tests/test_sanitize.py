@@ -135,3 +135,33 @@ def test_a_hostile_upstream_subject_reaches_no_terminal_file_commit_or_pr_raw(tm
     html = _rendered(written)
     assert "<script" not in html
     assert not re.search(r"<a href=\"javascript", html) and "@everyone" not in html
+
+
+WORDS = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7e, exclude_characters="*_~"),
+                min_size=1, max_size=30)
+
+
+@given(text=WORDS)
+@example(text="+ a | [b](c) `d` <e> &amp; \\ #1 @x")
+@example(text="- item")
+@example(text="= setext")
+def test_markdown_shows_exactly_the_words_it_was_given(text):
+    """Neutralised, not mangled: the rendered text is the upstream text (emphasis marks aside)."""
+    import html as html_module
+    rendered = _rendered("- " + sanitize.markdown(text) + "\n")
+    shown = html_module.unescape(re.sub(r"<[^>]+>", "", rendered)).replace("\u200b", "").strip()
+    assert shown == text.strip()
+
+
+@given(text=WORDS)
+def test_plain_text_passes_line_and_code_unchanged(text):
+    assert sanitize.line(text) == text
+    if "`" not in text and text.strip() == text:
+        assert sanitize.code(text) == text
+        assert sanitize.code(text, in_table=True) == text.replace("|", "\\|")
+
+
+def test_controls_are_shown_escaped_not_dropped():
+    assert sanitize.line("a\x07b\u202ec\x7f") == "a\\x07b\\u202ec\\x7f"
+    assert sanitize.line("a\tb\r\nc") == "a b c"
+    assert sanitize.code("``") == "''" and sanitize.code("") == "-"
