@@ -147,3 +147,32 @@ def test_cli_reads_a_hostile_deps_file_as_one_line_and_exit_2(project_dir, run_c
     assert code == 2
     assert err.count("\n") == 1 and "Traceback" not in err and "s3cr3tvalue" not in err + out
     assert sorted((p.name, p.read_bytes()) for p in project_dir.iterdir()) == before
+
+
+@pytest.mark.parametrize("text, reason, line, column", [
+    ("a: 1\nb: !foo x\n", "the tag '!foo'", 2, 4),
+    ("a: 1\nb:\n  c: &x 1\n", "anchor or alias", 3, 6),
+    ("a:\n  b: 1\n  b: 2\n", "a.b given twice", 3, 3),
+    ("a:\n  ? [1]\n  : 2\n", "a sequence used as a key in a", 2, 5),
+    ("a: [1,\n", "invalid YAML", 2, 1),
+])
+def test_a_refusal_says_what_and_where(text, reason, line, column):
+    with pytest.raises(bounded.Unparseable) as caught:
+        bounded.yaml_data(bounded.yaml_compose(text))
+    assert reason in caught.value.reason and "\n" not in caught.value.reason
+    assert (caught.value.line, caught.value.column) == (line, column)
+    assert caught.value.where == f"line {line}, column {column}"
+
+
+def test_plain_yaml_and_json_read_as_before():
+    text = "deps:\n  a: {x: [1, 2.5, true, null, 'q']}\n"
+    assert bounded.yaml_data(bounded.yaml_compose(text)) == {"deps": {"a": {"x": [1, 2.5, True, None, "q"]}}}
+    assert bounded.yaml_compose("") is None and bounded.yaml_data(None) is None
+    assert bounded.json_loads(b'{"a": [1, {"b": "]"}]}') == {"a": [1, {"b": "]"}]}
+    with pytest.raises(bounded.Unparseable, match="not UTF-8"):
+        bounded.json_loads(b"\xff")
+    with pytest.raises(bounded.Unparseable, match="invalid JSON") as caught:
+        bounded.json_loads('{"a":\n 1,}')
+    assert (caught.value.line, caught.value.column) == (2, 4)
+    with pytest.raises(bounded.Unparseable, match="cannot be read"):
+        bounded.json_loads("9" * 5000)
