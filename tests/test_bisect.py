@@ -368,15 +368,17 @@ def test_build_probe_marks_a_commit_whose_wheels_fail_verify_bad_with_the_reason
 def test_build_probe_marks_a_set_whose_draft_fails_validate_bad_with_the_reason(world, fake_bazel, make_dist,
                                                                                 monkeypatch):
     """Built and verified, but validate fails: pip, with the public index in play, would install a
-    newer release than the probe's draft (what failed the real nightlies; see README). Each probe is
-    bad at step validate with pip's pick as the reason, and nothing is published."""
+    newer release of the probe's own line than its draft (a newer line alone does not fail a
+    maintenance line's nightly). Each probe is bad at step validate with pip's pick as the reason,
+    and nothing is published."""
     from release.publish.index import write_index
     from tests.support.index_server import serve
 
     h = world.h
     (world.root / "deps.yaml").write_text(h.deps_yaml(pins=h.pins_at(h.c["P4"])))  # red from P1 to P4
     public = world.tmp / "public"
-    write_index(public, sorted(make_dist("0.12.0").glob("*.whl")))
+    line_release = json.loads((world.root / "version_info.json").read_text())["version"]  # X.Y.Z[.postN]
+    write_index(public, sorted(make_dist(line_release).glob("*.whl")))
     served = serve(public)
     try:
         proc = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json", cwd=world.root,
@@ -391,7 +393,7 @@ def test_build_probe_marks_a_set_whose_draft_fails_validate_bad_with_the_reason(
     assert probes and data["first_bad"]["plugin"] in probes
     for sha, recorded in probes.items():
         assert recorded["verdict"] == BAD and recorded["step"] == "validate", (sha, recorded)
-        assert "0.12.0" in recorded["message"]
+        assert line_release in recorded["message"]
         assert "validate: " in Path(recorded["log"]).read_text()
     assert [r.tag for r in LocalStore(world.store).list_releases()] == [GOOD_TAG]
 
