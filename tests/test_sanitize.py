@@ -145,6 +145,8 @@ WORDS = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7e, e
 @example(text="+ a | [b](c) `d` <e> &amp; \\ #1 @x")
 @example(text="- item")
 @example(text="= setext")
+@example(text="  # heading after spaces")
+@example(text=" > quote after a space")
 def test_markdown_shows_exactly_the_words_it_was_given(text):
     """Neutralised, not mangled: the rendered text is the upstream text (emphasis marks aside)."""
     import html as html_module
