@@ -205,7 +205,11 @@ def test_undraft_after_an_unanswered_publish(fake_github, dist):
     assert_exactly(fake_github, dist, draft=False)
 
 
-def test_a_published_release_is_never_changed(fake_github, make_dist):
+@pytest.mark.parametrize("immutable", [True, False], ids=["immutable-releases", "mutable-releases"])
+def test_a_published_release_is_never_changed(fake_github, make_dist, immutable):
+    """The tool's own rule, whatever the repository's setting: where GitHub would let it change a
+    published release's assets (immutable releases off), it still refuses, writing nothing."""
+    fake_github.settings.immutable_releases = immutable
     store = gh_store(fake_github)
     dist = release_dist(store, make_dist("0.9.1"))
     assert fake_github.releases()[0]["make_latest"] == "true"

@@ -322,7 +322,7 @@ class RepoSettings:
     runners: list = field(default_factory=list)     # {"name", "status", "labels": [names]}
     variables: dict = field(default_factory=dict)   # name -> value
     rulesets: list = field(default_factory=list)    # {"name", "target", "enforcement", "include", "exclude", "rules"}
-    immutable_releases: bool = False
+    immutable_releases: bool = True   # GitHub's setting; off: published assets and tags may change
 
 
 @dataclass
@@ -540,7 +540,8 @@ class FakeGitHub:
             "tarball_url": None, "zipball_url": None,
             "id": rel.id, "node_id": f"RE_{rel.id}", "tag_name": rel.tag_name,
             "target_commitish": rel.target_commitish, "name": rel.name, "body": rel.body,
-            "draft": rel.draft, "prerelease": rel.prerelease, "immutable": not rel.draft,
+            "draft": rel.draft, "prerelease": rel.prerelease,
+            "immutable": not rel.draft and self.settings.immutable_releases,
             "created_at": _iso(rel.created_at),
             "published_at": _iso(rel.published_at) if rel.published_at else None,
             "author": _user(),
@@ -562,9 +563,9 @@ class FakeGitHub:
                     return rel, asset
         raise _ApiError(404, "Not Found")
 
-    @staticmethod
-    def _immutable(rel: _Release) -> None:
-        if not rel.draft:
+    def _immutable(self, rel: _Release) -> None:
+        """GitHub refuses changes to a published release only where immutable releases are on."""
+        if not rel.draft and self.settings.immutable_releases:
             raise _ApiError(422, "Cannot modify an immutable release.",
                             [{"resource": "Release", "code": "custom", "field": "immutable",
                               "message": "Cannot modify an immutable release."}])
@@ -661,7 +662,7 @@ class FakeGitHub:
                 return self._update_release(rel, data)
             if method == "DELETE":
                 self._releases.remove(rel)
-                if not rel.draft:
+                if not rel.draft and self.settings.immutable_releases:
                     self._burned.setdefault(repo, set()).add(rel.tag_name)
                 return 204, {}, b""
         if (m := re.fullmatch(r"/git/refs/tags/(.+)", rest)) and method == "DELETE":
