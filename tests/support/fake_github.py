@@ -11,7 +11,8 @@ openapi-core); a request that does not conform is answered 400 and recorded in
 GitHub behaviours reproduced: drafts are invisible to ``GET .../releases/tags/{tag}``;
 several drafts may share a tag; a duplicate asset name is 422 ``already_exists``;
 an interrupted upload can leave a ``starter`` asset; ``Link`` pagination honouring
-``per_page`` (default 30, max 100); published releases are immutable (no asset
+``per_page`` (default 30, max 100); where immutable releases are on
+(``fake.settings.immutable_releases``, the default) published releases are immutable (no asset
 upload, delete or rename, the tag cannot move, a deleted release's tag can never
 be reused); publishing a second release for a tag is 422 ``already_exists``;
 publishing creates the git tag at the release's ``target_commitish`` (a full SHA, or a branch
