@@ -176,3 +176,15 @@ def test_plain_yaml_and_json_read_as_before():
     assert (caught.value.line, caught.value.column) == (2, 4)
     with pytest.raises(bounded.Unparseable, match="cannot be read"):
         bounded.json_loads("9" * 5000)
+
+
+def test_depth_is_counted_exactly():
+    """64 levels are read, 65 are not, and closing brackets count one each (siblings never hide depth)."""
+    deep = bounded.MAX_DEPTH
+    assert bounded.yaml_compose("[" * deep + "]" * deep) is not None
+    with pytest.raises(bounded.Unparseable, match="deeper than 64"):
+        bounded.yaml_compose("[" * (deep + 1) + "]" * (deep + 1))
+    with pytest.raises(bounded.Unparseable, match="deeper than 64"):
+        bounded.yaml_compose("- [" + "[], " * 50 + "[" * deep + "]" * deep + "]")
+    with pytest.raises(bounded.Unparseable, match="deeper than 64"):
+        bounded.json_loads("[" + "[]," * 100 + "[" * deep + "]" * deep + "]")
