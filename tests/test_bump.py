@@ -102,20 +102,6 @@ def test_auth_failure_through_the_cli_hides_the_token(run_cli, bump_project, git
 # ---------------------------------------------------------------- --commit / --push / --open-pr
 
 
-@pytest.fixture
-def release_checkout(bump_project, tmp_path):
-    """The project as a git checkout on main, with a bare origin."""
-    root = bump_project()
-    origin = tmp_path / "origin.git"
-    git("init", "--quiet", "--bare", origin)
-    git("init", "--quiet", "-b", "main", cwd=root)
-    git("add", "deps.yaml", "version_info.json", cwd=root)
-    git("commit", "--quiet", "-m", "pins", cwd=root)
-    git("remote", "add", "origin", origin.as_uri(), cwd=root)
-    git("push", "--quiet", "origin", "main", cwd=root)
-    return root, origin
-
-
 def test_commit_makes_one_branch_and_is_idempotent(run_cli, release_checkout, git_remotes, cache_env):
     root, origin = release_checkout
     head = git("rev-parse", "HEAD", cwd=root).strip()

@@ -27,17 +27,9 @@ def cache_env(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def checkout(bump_project, tmp_path):
-    """The project as a git checkout on main, with a bare origin."""
-    root = bump_project()
-    origin = tmp_path / "origin.git"
-    git("init", "--quiet", "--bare", origin)
-    git("init", "--quiet", "-b", "main", cwd=root)
-    git("add", "deps.yaml", "version_info.json", cwd=root)
-    git("commit", "--quiet", "-m", "pins", cwd=root)
-    git("remote", "add", "origin", origin.as_uri(), cwd=root)
-    git("push", "--quiet", "origin", "main", cwd=root)
-    return root, origin
+def checkout(release_checkout):
+    """The project as a git checkout on main, with a bare origin (tests/support/gitrepos)."""
+    return release_checkout
 
 
 def person_edits(origin, tmp_path, branch, how):

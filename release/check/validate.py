@@ -54,6 +54,7 @@ from release.core import checksums, naming, pairing
 from release.core.checksums import sha256_file
 from release.core.errors import UserError
 from release.core.naming import Identity
+from release.core.processes import alive
 from release.core.revisions import RevisionMap
 from release.core.safe_names import file_name_problem
 from release.core.scan import Headers
@@ -447,15 +448,6 @@ def step_mark(store: Store, release: Release, files: dict[str, Path], result: Va
 # ---------------------------------------------------------------- leftovers of killed runs
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's process
-    return True
-
 
 def clean_stale_workdirs(root: Path, *, now: float | None = None,
                          legacy_age: float = 6 * 3600) -> list[Path]:
@@ -477,7 +469,7 @@ def clean_stale_workdirs(root: Path, *, now: float | None = None,
             continue
         m = re.fullmatch(re.escape(WORKDIR_PREFIX) + r"(\d+)-.+", child.name)
         if m:
-            if _alive(int(m.group(1))):
+            if alive(int(m.group(1))):
                 continue
         elif now - info.st_mtime < legacy_age:
             continue

@@ -57,6 +57,8 @@ from typing import BinaryIO, Callable, Mapping, Protocol
 
 from isal import isal_zlib
 
+from release.core.processes import alive
+
 CHUNK = 4 << 20          # input bytes per deflate job; fixed so output does not depend on threads
 WINDOW = 32 << 10        # deflate window: each chunk is primed with the previous chunk's tail
 DEFAULT_LEVEL = 3        # isal levels are 0..3; 3 is within 10% of zlib -6 at ~10x the speed
@@ -409,16 +411,7 @@ def _remove_dead_parts(path: Path) -> None:
     A live writer's temp file is its own and is left alone."""
     for part in path.parent.glob(f"{glob_escape(path.name)}.*part"):
         owner = part.name[len(path.name) + 1:].split("-", 1)[0]
-        if owner == "part" or (owner.isdigit() and not _alive(int(owner))):
+        if owner == "part" or (owner.isdigit() and not alive(int(owner))):
             with contextlib.suppress(OSError):
                 part.unlink()
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -82,15 +82,20 @@ def retention(keep: int = DEFAULT_KEEP, older_than_days: float | None = None,
     return Retention(keep=keep, older_than_days=older_than_days, protect=frozenset(found))
 
 
-def nightly_version(release: Release) -> Version | None:
-    """The version of a published nightly release; None for anything else (drafts included)."""
-    text = naming.version_from_tag(release.tag)
-    if text is None or release.draft:
+def _nightly_of_tag(tag: str) -> Version | None:
+    """The version a nightly's tag names; None for any other tag."""
+    text = naming.version_from_tag(tag)
+    if text is None:
         return None
     try:
         return Version(text) if versions.kind_of(text) == "nightly" else None
     except InvalidVersion:
         return None
+
+
+def nightly_version(release: Release) -> Version | None:
+    """The version of a published nightly release; None for anything else (drafts included)."""
+    return None if release.draft else _nightly_of_tag(release.tag)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -159,13 +164,7 @@ def nightly_date(version: Version) -> _dt.date | None:
 def draft_version(release: Release) -> Version | None:
     """The version of a nightly draft this tool made; None for anything else (a hand-made draft,
     a draft of an rc, a release, a post or another tag, a published release)."""
-    text = naming.version_from_tag(release.tag)
-    if text is None or not release.draft or not release.ours:
-        return None
-    try:
-        return Version(text) if versions.kind_of(text) == "nightly" else None
-    except InvalidVersion:
-        return None
+    return _nightly_of_tag(release.tag) if release.draft and release.ours else None
 
 
 @dataclasses.dataclass(frozen=True)

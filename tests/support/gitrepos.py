@@ -297,3 +297,17 @@ def bump_project(tmp_path, git_remotes):
         return root
 
     return make
+
+
+@pytest.fixture
+def release_checkout(bump_project, tmp_path):
+    """The project as a git checkout on main, with a bare origin; returns (root, origin)."""
+    root = bump_project()
+    origin = tmp_path / "origin.git"
+    git("init", "--quiet", "--bare", origin)
+    git("init", "--quiet", "-b", "main", cwd=root)
+    git("add", "deps.yaml", "version_info.json", cwd=root)
+    git("commit", "--quiet", "-m", "pins", cwd=root)
+    git("remote", "add", "origin", origin.as_uri(), cwd=root)
+    git("push", "--quiet", "origin", "main", cwd=root)
+    return root, origin
