@@ -526,3 +526,19 @@ def test_a_wheel_uploaded_by_hand_with_twine_is_skipped_and_we_send_what_twine_s
     assert {k: ours[k] for k in shared} == {k: theirs[k] for k in shared}
     assert [v for k, v in env.uploads[1][1] if k == "requires_dist"] == [
         v for k, v in env.uploads[2][1] if k == "requires_dist"] == [f"jax-rocm7-pjrt=={VERSION}"]
+
+
+@pytest.mark.parametrize("name", ["../x.whl", "/abs/x.whl", "sub/x.whl", ".hidden.whl", "x\n.whl"])
+def test_an_asset_name_from_the_store_is_refused_before_it_is_joined_to_a_folder(tmp_path, name):
+    """The PyPI step stages files under names the store gives: only plain file names, one line."""
+    import types
+
+    from release.core.errors import UserError
+    from release.publish.pypi import _fetch
+    store = types.SimpleNamespace(where="store")
+    release = types.SimpleNamespace(tag="rocm-jax-v0.9.1")
+    work = tmp_path / "work"
+    work.mkdir()
+    with pytest.raises(UserError, match="refused"):
+        _fetch(store, release, {}, name, "0" * 64, work, work, lambda _: None, None)
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["work"]

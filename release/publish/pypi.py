@@ -34,6 +34,7 @@ from release.core.checksums import parse as parse_sums
 from release.core.checksums import sha256_file
 from release.core.errors import RemoteError, UserError
 from release.core.redact import display_url
+from release.core.safe_names import plain_file_name
 from release.core.wheelfile import dist_info_dir, read_member
 from release.publish import attestations
 from release.publish.drafts import assets_digest, validated_digest
@@ -155,8 +156,9 @@ def read_release(store: Store, tag: str, work: Path, *, say: Say,
 def _fetch(store: Store, release: Release, assets: dict, name: str, sha256: str, local_dir: Path,
            work: Path, say: Say, progress: ProgressBars | None) -> Path:
     """``name`` with exactly ``sha256``: from ``local_dir`` or ``work`` when it matches there,
-    else downloaded from the release into ``work`` and checked."""
-    dest = work / name
+    else downloaded from the release into ``work`` and checked. ``name`` comes from the store:
+    a plain file name, or one line (exit 2) before it is joined to a folder."""
+    dest = work / plain_file_name(name, f"{store.where}: {release.tag}'s asset")
     if dest.is_file() and sha256_file(dest) == sha256:
         return dest
     local = local_dir / name
