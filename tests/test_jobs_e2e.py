@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -25,7 +24,7 @@ import yaml
 from release.build import bazel
 from tests.support.build import run_python
 from tests.support.elf import compile_artifacts
-from tests.support.gitrepos import XLA_BZL, build_remotes, deps_yaml, git, workspace_bzl
+from tests.support.gitrepos import XLA_BZL, build_remotes, deps_yaml, git, release_repo, workspace_bzl
 from tests.support.project import write_version_info
 
 REPO = Path(__file__).resolve().parents[1]
@@ -44,12 +43,7 @@ def world(tmp_path, github_env, monkeypatch):
     remotes = build_remotes(tmp_path / "upstream")
     origin = tmp_path / "origin.git"
     git("init", "--quiet", "--bare", "-b", "main", origin)
-    root = tmp_path / "release-repo"
-    root.mkdir()
-    git("init", "--quiet", "-b", "main", cwd=root)
-    git("config", "user.name", "Release Bot", cwd=root)
-    git("config", "user.email", "bot@example.com", cwd=root)
-    shutil.copytree(REPO / "jax_rocm_plugin", root / "jax_rocm_plugin")
+    root = release_repo(tmp_path / "release-repo")
     write_version_info(root)
     (root / "deps.yaml").write_text(deps_yaml(remotes))
     (root / ".gitignore").write_text("/dist/\n/.cache/\n/workspace/\n")

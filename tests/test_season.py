@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -24,7 +23,7 @@ from packaging.version import Version
 from release.build import bazel
 from release.core import config
 from tests.support.elf import compile_artifacts
-from tests.support.gitrepos import git
+from tests.support.gitrepos import git, release_repo
 from tests.support.history import build_history
 from tests.support.project import write_version_info
 
@@ -57,12 +56,7 @@ def holds(repo: Path, branch: str, sha: str) -> bool:
 def test_a_season_of_bumps_a_release_and_a_post_needs_no_intervention(tmp_path, github_env, monkeypatch, run_cli):
     history = build_history(tmp_path / "upstream")
     artifacts = compile_artifacts(tmp_path / "artifacts", bazel.configured_runpath(REPO))
-    root = tmp_path / "release-repo"
-    root.mkdir()
-    git("init", "--quiet", "-b", "main", cwd=root)
-    git("config", "user.name", "Release Bot", cwd=root)
-    git("config", "user.email", "bot@example.com", cwd=root)
-    shutil.copytree(REPO / "jax_rocm_plugin", root / "jax_rocm_plugin")
+    root = release_repo(tmp_path / "release-repo")
     history.apply(0)
     first_line = line_at(history, history.steps[0].jax)
     write_version_info(root, first_line)

@@ -128,20 +128,23 @@ def find_openapi_description() -> Path:
                 "(it installs @octokit/openapi into .cache/node)")
 
 
+@functools.lru_cache(maxsize=2)
+def _description(path: Path) -> dict:
+    """The parsed description, read once per process (openapi-core and schema_instance share it)."""
+    with open(path, "rb") as handle:
+        return json.load(handle)
+
+
 def load_openapi(path: Path):
     """openapi-core over the description, spec validation off (it takes ~30 s and proves nothing here)."""
     from jsonschema_path import SchemaPath
     from openapi_core import Config, OpenAPI
 
-    with open(path, "rb") as handle:
-        data = json.load(handle)
-    return OpenAPI(SchemaPath.from_dict(data), config=Config(spec_validator_cls=None))
+    return OpenAPI(SchemaPath.from_dict(_description(path)), config=Config(spec_validator_cls=None))
 
 
-@functools.lru_cache(maxsize=1)
 def _schemas() -> dict:
-    with open(find_openapi_description(), "rb") as handle:
-        return json.load(handle)["components"]["schemas"]
+    return _description(find_openapi_description())["components"]["schemas"]
 
 
 def schema_instance(name: str, **given) -> dict:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import os
+import shutil
 import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -25,7 +26,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.support.project import write_version_info
+from tests.support.project import REPO, write_version_info
 
 AUTHOR = "Ada Lovelace <ada@example.com>"
 JAX_BZL = "jax_rocm_plugin/third_party/jax/workspace.bzl"
@@ -297,6 +298,17 @@ def bump_project(tmp_path, git_remotes):
         return root
 
     return make
+
+
+def release_repo(root: Path) -> Path:
+    """A new checkout of this repository at ``root``: git on main with the bot's identity and the
+    plugin's build config (jax_rocm_plugin/); deps.yaml and version_info.json are the caller's."""
+    root.mkdir()
+    git("init", "--quiet", "-b", "main", cwd=root)
+    git("config", "user.name", "Release Bot", cwd=root)
+    git("config", "user.email", "bot@example.com", cwd=root)
+    shutil.copytree(REPO / "jax_rocm_plugin", root / "jax_rocm_plugin")
+    return root
 
 
 @pytest.fixture
