@@ -201,3 +201,32 @@ def test_the_rule_never_reads_a_clock(monkeypatch):
     decision = decide(rels, retention(2, 5.5), NOW)
     assert [k.release.tag for k in decision.kept][:2] == ["rocm-jax-v0.9.1.dev20261122",
                                                          "rocm-jax-v0.9.1.dev20261121"]
+
+
+def test_a_nightly_is_aged_from_when_it_was_published_not_created():
+    """A draft made 10 days ago and published yesterday is a day old: --older-than 5 keeps it."""
+    created, published = NOW - 10 * DAY, NOW - 1 * DAY
+    late = Release(next(IDS), "rocm-jax-v0.9.1.dev20261113", "late", "", False, True, created, published)
+    newest = release("rocm-jax-v0.9.1.dev20261122", days_ago=1)
+    decision = decide([late, newest], Retention(keep=1, older_than_days=5), NOW)
+    assert {k.release.tag: k.reason for k in decision.kept}["rocm-jax-v0.9.1.dev20261113"] == "too young"
+    assert decision.expired == ()
+
+
+@pytest.mark.parametrize("draft", [True, False])
+@pytest.mark.parametrize("ours", [True, False])
+@pytest.mark.parametrize("tag", ["rocm-jax-v0.9.1.dev20261122", "rocm-jax-v0.9.1rc1", "rocm-jax-v0.9.1",
+                                 "someone-elses-tag"])
+def test_only_this_tools_nightly_drafts_are_candidates_for_draft_gc(draft, ours, tag):
+    from release.publish.records import MARKER
+    from release.publish.retention import draft_version
+    rel = Release(next(IDS), tag, tag, MARKER if ours else "notes", draft, True, NOW, None)
+    expected = Version(tag.removeprefix("rocm-jax-v")) if draft and ours and ".dev" in tag else None
+    assert draft_version(rel) == expected
+
+
+def test_protect_flags_and_a_protect_file_add_up(tmp_path):
+    listed = tmp_path / "protect.txt"
+    listed.write_text("rocm-jax-v0.9.1.dev20261116  # a pinned downstream\n")
+    rule = retention(1, None, ["0.9.1.dev20261118"], listed)
+    assert rule.protect == {Version("0.9.1.dev20261116"), Version("0.9.1.dev20261118")}
