@@ -230,3 +230,40 @@ def test_protect_flags_and_a_protect_file_add_up(tmp_path):
     listed.write_text("rocm-jax-v0.9.1.dev20261116  # a pinned downstream\n")
     rule = retention(1, None, ["0.9.1.dev20261118"], listed)
     assert rule.protect == {Version("0.9.1.dev20261116"), Version("0.9.1.dev20261118")}
+
+
+def _draft(tag, *, days_ago=None, created=...):
+    from release.publish.records import MARKER
+    when = NOW - days_ago * DAY if created is ... else created
+    return Release(next(IDS), tag, tag, MARKER, True, True, when, None)
+
+
+def test_draft_gc_names_why_each_draft_stays_and_ages_by_creation():
+    """Today's and yesterday's drafts are current; then the newest by version; then protected
+    ones; then, with --older-than, those created at most that many days ago (the boundary
+    included, an unknown creation time counted young); every other one is stale. Two drafts of
+    one tag (a retried create) are ranked without error."""
+    from release.publish.retention import decide_drafts
+    tag = "rocm-jax-v0.9.1.dev202611{:02d}".format
+    rels = [_draft(tag(23), days_ago=0), _draft(tag(21), days_ago=2), _draft(tag(21), days_ago=2),
+            _draft(tag(20), days_ago=5), _draft(tag(18), days_ago=7), _draft(tag(15), days_ago=8),
+            _draft(tag(14), created=None), _draft(tag(12), days_ago=11)]
+    rule = Retention(keep=3, older_than_days=8, protect=frozenset({Version("0.9.1.dev20261118")}))
+    decision = decide_drafts(rels, rule, NOW)
+    reasons = [(k.release.tag[-8:], k.reason, str(k.version)) for k in decision.kept]
+    assert reasons == [("20261123", "current", "0.9.1.dev20261123"), ("20261121", "newest", "0.9.1.dev20261121"),
+                       ("20261121", "newest", "0.9.1.dev20261121"), ("20261120", "too young", "0.9.1.dev20261120"),
+                       ("20261118", "protected", "0.9.1.dev20261118"), ("20261115", "too young", "0.9.1.dev20261115"),
+                       ("20261114", "too young", "0.9.1.dev20261114")]
+    assert [r.tag[-8:] for r in decision.stale] == ["20261112"]
+
+
+def test_a_protect_file_comment_starts_at_the_first_hash():
+    import tempfile
+    from pathlib import Path
+
+    from release.publish.retention import read_protect_file
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "protect.txt"
+        path.write_text("0.9.1.dev20261116#pinned # by team # b\n# a whole comment\n\n  0.9.1.dev20261118  \n")
+        assert read_protect_file(path) == ["0.9.1.dev20261116", "0.9.1.dev20261118"]
