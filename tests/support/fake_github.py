@@ -19,7 +19,11 @@ publishing creates the git tag at the release's ``target_commitish`` (a full SHA
 of ``fake.branches``: its head) unless the tag exists, and an unknown target is 422 at create and
 update, as GitHub's ``invalid`` target_commitish; special characters in an asset name become ``.``;
 ``DELETE /repos/{o}/{r}/git/refs/tags/{tag}``;
-pull requests (list by ``state``/``head=owner:branch``, create, update); a commit's CI results:
+pull requests (list by ``state``/``head=owner:branch``, create, update); issues (list by
+``state``/``labels``/``creator``, newest first, pull requests included with their ``pull_request``
+key as GitHub does; create; get; update: ``title``, ``body``, ``state``, ``state_reason``,
+``labels``; 422 for a body over 65536 characters; numbers shared with pull requests); ``GET
+/user``; a commit's CI results:
 the combined status (``GET .../commits/{ref}/status``: the latest status per context, the combined
 ``state``, paginated) and its check runs (``GET .../commits/{ref}/check-runs``: ``filter=latest`` by
 default keeps the newest run per name, ``check_name`` and ``status`` filters, paginated inside a
@@ -39,7 +43,8 @@ Successful answers of the stand-in (except pull requests, kept to the fields the
 are validated against the same description, so it cannot drift from what GitHub documents;
 the deliberate differences are asset state ``starter``, which GitHub returns for an
 interrupted upload but its description does not list, and a running check run's ``conclusion:
-null``, which the description allows (nullable) but its enum does not list.
+null`` and an open issue's ``state_reason: null``, which the description allows (nullable) but
+whose enums do not list.
 
 ``FakeGitHub`` API for tests:
 
@@ -73,6 +78,12 @@ Administration (workflow permissions, runners, immutable releases), variables an
 secrets are 403 "Resource not accessible by integration", and creating a pull request is 403
 unless ``settings.can_create_prs`` (Settings > Actions > "Allow GitHub Actions to create and
 approve pull requests").
+``fake.issues(repo=None)``   the repository's issues (not pull requests) as the API returns them.
+``fake.seed_issue(title, body="", labels=(), login="a-person", state="open", repo=None)``   an issue
+written by someone (a person by default), put in place without the API; returns its number.
+``fake.login``   who the write token is (``release-bot``; ``github-actions[bot]`` under
+``actions_token``, where ``GET /user`` is 403 as for an installation token): the author of every
+issue, pull request and comment made through the API.
 ``fake.branches``   branch -> head commit of the repository (default ``main`` at a fixed SHA):
 where a release without a SHA target is tagged when published.
 ``fake.seed_release(tag, draft=False, prerelease=False, assets={name: bytes}, published_at=datetime,
@@ -367,6 +378,8 @@ class FakeGitHub:
         self._burned: dict[str, set[str]] = {}
         self._pulls: dict[str, list[dict]] = {}
         self._comments: dict[tuple[str, int], list[dict]] = {}
+        self._issues: dict[str, list[dict]] = {}
+        self.login = "release-bot"
         # A bare git repository standing for this repository's branches: when set, a pull
         # request's head branch must exist there (422 as GitHub), its head.sha follows the
         # branch, and a merge writes the merge commit there.
@@ -465,6 +478,20 @@ class FakeGitHub:
     def pulls(self, repo: str | None = None) -> list[dict]:
         with self.lock:
             return [dict(p) for p in self._pulls.get(repo or self.repo, [])]
+
+    def issues(self, repo: str | None = None) -> list[dict]:
+        with self.lock:
+            return [dict(i) for i in self._issues.get(repo or self.repo, [])]
+
+    def seed_issue(self, title, *, body="", labels=(), login="a-person", state="open", repo=None) -> int:
+        with self.lock:
+            return self._new_issue(repo or self.repo, {"title": title, "body": body, "labels": list(labels)},
+                                   login, state)["number"]
+
+    @property
+    def identity(self) -> str:
+        """The login of the write token: the author of what the API creates."""
+        return "github-actions[bot]" if self.actions_token else self.login
 
     def asset_bytes(self, asset_id: int) -> bytes:
         return self._find_asset(int(asset_id))[1].content
@@ -612,11 +639,18 @@ class FakeGitHub:
             if method == "POST" and m:
                 return self._upload(m.group(1), int(m.group(2)), q, body)
             raise _ApiError(404, "Not Found")
+        if path == "/user" and method == "GET":
+            if self.actions_token or self.reads_only(headers):
+                raise _ApiError(403, "Resource not accessible by integration")
+            return 200, {}, schema_instance("public-user", **{**_user(self.login), "type": "User",
+                                                          "user_view_type": "public"})
         m = re.fullmatch(r"/repos/([^/]+/[^/]+)(/.*)", path)
         if not m:
             raise _ApiError(404, "Not Found")
         repo, rest = m.group(1), m.group(2)
         data = json.loads(body) if body else {}
+        if rest == "/issues" or re.fullmatch(r"/issues/\d+", rest):
+            return self._issue_route(repo, rest, method, data, q, path)
         if rest == "/releases":
             if method == "GET":
                 visible = [r for r in self._repo_releases(repo) if not (r.draft and self.reads_only(headers))]
@@ -950,8 +984,8 @@ class FakeGitHub:
         return self._paginate(sorted(pulls, key=lambda p: -p["number"]), q, path, dict)
 
     def _issue_comments(self, repo, number, method, data, q, path):
-        """Comments on a pull request (GitHub keeps them on the issue of the same number)."""
-        if not any(p["number"] == number for p in self._pulls.get(repo, [])):
+        """Comments on an issue or a pull request (GitHub keeps them on the issue of its number)."""
+        if not any(p["number"] == number for p in self._pulls.get(repo, []) + self._issues.get(repo, [])):
             raise _ApiError(404, "Not Found")
         comments = self._comments.setdefault((repo, number), [])
         if method == "GET":
@@ -962,7 +996,7 @@ class FakeGitHub:
                                                             "field": "body"}])
             cid = next(self.ids)
             comment = schema_instance(
-                "issue-comment", id=cid, body=data["body"], user=_user(),
+                "issue-comment", id=cid, body=data["body"], user=_user(self.identity),
                 url=f"{self.api_url}/repos/{repo}/issues/comments/{cid}",
                 html_url=f"https://github.com/{repo}/pull/{number}#issuecomment-{cid}",
                 issue_url=f"{self.api_url}/repos/{repo}/issues/{number}",
@@ -970,6 +1004,99 @@ class FakeGitHub:
             comments.append(comment)
             return 201, {}, comment
         raise _ApiError(404, "Not Found")
+
+    # GitHub's limit on an issue's (and a pull request's) body, in characters.
+    BODY_LIMIT = 65536
+
+    def _number(self, repo) -> int:
+        """The next number of the repository: issues and pull requests share one sequence."""
+        return len(self._pulls.get(repo, [])) + len(self._issues.get(repo, [])) + 1
+
+    def _new_issue(self, repo, data, login, state="open") -> dict:
+        number, now = self._number(repo), _iso(self.now())
+        issue = schema_instance(
+            "issue", number=number, id=next(self.ids), node_id=f"I_{number}", title=data["title"],
+            body=data.get("body"), state=state, state_reason=None if state == "open" else "completed",
+            user=_user(login, 7 if login == self.identity else 8), locked=False, comments=0,
+            url=f"{self.api_url}/repos/{repo}/issues/{number}",
+            html_url=f"https://github.com/{repo}/issues/{number}",
+            repository_url=f"{self.api_url}/repos/{repo}", created_at=now, updated_at=now,
+            closed_at=None if state == "open" else now)
+        issue["labels"] = self._labels(repo, data.get("labels") or [])
+        self._issues.setdefault(repo, []).append(issue)
+        return issue
+
+    def _labels(self, repo, names) -> list[dict]:
+        return [{"id": 1 + sum(map(ord, str(n))), "node_id": f"LA_{n}", "name": str(n), "color": "ededed",
+                 "url": f"{self.api_url}/repos/{repo}/labels/{quote(str(n))}", "default": False,
+                 "description": None} for n in dict.fromkeys(names)]
+
+    def _issue_of_pull(self, repo, pull) -> dict:
+        """A pull request as the issues list shows it: an issue with a ``pull_request`` key."""
+        return schema_instance(
+            "issue", number=pull["number"], id=pull["id"], title=pull["title"], body=pull.get("body"),
+            state=pull["state"], user=_user(self.identity), url=f"{self.api_url}/repos/{repo}/issues/{pull['number']}",
+            html_url=pull["html_url"], repository_url=f"{self.api_url}/repos/{repo}",
+            created_at=pull["created_at"], updated_at=pull["updated_at"],
+            pull_request={"url": pull["url"], "html_url": pull["html_url"], "diff_url": pull["html_url"] + ".diff",
+                          "patch_url": pull["html_url"] + ".patch", "merged_at": pull.get("merged_at")})
+
+    def _check_body(self, data) -> None:
+        if "title" in data and not str(data["title"] or "").strip():
+            raise _ApiError(422, "Validation Failed", [{"resource": "Issue", "code": "missing_field",
+                                                        "field": "title"}])
+        if len(str(data.get("body") or "")) > self.BODY_LIMIT:
+            raise _ApiError(422, "Validation Failed", [{"resource": "Issue", "code": "custom", "field": "body",
+                            "message": f"body is too long (maximum is {self.BODY_LIMIT} characters)"}])
+
+    def _issue_route(self, repo, rest, method, data, q, path):
+        issues = self._issues.setdefault(repo, [])
+        if rest == "/issues":
+            if method == "POST":
+                if "title" not in data:
+                    data = {**data, "title": ""}
+                self._check_body(data)
+                return 201, {}, self._new_issue(repo, data, self.identity)
+            if method != "GET":
+                raise _ApiError(404, "Not Found")
+            state = q.get("state", "open")
+            every = issues + [self._issue_of_pull(repo, self._refresh(p)) for p in self._pulls.get(repo, [])]
+            chosen = [i for i in every if state == "all" or i["state"] == state]
+            if q.get("labels"):
+                wanted = {n.strip() for n in q["labels"].split(",") if n.strip()}
+                chosen = [i for i in chosen if wanted <= {lbl["name"] for lbl in i["labels"]}]
+            if "creator" in q:
+                chosen = [i for i in chosen if (i["user"] or {}).get("login") == q["creator"]]
+            ascending = q.get("direction", "desc") == "asc"
+            key = q.get("sort", "created")
+            chosen.sort(key=lambda i: (i["updated_at" if key == "updated" else "created_at"], i["number"]),
+                        reverse=not ascending)
+            return self._paginate(chosen, q, path, dict)
+        number = int(rest.rsplit("/", 1)[1])
+        issue = next((i for i in issues if i["number"] == number), None)
+        if issue is None:
+            pull = next((p for p in self._pulls.get(repo, []) if p["number"] == number), None)
+            if pull is not None and method == "GET":
+                return 200, {}, self._issue_of_pull(repo, self._refresh(pull))
+            raise _ApiError(404, "Not Found")
+        if method == "GET":
+            return 200, {}, issue
+        if method != "PATCH":
+            raise _ApiError(404, "Not Found")
+        self._check_body(data)
+        now = _iso(self.now())
+        for key in ("title", "body"):
+            if key in data:
+                issue[key] = data[key]
+        if "labels" in data:
+            issue["labels"] = self._labels(repo, data["labels"] or [])
+        if data.get("state") in ("open", "closed") and data["state"] != issue["state"]:
+            issue["state"] = data["state"]
+            issue["closed_at"] = now if data["state"] == "closed" else None
+            issue["state_reason"] = ("reopened" if data["state"] == "open" else
+                                     data.get("state_reason") or "completed")
+        issue["updated_at"] = now
+        return 200, {}, issue
 
     def _create_pull(self, repo, data):
         owner = repo.split("/")[0]
@@ -984,8 +1111,8 @@ class FakeGitHub:
             if head_sha is None:
                 raise _ApiError(422, "Validation Failed", [{"resource": "PullRequest", "field": "head",
                                                             "code": "invalid"}])
+        number = self._number(repo)
         pulls = self._pulls.setdefault(repo, [])
-        number = len(pulls) + 1
         pull = schema_instance(
             "pull-request", number=number, id=next(self.ids), state="open", title=data["title"],
             body=data.get("body"), draft=bool(data.get("draft", False)),
@@ -1028,6 +1155,8 @@ class FakeGitHub:
         # A running check run has conclusion null, which the description marks nullable but
         # lists in an enum without null (OpenAPI 3.0.3 needs null in the enum): check it as set.
         text = text.replace('"conclusion": null', '"conclusion": "neutral"')
+        # An open issue never closed has state_reason null: the same nullable enum without null.
+        text = text.replace('"state_reason": null', '"state_reason": "reopened"')
         response = _OpenAPIResponse(status, {}, text.encode(), "application/json")
         try:
             self.openapi.validate_response(request, response)
