@@ -92,6 +92,14 @@ body="")``   put a release in place without going through the API.
 ``failure``, ``error``); a later one for the same context replaces it in the combined status.
 ``fake.add_check_run(sha, name, status="completed", conclusion="success", repo=None)``   a check run;
 several of one name are re-runs (the newest wins under ``filter=latest``).
+``fake.add_workflow_run(workflow="nightly.yml", conclusion="success", status="completed",
+branch="main", head_sha=None, created_at=None, event="schedule", repo=None)``   one Actions
+workflow run (the next ``run_number`` of that workflow; ``created_at`` a datetime, default
+``fake.now()``), listed newest first by ``GET .../actions/workflows/{id or file}/runs`` and
+``GET .../actions/runs`` (``branch``, ``event``, ``status``, ``head_sha`` filters, paginated inside
+``{"total_count", "workflow_runs"}``) and read by ``GET .../actions/runs/{id}``;
+``fake.update_workflow_run(id, status=, conclusion=)`` moves it on (or re-runs it);
+``fake.workflow_runs(repo=None)`` lists them newest first.
 ``fake.log``   every request received: ``(host kind, METHOD, path, query, headers)``.
 ``fake.now``   a callable giving the fake's time for what it records (releases created and
 published, assets uploaded): a ``StandInClock`` from a fixed instant, a second per
@@ -386,6 +394,8 @@ class FakeGitHub:
         self.git_dir: Path | None = None
         self._statuses: dict[tuple[str, str], list[dict]] = {}
         self._check_runs: dict[tuple[str, str], list[dict]] = {}
+        self._runs: dict[str, list[dict]] = {}  # repo -> Actions workflow runs, oldest first
+        self._workflow_ids: dict[str, int] = {}  # workflow file name -> its id
         self._signed: dict[str, int] = {}
         self.faults: list[_Fault] = []
         self.violations: list[str] = []
@@ -541,6 +551,56 @@ class FakeGitHub:
                 "name": name, "check_suite": {"id": rid // 10}, "app": _actions_app(),
                 "pull_requests": []})
             return rid
+
+    def add_workflow_run(self, workflow="nightly.yml", *, conclusion="success", status="completed",
+                         branch="main", head_sha=None, created_at=None, event="schedule",
+                         repo=None) -> dict:
+        """Record one run of the Actions workflow ``workflow`` (its file name) as GitHub keeps it:
+        the next ``run_number`` of that workflow, ``created_at`` from ``fake.now`` unless given (a
+        datetime), ``conclusion`` None unless ``status`` is ``completed``. Returns it as listed."""
+        assert status in ("queued", "in_progress", "completed", "waiting", "requested", "pending")
+        with self.lock:
+            repo = repo or self.repo
+            runs = self._runs.setdefault(repo, [])
+            workflow_id = self._workflow_id(workflow)
+            number = 1 + sum(1 for r in runs if r["workflow_id"] == workflow_id)
+            rid = next(self.ids)
+            moment = _iso(created_at if created_at is not None else self.now())
+            sha = head_sha or self.branches.get(branch) or hashlib.sha1(f"{branch}{rid}".encode()).hexdigest()
+            api = f"{self.api_url}/repos/{repo}/actions/runs/{rid}"
+            run = _merge(schema_instance("workflow-run"), dict(
+                id=rid, node_id=f"WFR_{rid}", name=workflow.rsplit(".", 1)[0],
+                head_branch=branch, head_sha=sha, run_number=number, run_attempt=1, event=event,
+                display_title=workflow.rsplit(".", 1)[0], status=status,
+                conclusion=conclusion if status == "completed" else None,
+                path=f".github/workflows/{workflow}", workflow_id=workflow_id, url=api,
+                html_url=f"https://github.com/{repo}/actions/runs/{rid}", created_at=moment,
+                updated_at=moment, run_started_at=moment, jobs_url=f"{api}/jobs", logs_url=f"{api}/logs",
+                check_suite_url=f"{self.api_url}/repos/{repo}/check-suites/{rid}",
+                cancel_url=f"{api}/cancel", rerun_url=f"{api}/rerun", artifacts_url=f"{api}/artifacts",
+                workflow_url=f"{self.api_url}/repos/{repo}/actions/workflows/{workflow_id}",
+                head_repository=_repository(repo), repository=_repository(repo), pull_requests=[]))
+            runs.append(run)
+            return dict(run)
+
+    def update_workflow_run(self, run_id, *, status="completed", conclusion=None, repo=None) -> dict:
+        """A run moves on (queued -> in_progress -> completed with a conclusion), or is re-run:
+        ``run_attempt`` grows when a completed run starts again."""
+        with self.lock:
+            run = next(r for r in self._runs.get(repo or self.repo, []) if r["id"] == run_id)
+            if run["status"] == "completed" and status != "completed":
+                run["run_attempt"] += 1
+            run.update(status=status, conclusion=conclusion if status == "completed" else None,
+                       updated_at=_iso(self.now()))
+            return dict(run)
+
+    def workflow_runs(self, repo: str | None = None) -> list[dict]:
+        """Every recorded run, newest first, as listed."""
+        with self.lock:
+            return [dict(r) for r in reversed(self._runs.get(repo or self.repo, []))]
+
+    def _workflow_id(self, workflow) -> int:
+        return self._workflow_ids.setdefault(workflow, 7000 + len(self._workflow_ids))
 
     # ------------------------------------------------------------ JSON shapes
 
@@ -713,6 +773,13 @@ class FakeGitHub:
             return 204, {}, b""
         if (m := re.fullmatch(r"/commits/([^/]+)/(status|check-runs)", rest)) and method == "GET":
             return self._ci(repo, unquote(m.group(1)), m.group(2), q, path)
+        if method == "GET" and (m := re.fullmatch(r"/actions/(?:workflows/([^/]+)/)?runs", rest)):
+            return self._list_runs(repo, unquote(m.group(1)) if m.group(1) else None, q, path)
+        if method == "GET" and (m := re.fullmatch(r"/actions/runs/(\d+)", rest)):
+            run = next((r for r in self._runs.get(repo, []) if r["id"] == int(m.group(1))), None)
+            if run is None:
+                raise _ApiError(404, "Not Found")
+            return 200, {}, run
         if rest == "/pulls":
             if method == "GET":
                 return self._list_pulls(repo, q, path)
@@ -917,6 +984,31 @@ class FakeGitHub:
             runs = [r for r in runs if r["status"] == q["status"]]
         status, headers, page = self._paginate(runs, q, path, dict)
         return status, headers, {"total_count": len(runs), "check_runs": page}
+
+    def _list_runs(self, repo, workflow, q, path):
+        """Workflow runs newest first, filtered as GitHub filters them: ``branch`` (the head
+        branch), ``event``, ``status`` (a status or a conclusion), ``head_sha``; a workflow is named
+        by its id or its file name (any ``*.yml``/``*.yaml`` exists; an unknown id is 404)."""
+        runs = list(reversed(self._runs.get(repo, [])))
+        if workflow is not None:
+            if workflow.isdigit():
+                if int(workflow) not in self._workflow_ids.values():
+                    raise _ApiError(404, "Not Found")
+                wid = int(workflow)
+            elif workflow.endswith((".yml", ".yaml")) and "/" not in workflow:
+                wid = self._workflow_id(workflow)
+            else:
+                raise _ApiError(404, "Not Found")
+            runs = [r for r in runs if r["workflow_id"] == wid]
+        if "created" in q:
+            raise _ApiError(422, "the stand-in does not filter runs by 'created'")
+        for key, field_name in (("branch", "head_branch"), ("event", "event"), ("head_sha", "head_sha")):
+            if key in q:
+                runs = [r for r in runs if r[field_name] == q[key]]
+        if "status" in q:
+            runs = [r for r in runs if q["status"] in (r["status"], r["conclusion"])]
+        status, headers, page = self._paginate(runs, q, path, dict)
+        return status, headers, {"total_count": len(runs), "workflow_runs": page}
 
     def _ref(self, branch) -> str | None:
         """The commit ``refs/heads/branch`` names in ``git_dir`` (None when absent)."""

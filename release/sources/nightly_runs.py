@@ -1,0 +1,119 @@
+"""The record of nightly results: the nightly workflow's runs, read where GitHub keeps them.
+
+Why here and not the store: a red nightly publishes nothing, so the store only knows the
+green ones. GitHub Actions keeps every run of ``.github/workflows/nightly.yml`` with its
+conclusion, so the throttle and the dashboard read that, newest first
+(``GET /repos/{o}/{r}/actions/workflows/{file}/runs``, through ``GitHubClient``: its deadline,
+retries, rate-limit waits and pagination bounds).
+
+What a run counts as (``outcome``):
+- green: conclusion ``success``;
+- red: ``failure``, ``timed_out`` or ``startup_failure`` (the nightly ran, or tried to, and broke);
+- neither: ``cancelled``, ``skipped``, ``neutral``, ``stale``, ``action_required`` and any
+  conclusion GitHub adds later (a person or GitHub stopped it, or it never ran: it says nothing
+  about the pins), and every run not yet ``completed`` (queued, in progress, waiting).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import itertools
+from typing import TYPE_CHECKING, Iterator
+
+from release.core import sanitize
+from release.sources.github import MalformedAnswer, fields
+
+if TYPE_CHECKING:
+    from release.sources.github import GitHubClient
+
+NIGHTLY_WORKFLOW = "nightly.yml"
+GREEN, RED, NEITHER, RUNNING = "green", "red", "neither", "running"
+GREEN_CONCLUSIONS = frozenset({"success"})
+RED_CONCLUSIONS = frozenset({"failure", "timed_out", "startup_failure"})
+PAGE_SIZE = 20  # a run is ~5 KB of JSON; the throttle usually stops on the first page
+TOKEN_SCOPES = "actions: read"
+
+
+@dataclasses.dataclass(frozen=True)
+class NightlyRun:
+    """One run of the nightly workflow, with the members the throttle and dashboard read."""
+
+    id: int
+    run_number: int
+    status: str
+    conclusion: str | None
+    created_at: _dt.datetime
+    html_url: str
+    head_sha: str
+    event: str = "schedule"
+    head_branch: str | None = None
+
+    @property
+    def outcome(self) -> str:
+        """GREEN, RED, NEITHER or RUNNING (see the module's rules)."""
+        if self.status != "completed":
+            return RUNNING
+        if self.conclusion in GREEN_CONCLUSIONS:
+            return GREEN
+        if self.conclusion in RED_CONCLUSIONS:
+            return RED
+        return NEITHER
+
+    def label(self) -> str:
+        """``#412 (2026-11-24, red: failure)``: how a line names a run."""
+        what = self.conclusion or self.status
+        return f"#{self.run_number} ({self.created_at:%Y-%m-%d}, {self.outcome}: {what})"
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "run_number": self.run_number, "status": self.status,
+                "conclusion": self.conclusion, "outcome": self.outcome,
+                "created_at": self.created_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "html_url": self.html_url, "head_sha": self.head_sha, "event": self.event,
+                "head_branch": self.head_branch}
+
+
+def run_from(data: object) -> NightlyRun:
+    """A ``NightlyRun`` from one element of ``workflow_runs``, its members checked
+    (``MalformedAnswer`` when GitHub's answer is not what it documents)."""
+    what = "workflow run"
+    run = fields(data, what, id=int, run_number=int, status=(str, type(None)),
+                 conclusion=(str, type(None)), created_at=str, html_url=str, head_sha=str)
+    try:
+        created = _dt.datetime.fromisoformat(run["created_at"].replace("Z", "+00:00"))
+    except ValueError:
+        raise MalformedAnswer(what, f"created_at {sanitize.line(run['created_at'][:40])!r} is not "
+                              "an ISO 8601 time") from None
+    created = created.replace(tzinfo=_dt.timezone.utc) if created.tzinfo is None else \
+        created.astimezone(_dt.timezone.utc)
+    event, branch = run.get("event"), run.get("head_branch")
+    return NightlyRun(run["id"], run["run_number"], run["status"] or "unknown", run["conclusion"],
+                      created, run["html_url"], run["head_sha"],
+                      event if isinstance(event, str) else "unknown",
+                      branch if isinstance(branch, str) else None)
+
+
+def iter_runs(client: GitHubClient, owner: str, repo: str, *, workflow: str = NIGHTLY_WORKFLOW,
+              branch: str | None = None, status: str | None = None,
+              page_size: int = PAGE_SIZE) -> Iterator[NightlyRun]:
+    """The workflow's runs, newest first, read a page at a time as the caller consumes them
+    (stop early and no further page is asked for). ``branch`` keeps the runs of that head
+    branch (a nightly runs on the default branch; a run on a pull request's branch is not
+    a nightly); ``status`` is GitHub's filter (a status or a conclusion)."""
+    params: dict[str, object] = {"per_page": page_size, "exclude_pull_requests": "true"}
+    if branch:
+        params["branch"] = branch
+    if status:
+        params["status"] = status
+    path = f"/repos/{owner}/{repo}/actions/workflows/{workflow}/runs"
+    for data in client.paginate(path, params, key="workflow_runs"):
+        yield run_from(data)
+
+
+def recent_runs(client: GitHubClient, owner: str, repo: str, count: int, *,
+                workflow: str = NIGHTLY_WORKFLOW, branch: str | None = None) -> list[NightlyRun]:
+    """The newest ``count`` runs (fewer when there are fewer), newest first: the dashboard's
+    "last N nightlies"."""
+    size = max(1, min(count, 100))
+    return list(itertools.islice(iter_runs(client, owner, repo, workflow=workflow, branch=branch,
+                                           page_size=size), max(count, 0)))
