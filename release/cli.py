@@ -28,6 +28,7 @@ from release.core.redact import redact
 # Order is the order ``--help`` lists them in.
 COMMANDS = (
     "status",
+    "dashboard",
     "doctor",
     "version",
     "nightly",

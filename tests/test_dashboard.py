@@ -42,3 +42,41 @@ def test_stand_in_issues_are_as_strict_as_github(github_client, fake_github):
     with pytest.raises(GitHubRefused) as refused:
         client.request("GET", "/user")
     assert refused.value.status == 403
+
+
+# ------------------------------------------------------------------ the command, end to end
+
+import json  # noqa: E402
+
+from tests.support.fake_github import FAKE_REPO  # noqa: E402
+
+
+@pytest.fixture
+def dash(bump_project, github_env, tmp_path, monkeypatch):
+    """A project pinning the fixture remotes, the stand-in as its GitHub, an empty git cache."""
+    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
+    return bump_project(), github_env
+
+
+def writes(fake):
+    return [(m, p) for kind, m, p, *_ in fake.log if kind == "api" and m in ("POST", "PATCH", "PUT", "DELETE")]
+
+
+def test_cli_opens_once_then_sends_nothing_new(dash, run_cli):
+    root, fake = dash
+    fake.add_workflow_run(conclusion="failure")
+    fake.add_workflow_run(conclusion="success")
+    code, out, err = run_cli("dashboard", "--json", "--root", root)
+    assert code == 0, err
+    first = json.loads(out)
+    assert first["issue"]["action"] == "created"
+    code, out, err = run_cli("dashboard", "--json", "--root", root)
+    assert code == 0, err
+    assert json.loads(out)["issue"]["action"] == "unchanged"
+    assert len(writes(fake)) == 1
+    (issue,) = fake.issues()
+    print(issue["body"])
+    code, out, err = run_cli("status", "--root", root)
+    assert code == 0, err
+    print(out)
+    assert FAKE_REPO

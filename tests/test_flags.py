@@ -37,7 +37,10 @@ BAD_VALUES = {
 # A flag of None is the positional argument (its value replaces "{}" in the argv).
 TABLE = {
     "status": (["status"], {"--build-number": "build-number", "--root": ["file", "missing"],
-                            "--store-dir": ["file", "unwritable"], "--repo": "repo"}),
+                            "--store-dir": ["file", "unwritable"], "--repo": "repo",
+                            "--nightlies": "positive"}),
+    "dashboard": (["dashboard", "--dry-run"], {"--nightlies": "positive", "--store-dir": ["file", "unwritable"],
+                                               "--repo": "repo"}),
     "version": (["version", "--kind", "rc"], {"--number": "positive", "--build-number": "build-number"}),
     "nightly": (["nightly", "--dry-run"], {
         "--keep": "positive", "--older-than": "days", "--lock-timeout": "seconds",

@@ -1,4 +1,5 @@
-"""``release status``: the pins, what the store holds, and the versions each kind of build would get.
+"""``release status``: the pins, what the store holds, the versions each kind of build would get,
+and how the roller is doing (the dashboard issue's report, ``release.core.roller_report``).
 
 Reads the store (``--offline`` skips it): the last published nightly (tag, date and the pins
 it was built from), the drafts, the latest rc, release and post release, and so what the
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 
     from release.core.config import Project
     from release.core.output import Output
+    from release.core.roller_report import Report
     from release.publish.stores import Store
 
 HELP = "show the pins, the last nightly, drafts, latest rc and release, and the next versions"
@@ -35,6 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="pins and versions from the two files only; do not read the store "
                              "or ask the public index")
     resolver.add_public_index_option(parser, "the next versions are compared with")
+    from release.commands.dashboard import add_report_options
+    add_report_options(parser)
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
@@ -42,7 +46,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
     proj = project(args)
     info = proj.version_info
     date = args.date or today_utc()
-    store_view = None if args.offline else _store_view(open_store_from_args(args, out))
+    store = None if args.offline else open_store_from_args(args, out)
+    store_view = None if store is None else _store_view(store)
     nxt = _next_versions(proj, date, args.build_number, store_view)
     data: dict[str, Any] = {
         "root": str(proj.root),
@@ -67,13 +72,30 @@ def run(args: argparse.Namespace, out: Output) -> int:
                                 {kind: v for kind, v in data["next"].items() if v},
                                 info.rocm_major, resolver.public_index_from_args(args)))
     data["pypi"] = _pypi_view(args, info.rocm_major, store_view)
+    roller = roller_report(proj, args, out, store)
+    data["roller"] = roller.to_json()
     last = (store_view or {}).get("latest", {}).get("nightly")
     output.github_output({"version": info.version, "next-release": nxt["release"][0] or "",
                           "next-rc": nxt["rc"][0] or "", "next-nightly": nxt["nightly"][0] or "",
                           "last-nightly": (last or {}).get("tag", "")})
     output.step_summary(_summary(data))
-    out.result(data, lambda console: _human(console, proj, data))
+    out.result(data, lambda console: _human(console, proj, data, roller))
     return 0
+
+
+def roller_report(proj: Project, args: argparse.Namespace, out: Output, store: Store | None) -> Report:
+    """The dashboard's report (``release dashboard`` writes it into the issue): GitHub is asked
+    when a token and repository are set and not ``--offline``; pin ages from the git cache only."""
+    import os
+
+    from release.commands.dashboard import gather
+    from release.sources.github import GitHubClient
+    client, owner, name = None, "", ""
+    full = args.repo or os.environ.get("GITHUB_REPOSITORY", "")
+    if not args.offline and os.environ.get("GITHUB_TOKEN") and full.count("/") == 1:
+        owner, name = full.split("/")
+        client = GitHubClient.from_env(console=out.progress_console())
+    return gather(proj, client, owner, name, store, nightlies=args.nightlies, base=args.base)
 
 
 def _pypi_view(args: argparse.Namespace, rocm_major: int, store_view: dict | None) -> dict:
@@ -139,10 +161,11 @@ def _next_versions(proj: Project, date: _dt.date, build: int | None,
             for kind, n in next_versions(proj, published, date, build).items()}
 
 
-def _human(console: Console, proj: Project, data: dict) -> None:
+def _human(console: Console, proj: Project, data: dict, roller: Report) -> None:
     from rich.table import Table
 
     from release.core import versions
+    from release.core.roller_report import text
     table = Table(title=f"pins ({proj.deps.path.name})", title_justify="left")
     for col in ("dep", "branch", "commit", "roll", "url"):
         table.add_column(col, no_wrap=True)
@@ -189,6 +212,8 @@ def _human(console: Console, proj: Project, data: dict) -> None:
     elif pypi["versions"]:
         console.print(f"on PyPI ({pypi['index']}): " + ", ".join(
             f"{v} {state}" for v, state in pypi["versions"].items()), markup=False)
+    for line in text(roller):  # what the dashboard issue says (one renderer)
+        console.print(line, markup=False, highlight=False)
 
 
 def _summary(data: dict) -> str:
