@@ -20,6 +20,9 @@ class Pushes:
     def person_pushed(self, branch):
         return None  # every branch here is the tool's own (tests/test_bump_people.py: real git)
 
+    def unchanged_tip(self, branch, sha):
+        return None  # every roll here is new (tests/test_roller_weeks.py: the same roll kept)
+
 
 def seed(client, fake, heads):
     owner, name = fake.repo.split("/")

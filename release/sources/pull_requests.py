@@ -37,6 +37,7 @@ class PullResult:
     branch: str | None = None
     closed: tuple[int, ...] = ()
     reason: str | None = None  # for "kept": one line saying why nothing was pushed
+    head: str | None = None  # the PR's head after this run (not pushed when unchanged)
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self) | {"closed": list(self.closed)}
@@ -75,17 +76,21 @@ def sync_pull(client: GitHubClient, repo: ReleaseRepo, *, owner: str, name: str,
         return PullResult("closed" if pulls else "none", closed=tuple(p["number"] for p in pulls))
     if pulls:
         keep, extra = pulls[0], pulls[1:]
-        repo.push(sha, keep["head"]["ref"])
+        # The same roll on the same base as the PR's head is not pushed again: a push restarts
+        # its checks (and a green one would wait for them again) for no change.
+        head = repo.unchanged_tip(keep["head"]["ref"], sha)
+        if head is None:
+            repo.push(sha, keep["head"]["ref"])
         pull = client.update_pull(owner, name, keep["number"], title=title, body=body)
         for dup in extra:  # left over from some earlier tool; one bump PR is the rule
             client.update_pull(owner, name, dup["number"], state="closed")
         return PullResult("updated", pull["number"], pull.get("html_url"), keep["head"]["ref"],
-                          tuple(p["number"] for p in extra))
+                          tuple(p["number"] for p in extra), head=head or sha)
     branch = free_branch(repo, branch)
     repo.push(sha, branch)
     pull = create_or_withdraw(client, repo, owner=owner, name=name, title=title, branch=branch,
                               base=base, body=body)
-    return PullResult("opened", pull["number"], pull.get("html_url"), branch)
+    return PullResult("opened", pull["number"], pull.get("html_url"), branch, head=sha)
 
 
 def keep_for_person(client: GitHubClient, owner: str, name: str, pull: dict[str, Any],
@@ -174,6 +179,8 @@ def deliver_bump(repo: ReleaseRepo, deps_path: Path, *, moved: tuple[str, ...], 
             pr = sync_pull(pull.client, repo, owner=pull.owner, name=pull.name, base=pull.base,
                            sha=sha, branch=branch, title=title, body=body)
             done |= {"pull_request": pr.to_json(), "branch": pr.branch}
+            if pr.head is not None:  # the PR's head: the commit made now, or the same change kept
+                done["commit"] = pr.head
         elif push:
             repo.push(sha, branch)
             done["pushed"] = True

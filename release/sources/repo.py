@@ -199,6 +199,18 @@ class ReleaseRepo:
         author = self._run("log", "-1", "--format=%cn", tip)[1].strip() or "someone"
         return f"{author} pushed {tip[:12]} to {branch}"
 
+    def unchanged_tip(self, branch: str, sha: str, remote: str = "origin") -> str | None:
+        """The tip of ``branch`` on ``remote`` when it already is ``sha``'s change: the same tree
+        on the same parents (yesterday's roll, committed again today with a new date or new
+        notes). Pushing ``sha`` over it would change nothing but restart its checks. None when
+        the tip differs, or is absent here or on ``remote``."""
+        tip = self.remote_tip(branch, remote)
+        if tip is None or self._run("cat-file", "-e", f"{tip}^{{commit}}")[0] != 0:
+            return None
+        trees = [self._run("rev-parse", f"{c}^{{tree}}")[1].strip() for c in (tip, sha)]
+        parents = [self._run("rev-list", "--parents", "-n", "1", c)[1].split()[1:] for c in (tip, sha)]
+        return tip if trees[0] == trees[1] and parents[0] == parents[1] else None
+
     def is_tool_commit(self, sha: str) -> bool:
         """``sha`` is the tool's own: one parent, the trailer, and author == committer."""
         raw = self._run("cat-file", "commit", sha)[1]
