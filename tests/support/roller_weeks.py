@@ -1,0 +1,253 @@
+"""Weeks of the roller on the GitHub stand-in (issue 25's proof, tests/test_roller_weeks.py).
+
+``Upstreams`` are the three upstream repositories growing day by day: each plugin commit on
+``master`` is made at the time a week's script says (commit dates are what a cooldown reads),
+pinning a new jax and xla commit when asked, as rocm-jax rolls its own pins. ``RollerWorld`` is
+this repository on GitHub: a checkout pushed to a bare origin that the stand-in reads
+(``fake.git_dir``: a PR's head branch must exist, a merge needs green checks and the head sha
+and writes the merge commit there). ``RollerWorld.bump`` runs one scheduled bump as bump.yml runs
+it: a fresh clone of origin's main (a new machine), the git mirrors kept between days (the
+workflow's cache), the step's environment from the workflow file, the ``release`` argv that
+``scripts/bump.sh`` builds from it (recorded, then run in-process: the same command, quicker)
+and the run's clock (``RELEASE_NOW``) at the cron's minute of that day.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+import yaml
+
+from tests.support.actions_runner import load_workflow, substitute
+from tests.support.gitrepos import BRANCH, JAX_BZL, XLA_BZL, Remotes, RepoBuilder, deps_yaml, git, release_repo
+from tests.support.project import REPO, write_version_info
+from tests.test_bump_people import PERSON
+
+UTC = dt.timezone.utc
+BUMP_WORKFLOW = REPO / ".github" / "workflows" / "bump.yml"
+WRITES = ("POST", "PATCH", "PUT", "DELETE")
+
+
+def stamp(moment: dt.datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def cron_time(workflow: Path, day: dt.date) -> dt.datetime:
+    """When the workflow's (first) schedule fires on ``day``: ``M H * * *`` crons only."""
+    cron = load_workflow(workflow)["on"]["schedule"][0]["cron"]
+    minute, hour = (int(x) for x in cron.split()[:2])
+    return dt.datetime(day.year, day.month, day.day, hour, minute, tzinfo=UTC)
+
+
+class Upstreams:
+    """plugin (``master``), jax and xla (``rocm-jaxlib-v0.9.1``), committed at given times."""
+
+    def __init__(self, root: Path, start: dt.datetime):
+        root.mkdir(parents=True, exist_ok=True)
+        self.jax, self.xla, self.plugin = (RepoBuilder(root / f"{n}.git") for n in ("jax", "xla", "plugin"))
+        self.n = 0
+        self.times: dict[str, int] = {}  # plugin commit -> its commit time (epoch seconds)
+        self.pins: dict[str, tuple[str, str]] = {}  # plugin commit -> (jax, xla) it pins
+        self._at(self.jax, start)
+        jax = self.jax.commit(BRANCH, "Initial jax", {"jax/__init__.py": "v = 0\n"})
+        self._at(self.xla, start)
+        xla = self.xla.commit(BRANCH, "Initial xla", {"xla/BUILD": "# xla\n"})
+        self.first = self.commit(start, jax=False, xla=False, subject="Initial plugin", pins=(jax, xla))
+        self.remotes = Remotes(root, self.plugin, self.jax, self.xla, {"P0": self.first, "J1": jax, "X1": xla})
+
+    @staticmethod
+    def _at(repo: RepoBuilder, moment: dt.datetime) -> None:
+        repo.time = int(moment.timestamp()) - 60  # RepoBuilder.commit adds its minute first
+
+    @property
+    def tip(self) -> str:
+        tip = self.plugin.tip("master")
+        assert tip is not None
+        return tip
+
+    def commit(self, when: dt.datetime, *, jax: bool = True, xla: bool = False, subject: str | None = None,
+               pins: tuple[str, str] | None = None) -> str:
+        """One plugin commit on master at ``when``; with ``jax``/``xla`` it pins a new commit of
+        that upstream, made a minute before."""
+        self.n += 1
+        old_jax, old_xla = pins or self.pins[self.tip]
+        new_jax, new_xla = old_jax, old_xla
+        if jax:
+            self._at(self.jax, when - dt.timedelta(minutes=1))
+            new_jax = self.jax.commit(BRANCH, f"jax change {self.n}", {"jax/rocm.py": f"c = {self.n}\n"})
+        if xla:
+            self._at(self.xla, when - dt.timedelta(minutes=1))
+            new_xla = self.xla.commit(BRANCH, f"xla change {self.n}", {"xla/rocm.cc": f"int c{self.n};\n"})
+        self._at(self.plugin, when)
+        sha = self.plugin.commit("master", subject or f"plugin change {self.n}", {
+            JAX_BZL: _workspace("JAX_COMMIT", new_jax), XLA_BZL: _workspace("XLA_COMMIT", new_xla),
+            "jax_rocm_plugin/build/change.txt": f"{self.n}\n"})
+        self.times[sha], self.pins[sha] = int(when.timestamp()), (new_jax, new_xla)
+        return sha
+
+    def newest_at_least(self, hours: float, now: dt.datetime) -> str | None:
+        """The newest plugin commit at least ``hours`` old at ``now`` (the cooldown's rule, here
+        from the commit times this script chose, not from git)."""
+        limit = now.timestamp() - hours * 3600
+        soaked = [(t, sha) for sha, t in self.times.items() if t <= limit]
+        return max(soaked)[1] if soaked else None
+
+
+def _workspace(var: str, sha: str) -> str:
+    return f'"""Pinned by the plugin."""\n\n{var} = "{sha}"\n'
+
+
+@dataclasses.dataclass
+class Run:
+    """One scheduled bump: its answer (``--json``), step summary and the writes it sent GitHub."""
+
+    now: dt.datetime
+    code: int
+    data: dict[str, Any]
+    summary: str
+    err: str
+    writes: list[tuple[str, str]]
+    checkout: Path
+
+    @property
+    def pull(self) -> dict[str, Any]:
+        return self.data.get("pull_request") or {}
+
+    @property
+    def merge(self) -> dict[str, Any]:
+        return self.data.get("auto_merge") or {}
+
+
+class RollerWorld:
+    """This repository on the stand-in, and its scheduled bump (see the module's docstring)."""
+
+    def __init__(self, tmp: Path, fake, run_cli: Callable, monkeypatch, upstreams: Upstreams, *,
+                 roller: str | None = None, variables: dict[str, str] | None = None):
+        self.tmp, self.fake, self.run_cli, self.monkeypatch, self.up = tmp, fake, run_cli, monkeypatch, upstreams
+        self.variables = variables or {}
+        tmp.mkdir(parents=True, exist_ok=True)
+        seed = release_repo(tmp / "seed")
+        write_version_info(seed)
+        (seed / "deps.yaml").write_text(deps_yaml(upstreams.remotes))
+        (seed / ".gitignore").write_text("/dist/\n/.cache/\n/workspace/\n")
+        if roller is not None:
+            (seed / "roller.yaml").write_text(roller)
+        self.origin = tmp / "origin.git"
+        git("init", "--quiet", "--bare", "-b", "main", self.origin)
+        git("add", "-A", cwd=seed)
+        git("commit", "--quiet", "-m", "Initial pins", cwd=seed)
+        git("remote", "add", "origin", self.origin.as_uri(), cwd=seed)
+        git("push", "--quiet", "origin", "main", cwd=seed)
+        fake.git_dir = self.origin
+        fake.branches["main"] = self.main
+        self.cache = tmp / "mirrors"  # the workflow's actions/cache of .cache/git
+        self.runs: list[Run] = []
+        self._checked: set[tuple[str, str]] = set()
+        self.step_env, self.argv = self._workflow_step()
+
+    # ------------------------------------------------------------ the scheduled run
+
+    def _workflow_step(self) -> tuple[dict[str, str], list[str]]:
+        """bump.yml's ``scripts/bump.sh`` step: its env as GitHub fills it, and the one
+        ``release`` argv the script runs with that env."""
+        from tests.test_workflow_rules import release_argvs  # the scripts' recorded argv
+        job = load_workflow(BUMP_WORKFLOW)["jobs"]["bump"]
+        step = next(s for s in job["steps"] if s.get("run", "").strip() == "scripts/bump.sh")
+        ctx = {"inputs": {"deps": ""}, "vars": self.variables, "secrets": {}, "github": {"token": self.fake.token}}
+        env = {k: substitute(v, ctx) for k, v in (step.get("env") or {}).items()}
+        env["GITHUB_REPOSITORY"] = self.fake.repo
+        (argv,) = release_argvs(self.tmp / "script", ["bump.sh"], **env)
+        assert argv[0] == "bump", argv
+        return env, argv
+
+    def bump(self, day: dt.date, *extra: str) -> Run:
+        """The scheduled bump of ``day``, on a fresh clone of origin's main."""
+        now = cron_time(BUMP_WORKFLOW, day)
+        checkout = self.tmp / f"run-{len(self.runs) + 1}"
+        git("clone", "--quiet", "--branch", "main", self.origin.as_uri(), checkout)
+        summary, output = checkout.with_suffix(".summary.md"), checkout.with_suffix(".output")
+        env = {**self.step_env, "RELEASE_NOW": stamp(now), "JAX_ROCM_RELEASE_CACHE": str(self.cache),
+               "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(output)}
+        for key, value in env.items():
+            self.monkeypatch.setenv(key, value)
+        for key in ("GITHUB_TOKEN", "BUMP_DEPS"):
+            if key not in env:
+                self.monkeypatch.delenv(key, raising=False)
+        seen = len(self.fake.log)
+        code, out, err = self.run_cli(*self.argv, *extra, "--json", cwd=checkout)
+        writes = [(m, p) for kind, m, p, *_ in self.fake.log[seen:] if kind != "storage" and m in WRITES]
+        run = Run(now, code, json.loads(out) if code == 0 else {}, summary.read_text() if summary.exists() else "",
+                  err, writes, checkout)
+        self.runs.append(run)
+        return run
+
+    # ------------------------------------------------------------ what GitHub and origin hold
+
+    @property
+    def main(self) -> str:
+        return git("rev-parse", "refs/heads/main", cwd=self.origin).strip()
+
+    def refs(self) -> dict[str, str]:
+        out = git("for-each-ref", "--format=%(refname) %(objectname)", cwd=self.origin)
+        return dict(line.split() for line in out.splitlines())
+
+    def tip(self, branch: str) -> str | None:
+        return self.refs().get(f"refs/heads/{branch}")
+
+    def pins(self, ref: str = "main") -> dict[str, str]:
+        """deps.yaml's pins at ``ref`` of origin."""
+        deps = yaml.safe_load(git("show", f"{ref}:deps.yaml", cwd=self.origin))["deps"]
+        return {name: dep["commit"] for name, dep in deps.items()}
+
+    def open_pulls(self) -> list[dict[str, Any]]:
+        return [p for p in self.fake.pulls() if p["state"] == "open"]
+
+    def ci(self, conclusion: str = "success", name: str = "build") -> list[str]:
+        """CI on every open PR's head (as a push triggers it): one check run each, once."""
+        heads = []
+        for pull in self.open_pulls():
+            head = self.tip(pull["head"]["ref"])
+            if head and (head, name) not in self._checked:
+                self._checked.add((head, name))
+                self.fake.add_check_run(head, name, conclusion=conclusion)
+            heads.append(head)
+        return heads
+
+    def person_commits(self, branch: str, files: dict[str, str], message: str) -> str:
+        """A person's commit on top of ``branch`` of origin, pushed (no force); returns it.
+        On ``main`` it stands for a reviewed change landing there."""
+        env = os.environ | PERSON
+        clone = self.tmp / f"person-{len(list(self.tmp.glob('person-*')))}"
+        git("clone", "--quiet", "--branch", branch, self.origin.as_uri(), clone, env=env)
+        for name, text in files.items():
+            (clone / name).write_text(text)
+        git("add", "-A", cwd=clone, env=env)
+        git("commit", "--quiet", "-m", message, cwd=clone, env=env)
+        git("push", "--quiet", "origin", branch, cwd=clone, env=env)
+        self.fake.branches["main"] = self.main
+        return git("rev-parse", "HEAD", cwd=clone).strip()
+
+    def person_merges(self, number: int) -> str:
+        """A person presses "Merge" on PR ``number`` (GitHub's rules apply: green, the head)."""
+        from release.sources.github import GitHubClient
+        pull = next(p for p in self.fake.pulls() if p["number"] == number)
+        head = self.tip(pull["head"]["ref"])
+        owner, name = self.fake.repo.split("/")
+        GitHubClient(self.fake.token, self.fake.api_url, write_interval=0).merge_pull(owner, name, number, sha=head)
+        self.fake.branches["main"] = self.main
+        return self.main
+
+    def first_parents(self, ref: str = "main") -> list[str]:
+        return git("rev-list", "--first-parent", ref, cwd=self.origin).split()
+
+    def merge_parents(self, sha: str) -> list[str]:
+        return git("rev-list", "--parents", "-n", "1", sha, cwd=self.origin).split()[1:]
+
+    def author(self, sha: str) -> tuple[str, str]:
+        return tuple(git("log", "-1", "--format=%an%n%cn", sha, cwd=self.origin).split("\n")[:2])  # type: ignore[return-value]
+

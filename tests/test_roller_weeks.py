@@ -1,0 +1,206 @@
+"""Issue 25's proof: whole weeks of the roller, scripted, on the GitHub stand-in.
+
+Each test is one week and states its rule. Every day the upstream plugin moves (commits at the
+times the script says), bump.yml's scheduled run rolls as the workflow runs it (a fresh clone
+of origin's main, the step's env from the workflow file, the argv scripts/bump.sh builds, the
+run's clock at the cron minute: tests/support/roller_weeks.py), and CI answers on the bump PR's
+head. The stand-in is strict (its ``git_dir`` is origin): a PR's head branch must exist, a
+merge needs green checks and the head sha. Nobody else acts unless the week says so.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from release.sources.pull_requests import KEPT_MARK
+from tests.support.gitrepos import git
+from tests.support.roller_weeks import UTC, RollerWorld, Upstreams
+
+MONDAY = dt.date(2026, 11, 23)
+WEEK = [MONDAY + dt.timedelta(days=i) for i in range(7)]
+START = dt.datetime(2026, 11, 1, 12, tzinfo=UTC)
+
+
+def at(day: dt.date, hour: float) -> dt.datetime:
+    return dt.datetime(day.year, day.month, day.day, tzinfo=UTC) + dt.timedelta(hours=hour)
+
+
+@pytest.fixture
+def up(tmp_path):
+    return Upstreams(tmp_path / "upstream", START)
+
+
+@pytest.fixture
+def make_world(tmp_path, github_env, run_cli, monkeypatch, up):
+    def make(**kwargs) -> RollerWorld:
+        return RollerWorld(tmp_path / "world", github_env, run_cli, monkeypatch, up, **kwargs)
+    return make
+
+
+def test_a_green_week_merges_every_bump_with_no_person(make_world, up):
+    """Every bump PR the roller opens is merged by the roller once its checks are green: no
+    person merges, writes or comments; never more than one bump PR is open; the pins on main
+    follow the plugin (never more than two scheduled runs behind its tip, the via pins as the
+    plugin pins them)."""
+    world = make_world()
+    tips = [up.first]  # the plugin's tip before and at each run
+    for i, day in enumerate([*WEEK, WEEK[-1] + dt.timedelta(days=1)]):
+        if i < len(WEEK):  # upstream moves every day (the eighth run only merges)
+            up.commit(at(day, -10 + i % 3), jax=True, xla=i % 3 == 0)
+        tips.append(up.tip)
+        run = world.bump(day, "--auto-merge")
+        assert run.code == 0, run.err
+        opened = world.open_pulls()
+        assert len(opened) == (0 if run.merge.get("action") == "merged" else 1), (day, run.data)
+        pins = world.pins()
+        assert pins["plugin"] in tips[-3:], f"{day}: main is more than two runs behind the plugin"
+        assert (pins["jax"], pins["xla"]) == up.pins[pins["plugin"]]
+        world.ci("success")  # CI runs on the bump PR's new head
+    merged = [run.merge["number"] for run in world.runs if run.merge.get("action") == "merged"]
+    pulls = world.fake.pulls()
+    assert len(pulls) >= 4 and [p["number"] for p in pulls if p.get("merged")] == merged
+    assert all(p["state"] == "closed" and p.get("merged") for p in pulls), "a bump PR was left for a person"
+    assert world.pins()["plugin"] == tips[-1]  # the last roll (of the week's last upstream move) landed
+    # Nobody but the tool wrote: every commit on main after the first is GitHub's merge of the
+    # tool's own commit, and the stand-in saw no comment.
+    for sha in world.first_parents()[:-1]:
+        _, theirs = world.merge_parents(sha)
+        assert world.author(theirs) == ("jax-rocm-release", "jax-rocm-release")
+    assert all(world.fake.comments(p["number"]) == [] for p in pulls)
+    assert world.fake.violations == []
+
+
+def test_a_persons_commit_is_kept_the_roller_waits_then_rolls_on_a_new_branch(make_world, up):
+    """A person pushes a fix onto the bump branch: the roller never force-pushes over it nor
+    merges it, says so on the PR once, opens no other roll while that PR is open; once the
+    person merges it, the next run opens a new branch on top of their work, and that one merges
+    itself."""
+    world = make_world()
+    up.commit(at(WEEK[0], -8))
+    first = world.bump(WEEK[0], "--auto-merge")
+    number, branch = first.pull["number"], first.pull["branch"]
+    world.ci("success")
+    theirs = world.person_commits(branch, {"FIX.md": "the roll needs this\n"}, "Fix the build for this roll")
+    world.ci("success")  # their push is green too: green is not enough
+    for day in WEEK[1:3]:
+        up.commit(at(day, -8), xla=True)
+        run = world.bump(day, "--auto-merge")
+        assert run.code == 0, run.err
+        assert run.merge["action"] == "kept" and run.pull["action"] == "kept", run.data
+        assert world.tip(branch) == theirs, f"{day}: the person's commit was overwritten"
+        assert [p["number"] for p in world.open_pulls()] == [number]
+        assert [r for r in world.refs() if r.startswith("refs/heads/bump/")] == [f"refs/heads/{branch}"]
+        assert "Ada Person" in run.summary and f"#{number}" in run.summary
+        comments = world.fake.comments(number)
+        assert len(comments) == 1 and KEPT_MARK in comments[0]["body"]
+        # The run wrote one comment in all (on its first day), nothing else.
+        assert run.writes == ([("POST", f"/repos/{world.fake.repo}/issues/{number}/comments")]
+                              if day == WEEK[1] else [])
+    merged_main = world.person_merges(number)
+    assert world.merge_parents(merged_main)[1] == theirs
+
+    up.commit(at(WEEK[3], -8))
+    run = world.bump(WEEK[3], "--auto-merge")
+    assert run.merge["action"] == "none" and run.pull["action"] == "opened", run.data
+    second = run.pull["branch"]
+    assert second != branch and world.tip(branch) == theirs
+    assert world.merge_parents(world.tip(second))[0] == merged_main, "the roll is not on the person's work"
+    world.ci("success")
+    run = world.bump(WEEK[4], "--auto-merge")
+    assert run.merge["action"] == "merged" and run.merge["number"] == run.merge["number"] != number
+    assert world.pins()["plugin"] == up.tip
+    assert (world.first_parents()[1], len(world.fake.comments(number))) == (merged_main, 1)
+    assert world.fake.violations == []
+
+
+def test_dry_run_writes_nothing_all_week(make_world, up):
+    """roller.yaml ``mode: dry-run`` (a reviewed commit on main): all week, with upstream moving
+    and a green bump PR of the tool's waiting, no run writes anything: no request that changes
+    GitHub, no branch or commit on origin, none in its own checkout; each says why. Back to
+    ``running``, the next run acts again."""
+    world = make_world()
+    up.commit(at(WEEK[0], -30))
+    opened = world.bump(WEEK[0] - dt.timedelta(days=1), "--auto-merge")
+    assert opened.pull["action"] == "opened"
+    world.ci("success")
+    world.person_commits("main", {"roller.yaml": "mode: dry-run\n"}, "Pause the roller: dry-run")
+    refs, pulls = world.refs(), world.fake.pulls()
+    for i, day in enumerate(WEEK):
+        up.commit(at(day, -9), jax=True, xla=i % 2 == 0)
+        run = world.bump(day, "--auto-merge")
+        assert run.code == 0, run.err
+        assert run.writes == [], f"{day}: dry-run wrote {run.writes}"
+        assert world.refs() == refs and world.fake.pulls() == pulls
+        assert run.data["roller"] == "dry-run" and "mode: dry-run" in run.summary
+        assert run.data["changed"] is True and run.data["deps"]["plugin"]["new"] == up.tip  # it shows the roll
+        assert git_lines(run.checkout, "for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/") == [
+            f"{refs['refs/heads/main']} refs/heads/main"]
+        assert git_lines(run.checkout, "status", "--porcelain") == []
+    assert world.fake.comments(opened.pull["number"]) == []
+    world.person_commits("main", {"roller.yaml": "mode: running\n"}, "Resume the roller")
+    run = world.bump(WEEK[-1] + dt.timedelta(days=1), "--auto-merge")
+    assert run.writes and run.data.get("roller") is None
+
+
+def git_lines(cwd, *args) -> list[str]:
+    return git(*args, cwd=cwd).splitlines()
+
+
+COOLDOWN = 24
+
+
+def cooldown_schedule(seed: int) -> list[list[float]]:
+    """Per day of the week, the hours (from that day's midnight, UTC) of the plugin's commits
+    before that day's run: generated (fixed seed), with the edges put in: a commit exactly the
+    cooldown old at a run, one a second short of it, a quiet day, a burst."""
+    import random
+    rnd = random.Random(seed)
+    run = 5 + 17 / 60  # bump.yml's cron
+    days: list[list[float]] = [sorted(rnd.uniform(-40, -25) for _ in range(2)) + [run - 3]]
+    days.append([])  # a quiet day: yesterday's young tip has soaked by now
+    days.append([run - 2])  # only a young commit, nothing else crossed the line: the PR stays
+    days.append([run - COOLDOWN + 1 / 3600, run - 1])  # a second short of the cooldown at the run
+    days.append([run - COOLDOWN, run - 2])  # exactly the cooldown old at the run
+    days += [sorted(rnd.uniform(-18.7, run - 0.1) for _ in range(rnd.randint(1, 3))) for _ in range(2)]
+    return days
+
+
+@pytest.mark.parametrize("seed", [7])
+def test_cooldown_picks_the_newest_soaked_commit_each_day(make_world, up, seed):
+    """roller.yaml ``cooldown_hours: 24``: each day's bump PR pins the newest plugin commit at
+    least 24 hours old at the run (the script's own record of commit times decides, not git),
+    never a tip that has not soaked, and says so when it leaves commits to soak; when nothing
+    new has soaked the PR stays as it was."""
+    world = make_world(roller=f"cooldown_hours: {COOLDOWN}\n")
+    previous, seen = up.first, set()
+    for day, hours in zip(WEEK, cooldown_schedule(seed)):
+        for hour in hours:
+            up.commit(at(day, hour), xla=hour > 0)
+        before = {p["number"]: world.tip(p["head"]["ref"]) for p in world.open_pulls()}
+        run = world.bump(day)
+        assert run.code == 0, run.err
+        expect = up.newest_at_least(COOLDOWN, run.now)
+        young = [sha for sha, t in up.times.items() if t > run.now.timestamp() - COOLDOWN * 3600]
+        pulls = world.open_pulls()
+        if expect == up.first:
+            assert pulls == [] and run.data["changed"] is False
+            continue
+        (pull,) = pulls
+        pinned = world.pins(f"refs/heads/{pull['head']['ref']}")
+        assert pinned["plugin"] == expect, f"{day}: the PR pins {pinned['plugin'][:7]}, not the newest soaked"
+        assert pinned["plugin"] not in young
+        assert (pinned["jax"], pinned["xla"]) == up.pins[expect]
+        said = [n for n in run.data.get("notes", []) if "cooldown" in n]
+        assert bool(said) == bool(young), (day, said, young)
+        if young:
+            assert f"{len(young)} newest commit" in said[0] and expect[:7] in said[0]
+            seen.add("young tip")
+        seen.add("same" if previous == expect else "moved")
+        if previous == expect:  # nothing new soaked: the PR's head is not pushed again
+            assert world.tip(pull["head"]["ref"]) == before[pull["number"]], f"{day}: pushed the same roll again"
+        previous = expect
+    assert seen == {"same", "moved", "young tip"}, "the week did not cover its cases"
+    assert world.pins()["plugin"] == up.first  # nothing merged itself: --auto-merge is not on
+    assert world.fake.violations == []
