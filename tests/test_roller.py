@@ -23,6 +23,13 @@ def cache_env(tmp_path, monkeypatch):
     monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
 
 
+def commit_roller(root, text):
+    """roller.yaml as a reviewed commit on the checkout's main (what bump reads)."""
+    (root / "roller.yaml").write_text(text)
+    git("add", "roller.yaml", cwd=root)
+    git("commit", "--quiet", "-m", "roller", cwd=root)
+
+
 def branches(origin):
     return git("for-each-ref", "--format=%(refname)", "refs/heads/", cwd=origin).split()
 
@@ -31,7 +38,7 @@ def branches(origin):
 def test_stopped_and_dry_run_write_nothing_whatever_the_flags(world, run_cli, git_remotes, cache_env,  # noqa: F811
                                                                tmp_path, monkeypatch, mode):
     root, origin, fake = world
-    (root / "roller.yaml").write_text(f"mode: {mode}\n")
+    commit_roller(root, f"mode: {mode}\n")
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     before = (root / "deps.yaml").read_bytes()
@@ -54,7 +61,7 @@ def test_stopped_and_dry_run_write_nothing_whatever_the_flags(world, run_cli, gi
 def test_running_or_absent_rolls_as_asked(world, run_cli, git_remotes, cache_env):  # noqa: F811
     root, origin, fake = world
     assert load_roller(root).mode == "running"
-    (root / "roller.yaml").write_text("mode: running\n")
+    commit_roller(root, "mode: running\n")
     code, out, err = run_cli("bump", "--open-pr", "--json", "--root", root)
     assert code == 0, err
     assert "roller" not in json.loads(out) and len(fake.pulls()) == 1

@@ -14,6 +14,7 @@ from release.core.redact import redact
 
 if TYPE_CHECKING:
     import argparse
+    from pathlib import Path
 
     from rich.console import Console
 
@@ -62,22 +63,25 @@ def run(args: argparse.Namespace, out: Output) -> int:
         save_deps,
         save_version_info,
     )
-    from release.core.roller import DRY_RUN, STOPPED, load_roller
+    from release.core.roller import DRY_RUN, STOPPED
     from release.sources import changelog
     from release.sources.checkout import cache_dir
     from release.sources.line import version_move
     from release.sources.pull_requests import BumpPull, deliver_bump, repository_from_env
-    from release.sources.repo import ReleaseRepo, committed_deps
+    from release.sources.repo import ReleaseRepo, committed_deps, committed_roller
     from release.sources.roll import roll
+    from release.sources.throttle import check as check_throttle
     proj = project(args)
-    roller = load_roller(proj.root)
+    roller, roller_warning = committed_roller(proj.root)  # as reviewed: committed at HEAD
+    if roller_warning:
+        out.err.print(f"warning: {roller_warning}", markup=False)
     roller_line = roller.line()
     if roller.mode == STOPPED and roller_line:
-        github_output({"changed": "false", "title": roller_line})
-        step_summary(f"## bump\n\n{roller_line}\n")
-        out.result({"changed": False, "title": roller_line, "roller": roller.mode},
-                   lambda console: console.print(roller_line, markup=False))
-        return 0
+        return _stopped(out, roller_line, {"roller": roller.mode, "roller_warning": roller_warning})
+    throttle = check_throttle(roller, branch=_nightly_branch(proj.root), console=out.progress_console())
+    throttle_line = throttle.line()
+    if throttle.stops and throttle_line:  # before any merge, commit or push: nothing rolls
+        return _stopped(out, throttle_line, {"throttle": throttle.to_json(), "roller_warning": roller_warning})
     if roller.mode == DRY_RUN:  # as --dry-run, whatever the workflow asked for
         args.dry_run, args.commit, args.push, args.open_pr, args.auto_merge = True, False, False, False, False
         args.merge_require, args.merge_method = [], "merge"
@@ -140,6 +144,12 @@ def run(args: argparse.Namespace, out: Output) -> int:
     if roller_line is not None:  # dry-run by roller.yaml: one line of the changelog says so
         text += f"\n{roller_line}.\n"
         data["roller"] = roller.mode
+    if throttle_line is not None:  # the throttle's decision: one line of the changelog
+        text += f"\n{throttle_line}.\n"
+        data["throttle"] = throttle.to_json()
+    if roller_warning:
+        data["roller_warning"] = roller_warning
+    decisions = [line for line in (roller_line, throttle_line) if line]
     if auto_merge is not None:  # why the open PR was not merged: one line of this bump's changelog
         text += f"\n{auto_merge['line']}.\n"
         data["auto_merge"] = auto_merge
@@ -170,14 +180,37 @@ def run(args: argparse.Namespace, out: Output) -> int:
                       if data.get("pull_request", {}).get("number") else {})})
     step_summary(f"## {title}\n\n{text}" if data["changed"] else "## bump: pins are current"
                  + (f"\n\n{kept_line}\n" if (kept_line := data.get("pull_request", {}).get("reason"))
-                    and not data["changed"] else ""))
-    out.result(data, lambda console: _human(console, data, text, args.dry_run))
+                    and not data["changed"] else "")
+                 + ("".join(f"\n\n{line}" for line in decisions) if not data["changed"] else ""))
+    out.result(data, lambda console: _human(console, data, text, args.dry_run, decisions))
     return 0
 
 
-def _human(console: Console, data: dict, text: str, dry_run: bool) -> None:
+def _stopped(out: Output, line: str, extra: dict) -> int:
+    """The roller rolls nothing this run (stopped, or throttled): one line everywhere."""
+    github_output({"changed": "false", "title": line})
+    step_summary(f"## bump\n\n{line}\n")
+    data = {"changed": False, "title": line, **{k: v for k, v in extra.items() if v is not None}}
+    out.result(data, lambda console: console.print(line, markup=False))
+    return 0
+
+
+def _nightly_branch(root: Path) -> str | None:
+    """The branch whose nightly runs the throttle reads: the one checked out (the bump PR's
+    base); None (every branch) on a detached HEAD or outside a checkout."""
+    from release.sources.repo import ReleaseRepo
+    try:
+        return ReleaseRepo(root).current_branch()
+    except UserError:
+        return None
+
+
+def _human(console: Console, data: dict, text: str, dry_run: bool, decisions: list[str]) -> None:
     if not data["changed"]:
         console.print(text.rstrip() if data.get("notes") else "pins are current", markup=False)
+        if not data.get("notes"):  # the text (with notes) already ends with these lines
+            for line in decisions:
+                console.print(line, markup=False)
     else:
         from rich.markup import escape  # a branch name in the title is text, not markup
         console.print(f"[bold]{escape(data['title'])}[/bold]" + (" (dry run: nothing written)" if dry_run else ""))

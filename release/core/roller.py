@@ -2,6 +2,9 @@
 
     mode: running    # running | dry-run | stopped
     cooldown_hours: 24   # a head-following dep rolls only to commits at least this old
+    throttle_after_red: 3   # after 3 red nightlies in a row, stop rolling (0 or absent: off)
+    throttle_reset_after: 415   # a person's reset: reds of run #415 or older no longer count
+                                # (or an ISO time: 2026-11-24T06:00:00Z, reds created at or before it)
 
 ``running`` (also when the file is absent) lets ``bump`` roll, commit, push and open its PR as
 asked; ``dry-run`` makes every bump a ``--dry-run`` (it shows what would move and writes
@@ -9,14 +12,17 @@ nothing); ``stopped`` makes every bump roll nothing. Each is one line in the bum
 changelog and step summary. ``cooldown_hours`` (default 0: none) makes a dep that follows its
 branch's head roll to the newest first-parent commit that is at least that old by the run's
 clock (``$RELEASE_NOW``), not the tip; the commits left to soak are one line of the changelog.
-Read within bounds (``release.core.bounded``); a bad value is one
+``throttle_after_red`` and ``throttle_reset_after`` are read here and judged against the nightly
+runs by ``release.sources.throttle``. Read within bounds (``release.core.bounded``); a bad value is one
 line naming the file, the key and what is allowed.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime as _dt
 from pathlib import Path
+from typing import Union
 
 from release.core import bounded
 from release.core.errors import ConfigError
@@ -26,7 +32,10 @@ RUNNING, DRY_RUN, STOPPED = "running", "dry-run", "stopped"
 MODES = (RUNNING, DRY_RUN, STOPPED)
 MAX_BYTES = 64 * 1024
 MAX_COOLDOWN_HOURS = 24 * 366
-KEYS = ("mode", "cooldown_hours")
+MAX_THROTTLE = 100
+KEYS = ("mode", "cooldown_hours", "throttle_after_red", "throttle_reset_after")
+Reset = Union[int, _dt.datetime]  # a run number, or a time (UTC)
+RESET_EXPECTED = "a nightly run number (412) or an ISO time with a time of day (2026-11-24T06:00:00Z)"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -34,6 +43,15 @@ class Roller:
     mode: str = RUNNING
     cooldown_hours: float = 0
     source: str | None = None  # the file it came from (None: absent, the defaults)
+    throttle_after_red: int = 0  # 0: the throttle is off
+    throttle_reset_after: Reset | None = None
+
+    def reset_text(self) -> str | None:
+        """How the reset reads in a line: ``run #415`` or ``2026-11-24T06:00:00Z``."""
+        reset = self.throttle_reset_after
+        if reset is None:
+            return None
+        return f"run #{reset}" if isinstance(reset, int) else f"{reset:%Y-%m-%dT%H:%M:%SZ}"
 
     def line(self) -> str | None:
         """Why this bump does less than it was asked (None when running)."""
@@ -80,4 +98,31 @@ def parse_roller(path: Path, raw: bytes) -> Roller:
     hours = data.get("cooldown_hours", 0)
     if isinstance(hours, bool) or not isinstance(hours, (int, float)) or not 0 <= hours <= MAX_COOLDOWN_HOURS:
         raise ConfigError(path, "cooldown_hours", repr(hours)[:60], f"a number of hours from 0 to {MAX_COOLDOWN_HOURS}")
-    return Roller(mode, float(hours), path.name)
+    limit = data.get("throttle_after_red", 0)
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= MAX_THROTTLE:
+        raise ConfigError(path, "throttle_after_red", repr(limit)[:60],
+                          f"a whole number of red nightlies from 0 (off) to {MAX_THROTTLE}")
+    reset = _reset(path, data.get("throttle_reset_after"))
+    return Roller(mode, float(hours), path.name, limit, reset)
+
+
+def _reset(path: Path, value: object) -> Reset | None:
+    """``throttle_reset_after``: a run number (>= 1) or a time; a time without a zone is UTC (as
+    YAML reads one), a bare date is refused (which moment of it is meant?)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            parsed = _dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise ConfigError(path, "throttle_reset_after", repr(value)[:60], RESET_EXPECTED) from None
+        if "T" not in value and " " not in value.strip():
+            raise ConfigError(path, "throttle_reset_after", repr(value)[:60], RESET_EXPECTED)
+        value = parsed
+    if isinstance(value, _dt.datetime):
+        return value.replace(tzinfo=_dt.timezone.utc) if value.tzinfo is None else \
+            value.astimezone(_dt.timezone.utc)
+    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value < 2 ** 63:
+        return value
+    shown = value.isoformat() if isinstance(value, _dt.date) else repr(value)[:60]
+    raise ConfigError(path, "throttle_reset_after", shown, RESET_EXPECTED)

@@ -12,7 +12,7 @@ import datetime as _dt
 import os
 import tempfile
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 import git as gitpython
 
@@ -20,6 +20,9 @@ from release.core.config import LINE_DEP, Deps, RollVia, parse_deps
 from release.core.errors import UserError
 from release.core.redact import redact
 from release.sources.git import ENV, TIMEOUT, Remote, head_of, remote_error
+
+if TYPE_CHECKING:
+    from release.core.roller import Roller
 
 BUMP_PREFIX = "bump/"
 NEXT_VERSION_PREFIX = "release/next-"
@@ -255,3 +258,22 @@ def committed_deps(repo: ReleaseRepo, deps: Deps) -> Deps:
         raise UserError(f"{deps.path}: has uncommitted edits besides pins; commit or revert them "
                         "before --commit")
     return base
+
+
+def committed_roller(root: Path) -> tuple[Roller, str | None]:
+    """roller.yaml as committed at HEAD (what was reviewed), and one warning line when the work
+    tree's copy differs (an edit, a new file, a deletion), which is ignored. Outside a git
+    checkout there is no commit to read: the file as it is."""
+    from release.core.roller import ROLLER_FILE, Roller, load_roller, parse_roller
+    try:
+        repo = ReleaseRepo(root)
+    except UserError:
+        return load_roller(root), None
+    path = Path(root) / ROLLER_FILE
+    text = repo.committed(path)
+    roller = parse_roller(path, text.encode("utf-8")) if text is not None else Roller()
+    changed = repo._run("status", "--porcelain", "--untracked-files=normal", "--", repo.relpath(path))[1]
+    if not changed.strip():
+        return roller, None
+    return roller, (f"{ROLLER_FILE}: an uncommitted edit is ignored; the roller follows {ROLLER_FILE} "
+                    "as committed at HEAD (a reviewed commit)")
