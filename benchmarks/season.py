@@ -1,23 +1,40 @@
-"""Replay a real season of the plugin day by day: the scheduled bump, then the invariants.
+"""Replay a real season of the plugin day by day: bump, nightly, index, releases, gc, invariants.
 
 Takes bare copies of ROCm/rocm-jax, ROCm/jax and ROCm/xla (the fetched snapshots; not CI),
 serves them over smart HTTP on 127.0.0.1 through a byte-counting ``git http-backend``, and for
-every day of rocm-jax master's first-parent history in ``--since .. --until``:
+every day of rocm-jax master's first-parent history in ``--since .. --until`` runs what the
+workflows run, each step one ``python -m release ... --json`` with the day as its clock:
 
 1. moves the served plugin's ``master`` to that day's last commit (upstream branches of jax and
    xla are as the snapshots have them);
-2. runs ``python -m release bump --json`` as the scheduled workflow does (its cache kept
-   between days, or emptied each day with ``--cold``), then commits what it wrote (the merge);
-3. checks the invariants: deps.yaml pins what the plugin pins; the recorded line is jax's
-   ``_version`` at the jax pin and version_info.json is on it; each recorded branch holds its
-   pin, and is the line's release branch whenever that branch holds it.
+2. when that commit pins a new jax line and the recorded line has nightlies, releases the old
+   line first: ``cut --rc 1``, ``cut`` and the next-version PR merged (version_info.json moves
+   to the line's next post release);
+3. runs ``bump`` as the scheduled workflow does (its cache kept between days, or emptied each
+   day with ``--cold``) and commits what it wrote (the merge);
+4. runs the ``nightly`` on stand-in ``.so`` files compiled once (``release try``'s, since Bazel
+   and ROCm cannot run here) into a local store, with ``--keep`` (default 60, as PyTorch keeps);
+   ``--post-after`` days after a release, ``cut --post 1 --from`` that line (a maintenance line
+   publishing while master is on the next one); then ``gc`` and ``index`` (the site, built
+   from empty each day as the nightly workflow does, its wheels linked at the store, which is
+   served over HTTP as release assets are);
+5. checks the invariants: deps.yaml pins what the plugin pins; the recorded line is jax's
+   ``_version`` at the jax pin, version_info.json and tonight's nightly are on it; each recorded
+   branch holds its pin, and is the line's release branch whenever that branch holds it; nothing
+   published is lost (gone only by gc's rule); the site lists all of stable and the newest
+   ``--keep`` nightlies, and stays under the Pages limit; and, on a day that publishes, pip
+   (``install --dry-run --report``) and uv (``pip compile``) take from the site served on
+   127.0.0.1 the newest of each channel and of each pinned line by ``packaging.version``, and
+   tonight's nightly installs into fresh venvs with pip and with uv (``tests/support/season.py``
+   holds these rules for the CI season too).
 
-A failed bump or a broken invariant is an intervention: the replay writes the right pins by
-hand, as a person would, and goes on. It prints a row per day and a summary: days,
-interventions, bytes, CPU, the slowest warm no-change day and each cold day's CPU against a
-single-branch ``--filter=tree:0`` clone of xla (issue 19's anchor).
+A failed step or a broken invariant is an intervention: for the pins the replay writes the right
+ones by hand, as a person would, and goes on. It prints a row per day and a summary: days,
+interventions, what was published, bytes, CPU, the site's size, the slowest warm no-change
+bump and each cold day's CPU against a single-branch ``--filter=tree:0`` clone of xla (issue
+19's anchor).
 
-    python benchmarks/season.py ROCM_JAX_GIT JAX_GIT XLA_GIT [--since 2025-11-01] [--until 2026-01-31]
+    nice -n 10 python benchmarks/season.py ROCM_JAX_GIT JAX_GIT XLA_GIT [--since 2025-11-01] [--until 2026-01-18]
 """
 
 from __future__ import annotations
@@ -34,14 +51,22 @@ import tempfile
 import time
 from pathlib import Path
 
+from packaging.version import Version
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from release.build.bazel import configured_runpath  # noqa: E402
 from release.core import config  # noqa: E402
+from release.jobs.sandbox import compile_stand_ins  # noqa: E402
+from release.publish.stores import LocalStore  # noqa: E402
 from release.sources import branches  # noqa: E402
 from release.sources.line import parse_version_py  # noqa: E402
 from release.sources.pins import read_pin  # noqa: E402
+from tests.support import season  # noqa: E402
 from tests.support.gitrepos import GitHttpServer  # noqa: E402
+from tests.support.index_server import serve  # noqa: E402
+from tests.support.installs import pip_install, uv_bin, uv_install  # noqa: E402
 
 FILES = {"jax": "jax_rocm_plugin/third_party/jax/workspace.bzl", "xla": "jax_rocm_plugin/third_party/xla/workspace.bzl"}
 PREFIX = "rocm-jaxlib-v"
@@ -166,26 +191,195 @@ def check(truth: Truth, proj: Path, plugin_sha: str) -> list[str]:
     return broken
 
 
+PY = f"{sys.version_info.major}.{sys.version_info.minor}"
+
+
+class Publisher:
+    """The publishing half of a day, as the nightly and release workflows run it: each step one
+    ``python -m release ... --json`` in the project, on the day's clock, into a local store."""
+
+    def __init__(self, tmp: Path, proj: Path, keep: int, post_after: int):
+        self.tmp, self.proj, self.keep, self.post_after = tmp, proj, keep, post_after
+        self.store, self.site = tmp / "store", tmp / "site"
+        self.artifacts = compile_stand_ins(tmp / "artifacts", configured_runpath(proj))
+        rocm = json.loads((proj / "version_info.json").read_text())["rocm_version"].split(".")[0]
+        self.project = f"jax-rocm{rocm}-plugin"
+        self.released: dict[str, str] = {}  # line -> day of its release
+        self.posted: set[str] = set()
+        self.ledger = season.Ledger()
+        self.counts = {"nightly": 0, "rc": 0, "release": 0, "post": 0, "gc deleted": 0}
+        self.cpu = 0.0
+        self.max_site = 0
+
+    def run(self, day: str, *argv: str) -> tuple[bool, dict, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+        env.update(RELEASE_PUBLIC_INDEX="none", RELEASE_NOW=f"{day}T06:00:00Z",
+                   JAX_ROCM_RELEASE_CACHE=str(self.tmp / "cache"))
+        cpu0 = child_cpu()
+        proc = subprocess.run([sys.executable, "-m", "release", *argv, "--json"], cwd=self.proj, env=env,
+                              capture_output=True, text=True)
+        self.cpu += child_cpu() - cpu0
+        if proc.returncode:
+            lines = proc.stderr.strip().splitlines()
+            return False, {}, f"{argv[0]} failed: " + (lines[-1][:160] if lines else f"exit {proc.returncode}")
+        return True, json.loads(proc.stdout or "{}"), ""
+
+    def store_flags(self) -> list[str]:
+        return ["--store", "local", "--store-dir", str(self.store)]
+
+    def merge_next_version(self) -> None:
+        """The next-version PR a release opens, merged: main moves to the line's next post."""
+        for branch in git(self.proj, "for-each-ref", "--format=%(refname:short)", "refs/heads/release/next-*").split():
+            git(self.proj, "merge", "--quiet", "--no-edit", branch)
+            git(self.proj, "branch", "--quiet", "-D", branch)
+
+    def published(self) -> dict:
+        if not (self.store / "store.json").is_file():
+            return {}
+        return season.published_versions(r.tag for r in LocalStore(self.store).list_releases() if not r.draft)
+
+    def release_line(self, day: str, line: str) -> tuple[list[str], list[str]]:
+        """An rc and the release of ``line`` from main, before the bump moves on to the next line."""
+        done, failed = [], []
+        build = ["--artifacts", str(self.artifacts), "--python", PY, *self.store_flags()]
+        for kind, argv in (("rc", ["cut", "--rc", "1", *build]), ("release", ["cut", *build])):
+            ok, data, err = self.run(day, *argv)
+            if not ok:
+                failed.append(err)
+                break
+            self.counts[kind] += 1
+            done.append(data.get("version", kind))
+        self.merge_next_version()
+        if not failed:
+            self.released[line] = day
+        return done, failed
+
+    def publish(self, day: str, line: str | None) -> tuple[list[str], list[str]]:
+        """Tonight's nightly, a due post release, gc and the index; what was published, what failed."""
+        done, failed = [], []
+        ok, data, err = self.run(day, "nightly", "--date", day, "--artifacts", str(self.artifacts), "--python", PY,
+                                 "--keep", str(self.keep), *self.store_flags())
+        if not ok:
+            failed.append(err)
+        elif data.get("built"):
+            self.counts["nightly"] += 1
+            done.append(data["version"])
+            if line and Version(data["version"]).base_version not in (line,):
+                failed.append(f"nightly {data['version']} off the jax line {line}")
+        for old, when in self.released.items():
+            due = datetime.date.fromisoformat(when) + datetime.timedelta(days=self.post_after)
+            if old not in self.posted and datetime.date.fromisoformat(day) >= due:
+                ok, data, err = self.run(day, "cut", "--post", "1", "--from", old, *self.store_flags())
+                self.posted.add(old)
+                if ok:
+                    self.counts["post"] += 1
+                    done.append(data.get("version", "post"))
+                    self.merge_next_version()
+                else:
+                    failed.append(err)
+        if (self.store / "store.json").is_file():
+            ok, data, err = self.run(day, "gc", "--keep", str(self.keep), *self.store_flags())
+            if ok:
+                self.counts["gc deleted"] += len(data.get("deleted", []))
+            else:
+                failed.append(err)
+        return done, failed
+
+    def index(self, day: str, assets_url: str) -> str:
+        """The site from empty, as the nightly workflow builds it; an error line or ''."""
+        if not self.published():
+            return ""
+        shutil.rmtree(self.site, ignore_errors=True)
+        ok, _, err = self.run(day, "index", "--out", str(self.site), "--keep", str(self.keep), "--asset-url",
+                              assets_url, *self.store_flags())
+        return err
+
+    def check(self, day: str, site_url: str, new: bool) -> list[str]:
+        """The publishing invariants after a day (tests/support/season.py's rules)."""
+        published = self.published()
+        broken = [f"lost {tag}" for tag in self.ledger.lost(published, self.keep)]
+        if not self.site.is_dir():
+            return broken
+        size = season.site_bytes(self.site)
+        self.max_site = max(self.max_site, size)
+        if size >= season.PAGES_LIMIT:
+            broken.append(f"site {size} bytes, over the Pages limit")
+        listed = season.listed(self.site, self.project)
+        broken += season.listing_problems(listed, published, self.keep)
+        if new:
+            cpu0 = child_cpu()
+            broken += season.resolver_problems(site_url, self.project, season.expected_picks(listed), uv_bin(),
+                                               self.tmp / "uv-cache")
+            broken += self.installs(day, site_url, max(listed["nightly"], default=None))
+            self.check_cpu = getattr(self, "check_cpu", 0.0) + child_cpu() - cpu0
+        return broken
+
+    def installs(self, day: str, site_url: str, newest: Version | None) -> list[str]:
+        """Tonight's newest nightly installs from the site into fresh venvs, with pip and with uv."""
+        if newest is None:
+            return []
+        where = self.tmp / "installs" / day
+        where.mkdir(parents=True)
+        broken = []
+        try:
+            for who, install, flags in (("pip", pip_install, ["--pre"]), ("uv", uv_install, ["--prerelease", "allow"])):
+                code, got, err = install(where, site_url + "/nightly/", *flags, self.project, name=who)
+                pjrt = self.project.replace("plugin", "pjrt")
+                if code or got.get(self.project) != str(newest) or got.get(pjrt) != str(newest):
+                    tail = err.strip().splitlines()[-1:] if code else {k: got.get(k) for k in (self.project, pjrt)}
+                    broken.append(f"{who} install of {newest}: {tail}")
+        finally:
+            shutil.rmtree(where, ignore_errors=True)
+        return broken
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("rocm_jax", type=Path)
     parser.add_argument("jax", type=Path)
     parser.add_argument("xla", type=Path)
     parser.add_argument("--since", default="2025-11-01")
-    parser.add_argument("--until", default="2026-01-31")
+    parser.add_argument("--until", default="2026-01-18")
     parser.add_argument("--cold", action="store_true", help="empty the cache before every day")
     parser.add_argument("--anchor-branch", default=PREFIX + "0.8.0",
                         help="xla branch of the single-branch tree:0 clone anchor")
-    parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--keep", type=int, default=60, help="nightlies gc keeps and the index lists (default 60)")
+    parser.add_argument("--post-after", type=int, default=3, help="days from a release to its post release")
+    parser.add_argument("--bump-only", action="store_true", help="no nightly, releases, gc or index (the old replay)")
+    parser.add_argument("--keep-dir", action="store_true", help="keep the replay's temp directory")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="season-"))
     try:
         return replay(args, tmp)
     finally:
-        if args.keep:
+        if args.keep_dir:
             print(f"kept {tmp}")
         else:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def start_project(tmp: Path, truth: Truth, urls: dict, first: str) -> Path:
+    """This repository's shape pinning the day before the window, on ``main``."""
+    proj = tmp / "proj"
+    proj.mkdir()
+    shutil.copy(REPO / "version_info.json", proj / "version_info.json")
+    shutil.copytree(REPO / "jax_rocm_plugin", proj / "jax_rocm_plugin")
+    (proj / ".gitignore").write_text("/dist/\n/.cache/\n/workspace/\n")
+    start = git(truth.repos["plugin"], "rev-parse", f"{first}^1")
+    pins = truth.pins(start)
+    line = truth.line(pins["jax"].commit) if truth.exists("jax", pins["jax"].commit) else None
+    first_branches = {n: truth.branch_of(n, pins[n].commit, line) for n in ("jax", "xla")}
+    (proj / "deps.yaml").write_text(deps_text(urls, start, pins, first_branches, line))
+    if line:
+        info = json.loads((proj / "version_info.json").read_text())
+        info["version"] = line
+        (proj / "version_info.json").write_text(json.dumps(info, indent=2) + "\n")
+    git(proj, "init", "--quiet", "-b", "main")
+    git(proj, "config", "user.name", "season")
+    git(proj, "config", "user.email", "season@localhost")
+    git(proj, "add", ".")
+    git(proj, "commit", "--quiet", "-m", "start")
+    return proj
 
 
 def replay(args: argparse.Namespace, tmp: Path) -> int:
@@ -196,6 +390,7 @@ def replay(args: argparse.Namespace, tmp: Path) -> int:
     truth = Truth(args.rocm_jax, args.jax, args.xla)
     days = days_of(args.rocm_jax, args.since, args.until)
     server = GitHttpServer(remotes).start()
+    served_site = served_store = None
     try:
         urls = {n: server.url(f"{n}.git") for n in ("plugin", "jax", "xla")}
         # The anchor: one branch's commits, no trees, cold.
@@ -208,28 +403,32 @@ def replay(args: argparse.Namespace, tmp: Path) -> int:
         print(f"anchor: git clone --bare --filter=tree:0 --single-branch {args.anchor_branch} (xla): "
               f"{anchor[0]:.2f} s cpu, {anchor[1]:.2f} s wall, {anchor[2] / 1e6:.1f} MB")
 
-        proj = tmp / "proj"
-        proj.mkdir()
-        shutil.copy(REPO / "version_info.json", proj / "version_info.json")
-        first_day, first = days[0]
-        start = git(args.rocm_jax, "rev-parse", f"{first}^1")
-        pins = truth.pins(start)
-        line = truth.line(pins["jax"].commit) if truth.exists("jax", pins["jax"].commit) else None
-        first_branches = {n: truth.branch_of(n, pins[n].commit, line) for n in ("jax", "xla")}
-        (proj / "deps.yaml").write_text(deps_text(urls, start, pins, first_branches, line))
-        if line:
-            info = json.loads((proj / "version_info.json").read_text())
-            info["version"] = line
-            (proj / "version_info.json").write_text(json.dumps(info, indent=2) + "\n")
-        git(proj, "init", "--quiet")
-        git(proj, "-c", "user.name=season", "-c", "user.email=season@localhost", "add", ".")
-        git(proj, "-c", "user.name=season", "-c", "user.email=season@localhost", "commit", "--quiet", "-m", "start")
+        proj = start_project(tmp, truth, urls, days[0][1])
+        pub = Publisher(tmp, proj, args.keep, args.post_after)
+        pub.store.mkdir()
+        served_store = serve(pub.store, negotiate=False)  # the stand-in for the release-asset host
+        pub.site.mkdir()
+        served_site = serve(pub.site)  # Pages, negotiating PEP 691 as the README's nginx does
         env = {**os.environ, "JAX_ROCM_RELEASE_CACHE": str(tmp / "cache")}
         totals = {"cpu": 0.0, "bytes": 0, "interventions": 0, "moves": 0}
-        worst_noop, cold_ratios = 0.0, []
-        print(f"{'day':10} {'plugin':7} {'moved':24} {'cpu s':>6} {'wall s':>6} {'MB':>7} {'req':>4}  result")
+        worst_noop, cold_ratios, findings = 0.0, [], []
+        print(f"{'day':10} {'plugin':7} {'moved':24} {'cpu s':>6} {'wall s':>6} {'MB':>7} {'req':>4} "
+              f"{'pub s':>6} {'site KB':>7}  published / result")
         for day, sha in days:
             git(remotes / "plugin.git", "update-ref", "refs/heads/master", sha)
+            broken: list[str] = []
+            done: list[str] = []
+            pub_cpu0 = pub.cpu
+            if not args.bump_only:
+                recorded = config.load_deps(proj / "deps.yaml")["jax"].line
+                jsha = truth.pins(sha)["jax"].commit
+                today = truth.line(jsha) if truth.exists("jax", jsha) else None
+                has_nightly = any(season.kind_of(v) == "nightly" and v.base_version == recorded
+                                  for v in pub.published().values())
+                if today and recorded and today != recorded and has_nightly and recorded not in pub.released:
+                    cut, failed = pub.release_line(day, recorded)
+                    done += cut
+                    broken += failed
             if args.cold:
                 shutil.rmtree(tmp / "cache", ignore_errors=True)
             cold = not (tmp / "cache").exists()
@@ -250,14 +449,11 @@ def replay(args: argparse.Namespace, tmp: Path) -> int:
                     worst_noop = max(worst_noop, wall)
                 if cold and data["changed"]:
                     cold_ratios.append(cpu / max(anchor[0], 1e-9))
-                broken = check(truth, proj, sha)
-                result = "ok" if not broken else "INVARIANT: " + "; ".join(broken)
+                pin_broken = check(truth, proj, sha)
             else:
                 lines = proc.stderr.strip().splitlines()
-                broken = ["bump failed"]
-                result = "BUMP FAILED: " + (lines[-1][:160] if lines else f"exit {proc.returncode}")
-            if broken:  # the intervention: pins written by hand as a person would
-                totals["interventions"] += 1
+                pin_broken = ["bump failed: " + (lines[-1][:160] if lines else f"exit {proc.returncode}")]
+            if pin_broken:  # the intervention: pins written by hand as a person would
                 pins = truth.pins(sha)
                 jsha = pins["jax"].commit
                 line = truth.line(jsha) if truth.exists("jax", jsha) else None
@@ -265,20 +461,55 @@ def replay(args: argparse.Namespace, tmp: Path) -> int:
                 fixed = {n: truth.branch_of(n, pins[n].commit, line) if truth.exists(n, pins[n].commit)
                          else deps[n].branch for n in ("jax", "xla")}
                 (proj / "deps.yaml").write_text(deps_text(urls, sha, pins, fixed, line))
-            git(proj, "-c", "user.name=season", "-c", "user.email=season@localhost", "commit", "--quiet", "-a",
-                "-m", f"day {day}", check=False)
+                if line:
+                    info = json.loads((proj / "version_info.json").read_text())
+                    if Version(info["version"]).base_version != line:
+                        (proj / "version_info.json").write_text(json.dumps(info | {"version": line}, indent=2) + "\n")
+            broken += pin_broken
+            git(proj, "commit", "--quiet", "-a", "-m", f"day {day}", check=False)
+            if not args.bump_only:
+                line = config.load_deps(proj / "deps.yaml")["jax"].line
+                before = set(pub.published())
+                got, failed = pub.publish(day, line)
+                done += got
+                broken += failed
+                err = pub.index(day, served_store.url)
+                if err:
+                    broken.append(err)
+                broken += pub.check(day, served_site.url, set(pub.published()) != before or bool(done))
+            if broken:
+                totals["interventions"] += 1
+                findings.append((day, broken))
+            result = ("ok" if not broken else "INTERVENTION: " + "; ".join(broken))
+            shown = (" ".join(done) + "  " if done else "") + result
+            site_kb = season.site_bytes(pub.site) / 1e3 if not args.bump_only and pub.site.is_dir() else 0.0
             print(f"{day:10} {sha[:7]:7} {moved[:24]:24} {cpu:6.2f} {wall:6.2f} {moved_bytes / 1e6:7.2f} "
-                  f"{requests:4d}  {result}", flush=True)
+                  f"{requests:4d} {pub.cpu - pub_cpu0 if not args.bump_only else 0.0:6.2f} {site_kb:7.1f}  {shown}",
+                  flush=True)
     finally:
         server.stop()
+        for served in (served_site, served_store):
+            if served:
+                served.close()
     print()
     print(f"days {len(days)} ({days[0][0]} .. {days[-1][0]}), bumps that moved pins {totals['moves']}, "
           f"interventions {totals['interventions']}")
-    print(f"total: {totals['cpu']:.1f} s cpu, {totals['bytes'] / 1e6:.1f} MB over the wire")
+    for day, broken in findings:
+        print(f"  {day}: {'; '.join(broken)}")
+    print(f"bump: {totals['cpu']:.1f} s cpu, {totals['bytes'] / 1e6:.1f} MB over the wire")
     print(f"slowest warm no-change day: {worst_noop:.2f} s wall (goal < 1 s)")
     if cold_ratios:
         print("cold days' CPU / single-branch tree:0 clone of xla: " + ", ".join(f"{r:.2f}x" for r in cold_ratios)
               + " (goal <= 1x)")
+    if not args.bump_only:
+        published = pub.published()
+        store_bytes = sum(p.stat().st_size for p in pub.store.rglob("*") if p.is_file())
+        print("published: " + ", ".join(f"{k} {v}" for k, v in pub.counts.items())
+              + f"; in the store now {len(published)} releases, {store_bytes / 1e6:.1f} MB")
+        print(f"publishing: {pub.cpu:.1f} s cpu (nightly, cut, gc, index); checks (pip, uv, installs): "
+              f"{getattr(pub, 'check_cpu', 0.0):.1f} s cpu")
+        print(f"site: at most {pub.max_site / 1e3:.1f} KB ({pub.max_site / season.PAGES_LIMIT:.4%} of the 1 GB "
+              f"Pages limit)")
     return 0 if totals["interventions"] == 0 else 1
 
 

@@ -1,19 +1,24 @@
 """A synthetic season, end to end: every day the scheduled bump (merged), the invariants after it,
-and when the jax line moves on, the release and a post release of the old line (the nightly
-itself is the jobs tests' business: tests/test_jobs_e2e.py).
+on some days the nightly with gc and the index (the site rebuilt from empty, as the nightly
+workflow does), and when the jax line moves on, the release and a post release of the old line.
 
 Upstreams come from tests/support/history.py (three branch switches each, a move back, the
 jax file changing shape, a fork's pin refused); this repository is a real checkout; releases go
 to the GitHub stand-in. After every day: deps.yaml pins what the plugin pins, on a branch that
-holds the pin; the recorded line is jax's ``_version`` at the jax pin and version_info.json is
-on it; and everything published sorts, in PEP 440 order, as it was published within its line,
-with nothing published ever lost. ``benchmarks/season.py`` replays the real histories.
+holds the pin; the recorded line is jax's ``_version`` at the jax pin and version_info.json and
+tonight's nightly are on it; everything published sorts, in PEP 440 order, as it was published
+within its line; nothing published is lost but by gc's rule (``keep`` newer nightlies); the site
+lists all of stable and exactly the newest ``keep`` nightlies, within the Pages limit; and at the
+end pip and uv take from the served site the newest of each channel and of each pinned line, and
+tonight's nightly installs with both (``tests/support/season.py``, shared with the real replay
+in ``benchmarks/season.py``).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,13 +27,19 @@ from packaging.version import Version
 
 from release.build import bazel
 from release.core import config
+from tests.support import season
 from tests.support.elf import compile_artifacts
 from tests.support.gitrepos import git, release_repo
 from tests.support.history import build_history
+from tests.support.index_server import serve
+from tests.support.installs import pip_install, uv_bin, uv_install
 from tests.support.project import write_version_info
 
 REPO = Path(__file__).resolve().parents[1]
 PY = "3.11"
+PLUGIN = "jax-rocm7-plugin"
+KEEP = 2  # small, so gc collects within the season
+NIGHTLY_STEPS = (7, 9, 14)  # a nightly of each of the 0.7.1, 0.8.0 and 0.9.1 lines: gc deletes the first
 
 
 def release(*argv, date: str | None = None, check: bool = True) -> subprocess.CompletedProcess:
@@ -53,7 +64,12 @@ def holds(repo: Path, branch: str, sha: str) -> bool:
                           capture_output=True).returncode == 0
 
 
-def test_a_season_of_bumps_a_release_and_a_post_needs_no_intervention(tmp_path, github_env, monkeypatch, run_cli):
+def day_of(i: int) -> str:
+    return f"2026-11-{i + 1:02d}"
+
+
+def test_a_season_of_bumps_nightlies_releases_and_gc_needs_no_intervention(tmp_path, github_env, monkeypatch,
+                                                                            run_cli):
     history = build_history(tmp_path / "upstream")
     artifacts = compile_artifacts(tmp_path / "artifacts", bazel.configured_runpath(REPO))
     root = release_repo(tmp_path / "release-repo")
@@ -69,6 +85,29 @@ def test_a_season_of_bumps_a_release_and_a_post_needs_no_intervention(tmp_path, 
     monkeypatch.chdir(root)
 
     published: list[str] = []  # tags, in the order they were published
+    ledger, site = season.Ledger(), tmp_path / "site"
+
+    def on_github() -> dict:
+        return season.published_versions(r["tag_name"] for r in github_env.releases() if not r["draft"])
+
+    def publishing_problems(i: int, line: str) -> list:
+        """Tonight's nightly (on its line), gc, then the site from empty: what broke."""
+        got = json.loads(release("nightly", "--date", day_of(i), "--artifacts", artifacts, "--python", PY,
+                                 "--keep", KEEP, "--store", "github", "--json", date=day_of(i)).stdout)
+        assert got["built"], got["reason"]
+        published.append(got["tag"])
+        broken = [] if Version(got["version"]).base_version == line else [f"nightly {got['version']} off {line}"]
+        assert run_cli("gc", "--keep", KEEP, "--store", "github", "--json")[0] == 0  # in-process: quicker
+        if site.exists():
+            shutil.rmtree(site)
+        code, _, err = run_cli("index", "--out", site, "--keep", KEEP, "--store", "github", "--json")
+        assert code == 0, err
+        now = on_github()
+        broken += [f"lost {tag}" for tag in ledger.lost(now, KEEP)]
+        broken += season.listing_problems(season.listed(site, PLUGIN), now, KEEP)
+        if season.site_bytes(site) >= season.PAGES_LIMIT:
+            broken.append("site over the Pages limit")
+        return broken
 
     def cut(*flags: str) -> None:
         got = json.loads(release("cut", *flags, "--artifacts", artifacts, "--python", PY, "--store", "github",
@@ -88,6 +127,7 @@ def test_a_season_of_bumps_a_release_and_a_post_needs_no_intervention(tmp_path, 
         code, _, err = run_cli("bump", "--json")  # in-process: the same command, quicker
         if step.refused:
             assert code == 2 and step.refused in err
+            ledger.lost(on_github(), KEEP)
             continue
         if code != 0:
             interventions.append((i, err.strip()))
@@ -105,17 +145,39 @@ def test_a_season_of_bumps_a_release_and_a_post_needs_no_intervention(tmp_path, 
             ("line", deps["jax"].line == line),
             ("version on the line", Version(version).base_version == line),
         ) if not ok]
+        if i in NIGHTLY_STEPS:
+            broken += publishing_problems(i, line)
+        elif (lost := ledger.lost(on_github(), KEEP)):
+            broken.append(f"lost {lost}")
         if broken:
             interventions.append((i, broken))
     assert interventions == []
+    assert len(ledger.seen) - len(on_github()) == len(NIGHTLY_STEPS) - KEEP  # gc did collect
 
-    # Everything published is still there, and within each line sorts as it was published.
+    # pip and uv take the newest of each channel and of each pinned line; tonight's installs.
+    listed = season.listed(site, PLUGIN)
+    served = serve(site, negotiate=False)  # GitHub Pages: static files; the wheels at the release assets
+    try:
+        picks = season.expected_picks(listed)
+        assert {k for k, v in picks.items() if v is not None} >= {("nightly", "", True), ("stable", "", False),
+                                                                  ("nightly", "==0.9.1.*", True),
+                                                                  ("stable", "==0.7.1.*", False)}
+        assert season.resolver_problems(served.url, PLUGIN, picks, uv_bin(), tmp_path / "uv-cache") == []
+        tonight = str(max(listed["nightly"]))
+        for who, install, flags in (("pip", pip_install, ["--pre"]), ("uv", uv_install, ["--prerelease", "allow"])):
+            code, got, err = install(tmp_path, served.url + "/nightly/", *flags, PLUGIN, name=who)
+            assert code == 0, err
+            assert (got[PLUGIN], got[PLUGIN.replace("plugin", "pjrt")]) == (tonight, tonight), who
+    finally:
+        served.close()
+
+    # Every release and post is still there, and within each line all sorts as it was published.
     tags = {r["tag_name"] for r in github_env.releases() if not r["draft"]}
-    assert set(published) <= tags
+    assert {t for t in published if ".dev" not in t} <= tags
     versions = [Version(t.removeprefix("rocm-jax-v")) for t in published]
     for a, b in zip(versions, versions[1:]):
         if a.base_version == b.base_version:
             assert a < b, (a, b)
-    assert [str(v) for v in versions] == ["0.7.1", "0.7.1.post1"]
+    assert [str(v) for v in versions if not v.is_devrelease] == ["0.7.1", "0.7.1.post1"]
     # The line moved on with jax: tonight's version sorts above everything published.
     assert Version(json.loads((root / "version_info.json").read_text())["version"]) > max(versions)

@@ -1,0 +1,170 @@
+"""What a season checks after every day it publishes, for the CI season and the real replay alike.
+
+``tests/test_season.py`` (a generated season on the GitHub stand-in) and ``benchmarks/season.py``
+(the real histories, a local store) hold the same rules with these helpers:
+
+- ``Ledger``: nothing published is lost. Every tag ever seen published is still published, or
+  is a nightly that ``keep`` newer nightlies (PEP 440 order) outrank: gc's rule, stated anew.
+- ``listing_problems``: the site lists every release, rc and post release the store has, and
+  exactly the newest ``keep`` nightlies.
+- ``expected_picks`` / ``resolver_problems``: what pip and uv take from the served site equals
+  the newest version by ``packaging.version`` for each channel, unpinned and per line pinned
+  (``==X.Y.Z.*``): the newest of each channel wins, a pinned line installs its newest.
+- ``site_bytes``: the bytes a Pages deployment of the site would carry (1 GB limit).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterable
+
+from packaging.version import InvalidVersion, Version
+
+PAGES_LIMIT = 1_000_000_000  # GitHub Pages: a published site is at most 1 GB
+TAG_PREFIX = "rocm-jax-v"
+
+
+def kind_of(version: Version) -> str:
+    """``nightly``, ``rc``, ``release`` or ``post``: the channel a version belongs to."""
+    if version.is_devrelease:
+        return "nightly"
+    if version.pre:
+        return "rc"
+    return "post" if version.is_postrelease else "release"
+
+
+def channel_of(version: Version) -> str:
+    return "nightly" if kind_of(version) == "nightly" else "stable"
+
+
+def published_versions(tags: Iterable[str]) -> dict[str, Version]:
+    """``{tag: version}`` of this tool's tags among ``tags`` (those of the published releases)."""
+    out = {}
+    for tag in tags:
+        if not tag.startswith(TAG_PREFIX):
+            continue
+        try:
+            out[tag] = Version(tag.removeprefix(TAG_PREFIX))
+        except InvalidVersion:
+            continue
+    return out
+
+
+class Ledger:
+    """Every tag ever seen published, with its version; ``lost`` names what went missing unlawfully."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, Version] = {}
+
+    def lost(self, now: dict[str, Version], keep: int) -> list[str]:
+        """Tags seen before and gone now that gc's rule (the newest ``keep`` nightlies stay, nothing
+        else is ever collected) did not let go; then ``now`` joins the ledger."""
+        nightlies = sorted((v for v in now.values() if kind_of(v) == "nightly"), reverse=True)
+        gone = []
+        for tag, version in sorted(self.seen.items()):
+            if tag in now:
+                continue
+            newer = sum(1 for v in nightlies if v > version)
+            if kind_of(version) != "nightly" or newer < keep:
+                gone.append(tag)
+        self.seen.update(now)
+        return gone
+
+
+def site_bytes(site: Path) -> int:
+    return sum(p.stat().st_size for p in Path(site).rglob("*") if p.is_file())
+
+
+def listed(site: Path, project: str) -> dict[str, list[Version]]:
+    """``{channel: [versions]}`` the site's PEP 691 pages list for ``project``."""
+    out = {}
+    for channel in ("nightly", "stable"):
+        page = Path(site) / channel / project / "index.json"
+        out[channel] = [Version(v) for v in json.loads(page.read_text())["versions"]] if page.is_file() else []
+    return out
+
+
+def listing_problems(site_listed: dict[str, list[Version]], published: dict[str, Version], keep: int) -> list[str]:
+    """The site lists all of stable and the newest ``keep`` nightlies, and nothing else."""
+    nightlies = sorted((v for v in published.values() if kind_of(v) == "nightly"), reverse=True)
+    want = {"nightly": set(nightlies[:keep]),
+            "stable": {v for v in published.values() if kind_of(v) != "nightly"}}
+    problems = []
+    for channel, versions in want.items():
+        got = set(site_listed.get(channel, []))
+        if got != versions:
+            extra = sorted(map(str, got - versions))
+            missing = sorted(map(str, versions - got))
+            problems.append(f"{channel}/ lists {extra} it should not and lacks {missing}")
+    return problems
+
+
+def expected_picks(site_listed: dict[str, list[Version]]) -> dict[tuple[str, str, bool], Version | None]:
+    """``{(channel, specifier, pre): version}`` a resolver must pick, by ``packaging`` order alone."""
+    out: dict[tuple[str, str, bool], Version | None] = {}
+    nightly, stable = site_listed.get("nightly", []), site_listed.get("stable", [])
+    finals = [v for v in stable if not v.is_prerelease]
+    if nightly:
+        out[("nightly", "", True)] = max(nightly)
+        for line in sorted({v.base_version for v in nightly}):
+            out[("nightly", f"=={line}.*", True)] = max(v for v in nightly if v.base_version == line)
+    if stable:
+        out[("stable", "", True)] = max(stable)
+        out[("stable", "", False)] = max(finals) if finals else None
+        for line in sorted({v.base_version for v in finals}):
+            out[("stable", f"=={line}.*", False)] = max(v for v in finals if v.base_version == line)
+    return out
+
+
+def pip_pick(index_url: str, requirement: str, pre: bool) -> str | None:
+    """The version of the first requirement's project ``pip install --dry-run`` would install."""
+    env = {**os.environ, "PIP_CONFIG_FILE": os.devnull}
+    proc = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
+                           "--report", "-", "--no-cache-dir", "--disable-pip-version-check", "--index-url",
+                           index_url, *(["--pre"] if pre else []), requirement],
+                          capture_output=True, text=True, env=env, timeout=300)
+    if proc.returncode:
+        return None
+    name = requirement.split("=")[0].split("<")[0].split(">")[0].strip().lower()
+    for item in json.loads(proc.stdout)["install"]:
+        if item["metadata"]["name"].lower() == name:
+            return item["metadata"]["version"]
+    return None
+
+
+def uv_pick(uv: str, index_url: str, requirement: str, pre: bool, cache: Path) -> str | None:
+    """The version ``uv pip compile`` pins the requirement's project to, for this interpreter."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("UV_", "PIP_"))}
+    env.update(UV_NO_CONFIG="1", UV_CACHE_DIR=str(cache), UV_PYTHON_DOWNLOADS="never")
+    py = f"{sys.version_info.major}.{sys.version_info.minor}"
+    proc = subprocess.run([uv, "pip", "compile", "-", "--quiet", "--no-header", "--no-annotate", "--index-url",
+                           index_url, "--python-version", py, *(["--prerelease", "allow"] if pre else [])],
+                          input=requirement + "\n", capture_output=True, text=True, env=env, timeout=300)
+    if proc.returncode:
+        return None
+    name = requirement.split("=")[0].split("<")[0].split(">")[0].strip().lower()
+    for line in proc.stdout.splitlines():
+        got, _, version = line.strip().partition("==")
+        if got.lower() == name:
+            return version.strip()
+    return None
+
+
+def resolver_problems(base_url: str, project: str, picks: dict[tuple[str, str, bool], Version | None],
+                      uv: str | None, cache: Path) -> list[str]:
+    """Each install line, asked of pip (and of uv when given), against ``base_url/<channel>/``."""
+    problems = []
+    for (channel, spec, pre), want in sorted(picks.items(), key=str):
+        url = f"{base_url.rstrip('/')}/{channel}/"
+        asked = [("pip", pip_pick(url, project + spec, pre))]
+        if uv:
+            asked.append(("uv", uv_pick(uv, url, project + spec, pre, cache)))
+        for who, got in asked:
+            if (Version(got) if got else None) != want:
+                line = f"{project}{spec}{' --pre' if pre else ''} from {channel}/"
+                problems.append(f"{who} takes {got} for {line}, the newest is {want}")
+    return problems
