@@ -291,3 +291,42 @@ def test_unreadable_runs_hold_the_roller_in_one_line(world, run_cli, git_remotes
     assert data["title"].startswith("throttle: the nightly runs could not be read (GitHub API GET ")
     assert data["title"].endswith("not rolling until they can (the token needs actions: read)")
     assert fake.token not in json.dumps(data)
+
+
+# ---------------------------------------------------------------- what status and the dashboard show
+
+
+def test_status_shows_the_throttle_as_set_without_asking_github(bump_project, run_cli):
+    root = bump_project()
+    (root / "roller.yaml").write_text("mode: dry-run\ncooldown_hours: 6\nthrottle_after_red: 3\n"
+                                      "throttle_reset_after: 41\n")
+    code, out, err = run_cli("status", "--offline", "--json", "--root", root)
+    assert code == 0, err
+    roller = json.loads(out)["roller"]
+    assert (roller["mode"], roller["cooldown_hours"]) == ("dry-run", 6)
+    assert roller["throttle"] == ("stops after 3 red nightlies in a row, reset after run #41; "
+                                  "nightly runs not read (GitHub not asked)")
+    (root / "roller.yaml").write_text("mode: running\n")
+    code, out, err = run_cli("status", "--offline", "--json", "--root", root)
+    assert json.loads(out)["roller"]["throttle"] is None
+
+
+@pytest.mark.parametrize("conclusions, state, shown", [
+    (["success", "failure", "failure"], "throttled", "2 red nightlies in a row, the first #2"),
+    (["failure", "failure", "success"], "clear", "no red nightly since the last green #3"),
+    (["failure", "cancelled"], "clear", "1 red nightly in a row, the first #1"),
+])
+def test_the_report_carries_the_same_decision_bump_makes(world, github_client, run_cli, cache_env,  # noqa: F811
+                                                         conclusions, state, shown):
+    from release.commands.dashboard import gather
+    from release.core.config import load_project
+    from release.sources.throttle import read
+    root, origin, fake = world
+    commit_roller(root, "throttle_after_red: 2\n")
+    nights(fake, conclusions)
+    owner, name = fake.repo.split("/")
+    report = gather(load_project(root), github_client, owner, name, None)
+    decided = read(parse_roller(root / "roller.yaml", b"throttle_after_red: 2\n"), github_client, owner, name,
+                   branch="main")
+    assert decided.state == state and shown in (decided.line() or "")
+    assert report.throttle == (decided.line() or "").removeprefix("throttle: ")

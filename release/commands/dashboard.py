@@ -83,18 +83,23 @@ def gather(proj: Project, client: GitHubClient | None, owner: str, name: str, st
     ``unread``); ``store`` None: nightlies shown without versions; ``fetch``: a pinned commit the
     git cache lacks is fetched for its time (status reads the cache only)."""
     from release.core.errors import ReleaseError
-    from release.core.roller import load_roller
     from release.core.roller_report import Report
     from release.sources import dashboard, nightly_runs
     from release.sources.checkout import cache_dir
+    from release.sources.repo import committed_roller
+    from release.sources.throttle import not_asked
+    from release.sources.throttle import read as read_throttle
 
-    roller = load_roller(proj.root)
+    roller, roller_warning = committed_roller(proj.root)  # as bump reads it: committed at HEAD
     pins, unread = dashboard.pin_times(proj.deps, cache_dir(proj.root), fetch=fetch)
+    unread += (roller_warning,) if roller_warning else ()
+    throttle_line = not_asked(roller)
     report: dict[str, Any] = {"nightlies": None}
     if client is None:
         unread += ("nightlies, pull requests and bisects: GitHub not asked (no GITHUB_TOKEN and "
                    "GITHUB_REPOSITORY, or --offline)",)
     else:
+        throttle_line = read_throttle(roller, client, owner, name, branch=base or _base(proj.root)).line()
         try:
             branch = base or _base(proj.root)
             runs = nightly_runs.recent_runs(client, owner, name, nightlies, branch=branch)
@@ -111,14 +116,9 @@ def gather(proj: Project, client: GitHubClient | None, owner: str, name: str, st
         except ReleaseError as exc:
             unread += (f"pull requests: {exc}",)
     return Report(now=now_utc(), mode=roller.mode, cooldown_hours=roller.cooldown_hours,
-                  roller_file=roller.source, pins=pins, throttle=_throttle(roller),
+                  roller_file=roller.source, pins=pins,
+                  throttle=throttle_line and throttle_line.removeprefix("throttle: "),
                   unread=unread, **report)
-
-
-def _throttle(roller: Any) -> str | None:
-    """What the throttle waits for, one line, once roller.yaml has one (issue 25 point 3)."""
-    line = getattr(roller, "throttle_line", None)
-    return line() if callable(line) else None
 
 
 def _versions_by_day(store: Store | None, unread: list[str]) -> dict[str, str]:

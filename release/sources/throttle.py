@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from release.core.roller import Reset, Roller
+    from release.sources.github import GitHubClient
 
 OFF, CLEAR, THROTTLED, UNREADABLE, UNCHECKED = "off", "clear", "throttled", "unreadable", "unchecked"
 MAX_READ = 100
@@ -124,18 +125,45 @@ def check(roller: Roller, *, branch: str | None, env: Mapping[str, str] | None =
           console: Console | None = None) -> Throttle:
     """The throttle for this repository's nightly runs on ``branch`` (GITHUB_REPOSITORY,
     GITHUB_TOKEN, GITHUB_API_URL), by ``roller``'s limit and reset."""
-    from release.sources.github import GitHubClient, GitHubError
-    limit, reset_text = roller.throttle_after_red, roller.reset_text()
-    if limit <= 0:
-        return Throttle(limit, OFF, reset=reset_text)
+    from release.sources.github import GitHubClient
+    if roller.throttle_after_red <= 0:
+        return Throttle(roller.throttle_after_red, OFF, reset=roller.reset_text())
     env = os.environ if env is None else env
     full = env.get("GITHUB_REPOSITORY", "")
     owner, _, name = full.partition("/")
     if not env.get("GITHUB_TOKEN"):
-        return Throttle(limit, UNCHECKED, reset=reset_text, why="GITHUB_TOKEN is not set")
+        return unchecked(roller, "GITHUB_TOKEN is not set")
     if not owner or not name or "/" in name:
-        return Throttle(limit, UNCHECKED, reset=reset_text, why="GITHUB_REPOSITORY is not set to owner/name")
+        return unchecked(roller, "GITHUB_REPOSITORY is not set to owner/name")
     client = GitHubClient.from_env(env, console=console, deadline=DEADLINE)
+    return read(roller, client, owner, name, branch=branch)
+
+
+def not_asked(roller: Roller) -> str | None:
+    """The throttle in one line when GitHub is not asked (``release status --offline``, no
+    token): what it is set to, not a decision; None when it is off."""
+    if roller.throttle_after_red <= 0:
+        return None
+    reset = f", reset after {roller.reset_text()}" if roller.throttle_after_red and roller.reset_text() else ""
+    return (f"throttle: stops after {roller.throttle_after_red} red nightlies in a row{reset}; "
+            "nightly runs not read (GitHub not asked)")
+
+
+def unchecked(roller: Roller, why: str) -> Throttle:
+    """The runs were not asked for (``why``): the throttle does not hold the roller."""
+    if roller.throttle_after_red <= 0:
+        return Throttle(roller.throttle_after_red, OFF, reset=roller.reset_text())
+    return Throttle(roller.throttle_after_red, UNCHECKED, reset=roller.reset_text(), why=why)
+
+
+def read(roller: Roller, client: GitHubClient, owner: str, name: str, *, branch: str | None) -> Throttle:
+    """The throttle over ``owner/name``'s nightly runs read with ``client`` (``release status``
+    and the dashboard call this with their own client); runs GitHub will not give are
+    UNREADABLE, which holds the roller."""
+    from release.sources.github import GitHubError
+    limit, reset_text = roller.throttle_after_red, roller.reset_text()
+    if limit <= 0:
+        return Throttle(limit, OFF, reset=reset_text)
     try:
         return decide(iter_runs(client, owner, name, branch=branch), limit, roller.throttle_reset_after,
                       reset_text)
