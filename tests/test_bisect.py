@@ -479,10 +479,12 @@ def test_hold_open_pr_pushes_one_pr_with_culprit_probes_and_reason_and_a_bump_le
     assert "| # | plugin | moved | verdict | subject |" in body and "| bad |" in body  # the probes
     assert fake.token not in body
 
-    again = release(*argv, cwd=root)  # idempotent: same commit, same branch, the same one PR
+    again = release(*argv, cwd=root)  # the same culprit again: nothing written, the same one PR
     assert again.returncode == 0, again.stderr
     second = json.loads(again.stdout)["hold"]
-    assert second["sha"] == hold["sha"] and second["pull_request"] == {**hold["pull_request"], "action": "updated"}
+    assert second["known"]["number"] == hold["pull_request"]["number"] and second["known"]["state"] == "open"
+    assert second["sha"] is None and "pull_request" not in second and "nothing written" in second["line"]
+    assert git("rev-parse", f"refs/heads/{hold['branch']}", cwd=origin).strip() == hold["sha"]
     assert len(fake.pulls()) == 1 and fake.pulls()[0]["state"] == "open"
 
     # The pins are current for bump: it closes "the bump PR", and must not take the hold's for it.

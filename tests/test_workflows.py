@@ -300,6 +300,11 @@ SCRIPT_RUNS = {
     "smoke-record": (["smoke.sh", "record", "rocm-jax-v0.9.1.dev20261122"], {"RELEASE_STORE": "local"}),
     "bisect-bad": (["bisect.sh", "--hold"], {"BISECT_GOOD": "rocm-jax-v0.9.1.dev20261120",
                                              "BISECT_BAD": "rocm-jax-v0.9.1.dev20261122"}),
+    "bisect-plan": (["bisect.sh", "plan"], {"BISECT_BAD_COMMIT": "0" * 40}),
+    "bisect-known": (["bisect.sh"], {"BISECT_GOOD": "rocm-jax-v0.9.1.dev20261120", "BISECT_BAD_COMMIT": "0" * 40,
+                                     "BISECT_SKIP_KNOWN": "true"}),
+    "bisect-hold": (["bisect.sh", "hold"], {"BISECT_GOOD": "rocm-jax-v0.9.1.dev20261120",
+                                            "BISECT_BAD_COMMIT": "0" * 40}),
 }
 
 
@@ -404,18 +409,61 @@ def test_nightly_builds_only_when_the_plan_says_so_and_finishes_after_every_cell
     assert finish_env["RELEASE_DATE"] == "${{ needs.plan.outputs.date }}"
 
 
-def test_bisect_is_manual_read_only_and_keeps_its_logs():
+def test_bisect_probes_read_only_and_keeps_its_logs():
     bisect = workflow("bisect.yml")
     assert set(bisect["on"]) == {"workflow_dispatch"}
-    assert set(bisect["on"]["workflow_dispatch"]["inputs"]) == {"good", "bad"}
+    assert set(bisect["on"]["workflow_dispatch"]["inputs"]) == {"good", "bad", "bad_commit", "skip_known"}
     job = bisect["jobs"]["bisect"]
-    assert job["permissions"] == {"contents": "read"}
+    assert job["permissions"] == {"contents": "read", "pull-requests": "read"}
     run = next(s for s in job["steps"] if "run" in s)
     assert run["run"] == "scripts/bisect.sh"
     assert run["env"]["BISECT_GOOD"] == "${{ inputs.good }}"
     assert run["env"]["BISECT_BAD"] == "${{ inputs.bad }}"
+    assert run["env"]["BISECT_BAD_COMMIT"] == "${{ inputs.bad_commit }}"
+    assert run["env"]["BISECT_SKIP_KNOWN"] == "${{ inputs.skip_known }}"
+    assert job["outputs"]["found"] == f"${{{{ steps.{run['id']}.outputs.found }}}}"
     keep = job["steps"][-1]
     assert keep["if"] == "always()" and "dist/bisect/state.json" in keep["with"]["path"]
+
+
+def test_a_red_nightly_starts_its_bisect_and_only_that_job_may_dispatch(tmp_path):
+    """After a plan that passed, any red build, smoke or finish starts the bisect job; it alone
+    holds actions: write, and its script decides and dispatches through `release bisect --plan`."""
+    nightly = workflow("nightly.yml")["jobs"]
+    job = nightly["bisect"]
+    assert set(job["needs"]) == {"plan", "build", "smoke", "finish"}
+    assert job["if"] == "${{ failure() && needs.plan.result == 'success' }}"
+    assert job["permissions"] == {"contents": "read", "pull-requests": "read", "actions": "write"}
+    assert [n for p in WORKFLOWS for n, j in jobs(p).items()
+            if (j.get("permissions") or {}).get("actions") == "write"] == ["bisect"]
+    (step,) = [s for s in job["steps"] if "run" in s]
+    assert step["env"]["BISECT_BAD_COMMIT"] == "${{ github.sha }}"
+    assert not runs_upstream_code(tmp_path, job)
+    (tmp_path / "calls.jsonl").unlink()
+    (argv,) = run_script(tmp_path, [w.removeprefix("scripts/") for w in step["run"].split()], {})
+    assert argv[:2] == ["bisect", "--plan"] and argv[argv.index("--dispatch") + 1] == "bisect.yml"
+    assert argv[argv.index("--bad-commit") + 1] == "HEAD"  # the env above names github.sha
+    # The dispatch names inputs bisect.yml has (release.commands.bisect's --dispatch).
+    inputs = set(workflow("bisect.yml")["on"]["workflow_dispatch"]["inputs"])
+    assert {"good", "bad_commit", "skip_known"} <= inputs
+
+
+def test_the_hold_is_delivered_by_a_hosted_job_that_never_probes(tmp_path):
+    bisect = workflow("bisect.yml")["jobs"]
+    hold = bisect["hold"]
+    assert hold["needs"] == "bisect" and hold["if"] == "needs.bisect.outputs.found == 'true'"
+    assert hold["runs-on"] == "ubuntu-24.04" and not runs_upstream_code(tmp_path, hold)
+    assert hold["permissions"] == {"contents": "write", "pull-requests": "write"}
+    (step,) = [s for s in hold["steps"] if "run" in s]
+    (tmp_path / "calls.jsonl").unlink()
+    (argv,) = run_script(tmp_path, [w.removeprefix("scripts/") for w in step["run"].split()],
+                         {"BISECT_GOOD": "rocm-jax-v0.9.1.dev20261120"})
+    assert {"--recorded-only", "--open-pr"} <= set(argv) and "--probe-command" not in argv
+    (download,) = [s for s in hold["steps"] if s.get("uses", "").startswith("actions/download-artifact@")]
+    keep = bisect["bisect"]["steps"][-1]
+    assert download["with"]["name"] == keep["with"]["name"] and download["with"]["path"] == "dist/bisect"
+    assert all(s["env"][k] == step["env"][k] for s in bisect["bisect"]["steps"] if s.get("id") == "bisect"
+               for k in ("BISECT_GOOD", "BISECT_BAD", "BISECT_BAD_COMMIT"))
 
 
 def test_bump_is_scheduled_and_can_push():
@@ -498,7 +546,8 @@ def release_calls_of(tmp_path, run: str) -> list[str]:
     if log.exists():
         log.unlink()
     return [argv[0] for argv in run_script(tmp_path, [Path(script).name, *args],
-                                           {"RELEASE_DATE": "2026-01-02", "RELEASE_TAG": "rocm-jax-v0.9.1"})]
+                                           {"RELEASE_DATE": "2026-01-02", "RELEASE_TAG": "rocm-jax-v0.9.1",
+                                            "BISECT_GOOD": "rocm-jax-v0.9.1.dev20261120"})]
 
 
 def runs_upstream_code(tmp_path, job: dict) -> bool:

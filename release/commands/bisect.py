@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from release.commands._common import add_date_options, add_store_options, open_store_from_args, project, today_utc
-from release.core import flags
+from release.core import flags, sanitize
 from release.core.errors import UserError
 from release.core.output import Output, github_output, step_summary
 
@@ -18,15 +18,38 @@ if TYPE_CHECKING:
     from release.sources.pull_requests import BumpPull
     from release.sources.repo import ReleaseRepo
 
+# The steps a probe names as failed (release.jobs.bisect); anything else in a state file is not one.
+PROBE_STEPS = ("fetch", "build", "verify", "validate", "command")
+
 HELP = ("binary-search the plugin commits between a good and a bad nightly for the first bad pin set "
         "(build + verify + validate per probe, or --probe-command); never publishes")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--good", required=True, metavar="TAG",
-                        help="tag of the last good nightly (its revisions.json gives the pins)")
-    parser.add_argument("--bad", metavar="TAG",
-                        help="tag of the red nightly (default: the pins in deps.yaml)")
+    parser.add_argument("--good", metavar="TAG",
+                        help="tag of the last good nightly (its revisions.json gives the pins); needed "
+                             "unless --plan, which takes the newest published nightly")
+    bad = parser.add_mutually_exclusive_group()
+    bad.add_argument("--bad", metavar="TAG",
+                     help="tag of the red nightly (default: the pins in deps.yaml)")
+    bad.add_argument("--bad-commit", metavar="SHA",
+                     help="the pins deps.yaml had at this repository's commit SHA (the one a red "
+                          "nightly ran from)")
+    parser.add_argument("--plan", action="store_true",
+                        help="decide what to bisect after a red nightly and change nothing: the good end "
+                             "(default: the newest published nightly), the bad pins, or why there is "
+                             "nothing to do (the plugin pin did not move, or a culprit already held or "
+                             "proposed lies between them); outputs bisect, good and bad-commit")
+    parser.add_argument("--dispatch", metavar="WORKFLOW",
+                        help="with --plan: when there is something to bisect, start WORKFLOW (e.g. "
+                             "bisect.yml) on the current branch with inputs good, bad-commit and "
+                             "skip-known (needs GITHUB_REPOSITORY and a GITHUB_TOKEN with actions: write)")
+    parser.add_argument("--skip-known", action="store_true",
+                        help="do nothing (exit 0, one line) when a culprit already held or proposed "
+                             "lies between good and bad: a second red night starts no second bisect")
+    parser.add_argument("--recorded-only", action="store_true",
+                        help="never probe: report (and --hold) the finished bisect dist/bisect/state.json "
+                             "records; exit 2 when it needs a probe (the CI job that delivers the hold)")
     parser.add_argument("--probe-command", metavar="CMD",
                         help="shell command deciding each probe instead of a build: exit 0 good, "
                              "125 skip, 1-127 bad; BISECT_PLUGIN_COMMIT, BISECT_JAX_COMMIT, "
@@ -66,36 +89,85 @@ def _endpoint(store: Store, tag: str) -> dict:
     return {"name": tag, "commits": revisions.commits}
 
 
+def _bad_endpoint(args: argparse.Namespace, proj: Project, store: Store | None,
+                  repo: ReleaseRepo | None) -> dict:
+    """The red end: a nightly's tag, deps.yaml at a commit of this checkout, or deps.yaml now."""
+    if args.bad:
+        assert store is not None
+        return _endpoint(store, args.bad)
+    if args.bad_commit:
+        from release.core.config import parse_deps
+        from release.sources.repo import ReleaseRepo
+        repo = repo or ReleaseRepo(proj.root)
+        deps = parse_deps(proj.deps.path, repo.text_at(args.bad_commit, proj.deps.path))
+        sha = repo.g.rev_parse(f"{args.bad_commit}^{{commit}}").strip()
+        return {"name": f"deps.yaml at {sha[:7]}", "commits": {d.name: d.commit for d in deps},
+                "commit": sha}
+    return {"name": "deps.yaml", "commits": {d.name: d.commit for d in proj.deps}}
+
+
+def _where(out: Output, repo: ReleaseRepo, *, required: bool) -> BumpPull | None:
+    """This repository on GitHub (its hold PRs): required for --open-pr, else when configured."""
+    import os
+
+    from release.sources.github import GitHubClient
+    from release.sources.pull_requests import BumpPull, repository_from_env
+    if not required and not os.environ.get("GITHUB_REPOSITORY"):
+        return None
+    owner, name = repository_from_env()
+    return BumpPull(GitHubClient.from_env(console=out.progress_console()), owner, name, repo.current_branch())
+
+
+def _known(proj: Project, repo: ReleaseRepo, where: BumpPull | None) -> list:
+    from release.jobs.bisect import SOURCE
+    from release.sources.holds import known_holds
+    return known_holds(repo, proj.deps.path, SOURCE, where)
+
+
 def run(args: argparse.Namespace, out: Output) -> int:
     from release.jobs import bisect
     from release.jobs.pipeline import job_lock
     from release.sources.checkout import cache_dir
 
     proj = project(args)
+    if args.dispatch and not args.plan:
+        raise UserError("--dispatch starts the bisect --plan decides on; pass --plan with it")
+    if args.plan:
+        return _plan(args, out, proj)
+    if not args.good:
+        raise UserError("--good TAG is needed (the last good nightly), or --plan to choose it")
     push = args.push or args.open_pr
     hold = args.hold or push
     repo: ReleaseRepo | None = None
     pull: BumpPull | None = None
-    if hold:  # refuse before any work when there is no checkout to commit the hold in
-        from release.sources.pull_requests import BumpPull, repository_from_env
+    if hold or args.skip_known:  # refuse before any work when there is no checkout to commit the hold in
         from release.sources.repo import ReleaseRepo
         repo = ReleaseRepo(proj.root)
         repo.head()
-        if args.open_pr:  # and when the pull request could not be opened
-            from release.sources.github import GitHubClient
-            owner, name = repository_from_env()
-            pull = BumpPull(GitHubClient.from_env(console=out.progress_console()), owner, name,
-                            repo.current_branch())
+        pull = _where(out, repo, required=args.open_pr) if (args.open_pr or args.skip_known) else None
     dist = (args.dist or proj.root / "dist").resolve()
     bisect_dir = dist / "bisect"
     store = open_store_from_args(args, out)
     good = _endpoint(store, args.good)
-    bad = _endpoint(store, args.bad) if args.bad else {"name": "deps.yaml",
-                                                       "commits": {d.name: d.commit for d in proj.deps}}
+    bad = _bad_endpoint(args, proj, store, repo)
     cache = cache_dir(proj.root)
+    if args.skip_known:
+        from release.jobs.bisect_plan import known_in_range
+        assert repo is not None
+        hit = known_in_range(proj.deps, good["commits"], bad["commits"], _known(proj, repo, pull), cache)
+        if hit is not None:
+            line = (f"nothing to do: {bisect.SOURCE} {hit.commit[:7]}, between {good['name']} and "
+                    f"{bad['name']}, is already the culprit ({hit.where})")
+            github_output({"found": "false", "known": hit.commit})
+            step_summary(line + "\n")
+            out.result({"good": good, "bad": bad, "known": hit.to_json(), "line": line},
+                       lambda console: console.print(line, markup=False, highlight=False))
+            return 0
     date = args.date or today_utc()
     probe: bisect.Probe
-    if args.probe_command:
+    if args.recorded_only:
+        probe = bisect.RecordedOnly()
+    elif args.probe_command:
         probe = bisect.CommandProbe(args.probe_command, proj.root)
     else:
         probe = bisect.BuildProbe(proj, (args.workspace or bisect_dir / "workspace").resolve(), cache,
@@ -104,14 +176,49 @@ def run(args: argparse.Namespace, out: Output) -> int:
         outcome = bisect.run_bisect(proj.deps, good, bad, probe, bisect_dir, cache, reset=args.reset,
                                     date=date, say=out.line, max_log_lines=args.max_log_lines)
     data = outcome.to_json()
-    if repo is not None:  # --hold (or --push, --open-pr)
-        data["hold"] = _hold(proj, outcome, data, repo, push=push, pull=pull)
+    if hold:
+        assert repo is not None
+        data["hold"] = _hold(proj, outcome, data, repo, push=push, pull=pull if args.open_pr else None)
     culprit = outcome.culprit
     github_output({"found": "true" if culprit else "false",
                    **({"first-bad": culprit.sha, "moved": ",".join(culprit.moved)} if culprit else {})})
     step_summary(_markdown(data))
     out.result(data, lambda console: console.print(_markdown(data), markup=False, highlight=False))
     return 0 if culprit is not None else 1
+
+
+def _plan(args: argparse.Namespace, out: Output, proj: Project) -> int:
+    """``--plan``: what to bisect after a red nightly (``release.jobs.bisect_plan``); with
+    ``--dispatch``, start the bisect workflow with it."""
+    from release.jobs.bisect_plan import after_red_nightly
+    from release.sources.checkout import cache_dir
+    from release.sources.repo import ReleaseRepo
+
+    repo = ReleaseRepo(proj.root)
+    repo.head()
+    where = _where(out, repo, required=bool(args.dispatch))
+    store = open_store_from_args(args, out)
+    bad = _bad_endpoint(args, proj, store, repo)
+    decided = after_red_nightly(store, proj.deps, bad, _known(proj, repo, where), cache_dir(proj.root),
+                                good_tag=args.good, say=out.line)
+    data = decided.to_json()
+    outputs = {"bisect": "true" if decided.bisect else "false"}
+    if decided.good:
+        outputs["good"] = decided.good["name"]
+    if bad.get("commit"):
+        outputs["bad-commit"] = bad["commit"]
+    if decided.bisect and args.dispatch:
+        assert where is not None
+        inputs = {"good": decided.good["name"] if decided.good else "", "skip_known": "true",
+                  **({"bad_commit": bad["commit"]} if bad.get("commit") else {}),
+                  **({"bad": args.bad} if args.bad else {})}
+        where.client.dispatch_workflow(where.owner, where.name, args.dispatch, ref=where.base, inputs=inputs)
+        data["dispatched"] = {"workflow": args.dispatch, "ref": where.base, "inputs": inputs}
+        data["line"] = decided.line + f"; started {args.dispatch} on {where.base}"
+    github_output(outputs)
+    step_summary(data["line"] + "\n")
+    out.result(data, lambda console: console.print(data["line"], markup=False, highlight=False))
+    return 0
 
 
 def _hold(proj: Project, outcome: Outcome, data: dict, repo: ReleaseRepo, *, push: bool,
@@ -126,19 +233,25 @@ def _hold(proj: Project, outcome: Outcome, data: dict, repo: ReleaseRepo, *, pus
     if culprit is None:
         raise UserError("--hold needs one first bad commit; this bisect did not find one")
     probe = outcome.probes.get(culprit.sha) or {}
-    hold = Hold(culprit.sha, holds.hold_reason(outcome.good["name"], outcome.bad["name"], culprit.moved,
-                                               probe.get("step")))
+    step = probe.get("step") if probe.get("step") in PROBE_STEPS else None  # state.json is data
+    hold = Hold(culprit.sha, holds.hold_reason(outcome.good["name"], outcome.bad["name"], culprit.moved, step))
     done = holds.deliver_hold(repo, proj.deps.path, SOURCE, hold, changelog=outcome.changelog,
                               report=_markdown(data), push=push, pull=pull)
-    line = done["line"] + f"; committed {done['commit'][:12]} on {done['branch']}"
+    line = done["line"]
+    if "known" in done:  # already held or proposed: nothing written
+        line += f": already the culprit ({done['known']['where']}); nothing written"
+    elif done.get("commit"):
+        line += f"; committed {done['commit'][:12]} on {done['branch']}"
     if done.get("pushed"):
         line += ", pushed"
     if done.get("pull_request"):
         pr = done["pull_request"]
         line += f"; pull request {pr['action']}: {pr.get('url') or '#%d' % pr['number']}"
-    return {"dep": SOURCE, "commit": culprit.sha, "reason": hold.reason, "branch": done["branch"],
-            "sha": done["commit"], "pushed": bool(done.get("pushed")),
-            **({"pull_request": done["pull_request"]} if "pull_request" in done else {}), "line": line}
+        if pr.get("reason"):
+            line += f" ({pr['reason']})"
+    return {"dep": SOURCE, "commit": culprit.sha, "reason": hold.reason, "branch": done.get("branch"),
+            "sha": done.get("commit"), "pushed": bool(done.get("pushed")),
+            **{key: done[key] for key in ("pull_request", "known") if key in done}, "line": line}
 
 
 def _markdown(data: dict) -> str:
@@ -150,9 +263,10 @@ def _markdown(data: dict) -> str:
         lines.append(f"**First bad:** plugin `{found['plugin'][:12]}` {found['subject']} "
                      f"(candidate {found['index']} of {len(data['candidates'])}); moved: {moved}")
         if found.get("step"):
-            lines.append(f"Failing step: {found['step']}: {found.get('message') or ''}".rstrip(": "))
+            lines.append(sanitize.markdown(f"Failing step: {found['step']}: {found.get('message') or ''}"
+                                           .rstrip(": ")))
         if found.get("log"):
-            lines.append(f"Log: `{found['log']}`")
+            lines.append(f"Log: `{sanitize.code(found['log'])}`")
     elif not data["reproduced"]:
         lines.append("**Not reproduced:** the bad end probed good; the red nightly's failure does "
                      "not follow from its pins (flaky, or outside the pins)")

@@ -193,8 +193,9 @@ class Probe(Protocol):
     """What tells good from bad for one candidate pin set (``CommandProbe``, ``BuildProbe``)."""
 
     @property
-    def identity(self) -> str:
-        """What the probe is, kept in the state: a resumed bisect must use the same one."""
+    def identity(self) -> str | None:
+        """What the probe is, kept in the state: a resumed bisect must use the same one (None:
+        only resume, whichever it was)."""
         ...
 
     def run(self, candidate: Candidate, directory: Path, say: Say) -> ProbeResult: ...
@@ -231,6 +232,17 @@ class CommandProbe:
         raise ProbeAborted(f"probe of {candidate.sha[:7]}: the probe command {shown} (128 or more "
                            f"stops a bisect, as in git bisect run); see {log}, fix it and re-run to "
                            "resume")
+
+
+class RecordedOnly:
+    """``--recorded-only``: the finished bisect the state records, never a probe (the CI job that
+    delivers the hold holds a write token and must run no upstream code)."""
+
+    identity = None  # whichever probe the recorded bisect used
+
+    def run(self, candidate: Candidate, directory: Path, say: Say) -> ProbeResult:  # noqa: ARG002
+        raise UserError(f"the recorded bisect is not finished: {candidate.sha[:7]} needs a probe, and "
+                        "--recorded-only never probes; run the bisect first")
 
 
 def probe_env(candidate: Candidate, directory: Path) -> dict[str, str]:
@@ -318,9 +330,12 @@ class State:
         self.path, self.data = Path(path), data
 
     @classmethod
-    def open(cls, path: Path, *, good: dict, bad: dict, probe: str, reset: bool,
+    def open(cls, path: Path, *, good: dict, bad: dict, probe: str | None, reset: bool,
              date: _dt.date) -> "State":
         path = Path(path)
+        if probe is None and (reset or not path.is_file()):
+            raise UserError(f"{path}: no recorded bisect to report; --recorded-only resumes a finished "
+                            "one and never probes")
         if path.is_file() and not reset:
             try:
                 data = json.loads(path.read_text(encoding="utf-8"))
@@ -330,7 +345,7 @@ class State:
             if data.get("schema") != STATE_SCHEMA:
                 raise UserError(f"{path}: not a schema-{STATE_SCHEMA} bisect state; pass --reset")
             same = (data["good"]["commits"] == good["commits"] and data["bad"]["commits"] == bad["commits"]
-                    and data["probe"] == probe)
+                    and probe in (None, data["probe"]))
             if not same:
                 what = " ".join(str(data["probe"]).split())
                 what = what if len(what) <= 60 else what[:57] + "..."
@@ -412,6 +427,13 @@ def run_bisect(deps: Deps, good: dict, bad: dict, probe: Probe, bisect_dir: Path
     if isinstance(probe, BuildProbe):  # a resumed bisect builds the version it started with,
         probe.date = _dt.date.fromisoformat(state.data["date"])  # so half-done builds resume
     candidates = state.candidates
+    if isinstance(probe, RecordedOnly) and candidates is not None:
+        # The state came from a job that ran upstream code; the job reading it holds a write
+        # token. Its candidates (the culprit among them) must be good..bad's, re-listed from git.
+        listed, _ = list_candidates(deps, good["commits"], bad["commits"], cache, say)
+        if [c.to_json() for c in listed] != [c.to_json() for c in candidates]:
+            raise UserError(f"{state.path}: its candidates are not the {SOURCE} commits between "
+                            f"{good['name']} and {bad['name']}; not reporting it (pass --reset and bisect again)")
     if candidates is None:
         candidates, notes = list_candidates(deps, good["commits"], bad["commits"], cache, say)
         state.data["candidates"] = [c.to_json() for c in candidates]

@@ -33,7 +33,7 @@ import re
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator, Mapping
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, quote, urlsplit
 
 import requests
 
@@ -476,6 +476,16 @@ class GitHubClient:
         """Comment on issue or pull request ``number``."""
         return self.request("POST", f"/repos/{owner}/{repo}/issues/{int(number)}/comments",
                             json={"body": body}, expect=dict)
+
+    # ------------------------------------------------------------ workflows
+
+    def dispatch_workflow(self, owner: str, repo: str, workflow: str, *, ref: str,
+                          inputs: Mapping[str, str]) -> None:
+        """Start ``workflow`` (its file name, e.g. ``bisect.yml``) on ``ref`` with ``inputs``
+        (workflow_dispatch; the token needs actions: write). Not retried: a lost answer may
+        have started the run, and a second run is not a retry."""
+        self.request("POST", f"/repos/{owner}/{repo}/actions/workflows/{quote(workflow, safe='')}/dispatches",
+                     json={"ref": ref, "inputs": dict(inputs)}, idempotent=False)
 
     # ------------------------------------------------------------ waits
 

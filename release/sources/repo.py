@@ -67,6 +67,17 @@ class ReleaseRepo:
         status, out, _ = self._run("show", f"HEAD:{self.relpath(path)}")
         return out if status == 0 else None
 
+    def text_at(self, commit: str, path: Path) -> str:
+        """The text of ``path`` at ``commit`` of this checkout (a red nightly's deps.yaml)."""
+        status, sha, _ = self._run("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
+        if status != 0:
+            raise UserError(f"{self.top}: no commit {commit[:40]!r} in this checkout; fetch it "
+                            "(CI: actions/checkout with fetch-depth: 0)")
+        status, out, _ = self._run("show", f"{sha.strip()}:{self.relpath(path)}")
+        if status != 0:
+            raise UserError(f"{self.top}: {self.relpath(path)} is not in commit {sha.strip()[:12]}")
+        return out
+
     def head(self) -> str:
         """HEAD of this checkout (``git.head_of``); a checkout with no commit yet is refused."""
         head = head_of(self.top)

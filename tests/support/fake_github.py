@@ -23,7 +23,8 @@ pull requests (list by ``state``/``head=owner:branch``, create, update); issues 
 ``state``/``labels``/``creator``, newest first, pull requests included with their ``pull_request``
 key as GitHub does; create; get; update: ``title``, ``body``, ``state``, ``state_reason``,
 ``labels``; 422 for a body over 65536 characters; numbers shared with pull requests); ``GET
-/user``; a commit's CI results:
+/user``; workflow dispatches (``POST .../actions/workflows/{file}/dispatches``, recorded in
+``fake.dispatches``; 422 for a ref that is no branch); a commit's CI results:
 the combined status (``GET .../commits/{ref}/status``: the latest status per context, the combined
 ``state``, paginated) and its check runs (``GET .../commits/{ref}/check-runs``: ``filter=latest`` by
 default keeps the newest run per name, ``check_name`` and ``status`` filters, paginated inside a
@@ -388,6 +389,8 @@ class FakeGitHub:
         self._comments: dict[tuple[str, int], list[dict]] = {}
         self._issues: dict[str, list[dict]] = {}
         self.login = "release-bot"
+        # workflow_dispatch requests received: {"repo", "workflow", "ref", "inputs"}, oldest first.
+        self.dispatches: list[dict] = []
         # A bare git repository standing for this repository's branches: when set, a pull
         # request's head branch must exist there (422 as GitHub), its head.sha follows the
         # branch, and a merge writes the merge commit there.
@@ -780,6 +783,14 @@ class FakeGitHub:
             if run is None:
                 raise _ApiError(404, "Not Found")
             return 200, {}, run
+        if (m := re.fullmatch(r"/actions/workflows/([^/]+)/dispatches", rest)) and method == "POST":
+            if self.reads_only(headers):
+                raise _ApiError(403, "Resource not accessible by integration")
+            if data.get("ref") not in self.branches and self._ref(str(data.get("ref"))) is None:
+                raise _ApiError(422, f"No ref found for: {data.get('ref')}")
+            self.dispatches.append({"repo": repo, "workflow": unquote(m.group(1)), "ref": data["ref"],
+                                    "inputs": dict(data.get("inputs") or {})})
+            return 204, {}, b""
         if rest == "/pulls":
             if method == "GET":
                 return self._list_pulls(repo, q, path)

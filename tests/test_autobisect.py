@@ -1,0 +1,375 @@
+"""A red nightly bisects itself, and its culprit gets one hold PR, never a second for the same
+failure.
+
+Rules: after a red nightly the good end is the newest *published* nightly (a red one stays a
+draft) and the bad pins are deps.yaml at the commit the red nightly ran from, whatever main pins
+since; nothing is bisected when the plugin pin did not move or when a culprit already held or
+proposed lies between them (a red night after a red night whose bisect named it), and a culprit
+outside them does not count. Delivering a culprit: found again -> no commit, push, PR or comment
+(even after main moved); another culprit while its PR is open -> that PR now holds the newer
+one, said once; a merged or closed hold PR for it -> nothing; a person's push on the hold branch
+is never overwritten. On the GitHub stand-in, strict (a PR's head branch must exist in a real
+bare origin), with real git histories (tests/support/bisect_history.py).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from release.core.config import Hold, parse_deps
+from release.sources import holds
+from release.sources.pull_requests import BumpPull
+from release.sources.repo import ReleaseRepo
+from tests.support.bisect_history import build_history, make_project
+from tests.support.gitrepos import git
+from tests.test_bisect import probe_script, revisions_json, seed_local
+from tests.test_bump_people import PERSON
+
+N1, N2, N3 = ("rocm-jax-v0.9.1.dev20261118", "rocm-jax-v0.9.1.dev20261120", "rocm-jax-v0.9.1.dev20261122")
+WRITES = ("POST", "PATCH", "PUT", "DELETE")
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory):
+    return build_history(tmp_path_factory.mktemp("upstream"))
+
+
+def make_checkout(root: Path, origin: Path) -> str:
+    """``root`` as a checkout on main with a bare ``origin``; returns HEAD."""
+    (root / ".gitignore").write_text("/dist/\n/.cache/\n")
+    git("init", "--quiet", "--bare", "-b", "main", origin)
+    git("init", "--quiet", "-b", "main", cwd=root)
+    git("config", "user.name", "Release Bot", cwd=root)
+    git("config", "user.email", "bot@example.com", cwd=root)
+    git("add", "-A", cwd=root)
+    git("commit", "--quiet", "-m", "pins", cwd=root)
+    git("remote", "add", "origin", origin.as_uri(), cwd=root)
+    git("push", "--quiet", "origin", "main", cwd=root)
+    return git("rev-parse", "HEAD", cwd=root).strip()
+
+
+@pytest.fixture
+def world(tmp_path, history, github_env, monkeypatch):
+    """The project pinned at P8 (what the red nightly built), a checkout with a bare origin the
+    stand-in reads, and a mirror cache of its own."""
+    h = history
+    root = make_project(tmp_path / "proj", h, pins=h.pins_at(h.c["P8"]))
+    origin = tmp_path / "origin.git"
+    red = make_checkout(root, origin)
+    github_env.git_dir = origin
+    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("GITHUB_OUTPUT", str(tmp_path / "github_output"))
+    return SimpleNamespace(root=root, origin=origin, fake=github_env, h=h, tmp=tmp_path, red=red,
+                           store=tmp_path / "store", cache=tmp_path / "cache")
+
+
+def pull_of(fake, client, base: str = "main") -> BumpPull:
+    owner, name = fake.repo.split("/")
+    return BumpPull(client, owner, name, base)
+
+
+def deliver(world, client, culprit: str, *, pull: BumpPull | None = None) -> dict:
+    return holds.deliver_hold(ReleaseRepo(world.root), world.root / "deps.yaml", "plugin",
+                              Hold(culprit, f"first bad ({culprit[:7]})"), changelog="the step's log",
+                              report="the probes", push=True, pull=pull or pull_of(world.fake, client))
+
+
+def writes(fake) -> list:
+    return [entry for entry in fake.log if entry[0] == "api" and entry[1] in WRITES]
+
+
+def tip(origin: Path, branch: str) -> str | None:
+    out = git("for-each-ref", "--format=%(objectname)", f"refs/heads/{branch}", cwd=origin).strip()
+    return out or None
+
+
+def held_on(origin: Path, branch: str) -> str | None:
+    text = git("show", f"refs/heads/{branch}:deps.yaml", cwd=origin)
+    hold = parse_deps(Path("deps.yaml"), text)["plugin"].hold
+    return hold.commit if hold else None
+
+
+def comments(fake, number: int) -> list[str]:
+    return [c["body"] for c in fake.comments(number)]
+
+
+def main_moves(world, name: str = "NOTES.md") -> None:
+    """A person's commit lands on main (pulled into the checkout)."""
+    (world.root / name).write_text("a change on main\n")
+    git("add", name, cwd=world.root)
+    git("commit", "--quiet", "-m", f"add {name}", cwd=world.root)
+    git("push", "--quiet", "origin", "main", cwd=world.root)
+
+
+# ---------------------------------------------------------------- one hold PR per culprit
+
+
+def test_the_same_culprit_found_again_writes_nothing_even_after_main_moved(world, github_client):
+    h, fake = world.h, world.fake
+    first = deliver(world, github_client, h.c["P6"])
+    assert first["pull_request"]["action"] == "opened" and first["pushed"]
+    (pr,) = fake.pulls()
+    assert holds.marked_hold(pr["body"]) == ("plugin", h.c["P6"])
+    assert held_on(world.origin, "hold/plugin") == h.c["P6"]
+    branch_tip, before = tip(world.origin, "hold/plugin"), len(writes(fake))
+    main_moves(world)  # HEAD moved: a fresh commit would differ, so none may be made
+    again = deliver(world, github_client, h.c["P6"])
+    assert again["known"] == {"dep": "plugin", "commit": h.c["P6"], "state": "open", "number": pr["number"],
+                              "url": pr["html_url"], "where": f"hold PR #{pr['number']} is open"}
+    assert "commit" not in again and not again["pushed"] and "pull_request" not in again
+    assert len(writes(fake)) == before and tip(world.origin, "hold/plugin") == branch_tip
+    assert len(fake.pulls()) == 1 and comments(fake, pr["number"]) == []
+    assert git("for-each-ref", "--format=%(refname)", "refs/heads/hold/", cwd=world.root).split() == \
+        ["refs/heads/hold/plugin"]
+
+
+def test_another_culprit_refreshes_the_open_hold_pr_to_the_newer_finding_said_once(world, github_client):
+    h, fake = world.h, world.fake
+    number = deliver(world, github_client, h.c["P6"])["pull_request"]["number"]
+    for culprit, said in ((h.c["P4"], 1), (h.c["P4"], 1), (h.c["P7"], 2)):
+        done = deliver(world, github_client, culprit)
+        (pr,) = fake.pulls()
+        assert pr["number"] == number and pr["state"] == "open"
+        assert pr["title"] == f"Hold plugin before {culprit[:7]}"
+        assert holds.marked_hold(pr["body"]) == ("plugin", culprit)
+        assert held_on(world.origin, "hold/plugin") == culprit
+        assert len(comments(fake, number)) == said, done
+    first, second = comments(fake, number)
+    assert h.c["P4"][:12] in first and h.c["P6"][:12] in first and h.c["P7"][:12] in second
+
+
+def test_a_merged_hold_pr_for_the_culprit_means_nothing_to_do(world, github_client):
+    h, fake = world.h, world.fake
+    opened = deliver(world, github_client, h.c["P6"])["pull_request"]
+    fake.add_check_run(tip(world.origin, "hold/plugin"), "ci")
+    owner, name = fake.repo.split("/")
+    github_client.merge_pull(owner, name, opened["number"], sha=tip(world.origin, "hold/plugin"))
+    git("pull", "--quiet", "--ff-only", "origin", "main", cwd=world.root)
+    before = len(writes(fake))
+    held = deliver(world, github_client, h.c["P6"])
+    assert held["known"]["state"] == "held" and len(writes(fake)) == before
+    # A person removed the hold line on main since: the merged PR still names the culprit.
+    text = (world.root / "deps.yaml").read_text()
+    (world.root / "deps.yaml").write_text("".join(line for line in text.splitlines(True) if "hold:" not in line))
+    git("commit", "--quiet", "-am", "drop the hold", cwd=world.root)
+    again = deliver(world, github_client, h.c["P6"])
+    assert again["known"]["state"] == "merged" and again["known"]["number"] == opened["number"]
+    assert len(writes(fake)) == before and len(fake.pulls()) == 1
+
+
+def test_a_closed_hold_pr_is_not_proposed_again_but_a_new_culprit_is(world, github_client):
+    h, fake = world.h, world.fake
+    opened = deliver(world, github_client, h.c["P6"])["pull_request"]
+    owner, name = fake.repo.split("/")
+    github_client.update_pull(owner, name, opened["number"], state="closed")  # a person said no
+    before = len(writes(fake))
+    again = deliver(world, github_client, h.c["P6"])
+    assert again["known"]["state"] == "closed" and len(writes(fake)) == before
+    new = deliver(world, github_client, h.c["P7"])
+    assert new["pull_request"]["action"] == "opened" and new["pull_request"]["number"] != opened["number"]
+    assert [p["state"] for p in fake.pulls()] == ["closed", "open"]
+
+
+def test_a_persons_push_on_the_hold_branch_is_kept_and_said_once(world, github_client, tmp_path):
+    h, fake = world.h, world.fake
+    number = deliver(world, github_client, h.c["P6"])["pull_request"]["number"]
+    clone = tmp_path / "person"
+    git("clone", "--quiet", "-b", "hold/plugin", world.origin.as_uri(), clone)
+    (clone / "WHY.md").write_text("the hold needs a note\n")
+    git("add", "WHY.md", cwd=clone)
+    git("-c", f"user.name={PERSON['GIT_AUTHOR_NAME']}", "-c", f"user.email={PERSON['GIT_AUTHOR_EMAIL']}",
+        "commit", "--quiet", "-m", "note", cwd=clone)
+    git("push", "--quiet", "origin", "hold/plugin", cwd=clone)
+    theirs = tip(world.origin, "hold/plugin")
+    for _ in range(2):
+        kept = deliver(world, github_client, h.c["P7"])
+        assert kept["pull_request"]["action"] == "kept" and not kept["pushed"]
+        assert tip(world.origin, "hold/plugin") == theirs
+    (said,) = comments(fake, number)
+    assert h.c["P7"][:12] in said and PERSON["GIT_AUTHOR_NAME"] in said
+    assert holds.marked_hold(fake.pulls()[0]["body"]) == ("plugin", h.c["P6"])
+
+
+@settings(max_examples=6, derandomize=True, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(order=st.lists(st.sampled_from(["P2", "P4", "P6", "P7"]), min_size=1, max_size=4))
+def test_any_order_of_findings_keeps_one_pr_holding_the_newest_with_one_comment_per_culprit(
+        history, fake_github, fake_clock, tmp_path_factory, order):
+    from release.sources.github import GitHubClient
+
+    h = history
+    tmp = tmp_path_factory.mktemp("order")
+    root = make_project(tmp / "proj", h, pins=h.pins_at(h.c["P8"]))
+    origin = tmp / "origin.git"
+    make_checkout(root, origin)
+    fake_github.git_dir = origin
+    client = GitHubClient(fake_github.token, fake_github.api_url, sleep=fake_clock.sleep,
+                          clock=fake_clock.time, write_interval=0)
+    pull = BumpPull(client, "rocm", tmp.name, "main")  # a repository of its own per example
+    world = SimpleNamespace(root=root, fake=fake_github)
+    shas = [h.c[name] for name in order]
+    for sha in shas:
+        deliver(world, client, sha, pull=pull)
+    (pr,) = fake_github.pulls(f"rocm/{tmp.name}")
+    assert pr["state"] == "open" and holds.marked_hold(pr["body"]) == ("plugin", shas[-1])
+    assert held_on(origin, "hold/plugin") == shas[-1]
+    changes = {b for a, b in zip(shas, shas[1:]) if a != b}  # one comment per culprit moved to
+    assert len(fake_github.comments(pr["number"], f"rocm/{tmp.name}")) == len(changes)
+
+
+# ---------------------------------------------------------------- what to bisect after a red nightly
+
+
+def seed(world) -> None:
+    """Two published nightlies (P0, then P2) and tonight's red one, a draft built from P8."""
+    h = world.h
+    for tag, plugin, version in ((N1, "P0", "0.9.1.dev20261118"), (N2, "P2", "0.9.1.dev20261120")):
+        seed_local(world.store, tag, revisions_json(h, world.root, h.c[plugin], version), world.tmp)
+    from release.publish.stores import LocalStore
+    store = LocalStore(world.store)
+    draft = store.create_draft(N3, name=N3, body="", prerelease=True)
+    asset = world.tmp / "red.json"
+    asset.write_bytes(revisions_json(h, world.root, h.c["P8"], "0.9.1.dev20261122"))
+    store.upload_asset(draft, asset, "revisions.json")
+
+
+def bump_main(world, plugin: str) -> None:
+    """main moved on since the red nightly ran (a bump merged): deps.yaml now pins ``plugin``."""
+    (world.root / "deps.yaml").write_text(world.h.deps_yaml(pins=world.h.pins_at(world.h.c[plugin])))
+    git("commit", "--quiet", "-am", f"Bump plugin to {plugin}", cwd=world.root)
+
+
+def plan(world, run_cli, *extra) -> tuple[int, dict, str]:
+    code, out, err = run_cli("bisect", "--plan", "--store", "local", "--store-dir", world.store,
+                             "--bad-commit", world.red, "--json", *extra, cwd=world.root)
+    return code, (json.loads(out) if out.strip() else {}), err
+
+
+def outputs(world) -> dict:
+    path = world.tmp / "github_output"
+    lines = path.read_text().splitlines() if path.exists() else []
+    return dict(line.split("=", 1) for line in lines if "=" in line)
+
+
+def test_red_after_green_bisects_from_the_newest_published_nightly_to_the_red_ones_pins(world, run_cli,
+                                                                                        github_client):
+    h = world.h
+    seed(world)
+    bump_main(world, "P5")
+    code, data, err = plan(world, run_cli, "--dispatch", "bisect.yml")
+    assert code == 0, err
+    assert data["bisect"] is True and data["good"]["name"] == N2  # not N1, not tonight's draft
+    assert data["good"]["commits"] == h.pins_at(h.c["P2"])
+    assert data["bad"]["commits"] == h.pins_at(h.c["P8"])  # what the red nightly built, not main's P5
+    assert outputs(world) == {"bisect": "true", "good": N2, "bad-commit": world.red}
+    assert world.fake.dispatches == [{"repo": world.fake.repo, "workflow": "bisect.yml", "ref": "main",
+                                      "inputs": {"good": N2, "bad_commit": world.red, "skip_known": "true"}}]
+
+
+@pytest.mark.parametrize("culprit, how, bisects", [
+    ("P6", "open", False), ("P8", "open", False), ("P6", "merged", False), ("P6", "closed", False),
+    ("P6", "held", False), ("P2", "open", True), ("P1", "held", True),
+])
+def test_a_culprit_already_named_between_the_ends_starts_no_second_bisect(world, run_cli, github_client,
+                                                                            culprit, how, bisects):
+    """A red night after a red night: its bisect's culprit, held or proposed in any state, is
+    the answer while the pins still contain it; one at or before the good end is not."""
+    h, fake = world.h, world.fake
+    seed(world)
+    if how == "held":
+        (world.root / "deps.yaml").write_text(h.deps_yaml(pins=h.pins_at(h.c["P8"]), extra={
+            "plugin": f"    hold: {{commit: {h.c[culprit]}, reason: merged}}"}))
+        git("commit", "--quiet", "-am", "hold", cwd=world.root)
+    else:
+        number = deliver(world, github_client, h.c[culprit])["pull_request"]["number"]
+        owner, name = fake.repo.split("/")
+        if how == "merged":
+            fake.add_check_run(tip(world.origin, "hold/plugin"), "ci")
+            github_client.merge_pull(owner, name, number, sha=tip(world.origin, "hold/plugin"))
+        elif how == "closed":
+            github_client.update_pull(owner, name, number, state="closed")
+    code, data, err = plan(world, run_cli, "--dispatch", "bisect.yml")
+    assert code == 0, err
+    assert data["bisect"] is bisects, data["line"]
+    assert (fake.dispatches != []) is bisects
+    if not bisects:
+        assert data["known"]["commit"] == h.c[culprit] and data["known"]["state"] == how
+        assert h.c[culprit][:7] in data["line"] and outputs(world)["bisect"] == "false"
+
+
+def test_nothing_to_bisect_when_the_plugin_did_not_move_or_nothing_was_published(world, run_cli):
+    h = world.h
+    code, data, err = plan(world, run_cli)  # an empty store: no green end
+    assert code == 0 and data["bisect"] is False and "no published nightly" in data["line"], err
+    seed_local(world.store, N2, revisions_json(h, world.root, h.c["P8"], "0.9.1.dev20261120"), world.tmp)
+    code, data, err = plan(world, run_cli)
+    assert code == 0 and data["bisect"] is False and "plugin pin is" in data["line"], err
+    assert world.fake.dispatches == []
+
+
+def test_bad_input_to_the_plan_is_one_line(world, run_cli):
+    seed(world)
+    code, _, err = run_cli("bisect", "--plan", "--store", "local", "--store-dir", world.store,
+                           "--bad-commit", "0" * 40, cwd=world.root)
+    assert code == 2 and "no commit" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run_cli("bisect", "--dispatch", "bisect.yml", "--good", N2, cwd=world.root)
+    assert code == 2 and "--plan" in err
+    code, _, err = run_cli("bisect", "--store", "local", "--store-dir", world.store, cwd=world.root)
+    assert code == 2 and "--good" in err
+
+
+# ---------------------------------------------------------------- the dispatched bisect and its hold job
+
+
+def test_the_dispatched_bisect_skips_a_known_culprit_without_probing(world, run_cli, github_client):
+    h = world.h
+    seed(world)
+    deliver(world, github_client, h.c["P6"])
+    probed = world.tmp / "probed"
+    code, out, err = run_cli("bisect", "--good", N2, "--bad-commit", world.red, "--skip-known", "--json",
+                             "--store", "local", "--store-dir", world.store,
+                             "--probe-command", f"touch {probed}", cwd=world.root)
+    assert code == 0, err
+    assert json.loads(out)["known"]["number"] == 1 and not probed.exists()
+    assert outputs(world) == {"found": "false", "known": h.c["P6"]}
+
+
+def test_the_hold_job_delivers_the_recorded_bisect_and_never_probes(world, run_cli):
+    h, fake = world.h, world.fake
+    seed(world)
+    common = ("--good", N2, "--bad-commit", world.red, "--store", "local", "--store-dir", world.store, "--json")
+    code, _, err = run_cli("bisect", *common, "--recorded-only", "--open-pr", cwd=world.root)
+    assert code == 2 and "no recorded bisect" in err and fake.pulls() == []
+    code, out, err = run_cli("bisect", *common, "--probe-command", probe_script(world, "jax", h.c["J3"]),
+                             cwd=world.root)  # the ROCm job: probes, read-only
+    assert code == 0, err
+    assert json.loads(out)["first_bad"]["plugin"] == h.c["P6"] and fake.pulls() == []
+    probes = (world.tmp / "calls.txt").read_text()
+    code, out, err = run_cli("bisect", *common, "--recorded-only", "--open-pr", cwd=world.root)
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["probes_run"] == 0 and (world.tmp / "calls.txt").read_text() == probes
+    assert data["hold"]["pull_request"]["action"] == "opened"
+    assert f"between {N2} and deps.yaml at {world.red[:7]}" in data["hold"]["reason"]
+    (pr,) = fake.pulls()
+    assert holds.marked_hold(pr["body"]) == ("plugin", h.c["P6"])
+    again = run_cli("bisect", *common, "--recorded-only", "--open-pr", cwd=world.root)
+    assert again[0] == 0 and json.loads(again[1])["hold"]["known"]["state"] == "open"
+    assert len(fake.pulls()) == 1 and comments(fake, pr["number"]) == []
+
+
+def test_the_hold_job_refuses_an_unfinished_bisect(world, run_cli):
+    seed(world)
+    common = ("--good", N2, "--bad-commit", world.red, "--store", "local", "--store-dir", world.store)
+    # A bisect that stopped midway (its probe command exited 128: the bisect stops).
+    code, _, _ = run_cli("bisect", *common, "--probe-command", "exit 128", cwd=world.root)
+    assert code == 2
+    code, _, err = run_cli("bisect", *common, "--recorded-only", "--hold", cwd=world.root)
+    assert code == 2 and "never probes" in err
+    assert git("for-each-ref", "refs/heads/hold/", cwd=world.root).strip() == ""
