@@ -147,6 +147,7 @@ class RollerWorld:
         fake.branches["main"] = self.main
         self.cache = tmp / "mirrors"  # the workflow's actions/cache of .cache/git
         self.runs: list[Run] = []
+        self.machines = 0
         self._checked: set[tuple[str, str]] = set()
         self.step_env, self.argv = self._workflow_step()
 
@@ -168,8 +169,7 @@ class RollerWorld:
     def bump(self, day: dt.date, *extra: str) -> Run:
         """The scheduled bump of ``day``, on a fresh clone of origin's main."""
         now = cron_time(BUMP_WORKFLOW, day)
-        checkout = self.tmp / f"run-{len(self.runs) + 1}"
-        git("clone", "--quiet", "--branch", "main", self.origin.as_uri(), checkout)
+        checkout = self.machine()
         summary, output = checkout.with_suffix(".summary.md"), checkout.with_suffix(".output")
         env = {**self.step_env, "RELEASE_NOW": stamp(now), "JAX_ROCM_RELEASE_CACHE": str(self.cache),
                "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(output)}
@@ -184,6 +184,39 @@ class RollerWorld:
         run = Run(now, code, json.loads(out) if code == 0 else {}, summary.read_text() if summary.exists() else "",
                   err, writes, checkout)
         self.runs.append(run)
+        return run
+
+    def machine(self) -> Path:
+        """A job's new machine: a fresh clone of origin's main."""
+        self.machines += 1
+        checkout = self.tmp / f"run-{self.machines}"
+        git("clone", "--quiet", "--branch", "main", self.origin.as_uri(), checkout)
+        return checkout
+
+    def release(self, day: dt.date, *argv: str, checkout: Path | None = None) -> Run:
+        """``release ARGV --json`` as a workflow's step runs it on ``day`` (the bump's cron minute),
+        with the workflow's own token, on ``checkout`` (default: a fresh clone of main)."""
+        now = cron_time(BUMP_WORKFLOW, day)
+        checkout = checkout or self.machine()
+        summary = checkout.with_suffix(f".{argv[0]}.summary.md")
+        env = {"RELEASE_NOW": stamp(now), "JAX_ROCM_RELEASE_CACHE": str(self.cache), "GITHUB_TOKEN": self.fake.token,
+               "GITHUB_REPOSITORY": self.fake.repo, "GITHUB_STEP_SUMMARY": str(summary),
+               "GITHUB_OUTPUT": str(checkout.with_suffix(f".{argv[0]}.output"))}
+        for key, value in env.items():
+            self.monkeypatch.setenv(key, value)
+        seen = len(self.fake.log)
+        code, out, err = self.run_cli(*argv, "--json", cwd=checkout)
+        writes = [(m, p) for kind, m, p, *_ in self.fake.log[seen:] if kind != "storage" and m in WRITES]
+        return Run(now, code, json.loads(out) if code == 0 else {}, summary.read_text() if summary.exists() else "",
+                   err, writes, checkout)
+
+    def nightly(self, day: dt.date, conclusion: str) -> dict[str, Any]:
+        """Tonight's nightly workflow run on main, as GitHub records it (the build itself is the
+        jobs tests' business); a green one published ``0.9.1.dev<day>``."""
+        when = cron_time(REPO / ".github" / "workflows" / "nightly.yml", day)
+        run = self.fake.add_workflow_run("nightly.yml", conclusion=conclusion, created_at=when, head_sha=self.main)
+        if conclusion == "success":
+            self.fake.seed_release(f"rocm-jax-v0.9.1.dev{day:%Y%m%d}", prerelease=True, published_at=when)
         return run
 
     # ------------------------------------------------------------ what GitHub and origin hold
