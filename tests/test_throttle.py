@@ -293,6 +293,27 @@ def test_unreadable_runs_hold_the_roller_in_one_line(world, run_cli, git_remotes
     assert fake.token not in json.dumps(data)
 
 
+def test_a_throttled_roller_merges_nothing_and_a_clear_one_says_so_when_it_merges(world, run_cli, git_remotes,  # noqa: F811
+                                                                                   cache_env, tmp_path, monkeypatch):
+    root, origin, fake = world
+    commit_roller(root, "throttle_after_red: 2\n")
+    git("push", "--quiet", "origin", "main", cwd=root)
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    opened, _ = bump(run_cli, root, tmp_path, "--dep", "plugin")
+    fake.add_check_run(opened["commit"], "build")  # the open bump PR is green
+    nights(fake, ["failure", "failure"])
+    held, _ = bump(run_cli, root, tmp_path)
+    assert held["throttle"]["state"] == "throttled" and "auto_merge" not in held
+    assert not any(p.get("merged") for p in fake.pulls())
+    nights(fake, ["success"], start=DAY + dt.timedelta(days=5))
+    summary.write_text("")
+    done, _ = bump(run_cli, root, tmp_path)
+    assert done["auto_merge"]["action"] == "merged" and done["throttle"]["state"] == "clear"
+    text = summary.read_text()
+    assert done["auto_merge"]["line"] in text and done["throttle"]["line"] in text
+
+
 # ---------------------------------------------------------------- what status and the dashboard show
 
 

@@ -109,10 +109,12 @@ def run(args: argparse.Namespace, out: Output) -> int:
         merged = merge_if_green(pull.client, repo, owner=pull.owner, name=pull.name, base=pull.base,
                                 require=args.merge_require or "green", method=args.merge_method)
         if merged.action == "merged" or merged.checks == "pending":  # the next run rolls from there
-            done = {"changed": False, "title": merged.line, "auto_merge": merged.to_json()}
+            done = {"changed": False, "title": merged.line, "auto_merge": merged.to_json(),
+                    **({"throttle": throttle.to_json()} if throttle_line else {})}
             github_output({"changed": "false", "title": merged.line, "merged": str(merged.action == "merged").lower()})
-            step_summary(f"## bump\n\n{merged.line}\n")
-            out.result(done, lambda console: console.print(merged.line, markup=False))
+            said = [merged.line, *([throttle_line] if throttle_line else [])]  # the throttle decided too
+            step_summary("## bump\n\n" + "\n\n".join(said) + "\n")
+            out.result(done, lambda console: console.print("\n".join(said), markup=False))
             return 0
         auto_merge: dict | None = merged.to_json()
     else:
