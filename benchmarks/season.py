@@ -7,11 +7,13 @@ workflows run, each step one ``python -m release ... --json`` with the day as it
 
 1. moves the served plugin's ``master`` to that day's last commit (upstream branches of jax and
    xla are as the snapshots have them);
-2. when that commit pins a new jax line and the recorded line has nightlies, releases the old
-   line first: ``cut --rc 1``, ``cut`` and the next-version PR merged (version_info.json moves
-   to the line's next post release);
-3. runs ``bump`` as the scheduled workflow does (its cache kept between days, or emptied each
+2. runs ``bump`` as the scheduled workflow does (its cache kept between days, or emptied each
    day with ``--cold``) and commits what it wrote (the merge);
+3. ``--release-lead`` days before the plugin moves to a new jax line (the replay looks ahead),
+   releases the line it leaves, once it has a nightly: ``cut --rc 1``, ``cut`` and the
+   next-version PR merged (version_info.json moves to the line's next post release, so the
+   line's last nightlies are ``X.Y.Z.post1.devN``); a switch that comes first releases it
+   before the bump;
 4. runs the ``nightly`` on stand-in ``.so`` files compiled once (``release try``'s, since Bazel
    and ROCm cannot run here) into a local store, with ``--keep`` (default 60, as PyTorch keeps);
    ``--post-after`` days after a release, ``cut --post 1 --from`` that line (a maintenance line
@@ -238,6 +240,11 @@ class Publisher:
             return {}
         return season.published_versions(r.tag for r in LocalStore(self.store).list_releases() if not r.draft)
 
+    def due(self, line: str) -> bool:
+        """A line is released once, and only after a nightly of it was published."""
+        return line not in self.released and any(
+            season.kind_of(v) == "nightly" and v.base_version == line for v in self.published().values())
+
     def release_line(self, day: str, line: str) -> tuple[list[str], list[str]]:
         """An rc and the release of ``line`` from main, before the bump moves on to the next line."""
         done, failed = [], []
@@ -344,7 +351,10 @@ def main() -> int:
     parser.add_argument("--anchor-branch", default=PREFIX + "0.8.0",
                         help="xla branch of the single-branch tree:0 clone anchor")
     parser.add_argument("--keep", type=int, default=60, help="nightlies gc keeps and the index lists (default 60)")
-    parser.add_argument("--post-after", type=int, default=3, help="days from a release to its post release")
+    parser.add_argument("--release-lead", type=int, default=3,
+                        help="release a jax line this many days before the plugin moves to the next one, so the "
+                             "maintenance line publishes nightlies (default 3)")
+    parser.add_argument("--post-after", type=int, default=5, help="days from a release to its post release")
     parser.add_argument("--bump-only", action="store_true", help="no nightly, releases, gc or index (the old replay)")
     parser.add_argument("--keep-dir", action="store_true", help="keep the replay's temp directory")
     args = parser.parse_args()
@@ -404,6 +414,8 @@ def replay(args: argparse.Namespace, tmp: Path) -> int:
               f"{anchor[0]:.2f} s cpu, {anchor[1]:.2f} s wall, {anchor[2] / 1e6:.1f} MB")
 
         proj = start_project(tmp, truth, urls, days[0][1])
+        line_on = {day: truth.line(j) if truth.exists("jax", j := truth.pins(sha)["jax"].commit) else None
+                   for day, sha in days}  # the jax line each day's plugin pins, to release ahead of a switch
         pub = Publisher(tmp, proj, args.keep, args.post_after)
         pub.store.mkdir()
         served_store = serve(pub.store, negotiate=False)  # the stand-in for the release-asset host
@@ -414,18 +426,14 @@ def replay(args: argparse.Namespace, tmp: Path) -> int:
         worst_noop, cold_ratios, findings = 0.0, [], []
         print(f"{'day':10} {'plugin':7} {'moved':24} {'cpu s':>6} {'wall s':>6} {'MB':>7} {'req':>4} "
               f"{'pub s':>6} {'site KB':>7}  published / result")
-        for day, sha in days:
+        for n, (day, sha) in enumerate(days):
             git(remotes / "plugin.git", "update-ref", "refs/heads/master", sha)
             broken: list[str] = []
             done: list[str] = []
             pub_cpu0 = pub.cpu
-            if not args.bump_only:
+            if not args.bump_only:  # the switch came before the line's release: release it first
                 recorded = config.load_deps(proj / "deps.yaml")["jax"].line
-                jsha = truth.pins(sha)["jax"].commit
-                today = truth.line(jsha) if truth.exists("jax", jsha) else None
-                has_nightly = any(season.kind_of(v) == "nightly" and v.base_version == recorded
-                                  for v in pub.published().values())
-                if today and recorded and today != recorded and has_nightly and recorded not in pub.released:
+                if recorded and line_on.get(day) not in (None, recorded) and pub.due(recorded):
                     cut, failed = pub.release_line(day, recorded)
                     done += cut
                     broken += failed
@@ -469,6 +477,11 @@ def replay(args: argparse.Namespace, tmp: Path) -> int:
             git(proj, "commit", "--quiet", "-a", "-m", f"day {day}", check=False)
             if not args.bump_only:
                 line = config.load_deps(proj / "deps.yaml")["jax"].line
+                ahead = line_on.get(days[min(n + args.release_lead, len(days) - 1)][0])
+                if line and ahead not in (None, line) and pub.due(line):  # the line ends soon: release it
+                    cut, failed = pub.release_line(day, line)
+                    done += cut
+                    broken += failed
                 before = set(pub.published())
                 got, failed = pub.publish(day, line)
                 done += got
