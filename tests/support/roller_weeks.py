@@ -30,6 +30,7 @@ from tests.test_bump_people import PERSON
 
 UTC = dt.timezone.utc
 BUMP_WORKFLOW = REPO / ".github" / "workflows" / "bump.yml"
+NIGHTLY_WORKFLOW = REPO / ".github" / "workflows" / "nightly.yml"
 WRITES = ("POST", "PATCH", "PUT", "DELETE")
 
 
@@ -151,40 +152,26 @@ class RollerWorld:
         self._checked: set[tuple[str, str]] = set()
         self.step_env, self.argv = self._workflow_step()
 
-    # ------------------------------------------------------------ the scheduled run
+    # ------------------------------------------------------------ the workflows' steps
 
     def _workflow_step(self) -> tuple[dict[str, str], list[str]]:
         """bump.yml's ``scripts/bump.sh`` step: its env as GitHub fills it, and the one
         ``release`` argv the script runs with that env."""
-        from tests.test_workflow_rules import release_argvs  # the scripts' recorded argv
         job = load_workflow(BUMP_WORKFLOW)["jobs"]["bump"]
         step = next(s for s in job["steps"] if s.get("run", "").strip() == "scripts/bump.sh")
         ctx = {"inputs": {"deps": ""}, "vars": self.variables, "secrets": {}, "github": {"token": self.fake.token}}
         env = {k: substitute(v, ctx) for k, v in (step.get("env") or {}).items()}
-        env["GITHUB_REPOSITORY"] = self.fake.repo
-        (argv,) = release_argvs(self.tmp / "script", ["bump.sh"], **env)
+        argv = self.script_argv(["bump.sh"], env)
         assert argv[0] == "bump", argv
         return env, argv
 
-    def bump(self, day: dt.date, *extra: str) -> Run:
-        """The scheduled bump of ``day``, on a fresh clone of origin's main."""
-        now = cron_time(BUMP_WORKFLOW, day)
-        checkout = self.machine()
-        summary, output = checkout.with_suffix(".summary.md"), checkout.with_suffix(".output")
-        env = {**self.step_env, "RELEASE_NOW": stamp(now), "JAX_ROCM_RELEASE_CACHE": str(self.cache),
-               "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(output)}
-        for key, value in env.items():
-            self.monkeypatch.setenv(key, value)
-        for key in ("GITHUB_TOKEN", "BUMP_DEPS"):
-            if key not in env:
-                self.monkeypatch.delenv(key, raising=False)
-        seen = len(self.fake.log)
-        code, out, err = self.run_cli(*self.argv, *extra, "--json", cwd=checkout)
-        writes = [(m, p) for kind, m, p, *_ in self.fake.log[seen:] if kind != "storage" and m in WRITES]
-        run = Run(now, code, json.loads(out) if code == 0 else {}, summary.read_text() if summary.exists() else "",
-                  err, writes, checkout)
-        self.runs.append(run)
-        return run
+    def script_argv(self, script: list[str], env: dict[str, str]) -> list[str]:
+        """The one ``release`` argv ``scripts/<script>`` runs with ``env`` (recorded, not run)."""
+        from tests.test_workflow_rules import release_argvs
+        self.machines += 1
+        (argv,) = release_argvs(self.tmp / f"script-{self.machines}", script,
+                                **{"GITHUB_REPOSITORY": self.fake.repo, **env})
+        return argv
 
     def machine(self) -> Path:
         """A job's new machine: a fresh clone of origin's main."""
@@ -193,31 +180,71 @@ class RollerWorld:
         git("clone", "--quiet", "--branch", "main", self.origin.as_uri(), checkout)
         return checkout
 
-    def release(self, day: dt.date, *argv: str, checkout: Path | None = None) -> Run:
-        """``release ARGV --json`` as a workflow's step runs it on ``day`` (the bump's cron minute),
-        with the workflow's own token, on ``checkout`` (default: a fresh clone of main)."""
-        now = cron_time(BUMP_WORKFLOW, day)
+    def run(self, now: dt.datetime, argv: list[str], env: dict[str, str], checkout: Path | None = None) -> Run:
+        """``release ARGV --json`` as a workflow step at ``now``, with the step's ``env`` (and
+        no GITHUB_TOKEN unless it names one), on ``checkout`` (default: a new machine)."""
         checkout = checkout or self.machine()
         summary = checkout.with_suffix(f".{argv[0]}.summary.md")
-        env = {"RELEASE_NOW": stamp(now), "JAX_ROCM_RELEASE_CACHE": str(self.cache), "GITHUB_TOKEN": self.fake.token,
-               "GITHUB_REPOSITORY": self.fake.repo, "GITHUB_STEP_SUMMARY": str(summary),
+        env = {"GITHUB_REPOSITORY": self.fake.repo, **env, "RELEASE_NOW": stamp(now),
+               "JAX_ROCM_RELEASE_CACHE": str(self.cache), "GITHUB_STEP_SUMMARY": str(summary),
                "GITHUB_OUTPUT": str(checkout.with_suffix(f".{argv[0]}.output"))}
+        for key in ("GITHUB_TOKEN", "BUMP_DEPS"):
+            self.monkeypatch.delenv(key, raising=False)
         for key, value in env.items():
             self.monkeypatch.setenv(key, value)
         seen = len(self.fake.log)
         code, out, err = self.run_cli(*argv, "--json", cwd=checkout)
         writes = [(m, p) for kind, m, p, *_ in self.fake.log[seen:] if kind != "storage" and m in WRITES]
-        return Run(now, code, json.loads(out) if code == 0 else {}, summary.read_text() if summary.exists() else "",
-                   err, writes, checkout)
+        return Run(now, code, json.loads(out) if code == 0 and out.strip() else {},
+                   summary.read_text() if summary.exists() else "", err, writes, checkout)
+
+    def bump(self, day: dt.date, *extra: str) -> Run:
+        """The scheduled bump of ``day`` (bump.yml's step), on a new machine."""
+        run = self.run(cron_time(BUMP_WORKFLOW, day), [*self.argv, *extra], self.step_env)
+        self.runs.append(run)
+        return run
+
+    def release(self, day: dt.date, *argv: str, checkout: Path | None = None) -> Run:
+        """``release ARGV`` as a workflow's step runs it on ``day`` (the bump's cron minute),
+        with the workflow's own token."""
+        return self.run(cron_time(BUMP_WORKFLOW, day), list(argv), {"GITHUB_TOKEN": self.fake.token}, checkout)
 
     def nightly(self, day: dt.date, conclusion: str) -> dict[str, Any]:
         """Tonight's nightly workflow run on main, as GitHub records it (the build itself is the
-        jobs tests' business); a green one published ``0.9.1.dev<day>``."""
-        when = cron_time(REPO / ".github" / "workflows" / "nightly.yml", day)
+        jobs tests' business); a green one published ``0.9.1.dev<day>`` with the revisions.json
+        of the pins it built."""
+        from release.core.config import parse_deps
+        from release.core.revisions import RevisionMap
+        when = cron_time(NIGHTLY_WORKFLOW, day)
         run = self.fake.add_workflow_run("nightly.yml", conclusion=conclusion, created_at=when, head_sha=self.main)
         if conclusion == "success":
-            self.fake.seed_release(f"rocm-jax-v0.9.1.dev{day:%Y%m%d}", prerelease=True, published_at=when)
+            version = f"0.9.1.dev{day:%Y%m%d}"
+            deps = parse_deps(Path("deps.yaml"), git("show", "main:deps.yaml", cwd=self.origin))
+            self.fake.seed_release(f"rocm-jax-v{version}", prerelease=True, published_at=when, assets={
+                "revisions.json": RevisionMap.from_deps(deps, version).dumps().encode()})
         return run
+
+    def red_night_bisects(self, day: dt.date, run: dict[str, Any], probe: str) -> tuple[Run, Run | None, Run | None]:
+        """After a red nightly ``run``: nightly.yml's bisect job (``scripts/bisect.sh plan`` at the
+        run's commit), then, when it dispatched bisect.yml, that workflow's bisect job (with
+        ``probe`` as the ROCm probe: the one stand-in) and its hold job, on one machine (the
+        state goes from one to the other as an artifact)."""
+        now = cron_time(NIGHTLY_WORKFLOW, day) + dt.timedelta(minutes=30)
+        token = {"GITHUB_TOKEN": self.fake.token}
+        dispatched = len(self.fake.dispatches)
+        plan = self.run(now, self.script_argv(["bisect.sh", "plan"], {"BISECT_BAD_COMMIT": run["head_sha"]}), token)
+        if len(self.fake.dispatches) == dispatched:
+            return plan, None, None
+        inputs = self.fake.dispatches[-1]["inputs"]
+        env = {"BISECT_GOOD": inputs["good"], "BISECT_BAD_COMMIT": inputs.get("bad_commit", ""),
+               "BISECT_SKIP_KNOWN": inputs.get("skip_known", "")}
+        machine = self.machine()
+        bisect = self.run(now, [*self.script_argv(["bisect.sh"], env), "--probe-command", probe], token, machine)
+        if bisect.code != 0 or not bisect.data.get("first_bad"):
+            return plan, bisect, None
+        hold_env = {**token, **{k: v for k, v in self.step_env.items() if k.startswith("GIT_")}}
+        hold = self.run(now, self.script_argv(["bisect.sh", "hold"], env), hold_env, machine)
+        return plan, bisect, hold
 
     # ------------------------------------------------------------ what GitHub and origin hold
 
