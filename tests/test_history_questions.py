@@ -4,14 +4,15 @@ empty cache or a warm one, as git gives on the whole repository.
 Histories are generated: a main line, a release branch forked off it, a side branch whose
 commits are days older than the pin but merged into the release branch after it (what
 upstream syncs do on the real xla), commits days apart (wider than the skew a branch
-search allows), and mirrors whose first fetch is 1 to 5 commits deep, so every question
-meets a boundary somewhere.
+search allows), and mirrors whose first fetch is 1 to 5 commits deep and whose first fetch by date reaches 1 to
+10 days below a cut (or none: by count only), so every question meets a boundary somewhere.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import shutil
+import subprocess
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -37,6 +38,7 @@ class Shape:
     depth: int  # the mirror's first fetch depth
     pin: int  # index into the release branch's own commits
     old: int  # index into main + release commits: the pin before
+    window: int = rgit.FIRST_WINDOW  # the mirror's first window by date (0: deepen by count only)
 
 
 @st.composite
@@ -45,7 +47,8 @@ def shapes(draw) -> Shape:
     before, after = draw(st.integers(1, 4)), draw(st.integers(1, 4))
     return Shape(main, draw(st.integers(0, main - 1)), draw(st.integers(0, main - 1)), draw(st.integers(1, 4)),
                  before, after, draw(st.integers(1, 4)), draw(st.integers(1, 5)),
-                 draw(st.integers(0, before + after)), draw(st.integers(0, main + before + after)))
+                 draw(st.integers(0, before + after)), draw(st.integers(0, main + before + after)),
+                 draw(st.sampled_from((0, DAY, 3 * DAY, 10 * DAY, rgit.FIRST_WINDOW))))
 
 
 def build(root: Path, s: Shape) -> tuple[RepoBuilder, list[str], list[str]]:
@@ -97,7 +100,7 @@ def ask(mirror: rgit.Mirror, branch: str, old: str, new: str) -> dict:
     return answers
 
 
-@settings(derandomize=True, max_examples=10, deadline=None,
+@settings(derandomize=True, max_examples=12, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(shape=shapes())
 def test_history_questions_hold_on_any_boundary_cold_and_warm(shape, tmp_path):
@@ -115,10 +118,10 @@ def test_history_questions_hold_on_any_boundary_cold_and_warm(shape, tmp_path):
         "drops": truth_count(repo, old, new),
     }
     remote = rgit.Remote("xla", repo.url)
-    with rgit.Mirror(root / "cache", remote, first_depth=shape.depth) as cold:
+    with rgit.Mirror(root / "cache", remote, first_depth=shape.depth, first_window=shape.window) as cold:
         assert ask(cold, RELEASE, old, new) == truth
     # The same questions again on what the first run left (warm), and in the other order.
-    with rgit.Mirror(root / "cache", remote, first_depth=shape.depth) as warm:
+    with rgit.Mirror(root / "cache", remote, first_depth=shape.depth, first_window=shape.window) as warm:
         assert ask(warm, RELEASE, old, new) == truth
         assert ask(warm, RELEASE, new, old)["drops"] == truth_count(repo, new, old)
 
@@ -133,3 +136,63 @@ def test_counting_behind_a_branch_tip_deepens_by_commit_not_by_local_name(tmp_pa
         assert m.branch_contains(RELEASE, release[0], m.commit_time(release[0]) - SKEW)
         assert m.shallow()  # the side branch's old commits sit behind a boundary
         assert m.count(m.tracking_ref(RELEASE), release[0]) == truth_count(repo, release[-1], release[0])
+
+
+def long_history(path: Path, main: int, forks: tuple[tuple[str, int, int], ...], spacing: int) -> dict:
+    """A bare repository with ``main`` commits on main, one every ``spacing`` seconds, then for
+    each ``(branch, at, n)`` a branch of ``n`` commits forked off main's commit number ``at``
+    (1-based), in one git fast-import. Returns ``{name: [shas]}``."""
+    git("init", "--quiet", "--bare", path)
+    for key in ("uploadpack.allowFilter", "uploadpack.allowAnySHA1InWant"):
+        git("config", key, "true", cwd=path)
+    plan = [("main", None)] * main + [(b, at if i == 0 else None) for b, at, n in forks for i in range(n)]
+    when, out = 1_700_000_000, []
+    for n, (ref, fork) in enumerate(plan, start=1):
+        when += spacing
+        out.append(f"commit refs/heads/{ref}\nmark :{n}\ncommitter A <a@example.com> {when} +0000\n"
+                   f"data 4\nc{n % 100:02d}\n" + (f"from :{fork}\n" if fork else "") + "\n")
+    git("fast-import", "--quiet", f"--export-marks={path / 'marks'}", cwd=path, input="".join(out))
+    marks = dict(line.split() for line in (path / "marks").read_text().splitlines())
+    shas = [marks[f":{n}"] for n in range(1, len(plan) + 1)]
+    names, start = {"main": shas[:main]}, main
+    for b, _, n in forks:
+        names[b], start = shas[start:start + n], start + n
+    return names
+
+
+def test_a_sideways_count_far_below_the_pins_costs_one_round_by_date(tmp_path):
+    """The real switch days' cost: a sideways move whose merge-base is ~1,000 commits below the
+    new pin (a release branch cut weeks after the old one) is answered exactly in one fetch by
+    date after the pins' own, where deepening by count took a round per doubling (64 .. 1,024);
+    and it brings a bounded slice of history, never the whole of it, and no trees."""
+    hour = 3600
+    h = long_history(tmp_path / "up.git", 6_000, (("rocm-jaxlib-v0.1", 5_000, 10), ("rocm-jaxlib-v0.2", 5_900, 20)),
+                     spacing=hour // 2)
+    old, new = h["rocm-jaxlib-v0.1"][-1], h["rocm-jaxlib-v0.2"][-1]
+    up = tmp_path / "up.git"
+    truth = {"forward": False, "backward": False, "base": h["main"][4_999],
+             "brings": int(git("rev-list", "--count", new, f"^{old}", cwd=up)),
+             "drops": int(git("rev-list", "--count", old, f"^{new}", cwd=up))}
+    assert (truth["brings"], truth["drops"]) == (920, 10)
+    with rgit.Mirror(tmp_path / "cache", rgit.Remote("xla", (tmp_path / "up.git").as_uri())) as m:
+        assert m.fetch_commit(new, trees=False) and m.fetch_commit(old, trees=False)
+        pins = m.fetches
+        got = {"forward": m.is_ancestor(old, new), "backward": m.is_ancestor(new, old),
+               "base": m.merge_base(old, new), "brings": len(m.log(old, new)), "drops": m.count(old, new)}
+        assert got == truth
+        assert m.fetches - pins == 1
+        kinds = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch-check=%(objecttype)"],
+                               cwd=m.path, capture_output=True, text=True, check=True).stdout.split()
+        assert set(kinds) == {"commit"}  # no trees
+        assert truth["brings"] + truth["drops"] < len(kinds) < 6_030 // 2  # a window of it, not all of it
+
+
+def test_asking_which_commits_are_here_fetches_nothing(tmp_path):
+    """A fetch may mark as cut off a commit it did not send; reading such a commit to see whether
+    its parents are here would fetch it (with its trees) from the remote: presence is asked
+    without that lazy fetch."""
+    h = long_history(tmp_path / "up.git", 10, (), spacing=60)
+    with rgit.Mirror(tmp_path / "cache", rgit.Remote("xla", (tmp_path / "up.git").as_uri()), first_depth=1) as m:
+        assert m.fetch_commit(h["main"][-1], trees=False)
+        assert m._present({h["main"][-1], h["main"][-2], "0" * 40}) == {h["main"][-1]}
+        assert not m.has_commit(h["main"][-2])  # still not here: asking fetched nothing

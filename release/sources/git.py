@@ -1,4 +1,4 @@
-"""The git edge (GitPython): remotes and their errors, cached mirrors, history questions.
+"""The git edge: remotes and their errors, cached mirrors, history questions.
 
 Knows nothing of releases. A remote is a URL plus a label for messages (the caller's
 name for it). Mirrors are bare, blob-filtered (``--filter=blob:none``) and shallow: a
@@ -25,9 +25,9 @@ import dataclasses
 import hashlib
 import os
 import re
+import subprocess
 from pathlib import Path
 
-import git as gitpython
 from filelock import FileLock
 
 from release.core.errors import RemoteError, UserError
@@ -47,6 +47,11 @@ ENV = {
 FILTER = "--filter=blob:none"  # a commit with its trees: to read a file or check it out
 HISTORY_FILTER = "--filter=tree:0"  # commits only: ancestry, counts and logs need nothing more
 FIRST_DEPTH = 64  # commits of a branch fetched the first time; deepened x4 when a question needs more
+# How far below the newest cut-off commit a history question first fetches, by date (at least
+# twice the time between the two commits asked about), doubled each round after. Commits only cost
+# ~300 bytes each: a round trip (a fetch, then walks to check what it left) costs more than
+# thousands of extra commits, so the window is wide and grows fast.
+FIRST_WINDOW = 60 * 86400
 TIMEOUT = 1800.0
 SKEW = 2 * 86400  # clock skew allowed between a commit and its descendants when bounding by date
 _SHA = re.compile(r"^[0-9a-f]{40}\Z", re.ASCII)
@@ -129,10 +134,23 @@ def remote_error(remote: Remote, what: str, stderr: str) -> UserError | RemoteEr
     return kind(redact(f"{remote.label}: {what} {remote.shown}: {why}"))
 
 
-def _git(cwd: Path | None = None) -> gitpython.Git:
-    g = gitpython.Git(str(cwd) if cwd else None)
-    g.update_environment(**ENV)
-    return g
+def run_git(args: list[str], cwd: Path | None = None, env: dict[str, str] | None = None,
+            input: str | None = None, encoding: str = "utf-8") -> tuple[int, str, str]:
+    """One git process: ``(status, stdout, stderr)``, never raising for git's own failures.
+
+    Runs with ``ENV`` (never prompts) over this process's environment, plus ``env`` (a
+    remote's credentials); stdout and stderr lose one trailing newline, as a shell's ``$(...)``
+    would. A process still running after ``TIMEOUT`` is killed and reported as timed out.
+    ``encoding="latin-1"`` keeps one character per byte (to follow sizes git gives in bytes).
+    """
+    try:
+        stdin = {"input": input} if input is not None else {"stdin": subprocess.DEVNULL}
+        proc = subprocess.run(["git", *args], cwd=str(cwd) if cwd else None, **stdin,
+                              env={**os.environ, **ENV, **(env or {})}, capture_output=True,
+                              encoding=encoding, errors="replace", timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return 124, "", f"fatal: git {args[0]} timed out after {TIMEOUT:.0f} s"
+    return proc.returncode, proc.stdout.removesuffix("\n"), proc.stderr.removesuffix("\n")
 
 
 def mirror_dir(cache: Path, url: str) -> Path:
@@ -149,15 +167,21 @@ class Mirror:
 
     Use as a context manager: it holds a file lock so two runs never fetch into one
     mirror at once. ``first_depth``: commits of a branch fetched the first time (a small one
-    makes every history question deepen, as a long history does).
+    makes every history question deepen, as a long history does); ``first_window``: seconds
+    of history below the newest cut a question first fetches by date (0: by count only).
     """
 
-    def __init__(self, cache: Path, remote: Remote, *, first_depth: int = FIRST_DEPTH):
+    def __init__(self, cache: Path, remote: Remote, *, first_depth: int = FIRST_DEPTH,
+                 first_window: int = FIRST_WINDOW):
         self.remote = remote
         self.first_depth = first_depth
+        self.first_window = first_window
         self.path = mirror_dir(cache, remote.url)
         self._lock = FileLock(str(self.path) + ".lock")
         self.fetches = 0  # how many times this object talked to the remote (for tests and logs)
+        # Pairs whose ranges were found whole: a fetch only ever adds history (``_keep_history``),
+        # so they stay whole and are not walked again.
+        self._whole: set[tuple[str, ...]] = set()
 
     def __enter__(self) -> Mirror:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -178,26 +202,26 @@ class Mirror:
             if tmp.exists():
                 import shutil
                 shutil.rmtree(tmp)
-            gitpython.Repo.init(str(tmp), bare=True)
-            g = _git(tmp)
+            status, _, err = run_git(["init", "--quiet", "--bare", str(tmp)])
+            if status != 0:
+                raise AssertionError(f"git init failed in {tmp}: {err}")
             for key, value in (("remote.origin.promisor", "true"),
                                ("remote.origin.partialclonefilter", "blob:none"),
                                ("core.repositoryformatversion", "1"),
                                ("extensions.partialclone", "origin"),
-                               ("gc.auto", "0"), ("maintenance.auto", "false")):
-                g.config(key, value)
-            g.config("remote.origin.url", self.remote.bare_url)
+                               ("gc.auto", "0"), ("maintenance.auto", "false"),
+                               ("remote.origin.url", self.remote.bare_url)):
+                run_git(["config", key, value], cwd=tmp)
             os.replace(tmp, self.path)  # a crash mid-init leaves no half mirror behind
-        self._g = _git(self.path)
-        self._g.update_environment(**self.remote.auth_env())
+        self._env = self.remote.auth_env()
         if self._config("remote.origin.url") != self.remote.bare_url:  # also scrubs an old token
-            self._g.config("remote.origin.url", self.remote.bare_url)
+            self._run("config", "remote.origin.url", self.remote.bare_url)
 
     # ---------------------------------------------------------------- plumbing
 
-    def _run(self, *args: str, check: bool = True) -> tuple[int, str, str]:
-        status, out, err = self._g.execute(["git", *args], with_extended_output=True,
-                                           with_exceptions=False, kill_after_timeout=TIMEOUT)
+    def _run(self, *args: str, check: bool = True, input: str | None = None,
+             encoding: str = "utf-8") -> tuple[int, str, str]:
+        status, out, err = run_git(list(args), self.path, self._env, input, encoding)
         if check and status != 0:
             raise AssertionError(redact(f"git {' '.join(args)} failed in {self.path}: {err}"))
         return status, out, err
@@ -218,8 +242,14 @@ class Mirror:
         return status, err
 
     def _keep_history(self, marked: set[str]) -> None:
-        keep = {sha for sha in marked
-                if all(self.has_commit(p) for p in self._raw_parents(sha))}
+        # A fetch by date may also mark commits it did not send: only those here are read
+        # (reading one that is not would fetch it, with its trees).
+        marked = self._present(marked)
+        if not marked:
+            return
+        parents = self._raw_parents(marked)
+        present = self._present(set().union(*parents.values()))
+        keep = {sha for sha in marked if present.issuperset(parents[sha])}
         if keep:
             path = self.path / "shallow"
             rest = sorted(self.shallow() - keep)
@@ -230,11 +260,30 @@ class Mirror:
             else:
                 path.unlink()
 
-    def _raw_parents(self, sha: str) -> list[str]:
-        """Parents as the commit object records them (a shallow mark hides them from rev-list)."""
-        text = self._run("cat-file", "commit", sha)[1]
-        header = text.split("\n\n", 1)[0]
-        return [line.split()[1] for line in header.splitlines() if line.startswith("parent ")]
+    def _raw_parents(self, shas: set[str]) -> dict[str, list[str]]:
+        """Parents of commits that are here, as their objects record them (a shallow mark hides
+        them from rev-list), in one git process."""
+        out = self._run("cat-file", "--batch", input="".join(f"{sha}\n" for sha in sorted(shas)),
+                        encoding="latin-1")[1]  # sizes are in bytes
+        parents: dict[str, list[str]] = {}
+        pos = 0
+        while pos < len(out):
+            header, _, rest = out[pos:].partition("\n")
+            sha, _, size = header.split()
+            body = rest[:int(size)]
+            parents[sha] = [line.split()[1] for line in body.split("\n\n", 1)[0].splitlines()
+                            if line.startswith("parent ")]
+            pos += len(header) + 1 + int(size) + 1
+        return parents
+
+    def _present(self, shas: set[str]) -> set[str]:
+        """Which of these commits are here, in one git process and without the lazy fetch a
+        partial repository would do for a missing one."""
+        if not shas:
+            return set()
+        out = self._run("rev-list", "--missing=print", "--ignore-missing", "--no-walk", "--stdin",
+                        input="".join(f"{sha}\n" for sha in sorted(shas)))[1]
+        return set(out.split()) & shas
 
     def shallow(self) -> set[str]:
         path = self.path / "shallow"
@@ -357,8 +406,10 @@ class Mirror:
         tips = self._tips()
         if any(b not in tips for b in branches):
             return False
-        reached = self._run("rev-list", "--missing=allow-promisor", *sorted({tips[b] for b in branches}))[1]
-        edge = self.shallow().intersection(reached.split())
+        # A boundary commit no older than ``since`` has descendants no older than ``since - SKEW``
+        # all the way up to the tip: a walk stopping below that finds every one.
+        reached = self._reach(*sorted({tips[b] for b in branches}), since=since - SKEW)
+        edge = self.shallow().intersection(reached)
         return all(t < since for t in self._times(edge).values())
 
     def _range(self, desc: str, anc: str | None) -> list[str]:
@@ -377,16 +428,27 @@ class Mirror:
     def complete_between(self, a: str, b: str | None) -> None:
         """Deepen until ``b..a`` and ``a..b`` are whole: their merge-base and counts are then exact.
 
-        Each round deepens only the side whose cut-off history is newest (by commit date), as
-        git's own merge-base walk goes: the other side, already below the merge-base, is then
-        completed by this one coming down to it, so a sideways move costs about the history
-        since the merge-base and little more. Each side's step doubles when it is deepened again.
+        First by date, both sides in one fetch: every commit of either history newer than the
+        newest cut-off commit less a window (at least twice the time between ``a`` and ``b``,
+        whose merge-base is seldom further below the older one), the window doubling each round. A
+        date reaches down every merged side line at once, where a depth would go that many
+        commits down each of them. When a round by date brings nothing (a cut-off parent older
+        than the window: a merge of months-old commits), rounds by count take over: only the
+        side whose cut-off history is newest, as git's own merge-base walk goes, its step
+        doubling each time.
 
         Either side may be a local name (``refs/remotes/origin/<branch>``): the remote is asked
         for the commit it names here, never for the name, which only this mirror has.
         """
         a = self.resolve(a)
         b = self.resolve(b) if b else b
+        pair = tuple(sorted((a, b))) if b else (a,)
+        if pair in self._whole:
+            return
+        window = 0
+        if self.first_window > 0:
+            ends = self._times({a, b} if b else {a})
+            window = max(self.first_window, 2 * (max(ends.values()) - min(ends.values())))
         depth: dict[str, int] = {}
         done: set[str] = set()  # sides the remote has nothing older for
         while True:
@@ -401,11 +463,21 @@ class Mirror:
                     if hidden:
                         cuts[anc] = cuts.get(anc, set()) | hidden
             if not cuts:
+                self._whole.add(pair)
                 return
             times = self._times(set().union(*cuts.values()))
+            before = self.shallow()
+            if window:
+                since = max(times.values()) - window
+                status, err = self._fetch(f"--shallow-since={since}", "origin", *sorted(cuts))
+                if status != 0 and "no commits selected for shallow requests" not in err.lower():
+                    raise remote_error(self.remote, "cannot fetch from", err)
+                if status == 0 and self.shallow() != before:
+                    window *= 2
+                    continue
+                window = 0  # nothing newer left to bring: by count from here
             tip = max(cuts, key=lambda t: max(times[c] for c in cuts[t]))
             depth[tip] = depth[tip] * 2 if tip in depth else max(self.first_depth, 1)
-            before = self.shallow()
             status, err = self._fetch(f"--deepen={depth[tip]}", "origin", tip)
             if status != 0:
                 raise remote_error(self.remote, "cannot fetch from", err)
@@ -424,26 +496,32 @@ class Mirror:
         is older than the boundary commit hiding it (committer dates, with ``SKEW`` for clocks),
         so only boundary commits no older than the range's lowest commits are returned.
         """
-        shallow = self.shallow()
+        shallow = self._present(self.shallow())  # dates of the others would be fetched
         if not shallow:
-            return set()
-        edge = shallow.intersection(self._range(anc, None))
-        if not edge:
             return set()
         lines = self._run("rev-list", "--missing=allow-promisor", "--parents", desc, f"^{anc}")[1].splitlines()
         inside = {line.split()[0] for line in lines}
         bottoms = {line.split()[0] for line in lines if not inside.intersection(line.split()[1:])}
         if not bottoms:
             return set()
-        times = self._times(edge | bottoms)
+        times = self._times(shallow | bottoms)
         lowest = min(times[c] for c in bottoms)
-        return {s for s in edge if times[s] + SKEW >= lowest}
+        near = {s for s in shallow if times[s] + SKEW >= lowest}
+        # Only those on ``anc``'s history: every commit between it and one of them is a
+        # descendant, so no older than ``lowest - 2 * SKEW``; the walk stops below that.
+        return near.intersection(self._reach(anc, since=lowest - 2 * SKEW)) if near else set()
+
+    def _reach(self, *tips: str, since: int) -> list[str]:
+        """Commits reachable from ``tips`` through commits no older than ``since`` (a walk that
+        stops at older ones: git prunes by date only when nothing is excluded)."""
+        return self._run("rev-list", "--missing=allow-promisor", f"--max-age={since}", *tips)[1].split()
 
     def _times(self, shas: set[str]) -> dict[str, int]:
         """Committer times of commits that are here, in one git process."""
         if not shas:
             return {}
-        out = self._run("log", "--no-walk=unsorted", "--format=%H %ct", *sorted(shas))[1]
+        out = self._run("log", "--no-walk=unsorted", "--format=%H %ct", "--stdin",
+                        input="".join(f"{sha}\n" for sha in sorted(shas)))[1]
         return {sha: int(t) for sha, t in (line.split() for line in out.splitlines())}
 
     def resolve(self, rev: str) -> str:
@@ -531,11 +609,8 @@ class Mirror:
         """Make ``dest`` a detached worktree of this mirror at ``sha`` (blobs fetched lazily, once)."""
         dest = Path(dest)
         if (dest / ".git").exists():
-            g = _git(dest)
-            g.update_environment(**self.remote.auth_env())  # blobs it lacks come from the remote
-            status, _, err = g.execute(["git", "checkout", "--quiet", "--detach", sha],
-                                                with_extended_output=True, with_exceptions=False,
-                                                kill_after_timeout=TIMEOUT)
+            # blobs it lacks come from the remote: with its credentials
+            status, _, err = run_git(["checkout", "--quiet", "--detach", sha], dest, self._env)
         else:
             self._run("worktree", "prune")
             status, _, err = self._run("worktree", "add", "--quiet", "--detach", "--force", str(dest), sha,
@@ -556,14 +631,12 @@ def head_of(path: Path, *, enclosing: bool = False) -> str | None:
     start = Path(path).resolve()
     for candidate in (start, *start.parents) if enclosing else (start,):
         if (candidate / ".git").exists():
-            status, out, _ = _git(candidate).execute(["git", "rev-parse", "--verify", "--quiet", "HEAD"],
-                                                     with_extended_output=True, with_exceptions=False)
+            status, out, _ = run_git(["rev-parse", "--verify", "--quiet", "HEAD"], candidate)
             return out.strip() if status == 0 else None
     return None
 
 
 def common_dir(path: Path) -> Path | None:
     """The repository a work tree belongs to (its mirror, for worktrees), or None."""
-    status, out, _ = _git(path).execute(["git", "rev-parse", "--path-format=absolute", "--git-common-dir"],
-                                        with_extended_output=True, with_exceptions=False)
+    status, out, _ = run_git(["rev-parse", "--path-format=absolute", "--git-common-dir"], path)
     return Path(out.strip()).resolve() if status == 0 else None

@@ -15,7 +15,7 @@ import subprocess
 import urllib.parse
 
 from release.core.errors import UserError
-from release.sources.git import _SHA, ENV, TIMEOUT, Remote, _git, remote_error
+from release.sources.git import _SHA, ENV, TIMEOUT, Remote, remote_error, run_git
 
 
 def ls_remote(remote: Remote, branch: str) -> str:
@@ -47,12 +47,8 @@ def ls_remote_branches(remote: Remote, pattern: str) -> dict[str, str]:
 
 
 def _ls_remote_heads(remote: Remote, pattern: str) -> dict[str, str]:
-    g = _git()
-    g.update_environment(**remote.auth_env())
-    status, out, err = g.execute(
-        ["git", "-c", "protocol.version=2", "ls-remote", "--heads", "--", remote.bare_url,
-         f"refs/heads/{pattern}"],
-        with_extended_output=True, with_exceptions=False, kill_after_timeout=TIMEOUT)
+    status, out, err = run_git(["-c", "protocol.version=2", "ls-remote", "--heads", "--", remote.bare_url,
+                                f"refs/heads/{pattern}"], env=remote.auth_env())
     if status != 0:
         raise remote_error(remote, "cannot list", err)
     return {ref: sha for sha, _, ref in (line.partition("\t") for line in out.splitlines())}
