@@ -7,8 +7,18 @@ request numbers are one sequence), since the dashboard's rules are proven agains
 
 from __future__ import annotations
 
-import pytest
+import datetime as dt
+import itertools
+import json
+import re
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from release.core import roller_report
+from release.core.roller_report import BODY_LIMIT, MARKER, Pin, Pull, Report, Run
+from release.sources import dashboard
 from release.sources.github import GitHubRefused
 
 OWNER, NAME = "rocm", "jax-rocm-release"
@@ -46,10 +56,6 @@ def test_stand_in_issues_are_as_strict_as_github(github_client, fake_github):
 
 # ------------------------------------------------------------------ the command, end to end
 
-import json  # noqa: E402
-
-from tests.support.fake_github import FAKE_REPO  # noqa: E402
-
 
 @pytest.fixture
 def dash(bump_project, github_env, tmp_path, monkeypatch):
@@ -75,8 +81,231 @@ def test_cli_opens_once_then_sends_nothing_new(dash, run_cli):
     assert json.loads(out)["issue"]["action"] == "unchanged"
     assert len(writes(fake)) == 1
     (issue,) = fake.issues()
-    print(issue["body"])
-    code, out, err = run_cli("status", "--root", root)
+    assert issue["body"].startswith(MARKER) and issue["user"]["login"] == fake.identity
+    assert [label["name"] for label in issue["labels"]] == [dashboard.LABEL]
+
+
+# ------------------------------------------------------------------ the body: bounded and inert
+
+NOW = dt.datetime(2026, 11, 22, 3, tzinfo=dt.timezone.utc)
+SAFE_URLS = ["https://github.com/rocm/jax-rocm-release/pull/7",
+             "https://github.com/rocm/jax-rocm-release/actions/runs/1000"]
+HOSTILE = ["@everyone please look", "fixes #123 and other/repo#9", "<script>alert(1)</script>",
+           "[click](javascript:alert(1))", "![img](https://evil.example/x.png)", "a | b || c",
+           "line\nbreak\r\nand\ttab", "\x1b[31mred\x1b[0m\x07", "\u202eevil", "`code` ``x``",
+           "back\\slash\\|pipe", "# heading", "> quote", "1. list", "&lt;entity&gt; &#64;x",
+           "<!-- jax-rocm-release:dashboard -->", "-" * 300, "𝕏" * 200]
+hostile_text = st.one_of(st.sampled_from(HOSTILE), st.text(max_size=200),
+                         st.lists(st.sampled_from(HOSTILE), max_size=4).map("".join))
+urls = st.one_of(st.none(), st.sampled_from(SAFE_URLS),
+                 st.sampled_from(["javascript:alert(1)", "https://x.example/a)b](c", "http://x y", "data:,x"]),
+                 hostile_text)
+moments = st.datetimes(min_value=dt.datetime(2020, 1, 1), max_value=dt.datetime(2030, 1, 1),
+                       timezones=st.just(dt.timezone.utc))
+pulls = st.builds(Pull, st.integers(1, 10**6), hostile_text, urls, hostile_text)
+runs = st.builds(Run, st.integers(1, 10**6), st.sampled_from(["green", "red", "neither", "running"]),
+                 moments, urls, st.one_of(st.none(), hostile_text), st.one_of(st.none(), hostile_text))
+pins = st.builds(Pin, hostile_text, st.text("0123456789abcdef", min_size=40, max_size=40), hostile_text,
+                 hostile_text, st.one_of(st.none(), moments))
+reports = st.builds(
+    Report, now=st.just(NOW), mode=st.sampled_from(["running", "dry-run", "stopped"]),
+    cooldown_hours=st.sampled_from([0.0, 1.5, 24.0]), roller_file=st.sampled_from([None, "roller.yaml"]),
+    pins=st.lists(pins, max_size=4).map(tuple), throttle=st.one_of(st.none(), hostile_text),
+    nightlies=st.one_of(st.none(), st.lists(runs, max_size=60).map(tuple)),
+    bump=st.one_of(st.none(), pulls), holds=st.lists(pulls, max_size=60).map(tuple),
+    bisects=st.lists(runs, max_size=3).map(tuple), unread=st.lists(hostile_text, max_size=3).map(tuple))
+
+
+def units(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def unescaped_pipes(line: str) -> int:
+    """Pipes that split a GFM table row: those with no backslash right before them."""
+    return len(re.findall(r"(?<!\\)\|", line))
+
+
+def check_inert(body: str, report: Report) -> None:
+    """Upstream text shows as words: table rows keep their cells, no ping, no raw HTML, and the
+    only links are GitHub's plain http(s) URLs that came with the report."""
+    given_urls = {u for u in [*(p.url for p in (*report.holds, *([report.bump] if report.bump else []))),
+                              *(r.url for r in (*(report.nightlies or ()), *report.bisects))] if u}
+    for is_row, group in itertools.groupby(body.split("\n"), key=lambda line: line.startswith("|")):
+        if is_row:  # one table: every row has its header's cells
+            rows = list(group)
+            assert len({unescaped_pipes(row) for row in rows}) == 1, f"a cell split or merged: {rows}"
+    # code spans (a whole cell, or a link's text) show their text as typed: no link, ping or HTML
+    prose = re.sub(r"(?<=[ \[])`[^`]*`", "", body)
+    targets = re.findall(r"(?<!\\)\]\(([^)]*)\)", prose)
+    assert set(targets) <= {u for u in given_urls if roller_report._URL.fullmatch(u)}
+    words = re.sub(r"(?<!\\)\]\([^)]*\)", "]", prose)
+    assert not re.search(r"[@#]\w", words), "a ping or a reference"
+    assert "<" not in words.replace(MARKER, "", 1), "raw HTML"
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e]", body)
+
+
+@given(reports)
+def test_body_never_exceeds_the_limit_and_shows_upstream_text_as_words(report):
+    body = roller_report.markdown(report)
+    assert units(body) <= BODY_LIMIT and body.startswith(MARKER + "\n")
+    check_inert(body, report)
+    assert roller_report.markdown(report) == body  # the same report, the same body: no write
+    for line in roller_report.text(report):  # status shows the same report, one safe line each
+        assert "\n" not in line and not re.search(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e]", line)
+
+
+@given(st.lists(st.sampled_from(["x" * 90, "🟢" * 40, "ab", "", "\u00e9" * 70]), max_size=400),
+       st.integers(200, 6000))
+def test_a_cut_body_fits_keeps_the_marker_and_says_so(lines, limit):
+    body = "\n".join([MARKER, *lines])
+    cut = roller_report.bound(body, limit)
+    assert units(cut) <= limit and cut.startswith(MARKER)
+    assert cut == body if units(body) <= limit else "cut here" in cut and body.startswith(cut.split("\n\n_(cut")[0])
+
+
+def test_a_huge_report_fits_one_issue():
+    big = Pull(1, "x" * 10_000, SAFE_URLS[0], "b" * 60_000)
+    report = Report(NOW, "running", 0, None, (), holds=(big,) * 5000, bump=big,
+                    nightlies=tuple(Run(i, "red", NOW, SAFE_URLS[1], "failure", "v" * 70_000) for i in range(5000)))
+    body = roller_report.markdown(report)
+    assert units(body) <= BODY_LIMIT and "cut here" in body
+
+
+def test_ages_are_whole_days_by_the_run_clock():
+    committed = dt.datetime(2026, 11, 20, 4, tzinfo=dt.timezone.utc)
+    assert roller_report.age_days(NOW, committed) == 1  # 47 hours
+    assert roller_report.age_days(committed + dt.timedelta(days=2), committed) == 2
+    assert roller_report.age_days(committed, NOW) == 0  # a commit from the future: a skewed clock
+    assert roller_report.age_days(NOW, None) is None
+
+
+# ------------------------------------------------------------------ one issue, edited, never a person's
+
+REPO_NUMBERS = itertools.count(1)
+EVENTS = ["run", "run", "new", "person_lookalike", "person_closes", "label_off", "person_edits", "race"]
+
+
+def body_of(i: int) -> str:
+    return roller_report.markdown(Report(NOW, "running", 24.0, "roller.yaml", (),
+                                         throttle=f"state {i}", nightlies=()))
+
+
+def tool_issues(fake, repo):
+    return [i for i in fake.issues(repo) if i["user"]["login"] == fake.identity]
+
+
+@settings(max_examples=15)
+@given(st.lists(st.sampled_from(EVENTS), min_size=1, max_size=8), st.booleans())
+def test_one_dashboard_ever_edited_only_on_change_and_never_a_persons(github_client, fake_github, events,
+                                                                       actions_token):
+    """Whatever people do around it (a look-alike issue with the same title, marker and label; closing
+    it; taking its label off; editing its body) and whatever the runs bring, the tool's dashboard is
+    one issue: opened once, edited only when its body changes, a person's issue untouched, a
+    closed one left closed, a raced duplicate closed."""
+    fake, client = fake_github, github_client
+    fake.actions_token = actions_token
+    repo = f"rocm/dash-{next(REPO_NUMBERS)}"
+    owner, name = repo.split("/")
+    login = dashboard.author(client)
+    assert login == fake.identity
+    people: dict[int, dict] = {}
+    version, closed_by_person = 0, set()
+    for event in events:
+        ours = tool_issues(fake, repo)
+        if event == "new":
+            version += 1
+        elif event == "person_lookalike":
+            n = fake.seed_issue(dashboard.TITLE, body=body_of(version), labels=[dashboard.LABEL], repo=repo)
+            people[n] = next(i for i in fake.issues(repo) if i["number"] == n)
+        elif event == "race" and ours:  # another run opened a second one at the same moment
+            fake.seed_issue(dashboard.TITLE, body=body_of(version), labels=[dashboard.LABEL],
+                            login=fake.identity, repo=repo)
+            continue
+        elif ours and event in ("person_closes", "label_off", "person_edits"):
+            issue = next(i for i in fake._issues[repo] if i["number"] == min(o["number"] for o in ours))
+            if event == "person_closes":
+                issue["state"] = "closed"
+                closed_by_person.add(issue["number"])
+            elif event == "label_off":
+                issue["labels"] = []
+            else:
+                issue["body"] = "a person's notes"
+            continue
+        before = len(fake.log)
+        had = tool_issues(fake, repo)
+        result = dashboard.sync_issue(client, owner, name, body_of(version), login=login)
+        sent = [(m, p) for kind, m, p, *_ in fake.log[before:] if m != "GET"]
+        ours = tool_issues(fake, repo)
+        kept = [i for i in ours if i["number"] == result.number]
+        assert len(kept) == 1 and kept[0]["body"] == body_of(version)
+        assert [i for i in ours if i["state"] == "open" and i is not kept[0]] == []  # one open at most
+        assert len(ours) == max(len(had), 1)  # one opened when none existed, never another
+        assert (result.action == "created") == (not had)
+        if had and not any(i["state"] == "open" for i in had[1:]) and \
+                next(i for i in had if i["number"] == result.number)["body"] == body_of(version):
+            assert sent == [] and result.action == "unchanged"  # nothing new: nothing sent
+        for issue in ours:
+            if issue["number"] in closed_by_person:
+                assert issue["state"] == "closed"  # a person's close stands
+        again_before = len(fake.log)
+        assert dashboard.sync_issue(client, owner, name, body_of(version), login=login).action == "unchanged"
+        assert [m for _, m, *_ in fake.log[again_before:] if m != "GET"] == []
+        for number, issue in people.items():  # a person's issue: never touched
+            assert next(i for i in fake.issues(repo) if i["number"] == number) == issue
+
+
+def test_a_person_s_issue_with_every_mark_is_never_taken_for_the_dashboard(github_client, fake_github):
+    person = fake_github.seed_issue(dashboard.TITLE, body=body_of(0), labels=[dashboard.LABEL])
+    snapshot = fake_github.issues()
+    result = dashboard.sync_issue(github_client, "rocm", "jax-rocm-release", body_of(1), login=fake_github.identity)
+    assert result.action == "created" and result.number != person
+    assert [i for i in fake_github.issues() if i["number"] == person] == snapshot
+
+
+def test_dry_run_sends_nothing_and_says_what_it_would_do(github_client, fake_github):
+    owner, name = "rocm", "jax-rocm-release"
+    login = fake_github.identity
+    assert dashboard.sync_issue(github_client, owner, name, body_of(0), login=login, dry_run=True).action \
+        == "would create"
+    assert fake_github.issues() == []
+    dashboard.sync_issue(github_client, owner, name, body_of(0), login=login)
+    before = len(fake_github.log)
+    assert dashboard.sync_issue(github_client, owner, name, body_of(1), login=login, dry_run=True).action \
+        == "would edit"
+    assert dashboard.sync_issue(github_client, owner, name, body_of(0), login=login, dry_run=True).action \
+        == "would leave"
+    assert all(m == "GET" for _, m, *_ in fake_github.log[before:])
+
+
+def test_the_author_is_the_token_s_login_or_the_actions_bot(github_client, fake_github):
+    assert dashboard.author(github_client) == fake_github.login
+    assert dashboard.author(github_client, "my-app[bot]") == "my-app[bot]"
+    fake_github.actions_token = True  # an installation token: GET /user is 403
+    assert dashboard.author(github_client) == "github-actions[bot]" == fake_github.identity
+
+
+def test_the_issues_list_s_pull_requests_are_never_the_dashboard(github_client, fake_github):
+    """GitHub's issues list carries pull requests too; one of the tool's with the marker in its
+    body is still a pull request, never the dashboard."""
+    github_client.create_pull("rocm", "jax-rocm-release", title=dashboard.TITLE, head="bump/x", base="main",
+                              body=body_of(0))
+    result = dashboard.sync_issue(github_client, "rocm", "jax-rocm-release", body_of(0), login=fake_github.identity)
+    assert result.action == "created" and len(fake_github.issues()) == 1
+
+
+def test_cli_dry_run_prints_the_body_and_status_shows_the_same_report(dash, run_cli):
+    root, fake = dash
+    fake.add_workflow_run(conclusion="failure")
+    code, out, err = run_cli("dashboard", "--dry-run", "--root", root)
     assert code == 0, err
-    print(out)
-    assert FAKE_REPO
+    assert out.startswith(MARKER) and "would open" in out
+    assert fake.issues() == [] and writes(fake) == []
+    code, out, err = run_cli("dashboard", "--json", "--root", root)
+    report = json.loads(out)["report"]
+    code, out, err = run_cli("status", "--json", "--root", root)
+    assert code == 0, err
+    assert json.loads(out)["roller"] == report  # one report: the issue's and status's
+    code, out, err = run_cli("status", "--offline", "--json", "--root", root)
+    offline = json.loads(out)["roller"]
+    assert offline["nightlies"] is None and any("GitHub not asked" in u for u in offline["unread"])
+    assert [p["age_days"] for p in offline["pins"]] == [p["age_days"] for p in report["pins"]]

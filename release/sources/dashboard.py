@@ -4,8 +4,8 @@ opened once and then edited (as Renovate's dependency dashboard), never one per 
 Which issue is the dashboard: one written by the tool's own identity (``user.login`` is the
 token's login: ``GET /user``, or ``github-actions[bot]`` for an Actions token, which may not read
 ``/user``; ``--author`` names another app's bot) that carries the tool's hidden marker
-(``roller_report.MARKER``) or its label, looked for by the label and then by the author. A
-person's issue never counts, whatever its title,
+(``roller_report.MARKER``), its label or its title, looked for by the label and then by the
+author. A person's issue never counts, whatever its title,
 body or labels, so it is never edited. Of several of the tool's own (two runs that raced), the
 open one with the lowest number is kept and the other open ones are closed as duplicates.
 
@@ -90,11 +90,13 @@ def _labels(issue: dict) -> set[str]:
 
 
 def is_ours(issue: Any, login: str) -> bool:
-    """An issue (not a pull request) the tool's identity wrote with its marker or label."""
+    """An issue (not a pull request) the tool's identity wrote with its marker, label or title
+    (one mark is enough: a person may take the label off or rewrite the body)."""
     return (isinstance(issue, dict) and "pull_request" not in issue
             and isinstance(issue.get("number"), int)
             and (issue.get("user") or {}).get("login") == login
-            and (MARKER in str(issue.get("body") or "") or LABEL in _labels(issue)))
+            and (MARKER in str(issue.get("body") or "") or LABEL in _labels(issue)
+                 or issue.get("title") == TITLE))
 
 
 def dashboards(client: GitHubClient, owner: str, name: str, login: str) -> list[dict]:
