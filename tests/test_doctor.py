@@ -196,3 +196,78 @@ def test_each_line_says_what_to_change_or_which_permission_is_missing(github_env
     for check, permission in needs.items():
         assert found[check]["line"].endswith(f"(it needs {permission})"), found[check]
     assert "workflow permissions" in found["pull-requests"]["line"]
+
+
+# --- what auto-merge of the bump PR needs -----------------------------------------------------
+
+REQUIRE_CI = {"type": "required_status_checks", "parameters": {
+    "required_status_checks": [{"context": "ci / lint"}], "strict_required_status_checks_policy": False}}
+
+
+@pytest.mark.parametrize("change, expected", [
+    ({}, {"auto-merge": "ok"}),  # off: a person merges; nothing else asked
+    ({"variables": {"BUMP_AUTO_MERGE": "false"}}, {"auto-merge": "ok"}),
+    ({"variables": {"BUMP_AUTO_MERGE": "true"}, "branch_protection": {"main": ["ci / lint"]}},
+     {"auto-merge": "ok", "auto-merge-token": "ok", "auto-merge-checks": "ok"}),
+    ({"variables": {"BUMP_AUTO_MERGE": "TRUE"}, "branch_protection": {"dev": ["ci / lint"]}},
+     {"auto-merge": "ok", "auto-merge-token": "ok", "auto-merge-checks": "warn"}),  # main is unprotected
+    ({"variables": {"BUMP_AUTO_MERGE": "true"}, "default_branch": "trunk",
+      "branch_protection": {"trunk": ["ci / lint"]}},
+     {"auto-merge": "ok", "auto-merge-token": "ok", "auto-merge-checks": "ok"}),
+    ({"variables": {"BUMP_AUTO_MERGE": "true"},
+      "rulesets": [{"name": "main", "target": "branch", "include": ["~DEFAULT_BRANCH"], "rules": [REQUIRE_CI]}]},
+     {"auto-merge": "ok", "auto-merge-token": "ok", "auto-merge-checks": "ok"}),
+    ({"variables": {"BUMP_AUTO_MERGE": "true", "BUMP_MERGE_REQUIRE": "build\nci / lint"},
+      "rulesets": [{"name": "main", "target": "branch", "include": ["refs/heads/main"], "rules": [REQUIRE_CI]}]},
+     {"auto-merge": "ok", "auto-merge-token": "ok", "auto-merge-checks": "ok"}),
+    ({"variables": {"BUMP_AUTO_MERGE": "true", "BUMP_MERGE_REQUIRE": "build"},
+      "rulesets": [{"name": "main", "target": "branch", "include": ["~ALL"], "rules": [REQUIRE_CI]}]},
+     {"auto-merge": "ok", "auto-merge-token": "ok", "auto-merge-checks": "warn"}),
+    ({"variables": {"BUMP_AUTO_MERGE": "true"}, "branch_protection": {"main": ["ci / lint"]},
+      "rulesets": [{"name": "off", "target": "branch", "enforcement": "disabled", "include": ["~ALL"],
+                    "rules": [REQUIRE_CI]}]},
+     {"auto-merge": "ok", "auto-merge-token": "ok", "auto-merge-checks": "ok"}),
+    ({"variables": {"BUMP_AUTO_MERGE": "true"}, "branch_protection": {"main": ["ci / lint"]},
+      "environments": {"bump": {"rules": [], "secrets": ["OTHER"]}}},
+     {"auto-merge": "ok", "auto-merge-token": "fail", "auto-merge-checks": "ok"}),
+    ({"variables": {"BUMP_AUTO_MERGE": "true"}, "branch_protection": {"main": ["ci / lint"]}, "environments": {}},
+     {"auto-merge": "ok", "auto-merge-token": "fail", "auto-merge-checks": "ok"}),
+])
+def test_auto_merge_needs_a_token_that_starts_ci_and_checks_the_base_requires(github_env, run_cli, change,
+                                                                             expected):
+    """With BUMP_AUTO_MERGE on: no BUMP_TOKEN means no CI on bump PRs, so nothing ever merges
+    (fail); a default branch that requires no check, or a BUMP_MERGE_REQUIRE that leaves out one
+    it requires, is a warn naming it; off, only one line says a person merges."""
+    ready(github_env)
+    for key, value in change.items():
+        setattr(github_env.settings, key, value)
+    code, found, _ = doctor(run_cli)
+    assert {k: f["status"] for k, f in found.items() if k.startswith("auto-merge")} == expected
+    if expected.get("auto-merge-checks") == "warn":
+        line = found["auto-merge-checks"]["line"]
+        assert ("ci / lint" in line) == ("BUMP_MERGE_REQUIRE" in line) and "main" in line
+    if expected.get("auto-merge-checks") == "ok":
+        assert "ci / lint" in found["auto-merge-checks"]["line"]
+    assert code == (1 if "fail" in {f["status"] for f in found.values()} else 0)
+    assert writes(github_env) == [] and github_env.violations == []
+
+
+def test_auto_merge_unreadable_with_a_workflow_token_says_what_it_lacks(github_env, run_cli):
+    ready(github_env)
+    github_env.settings.variables = {"BUMP_AUTO_MERGE": "true"}
+    github_env.actions_token = True
+    code, found, _ = doctor(run_cli)
+    assert found["auto-merge"]["status"] == "unknown"
+    assert found["auto-merge"]["line"].endswith("(it needs Variables: read)") and code == 0
+
+
+@pytest.mark.parametrize("name, value, good", [
+    ("BUMP_AUTO_MERGE", "true", True), ("BUMP_AUTO_MERGE", "False", True), ("BUMP_AUTO_MERGE", "yes", False),
+    ("BUMP_AUTO_MERGE", "", False), ("BUMP_MERGE_METHOD", "squash", True), ("BUMP_MERGE_METHOD", "rebase", True),
+    ("BUMP_MERGE_METHOD", "fast-forward", False), ("BUMP_MERGE_METHOD", "Merge", False),
+    ("BUMP_MERGE_REQUIRE", "ci / lint\nbuild", True), ("BUMP_MERGE_REQUIRE", " \n\t\n", False),
+])
+def test_auto_merge_variables_at_their_edges(name, value, good):
+    assert (preflight.VARIABLE_RULES[name](value) is None) == good
+    if name == "BUMP_MERGE_REQUIRE" and good:
+        assert preflight.required_names(value) == ["ci / lint", "build"]

@@ -471,7 +471,33 @@ def test_bump_is_scheduled_and_can_push():
     assert "schedule" in bump["on"] and "workflow_dispatch" in bump["on"]
     # actions: read, for the throttle's record of nightly runs (README "Green rolls and holds")
     assert bump["jobs"]["bump"]["permissions"] == {"contents": "write", "pull-requests": "write",
-                                                   "actions": "read"}
+                                                   "actions": "read", "checks": "read", "statuses": "read"}
+
+
+def test_auto_merge_is_a_repository_variable_that_reaches_bump(tmp_path):
+    """BUMP_AUTO_MERGE (true, any case) adds --auto-merge on GitHub only; the method and every
+    required check (one a line, spaces kept) reach their flags; off, none of them is passed."""
+    step = next(s for s in workflow("bump.yml")["jobs"]["bump"]["steps"] if s.get("run") == "scripts/bump.sh")
+    for name in ("BUMP_AUTO_MERGE", "BUMP_MERGE_METHOD", "BUMP_MERGE_REQUIRE"):
+        assert step["env"][name] == f"${{{{ vars.{name} }}}}"
+    repo = {"GITHUB_REPOSITORY": "rocm/jax-rocm-release"}
+    cases = [({**repo, "BUMP_AUTO_MERGE": "True", "BUMP_MERGE_METHOD": "squash",
+               "BUMP_MERGE_REQUIRE": "ci / lint\n\n  build-rocm-7.2 / py3.12  \n"},
+              ["--auto-merge", "--merge-method", "squash", "--merge-require", "ci / lint",
+               "--merge-require", "build-rocm-7.2 / py3.12"]),
+             ({**repo, "BUMP_AUTO_MERGE": "true"}, ["--auto-merge"]),
+             ({**repo, "BUMP_AUTO_MERGE": "false", "BUMP_MERGE_METHOD": "squash"}, []),
+             ({**repo, "BUMP_MERGE_REQUIRE": "ci"}, []),
+             ({"BUMP_AUTO_MERGE": "true"}, None)]  # no repository: commit only, nothing to merge
+    for env, tail in cases:
+        log = tmp_path / "calls.jsonl"
+        if log.exists():
+            log.unlink()
+        (argv,) = run_script(tmp_path, ["bump.sh"], env)
+        if tail is None:
+            assert argv == ["bump", "--commit"]
+        else:
+            assert argv == ["bump", "--commit", "--push", "--open-pr", *tail], env
 
 
 def test_release_runs_on_the_tags_release_cut_makes():

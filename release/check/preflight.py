@@ -2,7 +2,8 @@
 
 The workflows depend on settings no file in the repository holds: whether Actions may open
 pull requests, the Pages source, the ``bump`` environment and its token, online runners with
-the ROCm labels, the repository variables, tag rulesets and immutable releases. Each check
+the ROCm labels, the repository variables, what auto-merge of the bump PR needs (a token whose
+pushes start CI, required checks on the base), tag rulesets and immutable releases. Each check
 reads (never changes) one of them and says it in one line: ``ok``, ``warn`` (works, but not
 as well as it could), ``fail`` (a workflow will fail or hang), or ``unknown`` (the token may
 not read it: the line says which permission it lacks).
@@ -16,7 +17,7 @@ import json
 import re
 from pathlib import Path
 from typing import Any, Callable, Iterable
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from packaging.version import InvalidVersion, Version
 
@@ -165,7 +166,30 @@ def _url(schemes: tuple[str, ...]) -> Callable[[str], str | None]:
     return check
 
 
+MERGE_METHODS = ("merge", "squash", "rebase")
+
+
+def _true_or_false(value: str) -> str | None:
+    return None if value.strip().lower() in ("true", "false") else "expected true or false"
+
+
+def _merge_method(value: str) -> str | None:
+    return None if value.strip() in MERGE_METHODS else f"expected one of {', '.join(MERGE_METHODS)}"
+
+
+def _check_names(value: str) -> str | None:
+    return None if required_names(value) else "expected check names, one a line"
+
+
+def required_names(value: str) -> list[str]:
+    """BUMP_MERGE_REQUIRE's check names: one a line (a check name may hold spaces)."""
+    return [line.strip() for line in value.splitlines() if line.strip()]
+
+
 VARIABLE_RULES: dict[str, Callable[[str], str | None]] = {
+    "BUMP_AUTO_MERGE": _true_or_false,
+    "BUMP_MERGE_METHOD": _merge_method,
+    "BUMP_MERGE_REQUIRE": _check_names,
     "ROCM_RUNNER_LABELS": _labels,
     "RELEASE_KEEP": _keep,
     "RELEASE_PROTECT": _protect,
@@ -193,6 +217,73 @@ def check_variables(repo: _Repo, wanted: Iterable[str]) -> tuple[list[Finding], 
         else:
             found.append(Finding(f"variable {name}", "ok", f"{name} = {shown!r}"))
     return found, values
+
+
+# --- auto-merge of the bump PR ------------------------------------------------------------------
+
+def required_checks(repo: _Repo, branch: str) -> set[str] | None:
+    """The status checks ``branch`` requires, by branch protection and by rulesets (None: the
+    token may read neither)."""
+    found: set[str] = set()
+    readable = False
+    rules = repo.get(f"/rules/branches/{quote(branch, safe='')}")
+    if isinstance(rules, list):
+        readable = True
+        for rule in rules:
+            if isinstance(rule, dict) and rule.get("type") == "required_status_checks":
+                for check in (rule.get("parameters") or {}).get("required_status_checks") or []:
+                    if isinstance(check, dict) and isinstance(check.get("context"), str):
+                        found.add(check["context"])
+    info = repo.get(f"/branches/{quote(branch, safe='')}")
+    if isinstance(info, dict):
+        readable = True
+        status = ((info.get("protection") or {}).get("required_status_checks") or {})
+        found |= {c for c in status.get("contexts") or [] if isinstance(c, str)}
+    return found if readable else None
+
+
+def check_auto_merge(repo: _Repo, values: dict[str, str] | None, token: Finding | None) -> list[Finding]:
+    """What ``bump --auto-merge`` (BUMP_AUTO_MERGE) needs: a token whose pushes start CI (else no
+    check ever passes), and the bump PR's base requiring the checks (else GitHub merges anything)."""
+    if values is None:
+        return [_cannot("auto-merge", "whether BUMP_AUTO_MERGE is on", "Variables: read")]
+    if values.get("BUMP_AUTO_MERGE", "").strip().lower() != "true":
+        return [Finding("auto-merge", "ok", "auto-merge is off (BUMP_AUTO_MERGE is not true): a person "
+                                            "merges each bump PR")]
+    found = [Finding("auto-merge", "ok", "auto-merge is on: the bump job merges its PR when every commit "
+                                         "on it is the tool's and its checks passed")]
+    if token is not None and token.status == "unknown":
+        found.append(_cannot("auto-merge-token", f"whether the {BUMP_ENVIRONMENT!r} environment has "
+                             f"{BUMP_SECRET}", "Secrets: read"))
+    elif token is not None and token.status == "ok":
+        found.append(Finding("auto-merge-token", "ok", f"{BUMP_SECRET} pushes the bump PRs, so CI runs on "
+                             "them and the job can merge them once green (it needs Contents and Pull "
+                             "requests: write, Checks and Commit statuses: read)"))
+    else:
+        found.append(Finding("auto-merge-token", "fail", f"BUMP_AUTO_MERGE is true but there is no "
+                             f"{BUMP_SECRET}: bump PRs pushed with GITHUB_TOKEN start no CI, so no check "
+                             f"ever passes and none is merged; give {BUMP_ENVIRONMENT!r} a {BUMP_SECRET} "
+                             "(a GitHub App or fine-grained token: Contents and Pull requests: write, "
+                             "Checks and Commit statuses: read)"))
+    meta = repo.get("")
+    branch = str(meta.get("default_branch") or "main") if isinstance(meta, dict) else "main"
+    required = required_checks(repo, branch)
+    wanted = set(required_names(values.get("BUMP_MERGE_REQUIRE", "")))
+    if required is None:
+        found.append(_cannot("auto-merge-checks", f"the checks {branch} requires", "Contents: read"))
+    elif not required:
+        found.append(Finding("auto-merge-checks", "warn", f"{branch} requires no status check (no branch "
+                             "protection or ruleset rule names one): the job merges only green bump PRs, "
+                             f"but GitHub itself would merge anything; require the ci checks on {branch}"))
+    elif wanted and not required <= wanted:
+        missing = ", ".join(sorted(required - wanted))
+        found.append(Finding("auto-merge-checks", "warn", f"BUMP_MERGE_REQUIRE leaves out {missing}, which "
+                             f"{branch} requires: the job asks to merge before they pass and GitHub "
+                             "refuses (405) until they do; name them too, or unset it to wait for every check"))
+    else:
+        found.append(Finding("auto-merge-checks", "ok", f"{branch} requires {', '.join(sorted(required))}: "
+                             "nothing is merged before they pass"))
+    return found
 
 
 def check_runners(repo: _Repo, labels: tuple[str, ...]) -> Finding:
@@ -279,9 +370,11 @@ def preflight(client: GitHubClient, owner: str, name: str, root: Path) -> list[F
     repo = _Repo(client, owner, name)
     found = [check_pull_requests(repo), check_pages(repo), *check_bump_environment(repo)]
     variables, values = check_variables(repo, workflow_variables(root))
+    readable = not (len(variables) == 1 and variables[0].check == "variables")
+    token = next((f for f in found if f.check == "bump-token"), None)
     labels = DEFAULT_RUNNER_LABELS
     if "ROCM_RUNNER_LABELS" in values and _labels(values["ROCM_RUNNER_LABELS"]) is None:
         labels = tuple(json.loads(values["ROCM_RUNNER_LABELS"]))
-    found += [check_runners(repo, labels), *variables, *check_tag_rulesets(repo),
-              check_immutable_releases(repo)]
+    found += [check_runners(repo, labels), *variables, *check_auto_merge(repo, values if readable else None, token),
+              *check_tag_rulesets(repo), check_immutable_releases(repo)]
     return found

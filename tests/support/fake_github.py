@@ -23,7 +23,9 @@ pull requests (list by ``state``/``head=owner:branch``, create, update); issues 
 ``state``/``labels``/``creator``, newest first, pull requests included with their ``pull_request``
 key as GitHub does; create; get; update: ``title``, ``body``, ``state``, ``state_reason``,
 ``labels``; 422 for a body over 65536 characters; numbers shared with pull requests); ``GET
-/user``; workflow dispatches (``POST .../actions/workflows/{file}/dispatches``, recorded in
+/user``; the repository, a branch with its protection and the rules on a branch (``GET
+/repos/{o}/{r}``, ``.../branches/{b}``, ``.../rules/branches/{b}``); workflow dispatches
+(``POST .../actions/workflows/{file}/dispatches``, recorded in
 ``fake.dispatches``; 422 for a ref that is no branch); a commit's CI results:
 the combined status (``GET .../commits/{ref}/status``: the latest status per context, the combined
 ``state``, paginated) and its check runs (``GET .../commits/{ref}/check-runs``: ``filter=latest`` by
@@ -347,6 +349,12 @@ class RepoSettings:
     variables: dict = field(default_factory=dict)   # name -> value
     rulesets: list = field(default_factory=list)    # {"name", "target", "enforcement", "include", "exclude", "rules"}
     immutable_releases: bool = True   # GitHub's setting; off: published assets and tags may change
+    default_branch: str = "main"
+    # Classic branch protection: branch -> the status checks it requires (absent: unprotected).
+    # Rulesets with target "branch" may require checks too: a rule {"type":
+    # "required_status_checks", "parameters": {"required_status_checks": [{"context": NAME}],
+    # "strict_required_status_checks_policy": false}} (``GET .../rules/branches/{branch}``).
+    branch_protection: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -707,10 +715,10 @@ class FakeGitHub:
                 raise _ApiError(403, "Resource not accessible by integration")
             return 200, {}, schema_instance("public-user", **{**_user(self.login), "type": "User",
                                                           "user_view_type": "public"})
-        m = re.fullmatch(r"/repos/([^/]+/[^/]+)(/.*)", path)
+        m = re.fullmatch(r"/repos/([^/]+/[^/]+)(/.*)?", path)
         if not m:
             raise _ApiError(404, "Not Found")
-        repo, rest = m.group(1), m.group(2)
+        repo, rest = m.group(1), m.group(2) or ""
         data = json.loads(body) if body else {}
         if rest == "/issues" or re.fullmatch(r"/issues/\d+", rest):
             return self._issue_route(repo, rest, method, data, q, path)
@@ -871,6 +879,34 @@ class FakeGitHub:
             if not 0 <= index < len(s.rulesets):
                 raise _ApiError(404, "Not Found")
             return 200, {}, self._ruleset(index, s.rulesets[index], detail=True)
+        if rest == "":
+            return 200, {}, _merge(schema_instance("full-repository"),
+                                   {**_repository(self.repo), "default_branch": s.default_branch})
+        if m := re.fullmatch(r"/branches/([^/]+)", rest):
+            branch = unquote(m.group(1))
+            contexts = s.branch_protection.get(branch)
+            return 200, {}, _merge(schema_instance("branch-with-protection"), dict(
+                name=branch, protected=contexts is not None,
+                commit={"sha": self._ref(branch) or self.branches.get(branch, "0" * 40), "author": {}, "committer": {}},
+                protection_url=f"{self.api_url}/repos/{self.repo}/branches/{branch}/protection",
+                protection={"enabled": contexts is not None, "required_status_checks": {
+                    "contexts": contexts or [], "checks": [{"context": c, "app_id": None} for c in contexts or []],
+                    "enforcement_level": "everyone" if contexts else "off"}}))
+        if m := re.fullmatch(r"/rules/branches/([^/]+)", rest):
+            ref = f"refs/heads/{unquote(m.group(1))}"
+            rules = []
+            for index, ruleset in enumerate(s.rulesets):
+                if ruleset.get("target", "tag") != "branch" or ruleset.get("enforcement", "active") != "active":
+                    continue
+                default = f"refs/heads/{s.default_branch}"
+                hit = any(ref == p or p == "~ALL" or (p == "~DEFAULT_BRANCH" and ref == default)
+                          for p in ruleset.get("include", []))
+                if hit and ref not in ruleset.get("exclude", []):
+                    for rule in ruleset.get("rules", []):
+                        rule = rule if isinstance(rule, dict) else {"type": rule}
+                        rules.append({**rule, "ruleset_source_type": "Repository", "ruleset_source": self.repo,
+                                      "ruleset_id": index + 1})
+            return 200, {}, rules
         if rest == "/immutable-releases":
             if not s.immutable_releases:
                 raise _ApiError(404, "Not Found")
@@ -883,7 +919,7 @@ class FakeGitHub:
         if detail:
             data |= {"conditions": {"ref_name": {"include": rule.get("include", []),
                                                  "exclude": rule.get("exclude", [])}},
-                     "rules": [{"type": kind} for kind in rule.get("rules", [])],
+                     "rules": [kind if isinstance(kind, dict) else {"type": kind} for kind in rule.get("rules", [])],
                      "current_user_can_bypass": "never"}
         return data
 
