@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from email.parser import HeaderParser
 from pathlib import Path
 
@@ -73,9 +74,14 @@ def built(root, artifacts, tmp_path_factory) -> Path:
 def test_dist_holds_wheels_revisions_sums_and_manifest(built, root):
     names = sorted(p.name for p in built.iterdir() if not p.name.startswith("."))
     other = OTHER_PY.replace(".", "")
-    assert names == sorted([PJRT, PLUGIN, f"jax_rocm7_plugin-{VERSION}-cp{other}-cp{other}-manylinux_2_28_x86_64.whl",
+    wheels = [PJRT, PLUGIN, f"jax_rocm7_plugin-{VERSION}-cp{other}-cp{other}-manylinux_2_28_x86_64.whl"]
+    assert names == sorted([*wheels, *(w + ".metadata" for w in wheels),
                             "SHA256SUMS", "manifest.json", "provenance.intoto.json",
                             "revisions.json"])
+    for wheel in wheels:  # PEP 658: each wheel's METADATA beside it, byte for byte
+        with zipfile.ZipFile(built / wheel) as zf:
+            [meta] = [n for n in zf.namelist() if n.endswith(".dist-info/METADATA")]
+            assert (built / (wheel + ".metadata")).read_bytes() == zf.read(meta)
     sums = dict(reversed(line.split("  ")) for line in (built / "SHA256SUMS").read_text().splitlines())
     assert set(sums) == set(names) - {"SHA256SUMS", "manifest.json"}
     for name, digest in sums.items():

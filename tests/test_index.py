@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import io
 import json
 import os
 import re
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from release.core import core_metadata
 from release.publish.index import JSON_TYPE, build_site, write_index
 from release.publish.stores import LocalStore
 from tests.support.index_server import serve
@@ -168,7 +170,11 @@ def test_channels_resolve_as_promised_with_real_pip(store_site, tmp_path):
             assert item["url"].startswith("file://") and item["url"].endswith("/assets/" + item["filename"])
             assert item["hashes"] == {"sha256": hashlib.sha256(data).hexdigest()}
             assert item["size"] == len(data) and item["yanked"] is False
-            assert "core-metadata" not in item  # no metadata file can sit at a release asset's URL
+            # PEP 658/714: the release's metadata asset sits at the wheel's URL + .metadata and is
+            # exactly the wheel's METADATA; the page names its sha256 under both keys
+            meta = urllib.request.urlopen(item["url"] + ".metadata", timeout=30).read()
+            assert meta == core_metadata.read(io.BytesIO(data))
+            assert item["core-metadata"] == item["dist-info-metadata"] == {"sha256": hashlib.sha256(meta).hexdigest()}
             assert item["requires-python"] == ">=3.11"
         final = next(i for i in page["files"] if "-0.9.1-" in i["filename"])
         assert final["upload-time"] == release.published_at.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -7,8 +7,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import os
 import re
+import subprocess
+import sys
+import urllib.parse
 import urllib.request
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -19,7 +24,7 @@ from release.publish.retention import retention
 from release.publish.stores import LocalStore
 from release.publish.yank import yank, yank_reason
 from tests.support.index_server import serve
-from tests.support.installs import pip_install, uv_install
+from tests.support.installs import pip_install, uv_bin, uv_install
 from tests.support.publish_dist import build_dist, gh_store, release_dist
 
 PLUGIN, PJRT = "jax-rocm7-plugin", "jax-rocm7-pjrt"
@@ -116,6 +121,75 @@ def test_pip_and_uv_install_tonights_nightly_from_the_release_assets(fake_github
         code, got, err = uv_install(tmp_path, served.url + "/stable/", PLUGIN, name="uvstable")
         assert code == 0, err
         assert got[PLUGIN] == got[PJRT] == "0.9.1"
+    finally:
+        served.close()
+
+
+def storage_reads(fake_github, since: int) -> Counter:
+    """Requests per path to the stand-in's download host (release assets) since log entry ``since``."""
+    return Counter(e[2] for e in fake_github.log[since:] if e[0] == "storage")
+
+
+def pip_resolve(tmp_path: Path, url: str, *args: str) -> dict[str, str]:
+    """``pip install --dry-run --report``: what pip would install, {name: version}."""
+    report = tmp_path / "report.json"
+    proc = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed",
+                           "--no-cache-dir", "--disable-pip-version-check", "--report", str(report),
+                           "--index-url", url, *args],
+                          capture_output=True, text=True, env={**os.environ, "PIP_CONFIG_FILE": os.devnull},
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return {i["metadata"]["name"]: i["metadata"]["version"] for i in json.loads(report.read_text())["install"]}
+
+
+def uv_compile(tmp_path: Path, url: str, *args: str) -> str:
+    """``uv pip compile`` of the plugin with a cache of its own: the pinned requirements it prints."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("UV_", "PIP_"))}
+    env.update(UV_NO_CONFIG="1", UV_CACHE_DIR=str(tmp_path / "uv-compile-cache"), UV_PYTHON_DOWNLOADS="never")
+    (tmp_path / "wanted.in").write_text(PLUGIN + "\n")
+    proc = subprocess.run([uv_bin(), "pip", "compile", "--python", sys.executable, "--no-header",
+                           "--index-url", url, *args, str(tmp_path / "wanted.in")],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+@pytest.mark.parametrize("negotiate", [False, True], ids=["html", "json"])
+def test_pip_and_uv_resolve_from_the_metadata_files_and_download_no_wheel(fake_github, gh_season, tmp_path,
+                                                                          negotiate):
+    """PEP 658/714: with the pages naming each wheel's metadata file (HTML on a static host,
+    PEP 691 JSON where negotiated), `pip install --dry-run --report` and `uv pip compile` read
+    exactly the two .metadata assets at the wheels' URLs + .metadata, never a wheel; a real
+    install with either still gets the wheels."""
+    site = tmp_path / "site"
+    build_site(gh_season, site, keep=14)
+    served = serve(site, negotiate=negotiate)
+    version = "0.9.1.post1.dev20261122"
+    wheels = {f["filename"]: f["url"] for p in (PLUGIN, PJRT)
+              for f in json.loads((site / "nightly" / p / "index.json").read_text())["files"] if version in f["url"]}
+    wanted = {urllib.parse.urlsplit(url).path + ".metadata" for name, url in wheels.items()
+              if "pjrt" in name or f"cp{sys.version_info.major}{sys.version_info.minor}-" in name}
+    try:
+        before = len(fake_github.log)
+        got = pip_resolve(tmp_path, served.url + "/nightly/", "--pre", PLUGIN)
+        assert got == {PLUGIN: version, PJRT: version}
+        reads = storage_reads(fake_github, before)
+        assert set(reads) == wanted, reads  # the two metadata files, no wheel (not even a HEAD or range)
+        before = len(fake_github.log)
+        pins = uv_compile(tmp_path, served.url + "/nightly/", "--prerelease", "allow")
+        assert f"{PLUGIN}=={version}" in pins and f"{PJRT}=={version}" in pins
+        reads = storage_reads(fake_github, before)
+        assert set(reads) == wanted, reads
+        assert not any(p.endswith(".whl") for p, _ in served.seen)  # and Pages serves no wheel either
+        # a real install reads the wheels too, and installs what the metadata promised
+        before = len(fake_github.log)
+        code, got, err = pip_install(tmp_path, served.url + "/nightly/", "--pre", PLUGIN, name="pip")
+        assert code == 0, err
+        assert got[PLUGIN] == got[PJRT] == version
+        assert {p.removesuffix(".metadata") for p in wanted} <= set(storage_reads(fake_github, before))
+        code, got, err = uv_install(tmp_path, served.url + "/nightly/", "--prerelease", "allow", PLUGIN)
+        assert code == 0, err
+        assert got[PLUGIN] == got[PJRT] == version
     finally:
         served.close()
 

@@ -125,9 +125,10 @@ def test_bump_then_nightlies(world, artifacts, wheel_venvs):
     assert first["built"] is True and first["version"] == "0.9.1.dev20261120"
     [rel] = published(fake, "rocm-jax-v0.9.1.dev20261120")
     assert rel["draft"] is False and rel["prerelease"] is True
+    wheels = ["jax_rocm7_pjrt-0.9.1.dev20261120-py3-none-manylinux_2_28_x86_64.whl",
+              "jax_rocm7_plugin-0.9.1.dev20261120-cp311-cp311-manylinux_2_28_x86_64.whl"]
     assert sorted(a["name"] for a in rel["assets"]) == sorted([
-        "jax_rocm7_pjrt-0.9.1.dev20261120-py3-none-manylinux_2_28_x86_64.whl",
-        "jax_rocm7_plugin-0.9.1.dev20261120-cp311-cp311-manylinux_2_28_x86_64.whl",
+        *wheels, *(w + ".metadata" for w in wheels),  # PEP 658: each wheel's METADATA beside it
         "revisions.json", "provenance.intoto.json", "SHA256SUMS"])
     assert "rocm-jax-v0.9.1.dev20261120" in fake.tags()
     assert c["P2"] in rel["body"] or c["P2"][:12] in rel["body"]
@@ -191,7 +192,7 @@ def test_nightly_killed_mid_publish_finishes_on_rerun(world, artifacts, tmp_path
     assert steps["draft"] == "ran" and steps["publish"] == "ran"
     [rel] = fake.releases()
     assert rel["draft"] is False and rel["tag_name"] == "rocm-jax-v0.9.1.dev20261120"
-    assert len(rel["assets"]) == 5  # two wheels, revisions.json, provenance, SHA256SUMS
+    assert len(rel["assets"]) == 7  # two wheels, their metadata, revisions.json, provenance, SHA256SUMS
     assert_one_release_per_tag_and_assets_once(fake)
     assert fake.token not in rerun.stdout + rerun.stderr
 
@@ -312,7 +313,9 @@ def test_split_nightly_as_ci_runs_it(world, artifacts, tmp_path):
     [rel] = fake.releases()
     assert rel["draft"] is False and rel["prerelease"] is True
     names = sorted(a["name"] for a in rel["assets"])
-    assert len(names) == 6 and "SHA256SUMS" in names and "revisions.json" in names
+    assert len(names) == 9 and "SHA256SUMS" in names and "revisions.json" in names
+    assert sorted(n for n in names if n.endswith(".metadata")) == sorted(
+        n + ".metadata" for n in names if n.endswith(".whl"))  # one per cell's wheel
     # One provenance over every cell's wheels, from the run that finished them.
     prov_asset = next(a for a in rel["assets"] if a["name"] == "provenance.intoto.json")
     stmt = json.loads(fake.asset_bytes(prov_asset["id"]))

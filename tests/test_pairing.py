@@ -16,7 +16,7 @@ from packaging.version import Version
 
 from release.build import provenance
 from release.check.validate import validate
-from release.core import naming, pairing
+from release.core import core_metadata, naming, pairing
 from release.core.errors import UserError
 from release.core.revisions import RevisionMap
 from release.publish.drafts import publish_draft, read_dist, undraft
@@ -131,6 +131,7 @@ def test_validate_fails_a_plugin_whose_pin_names_another_pjrt(fake_github, make_
     bad = craft(plugin, tmp_path / plugin.name, replace={
         name: lambda t: t.replace(f"jax-rocm7-pjrt=={NIGHTLY}", "jax-rocm7-pjrt==0.9.0")})
     bad.replace(plugin)
+    core_metadata.write_beside(plugin)  # its PEP 658 file says the same as the crafted METADATA
     revisions = RevisionMap.loads((directory / naming.REVISIONS_ASSET).read_text())
     provenance.write_dist(directory, {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
                                       for p in directory.glob("*.whl")}, revisions,

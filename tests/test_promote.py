@@ -13,6 +13,7 @@ import pytest
 
 from release.build.promote import promote_wheel, rewrite_assignment, rewrite_metadata, target_version
 from release.check.verify import Options, verify_wheel
+from release.core import core_metadata
 from release.core.errors import UserError
 from release.core.scan import data_offset
 from tests.support.crafted import VERSION, configured_runpath, craft, member_text, pip_install, revision_map
@@ -230,8 +231,12 @@ def test_a_promoted_dist_is_published_as_it_is(run_cli, make_dist, project_dir, 
     code, stdout, err = run_cli("promote", *sorted(nightly.glob("*.whl")), "--to", to,
                                 "--out", out, "--json", cwd=project_dir)
     assert code == 0, err
-    assert json.loads(stdout)["dist_files"] == ["revisions.json", "provenance.intoto.json",
-                                                "SHA256SUMS"]
+    promoted = sorted(p.name for p in out.glob("*.whl"))
+    assert json.loads(stdout)["dist_files"] == [*(w + ".metadata" for w in promoted), "revisions.json",
+                                                "provenance.intoto.json", "SHA256SUMS"]
+    for wheel in promoted:  # the promoted wheel's METADATA (its new version), not the source's
+        assert (out / (wheel + ".metadata")).read_bytes() == core_metadata.read(out / wheel)
+        assert f"Version: {version}\n".encode() in (out / (wheel + ".metadata")).read_bytes()
     dist = read_dist(out)  # what publish reads: checksums, provenance and pins all agree
     before = RevisionMap.loads((nightly / "revisions.json").read_text())
     after = RevisionMap.loads((out / "revisions.json").read_text())

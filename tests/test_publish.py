@@ -12,6 +12,7 @@ import shutil
 import pytest
 
 from release.build import provenance
+from release.core import core_metadata
 from release.core.errors import UserError
 from release.core.naming import PROVENANCE_ASSET as PROVENANCE
 from release.core.revisions import RevisionMap
@@ -75,7 +76,7 @@ def test_every_write_failing_every_way_then_rerun(make_dist, github_openapi, cap
     starter upload), let the run end however it ends, re-run: one draft, each asset once."""
     dist = read_dist(make_dist(NIGHTLY))
     writes = clean_run_writes(make_dist, github_openapi)
-    assert [m for m, _ in writes] == ["POST"] * 6  # the draft, then five uploads
+    assert [m for m, _ in writes] == ["POST"] * 8  # the draft, then seven uploads (two PEP 658 files)
     cases = 0
     for index, (method, path) in enumerate(writes):
         nth = writes[:index + 1].count((method, path))
@@ -95,7 +96,7 @@ def test_every_write_failing_every_way_then_rerun(make_dist, github_openapi, cap
                 cases += 1
             finally:
                 fake.stop()
-    assert cases == 23  # four faults for each of the six writes but the draft's
+    assert cases == 31  # four faults for each of the eight writes but the draft's
     captured = capsys.readouterr()
     assert "re-listing" in captured.out and "interrupted upload" in captured.out
     assert FakeGitHub.__init__.__defaults__[0] not in captured.out + captured.err  # the token
@@ -343,14 +344,15 @@ def test_asset_name_github_would_rename_is_refused(fake_github, make_dist, tmp_p
     wheel = next(local.glob("jax_rocm7_pjrt-*.whl"))
     renamed = wheel.with_name(wheel.name.replace(f"-{NIGHTLY}-", f"-{NIGHTLY}+rocm7.0.0-"))
     wheel.rename(renamed)
-    for other in local.glob("jax_rocm7_plugin-*.whl"):
+    for other in [*local.glob("jax_rocm7_plugin-*.whl"), *local.glob("*.metadata")]:
         other.unlink()
+    sidecar = core_metadata.write_beside(renamed)
     revisions = local / "revisions.json"
     revisions.write_text(revisions.read_text().replace(f'"{NIGHTLY}"', f'"{NIGHTLY}+rocm7.0.0"'))
     prov = provenance.write_for_files(local, [renamed.name], RevisionMap.loads(revisions.read_text()))
     (local / "SHA256SUMS").write_text("".join(
         f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}\n"
-        for p in (renamed, revisions, prov)))
+        for p in (renamed, sidecar, revisions, prov)))
     dist = read_dist(local)
     with pytest.raises(UserError) as err:
         publish_draft(gh_store(fake_github), dist)

@@ -79,11 +79,12 @@ def test_partial_run_removes_its_own_leftover_and_keeps_other_cells(store, make_
     cell_dir = tmp_path / "cell" / NIGHTLY
     cell_dir.mkdir(parents=True)
     import shutil
+    share = (wheel.name, wheel.name + ".metadata", "revisions.json")  # a cell's wheel with its PEP 658 file
     for a in full.assets:
-        if a.name in (wheel.name, "revisions.json"):
+        if a.name in share:
             shutil.copy(a.path, cell_dir / a.name)
     (cell_dir / "SHA256SUMS").write_text("".join(
-        f"{a.digest}  {a.name}\n" for a in full.assets if a.name in (wheel.name, "revisions.json")))
+        f"{a.digest}  {a.name}\n" for a in full.assets if a.name in share))
     cell = read_dist(cell_dir, partial=True)
     result = publish_partial(store, cell)
     assert [(a["action"], a["asset"]) for a in result["actions"]] == [

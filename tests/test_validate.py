@@ -28,7 +28,8 @@ def test_valid_draft_is_marked_then_can_be_published(fake_github, make_dist):
     publish_draft(store, dist)
     result = validate(store, TAG)
     assert result.ok, result.problems
-    assert result.checked == ["checksums", "pairing", "provenance", "verify", "resolve", "install", "import"]
+    assert result.checked == ["checksums", "pairing", "core-metadata", "provenance", "verify", "resolve", "install",
+                              "import"]
     assert result.pythons[PYTHON]["tested"] and result.untested == []
     assert result.marked
     every_asset = assets_digest({a.name: a.digest for a in dist.assets})

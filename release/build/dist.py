@@ -4,6 +4,7 @@ Either Bazel builds the shared objects (``workspace``: one ``bazel build`` per w
 outputs copied to ``dist/<version>/artifacts/``) or they come prebuilt
 (``artifacts``: a directory in the layout ``release.build.wheels.artifact_files`` reads).
 Then the PJRT wheel is packed once and the plugin wheel once per Python, and
+each wheel's PEP 658 core metadata file (``<wheel>.metadata``, ``release.core.core_metadata``),
 ``revisions.json`` and ``SHA256SUMS`` are written next to them. Every Bazel build
 and every wheel is a step in ``manifest.json`` with a fingerprint of its inputs, so
 a re-run skips what is done and redoes only what changed or is missing (an input .so
@@ -37,7 +38,7 @@ from release.build import bazel, provenance
 from release.build.plan import BuildPlan
 from release.build.wheel_specs import KINDS, WheelSpec, load_specs
 from release.build.wheels import artifact_files, build_wheel
-from release.core import checksums, naming, output
+from release.core import checksums, core_metadata, naming, output
 from release.core.atomic import atomic_write
 from release.core.checksums import sha256_file
 from release.core.elffacts import shared_object_problem
@@ -204,8 +205,8 @@ def _stat_key(path: Path) -> list:
 
 
 def _write_sums(directory: Path, manifest: Manifest, revisions: Path, plan: BuildPlan) -> Path:
-    """``SHA256SUMS`` over every wheel built into this directory so far, revisions.json and
-    the provenance of those wheels (``release.build.provenance``)."""
+    """``SHA256SUMS`` over every wheel built into this directory so far, its core metadata
+    file, revisions.json and the provenance of those wheels (``release.build.provenance``)."""
     rows = {revisions.name: sha256_file(revisions)}
     for step in sorted(manifest.steps):
         if not step.startswith("wheel_"):
@@ -215,7 +216,9 @@ def _write_sums(directory: Path, manifest: Manifest, revisions: Path, plan: Buil
         wheel = outputs.get("wheel")
         if isinstance(wheel, Path) and wheel.is_file():
             rows[wheel.name] = hashes["wheel"]
-    prov = provenance.write_dist(directory, {n: d for n, d in rows.items() if n.endswith(".whl")},
+            sidecar = core_metadata.write_beside(wheel)
+            rows[sidecar.name] = sha256_file(sidecar)
+    prov = provenance.write_dist(directory, {n: d for n, d in rows.items() if core_metadata.is_wheel(n)},
                                  plan.revisions, pythons=plan.pythons, rocm_version=plan.rocm_version)
     rows[prov.name] = sha256_file(prov)
     return checksums.write(directory, rows)

@@ -13,7 +13,7 @@ from typing import Iterable
 from packaging.version import Version
 
 from release.build import bazel
-from release.core import naming, rocm_runtime, versions
+from release.core import core_metadata, naming, rocm_runtime, versions
 from release.core.config import Project
 from release.core.revisions import RevisionMap
 
@@ -45,7 +45,7 @@ class BuildPlan:
     @property
     def assets(self) -> tuple[str, ...]:
         return (*self.wheels, naming.REVISIONS_ASSET, naming.PROVENANCE_ASSET,
-                naming.CHECKSUMS_ASSET)
+                naming.CHECKSUMS_ASSET, *map(core_metadata.file_name, self.wheels))
 
     def to_json(self) -> dict:
         return {

@@ -203,16 +203,18 @@ def _rewrite_payload(data: bytes, base: str, new_version: str) -> bytes:
 def complete_dist(directory: Path, wheel_names: list[str], before: RevisionMap, new_version: str,
                   promoted_from: str) -> list[str]:
     """Make ``directory`` a dist of ``new_version`` that ``release publish`` takes: the promoted
-    wheels (already there), ``revisions.json`` re-versioned from ``before``, the provenance
-    over the wheels (``promotedFrom`` the source tag) and ``SHA256SUMS`` over all of them.
+    wheels (already there), each one's core metadata file (PEP 658), ``revisions.json``
+    re-versioned from ``before``, the provenance over the wheels (``promotedFrom`` the source
+    tag) and ``SHA256SUMS`` over all of them.
     Returns the names written besides the wheels."""
     from release.build.provenance import write_for_files
-    from release.core import checksums
+    from release.core import checksums, core_metadata
     from release.core.atomic import atomic_write
 
     revisions = dataclasses.replace(before, version=new_version)
     atomic_write(Path(directory) / naming.REVISIONS_ASSET, revisions.dumps())
+    sidecars = [core_metadata.write_beside(Path(directory) / name).name for name in wheel_names]
     prov = write_for_files(directory, wheel_names, revisions,
                            extra_parameters={"promotedFrom": promoted_from})
-    checksums.write_for(directory, [*wheel_names, naming.REVISIONS_ASSET, prov.name])
-    return [naming.REVISIONS_ASSET, prov.name, naming.CHECKSUMS_ASSET]
+    checksums.write_for(directory, [*wheel_names, *sidecars, naming.REVISIONS_ASSET, prov.name])
+    return [*sidecars, naming.REVISIONS_ASSET, prov.name, naming.CHECKSUMS_ASSET]

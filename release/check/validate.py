@@ -6,7 +6,8 @@ Named steps, in order; each adds to one ``Validation`` (problems, warnings, what
    a plain file name (``../x``, ``.x``, NUL) is refused before it is joined to a path.
 2. ``check_files``: SHA256SUMS, revisions.json, one PJRT wheel and plugin wheels, all of the
    tag's version, and nothing that is not a jax-rocm wheel; the set is whole
-   (``release.core.pairing``: every plugin's ``Requires-Dist`` PJRT is in the draft).
+   (``release.core.pairing``: every plugin's ``Requires-Dist`` PJRT is in the draft); each
+   ``<wheel>.metadata`` is its wheel's METADATA byte for byte (``release.core.core_metadata``).
    ``provenance``: the in-toto statement's subjects and dependencies match (``release.build.provenance``).
 3. ``verify``: ``release.check.verify`` over the wheels together (every check, the pair check, the
    Bazel config's RUNPATH, and the bound on inflated size, so a zip bomb never reaches pip).
@@ -50,7 +51,7 @@ from packaging.version import Version
 
 from release.build import provenance
 from release.check import interpreters, resolver, user_install
-from release.core import checksums, naming, pairing
+from release.core import checksums, core_metadata, naming, pairing
 from release.core.checksums import sha256_file
 from release.core.errors import UserError
 from release.core.naming import Identity
@@ -256,7 +257,19 @@ def step_check_files(files: dict[str, Path], version: str,
     result.problems += pairing.problems([(name, requires_dist(path)) for name, path in sorted(files.items())
                                          if name.endswith(".whl")])
     result.checked.append("pairing")
+    step_core_metadata(files, result)
     return revisions
+
+
+def step_core_metadata(files: dict[str, Path], result: Validation) -> None:
+    """Each ``<wheel>.metadata`` asset is exactly its wheel's METADATA (the index names its hash
+    and pip and uv resolve from it without the wheel). A wheel without one is a warning: the
+    index lists it without the attribute, and resolvers download the wheel instead."""
+    result.problems += core_metadata.problems(files)
+    for wheel in core_metadata.missing(files):
+        result.warnings.append(f"{wheel}: no {core_metadata.file_name(wheel)} asset (PEP 658); "
+                               "resolvers download the whole wheel to read its dependencies")
+    result.checked.append("core-metadata")
 
 
 def requires_dist(wheel: Path) -> list[str] | None:

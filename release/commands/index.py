@@ -81,6 +81,10 @@ def run(args: argparse.Namespace, out: Output) -> int:
                           "`release gc` with the same flags deletes their releases)", markup=False)
         if result["yanked"]:
             console.print(f"yanked (PEP 592): {', '.join(result['yanked'])}", markup=False)
+        if result["without_core_metadata"]:
+            console.print(f"{len(result['without_core_metadata'])} listed wheels have no PEP 658 metadata "
+                          "file (older releases): resolvers download them to read their dependencies",
+                          markup=False)
         verb = "written to" if result["changed"] else "unchanged:"
         console.print(f"index {verb} {args.out}", markup=False)
     out.result(result, human)

@@ -70,14 +70,15 @@ def build_fingerprint(run: JobRun, _opts: OptionsView, _ctx: Context) -> str:
 
 
 def collect(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:
-    """Bring the draft's wheels and revisions.json home and write the one SHA256SUMS and
-    the one provenance over every cell's wheels.
+    """Bring the draft's wheels and revisions.json home and write each wheel's core metadata
+    file (from the wheel, not the cell's upload), the one SHA256SUMS and the one provenance
+    over every cell's wheels.
 
     The cells of a split build upload their wheels to the draft concurrently, so none of
     them can write the checksums (or the provenance) of all; this runs once, after the matrix.
     """
     from release.build.provenance import write_for_files
-    from release.core import checksums
+    from release.core import checksums, core_metadata
     from release.core.checksums import sha256_file
     from release.core.safe_names import plain_file_name
 
@@ -89,7 +90,7 @@ def collect(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:
     directory.mkdir(parents=True, exist_ok=True)
     names = []
     for asset in store.list_assets(draft):
-        if not (asset.name.endswith(".whl") or asset.name == naming.REVISIONS_ASSET):
+        if not (core_metadata.is_wheel(asset.name) or asset.name == naming.REVISIONS_ASSET):
             continue
         local = directory / plain_file_name(asset.name, f"{store.where}: asset of {tag}")
         digest = (asset.digest or "").removeprefix("sha256:")
@@ -97,14 +98,16 @@ def collect(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:
             run.say(f"download {asset.name}")
             store.download_asset(draft, asset, local, progress=run.progress)
         names.append(asset.name)
-    if naming.REVISIONS_ASSET not in names or not any(n.endswith(".whl") for n in names):
+    if naming.REVISIONS_ASSET not in names or not any(core_metadata.is_wheel(n) for n in names):
         raise UserError(f"{store.where}: draft of {tag} lacks wheels or {naming.REVISIONS_ASSET}; "
                         "did every build cell publish with --partial?")
     revisions = RevisionMap.loads((directory / naming.REVISIONS_ASSET).read_text(encoding="utf-8"))
-    prov = write_for_files(directory, [n for n in names if n.endswith(".whl")], revisions,
+    wheels = [n for n in names if core_metadata.is_wheel(n)]
+    sidecars = [core_metadata.write_beside(directory / n).name for n in wheels]  # made here, from the wheels
+    prov = write_for_files(directory, wheels, revisions,
                            rocm_version=run.project.version_info.rocm_version)
-    checksums.write_for(directory, [*names, prov.name])
-    return {"assets": sorted(names)}
+    checksums.write_for(directory, [*names, *sidecars, prov.name])
+    return {"assets": sorted(names + sidecars)}
 
 
 def respin(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from packaging.version import InvalidVersion, Version
 
-from release.core import checksums, naming, pairing, sanitize, versions
+from release.core import checksums, core_metadata, naming, pairing, sanitize, versions
 from release.core.checksums import sha256_file
 from release.core.errors import UserError
 from release.core.revisions import RevisionMap, github_base
@@ -71,13 +71,15 @@ class Dist:
 
     @property
     def wheels(self) -> tuple[LocalAsset, ...]:
-        return tuple(a for a in self.assets if a.name.endswith(".whl"))
+        return tuple(a for a in self.assets if core_metadata.is_wheel(a.name))
 
 
 def read_dist(directory: Path, partial: bool = False) -> Dist:
     """Load and check a dist directory; refuses one whose files do not match SHA256SUMS.
 
-    ``partial``: one build cell's share (its wheels and revisions.json); SHA256SUMS and the
+    Each wheel comes with its PEP 658 core metadata file (``<wheel>.metadata``, an asset of its
+    own). ``partial``: one build cell's share (its wheels, their metadata files and
+    revisions.json); SHA256SUMS and the
     provenance, when present, still have to match, but they are not assets (the finish stage
     writes the ones covering every cell). A whole dist's provenance must cover exactly its
     wheels and pins (``release.build.provenance.check``).
@@ -110,8 +112,9 @@ def read_dist(directory: Path, partial: bool = False) -> Dist:
     for wheel in wheels:
         if f"-{version}-" not in wheel.name:
             raise UserError(f"{wheel}: not a wheel of version {version} (from {rev_path.name})")
+    sidecars = _core_metadata_files(directory, wheels)
     assets = []
-    for path in [*wheels, rev_path, *([prov_path] if prov_path.is_file() else [])]:
+    for path in [*wheels, *sidecars, rev_path, *([prov_path] if prov_path.is_file() else [])]:
         digest = sha256_file(path)
         if path.name not in sums and not (partial and not sums_text):
             raise UserError(f"{sums_path}: does not list {path.name}")
@@ -131,6 +134,23 @@ def read_dist(directory: Path, partial: bool = False) -> Dist:
     return Dist(directory, version, revisions, tuple(assets), sums_text, statement)
 
 
+def _core_metadata_files(directory: Path, wheels: list[Path]) -> list[Path]:
+    """Each wheel's PEP 658 core metadata file, which `release build` writes beside it: refused
+    when one is missing, is not its wheel's METADATA, or has no wheel."""
+    sidecars = []
+    for wheel in wheels:
+        sidecar = wheel.with_name(core_metadata.file_name(wheel.name))
+        if not sidecar.is_file():
+            raise UserError(f"{sidecar}: missing; expected the PEP 658 metadata of {wheel.name} "
+                            "(`release build` writes it beside the wheel)")
+        sidecars.append(sidecar)
+    found = core_metadata.problems({p.name: p for p in [*wheels, *sidecars,
+                                                        *directory.glob("*.whl" + core_metadata.SUFFIX)]})
+    if found:
+        raise UserError(f"{directory}: {found[0]}; rebuild the dist directory")
+    return sidecars
+
+
 def _checked_provenance(path: Path, assets: list[LocalAsset], version: str,
                         revisions: RevisionMap) -> dict:
     """The dist's provenance, refused when it does not cover exactly its wheels and pins."""
@@ -141,7 +161,7 @@ def _checked_provenance(path: Path, assets: list[LocalAsset], version: str,
     except ValueError as exc:
         raise UserError(f"{path}: {exc}; rebuild the dist directory") from None
     problems = provenance.check(statement, wheels={a.name: a.digest for a in assets
-                                                   if a.name.endswith(".whl")},
+                                                   if core_metadata.is_wheel(a.name)},
                                 version=version, revisions=revisions)
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
@@ -483,7 +503,7 @@ def undraft(store: Store, tag: str, *, say: Say = lambda _: None) -> dict:
     if smoke_verdict(draft.body) == "FAILED":
         raise UserError(f"{store.where}: draft {draft.id} of {tag} failed the ROCm smoke test "
                         "(see its notes); it is not published")
-    half = pairing.problems([(a.name, None) for a in store.list_assets(draft) if a.name.endswith(".whl")])
+    half = pairing.problems([(a.name, None) for a in store.list_assets(draft) if core_metadata.is_wheel(a.name)])
     if half:
         raise UserError(f"{store.where}: draft {draft.id} of {tag} is not a whole release, so it is "
                         f"not published: {half[0]}")

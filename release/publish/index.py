@@ -12,9 +12,13 @@ A site is a directory any static host can serve, and holds only small files::
 The wheels are never copied: GitHub Pages holds at most 1 GB and one version's wheels are about
 185 MB, so a site that copied them would not hold a week of nightlies. Each link points at the
 release asset (``browser_download_url``; a local store's file, or ``asset_base`` where a local
-store is served). PEP 658 wants a wheel's metadata at the wheel's URL + ``.metadata``, which a
-release asset URL cannot offer, so these pages name no metadata file and pip reads the wheel it
-installs anyway. ``Requires-Python`` is read from each wheel with byte-range reads
+store is served). PEP 658 wants a wheel's metadata at the wheel's URL + ``.metadata``: a release
+carries that file as an asset of its own beside each wheel (``release.core.core_metadata``), so it
+sits at exactly that URL, and the pages name its sha256 (PEP 714's ``data-core-metadata`` and the
+older ``data-dist-info-metadata``; JSON ``core-metadata`` and ``dist-info-metadata``), so pip and
+uv resolve without downloading a wheel. Only when the asset is there, at that URL, and hashes
+like the wheel's own METADATA; an older release without it is listed without the attribute.
+``Requires-Python`` and the METADATA's sha256 are read from each wheel with byte-range reads
 (``release.publish.ranged``), never a download, and kept in the site's state by the wheel's sha256.
 
 ``nightly/`` holds nightlies only and ``stable/`` releases, posts and release candidates, so
@@ -45,7 +49,7 @@ from urllib.parse import quote
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from release.core import naming, versions
+from release.core import core_metadata, naming, versions
 from release.core.checksums import sha256_file
 from release.core.errors import UserError
 from release.core.naming import Identity
@@ -273,7 +277,10 @@ def write_index(out: Path, wheels: Iterable[Path | IndexWheel]) -> dict:
 
 @dataclasses.dataclass
 class PublishedWheel:
-    """A wheel asset of a published release, where it is downloaded from, and whether it is listed."""
+    """A wheel asset of a published release, where it is downloaded from, and whether it is listed.
+
+    ``metadata``: the release's ``<wheel>.metadata`` asset when it sits at ``url`` + ``.metadata``
+    (PEP 658), else None."""
 
     release: Release
     asset: Asset
@@ -281,6 +288,7 @@ class PublishedWheel:
     channel: str
     url: str
     listed: bool = True
+    metadata: Asset | None = None
 
     @property
     def project(self) -> str:
@@ -317,14 +325,19 @@ def published_wheels(store: Store, releases: list[Release], asset_base: str | No
             channel = channel_of(version)
         except InvalidVersion:
             continue
-        for asset in store.list_assets(release):
-            if not asset.name.endswith(".whl") or asset.state != "uploaded":
+        assets = [a for a in store.list_assets(release) if a.state == "uploaded"]
+        by_name = {a.name: a for a in assets}
+        for asset in assets:
+            if not core_metadata.is_wheel(asset.name):
                 continue
             plain_file_name(asset.name, "asset name")
             if Identity.of(asset.name).name_error is not None:
                 continue  # not a wheel pip could install: nothing to index
-            found.append(PublishedWheel(release, asset, version, channel,
-                                        asset_link(store, release, asset, asset_base)))
+            url = asset_link(store, release, asset, asset_base)
+            sidecar = by_name.get(core_metadata.file_name(asset.name))
+            if sidecar is not None and asset_link(store, release, sidecar, asset_base) != url + core_metadata.SUFFIX:
+                sidecar = None  # not where pip looks for it: the page names no metadata file
+            found.append(PublishedWheel(release, asset, version, channel, url, metadata=sidecar))
     return found
 
 
@@ -348,9 +361,10 @@ def listed_projects(site: Path) -> set[str]:
 
 
 class WheelFacts:
-    """What a listed wheel's entry needs beyond its asset record (its sha256 and Requires-Python),
-    from the last run's state when the sha256 is known there, else read from the store: a few
-    range reads of the wheel's end, or one download when the store records no digest."""
+    """What a listed wheel's entry needs beyond its asset record (its sha256, Requires-Python and
+    the sha256 of its METADATA), from the last run's state when the sha256 is known there, else
+    read from the store: a few range reads of the wheel's end, or one download when the store
+    records no digest."""
 
     def __init__(self, store: Store, known: dict, say: Say, progress: ProgressBars | None):
         self.store, self.known, self.say, self.progress = store, known, say, progress
@@ -358,29 +372,45 @@ class WheelFacts:
         self.range_reads = 0
         self.downloads: list[str] = []
 
-    def __call__(self, w: PublishedWheel) -> tuple[str, str | None]:
+    def __call__(self, w: PublishedWheel) -> tuple[str, str | None, str | None]:
+        """(the wheel's sha256, its Requires-Python, the sha256 of its PEP 658 metadata file
+        when the release has one that is exactly its METADATA, else None)."""
         digest = w.asset.digest
         cached = self.known.get(digest) if digest else None
         requires: str | None
         if digest is None:
-            digest, requires = self._download(w)
-        elif isinstance(cached, dict) and cached.get("size") == w.asset.size and "requires_python" in cached:
-            requires = cached["requires_python"]
+            digest, requires, meta_sha = self._download(w)
+        elif (isinstance(cached, dict) and cached.get("size") == w.asset.size and "requires_python" in cached
+              and isinstance(cached.get("metadata_sha256"), str)):
+            requires, meta_sha = cached["requires_python"], cached["metadata_sha256"]
         else:
             meta, reads = remote_metadata(lambda start, n: self.store.read_asset_range(w.release, w.asset, start, n),
                                           w.asset.size, w.asset.name)
             self.range_reads += reads
-            requires = requires_python(meta)
-        self.used[digest] = {"size": w.asset.size, "requires_python": requires}
-        return digest, requires if isinstance(requires, str) else None
+            requires, meta_sha = requires_python(meta), hashlib.sha256(meta).hexdigest()
+        self.used[digest] = {"size": w.asset.size, "requires_python": requires, "metadata_sha256": meta_sha}
+        return (digest, requires if isinstance(requires, str) else None,
+                meta_sha if self._sidecar_digest(w) == meta_sha else None)
 
-    def _download(self, w: PublishedWheel) -> tuple[str, str | None]:
+    def _sidecar_digest(self, w: PublishedWheel) -> str | None:
+        """The sha256 of the wheel's metadata asset (a store that records none: hashed here, it is small)."""
+        if w.metadata is None:
+            return None
+        if w.metadata.digest is not None:
+            return w.metadata.digest
+        with tempfile.TemporaryDirectory(prefix="release-index-") as tmp:
+            part = self.store.download_asset(w.release, w.metadata, Path(tmp) / "metadata")
+            self.downloads.append(w.metadata.name)
+            return sha256_file(part)
+
+    def _download(self, w: PublishedWheel) -> tuple[str, str | None, str]:
         self.say(f"fetch {w.asset.name} from {w.release.tag} (the store records no sha256 for it)")
         with tempfile.TemporaryDirectory(prefix="release-index-") as tmp:
             part = Path(tmp) / w.asset.name
             self.store.download_asset(w.release, w.asset, part, progress=self.progress)
             self.downloads.append(w.asset.name)
-            return sha256_file(part), requires_python(wheel_metadata(part))
+            meta = wheel_metadata(part)
+            return sha256_file(part), requires_python(meta), hashlib.sha256(meta).hexdigest()
 
 
 def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: Iterable[str] = (),
@@ -425,15 +455,18 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
         facts = WheelFacts(store, known if isinstance(known, dict) else {}, say, progress)
         tree = staging.begin()
         channels: dict[str, dict[str, list[str]]] = {}
+        without_metadata: list[str] = []
         for channel in CHANNELS:
             listed = []
             for w in wheels:
                 if w.channel != channel or not w.listed:
                     continue
-                sha256, requires = facts(w)
+                sha256, requires, metadata_sha256 = facts(w)
+                if metadata_sha256 is None:
+                    without_metadata.append(w.asset.name)
                 listed.append(IndexEntry(filename=w.asset.name, project=w.project, version=_parse_name(w.asset.name)[1],
                                          sha256=sha256, size=w.asset.size, requires_python=requires,
-                                         metadata_sha256=None, upload_time=w.release.published_at, url=w.url,
+                                         metadata_sha256=metadata_sha256, upload_time=w.release.published_at, url=w.url,
                                          yanked=yanked.get(w.release.id)))
             channels[channel] = write_channel(tree, f"{channel}/", listed)
 
@@ -461,4 +494,5 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
             "hidden": sorted(w.asset.name for w in wheels if not w.listed),
             "yanked": sorted(r.tag for r in releases if r.id in yanked),
             "range_reads": facts.range_reads, "fetched": sorted(facts.downloads),
+            "without_core_metadata": sorted(without_metadata),
             "protect_missing": missing_protect}

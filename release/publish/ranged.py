@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import io
 import os
-import zipfile
 from typing import IO, Callable, cast
 
+from release.core import core_metadata
 from release.core.errors import UserError
 
 TAIL = 64 << 10  # the first read: the end of the zip, where its directory and the dist-info are
@@ -82,14 +82,7 @@ class RangedFile(io.RawIOBase):
 
 def metadata_bytes(handle: str | os.PathLike[str] | IO[bytes], name: str) -> bytes:
     """The one ``*.dist-info/METADATA`` of the wheel open as ``handle`` (a path or file), byte for byte."""
-    try:
-        with zipfile.ZipFile(handle) as zf:
-            names = [n for n in zf.namelist() if n.count("/") == 1 and n.endswith(".dist-info/METADATA")]
-            if len(names) != 1:
-                raise UserError(f"{name}: expected one .dist-info/METADATA, found {len(names)}")
-            return zf.read(names[0])
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError):
-        raise UserError(f"{name}: not a wheel (not a zip file)") from None
+    return core_metadata.read(handle, name)
 
 
 def remote_metadata(read: ReadRange, size: int, name: str) -> tuple[bytes, int]:

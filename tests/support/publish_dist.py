@@ -2,7 +2,8 @@
 
 What ``release build`` leaves behind, minus the native payload: the PJRT wheel and
 one plugin wheel for the running Python (so pip can install both here), each with
-``version.py`` and ``commit_info.py`` as the release tool writes them, then
+``version.py`` and ``commit_info.py`` as the release tool writes them, each wheel's PEP 658
+``<wheel>.metadata``, then
 ``revisions.json``, ``provenance.intoto.json`` and ``SHA256SUMS``. Wheels are written with ``zipfile`` so the
 publishing tests do not depend on the build code; they pass ``release.check.verify``.
 
@@ -22,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from release.build import provenance
-from release.core import naming
+from release.core import core_metadata, naming
 from release.core.config import load_deps
 from release.core.revisions import RevisionMap
 
@@ -97,11 +98,12 @@ def build_dist(out_root: Path, version: str, commits: dict[str, str] | None = No
                            requires=[f"{naming.pjrt_dist(ROCM_MAJOR)}=={version}"],
                            requires_python=requires_python) for python in pythons]
     (out / naming.REVISIONS_ASSET).write_text(revisions.dumps())
+    sidecars = [core_metadata.write_beside(w) for w in (pjrt, *plugins)]  # PEP 658, as the build writes them
     prov = provenance.write_dist(out, {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
                                        for p in (pjrt, *plugins)}, revisions,
                                  invocation=provenance.Invocation.from_env({}, host="test-host"))
     sums = "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}\n"
-                   for p in sorted([pjrt, *plugins, out / naming.REVISIONS_ASSET, prov]))
+                   for p in sorted([pjrt, *plugins, *sidecars, out / naming.REVISIONS_ASSET, prov]))
     (out / naming.CHECKSUMS_ASSET).write_text(sums)
     return out
 
