@@ -267,3 +267,21 @@ def test_a_metadata_asset_that_is_not_at_the_wheels_url_plus_metadata_is_not_nam
     result = build_site(store, tmp_path / "site")
     assert result["without_core_metadata"] == sorted(w.name for w in dist.wheels)
     assert "core-metadata" not in (tmp_path / "site" / "nightly" / PLUGIN / "index.html").read_text()
+
+
+def test_a_store_that_records_no_sha256_still_gets_the_right_metadata_hash(tmp_path):
+    """An asset record without a digest: the wheel is downloaded once to hash it (and its
+    METADATA), the small metadata file is hashed too; the names still follow the bytes."""
+    store = LocalStore(tmp_path / "store")
+    dist = read_dist(build_dist(tmp_path / "dist", NIGHTLY))
+    publish_with(store, dist, {}, tmp_path)
+    original = store.list_assets
+    store.list_assets = lambda rel: [dataclasses.replace(a, digest=None) for a in original(rel)]
+    result = build_site(store, tmp_path / "site")
+    assert result["without_core_metadata"] == []
+    assert sorted(result["fetched"]) == sorted([*(w.name for w in dist.wheels),
+                                                *(w.name + ".metadata" for w in dist.wheels)])
+    for project, wheel in ((PJRT, next(w for w in dist.wheels if "pjrt" in w.name)),
+                           (PLUGIN, next(w for w in dist.wheels if "plugin" in w.name))):
+        [item] = json.loads((tmp_path / "site" / "nightly" / project / "index.json").read_text())["files"]
+        assert item["core-metadata"] == {"sha256": sha(core_metadata.read(wheel.path))}
