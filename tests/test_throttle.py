@@ -175,3 +175,47 @@ def test_what_it_is_set_to_when_github_is_not_asked(tmp_path):
     assert not_asked(roller("mode: running\n")) is None
     assert not_asked(roller("throttle_after_red: 2\n")) == ("throttle: stops after 2 red nightlies in a row; "
                                                              "nightly runs not read (GitHub not asked)")
+
+
+U = "https://github.com/o/r/actions/runs/"
+
+
+@pytest.mark.parametrize("kinds, limit, reset, line", [
+    (["failure", "success"], 3, None,
+     f"throttle: 1 red nightly in a row, the first #2 (2026-11-01, red: failure) {U}1002 (stops at 3); rolling"),
+    (["timed_out", "cancelled", "failure", "success"], 2, None,
+     f"throttle: 2 red nightlies in a row, the first #2 (2026-10-30, red: failure) {U}1002 (limit 2): not rolling "
+     "until a nightly is green or a reviewed commit sets roller.yaml throttle_reset_after: 4"),
+    (["cancelled", "success", "failure"], 1, None,
+     "throttle: no red nightly since the last green #2 (2026-10-31, green: success); rolling"),
+    (["cancelled", "failure", "success"], 1, 2,
+     "throttle: no red nightly since roller.yaml's reset (throttle_reset_after: R); rolling"),
+    (["cancelled"], 1, None, "throttle: no red nightly in the 1 run read; rolling"),
+    (["cancelled", "running"], 1, None, "throttle: no red nightly in the 2 runs read; rolling"),
+])
+def test_each_decision_reads_as_one_exact_line(kinds, limit, reset, line):
+    assert decide(runs_of(kinds), limit, reset, "R" if reset else None).line() == line
+
+
+def test_the_json_says_what_the_line_says():
+    runs = runs_of(["failure", "cancelled", "success"])
+    data = decide(runs, 1, None, None).to_json()
+    assert (data["state"], data["limit"], data["stops"], data["more"], data["at_reset"]) == ("throttled", 1, True,
+                                                                                          False, False)
+    assert [r["run_number"] for r in data["reds"]] == [3] and data["ended_by"]["run_number"] == 1
+    assert decide(runs, 2, 1, "run #1").to_json()["at_reset"] is True  # the reset covers the green #1 first
+    older = decide(runs_of(["failure", "success", "failure", "failure"]), 2, 1, "run #1").to_json()
+    assert (older["reset"], older["at_reset"], older["ended_by"]["run_number"]) == ("run #1", False, 3)
+    off = decide(runs, 0, 5, "run #5").to_json()
+    assert off == {"state": "off", "limit": 0, "stops": False, "line": None, "reds": [], "more": False,
+                   "ended_by": None, "at_reset": False, "reset": "run #5", "why": None}
+
+
+@pytest.mark.parametrize("text, line", [
+    ("throttle_after_red: 1\n",
+     "throttle: stops after 1 red nightly in a row; nightly runs not read (GitHub not asked)"),
+    ("throttle_after_red: 1\nthrottle_reset_after: 7\n",
+     "throttle: stops after 1 red nightly in a row, reset after run #7; nightly runs not read (GitHub not asked)"),
+])
+def test_not_asked_says_what_it_is_set_to(tmp_path, text, line):
+    assert not_asked(parse_roller(tmp_path / "roller.yaml", text.encode())) == line

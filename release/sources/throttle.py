@@ -144,8 +144,9 @@ def not_asked(roller: Roller) -> str | None:
     token): what it is set to, not a decision; None when it is off."""
     if roller.throttle_after_red <= 0:
         return None
-    reset = f", reset after {roller.reset_text()}" if roller.throttle_after_red and roller.reset_text() else ""
-    return (f"throttle: stops after {roller.throttle_after_red} red nightlies in a row{reset}; "
+    reset = f", reset after {roller.reset_text()}" if roller.reset_text() else ""
+    k = roller.throttle_after_red
+    return (f"throttle: stops after {k} red nightl{'y' if k == 1 else 'ies'} in a row{reset}; "
             "nightly runs not read (GitHub not asked)")
 
 
