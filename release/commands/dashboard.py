@@ -19,7 +19,7 @@ from release.core import flags, output
 if TYPE_CHECKING:
     import argparse
 
-    from release.core.config import Project
+    from release.core.config import Deps, Project
     from release.core.output import Output
     from release.core.roller_report import Report
     from release.publish.stores import Store
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     client = GitHubClient.from_env(console=out.progress_console())
     store = open_store_from_args(args, out, read_only=True)
     report = gather(proj, client, owner, name, store, nightlies=args.nightlies,
-                    base=args.base, fetch=True)
+                    base=args.base, fetch=True, merged=True)
     body = roller_report.markdown(report)
     login = dashboard.author(client, args.author)
     result = dashboard.sync_issue(client, owner, name, body, login=login, dry_run=args.dry_run)
@@ -78,10 +78,13 @@ def run(args: argparse.Namespace, out: Output) -> int:
 
 
 def gather(proj: Project, client: GitHubClient | None, owner: str, name: str, store: Store | None, *,
-           nightlies: int = NIGHTLIES, base: str | None = None, fetch: bool = False) -> Report:
+           nightlies: int = NIGHTLIES, base: str | None = None, fetch: bool = False,
+           merged: bool = False) -> Report:
     """The report as of the run's clock. ``client`` None: nothing read from GitHub (said in
     ``unread``); ``store`` None: nightlies shown without versions; ``fetch``: a pinned commit the
-    git cache lacks is fetched for its time (status reads the cache only)."""
+    git cache lacks is fetched for its time (status reads the cache only); ``merged``: the pins
+    of deps.yaml at the base branch's tip on origin (the dashboard: a bump merged in its job is
+    shown), else the checkout's."""
     from release.core.errors import ReleaseError
     from release.core.roller_report import Report
     from release.sources import dashboard, nightly_runs
@@ -91,8 +94,9 @@ def gather(proj: Project, client: GitHubClient | None, owner: str, name: str, st
     from release.sources.throttle import read as read_throttle
 
     roller, roller_warning = committed_roller(proj.root)  # as bump reads it: committed at HEAD
-    pins, unread = dashboard.pin_times(proj.deps, cache_dir(proj.root), fetch=fetch)
-    unread += (roller_warning,) if roller_warning else ()
+    deps, unread = (_merged_deps(proj, base) if merged else (proj.deps, ()))
+    pins, pin_unread = dashboard.pin_times(deps, cache_dir(proj.root), fetch=fetch)
+    unread += pin_unread + ((roller_warning,) if roller_warning else ())
     throttle_line = not_asked(roller)
     report: dict[str, Any] = {"nightlies": None}
     if client is None:
@@ -119,6 +123,24 @@ def gather(proj: Project, client: GitHubClient | None, owner: str, name: str, st
                   roller_file=roller.source, pins=pins,
                   throttle=throttle_line and throttle_line.removeprefix("throttle: "),
                   unread=unread, **report)
+
+
+def _merged_deps(proj: Project, base: str | None) -> tuple[Deps, tuple[str, ...]]:
+    """deps.yaml at the base branch's tip on origin, else (no checkout, no origin or branch: said
+    in one line when it could not be read) the checkout's."""
+    from release.core.config import parse_deps
+    from release.core.errors import ReleaseError, UserError
+    from release.sources.repo import ReleaseRepo
+    try:
+        repo = ReleaseRepo(proj.root)
+    except UserError:
+        return proj.deps, ()  # not a checkout: the files are all there is
+    branch = base or _base(proj.root)
+    try:
+        text = repo.text_at_remote_tip(branch, proj.deps.path)
+    except ReleaseError as exc:
+        return proj.deps, (f"deps.yaml on origin's {branch}: {exc}; the checkout's pins are shown",)
+    return (proj.deps, ()) if text is None else (parse_deps(proj.deps.path, text), ())
 
 
 def _versions_by_day(store: Store | None, unread: list[str]) -> dict[str, str]:

@@ -199,8 +199,9 @@ class ReleaseRepo:
         tip = self.remote_tip(branch, remote)
         return None if tip is None else self.persons_tip(branch, tip, remote)
 
-    def persons_tip(self, branch: str, tip: str, remote: str = "origin") -> str | None:
-        """``person_pushed`` for a tip already read from ``remote``."""
+    def _fetch_tip(self, branch: str, tip: str, remote: str) -> None:
+        """Make ``tip`` (read from ``remote``'s ``branch``) present: fetched one commit deep in a
+        shallow checkout, so a full clone never turns shallow."""
         if self._run("cat-file", "-e", f"{tip}^{{commit}}")[0] != 0:
             shallow = self._run("rev-parse", "--is-shallow-repository")[1].strip() == "true"
             status, _, err = self._run("fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
@@ -208,6 +209,20 @@ class ReleaseRepo:
             if status != 0:
                 url = self._run("remote", "get-url", remote)[1].strip() or remote
                 raise remote_error(Remote(remote, url), f"cannot fetch {branch} from", err)
+
+    def text_at_remote_tip(self, branch: str, path: Path, remote: str = "origin") -> str | None:
+        """The text of ``path`` at ``branch``'s tip on ``remote`` as it is now (a bump merged in
+        this very job is there, not yet in the checkout); None without that branch or file."""
+        tip = self.remote_tip(branch, remote)
+        if tip is None:
+            return None
+        self._fetch_tip(branch, tip, remote)
+        status, out, _ = self._run("show", f"{tip}:{self.relpath(path)}")
+        return out if status == 0 else None
+
+    def persons_tip(self, branch: str, tip: str, remote: str = "origin") -> str | None:
+        """``person_pushed`` for a tip already read from ``remote``."""
+        self._fetch_tip(branch, tip, remote)
         if self.is_tool_commit(tip):
             return None
         author = self._run("log", "-1", "--format=%cn", tip)[1].strip() or "someone"
