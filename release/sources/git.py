@@ -181,7 +181,7 @@ class Mirror:
         self.fetches = 0  # how many times this object talked to the remote (for tests and logs)
         # Pairs whose ranges were found whole: a fetch only ever adds history (``_keep_history``),
         # so they stay whole and are not walked again.
-        self._whole: set[tuple[str, ...]] = set()
+        self._whole: dict[tuple[str, str | None], tuple[list[str], list[str]]] = {}
 
     def __enter__(self) -> Mirror:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -417,16 +417,12 @@ class Mirror:
         return self._run(*args)[1].split()
 
     def complete(self, desc: str, anc: str | None = None) -> list[str]:
-        """The commits reachable from ``desc`` but not ``anc``, deepening until none is cut off.
+        """The commits reachable from ``desc`` but not ``anc``, deepening until none is cut off."""
+        return self.complete_between(desc, anc)[0]
 
-        A shallow mirror may hide part of the range behind its boundary; deepen (x4 each
-        round) until no commit of the range sits on the boundary.
-        """
-        self.complete_between(desc, anc)
-        return self._range(desc, anc)
-
-    def complete_between(self, a: str, b: str | None) -> None:
-        """Deepen until ``b..a`` and ``a..b`` are whole: their merge-base and counts are then exact.
+    def complete_between(self, a: str, b: str | None) -> tuple[list[str], list[str]]:
+        """Deepen until ``b..a`` and ``a..b`` are whole, and return them (their merge-base and
+        counts are then exact).
 
         First by date, both sides in one fetch: every commit of either history newer than the
         newest cut-off commit less a window (at least twice the time between ``a`` and ``b``,
@@ -435,16 +431,17 @@ class Mirror:
         commits down each of them. When a round by date brings nothing (a cut-off parent older
         than the window: a merge of months-old commits), rounds by count take over: only the
         side whose cut-off history is newest, as git's own merge-base walk goes, its step
-        doubling each time.
+        doubling each time. Each round walks both ranges once (``a...b``); a pair found whole
+        is not walked again (a fetch only ever adds history, ``_keep_history``).
 
         Either side may be a local name (``refs/remotes/origin/<branch>``): the remote is asked
         for the commit it names here, never for the name, which only this mirror has.
         """
         a = self.resolve(a)
         b = self.resolve(b) if b else b
-        pair = tuple(sorted((a, b))) if b else (a,)
-        if pair in self._whole:
-            return
+        if (a, b) in self._whole:
+            known = self._whole[(a, b)]
+            return list(known[0]), list(known[1])
         window = 0
         if self.first_window > 0:
             ends = self._times({a, b} if b else {a})
@@ -452,19 +449,23 @@ class Mirror:
         depth: dict[str, int] = {}
         done: set[str] = set()  # sides the remote has nothing older for
         while True:
+            left, right = self._sides(a, b)
+            shallow = self.shallow()
             cuts: dict[str, set[str]] = {}
-            for desc, anc in ((a, b), (b, a)):
+            for desc, anc, inside in ((a, b, left), (b, a, right)):
                 if desc and desc not in done:
-                    cut = self._cut(desc, anc)
+                    cut = shallow.intersection(inside)  # parents, maybe in the range, not here
                     if cut:
                         cuts[desc] = cut
                 if anc and desc and anc not in done and desc not in cuts:
-                    hidden = self._hiding(desc, anc)
+                    hidden = self._hiding(inside, anc, shallow)
                     if hidden:
                         cuts[anc] = cuts.get(anc, set()) | hidden
             if not cuts:
-                self._whole.add(pair)
-                return
+                self._whole[(a, b)] = (list(left), list(right))
+                if b:
+                    self._whole[(b, a)] = (list(right), list(left))
+                return list(left), list(right)
             times = self._times(set().union(*cuts.values()))
             before = self.shallow()
             if window:
@@ -484,26 +485,33 @@ class Mirror:
             if self.shallow() == before:
                 done.add(tip)
 
-    def _cut(self, desc: str, anc: str | None) -> set[str]:
-        """Commits of ``anc..desc`` on the boundary: their parents, maybe in the range, are not here."""
-        return self.shallow().intersection(self._range(desc, anc))
+    def _sides(self, a: str, b: str | None) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        """``b..a`` and ``a..b`` as far as they are here, each commit with its parents, newest
+        first, in one walk (``a...b``; without ``b``, all of ``a``'s history and nothing)."""
+        args = ["rev-list", "--missing=allow-promisor", "--parents"]
+        if b is None:
+            lines = self._run(*args, a)[1].splitlines()
+            return {line.split()[0]: line.split()[1:] for line in lines}, {}
+        left: dict[str, list[str]] = {}
+        right: dict[str, list[str]] = {}
+        for line in self._run(*args, "--left-right", f"{a}...{b}")[1].splitlines():
+            sha, *parents = line[1:].split()
+            (left if line[0] == "<" else right)[sha] = parents
+        return left, right
 
-    def _hiding(self, desc: str, anc: str) -> set[str]:
-        """Boundary commits of ``anc``'s history that may hide ancestors ``anc..desc`` counts.
+    def _hiding(self, inside: dict[str, list[str]], anc: str, shallow: set[str]) -> set[str]:
+        """Boundary commits of ``anc``'s history that may hide ancestors of the range ``inside``
+        (``anc..desc`` with parents).
 
         A commit of the range whose parents are all outside it sits on ``anc``'s history; it is
         truly in the range only if no cut-off part of ``anc``'s history reaches it. Whatever does
         is older than the boundary commit hiding it (committer dates, with ``SKEW`` for clocks),
         so only boundary commits no older than the range's lowest commits are returned.
         """
-        shallow = self._present(self.shallow())  # dates of the others would be fetched
-        if not shallow:
+        bottoms = {sha for sha, parents in inside.items() if not any(p in inside for p in parents)}
+        if not bottoms or not shallow:
             return set()
-        lines = self._run("rev-list", "--missing=allow-promisor", "--parents", desc, f"^{anc}")[1].splitlines()
-        inside = {line.split()[0] for line in lines}
-        bottoms = {line.split()[0] for line in lines if not inside.intersection(line.split()[1:])}
-        if not bottoms:
-            return set()
+        shallow = self._present(shallow)  # dates of the others would be fetched
         times = self._times(shallow | bottoms)
         lowest = min(times[c] for c in bottoms)
         near = {s for s in shallow if times[s] + SKEW >= lowest}
@@ -544,8 +552,7 @@ class Mirror:
         """Whether ``anc`` is reachable from ``desc``. Both must be here (see ``fetch_commit``)."""
         if self._run("merge-base", "--is-ancestor", anc, desc, check=False)[0] == 0:
             return True
-        self.complete(desc, anc)
-        return self._run("merge-base", "--is-ancestor", anc, desc, check=False)[0] == 0
+        return not self.complete_between(anc, desc)[0]  # nothing of anc's history lacks from desc's
 
     def on_branch(self, sha: str, branch: str) -> bool:
         """Whether ``sha`` (already here) is reachable from the remote's ``branch`` as it is now."""
@@ -553,7 +560,7 @@ class Mirror:
 
     def log(self, old: str | None, new: str) -> list[LogEntry]:
         """Commits in ``old..new``, newest first (the full range, deepening as needed)."""
-        self.complete(new, old)
+        self.complete_between(new, old)
         fmt = "%H%x00%cI%x00%an%x00%s%x00"
         args = ["rev-list", "--missing=allow-promisor", "--no-commit-header", f"--format={fmt}", new]
         out = self._run(*args + ([f"^{old}"] if old else []))[1]
