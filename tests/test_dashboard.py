@@ -309,3 +309,18 @@ def test_cli_dry_run_prints_the_body_and_status_shows_the_same_report(dash, run_
     offline = json.loads(out)["roller"]
     assert offline["nightlies"] is None and any("GitHub not asked" in u for u in offline["unread"])
     assert [p["age_days"] for p in offline["pins"]] == [p["age_days"] for p in report["pins"]]
+
+
+def test_the_nightly_writing_the_dashboard_shows_how_its_own_run_ends(dash, run_cli, monkeypatch):
+    """Its last job sees its own run in progress: --this-run says how it ends, for that run only."""
+    root, fake = dash
+    older = fake.add_workflow_run(status="in_progress")
+    mine = fake.add_workflow_run(status="in_progress")
+    monkeypatch.setenv("GITHUB_RUN_ID", str(mine["id"]))
+    code, out, err = run_cli("dashboard", "--json", "--this-run", "failure", "--root", root)
+    assert code == 0, err
+    shown = {r["number"]: (r["outcome"], r["conclusion"]) for r in json.loads(out)["report"]["nightlies"]}
+    assert shown == {mine["run_number"]: ("red", "failure"), older["run_number"]: ("running", None)}
+    monkeypatch.setenv("GITHUB_RUN_ID", "")
+    code, out, err = run_cli("dashboard", "--this-run", "success", "--root", root)
+    assert code == 2 and "GITHUB_RUN_ID" in err

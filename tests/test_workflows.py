@@ -238,7 +238,8 @@ def referenced_scripts() -> set[str]:
 def test_every_script_a_workflow_runs_exists_and_is_executable():
     scripts = referenced_scripts()
     assert {"scripts/bump.sh", "scripts/nightly.sh", "scripts/build-wheel.sh",
-            "scripts/release.sh", "scripts/bisect.sh", "scripts/index.sh", "scripts/doctor.sh"} <= scripts
+            "scripts/release.sh", "scripts/bisect.sh", "scripts/index.sh", "scripts/doctor.sh",
+            "scripts/dashboard.sh"} <= scripts
     for name in scripts:
         path = REPO / name
         assert path.is_file(), name
@@ -246,7 +247,7 @@ def test_every_script_a_workflow_runs_exists_and_is_executable():
 
 
 @pytest.mark.parametrize("name", ["bump.sh", "nightly.sh", "build-wheel.sh", "release.sh", "bisect.sh",
-                                  "index.sh", "pypi-upload.sh", "doctor.sh"])
+                                  "index.sh", "pypi-upload.sh", "doctor.sh", "dashboard.sh"])
 def test_scripts_are_thin_strict_and_documented(name):
     text = (REPO / "scripts" / name).read_text()
     lines = text.splitlines()
@@ -293,6 +294,7 @@ SCRIPT_RUNS = {
     "release-post": (["release.sh", "--post", "1"], {"RELEASE_TAG": "rocm-jax-v0.9.1"}),
     "bisect": (["bisect.sh"], {"BISECT_GOOD": "rocm-jax-v0.9.1.dev20261120"}),
     "doctor": (["doctor.sh"], {"GITHUB_REPOSITORY": "rocm/jax-rocm-release"}),
+    "dashboard": (["dashboard.sh"], {"DASHBOARD_THIS_RUN": "failure", "GITHUB_REPOSITORY": "rocm/jax-rocm-release"}),
     "pypi": (["pypi-upload.sh", "--no-notes"], {"RELEASE_TAG": "rocm-jax-v0.9.1", "RELEASE_STORE": "local"}),
     "pypi-notes": (["pypi-upload.sh", "notes"], {"RELEASE_TAG": "rocm-jax-v0.9.1.post1"}),
     "smoke-dir": (["smoke.sh", "dist/0.9.1.dev20261122"], {}),
@@ -767,3 +769,22 @@ def test_pages_is_deployed_after_the_index_by_the_only_job_that_may():
         for name, other in jobs(path).items():
             if (path.name, name) != ("nightly.yml", "pages"):
                 assert "pages" not in (other.get("permissions") or {}), f"{path.name}: {name}"
+
+
+def test_both_scheduled_workflows_end_with_the_dashboard_on_the_workflow_s_own_token(tmp_path):
+    """The dashboard is one issue found by its author: bump and nightly both write it last, with
+    GITHUB_TOKEN (never BUMP_TOKEN), one at a time, and a nightly says how its own run ends."""
+    for name, this_run in (("bump.yml", False), ("nightly.yml", True)):
+        path = REPO / ".github" / "workflows" / name
+        job = jobs(path)["dashboard"]
+        others = set(jobs(path)) - {"dashboard"}
+        needs = {job["needs"]} if isinstance(job["needs"], str) else set(job["needs"])
+        assert needs == others and job["if"] == "${{ always() }}", name
+        assert job["concurrency"] == {"group": "dashboard", "cancel-in-progress": False}, name
+        assert job["permissions"]["issues"] == "write" and "contents" not in {
+            k for k, v in job["permissions"].items() if v == "write"}, name
+        (step,) = [s for s in job["steps"] if s.get("run") == "scripts/dashboard.sh"]
+        assert step["env"]["GITHUB_TOKEN"] == "${{ github.token }}", name
+        assert ("DASHBOARD_THIS_RUN" in step["env"]) == this_run, name
+    argvs = run_script(tmp_path, *SCRIPT_RUNS["dashboard"])
+    assert argvs == [["dashboard", "--this-run", "failure"]]

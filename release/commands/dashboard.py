@@ -35,6 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dry-run", action="store_true",
                         help="print the body and what would be sent; write nothing")
     add_report_options(parser)
+    parser.add_argument("--this-run", choices=("success", "failure", "cancelled"), metavar="CONCLUSION",
+                        help="this workflow run ($GITHUB_RUN_ID, a nightly writing the dashboard as its "
+                             "last job, still in progress) ends with CONCLUSION: success, failure or "
+                             "cancelled")
     parser.add_argument("--author", metavar="LOGIN",
                         help="the login the token writes as (default: the token's own, or "
                              "github-actions[bot] for an Actions token); only its issues count")
@@ -49,7 +53,10 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
+    import os
+
     from release.core import roller_report
+    from release.core.errors import UserError
     from release.sources import dashboard
     from release.sources.github import GitHubClient
     from release.sources.pull_requests import repository_from_env
@@ -57,8 +64,15 @@ def run(args: argparse.Namespace, out: Output) -> int:
     owner, name = args.repo.split("/", 1) if args.repo else repository_from_env()
     client = GitHubClient.from_env(console=out.progress_console())
     store = open_store_from_args(args, out, read_only=True)
+    this_run = None
+    if args.this_run:
+        run_id = os.environ.get("GITHUB_RUN_ID", "")
+        if not run_id.isdigit():
+            raise UserError(f"--this-run needs GITHUB_RUN_ID, this workflow run's id (GitHub Actions "
+                            f"sets it); it is {run_id!r}")
+        this_run = (int(run_id), args.this_run)
     report = gather(proj, client, owner, name, store, nightlies=args.nightlies,
-                    base=args.base, fetch=True, merged=True)
+                    base=args.base, fetch=True, merged=True, this_run=this_run)
     body = roller_report.markdown(report)
     login = dashboard.author(client, args.author)
     result = dashboard.sync_issue(client, owner, name, body, login=login, dry_run=args.dry_run)
@@ -79,12 +93,15 @@ def run(args: argparse.Namespace, out: Output) -> int:
 
 def gather(proj: Project, client: GitHubClient | None, owner: str, name: str, store: Store | None, *,
            nightlies: int = NIGHTLIES, base: str | None = None, fetch: bool = False,
-           merged: bool = False) -> Report:
+           merged: bool = False, this_run: tuple[int, str] | None = None) -> Report:
     """The report as of the run's clock. ``client`` None: nothing read from GitHub (said in
     ``unread``); ``store`` None: nightlies shown without versions; ``fetch``: a pinned commit the
     git cache lacks is fetched for its time (status reads the cache only); ``merged``: the pins
     of deps.yaml at the base branch's tip on origin (the dashboard: a bump merged in its job is
-    shown), else the checkout's."""
+    shown), else the checkout's; ``this_run``: (run id, conclusion) of the workflow run writing
+    the dashboard, still in progress on GitHub, shown as it ends."""
+    import dataclasses
+
     from release.core.errors import ReleaseError
     from release.core.roller_report import Report
     from release.sources import dashboard, nightly_runs
@@ -106,7 +123,9 @@ def gather(proj: Project, client: GitHubClient | None, owner: str, name: str, st
         throttle_line = read_throttle(roller, client, owner, name, branch=base or _base(proj.root)).line()
         try:
             branch = base or _base(proj.root)
-            runs = nightly_runs.recent_runs(client, owner, name, nightlies, branch=branch)
+            runs = [dataclasses.replace(r, status="completed", conclusion=this_run[1])
+                    if this_run and r.id == this_run[0] else r
+                    for r in nightly_runs.recent_runs(client, owner, name, nightlies, branch=branch)]
             store_unread: list[str] = []
             report["nightlies"] = dashboard.runs_shown(runs, _versions_by_day(store, store_unread))
             unread += tuple(store_unread)
