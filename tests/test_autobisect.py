@@ -373,3 +373,24 @@ def test_the_hold_job_refuses_an_unfinished_bisect(world, run_cli):
     code, _, err = run_cli("bisect", *common, "--recorded-only", "--hold", cwd=world.root)
     assert code == 2 and "never probes" in err
     assert git("for-each-ref", "refs/heads/hold/", cwd=world.root).strip() == ""
+
+
+def test_the_hold_job_refuses_a_state_whose_candidates_are_not_good_to_bad(world, run_cli):
+    """The state comes from the job that ran upstream code: a culprit slipped into it (here a
+    side-branch commit in place of the real first bad one) is not proposed."""
+    h, fake = world.h, world.fake
+    seed(world)
+    common = ("--good", N2, "--bad-commit", world.red, "--store", "local", "--store-dir", world.store)
+    code, _, err = run_cli("bisect", *common, "--probe-command", probe_script(world, "jax", h.c["J3"]),
+                           cwd=world.root)
+    assert code == 0, err
+    path = world.root / "dist" / "bisect" / "state.json"
+    state = json.loads(path.read_text())
+    for candidate in state["candidates"]:
+        if candidate["plugin"] == h.c["P6"]:
+            candidate["plugin"] = candidate["commits"]["plugin"] = h.c["S1"]
+    state["probes"][h.c["S1"]] = state["probes"].pop(h.c["P6"])
+    path.write_text(json.dumps(state))
+    code, _, err = run_cli("bisect", *common, "--recorded-only", "--open-pr", cwd=world.root)
+    assert code == 2 and "not the plugin commits between" in err, err
+    assert fake.pulls() == [] and tip(world.origin, "hold/plugin") is None
