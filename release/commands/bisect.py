@@ -100,7 +100,7 @@ def _bad_endpoint(args: argparse.Namespace, proj: Project, store: Store | None,
         from release.sources.repo import ReleaseRepo
         repo = repo or ReleaseRepo(proj.root)
         deps = parse_deps(proj.deps.path, repo.text_at(args.bad_commit, proj.deps.path))
-        sha = repo.g.rev_parse(f"{args.bad_commit}^{{commit}}").strip()
+        sha = repo.rev_parse(f"{args.bad_commit}^{{commit}}")
         return {"name": f"deps.yaml at {sha[:7]}", "commits": {d.name: d.commit for d in deps},
                 "commit": sha}
     return {"name": "deps.yaml", "commits": {d.name: d.commit for d in proj.deps}}

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import subprocess
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
-
-import git as gitpython
 
 from release.core.config import LINE_DEP, Deps, RollVia, parse_deps
 from release.core.errors import UserError
@@ -44,20 +43,28 @@ class ReleaseRepo:
     """The git checkout this project lives in (where deps.yaml is committed)."""
 
     def __init__(self, root: Path):
-        try:
-            self.repo = gitpython.Repo(str(root), search_parent_directories=True)
-        except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError):
-            raise UserError(f"{root}: not inside a git checkout; --commit needs one") from None
-        top = self.repo.working_tree_dir
-        if self.repo.bare or top is None:
+        self.top = Path(root)
+        status, bare, _ = self._run("rev-parse", "--is-bare-repository") if self.top.is_dir() else (1, "", "")
+        if status != 0:
+            raise UserError(f"{root}: not inside a git checkout; --commit needs one")
+        status, top, _ = self._run("rev-parse", "--show-toplevel")
+        if bare.strip() == "true" or status != 0 or not top.strip():
             raise UserError(f"{root}: a bare repository; --commit needs a checkout")
-        self.top = Path(top).resolve()
-        self.g = self.repo.git
-        self.g.update_environment(**ENV)
+        self.top = Path(top.strip()).resolve()
 
     def _run(self, *args: str, env: dict | None = None, timeout: float | None = None) -> tuple[int, str, str]:
-        return self.g.execute(["git", *args], with_extended_output=True, with_exceptions=False,
-                              env=env, strip_newline_in_stdout=False, kill_after_timeout=timeout)
+        """One git process in this checkout: ``(status, stdout, stderr)``, stdout as git wrote it."""
+        try:
+            proc = subprocess.run(["git", *args], cwd=self.top, env={**os.environ, **ENV, **(env or {})},
+                                  stdin=subprocess.DEVNULL, capture_output=True, encoding="utf-8",
+                                  errors="replace", timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return 124, "", f"git {args[0]} timed out after {timeout:.0f} s"
+        return proc.returncode, proc.stdout, proc.stderr.removesuffix("\n")
+
+    def rev_parse(self, rev: str) -> str:
+        """The object ``rev`` names in this checkout (empty when none)."""
+        return self._run("rev-parse", "--verify", "--quiet", rev)[1].strip()
 
     def relpath(self, path: Path) -> str:
         return Path(path).resolve().relative_to(self.top).as_posix()
