@@ -115,3 +115,74 @@ def test_the_workflow_is_named_by_file_or_id_and_an_unknown_id_is_refused(fake_g
     with pytest.raises(UserError):
         list(iter_runs(github_client, OWNER, NAME, workflow="999999"))
     assert nightly_runs.NIGHTLY_WORKFLOW == "nightly.yml"
+
+
+# ---------------------------------------------------------------- each run as GitHub gives it
+
+moments = st.datetimes(min_value=dt.datetime(2020, 1, 1), max_value=dt.datetime(2040, 1, 1),
+                       timezones=st.sampled_from([dt.timezone.utc, dt.timezone(dt.timedelta(hours=-7)),
+                                                  dt.timezone(dt.timedelta(hours=5, minutes=30))]))
+members = st.fixed_dictionaries({
+    "id": st.integers(1, 2 ** 40), "run_number": st.integers(1, 10 ** 6),
+    "status": st.one_of(st.none(), st.sampled_from(STATUSES)),
+    "conclusion": st.one_of(st.none(), st.sampled_from(GITHUB_CONCLUSIONS)),
+    "html_url": st.text(min_size=1, max_size=30), "head_sha": st.text(min_size=1, max_size=40),
+    "event": st.one_of(st.sampled_from(["schedule", "workflow_dispatch"]), st.none(), st.integers()),
+    "head_branch": st.one_of(st.none(), st.text(min_size=1, max_size=20), st.integers()),
+})
+
+
+@settings(max_examples=40)
+@given(data=members, moment=moments, zulu=st.booleans())
+def test_a_run_is_read_as_given_its_time_in_utc(data, moment, zulu):
+    stamp = moment.astimezone(dt.timezone.utc).replace(microsecond=0)
+    text = stamp.strftime("%Y-%m-%dT%H:%M:%SZ") if zulu else moment.replace(microsecond=0).isoformat()
+    run = nightly_runs.run_from({**data, "created_at": text})
+    shown = run.to_json()
+    assert run.created_at == stamp and run.created_at.tzinfo == dt.timezone.utc
+    assert shown["created_at"] == stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
+    for key in ("id", "run_number", "conclusion", "html_url", "head_sha"):
+        assert shown[key] == data[key]
+    assert shown["status"] == (data["status"] or "unknown")
+    assert shown["event"] == (data["event"] if isinstance(data["event"], str) else "unknown")
+    assert shown["head_branch"] == (data["head_branch"] if isinstance(data["head_branch"], str) else None)
+    assert shown["outcome"] == run.outcome
+
+
+def test_a_time_without_a_zone_is_utc():
+    base = {"id": 1, "run_number": 1, "status": "completed", "conclusion": "success", "html_url": "u",
+            "head_sha": "s"}
+    assert nightly_runs.run_from({**base, "created_at": "2026-11-01T03:23:00"}).created_at == DAY
+
+
+@pytest.mark.parametrize("member", ["id", "run_number", "status", "conclusion", "created_at", "html_url", "head_sha"])
+def test_a_member_missing_or_of_another_type_is_named(member):
+    from release.sources.github import MalformedAnswer
+    good = {"id": 1, "run_number": 1, "status": "completed", "conclusion": "success",
+            "created_at": "2026-11-01T03:23:00Z", "html_url": "u", "head_sha": "s"}
+    missing = {k: v for k, v in good.items() if k != member}
+    if member in ("status", "conclusion"):  # nullable: absent is null (a run not yet judged)
+        assert nightly_runs.run_from(missing).outcome in (RUNNING, NEITHER)
+    for bad in ((missing, {**good, member: [member]}) if member not in ("status", "conclusion")
+                else ({**good, member: [member]},)):
+        with pytest.raises(MalformedAnswer) as exc:
+            nightly_runs.run_from(bad)
+        assert str(exc.value).startswith("GitHub API workflow run: malformed answer: ")
+        assert repr(member) in str(exc.value)
+    with pytest.raises(MalformedAnswer) as exc:
+        nightly_runs.run_from({**good, "created_at": "x" * 60})
+    assert str(exc.value) == ("GitHub API workflow run: malformed answer: created_at " + repr("x" * 40)
+                              + " is not an ISO 8601 time")
+
+
+def test_recent_runs_ask_one_page_of_the_size_wanted_of_that_workflow_and_branch(fake_github, github_client):
+    record(fake_github, ["success", "failure", "failure"])
+    record(fake_github, ["failure"], branch="feature")
+    record(fake_github, ["failure"], workflow="bisect.yml")
+    runs = recent_runs(github_client, OWNER, NAME, 2, branch="main")
+    assert [r.run_number for r in runs] == [3, 2] and all(r.head_branch == "main" for r in runs)
+    queries = [dict(entry[3]) for entry in run_requests(fake_github)]
+    assert queries == [{"per_page": "2", "exclude_pull_requests": "true", "branch": "main"}]
+    assert [r.run_number for r in recent_runs(github_client, OWNER, NAME, 5, workflow="bisect.yml")] == [1]
+    recent_runs(github_client, OWNER, NAME, 250)
+    assert dict(run_requests(fake_github)[-1][3])["per_page"] == "100"

@@ -87,7 +87,8 @@ def run_from(data: object) -> NightlyRun:
     created = created.replace(tzinfo=_dt.timezone.utc) if created.tzinfo is None else \
         created.astimezone(_dt.timezone.utc)
     event, branch = run.get("event"), run.get("head_branch")
-    return NightlyRun(run["id"], run["run_number"], run["status"] or "unknown", run["conclusion"],
+    # status and conclusion are nullable: absent reads as null, as ``fields`` lets it through
+    return NightlyRun(run["id"], run["run_number"], run.get("status") or "unknown", run.get("conclusion"),
                       created, run["html_url"], run["head_sha"],
                       event if isinstance(event, str) else "unknown",
                       branch if isinstance(branch, str) else None)
