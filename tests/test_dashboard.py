@@ -324,3 +324,34 @@ def test_the_nightly_writing_the_dashboard_shows_how_its_own_run_ends(dash, run_
     monkeypatch.setenv("GITHUB_RUN_ID", "")
     code, out, err = run_cli("dashboard", "--this-run", "success", "--root", root)
     assert code == 2 and "GITHUB_RUN_ID" in err
+
+
+@pytest.mark.parametrize("what", ["closed", "label off", "label off and body rewritten", "raced"])
+def test_what_people_and_races_do_never_makes_a_second_dashboard(github_client, fake_github, what):
+    owner, name, login = "rocm", "jax-rocm-release", fake_github.identity
+    first = dashboard.sync_issue(github_client, owner, name, body_of(0), login=login).number
+    with fake_github.lock:
+        issue = next(i for i in fake_github._issues[fake_github.repo] if i["number"] == first)
+        if what == "closed":
+            issue["state"] = "closed"
+        if what.startswith("label off"):
+            issue["labels"] = []
+        if what.endswith("rewritten"):
+            issue["body"] = "a person's notes"
+    if what == "raced":
+        fake_github.seed_issue(dashboard.TITLE, body=body_of(0), labels=[dashboard.LABEL], login=login)
+    result = dashboard.sync_issue(github_client, owner, name, body_of(1), login=login)
+    ours = {i["number"]: i for i in fake_github.issues()}
+    assert result.number == first and ours[first]["body"] == body_of(1)
+    assert ours[first]["state"] == ("closed" if what == "closed" else "open")  # a person's close stands
+    assert [n for n, i in ours.items() if i["state"] == "open" and n != first] == []
+    assert len(ours) == (2 if what == "raced" else 1)
+
+
+def test_astral_characters_count_twice_against_the_limit():
+    """GitHub may count UTF-16 units: a body of emoji whose code points fit but whose units do not
+    is cut, never sent whole."""
+    body = MARKER + "\n" + "\n".join(["🟢" * 50] * 100)  # ~5,100 code points, ~10,100 units
+    assert len(body) <= 6000 < units(body)
+    cut = roller_report.bound(body, 6000)
+    assert units(cut) <= 6000 and "cut here" in cut
