@@ -58,7 +58,7 @@ def world(tmp_path, github_env, fake_bazel, public, monkeypatch):
     head = git("rev-parse", "HEAD", cwd=root).strip()
     github_env.branches["main"] = head
     monkeypatch.delenv("JAX_ROCM_RELEASE_CACHE", raising=False)
-    return type("World", (), {"root": root, "origin": origin, "head": head, "fake": github_env,
+    return type("World", (), {"root": root, "origin": origin, "head": head, "fake": github_env, "history": history,
                               "tmp": tmp_path, "env": base_env(github_env, RELEASE_PUBLIC_INDEX=public.url)})
 
 
@@ -181,3 +181,54 @@ def test_the_plan_job_runs_doctor_first_and_goes_on_with_a_workflow_token(world)
     assert doctor == "failure"  # Pages is wrong: a FAIL line, exit 1, and the job continues
     assert "unknown pull-requests" in plan.log and "FAIL    pages" in plan.log
     assert plan.outputs["changed"] == "true"
+
+
+def test_a_red_nightly_bisects_itself_and_its_culprit_gets_one_hold_pr(world):
+    """Issue 25 point 2 as the workflows run it: a nightly after a green one goes red (a jax roll
+    breaks the build); its bisect job dispatches bisect.yml with the last green nightly and the
+    pins it built; the ROCm job bisects with real builds (read-only token), the hosted hold job
+    opens the one hold PR; the next red night starts no second bisect."""
+    from release.core.config import load_deps, parse_deps
+    from release.core.revisions import RevisionMap
+
+    fake, h = world.fake, world.history
+    good = "rocm-jax-v0.9.1.dev20261119"
+    revisions = RevisionMap.from_deps(load_deps(world.root / "deps.yaml").with_commits(h.pins_at(h.c["P2"])),
+                                      "0.9.1.dev20261119")
+    fake.seed_release(good, prerelease=True, assets={"revisions.json": revisions.dumps().encode()})
+    # main moves to the plugin's P8 (a merged bump): it pins jax past the commit that breaks the build.
+    (world.root / "deps.yaml").write_text(h.deps_yaml(pins=h.pins_at(h.c["P8"])))
+    git("commit", "--quiet", "-am", "Bump plugin to P8", cwd=world.root)
+    git("push", "--quiet", "origin", "main", cwd=world.root)
+    red = git("rev-parse", "HEAD", cwd=world.root).strip()
+    fake.branches["main"] = red
+
+    nightly = load_workflow(WORKFLOWS / "nightly.yml")["jobs"]
+    runner = Runner(world.origin, world.tmp / "night", world.env, now="2026-11-20T03:23:00Z", sha=red)
+    assert runner.run_job("plan", nightly["plan"]).result == "success"
+    assert run_build_matrix(runner, nightly["build"], cells=["pjrt"]) == "failure"
+    assert runner.run_job("finish", nightly["finish"]).result == "skipped"
+    started = runner.run_job("bisect", nightly["bisect"])
+    assert started.result == "success", started.log[-3000:]
+    (dispatch,) = fake.dispatches
+    assert dispatch["workflow"] == "bisect.yml" and dispatch["ref"] == "main"
+    assert dispatch["inputs"] == {"good": good, "bad_commit": red, "skip_known": "true"}
+
+    bisect = load_workflow(WORKFLOWS / "bisect.yml")["jobs"]
+    run = Runner(world.origin, world.tmp / "bisect", world.env, now="2026-11-20T07:00:00Z", sha=red, run_id=2)
+    probes = run.run_job("bisect", bisect["bisect"], inputs=dispatch["inputs"])
+    assert probes.result == "success", probes.log[-3000:]
+    assert probes.outputs["found"] == "true" and fake.pulls() == []  # the read-only job proposes nothing
+    hold = run.run_job("hold", bisect["hold"], inputs=dispatch["inputs"])
+    assert hold.result == "success", hold.log[-3000:]
+    (pr,) = fake.pulls()
+    assert pr["title"] == f"Hold plugin before {h.c['P6'][:7]}" and pr["base"]["ref"] == "main"
+    held = git("show", "refs/heads/hold/plugin:deps.yaml", cwd=world.origin)
+    assert parse_deps(world.root / "deps.yaml", held)["plugin"].hold.commit == h.c["P6"]
+
+    # The next night is red again from the same pins: its bisect job starts nothing.
+    again = Runner(world.origin, world.tmp / "night2", world.env, now="2026-11-21T03:23:00Z", sha=red, run_id=3)
+    assert again.run_job("plan", nightly["plan"]).result == "success"
+    assert run_build_matrix(again, nightly["build"], cells=["pjrt"]) == "failure"
+    assert again.run_job("bisect", nightly["bisect"]).result == "success"
+    assert len(fake.dispatches) == 1 and len(fake.pulls()) == 1

@@ -115,7 +115,11 @@ def _where(out: Output, repo: ReleaseRepo, *, required: bool) -> BumpPull | None
     if not required and not os.environ.get("GITHUB_REPOSITORY"):
         return None
     owner, name = repository_from_env()
-    return BumpPull(GitHubClient.from_env(console=out.progress_console()), owner, name, repo.current_branch())
+    try:
+        base = repo.current_branch()
+    except UserError:  # a detached checkout, as CI may make: the hold PR's base is main
+        base = "main"
+    return BumpPull(GitHubClient.from_env(console=out.progress_console()), owner, name, base)
 
 
 def _known(proj: Project, repo: ReleaseRepo, where: BumpPull | None) -> list:

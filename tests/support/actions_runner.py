@@ -102,7 +102,7 @@ class Runner:
         self.now, self.sha, self.ref_name, self.run_id = now, sha, ref_name, run_id
         self.attempt = 1
         self.vars, self.secrets = variables or {}, secrets or {}
-        # The job's GITHUB_TOKEN: the write token for a job granted `contents: write`, else the
+        # The job's GITHUB_TOKEN: the write token for a job granted a write permission, else the
         # read-only one (base_env's RUNNER_WRITE_TOKEN and RUNNER_READ_TOKEN, never in a step's env).
         self.tokens = (env.get("RUNNER_WRITE_TOKEN", ""), env.get("RUNNER_READ_TOKEN", ""))
         self.artifacts = work / "artifacts"
@@ -114,7 +114,8 @@ class Runner:
 
     def context(self, inputs: dict, matrix: dict | None, steps: dict, job: dict | None = None) -> dict:
         needs = {name: {"result": r.result, "outputs": r.outputs} for name, r in self.jobs.items()}
-        writes = ((job or {}).get("permissions") or {}).get("contents") == "write"
+        # Any write (contents, or actions: write to dispatch a workflow) gets the write token.
+        writes = "write" in ((job or {}).get("permissions") or {}).values()
         token = self.tokens[0] if writes or job is None else self.tokens[1]
         github = {"token": token, "sha": self.sha, "ref_name": self.ref_name,
                   "ref": f"refs/heads/{self.ref_name}", "run_id": self.run_id, "run_attempt": self.attempt}

@@ -792,8 +792,6 @@ class FakeGitHub:
                 raise _ApiError(404, "Not Found")
             return 200, {}, run
         if (m := re.fullmatch(r"/actions/workflows/([^/]+)/dispatches", rest)) and method == "POST":
-            if self.reads_only(headers):
-                raise _ApiError(403, "Resource not accessible by integration")
             if data.get("ref") not in self.branches and self._ref(str(data.get("ref"))) is None:
                 raise _ApiError(422, f"No ref found for: {data.get('ref')}")
             self.dispatches.append({"repo": repo, "workflow": unquote(m.group(1)), "ref": data["ref"],
