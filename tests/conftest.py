@@ -20,6 +20,7 @@ pytest_plugins = [
     "tests.support.publish_dist",
     "tests.support.crafted",
     "tests.support.registry",
+    "tests.support.suite_time",
 ]
 
 
