@@ -355,3 +355,20 @@ def test_astral_characters_count_twice_against_the_limit():
     assert len(body) <= 6000 < units(body)
     cut = roller_report.bound(body, 6000)
     assert units(cut) <= 6000 and "cut here" in cut
+
+
+def test_by_hand_a_person_s_token_edits_the_workflows_dashboard_and_never_opens_one(dash, run_cli):
+    """The workflows write as github-actions[bot]; a person at a terminal (their token's login is
+    theirs) names that author and edits its dashboard, and is refused rather than opening a second
+    one as themselves."""
+    root, fake = dash
+    code, out, err = run_cli("dashboard", "--author", "github-actions[bot]", "--root", root)
+    assert code == 2 and "no dashboard issue by github-actions[bot]" in err and fake.issues() == []
+    fake.actions_token = True  # the nightly's job
+    code, out, err = run_cli("dashboard", "--json", "--root", root)
+    assert code == 0 and json.loads(out)["issue"]["action"] == "created", err
+    fake.actions_token = False  # a person again
+    fake.add_workflow_run(conclusion="failure")
+    code, out, err = run_cli("dashboard", "--json", "--author", "github-actions[bot]", "--root", root)
+    assert code == 0 and json.loads(out)["issue"]["action"] == "edited", err
+    assert [i["user"]["login"] for i in fake.issues()] == ["github-actions[bot]"]

@@ -40,8 +40,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "last job, still in progress) ends with CONCLUSION: success, failure or "
                              "cancelled")
     parser.add_argument("--author", metavar="LOGIN",
-                        help="the login the token writes as (default: the token's own, or "
-                             "github-actions[bot] for an Actions token); only its issues count")
+                        help="whose dashboard it is (default: the token's own login, or "
+                             "github-actions[bot] for an Actions token); only that author's issues "
+                             "count. By hand with your own token: --author github-actions[bot] edits "
+                             "the workflows' dashboard and never opens one as you")
 
 
 def add_report_options(parser: argparse.ArgumentParser) -> None:
@@ -74,8 +76,10 @@ def run(args: argparse.Namespace, out: Output) -> int:
     report = gather(proj, client, owner, name, store, nightlies=args.nightlies,
                     base=args.base, fetch=True, merged=True, this_run=this_run)
     body = roller_report.markdown(report)
-    login = dashboard.author(client, args.author)
-    result = dashboard.sync_issue(client, owner, name, body, login=login, dry_run=args.dry_run)
+    writer = dashboard.token_login(client)  # None: an installation token (the workflows')
+    login = args.author or writer or dashboard.ACTIONS_LOGIN
+    result = dashboard.sync_issue(client, owner, name, body, login=login, dry_run=args.dry_run,
+                                  may_open=writer is None or writer == login)
     line = result.line()
     data = {"issue": result.to_json(), "line": line, "report": report.to_json()}
     if args.dry_run:

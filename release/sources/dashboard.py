@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 from release.core import roller_report
-from release.core.errors import ReleaseError
+from release.core.errors import ReleaseError, UserError
 from release.core.roller_report import MARKER, Pin, Pull
 from release.sources.git import Mirror, Remote, mirror_dir
 from release.sources.pull_requests import open_bump_pulls
@@ -69,19 +69,22 @@ class IssueResult:
         return said
 
 
-def author(client: GitHubClient, given: str | None = None) -> str:
-    """The login the token writes as: ``given``, else ``GET /user``'s, else (an installation
-    token such as Actions' GITHUB_TOKEN, which may not read /user) ``github-actions[bot]``."""
+def token_login(client: GitHubClient) -> str | None:
+    """The login the token writes as (``GET /user``), None for an installation token such as
+    Actions' GITHUB_TOKEN, which may not read /user (it writes as ``github-actions[bot]``)."""
     from release.sources.github import GitHubRefused, fields
-    if given:
-        return given
     try:
         user = client.request("GET", "/user", expect=dict)
     except GitHubRefused as exc:
         if exc.status == 403:
-            return ACTIONS_LOGIN
+            return None
         raise
     return str(fields(user, "GET /user", login=str)["login"])
+
+
+def author(client: GitHubClient, given: str | None = None) -> str:
+    """The dashboard's author: ``given``, else the token's login, else ``github-actions[bot]``."""
+    return given or token_login(client) or ACTIONS_LOGIN
 
 
 def _labels(issue: dict) -> set[str]:
@@ -111,11 +114,16 @@ def dashboards(client: GitHubClient, owner: str, name: str, login: str) -> list[
 
 
 def sync_issue(client: GitHubClient, owner: str, name: str, body: str, *, login: str,
-               dry_run: bool = False) -> IssueResult:
-    """Open the dashboard once, edit it when ``body`` differs, else send nothing."""
+               dry_run: bool = False, may_open: bool = True) -> IssueResult:
+    """Open the dashboard once, edit it when ``body`` differs, else send nothing. ``may_open``
+    False (a person's token naming another author with ``--author``): edit that author's
+    dashboard, never open one as the person (the workflows would not find it: a second one)."""
     body = roller_report.bound(body)
     found = dashboards(client, owner, name, login)
     if not found:
+        if not may_open:
+            raise UserError(f"no dashboard issue by {login} in {owner}/{name} to edit, and this token "
+                            f"writes as someone else: the workflows open it with their GITHUB_TOKEN")
         if dry_run:
             return IssueResult("would create", author=login)
         made = client.request("POST", f"/repos/{owner}/{name}/issues",
