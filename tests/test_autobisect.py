@@ -394,3 +394,30 @@ def test_the_hold_job_refuses_a_state_whose_candidates_are_not_good_to_bad(world
     code, _, err = run_cli("bisect", *common, "--recorded-only", "--open-pr", cwd=world.root)
     assert code == 2 and "not the plugin commits between" in err, err
     assert fake.pulls() == [] and tip(world.origin, "hold/plugin") is None
+
+
+def test_the_plan_takes_a_good_tag_given_and_refuses_one_it_cannot_read(world, run_cli):
+    """--good names the green end instead of the newest published nightly; a tag that is no
+    published release (tonight's red draft) or has no revisions.json is one line and exit 2."""
+    h = world.h
+    seed(world)
+    code, data, err = plan(world, run_cli, "--good", N1)
+    assert code == 0 and data["bisect"] is True, err
+    assert data["good"] == {"name": N1, "commits": h.pins_at(h.c["P0"])}
+    code, _, err = plan(world, run_cli, "--good", N3)
+    assert code == 2 and f"no published release {N3}" in err and "last green nightly" in err
+    from release.publish.stores import LocalStore
+    store = LocalStore(world.store)
+    bare = "rocm-jax-v0.9.1.dev20261121"
+    store.publish(store.create_draft(bare, name=bare, body="", prerelease=True), prerelease=True, make_latest=False)
+    code, _, err = plan(world, run_cli)  # the newest published nightly now has no revisions.json
+    assert code == 2 and bare in err and "which pins it was built from" in err
+    assert len(err.strip().splitlines()) == 1 and world.fake.dispatches == []
+
+
+def test_nothing_published_says_so_with_the_bad_pins(world, run_cli):
+    h = world.h
+    code, data, err = plan(world, run_cli)
+    assert code == 0 and data["bisect"] is False, err
+    assert data["bad"]["commits"] == h.pins_at(h.c["P8"]) and data["good"] is None
+    assert outputs(world) == {"bisect": "false", "bad-commit": world.red}
