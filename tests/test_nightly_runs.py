@@ -81,7 +81,7 @@ def test_outcome_follows_the_documented_rules(status, conclusion):
     expected = (RUNNING if status != "completed" else GREEN if conclusion == "success" else
                 RED if conclusion in ("failure", "timed_out", "startup_failure") else NEITHER)
     assert run.outcome == expected
-    assert run.label().startswith("#1 (2026-11-01, ")
+    assert run.label() == f"#1 (2026-11-01, {expected}: {conclusion or status})"
 
 
 @pytest.mark.parametrize("body, says", [
@@ -134,7 +134,7 @@ members = st.fixed_dictionaries({
 
 @settings(max_examples=40)
 @given(data=members, moment=moments, zulu=st.booleans())
-def test_a_run_is_read_as_given_its_time_in_utc(data, moment, zulu):
+def test_a_run_is_read_as_given_its_time_in_utc(local_zone_not_utc, data, moment, zulu):
     stamp = moment.astimezone(dt.timezone.utc).replace(microsecond=0)
     text = stamp.strftime("%Y-%m-%dT%H:%M:%SZ") if zulu else moment.replace(microsecond=0).isoformat()
     run = nightly_runs.run_from({**data, "created_at": text})
@@ -149,7 +149,18 @@ def test_a_run_is_read_as_given_its_time_in_utc(data, moment, zulu):
     assert shown["outcome"] == run.outcome
 
 
-def test_a_time_without_a_zone_is_utc():
+@pytest.fixture
+def local_zone_not_utc(monkeypatch):
+    """The machine's zone is not UTC (a person's laptop): GitHub's times still read as UTC."""
+    import time
+    monkeypatch.setenv("TZ", "America/Denver")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_a_time_without_a_zone_is_utc(local_zone_not_utc):
     base = {"id": 1, "run_number": 1, "status": "completed", "conclusion": "success", "html_url": "u",
             "head_sha": "s"}
     assert nightly_runs.run_from({**base, "created_at": "2026-11-01T03:23:00"}).created_at == DAY
@@ -184,5 +195,7 @@ def test_recent_runs_ask_one_page_of_the_size_wanted_of_that_workflow_and_branch
     queries = [dict(entry[3]) for entry in run_requests(fake_github)]
     assert queries == [{"per_page": "2", "exclude_pull_requests": "true", "branch": "main"}]
     assert [r.run_number for r in recent_runs(github_client, OWNER, NAME, 5, workflow="bisect.yml")] == [1]
+    recent_runs(github_client, OWNER, NAME, 1)
+    assert dict(run_requests(fake_github)[-1][3])["per_page"] == "1"
     recent_runs(github_client, OWNER, NAME, 250)
     assert dict(run_requests(fake_github)[-1][3])["per_page"] == "100"
