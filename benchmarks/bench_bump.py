@@ -193,6 +193,14 @@ def ratios(label, anchor, got):
           f"  bytes {got[0] / max(anchor[0], 1):6.2f}x  requests {got[3] / max(anchor[3], 1):6.1f}x")
 
 
+def byte_compile() -> None:
+    """Byte-compile the tool as ``pip install .`` does in CI, so no run pays for compiling its
+    modules (with PYTHONDONTWRITEBYTECODE set and an editable install, every run would)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "release")], env=env, check=True,
+                   stdout=subprocess.DEVNULL)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--xla-commits", type=int, default=12_000)
@@ -201,6 +209,7 @@ def main() -> int:
                         help="instead: roll plugin + xla across the 2026-04 branch switch on real bare repos")
     parser.add_argument("--keep", action="store_true", help="keep the temp directory")
     args = parser.parse_args()
+    byte_compile()
     tmp = Path(tempfile.mkdtemp(prefix="bench-bump-"))
     try:
         if args.real:
@@ -314,14 +323,17 @@ def run_real(tmp: Path, rocm_jax: Path, xla_git: Path, repeat: int) -> int:
         # jax is not rolled (the snapshot's ROCm/jax is older than the pin): its recorded line
         # names the release branch xla's pin belongs to, as the shipped deps.yaml records it.
         text = text.replace(f"    commit: {'f' * 40}\n", f"    commit: {'f' * 40}\n    line: \"0.9.1\"\n")
-        bumps, anchors = [], []
-        for _ in range(repeat):
+        bumps, anchors, noops = [], [], []
+        env = {**os.environ, "JAX_ROCM_RELEASE_CACHE": str(tmp / "cache")}
+        for _ in range(repeat):  # interleaved: each round measures every contender once
             anchors.append(clone_anchors(server, ("xla",), tmp, kinds=("tree:0 single-branch", "blob:none", "tree:0")))
             bumps.append(cold_bump(server, proj, tmp, text, extra=("--dep", "plugin", "--dep", "xla", "--json")))
+            # The next day: nothing moved upstream, the cache as that bump left it.
+            noops.append(measure(server, [sys.executable, "-m", "release", "bump", "--root", str(proj), "--json",
+                                          "--dep", "plugin", "--dep", "xla"], proj, env))
         deps = (proj / "deps.yaml").read_text()
         # The same roll again from the old pins with the cache warm, to read what it says.
         (proj / "deps.yaml").write_text(text)
-        env = {**os.environ, "JAX_ROCM_RELEASE_CACHE": str(tmp / "cache")}
         server.reset_counts()
         proc = subprocess.run([sys.executable, "-m", "release", "bump", "--root", str(proj), "--dry-run",
                                "--json", "--dep", "plugin", "--dep", "xla"], cwd=proj, env=env,
@@ -341,8 +353,14 @@ def run_real(tmp: Path, rocm_jax: Path, xla_git: Path, repeat: int) -> int:
     for kind, got in anchor.items():
         row(f"git clone --bare --filter={kind}, xla", got)
     row("release bump --dep plugin --dep xla, cold", bump)
+    noop = median(noops)
+    row("release bump, warm, nothing moved upstream", noop)
     for kind, got in anchor.items():
         ratios(f"cold switch bump / clone {kind}", got, bump)
+    cold_goal = bump[2] <= anchor["tree:0 single-branch"][2]
+    print(f"cold switch bump CPU <= a single-branch tree:0 clone's: {'met' if cold_goal else 'NOT met'}")
+    print(f"warm no-change bump < 1 s wall: {'met' if noop[1] < 1 else 'NOT met'} ({noop[1]:.2f} s, "
+          f"{noop[2]:.2f} s CPU)")
     print(f"the bump says: {said['summary']} ({said['count']} commits listed)")
     print(f"the same roll with the cache warm moved {warm / 1e3:.1f} KB")
     return 0 if bump[0] <= anchor["blob:none"][0] / 10 else 1
