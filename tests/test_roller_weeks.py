@@ -41,28 +41,34 @@ def make_world(tmp_path, github_env, run_cli, monkeypatch, up):
 
 def test_a_green_week_merges_every_bump_with_no_person(make_world, up):
     """Every bump PR the roller opens is merged by the roller once its checks are green: no
-    person merges, writes or comments; never more than one bump PR is open; the pins on main
-    follow the plugin (never more than two scheduled runs behind its tip, the via pins as the
-    plugin pins them)."""
+    person merges, writes or comments; checks still running at a run are left to finish (no
+    merge, no push over them); never more than one bump PR is open; the pins on main follow the
+    plugin (never more than two scheduled runs behind its tip, plus the runs that found checks
+    still running; the via pins as the plugin pins them)."""
     world = make_world()
     tips = [up.first]  # the plugin's tip before and at each run
-    for i, day in enumerate([*WEEK, WEEK[-1] + dt.timedelta(days=1)]):
-        if i < len(WEEK):  # upstream moves every day (the eighth run only merges)
+    slow = 2  # the day CI is still running at the next run
+    for i, day in enumerate([*WEEK, WEEK[-1] + dt.timedelta(days=1), WEEK[-1] + dt.timedelta(days=2)]):
+        if i < len(WEEK):  # upstream moves every day (the last two runs only roll and merge)
             up.commit(at(day, -10 + i % 3), jax=True, xla=i % 3 == 0)
         tips.append(up.tip)
+        heads = {p["number"]: world.tip(p["head"]["ref"]) for p in world.open_pulls()}
         run = world.bump(day, "--auto-merge")
         assert run.code == 0, run.err
         opened = world.open_pulls()
         assert len(opened) == (0 if run.merge.get("action") == "merged" else 1), (day, run.data)
+        if i == slow + 1:  # yesterday's checks still running: not merged, not pushed over
+            assert run.merge["action"] == "waiting" and "pending" in run.merge["line"], run.data
+            assert {p["number"]: world.tip(p["head"]["ref"]) for p in opened} == heads and run.writes == []
         pins = world.pins()
-        assert pins["plugin"] in tips[-3:], f"{day}: main is more than two runs behind the plugin"
+        assert pins["plugin"] in tips[-3 - (i > slow):], f"{day}: main is too far behind the plugin"
         assert (pins["jax"], pins["xla"]) == up.pins[pins["plugin"]]
-        world.ci("success")  # CI runs on the bump PR's new head
+        world.ci("running" if i == slow else "success")  # CI runs on the bump PR's new head
     merged = [run.merge["number"] for run in world.runs if run.merge.get("action") == "merged"]
     pulls = world.fake.pulls()
     assert len(pulls) >= 4 and [p["number"] for p in pulls if p.get("merged")] == merged
     assert all(p["state"] == "closed" and p.get("merged") for p in pulls), "a bump PR was left for a person"
-    assert world.pins()["plugin"] == tips[-1]  # the last roll (of the week's last upstream move) landed
+    assert world.pins()["plugin"] == up.tip  # the last roll (of the week's last upstream move) landed
     # Nobody but the tool wrote: every commit on main after the first is GitHub's merge of the
     # tool's own commit, and the stand-in saw no comment.
     for sha in world.first_parents()[:-1]:
@@ -188,6 +194,7 @@ def test_cooldown_picks_the_newest_soaked_commit_each_day(make_world, up, seed):
             assert pulls == [] and run.data["changed"] is False
             continue
         (pull,) = pulls
+        assert world.tip(pull["head"]["ref"]) == run.data["commit"], "the answer names a commit not pushed"
         pinned = world.pins(f"refs/heads/{pull['head']['ref']}")
         assert pinned["plugin"] == expect, f"{day}: the PR pins {pinned['plugin'][:7]}, not the newest soaked"
         assert pinned["plugin"] not in young
@@ -337,11 +344,13 @@ def test_three_red_nights_throttle_the_roller_one_bisect_one_hold_pr(make_world,
     night(WEEK[5], "failure")  # tonight still built the culprit's pins: one red after the reset
     back = world.bump(WEEK[5], "--auto-merge")
     assert back.pull["action"] == "opened", back.data
+    assert "throttle: 1 red nightly in a row" in back.summary  # the reds before the reset no longer count
     moved = world.pins(f"refs/heads/{back.pull['branch']}")["plugin"]
     assert moved == up.first, "the pin did not move back before the culprit"
     world.ci("success")
     night(WEEK[6], "failure")
-    assert world.bump(WEEK[6], "--auto-merge").merge["action"] == "merged"
+    merged = world.bump(WEEK[6], "--auto-merge")
+    assert merged.merge["action"] == "merged" and "throttle: 2 red nightlies in a row" in merged.summary
     night(WEEK[6] + dt.timedelta(days=1), "success")
     resumed = world.bump(WEEK[6] + dt.timedelta(days=1), "--auto-merge")
     assert resumed.data["throttle"]["state"] == "clear" and world.pins()["plugin"] == up.first

@@ -149,7 +149,7 @@ class RollerWorld:
         self.cache = tmp / "mirrors"  # the workflow's actions/cache of .cache/git
         self.runs: list[Run] = []
         self.machines = 0
-        self._checked: set[tuple[str, str]] = set()
+        self._checked: set[tuple[str, str, str]] = set()
         self.step_env, self.argv = self._workflow_step()
 
     # ------------------------------------------------------------ the workflows' steps
@@ -268,13 +268,17 @@ class RollerWorld:
         return [p for p in self.fake.pulls() if p["state"] == "open"]
 
     def ci(self, conclusion: str = "success", name: str = "build") -> list[str]:
-        """CI on every open PR's head (as a push triggers it): one check run each, once."""
+        """CI on every open PR's head (as a push triggers it): one check run each, once;
+        ``conclusion`` "running" leaves it in progress (a later call finishes it)."""
         heads = []
         for pull in self.open_pulls():
             head = self.tip(pull["head"]["ref"])
-            if head and (head, name) not in self._checked:
-                self._checked.add((head, name))
-                self.fake.add_check_run(head, name, conclusion=conclusion)
+            if head and (head, name, conclusion) not in self._checked:
+                self._checked.add((head, name, conclusion))
+                if conclusion == "running":
+                    self.fake.add_check_run(head, name, status="in_progress")
+                else:
+                    self.fake.add_check_run(head, name, conclusion=conclusion)
             heads.append(head)
         return heads
 
