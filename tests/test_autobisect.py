@@ -121,7 +121,8 @@ def test_the_same_culprit_found_again_writes_nothing_even_after_main_moved(world
     main_moves(world)  # HEAD moved: a fresh commit would differ, so none may be made
     again = deliver(world, github_client, h.c["P6"])
     assert again["known"] == {"dep": "plugin", "commit": h.c["P6"], "state": "open", "number": pr["number"],
-                              "url": pr["html_url"], "where": f"hold PR #{pr['number']} is open"}
+                              "url": pr["html_url"], "branch": "hold/plugin",
+                              "where": f"hold PR #{pr['number']} is open"}
     assert "commit" not in again and not again["pushed"] and "pull_request" not in again
     assert len(writes(fake)) == before and tip(world.origin, "hold/plugin") == branch_tip
     assert len(fake.pulls()) == 1 and comments(fake, pr["number"]) == []
@@ -194,6 +195,33 @@ def test_a_persons_push_on_the_hold_branch_is_kept_and_said_once(world, github_c
     (said,) = comments(fake, number)
     assert h.c["P7"][:12] in said and PERSON["GIT_AUTHOR_NAME"] in said
     assert holds.marked_hold(fake.pulls()[0]["body"]) == ("plugin", h.c["P6"])
+
+
+def test_a_persons_closed_hold_branch_stays_theirs_and_the_next_hold_pr_lives_beside_it(world, github_client,
+                                                                                       tmp_path):
+    """A person pushed to hold/plugin and the PR was closed: the next culprit's PR opens on
+    hold/plugin-2, and a later culprit refreshes that PR there; hold/plugin is never pushed."""
+    h, fake = world.h, world.fake
+    first = deliver(world, github_client, h.c["P6"])["pull_request"]["number"]
+    clone = tmp_path / "person"
+    git("clone", "--quiet", "-b", "hold/plugin", world.origin.as_uri(), clone)
+    (clone / "WHY.md").write_text("a note\n")
+    git("add", "WHY.md", cwd=clone)
+    git("-c", f"user.name={PERSON['GIT_AUTHOR_NAME']}", "-c", f"user.email={PERSON['GIT_AUTHOR_EMAIL']}",
+        "commit", "--quiet", "-m", "note", cwd=clone)
+    git("push", "--quiet", "origin", "hold/plugin", cwd=clone)
+    theirs = tip(world.origin, "hold/plugin")
+    owner, name = fake.repo.split("/")
+    github_client.update_pull(owner, name, first, state="closed")
+    second = deliver(world, github_client, h.c["P7"])["pull_request"]
+    assert second["action"] == "opened" and second["branch"] == "hold/plugin-2"
+    third = deliver(world, github_client, h.c["P4"])["pull_request"]
+    assert third["action"] == "updated" and third["number"] == second["number"]
+    assert third["branch"] == "hold/plugin-2" and held_on(world.origin, "hold/plugin-2") == h.c["P4"]
+    assert tip(world.origin, "hold/plugin") == theirs
+    assert [p["state"] for p in fake.pulls()] == ["closed", "open"]
+    again = deliver(world, github_client, h.c["P4"])
+    assert again["known"]["number"] == second["number"] and again["known"]["branch"] == "hold/plugin-2"
 
 
 @settings(max_examples=6, derandomize=True, deadline=None,

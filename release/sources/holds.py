@@ -81,6 +81,7 @@ class KnownHold:
     state: str               # "held" (deps.yaml at HEAD), "open", "merged", "closed" (unmerged)
     number: int | None = None
     url: str | None = None
+    branch: str | None = None  # the PR's head branch (hold/<dep>, or hold/<dep>-2 ...)
 
     @property
     def where(self) -> str:
@@ -104,14 +105,23 @@ def held_at_head(repo: ReleaseRepo, deps_path: Path, dep: str) -> KnownHold | No
 
 
 def hold_pulls(client: GitHubClient, owner: str, name: str, dep: str) -> list[KnownHold]:
-    """Every hold PR the tool opened for ``dep`` (any state), newest first, by their marks."""
+    """The tool's hold PRs for ``dep``, newest first, by their marks: every one from
+    ``hold/<dep>`` (any state), and the open ones from the names a person's work moved it to
+    (``hold/<dep>-2``...)."""
+    branch = hold_branch(dep)
+    pulls = {p["number"]: p for p in client.list_pulls(owner, name, state="all", head=f"{owner}:{branch}")}
+    for pull in client.list_pulls(owner, name, state="open"):
+        if str(pull["head"].get("ref", "")).startswith(f"{branch}-") and \
+                str(pull["head"].get("label") or f"{owner}:").split(":")[0] == owner:
+            pulls.setdefault(pull["number"], pull)
     found = []
-    for pull in client.list_pulls(owner, name, state="all", head=f"{owner}:{hold_branch(dep)}"):
+    for pull in pulls.values():
         mark = marked_hold(pull.get("body"))
         if mark is None or mark[0] != dep:
             continue
         state = "open" if pull.get("state") == "open" else "merged" if pull.get("merged_at") else "closed"
-        found.append(KnownHold(dep, mark[1], state, int(pull["number"]), pull.get("html_url")))
+        found.append(KnownHold(dep, mark[1], state, int(pull["number"]), pull.get("html_url"),
+                               str(pull["head"]["ref"])))
     return sorted(found, key=lambda k: -(k.number or 0))
 
 
@@ -190,7 +200,7 @@ def _refresh(repo: ReleaseRepo, deps_path: Path, dep: str, hold: Hold, pull: Bum
     person pushed to is left as it is (said once too)."""
     client, owner, name = pull.client, pull.owner, pull.name
     number = opened.number or 0
-    branch = hold_branch(dep)
+    branch = opened.branch or hold_branch(dep)
     who = repo.person_pushed(branch)
     if who is not None:
         reason = (f"hold PR #{number} kept as it is: {who}; it still holds {opened.commit[:7]}, not "
@@ -201,7 +211,7 @@ def _refresh(repo: ReleaseRepo, deps_path: Path, dep: str, hold: Hold, pull: Bum
                            f"{dep} commit; hold it by hand, or merge or close this pull request.")
         return {"pushed": False, "pull_request": PullResult("kept", number, opened.url, branch,
                                                             reason=reason).to_json()}
-    done = commit_hold(repo, deps_path, dep, hold, changelog)
+    done = commit_hold(repo, deps_path, dep, hold, changelog, branch)
     repo.push(done["commit"], branch)
     updated = client.update_pull(owner, name, number, title=done["title"], body=body)
     mark = _MOVED.format(commit=hold.commit)
