@@ -15,7 +15,7 @@ import os
 import pytest
 
 from release.sources.github import GitHubError
-from tests.support.gitrepos import git
+from tests.support.gitrepos import git, push_to_origin
 from tests.test_bump_people import PERSON, person_edits
 
 
@@ -29,12 +29,7 @@ def world(bump_project, tmp_path, github_env):
     """The project as a checkout on main, a bare origin, and the stand-in reading that origin."""
     root = bump_project()
     origin = tmp_path / "origin.git"
-    git("init", "--quiet", "--bare", "-b", "main", origin)
-    git("init", "--quiet", "-b", "main", cwd=root)
-    git("add", "deps.yaml", "version_info.json", cwd=root)
-    git("commit", "--quiet", "-m", "pins", cwd=root)
-    git("remote", "add", "origin", origin.as_uri(), cwd=root)
-    git("push", "--quiet", "origin", "main", cwd=root)
+    push_to_origin(root, origin, "deps.yaml", "version_info.json")
     github_env.git_dir = origin
     return root, origin, github_env
 

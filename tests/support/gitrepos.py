@@ -311,15 +311,23 @@ def release_repo(root: Path) -> Path:
     return root
 
 
+def push_to_origin(root: Path, origin: Path, *paths: str, message: str = "pins") -> str:
+    """Commit ``paths`` of ``root`` (all when none; a directory that is no checkout yet becomes
+    one on main) and push main to a new bare repository ``origin``; returns the commit."""
+    if not (root / ".git").exists():
+        git("init", "--quiet", "-b", "main", cwd=root)
+    git("add", *(paths or ("-A",)), cwd=root)
+    git("commit", "--quiet", "-m", message, cwd=root)
+    git("init", "--quiet", "--bare", "-b", "main", origin)
+    git("remote", "add", "origin", origin.as_uri(), cwd=root)
+    git("push", "--quiet", "origin", "main", cwd=root)
+    return git("rev-parse", "HEAD", cwd=root).strip()
+
+
 @pytest.fixture
 def release_checkout(bump_project, tmp_path):
     """The project as a git checkout on main, with a bare origin; returns (root, origin)."""
     root = bump_project()
     origin = tmp_path / "origin.git"
-    git("init", "--quiet", "--bare", origin)
-    git("init", "--quiet", "-b", "main", cwd=root)
-    git("add", "deps.yaml", "version_info.json", cwd=root)
-    git("commit", "--quiet", "-m", "pins", cwd=root)
-    git("remote", "add", "origin", origin.as_uri(), cwd=root)
-    git("push", "--quiet", "origin", "main", cwd=root)
+    push_to_origin(root, origin, "deps.yaml", "version_info.json")
     return root, origin

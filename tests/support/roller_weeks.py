@@ -24,7 +24,17 @@ from typing import Any, Callable
 import yaml
 
 from tests.support.actions_runner import load_workflow, substitute
-from tests.support.gitrepos import BRANCH, JAX_BZL, XLA_BZL, Remotes, RepoBuilder, deps_yaml, git, release_repo
+from tests.support.gitrepos import (
+    BRANCH,
+    JAX_BZL,
+    XLA_BZL,
+    Remotes,
+    RepoBuilder,
+    deps_yaml,
+    git,
+    push_to_origin,
+    release_repo,
+)
 from tests.support.project import REPO, write_version_info
 from tests.test_bump_people import PERSON
 
@@ -139,11 +149,7 @@ class RollerWorld:
         if roller is not None:
             (seed / "roller.yaml").write_text(roller)
         self.origin = tmp / "origin.git"
-        git("init", "--quiet", "--bare", "-b", "main", self.origin)
-        git("add", "-A", cwd=seed)
-        git("commit", "--quiet", "-m", "Initial pins", cwd=seed)
-        git("remote", "add", "origin", self.origin.as_uri(), cwd=seed)
-        git("push", "--quiet", "origin", "main", cwd=seed)
+        push_to_origin(seed, self.origin, message="Initial pins")
         fake.git_dir = self.origin
         fake.branches["main"] = self.main
         self.cache = tmp / "mirrors"  # the workflow's actions/cache of .cache/git
