@@ -70,6 +70,62 @@ def test_a_metadata_file_is_accepted_only_when_it_is_its_wheels_metadata_byte_fo
         assert "without its wheel" in orphan
 
 
+def small_wheel(path: Path, members: dict[str, bytes]) -> Path:
+    import zipfile
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return path
+
+
+def test_every_wrong_metadata_file_is_named_not_only_the_first(tmp_path):
+    """One line per problem, in name order: an orphan, a wheel that cannot be read and a wrong
+    file in one set are all named (a check that stops at the first hides the rest)."""
+    good = small_wheel(tmp_path / "b_good-1.0-py3-none-any.whl", {"b_good-1.0.dist-info/METADATA": b"Name: b\n"})
+    broken = tmp_path / "c_broken-1.0-py3-none-any.whl"
+    broken.write_bytes(b"not a zip")
+    orphan = tmp_path / "a_gone-1.0-py3-none-any.whl.metadata"
+    for path, data in ((orphan, b"x"), (tmp_path / (broken.name + ".metadata"), b"x"),
+                       (tmp_path / (good.name + ".metadata"), b"Name: other\n")):
+        path.write_bytes(data)
+    found = core_metadata.problems({p.name: p for p in tmp_path.iterdir()})
+    assert found == [
+        f"{orphan.name}: a core metadata file without its wheel a_gone-1.0-py3-none-any.whl",
+        f"{good.name}.metadata is not the METADATA of {good.name} (PEP 658: it must be that file byte for byte)",
+        f"{broken.name}.metadata: its wheel's METADATA cannot be read ({broken.name}: not a wheel (not a zip file))",
+    ]
+
+
+@pytest.mark.parametrize("members, expected", [
+    (None, "not a wheel (not a zip file)"),
+    ({"x/RECORD": b""}, "expected one .dist-info/METADATA, found 0"),
+    ({"a-1.dist-info/METADATA": b"1", "b-1.dist-info/METADATA": b"2"}, "expected one .dist-info/METADATA, found 2"),
+])
+def test_a_file_that_is_not_a_wheel_with_one_metadata_is_one_line_naming_it(tmp_path, members, expected):
+    import io
+    path = tmp_path / "x-1.0-py3-none-any.whl"
+    if members is None:
+        path.write_bytes(b"PK not really")
+    else:
+        small_wheel(path, members)
+    for handle, name, label in ((path, None, path.name), (str(path), "shown.whl", "shown.whl"),
+                                (io.BytesIO(path.read_bytes()), None, "wheel")):
+        with pytest.raises(UserError) as err:
+            core_metadata.read(handle, name)
+        assert str(err.value) == f"{label}: {expected}"
+
+
+def test_a_rebuilt_wheel_gets_a_new_metadata_file_and_an_unchanged_one_is_left_alone(tmp_path):
+    import os
+    wheel = small_wheel(tmp_path / "x-1.0-py3-none-any.whl", {"x-1.0.dist-info/METADATA": b"Version: 1.0\n"})
+    sidecar = core_metadata.write_beside(wheel)
+    os.utime(sidecar, ns=(1, 1))
+    assert core_metadata.write_beside(wheel) == sidecar and sidecar.stat().st_mtime_ns == 1  # not rewritten
+    small_wheel(wheel, {"x-1.0.dist-info/METADATA": b"Version: 1.0\nRequires-Dist: y\n"})  # rebuilt
+    core_metadata.write_beside(wheel)
+    assert sidecar.read_bytes() == b"Version: 1.0\nRequires-Dist: y\n"
+
+
 def test_a_metadata_file_is_never_a_wheel():
     name = "jax_rocm7_plugin-0.9.1-cp311-cp311-manylinux_2_28_x86_64.whl"
     assert core_metadata.is_wheel(name) and not core_metadata.is_wheel(name + ".metadata")
