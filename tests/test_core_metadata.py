@@ -81,8 +81,8 @@ def small_wheel(path: Path, members: dict[str, bytes]) -> Path:
 def test_every_wrong_metadata_file_is_named_not_only_the_first(tmp_path):
     """One line per problem, in name order: an orphan, a wheel that cannot be read and a wrong
     file in one set are all named (a check that stops at the first hides the rest)."""
-    good = small_wheel(tmp_path / "b_good-1.0-py3-none-any.whl", {"b_good-1.0.dist-info/METADATA": b"Name: b\n"})
-    broken = tmp_path / "c_broken-1.0-py3-none-any.whl"
+    good = small_wheel(tmp_path / "c_good-1.0-py3-none-any.whl", {"c_good-1.0.dist-info/METADATA": b"Name: c\n"})
+    broken = tmp_path / "b_broken-1.0-py3-none-any.whl"
     broken.write_bytes(b"not a zip")
     orphan = tmp_path / "a_gone-1.0-py3-none-any.whl.metadata"
     for path, data in ((orphan, b"x"), (tmp_path / (broken.name + ".metadata"), b"x"),
@@ -91,8 +91,8 @@ def test_every_wrong_metadata_file_is_named_not_only_the_first(tmp_path):
     found = core_metadata.problems({p.name: p for p in tmp_path.iterdir()})
     assert found == [
         f"{orphan.name}: a core metadata file without its wheel a_gone-1.0-py3-none-any.whl",
-        f"{good.name}.metadata is not the METADATA of {good.name} (PEP 658: it must be that file byte for byte)",
         f"{broken.name}.metadata: its wheel's METADATA cannot be read ({broken.name}: not a wheel (not a zip file))",
+        f"{good.name}.metadata is not the METADATA of {good.name} (PEP 658: it must be that file byte for byte)",
     ]
 
 
