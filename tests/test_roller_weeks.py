@@ -35,6 +35,7 @@ def up(tmp_path):
 @pytest.fixture
 def make_world(tmp_path, github_env, run_cli, monkeypatch, up):
     def make(**kwargs) -> RollerWorld:
+        kwargs.setdefault("variables", {"BUMP_AUTO_MERGE": "true"})  # the repository's variable
         return RollerWorld(tmp_path / "world", github_env, run_cli, monkeypatch, up, **kwargs)
     return make
 
@@ -53,7 +54,7 @@ def test_a_green_week_merges_every_bump_with_no_person(make_world, up):
             up.commit(at(day, -10 + i % 3), jax=True, xla=i % 3 == 0)
         tips.append(up.tip)
         heads = {p["number"]: world.tip(p["head"]["ref"]) for p in world.open_pulls()}
-        run = world.bump(day, "--auto-merge")
+        run = world.bump(day)
         assert run.code == 0, run.err
         opened = world.open_pulls()
         assert len(opened) == (0 if run.merge.get("action") == "merged" else 1), (day, run.data)
@@ -85,14 +86,14 @@ def test_a_persons_commit_is_kept_the_roller_waits_then_rolls_on_a_new_branch(ma
     itself."""
     world = make_world()
     up.commit(at(WEEK[0], -8))
-    first = world.bump(WEEK[0], "--auto-merge")
+    first = world.bump(WEEK[0])
     number, branch = first.pull["number"], first.pull["branch"]
     world.ci("success")
     theirs = world.person_commits(branch, {"FIX.md": "the roll needs this\n"}, "Fix the build for this roll")
     world.ci("success")  # their push is green too: green is not enough
     for day in WEEK[1:3]:
         up.commit(at(day, -8), xla=True)
-        run = world.bump(day, "--auto-merge")
+        run = world.bump(day)
         assert run.code == 0, run.err
         assert run.merge["action"] == "kept" and run.pull["action"] == "kept", run.data
         assert world.tip(branch) == theirs, f"{day}: the person's commit was overwritten"
@@ -108,13 +109,13 @@ def test_a_persons_commit_is_kept_the_roller_waits_then_rolls_on_a_new_branch(ma
     assert world.merge_parents(merged_main)[1] == theirs
 
     up.commit(at(WEEK[3], -8))
-    run = world.bump(WEEK[3], "--auto-merge")
+    run = world.bump(WEEK[3])
     assert run.merge["action"] == "none" and run.pull["action"] == "opened", run.data
     second = run.pull["branch"]
     assert second != branch and world.tip(branch) == theirs
     assert world.merge_parents(world.tip(second))[0] == merged_main, "the roll is not on the person's work"
     world.ci("success")
-    run = world.bump(WEEK[4], "--auto-merge")
+    run = world.bump(WEEK[4])
     assert run.merge["action"] == "merged" and run.merge["number"] == run.merge["number"] != number
     assert world.pins()["plugin"] == up.tip
     assert (world.first_parents()[1], len(world.fake.comments(number))) == (merged_main, 1)
@@ -128,14 +129,14 @@ def test_dry_run_writes_nothing_all_week(make_world, up):
     ``running``, the next run acts again."""
     world = make_world()
     up.commit(at(WEEK[0], -30))
-    opened = world.bump(WEEK[0] - dt.timedelta(days=1), "--auto-merge")
+    opened = world.bump(WEEK[0] - dt.timedelta(days=1))
     assert opened.pull["action"] == "opened"
     world.ci("success")
     world.person_commits("main", {"roller.yaml": "mode: dry-run\n"}, "Pause the roller: dry-run")
     refs, pulls = world.refs(), world.fake.pulls()
     for i, day in enumerate(WEEK):
         up.commit(at(day, -9), jax=True, xla=i % 2 == 0)
-        run = world.bump(day, "--auto-merge")
+        run = world.bump(day)
         assert run.code == 0, run.err
         assert run.writes == [], f"{day}: dry-run wrote {run.writes}"
         assert world.refs() == refs and world.fake.pulls() == pulls
@@ -146,7 +147,7 @@ def test_dry_run_writes_nothing_all_week(make_world, up):
         assert git_lines(run.checkout, "status", "--porcelain") == []
     assert world.fake.comments(opened.pull["number"]) == []
     world.person_commits("main", {"roller.yaml": "mode: running\n"}, "Resume the roller")
-    run = world.bump(WEEK[-1] + dt.timedelta(days=1), "--auto-merge")
+    run = world.bump(WEEK[-1] + dt.timedelta(days=1))
     assert run.writes and run.data.get("roller") is None
 
 
@@ -179,7 +180,7 @@ def test_cooldown_picks_the_newest_soaked_commit_each_day(make_world, up, seed):
     least 24 hours old at the run (the script's own record of commit times decides, not git),
     never a tip that has not soaked, and says so when it leaves commits to soak; when nothing
     new has soaked the PR stays as it was."""
-    world = make_world(roller=f"cooldown_hours: {COOLDOWN}\n")
+    world = make_world(roller=f"cooldown_hours: {COOLDOWN}\n", variables={})
     previous, seen = up.first, set()
     for day, hours in zip(WEEK, cooldown_schedule(seed)):
         for hour in hours:
@@ -223,10 +224,11 @@ def test_the_dashboard_is_one_issue_edited_never_duplicated(make_world, up):
     fake = world.fake
     theirs = fake.seed_issue("Release roller dashboard", body="a person's notes", labels=["release-dashboard"])
     before_theirs = next(i for i in fake.issues() if i["number"] == theirs)
-    def dashboard(day, checkout=None):
-        """The workflows' last step; a write only when the body changes."""
+
+    def dashboard(day, nightly=None):
+        """The workflows' last job; a write only when the body changes."""
         ours = [i["body"] for i in fake.issues() if (i["user"] or {}).get("login") == fake.identity]
-        run = world.release(day, "dashboard", checkout=checkout)
+        run = world.dashboard(day, nightly)
         assert run.code == 0, run.err
         edits = [w for w in run.writes if w[0] == "PATCH"]
         assert len(edits) == (1 if ours and ours[0] != issue_body(fake, run) else 0), run.writes
@@ -237,13 +239,14 @@ def test_the_dashboard_is_one_issue_edited_never_duplicated(make_world, up):
     for i, (day, night) in enumerate(zip(WEEK, nights)):
         up.commit(at(day, -8), xla=i % 2 == 0)
         run_record = world.nightly(day, night)
-        after_nightly = dashboard(day)  # the nightly's own machine: main as it is
+        after_nightly = dashboard(day, run_record)
         assert world.pins()["plugin"][:12] in issue_body(world.fake, after_nightly)
-        bump = world.bump(day, "--auto-merge")
+        bump = world.bump(day)
+        assert bump.code == 0, bump.err
         world.ci("success")
-        after_bump = dashboard(day, bump.checkout)
+        after_bump = dashboard(day)
         if i in (0, 3):  # the same job again (a re-run): nothing new, nothing sent
-            again = dashboard(day, bump.checkout)
+            again = dashboard(day)
             assert again.data["issue"]["action"] == "unchanged" and again.writes == []
         ours = [i for i in fake.issues() if "pull_request" not in i and (i["user"] or {}).get("login") == fake.identity]
         assert len(ours) == 1, f"{day}: {len(ours)} dashboard issues"
@@ -274,9 +277,9 @@ def test_the_dashboard_after_an_auto_merge_shows_the_merged_pins(make_world, up)
     that writes the dashboard is shown at once."""
     world = make_world()
     up.commit(at(WEEK[0], -8))
-    world.bump(WEEK[0], "--auto-merge")
+    world.bump(WEEK[0])
     world.ci("success")
-    merged = world.bump(WEEK[1], "--auto-merge")
+    merged = world.bump(WEEK[1])
     assert merged.merge["action"] == "merged"
     shown = world.release(WEEK[1], "dashboard", checkout=merged.checkout)
     assert world.pins()["plugin"][:12] in issue_body(world.fake, shown)
@@ -301,10 +304,10 @@ def test_three_red_nights_throttle_the_roller_one_bisect_one_hold_pr(make_world,
         return run, (world.red_night_bisects(day, run, probe) if conclusion == "failure" else None)
 
     night(WEEK[0], "success")
-    assert world.bump(WEEK[0], "--auto-merge").pull["action"] == "opened"  # the culprit's roll
+    assert world.bump(WEEK[0]).pull["action"] == "opened"  # the culprit's roll
     world.ci("success")  # the PR's CI cannot see the ROCm breakage
     night(WEEK[1], "success")
-    assert world.bump(WEEK[1], "--auto-merge").merge["action"] == "merged"
+    assert world.bump(WEEK[1]).merge["action"] == "merged"
     assert world.pins()["plugin"] == culprit
 
     # Three red nights. The first bisects and opens the hold PR; the next two start nothing.
@@ -313,26 +316,26 @@ def test_three_red_nights_throttle_the_roller_one_bisect_one_hold_pr(make_world,
     assert plan.data["bisect"] is True and bisect.data["first_bad"]["plugin"] == culprit
     assert hold.data["hold"]["pull_request"]["action"] == "opened"
     (hold_pr,) = [p for p in fake.pulls() if p["head"]["ref"].startswith("hold/")]
-    rolled = world.bump(WEEK[2], "--auto-merge")
+    rolled = world.bump(WEEK[2])
     assert rolled.pull["action"] == "opened" and "1 red nightly in a row" in rolled.summary
     world.ci("success")
     for day in WEEK[3:5]:
         _, (plan, bisect, hold) = night(day, "failure")
         assert plan.data["bisect"] is False and bisect is None and culprit[:7] in plan.data["line"]
         if day == WEEK[3]:
-            assert world.bump(day, "--auto-merge").merge["action"] == "merged"  # two reds: still rolling
+            assert world.bump(day).merge["action"] == "merged"  # two reds: still rolling
             assert world.pins()["plugin"] == later
     assert len(fake.dispatches) == 1
     assert [p["number"] for p in fake.pulls() if p["head"]["ref"].startswith("hold/")] == [hold_pr["number"]]
 
     up.commit(at(WEEK[4], -8))  # upstream moves on: the throttled roller takes none of it
     refs = world.refs()
-    throttled = world.bump(WEEK[4], "--auto-merge")
+    throttled = world.bump(WEEK[4])
     assert throttled.code == 0 and throttled.data["throttle"]["state"] == "throttled"
     line = throttled.data["title"]
     assert "3 red nightlies in a row" in line and "throttle_reset_after" in line and "green" in line
     assert line in throttled.summary and throttled.writes == [] and world.refs() == refs
-    board = world.release(WEEK[4], "dashboard", checkout=throttled.checkout)
+    board = world.dashboard(WEEK[4])
     assert "3 red nightlies in a row" in issue_body(fake, board) and hold_pr["html_url"] in issue_body(fake, board)
 
     # A person merges the hold PR and resets the throttle (reviewed commits on main).
@@ -342,17 +345,17 @@ def test_three_red_nights_throttle_the_roller_one_bisect_one_hold_pr(make_world,
     world.person_commits("main", {"roller.yaml": f"throttle_reset_after: {last_red}\nthrottle_after_red: 3\n"},
                          "Reset the throttle: the culprit is held")
     night(WEEK[5], "failure")  # tonight still built the culprit's pins: one red after the reset
-    back = world.bump(WEEK[5], "--auto-merge")
+    back = world.bump(WEEK[5])
     assert back.pull["action"] == "opened", back.data
     assert "throttle: 1 red nightly in a row" in back.summary  # the reds before the reset no longer count
     moved = world.pins(f"refs/heads/{back.pull['branch']}")["plugin"]
     assert moved == up.first, "the pin did not move back before the culprit"
     world.ci("success")
     night(WEEK[6], "failure")
-    merged = world.bump(WEEK[6], "--auto-merge")
+    merged = world.bump(WEEK[6])
     assert merged.merge["action"] == "merged" and "throttle: 2 red nightlies in a row" in merged.summary
     night(WEEK[6] + dt.timedelta(days=1), "success")
-    resumed = world.bump(WEEK[6] + dt.timedelta(days=1), "--auto-merge")
+    resumed = world.bump(WEEK[6] + dt.timedelta(days=1))
     assert resumed.data["throttle"]["state"] == "clear" and world.pins()["plugin"] == up.first
     assert f"held before {culprit[:7]}" in " ".join(resumed.data.get("notes", []))
     assert len(fake.dispatches) == 1 and len([i for i in fake.issues() if "pull_request" not in i]) == 1
@@ -365,14 +368,14 @@ def test_three_red_nights_throttle_the_roller_one_bisect_one_hold_pr(make_world,
 def test_a_merged_hold_moves_the_pin_back_while_throttled(make_world, up):
     world = make_world(roller="throttle_after_red: 1\n")
     culprit = up.commit(at(WEEK[0], -30))
-    world.bump(WEEK[0], "--auto-merge")
+    world.bump(WEEK[0])
     world.ci("success")
-    world.bump(WEEK[1], "--auto-merge")
+    world.bump(WEEK[1])
     assert world.pins()["plugin"] == culprit
     deps = git("show", "main:deps.yaml", cwd=world.origin).replace(
         "    roll: head\n", f"    roll: head\n    hold: {{commit: {culprit}, reason: red nightly}}\n", 1)
     world.person_commits("main", {"deps.yaml": deps}, "Hold plugin before the culprit")
     world.nightly(WEEK[2], "failure")
-    back = world.bump(WEEK[2], "--auto-merge")
+    back = world.bump(WEEK[2])
     assert back.pull.get("action") == "opened", back.data.get("title")
     assert world.pins(f"refs/heads/{back.pull['branch']}")["plugin"] == up.first

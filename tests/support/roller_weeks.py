@@ -215,6 +215,18 @@ class RollerWorld:
         with the workflow's own token."""
         return self.run(cron_time(BUMP_WORKFLOW, day), list(argv), {"GITHUB_TOKEN": self.fake.token}, checkout)
 
+    def dashboard(self, day: dt.date, nightly: dict[str, Any] | None = None) -> Run:
+        """The dashboard job that ends the bump workflow of ``day``, or the nightly workflow
+        whose ``nightly`` run it is (that run's ending handed over as bump.yml/nightly.yml do):
+        ``scripts/dashboard.sh`` with the workflow's own token, on a new machine."""
+        env = {"GITHUB_TOKEN": self.fake.token}
+        now = cron_time(BUMP_WORKFLOW, day) + dt.timedelta(minutes=10)
+        if nightly is not None:
+            ending = {"success": "success", "cancelled": "cancelled"}.get(nightly["conclusion"], "failure")
+            env |= {"DASHBOARD_THIS_RUN": ending, "GITHUB_RUN_ID": str(nightly["id"])}
+            now = cron_time(NIGHTLY_WORKFLOW, day) + dt.timedelta(hours=1)
+        return self.run(now, self.script_argv(["dashboard.sh"], env), env)
+
     def nightly(self, day: dt.date, conclusion: str) -> dict[str, Any]:
         """Tonight's nightly workflow run on main, as GitHub records it (the build itself is the
         jobs tests' business); a green one published ``0.9.1.dev<day>`` with the revisions.json
