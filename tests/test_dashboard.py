@@ -372,3 +372,62 @@ def test_by_hand_a_person_s_token_edits_the_workflows_dashboard_and_never_opens_
     code, out, err = run_cli("dashboard", "--json", "--author", "github-actions[bot]", "--root", root)
     assert code == 0 and json.loads(out)["issue"]["action"] == "edited", err
     assert [i["user"]["login"] for i in fake.issues()] == ["github-actions[bot]"]
+
+
+def small_report() -> Report:
+    day = dt.timedelta(days=1)
+    return Report(
+        NOW, "dry-run", 24.0, "roller.yaml",
+        (Pin("plugin", "a" * 40, "master", "head", NOW - 3 * day - dt.timedelta(hours=2)),
+         Pin("jax", "b" * 40, "rocm-jaxlib-v0.9.1", "via plugin", NOW - day),
+         Pin("xla", "c" * 40, "rocm-jaxlib-v0.9.1", "via plugin", NOW - dt.timedelta(hours=23)),
+         Pin("extra", "d" * 40, "main", "manual", None)),
+        throttle="2 red nightlies in a row (stops at 3); rolling",
+        nightlies=(Run(12, "red", NOW, SAFE_URLS[1], "failure", None),
+                   Run(11, "green", NOW - day, None, "success", "0.9.1.dev20261121")),
+        bump=Pull(7, "Roll plugin " + "x" * 200, SAFE_URLS[0], "bump/2026-11-22-plugin"),
+        holds=tuple(Pull(n, f"Hold plugin before {n}", None, "hold/plugin") for n in range(20, 20 + 52)),
+        unread=("pull requests: GitHub said 502",))
+
+
+def test_status_prints_every_part_of_the_report_as_the_issue_shows_it():
+    """The text status prints: each pin with its age in whole days (under a day, 1 day, N days,
+    unknown), each nightly with its result, version and link, the bump PR with its title cut at
+    120 characters, at most 50 holds and the rest counted, and what was not read."""
+    lines = roller_report.text(small_report())
+    assert lines[0] == ("roller: mode dry-run, cooldown 24 h (roller.yaml); throttle: 2 red nightlies in a row "
+                        "(stops at 3); rolling")
+    assert lines[1:6] == ["pins:", f"  plugin  {'a' * 12}  master  head  2026-11-19  3 days",
+                          f"  jax  {'b' * 12}  rocm-jaxlib-v0.9.1  via plugin  2026-11-21  1 day",
+                          f"  xla  {'c' * 12}  rocm-jaxlib-v0.9.1  via plugin  2026-11-21  under a day",
+                          f"  extra  {'d' * 12}  main  manual  unknown  unknown"]
+    assert lines[6:9] == ["last 2 nightlies (newest first):",
+                          f"  2026-11-22  🔴 red (failure)  none  run #12 <{SAFE_URLS[1]}>",
+                          "  2026-11-21  🟢 green  0.9.1.dev20261121  run #11"]
+    assert lines[9:11] == ["bump pull request:",
+                           f"  #7 <{SAFE_URLS[0]}>  Roll plugin {'x' * 108}  bump/2026-11-22-plugin"]
+    assert lines[11] == "hold pull requests:" and lines[12] == "  #20  Hold plugin before 20  hold/plugin"
+    assert lines[61:65] == ["  #69  Hold plugin before 69  hold/plugin", "  and 2 more", "bisects running: none",
+                            "not read: pull requests: GitHub said 502"]
+    assert len(lines) == 65
+    body = roller_report.markdown(small_report())
+    assert "| plugin | `aaaaaaaaaaaa` | `master` | head | 2026-11-19 | 3 days |" in body
+    assert "| xla | `cccccccccccc` | `rocm-jaxlib-v0.9.1` | via plugin | 2026-11-21 | under a day |" in body
+    assert f"| [\\#\u200b7]({SAFE_URLS[0]}) | Roll plugin {'x' * 108} | `bump/2026-11-22-plugin` |" in body
+    assert "_and 2 more (`release status --json` lists them)_" in body and "- pull requests: GitHub said 502" in body
+
+
+def test_the_report_as_json_has_every_field():
+    data = small_report().to_json()
+    assert data["now"] == "2026-11-22T03:00:00Z" and data["mode"] == "dry-run" and data["cooldown_hours"] == 24.0
+    assert data["roller_file"] == "roller.yaml" and data["throttle"].startswith("2 red")
+    assert data["pins"][0] == {"name": "plugin", "commit": "a" * 40, "branch": "master", "roll": "head",
+                               "committed": "2026-11-19T01:00:00Z", "age_days": 3}
+    assert data["pins"][3]["committed"] is None and data["pins"][3]["age_days"] is None
+    assert data["nightlies"][0] == {"number": 12, "outcome": "red", "when": "2026-11-22T03:00:00Z",
+                                    "url": SAFE_URLS[1], "conclusion": "failure", "version": None}
+    assert data["bump"] == {"number": 7, "title": "Roll plugin " + "x" * 200, "url": SAFE_URLS[0],
+                            "branch": "bump/2026-11-22-plugin"}
+    assert len(data["holds"]) == 52 and data["bisects"] == [] and data["unread"] == ["pull requests: GitHub said 502"]
+    assert Report(NOW, "running", 0, None, ()).to_json()["nightlies"] is None
+    assert json.loads(json.dumps(data)) == data
