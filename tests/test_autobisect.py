@@ -455,3 +455,14 @@ def test_nothing_published_says_so_with_the_bad_pins(world, run_cli):
     assert code == 0 and data["bisect"] is False, err
     assert data["bad"]["commits"] == h.pins_at(h.c["P8"]) and data["good"] is None
     assert outputs(world) == {"bisect": "false", "bad-commit": world.red}
+
+
+def test_a_dispatch_whose_answer_is_lost_is_not_sent_twice(world, run_cli):
+    """GitHub may have started the run before its answer was lost: the dispatch is not retried
+    (a second bisect run is no retry); the run says so and exits 3."""
+    seed(world)
+    world.fake.fail("POST", r".*/actions/workflows/.*/dispatches", status=502, when="after")
+    code, _, err = plan(world, run_cli, "--dispatch", "bisect.yml")
+    errors = [line for line in err.splitlines() if line.startswith("release bisect: error:")]
+    assert code == 3 and len(errors) == 1 and "dispatches" in errors[0], err
+    assert len(world.fake.dispatches) == 1
