@@ -23,7 +23,8 @@ workflows run, each step one ``python -m release ... --json`` with the day as it
 5. checks the invariants: deps.yaml pins what the plugin pins; the recorded line is jax's
    ``_version`` at the jax pin, version_info.json and tonight's nightly are on it; each recorded
    branch holds its pin, and is the line's release branch whenever that branch holds it; nothing
-   published is lost (gone only by gc's rule); the site lists all of stable and the newest
+   published is lost (gone only by gc's rule) and each new version sorts above what its line
+   published before; the site lists all of stable and the newest
    ``--keep`` nightlies, and stays under the Pages limit; and, on a day that publishes, pip
    (``install --dry-run --report``) and uv (``pip compile``) take from the site served on
    127.0.0.1 the newest of each channel and of each pinned line by ``packaging.version``, and
@@ -304,7 +305,8 @@ class Publisher:
     def check(self, day: str, site_url: str, new: bool) -> list[str]:
         """The publishing invariants after a day (tests/support/season.py's rules)."""
         published = self.published()
-        broken = [f"lost {tag}" for tag in self.ledger.lost(published, self.keep)]
+        broken = self.ledger.sorts_below(published)
+        broken += [f"lost {tag}" for tag in self.ledger.lost(published, self.keep)]
         if not self.site.is_dir():
             return broken
         size = season.site_bytes(self.site)

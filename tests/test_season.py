@@ -104,6 +104,7 @@ def test_a_season_of_bumps_nightlies_releases_and_gc_needs_no_intervention(tmp_p
         code, _, err = run_cli("index", "--out", site, "--keep", KEEP, "--store", "github", "--json")
         assert code == 0, err
         now = on_github()
+        broken += ledger.sorts_below(now)
         broken += [f"lost {tag}" for tag in ledger.lost(now, KEEP)]
         broken += season.listing_problems(season.listed(site, PLUGIN), now, KEEP)
         if season.site_bytes(site) >= season.PAGES_LIMIT:
@@ -155,8 +156,9 @@ def test_a_season_of_bumps_nightlies_releases_and_gc_needs_no_intervention(tmp_p
             merge_next_version()
         if i in NIGHTLY_STEPS:
             broken += publishing_problems(i, line)
-        elif (lost := ledger.lost(on_github(), KEEP)):
-            broken.append(f"lost {lost}")
+        else:
+            broken += ledger.sorts_below(on_github())
+            broken += [f"lost {tag}" for tag in ledger.lost(on_github(), KEEP)]
         if broken:
             interventions.append((i, broken))
     assert interventions == []
@@ -190,3 +192,53 @@ def test_a_season_of_bumps_nightlies_releases_and_gc_needs_no_intervention(tmp_p
     assert "rocm-jax-v0.7.1.post2.dev20261108" in published  # the maintenance line's nightly
     # The line moved on with jax: tonight's version sorts above everything published.
     assert Version(json.loads((root / "version_info.json").read_text())["version"]) > max(versions)
+
+
+def test_the_season_ledger_allows_only_gcs_losses_and_new_versions_above_their_line():
+    """The season's own judge: a wrong ledger would let a lost release or a version published
+    below its line pass every day unnoticed."""
+    def tags(*versions: str) -> dict:
+        return season.published_versions(f"rocm-jax-v{v}" for v in versions)
+
+    ledger = season.Ledger()
+    day1 = tags("0.7.1.dev20261101", "0.7.1.dev20261102", "0.7.1rc1")
+    assert ledger.sorts_below(day1) == [] and ledger.lost(day1, keep=2) == []
+    # A nightly under a published rc is fine; under a release of its line it is not.
+    assert ledger.sorts_below(tags(*map(str, day1.values()), "0.7.1.dev20261103")) == []
+    assert ledger.sorts_below(tags("0.7.1", "0.7.1.dev20261104")) == []
+    ledger.lost(tags(*map(str, day1.values()), "0.7.1", "0.7.1.dev20261103"), keep=2)
+    assert ledger.sorts_below(tags("0.7.1.dev20261105")) == [
+        "0.7.1.dev20261105 published at or below 0.7.1 of its line"]
+    assert ledger.sorts_below(tags("0.8.0.dev20261101", "0.7.1.post1.dev20261105")) == []
+    # gc may take a nightly that `keep` newer nightlies outrank, and nothing else.
+    later = tags("0.7.1rc1", "0.7.1", "0.7.1.dev20261103", "0.7.1.post1.dev20261105")
+    assert ledger.lost(later, keep=2) == []  # 01 and 02 are outranked by 03 and post1.dev05
+    assert ledger.lost(tags("0.7.1rc1", "0.7.1.post1.dev20261105"), keep=2) == [
+        "rocm-jax-v0.7.1", "rocm-jax-v0.7.1.dev20261101", "rocm-jax-v0.7.1.dev20261102",
+        "rocm-jax-v0.7.1.dev20261103"]  # a release is never collected; one newer nightly is not two
+    assert ledger.lost(tags("0.7.1.post1.dev20261105", "0.7.1.post1.dev20261106"), keep=1) == [
+        "rocm-jax-v0.7.1", "rocm-jax-v0.7.1rc1"]  # however many nightlies outrank them
+
+
+def test_the_expected_picks_are_the_newest_of_each_channel_and_line_by_pep_440():
+    listed = {"nightly": [Version(v) for v in ("0.9.1.dev20261130", "0.10.0.dev20261129", "0.9.1.post1.dev20261201")],
+              "stable": [Version(v) for v in ("0.9.1", "0.9.1.post1", "0.10.0rc1", "0.9.0")]}
+    picks = {k: str(v) for k, v in season.expected_picks(listed).items()}
+    assert picks == {("nightly", "", True): "0.10.0.dev20261129",
+                     ("nightly", "==0.9.1.*", True): "0.9.1.post1.dev20261201",
+                     ("nightly", "==0.10.0.*", True): "0.10.0.dev20261129",
+                     ("stable", "", True): "0.10.0rc1", ("stable", "", False): "0.9.1.post1",
+                     ("stable", "==0.9.0.*", False): "0.9.0", ("stable", "==0.9.1.*", False): "0.9.1.post1"}
+
+
+def test_the_listing_rule_is_all_of_stable_and_exactly_the_newest_keep_nightlies():
+    published = season.published_versions(f"rocm-jax-v{v}" for v in (
+        "0.9.1.dev20261101", "0.9.1.dev20261102", "0.9.1.dev20261103", "0.9.1rc1", "0.9.1", "0.9.1.post1"))
+    stable = [Version(v) for v in ("0.9.1rc1", "0.9.1", "0.9.1.post1")]
+    newest = [Version("0.9.1.dev20261103"), Version("0.9.1.dev20261102")]
+    assert season.listing_problems({"nightly": newest, "stable": stable}, published, keep=2) == []
+    assert season.listing_problems({"nightly": newest[:1], "stable": stable}, published, keep=2) == [
+        "nightly/ lists [] it should not and lacks ['0.9.1.dev20261102']"]
+    assert season.listing_problems({"nightly": newest, "stable": stable[:2]}, published, keep=3) == [
+        "nightly/ lists [] it should not and lacks ['0.9.1.dev20261101']",
+        "stable/ lists [] it should not and lacks ['0.9.1.post1']"]

@@ -4,7 +4,9 @@
 (the real histories, a local store) hold the same rules with these helpers:
 
 - ``Ledger``: nothing published is lost. Every tag ever seen published is still published, or
-  is a nightly that ``keep`` newer nightlies (PEP 440 order) outrank: gc's rule, stated anew.
+  is a nightly that ``keep`` newer nightlies (PEP 440 order) outrank: gc's rule, stated anew;
+  and each new version sorts above what its line published before (a nightly may sit below an
+  rc).
 - ``listing_problems``: the site lists every release, rc and post release the store has, and
   exactly the newest ``keep`` nightlies.
 - ``expected_picks`` / ``resolver_problems``: what pip and uv take from the served site equals
@@ -59,6 +61,19 @@ class Ledger:
 
     def __init__(self) -> None:
         self.seen: dict[str, Version] = {}
+
+    def sorts_below(self, now: dict[str, Version]) -> list[str]:
+        """Tags new in ``now`` that sort at or below a version their line published before (a
+        nightly may sit below an rc: nightlies go on under a published rc). Call before ``lost``."""
+        problems = []
+        for tag, version in sorted(now.items()):
+            if tag in self.seen:
+                continue
+            under = [p for p in self.seen.values() if p.base_version == version.base_version and p >= version
+                     and not (kind_of(version) == "nightly" and kind_of(p) == "rc")]
+            if under:
+                problems.append(f"{version} published at or below {max(under)} of its line")
+        return problems
 
     def lost(self, now: dict[str, Version], keep: int) -> list[str]:
         """Tags seen before and gone now that gc's rule (the newest ``keep`` nightlies stay, nothing
