@@ -42,6 +42,8 @@ UTC = dt.timezone.utc
 BUMP_WORKFLOW = REPO / ".github" / "workflows" / "bump.yml"
 NIGHTLY_WORKFLOW = REPO / ".github" / "workflows" / "nightly.yml"
 WRITES = ("POST", "PATCH", "PUT", "DELETE")
+STEP_PREFIXES = ("GITHUB_TOKEN", "GITHUB_RUN_ID", "BUMP_", "BISECT_", "DASHBOARD_", "GIT_AUTHOR_", "GIT_COMMITTER_")
+_RECORDED: dict[tuple, list[str]] = {}  # (script, env) -> the release argv it runs
 
 
 def stamp(moment: dt.datetime) -> str:
@@ -172,12 +174,21 @@ class RollerWorld:
         return env, argv
 
     def script_argv(self, script: list[str], env: dict[str, str]) -> list[str]:
-        """The one ``release`` argv ``scripts/<script>`` runs with ``env`` (recorded, not run)."""
+        """The one ``release`` argv ``scripts/<script>`` runs with ``env`` (recorded, not run;
+        once per script and env: GITHUB_RUN_ID, which only the tool reads, is left out)."""
         from tests.test_workflow_rules import release_argvs
-        self.machines += 1
-        (argv,) = release_argvs(self.tmp / f"script-{self.machines}", script,
-                                **{"GITHUB_REPOSITORY": self.fake.repo, **env})
-        return argv
+        env = {"GITHUB_REPOSITORY": self.fake.repo, **{k: v for k, v in env.items() if k != "GITHUB_RUN_ID"}}
+        key = (tuple(script), tuple(sorted(env.items())))
+        if key not in _RECORDED:
+            self._clear_step_env()  # the recorder sees this step's env alone
+            self.machines += 1
+            (_RECORDED[key],) = release_argvs(self.tmp / f"script-{self.machines}", script, **env)
+        return list(_RECORDED[key])
+
+    def _clear_step_env(self) -> None:
+        """Each step starts from the runner's environment: nothing an earlier step set."""
+        for key in [k for k in os.environ if k.startswith(STEP_PREFIXES)]:
+            self.monkeypatch.delenv(key, raising=False)
 
     def machine(self) -> Path:
         """A job's new machine: a fresh clone of origin's main."""
@@ -194,8 +205,7 @@ class RollerWorld:
         env = {"GITHUB_REPOSITORY": self.fake.repo, **env, "RELEASE_NOW": stamp(now),
                "JAX_ROCM_RELEASE_CACHE": str(self.cache), "GITHUB_STEP_SUMMARY": str(summary),
                "GITHUB_OUTPUT": str(checkout.with_suffix(f".{argv[0]}.output"))}
-        for key in ("GITHUB_TOKEN", "BUMP_DEPS"):
-            self.monkeypatch.delenv(key, raising=False)
+        self._clear_step_env()
         for key, value in env.items():
             self.monkeypatch.setenv(key, value)
         seen = len(self.fake.log)
