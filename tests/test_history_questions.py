@@ -3,8 +3,8 @@ empty cache or a warm one, as git gives on the whole repository.
 
 Histories are generated: a main line, a release branch forked off it, a side branch whose
 commits are days older than the pin but merged into the release branch after it (what
-upstream syncs do on the real xla), commits days apart (wider than the skew a branch
-search allows), and mirrors whose first fetch is 1 to 5 commits deep and whose first fetch by date reaches 1 to
+upstream syncs do on the real xla), commits an hour to days apart (within the skew a branch
+search allows, and wider), and mirrors whose first fetch is 1 to 5 commits deep and whose first fetch by date reaches 1 to
 10 days below a cut (or none: by count only), so every question meets a boundary somewhere.
 """
 
@@ -34,7 +34,7 @@ class Shape:
     side: int  # commits on the side branch, made before the release branch's
     before: int  # release commits before the merge of the side branch
     after: int  # release commits after it
-    gap: int  # days between commits (more than SKEW: a date bound leaves a boundary)
+    gap: int  # hours between commits (within SKEW, or more: a date bound leaves a boundary)
     depth: int  # the mirror's first fetch depth
     pin: int  # index into the release branch's own commits
     old: int  # index into main + release commits: the pin before
@@ -46,7 +46,7 @@ def shapes(draw) -> Shape:
     main = draw(st.integers(2, 6))
     before, after = draw(st.integers(1, 4)), draw(st.integers(1, 4))
     return Shape(main, draw(st.integers(0, main - 1)), draw(st.integers(0, main - 1)), draw(st.integers(1, 4)),
-                 before, after, draw(st.integers(1, 4)), draw(st.integers(1, 5)),
+                 before, after, draw(st.sampled_from((1, 24, 48, 72, 96))), draw(st.integers(1, 5)),
                  draw(st.integers(0, before + after)), draw(st.integers(0, main + before + after)),
                  draw(st.sampled_from((0, DAY, 3 * DAY, 10 * DAY, rgit.FIRST_WINDOW))))
 
@@ -54,7 +54,7 @@ def shapes(draw) -> Shape:
 def build(root: Path, s: Shape) -> tuple[RepoBuilder, list[str], list[str]]:
     """The repository for ``s``; returns it, main's commits and the release branch's own commits."""
     repo = RepoBuilder(root / "up.git", start=1_700_000_000)
-    step = s.gap * DAY
+    step = s.gap * 3600
     main = []
     for i in range(s.main):
         repo.time += step
@@ -129,7 +129,7 @@ def test_history_questions_hold_on_any_boundary_cold_and_warm(shape, tmp_path):
 def test_counting_behind_a_branch_tip_deepens_by_commit_not_by_local_name(tmp_path):
     """The defect the real xla showed: counting "behind that branch's tip" through a boundary
     asked the remote for refs/remotes/origin/<branch> ("couldn't find remote ref")."""
-    shape = Shape(main=3, fork=1, side_fork=0, side=3, before=1, after=2, gap=3, depth=1, pin=0, old=0)
+    shape = Shape(main=3, fork=1, side_fork=0, side=3, before=1, after=2, gap=72, depth=1, pin=0, old=0)
     repo, _, release = build(tmp_path, shape)
     with rgit.Mirror(tmp_path / "cache", rgit.Remote("xla", repo.url), first_depth=1) as m:
         assert m.fetch_commit(release[0], trees=False)
@@ -196,3 +196,16 @@ def test_asking_which_commits_are_here_fetches_nothing(tmp_path):
         assert m.fetch_commit(h["main"][-1], trees=False)
         assert m._present({h["main"][-1], h["main"][-2], "0" * 40}) == {h["main"][-1]}
         assert not m.has_commit(h["main"][-2])  # still not here: asking fetched nothing
+
+
+def test_a_merge_cut_off_with_one_parent_here_stays_cut_off(tmp_path):
+    """A fetch one commit deep of a merge whose first parent is already here marks it cut off;
+    its other parent (the side branch) is not here, so the mark stays and the side branch's
+    commits are fetched and counted, never silently missing."""
+    shape = Shape(main=3, fork=1, side_fork=0, side=3, before=2, after=1, gap=24, depth=1, pin=0, old=0, window=0)
+    repo, _, release = build(tmp_path, shape)
+    merge, first = release[shape.before], release[shape.before - 1]
+    with rgit.Mirror(tmp_path / "cache", rgit.Remote("xla", repo.url), first_depth=1, first_window=0) as m:
+        assert m.fetch_commit(first, trees=False) and m.fetch_commit(merge, trees=False)
+        assert merge in m.shallow()
+        assert m.count(merge, first) == truth_count(repo, merge, first) == 1 + shape.side
