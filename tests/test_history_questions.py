@@ -4,8 +4,9 @@ empty cache or a warm one, as git gives on the whole repository.
 Histories are generated: a main line, a release branch forked off it, a side branch whose
 commits are days older than the pin but merged into the release branch after it (what
 upstream syncs do on the real xla), commits an hour to days apart (within the skew a branch
-search allows, and wider), and mirrors whose first fetch is 1 to 5 commits deep and whose first fetch by date reaches 1 to
-10 days below a cut (or none: by count only), so every question meets a boundary somewhere.
+search allows, and wider), and mirrors whose first fetch is 1 to 5 commits deep and whose
+first fetch by date reaches 1 to 10 days below a cut (or none: by count only), so every
+question meets a boundary somewhere.
 """
 
 from __future__ import annotations
