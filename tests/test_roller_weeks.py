@@ -124,9 +124,10 @@ def test_a_persons_commit_is_kept_the_roller_waits_then_rolls_on_a_new_branch(ma
 
 def test_dry_run_writes_nothing_all_week(make_world, up):
     """roller.yaml ``mode: dry-run`` (a reviewed commit on main): all week, with upstream moving
-    and a green bump PR of the tool's waiting, no run writes anything: no request that changes
-    GitHub, no branch or commit on origin, none in its own checkout; each says why. Back to
-    ``running``, the next run acts again."""
+    and a green bump PR of the tool's waiting (then a person's push on it, which a running roller
+    would comment on), no run writes anything: no request that changes GitHub, no branch or
+    commit on origin, none in its own checkout; each says why. Back to ``running``, the next
+    run acts again."""
     world = make_world()
     up.commit(at(WEEK[0], -30))
     opened = world.bump(WEEK[0] - dt.timedelta(days=1))
@@ -136,6 +137,9 @@ def test_dry_run_writes_nothing_all_week(make_world, up):
     refs, pulls = world.refs(), world.fake.pulls()
     for i, day in enumerate(WEEK):
         up.commit(at(day, -9), jax=True, xla=i % 2 == 0)
+        if i == 3:  # a person pushes a fix onto the waiting bump PR
+            world.person_commits(opened.pull["branch"], {"FIX.md": "fix\n"}, "Fix the roll")
+            refs = world.refs()
         run = world.bump(day)
         assert run.code == 0, run.err
         assert run.writes == [], f"{day}: dry-run wrote {run.writes}"
@@ -148,7 +152,8 @@ def test_dry_run_writes_nothing_all_week(make_world, up):
     assert world.fake.comments(opened.pull["number"]) == []
     world.person_commits("main", {"roller.yaml": "mode: running\n"}, "Resume the roller")
     run = world.bump(WEEK[-1] + dt.timedelta(days=1))
-    assert run.writes and run.data.get("roller") is None
+    assert run.data.get("roller") is None and run.pull["action"] == "kept"
+    assert run.writes == [("POST", f"/repos/{world.fake.repo}/issues/{opened.pull['number']}/comments")]
 
 
 def git_lines(cwd, *args) -> list[str]:
