@@ -210,8 +210,9 @@ class Publisher:
         self.released: dict[str, str] = {}  # line -> day of its release
         self.posted: set[str] = set()
         self.ledger = season.Ledger()
-        self.counts = {"nightly": 0, "rc": 0, "release": 0, "post": 0, "gc deleted": 0}
-        self.cpu = 0.0
+        self.counts = {"nightly": 0, "rc": 0, "release": 0, "post": 0}
+        self.cpu = 0.0  # the release commands' CPU
+        self.check_cpu = 0.0  # pip's, uv's and the installs' CPU
         self.max_site = 0
 
     def run(self, day: str, *argv: str) -> tuple[bool, dict, str]:
@@ -286,10 +287,8 @@ class Publisher:
                 else:
                     failed.append(err)
         if (self.store / "store.json").is_file():
-            ok, data, err = self.run(day, "gc", "--keep", str(self.keep), *self.store_flags())
-            if ok:
-                self.counts["gc deleted"] += len(data.get("deleted", []))
-            else:
+            ok, _, err = self.run(day, "gc", "--keep", str(self.keep), *self.store_flags())
+            if not ok:
                 failed.append(err)
         return done, failed
 
@@ -320,7 +319,7 @@ class Publisher:
             broken += season.resolver_problems(site_url, self.project, season.expected_picks(listed), uv_bin(),
                                                self.tmp / "uv-cache")
             broken += self.installs(day, site_url, max(listed["nightly"], default=None))
-            self.check_cpu = getattr(self, "check_cpu", 0.0) + child_cpu() - cpu0
+            self.check_cpu += child_cpu() - cpu0
         return broken
 
     def installs(self, day: str, site_url: str, newest: Version | None) -> list[str]:
@@ -520,9 +519,10 @@ def replay(args: argparse.Namespace, tmp: Path) -> int:
         published = pub.published()
         store_bytes = sum(p.stat().st_size for p in pub.store.rglob("*") if p.is_file())
         print("published: " + ", ".join(f"{k} {v}" for k, v in pub.counts.items())
+              + f"; collected by gc (the nightly's step or gc's) {len(pub.ledger.seen) - len(published)}"
               + f"; in the store now {len(published)} releases, {store_bytes / 1e6:.1f} MB")
         print(f"publishing: {pub.cpu:.1f} s cpu (nightly, cut, gc, index); checks (pip, uv, installs): "
-              f"{getattr(pub, 'check_cpu', 0.0):.1f} s cpu")
+              f"{pub.check_cpu:.1f} s cpu")
         print(f"site: at most {pub.max_site / 1e3:.1f} KB ({pub.max_site / season.PAGES_LIMIT:.4%} of the 1 GB "
               f"Pages limit)")
     return 0 if totals["interventions"] == 0 else 1
