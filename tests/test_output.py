@@ -97,6 +97,7 @@ def test_every_command_writes_github_output_and_step_summary(world, artifacts, t
         "index": ["index", "--out", tmp_path / "site"],
         "yank": ["yank", tag, "--reason", "a bad nightly"],
         "pypi-upload": None,  # needs a package index: tests/test_pypi.py runs it against pypiserver
+        "dashboard": None,  # reads and edits a GitHub issue: tests/test_dashboard.py on the stand-in
         "doctor": None,  # asks GitHub's settings endpoints: tests/test_doctor.py on the stand-in
         "smoke": ["smoke", dist],  # the stand-in-free run: no jax here, so a failed verdict (exit 1)
         "try": None,  # the whole flow, a minute: tests/test_try.py
