@@ -158,11 +158,15 @@ def _description(path: Path) -> dict:
 
 
 def load_openapi(path: Path):
-    """openapi-core over the description, spec validation off (it takes ~30 s and proves nothing here)."""
+    """openapi-core over the description, spec validation off (it takes ~30 s and proves nothing here),
+    its paths listed once (tests/support/openapi_paths.py: the per-request walk was most of the CPU)."""
     from jsonschema_path import SchemaPath
     from openapi_core import Config, OpenAPI
 
-    return OpenAPI(SchemaPath.from_dict(_description(path)), config=Config(spec_validator_cls=None))
+    from tests.support.openapi_paths import IndexedPathFinder
+
+    return OpenAPI(SchemaPath.from_dict(_description(path)),
+                   config=Config(spec_validator_cls=None, path_finder_cls=IndexedPathFinder))
 
 
 def _schemas() -> dict:
