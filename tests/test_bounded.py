@@ -41,12 +41,12 @@ def _mutate(text: str, at: float, snippet: str, replace: int) -> str:
        replace=st.integers(0, 12))
 def test_any_deps_text_is_a_config_or_one_config_error(at, snippet, replace):
     text = _mutate(DEPS, at, snippet, replace)
-    started = time.monotonic()
+    started = time.process_time()  # CPU, not wall: a loaded machine must not fail it, a blow-up still does
     try:
         parse_deps(Path("deps.yaml"), text)
     except ConfigError as exc:
         assert "\n" not in str(exc) and str(exc).startswith("deps.yaml")
-    assert time.monotonic() - started < 2
+    assert time.process_time() - started < 2
 
 
 @given(at=st.floats(0, 1), snippet=st.sampled_from(["[" * 100, "{" * 100, "9" * 5000, "\u0661", "\n",
@@ -70,10 +70,10 @@ def test_alias_bomb_is_refused_at_once():
         prev, name = chr(ord("a") + i - 1), chr(ord("a") + i)
         lines.append(f"{name}: &{name} [" + ",".join([f"*{prev}"] * 9) + "]")
     text = "\n".join(lines) + "\ndeps: *i\n"
-    started = time.monotonic()
+    started = time.process_time()  # CPU: what an expansion would burn, whatever else the machine runs
     with pytest.raises(ConfigError, match="anchor or alias"):
         parse_deps(Path("deps.yaml"), text)
-    assert time.monotonic() - started < 0.5
+    assert time.process_time() - started < 0.5
 
 
 @pytest.mark.parametrize("text, fragment", [
