@@ -64,7 +64,8 @@ class Roller:
 
 
 def load_roller(root: Path) -> Roller:
-    """``roller.yaml`` of ``root``; the defaults when there is none."""
+    """``roller.yaml`` of ``root`` as it is on disk; the defaults when there is none. ``bump``,
+    ``status`` and the dashboard read it as committed instead (``sources.repo.committed_roller``)."""
     path = Path(root) / ROLLER_FILE
     try:
         raw = path.read_bytes()
