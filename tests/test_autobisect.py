@@ -295,6 +295,8 @@ def test_red_after_green_bisects_from_the_newest_published_nightly_to_the_red_on
     assert data["bisect"] is True and data["good"]["name"] == N2  # not N1, not tonight's draft
     assert data["good"]["commits"] == h.pins_at(h.c["P2"])
     assert data["bad"]["commits"] == h.pins_at(h.c["P8"])  # what the red nightly built, not main's P5
+    assert data["line"] == (f"bisect {N2}..deps.yaml at {world.red[:7]}: the last green nightly and the red "
+                            f"one's pins (plugin {h.c['P2'][:7]}..{h.c['P8'][:7]}); started bisect.yml on main")
     assert outputs(world) == {"bisect": "true", "good": N2, "bad-commit": world.red}
     assert world.fake.dispatches == [{"repo": world.fake.repo, "workflow": "bisect.yml", "ref": "main",
                                       "inputs": {"good": N2, "bad_commit": world.red, "skip_known": "true"}}]
@@ -328,7 +330,10 @@ def test_a_culprit_already_named_between_the_ends_starts_no_second_bisect(world,
     assert (fake.dispatches != []) is bisects
     if not bisects:
         assert data["known"]["commit"] == h.c[culprit] and data["known"]["state"] == how
-        assert h.c[culprit][:7] in data["line"] and outputs(world)["bisect"] == "false"
+        assert data["line"] == (f"nothing to do: plugin {h.c[culprit][:7]}, between {N2} and deps.yaml at "
+                                f"{world.red[:7]}, is already the culprit ({data['known']['where']})")
+        assert data["good"]["name"] == N2 and data["bad"]["commits"] == h.pins_at(h.c["P8"])
+        assert outputs(world)["bisect"] == "false"
 
 
 def test_nothing_to_bisect_when_the_plugin_did_not_move_or_nothing_was_published(world, run_cli):
@@ -341,6 +346,7 @@ def test_nothing_to_bisect_when_the_plugin_did_not_move_or_nothing_was_published
     assert code == 0 and data["bisect"] is False, err
     assert data["line"].startswith(f"nothing to bisect: the plugin pin is {h.c['P8'][:7]} in {N2} and in "
                                    f"deps.yaml at {world.red[:7]}")
+    assert data["line"].endswith("this failure is not one of them (see the nightly's log)")
     assert data["good"] == {"name": N2, "commits": h.pins_at(h.c["P8"])}
     assert data["bad"]["commits"] == h.pins_at(h.c["P8"])
     assert world.fake.dispatches == []
@@ -466,3 +472,23 @@ def test_a_dispatch_whose_answer_is_lost_is_not_sent_twice(world, run_cli):
     errors = [line for line in err.splitlines() if line.startswith("release bisect: error:")]
     assert code == 3 and len(errors) == 1 and "dispatches" in errors[0], err
     assert len(world.fake.dispatches) == 1
+
+
+def test_a_known_culprit_the_remote_lacks_is_passed_over_and_a_bad_end_it_lacks_is_one_line(world, run_cli,
+                                                                                             github_client):
+    """A hold naming a commit the plugin's remote does not have is no answer, and the next known
+    culprit is still looked at; bad pins whose plugin commit is not there are refused in one line."""
+    h = world.h
+    seed(world)
+    (world.root / "deps.yaml").write_text(h.deps_yaml(pins=h.pins_at(h.c["P8"]), extra={
+        "plugin": f"    hold: {{commit: {'ab' * 20}, reason: gone}}"}))
+    git("commit", "--quiet", "-am", "a hold on a commit that is gone", cwd=world.root)
+    deliver(world, github_client, h.c["P6"])
+    code, data, err = plan(world, run_cli)
+    assert code == 0 and data["bisect"] is False and data["known"]["commit"] == h.c["P6"], err
+    (world.root / "deps.yaml").write_text(h.deps_yaml(pins={**h.pins_at(h.c["P8"]), "plugin": "cd" * 20}))
+    git("commit", "--quiet", "-am", "pins a plugin commit nobody has", cwd=world.root)
+    code, _, err = run_cli("bisect", "--plan", "--store", "local", "--store-dir", world.store,
+                           "--bad-commit", "HEAD", cwd=world.root)
+    assert code == 2 and err.strip().splitlines()[-1].startswith(f"release bisect: error: plugin: commit "
+                                                                   f"{('cd' * 20)[:7]} is not on ")
