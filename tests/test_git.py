@@ -210,6 +210,40 @@ def test_branch_contains_reads_the_branch_back_to_a_date_only(tmp_path, git_http
         assert m.branch_contains("rocm-jaxlib-v1.0", shas[50], since) is True
 
 
+def test_a_branch_that_did_not_move_is_asked_again_without_a_fetch(tmp_path, git_http):
+    """A pin re-checked every day against its line's release branch: when the remote lists the
+    branch where the mirror last fetched it, the answer comes from the mirror; when it moved,
+    it is fetched and the new answer given."""
+    day = 86400
+    up = RepoBuilder(git_http.root / "scratch-unmoved.git")
+    main = []
+    for i in range(20):
+        up.time += day
+        main.append(up.commit("main", f"m{i}", {"f.txt": f"{i}\n"}))
+    up.time += day
+    release = up.commit("rocm-jaxlib-v1.0", "release", {"r.txt": "r\n"}, parents=(main[5],))
+    remote = rgit.Remote("scratch", git_http.url("scratch-unmoved.git"))
+    pin = main[12]
+    with rgit.Mirror(tmp_path, remote) as m:
+        assert m.fetch_commit(pin, trees=False)
+        since = m.commit_time(pin) - 2 * day
+        listed = refs.ls_remote_branches(remote, "rocm-jaxlib-v*")
+        assert m.branch_contains("rocm-jaxlib-v1.0", pin, since, listed["rocm-jaxlib-v1.0"]) is False
+        fetched = m.fetches
+        for _ in range(2):  # the next days: the branch did not move
+            listed = refs.ls_remote_branches(remote, "rocm-jaxlib-v*")
+            assert m.branch_contains("rocm-jaxlib-v1.0", pin, since, listed["rocm-jaxlib-v1.0"]) is False
+        assert m.fetches == fetched
+        up.time += day
+        up.commit("rocm-jaxlib-v1.0", "merge main", {"r.txt": "merged\n"}, parents=(release, main[-1]))
+        listed = refs.ls_remote_branches(remote, "rocm-jaxlib-v*")
+        assert m.branch_contains("rocm-jaxlib-v1.0", pin, since, listed["rocm-jaxlib-v1.0"]) is True
+        assert m.fetches > fetched
+        # Named without a listing, the branch is asked of the remote as before.
+        fetched = m.fetches
+        assert m.branch_contains("rocm-jaxlib-v1.0", pin, since) is True and m.fetches == fetched + 1
+
+
 @pytest.mark.parametrize("http", [True, False])
 def test_ls_remote_branches_asks_only_for_the_pattern(git_remotes, git_http, tmp_path, monkeypatch, http):
     trace = tmp_path / "packets"

@@ -85,12 +85,12 @@ def find_branch(mirror: Mirror, remote: Remote, dep: Dep, sha: str, pattern: str
     since = mirror.commit_time(sha) - SKEW
     if release in tips:
         say(f"{dep.name}: is {sha[:7]} on {release}?")
-        if mirror.branch_contains(release, sha, since):
+        if mirror.branch_contains(release, sha, since, tips[release]):
             return Found(release, release, True, True)
     rest = [b for b in tips if b != release]
     if dep.branch not in tips and not fnmatch.fnmatchcase(dep.branch, pattern):
         rest.append(dep.branch)  # a branch outside the pattern a person recorded (master)
     say(f"{dep.name}: which of {len(rest)} branches hold {sha[:7]}?")
-    holding = mirror.containing(tuple(sorted(rest)), sha, since)
+    holding = mirror.containing(tuple(sorted(rest)), sha, since, tips)
     best = min(holding, key=preference(line)) if holding else None
     return Found(best, release, False, release in tips)

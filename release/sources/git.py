@@ -344,11 +344,12 @@ class Mirror:
         """Committer time of a commit that is here (seconds since the epoch)."""
         return int(self._run("log", "-1", "--format=%ct", sha)[1].strip())
 
-    def branch_contains(self, branch: str, sha: str, since: int) -> bool:
+    def branch_contains(self, branch: str, sha: str, since: int, tip: str | None = None) -> bool:
         """Whether the remote ``branch`` as it is now contains ``sha`` (here); see ``containing``."""
-        return branch in self.containing((branch,), sha, since)
+        return branch in self.containing((branch,), sha, since, {branch: tip} if tip else None)
 
-    def containing(self, branches: tuple[str, ...], sha: str, since: int) -> set[str]:
+    def containing(self, branches: tuple[str, ...], sha: str, since: int,
+                   listed: dict[str, str] | None = None) -> set[str]:
         """Which of the remote ``branches`` as they are now contain ``sha`` (here), in one fetch of
         only their commits newer than ``since`` (a time before ``sha`` was committed), no trees.
 
@@ -357,11 +358,19 @@ class Mirror:
         is older than ``since`` off whole, so a boundary commit newer than ``since`` is deepened
         until none is left (an upstream sync merges months-old commits). A branch whose whole
         history is older, or that is gone, holds nothing.
+
+        ``listed``: the tips the remote listed a moment ago. When every branch is still where this
+        mirror last fetched it and its history is here back past ``since``, nothing is fetched:
+        a pin re-checked each day against a branch that did not move costs no fetch.
         """
         if not branches:
             return set()
         specs = [f"+refs/heads/{b}:{self.tracking_ref(b)}" for b in branches]
         covered = self._covers_all(branches, since)
+        if covered and listed is not None:
+            here = self._tips()
+            if all(listed.get(b) is not None and here.get(b) == listed[b] for b in branches):
+                return {b for b in self._holding(sha) if b in branches}
         status, err = self._fetch("origin", *(() if covered else (f"--shallow-since={since}",)), *specs)
         if status != 0:
             low = err.lower()

@@ -252,17 +252,20 @@ class FollowVia(config.RollVia):
     def recheck(self, dep: Dep, ctx: Context) -> Move | None:
         """A pin that stays, recorded on another branch than its line's release branch (an old
         choice, or jax changed line): moved onto that branch when it holds the pin, as a move of
-        the branch only. Costs one listing of that one name on a day nothing moves (and a fetch
-        of that branch when it exists); other branches are not searched again."""
+        the branch only. Costs one listing of that one name on a day nothing moves, and a fetch
+        of that branch only when it moved since the mirror last saw it; other branches are not
+        searched again."""
         release = branches.release_branch(self.branches, ctx.line())
         if release is None or release == dep.branch:
             return None
-        if release not in ls_remote_branches(ctx.remote(dep), release):
+        listed = ls_remote_branches(ctx.remote(dep), release)
+        if release not in listed:
             return None
         mirror = ctx.mirror(dep)
         if not mirror.fetch_commit(dep.commit, trees=False):
             return None
-        if not mirror.branch_contains(release, dep.commit, mirror.commit_time(dep.commit) - SKEW):
+        since = mirror.commit_time(dep.commit) - SKEW
+        if not mirror.branch_contains(release, dep.commit, since, listed[release]):  # no fetch if it did not move
             return None
         return Move(dep.name, dep.url, release, dep.commit, dep.commit, SAME, (), old_branch=dep.branch,
                     behind=mirror.count(mirror.tracking_ref(release), dep.commit),
