@@ -431,3 +431,28 @@ def test_the_report_as_json_has_every_field():
     assert len(data["holds"]) == 52 and data["bisects"] == [] and data["unread"] == ["pull requests: GitHub said 502"]
     assert Report(NOW, "running", 0, None, ()).to_json()["nightlies"] is None
     assert json.loads(json.dumps(data)) == data
+
+
+def test_a_sparse_report_says_what_is_empty_and_still_shows_the_rest():
+    """No pins, nightlies not read, no bump PR, no roller.yaml, no cooldown, no throttle: each part
+    says so, and the parts after an empty one are still shown (issue and status alike)."""
+    report = Report(NOW, "running", 0, None, (), holds=(Pull(3, "Hold xla", None, "hold/xla"),),
+                    bisects=(Run(4, "running", NOW, SAFE_URLS[1]),))
+    assert roller_report.text(report) == [
+        "roller: mode running, no cooldown (no roller.yaml: the defaults)", "pins: no pins",
+        "nightlies: not read (see below)", "bump pull request: none open", "hold pull requests:",
+        "  #3  Hold xla  hold/xla", "bisects running:", f"  2026-11-22  run #4 <{SAFE_URLS[1]}>"]
+    body = roller_report.markdown(report)
+    for part in ("## Roller\n\nmode running, no cooldown (no roller.yaml: the defaults)\n",
+                 "## Pins\n\n_no pins_\n", "## Nightlies\n\n_not read (see below)_\n",
+                 "## Bump pull request\n\n_none open_\n",
+                 "## Hold pull requests\n\n| PR | title | branch |\n|---|---|---|\n"
+                 "| \\#\u200b3 | Hold xla | `hold/xla` |\n",
+                 "## Bisects running\n\n| started | run |\n|---|---|\n"
+                 f"| 2026-11-22 | [run #\u200b4]({SAFE_URLS[1]}) |\n"):
+        assert part in body, part
+    assert report.to_json()["bisects"] == [{"number": 4, "outcome": "running", "when": "2026-11-22T03:00:00Z",
+                                            "url": SAFE_URLS[1], "conclusion": None, "version": None}]
+    pins = roller_report.markdown(small_report())
+    assert "## Pins\n\n| dep | commit | branch | roll | committed | age |\n|---|---|---|---|---|---|\n" in pins
+    assert "| night | result | version | run |" in pins and "## Last 2 nightlies (newest first)" in pins
