@@ -84,7 +84,7 @@ def generate(path: Path, commits: int, *, files: int, seed: int, branch: str = B
     for name, at, n in forks:
         plan += [(name, at if i == 0 else None) for i in range(n)]
     for n, (ref, fork_at) in enumerate(plan, start=1):
-        when += 97
+        when += SPACING
         author = f"Dev {rng.randrange(40)} <dev{rng.randrange(40)}@example.com>"
         msg = f"[{rng.choice(WORDS)}] {' '.join(rng.choice(WORDS) for _ in range(6))} (#{n})\n".encode()
         write(f"commit refs/heads/{ref}\nmark :{n}\nauthor {author} {when} +0000\n"
@@ -285,7 +285,7 @@ def run(tmp: Path, xla_commits: int, repeat: int) -> int:
     row("release bump, warm: pins current", noop)
     row("release fetch-sources, cold", sources)
     print()
-    for kind in CLONES:
+    for kind in clones:  # the three-repository anchors (a single-branch clone is xla's alone)
         ratios(f"cold forward bump / clone {kind} (three)", clones[kind], cold)
         ratios(f"cold switch bump / clone {kind} (three)", clones[kind], switch_)
     ratios("cold switch bump / clone blob:none (xla)", xla_only["blob:none"], switch_)
