@@ -456,3 +456,12 @@ def test_a_sparse_report_says_what_is_empty_and_still_shows_the_rest():
     pins = roller_report.markdown(small_report())
     assert "## Pins\n\n| dep | commit | branch | roll | committed | age |\n|---|---|---|---|---|---|\n" in pins
     assert "| night | result | version | run |" in pins and "## Last 2 nightlies (newest first)" in pins
+
+
+def test_nightly_rows_show_the_version_as_code_and_count_what_is_left_out():
+    body = roller_report.markdown(small_report())
+    assert f"| 2026-11-22 | 🔴 red (failure) | none | [run #\u200b12]({SAFE_URLS[1]}) |" in body
+    assert "| 2026-11-21 | 🟢 green | `0.9.1.dev20261121` | run #\u200b11 |" in body
+    many = Report(NOW, "running", 0, None, (), nightlies=tuple(Run(n, "green", NOW, None) for n in range(52)))
+    assert roller_report.text(many).index("  and 2 more") == 3 + 50  # after the 50 rows shown
+    assert "_and 2 more (`release status --json` lists them)_" in roller_report.markdown(many)
