@@ -112,9 +112,11 @@ def test_memory_does_not_grow_with_the_file_size(tmp_path):
         peaks.append(tracemalloc.get_traced_memory()[1])
         tracemalloc.stop()
         src.unlink()
-    small, large = peaks
-    assert large < small * 1.2, peaks
-    assert large < 8 * wheelfile.CHUNK, peaks  # a few chunks in flight, not the 72 MiB input
+    # The bound is the chunks in flight (threads + 2 inputs and their outputs), the same for
+    # 24 MiB and 72 MiB; how close each run comes to it depends on scheduling (a ratio of the
+    # two peaks failed under a load of 11), so each is held to the bound, not to the other.
+    for peak in peaks:
+        assert peak < 8 * wheelfile.CHUNK, peaks  # a few chunks in flight, not the 72 MiB input
 
 
 def test_raw_copy_keeps_compressed_bytes_and_record(tmp_path, big_file):
