@@ -71,6 +71,10 @@ def test_a_pin_that_stays_moves_off_a_stale_branch_onto_its_lines(history, tmp_p
                                                                         stale, V + "0.8.0")
         assert move.rebranched and not move.off_line and move.behind == 0
         assert result.new["xla"].branch == V + "0.8.0" and result.new["xla"].commit == history.c["x80_6"]
+    # A throttled roller (holds only) leaves even the stale branch as it is: it writes nothing
+    # but the moves back holds ask for.
+    deps_file = project_at(history, tmp_path, 9, xla=V + "0.11.1")
+    assert roll(config.load_deps(deps_file), tmp_path / "cache", holds_only=True).moves == ()
     # Recorded on its line's branch, a pin that stays is not asked about again.
     deps_file = project_at(history, tmp_path, 9)
     fetches.clear()

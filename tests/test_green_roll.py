@@ -212,6 +212,23 @@ def test_a_pin_past_the_hold_moves_back_before_it_with_its_via_deps(gh):
     assert f"held before {h.c['P6'][:7]} ({HOLD_REASON})" in body.splitlines()[0]
 
 
+@pytest.mark.parametrize("pin", [f"P{n}" for n in range(9)])
+@pytest.mark.parametrize("held_at, before", [("P6", "P5"), ("S1", "P4")])
+def test_a_throttled_roll_makes_only_the_move_back_a_hold_asks_for(gh, pin, held_at, before):
+    """``holds_only`` (a throttled roller): a pin that contains the held commit moves back before
+    it, its via deps following; a pin that does not stays where it is, never rolled forward."""
+    h = gh.h
+    deps = gh.deps(pin=pin, roll="head", extra={"plugin": held(h, held_at)})
+    result = roll(deps, gh.cache, holds_only=True)
+    contains = subprocess.run(["git", "merge-base", "--is-ancestor", h.c[held_at], h.c[pin]],
+                              cwd=h.plugin.path).returncode == 0
+    want = h.pins_at(h.c[before]) if contains else h.pins_at(h.c[pin])
+    assert {d.name: d.commit for d in result.new} == want
+    assert all(m.direction == "backward" or m.name != "plugin" for m in result.moves)
+    assert bool(result.moves) == contains
+    assert gh.fake.log == []
+
+
 def test_a_held_pin_moves_back_to_the_newest_green_commit_before_the_hold(gh):
     """The move back a hold asks for obeys `require` as a roll does: P5 (before the held P6) is
     red, so the pin goes to P4, the newest green first-parent commit, with P4's via pins."""

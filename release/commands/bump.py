@@ -80,8 +80,12 @@ def run(args: argparse.Namespace, out: Output) -> int:
         return _stopped(out, roller_line, {"roller": roller.mode, "roller_warning": roller_warning})
     throttle = check_throttle(roller, branch=_nightly_branch(proj.root), console=out.progress_console())
     throttle_line = throttle.line()
-    if throttle.stops and throttle_line:  # before any merge, commit or push: nothing rolls
-        return _stopped(out, throttle_line, {"throttle": throttle.to_json(), "roller_warning": roller_warning})
+    # A stopped throttle rolls nothing forward and merges nothing; only the moves back that a
+    # hold asks for still go through (a merged hold is how a red streak ends in a green night).
+    holds_only = throttle.stops and throttle_line is not None
+    stopped = {"throttle": throttle.to_json(), "roller_warning": roller_warning}
+    if holds_only and not any(dep.hold for dep in proj.deps):  # before any fetch, merge or push
+        return _stopped(out, throttle_line or "", stopped)
     if roller.mode == DRY_RUN:  # as --dry-run, whatever the workflow asked for
         args.dry_run, args.commit, args.push, args.open_pr, args.auto_merge = True, False, False, False, False
         args.merge_require, args.merge_method = [], "merge"
@@ -104,7 +108,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         owner, name = repository_from_env()
         pull = BumpPull(GitHubClient.from_env(console=out.progress_console()), owner, name,
                         repo.current_branch())
-    if args.auto_merge and pull is not None and repo is not None:
+    if args.auto_merge and pull is not None and repo is not None and not holds_only:
         from release.sources.automerge import merge_if_green
         merged = merge_if_green(pull.client, repo, owner=pull.owner, name=pull.name, base=pull.base,
                                 require=args.merge_require or "green", method=args.merge_method)
@@ -126,9 +130,13 @@ def run(args: argparse.Namespace, out: Output) -> int:
     with out.progress_console().status("rolling pins") as status:
         result = roll(deps, cache_dir(proj.root), only=args.dep, to=args.to,
                       allow_rewind=args.allow_rewind, say=lambda text: status.update(text),
-                      soaked_before=soaked_before)
+                      soaked_before=soaked_before, holds_only=holds_only)
 
     moves = result.moves
+    if holds_only:
+        if not moves:  # no pin contains a held commit: nothing rolls, as throttled
+            return _stopped(out, throttle_line or "", stopped)
+        throttle_line = f"{throttle_line}; only the move back a hold asks for is made"
     # The release line is jax's: version_info.json's version follows the jax pin's line, in the
     # same commit (from the committed file when committing, as deps.yaml is).
     info_text = repo.committed(proj.version_info.path) if repo is not None else None
@@ -148,7 +156,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         data["roller"] = roller.mode
     if throttle_line is not None:  # the throttle's decision: one line of the changelog
         text += f"\n{throttle_line}.\n"
-        data["throttle"] = throttle.to_json()
+        data["throttle"] = {**throttle.to_json(), "line": throttle_line}  # as said (holds only)
     if roller_warning:
         data["roller_warning"] = roller_warning
     decisions = [line for line in (roller_line, throttle_line) if line]

@@ -347,10 +347,13 @@ def relation(mirror: Mirror, old: str, new: str) -> Relation:
 
 def roll(deps: Deps, cache: Path, *, only: Iterable[str] = (), to: str | None = None,
          allow_rewind: bool = False, say: Callable[[str], None] = lambda _: None,
-         first_depth: int = FIRST_DEPTH, soaked_before: int | None = None) -> RollResult:
+         first_depth: int = FIRST_DEPTH, soaked_before: int | None = None,
+         holds_only: bool = False) -> RollResult:
     """New pins for ``deps`` (all, or ``only``), checked and with their changelogs.
     ``first_depth``: how deep mirrors are first fetched (tests make boundaries with it);
-    ``soaked_before``: a head dep takes no commit newer than this (epoch seconds; the cooldown)."""
+    ``soaked_before``: a head dep takes no commit newer than this (epoch seconds; the cooldown);
+    ``holds_only`` (a throttled roller): only the moves back that holds ask for, and the via
+    deps of a dep moved back following it; every other pin stays."""
     only = tuple(only)
     for name in only:
         if name not in deps.names:
@@ -374,6 +377,8 @@ def roll(deps: Deps, cache: Path, *, only: Iterable[str] = (), to: str | None = 
             if to is not None:
                 policy = Exact(to, policy)
             cand = policy.candidate(dep, ctx)
+            if holds_only and not cand.back and not _follows_a_move(policy, ctx):
+                cand = Candidate(dep.commit)  # throttled: no roll forward, only back before holds
             if to is not None and dep.hold is not None:
                 selection.refuse_past_hold(dep, cand.commit, ctx.mirror(dep))
             ctx.new[dep.name] = cand.commit
@@ -382,6 +387,8 @@ def roll(deps: Deps, cache: Path, *, only: Iterable[str] = (), to: str | None = 
         for dep, policy, cand in chosen:
             if cand.commit != dep.commit:
                 moves[dep.name] = policy.check(dep, cand, ctx, allow_rewind=allow_rewind or cand.back)
+                continue
+            if holds_only:  # a pin that stays is not re-checked either: nothing but moves back
                 continue
             stays = policy.recheck(dep, ctx) if isinstance(policy, FollowVia) else None
             if cand.pin and (cand.pin.sha256, cand.pin.patches) != (dep.archive_sha256, dep.patches):
@@ -396,6 +403,12 @@ def roll(deps: Deps, cache: Path, *, only: Iterable[str] = (), to: str | None = 
     ordered = tuple(moves[d.name] for d in deps if d.name in moves)
     return RollResult(deps, deps.with_pins({m.name: pinned_fields(m) for m in ordered}), ordered,
                       tuple(notes))
+
+
+def _follows_a_move(policy: Policy, ctx: Context) -> bool:
+    """A via dep whose source's pin moves this run (a move back): it must follow, or the pins
+    would disagree with what the source pins."""
+    return isinstance(policy, FollowVia) and ctx.new[policy.via] != ctx.deps[policy.via].commit
 
 
 def pinned_fields(move: Move) -> dict:
