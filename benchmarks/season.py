@@ -2,10 +2,11 @@
 
 Takes bare copies of ROCm/rocm-jax, ROCm/jax and ROCm/xla (the fetched snapshots; not CI),
 serves them over smart HTTP on 127.0.0.1 through a byte-counting ``git http-backend``, and for
-every day of rocm-jax master's first-parent history in ``--since .. --until`` runs what the
-workflows run, each step one ``python -m release ... --json`` with the day as its clock:
+every day of a rocm-jax branch's first-parent history (``--plugin-branch``, default master) in
+``--since .. --until`` runs what the workflows run, each step one ``python -m release ... --json``
+with the day as its clock:
 
-1. moves the served plugin's ``master`` to that day's last commit (upstream branches of jax and
+1. moves the served plugin's branch to that day's last commit (upstream branches of jax and
    xla are as the snapshots have them);
 2. runs ``bump`` as the scheduled workflow does (its cache kept between days, or emptied each
    day with ``--cold``) and commits what it wrote (the merge);
@@ -30,6 +31,11 @@ workflows run, each step one ``python -m release ... --json`` with the day as it
    127.0.0.1 the newest of each channel and of each pinned line by ``packaging.version``, and
    tonight's nightly installs into fresh venvs with pip and with uv (``tests/support/season.py``
    holds these rules for the CI season too).
+
+A release branch (``--plugin-branch rocm-jaxlib-v0.7.1``) is a maintenance line: its release
+already exists, so the replay cuts it on the first day (no rc) and merges the next-version PR, its
+nightlies are ``X.Y.Z.postN.devYYYYMMDD``, a post release follows ``--post-after`` days later, and
+step 3 is skipped (the line does not switch).
 
 A failed step or a broken invariant is an intervention: for the pins the replay writes the right
 ones by hand, as a person would, and goes on. It prints a row per day and a summary: days,
@@ -98,9 +104,10 @@ def child_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def days_of(plugin: Path, since: str, until: str) -> list[tuple[str, str]]:
-    """``[(day, master's last first-parent commit that day)]`` for every day in the window."""
-    out = git(plugin, "log", "--first-parent", "--reverse", "--format=%H %cs", f"--until={until} 23:59:59", "master")
+def days_of(plugin: Path, since: str, until: str, branch: str = "master") -> list[tuple[str, str]]:
+    """``[(day, the branch's last first-parent commit that day)]`` for every day in the window."""
+    out = git(plugin, "log", "--first-parent", "--reverse", "--format=%H %cs", f"--until={until} 23:59:59",
+              f"refs/heads/{branch}")
     by_day: dict[str, str] = {}
     for line in out.splitlines():
         sha, day = line.split()
@@ -149,8 +156,9 @@ class Truth:
         return bool(git(self.repos[name], "cat-file", "-t", sha, check=False))
 
 
-def deps_text(urls: dict, plugin: str, pins: dict, branches: dict, line: str | None) -> str:
-    out = ["deps:", "  plugin:", f"    url: {urls['plugin']}", "    branch: master", f"    commit: {plugin}",
+def deps_text(urls: dict, plugin: str, pins: dict, branches: dict, line: str | None,
+              plugin_branch: str = "master") -> str:
+    out = ["deps:", "  plugin:", f"    url: {urls['plugin']}", f"    branch: {plugin_branch}", f"    commit: {plugin}",
            "    roll: head"]
     for name in ("jax", "xla"):
         pin = pins[name]
@@ -263,6 +271,19 @@ class Publisher:
             self.released[line] = day
         return done, failed
 
+    def existing_release(self, day: str, line: str) -> tuple[list[str], list[str]]:
+        """A maintenance line's release, made before the replay's window: ``cut`` on its first day
+        (no rc: PEP 440 puts rcs before the release), the next-version PR merged, so the line's
+        nightlies are ``X.Y.Z.post1.devN`` and its post release comes ``--post-after`` days later."""
+        ok, data, err = self.run(day, "cut", "--artifacts", str(self.artifacts), "--python", PY,
+                                 *self.store_flags())
+        if not ok:
+            return [], [err]
+        self.counts["release"] += 1
+        self.merge_next_version()
+        self.released[line] = day
+        return [data.get("version", "release")], []
+
     def publish(self, day: str, line: str | None) -> tuple[list[str], list[str]]:
         """Tonight's nightly, a due post release, gc and the index; what was published, what failed."""
         done, failed = [], []
@@ -356,6 +377,10 @@ def main() -> int:
                         help="release a jax line this many days before the plugin moves to the next one, so the "
                              "maintenance line publishes nightlies (default 3)")
     parser.add_argument("--post-after", type=int, default=5, help="days from a release to its post release")
+    parser.add_argument("--plugin-branch", default="master",
+                        help="the rocm-jax branch the plugin dep follows (default master); another one, such as "
+                             "rocm-jaxlib-v0.7.1, is replayed as a maintenance line: its release is cut on the "
+                             "first day, a post release --post-after days later, and no release ahead of a switch")
     parser.add_argument("--bump-only", action="store_true", help="no nightly, releases, gc or index (the old replay)")
     parser.add_argument("--keep-dir", action="store_true", help="keep the replay's temp directory")
     args = parser.parse_args()
@@ -369,7 +394,7 @@ def main() -> int:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def start_project(tmp: Path, truth: Truth, urls: dict, first: str) -> Path:
+def start_project(tmp: Path, truth: Truth, urls: dict, first: str, plugin_branch: str = "master") -> Path:
     """This repository's shape pinning the day before the window, on ``main``."""
     proj = tmp / "proj"
     proj.mkdir()
@@ -380,7 +405,7 @@ def start_project(tmp: Path, truth: Truth, urls: dict, first: str) -> Path:
     pins = truth.pins(start)
     line = truth.line(pins["jax"].commit) if truth.exists("jax", pins["jax"].commit) else None
     first_branches = {n: truth.branch_of(n, pins[n].commit, line) for n in ("jax", "xla")}
-    (proj / "deps.yaml").write_text(deps_text(urls, start, pins, first_branches, line))
+    (proj / "deps.yaml").write_text(deps_text(urls, start, pins, first_branches, line, plugin_branch))
     if line:
         info = json.loads((proj / "version_info.json").read_text())
         info["version"] = line
@@ -399,7 +424,10 @@ def replay(args: argparse.Namespace, tmp: Path) -> int:
     for name, src in (("plugin", args.rocm_jax), ("jax", args.jax), ("xla", args.xla)):
         serve_copy(src, remotes / f"{name}.git")
     truth = Truth(args.rocm_jax, args.jax, args.xla)
-    days = days_of(args.rocm_jax, args.since, args.until)
+    days = days_of(args.rocm_jax, args.since, args.until, args.plugin_branch)
+    if not days:
+        raise SystemExit(f"{args.plugin_branch} has no first-parent commit up to {args.until}")
+    maintenance = args.plugin_branch != "master"
     server = GitHttpServer(remotes).start()
     served_site = served_store = None
     try:
@@ -414,7 +442,7 @@ def replay(args: argparse.Namespace, tmp: Path) -> int:
         print(f"anchor: git clone --bare --filter=tree:0 --single-branch {args.anchor_branch} (xla): "
               f"{anchor[0]:.2f} s cpu, {anchor[1]:.2f} s wall, {anchor[2] / 1e6:.1f} MB")
 
-        proj = start_project(tmp, truth, urls, days[0][1])
+        proj = start_project(tmp, truth, urls, days[0][1], args.plugin_branch)
         line_on = {day: truth.line(j) if truth.exists("jax", j := truth.pins(sha)["jax"].commit) else None
                    for day, sha in days}  # the jax line each day's plugin pins, to release ahead of a switch
         pub = Publisher(tmp, proj, args.keep, args.post_after)
@@ -428,11 +456,11 @@ def replay(args: argparse.Namespace, tmp: Path) -> int:
         print(f"{'day':10} {'plugin':7} {'moved':24} {'cpu s':>6} {'wall s':>6} {'MB':>7} {'req':>4} "
               f"{'pub s':>6} {'site KB':>7}  published / result")
         for n, (day, sha) in enumerate(days):
-            git(remotes / "plugin.git", "update-ref", "refs/heads/master", sha)
+            git(remotes / "plugin.git", "update-ref", f"refs/heads/{args.plugin_branch}", sha)
             broken: list[str] = []
             done: list[str] = []
             pub_cpu0 = pub.cpu
-            if not args.bump_only:  # the switch came before the line's release: release it first
+            if not args.bump_only and not maintenance:  # the switch came before the line's release: release it first
                 recorded = config.load_deps(proj / "deps.yaml")["jax"].line
                 if recorded and line_on.get(day) not in (None, recorded) and pub.due(recorded):
                     cut, failed = pub.release_line(day, recorded)
@@ -469,16 +497,22 @@ def replay(args: argparse.Namespace, tmp: Path) -> int:
                 deps = config.load_deps(proj / "deps.yaml")
                 fixed = {n: truth.branch_of(n, pins[n].commit, line) if truth.exists(n, pins[n].commit)
                          else deps[n].branch for n in ("jax", "xla")}
-                (proj / "deps.yaml").write_text(deps_text(urls, sha, pins, fixed, line))
+                (proj / "deps.yaml").write_text(deps_text(urls, sha, pins, fixed, line, args.plugin_branch))
                 if line:
                     info = json.loads((proj / "version_info.json").read_text())
                     if Version(info["version"]).base_version != line:
                         (proj / "version_info.json").write_text(json.dumps(info | {"version": line}, indent=2) + "\n")
             broken += pin_broken
             git(proj, "commit", "--quiet", "-a", "-m", f"day {day}", check=False)
+            if not args.bump_only and maintenance:
+                line = config.load_deps(proj / "deps.yaml")["jax"].line
+                if n == 0 and line:  # the line's release exists before its maintenance starts
+                    cut, failed = pub.existing_release(day, line)
+                    done += cut
+                    broken += failed
             if not args.bump_only:
                 line = config.load_deps(proj / "deps.yaml")["jax"].line
-                ahead = line_on.get(days[min(n + args.release_lead, len(days) - 1)][0])
+                ahead = None if maintenance else line_on.get(days[min(n + args.release_lead, len(days) - 1)][0])
                 if line and ahead not in (None, line) and pub.due(line):  # the line ends soon: release it
                     cut, failed = pub.release_line(day, line)
                     done += cut
