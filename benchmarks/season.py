@@ -105,9 +105,11 @@ def child_cpu() -> float:
 
 
 def days_of(plugin: Path, since: str, until: str, branch: str = "master") -> list[tuple[str, str]]:
-    """``[(day, the branch's last first-parent commit that day)]`` for every day in the window."""
-    out = git(plugin, "log", "--first-parent", "--reverse", "--format=%H %cs", f"--until={until} 23:59:59",
-              f"refs/heads/{branch}")
+    """``[(day, the branch's last first-parent commit that day)]`` for every day in the window.
+
+    A day is the committer's own date (``%cs``), not git's ``--until`` (local time): a tip
+    committed at 19:11 -0700 on the window's last day is that day's."""
+    out = git(plugin, "log", "--first-parent", "--reverse", "--format=%H %cs", f"refs/heads/{branch}")
     by_day: dict[str, str] = {}
     for line in out.splitlines():
         sha, day = line.split()
