@@ -465,3 +465,13 @@ def test_nightly_rows_show_the_version_as_code_and_count_what_is_left_out():
     many = Report(NOW, "running", 0, None, (), nightlies=tuple(Run(n, "green", NOW, None) for n in range(52)))
     assert roller_report.text(many).index("  and 2 more") == 3 + 50  # after the 50 rows shown
     assert "_and 2 more (`release status --json` lists them)_" in roller_report.markdown(many)
+
+
+def test_an_empty_week_says_so_part_by_part():
+    body = roller_report.markdown(Report(NOW, "running", 0, None, (), nightlies=(),
+                                         bump=Pull(9, "Roll xla", None, "bump/x")))
+    for part in ("## Roller\n\nmode running, no cooldown (no roller.yaml: the defaults)\n\n## Pins\n",
+                 "## Last 0 nightlies (newest first)\n\n_no nightly has run yet_\n\n## Bump pull request\n\n"
+                 "| PR | title | branch |\n|---|---|---|\n| \\#\u200b9 | Roll xla | `bump/x` |\n\n",
+                 "## Hold pull requests\n\n_none open_\n\n## Bisects running\n\n_none_\n\n_Written by"):
+        assert part in body, part
