@@ -14,6 +14,7 @@ import pytest
 from release.core.roller import parse_roller
 from tests.support.gitrepos import git
 from tests.test_automerge import world  # noqa: F401 (the fixture: checkout, origin, stand-in)
+from tests.test_roller import commit_roller
 
 DAY = dt.datetime(2026, 11, 1, 3, 23, tzinfo=dt.timezone.utc)
 
@@ -23,10 +24,6 @@ def cache_env(tmp_path, monkeypatch):
     monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
 
 
-def commit_roller(root, text):
-    (root / "roller.yaml").write_text(text)
-    git("add", "roller.yaml", cwd=root)
-    git("commit", "--quiet", "-m", "roller", cwd=root)
 
 
 def nights(fake, conclusions, start=DAY):

@@ -76,17 +76,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _endpoint(store: Store, tag: str) -> dict:
-    from release.publish.drafts import previous_revisions
+    from release.publish.drafts import built_from
     published = store.published_for(tag)
     release = published or next(iter(store.drafts_for(tag)), None)
     if release is None:
         raise UserError(f"{store.where}: no release or draft {tag}; expected the tag of a nightly "
                         "whose revisions.json says what it was built from")
-    revisions = previous_revisions(store, release)
-    if revisions is None:
-        raise UserError(f"{store.where}: {tag} has no readable revisions.json asset; cannot tell "
-                        "which pins it was built from")
-    return {"name": tag, "commits": revisions.commits}
+    return {"name": tag, "commits": built_from(store, release, tag).commits}
 
 
 def _bad_endpoint(args: argparse.Namespace, proj: Project, store: Store | None,

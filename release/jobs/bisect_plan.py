@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from release.core.errors import UserError
 from release.jobs.bisect import SOURCE
-from release.publish.drafts import previous_revisions
+from release.publish.drafts import built_from
 
 if TYPE_CHECKING:
     from release.core.config import Deps
@@ -79,11 +79,7 @@ def after_red_nightly(store: Store, deps: Deps, bad: dict, known: Sequence[Known
         if release is None:
             raise UserError(f"{store.where}: no published release {good_tag}; expected the tag of the "
                             "last green nightly")
-    revisions = previous_revisions(store, release)
-    if revisions is None:
-        raise UserError(f"{store.where}: {good_tag} has no readable revisions.json asset; cannot tell "
-                        "which pins it was built from")
-    commits: dict[str, str] = dict(revisions.commits)
+    commits: dict[str, str] = dict(built_from(store, release, good_tag).commits)
     good = {"name": good_tag, "commits": commits}
     if commits.get(SOURCE) == bad["commits"].get(SOURCE):
         return AfterRed(False, f"nothing to bisect: the {SOURCE} pin is {bad['commits'].get(SOURCE, '?')[:7]} "

@@ -227,6 +227,16 @@ def provenance_markdown(dist: Dist) -> str:
     return text
 
 
+def built_from(store: Store, release: Release, tag: str) -> RevisionMap:
+    """The pins ``tag`` was built from (its revisions.json), or one line saying why not: what a
+    bisect needs of each end."""
+    revisions = previous_revisions(store, release)
+    if revisions is None:
+        raise UserError(f"{store.where}: {tag} has no readable revisions.json asset; cannot tell "
+                        "which pins it was built from")
+    return revisions
+
+
 def previous_revisions(store: Store, previous: Release | None) -> RevisionMap | None:
     if previous is None:
         return None
