@@ -1,8 +1,9 @@
 """Which branch a pin is recorded on, on histories with the real xla's traps.
 
-Rules: a pin is recorded on the release branch of jax's line when that branch holds it; a
-working branch (``-upstream-sync``) or a branch far ahead never wins over a plain release
-branch; a pin that stays is moved onto its line's branch when it was recorded elsewhere; a
+Rules: a pin is recorded on the release branch of jax's line when that branch holds it, else on
+a working branch of the line (``-soversion``) that does, found without fetching the other
+versions' branches; otherwise a working branch (``-upstream-sync``) or a branch far ahead never
+wins over a plain release branch; a pin that stays is moved onto its line's branch when it was recorded elsewhere; a
 commit on no branch is refused in a bounded number of fetches however many branches match;
 and every answer is the same from an empty cache with the shallowest first fetch.
 """
@@ -10,6 +11,7 @@ and every answer is the same from an empty cache with the shallowest first fetch
 from __future__ import annotations
 
 import shutil
+import subprocess
 
 import pytest
 from hypothesis import given, settings
@@ -20,7 +22,8 @@ from release.core.errors import UserError
 from release.sources import branches
 from release.sources import git as rgit
 from release.sources.roll import roll
-from tests.support.history import build_history
+from tests.support.gitrepos import JAX_BZL, XLA_BZL
+from tests.support.history import build_history, xla_archive
 from tests.support.project import write_version_info
 
 V = "rocm-jaxlib-v"
@@ -45,6 +48,15 @@ def project_at(history, tmp_path, step: int, **branch_of: str):
     text = head + "  xla:\n" + xla.replace(f"branch: {s.xla_branch}", f"branch: {branch_of.get('xla', s.xla_branch)}")
     (root / "deps.yaml").write_text(text)
     return root / "deps.yaml"
+
+
+def git_show(repo, commit: str, path: str) -> str:
+    return subprocess.run(["git", "show", f"{commit}:{path}"], cwd=repo, check=True, capture_output=True,
+                          text=True).stdout
+
+
+def git_lines(repo, *args: str) -> list[str]:
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout.split()
 
 
 @pytest.fixture
@@ -93,6 +105,36 @@ def test_a_pin_off_its_line_says_so_and_prefers_a_plain_release_branch(history, 
     assert move.off_line == f"on no release branch of jax's line ({V}0.7.1 is no branch upstream)"
 
 
+def test_a_pin_on_its_lines_working_branch_is_recorded_there_without_the_other_versions(history, tmp_path):
+    # Step 9: jax on the 0.8.0 line. xla's 0.8.0 line grows a working branch; the plugin pins
+    # its tip, which v0.8.0 lacks but a plain branch of another version merged (v0.9.2, the
+    # nearest newer plain one: "plain before working" would record it, thousands behind) and
+    # a far-ahead line carries, with twenty more working branches of other versions.
+    c = history.c
+    deps_file = project_at(history, tmp_path, 9)
+    history.apply(9)
+    xla = history.xla
+    xla.time = max(xla.time, history.plugin.time)
+    c["xso1"] = xla.commit(V + "0.8.0-soversion", "Avoid hardcoding soversions", {"xla/so.cc": "1\n"},
+                           parents=(c["x80_6"],))
+    c["xso2"] = xla.commit(V + "0.8.0-soversion", "Soversions, again", {"xla/so.cc": "2\n"})
+    xla.commit(V + "0.9.2", "Merge the soversion fix", {"xla/rocm.cc": "x92\n"}, parents=(c["x91_5"], c["xso2"]))
+    for i in range(20):
+        xla.commit(f"{V}0.{9 + i % 3}.{i}-upstream-sync", f"sync {i}", {"xla/sync.cc": f"{i}\n"},
+                   parents=(c["x91_5"],))
+    jax_file = git_show(history.plugin.path, history.steps[9].plugin, JAX_BZL)
+    history.plugin.time = xla.time + 3600
+    history.plugin.commit("master", "Move xla to the soversion fix", {
+        JAX_BZL: jax_file, XLA_BZL: xla_archive(c["xso2"], "0" * 64, history.xla.url.removesuffix("/"))})
+    result = roll(config.load_deps(deps_file), tmp_path / "cache", first_depth=1)
+    (move,) = [m for m in result.moves if m.name == "xla"]
+    assert (move.new, move.branch) == (c["xso2"], V + "0.8.0-soversion")
+    assert move.off_line == f"on no release branch of jax's line ({V}0.8.0 does not hold it)"
+    (mirror,) = (tmp_path / "cache").glob("xla-*.git")
+    fetched = git_lines(mirror, "for-each-ref", "--format=%(refname:short)", "refs/remotes/origin/")
+    assert fetched and all(branches.of_line(b.removeprefix("origin/"), "0.8.0") for b in fetched), fetched
+
+
 def test_refusing_a_commit_on_no_branch_costs_the_same_however_many_branches_match(history, tmp_path, fetches):
     def refuse(cache: str) -> int:
         deps_file = project_at(history, tmp_path, 16)
@@ -136,8 +178,12 @@ def test_the_preferred_branch_is_the_lines_then_a_plain_one_at_or_above_it(held,
     text = ".".join(map(str, line))
     best = min(held, key=branches.preference(text))
     plain = {h for h in held if not branches.version_in(h)[1]}
+    own = {h for h in held if branches.version_in(h)[0] == line}
+    assert own == {h for h in held if branches.of_line(h, text)}
     if V + text in held:
         assert best == V + text
+    elif own:  # a working branch of the line: its patches, not a line that merged them
+        assert best in own
     elif plain:
         assert best in plain
         above = {h for h in plain if branches.version_in(h)[0] >= line}

@@ -4,11 +4,15 @@ The real ROCm/xla has hundreds of ``rocm-jaxlib-v*`` branches: release branches,
 branches (``-upstream-sync``, ``-soversion``) and ones far ahead of any pin, which hold every
 old commit. "The newest branch that contains it" picks those. The jax line (``_version`` at
 the jax pin, ``release.sources.line``) names the branch a pin belongs to:
-``rocm-jaxlib-v<line>``. It is asked first, alone (one fetch); only when it does not hold the
-pin are all the other matching branches asked, in ONE fetch of their commits since the pin's
-date, and the best that holds it is kept: plain release branches before working branches,
-the nearest version to the line first. So finding a branch costs one or two fetches, and
-refusing a commit that is on no branch costs two, however many branches there are.
+``rocm-jaxlib-v<line>``. It is asked first, alone (one fetch); then the line's own working
+branches (``rocm-jaxlib-v0.6.0-soversion``: the line's patches, a few commits each) in one
+fetch; only when none of those holds the pin are all the other matching branches asked, in
+ONE fetch of their commits since the pin's date, and the best that holds it is kept: plain
+release branches before working branches, the nearest version to the line first. Release
+branches of other versions carry the upstream history since the pin (12,000 commits of the
+real xla since a 2025-07 pin against 135 on the 0.6.0 line's branches), so a pin on its line's
+working branch is found without them. Finding a branch costs one to three fetches, and refusing
+a commit that is on no branch three, however many branches there are.
 """
 
 from __future__ import annotations
@@ -57,23 +61,33 @@ def release_branch(pattern: str, line: str | None) -> str | None:
     return pattern.replace("*", line)
 
 
+def of_line(name: str, line: str | None) -> bool:
+    """Whether a branch carries the line's own version (its release branch or a working branch
+    of it, ``-soversion``)."""
+    found = version_in(name)
+    return line is not None and found is not None and found[0] == tuple(int(x) for x in line.split("."))
+
+
 def preference(line: str | None) -> Callable[[str], tuple]:
-    """Sort key for branches that hold a pin, best first: plain release branches before
-    working branches; the line's own version, then the nearest newer ones, then older ones
-    (newest first); without a line, the newest first."""
+    """Sort key for branches that hold a pin, best first: the line's own branches (its release
+    branch, then its working branches); then plain release branches before working branches,
+    the nearest newer version first, then older ones (newest first); without a line, the newest
+    first."""
     want = tuple(int(x) for x in line.split(".")) if line else None
 
     def key(name: str) -> tuple:
         found = version_in(name)
         if found is None:
-            return (2, 0, (), name)
+            return (1, 2, 0, (), name)
         version, suffix = found
         variant = 1 if suffix else 0
         if want is None:
-            return (variant, 0, tuple(-x for x in version), name)
-        if version >= want:
-            return (variant, 0, version, name)
-        return (variant, 1, tuple(-x for x in version), name)
+            return (1, variant, 0, tuple(-x for x in version), name)
+        if version == want:
+            return (0, variant, 0, version, name)
+        if version > want:
+            return (1, variant, 0, version, name)
+        return (1, variant, 1, tuple(-x for x in version), name)
     return key
 
 
@@ -87,10 +101,16 @@ def find_branch(mirror: Mirror, remote: Remote, dep: Dep, sha: str, pattern: str
         say(f"{dep.name}: is {sha[:7]} on {release}?")
         if mirror.branch_contains(release, sha, since, tips[release]):
             return Found(release, release, True, True)
-    rest = [b for b in tips if b != release]
-    if dep.branch not in tips and not fnmatch.fnmatchcase(dep.branch, pattern):
-        rest.append(dep.branch)  # a branch outside the pattern a person recorded (master)
-    say(f"{dep.name}: which of {len(rest)} branches hold {sha[:7]}?")
-    holding = mirror.containing(tuple(sorted(rest)), sha, since, tips)
+    own = sorted(b for b in tips if b != release and of_line(b, line))
+    holding: set[str] = set()
+    if own:  # the line's working branches: a few commits each, ranked above every other branch
+        say(f"{dep.name}: which of {len(own)} working branches of {line} hold {sha[:7]}?")
+        holding = mirror.containing(tuple(own), sha, since, tips)
+    if not holding:
+        rest = [b for b in tips if b != release and b not in own]
+        if dep.branch not in tips and not fnmatch.fnmatchcase(dep.branch, pattern):
+            rest.append(dep.branch)  # a branch outside the pattern a person recorded (master)
+        say(f"{dep.name}: which of {len(rest)} branches hold {sha[:7]}?")
+        holding = mirror.containing(tuple(sorted(rest)), sha, since, tips)
     best = min(holding, key=preference(line)) if holding else None
     return Found(best, release, False, release in tips)
