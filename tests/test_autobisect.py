@@ -99,6 +99,16 @@ def comments(fake, number: int) -> list[str]:
     return [c["body"] for c in fake.comments(number)]
 
 
+def person_pushes(world, clone: Path, note: str) -> None:
+    """A person's commit (a note) pushed on top of hold/plugin."""
+    git("clone", "--quiet", "-b", "hold/plugin", world.origin.as_uri(), clone)
+    (clone / "WHY.md").write_text(note)
+    git("add", "WHY.md", cwd=clone)
+    git("-c", f"user.name={PERSON['GIT_AUTHOR_NAME']}", "-c", f"user.email={PERSON['GIT_AUTHOR_EMAIL']}",
+        "commit", "--quiet", "-m", "note", cwd=clone)
+    git("push", "--quiet", "origin", "hold/plugin", cwd=clone)
+
+
 def main_moves(world, name: str = "NOTES.md") -> None:
     """A person's commit lands on main (pulled into the checkout)."""
     (world.root / name).write_text("a change on main\n")
@@ -180,13 +190,7 @@ def test_a_closed_hold_pr_is_not_proposed_again_but_a_new_culprit_is(world, gith
 def test_a_persons_push_on_the_hold_branch_is_kept_and_said_once(world, github_client, tmp_path):
     h, fake = world.h, world.fake
     number = deliver(world, github_client, h.c["P6"])["pull_request"]["number"]
-    clone = tmp_path / "person"
-    git("clone", "--quiet", "-b", "hold/plugin", world.origin.as_uri(), clone)
-    (clone / "WHY.md").write_text("the hold needs a note\n")
-    git("add", "WHY.md", cwd=clone)
-    git("-c", f"user.name={PERSON['GIT_AUTHOR_NAME']}", "-c", f"user.email={PERSON['GIT_AUTHOR_EMAIL']}",
-        "commit", "--quiet", "-m", "note", cwd=clone)
-    git("push", "--quiet", "origin", "hold/plugin", cwd=clone)
+    person_pushes(world, tmp_path / "person", "the hold needs a note\n")
     theirs = tip(world.origin, "hold/plugin")
     for _ in range(2):
         kept = deliver(world, github_client, h.c["P7"])
@@ -203,13 +207,7 @@ def test_a_persons_closed_hold_branch_stays_theirs_and_the_next_hold_pr_lives_be
     hold/plugin-2, and a later culprit refreshes that PR there; hold/plugin is never pushed."""
     h, fake = world.h, world.fake
     first = deliver(world, github_client, h.c["P6"])["pull_request"]["number"]
-    clone = tmp_path / "person"
-    git("clone", "--quiet", "-b", "hold/plugin", world.origin.as_uri(), clone)
-    (clone / "WHY.md").write_text("a note\n")
-    git("add", "WHY.md", cwd=clone)
-    git("-c", f"user.name={PERSON['GIT_AUTHOR_NAME']}", "-c", f"user.email={PERSON['GIT_AUTHOR_EMAIL']}",
-        "commit", "--quiet", "-m", "note", cwd=clone)
-    git("push", "--quiet", "origin", "hold/plugin", cwd=clone)
+    person_pushes(world, tmp_path / "person", "a note\n")
     theirs = tip(world.origin, "hold/plugin")
     owner, name = fake.repo.split("/")
     github_client.update_pull(owner, name, first, state="closed")
