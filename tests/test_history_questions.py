@@ -210,3 +210,19 @@ def test_a_merge_cut_off_with_one_parent_here_stays_cut_off(tmp_path):
         assert m.fetch_commit(first, trees=False) and m.fetch_commit(merge, trees=False)
         assert merge in m.shallow()
         assert m.count(merge, first) == truth_count(repo, merge, first) == 1 + shape.side
+
+
+def test_a_count_is_exact_when_the_older_pins_boundary_hides_what_a_side_branch_reaches(tmp_path):
+    """The newer pin merged a side branch forked off main's root; deepened by count, its history
+    reaches the root through the side branch while the older pin's is cut off at the release
+    branch's first commit. Seen here, main's root looks new to the newer pin: the older pin's
+    boundary hides it, so it is deepened before the count is given."""
+    shape = Shape(main=4, fork=3, side_fork=0, side=1, before=2, after=0, gap=96, depth=2, pin=2, old=1, window=0)
+    repo, main, release = build(tmp_path, shape)
+    merge, older = release[2], release[1]
+    with rgit.Mirror(tmp_path / "cache", rgit.Remote("xla", repo.url), first_depth=2, first_window=0) as m:
+        assert m.fetch_commit(older, trees=False) and m.fetch_commit(merge, trees=False)
+        assert m.count(merge, older) == truth_count(repo, merge, older) == 2
+        assert m.is_ancestor(older, merge) and m.merge_base(older, merge) == older
+        assert sorted(e.sha for e in m.log(older, merge)) == sorted(git("rev-list", merge, f"^{older}",
+                                                                         cwd=repo.path).split())
