@@ -58,7 +58,12 @@ def test_a_green_week_merges_every_bump_with_no_person(world, run_cli, git_remot
         fake.add_check_run(opened["commit"], "build")
         fake.set_status(opened["commit"], "ci/lint", "success")
         done = bump(run_cli, root)
-        assert done["auto_merge"]["action"] == "merged", done
+        number = opened["pull_request"]["number"]
+        assert done["auto_merge"] == {
+            "action": "merged", "number": number, "sha": opened["commit"], "checks": "green",
+            "line": f"auto-merge: merged bump PR #{number} at {opened['commit'][:12]} (the tool's own commit, "
+                    "every required check green)"}, done
+        assert done["title"] == done["auto_merge"]["line"]
         merged.append(done["auto_merge"]["number"])
         main = tip(origin, "main")
         assert git("rev-parse", f"{main}^2", cwd=origin).strip() == opened["commit"]
@@ -67,7 +72,9 @@ def test_a_green_week_merges_every_bump_with_no_person(world, run_cli, git_remot
     assert all(p["state"] == "closed" for p in fake.pulls())
     # Everything rolled and merged: the next run has nothing to do.
     last = bump(run_cli, root)
-    assert last["changed"] is False and last["auto_merge"]["action"] == "none"
+    assert last["changed"] is False
+    assert last["auto_merge"] == {"action": "none", "line": "auto-merge: no open bump PR", "number": None,
+                                  "sha": None, "checks": None}
     assert fake.violations == []
 
 
@@ -90,7 +97,17 @@ def test_only_green_merges_and_pending_is_left_to_finish(world, run_cli, git_rem
             fake.add_check_run(sha, name, conclusion=state)
     main_before = tip(origin, "main")
     done = bump(run_cli, root)
-    assert (done["auto_merge"]["action"] == "merged") is merges
+    number = opened["pull_request"]["number"]
+    got = done["auto_merge"]
+    assert (got["action"] == "merged") is merges
+    assert (got["number"], got["sha"]) == (number, sha)
+    if not merges:  # the verdict on that very commit, in one line
+        state = "pending" if "in_progress" in checks.values() else "red" if checks else "missing"
+        assert got["action"] == "waiting" and got["checks"] == state, got
+        said = {"pending": "pending (running: ", "red": "red (failing: build)",
+                "missing": "not green (no checks or statuses)"}[state]
+        assert got["line"].startswith(f"auto-merge: bump PR #{number} not merged: checks on {sha[:12]} are "
+                                      f"{said}"), got
     assert (tip(origin, "main") != main_before) is merges
     # Pending checks are not restarted by a new push; red or none: the roll goes on over it.
     assert (tip(origin, branch) != sha) is pushes
@@ -120,7 +137,11 @@ def test_a_persons_commit_is_never_merged_by_the_tool(world, run_cli, git_remote
     main_before = tip(origin, "main")
     for _ in range(2):
         done = bump(run_cli, root)
-        assert done["auto_merge"]["action"] == "kept" and "Ada Person" in done["auto_merge"]["line"]
+        number = fake.pulls()[0]["number"]
+        assert done["auto_merge"] == {
+            "action": "kept", "number": number, "sha": theirs, "checks": None,
+            "line": f"auto-merge: bump PR #{number} not merged: Ada Person pushed {theirs[:12]} to "
+                    f"{opened['branch']}; a person merges it"}
         assert tip(origin, "main") == main_before and tip(origin, opened["branch"]) == theirs
     assert [p.get("merged") for p in fake.pulls()] == [False]
 
@@ -131,8 +152,38 @@ def test_the_head_moving_after_the_check_is_a_wait(world, run_cli, git_remotes, 
     fake.add_check_run(opened["commit"], "build")
     fake.fail("PUT", r"/merge$", status=409, message="Head branch was modified. Review and try the merge again.")
     done = bump(run_cli, root)
-    assert done["auto_merge"]["action"] == "waiting" and "409" in done["auto_merge"]["line"]
+    number = fake.pulls()[0]["number"]
+    assert done["auto_merge"] == {"action": "waiting", "number": number, "sha": opened["commit"], "checks": None,
+                                  "line": f"auto-merge: bump PR #{number} not merged: GitHub said 409"}
     assert tip(origin, "main") == git("rev-parse", "HEAD", cwd=root).strip()
+
+
+def test_a_bump_branch_gone_from_origin_is_a_wait_naming_it(world, run_cli, git_remotes, cache_env):
+    root, origin, fake = world
+    opened = bump(run_cli, root, "--dep", "plugin")
+    fake.add_check_run(opened["commit"], "build")
+    git("update-ref", "-d", f"refs/heads/{opened['branch']}", cwd=origin)  # a person deleted it
+    number = opened["pull_request"]["number"]
+    done = bump(run_cli, root)
+    assert done["auto_merge"] == {"action": "waiting", "number": number, "sha": None, "checks": None,
+                                  "line": f"auto-merge: bump PR #{number} not merged: its branch "
+                                          f"{opened['branch']} is gone from origin"}
+    assert not any(p.get("merged") for p in fake.pulls())
+
+
+@pytest.mark.parametrize("method", ["squash", "rebase"])
+def test_the_merge_method_asked_is_the_one_github_makes(world, run_cli, git_remotes, cache_env, method):
+    root, origin, fake = world
+    opened = bump(run_cli, root, "--dep", "plugin")
+    fake.add_check_run(opened["commit"], "build")
+    done = bump(run_cli, root, "--merge-method", method)
+    assert done["auto_merge"]["action"] == "merged"
+    main = tip(origin, "main")
+    parents = git("rev-list", "--parents", "-n", "1", main, cwd=origin).split()[1:]
+    assert len(parents) == 1 and parents[0] != opened["commit"]  # one commit on main, not a merge
+    assert git("rev-parse", f"{main}^{{tree}}", cwd=origin) == git("rev-parse", f"{opened['commit']}^{{tree}}",
+                                                                  cwd=origin)
+    assert fake.violations == []
 
 
 def test_the_stand_in_is_as_strict_as_github(world, github_client, tmp_path):

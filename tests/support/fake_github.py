@@ -1077,8 +1077,10 @@ class FakeGitHub:
 
     def _merge_pull(self, repo, number, data):
         """PUT .../merge: 405 when the PR is not open or its checks are not all green (at least
-        one, none failing or pending), 409 when ``sha`` is not the head; else a merge commit
-        on the base branch in ``git_dir``."""
+        one, none failing or pending), 409 when ``sha`` is not the head; else, in ``git_dir``,
+        what ``merge_method`` makes on the base branch: ``merge`` a merge commit, ``squash`` one
+        commit of the PR's changes titled ``<title> (#N)``, ``rebase`` the head's commit replayed
+        (its message kept; the bump PR is one commit)."""
         pull = next((p for p in self._pulls.get(repo, []) if p["number"] == number), None)
         if pull is None:
             raise _ApiError(404, "Not Found")
@@ -1104,9 +1106,17 @@ class FakeGitHub:
             tree = done.stdout.split()[0]
             env = {**os.environ, "GIT_AUTHOR_NAME": "GitHub", "GIT_AUTHOR_EMAIL": "noreply@github.com",
                    "GIT_COMMITTER_NAME": "GitHub", "GIT_COMMITTER_EMAIL": "noreply@github.com"}
-            merged = subprocess.run(["git", "commit-tree", tree, "-p", base, "-p", head, "-m",
-                                     f"Merge pull request #{number}"], cwd=self.git_dir, env=env,
-                                    capture_output=True, text=True, check=True).stdout.strip()
+            method = data.get("merge_method", "merge")
+            if method == "merge":
+                parents, message = ["-p", base, "-p", head], f"Merge pull request #{number}"
+            elif method == "squash":
+                parents, message = ["-p", base], f"{pull['title']} (#{number})"
+            else:  # rebase
+                parents = ["-p", base]
+                message = subprocess.run(["git", "log", "-1", "--format=%B", head], cwd=self.git_dir,
+                                         capture_output=True, text=True, check=True).stdout
+            merged = subprocess.run(["git", "commit-tree", tree, *parents, "-m", message], cwd=self.git_dir,
+                                    env=env, capture_output=True, text=True, check=True).stdout.strip()
             subprocess.run(["git", "update-ref", f"refs/heads/{pull['base']['ref']}", merged, base],
                            cwd=self.git_dir, check=True)
         pull.update(state="closed", merged=True, merged_at=_iso(self.now()), closed_at=_iso(self.now()),
