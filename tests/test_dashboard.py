@@ -475,3 +475,55 @@ def test_an_empty_week_says_so_part_by_part():
                  "| PR | title | branch |\n|---|---|---|\n| \\#\u200b9 | Roll xla | `bump/x` |\n\n",
                  "## Hold pull requests\n\n_none open_\n\n## Bisects running\n\n_none_\n\n_Written by"):
         assert part in body, part
+
+
+@settings(derandomize=True, max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["x" * 90, "🟢" * 40, "ab", "", "\u00e9" * 70]), max_size=200),
+       st.integers(200, 6000))
+def test_a_cut_keeps_every_whole_line_that_fits(lines, limit):
+    """Not only within the limit: the cut is at the last line end that fits beside the note, so
+    nothing that would fit is dropped, and a body of exactly the limit is not cut at all."""
+    body = "\n".join([MARKER, *lines])
+    cut = roller_report.bound(body, limit)
+    if units(body) <= limit:
+        assert cut == body
+        return
+    kept, note = cut.split("\n\n_(cut", 1)
+    note = "\n\n_(cut" + note
+    shown = kept.split("\n")
+    following = body.split("\n")[len(shown)]
+    assert units(kept + "\n" + following + note) > limit, "the next line would have fit"
+    exact = MARKER + "\n" + "x" * (limit - units(MARKER) - 1)  # exactly the limit: kept whole
+    assert units(exact) == limit and roller_report.bound(exact, limit) == exact
+
+
+def test_what_was_not_read_and_the_footer_are_said_whole():
+    report = Report(NOW, "running", 0, None, (), nightlies=(), unread=("pull requests: GitHub said 502",
+                                                                         "bisect runs: no token"))
+    body = roller_report.markdown(report)
+    assert ("## Not read\n\n- pull requests: GitHub said 502\n- bisect runs: no token\n\n_Written by `release "
+            "dashboard` on 2026-11-22 (UTC). The roller's settings live in `roller.yaml`: change them there, by "
+            "a reviewed commit; edits here are overwritten._") in body
+    assert body.endswith("edits here are overwritten._")
+    assert roller_report.markdown(report, limit=300) == roller_report.bound(body, 300) != body  # the limit is used
+
+
+def test_running_bisects_past_fifty_are_counted():
+    many = Report(NOW, "running", 0, None, (), nightlies=(),
+                  bisects=tuple(Run(n, "running", NOW, None) for n in range(53)))
+    assert roller_report.text(many)[-1] == "  and 3 more"
+    assert "_and 3 more (`release status --json` lists them)_" in roller_report.markdown(many)
+
+
+def test_days_are_utc_days_whatever_the_machines_zone(monkeypatch):
+    import time
+    late = dt.datetime(2026, 11, 22, 3, tzinfo=dt.timezone.utc)  # 2026-11-21 in the Americas
+    monkeypatch.setenv("TZ", "America/Denver")
+    time.tzset()
+    try:
+        report = Report(late, "running", 0, None, (), nightlies=(Run(1, "green", late, None),))
+        assert "  2026-11-22  🟢 green  none  run #1" in roller_report.text(report)
+        assert "on 2026-11-22 (UTC)" in roller_report.markdown(report)
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
