@@ -217,3 +217,19 @@ def test_the_stand_in_is_as_strict_as_github(world, github_client, tmp_path):
     assert github_client.merge_pull(owner, name, pull["number"], sha=head)["merged"] is True
     assert git("rev-parse", "main^2", cwd=origin).strip() == head
     assert fake.violations == []
+
+
+def test_only_the_bump_pr_into_this_branch_is_merged(world, run_cli, git_remotes, cache_env, github_client):
+    """A maintenance line's bump PR into another base, newer and green, is not this run's to merge."""
+    root, origin, fake = world
+    opened = bump(run_cli, root, "--dep", "plugin")
+    fake.add_check_run(opened["commit"], "build")
+    git("branch", "release/0.9.1", "main", cwd=origin)
+    owner, name = fake.repo.split("/")
+    other = github_client.create_pull(owner, name, title="Roll plugin (0.9.1 line)", head=opened["branch"],
+                                      base="release/0.9.1")
+    line_before = tip(origin, "release/0.9.1")
+    done = bump(run_cli, root)
+    assert done["auto_merge"]["number"] == opened["pull_request"]["number"] != other["number"]
+    assert tip(origin, "release/0.9.1") == line_before
+    assert [p["number"] for p in fake.pulls() if p.get("merged")] == [opened["pull_request"]["number"]]
