@@ -95,6 +95,10 @@ def test_a_long_value_is_shown_cut_at_sixty_characters(tmp_path):
                           ("throttle_reset_after", R.RESET_EXPECTED), ("mode", " | ".join(R.MODES))):
         line = refused(tmp_path, yaml.safe_dump({key: long}).encode())
         assert line == f"{tmp_path / 'roller.yaml'}: {key}: got {repr(long)[:60]}; expected {expected}"
+    many = list(range(100))  # a value of the wrong kind is cut the same way
+    line = refused(tmp_path, yaml.safe_dump({"throttle_reset_after": many}).encode())
+    assert line == f"{tmp_path / 'roller.yaml'}: throttle_reset_after: got {repr(many)[:60]}; expected " \
+                   f"{R.RESET_EXPECTED}"
     line = refused(tmp_path, yaml.safe_dump({"k" * 100: 1}).encode())
     assert line == (f"{tmp_path / 'roller.yaml'}: {'k' * 60}: got an unknown key; expected only "
                     "mode, cooldown_hours, throttle_after_red, throttle_reset_after")
@@ -110,7 +114,9 @@ def test_the_file_is_bounded_and_whole(tmp_path):
     assert refused(tmp_path, b"mode: \xff\n") == f"{path}: got bytes that are not UTF-8; expected a UTF-8 YAML file"
     assert refused(tmp_path, b"- mode\n") == f"{path}: got a list; expected a mapping with the key 'mode'"
     assert refused(tmp_path, b"running\n") == f"{path}: got a str; expected a mapping with the key 'mode'"
-    assert "expected well-formed YAML of plain data" in refused(tmp_path, b"a: &x 1\nb: *x\n")
+    assert refused(tmp_path, b"a: &x 1\nb: *x\n") == (f"{path}: line 1, column 4: got an anchor or alias (&name, "
+                                                       "*name); write the value out; expected well-formed YAML "
+                                                       "of plain data")
     assert R.parse_roller(path, b"") == R.parse_roller(path, b"# nothing yet\n") == R.Roller(source="roller.yaml")
 
 
@@ -132,3 +138,23 @@ def test_a_mode_that_does_less_says_so_naming_its_file():
                                           "committed, pushed or opened")
     assert R.Roller(R.DRY_RUN, source="ci/roller.yaml").line() == (
         "roller in dry-run (ci/roller.yaml mode: dry-run): shown what would move; nothing written")
+
+
+def test_a_reset_time_is_utc_whatever_the_machines_zone(tmp_path, monkeypatch):
+    """A time without a zone means UTC (as YAML reads one), and one with a zone is that moment
+    in UTC: never the machine's local time, which a runner's TZ could make anything."""
+    import time
+    monkeypatch.setenv("TZ", "America/Denver")
+    time.tzset()
+    try:
+        for written, want in (("2026-11-24T06:00:00", "2026-11-24T06:00:00Z"),
+                              ("2026-11-24T06:00:00Z", "2026-11-24T06:00:00Z"),
+                              ("2026-11-24T06:00:00-07:00", "2026-11-24T13:00:00Z"),
+                              ("2026-11-24 06:00:00", "2026-11-24T06:00:00Z")):
+            for text in (f"throttle_reset_after: {written}\n", f"throttle_reset_after: '{written}'\n"):
+                got = R.parse_roller(tmp_path / "roller.yaml", text.encode())
+                assert got.reset_text() == want, (text, got)
+                assert got.throttle_reset_after.utcoffset() == dt.timedelta(0)
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()

@@ -219,3 +219,79 @@ def test_the_json_says_what_the_line_says():
 ])
 def test_not_asked_says_what_it_is_set_to(tmp_path, text, line):
     assert not_asked(parse_roller(tmp_path / "roller.yaml", text.encode())) == line
+
+
+# ------------------------------------------------------------------ where the runs come from
+
+class _Client:
+    """A client whose runs are ``pages`` (lists of GitHub run objects), or an error."""
+
+    def __init__(self, pages=(), error=None):
+        self.pages, self.error, self.asked = list(pages), error, []
+
+    def paginate(self, path, params, key):
+        self.asked.append((path, dict(params)))
+        if self.error:
+            raise self.error
+        for page in self.pages:
+            yield from page
+
+
+def _roller(text):
+    return parse_roller(__import__("pathlib").Path("roller.yaml"), text.encode())
+
+
+def test_the_throttle_off_asks_nothing_and_says_nothing():
+    from release.sources.throttle import Throttle, check, read
+    for text in ("mode: running\n", "throttle_after_red: 0\nthrottle_reset_after: 415\n"):
+        roller = _roller(text)
+        want = Throttle(0, OFF, reset=roller.reset_text())
+        assert check(roller, branch="main", env={"GITHUB_TOKEN": "t", "GITHUB_REPOSITORY": "o/r"}) == want
+        client = _Client()
+        assert read(roller, client, "o", "r", branch="main") == want and client.asked == []
+        assert want.line() is None and not want.stops
+
+
+@pytest.mark.parametrize("env, why", [
+    ({}, "GITHUB_TOKEN is not set"),
+    ({"GITHUB_REPOSITORY": "o/r"}, "GITHUB_TOKEN is not set"),
+    ({"GITHUB_TOKEN": "t"}, "GITHUB_REPOSITORY is not set to owner/name"),
+    ({"GITHUB_TOKEN": "t", "GITHUB_REPOSITORY": "o"}, "GITHUB_REPOSITORY is not set to owner/name"),
+    ({"GITHUB_TOKEN": "t", "GITHUB_REPOSITORY": "o/"}, "GITHUB_REPOSITORY is not set to owner/name"),
+    ({"GITHUB_TOKEN": "t", "GITHUB_REPOSITORY": "/r"}, "GITHUB_REPOSITORY is not set to owner/name"),
+    ({"GITHUB_TOKEN": "t", "GITHUB_REPOSITORY": "o/r/x"}, "GITHUB_REPOSITORY is not set to owner/name"),
+], ids=["nothing", "no-token", "no-repository", "owner-only", "no-name", "no-owner", "three-parts"])
+def test_runs_not_asked_for_leave_the_roller_rolling_and_say_why(monkeypatch, env, why):
+    """The environment given is the one read (not the process's), and what is missing is named."""
+    from release.sources.throttle import UNCHECKED, Throttle, check
+    monkeypatch.setenv("GITHUB_TOKEN", "from-the-process")
+    monkeypatch.setenv("GITHUB_REPOSITORY", "process/repo")
+    roller = _roller("throttle_after_red: 3\nthrottle_reset_after: 415\n")
+    got = check(roller, branch="main", env=env)
+    assert got == Throttle(3, UNCHECKED, reset="run #415", why=why)
+    assert got.line() == f"throttle: nightly runs not read ({why}): rolling without the throttle"
+    assert not got.stops
+
+
+def test_runs_github_will_not_give_hold_the_roller_saying_why():
+    from release.sources.github import GitHubError
+    from release.sources.throttle import UNREADABLE, Throttle, read
+    roller = _roller("throttle_after_red: 1\nthrottle_reset_after: 2026-11-24T06:00:00Z\n")
+    client = _Client(error=GitHubError("GET", "/repos/o/r/actions/workflows/nightly.yml/runs", 403,
+                                       "Resource not accessible by integration"))
+    got = read(roller, client, "o", "r", branch="main")
+    assert (got.limit, got.state, got.reset) == (1, UNREADABLE, "2026-11-24T06:00:00Z") and got.stops
+    assert got == Throttle(1, UNREADABLE, reset="2026-11-24T06:00:00Z", why=got.why)
+    assert "403" in got.why and "Resource not accessible" in got.why
+    assert client.asked == [("/repos/o/r/actions/workflows/nightly.yml/runs",
+                             {"per_page": 20, "exclude_pull_requests": "true", "branch": "main"})]
+
+
+def test_one_red_is_enough_when_the_limit_is_one():
+    from release.sources.throttle import read
+    roller = _roller("throttle_after_red: 1\n")
+    run = {"id": 7, "run_number": 7, "status": "completed", "conclusion": "failure",
+           "created_at": "2026-11-22T03:00:00Z", "html_url": "https://github.com/o/r/actions/runs/7",
+           "head_sha": "a" * 40}
+    got = read(roller, _Client([[run]]), "o", "r", branch="main")
+    assert got.state == THROTTLED and [r.run_number for r in got.reds] == [7] and got.read == 1

@@ -114,7 +114,7 @@ def _reset(path: Path, value: object) -> Reset | None:
         return None
     if isinstance(value, str):
         try:
-            parsed = _dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+            parsed = _dt.datetime.fromisoformat(value.strip())  # Python 3.11 reads a trailing Z
         except ValueError:
             raise ConfigError(path, "throttle_reset_after", repr(value)[:60], RESET_EXPECTED) from None
         if "T" not in value and " " not in value.strip():
