@@ -527,3 +527,12 @@ def test_days_are_utc_days_whatever_the_machines_zone(monkeypatch):
     finally:
         monkeypatch.delenv("TZ")
         time.tzset()
+
+
+def test_a_cut_at_exactly_the_room_keeps_that_line_and_one_unit_less_drops_it():
+    note = "\n\n_(cut here: the rest is longer than an issue may be; `release status --json` has it)_"
+    lines = [MARKER, "ab", "🟢" * 40, "", "x" * 90, "\u00e9" * 70, "x" * 90]
+    for k in range(1, len(lines)):
+        exact = units("\n".join(lines[:k]) + note)
+        assert roller_report.bound("\n".join(lines), exact) == "\n".join(lines[:k]) + note, k
+        assert roller_report.bound("\n".join(lines), exact - 1) == "\n".join(lines[:max(k - 1, 1)]) + note, k
