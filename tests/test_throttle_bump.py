@@ -191,3 +191,20 @@ def test_the_report_carries_the_same_decision_bump_makes(world, github_client, r
                    branch="main")
     assert decided.state == state and shown in (decided.line() or "")
     assert report.throttle == (decided.line() or "").removeprefix("throttle: ")
+
+
+def test_the_runs_are_read_with_the_environment_given(github_env, monkeypatch):
+    """A step's environment, not the process's: its token and API reach GitHub, the process's don't."""
+    import os
+
+    from release.sources.throttle import CLEAR, THROTTLED, check
+    fake = github_env
+    nights(fake, ["failure", "failure"])
+    given = {k: os.environ[k] for k in ("GITHUB_API_URL", "GITHUB_TOKEN", "GITHUB_REPOSITORY")}
+    monkeypatch.setenv("GITHUB_TOKEN", "not-the-steps-token")
+    monkeypatch.setenv("GITHUB_API_URL", "http://127.0.0.1:9")  # nothing listens there
+    roller = parse_roller(__import__("pathlib").Path("roller.yaml"), b"throttle_after_red: 2\n")
+    got = check(roller, branch=None, env=given)
+    assert got.state == THROTTLED and got.read == 2, got
+    assert check(parse_roller(__import__("pathlib").Path("roller.yaml"), b"throttle_after_red: 3\n"),
+                 branch=None, env=given).state == CLEAR

@@ -151,9 +151,7 @@ def not_asked(roller: Roller) -> str | None:
 
 
 def unchecked(roller: Roller, why: str) -> Throttle:
-    """The runs were not asked for (``why``): the throttle does not hold the roller."""
-    if roller.throttle_after_red <= 0:
-        return Throttle(roller.throttle_after_red, OFF, reset=roller.reset_text())
+    """The runs were not asked for (``why``): the throttle, which is on, does not hold the roller."""
     return Throttle(roller.throttle_after_red, UNCHECKED, reset=roller.reset_text(), why=why)
 
 
@@ -163,9 +161,7 @@ def read(roller: Roller, client: GitHubClient, owner: str, name: str, *, branch:
     UNREADABLE, which holds the roller."""
     from release.sources.github import GitHubError
     limit, reset_text = roller.throttle_after_red, roller.reset_text()
-    if limit <= 0:
-        return Throttle(limit, OFF, reset=reset_text)
-    try:
+    try:  # off (limit 0): decide answers before the first page is asked for
         return decide(iter_runs(client, owner, name, branch=branch), limit, roller.throttle_reset_after,
                       reset_text)
     except GitHubError as exc:
