@@ -8,6 +8,7 @@ read."""
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -238,7 +239,7 @@ class _Client:
 
 
 def _roller(text):
-    return parse_roller(__import__("pathlib").Path("roller.yaml"), text.encode())
+    return parse_roller(Path("roller.yaml"), text.encode())
 
 
 def test_the_throttle_off_asks_nothing_and_says_nothing():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from pathlib import Path
 
 import pytest
 
@@ -203,8 +204,8 @@ def test_the_runs_are_read_with_the_environment_given(github_env, monkeypatch):
     given = {k: os.environ[k] for k in ("GITHUB_API_URL", "GITHUB_TOKEN", "GITHUB_REPOSITORY")}
     monkeypatch.setenv("GITHUB_TOKEN", "not-the-steps-token")
     monkeypatch.setenv("GITHUB_API_URL", "http://127.0.0.1:9")  # nothing listens there
-    roller = parse_roller(__import__("pathlib").Path("roller.yaml"), b"throttle_after_red: 2\n")
+    roller = parse_roller(Path("roller.yaml"), b"throttle_after_red: 2\n")
     got = check(roller, branch=None, env=given)
     assert got.state == THROTTLED and got.read == 2, got
-    assert check(parse_roller(__import__("pathlib").Path("roller.yaml"), b"throttle_after_red: 3\n"),
+    assert check(parse_roller(Path("roller.yaml"), b"throttle_after_red: 3\n"),
                  branch=None, env=given).state == CLEAR

@@ -61,11 +61,15 @@ def release_branch(pattern: str, line: str | None) -> str | None:
     return pattern.replace("*", line)
 
 
+def _line_version(line: str | None) -> tuple[int, ...] | None:
+    return tuple(int(x) for x in line.split(".")) if line else None
+
+
 def of_line(name: str, line: str | None) -> bool:
     """Whether a branch carries the line's own version (its release branch or a working branch
     of it, ``-soversion``)."""
     found = version_in(name)
-    return line is not None and found is not None and found[0] == tuple(int(x) for x in line.split("."))
+    return line is not None and found is not None and found[0] == _line_version(line)
 
 
 def preference(line: str | None) -> Callable[[str], tuple]:
@@ -73,7 +77,7 @@ def preference(line: str | None) -> Callable[[str], tuple]:
     branch, then its working branches); then plain release branches before working branches,
     the nearest newer version first, then older ones (newest first); without a line, the newest
     first."""
-    want = tuple(int(x) for x in line.split(".")) if line else None
+    want = _line_version(line)
 
     def key(name: str) -> tuple:
         found = version_in(name)
