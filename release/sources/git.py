@@ -55,6 +55,16 @@ FIRST_WINDOW = 60 * 86400
 TIMEOUT = 1800.0
 SKEW = 2 * 86400  # clock skew allowed between a commit and its descendants when bounding by date
 _SHA = re.compile(r"^[0-9a-f]{40}\Z", re.ASCII)
+# A fetch by date that selects no commit: git says so over file:// and ssh; over smart HTTP the
+# server's words are lost (stateless: it just ends the shallow-info section), and the client
+# reports the section it could not read. Both mean "nothing that new here".
+_NOTHING_SINCE = ("no commits selected for shallow requests", "error processing shallow info")
+
+
+def nothing_since(stderr: str) -> bool:
+    """Whether a ``--shallow-since`` fetch failed only because no commit is that new (any transport)."""
+    low = (stderr or "").lower()
+    return any(s in low for s in _NOTHING_SINCE)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -374,7 +384,7 @@ class Mirror:
         status, err = self._fetch("origin", *(() if covered else (f"--shallow-since={since}",)), *specs)
         if status != 0:
             low = err.lower()
-            if "no commits selected for shallow requests" in low or "couldn't find remote ref" in low:
+            if nothing_since(low) or "couldn't find remote ref" in low:
                 if len(branches) > 1:  # one branch spoilt the batch: ask each alone
                     return {b for b in branches if self.branch_contains(b, sha, since)}
                 return set()
@@ -480,7 +490,7 @@ class Mirror:
             if window:
                 since = max(times.values()) - window
                 status, err = self._fetch(f"--shallow-since={since}", "origin", *sorted(cuts))
-                if status != 0 and "no commits selected for shallow requests" not in err.lower():
+                if status != 0 and not nothing_since(err):
                     raise remote_error(self.remote, "cannot fetch from", err)
                 if status == 0 and self.shallow() != before:
                     window *= 2
