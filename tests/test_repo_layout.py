@@ -35,25 +35,6 @@ def test_top_level_is_the_designed_one():
         assert (REPO / name).exists(), name
 
 
-def test_every_command_is_in_the_readme():
-    from release.cli import COMMANDS
-    text = (REPO / "README.md").read_text()
-    for name in COMMANDS:
-        assert f"release {name}" in text, name
-
-
-def test_readme_maps_every_module_of_the_package():
-    """Every module of the stage packages has a row ``| `stage.module` |``; commands are listed
-    as commands (their table), not here."""
-    text = (REPO / "README.md").read_text()
-    modules = sorted(".".join(p.relative_to(REPO / "release").with_suffix("").parts)
-                     for p in (REPO / "release").rglob("*.py")
-                     if not p.stem.startswith("__") and p.parent.name != "commands")
-    assert "core.versions" in modules and "cli" in modules
-    missing = [m for m in modules if f"| `{m}` |" not in text]
-    assert not missing, f"README's module map lacks {missing}"
-
-
 # The stages, lowest first: a module imports its own stage or a lower one, never a higher one.
 LAYERS = ("core", "sources", "build", "publish", "check", "jobs", "commands")
 
@@ -139,10 +120,10 @@ def environment_reads() -> dict[str, set[str]]:
     return found
 
 
-def test_every_environment_variable_the_tool_reads_is_in_the_readme_table():
-    """A setting read from the environment is a person's input: it is in the README's table,
-    and the table names nothing the code no longer reads."""
-    text = (REPO / "README.md").read_text()
+def test_every_environment_variable_the_tool_reads_is_in_the_reference_table():
+    """A setting read from the environment is a person's input: it is in the reference's table
+    (docs/reference/environment.md), and the table names nothing the code no longer reads."""
+    text = (REPO / "docs" / "reference" / "environment.md").read_text()
     table = text.split("Every environment variable the tool reads", 1)[1].split("\n\n", 2)[1]
     documented = {name for row in table.splitlines() if row.startswith("| `")
                   for name in re.findall(r"`([A-Z][A-Z0-9_]+)`", row.split(" | ")[0])}
@@ -150,8 +131,8 @@ def test_every_environment_variable_the_tool_reads_is_in_the_readme_table():
     assert {"GITHUB_TOKEN", "RELEASE_NOW", "RELEASE_GITHUB_WRITE_INTERVAL", "RELEASE_PUBLIC_INDEX",
             "GITHUB_RUN_ID", "GITHUB_OUTPUT"} <= set(read)  # the scan sees each way of reading
     missing = {name: sorted(where) for name, where in read.items() if name not in documented}
-    assert not missing, f"read from the environment but not in README's table: {missing}"
-    assert not documented - set(read), f"in README's table but read nowhere: {documented - set(read)}"
+    assert not missing, f"read from the environment but not in the reference's table: {missing}"
+    assert not documented - set(read), f"in the reference's table but read nowhere: {documented - set(read)}"
 
 
 def import_graph(package: Path) -> dict[str, set[str]]:

@@ -98,8 +98,8 @@ def test_schedules_are_off_the_top_of_the_hour(path):
         assert minute.isdigit() and int(minute) not in (0, 30), f"{path.name}: cron {entry['cron']}"
 
 
-def test_the_readme_states_the_schedules_the_workflows_use():
-    readme = (REPO / "README.md").read_text()
+def test_the_docs_state_the_schedules_the_workflows_use():
+    readme = (REPO / "docs" / "reference" / "workflows.md").read_text()
     for name in ("nightly.yml", "bump.yml"):
         (entry,) = workflow(name)["on"]["schedule"]
         minute, hour = entry["cron"].split()[:2]

@@ -1,0 +1,120 @@
+"""The docs site's generated pages: every command and option from the argparse parsers, and the
+module map from the docstrings, so the reference cannot drift from the code (the MkDocs hook
+``docs/hooks/reference.py`` adds them to the site; ``tests/test_docs.py`` checks them)."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+from pathlib import Path
+
+from release.cli import COMMANDS, build_parser
+
+PACKAGE = Path(__file__).resolve().parent
+# The stages, lowest first (a module imports its own stage or a lower one).
+STAGES = ("core", "sources", "build", "publish", "check", "jobs")
+
+
+def _cell(text: str) -> str:
+    """Text for one Markdown table cell: one line, pipes escaped, angle brackets as entities."""
+    text = " ".join(text.split()).replace("|", "\\|")
+    return text.replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+def _default(action: argparse.Action) -> str:
+    if action.default in (None, False, argparse.SUPPRESS) or action.option_strings == []:
+        return ""
+    if isinstance(action.default, (list, tuple)) and not action.default:
+        return ""
+    return f"`{action.default}`"
+
+
+def options(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    """The parser's arguments a person types (help excluded), in the order ``--help`` lists them."""
+    return [a for a in parser._actions if not isinstance(a, argparse._HelpAction) and a.help != argparse.SUPPRESS]
+
+
+def _names(action: argparse.Action) -> str:
+    if not action.option_strings:
+        return f"`{action.metavar or action.dest}`"
+    takes = action.nargs != 0
+    metavar = action.metavar or (action.dest.upper() if takes else "")
+    if isinstance(metavar, tuple):
+        metavar = " ".join(metavar)
+    return ", ".join(f"`{o} {metavar}`" if takes else f"`{o}`" for o in action.option_strings)
+
+
+def commands_page() -> str:
+    """Markdown: per command its one-line help, usage and every argument with its default."""
+    parser = build_parser()
+    children = _subparsers(parser)
+    lines = ["# Commands and options", "",
+             "Generated from the argparse parsers (`release.docs_reference`): every command of "
+             "`python -m release` (or `jax-rocm-release`) and every option it takes. "
+             "What each command does in more words: [What each command does](commands.md).", ""]
+    lines += [f"- [`release {name}`](#{anchor(name)})" for name in COMMANDS]
+    for name in COMMANDS:
+        child = children[name]
+        child.prog = f"release {name}"
+        usage = re.sub(r"\s+", " ", child.format_usage().removeprefix("usage: ").strip())
+        lines += ["", f"## release {name}", "", _cell(child.description or ""), "",
+                  "```text", usage, "```", "", "| argument | default | what |", "|---|---|---|"]
+        for action in options(child):
+            lines.append(f"| {_names(action)} | {_default(action)} | {_cell(action.help or '')} |")
+    return "\n".join(lines) + "\n"
+
+
+def anchor(command: str) -> str:
+    """The anchor MkDocs gives the heading ``release <command>``."""
+    return "release-" + command
+
+
+def _summary(path: Path) -> str:
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    return _cell(doc.split("\n\n", 1)[0])
+
+
+def modules() -> list[tuple[str, Path]]:
+    """Every module of the package (commands excepted: they are the commands): the top level's
+    first, then stage by stage, lowest first."""
+    found = [(".".join(p.relative_to(PACKAGE).with_suffix("").parts), p) for p in PACKAGE.rglob("*.py")
+             if not p.stem.startswith("__") and p.parent.name != "commands"]
+
+    def rank(item: tuple[str, Path]) -> tuple[int, str]:
+        stage = item[0].split(".")[0]
+        return (STAGES.index(stage) + 1 if stage in STAGES and "." in item[0] else 0, item[0])
+    return sorted(found, key=rank)
+
+
+def modules_page() -> str:
+    """Markdown: the module map, each module's first docstring paragraph under its stage's."""
+    lines = ["# Module map", "",
+             "Generated from the docstrings (`release.docs_reference`). The stages, lowest first: a "
+             "module imports from its own stage or a lower one, never a higher one "
+             "(`tests/test_repo_layout.py`). `python -m release <command>` dispatches to "
+             "`release/commands/<command>.py`, which only parses flags and prints.", "",
+             "| module | what it is |", "|---|---|"]
+    stage_of = ""
+    for name, path in modules():
+        stage = name.split(".")[0] if "." in name else ""
+        if stage and stage != stage_of:
+            stage_of = stage
+            lines.append(f"| **`{stage}/`** | **{_summary(PACKAGE / stage / '__init__.py')}** |")
+        lines.append(f"| `{name}` | {_summary(path)} |")
+    return "\n".join(lines) + "\n"
+
+
+def results_page() -> str:
+    """``benchmarks/RESULTS.md`` of the checkout, the dated measurements, as a page of the site."""
+    return (PACKAGE.parent / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
+
+
+# The pages the docs build adds, by their path under docs/.
+PAGES = {"reference/cli.md": commands_page, "development/modules.md": modules_page,
+         "development/benchmarks.md": results_page}

@@ -1,0 +1,223 @@
+"""The documentation: the README is short and links into the docs site (``docs/``, MkDocs); the
+reference is generated from the code and names every command and option; every internal link
+and anchor resolves; the set-up checklist is `release doctor`'s checks, in its order; the site
+builds with ``mkdocs build --strict`` (skipped where MkDocs is not installed)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from release import docs_reference
+from release.check import preflight
+from release.cli import COMMANDS, build_parser
+from release.core.errors import REMOTE_EXIT, USER_EXIT
+
+REPO = Path(__file__).resolve().parents[1]
+DOCS = REPO / "docs"
+# Pages the build generates from the code (release.docs_reference.PAGES): they exist only in the site.
+GENERATED = set(docs_reference.PAGES)
+
+
+def pages() -> dict[str, str]:
+    """Every Markdown page of the site by its path under docs/, generated ones included."""
+    found = {str(p.relative_to(DOCS)): p.read_text(encoding="utf-8") for p in DOCS.rglob("*.md")
+             if "hooks" not in p.relative_to(DOCS).parts}
+    found.update({path: render() for path, render in docs_reference.PAGES.items()})
+    return found
+
+
+def section(page: str, heading: str) -> str:
+    """The text under ``heading`` up to the next heading of the same level."""
+    level = heading.split(" ", 1)[0]
+    start = page.index(heading + "\n")
+    rest = page[start + len(heading) + 1:]
+    end = re.search(rf"^{level} ", rest, re.M)
+    return rest[:end.start()] if end else rest
+
+
+# --- the README ---------------------------------------------------------------------------------
+
+def test_the_readme_is_short_and_links_into_the_docs():
+    text = (REPO / "README.md").read_text()
+    assert len(text.splitlines()) < 250
+    assert "release try" in text
+    for page in ("docs/getting-started.md", "docs/setup.md", "docs/reference/index.md", "docs/development.md"):
+        assert f"]({page})" in text, page
+
+
+# --- the reference is the code's -----------------------------------------------------------------
+
+def _options(parser: argparse.ArgumentParser) -> list[str]:
+    return [o for a in docs_reference.options(parser) for o in a.option_strings] + \
+        [a.metavar or a.dest for a in docs_reference.options(parser) if not a.option_strings]
+
+
+def test_every_command_and_option_is_in_the_generated_reference():
+    page = docs_reference.commands_page()
+    parser = build_parser()
+    children = docs_reference._subparsers(parser)
+    assert list(children) == list(COMMANDS)
+    total = 0
+    for name in COMMANDS:
+        text = section(page, f"## release {name}")
+        names = _options(children[name])
+        assert {"--root", "--json"} <= set(names), name
+        missing = [o for o in names if f"`{o}" not in text]
+        assert not missing, f"release {name}: {missing} not in the reference"
+        total += len(names)
+    assert total > 150  # the parsers, not a sample of them
+
+
+def test_a_new_option_reaches_the_reference(monkeypatch):
+    """The reference is generated: an option added to a command appears without a hand edit."""
+    from release.commands import yank
+    original = yank.add_arguments
+
+    def more(parser):
+        original(parser)
+        parser.add_argument("--brand-new", metavar="WHEN", help="a new <option> | with a pipe")
+    monkeypatch.setattr(yank, "add_arguments", more)
+    text = section(docs_reference.commands_page(), "## release yank")
+    assert "`--brand-new WHEN`" in text and "a new &lt;option&gt; \\| with a pipe" in text
+
+
+def test_the_hand_written_command_page_names_every_command():
+    text = (DOCS / "reference" / "commands.md").read_text()
+    for name in COMMANDS:
+        assert f"`release {name}" in text, name
+
+
+def test_the_module_map_names_every_module_of_the_package():
+    """Every module of the stage packages has a row ``| `stage.module` |`` from its docstring;
+    commands are listed as commands (the reference), not here."""
+    text = docs_reference.modules_page()
+    package = REPO / "release"
+    modules = sorted(".".join(p.relative_to(package).with_suffix("").parts) for p in package.rglob("*.py")
+                     if not p.stem.startswith("__") and p.parent.name != "commands")
+    assert "core.versions" in modules and "cli" in modules
+    missing = [m for m in modules if f"| `{m}` |" not in text]
+    assert not missing, f"the module map lacks {missing}"
+    assert "| `core.errors` | Errors that end a command with one line" in text   # from the docstring
+
+
+def test_every_exit_status_is_documented():
+    text = (DOCS / "reference" / "exit-status.md").read_text()
+    for status in (0, 1, USER_EXIT, REMOTE_EXIT, 130):
+        assert re.search(rf"^\| {status} \|", text, re.M), status
+
+
+# --- the set-up checklist is doctor's -----------------------------------------------------------
+
+def checklist() -> list[str]:
+    text = section((DOCS / "setup.md").read_text(), "## The checklist")
+    return re.findall(r"^\d+\. \*\*`([^`]+)`\*\*", text, re.M)
+
+
+def test_the_setup_checklist_is_doctors_checks_in_its_order(github_env, run_cli):
+    """Every line `release doctor` can print, in the order it prints them, is one item of the
+    checklist (the variables are one item, ``variable NAME``), and the item names each variable."""
+    from tests.test_doctor import doctor, ready
+    ready(github_env)
+    github_env.settings.variables = {"BUMP_AUTO_MERGE": "true", "RELEASE_KEEP": "14"}
+    _, found, _ = doctor(run_cli)
+    order: list[str] = []
+    for check in found:
+        item = "variable NAME" if check.startswith("variable ") else check
+        if item not in order:
+            order.append(item)
+    assert {"auto-merge-token", "auto-merge-checks"} <= set(order)
+    assert checklist() == order
+    item = section((DOCS / "setup.md").read_text(), "## The checklist").split("**`variable NAME`**")[1]
+    item = item.split("\n7. ")[0]
+    for name in preflight.workflow_variables(REPO):
+        assert f"`{name}`" in item, name
+
+
+# --- links ----------------------------------------------------------------------------------------
+
+def slug(heading: str) -> str:
+    """The anchor MkDocs' toc gives a heading (Python-Markdown's default slugify)."""
+    text = re.sub(r"`|\*\*|\[|\]\([^)]*\)", "", heading)
+    text = re.sub(r"&[a-z]+;", "", text)
+    text = re.sub(r"[^\w\s-]", "", text).strip().lower()
+    return re.sub(r"[-\s]+", "-", text)
+
+
+def anchors(text: str) -> set[str]:
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    return {slug(h) for h in re.findall(r"^#{1,6} (.+)$", text, re.M)}
+
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def broken_links(files: dict[str, str], base: Path) -> list[str]:
+    """Relative links (and their anchors) of ``files`` (path -> text) that resolve to nothing."""
+    broken = []
+    for path, text in files.items():
+        for target in LINK.findall(re.sub(r"```.*?```", "", text, flags=re.S)):
+            if re.match(r"[a-z]+:", target):
+                continue  # an address outside: not ours to check offline
+            file, _, anchor = target.partition("#")
+            resolved = (base / path).parent / file if file else base / path
+            key = str(resolved.resolve().relative_to(base.resolve())) if resolved.resolve().is_relative_to(
+                base.resolve()) else None
+            exists = resolved.exists() or key in files
+            if not exists:
+                broken.append(f"{path}: {target}")
+            elif anchor and key in files and anchor not in anchors(files[key]):
+                broken.append(f"{path}: {target} (no such heading)")
+    return broken
+
+
+def test_every_internal_link_of_the_docs_resolves():
+    assert broken_links(pages(), DOCS) == []
+
+
+def test_every_link_of_the_readme_resolves():
+    readme = {"README.md": (REPO / "README.md").read_text()}
+    docs = {f"docs/{p}": t for p, t in pages().items()}
+    assert broken_links({**readme, **docs}, REPO) == []
+    assert not any(target.startswith(("docs/reference/cli", "docs/development/modules"))
+                   for target in LINK.findall(readme["README.md"])), "a generated page exists only in the site"
+
+
+def test_a_broken_link_or_anchor_is_found(tmp_path):
+    files = {"a.md": "# A\n\n## Two words\n\n[ok](b.md#the-b) [ok](#two-words) [x](c.md) [y](b.md#nope)\n",
+             "b.md": "# The `B`\n"}
+    assert broken_links(files, tmp_path) == ["a.md: c.md", "a.md: b.md#nope (no such heading)"]
+
+
+# --- the site builds ------------------------------------------------------------------------------
+
+def have_mkdocs() -> bool:
+    return importlib.util.find_spec("mkdocs") is not None and importlib.util.find_spec("material") is not None
+
+
+@pytest.fixture(scope="module")
+def built_site(tmp_path_factory) -> Path:
+    if not have_mkdocs():
+        pytest.skip("mkdocs and mkdocs-material are not installed (pip install -e '.[docs]')")
+    out = tmp_path_factory.mktemp("docs-site")
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
+                           "--config-file", str(REPO / "mkdocs.yml"), "--site-dir", str(out)],
+                          cwd=REPO, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return out
+
+
+def test_the_site_builds_strict_with_the_generated_reference(built_site):
+    cli = (built_site / "reference" / "cli" / "index.html").read_text()
+    assert "release pypi-upload" in cli and "--notes-only" in cli
+    assert (built_site / "development" / "modules" / "index.html").exists()
+    assert (built_site / "setup" / "index.html").exists()
+    assert not (built_site / "hooks").exists()
