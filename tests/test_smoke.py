@@ -7,6 +7,8 @@ that needs a library the machine lacks fails the gate, with the loader's own wor
 from __future__ import annotations
 
 import json
+import shutil
+import signal
 import sys
 
 import pytest
@@ -15,7 +17,7 @@ from release.check import smoke
 from release.core import naming
 from release.publish.drafts import SMOKE, publish_draft, read_dist, same_notes, with_smoke, with_validated
 from release.publish.stores import LocalStore
-from tests.support.crafted import VERSION, build_pair, configured_runpath
+from tests.support.crafted import VERSION, build_pair, configured_runpath, craft
 from tests.support.elf import compile_so
 from tests.support.jax_stand_in import jax_wheels
 
@@ -56,7 +58,54 @@ def test_a_plugin_whose_library_does_not_load_fails_the_gate(run_cli, tmp_path, 
     assert result["devices"] == ["cpu:0"] and result["rocm_devices"] == []
     [problem] = result["problems"]
     assert problem.startswith("jax.devices() lists no ROCm device: cpu:0 (jax logged: Jax plugin "
-                              "configuration error: OSError: libamdhip64.so.7: cannot open shared object file")
+                              "configuration error: Exception when calling jax_plugins.xla_rocm7.initialize(): "
+                              "OSError: libamdhip64.so.7: cannot open shared object file")
+
+
+def test_with_jax_platforms_rocm_the_failing_devices_call_says_so_and_why(run_cli, tmp_path, wheel_artifacts,
+                                                                          public, monkeypatch):
+    """JAX_PLATFORMS=rocm on the runner: jax.devices() raises instead of falling back to the CPU;
+    the verdict names the setting, jax's error and the plugin's own reason."""
+    stub = compile_so(tmp_path / "rocm" / "libamdhip64.so.7", soname="libamdhip64.so.7")
+    pjrt = compile_so(tmp_path / "so" / "xla_rocm_plugin.so", configured_runpath(), links=(stub,))
+    build_pair(tmp_path / "dist", wheel_artifacts["good"], overrides={"xla_rocm_plugin.so": pjrt})
+    monkeypatch.setenv("JAX_PLATFORMS", "rocm")
+    code, result, _ = smoke_cli(run_cli, tmp_path / "dist", public)
+    assert code == 1 and result["devices"] == [] and not result["jit_matches"]
+    [problem] = result["problems"]
+    assert problem.startswith("jax.devices() failed with JAX_PLATFORMS=rocm set: RuntimeError: Unable to "
+                              "initialize backend 'rocm': Backend 'rocm' is not in the list of known backends")
+    assert ("(jax logged: Jax plugin configuration error: Exception when calling jax_plugins.xla_rocm7."
+            "initialize(): OSError: libamdhip64.so.7: cannot open shared object file") in problem
+
+
+def test_with_jax_platforms_rocm_a_plugin_that_registers_passes(run_cli, tmp_path, wheel_artifacts, public,
+                                                                monkeypatch):
+    build_pair(tmp_path / "dist", wheel_artifacts["good"])
+    monkeypatch.setenv("JAX_PLATFORMS", "rocm")
+    code, result, err = smoke_cli(run_cli, tmp_path / "dist", public)
+    assert code == 0 and result["rocm_devices"] == ["rocm:0"], (result, err)
+
+
+@pytest.mark.parametrize("keep", [0.3, 0.6])
+def test_a_truncated_pjrt_library_names_the_signal_and_what_it_means(run_cli, tmp_path, wheel_artifacts,
+                                                                     public, keep):
+    """A half-written PJRT object: dlopen maps pages past its end and the probe dies of SIGBUS
+    before it can answer; the verdict says so, where, and what the signal means."""
+    wheels = build_pair(tmp_path / "built", wheel_artifacts["good"])
+    data = (wheel_artifacts["good"] / "xla_rocm_plugin.so").read_bytes()
+    short = data[:int(len(data) * keep)]
+    (tmp_path / "dist").mkdir()
+    craft(wheels["pjrt"], tmp_path / "dist" / wheels["pjrt"].name,
+          replace={"jax_plugins/xla_rocm7/xla_rocm_plugin.so": short})
+    shutil.copy(wheels["plugin"], tmp_path / "dist")
+    code, result, _ = smoke_cli(run_cli, tmp_path / "dist", public)
+    assert code == 1 and not result["ok"]
+    [problem] = result["problems"]
+    assert problem.startswith("the probe was killed by SIGBUS during jax.devices(), in register_plugin "
+                              "(jax/_src/xla_bridge.py) called from initialize (jax_plugins/xla_rocm7/"
+                              "__init__.py): a bus error: a mapped file could not be read, "
+                              "as a truncated or half-written shared library"), problem
 
 
 def test_a_plugin_that_is_not_installable_with_jax_of_its_line_fails(run_cli, tmp_path, wheel_artifacts):
@@ -105,12 +154,72 @@ def test_the_verdict_goes_into_the_drafts_notes(run_cli, tmp_path, make_dist, pu
     ({"devices": [], "error": "ImportError: no module named jax"}, [],
      "the probe failed: ImportError: no module named jax"),
     ({"devices": "rocm:0"}, [], "jax.devices() lists no ROCm device: nothing"),
+    ({"devices": [], "error": "RuntimeError: Unable to initialize backend 'rocm'", "step": "jax.devices()",
+      "jax_platforms": "rocm", "log": ["Jax plugin configuration error: Exception when calling "
+                                       "jax_plugins.xla_rocm7.initialize(): OSError: libamdhip64.so.7"]}, [],
+     "jax.devices() failed with JAX_PLATFORMS=rocm set: RuntimeError: Unable to initialize backend 'rocm' "
+     "(jax logged: Jax plugin configuration error: Exception when calling jax_plugins.xla_rocm7.initialize(): "
+     "OSError: libamdhip64.so.7)"),
+    ({"devices": [], "error": "RuntimeError: no backend", "step": "jax.devices()", "jax_platforms": None}, [],
+     "jax.devices() failed: RuntimeError: no backend"),
+    ({"devices": [], "error": "ImportError: libstdc++", "step": "import jax", "jax_platforms": "rocm"}, [],
+     "the probe failed at import jax: ImportError: libstdc++"),
+    ({"devices": [{"name": "cpu:0", "platform": "cpu"}], "error": "TypeError: x", "step": "the jitted a * b + a",
+      "log": ["An NVIDIA GPU may be present", "Jax plugin configuration error: Plugin module "
+              "jax_plugins.xla_rocm7 does not exist"]}, [],
+     "the probe failed at the jitted a * b + a: TypeError: x"),
+    ({"devices": [{"name": "cpu:0", "platform": "cpu"}], "jit": [1.0], "reference": [1.0],
+      "log": ["An NVIDIA GPU may be present", "Jax plugin configuration error: Plugin module "
+              "jax_plugins.xla_rocm7 does not exist"]}, [],
+     "jax.devices() lists no ROCm device: cpu:0 (jax logged: Jax plugin configuration error: Plugin module "
+     "jax_plugins.xla_rocm7 does not exist)"),
+    ({"devices": [{"name": "cpu:0", "platform": "cpu"}], "jit": [1.0], "reference": [1.0],
+      "log": ["An NVIDIA GPU may be present"]}, [],
+     "jax.devices() lists no ROCm device: cpu:0 (jax logged: An NVIDIA GPU may be present)"),
 ])
 def test_the_verdict_of_every_probe_answer(seen, rocm, problem):
     result = smoke.judge("3.12", seen)
     assert result.rocm_devices == rocm
     assert (result.problems[0] if result.problems else None) == problem
     assert result.ok == (problem is None)
+
+
+def test_a_failing_jit_on_the_cpu_also_says_no_rocm_device_was_listed():
+    result = smoke.judge("3.12", {"devices": [{"name": "cpu:0", "platform": "cpu"}], "error": "TypeError: x",
+                                  "step": "the jitted a * b + a"})
+    assert result.problems == ["the probe failed at the jitted a * b + a: TypeError: x",
+                               "jax.devices() lists no ROCm device: cpu:0"]
+
+
+_FAULT = """probe: import jax
+probe: jax.devices()
+Fatal Python error: {name}
+
+Current thread 0x00007f (most recent call first):
+  File "/usr/lib/python3.12/ctypes/__init__.py", line 379 in __init__
+  File "/venv/lib/python3.12/site-packages/jaxlib/xla_client.py", line 150 in load_pjrt_plugin_dynamically
+  File "/venv/lib/python3.12/site-packages/jax/_src/xla_bridge.py", line 700 in register_plugin
+  File "/venv/lib/python3.12/site-packages/jax_plugins/xla_rocm7/__init__.py", line 90 in initialize
+  File "<string>", line 30 in <module>
+"""
+
+
+@pytest.mark.parametrize("returncode, stderr, said", [
+    (-signal.SIGBUS, _FAULT.format(name="Bus error"),
+     "the probe was killed by SIGBUS during jax.devices(), in load_pjrt_plugin_dynamically (jaxlib/xla_client.py) "
+     "called from initialize (jax_plugins/xla_rocm7/__init__.py): a bus error: a mapped file could not be read"),
+    (-signal.SIGSEGV, _FAULT.format(name="Segmentation fault"),
+     "the probe was killed by SIGSEGV during jax.devices(), in load_pjrt_plugin_dynamically"),
+    (-signal.SIGKILL, "probe: import jax\nprobe: jax.devices()\nprobe: the jitted a * b + a\n",
+     "the probe was killed by SIGKILL during the jitted a * b + a: killed from outside, as by the out-of-memory"),
+    (-signal.SIGTERM, "", "the probe was killed by SIGTERM: a fatal signal"),
+    (-200, "", "the probe was killed by signal 200: a fatal signal"),
+    (1, "probe: import jax\nTraceback\nSystemError: bad\n", "the probe exited 1 during import jax without its "
+     "answer: SystemError: bad"),
+    (0, "", "the probe exited 0 without its answer: no output"),
+])
+def test_a_probe_that_ends_without_its_answer_says_how(returncode, stderr, said):
+    assert smoke._died(returncode, stderr).startswith(said)
 
 
 def test_the_smoke_section_replaces_itself_and_keeps_the_mark():

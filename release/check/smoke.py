@@ -5,8 +5,10 @@ backends", "rocm_plugin_extension not found": ROCm/TheRock#5369, #3627). ``smoke
 draft's plugin and pjrt with jax and jaxlib of their line (one resolve, as users install) into
 a fresh venv and runs a probe there: ``jax.devices()`` must list ROCm devices, and a small jitted
 computation must match NumPy. jax loads plugins quietly (a plugin whose ``initialize()`` fails is
-logged and skipped), so the probe also says which plugins jax could not load. It needs a GPU, so
-CI runs it on the ROCm runners; here it is tested against stand-in jax packages.
+logged and skipped), so the probe also says which plugins jax could not load and why (the reason
+is only in the log record's exception). A probe that dies (a truncated library's SIGBUS) is named
+by its signal, what the signal means and where it died. It needs a GPU, so CI runs it on the ROCm
+runners; here it is tested against stand-in jax packages.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -35,23 +39,39 @@ FROM_ENV = "from-env"  # public_index default: $RELEASE_PUBLIC_INDEX, else pip's
 TIMEOUT = 900.0  # seconds for the install, and again for the probe (a first jit compiles)
 
 # Runs in the fresh venv. Prints one JSON object: devices, what the jitted function gave and what
-# NumPy gives (plain Python when NumPy is missing, which the real jax never allows), errors.
+# NumPy gives (plain Python when NumPy is missing, which the real jax never allows), errors, the
+# step an error came from and JAX_PLATFORMS. jax logs a plugin whose initialize() raised with the
+# reason only in the record's exception, so the log keeps the exception's text too. Each step is
+# said on stderr first, and faulthandler dumps the stack on a fatal signal: a probe that dies (a
+# truncated library's SIGBUS) leaves where it was.
 PROBE = r"""
-import json, logging, sys
+import faulthandler, json, logging, os, sys
+faulthandler.enable()
 log = []
 class Keep(logging.Handler):
     def emit(self, record):
         if record.levelno >= logging.WARNING:
-            log.append(record.getMessage())
+            said = record.getMessage()
+            exc = record.exc_info[1] if record.exc_info else None
+            if exc is not None:
+                said += f": {type(exc).__name__}: {exc}"
+            log.append(said)
 logging.getLogger().addHandler(Keep())
-out = {"devices": [], "error": None, "log": log}
+out = {"devices": [], "error": None, "log": log, "step": "import jax",
+       "jax_platforms": os.environ.get("JAX_PLATFORMS")}
+def step(name):
+    out["step"] = name
+    print(f"probe: {name}", file=sys.stderr, flush=True)
 try:
+    step("import jax")
     import jax
     import jax.numpy as jnp
+    step("jax.devices()")
     devices = jax.devices()
     out["devices"] = [{"name": str(d), "repr": repr(d), "platform": str(getattr(d, "platform", "")),
                        "version": str(getattr(getattr(d, "client", None), "platform_version", ""))}
                       for d in devices]
+    step("the jitted a * b + a")
     xs = [float(i) for i in range(8)]
     ys = [float(8 - i) for i in range(8)]
     f = jax.jit(lambda a, b: a * b + a)
@@ -67,6 +87,45 @@ except Exception as exc:
     out["error"] = f"{type(exc).__name__}: {exc}"
 print(json.dumps(out))
 """
+
+# What a signal that kills the probe most likely means, for the engineer reading the verdict.
+SIGNALS = {
+    "SIGBUS": "a bus error: a mapped file could not be read, as a truncated or half-written shared "
+              "library (the PJRT plugin's .so or a ROCm library it loads)",
+    "SIGSEGV": "a segmentation fault in native code (the PJRT plugin or a ROCm library it loads)",
+    "SIGABRT": "native code aborted (a failed assertion or an uncaught C++ exception)",
+    "SIGILL": "an illegal instruction: native code built for another CPU",
+    "SIGKILL": "killed from outside, as by the out-of-memory killer",
+    "SIGFPE": "an arithmetic fault in native code",
+}
+
+_FRAME = re.compile(r'File "([^"]+)", line \d+ in (\S+)')
+
+
+def _died(returncode: int, stderr: str) -> str:
+    """Why a probe that printed no answer ended: the signal that killed it and what it means,
+    the step it was at and the innermost Python frame faulthandler dumped; else its exit
+    status and the last line it wrote."""
+    lines = stderr.strip().splitlines()
+    steps = [line[len("probe: "):] for line in lines if line.startswith("probe: ")]
+    at = f" during {steps[-1]}" if steps else ""
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        meaning = SIGNALS.get(name, "a fatal signal")
+        # faulthandler lists the innermost call first; the installed packages' frames say where
+        # (the standard library's ctypes says nothing), and a plugin's own frame says which one.
+        frames = [(path.split("site-packages/", 1)[1][-120:], func)
+                  for path, func in _FRAME.findall(stderr) if "site-packages/" in path]
+        where = f", in {frames[0][1]} ({frames[0][0]})" if frames else ""
+        plugin = next((f for f in frames if f[0].startswith("jax_plugins/")), None)
+        if plugin is not None and plugin != frames[0]:
+            where += f" called from {plugin[1]} ({plugin[0]})"
+        return f"the probe was killed by {name}{at}{where}: {meaning}"
+    tail = next((line for line in reversed(lines) if not line.startswith("probe: ")), "no output")
+    return f"the probe exited {returncode}{at} without its answer: {tail[:300]}"
 
 
 @dataclasses.dataclass
@@ -105,16 +164,31 @@ def is_rocm(device: dict[str, Any]) -> bool:
                               and "rocm" in str(device.get("version", "")).lower())
 
 
+def plugin_errors(log: Sequence[str]) -> list[str]:
+    """What jax logged about the plugins it could not load (its "Jax plugin configuration
+    error" records, the exception's text kept), else the first warning, if any."""
+    said = [line for line in log if "plugin" in line.lower()]
+    return said[:2] or list(log[:1])
+
+
 def judge(python: str, seen: dict[str, Any]) -> Smoke:
     """The verdict from the probe's JSON (pure, so every answer a probe can give is testable)."""
     devices = [d for d in seen.get("devices") or [] if isinstance(d, dict)]
     result = Smoke(python, devices=[str(d.get("name", "?"))[:100] for d in devices],
-                   log=[str(line)[:300] for line in seen.get("log") or []][:20])
+                   log=[str(line)[:600] for line in seen.get("log") or []][:20])
     result.rocm_devices = [str(d.get("name", "?"))[:100] for d in devices if is_rocm(d)]
+    logged = plugin_errors(result.log)
+    said = f" (jax logged: {'; '.join(logged)})" if logged else ""
     if seen.get("error"):
-        result.problems.append(f"the probe failed: {str(seen['error'])[:300]}")
-    if not result.rocm_devices:
-        said = f" (jax logged: {result.log[0]})" if result.log else ""
+        error = str(seen["error"])[:400]
+        platforms = seen.get("jax_platforms")
+        if seen.get("step") == "jax.devices()":
+            given = f" with JAX_PLATFORMS={str(platforms)[:40]} set" if platforms else ""
+            result.problems.append(f"jax.devices() failed{given}: {error}{said}")
+        else:
+            at = f" at {seen['step']}" if isinstance(seen.get("step"), str) and seen["step"] else ""
+            result.problems.append(f"the probe failed{at}: {error}")
+    if not result.rocm_devices and (result.devices or not seen.get("error")):
         result.problems.append(f"jax.devices() lists no ROCm device: "
                                f"{', '.join(result.devices) or 'nothing'}{said}")
     got, want = seen.get("jit"), seen.get("reference")
@@ -170,9 +244,7 @@ def run_smoke(wheels: Sequence[Path], interp: interpreters.Interpreter, public_i
         if not isinstance(seen, dict):
             raise ValueError("not an object")
     except (ValueError, IndexError):
-        tail = (ran.stderr.strip().splitlines() or ["no output"])[-1][:300]
-        return Smoke(interp.version, problems=[f"the probe exited {ran.returncode} without its "
-                                               f"answer: {tail}"])
+        return Smoke(interp.version, problems=[_died(ran.returncode, ran.stderr)])
     return judge(interp.version, seen)
 
 

@@ -2,8 +2,10 @@
 offline and need a GPU to say anything about ROCm).
 
 The stand-in loads plugins as jax does: every ``jax_plugins`` entry point's ``initialize()`` is
-called on the first ``jax.devices()``, and a failing plugin is logged (a warning) and skipped, so
-devices fall back to the CPU. ``xla_bridge.register_plugin`` really loads the plugin's shared
+called on the first ``jax.devices()``, and a failing plugin is logged as jax logs it (the message
+names the module, the reason is only in the record's exception) and skipped, so devices fall back
+to the CPU; with ``JAX_PLATFORMS`` naming a backend no plugin registered, ``jax.devices()`` raises
+jax's "Unable to initialize backend". ``xla_bridge.register_plugin`` really loads the plugin's shared
 object with ``ctypes.CDLL``: an object whose NEEDED does not resolve fails to load here as on a
 user's machine. ``jit`` and ``jax.numpy`` know just the elementwise arithmetic the probe uses.
 """
@@ -35,6 +37,9 @@ class Device:
 
 def devices():
     xla_bridge.discover()
+    asked = xla_bridge.chosen()
+    if asked:
+        return [Device(name, 0) for name in asked]
     if xla_bridge.backends:
         return [Device(name, 0) for name in sorted(xla_bridge.backends)]
     return [Device("cpu", 0)]
@@ -69,8 +74,21 @@ def discover():
     for ep in entry_points(group="jax_plugins"):
         try:
             ep.load().initialize()
-        except Exception as exc:
-            logger.warning("Jax plugin configuration error: %s: %s", type(exc).__name__, exc)
+        except Exception:
+            logger.exception("Jax plugin configuration error: Exception when calling %s.initialize()",
+                             ep.value)
+
+
+def chosen():
+    """The backends JAX_PLATFORMS names, failing loudly as jax does for one it does not know."""
+    asked = [p for p in os.environ.get("JAX_PLATFORMS", "").split(",") if p]
+    for platform in asked:
+        if platform != "cpu" and platform not in backends:
+            known = ["cpu", *sorted(backends)]
+            raise RuntimeError(f"Unable to initialize backend '{platform}': Backend '{platform}' is "
+                               f"not in the list of known backends: {known}. (you may need to uninstall "
+                               "the failing plugin package, or set JAX_PLATFORMS=cpu to skip this backend.)")
+    return asked
 '''
 
 _NUMPY = '''
