@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -221,3 +222,25 @@ def test_the_site_builds_strict_with_the_generated_reference(built_site):
     assert (built_site / "development" / "modules" / "index.html").exists()
     assert (built_site / "setup" / "index.html").exists()
     assert not (built_site / "hooks").exists()
+
+
+# --- published with the Pages site ----------------------------------------------------------------
+
+def test_the_nightly_publishes_the_docs_under_docs_of_the_pages_site():
+    """The index job builds the docs (strict, as here) into SITE/docs after `release index` wrote
+    SITE (index swaps the whole directory in, so a docs build before it would be dropped), and
+    Pages uploads SITE: the docs are served at <pages>/docs/."""
+    import yaml
+    job = yaml.safe_load((REPO / ".github" / "workflows" / "nightly.yml").read_text())["jobs"]["index"]
+    runs = [s.get("run", "") for s in job["steps"]]
+    (index,) = [i for i, run in enumerate(runs) if "scripts/index.sh" in run]
+    (docs,) = [i for i, run in enumerate(runs) if "mkdocs build" in run]
+    (upload,) = [i for i, s in enumerate(job["steps"])
+                 if s.get("uses", "").startswith("actions/upload-pages-artifact@")]
+    site = job["steps"][upload]["with"]["path"]
+    assert index < docs < upload
+    assert runs[index].split()[1] == site
+    assert "--strict" in runs[docs] and f"--site-dir {site}/docs" in runs[docs]
+    assert "'.[docs]'" in runs[docs]
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert set(extras["docs"]) <= set(extras["test"])  # the tests build with what the job installs

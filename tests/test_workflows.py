@@ -758,7 +758,7 @@ def test_the_index_step_runs_release_index_with_flags_that_exist(tmp_path):
     directory Pages uploads, and lists by the same retention variables the finish job's gc reads."""
     wf = workflow("nightly.yml")
     job = wf["jobs"]["index"]
-    (step,) = [s for s in job["steps"] if "run" in s]
+    (step,) = [s for s in job["steps"] if "scripts/index.sh" in s.get("run", "")]
     argvs = run_step(tmp_path, step)
     assert [a[0] for a in argvs] == ["index"]
     args = parse_release_argv(argvs[0], f"nightly.yml index step {step['run']!r}")
