@@ -244,3 +244,38 @@ def test_the_nightly_publishes_the_docs_under_docs_of_the_pages_site():
     assert "'.[docs]'" in runs[docs]
     extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert set(extras["docs"]) <= set(extras["test"])  # the tests build with what the job installs
+
+
+# --- examples are what the tool accepts -------------------------------------------------------------
+
+def yaml_examples(name: str) -> list[str]:
+    """The YAML blocks of the docs that say they are ``name`` (their first line ``# name...``)."""
+    found = []
+    for text in pages().values():
+        for block in re.findall(r"```yaml\n(.*?)```", text, re.S):
+            if block.startswith(f"# {name}"):
+                found.append(block)
+    return found
+
+
+def test_every_roller_yaml_example_is_accepted_by_the_tool():
+    from release.core.roller import parse_roller
+    examples = yaml_examples("roller.yaml")
+    assert examples
+    for block in examples:
+        roller = parse_roller(Path("roller.yaml"), block.encode())
+        assert roller.mode in ("running", "dry-run", "stopped")
+
+
+def test_every_deps_yaml_and_version_info_example_is_accepted_by_the_tool():
+    from release.core.config import parse_deps, parse_version_info
+    examples = yaml_examples("deps.yaml")
+    assert examples
+    for block in examples:
+        deps = parse_deps(Path("deps.yaml"), block)
+        assert [d.name for d in deps.items] == ["plugin", "jax", "xla"]
+    text = (DOCS / "reference" / "files.md").read_text()
+    blocks = re.findall(r"```json\n(\{\"version\".*?)```", text, re.S)
+    assert blocks
+    for block in blocks:
+        assert parse_version_info(Path("version_info.json"), block).version == "0.9.1.post7"
