@@ -7,6 +7,7 @@ what was expected, never a traceback.
 from __future__ import annotations
 
 import datetime as _dt
+import os
 from pathlib import Path
 from typing import Any
 
@@ -87,3 +88,19 @@ def state_record(path: Path) -> dict:
         raise BadRecord(f"{path}: the store state is not one the tool writes (next_id 1 or more, "
                         "burned_tags a list of tags)")
     return data
+
+
+def not_linked(folder: Path, where: str) -> None:
+    """A release directory is never a symbolic link: reading or deleting through one reaches
+    files outside the store, so the store is refused (one line) until a person looks."""
+    if folder.name.isdigit() and folder.is_symlink():
+        raise BadRecord(f"{where}: release directory {folder.name} is a symbolic link (to "
+                        f"{os.readlink(folder)}); expected a directory this tool wrote (nothing was "
+                        "read or deleted: remove the link, or move the directory in)")
+
+
+def remove_link(path: Path) -> None:
+    """Unlink ``path`` when it is a symbolic link (a lock or leftover name this tool owns, which
+    it never makes a link): the link alone goes, never what it points to."""
+    if path.is_symlink():
+        path.unlink()

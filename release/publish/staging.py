@@ -4,6 +4,11 @@
 ``renameat2`` (or two renames whose crash in between the next run finishes), so SITE is always
 either the old or the new site; a run whose bytes equal the old site's swaps nothing. SITE must
 be new, empty, or a directory this tool wrote (``STATE_FILE`` marks one): never someone's files.
+
+No symbolic link is ever followed or left: SITE is checked again (``lstat``) just before the
+swap, so one put in its place mid-run is refused (one line, nothing changed), and a link found
+where ``.SITE.new``, ``.SITE.old`` or ``.SITE.lock`` go (a swap an older version followed, or
+a hostile neighbour) is removed itself, never what it points to.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import filecmp
 import json
 import os
 import shutil
+import stat
 from pathlib import Path
 from types import TracebackType
 
@@ -73,6 +79,27 @@ def check_site(site: Path) -> None:
                         "expected an empty directory or a site written by `release index`")
 
 
+def remove(path: Path) -> None:
+    """Remove ``path`` without following it: a link or file is unlinked, a directory removed
+    whole (``shutil.rmtree`` never descends into a link inside it); nothing there is fine."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(mode):
+        shutil.rmtree(path)
+    else:
+        os.unlink(path)
+
+
+def _real_directory(path: Path) -> bool | None:
+    """True for a directory (never a link to one), False for anything else, None when absent."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return None
+
+
 def _same_tree(a: Path, b: Path) -> bool:
     def files(root: Path) -> dict[str, Path]:
         return {str(p.relative_to(root)): p for p in root.rglob("*") if p.is_file() or p.is_symlink()}
@@ -81,6 +108,8 @@ def _same_tree(a: Path, b: Path) -> bool:
         return False
     for rel, pa in fa.items():
         pb = fb[rel]
+        if pa.is_symlink() or pb.is_symlink():
+            return False  # this tool writes no link: a tree holding one is not the one it wrote
         sa, sb = pa.stat(), pb.stat()
         if (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino):
             continue
@@ -122,12 +151,22 @@ class Staging:
 
     def __enter__(self) -> Staging:
         self.site.parent.mkdir(parents=True, exist_ok=True)
+        lock_path = Path(self.lock.lock_file)
+        if lock_path.is_symlink():  # never ours (the lock is a plain file): filelock would refuse it
+            os.unlink(lock_path)
         try:
             self.lock.acquire(timeout=self.lock_timeout)
         except Timeout:
             raise UserError(f"{self.site}: another `release index` is still writing it (waited "
                             f"{self.lock_timeout:.0f} s for {self.lock.lock_file}); try again later") from None
-        self.recover()
+        except OSError as exc:
+            raise UserError(f"{self.site}: cannot take the lock {self.lock.lock_file} "
+                            f"({exc.strerror or exc}); nothing was changed") from None
+        try:
+            self.recover()
+        except BaseException:
+            self.lock.release()
+            raise
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
@@ -137,34 +176,51 @@ class Staging:
         self.lock.release()
 
     def recover(self) -> None:
-        """Finish what a crash between the two renames of the fallback swap left."""
-        if self.old.exists():
-            if self.site.exists():
-                shutil.rmtree(self.old)
-            else:
-                os.replace(self.old, self.site)
+        """Finish what a crash between the two renames of the fallback swap left; a link where
+        a staging directory goes is removed, never followed, and never becomes SITE."""
+        old = _real_directory(self.old)
+        if old is None:
+            return
+        if old and _real_directory(self.site) is None:
+            os.replace(self.old, self.site)
+        else:
+            remove(self.old)
 
     def begin(self) -> Tree:
         self.recover()
-        if self.new.exists():
-            shutil.rmtree(self.new)
+        remove(self.new)
         self.new.mkdir(parents=True)
         return Tree(self.new)
 
     def discard(self) -> None:
-        shutil.rmtree(self.new, ignore_errors=True)
+        try:
+            remove(self.new)
+        except OSError:
+            pass  # the next run's begin() removes it
+
+    def _check_site(self) -> bool:
+        """Whether SITE exists, checked again just before the swap: a link or file put in its
+        place while the index was written is refused, so the swap never follows or replaces it."""
+        real = _real_directory(self.site)
+        if real is False:
+            what = (f"a symbolic link (to {os.readlink(self.site)})" if self.site.is_symlink()
+                    else "not a directory")
+            raise UserError(f"--out {self.site}: became {what} while the index was written; expected "
+                            "the site's real directory (nothing was changed)")
+        return bool(real)
 
     def commit(self) -> bool:
         """Swap the new tree in; False (and the new tree dropped) when it equals the old one."""
-        if self.site.is_dir() and _same_tree(self.site, self.new):
+        exists = self._check_site()
+        if exists and _same_tree(self.site, self.new):
             self.discard()
             return False
-        if not self.site.exists():
+        if not exists:
             os.replace(self.new, self.site)
         elif _exchange(self.new, self.site):
-            shutil.rmtree(self.new)
+            remove(self.new)  # the old site (a link swapped in after the check: the link alone)
         else:
             os.replace(self.site, self.old)
             os.replace(self.new, self.site)
-            shutil.rmtree(self.old)
+            remove(self.old)
         return True

@@ -323,6 +323,7 @@ class LocalStore(Store):
                 self.directory.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise StoreError(f"{self.where}: cannot create the local store ({exc.strerror or exc})") from None
+            local_records.remove_link(self.directory / ".lock")
             self._filelock = FileLock(str(self.directory / ".lock"))
         return self._filelock
 
@@ -403,6 +404,7 @@ class LocalStore(Store):
         if not self.directory.is_dir():
             return found  # nothing published yet; reading never creates the store
         for child in self.directory.iterdir():
+            local_records.not_linked(child, self.where)
             if child.is_dir() and child.name.isdigit() and (child / "release.json").exists():
                 found.append(self._release(local_records.release_record(child / "release.json")))
         return sorted(found, key=lambda r: -r.id)
@@ -451,6 +453,7 @@ class LocalStore(Store):
     def delete_release(self, release: Release) -> None:
         with self._lock:
             folder = self.directory / str(release.id)
+            local_records.not_linked(folder, self.where)
             if not folder.exists():
                 return
             data = self._read(release.id)
@@ -459,6 +462,7 @@ class LocalStore(Store):
                 state["burned_tags"] = sorted(set(state["burned_tags"]) | {data["tag"]})
                 self._save_json(self.directory / "store.json", state)
             trash = self.directory / f".deleted-{release.id}"
+            local_records.remove_link(trash)
             if trash.exists():  # a delete killed midway left it: finish that one first
                 shutil.rmtree(trash)
             os.replace(folder, trash)
@@ -468,6 +472,7 @@ class LocalStore(Store):
     def _sweep(self) -> None:
         """Remove what deletes killed midway left (``.deleted-N/``): already out of the store."""
         for leftover in self.directory.glob(".deleted-*"):
+            local_records.remove_link(leftover)  # an older version renamed a linked release here
             shutil.rmtree(leftover, ignore_errors=True)
 
     def list_assets(self, release: Release) -> list[Asset]:

@@ -1,0 +1,179 @@
+"""State a hostile neighbour or an older version left: a symbolic link swapped in for ``--out``
+or a store's release directory, links where the index's staging directories and locks go, and
+drafts gc keeps that can never be published. Each is one line or recovered, never a traceback,
+a followed link or a lasting mess."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from release.core.errors import UserError
+from release.publish.index import write_index
+from release.publish.stores import LocalStore
+
+VERSION = "0.9.1.dev20261122"
+
+
+def files_of(root: Path) -> dict[str, str]:
+    """Every file under ``root`` (links not followed) with its sha256."""
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()}
+
+
+@pytest.fixture
+def wheels(make_dist) -> list[Path]:
+    return sorted(make_dist(VERSION).glob("*.whl"))
+
+
+@pytest.fixture
+def precious(tmp_path) -> Path:
+    """Someone's directory a link may point at: nothing of it may change."""
+    folder = tmp_path / "someones"
+    (folder / "deep").mkdir(parents=True)
+    (folder / "notes.txt").write_text("keep me\n")
+    (folder / "deep" / "index.html").write_text("<p>theirs</p>\n")
+    return folder
+
+
+def swapped(wheels: list[Path], site: Path, replace) -> Iterator[Path]:
+    """The wheels, with SITE replaced (by ``replace(site)``) after the first one is read: the
+    swap happens while the index is being written, after ``--out`` was checked."""
+    for n, wheel in enumerate(wheels):
+        if n == 1:
+            replace(site)
+        yield wheel
+
+
+def _to_link(target: Path):
+    def replace(site: Path) -> None:
+        import shutil
+        shutil.rmtree(site)
+        site.symlink_to(target)
+    return replace
+
+
+def _to_file(site: Path) -> None:
+    import shutil
+    shutil.rmtree(site)
+    site.write_text("a file now\n")
+
+
+@pytest.mark.parametrize("into", ["link to a directory", "dangling link", "file"])
+def test_out_swapped_mid_run_is_one_line_and_nothing_is_followed(tmp_path, wheels, precious, into):
+    site = tmp_path / "site"
+    write_index(site, wheels[:1])
+    before = files_of(precious)
+    replace = {"link to a directory": _to_link(precious), "dangling link": _to_link(tmp_path / "gone"),
+               "file": _to_file}[into]
+    with pytest.raises(UserError) as caught:
+        write_index(site, swapped(wheels, site, replace))
+    assert "\n" not in str(caught.value) and "while the index was written" in str(caught.value)
+    assert "nothing was changed" in str(caught.value)
+    assert files_of(precious) == before  # never written through, never removed
+    assert site.is_symlink() == (into != "file")  # what was put there is left for its owner
+    assert not [p.name for p in tmp_path.iterdir() if p.name in (".site.new", ".site.old")]
+    # the operator puts the directory back: the next run writes the site
+    site.unlink()
+    result = write_index(site, wheels)
+    assert result["changed"] and sorted(f for fs in result["projects"].values() for f in fs if f.endswith(".whl")) \
+        == sorted(w.name for w in wheels)
+
+
+@pytest.mark.parametrize("names", [(".site.new",), (".site.old",), (".site.lock",),
+                                   (".site.new", ".site.old", ".site.lock")])
+@pytest.mark.parametrize("dangling", [False, True])
+def test_links_where_staging_goes_are_removed_never_followed(tmp_path, wheels, precious, names, dangling):
+    """What an older version left after a swap (``.site.new`` a link, every later run a
+    traceback), or links a neighbour planted: the next run removes the links themselves."""
+    site = tmp_path / "site"
+    first = write_index(site, wheels[:1])
+    before = files_of(precious)
+    for name in names:
+        (tmp_path / name).unlink(missing_ok=True)  # the lock file the first run left
+        target = precious / "notes.txt" if name.endswith(".lock") else precious
+        (tmp_path / name).symlink_to(tmp_path / "gone" if dangling else target)
+    result = write_index(site, wheels)
+    assert result["changed"] and result != first
+    assert files_of(precious) == before
+    assert not [n for n in names if (tmp_path / n).is_symlink()]
+    assert json.loads((site / "index.json").read_text())["projects"]
+    assert write_index(site, wheels)["changed"] is False  # and the run after is a no-op
+
+
+def test_an_old_site_moved_aside_as_a_link_never_becomes_the_site(tmp_path, wheels, precious):
+    """A crash between the fallback's two renames leaves ``.site.old``; when that is a link,
+    it is removed, not renamed into SITE (SITE would then point at someone's directory)."""
+    from release.publish.staging import Staging
+    site = tmp_path / "site"
+    (tmp_path / ".site.old").symlink_to(precious)
+    with Staging(site):
+        pass
+    assert not site.exists() and not (tmp_path / ".site.old").is_symlink()
+    assert write_index(site, wheels)["changed"] and not site.is_symlink()
+
+
+# ------------------------------------------------------------------ a store's release directories
+
+
+def _store(tmp_path, count: int = 3) -> LocalStore:
+    store = LocalStore(tmp_path / "store")
+    for day in range(20, 20 + count):
+        release = store.create_draft(f"rocm-jax-v0.9.1.dev202611{day}", name="n", body="", prerelease=True)
+        store.publish(release, prerelease=True, make_latest=False)
+    return store
+
+
+@pytest.mark.parametrize("linked", [1, 2])
+def test_gc_over_a_linked_release_directory_is_one_line_and_deletes_nothing(tmp_path, run_cli, linked):
+    import shutil
+    store = _store(tmp_path)
+    outside = tmp_path / "outside"
+    shutil.move(store.directory / str(linked), outside)
+    (store.directory / str(linked)).symlink_to(outside)
+    before, listing = files_of(outside), sorted(p.name for p in store.directory.iterdir())
+    for args in (("gc", "--keep", "1"), ("gc", "--keep", "1", "--dry-run"),
+                 ("index", "--out", tmp_path / "site")):
+        code, out, err = run_cli(*args, "--store", "local", "--store-dir", store.directory)
+        assert code == 2, (args, err)
+        assert err.count("\n") == 1 and "symbolic link" in err and f"directory {linked} " in err
+        assert files_of(outside) == before and sorted(p.name for p in store.directory.iterdir()) == listing
+    assert not (tmp_path / "site").exists()
+
+
+def test_a_release_directory_linked_after_the_listing_is_not_deleted_through(tmp_path, precious):
+    store = _store(tmp_path, 2)
+    release = store.list_releases()[-1]
+    import shutil
+    shutil.rmtree(store.directory / str(release.id))
+    (store.directory / str(release.id)).symlink_to(precious)
+    before = files_of(precious)
+    with pytest.raises(UserError, match="symbolic link"):
+        store.delete_release(release)
+    assert files_of(precious) == before and (store.directory / str(release.id)).is_symlink()
+    assert not list(store.directory.glob(".deleted-*"))
+
+
+@pytest.mark.parametrize("leftovers", [(".deleted-1",), (".deleted-1", ".deleted-12")])
+def test_linked_leftovers_of_a_delete_are_removed_not_followed(tmp_path, precious, leftovers):
+    """An older gc renamed a linked release directory to ``.deleted-N`` and then failed: the
+    next change to the store removes the links, and what they point to stays."""
+    store = _store(tmp_path, 2)
+    before = files_of(precious)
+    for name in leftovers:
+        (store.directory / name).symlink_to(precious)
+    (store.directory / ".lock").unlink()
+    (store.directory / ".lock").symlink_to(precious / "notes.txt")
+    store = LocalStore(store.directory)  # a later run
+    store.delete_release(store.list_releases()[-1])
+    assert not list(store.directory.glob(".deleted-*")) and not (store.directory / ".lock").is_symlink()
+    assert files_of(precious) == before
+    assert [r.tag for r in store.list_releases()] == ["rocm-jax-v0.9.1.dev20261121"]
+
+
+NOW = _dt.datetime(2026, 11, 28, 12, tzinfo=_dt.timezone.utc)
