@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from packaging.version import Version
 
 from release.core.errors import UserError
 from release.publish.index import write_index
@@ -177,3 +178,65 @@ def test_linked_leftovers_of_a_delete_are_removed_not_followed(tmp_path, preciou
 
 
 NOW = _dt.datetime(2026, 11, 28, 12, tzinfo=_dt.timezone.utc)
+
+
+def _rel(tag: str, *, draft: bool, day: int, rid: int, ours: bool = True):
+    from release.publish.records import MARKER, Release
+    when = _dt.datetime(2026, 11, day, 4, tzinfo=_dt.timezone.utc)
+    return Release(id=rid, tag=tag, name=tag, body=MARKER if ours else "", draft=draft, prerelease=True,
+                   created_at=when, published_at=None if draft else when)
+
+
+def _nightly(day: int, *, draft: bool, rid: int, line: str = "0.9.1"):
+    return _rel(f"rocm-jax-v{line}.dev202611{day:02d}", draft=draft, day=day, rid=rid)
+
+
+@pytest.mark.parametrize("keep", [2, 3])
+@pytest.mark.parametrize("red", [(14,), (12, 14)])
+def test_gc_never_keeps_a_draft_no_rule_lets_publish_among_the_newest(keep, red):
+    """Red nights leave drafts; a newer nightly is published, so they sort below it and can
+    never be published: they are not among the newest --keep N drafts (the newest publishable
+    ones are), whatever N, however many red nights."""
+    from release.publish.retention import Retention, decide_drafts
+    releases = [_nightly(d, draft=True, rid=d) for d in red]
+    releases += [_nightly(16, draft=False, rid=16), _nightly(20, draft=True, rid=20)]
+    decision = decide_drafts(releases, Retention(keep=keep), NOW)
+    stale = sorted(r.tag[-8:] for r in decision.stale)
+    assert all(f"202611{d}" in stale for d in red)
+    assert [k.release.tag[-8:] for k in decision.kept if k.reason == "newest"] == ["20261120"]
+    # a protected one still stays, and so does a young one under --older-than
+    for day in red:
+        rule = Retention(keep=keep, protect=frozenset({Version(f"0.9.1.dev202611{day}")}))
+        assert [k.reason for k in decide_drafts(releases, rule, NOW).kept if k.version.dev == 20261100 + day] \
+            == ["protected"]
+    young = decide_drafts(releases, Retention(keep=keep, older_than_days=30), NOW)
+    assert young.stale == () and {k.reason for k in young.kept if k.version.dev - 20261100 in red} <= {"too young"}
+
+
+@pytest.mark.parametrize("blocker", ["rocm-jax-v0.9.1", "rocm-jax-v0.9.1.post1", "rocm-jax-v0.9.1.dev20261119"])
+def test_a_draft_its_line_release_or_its_own_published_tag_blocks_is_not_kept_as_newest(blocker):
+    """A published release or post of its line (the nightly job refuses to publish below it), or
+    its own tag already published, leaves a draft nothing will publish; drafts of the next line stay."""
+    from release.publish.retention import Retention, decide_drafts
+    releases = [_nightly(19, draft=True, rid=1), _rel(blocker, draft=False, day=15, rid=2),
+                _nightly(17, draft=True, rid=3, line="0.9.2"), _nightly(18, draft=True, rid=4, line="0.9.2")]
+    decision = decide_drafts(releases, Retention(keep=3), NOW)
+    assert [r.tag for r in decision.stale] == ["rocm-jax-v0.9.1.dev20261119"]
+    assert sorted(k.release.tag for k in decision.kept) == ["rocm-jax-v0.9.2.dev20261117",
+                                                            "rocm-jax-v0.9.2.dev20261118"]
+
+
+def test_gc_deletes_the_red_nights_draft_behind_a_newer_published_nightly(tmp_path, run_cli, monkeypatch):
+    from release.publish.records import MARKER
+    store = LocalStore(tmp_path / "store")
+    for day in (20, 21, 23, 24):
+        draft = store.create_draft(f"rocm-jax-v0.9.1.dev202611{day}", name="n", body=MARKER, prerelease=True)
+        if day in (21, 24):
+            store.publish(draft, prerelease=True, make_latest=False)
+    monkeypatch.setenv("RELEASE_NOW", NOW.isoformat())
+    code, out, err = run_cli("gc", "--keep", "3", "--store", "local", "--store-dir", store.directory, "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert sorted(result["deleted_drafts"]) == ["rocm-jax-v0.9.1.dev20261120", "rocm-jax-v0.9.1.dev20261123"]
+    assert result["deleted"] == [] and sorted(r.tag for r in store.list_releases()) == [
+        "rocm-jax-v0.9.1.dev20261121", "rocm-jax-v0.9.1.dev20261124"]

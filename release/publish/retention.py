@@ -15,7 +15,9 @@ Drafts are ranked on their own by the same rule (``decide_drafts``): a red night
 draft behind and the next night has a new tag, so without this they would stay forever. Only
 nightly drafts this tool made (its marker in the notes) are ever candidates, and the drafts of
 today's and yesterday's nightly (by the date in the version, against the run's clock) always
-stay: one of them may be the draft a job, or a re-run of yesterday's, is working on.
+stay: one of them may be the draft a job, or a re-run of yesterday's, is working on. A draft no
+rule lets publish (a published nightly sorts above it, or its line's release or post does, or
+its tag is published) is never one of the newest ``keep``: those are the newest publishable ones.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from packaging.version import InvalidVersion, Version
 
@@ -175,19 +177,34 @@ class DraftDecision:
     stale: tuple[Release, ...]
 
 
+def _publishable(releases: Sequence[Release]) -> Callable[[Version], bool]:
+    """Whether a nightly draft of this version may still be published: no published nightly
+    sorts above it (pip would never choose it), and its line has no published release or post
+    above it and its tag is free (``versions.blocking_version``, the rule the nightly job
+    publishes by)."""
+    published = [t for r in releases if not r.draft and (t := naming.version_from_tag(r.tag)) is not None]
+    newest = max((v for r in releases if (v := nightly_version(r)) is not None), default=None)
+    return lambda version: ((newest is None or version >= newest)
+                            and versions.blocking_version(str(version), published) is None)
+
+
 def decide_drafts(releases: Sequence[Release], rule: Retention, now: _dt.datetime) -> DraftDecision:
     """Apply ``rule`` to this tool's nightly drafts, ranked among themselves. Pure: ``now`` is the
     run's clock, which says which drafts are current."""
     current = now.astimezone(_dt.timezone.utc).date() - _dt.timedelta(days=1)
     drafts = sorted(((v, r) for r in releases if (v := draft_version(r)) is not None),
                     key=lambda pair: (pair[0], pair[1].id), reverse=True)
+    publishable = _publishable(releases)
     kept: list[Kept] = []
     stale: list[Release] = []
-    for rank, (version, rel) in enumerate(drafts):
+    rank = 0  # among the drafts that may still be published
+    for version, rel in drafts:
         day = nightly_date(version)
+        ahead, alive = rank, publishable(version)
+        rank += alive
         if day is None or day >= current:
             reason = "current"
-        elif rank < rule.keep:
+        elif alive and ahead < rule.keep:
             reason = "newest"
         elif version in rule.protect:
             reason = "protected"
