@@ -166,6 +166,60 @@ def test_an_index_that_answers_already_exists_is_asked_for_the_bytes(env, make_d
         assert sent == [next(a.digest for a in dist.wheels if a.name == PJRT), plugin.digest]  # then stop
 
 
+def _two_pythons(make_dist, tmp_path):
+    """A published release with a pjrt and two plugin wheels: (store, dist, flags, upload order)."""
+    store = LocalStore(tmp_path / "store")
+    dist = release_dist(store, make_dist(VERSION, pythons=("3.11", "3.12")))
+    flags = ["--store", "local", "--store-dir", store.directory, "--dist", dist.directory.parent]
+    return store, dist, flags, [PJRT] + sorted(a.name for a in dist.wheels if a.name != PJRT)
+
+
+def sent_digests(env) -> list[str]:
+    return [sha for _, fields in env.uploads for k, sha in fields if k == "sha256_digest"]
+
+
+@pytest.mark.parametrize("lost", [0, 1, 2])
+def test_a_file_the_index_takes_but_does_not_list_stops_the_run_before_the_next(env, make_dist, tmp_path,
+                                                                                run_cli, monkeypatch, lost):
+    """Both wheels or neither: an index that answers 200 for a file and then does not list it
+    (asked again after each wait) gets nothing more, and the run is exit 3, not done. Lost: the
+    pjrt (no plugin may follow), the first plugin, or the last file (read back before done)."""
+    store, dist, flags, order = _two_pythons(make_dist, tmp_path)
+    digest = {a.name: a.digest for a in dist.wheels}
+    monkeypatch.setattr(pypi, "READBACK_WAITS", (0.0, 0.0))
+    env.lose = {order[lost]}
+    code, out, err = run_cli("pypi-upload", TAG, *flags)
+    assert code == 3, err
+    assert err.count("\n") == 1 and f"does not list {order[lost]} " in err and "re-run" in err
+    assert sent_digests(env) == [digest[n] for n in order[:lost + 1]]  # nothing after the lost file
+    assert sorted(env.files()) == sorted(order[:lost])
+    assert pypi.NOTES_BEGIN not in store.published_for(TAG).body  # the notes never say done
+    env.lose = set()
+    code, out, err = run_cli("pypi-upload", TAG, *flags, "--json")
+    assert code == 0, err
+    assert json.loads(out)["complete"] is True and env.files() == release_sums(dist)
+
+
+def test_a_listing_that_lags_after_an_upload_is_asked_again_then_the_next_file_goes(env, released):
+    """Pages that lag (a cache) are waited for, with the waits given as the run's clock, and
+    the plugin goes only once the pjrt is listed."""
+    from release.publish.pypi_index import find_repository
+    store, dist, flags = released
+    files = pypi.stage(store, pypi.read_release(store, TAG, tmp_work(dist), say=print), dist.directory,
+                       say=print)
+    env.stale_pages = 2 + 2  # the first look at both projects, then two asks after the pjrt's upload
+    slept: list[float] = []
+    result = pypi.upload_release(files, find_repository(), attach=False, dry_run=False, say=print,
+                                 sleep=slept.append)
+    assert slept == list(pypi.READBACK_WAITS[:2])
+    assert result["complete"] is True and env.files() == release_sums(dist)
+    assert [name for name, _ in env.uploads][0] == "jax-rocm7-pjrt"
+
+
+def tmp_work(dist):
+    return dist.directory / "pypi"
+
+
 def tamper(store, tag, change):
     """Edit a local store's record of a published release (what a store that lies would say)."""
     from release.publish.drafts import assets_digest, with_validated

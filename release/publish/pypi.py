@@ -15,16 +15,20 @@ is asked what it holds: a file there with other bytes stops the run (exit 3).
 
 Then the pjrt wheel, then each plugin: a plugin visible without its pjrt breaks
 ``jax[rocm]`` for everyone. A file already there with the same sha256 is skipped, so a re-run
-after any failure uploads only what is missing. Finally the index is asked again, and the
-release notes say what reached it (``update_notes``; a published release's notes may change).
+after any failure uploads only what is missing. After each upload the index is asked what it
+lists before the next file goes (an index may answer 200 and not list the file): until it lists
+that file with its sha256, waiting ``READBACK_WAITS`` between asks, then exit 3 with nothing more
+sent. The run says done only when the index lists every file, and the release notes say what
+reached it (``update_notes``; a published release's notes may change).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
+import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import requests
 from packaging.version import Version
@@ -54,8 +58,15 @@ _SIZE = re.compile(r"(\d+)\s*(|B|KiB|MiB|GiB|KB|MB|GB)", re.I)
 _UNITS = {"": 1, "b": 1, "kib": 1 << 10, "mib": MIB, "gib": 1 << 30, "kb": 10**3, "mb": 10**6, "gb": 10**9}
 
 
+READBACK_WAITS = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)  # seconds between asks of a listing that lacks a file
+
+
 class IndexConflict(RemoteError):
     """The index holds a file of this name with other bytes: nothing more is uploaded, exit 3."""
+
+
+class NotListed(RemoteError):
+    """The index took a file (2xx) but does not list it: nothing more is uploaded, exit 3."""
 
 
 def parse_size(text: str, where: str = "--file-limit") -> int:
@@ -236,11 +247,39 @@ def _refuse(index_url: str, conflicts: list[str], done: list[str]) -> IndexConfl
                          f"{sent}. A file name on PyPI is never reused: publish a .postN")
 
 
+def read_back(index_url: str, wheels: tuple[Wheel, ...], done: list[str], session: requests.Session, *,
+              say: Say, sleep: Callable[[float], None]) -> dict[str, str | None]:
+    """What the index lists of ``wheels``' projects once it lists every one of ``wheels`` with
+    its sha256, asking again after each of ``READBACK_WAITS``; other bytes under a name are
+    ``IndexConflict`` at once, and a file still missing after the last wait ``NotListed``."""
+    waits = iter(READBACK_WAITS)
+    waited = 0.0
+    while True:
+        listed = _held(index_url, {w.project for w in wheels}, session)
+        conflicts = _conflicts(wheels, listed)
+        if conflicts:
+            raise _refuse(index_url, conflicts, done)
+        missing = [w.name for w in wheels if w.name not in listed]
+        if not missing:
+            return listed
+        pause = next(waits, None)
+        if pause is None:
+            sent = f"uploaded: {', '.join(done)}" if done else "nothing was uploaded"
+            raise NotListed(f"{display_url(index_url)} does not list {', '.join(missing)} after {waited:g} s "
+                            f"though it accepted the upload ({sent}); nothing more was sent, so no plugin is "
+                            "there without its pjrt: re-run `release pypi-upload` once the index lists it")
+        say(f"the index does not list {', '.join(missing)} yet; asking again in {pause:g} s")
+        sleep(pause)
+        waited += pause
+
+
 def upload_release(files: ReleaseFiles, repository: Repository, *, attach: bool, dry_run: bool,
                    say: Say, progress: ProgressBars | None = None,
-                   session: requests.Session | None = None) -> dict[str, Any]:
-    """Upload the staged wheels that the index lacks, pjrt first; skip what it holds with the
-    same sha256; refuse (``IndexConflict``) a file it holds with other bytes."""
+                   session: requests.Session | None = None,
+                   sleep: Callable[[float], None] = time.sleep) -> dict[str, Any]:
+    """Upload the staged wheels that the index lacks, pjrt first, each listed by the index
+    before the next goes (``read_back``); skip what it holds with the same sha256; refuse
+    (``IndexConflict``) a file it holds with other bytes."""
     session = session or requests.Session()
     proofs = {w.name: (attestations.load_attestations(files.work, w.name, w.sha256, files.provenance)
                        if attach else []) for w in files.wheels}
@@ -280,16 +319,11 @@ def upload_release(files: ReleaseFiles, repository: Repository, *, attach: bool,
             continue
         done.append(wheel.name)
         rows.append(_row(wheel, "uploaded", attestations=len(proofs[wheel.name])))
-    listed = held if dry_run else _held(index_url, projects, session)
-    conflicts = _conflicts(files.wheels, listed)
-    if conflicts:
-        raise _refuse(index_url, conflicts, done)
+        read_back(index_url, (wheel,), done, session, say=say, sleep=sleep)  # before the next file
+    listed = held if dry_run else read_back(index_url, files.wheels, done, session, say=say, sleep=sleep)
     for row in rows:
         row["listed"] = row["name"] in listed
     complete = all(row["listed"] for row in rows)
-    if not dry_run and not complete:
-        say("the index does not list every file yet (its pages may lag); `release pypi-upload --notes-only` "
-            "later records what it holds")
     return {"tag": files.tag, "version": files.version, "index": display_url(index_url),
             "repository": repository.shown(), "credentials": repository.source, "dry_run": dry_run,
             "files": rows, "uploaded": done, "complete": complete, "work": str(files.work)}
