@@ -344,8 +344,9 @@ def test_the_docs_pass_axe_at_phone_and_desktop_width(built_site, tmp_path, widt
     """axe-core (WCAG 2.1 A/AA and best practices) finds nothing on the set-up page (every part a
     page is made of: navigation, headings, a numbered checklist, code, inline code, a wide table of
     four columns, links in text), and it needs no sideways scrolling, at 390 px (a phone) and at
-    1280 px. One page, since every page is built from the same parts and each run costs seconds. (The navigation drawer's icons sit left of a phone's
-    screen until it is opened: by design, not cut.)"""
+    1280 px. One page, since every page is built from the same parts and each run costs seconds.
+    (The navigation drawer's icons sit left of a phone's screen until it is opened: by design,
+    not cut.)"""
     from tests.test_site import probe
     found = probe(tmp_path, built_site / "setup" / "index.html", width)
     assert found["width"] <= width
