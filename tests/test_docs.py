@@ -352,3 +352,22 @@ def test_the_docs_pass_axe_at_phone_and_desktop_width(built_site, tmp_path, widt
     assert found["width"] <= width
     assert found["violations"] == [], found["violations"]
     assert [c for c in found["cut"] if not c.startswith("svg:")] == [], found["cut"]
+
+
+def lists_glued_to_a_paragraph(text: str) -> list[str]:
+    """List items right under a paragraph line: GitHub renders them as a list, MkDocs
+    (Python-Markdown) as more words of the paragraph."""
+    item = re.compile(r"([-*]|\d+\.) ")
+    found, fence, prev = [], False, ""
+    for line in text.split("\n"):
+        if line.startswith("```"):
+            fence = not fence
+        elif not fence and item.match(line) and prev and not item.match(prev) and not prev.startswith(("#", "|", " ")):
+            found.append(line)
+        prev = "" if fence or not line.strip() else line
+    return found
+
+
+def test_every_list_of_the_docs_renders_as_a_list():
+    assert {path: glued for path, text in pages().items() if (glued := lists_glued_to_a_paragraph(text))} == {}
+    assert lists_glued_to_a_paragraph("It shows:\n- one\n- two\n\nAnd:\n\n1. three\n") == ["- one"]
