@@ -8,9 +8,12 @@ another directory, a hidden file or a device.
 
 from __future__ import annotations
 
+import re
+
 from release.core.errors import UserError
 
 _MAX = 255  # bytes: the longest name common file systems take
+_CONTROL = re.compile("[\x00-\x1f\x7f]")  # C0 controls and DEL
 
 
 def file_name_problem(name: object) -> str | None:
@@ -21,7 +24,7 @@ def file_name_problem(name: object) -> str | None:
         return "it is empty"
     if "/" in name or "\\" in name:
         return "it contains a path separator"
-    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+    if _CONTROL.search(name):
         return "it contains a control character"
     if name.startswith("."):
         return "it starts with a dot"  # '.', '..', hidden files, our own '.NAME.part' temps

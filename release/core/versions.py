@@ -169,7 +169,11 @@ def is_latest(kind: str) -> bool:
 
 def kind_of(version: str) -> str:
     """Classify a version string we made: nightly, rc, release or post."""
-    v = Version(version)
+    return kind_of_version(Version(version))
+
+
+def kind_of_version(v: Version) -> str:
+    """``kind_of`` for a version already parsed (parsing is most of its cost)."""
     if v.is_devrelease:
         return "nightly"
     if v.pre is not None:

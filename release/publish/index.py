@@ -43,7 +43,7 @@ import shutil
 import tempfile
 from email.parser import HeaderParser
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 from urllib.parse import quote
 
 from packaging.utils import canonicalize_name
@@ -289,10 +289,27 @@ class PublishedWheel:
     url: str
     listed: bool = True
     metadata: Asset | None = None
+    # (project, version) of the file name and the release's version, parsed once: the index
+    # asks for them per wheel, and a season holds thousands of wheels
+    parsed: tuple[str, Version] | None = dataclasses.field(default=None, repr=False, compare=False)
+    tag_version: Version | None = dataclasses.field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.parsed is None:
+            self.parsed = _parse_name(self.asset.name)
+        if self.tag_version is None:
+            self.tag_version = Version(self.version)
 
     @property
     def project(self) -> str:
-        return _parse_name(self.asset.name)[0]
+        assert self.parsed is not None
+        return self.parsed[0]
+
+    @property
+    def file_version(self) -> Version:
+        """The version the wheel's file name carries (what pip sees)."""
+        assert self.parsed is not None
+        return self.parsed[1]
 
     @property
     def rel(self) -> str:
@@ -314,30 +331,35 @@ def asset_link(store: Store, release: Release, asset: Asset, asset_base: str | N
     return asset.url
 
 
-def published_wheels(store: Store, releases: list[Release], asset_base: str | None = None) -> list[PublishedWheel]:
-    """The wheel assets of every published release whose tag carries a version."""
+def published_wheels(store: Store, releases: list[Release], asset_base: str | None = None,
+                     list_assets: Callable[[Release], list[Asset]] | None = None) -> list[PublishedWheel]:
+    """The wheel assets of every published release whose tag carries a version (``list_assets``:
+    the store's listing, or one already made)."""
     found: list[PublishedWheel] = []
     for release in releases:
-        version = naming.version_from_tag(release.tag)
-        if release.draft or version is None:
+        text = naming.version_from_tag(release.tag)
+        if release.draft or text is None:
             continue
         try:
-            channel = channel_of(version)
+            version, channel = Version(text), channel_of(text)
         except InvalidVersion:
             continue
-        assets = [a for a in store.list_assets(release) if a.state == "uploaded"]
+        assets = [a for a in (list_assets or store.list_assets)(release) if a.state == "uploaded"]
         by_name = {a.name: a for a in assets}
         for asset in assets:
             if not core_metadata.is_wheel(asset.name):
                 continue
             plain_file_name(asset.name, "asset name")
-            if Identity.of(asset.name).name_error is not None:
+            ident = Identity.of(asset.name)
+            if ident.name_error is not None or ident.dist is None or ident.version is None:
                 continue  # not a wheel pip could install: nothing to index
             url = asset_link(store, release, asset, asset_base)
             sidecar = by_name.get(core_metadata.file_name(asset.name))
             if sidecar is not None and asset_link(store, release, sidecar, asset_base) != url + core_metadata.SUFFIX:
                 sidecar = None  # not where pip looks for it: the page names no metadata file
-            found.append(PublishedWheel(release, asset, version, channel, url, metadata=sidecar))
+            found.append(PublishedWheel(release, asset, text, channel, url, metadata=sidecar,
+                                        parsed=(canonicalize_name(ident.dist), Version(ident.version)),
+                                        tag_version=version))
     return found
 
 
@@ -345,7 +367,7 @@ def select(wheels: list[PublishedWheel], decision: Decision) -> None:
     """List a nightly wheel only when the retention rule (``release.publish.retention``) keeps its release."""
     for w in wheels:
         if w.channel == "nightly":
-            w.listed = Version(w.version) in decision.kept_versions
+            w.listed = w.tag_version in decision.kept_versions
 
 
 def listed_projects(site: Path) -> set[str]:
@@ -437,7 +459,15 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
     check_site(out)
     rule = rule or retention(keep, older_than_days, protect)
     releases = store.list_releases()
-    wheels = published_wheels(store, releases, asset_base)
+    listed_assets: dict[int, list[Asset]] = {}
+
+    def list_assets(release: Release) -> list[Asset]:
+        """The store's listing of a release, made once (the wheels and the page both read it)."""
+        if release.id not in listed_assets:
+            listed_assets[release.id] = store.list_assets(release)
+        return listed_assets[release.id]
+
+    wheels = published_wheels(store, releases, asset_base, list_assets)
     if not wheels:
         raise IndexRefused(f"{store.where}: no published wheels in this {store.kind} store; refusing "
                            f"to write an empty index over {out} (nothing was changed)")
@@ -464,7 +494,7 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
                 sha256, requires, metadata_sha256 = facts(w)
                 if metadata_sha256 is None:
                     without_metadata.append(w.asset.name)
-                listed.append(IndexEntry(filename=w.asset.name, project=w.project, version=_parse_name(w.asset.name)[1],
+                listed.append(IndexEntry(filename=w.asset.name, project=w.project, version=w.file_version,
                                          sha256=sha256, size=w.asset.size, requires_python=requires,
                                          metadata_sha256=metadata_sha256, upload_time=w.release.published_at, url=w.url,
                                          yanked=yanked.get(w.release.id)))
@@ -483,7 +513,8 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
         page = render_page(people_page.gather(store, releases, wheels, site_url=site_url,
                                                      keep=rule.keep, yanked=yanked,
                                                      link_asset=lambda r, a: asset_link(store, r, a, asset_base),
-                                                     cache=cache, used=used, count=counter))
+                                                     cache=cache, used=used, count=counter,
+                                                     list_assets=list_assets))
         tree.write("index.html", page)
         tree.write(STATE_FILE, write_json({"schema": 2, "generator": "jax-rocm-release index",
                                            "wheel_facts": facts.used, "revisions": used,

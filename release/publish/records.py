@@ -6,8 +6,10 @@ Both stores (``release.publish.stores``) answer with these; nothing here does I/
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import datetime as _dt
+import functools
 
 from packaging.version import InvalidVersion, Version
 
@@ -67,7 +69,10 @@ def release_version(release: Release) -> Version | None:
 @dataclasses.dataclass(frozen=True)
 class Published:
     """The published releases of one listing, by version: the release queries in one home
-    (latest of a kind, the one before a version, the versions a new one must sort above)."""
+    (latest of a kind, the one before a version, the versions a new one must sort above).
+
+    Each version is parsed and classified once (``of``), so asking for the one before each of
+    N releases costs N log N, not N^2."""
 
     entries: tuple[tuple[Version, Release], ...]  # newest version first
 
@@ -83,13 +88,35 @@ class Published:
         wanted = Version(version)
         return next((r for v, r in self.entries if v == wanted), None)
 
+    @functools.cached_property
+    def _kinds(self) -> tuple[str, ...]:
+        from release.core.versions import kind_of_version
+        return tuple(kind_of_version(v) for v, _ in self.entries)
+
+    @functools.cached_property
+    def _oldest_first(self) -> dict[str, tuple[list[Version], list[Release]]]:
+        """Per kind, its versions and releases oldest first; among equal versions the one
+        ``entries`` lists first comes last, so it is the one a search from the top finds."""
+        found: dict[str, tuple[list[Version], list[Release]]] = {}
+        for (v, rel), kind in zip(reversed(self.entries), reversed(self._kinds)):
+            vs, rels = found.setdefault(kind, ([], []))
+            vs.append(v)
+            rels.append(rel)
+        return found
+
     def latest(self, kinds: tuple[str, ...], *, below: str | None = None,
                line: str | None = None) -> Release | None:
         """The newest published release of one of ``kinds`` (below ``below``, on ``line``)."""
-        from release.core.versions import kind_of
         limit = Version(below) if below is not None else None
-        for v, rel in self.entries:
-            if kind_of(str(v)) in kinds and (limit is None or v < limit) and (
-                    line is None or v.base_version == line):
-                return rel
-        return None
+        if line is not None:
+            for (v, rel), kind in zip(self.entries, self._kinds):
+                if kind in kinds and (limit is None or v < limit) and v.base_version == line:
+                    return rel
+            return None
+        best: tuple[Version, Release] | None = None
+        for kind in kinds:
+            vs, rels = self._oldest_first.get(kind, ([], []))
+            at = len(vs) if limit is None else bisect.bisect_left(vs, limit)
+            if at and (best is None or vs[at - 1] > best[0]):
+                best = (vs[at - 1], rels[at - 1])
+        return None if best is None else best[1]

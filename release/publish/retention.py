@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
@@ -115,8 +116,9 @@ class Decision:
     expired: tuple[Release, ...]
     unknown_protect: tuple[str, ...]  # protected versions no published nightly has (typos?)
 
-    @property
+    @functools.cached_property
     def kept_versions(self) -> frozenset[Version]:
+        """Built once per decision: the index asks it for every wheel."""
         return frozenset(k.version for k in self.kept)
 
     def kept_for(self, reason: str) -> list[str]:

@@ -211,13 +211,15 @@ def _sort_key(version: str) -> Version:
 def gather(store: Store, releases: list[Release], wheels: Sequence[PublishedWheel], *,
            site_url: str | None, keep: int, yanked: dict[int, str] | None = None,
            link_asset: Callable[[Release, Asset], str] | None = None, cache: dict | None = None,
-           used: dict | None = None, count: CommitCounter | None = None) -> SiteData:
+           used: dict | None = None, count: CommitCounter | None = None,
+           list_assets: Callable[[Release], list[Asset]] | None = None) -> SiteData:
     """The page's data from the store's releases and ``release.publish.index``'s wheel selection.
 
     ``yanked``: release id -> yank reason; ``link_asset``: where an asset is downloaded from
     (default its store URL); ``cache``/``used``:
     revision maps by asset sha256, read from and collected for the site's state; ``count``:
-    commit counts per moved dep.
+    commit counts per moved dep; ``list_assets``: the store's listing of a release, when the
+    caller already made it.
     """
     yanked = yanked or {}
     cache = {} if cache is None else cache
@@ -238,7 +240,7 @@ def gather(store: Store, releases: list[Release], wheels: Sequence[PublishedWhee
         if kind is None:
             continue
         kinds[rel.tag] = kind
-        assets = store.list_assets(rel)
+        assets = (list_assets or store.list_assets)(rel)
         assets_of[rel.tag] = assets
         maps[rel.tag] = _revisions(store, rel, assets, cache, used)
     for rel, version in ordered:

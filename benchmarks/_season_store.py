@@ -1,0 +1,102 @@
+"""A local store holding a season of releases, written fast enough for 3,650 nightlies.
+
+Going through the tool for each release (draft, validated mark, undraft) lists the whole store
+at every step, so a season of N releases costs N^2; here one release goes through the tool and
+the rest are written in the same layout (``<dir>/<id>/release.json`` and its assets), each with
+its own version in its wheels, names, body and revisions. Not a test of publishing: the input of
+``bench_index``.
+
+The season: one nightly a day; every ``LINE_DAYS`` days the line's rc and release (stable
+channel), a post release on every other line, then the next line; from half way, a second ROCm
+major beside the first (its own two projects), as a store that moved majors holds.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+from release.core import core_metadata, naming
+from release.core.config import load_deps
+from release.core.revisions import RevisionMap
+from release.publish.stores import LocalStore
+from tests.support.publish_dist import REPO_ROOT, build_dist, release_dist, write_wheel
+
+PYTHONS = ("3.11", "3.12", "3.13", "3.14")
+LINE_DAYS = 60
+START = _dt.datetime(2025, 11, 1, 4, tzinfo=_dt.timezone.utc)
+
+
+def season(nightlies: int) -> list[tuple[str, _dt.datetime, tuple[int, ...]]]:
+    """(version, publishing time, ROCm majors) of every release, oldest first."""
+    out = []
+    minor, patch = 9, 1
+    for day in range(nightlies):
+        when = START + _dt.timedelta(days=day)
+        majors = (7, 8) if day >= nightlies // 2 else (7,)
+        line = f"0.{minor}.{patch}"
+        out.append((f"{line}.dev{when:%Y%m%d}", when, majors))
+        if day % LINE_DAYS == LINE_DAYS - 1:
+            out.append((f"{line}rc1", when + _dt.timedelta(hours=6), majors))
+            out.append((line, when + _dt.timedelta(hours=12), majors))
+            if (day // LINE_DAYS) % 2:
+                out.append((f"{line}.post1", when + _dt.timedelta(hours=18), majors))
+            minor, patch = (minor + 1, 0) if patch >= 2 else (minor, patch + 1)
+    return out
+
+
+def _wheels(folder: Path, version: str, majors: tuple[int, ...], commit_info: str) -> list[Path]:
+    made = []
+    for major in majors:
+        pjrt_pkg, plugin_pkg = naming.pjrt_package(major), naming.plugin_package(major)
+        made.append(write_wheel(folder / naming.pjrt_wheel(major, version), naming.pjrt_dist(major),
+                                version, naming.wheel_tag(None),
+                                {f"{pjrt_pkg}/__init__.py": "", f"{pjrt_pkg}/commit_info.py": commit_info}))
+        for python in PYTHONS:
+            made.append(write_wheel(folder / naming.plugin_wheel(major, version, python),
+                                    naming.plugin_dist(major), version, naming.wheel_tag(python),
+                                    {f"{plugin_pkg}/__init__.py": "", f"{plugin_pkg}/commit_info.py": commit_info},
+                                    requires=[f"{naming.pjrt_dist(major)}=={version}"]))
+    return made
+
+
+def make_store(root: Path, nightlies: int) -> Path:
+    """The store of ``season(nightlies)`` under ``root``; its directory."""
+    directory = root / f"store-{nightlies}"
+    releases = season(nightlies)
+    first_version, first_time, _ = releases[0]
+    store = LocalStore(directory, clock=lambda: first_time)
+    dist = build_dist(root / "dists", first_version, pythons=PYTHONS)
+    release_dist(store, dist)  # one release the tool wrote: the layout every other one copies
+    shutil.rmtree(dist)
+    template = json.loads((directory / "1" / "release.json").read_text())
+    state = json.loads((directory / "store.json").read_text())
+    deps = load_deps(REPO_ROOT / "deps.yaml")
+    next_id = state["next_id"]
+    for version, when, majors in releases[1:]:
+        rid, next_id = next_id, next_id + 1
+        folder = directory / str(rid) / "assets"
+        folder.mkdir(parents=True)
+        revisions = RevisionMap.from_deps(deps, version, "0" * 40)
+        wheels = _wheels(folder, version, majors, revisions.commit_info_py())
+        files = [*wheels, *(core_metadata.write_beside(w) for w in wheels)]
+        (folder / naming.REVISIONS_ASSET).write_text(revisions.dumps())
+        files.append(folder / naming.REVISIONS_ASSET)
+        assets = []
+        for path in files:
+            data = path.read_bytes()
+            assets.append({"digest": hashlib.sha256(data).hexdigest(), "id": next_id, "name": path.name,
+                           "size": len(data)})
+            next_id += 1
+        stamp = when.strftime("%Y-%m-%dT%H:%M:%SZ")
+        record = {**template, "id": rid, "tag": naming.release_tag(version), "name": f"jax-rocm {version}",
+                  "body": template["body"].replace(first_version, version), "assets": assets,
+                  "created_at": stamp, "published_at": stamp,
+                  "prerelease": ".dev" in version or "rc" in version}
+        (directory / str(rid) / "release.json").write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
+    state["next_id"] = next_id
+    (directory / "store.json").write_text(json.dumps(state, indent=2, sort_keys=True) + "\n")
+    return directory
