@@ -57,8 +57,11 @@ def commands_page() -> str:
     lines = ["# Commands and options", "",
              "Generated from the argparse parsers (`release.docs_reference`): every command of "
              "`python -m release` (or `jax-rocm-release`) and every option it takes. "
-             "What each command does in more words: [What each command does](commands.md).", ""]
-    lines += [f"- [`release {name}`](#{anchor(name)})" for name in COMMANDS]
+             "What each command does in more words: [What each command does](commands.md).", "",
+             f"`release --help` ends: {_cell(parser.epilog or '')} ([Exit statuses](exit-status.md)).", ""]
+    lines += ["| command | what it does |", "|---|---|"]
+    lines += [f"| [`release {name}`](#{anchor(name)}) | {_cell(children[name].description or '')} |"
+              for name in COMMANDS]
     for name in COMMANDS:
         child = children[name]
         child.prog = f"release {name}"
