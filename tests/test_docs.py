@@ -6,6 +6,7 @@ builds with ``mkdocs build --strict`` (skipped where MkDocs is not installed).""
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import os
 import re
@@ -27,8 +28,18 @@ DOCS = REPO / "docs"
 GENERATED = set(docs_reference.PAGES)
 
 
+@functools.lru_cache(maxsize=1)
+def _pages() -> tuple[tuple[str, str], ...]:
+    return tuple(_read_pages().items())
+
+
 def pages() -> dict[str, str]:
-    """Every Markdown page of the site by its path under docs/, generated ones included."""
+    """Every Markdown page of the site by its path under docs/, generated ones included (read
+    once: generating the reference imports every command)."""
+    return dict(_pages())
+
+
+def _read_pages() -> dict[str, str]:
     found = {str(p.relative_to(DOCS)): p.read_text(encoding="utf-8") for p in DOCS.rglob("*.md")
              if "hooks" not in p.relative_to(DOCS).parts}
     found.update({path: render() for path, render in docs_reference.PAGES.items()})
