@@ -21,16 +21,16 @@ HELP = ("walk bump, a nightly, the pip index and page, an rc, the release and a 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dir", type=flags.creatable_dir, metavar="DIR",
-                        help="a new or empty directory for the sandbox (default: <root>/.cache/sandbox/<date>)")
+                        help="a new or empty directory for the sandbox (default: <root>/.cache/sandbox/<date>, "
+                             "or <date>-2, -3, ... when that one is taken)")
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
-    from release.core.config import find_root
-    from release.jobs.sandbox import walk
+    from release.jobs.sandbox import fresh_directory, tool_checkout, walk
 
-    tool = args.root or find_root()
+    tool = tool_checkout(args.root, Path.cwd())
     day = today_utc().isoformat()
-    directory = Path(args.dir) if args.dir else Path(tool) / ".cache" / "sandbox" / day
+    directory = Path(args.dir) if args.dir else fresh_directory(tool / ".cache" / "sandbox", day)
     result = walk(directory, Path(tool), day, say=out.line)
 
     def human(console: Console) -> None:

@@ -3,10 +3,12 @@
 ``walk(directory)`` makes three small upstream repositories (plugin, jax, xla) served from
 ``directory/upstream`` over file://, a project checkout pinning them, and stand-in shared
 objects compiled with the RUNPATH the Bazel config sets (Bazel and ROCm are the only things
-stood in for). Then it runs the tool as a person would, one ``python -m release`` per step
-(each command printed first): bump, a nightly, the pip index and page, an rc, the release, a
-post release, and the index again, with a local store and no public index. It ends by saying
-what to look at: the page, and the pip and uv commands that install tonight's nightly.
+stood in for). Then it runs the tool as a person would, one ``python -m release`` per step:
+bump, a nightly, the pip index and page, an rc, the release, a post release, and the index
+again, with a local store and no public index. Each step is printed as the shell line that
+runs it (the environment it sets first), so the transcript pasted into a shell does the same.
+It ends by saying what to look at: the page, and the pip and uv commands that install
+tonight's nightly.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -125,6 +128,9 @@ def compile_stand_ins(directory: Path, runpath: list[str]) -> Path:
     return directory
 
 
+IDENTITY = ("-c", "user.name=Sandbox", "-c", "user.email=sandbox@example.invalid")
+
+
 @dataclasses.dataclass
 class Sandbox:
     directory: Path
@@ -135,23 +141,42 @@ class Sandbox:
     python: str
     steps: list[dict] = dataclasses.field(default_factory=list)
 
-    def release(self, *argv: str, say: Callable[[str], None], now: str | None = None) -> dict:
-        """One ``python -m release`` as a person runs it in the project (printed first)."""
-        shown = " ".join(argv)
-        say(f"$ release {shown}")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
-        env.update(RELEASE_PUBLIC_INDEX="none", JAX_ROCM_RELEASE_CACHE=str(self.directory / "git-cache"),
-                   RELEASE_GITHUB_WRITE_INTERVAL="0")
-        if now:
-            env["RELEASE_NOW"] = now
-        proc = subprocess.run([sys.executable, "-m", "release", *argv, "--json"], cwd=self.project, env=env,
+    @property
+    def exports(self) -> dict[str, str]:
+        """What every step's environment adds: no public index, the sandbox's own git cache."""
+        return {"RELEASE_PUBLIC_INDEX": "none", "JAX_ROCM_RELEASE_CACHE": str(self.directory / "git-cache"),
+                "RELEASE_GITHUB_WRITE_INTERVAL": "0"}
+
+    def preamble(self, environ: dict[str, str]) -> list[str]:
+        """The shell lines that make a terminal's environment the steps' one (cd, export, unset)."""
+        lines = [f"cd {shlex.quote(str(self.project))}",
+                 "export " + " ".join(f"{k}={shlex.quote(v)}" for k, v in self.exports.items())]
+        dropped = sorted(k for k in environ if k.startswith("GITHUB_"))
+        if dropped:  # a token or repository of the caller's would send steps to GitHub
+            lines.append("unset " + " ".join(dropped))
+        return lines
+
+    def environment(self, environ: dict[str, str], now: str | None) -> dict[str, str]:
+        env = {k: v for k, v in environ.items() if not k.startswith("GITHUB_")} | self.exports
+        return env | ({"RELEASE_NOW": now} if now else {})
+
+    def shell(self, argv: list[str], say: Callable[[str], None], now: str | None = None) -> str:
+        """Run ``argv`` in the project as the printed line does; returns its standard output."""
+        line = shlex.join(argv)
+        line = f"RELEASE_NOW={shlex.quote(now)} {line}" if now else line
+        say(f"$ {line}")
+        proc = subprocess.run(argv, cwd=self.project, env=self.environment(dict(os.environ), now),
                               capture_output=True, text=True, timeout=900)
         if proc.returncode:
-            raise UserError(f"release try: `release {shown}` failed (exit {proc.returncode}): "
+            raise UserError(f"release try: `{line}` failed (exit {proc.returncode}): "
                             f"{(proc.stderr.strip().splitlines() or ['no output'])[-1]}")
-        result = json.loads(proc.stdout) if proc.stdout.strip() else {}
-        self.steps.append({"command": f"release {shown}", "exit": 0})
-        return result
+        self.steps.append({"command": line, "exit": 0})
+        return proc.stdout
+
+    def release(self, *argv: str, say: Callable[[str], None], now: str | None = None) -> dict:
+        """One ``python -m release ... --json`` in the project, printed as the line that runs it."""
+        stdout = self.shell([sys.executable, "-m", "release", *argv, "--json"], say, now)
+        return json.loads(stdout) if stdout.strip() else {}
 
     def store_flags(self) -> list[str]:
         return ["--store", "local", "--store-dir", str(self.store)]
@@ -161,6 +186,35 @@ def install_commands(site: Path, project: str) -> dict[str, str]:
     url = site.as_uri() + "/nightly/"
     return {"pip": f"pip install --pre {project} --index-url {url}",
             "uv": f"uv pip install --prerelease allow {project} --index-url {url}"}
+
+
+def tool_checkout(root: Path | None, cwd: Path) -> Path:
+    """Whose ``jax_rocm_plugin/`` and ``version_info.json`` the sandbox copies: ``--root``, else
+    the checkout around ``cwd``, else the checkout this package runs from (so ``release try``
+    works from any directory once the package is installed from a checkout)."""
+    from release.core.config import find_root
+    if root is not None:
+        return Path(root)
+    try:
+        return find_root(cwd)
+    except UserError:
+        pass
+    own = Path(__file__).resolve().parents[2]
+    if (own / "jax_rocm_plugin").is_dir() and (own / "version_info.json").is_file():
+        return own
+    raise UserError("release try: no checkout of this repository around the current directory, and the "
+                    "installed package is not one; pass --root DIR (a checkout: its jax_rocm_plugin/ and "
+                    "version_info.json are copied into the sandbox)")
+
+
+def fresh_directory(base: Path, day: str) -> Path:
+    """``base/<day>``, or the first of ``base/<day>-2``, ``-3``, ... that is new or empty: a second
+    try on one day gets a directory of its own and never meets the first one's world."""
+    for n in range(1, 10_000):
+        candidate = base / (day if n == 1 else f"{day}-{n}")
+        if not candidate.exists() or (candidate.is_dir() and not any(candidate.iterdir())):
+            return candidate
+    raise UserError(f"{base}: 9,999 sandboxes of {day} already; remove some or pass --dir")
 
 
 def walk(directory: Path, tool: Path, day: str, say: Callable[[str], None] = lambda _: None) -> dict:
@@ -175,9 +229,12 @@ def walk(directory: Path, tool: Path, day: str, say: Callable[[str], None] = lam
     box = Sandbox(directory, project, directory / "store", directory / "site",
                   compile_stand_ins(directory / "artifacts", configured_runpath(project)), python)
     store, art = box.store_flags(), str(box.artifacts)
+    preamble = box.preamble(dict(os.environ))
+    for line in preamble:
+        say(f"$ {line}")
     night = f"{day}T03:00:00Z"
     box.release("bump", say=say, now=night)
-    _git("commit", "--quiet", "-am", "Bump pins (the bump PR, merged)", cwd=project)
+    box.shell(["git", *IDENTITY, "commit", "--quiet", "-am", "Bump pins (the bump PR, merged)"], say)
     say("  (deps.yaml committed: the bump PR, merged)")
     nightly = box.release("nightly", "--date", day, "--artifacts", art, "--python", python, *store,
                           say=say, now=night)
@@ -193,4 +250,4 @@ def walk(directory: Path, tool: Path, day: str, say: Callable[[str], None] = lam
     return {"directory": str(directory), "project": str(project), "store": str(box.store),
             "page": str(box.site / "index.html"), "site": str(box.site),
             "nightly": nightly.get("version"), "rc": rc.get("version"), "release": final.get("version"),
-            "post": post.get("version"), "install": commands, "steps": box.steps}
+            "post": post.get("version"), "install": commands, "preamble": preamble, "steps": box.steps}
