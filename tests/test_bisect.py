@@ -295,6 +295,25 @@ def test_another_bisects_state_needs_reset(world):
     assert other.stderr.count("\n") == 1 and "pass --reset" in other.stderr
 
 
+def test_a_refused_bisect_writes_nothing_and_the_next_one_needs_no_reset(world, tmp_path):
+    h = world.h
+    seed_local(world.store, "rocm-jax-v0.9.1.dev20261121",
+               revisions_json(h, world.root, h.c["P8"], "0.9.1.dev20261121"), tmp_path)
+    seed_local(world.store, "rocm-jax-v0.9.1.dev20261119",  # P5 is no ancestor of the bad pin here
+               revisions_json(h, world.root, h.c["P5"], "0.9.1.dev20261119"), tmp_path)
+    make_project(tmp_path / "older", h, pins=h.pins_at(h.c["P2"]))
+    for good, cwd, says in (("rocm-jax-v0.9.1.dev20261121", world.root, "nothing to bisect"),
+                            ("rocm-jax-v0.9.1.dev20261119", tmp_path / "older", "not an ancestor")):
+        refused = release("bisect", "--good", good, "--store-dir", world.store, "--probe-command", "exit 1",
+                          cwd=cwd)
+        assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and says in refused.stderr
+        assert not (cwd / "dist").exists()
+    found = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json",
+                    "--probe-command", probe_script(world, "jax", h.c["J3"]), cwd=world.root)
+    assert found.returncode == 0, found.stderr
+    assert json.loads(found.stdout)["first_bad"]["plugin"] == h.c["P6"]
+
+
 def test_bad_input_is_one_line(world):
     missing = release("bisect", "--good", "rocm-jax-v0.0.1.dev20200101", "--store-dir", world.store,
                       "--probe-command", "exit 0", cwd=world.root)
@@ -550,7 +569,8 @@ def test_a_resumed_build_bisect_builds_the_version_it_started_with(world):
     state = world.root / "dist" / "bisect"
     day1, day2 = dt.date(2026, 11, 22), dt.date(2026, 11, 23)
     probe = Recording(proj, world.tmp / "ws", world.tmp / "cache", day1)
-    bisect.State.open(state / "state.json", good=good, bad=bad, probe=probe.identity, reset=False, date=day1)
+    bisect.State.open(state / "state.json", good=good, bad=bad, probe=probe.identity, reset=False,
+                      date=day1).save()  # day one's bisect, recorded before its first probe
     later = Recording(proj, world.tmp / "ws", world.tmp / "cache", day2)
     outcome = bisect.run_bisect(proj.deps, good, bad, later, state, world.tmp / "cache", date=day2)
     assert outcome.culprit.sha == h.c["P6"]

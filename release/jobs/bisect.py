@@ -352,12 +352,12 @@ class State:
                 raise UserError(f"{path}: records another bisect ({data['good']['name']}.."
                                 f"{data['bad']['name']}, {what}); pass --reset to start this one")
             return cls(path, data)
-        data = {"schema": STATE_SCHEMA, "good": good, "bad": bad, "probe": probe,
-                "date": date.isoformat(), "candidates": None, "notes": [], "probes": {},
-                "running": None}
-        state = cls(path, data)
-        state.save()
-        return state
+        # Not saved yet: the first save records the listed candidates, so a bisect refused
+        # while listing them (nothing between the nightlies, good not before bad) leaves no
+        # state behind that the next bisect would have to --reset.
+        return cls(path, {"schema": STATE_SCHEMA, "good": good, "bad": bad, "probe": probe,
+                          "date": date.isoformat(), "candidates": None, "notes": [], "probes": {},
+                          "running": None})
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
