@@ -55,14 +55,14 @@ def parse(command: str, argv: list[str], root: Path) -> JobOptions:
 
 
 def recording(job: JobDecl, seen: list[tuple[str, OptionsView]]) -> JobDecl:
-    """``job`` with each step's work replaced by a note of what it was handed."""
+    """``job`` with each step's work replaced by a note of what it was handed (and so no needs)."""
     def recorder(name: str):
         def run(_run, view, _ctx):
             seen.append((name, view))
             return {"ran": name}
         return run
     return dataclasses.replace(job, lock=None, steps=tuple(
-        dataclasses.replace(step, run=recorder(step.name), fingerprint=None)
+        dataclasses.replace(step, run=recorder(step.name), fingerprint=None, needs=None)
         for step in job.steps))
 
 

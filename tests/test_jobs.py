@@ -279,6 +279,47 @@ def test_cut_rc_below_a_published_release_is_refused_before_tagging(run_cli, pub
     assert [r.tag for r in store.list_releases() if r.draft] == []
 
 
+def test_a_cut_or_nightly_that_cannot_build_here_says_so_before_tagging_or_fetching(
+        run_cli, published_line, tmp_path, monkeypatch):
+    """A fresh clone on a machine without Bazel: `release cut` (and a nightly) refuse in one line
+    naming --artifacts, with no tag, no workspace, no dist; with --artifacts the check is not made."""
+    import os
+    import shutil
+    project, store = published_line
+    root = project.root
+    tools = tmp_path / "bin"        # git, and no bazel, on PATH
+    tools.mkdir()
+    os.symlink(shutil.which("git"), tools / "git")
+    monkeypatch.setenv("PATH", str(tools))
+
+    def git(*args):
+        return subprocess.run([str(tools / "git"), *args], cwd=root, check=True, capture_output=True,
+                              text=True).stdout
+
+    git("init", "--quiet", "-b", "main")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "init")
+    for argv in (("cut", "--rc", "1"), ("cut",), ("nightly", "--date", "2026-11-22")):
+        code, out, err = run_cli(*argv, "--root", root, "--store", "local", "--store-dir", store.directory,
+                                 "--workspace", tmp_path / "ws", "--dist", tmp_path / "dist")
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+        assert "no bazel on PATH" in err and "--artifacts DIR" in err
+        assert git("tag") == "" and not (tmp_path / "dist").exists() and not (tmp_path / "ws").exists()
+    assert store.list_releases() == []
+
+
+def test_a_resumed_run_checks_only_what_its_unrecorded_steps_need(tmp_path):
+    from release.jobs.runner import JobDecl, StepDecl, check_needs
+
+    def needs(run, opts):
+        raise UserError("no bazel")
+
+    job = JobDecl("j", (StepDecl("build", "b", lambda *a: {}, needs=needs), StepDecl("pub", "p", lambda *a: {})))
+    with pytest.raises(UserError, match="no bazel"):
+        check_needs(job, None, JobOptions())
+    check_needs(job, None, JobOptions(), recorded={"build"})
+
+
 def test_a_post_release_never_sorts_at_or_below_a_published_one(published_line):
     """post's own rule is check_publishable, as every job's: refused before anything is fetched."""
     from release.jobs.post import post_source

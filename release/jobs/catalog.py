@@ -24,7 +24,7 @@ BUILD_INPUTS = ("workspace", "artifacts")
 FETCH = StepDecl("fetch", "fetch sources", steps.fetch, takes=(*BUILD_INPUTS, "cache"),
                  fingerprint=steps.fetch_fingerprint, when=steps.fetch_wanted)
 BUILD = StepDecl("build", "build wheels", steps.build, takes=BUILD_INPUTS,
-                 fingerprint=steps.build_fingerprint)
+                 fingerprint=steps.build_fingerprint, needs=steps.build_needs)
 COLLECT = StepDecl("collect", "collect the matrix's wheels", steps.collect)
 RESPIN = StepDecl("respin", "promote the released wheels", steps.respin,
                   fingerprint=steps.respin_fingerprint)

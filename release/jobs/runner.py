@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -105,7 +105,9 @@ class StepDecl:
     """One step of a job, declared: ``run(job_run, options, context)`` does the work and
     returns JSON-able outputs; ``takes`` names the ``JobOptions`` fields it reads;
     ``fingerprint`` describes its inputs (a recorded step with the same one is skipped);
-    ``when`` leaves the step out of a run (e.g. fetch when prebuilt artifacts are given)."""
+    ``when`` leaves the step out of a run (e.g. fetch when prebuilt artifacts are given);
+    ``needs`` checks what the step needs of this machine (raising the one line that says so),
+    for every step of a run before the first one changes anything (a cut's tag)."""
 
     name: str
     title: str
@@ -113,6 +115,7 @@ class StepDecl:
     takes: tuple[str, ...] = ()
     fingerprint: Fingerprint | None = None
     when: Callable[[JobRun, OptionsView], bool] | None = None
+    needs: Callable[[JobRun, OptionsView], None] | None = None
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.takes) - OPTION_NAMES)
@@ -135,14 +138,29 @@ class JobDecl:
         return frozenset(name for step in self.steps for name in step.takes)
 
 
+def _kept(job: JobDecl, run: JobRun, options: JobOptions) -> list[tuple[StepDecl, OptionsView]]:
+    """The declarations of ``job`` this run runs (``when``), each with its options' view."""
+    kept = []
+    for decl in job.steps:
+        view = OptionsView(options, decl.takes, decl.name)
+        if decl.when is None or decl.when(run, view):
+            kept.append((decl, view))
+    return kept
+
+
+def check_needs(job: JobDecl, run: JobRun, options: JobOptions, recorded: Collection[str] = ()) -> None:
+    """Every step of this run has what it ``needs`` (but the ``recorded`` ones: a resumed run
+    that built before needs no Bazel now); raises the first step's line before any step runs."""
+    for decl, view in _kept(job, run, options):
+        if decl.needs is not None and decl.name not in recorded:
+            decl.needs(run, view)
+
+
 def steps_for(job: JobDecl, run: JobRun, options: JobOptions) -> list[Step]:
     """The pipeline steps of ``job`` for this run: each bound to the options it declared."""
     from release.jobs.pipeline import Step
     steps = []
-    for decl in job.steps:
-        view = OptionsView(options, decl.takes, decl.name)
-        if decl.when is not None and not decl.when(run, view):
-            continue
+    for decl, view in _kept(job, run, options):
         fingerprint = functools.partial(decl.fingerprint, run, view) if decl.fingerprint else None
         steps.append(Step(decl.name, functools.partial(decl.run, run, view), fingerprint,
                           decl.title))
@@ -157,6 +175,7 @@ def run_declared(job: JobDecl, run: JobRun, options: JobOptions, *, lock_timeout
     from release.core.manifest import Manifest
     from release.jobs.pipeline import job_lock, run_steps
 
+    check_needs(job, run, options, recorded=Manifest.load(run.directory).steps)
     steps = steps_for(job, run, options)
     if job.lock is None:
         return run_steps(steps, Manifest.load(run.directory), run.out, on_failure=on_failure)

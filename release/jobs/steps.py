@@ -65,6 +65,16 @@ def build(run: JobRun, opts: OptionsView, _ctx: Context) -> Outputs:
     return {"wheels": sorted(result.wheels)}
 
 
+def build_needs(_run: JobRun, opts: OptionsView) -> None:
+    """A build without ``--artifacts`` runs Bazel (on a ROCm build machine): without it on
+    PATH, say so before anything is tagged or fetched, and name the way that needs neither."""
+    import shutil
+    if opts.artifacts is None and shutil.which("bazel") is None:
+        raise UserError("build: no bazel on PATH; building the wheels needs Bazel (or bazelisk) and ROCm. "
+                        "On another machine pass --artifacts DIR (the .so files a build made; "
+                        "`release try` makes a sandbox with stand-ins)")
+
+
 def build_fingerprint(run: JobRun, _opts: OptionsView, _ctx: Context) -> str:
     return repr(_plan(run).to_json())
 
