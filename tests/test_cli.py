@@ -280,3 +280,40 @@ def test_every_way_a_command_prints_is_redacted(capsys):
     Output(as_json=True, stream=stream).line(f"to stderr {secret}")
     text = stream.getvalue() + capsys.readouterr().err
     assert secret not in text and text.count("***") == 6, text
+
+
+@pytest.mark.parametrize("argv, needs, not_asked", [
+    (["gc", "--keep", "3", "--store", "github"], "contents: write", "issues"),  # deletes nightlies
+    (["yank", "rocm-jax-v0.9.1", "--store", "github", "--reason", "r"], "contents: write", "issues"),
+    (["index", "--store", "github", "--out", "site"], "contents: read", "contents: write"),
+    (["dashboard"], "issues: write", "contents: write"),
+    (["doctor"], "administration: read", "contents: write"),
+])
+def test_a_missing_token_is_asked_for_the_permission_the_command_needs(run_cli, project_dir, monkeypatch,
+                                                                       argv, needs, not_asked):
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.setenv("GITHUB_REPOSITORY", "owner/name")
+    code, out, err = run_cli(*argv, "--root", project_dir, cwd=project_dir)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "GITHUB_TOKEN is not set" in err and needs in err and not_asked not in err
+
+
+def test_the_pull_requests_and_ci_reads_name_their_permissions():
+    from release.core.errors import UserError
+    from release.sources import github
+    for needs, permission in ((github.PULL_REQUEST, "pull-requests: write"),
+                              (github.WORKFLOW_RUNS, "actions: read"), (github.CHECK_RUNS, "checks: read")):
+        with pytest.raises(UserError, match=permission):
+            github.GitHubClient.from_env({}, needs=needs)
+
+
+def test_status_prints_each_pin_once_with_every_column_named(run_cli, project_dir, monkeypatch):
+    from release.core.config import load_deps
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, err = run_cli("status", "--offline", "--root", project_dir)
+    assert code == 0, err
+    deps = list(load_deps(project_dir / "deps.yaml"))
+    for dep in deps:  # a pin is its commit beside its branch
+        assert sum(dep.commit[:7] in line and dep.branch in line for line in out.splitlines()) == 1, out
+    header = next(line for line in out.splitlines() if " dep " in line and " commit " in line)
+    assert " committed " in header and " age " in header  # the commit times, unknown here, are named

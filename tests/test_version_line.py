@@ -143,6 +143,25 @@ def test_a_released_lines_nightly_is_its_next_post_dev(project):
         make_plan(at(project, "0.9.1.post7"), "rc", number=1, pythons=("3.12",))
 
 
+@pytest.mark.parametrize("published, released", [
+    ((), None),                                            # a fresh store: nothing of the line
+    (("0.9.1.dev20261120", "0.9.1rc1"), None),             # only nightlies and an rc of it
+    (("0.10.0", "0.9.0.post1"), None),                     # other lines' releases are not this one's
+    (("0.9.1",), "0.9.1"),
+    (("0.9.1.post3", "0.9.1", "0.9.1.post12"), "0.9.1.post12"),   # the newest, not the last listed
+])
+def test_the_notes_agree_on_whether_the_line_is_released(project, published, released):
+    """Issue 33: "line 0.9.1 is released" stood beside "nothing of line 0.9.1 is published"."""
+    nxt = next_versions(at(project, "0.9.1.post13"), list(published), DAY)
+    rc, post = nxt["rc"]["why"], nxt["post"]["why"]
+    assert "rcs come before a line's first release" in rc
+    if released is None:
+        assert "is released" not in rc and "version_info.json names 0.9.1.post13" in rc
+        assert "nothing of line 0.9.1 is published" in post
+    else:
+        assert f"line 0.9.1 is released ({released} published" in rc and "nothing" not in post
+
+
 REAL_LINE = ["0.9.1", *(f"0.9.1.post{n}" for n in range(1, 7)), "0.9.2", "0.10.0", "0.12.0"]
 
 

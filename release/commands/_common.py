@@ -112,10 +112,12 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
                         help="directory of the local store (default: <root>/.cache/releases)")
 
 
-def open_store_from_args(args: argparse.Namespace, out: Output, read_only: bool = False) -> Store:
+def open_store_from_args(args: argparse.Namespace, out: Output, read_only: bool = False,
+                         writes: bool = True) -> Store:
     """The store the flags name; the local store lives under the project root (or the cwd).
 
-    ``read_only``: the command only reads, so a missing local store is an error, not an empty one.
+    ``read_only``: a missing local store is an error, not an empty one; ``writes``: the command
+    changes releases (what a missing token is asked for).
     """
     from release.core.config import find_root
     from release.core.errors import UserError
@@ -128,7 +130,7 @@ def open_store_from_args(args: argparse.Namespace, out: Output, read_only: bool 
         except UserError:
             root = Path.cwd()
     return open_store(args.store, args.repo, args.store_dir, root or Path.cwd(),
-                      console=out.progress_console(), read_only=read_only)
+                      console=out.progress_console(), read_only=read_only, writes=writes)
 
 
 def transfer_progress(out: Output) -> Progress:

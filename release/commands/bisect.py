@@ -106,7 +106,7 @@ def _where(out: Output, repo: ReleaseRepo, *, required: bool) -> BumpPull | None
     """This repository on GitHub (its hold PRs): required for --open-pr, else when configured."""
     import os
 
-    from release.sources.github import GitHubClient
+    from release.sources.github import PULL_REQUEST, GitHubClient
     from release.sources.pull_requests import BumpPull, repository_from_env
     if not required and not os.environ.get("GITHUB_REPOSITORY"):
         return None
@@ -115,7 +115,7 @@ def _where(out: Output, repo: ReleaseRepo, *, required: bool) -> BumpPull | None
         base = repo.current_branch()
     except UserError:  # a detached checkout, as CI may make: the hold PR's base is main
         base = "main"
-    return BumpPull(GitHubClient.from_env(console=out.progress_console()), owner, name, base)
+    return BumpPull(GitHubClient.from_env(console=out.progress_console(), needs=PULL_REQUEST), owner, name, base)
 
 
 def _known(proj: Project, repo: ReleaseRepo, where: BumpPull | None) -> list:
@@ -147,7 +147,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         pull = _where(out, repo, required=args.open_pr) if (args.open_pr or args.skip_known) else None
     dist = (args.dist or proj.root / "dist").resolve()
     bisect_dir = dist / "bisect"
-    store = open_store_from_args(args, out)
+    store = open_store_from_args(args, out, writes=False)
     good = _endpoint(store, args.good)
     bad = _bad_endpoint(args, proj, store, repo)
     cache = cache_dir(proj.root)
@@ -197,7 +197,7 @@ def _plan(args: argparse.Namespace, out: Output, proj: Project) -> int:
     repo = ReleaseRepo(proj.root)
     repo.head()
     where = _where(out, repo, required=bool(args.dispatch))
-    store = open_store_from_args(args, out)
+    store = open_store_from_args(args, out, writes=False)
     bad = _bad_endpoint(args, proj, store, repo)
     decided = after_red_nightly(store, proj.deps, bad, _known(proj, repo, where), cache_dir(proj.root),
                                 good_tag=args.good, say=out.line)

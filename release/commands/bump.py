@@ -104,9 +104,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
         deps = committed_deps(repo, deps)
     pull = None
     if open_pr and repo is not None:  # (--open-pr commits) fail on a missing token first
-        from release.sources.github import GitHubClient
+        from release.sources.github import PULL_REQUEST, GitHubClient
         owner, name = repository_from_env()
-        pull = BumpPull(GitHubClient.from_env(console=out.progress_console()), owner, name,
+        pull = BumpPull(GitHubClient.from_env(console=out.progress_console(), needs=PULL_REQUEST), owner, name,
                         repo.current_branch())
     if args.auto_merge and pull is not None and repo is not None and not holds_only:
         from release.sources.automerge import merge_if_green

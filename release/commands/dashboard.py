@@ -60,12 +60,12 @@ def run(args: argparse.Namespace, out: Output) -> int:
     from release.core import roller_report
     from release.core.errors import UserError
     from release.sources import dashboard
-    from release.sources.github import GitHubClient
+    from release.sources.github import DASHBOARD, GitHubClient
     from release.sources.pull_requests import repository_from_env
     proj = project(args)
     owner, name = args.repo.split("/", 1) if args.repo else repository_from_env()
-    client = GitHubClient.from_env(console=out.progress_console())
-    store = open_store_from_args(args, out, read_only=True)
+    client = GitHubClient.from_env(console=out.progress_console(), needs=DASHBOARD)
+    store = open_store_from_args(args, out, read_only=True, writes=False)
     this_run = None
     if args.this_run:
         run_id = os.environ.get("GITHUB_RUN_ID", "")

@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, out: Output) -> int:
     from release.check.preflight import preflight
-    from release.sources.github import GitHubClient
+    from release.sources.github import SETTINGS, GitHubClient
     from release.sources.pull_requests import repository_from_env
 
     root = project(args).root
@@ -36,7 +36,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     if args.repo:
         env["GITHUB_REPOSITORY"] = args.repo
     owner, name = repository_from_env(env)
-    client = GitHubClient.from_env(env, console=out.progress_console())
+    client = GitHubClient.from_env(env, console=out.progress_console(), needs=SETTINGS)
     findings = preflight(client, owner, name, root)
     failed = [f for f in findings if f.status == "fail"]
     counts = {s: sum(f.status == s for f in findings) for s in MARKS}

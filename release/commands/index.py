@@ -62,7 +62,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
             except UserError:
                 root = Path.cwd()
         counter = mirror_counter(cache_dir(root), say=out.line)
-    store = open_store_from_args(args, out, read_only=True)
+    store = open_store_from_args(args, out, read_only=True, writes=False)
     with transfer_progress(out) as progress:
         result = build_site(store, args.out, rule=rule, now=now_utc(), site_url=args.url,
                             asset_base=args.asset_url, count_commits=counter, say=out.line,

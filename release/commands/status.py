@@ -46,7 +46,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     proj = project(args)
     info = proj.version_info
     date = args.date or today_utc()
-    store = None if args.offline else open_store_from_args(args, out)
+    store = None if args.offline else open_store_from_args(args, out, writes=False)
     store_view = None if store is None else _store_view(store)
     nxt = _next_versions(proj, date, args.build_number, store_view)
     data: dict[str, Any] = {
@@ -165,12 +165,14 @@ def _human(console: Console, proj: Project, data: dict, roller: Report) -> None:
     from rich.table import Table
 
     from release.core import versions
-    from release.core.roller_report import text
+    from release.core.roller_report import pin_ages, text
     table = Table(title=f"pins ({proj.deps.path.name})", title_justify="left")
-    for col in ("dep", "branch", "commit", "roll", "url"):
+    for col in ("dep", "branch", "commit", "roll", "committed", "age", "url"):
         table.add_column(col, no_wrap=True)
+    ages = pin_ages(roller)  # the pins once: the roller's columns join this table
     for d in proj.deps:
-        table.add_row(d.name, d.branch, d.short, str(d.roll), display_url(d.url))
+        committed, age = ages.get(d.name, ("unknown", "unknown"))
+        table.add_row(d.name, d.branch, d.short, str(d.roll), committed, age, display_url(d.url))
     console.print(table)
     store = data.get("store")
     if store is not None:
@@ -212,7 +214,7 @@ def _human(console: Console, proj: Project, data: dict, roller: Report) -> None:
     elif pypi["versions"]:
         console.print(f"on PyPI ({pypi['index']}): " + ", ".join(
             f"{v} {state}" for v, state in pypi["versions"].items()), markup=False)
-    for line in text(roller):  # what the dashboard issue says (one renderer)
+    for line in text(roller, without=("Pins",)):  # what the dashboard issue says (one renderer)
         console.print(line, markup=False, highlight=False)
 
 

@@ -225,10 +225,19 @@ def bound(body: str, limit: int = BODY_LIMIT) -> str:
     return "\n".join(kept or [MARKER]) + note
 
 
-def text(report: Report) -> list[str]:
-    """The same report as lines for a terminal (``release status``): one safe line each."""
+def pin_ages(report: Report) -> dict[str, tuple[str, str]]:
+    """Each pin's commit day and age as the Pins section shows them, by dep name (for a
+    command that prints the pins in its own table)."""
+    return {p.name: (_day(p.committed), _age(age_days(report.now, p.committed))) for p in report.pins}
+
+
+def text(report: Report, *, without: Sequence[str] = ()) -> list[str]:
+    """The same report as lines for a terminal (``release status``): one safe line each;
+    ``without`` names sections the caller printed already (its own pins table)."""
     lines = [f"roller: {sanitize.line(headline(report))}"]
     for section in sections(report):
+        if section.title in without:
+            continue
         if not section.rows:
             lines.append(f"{section.title.lower()}: {section.empty}")
             continue

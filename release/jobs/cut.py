@@ -89,11 +89,11 @@ def finish_release(project: Project, released: str, *, push: bool, open_pr: bool
         ReleaseRepo(project.root).push(result["commit"], result["branch"])
         result["pushed"] = True
     if open_pr:
-        from release.sources.github import GitHubClient
+        from release.sources.github import PULL_REQUEST, GitHubClient
         from release.sources.pull_requests import next_version_pull, repository_from_env
         env = os.environ if env is None else env
         owner, name = repository_from_env(env)
-        client = GitHubClient.from_env(env, console=out.progress_console())
+        client = GitHubClient.from_env(env, console=out.progress_console(), needs=PULL_REQUEST)
         result["pull"] = next_version_pull(client, owner, name, released=released,
                                            next_version=result["next_version"],
                                            branch=result["branch"], base=base_branch)

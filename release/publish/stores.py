@@ -32,7 +32,15 @@ from release.publish.records import Release as Release
 from release.publish.records import parse_time
 from release.publish.records import release_version as release_version
 from release.sources import asset_ranges
-from release.sources.github import GitHubClient, GitHubError, MalformedAnswer, UncertainWrite, fields
+from release.sources.github import (
+    PUBLISH,
+    READ_RELEASES,
+    GitHubClient,
+    GitHubError,
+    MalformedAnswer,
+    UncertainWrite,
+    fields,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -563,13 +571,14 @@ def _near_store(directory: Path) -> Path | None:
 
 def open_store(kind: str | None, repo: str | None, store_dir: Path | None, root: Path,
                console: Console | None = None, env: Mapping[str, str] | None = None,
-               read_only: bool = False) -> Store:
+               read_only: bool = False, writes: bool = True) -> Store:
     """The store a command works on.
 
     ``github`` when asked for or when a repository is configured (``--repo`` or
     ``$GITHUB_REPOSITORY``); otherwise ``local`` in ``store_dir`` (default
     ``<root>/.cache/releases``). ``read_only``: a local store that does not exist is an
     error (``StoreError``, with a did-you-mean for a near miss), never an empty store.
+    ``writes``: the command changes releases, so a missing token asks for ``contents: write``.
     """
     env = os.environ if env is None else env
     repo = repo or env.get("GITHUB_REPOSITORY") or None
@@ -587,4 +596,5 @@ def open_store(kind: str | None, repo: str | None, store_dir: Path | None, root:
     parts = repo.split("/")
     if len(parts) != 2 or not all(parts):
         raise UserError(f"--repo {repo}: expected OWNER/NAME")
-    return GitHubStore(GitHubClient.from_env(env, console=console), parts[0], parts[1])
+    return GitHubStore(GitHubClient.from_env(env, console=console, needs=PUBLISH if writes else READ_RELEASES),
+                       parts[0], parts[1])

@@ -217,12 +217,12 @@ def require_github(dep_name: str, url: str, env: Mapping[str, str] | None = None
 
 def client_from_env(dep_name: str, env: Mapping[str, str] | None = None, **kwargs: Any) -> GitHubClient:
     """A ``GitHubClient`` for CI reads (``GITHUB_TOKEN``, ``GITHUB_API_URL``)."""
-    from release.sources.github import GitHubClient
+    from release.sources.github import CHECK_RUNS, GitHubClient
     env = os.environ if env is None else env
     if not env.get("GITHUB_TOKEN"):
         raise UserError(f"{dep_name}: roll requires green CI, but GITHUB_TOKEN is not set; it "
                         f"needs a token with {TOKEN_SCOPES}")
-    return GitHubClient.from_env(env, **kwargs)
+    return GitHubClient.from_env(env, needs=CHECK_RUNS, **kwargs)
 
 
 def fetch(client: GitHubClient, owner: str, repo: str, sha: str) -> tuple[list[dict], list[dict]]:

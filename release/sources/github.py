@@ -165,15 +165,27 @@ class _ProgressReader:
         return self.size
 
 
+# What a caller does with the API and the token permission that takes, for the line a missing
+# token gets: ("publishing releases", "contents: write").
+Permission = tuple[str, str]
+PUBLISH: Permission = ("publishing releases", "contents: write")
+READ_RELEASES: Permission = ("reading releases", "contents: read")
+PULL_REQUEST: Permission = ("opening a pull request", "pull-requests: write")
+DASHBOARD: Permission = ("the roller's dashboard issue", "issues: write")
+WORKFLOW_RUNS: Permission = ("reading the nightly workflow's runs", "actions: read")
+CHECK_RUNS: Permission = ("reading an upstream commit's CI", "checks: read and statuses: read")
+SETTINGS: Permission = ("reading the repository's settings", "administration: read and pages: read")
+
+
 class GitHubClient:
     def __init__(self, token: str | None, api_url: str = DEFAULT_API_URL, *,
                  session: requests.Session | None = None, sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.time, deadline: float = 900.0,
                  retries: int = 5, write_interval: float = 1.0, timeout: float = 60.0,
-                 console: Console | None = None):
-        if not token:
-            raise UserError("GITHUB_TOKEN is not set; a token with 'contents: write' is needed "
-                            "to read drafts and publish releases")
+                 console: Console | None = None, needs: Permission = ("reading the repository", "contents: read")):
+        if not token:  # the caller names what it does and the permission that takes
+            raise UserError(f"GITHUB_TOKEN is not set; {needs[0]} needs a token with {needs[1]} (the "
+                            "workflow's permissions: block, or a fine-grained token's)")
         register_secret(token.strip())  # never with surrounding whitespace: redact would eat it
         self._token = check_token(token)
         parts = urlsplit(api_url)

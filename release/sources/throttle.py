@@ -125,7 +125,7 @@ def check(roller: Roller, *, branch: str | None, env: Mapping[str, str] | None =
           console: Console | None = None) -> Throttle:
     """The throttle for this repository's nightly runs on ``branch`` (GITHUB_REPOSITORY,
     GITHUB_TOKEN, GITHUB_API_URL), by ``roller``'s limit and reset."""
-    from release.sources.github import GitHubClient
+    from release.sources.github import WORKFLOW_RUNS, GitHubClient
     if roller.throttle_after_red <= 0:
         return Throttle(roller.throttle_after_red, OFF, reset=roller.reset_text())
     env = os.environ if env is None else env
@@ -135,7 +135,7 @@ def check(roller: Roller, *, branch: str | None, env: Mapping[str, str] | None =
         return unchecked(roller, "GITHUB_TOKEN is not set")
     if not owner or not name or "/" in name:
         return unchecked(roller, "GITHUB_REPOSITORY is not set to owner/name")
-    client = GitHubClient.from_env(env, console=console, deadline=DEADLINE)
+    client = GitHubClient.from_env(env, console=console, deadline=DEADLINE, needs=WORKFLOW_RUNS)
     return read(roller, client, owner, name, branch=branch)
 
 
