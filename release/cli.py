@@ -10,11 +10,14 @@ git server failed or answered nonsense). Any other exception is a bug and traceb
 from __future__ import annotations
 
 import argparse
+import difflib
 import errno
 import importlib
 import json
 import os
+import re
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import NoReturn
@@ -65,11 +68,34 @@ class FlagError(UserError, SystemExit):
         self.prog, self.code = prog, self.exit_code
 
 
+def nearest(word: str, known: Iterable[str]) -> str | None:
+    """The one of ``known`` a mistyped ``word`` most likely meant (difflib), or None."""
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+_CHOICE = re.compile(r"invalid choice: '(?P<word>[^']*)' \(choose from (?P<known>.*)\)$")
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a bad flag is one line (what, where, expected) and exit 2."""
+    """argparse, but a bad flag is one line (what, where, expected, the nearest valid one) and exit 2."""
 
     def error(self, message: str) -> NoReturn:  # noqa: D401 - argparse API
+        found = _CHOICE.search(message)
+        if found:  # a mistyped command or choice: name the nearest
+            guess = nearest(found["word"], re.findall(r"'([^']*)'", found["known"]))
+            message = (message[:found.start()] + f"invalid choice: {found['word']!r}"
+                       + (f"; did you mean {guess}?" if guess else "") + f" (choose from {found['known']})")
         raise FlagError(self.prog, f"{message} (see {self.prog} --help)")
+
+    def unknown(self, extra: list[str]) -> NoReturn:
+        """Arguments this (sub)command does not take: each mistyped option with its nearest."""
+        options = [o for action in self._actions for o in action.option_strings if o.startswith("--")]
+        said = []
+        for arg in extra:
+            guess = nearest(arg.split("=", 1)[0], options) if arg.startswith("-") else None
+            said.append(f"{arg} (did you mean {guess}?)" if guess else arg)
+        self.error(f"unrecognized arguments: {' '.join(said)}")
 
 
 def common_options() -> _Parser:
@@ -119,8 +145,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # ``release --help`` lists the commands only: no command's flags, so no command's imports
         parser = build_parser(words[0] if words else None, arguments=bool(words))
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
         prog = f"release {args.command}"
+        if extra:  # named against the command's own options and help, not the top level's
+            _command_parser(parser, args.command).unknown(extra)
         flags.check_paths(_command_parser(parser, args.command), args)
         _check_environment(args.command)
         return int(args._run(args, Output(as_json=args.json)) or 0)
@@ -138,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def _command_parser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+def _command_parser(parser: argparse.ArgumentParser, command: str) -> _Parser:
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     return sub.choices[command]
 

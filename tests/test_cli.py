@@ -317,3 +317,32 @@ def test_status_prints_each_pin_once_with_every_column_named(run_cli, project_di
         assert sum(dep.commit[:7] in line and dep.branch in line for line in out.splitlines()) == 1, out
     header = next(line for line in out.splitlines() if " dep " in line and " commit " in line)
     assert " committed " in header and " age " in header  # the commit times, unknown here, are named
+
+
+@pytest.mark.parametrize("argv, said, where", [
+    (["statsu"], "invalid choice: 'statsu'; did you mean status?", "release --help"),
+    (["pypi-uplod"], "did you mean pypi-upload?", "release --help"),
+    (["status", "--ofline"], "unrecognized arguments: --ofline (did you mean --offline?)", "release status --help"),
+    (["yank", "--rason", "x", "v0.9.1"], "--rason (did you mean --reason?) v0.9.1", "release yank --help"),
+    (["bump", "--opn-pr=1"], "--opn-pr=1 (did you mean --open-pr?)", "release bump --help"),
+    (["gc", "--keep", "1", "--store", "gitub"], "invalid choice: 'gitub'; did you mean github?", "release gc --help"),
+    (["status", "--xyzzy"], "unrecognized arguments: --xyzzy (see", "release status --help"),  # nothing near
+])
+def test_a_mistyped_command_or_option_names_the_nearest_and_the_commands_help(run_cli, project_dir, argv, said,
+                                                                             where):
+    code, out, err = run_cli(*argv, cwd=project_dir)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert said in err and err.rstrip().endswith(f"(see {where})"), err
+
+
+@pytest.mark.parametrize("given", ["v0.9.1", "0.9.1", "rocm-jax-v0.9.1"])
+def test_yank_takes_the_tag_the_version_or_v_and_the_version(run_cli, tmp_path, monkeypatch, given):
+    from release.publish.stores import LocalStore
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    store = LocalStore(tmp_path / "store")
+    store.publish(store.create_draft("rocm-jax-v0.9.1", name="0.9.1", body="notes", prerelease=False),
+                  prerelease=False, make_latest=True)
+    code, out, err = run_cli("yank", given, "--reason", "broken", "--store-dir", store.directory, "--json",
+                             cwd=tmp_path)
+    assert code == 0, err
+    assert json.loads(out)["tag"] == "rocm-jax-v0.9.1"

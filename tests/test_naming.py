@@ -89,3 +89,21 @@ def test_identity_reads_our_wheel_names_and_others():
     assert (other.dist, other.kind, other.rocm_major) == ("numpy", None, None)
     bad = naming.Identity.of("jax_rocm7_plugin-0.9.1.whl")
     assert bad.kind is None and bad.name_error
+
+
+@pytest.mark.parametrize("given, tag", [
+    ("rocm-jax-v0.9.1", "rocm-jax-v0.9.1"), ("0.9.1", "rocm-jax-v0.9.1"), ("v0.9.1", "rocm-jax-v0.9.1"),
+    ("V0.10.0rc2", "rocm-jax-v0.10.0rc2"), (" 0.9.1.post12 ", "rocm-jax-v0.9.1.post12"),
+    ("v0.9.1.dev20261122", "rocm-jax-v0.9.1.dev20261122"), ("0.9.1-rc1", "rocm-jax-v0.9.1rc1"),
+    ("rocm-jax-vv0.9.1", "rocm-jax-v0.9.1"),
+])
+def test_a_tag_a_person_types_is_the_release_tag_they_mean(given, tag):
+    """Issue 33: `yank v0.9.1` looked for rocm-jax-vv0.9.1."""
+    assert naming.tag_of(given) == tag
+
+
+@pytest.mark.parametrize("given", ["vv0.9.1", "latest", "", "rocm-jaxlib-v0.9.1", "0.9.1.dev20261122.post1x"])
+def test_what_is_no_tag_nor_version_is_one_line_naming_both(given):
+    with pytest.raises(naming.versions.VersionError, match=r"expected a release tag rocm-jax-v<version> or a "
+                                                           r"version \(X\.Y\.Z"):
+        naming.tag_of(given, what="TAG")

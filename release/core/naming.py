@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
-from packaging.version import InvalidVersion
+from packaging.version import InvalidVersion, Version
 
 from release.core import versions
 
@@ -72,6 +72,25 @@ def release_tag(version: str) -> str:
 
 def version_from_tag(tag: str) -> str | None:
     return tag[len(TAG_PREFIX):] if tag.startswith(TAG_PREFIX) else None
+
+
+def tag_of(text: str, *, what: str = "TAG") -> str:
+    """The release tag a person means by ``text``: a tag (rocm-jax-v0.9.1), a version (0.9.1),
+    or a version written as git tags often are (v0.9.1), in the version's normal form; anything
+    else is one line naming what was expected."""
+    given = text.strip()
+    version = version_from_tag(given)
+    version = given if version is None else version
+    try:
+        normal = str(Version(version))   # also takes a leading v, once
+        kind = versions.kind_of(normal)
+    except (InvalidVersion, versions.VersionError):
+        normal, kind = "", None
+    if kind is None or normal.startswith("v"):
+        shapes = ", ".join(TAG_SHAPES.values())
+        raise versions.VersionError(f"{what} {given}: expected a release tag {TAG_PREFIX}<version> or "
+                                    f"a version ({shapes})")
+    return release_tag(normal)
 
 
 TAG_SHAPES = {"nightly": "X.Y.Z.devYYYYMMDD", "rc": "X.Y.ZrcN", "release": "X.Y.Z", "post": "X.Y.Z.postN"}

@@ -49,7 +49,7 @@ def with_yank(body: str, reason: str) -> str:
 
 
 def find_published(store: Store, tag_or_version: str) -> Release:
-    tag = tag_or_version if naming.version_from_tag(tag_or_version) else naming.release_tag(tag_or_version)
+    tag = naming.tag_of(tag_or_version)
     found = store.published_for(tag)
     if found is None:
         raise UserError(f"{tag}: no published release with this tag in {store.where} "
