@@ -271,3 +271,31 @@ def test_auto_merge_variables_at_their_edges(name, value, good):
     assert (preflight.VARIABLE_RULES[name](value) is None) == good
     if name == "BUMP_MERGE_REQUIRE" and good:
         assert preflight.required_names(value) == ["ci / lint", "build"]
+
+
+@pytest.mark.parametrize("repository, said", [
+    (None, "no GitHub repository named: pass --repo OWNER/NAME or set GITHUB_REPOSITORY"),
+    ("", "no GitHub repository named: pass --repo OWNER/NAME"),
+    ("owner", "GITHUB_REPOSITORY 'owner': expected OWNER/NAME"),
+])
+def test_without_a_repository_doctor_names_its_repo_flag(run_cli, monkeypatch, repository, said):
+    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+    if repository is None:
+        monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    else:
+        monkeypatch.setenv("GITHUB_REPOSITORY", repository)
+    code, out, err = run_cli("doctor", "--root", REPO)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and said in err, err
+
+
+def test_github_out_of_reach_is_one_line_at_once(run_cli, monkeypatch):
+    """Issue 33: doctor retried for 31 s before saying GitHub could not be reached."""
+    import socket
+    with socket.socket() as sock:   # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+    monkeypatch.setenv("GITHUB_API_URL", f"http://127.0.0.1:{port}")
+    code, out, err = run_cli("doctor", "--root", REPO, "--repo", "owner/name")
+    assert code == 3 and len(err.strip().splitlines()) == 1, err
+    assert f"no answer from 127.0.0.1:{port} (ConnectionError)" in err and "retrying" not in err

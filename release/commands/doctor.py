@@ -35,8 +35,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
     env = dict(os.environ)
     if args.repo:
         env["GITHUB_REPOSITORY"] = args.repo
-    owner, name = repository_from_env(env)
-    client = GitHubClient.from_env(env, console=out.progress_console(), needs=SETTINGS)
+    owner, name = repository_from_env(env, flag="--repo")
+    # a person waits for this answer: GitHub out of reach is said at once, not after 31 s of retries
+    client = GitHubClient.from_env(env, console=out.progress_console(), needs=SETTINGS, retries=0)
     findings = preflight(client, owner, name, root)
     failed = [f for f in findings if f.status == "fail"]
     counts = {s: sum(f.status == s for f in findings) for s in MARKS}

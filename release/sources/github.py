@@ -283,7 +283,9 @@ class GitHubClient:
                     raise UncertainWrite(method, shown, None, reason) from None
                 raise GitHubUnavailable(method, shown, None, reason) from None
             except requests.RequestException as exc:
-                reason = f"connection failed ({type(exc).__name__})"
+                reason = (f"from {urlsplit(url).netloc} ({type(exc).__name__}): check the network, a proxy "
+                          "or GITHUB_API_URL" if isinstance(exc, requests.ConnectionError)
+                          else f"connection failed ({type(exc).__name__})")
                 if not idempotent:
                     raise UncertainWrite(method, shown, None, reason) from None
                 self._retry_or_raise(method, shown, None, reason, attempt, start, backoff)
@@ -549,8 +551,10 @@ class GitHubClient:
     def _retry_or_raise(self, method: str, shown: str, status: int | None, reason: str, attempt: int,
                         start: float, backoff: float) -> None:
         if attempt > self.retries or self.clock() + backoff - start > self.deadline:
-            raise GitHubUnavailable(method, shown, status, f"{reason} (gave up after {attempt} attempts)")
-        self._say(f"GitHub {method} {shown}: {reason}; retrying in {backoff:.0f} s")
+            tried = f" (gave up after {attempt} attempts)" if attempt > 1 else ""
+            raise GitHubUnavailable(method, shown, status, reason + tried)
+        said = f"no answer {reason}" if reason.startswith("from ") else reason
+        self._say(f"GitHub {method} {shown}: {said}; retrying in {backoff:.0f} s")
         self.sleep(backoff)
 
 

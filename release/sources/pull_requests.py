@@ -43,14 +43,18 @@ class PullResult:
         return dataclasses.asdict(self) | {"closed": list(self.closed)}
 
 
-def repository_from_env(env: Mapping[str, str] | None = None) -> tuple[str, str]:
-    """``(owner, name)`` of this repository on GitHub, from ``GITHUB_REPOSITORY``."""
+def repository_from_env(env: Mapping[str, str] | None = None, *, flag: str | None = None) -> tuple[str, str]:
+    """``(owner, name)`` of this repository on GitHub, from ``GITHUB_REPOSITORY``; ``flag``:
+    the command's own way to name it (``--repo``), said first when neither is given."""
     env = os.environ if env is None else env
     full = env.get("GITHUB_REPOSITORY", "")
     owner, _, name = full.partition("/")
+    if not full.strip():
+        raise UserError(f"no GitHub repository named: pass {flag} OWNER/NAME or set GITHUB_REPOSITORY "
+                        "(GitHub Actions sets it)" if flag else "GITHUB_REPOSITORY is not set; expected "
+                        "OWNER/NAME of this repository (GitHub Actions sets it)")
     if not owner or not name or "/" in name:
-        raise UserError(f"GITHUB_REPOSITORY is {full!r}; expected owner/name of this repository "
-                        "(GitHub Actions sets it)")
+        raise UserError(f"GITHUB_REPOSITORY {full!r}: expected OWNER/NAME of this repository")
     return owner, name
 
 
