@@ -129,3 +129,18 @@ def test_a_bad_cooldown_is_one_line(tmp_path, hours):
     with pytest.raises(ConfigError) as exc:
         parse_roller(tmp_path / "roller.yaml", yaml.safe_dump({"cooldown_hours": hours}).encode())
     assert "\n" not in str(exc.value) and "cooldown_hours" in str(exc.value)
+
+
+def test_a_pause_with_until_rolls_again_once_its_day_is_over(world, run_cli, git_remotes, cache_env,  # noqa: F811
+                                                             monkeypatch):
+    """Issue 33: pausing "for a week" needed a second commit to undo; `until:` ends it by the run's clock."""
+    root, origin, fake = world
+    commit_roller(root, "mode: stopped\nuntil: 2026-11-30\n")
+    monkeypatch.setenv("RELEASE_NOW", "2026-11-30T23:59:59Z")   # the last second of the day named
+    code, out, err = run_cli("bump", "--open-pr", "--json", "--root", root)
+    assert code == 0, err
+    assert json.loads(out)["roller"] == "stopped" and fake.pulls() == []
+    monkeypatch.setenv("RELEASE_NOW", "2026-12-01T00:00:00Z")   # the next day: running, no revert needed
+    code, out, err = run_cli("bump", "--open-pr", "--json", "--root", root)
+    assert code == 0, err
+    assert "roller" not in json.loads(out) and len(fake.pulls()) == 1

@@ -92,7 +92,8 @@ def test_a_value_out_of_range_is_one_exact_line(tmp_path_factory, key, data):
 def test_a_long_value_is_shown_cut_at_sixty_characters(tmp_path):
     long = "x" * 100
     for key, expected in (("cooldown_hours", HOURS_EXPECTED), ("throttle_after_red", THROTTLE_EXPECTED),
-                          ("throttle_reset_after", R.RESET_EXPECTED), ("mode", " | ".join(R.MODES))):
+                          ("throttle_reset_after", R.RESET_EXPECTED), ("mode", " | ".join(R.MODES)),
+                          ("until", R.UNTIL_EXPECTED)):
         line = refused(tmp_path, yaml.safe_dump({key: long}).encode())
         assert line == f"{tmp_path / 'roller.yaml'}: {key}: got {repr(long)[:60]}; expected {expected}"
     many = list(range(100))  # a value of the wrong kind is cut the same way
@@ -101,7 +102,7 @@ def test_a_long_value_is_shown_cut_at_sixty_characters(tmp_path):
                    f"{R.RESET_EXPECTED}"
     line = refused(tmp_path, yaml.safe_dump({"k" * 100: 1}).encode())
     assert line == (f"{tmp_path / 'roller.yaml'}: {'k' * 60}: got an unknown key; expected only "
-                    "mode, cooldown_hours, throttle_after_red, throttle_reset_after")
+                    "mode, cooldown_hours, throttle_after_red, throttle_reset_after, until")
 
 
 def test_the_file_is_bounded_and_whole(tmp_path):
@@ -158,3 +159,36 @@ def test_a_reset_time_is_utc_whatever_the_machines_zone(tmp_path, monkeypatch):
     finally:
         monkeypatch.delenv("TZ")
         time.tzset()
+
+
+@pytest.mark.parametrize("written, ends", [
+    ("2026-12-01", dt.datetime(2026, 12, 2, tzinfo=UTC)),              # a YAML date: through that UTC day
+    ("'2026-12-01'", dt.datetime(2026, 12, 2, tzinfo=UTC)),            # the same, quoted
+    ("2026-12-01T06:00:00Z", dt.datetime(2026, 12, 1, 6, tzinfo=UTC)),
+    ("2026-12-01T06:00:00", dt.datetime(2026, 12, 1, 6, tzinfo=UTC)),  # no zone: UTC
+    ("'2026-12-01T06:00:00-07:00'", dt.datetime(2026, 12, 1, 13, tzinfo=UTC)),
+])
+@pytest.mark.parametrize("mode", [R.STOPPED, R.DRY_RUN])
+def test_a_pause_ends_at_its_until_by_the_runs_clock(tmp_path, written, ends, mode):
+    roller = R.parse_roller(tmp_path / "roller.yaml", f"mode: {mode}\nuntil: {written}\n".encode())
+    assert roller.until == ends
+    second = dt.timedelta(seconds=1)
+    for now in (ends - dt.timedelta(days=8), ends - second):
+        assert roller.at(now).mode == mode and roller.at(now).line().startswith(
+            ("roller stopped until", "roller in dry-run until"))
+    for now in (ends, ends + second, ends + dt.timedelta(days=400)):
+        assert roller.at(now).mode == R.RUNNING and roller.at(now).line() is None
+    assert roller.at(ends).cooldown_hours == roller.cooldown_hours
+
+
+def test_without_until_a_pause_lasts_and_running_stays_running(tmp_path):
+    far = dt.datetime(2100, 1, 1, tzinfo=UTC)
+    assert R.parse_roller(tmp_path / "roller.yaml", b"mode: stopped\n").at(far).mode == R.STOPPED
+    running = R.parse_roller(tmp_path / "roller.yaml", b"mode: running\nuntil: 2026-12-01\n")
+    assert running.at(dt.datetime(2026, 11, 1, tzinfo=UTC)).mode == R.RUNNING
+
+
+@pytest.mark.parametrize("raw", [b"mode: stopped\nuntil: tomorrow\n", b"mode: stopped\nuntil: 7\n",
+                                 b"mode: stopped\nuntil: '2026-12-01 noon'\n", b"mode: stopped\nuntil: [2026]\n"])
+def test_an_until_that_is_no_date_is_one_line(tmp_path, raw):
+    assert "until: got" in refused(tmp_path, raw) and R.UNTIL_EXPECTED in refused(tmp_path, raw)

@@ -73,6 +73,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     from release.sources.throttle import check as check_throttle
     proj = project(args)
     roller, roller_warning = committed_roller(proj.root)  # as reviewed: committed at HEAD
+    roller = roller.at(now_utc())  # a pause past its until: is running again
     if roller_warning:
         out.err.print(f"warning: {roller_warning}", markup=False)
     roller_line = roller.line()

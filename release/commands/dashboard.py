@@ -63,7 +63,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     from release.sources.github import DASHBOARD, GitHubClient
     from release.sources.pull_requests import repository_from_env
     proj = project(args)
-    owner, name = args.repo.split("/", 1) if args.repo else repository_from_env()
+    owner, name = args.repo.split("/", 1) if args.repo else repository_from_env(flag="--repo")
     client = GitHubClient.from_env(console=out.progress_console(), needs=DASHBOARD)
     store = open_store_from_args(args, out, read_only=True, writes=False)
     this_run = None
@@ -115,6 +115,7 @@ def gather(proj: Project, client: GitHubClient | None, owner: str, name: str, st
     from release.sources.throttle import read as read_throttle
 
     roller, roller_warning = committed_roller(proj.root)  # as bump reads it: committed at HEAD
+    roller = roller.at(now_utc())
     deps, unread = (_merged_deps(proj, base) if merged else (proj.deps, ()))
     pins, pin_unread = dashboard.pin_times(deps, cache_dir(proj.root), fetch=fetch)
     unread += pin_unread + ((roller_warning,) if roller_warning else ())

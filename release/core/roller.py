@@ -1,6 +1,7 @@
 """The roller's controls: ``roller.yaml`` next to deps.yaml, so changing them is a reviewed commit.
 
     mode: running    # running | dry-run | stopped
+    until: 2026-12-01    # a pause (dry-run, stopped) ends with this UTC day (or at an ISO time)
     cooldown_hours: 24   # a head-following dep rolls only to commits at least this old
     throttle_after_red: 3   # after 3 red nightlies in a row, stop rolling (0 or absent: off)
     throttle_reset_after: 415   # a person's reset: reds of run #415 or older no longer count
@@ -12,6 +13,8 @@ nothing); ``stopped`` makes every bump roll nothing. Each is one line in the bum
 changelog and step summary. ``cooldown_hours`` (default 0: none) makes a dep that follows its
 branch's head roll to the newest first-parent commit that is at least that old by the run's
 clock (``$RELEASE_NOW``), not the tip; the commits left to soak are one line of the changelog.
+``until`` ends a pause without a second commit: once the run's clock is past it (a date: the
+end of that UTC day; a time: that moment), the mode is ``running`` (``Roller.at``).
 ``throttle_after_red`` and ``throttle_reset_after`` are read here and judged against the nightly
 runs by ``release.sources.throttle``. Read within bounds (``release.core.bounded``); a bad value is one
 line naming the file, the key and what is allowed.
@@ -33,9 +36,10 @@ MODES = (RUNNING, DRY_RUN, STOPPED)
 MAX_BYTES = 64 * 1024
 MAX_COOLDOWN_HOURS = 24 * 366
 MAX_THROTTLE = 100
-KEYS = ("mode", "cooldown_hours", "throttle_after_red", "throttle_reset_after")
+KEYS = ("mode", "cooldown_hours", "throttle_after_red", "throttle_reset_after", "until")
 Reset = Union[int, _dt.datetime]  # a run number, or a time (UTC)
 RESET_EXPECTED = "a nightly run number (412) or an ISO time with a time of day (2026-11-24T06:00:00Z)"
+UNTIL_EXPECTED = "a date (2026-12-01: paused through that UTC day) or an ISO time (2026-12-01T06:00:00Z)"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,6 +49,13 @@ class Roller:
     source: str | None = None  # the file it came from (None: absent, the defaults)
     throttle_after_red: int = 0  # 0: the throttle is off
     throttle_reset_after: Reset | None = None
+    until: _dt.datetime | None = None  # when a pause ends (UTC); None: when a person commits so
+
+    def at(self, now: _dt.datetime) -> "Roller":
+        """The roller as of ``now`` (the run's clock): a pause past its ``until`` is running."""
+        if self.until is not None and self.mode != RUNNING and now >= self.until:
+            return dataclasses.replace(self, mode=RUNNING)
+        return self
 
     def reset_text(self) -> str | None:
         """How the reset reads in a line: ``run #415`` or ``2026-11-24T06:00:00Z``."""
@@ -56,10 +67,11 @@ class Roller:
     def line(self) -> str | None:
         """Why this bump does less than it was asked (None when running)."""
         where = self.source or ROLLER_FILE
+        until = f" until {self.until:%Y-%m-%dT%H:%M:%SZ}" if self.until is not None else ""
         if self.mode == STOPPED:
-            return f"roller stopped ({where} mode: stopped): nothing rolled, committed, pushed or opened"
+            return f"roller stopped{until} ({where} mode: stopped): nothing rolled, committed, pushed or opened"
         if self.mode == DRY_RUN:
-            return f"roller in dry-run ({where} mode: dry-run): shown what would move; nothing written"
+            return f"roller in dry-run{until} ({where} mode: dry-run): shown what would move; nothing written"
         return None
 
 
@@ -104,7 +116,27 @@ def parse_roller(path: Path, raw: bytes) -> Roller:
         raise ConfigError(path, "throttle_after_red", repr(limit)[:60],
                           f"a whole number of red nightlies from 0 (off) to {MAX_THROTTLE}")
     reset = _reset(path, data.get("throttle_reset_after"))
-    return Roller(mode, float(hours), path.name, limit, reset)
+    return Roller(mode, float(hours), path.name, limit, reset, _until(path, data.get("until")))
+
+
+def _until(path: Path, value: object) -> _dt.datetime | None:
+    """``until``: a date ends the pause with that UTC day (at 00:00 UTC of the next), a time at
+    that moment (UTC when no zone is given)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            value = (_dt.datetime.fromisoformat(text) if "T" in text or " " in text
+                     else _dt.date.fromisoformat(text))
+        except ValueError:
+            raise ConfigError(path, "until", repr(text)[:60], UNTIL_EXPECTED) from None
+    if isinstance(value, _dt.datetime):
+        return value.replace(tzinfo=_dt.timezone.utc) if value.tzinfo is None else \
+            value.astimezone(_dt.timezone.utc)
+    if isinstance(value, _dt.date):
+        return _dt.datetime.combine(value + _dt.timedelta(days=1), _dt.time(), _dt.timezone.utc)
+    raise ConfigError(path, "until", repr(value)[:60], UNTIL_EXPECTED)
 
 
 def _reset(path: Path, value: object) -> Reset | None:
