@@ -23,6 +23,7 @@ from release.publish.drafts import publish_draft, read_dist, undraft
 from release.publish.index import build_site
 from release.publish.site import changes, commit_counts, safe_url
 from release.publish.stores import LocalStore
+from release.publish.yank import yank
 from tests.support.publish_dist import mark_validated, release_dist
 
 URL = "https://example.invalid/jax-rocm"
@@ -133,6 +134,7 @@ def site(make_dist, tmp_path):
         mark_validated(store, dist.tag)
         undraft(store, dist.tag)
     publish_draft(store, read_dist(make_dist("0.9.2.dev20261123")))  # a nightly that never went out
+    yank(store, "0.9.1.dev20261119", "segfaults on gfx90a")
     out = tmp_path / "site"
     build_site(store, out, keep=2, site_url=URL, asset_base=ASSETS)
     return store, out
@@ -210,6 +212,17 @@ def test_chromium_renders_the_page_with_every_release_and_install_line(site, tmp
     assert re.search(r"0\.9\.1\.dev20261118 nightly \S+ first nightly verify, validate; not listed", text)
     # install lines for uv beside pip
     assert f"uv pip install --prerelease allow jax-rocm7-plugin --index-url {URL}/nightly/" in text
+    # the yanked nightly stands out where it is listed and where it is described (issue 33)
+    html = page.read_text()
+    row = re.search(r'<tr><th scope="row"><a href="#rocm-jax-v0\.9\.1\.dev20261119">.*?</tr>', html).group(0)
+    section = re.search(r'<section class="release" id="rocm-jax-v0\.9\.1\.dev20261119".*?</h3>', html, re.S).group(0)
+    for where in (row, section):
+        assert '<strong class="yanked">yanked</strong>' in where, where
+    assert html.count('class="yanked"') == 2  # in the overview and in the details
+    assert "segfaults on gfx90a" in section
+    # every flag of every install line is one unbreakable word
+    for pre in re.findall(r'<pre class="install">(.*?)</pre>', html):
+        assert not re.search(r"(?<![\w>-])--?[a-z]", re.sub(r'<span class="w">[^<]*</span>', "", pre)), pre
 
 
 def test_changes_count_commits_only_when_the_notes_record_them():
@@ -288,10 +301,26 @@ PROBE = """
     }
     return out;
   }
+  function smallest() {  // the smallest chart text as drawn, in CSS px
+    var least = 1e9;
+    document.querySelectorAll('svg text').forEach(function (t) {
+      var px = parseFloat(getComputedStyle(t).fontSize) * t.ownerSVGElement.getScreenCTM().a;
+      least = Math.min(least, px);
+    });
+    return least;
+  }
+  function broken() {  // words of install commands drawn on two lines
+    var out = [];
+    document.querySelectorAll('pre.install .w').forEach(function (w) {
+      if (w.getClientRects().length > 1) { out.push(w.textContent); }
+    });
+    return out;
+  }
   window.addEventListener('load', function () {
     var tags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
     axe.run(document, {runOnly: {type: 'tag', values: tags}}).then(function (r) {
-      var found = {width: document.documentElement.clientWidth, cut: cut(),
+      var found = {width: document.documentElement.clientWidth, cut: cut(), smallest: smallest(),
+        broken: broken(),
         violations: r.violations.map(function (v) {
           return {id: v.id, impact: v.impact,
                   nodes: v.nodes.slice(0, 3).map(function (n) { return n.target.join(' '); })};
@@ -339,6 +368,8 @@ def test_the_page_passes_axe_and_cuts_nothing_at_phone_and_desktop_width(site, t
     assert found["width"] <= width
     assert found["violations"] == [], found["violations"]
     assert found["cut"] == [], found["cut"]
+    assert found["broken"] == [], found["broken"]  # issue 33: `--index-url` split over two lines
+    assert found["smallest"] >= 11, found["smallest"]  # issue 33: chart text of about 5 px on a phone
 
 
 def test_colour_is_never_the_only_cue_in_the_chart(site):

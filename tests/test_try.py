@@ -37,6 +37,7 @@ def test_one_command_walks_the_flow_and_its_install_lines_work(tmp_path):
         assert any(step in line for line in printed), step
     page = Path(result["page"]).read_text()
     assert "0.9.1.dev20261124" in page and "0.9.1.post1" in page
+    assert "SITE_URL" not in page and f"--index-url {Path(result['site']).as_uri()}/nightly/" in page
     assert not list(Path(result["site"]).rglob("*.whl"))
     # nothing reached GitHub or a public index: every release is in the sandbox's local store
     assert Path(result["store"]).is_relative_to(box) and (Path(result["store"]) / "store.json").is_file()

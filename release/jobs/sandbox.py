@@ -238,12 +238,13 @@ def walk(directory: Path, tool: Path, day: str, say: Callable[[str], None] = lam
     say("  (deps.yaml committed: the bump PR, merged)")
     nightly = box.release("nightly", "--date", day, "--artifacts", art, "--python", python, *store,
                           say=say, now=night)
-    box.release("index", "--out", str(box.site), *store, say=say, now=night)
+    site = ["--out", str(box.site), "--url", box.site.as_uri()]  # its install lines work here, as printed
+    box.release("index", *site, *store, say=say, now=night)
     later = f"{day}T15:00:00Z"
     rc = box.release("cut", "--rc", "1", "--artifacts", art, "--python", python, *store, say=say, now=later)
     final = box.release("cut", "--artifacts", art, "--python", python, *store, say=say, now=later)
     post = box.release("cut", "--post", "1", *store, say=say, now=later)
-    box.release("index", "--out", str(box.site), *store, say=say, now=later)
+    box.release("index", *site, *store, say=say, now=later)
     plugin = "jax-rocm{}-plugin".format(json.loads((project / "version_info.json").read_text())
                                         ["rocm_version"].split(".")[0])
     commands = install_commands(box.site, plugin)

@@ -4,8 +4,9 @@ An overview table first (version, kind, date, pins moved, gates passed, size), t
 install with pip and uv, a chart over time, and every release in detail. Built for every
 reader: landmarks (header, nav, main), text contrast of at least 4.5:1, colour never the only
 cue (the chart's kinds differ by fill pattern too, its days by shape), and readable at 390 px
-(commands wrap, the chart scales, wide tables scroll inside their box). No JavaScript; the same
-data gives the same bytes.
+(commands wrap between words, the chart's text stays 11 px or more, wide tables scroll inside
+their box); a yanked release is marked where it is listed and where it is described. No
+JavaScript; the same data gives the same bytes.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from release.publish.site import CHART_DAYS, ReleaseRow, SiteData, nightly_day
 # fills of the chart: a solid colour, a hatch and a dotted pattern, so kinds differ without colour
 KIND_FILL = {"nightly": "#6b8fd6", "rc": "url(#rc)", "release": "url(#rel)", "post": "url(#rel)"}
 KIND_NAME = {"nightly": "nightly", "rc": "release candidate", "release": "release or post", "post": "release or post"}
+LONG_WORD = 40  # characters of a command's word that still fit a 390 px line in monospace
 DAY_FILL = {"published": "#3f9a5a", "draft": "#c8553d", None: "#ffffff"}
 
 
@@ -41,6 +43,14 @@ def _day(when: _dt.datetime | None) -> str:
 
 def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def command(text: str) -> str:
+    """A command for a ``pre.install``: it wraps between its words, never inside a flag or a
+    name (each word is one unbreakable span), so a phone shows ``--index-url`` whole; only a
+    word too long for a phone's line (an address) may break inside."""
+    return " ".join(f'<span class="w">{_e(word)}</span>' if len(word) <= LONG_WORD else _e(word)
+                    for word in text.split(" "))
 
 
 def install_lines(data: SiteData) -> list[tuple[str, str, list[str]]]:
@@ -83,7 +93,8 @@ def gates(r: ReleaseRow) -> str:
 
 def _overview(data: SiteData) -> str:
     rows = "".join(
-        f'<tr><th scope="row"><a href="#{_e(r.tag)}">{_e(r.version)}</a></th><td>{_e(r.kind)}</td>'
+        f'<tr><th scope="row"><a href="#{_e(r.tag)}">{_e(r.version)}</a>'
+        + (' <strong class="yanked">yanked</strong>' if r.yanked is not None else "") + f'</th><td>{_e(r.kind)}</td>'
         f"<td>{_e(_day(r.published))}</td><td>{_e(pins_moved(r))}</td><td>{_e(gates(r))}</td>"
         f"<td>{_e(_size(sum(w.size for w in r.wheels)))}</td></tr>" for r in data.releases)
     return ('<div class="scroll"><table class="overview"><caption>Every published release, newest first'
@@ -95,9 +106,33 @@ def _overview(data: SiteData) -> str:
 # ------------------------------------------------------------------ the chart
 
 
+# The chart is drawn 480 units wide and shown at most 480 px wide, so its text is TEXT px on a
+# desktop and about 11.4 px on a 390 px phone (drawn about 343 px wide); widths of text are
+# estimated at EM_WIDTH of the font size, generously, so keys never overlap.
+WIDTH, TEXT, TITLE, EM_WIDTH = 480, 16, 17, 0.6
+
+
+def _text(x: float, y: float, text: str, *, size: int = TEXT, anchor: str = "") -> str:
+    how = f' text-anchor="{anchor}"' if anchor else ""
+    return f'<text x="{x:g}" y="{y:g}" font-size="{size}"{how} fill="#222">{_e(text)}</text>'
+
+
 def _legend_key(x: float, y: float, fill: str, label: str, mark: str = "") -> str:
-    return (f'<rect x="{x}" y="{y - 10}" width="12" height="12" fill="{fill}" stroke="#333"/>{mark}'
-            f'<text x="{x + 16}" y="{y}" font-size="12" fill="#222">{_e(label)}</text>')
+    return (f'<rect x="{x:g}" y="{y - 12:g}" width="14" height="14" fill="{fill}" stroke="#333"/>{mark}'
+            + _text(x + 20, y, label))
+
+
+def _legend(keys: list[tuple[str, str, bool]], y: float) -> tuple[str, float]:
+    """Keys (fill, label, crossed) left to right, on a new row when the next would not fit;
+    the SVG and the y of the last row."""
+    parts, x = [], 0.0
+    for fill, label, crossed in keys:
+        wide = 20 + EM_WIDTH * TEXT * len(label) + 16
+        if x and x + wide > WIDTH:
+            x, y = 0.0, y + TEXT + 10
+        parts.append(_legend_key(x, y, fill, label, _cross(x, y - 12, 14) if crossed else ""))
+        x += wide
+    return "".join(parts), y
 
 
 def _cross(x: float, y: float, size: float) -> str:
@@ -111,14 +146,12 @@ def chart(data: SiteData) -> str:
     rows = [r for r in reversed(data.releases) if r.published]  # oldest first
     if not rows:
         return "<p>Nothing published yet.</p>"
-    width, left, top, bar_h = 720, 64, 30, 110
+    width, left, top, bar_h = WIDTH, 72, 34, 110
     plot = width - left - 8
     biggest = max((sum(w.size for w in r.wheels) for r in rows), default=1) or 1
     step = plot / len(rows)
     axis_y = top + bar_h
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 {width} 300" '
-             'aria-labelledby="chart-title chart-desc">',
-             '<title id="chart-title">Wheel size per release and nightly outcome per day</title>',
+    parts = ['<title id="chart-title">Wheel size per release and nightly outcome per day</title>',
              f'<desc id="chart-desc">{len(rows)} releases from {_e(_day(rows[0].published))} to '
              f'{_e(_day(rows[-1].published))}; the largest is {_e(_size(biggest))}.</desc>',
              '<defs><pattern id="rc" width="6" height="6" patternUnits="userSpaceOnUse" '
@@ -126,34 +159,30 @@ def chart(data: SiteData) -> str:
              '<rect width="3" height="6" fill="#a86a12"/></pattern>'
              '<pattern id="rel" width="5" height="5" patternUnits="userSpaceOnUse"><rect width="5" height="5" '
              'fill="#3f9a5a"/><circle cx="2.5" cy="2.5" r="1.1" fill="#fff"/></pattern></defs>',
-             '<text x="0" y="14" font-size="13" fill="#222">Total wheel size per release, oldest left</text>',
+             _text(0, 16, "Total wheel size per release, oldest left", size=TITLE),
              f'<line x1="{left}" y1="{top}" x2="{left}" y2="{axis_y}" stroke="#333"/>',
              f'<line x1="{left}" y1="{axis_y}" x2="{width - 8}" y2="{axis_y}" stroke="#333"/>',
-             f'<text x="{left - 4}" y="{top + 10}" font-size="11" text-anchor="end" fill="#222">'
-             f'{_e(_size(biggest))}</text>',
-             f'<text x="{left - 4}" y="{axis_y}" font-size="11" text-anchor="end" fill="#222">0 B</text>',
-             f'<text x="{left}" y="{axis_y + 14}" font-size="11" fill="#222">{_e(_day(rows[0].published))}</text>',
-             f'<text x="{width - 8}" y="{axis_y + 14}" font-size="11" text-anchor="end" fill="#222">'
-             f'{_e(_day(rows[-1].published))}</text>',
-             f'<text x="{left + plot / 2}" y="{axis_y + 14}" font-size="11" text-anchor="middle" fill="#222">'
-             'release date</text>']
+             _text(left - 4, top + 12, _size(biggest), anchor="end"),
+             _text(left - 4, axis_y, "0 B", anchor="end"),
+             _text(left, axis_y + TEXT + 4, _day(rows[0].published)),
+             _text(width - 8, axis_y + TEXT + 4, _day(rows[-1].published), anchor="end"),
+             _text(left + plot / 2, axis_y + 2 * TEXT + 8, "release date", anchor="middle")]
     for i, r in enumerate(rows):
         total = sum(w.size for w in r.wheels)
         h = max(1.0, bar_h * total / biggest)
         parts.append(f'<rect class="bar" x="{left + i * step + 1:.1f}" y="{axis_y - h:.1f}" '
                      f'width="{max(step - 2, 1):.1f}" height="{h:.1f}" fill="{KIND_FILL.get(r.kind, "#888")}">'
                      f'<title>{_e(r.version)} ({_e(KIND_NAME.get(r.kind, r.kind))}): {_e(_size(total))}</title></rect>')
-    legend_y = axis_y + 36
-    x = 0.0
-    for kind in ("nightly", "rc", "release"):
-        parts.append(_legend_key(x, legend_y, KIND_FILL[kind], KIND_NAME[kind]))
-        x += 30 + 7 * len(KIND_NAME[kind])
-    parts.append(_strip(data, rows, width, legend_y + 22))
-    parts.append("</svg>")
-    return "\n".join(parts)
+    keys, y = _legend([(KIND_FILL[k], KIND_NAME[k], False) for k in ("nightly", "rc", "release")],
+                      axis_y + 3 * TEXT + 16)
+    strip, bottom = _strip(data, rows, width, y + TEXT + 20)
+    parts += [keys, strip]
+    return "\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 {width} {bottom + 8:g}" '
+                      'aria-labelledby="chart-title chart-desc">', *parts, "</svg>"])
 
 
-def _strip(data: SiteData, rows: list[ReleaseRow], width: int, y: float) -> str:
+def _strip(data: SiteData, rows: list[ReleaseRow], width: int, y: float) -> tuple[str, float]:
+    """The nightly outcome per day (squares) and its key; the SVG and the y it ends at."""
     outcome: dict[_dt.date, str] = {
         day: "published" for r in rows if r.kind == "nightly" and (day := nightly_day(r.version, r.published))}
     for tag, created in data.drafts:
@@ -161,12 +190,12 @@ def _strip(data: SiteData, rows: list[ReleaseRow], width: int, y: float) -> str:
         if draft_day and draft_day not in outcome:
             outcome[draft_day] = "draft"
     if not outcome:
-        return ""
+        return "", y - TEXT - 20
     last = max(outcome)
     first = max(min(outcome), last - _dt.timedelta(days=CHART_DAYS - 1))
     days = (last - first).days + 1
     cell = min((width - 8) / days, 24)
-    parts = [f'<text x="0" y="{y}" font-size="13" fill="#222">Nightly outcome per day</text>']
+    parts = [_text(0, y, "Nightly outcome per day", size=TITLE)]
     top = y + 8
     for i in range(days):
         day = first + _dt.timedelta(days=i)
@@ -177,14 +206,13 @@ def _strip(data: SiteData, rows: list[ReleaseRow], width: int, y: float) -> str:
                      f'{_e(what or "no nightly")}</title></rect>')
         if what == "draft":
             parts.append(_cross(i * cell, top, size))
-    below = top + min(cell, 24) + 14
-    parts.append(f'<text x="0" y="{below}" font-size="11" fill="#222">{_e(first)}</text>'
-                 f'<text x="{width - 8}" y="{below}" font-size="11" text-anchor="end" fill="#222">{_e(last)}</text>')
-    key_y = below + 22
-    parts.append(_legend_key(0, key_y, DAY_FILL["published"], "published")
-                 + _legend_key(100, key_y, DAY_FILL["draft"], "draft, never published", _cross(100, key_y - 10, 12))
-                 + _legend_key(280, key_y, DAY_FILL[None], "no nightly"))
-    return "\n".join(parts)
+    below = top + min(cell, 24) + TEXT + 4
+    parts.append(_text(0, below, str(first)) + _text(width - 8, below, str(last), anchor="end"))
+    keys, end = _legend([(DAY_FILL["published"], "published", False),
+                         (DAY_FILL["draft"], "draft, never published", True),
+                         (DAY_FILL[None], "no nightly", False)], below + TEXT + 12)
+    parts.append(keys)
+    return "\n".join(parts), end
 
 
 # ------------------------------------------------------------------ details
@@ -235,12 +263,13 @@ def _release(r: ReleaseRow, data: SiteData) -> str:
     status = "" if r.listed else (' <span class="note">not in the index any more (beyond the newest '
                                   f"{data.keep} nightlies); its wheels stay at their release URLs until "
                                   "`release gc` deletes the release</span>")
-    if r.yanked is not None:
-        status += f' <span class="note">yanked: {_e(r.yanked or "no reason given")}</span>'
+    if r.yanked is not None:  # emphasised: pip skips it, and whoever pinned it should know why
+        status += (' <strong class="yanked">yanked</strong> '
+                   f'<span class="note">{_e(r.yanked or "no reason given")}</span>')
     prov = (f'<p>Provenance: <a class="provenance" href="{_e(r.provenance_url)}">{naming.PROVENANCE_ASSET}</a></p>'
             if r.provenance_url else "<p>Provenance: none published with this release.</p>")
     title = f'<a href="{_e(r.url)}">{_e(r.version)}</a>' if r.url else _e(r.version)
-    install = f'<pre class="install">{_e(pin)}</pre>' if r.listed else ""
+    install = f'<pre class="install">{command(pin)}</pre>' if r.listed else ""
     return (f'<section class="release" id="{_e(r.tag)}" data-version="{_e(r.version)}" '
             f'data-channel="{_e(r.channel)}">\n'
             f"<h3>{title} <small>{_e(r.kind)}, {_e(r.channel)} channel, {_e(_day(r.published))}</small>"
@@ -253,10 +282,12 @@ STYLE = """
 body { font-family: sans-serif; max-width: 60rem; margin: 1rem auto; padding: 0 1rem; color: #222; }
 pre.install { background: #f3f3f3; padding: .4rem .6rem; margin: .3rem 0; white-space: pre-wrap;
   overflow-wrap: anywhere; }
+pre.install .w { white-space: nowrap; }
+.yanked { background: #a33; color: #fff; padding: 0 .3em; border-radius: .2em; font-weight: bold; }
 .scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; } td, th { border: 1px solid #767676; padding: .2rem .5rem; text-align: left; }
 caption { text-align: left; font-weight: bold; padding: .3rem 0; }
-svg { width: 100%; max-width: 720px; height: auto; display: block; }
+svg { width: 100%; max-width: 480px; height: auto; display: block; }
 section.release { border-top: 1px solid #767676; padding-top: .5rem; }
 .note { color: #a33; font-size: .8em; font-weight: normal; }
 small { color: #595959; font-weight: normal; }
@@ -268,7 +299,7 @@ dd { margin-left: 0; }
 def render(data: SiteData) -> bytes:
     latest = data.releases[0].published if data.releases else None
     install = "".join(f"<dt>{_e(c)}: {_e(what)}</dt><dd>"
-                      + "".join(f'<pre class="install">{_e(cmd)}</pre>' for cmd in cmds) + "</dd>"
+                      + "".join(f'<pre class="install">{command(cmd)}</pre>' for cmd in cmds) + "</dd>"
                       for c, what, cmds in install_lines(data))
     where = ("" if data.site_url else
              "<p>Replace SITE_URL with the address this directory is served from.</p>")
