@@ -31,10 +31,15 @@ run_job() {
     retention_flags
     flags+=("${RETENTION_FLAGS[@]}")
   fi
-  # A final release's finish stage pushes the next-version branch and opens its PR on the
-  # repository CI runs for (without them the version move would die with the runner).
-  if [ "$command" = cut ] && [ "${stage_flags[*]}" = "--stage finish" ] && [ -n "${GITHUB_REPOSITORY:-}" ]; then
+  # A final release's finish stage, and a post re-spin, push the next-version branch and open
+  # its PR on the repository CI runs for (without them the version move would die with the
+  # runner); RELEASE_BRANCH is the PR's base (a post: the line's branch it was dispatched on).
+  if [ "$command" = cut ] && [ -n "${GITHUB_REPOSITORY:-}" ] &&
+    { [ "${stage_flags[*]}" = "--stage finish" ] || [[ " $* " == *" --post "* ]]; }; then
     flags+=(--push --open-pr)
+  fi
+  if [ "$command" = cut ] && [ -n "${RELEASE_BRANCH:-}" ]; then
+    flags+=(--release-branch "$RELEASE_BRANCH")
   fi
   local python
   python=$(release_python)

@@ -352,10 +352,23 @@ def test_release_from_a_pushed_tag_as_ci_runs_it(world, artifacts, tmp_path):
     release("build", "--kind", "rc", "--number", "2", "--python", "3.11", "--artifacts", artifacts,
             "--dist", dist)
     release("publish", dist / "0.9.1rc2", "--partial", "--store", "github")
+    finished = tmp_path / "finish_output"
+    finished.touch()
     release("cut", "--stage", "finish", "--tag", "rocm-jax-v0.9.1rc2", "--store", "github",
-            "--dist", tmp_path / "finish")
+            "--dist", tmp_path / "finish", env={**os.environ, "GITHUB_OUTPUT": str(finished)})
     [rel] = fake.releases()
     assert rel["tag_name"] == "rocm-jax-v0.9.1rc2" and not rel["draft"] and rel["prerelease"]
+    # The workflow learns of the publish at once (PyPI follows it, not the job's result).
+    assert read_github_output(finished)["published"] == "rocm-jax-v0.9.1rc2"
+
+    # The same tag pushed again (a person's re-push, or a post re-spin's tag): its release is
+    # published, so the plan says so and creates nothing; the workflow's later jobs skip.
+    again = tmp_path / "again_output"
+    again.touch()
+    release("cut", "--stage", "plan", "--tag", "rocm-jax-v0.9.1rc2", "--store", "github",
+            env={**os.environ, "GITHUB_OUTPUT": str(again)})
+    assert read_github_output(again) == {"published": "true", "version": "0.9.1rc2", "tag": "rocm-jax-v0.9.1rc2"}
+    assert len(fake.releases()) == 1
 
     # A tag that does not match version_info.json is refused in one line.
     git("tag", "-a", "rocm-jax-v0.9.7", "-m", "wrong", cwd=root)

@@ -108,17 +108,39 @@ def test_a_truncated_pjrt_library_names_the_signal_and_what_it_means(run_cli, tm
                               "as a truncated or half-written shared library"), problem
 
 
-def test_a_plugin_that_is_not_installable_with_jax_of_its_line_fails(run_cli, tmp_path, wheel_artifacts):
+@pytest.mark.parametrize("version, fails", [(VERSION, False), ("0.9.1rc2", False), ("0.9.1", True),
+                                             ("0.9.1.post3", True)])
+def test_a_line_jax_has_not_released_yet_is_a_warning_for_nightlies_and_rcs_only(run_cli, tmp_path,
+                                                                                 wheel_artifacts, version, fails):
+    """As validate: a nightly or rc of a jax line not on the public index yet cannot be installed
+    with jax by its users either (a warning, the gate passes, saying so); a release or post must."""
     from tests.support.registry import LocalIndex
-    build_pair(tmp_path / "dist", wheel_artifacts["good"])
+    build_pair(tmp_path / "dist", wheel_artifacts["good"], version=version)
     older = LocalIndex(jax_wheels(tmp_path / "older", "0.9.0"))
     try:
         code, result, _ = smoke_cli(run_cli, tmp_path / "dist", older)
     finally:
         older.close()
-    assert code == 1
-    assert result["problems"][0].startswith(f"pip cannot install jax=={LINE} jaxlib=={LINE} "
-                                            f"jax-rocm7-plugin=={VERSION}: ")
+    if fails:
+        assert code == 1 and result["warnings"] == []
+        assert result["problems"][0].startswith(f"pip cannot install jax=={LINE} jaxlib=={LINE} "
+                                                f"jax-rocm7-plugin=={version}: ")
+    else:
+        assert code == 0 and result["ok"] and result["problems"] == [] and result["devices"] == []
+        kind = "nightly" if version == VERSION else "rc"
+        assert result["warnings"] == [f"jax {LINE} is not on the public index yet, so this {kind} could "
+                                      "not be installed with jax to smoke-test it"]
+        notes = smoke.from_json(result).markdown(version)
+        assert notes.startswith(f"**ROCm smoke test** ({version}, Python {result['python']}): not run")
+        assert "- warning: jax 0.9.1 is not on the public index yet" in notes
+
+
+def test_a_verdict_from_before_warnings_is_still_read():
+    old = {"python": "3.12", "devices": ["rocm:0"], "rocm_devices": ["rocm:0"], "jit_matches": True,
+           "problems": [], "log": []}
+    assert smoke.from_json(old).ok and smoke.from_json(old).warnings == []
+    with pytest.raises(Exception, match="not a verdict"):
+        smoke.from_json({**old, "warnings": "jax"})
 
 
 def test_the_verdict_goes_into_the_drafts_notes(run_cli, tmp_path, make_dist, public, monkeypatch):

@@ -227,15 +227,24 @@ def test_not_asked_says_what_it_is_set_to(tmp_path, text, line):
 class _Client:
     """A client whose runs are ``pages`` (lists of GitHub run objects), or an error."""
 
-    def __init__(self, pages=(), error=None):
-        self.pages, self.error, self.asked = list(pages), error, []
+    def __init__(self, pages=(), error=None, jobs=None):
+        self.pages, self.error, self.asked, self.jobs = list(pages), error, [], jobs or {}
 
     def paginate(self, path, params, key):
         self.asked.append((path, dict(params)))
         if self.error:
             raise self.error
+        if key == "jobs":   # a run's jobs: by default a wheel cell whose build failed
+            yield from self.jobs.get(int(path.split("/")[-2]), [_job("build / build pjrt wheel", "failure", [
+                ("scripts/build-wheel.sh build (no credentials)", "failure")])])
+            return
         for page in self.pages:
             yield from page
+
+
+def _job(name, conclusion, steps):
+    return {"name": name, "conclusion": conclusion,
+            "steps": [{"name": n, "conclusion": c} for n, c in steps]}
 
 
 def _roller(text):
@@ -296,3 +305,91 @@ def test_one_red_is_enough_when_the_limit_is_one():
            "head_sha": "a" * 40}
     got = read(roller, _Client([[run]]), "o", "r", branch="main")
     assert got.state == THROTTLED and [r.run_number for r in got.reds] == [7] and got.read == 1
+
+
+# --- what a failed nightly counts as: only its gates (build, verify, validate, smoke) ----------
+
+PLAN = _job("plan and create the draft", "success", [("scripts/nightly.sh plan", "success")])
+BUILD_STEP = "scripts/build-wheel.sh build (no credentials)"
+FINISH_OK = _job("validate, publish, gc", "success", [("scripts/nightly.sh finish", "success")])
+
+
+@pytest.mark.parametrize("jobs, outcome, why", [
+    ([PLAN, _job("build / build 3.12 wheel", "failure", [(BUILD_STEP, "failure")])],
+     RED, "build failed in build / build 3.12 wheel"),
+    ([PLAN, _job("build / attest and upload pjrt wheel", "failure", [("verify before attesting", "failure")])],
+     RED, "verify failed in build / attest and upload pjrt wheel"),
+    ([PLAN, _job("ROCm smoke test (the plugin registers)", "failure", [("scripts/smoke.sh", "failure")])],
+     RED, "smoke failed in ROCm smoke test (the plugin registers)"),
+    ([PLAN, _job("validate, publish, gc", "failure", [("scripts/nightly.sh finish", "failure")])],
+     RED, "validate failed in validate, publish, gc"),
+    # the build timed out in its step: GitHub cancels the step and fails the job
+    ([PLAN, _job("build / build pjrt wheel", "timed_out", [(BUILD_STEP, "cancelled")])],
+     RED, "build failed in build / build pjrt wheel"),
+    # published, then Pages, the index or the dashboard failed: the pins were fine
+    ([PLAN, FINISH_OK, _job("deploy the index to GitHub Pages", "failure", [("actions/deploy-pages", "failure")])],
+     GREEN, "published; only a later job failed"),
+    ([PLAN, FINISH_OK, _job("the dashboard issue", "failure", [("scripts/dashboard.sh", "failure")])],
+     GREEN, "published; only a later job failed"),
+    # the plan refused (a same-day dispatch), an upload flaked, a cell never got a runner
+    ([_job("plan and create the draft", "failure", [("scripts/nightly.sh plan", "failure")])],
+     "neither", "no gate failed (build, verify, validate, smoke)"),
+    ([PLAN, _job("build / attest and upload 3.12 wheel", "failure", [("verify before attesting", "success"),
+                                                                    ("scripts/build-wheel.sh upload", "failure")])],
+     "neither", "no gate failed (build, verify, validate, smoke)"),
+    ([PLAN, _job("build / build 3.13 wheel", "cancelled", [(BUILD_STEP, None)])],
+     "neither", "no gate failed (build, verify, validate, smoke)"),
+    ([], "neither", "no gate failed (build, verify, validate, smoke)"),
+])
+def test_a_failed_nightly_is_red_only_when_a_gate_failed(jobs, outcome, why):
+    from release.sources.nightly_runs import judge_failed
+    assert judge_failed(jobs) == (outcome, why)
+
+
+def test_failures_outside_the_gates_neither_count_nor_hide_a_streak():
+    """Newest first: a red Pages night after publishing (green: ends the streak), so the two
+    build reds before it do not stop the roller; a refused dispatch passes over, not ending."""
+    from release.sources.throttle import read
+    def run(n):
+        return {"id": n, "run_number": n, "status": "completed", "conclusion": "failure",
+                "created_at": f"2026-11-{n:02d}T03:23:00Z", "html_url": f"{U}{n}", "head_sha": "a" * 40}
+    refused = [_job("plan and create the draft", "failure", [("scripts/nightly.sh plan", "failure")])]
+    pages = [PLAN, FINISH_OK, _job("deploy the index to GitHub Pages", "failure", [("deploy", "failure")])]
+    roller = _roller("throttle_after_red: 2\n")
+    got = read(roller, _Client([[run(9), run(8), run(7), run(6)]], jobs={9: refused, 8: pages}), "o", "r",
+               branch="main")
+    assert got.state == CLEAR and got.reds == () and got.ended_by.run_number == 8
+    assert got.line() == ("throttle: no red nightly since the last green #8 (2026-11-08, green: failure, "
+                          "published; only a later job failed); rolling")
+    got = read(roller, _Client([[run(9), run(7), run(6)]], jobs={9: refused}), "o", "r", branch="main")
+    assert got.state == THROTTLED and [r.run_number for r in got.reds] == [7, 6]
+    assert "#6 (2026-11-06, red: failure, build failed in build / build pjrt wheel)" in got.line()
+
+
+def test_the_gates_are_steps_the_nightly_runs():
+    """GATE_STEPS names steps of nightly.yml and the build matrix it calls, so a renamed step
+    cannot silently stop counting."""
+    import yaml
+
+    from release.sources.nightly_runs import GATE_STEPS, PUBLISHING_STEP
+    root = Path(__file__).resolve().parents[1] / ".github" / "workflows"
+    names = {step.get("name") for f in ("nightly.yml", "build-wheels.yml")
+             for job in yaml.safe_load((root / f).read_text())["jobs"].values() for step in job.get("steps", [])}
+    assert set(GATE_STEPS) <= names and PUBLISHING_STEP in names
+    assert sorted(set(GATE_STEPS.values())) == ["build", "smoke", "validate", "verify"]
+
+
+def test_the_jobs_are_read_from_github_as_it_answers(fake_github, github_client):
+    """Through the stand-in checked against GitHub's description: a red run's jobs are asked
+    for (the latest attempt) and judged."""
+    from release.sources.nightly_runs import iter_runs, with_gates
+    fake_github.add_workflow_run(conclusion="failure", jobs=[
+        ("plan and create the draft", "success", [("scripts/nightly.sh plan", "success")]),
+        ("validate, publish, gc", "success", [("scripts/nightly.sh finish", "success")]),
+        ("the dashboard issue", "failure", [("scripts/dashboard.sh", "failure")])])
+    fake_github.add_workflow_run(conclusion="failure")
+    owner, name = fake_github.repo.split("/")
+    got = list(with_gates(github_client, owner, name, iter_runs(github_client, owner, name)))
+    assert [(r.run_number, r.outcome) for r in got] == [(2, RED), (1, GREEN)]
+    asked = [e for e in fake_github.log if e[2].endswith("/jobs")]
+    assert len(asked) == 2 and all("latest" in str(e[3]) for e in asked)

@@ -55,7 +55,8 @@ def test_three_red_nights_stop_the_roller_and_a_green_one_resumes_it(world, run_
     data, _ = bump(run_cli, root, tmp_path)
     line = data["title"]
     assert data["changed"] is False and data["throttle"]["state"] == "throttled"
-    assert line.startswith("throttle: 3 red nightlies in a row, the first #2 (2026-11-02, red: failure) ")
+    assert line.startswith("throttle: 3 red nightlies in a row, the first #2 (2026-11-02, red: failure, "
+                           "build failed in build / build pjrt wheel) ")
     assert recorded[1]["html_url"] in line and "throttle_reset_after: 5" in line
     assert line in summary.read_text()
     assert fake.pulls() == [] and bump_branches(root, origin) == "" and not (tmp_path / "changes.md").exists()

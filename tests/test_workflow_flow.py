@@ -164,6 +164,28 @@ def test_a_final_release_runs_end_to_end_and_opens_the_next_version_pr(world):
     assert moved["version"] != version
     assert git("rev-parse", f"refs/heads/{branch}^", cwd=world.origin).strip() == world.head
 
+    # The PR is merged; then a fix ships as a post re-spin, dispatched on the line's branch with
+    # the release's tag: published, and the line moves on (the next-version PR for the post
+    # after it), so the line's nightlies sort above the post.
+    git("update-ref", "refs/heads/main", f"refs/heads/{branch}", cwd=world.origin)
+    merged = git("rev-parse", "refs/heads/main", cwd=world.origin).strip()
+    fake.branches["main"] = merged
+    post_version = moved["version"]
+    assert post_version == f"{version}.post1"
+    dispatch = {"tag": tag, "post": "1"}
+    again = Runner(world.origin, world.tmp / "post", world.env, now="2026-11-25T10:00:00Z", sha=merged,
+                   ref_name="main", run_id=2)
+    assert again.run_job("plan", release["plan"], inputs=dispatch).result == "skipped"
+    post = again.run_job("post", release["post"], inputs=dispatch)
+    assert post.result == "success", post.log[-3000:]
+    assert post.outputs["published"] == f"rocm-jax-v{post_version}"
+    [respun] = [r for r in fake.releases() if r["tag_name"] == f"rocm-jax-v{post_version}"]
+    assert respun["draft"] is False
+    [after] = [p for p in fake.pulls() if p["head"]["ref"] != branch]
+    assert after["base"]["ref"] == "main" and after["state"] == "open"
+    nxt = json.loads(git("show", f"refs/heads/{after['head']['ref']}:version_info.json", cwd=world.origin))
+    assert nxt["version"] == f"{version}.post2"
+
 
 def test_the_plan_job_runs_doctor_first_and_goes_on_with_a_workflow_token(world):
     """With a workflow's GITHUB_TOKEN the preflight reads few settings: it says so (and what a

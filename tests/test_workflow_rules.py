@@ -77,13 +77,16 @@ days = st.dates(min_value=versions.parse_date("2020-01-01"), max_value=versions.
 
 @settings(max_examples=60, derandomize=True, deadline=None)
 @given(line, st.integers(1, 40), days, st.integers(1, 40))
-def test_only_rc_and_release_tags_start_the_release_workflow(base, n, day, post):
-    """Publishing a nightly or post release makes its tag: those must never start a release."""
+def test_rc_release_and_maintenance_release_tags_start_the_release_workflow(base, n, day, post):
+    """A maintenance line's next release is X.Y.Z.postN (version_info.json names it after X.Y.Z):
+    its tag must start a release as X.Y.Z's does; publishing a nightly makes its tag, which never
+    may."""
     assert starts_release(naming.release_tag(versions.release(base)))
     assert starts_release(naming.release_tag(versions.rc(base, n)))
+    assert starts_release(naming.release_tag(versions.post(versions.release(base), post)))
     assert not starts_release(naming.release_tag(versions.nightly(base, day)))
     assert not starts_release(naming.release_tag(versions.nightly(base, day, n)))
-    assert not starts_release(naming.release_tag(versions.post(versions.release(base), post)))
+    assert not starts_release(naming.release_tag(versions.nightly(versions.post(versions.release(base), post), day)))
     assert not starts_release(naming.release_tag(versions.release(base)) + "-hotfix")
     assert not starts_release(naming.release_tag(versions.rc(base, n)) + ".x")
 
@@ -310,3 +313,42 @@ def test_a_final_releases_finish_stage_pushes_and_opens_the_next_version_pr(tmp_
     from release.cli import build_parser
     args = build_parser().parse_args(finish)
     assert args.push and args.open_pr and args.tag == "rocm-jax-v0.9.1"
+
+
+def test_a_post_re_spin_in_ci_moves_the_line_on_against_the_branch_it_was_dispatched_on(tmp_path):
+    """release.yml's post job: --push --open-pr (the next-version PR), based on RELEASE_BRANCH."""
+    (post,) = release_argvs(tmp_path / "a", ["release.sh", "--post", "3"], GITHUB_REPOSITORY="o/r",
+                            RELEASE_TAG="rocm-jax-v0.9.1", RELEASE_BRANCH="release/0.9")
+    assert {"--push", "--open-pr"} <= set(post)
+    from release.cli import build_parser
+    args = build_parser().parse_args(post)
+    assert args.post == 3 and args.release_branch == "release/0.9" and args.push and args.open_pr
+    (by_hand,) = release_argvs(tmp_path / "b", ["release.sh", "--post", "3"], RELEASE_TAG="rocm-jax-v0.9.1")
+    assert "--push" not in by_hand and "--open-pr" not in by_hand and "--release-branch" not in by_hand
+    step = next(s for s in workflow("release.yml")["jobs"]["post"]["steps"] if s.get("id") == "post")
+    assert step["env"]["RELEASE_BRANCH"] == "${{ github.ref_name }}"
+    checkout = workflow("release.yml")["jobs"]["post"]["steps"][0]
+    assert checkout["with"]["ref"] == "${{ github.ref }}"   # the line's version_info.json, not the tag's
+
+
+@pytest.mark.parametrize("finish, post, kind, goes", [
+    ({"result": "success", "outputs": {"published": "rocm-jax-v0.9.1"}}, {"result": "skipped"}, "release", True),
+    # the next-version PR failed after publishing: the release still goes to PyPI
+    ({"result": "failure", "outputs": {"published": "rocm-jax-v0.9.1"}}, {"result": "skipped"}, "release", True),
+    ({"result": "failure", "outputs": {}}, {"result": "skipped"}, "release", False),      # never published
+    ({"result": "success", "outputs": {"published": "rocm-jax-v0.9.1rc1"}}, {"result": "skipped"}, "rc", False),
+    ({"result": "skipped"}, {"result": "failure", "outputs": {"published": "rocm-jax-v0.9.1.post1"}}, "", True),
+    ({"result": "skipped"}, {"result": "failure", "outputs": {}}, "", False),
+])
+def test_pypi_follows_the_publish_not_the_next_version_pr(finish, post, kind, goes):
+    from tests.support.actions_runner import condition, substitute
+    jobs_ = workflow("release.yml")["jobs"]
+    ctx = {"needs": {"plan": {"result": "success" if kind else "skipped", "outputs": {"kind": kind}},
+                     "finish": finish, "post": post},
+           "vars": {"PYPI_REPOSITORY_URL": "https://upload.example/legacy/"}}
+    failed = "failure" in (finish["result"], post["result"])
+    assert condition(jobs_["pypi"]["if"], ctx, failed=failed) is goes
+    if goes:
+        tag = substitute(jobs_["pypi"]["steps"][-1]["env"]["RELEASE_TAG"], ctx)
+        assert tag == (finish.get("outputs") or post.get("outputs"))["published"]
+    assert set(jobs_["pypi"]["needs"]) >= {"finish", "post"} and "next-version" not in jobs_

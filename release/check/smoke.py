@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from release.check import interpreters, resolver, user_install
-from release.core import naming
+from release.core import naming, versions
 from release.core.errors import UserError
 from release.core.safe_names import file_name_problem
 from release.publish.drafts import with_smoke
@@ -138,6 +138,7 @@ class Smoke:
     jit_matches: bool = False
     problems: list[str] = dataclasses.field(default_factory=list)
     log: list[str] = dataclasses.field(default_factory=list)
+    warnings: list[str] = dataclasses.field(default_factory=list)  # said, never failing the gate
 
     @property
     def ok(self) -> bool:
@@ -148,11 +149,14 @@ class Smoke:
 
     def markdown(self, version: str) -> str:
         """The section the draft's notes get: the gate's verdict, for people and the page."""
+        ran = bool(self.devices or self.problems or not self.warnings)
         head = (f"**ROCm smoke test** ({version}, Python {self.python}): "
-                + ("passed" if self.ok else "FAILED"))
-        lines = [head, "", f"- `jax.devices()`: {', '.join(self.devices) or 'none'}",
-                 f"- jitted `a * b + a` matches NumPy: {'yes' if self.jit_matches else 'no'}"]
-        lines += [f"- {p}" for p in self.problems]
+                + ("FAILED" if not self.ok else "passed" if ran else "not run"))
+        lines = [head, ""]
+        if ran:
+            lines += [f"- `jax.devices()`: {', '.join(self.devices) or 'none'}",
+                      f"- jitted `a * b + a` matches NumPy: {'yes' if self.jit_matches else 'no'}"]
+        lines += [f"- {p}" for p in self.problems] + [f"- warning: {w}" for w in self.warnings]
         return "\n".join(lines)
 
 
@@ -231,6 +235,11 @@ def run_smoke(wheels: Sequence[Path], interp: interpreters.Interpreter, public_i
         except subprocess.TimeoutExpired:
             return Smoke(interp.version, problems=[f"the install did not finish within {TIMEOUT:.0f} s"])
     if done.returncode != 0:
+        line, kind = user_install.line_of(version), versions.kind_of(version)
+        if kind in ("nightly", "rc") and user_install.missing_line(done.stderr, line):
+            # as validate: users cannot install it with jax either until jax releases the line
+            return Smoke(interp.version, warnings=[f"jax {line} is not on the public index yet, so this "
+                                                   f"{kind} could not be installed with jax to smoke-test it"])
         return Smoke(interp.version, problems=[f"pip cannot install {' '.join(reqs)}: "
                                                f"{resolver.pip_error_line(done.stderr)}"])
     say("smoke: jax.devices() and a jitted computation")
@@ -280,14 +289,16 @@ def record(store: Store, tag: str, result: Smoke) -> bool:
 def from_json(data: object) -> Smoke:
     """A verdict written by ``release smoke --json`` on the ROCm runner (``UserError`` when
     it is not one)."""
-    fields = {f.name for f in dataclasses.fields(Smoke)}
+    fields = {f.name for f in dataclasses.fields(Smoke)} - {"warnings"}  # older verdicts lack it
     if not isinstance(data, dict) or not fields <= set(data) or not isinstance(data["python"], str) or not all(
             isinstance(data[k], list) and all(isinstance(x, str) for x in data[k])
-            for k in ("devices", "rocm_devices", "problems", "log")):
+            for k in ("devices", "rocm_devices", "problems", "log")) or not (
+            isinstance(data.get("warnings", []), list) and all(isinstance(x, str) for x in data.get("warnings", []))):
         raise UserError("not a verdict of `release smoke --json` (expected python, devices, "
                         "rocm_devices, jit_matches, problems, log)")
     return Smoke(data["python"], list(data["devices"]), list(data["rocm_devices"]),
-                 data["jit_matches"] is True, list(data["problems"]), list(data["log"]))
+                 data["jit_matches"] is True, list(data["problems"]), list(data["log"]),
+                 list(data.get("warnings", [])))
 
 
 def smoke_draft(store: Store, tag: str, *, public_index: str | None = FROM_ENV,

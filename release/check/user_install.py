@@ -117,7 +117,7 @@ def _error_line(stderr: str) -> str:
     return (picked or lines or ["failed without a message"])[-1][:300]
 
 
-def _missing_line(stderr: str, line: str) -> bool:
+def missing_line(stderr: str, line: str) -> bool:
     """Whether the installer failed because jax or jaxlib ``line`` is on no index."""
     pin = re.escape(f"=={line}")
     return bool(re.search(rf"No matching distribution found for jax(lib)?{pin}\b", stderr)
@@ -192,7 +192,7 @@ def install_as_users(interp_path: str, python_version: str, major: int, version:
         if isinstance(done, str):
             outcome.problems.append(done)
         elif done.returncode != 0:
-            if _missing_line(done.stderr, line) and early:
+            if missing_line(done.stderr, line) and early:
                 outcome.warnings.append(f"jax {line} is not on the public index yet, so users cannot "
                                         f"install this {versions.kind_of(version)} with jax either")
             else:

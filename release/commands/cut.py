@@ -83,6 +83,13 @@ def run(args: argparse.Namespace, out: Output) -> int:
             version = naming.version_of_tag(args.tag)
             result = _ran(catalog.run("cut-finish", run_of(version), options,
                                       lock_timeout=args.lock_timeout), version, stage="finish")
+        elif args.stage == "plan" and args.tag and _published(store, args.tag):
+            # A pushed tag whose release is already published (a post re-spin made it, or a
+            # re-run after publishing): nothing to build; the workflow's later jobs skip.
+            version = naming.version_of_tag(args.tag)
+            out.line(f"{args.tag}: already published; nothing to build")
+            output.github_output({"published": "true", "version": version, "tag": args.tag})
+            result = {"stage": "plan", "published": True, "version": version, "tag": args.tag}
         else:
             kind, number = "rc" if args.rc is not None else "release", args.rc
             if args.stage == "plan" and args.tag:
@@ -115,10 +122,17 @@ def run(args: argparse.Namespace, out: Output) -> int:
         f"{s['step']}:{s['status']}" for s in result.get("steps", [])))
     out.result(result, lambda console: console.print(
         f"{result.get('kind', 'release')} {result['version']} ({result['tag']}): "
-        + ("planned" if result.get("stage") == "plan" else "published")
+        + ("already published" if result.get("published") else
+           "planned" if result.get("stage") == "plan" else "published")
         + (f"; next version {result['next']['next_version']} on {result['next']['branch']}"
            if result.get("next") else "") + untested_note(result), markup=False))
     return 0
+
+
+def _published(store: Any, tag: str) -> bool:
+    """Whether the release of ``tag`` (any kind this tool makes) is already published."""
+    from release.core import naming
+    return store.published().find(naming.version_of_tag(tag)) is not None
 
 
 def _ran(done: list[StepResult], version: str, **more: Any) -> dict:

@@ -89,5 +89,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
                       markup=False)
         for problem in result.problems:
             console.print(f"  - {problem}", markup=False)
+        for warning in result.warnings:
+            console.print(f"  - warning: {warning}", markup=False)
     out.result(result.to_json(), human)
     return 0 if result.ok else 1

@@ -223,8 +223,12 @@ def smoke(run: JobRun, opts: OptionsView, _ctx: Context) -> Outputs:
 
 
 def publish(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:
+    """Undraft; then say so to the workflow at once (output ``published``: the tag), so the
+    PyPI job follows a published release even when a later step (the next-version PR) fails."""
+    from release.core.output import github_output
     from release.publish.drafts import undraft
     result = undraft(run.store, run.tag, say=run.say)
+    github_output({"published": run.tag})
     return {"url": result.get("url")}
 
 

@@ -12,6 +12,11 @@ What a run counts as (``outcome``):
 - neither: ``cancelled``, ``skipped``, ``neutral``, ``stale``, ``action_required`` and any
   conclusion GitHub adds later (a person or GitHub stopped it, or it never ran: it says nothing
   about the pins), and every run not yet ``completed`` (queued, in progress, waiting).
+
+A failed run is red for the pins only when one of the nightly's gates failed (``GATE_STEPS``:
+the build, verify, validate and smoke steps, read from the run's jobs, ``with_gates``); failed
+only elsewhere (the plan refusing a same-day dispatch, an upload, the index, Pages, the
+dashboard) it is green when the nightly was published all the same, else neither.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import itertools
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from release.core import sanitize
 from release.sources.github import MalformedAnswer, fields
@@ -33,6 +38,13 @@ GREEN_CONCLUSIONS = frozenset({"success"})
 RED_CONCLUSIONS = frozenset({"failure", "timed_out", "startup_failure"})
 PAGE_SIZE = 20  # a run is ~5 KB of JSON; the throttle usually stops on the first page
 TOKEN_SCOPES = "actions: read"
+# The nightly's gates, by their step names in nightly.yml and build-wheels.yml (a test holds
+# them to the files): a failure there says the pins, or the build of them, are bad.
+GATE_STEPS = {"scripts/build-wheel.sh build (no credentials)": "build",
+              "verify before attesting": "verify",
+              "scripts/smoke.sh": "smoke",
+              "scripts/nightly.sh finish": "validate"}
+PUBLISHING_STEP = "scripts/nightly.sh finish"  # succeeded: tonight's nightly is published
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,12 +60,16 @@ class NightlyRun:
     head_sha: str
     event: str = "schedule"
     head_branch: str | None = None
+    judged: str | None = None   # a failed run's outcome from its jobs (``with_gates``)
+    why: str | None = None      # the gate that failed, or that none did
 
     @property
     def outcome(self) -> str:
         """GREEN, RED, NEITHER or RUNNING (see the module's rules)."""
         if self.status != "completed":
             return RUNNING
+        if self.judged is not None:
+            return self.judged
         if self.conclusion in GREEN_CONCLUSIONS:
             return GREEN
         if self.conclusion in RED_CONCLUSIONS:
@@ -63,14 +79,15 @@ class NightlyRun:
     def label(self) -> str:
         """``#412 (2026-11-24, red: failure)``: how a line names a run."""
         what = self.conclusion or self.status
-        return f"#{self.run_number} ({self.created_at:%Y-%m-%d}, {self.outcome}: {what})"
+        why = f", {self.why}" if self.why else ""
+        return f"#{self.run_number} ({self.created_at:%Y-%m-%d}, {self.outcome}: {what}{why})"
 
     def to_json(self) -> dict:
         return {"id": self.id, "run_number": self.run_number, "status": self.status,
                 "conclusion": self.conclusion, "outcome": self.outcome,
                 "created_at": self.created_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "html_url": self.html_url, "head_sha": self.head_sha, "event": self.event,
-                "head_branch": self.head_branch}
+                "head_branch": self.head_branch, "why": self.why}
 
 
 def run_from(data: object) -> NightlyRun:
@@ -118,3 +135,34 @@ def recent_runs(client: GitHubClient, owner: str, repo: str, count: int, *,
     size = max(1, min(count, 100))
     return list(itertools.islice(iter_runs(client, owner, repo, workflow=workflow, branch=branch,
                                            page_size=size), max(count, 0)))
+
+
+def judge_failed(jobs: Iterable[object]) -> tuple[str, str]:
+    """(outcome, why) of a failed run from its jobs (``GET .../runs/{id}/jobs``, checked):
+    RED when a gate step failed, or its job failed or timed out while in it; GREEN when the
+    publishing step succeeded (a later job failed); NEITHER otherwise."""
+    published = False
+    for data in jobs:
+        job = fields(data, "workflow job", name=str, conclusion=(str, type(None)), steps=(list, type(None)))
+        for raw in job.get("steps") or []:
+            step = fields(raw, "workflow job step", name=str, conclusion=(str, type(None)))
+            gate = GATE_STEPS.get(step["name"])
+            if gate is not None and (step.get("conclusion") in RED_CONCLUSIONS or (
+                    step.get("conclusion") == "cancelled" and job.get("conclusion") in RED_CONCLUSIONS)):
+                return RED, f"{gate} failed in {sanitize.line(job['name'])[:80]}"
+            published |= step["name"] == PUBLISHING_STEP and step.get("conclusion") == "success"
+    if published:
+        return GREEN, "published; only a later job failed"
+    return NEITHER, "no gate failed (build, verify, validate, smoke)"
+
+
+def with_gates(client: GitHubClient, owner: str, repo: str, runs: Iterable[NightlyRun]) -> Iterator[NightlyRun]:
+    """``runs`` with each failed one judged by its jobs (one more request per red run, made
+    only when the caller gets that far)."""
+    for run in runs:
+        if run.outcome == RED:
+            jobs = client.paginate(f"/repos/{owner}/{repo}/actions/runs/{run.id}/jobs",
+                                   {"per_page": 100, "filter": "latest"}, key="jobs")
+            outcome, why = judge_failed(jobs)
+            run = dataclasses.replace(run, judged=outcome, why=why)
+        yield run

@@ -3,7 +3,9 @@ or a person resets it by a reviewed commit of roller.yaml.
 
 Why: rolling more pins onto a red nightly piles new changes onto a failure nobody has
 understood yet. The rule (``decide``, pure, over the nightly runs newest first):
-- from the newest run back, red runs count; a green run ends the streak; so does the first
+- from the newest run back, red runs count (a failed run is red only when a gate of the
+  nightly failed: build, verify, validate or smoke; ``nightly_runs.with_gates``); a green run
+  ends the streak; so does the first
   run the reset covers (``throttle_reset_after``: a run number at or below it, or a run
   created at or before that time): reds at or before the reset no longer count;
 - runs that are neither (cancelled, skipped, ...) or still running are passed over, never
@@ -26,7 +28,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping
 
 from release.core import sanitize
 from release.core.redact import redact
-from release.sources.nightly_runs import GREEN, RED, TOKEN_SCOPES, NightlyRun, iter_runs
+from release.sources.nightly_runs import GREEN, RED, TOKEN_SCOPES, NightlyRun, iter_runs, with_gates
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -162,7 +164,7 @@ def read(roller: Roller, client: GitHubClient, owner: str, name: str, *, branch:
     from release.sources.github import GitHubError
     limit, reset_text = roller.throttle_after_red, roller.reset_text()
     try:  # off (limit 0): decide answers before the first page is asked for
-        return decide(iter_runs(client, owner, name, branch=branch), limit, roller.throttle_reset_after,
-                      reset_text)
+        return decide(with_gates(client, owner, name, iter_runs(client, owner, name, branch=branch)),
+                      limit, roller.throttle_reset_after, reset_text)
     except GitHubError as exc:
         return Throttle(limit, UNREADABLE, reset=reset_text, why=sanitize.line(redact(str(exc))))

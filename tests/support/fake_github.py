@@ -101,6 +101,9 @@ workflow run (the next ``run_number`` of that workflow; ``created_at`` a datetim
 ``fake.now()``), listed newest first by ``GET .../actions/workflows/{id or file}/runs`` and
 ``GET .../actions/runs`` (``branch``, ``event``, ``status``, ``head_sha`` filters, paginated inside
 ``{"total_count", "workflow_runs"}``) and read by ``GET .../actions/runs/{id}``;
+``jobs=[(job name, conclusion, [(step name, conclusion), ...]), ...]`` are its jobs as
+``GET .../actions/runs/{id}/jobs`` lists them (paginated inside ``{"total_count", "jobs"}``); by
+default a red run's one job is a nightly wheel cell whose build step failed, a green run's succeeded;
 ``fake.update_workflow_run(id, status=, conclusion=)`` moves it on (or re-runs it);
 ``fake.workflow_runs(repo=None)`` lists them newest first.
 ``fake.log``   every request received: ``(host kind, METHOD, path, query, headers)``.
@@ -411,6 +414,7 @@ class FakeGitHub:
         self._check_runs: dict[tuple[str, str], list[dict]] = {}
         self._runs: dict[str, list[dict]] = {}  # repo -> Actions workflow runs, oldest first
         self._workflow_ids: dict[str, int] = {}  # workflow file name -> its id
+        self._run_jobs: dict[int, list[dict]] = {}  # run id -> its jobs, as listed
         self._signed: dict[str, int] = {}
         self.faults: list[_Fault] = []
         self.violations: list[str] = []
@@ -569,7 +573,7 @@ class FakeGitHub:
 
     def add_workflow_run(self, workflow="nightly.yml", *, conclusion="success", status="completed",
                          branch="main", head_sha=None, created_at=None, event="schedule",
-                         repo=None) -> dict:
+                         repo=None, jobs=None) -> dict:
         """Record one run of the Actions workflow ``workflow`` (its file name) as GitHub keeps it:
         the next ``run_number`` of that workflow, ``created_at`` from ``fake.now`` unless given (a
         datetime), ``conclusion`` None unless ``status`` is ``completed``. Returns it as listed."""
@@ -596,7 +600,29 @@ class FakeGitHub:
                 workflow_url=f"{self.api_url}/repos/{repo}/actions/workflows/{workflow_id}",
                 head_repository=_repository(repo), repository=_repository(repo), pull_requests=[]))
             runs.append(run)
+            if jobs is None:
+                red = conclusion in ("failure", "timed_out", "startup_failure") and status == "completed"
+                jobs = [("build / build pjrt wheel", conclusion if status == "completed" else None,
+                         [("scripts/build-wheel.sh build (no credentials)", "failure" if red else
+                           conclusion if status == "completed" else None)])]
+            self._run_jobs[rid] = [self._job(repo, run, n, *job) for n, job in enumerate(jobs)]
             return dict(run)
+
+    def _job(self, repo, run, n, name, conclusion, steps) -> dict:
+        jid = run["id"] * 100 + n
+        status = "completed" if conclusion is not None else "in_progress"
+        return _merge(schema_instance("job"), dict(
+            id=jid, node_id=f"CR_{jid}", run_id=run["id"], run_url=run["url"],
+            head_sha=run["head_sha"], workflow_name=run["name"], head_branch=run["head_branch"], name=name,
+            url=f"{self.api_url}/repos/{repo}/actions/jobs/{jid}",
+            html_url=f"https://github.com/{repo}/actions/runs/{run['id']}/job/{jid}", status=status,
+            conclusion=conclusion, started_at=run["created_at"], created_at=run["created_at"],
+            completed_at=run["created_at"] if conclusion is not None else None,
+            check_run_url=f"{self.api_url}/repos/{repo}/check-runs/{jid}", labels=["ubuntu-24.04"],
+            steps=[{"name": step, "status": "completed" if done is not None else "in_progress",
+                    "conclusion": done, "number": i + 1, "started_at": run["created_at"],
+                    "completed_at": run["created_at"] if done is not None else None}
+                   for i, (step, done) in enumerate(steps)]))
 
     def update_workflow_run(self, run_id, *, status="completed", conclusion=None, repo=None) -> dict:
         """A run moves on (queued -> in_progress -> completed with a conclusion), or is re-run:
@@ -790,6 +816,12 @@ class FakeGitHub:
             return self._ci(repo, unquote(m.group(1)), m.group(2), q, path)
         if method == "GET" and (m := re.fullmatch(r"/actions/(?:workflows/([^/]+)/)?runs", rest)):
             return self._list_runs(repo, unquote(m.group(1)) if m.group(1) else None, q, path)
+        if method == "GET" and (m := re.fullmatch(r"/actions/runs/(\d+)/jobs", rest)):
+            if not any(r["id"] == int(m.group(1)) for r in self._runs.get(repo, [])):
+                raise _ApiError(404, "Not Found")
+            listed = self._run_jobs.get(int(m.group(1)), [])
+            status, headers, page = self._paginate(listed, q, path, dict)
+            return status, headers, {"total_count": len(listed), "jobs": page}
         if method == "GET" and (m := re.fullmatch(r"/actions/runs/(\d+)", rest)):
             run = next((r for r in self._runs.get(repo, []) if r["id"] == int(m.group(1))), None)
             if run is None:
