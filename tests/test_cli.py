@@ -211,12 +211,11 @@ def test_status_offers_no_published_version_as_next(run_cli, project_dir, github
     _seed(github_env, project_dir, ["0.9.1rc1", "0.9.1", "0.9.1.post1", "0.9.1.dev20261122"])
     code, out, err = run_cli("status", "--json", "--date", "2026-11-22", "--root", project_dir)
     data = json.loads(out)
-    assert data["next"] == {"release": None, "rc": None, "post": "0.9.1.post2", "nightly": None}
-    assert "move version_info.json" in data["next_notes"]["release"]
-    # Tonight's nightly of a released line would sort below the release: not offered.
-    assert data["next_notes"]["nightly"] == ("0.9.1.dev20261122 would sort below the published "
-                                             "0.9.1.post1; move version_info.json's version to "
-                                             "0.9.1.post2")
+    # The line was released (version_info.json still says 0.9.1): the next versions are counted
+    # from what is published, never one of those; tonight's nightly sorts above 0.9.1.post1.
+    assert data["next"] == {"release": "0.9.1.post2", "rc": None, "post": "0.9.1.post2",
+                            "nightly": "0.9.1.post2.dev20261122"}
+    assert "rcs come before a line's first release" in data["next_notes"]["rc"]
     assert data["store"]["latest"]["post"]["tag"] == "rocm-jax-v0.9.1.post1"
 
 

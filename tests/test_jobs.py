@@ -241,11 +241,10 @@ def test_status_next_versions_come_from_what_is_published(run_cli, published_lin
     assert nxt()[0]["rc"] == "0.9.1rc3"
     _publish(store, project, "0.9.1")
     _publish(store, project, "0.9.1.post1")
-    now, blocked = nxt()
-    assert now == {"nightly": None, "rc": None, "release": None, "post": "0.9.1.post2"}
-    assert blocked["rc"] == "0.9.1rc3 would sort below the published 0.9.1.post1; move " \
-                            "version_info.json's version to 0.9.1.post2"
-    assert blocked["release"].startswith("0.9.1 would sort below the published 0.9.1.post1")
+    now, blocked = nxt()  # released: counted on from what is published, version_info.json untouched
+    assert now == {"nightly": "0.9.1.post2.dev20261122", "rc": None, "release": "0.9.1.post2",
+                   "post": "0.9.1.post2"}
+    assert blocked["rc"].startswith("line 0.9.1 is released (0.9.1.post2 is its next post release)")
     # A store that does not exist yet: nothing published, and reading it creates nothing.
     code, out, _ = run_cli("status", "--json", "--root", root, "--store", "local", "--store-dir",
                            tmp_path / "none")
@@ -274,7 +273,8 @@ def test_cut_rc_below_a_published_release_is_refused_before_tagging(run_cli, pub
                                  tmp_path, "--store", "local", "--store-dir", store.directory,
                                  "--dist", tmp_path / "dist")
         assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
-        assert "0.9.1rc2 would sort below 0.9.1.post1" in err
+        assert "0.9.1.post2 is the next post release of the released line 0.9.1; release " \
+               "candidates exist only before a line's first release" in err
         assert git("tag") == "" and not (tmp_path / "dist").exists()
     assert [r.tag for r in store.list_releases() if r.draft] == []
 

@@ -67,15 +67,22 @@ def test_only_a_public_version_of_the_same_line_at_or_above_is_warned(published)
 
 
 def test_status_warns_before_anything_is_built(run_cli, project_dir, published):
-    index = published("0.9.1", "0.10.2")
+    # A later nightly of the line published elsewhere: tonight's (and only it) would lose.
+    index = published("0.9.1.dev20261130", "0.10.2")
     code, out, err = run_cli("status", "--json", "--date", "2026-11-22", "--root", project_dir,
                              "--public-index", index.url)
     assert code == 0, err
     data = json.loads(out)["public_index"]
     assert data["newest"]["jax-rocm7-plugin"] == "0.10.2"
-    assert len(data["warnings"]) == 3  # release, rc and nightly of 0.9.1 all sort at or below 0.9.1
+    assert len(data["warnings"]) == 1 and "the nightly version 0.9.1.dev20261122" in data["warnings"][0]
     code, out, _ = run_cli("status", "--root", project_dir, "--public-index", index.url)
     assert code == 0 and "warning: the nightly version 0.9.1.dev" in out
+    # The line's release published there (by hand): the next versions count on past it, no warning.
+    index = published("0.9.1", "0.10.2")
+    code, out, err = run_cli("status", "--json", "--date", "2026-11-22", "--root", project_dir,
+                             "--public-index", index.url)
+    data = json.loads(out)
+    assert data["public_index"]["warnings"] == [] and data["next"]["release"] == "0.9.1.post1"
 
 
 def test_status_with_a_correct_version_line_says_what_it_compared(run_cli, project_dir, published):
@@ -97,14 +104,13 @@ def test_the_nightly_plan_fails_before_building_when_validate_would(run_cli, pro
                                                                    monkeypatch):
     """Point 4 of issue 19: tonight's version below what the public index has of its line fails
     the dry run and the plan stage (one line, exit 2), asking pip's own index by default."""
-    index = published("0.9.1")
+    index = published("0.9.1.dev20261130")  # a later nightly of the line, published elsewhere
     monkeypatch.delenv("RELEASE_PUBLIC_INDEX")
     monkeypatch.setenv("PIP_INDEX_URL", index.url)
     for stage in (["--dry-run"], ["--stage", "plan"]):
         code, out, err = run_cli("nightly", *stage, "--date", "2026-11-22", "--root", project_dir)
         assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
-        assert "0.9.1.dev20261122 sorts at or below jax-rocm7-plugin 0.9.1" in err
-        assert "move version_info.json's version to 0.9.1.post1" in err
+        assert "0.9.1.dev20261122 sorts at or below jax-rocm7-plugin 0.9.1.dev20261130" in err
     assert not (project_dir / ".cache").exists() and not (project_dir / "dist").exists()
     # A newer line alone does not: this is the line's maintenance, pinned by its users.
     monkeypatch.setenv("PIP_INDEX_URL", published("0.10.2").url)
@@ -160,8 +166,9 @@ def test_status_offline_asks_no_index(run_cli, project_dir, published):
 def test_cut_is_refused_before_tagging_when_the_public_index_has_its_line(run_cli, project_dir,
                                                                          published, monkeypatch,
                                                                          tmp_path):
-    """A release 0.9.1 that the public index already has (as PyPI has the real 0.9.1) would
-    fail validate after the build: cut stops before tagging, one line, exit 2."""
+    """A release 0.9.1 below what the public index has of its line (a post's nightly published
+    there) would fail validate after the build: cut stops before tagging, one line, exit 2. A
+    release the index has (as PyPI has the real 0.9.1) is counted past instead: 0.9.1.post1."""
     import subprocess
 
     def git(*args):
@@ -170,12 +177,16 @@ def test_cut_is_refused_before_tagging_when_the_public_index_has_its_line(run_cl
     git("init", "--quiet", "-b", "main")
     git("add", "-A")
     git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "init")
-    monkeypatch.setenv("RELEASE_PUBLIC_INDEX", published("0.9.1").url)
+    monkeypatch.setenv("RELEASE_PUBLIC_INDEX", published("0.9.1.post1.dev20261120").url)
     for stage in ((), ("--stage", "plan")):
         code, out, err = run_cli("cut", *stage, "--root", project_dir, "--artifacts", tmp_path,
                                  "--store", "local", "--store-dir", tmp_path / "store",
                                  "--dist", tmp_path / "dist")
         assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
-        assert "the release version 0.9.1 sorts at or below jax-rocm7-plugin 0.9.1" in err
-        assert "move version_info.json's version to 0.9.1.post1" in err
+        assert "the release version 0.9.1 sorts at or below jax-rocm7-plugin 0.9.1.post1.dev20261120" in err
         assert git("tag") == "" and not (tmp_path / "dist").exists()
+    monkeypatch.setenv("RELEASE_PUBLIC_INDEX", published("0.9.1").url)
+    code, out, err = run_cli("cut", "--stage", "plan", "--json", "--root", project_dir, "--store", "local",
+                             "--store-dir", tmp_path / "store")
+    assert code == 0, err
+    assert json.loads(out)["version"] == "0.9.1.post1" and git("tag").split() == ["rocm-jax-v0.9.1.post1"]

@@ -81,14 +81,16 @@ def check_nightly_date(date: _dt.date, today: _dt.date, force: bool = False) -> 
 def make_plan(project: Project, kind: str, *, date: _dt.date | None = None, number: int | None = None,
               build_number: int | None = None, pythons: tuple[str, ...] | None = None,
               release_commit: str | None = None, workspace: Path | None = None,
-              today: _dt.date | None = None, force: bool = False) -> BuildPlan:
+              today: _dt.date | None = None, force: bool = False, published: Iterable[str] = ()) -> BuildPlan:
     """The plan for a build of ``kind`` from the project's pins and version.
 
     ``pythons`` must be Pythons the Bazel configs build (default: all of them; repeats
     are dropped). With ``today`` (the run's UTC date, an input: nothing here reads a
     clock) a nightly's ``date`` must be within a day of it unless ``force``.
     ``bazel_commands`` are the builds ``release build --workspace`` runs (default
-    workspace: ``<root>/workspace``, as ``release fetch-sources`` makes it).
+    workspace: ``<root>/workspace``, as ``release fetch-sources`` makes it). ``published``: what
+    the store and the public index hold; a released line's next ``.postN`` is counted from it
+    (``versions.next_official``), never only from version_info.json.
     """
     info = project.version_info
     problem = project.line_problem()
@@ -98,7 +100,7 @@ def make_plan(project: Project, kind: str, *, date: _dt.date | None = None, numb
                                           build_number=build_number)
     if kind == "nightly" and date is not None and today is not None:
         check_nightly_date(date, today, force)
-    version = versions.for_kind(kind, info.version, date=date, number=number,
+    version = versions.for_kind(kind, versions.next_official(info.version, published), date=date, number=number,
                                 build_number=build_number)
     pythons = bazel.check_pythons(pythons, project.root)
     rocm_runtime.load(info.rocm_version, project.root)  # no soname list: nothing to verify against
@@ -139,9 +141,10 @@ def candidate_versions(project: Project, published: Iterable[str], date: _dt.dat
     version_info.json names, or one above the line's newest published post when that is
     higher (``release version`` reads no store: ``published`` is empty there). None for an rc of a released line
     (``X.Y.Z.postN``: PEP 440 has no candidates of a post release)."""
-    info = project.version_info
-    line = info.line
     published = list(published)
+    info = dataclasses.replace(project.version_info,
+                               version=versions.next_official(project.version_info.version, published))
+    line = info.line
     rcs = [pre[1] for v in published if versions.base_of(v) == line
            and (pre := Version(v).pre) is not None and pre[0] == "rc"]
     posts = [Version(v).post or 0 for v in published if versions.base_of(v) == line
@@ -169,7 +172,9 @@ def next_versions(project: Project, published: list[str], date: _dt.date,
     kind whose version is blocked (``versions.blocking_version``), or has nothing to build from,
     gets None and the reason.
     """
-    info = project.version_info
+    published = list(published)
+    info = dataclasses.replace(project.version_info,
+                               version=versions.next_official(project.version_info.version, published))
     line, post_number = versions.parse_next(info.version)
     released = [v for v in published if versions.base_of(v) == line
                 and versions.kind_of(v) in ("release", "post")]

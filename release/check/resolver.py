@@ -285,6 +285,23 @@ def newest_published(index_url: str, project: str, *, timeout: float = 10.0) -> 
                      tuple(str(v) for v in ordered))
 
 
+def index_versions(rocm_major: int, index_url: str | None, *, timeout: float = 10.0) -> tuple[str, ...]:
+    """Every version the public index lists of either wheel of ROCm ``rocm_major`` (what the
+    next ``.postN`` is counted from, with the store's); none when the index is ``none``, pip names
+    none, or it cannot be reached (the store alone then decides; validate still checks)."""
+    from release.core import naming
+    if index_url == NO_PUBLIC_INDEX:
+        return ()
+    if index_url is PIP_DEFAULT:
+        index_url = pip_configured_index()
+        if index_url is None:
+            return ()
+    found: list[str] = []
+    for project in (naming.plugin_dist(rocm_major), naming.pjrt_dist(rocm_major)):
+        found += newest_published(index_url, project, timeout=timeout).versions
+    return tuple(found)
+
+
 def _is_version(text: object) -> bool:
     try:
         Version(str(text))

@@ -143,14 +143,20 @@ def run(args: argparse.Namespace, out: Output) -> int:
     info_text = repo.committed(proj.version_info.path) if repo is not None else None
     info = (parse_version_info(proj.version_info.path, info_text) if info_text is not None
             else proj.version_info)
-    vmove = version_move(info, result.new[LINE_DEP])
+    jax = result.new[LINE_DEP]
+    published: tuple[str, ...] = ()
+    if jax.line is not None and jax.line != info.line:  # a line may be released already: never reuse it
+        from release.check.resolver import index_versions, public_index_default
+        published = index_versions(info.rocm_major, public_index_default())
+    vmove = version_move(info, jax, published)
     notes = result.notes + ((vmove.sentence,) if vmove else ())
     data = changelog.to_json(moves, notes)
     text = changelog.markdown(moves, args.max_log_lines, notes)
     title = changelog.title(moves) if moves else "Pins are current"
     if vmove is not None:
-        title = (f"{title}; version {vmove.new}" if moves else
-                 f"Move the version to {vmove.new} (the jax pin's line)")
+        back = " back" if vmove.back else ""
+        title = (f"{title}; version{back} {vmove.new}" if moves else
+                 f"Move the version{back} to {vmove.new} (the jax pin's line)")
         text = text if moves else changelog.notes_markdown(notes) + "The pins did not move.\n"
     if roller_line is not None:  # dry-run by roller.yaml: one line of the changelog says so
         text += f"\n{roller_line}.\n"

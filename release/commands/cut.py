@@ -58,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, out: Output) -> int:
     from release.build.plan import cut_from_tag, make_plan
     from release.check import resolver
-    from release.core import naming
+    from release.core import naming, versions
     from release.jobs import catalog, cut, post, shared
     proj = project(args)
     if args.base and args.post is None:
@@ -92,16 +92,20 @@ def run(args: argparse.Namespace, out: Output) -> int:
             result = {"stage": "plan", "published": True, "version": version, "tag": args.tag}
         else:
             kind, number = "rc" if args.rc is not None else "release", args.rc
+            index = resolver.public_index_from_args(args)
+            # a released line's next .postN counts what the store and the public index hold
+            published = (*store.published().versions(),
+                         *resolver.index_versions(proj.version_info.rocm_major, index))
             if args.stage == "plan" and args.tag:
-                kind, number = cut_from_tag(args.tag, proj.version_info.version)
+                kind, number = cut_from_tag(args.tag, versions.next_official(proj.version_info.version,
+                                                                            published))
                 commit = cut.tagged_checkout(proj.root, args.tag)
             else:
                 commit = cut.check_release_checkout(proj.root, args.release_branch)
             plan = make_plan(proj, kind, number=number, pythons=args.pythons,
-                             release_commit=commit)
+                             release_commit=commit, published=published)
             # before tagging: a version the public index beats on its line fails validate
-            resolver.refuse_losing_versions({kind: plan.version}, plan.rocm_major,
-                                            resolver.public_index_from_args(args))
+            resolver.refuse_losing_versions({kind: plan.version}, plan.rocm_major, index)
             shared.check_publishable(store, plan.version, plan.revisions)
             if args.stage == "plan":
                 if not args.tag:

@@ -61,15 +61,23 @@ def run(args: argparse.Namespace, out: Output) -> int:
     retention_from_args(args)  # a bad --protect is refused before anything, even a dry run
     now = now_utc()
     date = args.date or now.date()
-    plan = make_plan(proj, "nightly", date=date, build_number=args.build_number,
-                     pythons=args.pythons, release_commit=head_of(proj.root, enclosing=True),
-                     today=now.date(), force=args.force)
+    index = resolver.public_index_from_args(args)
+
+    def plan_over(published: tuple[str, ...]) -> BuildPlan:
+        # a released line's nightlies sort above what it published, wherever it was published
+        return make_plan(proj, "nightly", date=date, build_number=args.build_number,
+                         pythons=args.pythons, release_commit=head_of(proj.root, enclosing=True),
+                         today=now.date(), force=args.force, published=published)
+    listed = resolver.index_versions(proj.version_info.rocm_major, index)
+    plan = plan_over(listed)  # a bad date or Python is refused before the store is opened
+    store = None if args.dry_run else open_store_from_args(args, out)
+    if store is not None:
+        plan = plan_over((*store.published().versions(), *listed))
     # Before building: a version the public index beats on its own line would never be
     # installed by the line's users, so validate would fail: the plan stops here.
     check: dict = {"warnings": []}
     if args.dry_run or args.stage != "finish":
-        check = resolver.refuse_losing_versions({"nightly": plan.version}, plan.rocm_major,
-                                                resolver.public_index_from_args(args))
+        check = resolver.refuse_losing_versions({"nightly": plan.version}, plan.rocm_major, index)
     # ``now``: the plan's clock, which CI hands every later job as $RELEASE_NOW, so a job
     # re-run on a later day still builds and publishes the plan's nightly.
     keys = {"date": date.isoformat(), "now": now.isoformat(timespec="seconds").replace("+00:00", "Z"),
@@ -83,7 +91,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
                             + ", ".join(f"`{a}`" for a in plan.assets))
         out.result(plan.to_json() | {"public_index": check}, human)
         return 0
-    store = open_store_from_args(args, out)
+    if store is None:  # opened above for every run but a dry run
+        raise AssertionError("no store for a nightly that publishes")
     options = job_options(args, proj.root)
     with transfer_progress(out) as progress:
         run_of = job_run(args, proj, plan.version, store, out, plan=plan, now=now, progress=progress)

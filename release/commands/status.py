@@ -48,7 +48,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
     date = args.date or today_utc()
     store = None if args.offline else open_store_from_args(args, out, writes=False)
     store_view = None if store is None else _store_view(store)
-    nxt = _next_versions(proj, date, args.build_number, store_view)
+    # the next .postN counts what the public index holds too (a release published by hand)
+    listed = () if args.offline else resolver.index_versions(info.rocm_major, resolver.public_index_from_args(args))
+    nxt = _next_versions(proj, date, args.build_number, store_view, listed)
     data: dict[str, Any] = {
         "root": str(proj.root),
         "version": info.version,
@@ -152,11 +154,11 @@ def _store_view(store: Store) -> dict:
 
 
 def _next_versions(proj: Project, date: _dt.date, build: int | None,
-                   view: dict | None) -> dict[str, tuple[str | None, str]]:
+                   view: dict | None, listed: tuple[str, ...] = ()) -> dict[str, tuple[str | None, str]]:
     """``{kind: (version or None, note)}``: what a build of each kind would get now, from
     ``plan.next_versions`` (the rule: ``versions.blocking_version``) over what is published."""
     from release.build.plan import next_versions
-    published = list((view or {}).get("published_versions", ()))
+    published = [*(view or {}).get("published_versions", ()), *listed]
     return {kind: (n["version"], n["why"])
             for kind, n in next_versions(proj, published, date, build).items()}
 

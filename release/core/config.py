@@ -13,13 +13,27 @@ import dataclasses
 import json
 import re
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 import yaml
 
 from release.core import bounded, redact
 from release.core.atomic import atomic_write as atomic_write  # re-exported: older callers
 from release.core.errors import ConfigError, UserError
+from release.core.rolls import (  # noqa: F401 (re-exported: the roll policies are deps.yaml's)
+    DEFAULT_BRANCHES,
+    DEFAULT_MAX_WALK,
+    REQUIRE_GREEN,
+    Roll,
+    RollHead,
+    RollManual,
+    RollSame,
+    RollVia,
+    check_graph,
+    parse_roll,
+    source_of,
+)
+from release.core.rolls import exact_keys as _exact_keys
 from release.core.versions import NIGHTLY_SCHEMES, VersionError, line_problem, parse_next
 
 DEPS_FILE = "deps.yaml"
@@ -32,12 +46,6 @@ PIN_KEYS = ("archive_sha256", "patches", "line")
 LINE_DEP = "jax"  # the dep whose version.py names the release line
 LINE_FILE = "jax/version.py"
 HOLD_KEYS = ("commit", "reason")
-HEAD_KEYS = ("head", "require", "max_walk")
-REQUIRE_GREEN = "green"
-DEFAULT_MAX_WALK = 20
-VIA_KEYS = ("via", "file")
-VIA_OPTIONAL = ("var", "branches")
-DEFAULT_BRANCHES = "rocm-jaxlib-v*"
 VERSION_KEYS = ("version", "rocm_version", "nightly_scheme")
 
 # Versions, shas, names and URLs are ASCII by rule (a look-alike digit such as U+0661 is not a
@@ -45,49 +53,9 @@ VERSION_KEYS = ("version", "rocm_version", "nightly_scheme")
 _SHA = re.compile(r"^[0-9a-f]{40}\Z", re.ASCII)
 _SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)\Z", re.ASCII)
 _BRANCH = re.compile(r"^[A-Za-z0-9._/-]+\Z", re.ASCII)
-_VAR = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z", re.ASCII)
 _SHA256 = re.compile(r"^[0-9a-f]{64}\Z", re.ASCII)
-_GLOB = re.compile(r"^[A-Za-z0-9._/*?\[\]-]+\Z", re.ASCII)
 _URL = re.compile(r"^(https?://|file://|git://|ssh://|[\w.-]+@[\w.-]+:|/)[\x21-\x7e]+\Z", re.ASCII)
 
-
-@dataclasses.dataclass(frozen=True)
-class RollHead:
-    """Follow the tip of the tracked branch; with ``require``, its newest green commit instead
-    (``"green"``: every check; a tuple: those check names), walking back at most ``max_walk``."""
-
-    require: str | tuple[str, ...] | None = None
-    max_walk: int = DEFAULT_MAX_WALK
-
-    def __str__(self) -> str:
-        if self.require is None:
-            return "head"
-        return "head (green)" if self.require == REQUIRE_GREEN else f"head (green: {', '.join(self.require)})"
-
-
-@dataclasses.dataclass(frozen=True)
-class RollManual:
-    """Never moved automatically; only ``bump --to`` moves it."""
-
-    def __str__(self) -> str:
-        return "manual"
-
-
-@dataclasses.dataclass(frozen=True)
-class RollVia:
-    """Take the commit that dep ``via`` pins in ``file`` (read structurally, or as
-    ``var = "<sha>"`` when ``var`` is given); the branch is found among ``branches``."""
-
-    via: str
-    file: str
-    var: str | None = None
-    branches: str = DEFAULT_BRANCHES
-
-    def __str__(self) -> str:
-        return f"via {self.via}" + (f" ({self.var})" if self.var else "")
-
-
-Roll = RollHead | RollManual | RollVia
 
 
 @dataclasses.dataclass(frozen=True)
@@ -136,17 +104,17 @@ class Deps:
         return tuple(d.name for d in self.items)
 
     def resolution_order(self) -> tuple[Dep, ...]:
-        """Deps ordered so a ``via`` dep comes after the dep it reads."""
+        """Deps ordered so a ``via`` or ``same`` dep comes after the dep it reads."""
         done: list[str] = []
         pending = list(self.items)
         while pending:
             for dep in pending:
-                if not isinstance(dep.roll, RollVia) or dep.roll.via in done:
+                if source_of(dep.roll) in (None, *done):
                     done.append(dep.name)
                     pending.remove(dep)
                     break
             else:  # validated at load time, so this is a bug
-                raise AssertionError("cycle in via deps")
+                raise AssertionError("cycle in via or same deps")
         return tuple(self[n] for n in done)
 
     def with_commits(self, commits: Mapping[str, str]) -> Deps:
@@ -267,7 +235,7 @@ def parse_deps(path: Path, text: str) -> Deps:
         raise ConfigError(path, "deps", _kind(deps), f"a mapping of {', '.join(REQUIRED_DEPS)}")
     _exact_keys(path, "deps", deps, REQUIRED_DEPS, REQUIRED_DEPS)
     items = tuple(_parse_dep(path, name, deps[name]) for name in deps)
-    _check_via(path, items)
+    check_graph(path, items)
     return Deps(Path(path), items)
 
 
@@ -300,7 +268,7 @@ def _parse_dep(path: Path, name: str, raw: object) -> Dep:
                           f"one ({LINE_FILE}'s _version at its commit)")
     if line is not None and not (isinstance(line, str) and _SEMVER.match(line)):
         raise ConfigError(path, f"{where}.line", line, "X.Y.Z in quotes, as jax/version.py says it")
-    roll = _parse_roll(path, f"{where}.roll", raw["roll"])
+    roll = parse_roll(path, f"{where}.roll", raw["roll"])
     hold = _parse_hold(path, f"{where}.hold", raw["hold"], roll) if "hold" in raw else None
     return Dep(name, url, branch, commit, roll, sha256, tuple(patches), hold, line)
 
@@ -317,70 +285,6 @@ def _parse_hold(path: Path, where: str, raw: object, roll: Roll) -> Hold:
         raise ConfigError(path, where, f"a hold on a '{roll}' dep", "holds only on deps that roll by "
                           "head (hold a via dep's source commit instead)")
     return Hold(raw["commit"], raw["reason"].strip())
-
-
-def _parse_head(path: Path, where: str, raw: dict) -> RollHead:
-    _exact_keys(path, where, raw, ("head",), HEAD_KEYS)
-    if raw["head"] is not True:
-        raise ConfigError(path, f"{where}.head", raw["head"], "true")
-    require = raw.get("require")
-    if require is not None:
-        names_ok = (isinstance(require, list) and require
-                    and all(isinstance(n, str) and n.strip() for n in require))
-        if require != REQUIRE_GREEN and not names_ok:
-            raise ConfigError(path, f"{where}.require", require,
-                              "'green' (every check) or a list of check names")
-        if require != REQUIRE_GREEN:
-            require = tuple(n.strip() for n in require)
-    walk = raw.get("max_walk", DEFAULT_MAX_WALK)
-    if isinstance(walk, bool) or not isinstance(walk, int) or walk < 1:
-        raise ConfigError(path, f"{where}.max_walk", walk, "a whole number of commits, 1 or more")
-    if "max_walk" in raw and require is None:
-        raise ConfigError(path, f"{where}.max_walk", walk, "max_walk only together with require")
-    return RollHead(require, walk)
-
-
-def _parse_roll(path: Path, where: str, raw: object) -> Roll:
-    expected = ("'head', 'manual', a mapping {head: true, require: green|[names][, max_walk: N]} "
-                "or a mapping {via, file[, var, branches]}")
-    if raw == "head":
-        return RollHead()
-    if raw == "manual":
-        return RollManual()
-    if not isinstance(raw, dict):
-        raise ConfigError(path, where, raw, expected)
-    if "head" in raw:
-        return _parse_head(path, where, raw)
-    _exact_keys(path, where, raw, VIA_KEYS, VIA_KEYS + VIA_OPTIONAL)
-    for key in raw:
-        if not isinstance(raw[key], str) or not raw[key]:
-            raise ConfigError(path, f"{where}.{key}", raw[key], "a non-empty string")
-    if raw["file"].startswith("/") or ".." in raw["file"].split("/"):
-        raise ConfigError(path, f"{where}.file", raw["file"], "a path relative to the via repository")
-    if "var" in raw and not _VAR.match(raw["var"]):
-        raise ConfigError(path, f"{where}.var", raw["var"], "an identifier such as XLA_COMMIT")
-    branches = raw.get("branches", DEFAULT_BRANCHES)
-    if not _GLOB.match(branches) or ".." in branches:
-        raise ConfigError(path, f"{where}.branches", branches, "a branch name pattern such as rocm-jaxlib-v*")
-    return RollVia(raw["via"], raw["file"], raw.get("var"), branches)
-
-
-def _check_via(path: Path, items: tuple[Dep, ...]) -> None:
-    names = {d.name for d in items}
-    graph = {d.name: d.roll.via for d in items if isinstance(d.roll, RollVia)}
-    for name, via in graph.items():
-        if via not in names:
-            raise ConfigError(path, f"deps.{name}.roll.via", via,
-                              f"one of the other deps ({', '.join(sorted(names - {name}))})")
-    for start in graph:
-        seen, node = [start], graph[start]
-        while node in graph:
-            if node in seen:
-                cycle = " -> ".join(seen[seen.index(node):] + [node])
-                raise ConfigError(path, f"deps.{start}.roll.via", graph[start],
-                                  f"no cycle of via deps (found {cycle})")
-            seen.append(node)
-            node = graph[node]
 
 
 def load_deps(path: Path) -> Deps:
@@ -567,18 +471,6 @@ def save_version_info(info: VersionInfo) -> bool:
 
 # ---------------------------------------------------------------- helpers
 
-
-
-def _exact_keys(path: Path, where: str, data: dict, required: Iterable[str],
-                allowed: tuple[str, ...]) -> None:
-    for key in data:
-        if key not in allowed:
-            raise ConfigError(path, f"{where}.{key}" if where else str(key), "an unknown key",
-                              "only " + ", ".join(allowed))
-    for key in required:
-        if key not in data:
-            raise ConfigError(path, f"{where}.{key}" if where else key, "nothing (missing)",
-                              "this key to be present")
 
 
 def _no_duplicate_pairs(path: Path) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:

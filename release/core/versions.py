@@ -81,6 +81,26 @@ def next_after(released: str) -> str:
     return f"{v.base_version}.post{(v.post or 0) + 1}"
 
 
+def next_official(next_version: str, published: Iterable[str]) -> str:
+    """version_info.json's next version moved past what its line has published (the public
+    index's versions and the store's together): once the line's release or a post release is
+    out, the highest published ``.postN`` plus one (``.post1`` after the release alone), or the
+    file's own post number when that is higher. A line released by hand moves on so, and its
+    nightlies sort above what it published, without an edit of the file. Pre-releases, nightlies
+    and other lines do not count (a local label does: ``blocking_version`` reads it as its public
+    part); a line with nothing final published is unchanged."""
+    line, number = parse_next(next_version)
+    top = -1
+    for text in published:
+        try:
+            v = Version(text)
+        except InvalidVersion:
+            continue
+        if Version(v.base_version) == Version(line) and v.pre is None and v.dev is None:
+            top = max(top, v.post or 0)
+    return f"{line}.post{max(number, top + 1)}" if top >= 0 else next_version
+
+
 def line_problem(next_version: str, jax_line: str | None, jax_commit: str = "") -> str | None:
     """Why the next version is not on jax's line, or None when it is (or no line is known).
 

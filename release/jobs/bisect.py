@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Mapping, Protocol
 
 from release.core.atomic import atomic_write
-from release.core.config import Deps, RollVia
+from release.core.config import Deps, RollVia, source_of
 from release.core.errors import UserError
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ def followers(deps: Deps, source: str = SOURCE) -> tuple[str, ...]:
     """The deps pinned (directly or through others) by ``source``, in resolution order."""
     found: list[str] = []
     for dep in deps.resolution_order():
-        if isinstance(dep.roll, RollVia) and (dep.roll.via == source or dep.roll.via in found):
+        if (src := source_of(dep.roll)) is not None and (src == source or src in found):
             found.append(dep.name)
     return tuple(found)
 

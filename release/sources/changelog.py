@@ -20,6 +20,8 @@ def _commits(n: int) -> str:
 
 def summary(move: Move) -> str:
     """The short form for titles: ``xla b32df5f..d4e5f6a (12 commits)``; other moves say how."""
+    if move.same_as:
+        return f"{move.name} {move.old[:7]}..{move.new[:7]} (the {move.same_as}'s tree)"
     if move.direction == SAME:
         if move.rebranched:
             return f"{move.name} {move.new[:7]} (on {sanitize.line(move.branch)})"
@@ -44,6 +46,8 @@ def sentence(move: Move) -> str:
     behind = f", {move.behind:,} behind that branch's tip" if move.behind else ""
     base = f" since the merge-base {move.merge_base[:7]}" if move.merge_base else ""
     source = f" ({move.source})" if move.source else ""
+    if move.same_as:  # the source's move carries the log and the branch
+        return f"{move.name}: at {new}, the {move.same_as}'s commit (one tree), on {move.branch}"
     if move.switched:
         if move.direction == FORWARD:
             how = f"{_commits(move.count)} since {move.old[:7]}"
@@ -134,7 +138,7 @@ def to_json(moves: tuple[Move, ...], notes: tuple[str, ...] = ()) -> dict:
             "switched": m.switched, "merge_base": m.merge_base, "dropped": m.dropped,
             "behind_tip": m.behind, "source": m.source, "named_url": m.named_url and display_url(m.named_url),
             "archive_sha256": m.archive_sha256, "patches": list(m.patches), "line": m.line,
-            "off_line": m.off_line or None,
+            "off_line": m.off_line or None, "same_as": m.same_as or None,
             "summary": sentence(m),
             "compare_url": compare_url(m),
             "commits": [{"sha": c.sha, "date": c.date, "author": c.author, "subject": c.subject}

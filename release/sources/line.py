@@ -11,9 +11,13 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
+from typing import Iterable
+
+from packaging.version import Version
 
 from release.core.config import LINE_FILE, Dep, VersionInfo
 from release.core.errors import UserError
+from release.core.versions import next_official, parse_next
 from release.sources.git import Mirror
 
 _LINE = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
@@ -64,18 +68,27 @@ class VersionMove:
     commit: str  # the jax pin it was read at
 
     @property
+    def back(self) -> bool:
+        """jax moved back to an older line (a revert onto a line that may be released)."""
+        return Version(self.line) < Version(parse_next(self.old)[0])
+
+    @property
     def sentence(self) -> str:
-        return (f"version: {self.old} -> {self.new} (jax's line: {LINE_FILE} at {self.commit[:7]} "
-                f"says {self.line})")
+        released = (f"; {self.line} is published, so its next post release"
+                    if self.new != self.line else "")
+        return (f"version: {self.old} -> {self.new}{' (back)' if self.back else ''} (jax's line: "
+                f"{LINE_FILE} at {self.commit[:7]} says {self.line}{released})")
 
     def to_json(self) -> dict:
-        return {"old": self.old, "new": self.new, "line": self.line, "commit": self.commit}
+        return {"old": self.old, "new": self.new, "line": self.line, "commit": self.commit,
+                "back": self.back}
 
 
-def version_move(info: VersionInfo, jax: Dep) -> VersionMove | None:
+def version_move(info: VersionInfo, jax: Dep, published: Iterable[str] = ()) -> VersionMove | None:
     """The move of ``info``'s version onto ``jax``'s recorded line, or None when it is on it
-    (or no line is recorded). A new line starts unreleased (``X.Y.Z``); if it was released
-    already, the plan says which ``.postN`` to move on to."""
+    (or no line is recorded). A new line starts unreleased (``X.Y.Z``); a line already released
+    (``published``: what the public index holds; jax moved back to it) at its next ``.postN``,
+    never at a version that is published."""
     if jax.line is None or info.line == jax.line:
         return None
-    return VersionMove(info.version, jax.line, jax.line, jax.commit)
+    return VersionMove(info.version, next_official(jax.line, published), jax.line, jax.commit)

@@ -7,7 +7,8 @@ Upstream changed these files' shape more than once: ``COMMIT``/``SHA`` feeding a
 the repository rule named like the dep (or the only one), its ``commit`` or the commit its
 archive URL is built from, its ``sha256`` and its patch list. The file is parsed as Python
 syntax (what these Starlark files use), never executed. A ``var`` named in deps.yaml still
-wins for the commit.
+wins for the commit. A file of plain variables and no rule (jax's ``third_party/xla/revision.bzl``:
+``XLA_COMMIT``, ``XLA_SHA256``) gives the archive sha256 of the ``*_SHA256`` beside the commit's.
 """
 
 from __future__ import annotations
@@ -67,6 +68,9 @@ def read_pin(text: str, *, name: str, where: str, var: str | None = None) -> Pin
     if not _SHA.match(commit):
         raise UserError(f"{where}: {found_var or 'commit'} = {commit!r}; expected a full commit SHA "
                         "(40 hex digits)")
+    if rule is None and found_var and found_var.endswith("COMMIT"):  # jax's revision.bzl: XLA_SHA256 beside
+        beside = consts.get(found_var.removesuffix("COMMIT") + "SHA256")
+        sha256 = beside if isinstance(beside, str) and _SHA256.match(beside) else None
     return Pin(commit, found_var, url, sha256, patches)
 
 

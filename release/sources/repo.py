@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
-from release.core.config import LINE_DEP, Deps, RollVia, parse_deps
+from release.core.config import LINE_DEP, Deps, RollSame, RollVia, parse_deps
 from release.core.errors import UserError
 from release.core.redact import redact
 from release.sources.git import ENV, TIMEOUT, Remote, head_of, remote_error
@@ -282,7 +282,7 @@ def committed_deps(repo: ReleaseRepo, deps: Deps) -> Deps:
     pins = {}
     for d in deps:
         fields: dict[str, object] = {"commit": d.commit}
-        if isinstance(d.roll, RollVia):
+        if isinstance(d.roll, (RollVia, RollSame)):
             fields |= {"branch": d.branch, "archive_sha256": d.archive_sha256, "patches": d.patches}
         if d.name == LINE_DEP:
             fields["line"] = d.line

@@ -12,6 +12,8 @@ policy forbids, else returns the ``Move`` with its log:
   any direction and on any branch, since the source built with it; the branch is found (the
   newest matching ``branches`` that contains it) and only a commit on no official branch
   (a fork's) is refused.
+- ``FollowSame``: one tree with another dep (``{same: plugin}``: from jax 0.10 the plugin is
+  built from jax's own tree): the source's new commit and branch, checked by the source's policy.
 - ``Exact`` (``--to SHA``) proposes one commit and lets the dep's own policy check it.
 
 Deps are resolved in ``Deps.resolution_order()`` so a via dep sees its source's new pin.
@@ -31,7 +33,7 @@ from release.core import config
 from release.core.config import Dep, Deps
 from release.core.errors import UserError
 from release.core.revisions import github_base
-from release.sources import branches, selection
+from release.sources import branches, module_pin, selection
 from release.sources.git import FIRST_DEPTH, SKEW, LogEntry, Mirror, Remote
 from release.sources.line import line_at
 from release.sources.pins import Pin, read_pin
@@ -74,6 +76,7 @@ class Move:
     line: str | None = None  # the jax dep: jax/version.py's _version at ``new`` (release.sources.line)
     rebranched: bool = False  # SAME: the pin and its files stay, only its branch was re-checked
     off_line: str = ""  # said when the pin is on no release branch of jax's line (release.sources.branches)
+    same_as: str = ""  # a FollowSame dep: the dep whose tree it is (its move carries the log)
 
     @property
     def count(self) -> int:
@@ -114,6 +117,7 @@ class Context:
         self._stack = contextlib.ExitStack()
         self._mirrors: dict[str, Mirror] = {}
         self._lines: dict[str, str | None] = {}
+        self.moves: dict[str, Move] = {}  # the checked moves so far (a same dep copies its source's)
 
     def line(self) -> str | None:
         """jax's line at its new pin (None without a jax dep or a jax/version.py there): the
@@ -226,6 +230,9 @@ class FollowVia(config.RollVia):
             raise UserError(f"{dep.name}: {where}: no such file (roll policy via {self.via} "
                             f"expects the pin of {dep.name} there)")
         pin = read_pin(text, name=dep.name, var=self.var, where=f"{dep.name}: {where}")
+        module = mirror.read_file(sha, module_pin.MODULE_FILE)
+        if module is not None:  # jax's tree pins xla twice: both must say the same
+            module_pin.check_agrees(pin, module, name=dep.name, file=self.file, at=f"{self.via} {sha[:7]}")
         return Candidate(pin.commit, pin, f"as the {self.via} pins")
 
     def check(self, dep: Dep, cand: Candidate, ctx: Context, *, allow_rewind: bool) -> Move:  # noqa: ARG002 (the policy protocol)
@@ -272,6 +279,20 @@ class FollowVia(config.RollVia):
                     archive_sha256=dep.archive_sha256, patches=dep.patches, rebranched=True)
 
 
+class FollowSame(config.RollSame):
+    """One tree with dep ``same``: its new commit, on the branch its move found; the source's
+    policy checked the commit (head: on its branch, forward), so nothing is asked again."""
+
+    def candidate(self, dep: Dep, ctx: Context) -> Candidate:  # noqa: ARG002 (the policy protocol)
+        return Candidate(ctx.new[self.same], source=f"the {self.same}'s tree")
+
+    def check(self, dep: Dep, cand: Candidate, ctx: Context, *, allow_rewind: bool) -> Move:  # noqa: ARG002 (the policy protocol)
+        moved = ctx.moves[self.same]
+        return dataclasses.replace(moved, name=dep.name, url=dep.url, old=dep.commit, old_branch=dep.branch,
+                                   commits=(), source=cand.source, same_as=self.same, named_url=None,
+                                   archive_sha256=dep.archive_sha256, patches=dep.patches, line=None, off_line="")
+
+
 class Exact:
     """``--to SHA``: the dep's own policy checks the commit a person chose."""
 
@@ -293,6 +314,8 @@ def policy_for(roll: config.Roll) -> Policy:
         return FollowHead(roll.require, roll.max_walk)
     if isinstance(roll, config.RollVia):
         return FollowVia(roll.via, roll.file, roll.var, roll.branches)
+    if isinstance(roll, config.RollSame):
+        return FollowSame(roll.same)
     return StayManual()
 
 
@@ -359,11 +382,17 @@ def roll(deps: Deps, cache: Path, *, only: Iterable[str] = (), to: str | None = 
         if name not in deps.names:
             raise UserError(f"--dep {name}: no such dep in {deps.path} (expected one of "
                             f"{', '.join(deps.names)})")
+        roll_ = deps[name].roll
+        if isinstance(roll_, config.RollSame) and roll_.same not in only:
+            raise UserError(f"--dep {name}: {name} is the {roll_.same}'s tree (roll: {{same: {roll_.same}}}) "
+                            f"and moves with it; give --dep {roll_.same}")
     if to is not None:
         if not re.fullmatch(r"[0-9a-f]{40}", to):
             raise UserError(f"--to {to}: expected a full commit SHA (40 lowercase hex digits)")
         if len(only) != 1:
             raise UserError("--to SHA pins one dep: give exactly one --dep NAME with it")
+    if only:  # a same dep moves with its source, whoever names the source
+        only += tuple(d.name for d in deps if isinstance(d.roll, config.RollSame) and d.roll.same in only)
     moves: dict[str, Move] = {}
     notes: list[str] = []
     with Context(deps, cache, say, first_depth=first_depth, soaked_before=soaked_before) as ctx:
@@ -374,7 +403,7 @@ def roll(deps: Deps, cache: Path, *, only: Iterable[str] = (), to: str | None = 
             if only and dep.name not in only:
                 continue
             policy = policy_for(dep.roll)
-            if to is not None:
+            if to is not None and dep.name == only[0]:
                 policy = Exact(to, policy)
             cand = policy.candidate(dep, ctx)
             if holds_only and not cand.back and not _follows_a_move(policy, ctx):
@@ -386,7 +415,8 @@ def roll(deps: Deps, cache: Path, *, only: Iterable[str] = (), to: str | None = 
             chosen.append((dep, policy, cand))
         for dep, policy, cand in chosen:
             if cand.commit != dep.commit:
-                moves[dep.name] = policy.check(dep, cand, ctx, allow_rewind=allow_rewind or cand.back)
+                moves[dep.name] = ctx.moves[dep.name] = policy.check(dep, cand, ctx,
+                                                                     allow_rewind=allow_rewind or cand.back)
                 continue
             if holds_only:  # a pin that stays is not re-checked either: nothing but moves back
                 continue
@@ -408,7 +438,8 @@ def roll(deps: Deps, cache: Path, *, only: Iterable[str] = (), to: str | None = 
 def _follows_a_move(policy: Policy, ctx: Context) -> bool:
     """A via dep whose source's pin moves this run (a move back): it must follow, or the pins
     would disagree with what the source pins."""
-    return isinstance(policy, FollowVia) and ctx.new[policy.via] != ctx.deps[policy.via].commit
+    source = policy.via if isinstance(policy, FollowVia) else policy.same if isinstance(policy, FollowSame) else None
+    return source is not None and ctx.new[source] != ctx.deps[source].commit
 
 
 def pinned_fields(move: Move) -> dict:

@@ -1,0 +1,282 @@
+"""The jax-tree layout (jax 0.10 on): the plugin is jax's own tree, xla is pinned by jax twice.
+
+Rules: ``jax: roll: {same: plugin}`` makes jax's commit, url and branch the plugin's (a deps.yaml
+saying otherwise is refused in one line naming both values); a bump moves both together and
+reads jax's line there; ``xla: roll: {via: jax, file: third_party/xla/revision.bzl, var:
+XLA_COMMIT}`` takes XLA_COMMIT and records XLA_SHA256 as archive_sha256; when MODULE.bazel's
+``archive_override`` of xla names another commit or digest (SRI base64 against hex), the roll is
+refused in one line naming both files and both values, and nothing is written. Generated
+repositories, over file:// and a real smart-HTTP server.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from release.core import config
+from release.core.errors import ConfigError, UserError
+from release.sources import module_pin
+from release.sources.pins import read_pin
+from release.sources.roll import roll
+from tests.support.gitrepos import GitHttpServer
+from tests.support.jax_tree import (
+    MODULE,
+    PLUGIN_BRANCH,
+    REVISION,
+    JaxTree,
+    build_jax_tree,
+    digest,
+    module_bazel,
+    revision_bzl,
+    sri,
+)
+from tests.support.project import write_version_info
+
+HEX = "0123456789abcdef"
+shas = st.text(HEX, min_size=40, max_size=40)
+digests = st.text(HEX, min_size=64, max_size=64)
+
+
+@pytest.fixture(scope="module")
+def jt(tmp_path_factory) -> JaxTree:
+    return build_jax_tree(tmp_path_factory.mktemp("jax-tree"))
+
+
+@pytest.fixture(scope="module")
+def jt_http(jt):
+    server = GitHttpServer(jt.root).start()
+    yield server
+    server.stop()
+
+
+def _project(tmp_path, jt, **kwargs):
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "deps.yaml").write_text(jt.deps_yaml(**kwargs))
+    write_version_info(root, "0.11.0")
+    return root
+
+
+# ---------------------------------------------------------------- deps.yaml
+
+
+def test_the_jax_tree_layout_parses_with_its_key_names(jt, tmp_path):
+    deps = config.parse_deps(tmp_path / "deps.yaml", jt.deps_yaml())
+    assert deps["jax"].roll == config.RollSame("plugin") and str(deps["jax"].roll) == "same as plugin"
+    assert deps["xla"].roll == config.RollVia("jax", REVISION, "XLA_COMMIT", "rocm-jaxlib-v*")
+    assert [d.name for d in deps.resolution_order()] == ["plugin", "jax", "xla"]
+    # Written in another order, a same dep still comes after its source, a via dep after both.
+    text = jt.deps_yaml()
+    head, rest = text.split("deps:\n")
+    plugin, rest = rest.split("  jax:\n")
+    jax, xla = rest.split("  xla:\n")
+    reordered = f"{head}deps:\n  xla:\n{xla}  jax:\n{jax}{plugin}"
+    moved = config.parse_deps(tmp_path / "deps.yaml", reordered)
+    assert [d.name for d in moved][0] == "xla"
+    assert [d.name for d in moved.resolution_order()] == ["plugin", "jax", "xla"]
+
+
+@pytest.mark.parametrize("field, value", [
+    ("url", "https://github.com/ROCm/other-jax"),
+    ("branch", "rocm-jaxlib-v0.10.x"),
+    ("commit", "f" * 40),
+])
+def test_a_same_dep_saying_another_url_branch_or_commit_is_refused_in_one_line(jt, tmp_path, field, value):
+    text = jt.deps_yaml()
+    deps = config.parse_deps(tmp_path / "deps.yaml", text)
+    old = getattr(deps["jax"], field)
+    head, _, tail = text.partition("  jax:\n")
+    tail = tail.replace(f"{field}: {old}", f"{field}: {value}", 1)
+    with pytest.raises(ConfigError) as err:
+        config.parse_deps(tmp_path / "deps.yaml", head + "  jax:\n" + tail)
+    message = str(err.value)
+    assert "\n" not in message
+    assert f"deps.jax.{field}: got {value}; expected deps.plugin.{field} ({old})" in message
+
+
+@pytest.mark.parametrize("roll, key, expected", [
+    ("{same: nosuch}", "deps.jax.roll.same", "one of the other deps"),
+    ("{same: plugin, file: x}", "deps.jax.roll.file", "only same"),
+    ("{same: 7}", "deps.jax.roll.same", "the name of another dep"),
+    ("{same: jax}", "deps.jax.roll.same", "no cycle"),
+])
+def test_a_bad_same_is_refused_naming_the_key(jt, tmp_path, roll, key, expected):
+    text = jt.deps_yaml().replace("roll: {same: plugin}", f"roll: {roll}")
+    with pytest.raises(ConfigError, match=f"{key}: .*{expected}"):
+        config.parse_deps(tmp_path / "deps.yaml", text)
+
+
+def test_a_same_dep_of_a_same_dep_is_refused(jt, tmp_path):
+    text = jt.deps_yaml().replace("roll: {via: jax, file", "roll: {same: jax}\n    x: {via: jax, file")
+    text = text.replace("    x: {via", "    # {via")
+    deps_text = text.replace(f"url: {jt.xla.url}", f"url: {jt.jax.url}")
+    with pytest.raises(ConfigError, match=r"deps\.xla\.roll\.same: got jax; expected a dep that is not "
+                                          r"itself 'same'"):
+        config.parse_deps(tmp_path / "deps.yaml", deps_text)
+
+
+# ---------------------------------------------------------------- pins in jax's tree
+
+
+def test_revision_bzl_gives_the_commit_and_the_archive_sha256_beside_it(jt):
+    pin = read_pin(revision_bzl(jt.c["X2"], digest(jt.c["X2"])), name="xla", where="x", var="XLA_COMMIT")
+    assert (pin.commit, pin.var, pin.sha256) == (jt.c["X2"], "XLA_COMMIT", digest(jt.c["X2"]))
+    found = read_pin(revision_bzl(jt.c["X2"], digest(jt.c["X2"])), name="xla", where="x")  # no var
+    assert (found.commit, found.sha256) == (jt.c["X2"], digest(jt.c["X2"]))
+
+
+@given(commit=shas, sha256=digests, other_commit=shas, other_sha=digests, quote=st.sampled_from(['"', "'"]),
+       pad=st.sampled_from(["", "  ", "\n# a comment\n"]), before=st.booleans())
+def test_generated_revision_and_module_files_agree_exactly_when_their_values_do(
+        commit, sha256, other_commit, other_sha, quote, pad, before):
+    revision = revision_bzl(commit, sha256).replace('"', quote) + pad
+    pin = read_pin(revision, name="xla", where=REVISION, var="XLA_COMMIT")
+    assert (pin.commit, pin.sha256) == (commit, sha256)
+    text = module_bazel(other_commit, other_sha)
+    if before:  # other modules and overrides around it change nothing
+        text = 'bazel_dep(name = "grpc")\nsingle_version_override(module_name = "grpc", version = "1")\n' + text
+    found = module_pin.archive_override(text + pad, "xla")
+    assert found is not None and (found.commit, found.sha256) == (other_commit, other_sha)
+    assert module_pin.sri_to_hex(sri(other_sha)) == other_sha and module_pin.hex_to_sri(other_sha) == sri(other_sha)
+    agrees = (other_commit, other_sha) == (commit, sha256)
+    try:
+        module_pin.check_agrees(pin, text, name="xla", file=REVISION, at="jax abc1234")
+    except UserError as exc:
+        message = str(exc)
+        assert not agrees and "\n" not in message
+        assert REVISION in message and MODULE in message and "refusing to roll" in message
+        if other_commit != commit:
+            assert commit in message and other_commit in message
+        else:
+            assert sha256 in message and sri(other_sha) in message
+    else:
+        assert agrees
+
+
+@pytest.mark.parametrize("integrity", ["sha256-short=", "sha512-" + "A" * 86 + "==", "sha256-" + "!" * 43 + "="])
+def test_an_integrity_that_is_no_sha256_is_refused(jt, integrity):
+    pin = read_pin(revision_bzl(jt.c["X2"], digest(jt.c["X2"])), name="xla", where="x", var="XLA_COMMIT")
+    text = module_bazel(jt.c["X2"], digest(jt.c["X2"])).replace(sri(digest(jt.c["X2"])), integrity)
+    with pytest.raises(UserError, match="no sha256-<base64> of 32 bytes"):
+        module_pin.check_agrees(pin, text, name="xla", file=REVISION, at="jax abc1234")
+
+
+def test_a_module_file_without_an_override_of_the_dep_checks_nothing(jt):
+    pin = read_pin(revision_bzl(jt.c["X2"], digest(jt.c["X2"])), name="xla", where="x", var="XLA_COMMIT")
+    module_pin.check_agrees(pin, 'module(name = "jax")\nbazel_dep(name = "xla", version = "1")\n',
+                            name="xla", file=REVISION, at="jax abc1234")
+    module_pin.check_agrees(pin, "this is not { starlark", name="xla", file=REVISION, at="jax abc1234")
+
+
+# ---------------------------------------------------------------- rolling
+
+
+@pytest.mark.parametrize("transport", ["file", "http"])
+def test_a_roll_moves_jax_with_the_plugin_and_xla_as_jax_pins_it(jt, jt_http, tmp_path, transport):
+    urls = {n: jt_http.url(f"{n}.git") for n in ("jax", "xla")} if transport == "http" else None
+    deps = config.parse_deps(tmp_path / "deps.yaml", jt.deps_yaml(urls=urls))
+    result = roll(deps, tmp_path / "cache")
+    moves = {m.name: m for m in result.moves}
+    assert result.new["plugin"].commit == result.new["jax"].commit == jt.c["J2"]
+    assert result.new["jax"].branch == result.new["plugin"].branch == PLUGIN_BRANCH
+    assert result.new["jax"].line == "0.11.0"
+    assert (result.new["xla"].commit, result.new["xla"].archive_sha256) == (jt.c["X2"], digest(jt.c["X2"]))
+    assert result.new["xla"].branch == "rocm-jaxlib-v0.11.0"  # the line's release branch
+    assert moves["jax"].same_as == "plugin" and moves["jax"].commits == ()
+    assert moves["plugin"].count == 2
+    # What bump writes parses again: the same dep still says what its source says.
+    config.parse_deps(tmp_path / "deps.yaml", config.render_deps(result.new, jt.deps_yaml(urls=urls)))
+
+
+@pytest.mark.parametrize("bad, values", [("JBAD", lambda c: (digest(c["X1"]), sri(digest(c["X0"])))),
+                                         ("JCOMMIT", lambda c: (c["X1"], c["X0"]))])
+def test_a_digest_or_commit_mismatch_between_the_two_files_is_refused_and_nothing_written(
+        tmp_path, run_cli, monkeypatch, bad, values):
+    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
+    jt = build_jax_tree(tmp_path / "upstream")
+    jt.jax.set_ref(PLUGIN_BRANCH, jt.c[bad])  # the bad commit lands on the plugin's branch
+    root = _project(tmp_path, jt)
+    before = (root / "deps.yaml").read_bytes(), (root / "version_info.json").read_bytes()
+    code, out, err = run_cli("bump", "--root", root)
+    assert code == 2, (out, err)
+    line = err.strip()
+    assert "\n" not in line and REVISION in line and MODULE in line
+    assert all(v in line for v in values(jt.c))
+    assert ((root / "deps.yaml").read_bytes(), (root / "version_info.json").read_bytes()) == before
+
+
+def test_bump_of_the_jax_layout_end_to_end(jt, tmp_path, run_cli, monkeypatch):
+    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
+    root = _project(tmp_path, jt)
+    before = (root / "deps.yaml").read_text()
+    code, out, err = run_cli("bump", "--json", "--root", root)
+    assert code == 0, err
+    data = json.loads(out)
+    c = jt.c
+    assert data["deps"]["jax"]["same_as"] == "plugin" and data["deps"]["jax"]["commits"] == []
+    assert data["title"] == (f"Bump plugin {c['J0'][:7]}..{c['J2'][:7]} (2 commits), "
+                             f"jax {c['J0'][:7]}..{c['J2'][:7]} (the plugin's tree), "
+                             f"xla {c['X0'][:7]}..{c['X2'][:7]} (2 commits)")
+    after = (root / "deps.yaml").read_text()
+    assert after == (before.replace(c["J0"], c["J2"]).replace(c["X0"], c["X2"])
+                     .replace(digest(c["X0"]), digest(c["X2"])).replace("v0.11.0\n    commit", "v0.11.0\n    commit"))
+    code, out, err = run_cli("bump", "--root", root)
+    assert (code, out.strip()) == (0, "pins are current")
+
+
+def test_naming_only_the_same_dep_is_refused_and_naming_its_source_moves_both(jt, tmp_path):
+    deps = config.parse_deps(tmp_path / "deps.yaml", jt.deps_yaml())
+    with pytest.raises(UserError, match=r"--dep jax: jax is the plugin's tree .* give --dep plugin"):
+        roll(deps, tmp_path / "cache", only=("jax",))
+    result = roll(deps, tmp_path / "cache", only=("plugin",), to=jt.c["J1"])
+    assert result.new["jax"].commit == result.new["plugin"].commit == jt.c["J1"]
+    assert result.new["xla"].commit == jt.c["X0"]  # not named: stays
+
+
+@pytest.fixture
+def published(make_dist, local_index):
+    def make(*vs):
+        return local_index([w for v in vs for w in sorted(make_dist(v).glob("*.whl"))])
+    return make
+
+
+def test_jax_moved_back_to_a_released_line_gets_its_next_post_and_the_title_says_back(
+        tmp_path, run_cli, monkeypatch, published):
+    """The plugin reverts jax to 0.10.0, which the public index has released (and re-spun once):
+    the version becomes 0.10.0.post2, never the published 0.10.0."""
+    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("RELEASE_PUBLIC_INDEX", published("0.10.0", "0.10.0.post1", "0.11.0rc1").url)
+    jt = build_jax_tree(tmp_path / "upstream")
+    jt.jax.set_ref(PLUGIN_BRANCH, jt.c["JOLD"])
+    root = _project(tmp_path, jt)
+    code, out, err = run_cli("bump", "--json", "--root", root)
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["version"] == {"old": "0.11.0", "new": "0.10.0.post2", "line": "0.10.0", "commit": jt.c["JOLD"],
+                               "back": True}
+    assert data["title"].endswith("; version back 0.10.0.post2")
+    assert json.loads((root / "version_info.json").read_text())["version"] == "0.10.0.post2"
+    deps = config.load_deps(root / "deps.yaml")
+    assert deps["jax"].line == "0.10.0" and deps["jax"].commit == deps["plugin"].commit == jt.c["JOLD"]
+    assert (deps["xla"].commit, deps["xla"].branch) == (jt.c["X10"], "rocm-jaxlib-v0.10.0")
+    assert config.load_project(root).line_problem() is None
+
+
+def test_a_new_line_nothing_published_of_starts_unreleased(tmp_path, run_cli, monkeypatch, published):
+    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("RELEASE_PUBLIC_INDEX", published("0.9.1", "0.11.0rc1").url)
+    jt = build_jax_tree(tmp_path / "upstream")
+    jt.jax.set_ref(PLUGIN_BRANCH, jt.c["JOLD"])
+    root = _project(tmp_path, jt)
+    info = root / "version_info.json"
+    info.write_text(info.read_text().replace('"0.11.0"', '"0.9.1.post7"'))
+    (root / "deps.yaml").write_text((root / "deps.yaml").read_text().replace('line: "0.11.0"', 'line: "0.9.1"'))
+    code, out, err = run_cli("bump", "--json", "--root", root)
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["version"]["new"] == "0.10.0" and data["version"]["back"] is False
+    assert data["title"].endswith("; version 0.10.0")
