@@ -98,7 +98,7 @@ def test_a_switch_of_the_jax_line_moves_the_version_in_the_same_commit(run_cli, 
     assert code == 0, err
     data = json.loads(out)
     assert data["version"] == {"old": "0.9.1.post3", "new": "0.10.0", "line": "0.10.0",
-                               "commit": upstreams[1]["J100b"]}
+                               "commit": upstreams[1]["J100b"], "back": False}
     assert data["deps"]["jax"]["line"] == "0.10.0" and data["title"].endswith("; version 0.10.0")
     assert any(n.startswith("version: 0.9.1.post3 -> 0.10.0 (jax's line") for n in data["notes"])
     sha = data["commit"]
@@ -142,7 +142,8 @@ def test_a_recorded_line_the_version_disagrees_with_is_moved_with_no_pin_move(ru
     code, out, err = run_cli("bump", "--commit", "--json", "--root", root, "--date", "2026-11-25")
     assert code == 0, err
     data = json.loads(out)
-    assert data["deps"] == {} and data["title"] == "Move the version to 0.9.1 (the jax pin's line)"
+    # the version goes down a line (0.10.0 -> 0.9.1): the title says "back"
+    assert data["deps"] == {} and data["title"] == "Move the version back to 0.9.1 (the jax pin's line)"
     changed = git("diff", "--name-only", "HEAD", data["commit"], cwd=root).split()
     assert changed == ["version_info.json"]
     assert json.loads(committed(root, data["commit"], "version_info.json"))["version"] == "0.9.1"
