@@ -23,6 +23,8 @@ BAD_PATHS = {
     "dir": lambda s: s / "a-dir",                           # a directory where a file belongs
     "missing-parent": lambda s: s / "nope" / "x.md",
     "not-executable": lambda s: s / "a-file",
+    "fifo": lambda s: s / "a-fifo",                         # blocks a reader until a writer comes
+    "device": lambda s: Path("/dev/zero"),                  # never ends: memory runs out first
 }
 BAD_VALUES = {
     "positive": ["0", "-1", "abc", "1.5", "nan", "10000000000000000000000000000000"],
@@ -44,7 +46,7 @@ TABLE = {
     "version": (["version", "--kind", "rc"], {"--number": "positive", "--build-number": "build-number"}),
     "nightly": (["nightly", "--dry-run"], {
         "--keep": "positive", "--older-than": "days", "--lock-timeout": "seconds",
-        "--build-number": "build-number", "--protect-file": ["missing", "dir"],
+        "--build-number": "build-number", "--protect-file": ["missing", "dir", "fifo", "device"],
         "--dist": ["file", "under-file", "unwritable"], "--workspace": ["file", "under-file", "unwritable"],
         "--artifacts": ["missing", "file"], "--store-dir": ["file", "under-file", "unwritable"],
         "--repo": "repo"}),
@@ -52,7 +54,7 @@ TABLE = {
                       "--dist": ["file", "unwritable"], "--workspace": ["under-file"],
                       "--artifacts": ["missing"], "--store-dir": ["file"], "--repo": "repo"}),
     "bump": (["bump", "--dry-run"], {"--max-log-lines": "count",
-                                     "--changelog": ["dir", "missing-parent", "under-file"]}),
+                                     "--changelog": ["dir", "missing-parent", "under-file", "fifo", "device"]}),
     "bisect": (["bisect", "--good", TAG, "--probe-command", "exit 0"], {
         "--max-log-lines": "count", "--build-number": "build-number",
         "--dist": ["file", "under-file", "unwritable"], "--workspace": ["file", "under-file", "unwritable"],
@@ -61,20 +63,21 @@ TABLE = {
     "build": (["build", "--kind", "rc"], {"--number": "positive", "--build-number": "build-number",
                                           "--dist": ["file", "under-file", "unwritable"],
                                           "--workspace": ["file"], "--artifacts": ["missing", "file"]}),
-    "verify": (["verify", "{}"], {None: ["missing", "dir"], "--deps": ["missing", "dir"],
-                                  "--revisions": ["missing"],
-                                  "--provenance": ["missing", "dir"]}),
-    "promote": (["promote", "{}", "--to", "rc1"], {None: ["missing", "dir"],
+    "verify": (["verify", "{}"], {None: ["missing", "dir", "fifo", "device"],
+                                  "--deps": ["missing", "dir", "fifo", "device"],
+                                  "--revisions": ["missing", "fifo", "device"],
+                                  "--provenance": ["missing", "dir", "fifo", "device"]}),
+    "promote": (["promote", "{}", "--to", "rc1"], {None: ["missing", "dir", "fifo", "device"],
                                                     "--out": ["file", "under-file", "unwritable"]}),
     "publish": (["publish", "{}"], {None: ["missing", "file"], "--store-dir": ["file", "unwritable"],
                                      "--repo": "repo"}),
     "validate": (["validate", TAG], {"--python": ["missing", "not-executable", "dir"],
                                      "--store-dir": ["file", "under-file"], "--repo": "repo"}),
     "gc": (["gc", "--keep", "3"], {"--keep": "positive", "--older-than": "days",
-                                   "--protect-file": ["missing", "dir"],
+                                   "--protect-file": ["missing", "dir", "fifo", "device"],
                                    "--store-dir": ["file", "unwritable"], "--repo": "repo"}),
     "index": (["index", "--out", "{}"], {"--out": ["file", "under-file", "unwritable"],
-                                         "--keep": "positive", "--protect-file": ["missing", "dir"],
+                                         "--keep": "positive", "--protect-file": ["missing", "dir", "fifo", "device"],
                                          "--older-than": "days",
                                          "--store-dir": ["file"], "--repo": "repo"}),
     "doctor": (["doctor"], {"--repo": "repo"}),
@@ -85,7 +88,7 @@ TABLE = {
     "pypi-upload": (["pypi-upload", TAG], {"--store-dir": ["file", "under-file"], "--repo": "repo",
                                            "--dist": ["file", "under-file"],
                                            "--work": ["file", "under-file", "unwritable"],
-                                           "--config-file": ["missing", "dir"]}),
+                                           "--config-file": ["missing", "dir", "fifo", "device"]}),
 }
 
 
@@ -117,6 +120,7 @@ def scratch(tmp_path, project_dir):
     (s / "a-file").write_text("not a directory\n")
     (s / "a-dir").mkdir()
     (s / "ok-dir").mkdir()
+    os.mkfifo(s / "a-fifo")
     (s / "ok.whl").write_bytes(b"PK\x05\x06" + b"\0" * 18)
     return s
 
@@ -133,6 +137,10 @@ def test_the_table_covers_every_command_and_every_path_and_number_flag():
                 flag = action.option_strings[0] if action.option_strings else None
                 assert flag in checked, f"{name} {flag or action.dest}: not in the table"
             assert action.type not in (int, float), f"{name} {action.option_strings}: raw {action.type}"
+            if getattr(action.type, "__name__", None) in ("existing_file", "output_file"):
+                flag = action.option_strings[0] if action.option_strings else None
+                kinds = TABLE[name][1][flag]
+                assert {"fifo", "device"} <= set(kinds), f"{name} {flag}: special files not tried"
 
 
 @pytest.mark.parametrize("command, argv, flag, value, is_number", list(_cases()))

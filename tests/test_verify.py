@@ -642,8 +642,8 @@ def test_cli_prints_one_line_per_passing_wheel_and_json_keeps_every_finding(run_
                                                                             tmp_path):
     code, out, _ = run_cli("verify", good_wheels["pjrt"], good_wheels["plugin"])
     assert code == 0
-    assert out.splitlines() == [f"{good_wheels['pjrt'].name}: ok (13 checks)",
-                                f"{good_wheels['plugin'].name}: ok (15 checks)"]
+    assert out.splitlines() == [f"{good_wheels['pjrt'].name}: ok (14 checks)",
+                                f"{good_wheels['plugin'].name}: ok (16 checks)"]
     code, out, _ = run_cli("verify", good_wheels["plugin"], "--runpath", "/a", "--runpath", "/b")
     assert code == 1
     lines = out.splitlines()

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Callable
 
 from release import __version__ as TOOL_VERSION
-from release.build.wheel_specs import WheelSpec, load_specs
-from release.core import naming
+from release.build.wheel_specs import PYTHON_FILE_LIMIT, WheelSpec, load_specs
+from release.core import naming, regular
 from release.core.errors import UserError
 from release.core.revisions import RevisionMap, github_base
 from release.core.versions import base_of
@@ -41,6 +41,9 @@ def artifact_files(artifacts: Path, spec: WheelSpec, python: str) -> dict[str, P
     found = {}
     for name in spec.so_files:
         for directory in search:
+            if (directory / name).is_symlink():
+                raise UserError(f"--artifacts {artifacts}: {directory / name} is a symbolic link; "
+                                "a wheel takes regular files only (copy the file in)")
             if (directory / name).is_file():
                 found[name] = directory / name
                 break
@@ -139,7 +142,10 @@ def build_wheel(kind: str, dest_dir: Path, so_files: dict[str, Path], *, version
     files = {f"{package}/{name}": so_files[name] for name in spec.so_files}
     texts: dict[str, str] = {}
     for src, name in spec.python_files:
-        text = src.read_text(encoding="utf-8")
+        try:  # load_specs checked the tree; the file is opened again without following a link
+            text = regular.read_text(src, PYTHON_FILE_LIMIT, follow_symlinks=False)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UserError(f"{src}: cannot be packed into the {kind} wheel ({exc})") from None
         if name == "version.py":
             text = render_version_py(text, version, git_hash)
         texts[f"{package}/{name}"] = text
@@ -157,7 +163,10 @@ def build_wheel(kind: str, dest_dir: Path, so_files: dict[str, Path], *, version
     with WheelWriter(path, dist_info, epoch=epoch, on_bytes=on_bytes) as writer:
         for arcname in sorted([*files, *texts]):
             if arcname in files:
-                writer.add_file(arcname, files[arcname], mode=0o755)
+                try:
+                    writer.add_file(arcname, files[arcname], mode=0o755)
+                except ValueError as exc:
+                    raise UserError(f"{kind} wheel: {exc}") from None
             else:
                 writer.add_bytes(arcname, texts[arcname])
         writer.add_bytes(f"{dist_info}/METADATA",

@@ -29,7 +29,7 @@ from release.core.revisions import LEGACY_KEYS, RevisionMap, is_revision
 from release.core.scan import Headers, Member, Progress, Scan, module_constants, scan_wheel
 
 CHECKS = ("zip", "size", "record", "paths", "layout", "names", "purelib", "glibc", "symbols",
-          "runpath", "needed", "version", "revisions", "requires", "pair")
+          "runpath", "needed", "version", "revisions", "requires", "secrets", "pair")
 _SHA = re.compile(r"^[0-9a-f]{40}\Z", re.ASCII)
 DEFAULTS = Options()  # no RUNPATH entry required, no revision map, the ROCm version the wheel names
 
@@ -173,6 +173,15 @@ def check_paths(scan: Scan, _ident: Identity, _opts: Options) -> Iterator[Findin
             yield Finding("paths", ERROR, "path contains '..'", name)
         if "\\" in name:
             yield Finding("paths", ERROR, "path contains a backslash", name)
+
+
+def check_secrets(scan: Scan, _ident: Identity, _opts: Options) -> Iterator[Finding]:
+    """No text member holds a secret-shaped string (a published wheel leaks it for good); the
+    finding names the member and the kind of secret, never the secret."""
+    for member in scan.files():
+        if member.secret is not None:
+            yield Finding("secrets", ERROR, f"holds what looks like {member.secret}; a wheel must "
+                          "never carry a credential (revoke it if it is real)", member.name)
 
 
 def check_layout(scan: Scan, ident: Identity, _opts: Options) -> Iterator[Finding]:
@@ -397,7 +406,7 @@ _CHECK_FUNCTIONS: dict[str, Callable[[Scan, Identity, Options], Iterable[Finding
     "zip": check_zip, "size": check_size, "record": check_record, "paths": check_paths, "layout": check_layout,
     "names": check_names, "purelib": check_purelib, "glibc": check_glibc, "symbols": check_symbols,
     "runpath": check_runpath, "version": check_version, "revisions": check_revisions,
-    "requires": check_requires,
+    "requires": check_requires, "secrets": check_secrets,
 }
 
 

@@ -20,6 +20,8 @@ import re
 from pathlib import Path
 from typing import Callable
 
+from release.core import regular
+
 Bad = argparse.ArgumentTypeError
 
 # Whole numbers a person types stay below this: larger ones are typos (and make
@@ -61,6 +63,8 @@ def _check_existing_file(path: Path) -> None:
         raise Bad(f"{path}: no such file")
     if path.is_dir():
         raise Bad(f"{path}: is a directory, expected a file")
+    if (why := regular.refusal(path)) is not None:
+        raise Bad(f"{path}: {why}")
     if not os.access(path, os.R_OK):
         raise Bad(f"{path}: cannot be read")
 
@@ -99,6 +103,8 @@ def _check_creatable_dir(path: Path) -> None:
 def _check_output_file(path: Path) -> None:
     if path.is_dir():
         raise Bad(f"{path}: is a directory, expected a file name")
+    if (why := regular.refusal(path)) is not None and not regular.is_devnull(path):
+        raise Bad(f"{path}: {why}")  # a FIFO would block the write, a device swallow or refuse it
     parent = path.absolute().parent
     if not parent.exists():
         raise Bad(f"{path}: directory {parent} does not exist")

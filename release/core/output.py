@@ -17,6 +17,7 @@ import os
 import sys
 from typing import IO, TYPE_CHECKING, Any, Callable, Protocol, TextIO
 
+from release.core.errors import UserError
 from release.core.redact import redact, redact_data
 
 if TYPE_CHECKING:
@@ -147,12 +148,22 @@ class Output:
         return self.progress_console().is_terminal
 
 
+def _append(path: str, name: str) -> TextIO:
+    """GitHub Actions' file opened to append; a FIFO or device there is one line, exit 2, at
+    once (a pipe nobody reads would hang even ``release version``)."""
+    from release.core import regular
+    try:
+        return regular.open_append(path)
+    except regular.NotRegular as exc:
+        raise UserError(f"${name}: {exc}") from None
+
+
 def github_output(values: dict[str, Any]) -> None:
     """Append ``key=value`` pairs to ``$GITHUB_OUTPUT`` when it is set."""
     path = os.environ.get("GITHUB_OUTPUT")
     if not path:
         return
-    with open(path, "a", encoding="utf-8") as handle:
+    with _append(path, "GITHUB_OUTPUT") as handle:
         for key, value in values.items():
             text = redact(value if isinstance(value, str) else json.dumps(value))
             if "\n" in text:
@@ -167,5 +178,5 @@ def step_summary(markdown: str) -> None:
     """Append Markdown to ``$GITHUB_STEP_SUMMARY`` when it is set."""
     path = os.environ.get("GITHUB_STEP_SUMMARY")
     if path:
-        with open(path, "a", encoding="utf-8") as handle:
+        with _append(path, "GITHUB_STEP_SUMMARY") as handle:
             handle.write(redact(markdown).rstrip("\n") + "\n\n")

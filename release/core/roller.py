@@ -27,7 +27,7 @@ import datetime as _dt
 from pathlib import Path
 from typing import Union
 
-from release.core import bounded
+from release.core import bounded, regular
 from release.core.errors import ConfigError
 
 ROLLER_FILE = "roller.yaml"
@@ -80,9 +80,12 @@ def load_roller(root: Path) -> Roller:
     ``status`` and the dashboard read it as committed instead (``sources.repo.committed_roller``)."""
     path = Path(root) / ROLLER_FILE
     try:
-        raw = path.read_bytes()
+        raw = regular.read_bytes(path, MAX_BYTES)
     except FileNotFoundError:
         return Roller()
+    except regular.NotRegular as exc:
+        raise ConfigError(path, None, f"a file that {exc.reason.partition('; ')[0]}",
+                          f"a regular YAML file of at most {MAX_BYTES} bytes") from None
     except OSError as exc:
         raise ConfigError(path, None, f"an unreadable file ({exc.strerror})", "a readable YAML file") from None
     return parse_roller(path, raw)

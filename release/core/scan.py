@@ -26,6 +26,7 @@ import zlib
 from pathlib import Path
 from typing import IO, Any, Callable, Iterator, Sequence
 
+from release.core import secret_shapes
 from release.core.elffacts import ELF_MAGIC, ElfCollector, ElfFacts, facts_or_error, file_reader, streamed_facts
 from release.core.errors import UserError
 
@@ -65,6 +66,7 @@ class Member:
     read_size: int | None = None
     text: bytes | None = None
     elf: ElfFacts | None = None
+    secret: str | None = None  # the kind of a secret-shaped string in a text member, never its text
     error: str | None = None
 
 
@@ -246,10 +248,16 @@ class _Sink:
         self.text = bytearray() if keep_text else None
         self._elf_size = elf_size
         self.elf: ElfCollector | None = None
+        self.secrets: secret_shapes.Finder | None = None
 
     def feed(self, chunk: bytes) -> None:
-        if self.size == 0 and self._elf_size is not None and chunk[:4] == ELF_MAGIC:
-            self.elf = ElfCollector(self._elf_size)
+        if self.size == 0:
+            if self._elf_size is not None and chunk[:4] == ELF_MAGIC:
+                self.elf = ElfCollector(self._elf_size)
+            if not secret_shapes.looks_compiled(chunk):
+                self.secrets = secret_shapes.Finder()
+        if self.secrets is not None:
+            self.secrets.feed(chunk)
         self.digest.update(chunk)
         if self.text is not None:
             self.text += chunk
@@ -386,6 +394,7 @@ def _read_member(fp: IO[bytes], info: zipfile.ZipInfo, start: int, member: Membe
             progress(len(chunk))
     member.sha256, member.read_size = record_hash(sink.digest.digest()), sink.size
     member.text = bytes(sink.text) if sink.text is not None else None
+    member.secret = sink.secrets.found if sink.secrets is not None else None
     if sink.elf is not None:
         member.elf = streamed_facts(sink.elf, lambda: _chunks(fp, info, start))
     elif stored and info.file_size >= 4:

@@ -40,6 +40,7 @@ import base64
 import contextlib
 import csv
 import dataclasses
+import errno
 import hashlib
 import io
 import os
@@ -158,9 +159,18 @@ class WheelWriter:
 
     def add_file(self, arcname: str, src: Path | str, mode: int | None = None) -> None:
         """Stream the file ``src`` into the wheel (memory stays flat whatever its size)."""
-        if mode is None:
-            mode = 0o755 if os.stat(src).st_mode & stat.S_IXUSR else 0o644
-        with open(src, "rb") as handle:
+        try:
+            fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:  # what a link names may be anything: /proc/self/environ
+                raise ValueError(f"{src}: a symbolic link; a wheel holds regular files only") from None
+            raise
+        with open(fd, "rb") as handle:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):  # a link fails the open (ELOOP); a pipe or device here
+                raise ValueError(f"{src}: not a regular file; a wheel holds regular files only")
+            if mode is None:
+                mode = 0o755 if info.st_mode & stat.S_IXUSR else 0o644
             self._add_stream(arcname, handle, mode)
 
     def add_bytes(self, arcname: str, data: bytes | str, mode: int = 0o644) -> None:

@@ -11,9 +11,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from release.core import bounded
+from release.core import bounded, regular
 from release.core.errors import UserError
 
+RECORD_LIMIT = regular.DEFAULT_LIMIT  # a record and its release notes are far smaller
 _RELEASE_TYPES: dict[str, tuple[type, ...]] = {
     "id": (int,), "tag": (str,), "draft": (bool,), "prerelease": (bool,), "assets": (list,),
 }
@@ -59,7 +60,9 @@ def _check(path: Path, what: str, data: Any, required: dict[str, tuple[type, ...
 def read_json(path: Path) -> Any:
     """A store file's JSON, parsed within bounds; unreadable or not JSON is one line."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = regular.read_text(path, RECORD_LIMIT)
+    except regular.NotRegular as exc:
+        raise BadRecord(f"{path}: cannot be read (it {exc.reason})") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise BadRecord(f"{path}: cannot be read ({getattr(exc, 'strerror', None) or type(exc).__name__})") from None
     try:

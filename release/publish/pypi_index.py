@@ -36,7 +36,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 import requests
 from packaging.utils import canonicalize_name
 
-from release.core import bounded
+from release.core import bounded, regular
 from release.core.deadline import DeadlineExceeded, wall_clock_limit
 from release.core.errors import RemoteError, UserError
 from release.core.redact import display_url, redact, register_secret
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 TOKEN_USER = "__token__"
 DEFAULT_REPOSITORY = "pypi"  # twine's default section name in ~/.pypirc
+PYPIRC_LIMIT = 1 << 20    # a .pypirc is a few lines
 CONNECT_TIMEOUT = 10.0
 READ_TIMEOUT = 30.0       # index pages, token exchange
 UPLOAD_TIMEOUT = 600.0    # the index checks a 170 MB wheel before it answers
@@ -114,9 +115,11 @@ def _check_url(url: str, where: str) -> str:
 def _pypirc(path: Path) -> configparser.RawConfigParser:
     parser = configparser.RawConfigParser()
     try:
-        parser.read_string(path.read_text(encoding="utf-8"), source=str(path))
+        parser.read_string(regular.read_text(path, PYPIRC_LIMIT), source=str(path))
     except FileNotFoundError:
         pass
+    except regular.NotRegular as exc:
+        raise UserError(f"{path}: not a readable .pypirc ({exc.reason})") from None
     except (OSError, UnicodeDecodeError, configparser.Error) as exc:
         raise UserError(f"{path}: not a readable .pypirc ({str(exc).splitlines()[0]})") from None
     return parser

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from packaging.version import InvalidVersion, Version
 
-from release.core import naming, versions
+from release.core import naming, regular, versions
 from release.core.errors import UserError
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ def protected_version(text: str, where: str = "--protect") -> Version:
 def read_protect_file(path: Path) -> list[str]:
     """Versions or tags to protect, one a line; ``#`` starts a comment."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = regular.read_text(path)
     except (OSError, UnicodeDecodeError) as exc:
         reason = getattr(exc, "strerror", None) or exc
         raise UserError(f"--protect-file {path}: cannot read it ({reason})") from None

@@ -1,0 +1,130 @@
+"""Special files where the tool reads or appends: a FIFO blocks until its other end opens, and a
+device such as /dev/zero never ends. Every file the tool reads from a person, the environment or
+a store is read only when it is a regular file, within a size bound, and every special one is
+one line at once (exit 2), never a hang or a memory blow-up. (The path flags get the same
+special files in tests/test_flags.py.)"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from release.build.wheel_specs import MANIFEST, PLUGIN_DIR, load_specs, plugin_dir
+from release.core import config, output, regular, roller
+from release.core.errors import UserError
+from release.publish import local_records, pypi_index
+
+
+def _fifo(path: Path) -> Path:
+    os.mkfifo(path)
+    return path
+
+
+def _zero(path: Path) -> Path:
+    path.symlink_to("/dev/zero")  # a link to a device: what the link names is checked
+    return path
+
+
+def _huge(path: Path) -> Path:
+    with open(path, "wb") as handle:  # sparse: the size says it all, nothing is read
+        handle.truncate(regular.DEFAULT_LIMIT * 4)
+    return path
+
+
+SPECIALS = {"fifo": _fifo, "dev-zero": _zero, "huge": _huge}
+
+
+def _readers(tmp_path: Path):
+    """(file name, read it) for every file the tool reads whole from outside."""
+    plugin = tmp_path / PLUGIN_DIR
+    return {
+        "deps.yaml": ("deps.yaml", lambda p: config.load_deps(p)),
+        "version_info.json": ("version_info.json", lambda p: config.load_version_info(p)),
+        "roller.yaml": (roller.ROLLER_FILE, lambda p: roller.load_roller(p.parent)),
+        ".pypirc": (".pypirc", lambda p: pypi_index._pypirc(p)),
+        "release.json": ("release.json", lambda p: local_records.release_record(p)),
+        "wheels.json": (f"{PLUGIN_DIR}/{MANIFEST}", lambda p: load_specs(plugin.parent)),
+    }
+
+
+@pytest.mark.parametrize("special", list(SPECIALS))
+@pytest.mark.parametrize("reader", ["deps.yaml", "version_info.json", "roller.yaml", ".pypirc",
+                                    "release.json", "wheels.json"])
+def test_a_special_or_huge_file_the_tool_reads_is_one_line(tmp_path, reader, special):
+    if reader == "wheels.json":
+        import shutil
+        shutil.copytree(plugin_dir(), tmp_path / PLUGIN_DIR)
+        (tmp_path / PLUGIN_DIR / MANIFEST).unlink()
+    name, read = _readers(tmp_path)[reader]
+    path = SPECIALS[special](tmp_path / name)
+    with pytest.raises(UserError) as caught:
+        read(path)
+    text = str(caught.value)
+    assert "\n" not in text and str(path.name) in text, text
+    why = {"fifo": "named pipe", "dev-zero": "character device", "huge": "bytes"}[special]
+    assert why in text, text
+
+
+def test_the_reader_refuses_what_is_not_regular_and_reads_what_is(tmp_path):
+    good = tmp_path / "good"
+    good.write_bytes(b"x" * 10)
+    assert regular.read_bytes(good, 10) == b"x" * 10
+    with pytest.raises(regular.NotRegular, match="more than 9 bytes|10 bytes"):
+        regular.read_bytes(good, 9)
+    link = tmp_path / "link"
+    link.symlink_to(good)
+    assert regular.read_bytes(link) == b"x" * 10
+    with pytest.raises(regular.NotRegular, match="symbolic link"):
+        regular.read_bytes(link, follow_symlinks=False)
+    # a /proc file reports size 0 and still holds bytes: the bound holds by reading, not by stat
+    with pytest.raises(regular.NotRegular, match="more than 4 bytes"):
+        regular.read_bytes("/proc/self/status", 4)
+    with pytest.raises(FileNotFoundError):
+        regular.read_bytes(tmp_path / "missing")
+
+
+@pytest.mark.parametrize("name", ["GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"])
+@pytest.mark.parametrize("special", ["fifo", "dev-zero"])
+def test_a_special_github_file_refuses_even_release_version_at_once(run_cli, project_dir, tmp_path,
+                                                                    monkeypatch, name, special):
+    path = SPECIALS[special](tmp_path / "gh-file")
+    monkeypatch.setenv(name, str(path))
+    code, out, err = run_cli("version", "--kind", "rc", "--root", project_dir)
+    assert code == 2 and out == "", (out, err)
+    assert err.startswith(f"release version: error: ${name}: ") and len(err.splitlines()) == 1, err
+    assert ("named pipe" if special == "fifo" else "character device") in err
+
+
+@pytest.mark.parametrize("write", [lambda: output.github_output({"k": "v"}),
+                                   lambda: output.step_summary("# hi")], ids=["output", "summary"])
+@pytest.mark.parametrize("reader", [False, True], ids=["nobody-reads", "a-reader"])
+def test_appending_to_a_fifo_is_refused_whether_or_not_someone_reads_it(tmp_path, monkeypatch, write,
+                                                                         reader):
+    """The start-up check can be raced (the file swapped after it): the write itself refuses."""
+    fifo = _fifo(tmp_path / "gh")
+    for name in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"):
+        monkeypatch.setenv(name, str(fifo))
+    held = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK) if reader else None
+    try:
+        with pytest.raises(UserError, match="named pipe"):
+            write()
+        if held is not None:
+            assert os.read(held, 100) == b""  # nothing was written into the pipe
+    finally:
+        if held is not None:
+            os.close(held)
+
+
+def test_github_files_that_are_regular_or_dev_null_are_appended_to(tmp_path, monkeypatch, run_cli,
+                                                                   project_dir):
+    out_file = tmp_path / "out"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(out_file))
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", os.devnull)
+    output.github_output({"k": "v"})
+    output.github_output({"j": "w"})
+    output.step_summary("# hi")
+    assert out_file.read_text() == "k=v\nj=w\n"
+    code, _, err = run_cli("version", "--kind", "rc", "--root", project_dir)
+    assert code == 0, err
