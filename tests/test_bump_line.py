@@ -17,6 +17,21 @@ from tests.support.gitrepos import JAX_BZL, XLA_BZL, RepoBuilder, git, workspace
 from tests.support.project import write_version_info
 
 V91, V100 = "rocm-jaxlib-v0.9.1", "rocm-jaxlib-v0.10.0"
+# Upstream files no parser should be trusted with: deep expressions (RecursionError), a
+# 5,000-digit line (past Python's int() limit), a string doubled 40 times (1 TB), a pad to 1 GB.
+HOSTILE_VERSION_PY = {
+    "deep-expression": "_version = " + "-" * 200_000 + "1\n",
+    "deep-sum": "_version = " + "+".join(["'0'"] * 100_000) + "\n",
+    "long-digits": f'_version = "0.{"9" * 5000}.1"\n',
+    "look-alike-digits": '_version = "0.\u0669.1"\n',
+}
+HOSTILE_BZL = {
+    "doubling": 'A = "0123456789abcdef0123456789abcdef01234567"\n'
+                + "".join(f"A{i + 1} = A{i or ''} + A{i or ''}\n" for i in range(40))
+                + 'git_repository(name = "jax", commit = A40, remote = "x")\n',
+    "padding": 'C = "{c:>999999999}".format(c = "x")\ngit_repository(name = "jax", commit = C, remote = "x")\n',
+    "deep-bzl": "X = " + "(" * 150 + '"a"' + ")" * 150 + " + " + " + ".join(['"b"'] * 60_000) + "\n",
+}
 
 
 def version_py(line: str) -> str:
@@ -36,6 +51,8 @@ def upstreams(tmp_path_factory):
                             {"jax/version.py": version_py("0.10.0")}, parents=(c["J91a"],))
     c["J100b"] = jax.commit(V100, "work on 0.10.0", {"jax/w.py": "w = 1\n"})
     c["JBAD"] = jax.commit(V100, "break version.py", {"jax/version.py": "_version = VERSION\n"})
+    for name, text in HOSTILE_VERSION_PY.items():
+        c[name] = jax.commit(V100, name, {"jax/version.py": text}, parents=(c["J100b"],))
     xla = RepoBuilder(root / "xla.git")
     c["X"] = xla.commit(V91, "xla", {"xla/BUILD": "# xla\n"})
     xla.set_ref(f"refs/heads/{V100}", c["X"])
@@ -44,8 +61,12 @@ def upstreams(tmp_path_factory):
     def pins(jax_sha: str) -> dict[str, str]:
         return {JAX_BZL: workspace_bzl("JAX_COMMIT", jax_sha), XLA_BZL: workspace_bzl("XLA_COMMIT", c["X"])}
     c["P0"] = plugin.commit("master", "plugin on 0.9.1", pins(c["J91a"]))
-    for branch, jax_sha in (("within", "J91b"), ("switch", "J100b"), ("broken", "JBAD")):
+    for branch, jax_sha in (("within", "J91b"), ("switch", "J100b"), ("broken", "JBAD"),
+                            *((name, name) for name in HOSTILE_VERSION_PY)):
         c[branch] = plugin.commit(branch, f"pin jax {jax_sha}", pins(c[jax_sha]), parents=(c["P0"],))
+    for name, text in HOSTILE_BZL.items():
+        c[name] = plugin.commit(name, name, {JAX_BZL: text, XLA_BZL: workspace_bzl("XLA_COMMIT", c["X"])},
+                                parents=(c["P0"],))
     c["back"] = plugin.commit("back", "back to 0.9.1", pins(c["J91b"]), parents=(c["switch"],))
     return root, c
 
@@ -156,6 +177,17 @@ def test_an_unreadable_line_is_refused_and_nothing_is_written(run_cli, tmp_path,
     code, out, err = run_cli("bump", "--root", root)
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "jax/version.py at" in err and "expected one _version" in err
+    assert {n: (root / n).read_text() for n in before} == before
+
+
+@pytest.mark.parametrize("branch", [*HOSTILE_VERSION_PY, *HOSTILE_BZL])
+def test_a_hostile_upstream_file_is_one_line_exit_2_and_nothing_is_written(run_cli, tmp_path, upstreams,
+                                                                           cache, branch):
+    root = project(tmp_path, upstreams, branch=branch)
+    before = {n: (root / n).read_text() for n in ("deps.yaml", "version_info.json")}
+    code, out, err = run_cli("bump", "--root", root)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err[-2000:]
+    assert ("jax/version.py at" if branch in HOSTILE_VERSION_PY else "workspace.bzl") in err, err
     assert {n: (root / n).read_text() for n in before} == before
 
 

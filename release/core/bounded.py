@@ -8,10 +8,13 @@ tags beyond YAML's own core ones, keys that are scalars, each key once, nesting 
 composed. JSON: nesting at most ``MAX_DEPTH`` deep (checked before parsing, in one linear
 scan), and integers within Python's digit limit. Every refusal is an ``Unparseable`` whose
 text is one line; callers turn it into their own error (a config file's, a store's, a remote's).
+Python and Starlark from upstream (``version.py``, ``workspace.bzl``): size-bounded, and a
+parse that runs out of recursion or memory is refused the same way.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from typing import Any, Callable
@@ -133,6 +136,25 @@ def json_loads(text: str | bytes, *, object_pairs_hook: Callable[[list[tuple[str
         raise Unparseable(f"invalid JSON ({exc.msg})", exc.lineno, exc.colno) from None
     except (ValueError, RecursionError) as exc:  # an integer past the digit limit
         raise Unparseable(f"JSON that cannot be read ({_first_line(exc)})") from None
+
+
+MAX_SOURCE = 1 << 20  # an upstream version.py or workspace.bzl is a few kB
+
+
+def python_module(text: str, max_bytes: int = MAX_SOURCE) -> ast.Module:
+    """``ast.parse`` for upstream Python or Starlark, never executed: a file over ``max_bytes``,
+    nesting the parser cannot hold (RecursionError), one that exhausts memory, or a NUL byte
+    is ``Unparseable``, as is a syntax error (with its line)."""
+    if len(text) > max_bytes:
+        raise Unparseable(f"{len(text):,} characters, more than the {max_bytes:,} such a file may hold")
+    try:
+        return ast.parse(text)
+    except SyntaxError as exc:
+        raise Unparseable(f"line {exc.lineno}: {exc.msg}", exc.lineno, exc.offset) from None
+    except (RecursionError, MemoryError):
+        raise Unparseable("expressions nested too deeply to read") from None
+    except ValueError as exc:  # a NUL byte in the source
+        raise Unparseable(_first_line(exc)) from None
 
 
 def _first_line(exc: BaseException) -> str:

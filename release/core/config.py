@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 import yaml
 
-from release.core import bounded, redact
+from release.core import bounded, redact, regular
 from release.core.atomic import atomic_write as atomic_write  # re-exported: older callers
 from release.core.errors import ConfigError, UserError
 from release.core.rolls import (  # noqa: F401 (re-exported: the roll policies are deps.yaml's)
@@ -37,6 +37,7 @@ from release.core.rolls import exact_keys as _exact_keys
 from release.core.versions import NIGHTLY_SCHEMES, VersionError, line_problem, parse_next
 
 DEPS_FILE = "deps.yaml"
+MAX_CONFIG_BYTES = 1 << 20  # deps.yaml and version_info.json are a few kB; a bigger one is not ours
 VERSION_FILE = "version_info.json"
 REQUIRED_DEPS = ("plugin", "jax", "xla")
 DEP_KEYS = ("url", "branch", "commit", "roll")
@@ -51,11 +52,21 @@ VERSION_KEYS = ("version", "rocm_version", "nightly_scheme")
 # Versions, shas, names and URLs are ASCII by rule (a look-alike digit such as U+0661 is not a
 # digit here) and match whole (\Z, not $: "$" also matches before a final newline).
 _SHA = re.compile(r"^[0-9a-f]{40}\Z", re.ASCII)
-_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)\Z", re.ASCII)
+# at most 9 digits a part (a 5,000-digit part is past what Python turns into an int)
+_SEMVER = re.compile(r"^(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})\Z", re.ASCII)
 _BRANCH = re.compile(r"^[A-Za-z0-9._/-]+\Z", re.ASCII)
 _SHA256 = re.compile(r"^[0-9a-f]{64}\Z", re.ASCII)
 _URL = re.compile(r"^(https?://|file://|git://|ssh://|[\w.-]+@[\w.-]+:|/)[\x21-\x7e]+\Z", re.ASCII)
 
+
+def is_branch_name(name: object) -> bool:
+    """A branch name deps.yaml may hold, and so one a bump may write: ASCII letters, digits and
+    ``._/-`` (a look-alike digit is no digit), not an option (``-``), none of the forms git
+    refuses (``..``, ``//``, a part starting with ``.``, ending in ``/``, ``.`` or ``.lock``),
+    at most 255 characters. Branch names from upstream are checked by it where they enter."""
+    return isinstance(name, str) and len(name) <= 255 and bool(_BRANCH.match(name)) \
+        and not name.startswith("-") and ".." not in name and "//" not in name \
+        and not name.endswith(("/", ".", ".lock")) and not any(p.startswith(".") for p in name.split("/"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -202,9 +213,12 @@ def load_project(root: Path | None = None, *, search: bool = True) -> Project:
 
 def _read_text(path: Path) -> str:
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return regular.read_text(path, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         raise ConfigError(path, None, "no such file", "an existing file") from None
+    except regular.NotRegular as exc:
+        raise ConfigError(path, None, f"a file that {exc.reason.partition('; ')[0]}",
+                          f"a regular file of at most {MAX_CONFIG_BYTES:,} bytes") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(path, None, f"unreadable ({exc.__class__.__name__})",
                           "a readable UTF-8 file") from None
@@ -251,7 +265,7 @@ def _parse_dep(path: Path, name: str, raw: object) -> Dep:
         raise ConfigError(path, f"{where}.url", redact.display_url(url), "a git URL without a query or "
                           "fragment (credentials go in https://USER:TOKEN@HOST/...)")
     branch = raw["branch"]
-    if not isinstance(branch, str) or not _BRANCH.match(branch) or ".." in branch:
+    if not is_branch_name(branch):
         raise ConfigError(path, f"{where}.branch", branch, "a branch name")
     commit = raw["commit"]
     if not isinstance(commit, str) or not _SHA.match(commit):
@@ -311,26 +325,43 @@ def render_deps(deps: Deps, text: str) -> str:
             continue
         commit_key = next(k for k, _ in dep_node.value if k.value == "commit")
         commit_end = _mapping_get(dep_node, "commit").end_mark
-        pairs = dep_node.value
-        for i, (key_node, value_node) in enumerate(pairs):
-            if key_node.value not in PIN_KEYS:
-                continue
-            if not dep_node.flow_style:
-                edits.append((*_line_span(text, key_node.start_mark, value_node.end_mark), ""))
-            elif i:  # "{..., key: value}": drop from the end of the previous value
-                edits.append((pairs[i - 1][1].end_mark.index, value_node.end_mark.index, ""))
-            else:
-                edits.append((key_node.start_mark.index, pairs[1][0].start_mark.index, ""))
+        edits += _pin_removals(text, dep_node)
         if dep_node.flow_style:
             at, piece = commit_end.index, "".join(f", {k}: {v}" for k, v in _pin_lines(dep))
         else:
             indent = " " * commit_key.start_mark.column
             at = _line_span(text, commit_key.start_mark, commit_end)[1]
             piece = "".join(f"{indent}{k}: {v}\n" for k, v in _pin_lines(dep))
+            if at == len(text) and not text.endswith("\n") and piece:
+                piece = "\n" + piece  # the commit is the file's last line, without a newline
         edits.append((at, at, piece))
     for start, end, piece in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
         text = text[:start] + piece + text[end:]
     return text
+
+
+def _pin_removals(text: str, dep_node: yaml.MappingNode) -> list[tuple[int, int, str]]:
+    """Edits that drop a dep's PIN_KEYS pairs, whatever style they are written in: a block
+    pair's whole lines to the end of its value (a block list's last item, not the next key),
+    keeping the comment lines among them; in a flow mapping ``, key: value`` (or a leading
+    run of pins up to the first other key), so no two edits overlap."""
+    pairs = dep_node.value
+    edits = []
+    if not dep_node.flow_style:
+        for key_node, value_node in pairs:
+            if key_node.value in PIN_KEYS:
+                start, end = _line_span(text, key_node.start_mark, _last_mark(value_node))
+                kept = "".join(line for line in text[start:end].splitlines(keepends=True)
+                               if line.lstrip().startswith("#"))
+                edits.append((start, end, kept))
+        return edits
+    lead = next(i for i, (k, _) in enumerate(pairs) if k.value not in PIN_KEYS)  # "commit" at least
+    if lead:
+        edits.append((pairs[0][0].start_mark.index, pairs[lead][0].start_mark.index, ""))
+    for i in range(lead + 1, len(pairs)):
+        if pairs[i][0].value in PIN_KEYS:  # "{..., key: value}": from the end of the previous value
+            edits.append((pairs[i - 1][1].end_mark.index, pairs[i][1].end_mark.index, ""))
+    return edits
 
 
 def render_hold(path: Path, text: str, name: str, hold: Hold | None) -> str:

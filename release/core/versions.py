@@ -21,7 +21,9 @@ from release.core.errors import UserError
 
 KINDS = ("nightly", "rc", "release", "post")
 NIGHTLY_SCHEMES = ("date", "date-build")
-_NEXT = re.compile(r"^((?:0|[1-9]\d*)\.(?:0|[1-9]\d*)\.(?:0|[1-9]\d*))(?:\.post([1-9]\d*))?\Z", re.ASCII)
+# at most 9 digits a part: a longer one is a typo, and past 4,300 digits Python cannot int() it
+_NEXT = re.compile(r"^((?:0|[1-9][0-9]{0,8})\.(?:0|[1-9][0-9]{0,8})\.(?:0|[1-9][0-9]{0,8}))"
+                   r"(?:\.post([1-9][0-9]{0,8}))?\Z", re.ASCII)
 _LOCAL = re.compile(r"^rocm\d+(\.\d+){0,2}\Z", re.ASCII)
 
 

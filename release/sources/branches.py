@@ -26,7 +26,9 @@ from release.core.config import Dep
 from release.sources.git import SKEW, Mirror, Remote
 from release.sources.refs import ls_remote_branches
 
-_VERSION = re.compile(r"(\d+(?:\.\d+)*)(.*)$")
+# ASCII digits (a look-alike U+0661 is none), at most 9 a part: a longer run is no version
+# (a 5,000-digit part is past what Python turns into an int).
+_VERSION = re.compile(r"(?<![0-9])([0-9]{1,9}(?:\.[0-9]{1,9})*)(?![0-9])(.*)\Z", re.ASCII | re.DOTALL)
 
 
 @dataclasses.dataclass(frozen=True)

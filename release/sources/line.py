@@ -15,21 +15,24 @@ from typing import Iterable
 
 from packaging.version import Version
 
+from release.core import bounded
 from release.core.config import LINE_FILE, Dep, VersionInfo
 from release.core.errors import UserError
 from release.core.versions import next_official, parse_next
 from release.sources.git import Mirror
 
-_LINE = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
+# ASCII digits only (a look-alike U+0661 is no digit here), at most 9 a part (a 5,000-digit part
+# is no version Python can even turn into an int), matched whole (\Z).
+_LINE = re.compile(r"^(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})\Z", re.ASCII)
 
 
 def parse_version_py(text: str, where: str) -> str:
     """``_version`` of a jax ``version.py``: the one module-level ``_version = "X.Y.Z"``
     (annotated or not); anything else is a one-line ``UserError`` naming ``where``."""
     try:
-        module = ast.parse(text)
-    except SyntaxError as exc:
-        raise UserError(f"{where}: cannot parse the file (line {exc.lineno}: {exc.msg})") from None
+        module = bounded.python_module(text)
+    except bounded.Unparseable as exc:
+        raise UserError(f"{where}: cannot parse the file ({exc.reason})") from None
     found: list[object] = []
     for node in module.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "_version"
@@ -41,7 +44,7 @@ def parse_version_py(text: str, where: str) -> str:
     values = [v.value for v in found if isinstance(v, ast.Constant)]
     if len(found) != 1 or len(values) != 1 or not isinstance(values[0], str) \
             or not _LINE.match(values[0]):
-        shown = ", ".join(repr(v) for v in values) or "none"
+        shown = ", ".join(repr(v)[:40] for v in values) or "none"
         raise UserError(f"{where}: expected one _version = \"X.Y.Z\" at module level (found "
                         f"{len(found)}: {shown})")
     return values[0]

@@ -17,6 +17,7 @@ import ast
 import dataclasses
 import re
 
+from release.core import bounded
 from release.core.errors import UserError
 
 _SHA = re.compile(r"^[0-9a-f]{40}\Z", re.ASCII)
@@ -25,6 +26,9 @@ _IN_URL = re.compile(r"(?<![0-9a-f])([0-9a-f]{40})(?![0-9a-f])")
 _GITHUB_ARCHIVE = re.compile(r"^(https://github\.com/[^/]+/[^/]+?)(?:\.git)?/archive/")
 _ASSIGN = r'^[ \t]*{var}[ \t]*=[ \t]*(["\'])(.*?)\1'
 PATCH_KEYWORDS = ("patches", "patch_file")
+_FORMAT_SPEC = re.compile(r"\{[^{}]*[:!\[.]")  # "{x:>99999999}" pads to any size; pins use plain {x}
+MAX_DEPTH = 50         # a pin's expression is a few levels deep: a name, a "+", a .format()
+MAX_VALUE = 1 << 16    # characters: a URL or a patch list, never more
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,11 +43,11 @@ class Pin:
 def read_pin(text: str, *, name: str, where: str, var: str | None = None) -> Pin:
     """The pin of repository ``name`` in ``text``; ``var`` (from deps.yaml) overrides the commit."""
     try:
-        module = ast.parse(text)
-    except SyntaxError as exc:
-        if var:  # an unparsable file can still hold a plain assignment
+        module = bounded.python_module(text)
+    except bounded.Unparseable as exc:
+        if var and len(text) <= bounded.MAX_SOURCE:  # an unparsable file can still hold a plain assignment
             return Pin(read_var(text, var, where), var, None, None, ())
-        raise UserError(f"{where}: cannot parse the file (line {exc.lineno}: {exc.msg})") from None
+        raise UserError(f"{where}: cannot parse the file ({exc.reason})") from None
     consts = _constants(module)
     rule = _rule(module, name, consts, where)
     commit: str | None = None
@@ -103,25 +107,40 @@ def _constants(module: ast.Module) -> dict[str, Value]:
     return consts
 
 
-def _eval(node: ast.AST, consts: dict[str, Value]) -> Value | None:
-    """The value of the few expression forms pins are written in, or None."""
+def _eval(node: ast.AST, consts: dict[str, Value], depth: int = 0) -> Value | None:
+    """The value of the few expression forms pins are written in, or None; also None for an
+    expression nested deeper than ``MAX_DEPTH`` or a value longer than ``MAX_VALUE`` (a file
+    that doubles a string forty times would otherwise fill memory)."""
+    value = _eval_bounded(node, consts, depth)
+    if isinstance(value, str) and len(value) > MAX_VALUE \
+            or isinstance(value, list) and sum(map(len, value)) > MAX_VALUE:
+        return None
+    return value
+
+
+def _eval_bounded(node: ast.AST, consts: dict[str, Value], depth: int) -> Value | None:
+    if depth > MAX_DEPTH:
+        return None
+    depth += 1
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     if isinstance(node, ast.Name):
         return consts.get(node.id)
     if isinstance(node, (ast.List, ast.Tuple)):
-        items = [_eval(e, consts) for e in node.elts]
+        items = [_eval(e, consts, depth) for e in node.elts]
         strings = [i for i in items if isinstance(i, str)]
         return strings if len(strings) == len(items) else None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _eval(node.left, consts), _eval(node.right, consts)
+        left, right = _eval(node.left, consts, depth), _eval(node.right, consts, depth)
         return left + right if isinstance(left, str) and isinstance(right, str) else None
     if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
             and not node.args):
-        template = _eval(node.func.value, consts)
-        values = {k.arg: _eval(k.value, consts) for k in node.keywords if k.arg}
+        template = _eval(node.func.value, consts, depth)
+        values = {k.arg: _eval(k.value, consts, depth) for k in node.keywords if k.arg}
         given = {k: v for k, v in values.items() if isinstance(v, str)}
-        if isinstance(template, str) and len(given) == len(values):
+        grows = sum(map(len, given.values())) * template.count("{") if isinstance(template, str) else 0
+        if isinstance(template, str) and len(given) == len(values) and not _FORMAT_SPEC.search(template) \
+                and len(template) + grows <= MAX_VALUE:
             try:
                 return template.format(**given)
             except (KeyError, IndexError, ValueError):

@@ -14,6 +14,7 @@ import re
 import subprocess
 import urllib.parse
 
+from release.core.config import is_branch_name
 from release.core.errors import UserError
 from release.sources.git import _SHA, ENV, TIMEOUT, Remote, remote_error, run_git
 
@@ -41,7 +42,8 @@ def ls_remote_branches(remote: Remote, pattern: str) -> dict[str, str]:
     tips = {}
     for ref, sha in refs.items():
         name = ref.removeprefix("refs/heads/")
-        if ref.startswith("refs/heads/") and _SHA.match(sha) and fnmatch.fnmatchcase(name, pattern):
+        if ref.startswith("refs/heads/") and _SHA.match(sha) and fnmatch.fnmatchcase(name, pattern) \
+                and is_branch_name(name):  # one deps.yaml would refuse (U+0661 digits, --upload-pack) is none
             tips[name] = sha
     return tips
 
