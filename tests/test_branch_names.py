@@ -55,6 +55,23 @@ def test_a_name_taken_from_upstream_is_one_git_and_deps_yaml_both_accept(name):
     assert parse_deps(Path("deps.yaml"), render_deps(new, text)) == new
 
 
+@pytest.mark.parametrize("text", ["0.9.1.post" + "9" * 5000, "0." + "9" * 5000 + ".1", "0.\u0669.1",
+                                  "0.9.1.post1234567890"])
+def test_a_version_past_nine_digits_or_not_ascii_is_one_line(text):
+    """version_info.json's version and deps.yaml's line: refused as a value, never a ValueError
+    from int() past Python's 4,300-digit limit."""
+    from release.core.config import parse_version_info
+    from release.core.errors import ConfigError
+    with pytest.raises(ConfigError, match="version_info.json: version: got "):
+        parse_version_info(Path("version_info.json"),
+                           '{"version": "%s", "rocm_version": "7.2.0", "nightly_scheme": "date"}' % text)
+    deps = ("deps:\n  plugin: {url: https://x/p, branch: master, commit: " + "a" * 40 + ", roll: head}\n"
+            "  jax: {url: https://x/j, branch: master, commit: " + "b" * 40 + ", roll: manual, line: '%s'}\n"
+            "  xla: {url: https://x/x, branch: master, commit: " + "c" * 40 + ", roll: manual}\n") % text
+    with pytest.raises(ConfigError, match="deps.jax.line"):
+        parse_deps(Path("deps.yaml"), deps)
+
+
 @pytest.mark.parametrize("name, version", [(HOSTILE[0], None), (HOSTILE[1], (0,)), ("rocm-jaxlib-v" + "9" * 300, None),
                                            ("v1." + "9" * 5000, (1,)), ("v0." + "9" * 20 + ".1", (0,))])
 def test_a_version_in_a_name_is_ascii_digits_nine_a_part(name, version):

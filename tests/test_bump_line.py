@@ -30,6 +30,7 @@ HOSTILE_BZL = {
                 + "".join(f"A{i + 1} = A{i or ''} + A{i or ''}\n" for i in range(40))
                 + 'git_repository(name = "jax", commit = A40, remote = "x")\n',
     "padding": 'C = "{c:>999999999}".format(c = "x")\ngit_repository(name = "jax", commit = C, remote = "x")\n',
+    "deep-sum-bzl": 'git_repository(name = "jax", remote = "x", commit = ' + " + ".join(['"a"'] * 2500) + ")\n",
     "deep-bzl": "X = " + "(" * 150 + '"a"' + ")" * 150 + " + " + " + ".join(['"b"'] * 60_000) + "\n",
 }
 

@@ -99,10 +99,17 @@ def test_a_special_github_file_refuses_even_release_version_at_once(run_cli, pro
 
 @pytest.mark.parametrize("write", [lambda: output.github_output({"k": "v"}),
                                    lambda: output.step_summary("# hi")], ids=["output", "summary"])
-@pytest.mark.parametrize("reader", [False, True], ids=["nobody-reads", "a-reader"])
+@pytest.mark.parametrize("reader", [False, True, "dev-zero"], ids=["nobody-reads", "a-reader", "dev-zero"])
 def test_appending_to_a_fifo_is_refused_whether_or_not_someone_reads_it(tmp_path, monkeypatch, write,
                                                                          reader):
     """The start-up check can be raced (the file swapped after it): the write itself refuses."""
+    if reader == "dev-zero":
+        zero = _zero(tmp_path / "gh")
+        for name in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"):
+            monkeypatch.setenv(name, str(zero))
+        with pytest.raises(UserError, match="character device"):
+            write()
+        return
     fifo = _fifo(tmp_path / "gh")
     for name in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"):
         monkeypatch.setenv(name, str(fifo))
