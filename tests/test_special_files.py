@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from release.build.wheel_specs import MANIFEST, PLUGIN_DIR, load_specs, plugin_dir
-from release.core import config, output, regular, roller
+from release.check.verify import expected_revisions
+from release.core import config, output, regular, rocm_runtime, roller
 from release.core.errors import UserError
 from release.publish import local_records, pypi_index
 
@@ -46,12 +47,14 @@ def _readers(tmp_path: Path):
         ".pypirc": (".pypirc", lambda p: pypi_index._pypirc(p)),
         "release.json": ("release.json", lambda p: local_records.release_record(p)),
         "wheels.json": (f"{PLUGIN_DIR}/{MANIFEST}", lambda p: load_specs(plugin.parent)),
+        "rocm_runtime.json": ("rocm_runtime.json", lambda p: rocm_runtime._releases(p)),
+        "revisions.json": ("revisions.json", lambda p: expected_revisions(revisions_file=p)),
     }
 
 
 @pytest.mark.parametrize("special", list(SPECIALS))
 @pytest.mark.parametrize("reader", ["deps.yaml", "version_info.json", "roller.yaml", ".pypirc",
-                                    "release.json", "wheels.json"])
+                                    "release.json", "wheels.json", "rocm_runtime.json", "revisions.json"])
 def test_a_special_or_huge_file_the_tool_reads_is_one_line(tmp_path, reader, special):
     if reader == "wheels.json":
         import shutil

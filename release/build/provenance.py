@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping
 
 from release.build.provenance_schema import PREDICATE_TYPE, SCHEMA, STATEMENT_TYPE
-from release.core import bounded, naming, versions
+from release.core import bounded, naming, regular, versions
 from release.core.checksums import sha256_file
 from release.core.redact import display_url
 
@@ -225,7 +225,7 @@ def signing_note(stmt: Mapping) -> str:
 def load(path: Path) -> dict:
     """Parse a provenance file; ``ValueError`` (a problem line) when it is not JSON."""
     try:
-        data = bounded.json_loads(Path(path).read_bytes())
+        data = bounded.json_loads(regular.read_bytes(path))
     except bounded.Unparseable as exc:  # deep nesting, huge integers: refused before use
         raise ValueError(f"{Path(path).name} is not JSON we can read ({exc.reason})") from None
     if not isinstance(data, dict):

@@ -22,7 +22,7 @@ from packaging.utils import canonicalize_name
 from release.check.findings import ERROR, WARNING, Finding, Options
 from release.check.loadable import check_glibc, check_needed, check_symbols
 from release.check.runpath import check_runpath, native
-from release.core import naming
+from release.core import naming, regular
 from release.core.errors import UserError
 from release.core.naming import Identity
 from release.core.revisions import LEGACY_KEYS, RevisionMap, is_revision
@@ -503,7 +503,7 @@ def expected_revisions(deps_file: Path | None = None,
     if revisions_file is not None:
         path = Path(revisions_file)
         try:
-            return RevisionMap.loads(path.read_text(encoding="utf-8"))
+            return RevisionMap.loads(regular.read_text(path))
         except FileNotFoundError:
             raise UserError(f"{path}: no such revisions file") from None
         except (OSError, UnicodeDecodeError, ValueError) as exc:

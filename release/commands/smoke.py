@@ -46,13 +46,13 @@ def _verdict(args: argparse.Namespace, out: Output) -> tuple[smoke.Smoke, str]:
 
     from release.check import smoke
     from release.check.resolver import public_index_from_args
-    from release.core import naming
+    from release.core import naming, regular
     from release.core.errors import UserError
     target = Path(args.target)
     if args.record is not None:
         version = naming.version_of_tag(args.target, flag="TAG")
         try:
-            data = json.loads(Path(args.record).read_text(encoding="utf-8"))
+            data = json.loads(regular.read_text(args.record))
         except FileNotFoundError:
             raise UserError(f"--record {args.record}: no such file; expected the verdict "
                             "`release smoke DIR --json` wrote on the ROCm runner") from None

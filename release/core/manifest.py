@@ -33,7 +33,7 @@ from typing import Any, Callable, Mapping
 
 from filelock import FileLock
 
-from release.core import bounded
+from release.core import bounded, regular
 from release.core.atomic import atomic_write
 from release.core.checksums import sha256_file
 from release.core.errors import UserError
@@ -66,7 +66,7 @@ class Manifest:
 
     def _read(self) -> dict:
         try:
-            data = bounded.json_loads(self.path.read_text(encoding="utf-8"))
+            data = bounded.json_loads(regular.read_text(self.path))
         except FileNotFoundError:
             return {}
         except (OSError, UnicodeDecodeError, bounded.Unparseable):

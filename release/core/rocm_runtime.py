@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from release.core import regular
 from release.core.errors import UserError
 
 DATA = "rocm_runtime.json"
@@ -84,7 +85,7 @@ def known_versions(root: Path | None = None) -> list[str]:
 
 def _releases(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(regular.read_text(path))
     except FileNotFoundError:
         raise UserError(f"{path}: no such file; it lists the sonames of each ROCm release") from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:

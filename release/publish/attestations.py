@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Mapping
 
 from release.build.provenance_schema import PREDICATE_TYPE, STATEMENT_TYPE
+from release.core import regular
 from release.core.errors import UserError
 
 PREDICATE_FILE = "predicate.slsa.json"
@@ -142,7 +143,7 @@ def load_attestations(directory: Path, name: str, sha256: str, provenance: Mappi
     found, kinds = [], set()
     for path in attestation_files(directory, name):
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(regular.read_text(path))
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             raise UserError(f"{path}: not a JSON attestation ({type(exc).__name__})") from None
         checked = check_attestation(data, str(path), name=name, sha256=sha256, provenance=provenance)
