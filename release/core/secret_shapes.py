@@ -11,27 +11,39 @@ from __future__ import annotations
 
 import re
 
-# Each: (what a person reads, the shape). Lengths are the issuers' minimums, so words such as
-# "ghp_" in documentation or "pypi-upload" are not taken for tokens.
-SHAPES: tuple[tuple[str, bytes], ...] = (
-    ("a GitHub token", rb"(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{36,}"),
-    ("a GitHub fine-grained token", rb"(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{40,}"),
-    ("a PyPI token", rb"(?<![A-Za-z0-9_-])pypi-[A-Za-z0-9_-]{50,}"),
-    ("an AWS access key id", rb"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
-    ("an AWS secret access key",
+# Each: (what a person reads, the literal words it starts with, the shape from there). Lengths are
+# the issuers' minimums, so words such as "ghp_" in documentation or "pypi-upload" are not taken
+# for tokens. The words are found with bytes.find (memchr speed) and the shape is matched only
+# where one is: a regex searched at every position of a member runs at a few MB/s.
+SHAPES: tuple[tuple[str, tuple[bytes, ...], bytes], ...] = (
+    ("a GitHub token", (b"ghp_", b"gho_", b"ghu_", b"ghs_", b"ghr_"),
+     rb"(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{36,}"),
+    ("a GitHub fine-grained token", (b"github_pat_",), rb"(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{40,}"),
+    ("a PyPI token", (b"pypi-",), rb"(?<![A-Za-z0-9_-])pypi-[A-Za-z0-9_-]{50,}"),
+    ("an AWS access key id", (b"AKIA", b"ASIA", b"ABIA", b"ACCA"),
+     rb"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+    ("an AWS secret access key", (b"aws_secret_access_key",),  # found in the lower-cased bytes
      rb"(?i:aws_secret_access_key)[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])"),
-    ("a private key", rb"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+    ("a private key", (b"-----BEGIN ",), rb"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
 )
-_ANY = re.compile(b"|".join(b"(" + shape + b")" for _, shape in SHAPES))
+_COMPILED = tuple((kind, anchors, re.compile(shape)) for kind, anchors, shape in SHAPES)
 _TAIL = 256  # longer than the longest prefix a shape needs to be recognised
 
 
 def find(data: bytes) -> str | None:
-    """The kind of the first secret-shaped string in ``data``, or None."""
-    match = _ANY.search(data)
-    if match is None:
-        return None
-    return SHAPES[(match.lastindex or 1) - 1][0]
+    """The kind of a secret-shaped string in ``data`` (the first shape that has one), or None."""
+    lowered: bytes | None = None
+    for kind, anchors, shape in _COMPILED:
+        hay = data
+        if kind == "an AWS secret access key":
+            hay = lowered = lowered if lowered is not None else data.lower()
+        for anchor in anchors:
+            at = hay.find(anchor)
+            while at >= 0:
+                if shape.match(data, at):
+                    return kind
+                at = hay.find(anchor, at + 1)
+    return None
 
 
 def looks_compiled(head: bytes) -> bool:
