@@ -299,3 +299,4 @@ def test_github_out_of_reach_is_one_line_at_once(run_cli, monkeypatch):
     code, out, err = run_cli("doctor", "--root", REPO, "--repo", "owner/name")
     assert code == 3 and len(err.strip().splitlines()) == 1, err
     assert f"no answer from 127.0.0.1:{port} (ConnectionError)" in err and "retrying" not in err
+    assert "gave up after" not in err  # one try, not six over 31 s
