@@ -44,7 +44,7 @@ def parse_version_py(text: str, where: str) -> str:
     values = [v.value for v in found if isinstance(v, ast.Constant)]
     if len(found) != 1 or len(values) != 1 or not isinstance(values[0], str) \
             or not _LINE.match(values[0]):
-        shown = ", ".join(repr(v)[:40] for v in values) or "none"
+        shown = ", ".join(r if len(r := repr(v)) <= 40 else r[:36] + "...'" for v in values) or "none"
         raise UserError(f"{where}: expected one _version = \"X.Y.Z\" at module level (found "
                         f"{len(found)}: {shown})")
     return values[0]
