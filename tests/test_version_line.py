@@ -159,7 +159,8 @@ def test_the_notes_agree_on_whether_the_line_is_released(project, published, rel
         assert "is released" not in rc and "version_info.json names 0.9.1.post13" in rc
         assert "nothing of line 0.9.1 is published" in post
     else:
-        assert f"line 0.9.1 is released ({released} published" in rc and "nothing" not in post
+        assert rc.startswith("line 0.9.1 is released (") and rc.endswith(f"({released} is published)")
+        assert "nothing" not in post
 
 
 REAL_LINE = ["0.9.1", *(f"0.9.1.post{n}" for n in range(1, 7)), "0.9.2", "0.10.0", "0.12.0"]

@@ -181,9 +181,11 @@ def next_versions(project: Project, published: list[str], date: _dt.date,
     result: dict[str, dict] = {}
     for kind, version in candidate_versions(project, published, date, build_number).items():
         if version is None:  # version_info.json names a post release; the store may know better
-            said = (f"line {line} is released ({_newest_final(released, line)} published, {info.version} "
-                    "next)" if released else f"version_info.json names {info.version}, a post release")
-            result[kind] = {"version": None, "why": f"{said}: rcs come before a line's first release"}
+            why = (f"line {line} is released ({info.version} is its next post release): rcs come before a "
+                   f"line's first release ({_newest_final(released, line)} is published)" if released
+                   else f"version_info.json names {info.version}, a post release: rcs come before a line's "
+                   "first release")
+            result[kind] = {"version": None, "why": why}
             continue
         if kind == "post" and not released:
             result[kind] = {"version": None, "why": f"nothing of line {line} is published: a post "
