@@ -84,10 +84,11 @@ def timed(argv: list[str], **kw) -> tuple[float, float]:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
 
 
-def release_index(store: Path, site: Path, keep: int) -> tuple[float, float]:
+def release_index(store: Path, site: Path, keep: int, checkout: Path = REPO) -> tuple[float, float]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    env["PYTHONPATH"] = str(checkout)
     return timed([sys.executable, "-m", "release", "index", "--out", str(site), "--store", "local",
-                  "--store-dir", str(store), "--keep", str(keep)], cwd=REPO, env=env)
+                  "--store-dir", str(store), "--keep", str(keep)], cwd=checkout, env=env)
 
 
 def plain(packages: Path, out: Path) -> tuple[float, float]:
@@ -104,8 +105,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="365,1000,3650")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--baseline", type=Path, metavar="CHECKOUT",
+                        help="also time `release index` (from empty) of another checkout (an older commit)")
     args = parser.parse_args()
     sizes = [int(x) for x in args.sizes.split(",")]
+    for checkout in (REPO, *([args.baseline] if args.baseline else [])):  # as installed: bytecode compiled
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(checkout) / "release")], check=True)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         rows = []
@@ -119,15 +124,21 @@ def main() -> None:
                 sys.exit(f"{n} nightlies: the index and the anchor list different files")
             shutil.rmtree(root / "check-site")
             shutil.rmtree(root / "check-plain")
-            first, again, anchor = [], [], []
+            first, again, anchor, base = [], [], [], []
             for run in range(args.runs):
                 site = root / f"site-{n}-{run}"
+                if args.baseline:
+                    base.append(release_index(store, root / "base-site", n, args.baseline))
+                    shutil.rmtree(root / "base-site")
                 first.append(release_index(store, site, n))
                 anchor.append(plain(packages, root / f"plain-{n}-{run}"))
                 again.append(release_index(store, site, n))
                 shutil.rmtree(site)
                 shutil.rmtree(root / f"plain-{n}-{run}")
             rows.append((n, releases, wheels, first, again, anchor))
+            if base:
+                print(f"{n} nightlies: baseline {args.baseline} from empty: {median([c for c, _ in base]):.2f} cpu "
+                      f"{median([w for _, w in base]):.2f} wall", flush=True)
             shutil.rmtree(store)
         print(f"median of {args.runs} interleaved runs; CPU first, then wall (seconds); load {os.getloadavg()[0]:.1f}")
         print(f"{'nightlies':>9} {'releases':>8} {'wheels':>6} | {'index from empty':>18} | {'index re-run':>16} | "

@@ -58,3 +58,44 @@ def test_status_json_draws_no_table(project_dir):
     modules = modules_after("status", "--offline", "--json", cwd=project_dir)
     assert "release.commands.status" in modules
     assert not {m for m in modules if m.split(".")[0] == "rich"}
+
+
+# The HTTP stack, the PyPI client and the lock library: loaded by the commands that use them,
+# when they do (issue 36: status --offline loaded 445 modules, ssl and http.server among them).
+REMOTE = ("ssl", "http", "requests", "urllib3", "release.publish.pypi", "release.publish.pypi_index")
+
+
+def loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
+    return sorted(n for n in names if n in modules or any(m.startswith(n + ".") for m in modules))
+
+
+@pytest.mark.parametrize("command", ["status", "nightly", "cut", "bump", "index", "gc", "pypi-upload",
+                                     "publish", "validate", "doctor", "dashboard"])
+def test_no_commands_help_loads_the_http_stack_or_the_pypi_client(command):
+    """pypi-upload --help loaded the PyPI client (requests, ssl) to print one constant."""
+    modules = modules_after(command, "--help")
+    assert not loaded(modules, (*REMOTE, "filelock")), loaded(modules, (*REMOTE, "filelock"))
+
+
+@pytest.mark.parametrize("argv", [("status", "--offline"), ("status", "--offline", "--json"),
+                                  ("nightly", "--dry-run", "--public-index", "none")])
+def test_a_command_that_asks_nothing_loads_no_http_stack(argv, project_dir):
+    """status --offline asks no store, index or PyPI; nightly --dry-run against no public index
+    asks nothing either: neither loads what talking to one needs (nor takes a lock)."""
+    modules = modules_after(*argv, cwd=project_dir)
+    assert f"release.commands.{argv[0]}" in modules
+    assert not loaded(modules, (*REMOTE, "filelock")), loaded(modules, (*REMOTE, "filelock"))
+
+
+def test_the_probe_sees_the_http_stack_when_it_is_loaded():
+    """The other side of the rule: the module lists above would also pass for a blind probe."""
+    probe = PROBE.replace("from release.cli import main", "import release.publish.pypi\nfrom release.cli import main")
+    proc = subprocess.run([sys.executable, "-c", probe, "--help"], capture_output=True, text=True)
+    assert loaded(set(json.loads(proc.stderr.strip().splitlines()[-1])), REMOTE) == sorted(REMOTE)
+
+
+def test_pypi_upload_help_names_the_clients_file_limit_variable():
+    """The help names the variable the PyPI client reads, without loading the client."""
+    from release.commands import pypi_upload
+    from release.publish import pypi
+    assert pypi_upload.FILE_LIMIT_ENV == pypi.FILE_LIMIT_ENV

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-import http.server
 import json
 import os
 import subprocess
@@ -25,7 +24,6 @@ import urllib.parse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
-from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from release.core.errors import UserError
@@ -59,14 +57,16 @@ def check_index_flag(value: str, where: str = "--public-index") -> str:
 # ---------------------------------------------------------------- staging our wheels
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
-        pass
-
-
 @contextlib.contextmanager
 def serve(directory: Path) -> Iterator[str]:
-    """Serve ``directory`` over HTTP on 127.0.0.1 (a free port); yields its base URL."""
+    """Serve ``directory`` over HTTP on 127.0.0.1 (a free port); yields its base URL. The HTTP
+    server is imported here: the commands that only read this module's versions never load it."""
+    import http.server
+
+    class _Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+            pass
+
     handler = functools.partial(_Quiet, directory=str(directory))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, name="staged-index", daemon=True)
@@ -162,6 +162,7 @@ def pip_install(python: Path, requirement: str, indexes: list[str], work: Path, 
         data = json.loads(report.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         return Resolution(False, {}, f"pip wrote no readable report ({exc})")
+    from packaging.utils import canonicalize_name
     picks: dict[str, Pick] = {}
     for item in data.get("install", []):
         meta = item.get("metadata", {})
@@ -257,8 +258,10 @@ def pip_configured_index() -> str | None:
 
 
 def _versions_from_files(project: str, files: list[str]) -> set[Version]:
-    found = set()
+    from packaging.utils import canonicalize_name
+
     from release.core.naming import Identity
+    found = set()
     for name in files:
         ident = Identity.of(name)
         if ident.dist is None or ident.version is None:

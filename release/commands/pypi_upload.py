@@ -40,8 +40,10 @@ def _url_flag(text: str) -> str:
     return text
 
 
+FILE_LIMIT_ENV = "RELEASE_PYPI_FILE_LIMIT"  # pypi.FILE_LIMIT_ENV, named here so --help loads no HTTP client
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from release.publish import pypi
     parser.add_argument("tag", metavar="TAG", help="the published release, rocm-jax-vX.Y.Z[.postN]")
     parser.add_argument("--repository-url", type=_url_flag, metavar="URL",
                         help="the index's upload endpoint (default: $TWINE_REPOSITORY_URL, else the "
@@ -53,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--index-url", type=_url_flag, metavar="URL",
                         help="the index's simple API, asked what it holds (default: from the upload URL)")
     parser.add_argument("--file-limit", type=_size_flag, metavar="SIZE",
-                        help=f"the per-file limit, e.g. 200MiB (default: ${pypi.FILE_LIMIT_ENV}, else "
+                        help=f"the per-file limit, e.g. 200MiB (default: ${FILE_LIMIT_ENV}, else "
                              "100MiB, PyPI's default)")
     parser.add_argument("--attestations", action="store_true",
                         help="upload each wheel with its <wheel>.*.attestation (PEP 740) from the work "

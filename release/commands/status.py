@@ -91,10 +91,10 @@ def roller_report(proj: Project, args: argparse.Namespace, out: Output, store: S
     import os
 
     from release.commands.dashboard import gather
-    from release.sources.github import GitHubClient
     client, owner, name = None, "", ""
     full = args.repo or os.environ.get("GITHUB_REPOSITORY", "")
     if not args.offline and os.environ.get("GITHUB_TOKEN") and full.count("/") == 1:
+        from release.sources.github import GitHubClient
         owner, name = full.split("/")
         client = GitHubClient.from_env(console=out.progress_console())
     return gather(proj, client, owner, name, store, nightlies=args.nightlies, base=args.base)
@@ -103,6 +103,8 @@ def roller_report(proj: Project, args: argparse.Namespace, out: Output, store: S
 def _pypi_view(args: argparse.Namespace, rocm_major: int, store_view: dict | None) -> dict:
     """Whether each published release and post release is on PyPI (the index uploads go to,
     ``$TWINE_REPOSITORY_URL``'s, else the public index); ``--offline`` asks nothing."""
+    if store_view is None:  # --offline: the PyPI client is not even loaded
+        return {"index": None, "checked": False, "versions": {}, "note": "PyPI not checked (--offline)"}
     import os
 
     from release.check import resolver
@@ -110,8 +112,6 @@ def _pypi_view(args: argparse.Namespace, rocm_major: int, store_view: dict | Non
     from release.publish import pypi
     from release.publish.pypi_index import derive_index_url
 
-    if store_view is None:
-        return {"index": None, "checked": False, "versions": {}, "note": "PyPI not checked (--offline)"}
     wanted = [v for v in store_view["published_versions"] if versions.kind_of(v) in pypi.KINDS_FOR_PYPI]
     upload_url = os.environ.get("TWINE_REPOSITORY_URL", "").strip()
     index = derive_index_url(upload_url) if upload_url else resolver.public_index_from_args(args)

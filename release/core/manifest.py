@@ -31,8 +31,6 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from filelock import FileLock
-
 from release.core import bounded, regular
 from release.core.atomic import atomic_write
 from release.core.checksums import sha256_file
@@ -151,6 +149,8 @@ class Manifest:
     def _update(self, change: Callable[[dict], None]) -> None:
         """Re-read under the lock, apply ``change(steps)``, replace the file atomically."""
         self.directory.mkdir(parents=True, exist_ok=True)
+        from filelock import FileLock  # loaded when a step is recorded, not by every command that reads one
+
         with FileLock(str(self.directory / f".{FILENAME}.lock")):
             steps = self._read()
             change(steps)

@@ -11,7 +11,6 @@ import dataclasses
 import re
 from pathlib import Path
 
-from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
 from release.core import versions
@@ -53,6 +52,7 @@ def wheel_tag(python: str | None) -> str:
 
 
 def wheel_filename(dist: str, version: str, python: str | None) -> str:
+    from packaging.utils import canonicalize_name  # packaging.utils loads packaging.tags: ~90 modules' worth
     escaped = canonicalize_name(dist).replace("-", "_")
     return f"{escaped}-{version}-{wheel_tag(python)}.whl"
 
@@ -133,6 +133,7 @@ class Identity:
 
     @classmethod
     def of(cls, path: Path | str) -> "Identity":
+        from packaging.utils import InvalidWheelFilename, parse_wheel_filename
         try:
             name, version, _build, tags = parse_wheel_filename(Path(path).name)
         except (InvalidWheelFilename, InvalidVersion) as exc:

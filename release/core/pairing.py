@@ -12,17 +12,21 @@ anything is published) hold the same rule.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
-
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
+from typing import TYPE_CHECKING, Sequence
 
 from release.core import naming
 from release.core.naming import Identity
 
+if TYPE_CHECKING:
+    from packaging.requirements import Requirement
+
 
 def _pjrt_requirements(requires: Sequence[str], pjrt_dist: str) -> list[Requirement] | None:
     """The plugin's unconditional requirements on ``pjrt_dist`` (None: one does not parse)."""
+    # here, not at import: packaging.requirements is a parser of its own, and the commands that
+    # only import drafts (status, nightly --dry-run) never pair wheels
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
     found = []
     for line in requires:
         try:

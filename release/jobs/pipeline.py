@@ -24,8 +24,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from filelock import FileLock, Timeout
-
 from release.core import flags
 from release.core.atomic import atomic_write
 from release.core.errors import UserError
@@ -194,6 +192,8 @@ def job_lock(root: Path, job: str, *, timeout: float = 0) -> Iterator[Path]:
     forever). The operating system drops the lock when the holder exits, even when killed, so
     a crashed run never blocks the next one. Raises ``UserError`` naming the holder.
     """
+    from filelock import FileLock, Timeout  # loaded when a job runs, not by its --help or --dry-run
+
     path = lock_path(root, job)
     path.parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(path))

@@ -19,8 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 from urllib.parse import quote
 
-from filelock import BaseFileLock, FileLock
-
 from release.core.atomic import atomic_write
 from release.core.errors import UserError
 from release.core.safe_names import plain_file_name
@@ -43,6 +41,7 @@ from release.sources.github import (
 )
 
 if TYPE_CHECKING:
+    from filelock import BaseFileLock
     from rich.console import Console
 
     from release.core.output import ProgressBars, Say
@@ -332,6 +331,7 @@ class LocalStore(Store):
             except OSError as exc:
                 raise StoreError(f"{self.where}: cannot create the local store ({exc.strerror or exc})") from None
             local_records.remove_link(self.directory / ".lock")
+            from filelock import FileLock  # loaded by the commands that write a store, when they do
             self._filelock = FileLock(str(self.directory / ".lock"))
         return self._filelock
 

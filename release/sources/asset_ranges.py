@@ -8,9 +8,12 @@ call of ``GitHubClient`` does, within its deadline.
 
 from __future__ import annotations
 
-import requests
+from typing import TYPE_CHECKING
 
 from release.sources.github import BINARY_MEDIA, CHUNK, GitHubClient, GitHubRefused, MalformedAnswer, _path_of
+
+if TYPE_CHECKING:
+    import requests
 
 
 def _ranged_body(stream: requests.Response, start: int, length: int) -> bytes:
@@ -29,6 +32,7 @@ def _ranged_body(stream: requests.Response, start: int, length: int) -> bytes:
 def read_range(client: GitHubClient, asset_url: str, start: int, length: int) -> bytes:
     """``length`` bytes of an asset from ``start`` (an HTTP Range read at the storage host,
     which gets no token); a host that ignores Range is read only up to the range's end."""
+    import requests
     if length <= 0:
         return b""
     attempt, backoff, began = 0, 1.0, client.clock()
@@ -52,6 +56,7 @@ def read_public_range(client: GitHubClient, url: str, start: int, length: int) -
     """The same range from an asset's public download URL, without the token and without an
     API request (none of the rate limit is spent); None when the URL needs credentials (a
     private repository: 401, 403 or 404), so the caller asks the API instead."""
+    import requests
     attempt, backoff, began = 0, 1.0, client.clock()
     while True:
         attempt += 1

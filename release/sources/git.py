@@ -27,11 +27,13 @@ import os
 import re
 import subprocess
 from pathlib import Path
-
-from filelock import FileLock
+from typing import TYPE_CHECKING
 
 from release.core.errors import RemoteError, UserError
 from release.core.redact import display_url, redact, register_secret, url_credentials
+
+if TYPE_CHECKING:
+    from filelock import FileLock
 
 # Never ask a person for anything: fail instead.
 ENV = {
@@ -187,11 +189,19 @@ class Mirror:
         self.first_depth = first_depth
         self.first_window = first_window
         self.path = mirror_dir(cache, remote.url)
-        self._lock = FileLock(str(self.path) + ".lock")
+        self._filelock: FileLock | None = None
         self.fetches = 0  # how many times this object talked to the remote (for tests and logs)
         # Pairs whose ranges were found whole: a fetch only ever adds history (``_keep_history``),
         # so they stay whole and are not walked again.
         self._whole: dict[tuple[str, str | None], tuple[list[str], list[str]]] = {}
+
+    @property
+    def _lock(self) -> FileLock:
+        """The mirror's lock, made when first taken (a command that only reads pins never loads it)."""
+        if self._filelock is None:
+            from filelock import FileLock
+            self._filelock = FileLock(str(self.path) + ".lock")
+        return self._filelock
 
     def __enter__(self) -> Mirror:
         self.path.parent.mkdir(parents=True, exist_ok=True)

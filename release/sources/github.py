@@ -35,14 +35,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator, Mapping
 from urllib.parse import parse_qsl, quote, urlsplit
 
-import requests
-
 from release.core import bounded, sanitize
 from release.core.deadline import DeadlineExceeded, wall_clock_limit
 from release.core.errors import USER_EXIT, ReleaseError, RemoteError, UserError
 from release.core.redact import redact, redact_data, register_secret
 
 if TYPE_CHECKING:
+    import requests
     from rich.console import Console
 
     from release.core.output import ProgressBars
@@ -183,6 +182,7 @@ class GitHubClient:
                  clock: Callable[[], float] = time.time, deadline: float = 900.0,
                  retries: int = 5, write_interval: float = 1.0, timeout: float = 60.0,
                  console: Console | None = None, needs: Permission = ("reading the repository", "contents: read")):
+        import requests  # here, not at import: a command that asks nothing never loads it
         if not token:  # the caller names what it does and the permission that takes
             raise UserError(f"GITHUB_TOKEN is not set; {needs[0]} needs a token with {needs[1]} (the "
                             "workflow's permissions: block, or a fine-grained token's)")
@@ -250,6 +250,7 @@ class GitHubClient:
         ``rewind`` is called before each re-send of a streamed body (it returns a fresh one).
         ``other_host`` allows an absolute URL off the API's origin (the uploads host).
         """
+        import requests
         method = method.upper()
         url = self._url(url, other_host=other_host)
         if json is not None:
@@ -400,6 +401,7 @@ class GitHubClient:
 
         An interrupted transfer starts over with a fresh signed URL (bounded by the retries).
         """
+        import requests
         dest = Path(dest)
         tmp = dest.with_name(dest.name + ".part")
         attempt, backoff, start = 0, 1.0, self.clock()
@@ -444,6 +446,7 @@ class GitHubClient:
 
     def _storage_get(self, location: str, headers: dict[str, str] | None = None) -> requests.Response:
         """One GET of a signed storage URL; failures worth a fresh URL raise RequestException."""
+        import requests
         response = requests.get(location, stream=True, timeout=self.timeout,
                                 headers={"User-Agent": "jax-rocm-release", **(headers or {})})
         if response.status_code < 400:

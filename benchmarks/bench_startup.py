@@ -1,0 +1,89 @@
+"""How much a command costs before its own work: whole processes of the commands that do little,
+against ``python -c pass`` (the floor any Python CLI pays), interleaved and repeated.
+
+- ``release --help``, ``release status --offline`` (``--json`` too), ``release nightly --dry-run
+  --public-index none`` and ``release version``: each asks nothing remote, so what it costs
+  beyond the floor is importing, parsing deps.yaml/version_info.json and printing;
+- with ``--baseline CHECKOUT``, the same commands from another checkout (an older commit).
+
+CPU (user + sys of the child) first, then wall, and the modules each run left loaded. The
+goal (issue 36): every command at most 6x ``python -c pass``.
+
+    python benchmarks/bench_startup.py [--runs 15] [--baseline CHECKOUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+COMMANDS = (("--help",), ("status", "--offline"), ("status", "--offline", "--json"),
+            ("nightly", "--dry-run", "--public-index", "none"), ("version",))
+COUNT = """
+import sys, runpy
+sys.argv = ["release", *sys.argv[1:]]
+try:
+    runpy.run_module("release", run_name="__main__")
+except SystemExit:
+    pass
+print(len(sys.modules), file=sys.__stderr__)
+"""
+
+
+def timed(argv: list[str], cwd: Path, env: dict) -> tuple[float, float]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+
+
+def modules(argv: tuple[str, ...], checkout: Path, env: dict) -> int:
+    proc = subprocess.run([sys.executable, "-c", COUNT, *argv], cwd=checkout, env=env,
+                          capture_output=True, text=True)
+    return int(proc.stderr.strip().splitlines()[-1])
+
+
+def median(rows: list[float]) -> float:
+    return sorted(rows)[len(rows) // 2]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--baseline", type=Path, metavar="CHECKOUT")
+    args = parser.parse_args()
+    checkouts = {"this": REPO, **({"baseline": args.baseline.resolve()} if args.baseline else {})}
+    envs = {name: {**{k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "RELEASE_"))},
+                   "PYTHONPATH": str(path)} for name, path in checkouts.items()}
+    for path in checkouts.values():  # as an installed package is: bytecode compiled (PYTHONDONTWRITEBYTECODE
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(path / "release")], check=True)  # or not)
+    floor: list[tuple[float, float]] = []
+    rows: dict[tuple[str, tuple[str, ...]], list[tuple[float, float]]] = {}
+    for _ in range(args.runs):
+        floor.append(timed([sys.executable, "-c", "pass"], REPO, envs["this"]))
+        for name, path in checkouts.items():
+            for argv in COMMANDS:
+                rows.setdefault((name, argv), []).append(
+                    timed([sys.executable, "-m", "release", *argv], path, envs[name]))
+    fc, fw = median([c for c, _ in floor]), median([w for _, w in floor])
+    print(f"median of {args.runs} interleaved runs; load {os.getloadavg()[0]:.1f}; "
+          f"python -c pass: {fc * 1000:.0f} ms cpu, {fw * 1000:.0f} ms wall")
+    print(f"{'checkout':>8} {'command':<44} {'cpu ms':>7} {'x floor':>7} {'wall ms':>8} {'modules':>7}")
+    for (name, argv), runs in rows.items():
+        c, w = median([c for c, _ in runs]), median([w for _, w in runs])
+        print(f"{name:>8} {' '.join(argv):<44} {c * 1000:7.0f} {c / fc:7.1f} {w * 1000:8.0f} "
+              f"{modules(argv, checkouts[name], envs[name]):7d}")
+    print(json.dumps({"floor_cpu_s": fc}), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
