@@ -280,3 +280,52 @@ def test_a_new_line_nothing_published_of_starts_unreleased(tmp_path, run_cli, mo
     data = json.loads(out)
     assert data["version"]["new"] == "0.10.0" and data["version"]["back"] is False
     assert data["title"].endswith("; version 0.10.0")
+
+
+# ---------------------------------------------------------------- what bump records, on this layout
+
+
+def test_a_committed_bump_writes_both_pins_of_the_one_tree_in_one_commit(jt, tmp_path, run_cli, monkeypatch):
+    from tests.support.gitrepos import git
+    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
+    root = _project(tmp_path, jt)
+    git("init", "--quiet", "-b", "main", cwd=root)
+    git("add", "deps.yaml", "version_info.json", cwd=root)
+    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "pins", cwd=root)
+    before = (root / "deps.yaml").read_text()
+    code, out, err = run_cli("bump", "--commit", "--json", "--root", root, "--date", "2026-11-25")
+    assert code == 0, err
+    data = json.loads(out)
+    text = git("show", f"{data['commit']}:deps.yaml", cwd=root)
+    deps = config.parse_deps(root / "deps.yaml", text)  # what was committed holds the same rule
+    assert deps["jax"].commit == deps["plugin"].commit == jt.c["J2"]
+    assert (deps["xla"].commit, deps["xla"].archive_sha256) == (jt.c["X2"], digest(jt.c["X2"]))
+    assert (root / "deps.yaml").read_text() == before  # the work tree as a person left it
+
+
+def test_a_hold_on_the_plugin_moves_jax_and_xla_back_with_it(jt, tmp_path):
+    """The plugin pinned at J2 past a hold on J1: it moves back to J0, jax with it (one tree) and
+    xla to what J0's revision.bzl pins; throttled (holds only) the same."""
+    text = jt.deps_yaml("J2", xla="X2").replace(
+        "    roll: head\n", f'    roll: head\n    hold: {{commit: {jt.c["J1"]}, reason: "breaks the plugin"}}\n', 1)
+    deps = config.parse_deps(tmp_path / "deps.yaml", text)
+    for holds_only in (False, True):
+        result = roll(deps, tmp_path / "cache", holds_only=holds_only)
+        assert result.new["plugin"].commit == result.new["jax"].commit == jt.c["J0"]
+        assert (result.new["xla"].commit, result.new["xla"].archive_sha256) == (jt.c["X0"], digest(jt.c["X0"]))
+        assert {m.name: m.direction for m in result.moves} == {"plugin": "backward", "jax": "backward",
+                                                               "xla": "backward"}
+
+
+def test_bisect_lists_the_plugins_commits_with_jax_as_the_same_commit(jt, tmp_path):
+    from release.jobs.bisect import followers, list_candidates
+    deps = config.parse_deps(tmp_path / "deps.yaml", jt.deps_yaml())
+    assert followers(deps) == ("jax", "xla")
+    good = {"plugin": jt.c["J0"], "jax": jt.c["J0"], "xla": jt.c["X0"]}
+    bad = {"plugin": jt.c["J2"], "jax": jt.c["J2"], "xla": jt.c["X2"]}
+    found, notes = list_candidates(deps, good, bad, tmp_path / "cache")
+    assert notes == []
+    assert [c.commits for c in found] == [
+        {"plugin": jt.c["J1"], "jax": jt.c["J1"], "xla": jt.c["X0"]},
+        {"plugin": jt.c["J2"], "jax": jt.c["J2"], "xla": jt.c["X2"]}]
+    assert not any(c.inert for c in found)  # every commit of jax's tree is built: each is probed
