@@ -220,6 +220,34 @@ def tmp_work(dist):
     return dist.directory / "pypi"
 
 
+def test_files_already_in_the_work_folder_with_other_bytes_are_never_sent(env, released, run_cli, tmp_path):
+    """PyPI gets only the validated bytes: every wheel's name already in the work folder with
+    other bytes (one of the same size, one not) is fetched again, and the index gets the release's."""
+    store, dist, flags = released
+    work = tmp_path / "work"
+    work.mkdir()
+    for n, wheel in enumerate(dist.wheels):
+        (work / wheel.name).write_bytes(b"\0" * (wheel.size if n % 2 == 0 else 7))
+    code, out, err = run_cli("pypi-upload", TAG, *flags, "--work", work)
+    assert code == 0, err
+    assert env.files() == release_sums(dist)
+    assert sorted(sent_digests(env)) == sorted(a.digest for a in dist.wheels)
+
+
+def test_a_dry_run_writes_nothing_release_notes_included(env, released, run_cli):
+    """Before any upload and after one: a dry run sends nothing and leaves the notes as they are."""
+    store, dist, flags = released
+    for upload_first in (False, True):
+        if upload_first:
+            assert run_cli("pypi-upload", TAG, *flags, "--no-notes")[0] == 0
+        body, sent = store.published_for(TAG).body, list(env.uploads)
+        for extra in ([], ["--json"]):
+            code, out, err = run_cli("pypi-upload", TAG, *flags, "--dry-run", *extra)
+            assert code == 0, err
+        assert store.published_for(TAG).body == body and pypi.NOTES_BEGIN not in body
+        assert env.uploads == sent
+
+
 def tamper(store, tag, change):
     """Edit a local store's record of a published release (what a store that lies would say)."""
     from release.publish.drafts import assets_digest, with_validated
