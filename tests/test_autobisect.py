@@ -490,3 +490,34 @@ def test_a_known_culprit_the_remote_lacks_is_passed_over_and_a_bad_end_it_lacks_
                            "--bad-commit", "HEAD", cwd=world.root)
     assert code == 2 and err.strip().splitlines()[-1].startswith(f"release bisect: error: plugin: commit "
                                                                    f"{('cd' * 20)[:7]} is not on ")
+
+
+BUILD = ("scripts/build-wheel.sh build (no credentials)",)
+
+
+@pytest.mark.parametrize("jobs, bisects, says", [
+    ([("build / build 3.12 wheel", "failure", [(BUILD[0], "failure")])], True, None),
+    ([("build / attest and upload pjrt wheel", "failure", [("verify before attesting", "failure")])], True, None),
+    ([("validate, publish, gc", "failure", [("scripts/nightly.sh finish", "failure")])], True, None),
+    ([("ROCm smoke test (the plugin registers)", "failure", [("scripts/smoke.sh", "failure")])], False,
+     "has no gate failed (build, verify, validate), so no probe would fail again"),
+    ([("build / attest and upload 3.12 wheel", "failure", [("verify before attesting", "success"),
+                                                          ("scripts/build-wheel.sh upload", "failure")])], False,
+     "has no gate failed (build, verify, validate)"),
+    ([("build / build 3.13 wheel", "cancelled", [(BUILD[0], None)])], False, "has no gate failed"),
+])
+def test_only_a_failure_a_probe_reproduces_is_bisected(world, run_cli, monkeypatch, jobs, bisects, says):
+    """In the red run itself (GITHUB_RUN_ID), its jobs say where it failed: a probe builds,
+    verifies and validates, so a smoke, upload or publish failure, or a cell that never got a
+    runner, starts no bisect, and the line says why."""
+    seed(world)
+    bump_main(world, "P5")
+    run = world.fake.add_workflow_run(status="in_progress", jobs=[
+        ("plan and create the draft", "success", [("scripts/nightly.sh plan", "success")]), *jobs])
+    monkeypatch.setenv("GITHUB_RUN_ID", str(run["id"]))
+    code, data, err = plan(world, run_cli, "--dispatch", "bisect.yml")
+    assert code == 0, err
+    assert data["bisect"] is bisects and (world.fake.dispatches != []) is bisects
+    if says:
+        assert data["line"].startswith(f"not bisecting: run {run['id']} {says}"), data["line"]
+        assert outputs(world)["bisect"] == "false"

@@ -230,6 +230,27 @@ def test_the_bad_end_is_probed_when_it_is_the_answer_and_may_not_reproduce(world
     assert never.returncode == 1 and data["reproduced"] is False and data["first_bad"] is None
 
 
+@pytest.mark.parametrize("culprit", [None, "P4", "P8"])
+def test_the_newest_is_probed_first_and_a_failure_it_does_not_reproduce_costs_one_probe(world, culprit):
+    """Probes take the ROCm runners from the nightly: the red nightly's own pins are probed
+    first, and when they probe good nothing else is built."""
+    h = world.h
+    command = probe_script(world, "plugin", h.c[culprit]) if culprit else probe_script(world, "plugin", "0" * 40,
+                                                                                   then="exit 0\n")
+    proc = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json",
+                   "--probe-command", command, cwd=world.root)
+    data = json.loads(proc.stdout)
+    probed = [c[1] for c in calls(world)]
+    newest = data["candidates"][-1]["plugin"]
+    assert probed[0] == newest
+    if culprit is None:
+        assert proc.returncode == 1 and data["reproduced"] is False and probed == [newest]
+        assert data["probes_run"] == 1
+    else:
+        assert proc.returncode == 0 and data["first_bad"]["plugin"] == h.c[culprit]
+        assert probed.count(newest) == 1 and data["probes_run"] <= bound(8) + 1
+
+
 def test_resume_after_sigkill_mid_probe_redoes_no_finished_probe(world):
     h = world.h
     gate = world.tmp / "gate"

@@ -49,8 +49,8 @@ def test_a_ready_repository_is_all_ok_and_nothing_is_changed(github_env, run_cli
     code, found, data = doctor(run_cli)
     assert code == 0 and data["ok"] is True
     assert {f["status"] for f in found.values()} == {"ok"}, found
-    assert {"pull-requests", "pages", "bump-environment", "bump-token", "runners", "tag-rulesets",
-            "immutable-releases"} <= set(found)
+    assert {"pull-requests", "fork-approval", "pages", "bump-environment", "bump-token", "runners",
+            "tag-rulesets", "immutable-releases"} <= set(found)
     # one line per variable the workflows read
     assert {k.split()[1] for k in found if k.startswith("variable ")} == set(
         preflight.workflow_variables(REPO))
@@ -83,6 +83,9 @@ def test_a_ready_repository_is_all_ok_and_nothing_is_changed(github_env, run_cli
     ({"rulesets": [{"name": "off", "enforcement": "disabled", "include": ["~ALL"], "rules": ["update"]}]},
      "tag-rulesets", "warn"),
     ({"immutable_releases": False}, "immutable-releases", "warn"),
+    ({"fork_pr_approval": "first_time_contributors"}, "fork-approval", "warn"),
+    ({"fork_pr_approval": "first_time_contributors_new_to_github"}, "fork-approval", "warn"),
+    ({"fork_pr_approval": None}, "fork-approval", "unknown"),
 ])
 def test_each_missing_setting_is_its_own_line_and_fails_only_what_would_fail(github_env, run_cli, breakage,
                                                                            check, status):
@@ -111,7 +114,7 @@ def test_a_workflow_token_reads_little_and_says_what_it_lacks(github_env, run_cl
     github_env.actions_token = True
     code, found, _ = doctor(run_cli)
     unknown = {k for k, f in found.items() if f["status"] == "unknown"}
-    assert {"pull-requests", "runners", "immutable-releases", "bump-token", "variables"} <= unknown
+    assert {"pull-requests", "fork-approval", "runners", "immutable-releases", "bump-token", "variables"} <= unknown
     assert all("it needs" in found[k]["line"] for k in unknown)
     assert code == 0  # not knowing is not a failure: the workflows run it first with GITHUB_TOKEN
 

@@ -352,3 +352,40 @@ def test_pypi_follows_the_publish_not_the_next_version_pr(finish, post, kind, go
         tag = substitute(jobs_["pypi"]["steps"][-1]["env"]["RELEASE_TAG"], ctx)
         assert tag == (finish.get("outputs") or post.get("outputs"))["published"]
     assert set(jobs_["pypi"]["needs"]) >= {"finish", "post"} and "next-version" not in jobs_
+
+
+# --- untrusted code never reaches the ROCm runners ----------------------------------------------
+
+# Events a person without write access can cause (a fork's pull request, a comment, a review).
+UNTRUSTED = {"pull_request", "pull_request_target", "pull_request_review", "pull_request_review_comment",
+             "issue_comment", "issues", "discussion", "discussion_comment", "fork", "watch",
+             "workflow_run"}
+
+
+def _self_hosted(job: dict, seen: tuple[str, ...] = ()) -> bool:
+    """Whether ``job`` runs on a self-hosted runner, itself or through the workflow it calls."""
+    runs_on = json.dumps(job.get("runs-on", ""))
+    if "self-hosted" in runs_on or "ROCM_RUNNER_LABELS" in runs_on:
+        return True
+    called = job.get("uses", "")
+    if called.startswith("./.github/workflows/") and called not in seen:
+        return any(_self_hosted(j, (*seen, called)) for j in workflow(called.rsplit("/", 1)[1])["jobs"].values())
+    return False
+
+
+def test_no_workflow_an_outsider_can_start_runs_on_the_rocm_runners():
+    """The ROCm runners build the wheels that are attested and published: a fork's pull request
+    (or any event an outsider causes) must never run code there, by construction. Every
+    workflow with a self-hosted job starts only on a push, a schedule, a dispatch or a call."""
+    for path in WORKFLOWS:
+        doc = load(path)
+        on = doc["on"]
+        events = {on} if isinstance(on, str) else set(on)
+        if any(_self_hosted(job) for job in doc["jobs"].values()):
+            assert not events & UNTRUSTED, f"{path.name}: self-hosted jobs and {sorted(events & UNTRUSTED)}"
+            assert events <= {"push", "schedule", "workflow_dispatch", "workflow_call"}, path.name
+            if "push" in events:   # a push needs write access; never a fork's branch
+                assert set(on["push"]) <= {"tags", "branches"}, path.name
+    # and the check itself sees through a reusable workflow
+    assert _self_hosted(workflow("nightly.yml")["jobs"]["build"])
+    assert not _self_hosted(workflow("ci.yml")["jobs"]["test"])

@@ -1,12 +1,13 @@
 """What a GitHub repository still needs before the workflows can run there, asked of GitHub.
 
 The workflows depend on settings no file in the repository holds: whether Actions may open
-pull requests, the Pages source, the ``bump`` environment and its token, online runners with
-the ROCm labels, the repository variables, what auto-merge of the bump PR needs (a token whose
-pushes start CI, required checks on the base), tag rulesets and immutable releases. Each check
-reads (never changes) one of them and says it in one line: ``ok``, ``warn`` (works, but not
-as well as it could), ``fail`` (a workflow will fail or hang), or ``unknown`` (the token may
-not read it: the line says which permission it lacks).
+pull requests, whether fork pull requests wait for approval, the Pages source, the ``bump``
+environment and its token, online runners with the ROCm labels, the repository variables, what
+auto-merge of the bump PR needs (a token whose pushes start CI, required checks on the base),
+tag rulesets and immutable releases. Each check reads (never changes) one of them and says it
+in one line: ``ok``, ``warn`` (works, but not as well as it could), ``fail`` (a workflow will
+fail or hang), or ``unknown`` (the token may not read it: the line says which permission it
+lacks).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from urllib.parse import quote, urlsplit
 
 from packaging.version import InvalidVersion, Version
 
-from release.core import naming
+from release.core import naming, sanitize
 from release.sources.github import GitHubClient, GitHubError
 
 # The ROCm runners' labels when the variable ROCM_RUNNER_LABELS is unset (build-wheels.yml).
@@ -89,6 +90,30 @@ def check_pull_requests(repo: _Repo) -> Finding:
     return Finding("pull-requests", "fail", "GitHub Actions may not create pull requests: the bump "
                    "and next-version PRs fail; enable Settings > Actions > General > Workflow "
                    "permissions > 'Allow GitHub Actions to create and approve pull requests'")
+
+
+def check_fork_approval(repo: _Repo) -> Finding:
+    """Pull requests from forks run workflows only after a maintainer approves them (GitHub's
+    fork PR approval policy). No pull_request workflow runs on the ROCm runners (a rule of the
+    workflows), so this guards the hosted CI's minutes and secrets-free checks only: a warning."""
+    try:
+        data = repo.client.request("GET", repo.base + "/actions/permissions/fork-pr-contributor-approval")
+    except GitHubError as exc:
+        if exc.status in (401, 403):
+            return _cannot("fork-approval", "the fork pull request approval policy", "Administration: read")
+        if exc.status == 404:
+            return Finding("fork-approval", "unknown", "GitHub does not say the fork pull request approval "
+                           "policy here; check Settings > Actions > General > 'Approval for running fork "
+                           "pull request workflows from contributors'")
+        raise
+    policy = data.get("approval_policy") if isinstance(data, dict) else None
+    if policy == "all_external_contributors":
+        return Finding("fork-approval", "ok", "workflows of every outside contributor's pull request wait "
+                       "for a maintainer's approval")
+    return Finding("fork-approval", "warn", f"fork pull requests of some outside contributors run workflows "
+                   f"without approval (policy {sanitize.line(str(policy))[:60]!r}); no pull_request workflow "
+                   "runs on the ROCm runners, but set Settings > Actions > General > 'Require approval for "
+                   "all external contributors'")
 
 
 def check_pages(repo: _Repo) -> Finding:
@@ -368,7 +393,8 @@ def check_immutable_releases(repo: _Repo) -> Finding:
 def preflight(client: GitHubClient, owner: str, name: str, root: Path) -> list[Finding]:
     """Every check, in the order a maintainer fixes them; nothing is changed."""
     repo = _Repo(client, owner, name)
-    found = [check_pull_requests(repo), check_pages(repo), *check_bump_environment(repo)]
+    found = [check_pull_requests(repo), check_fork_approval(repo), check_pages(repo),
+             *check_bump_environment(repo)]
     variables, values = check_variables(repo, workflow_variables(root))
     readable = not (len(variables) == 1 and variables[0].check == "variables")
     token = next((f for f in found if f.check == "bump-token"), None)

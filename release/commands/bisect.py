@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from release.commands._common import add_date_options, add_store_options, open_store_from_args, project, today_utc
@@ -190,7 +191,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
 def _plan(args: argparse.Namespace, out: Output, proj: Project) -> int:
     """``--plan``: what to bisect after a red nightly (``release.jobs.bisect_plan``); with
     ``--dispatch``, start the bisect workflow with it."""
-    from release.jobs.bisect_plan import after_red_nightly
+    from release.jobs.bisect_plan import AfterRed, after_red_nightly, probe_reproducible
     from release.sources.checkout import cache_dir
     from release.sources.repo import ReleaseRepo
 
@@ -199,8 +200,14 @@ def _plan(args: argparse.Namespace, out: Output, proj: Project) -> int:
     where = _where(out, repo, required=bool(args.dispatch))
     store = open_store_from_args(args, out, writes=False)
     bad = _bad_endpoint(args, proj, store, repo)
-    decided = after_red_nightly(store, proj.deps, bad, _known(proj, repo, where), cache_dir(proj.root),
-                                good_tag=args.good, say=out.line)
+    # In the red run itself (the nightly's bisect job): only a failure a probe reproduces.
+    run_id = os.environ.get("GITHUB_RUN_ID", "") if args.dispatch and where is not None else ""
+    why_not = probe_reproducible(where.client, where.owner, where.name, run_id) if where and run_id else None
+    if why_not is not None:
+        decided = AfterRed(False, why_not, bad=bad)
+    else:
+        decided = after_red_nightly(store, proj.deps, bad, _known(proj, repo, where), cache_dir(proj.root),
+                                    good_tag=args.good, say=out.line)
     data = decided.to_json()
     outputs = {"bisect": "true" if decided.bisect else "false"}
     if decided.good:

@@ -448,7 +448,11 @@ def run_bisect(deps: Deps, good: dict, bad: dict, probe: Probe, bisect_dir: Path
     n = len(active)
     first_bad: tuple[int, ...] = ()
     reproduced = n > 0
-    while n:
+    # The newest first: a failure its pins do not reproduce is not bisected (one probe, not a
+    # night of them taken from the nightly's runners).
+    if n and active[-1].sha not in state.data["probes"]:
+        _probe(state, probe, active[-1], bisect_dir, say, probed_now)
+    while n and state.verdicts(active).get(n) != GOOD:
         step = next_step(n, state.verdicts(active))
         if step[0] == "probe":
             _probe(state, probe, active[step[1] - 1], bisect_dir, say, probed_now)

@@ -6,7 +6,9 @@ deps.yaml at the commit it ran from. There is nothing to do when the plugin pin 
 between them (a bisect walks plugin commits), and when a culprit already named for this failure
 lies between them (``known_in_range``): held in deps.yaml at HEAD, or in a hold PR, open, merged
 or closed. So a second red night after a first one whose bisect named a culprit the pins still
-contain starts no second bisect; a red night after a green one always starts one.
+contain starts no second bisect. Nor does a red night whose failure no probe can reproduce: a
+probe builds, verifies and validates, so only a failure there is bisected (``probe_reproducible``,
+from the run's jobs), never a smoke, upload or publish failure or a cell that got no runner.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from release.core.config import Deps
     from release.core.output import Say
     from release.publish.stores import Release, Store
+    from release.sources.github import GitHubClient
     from release.sources.holds import KnownHold
 
 
@@ -62,6 +65,27 @@ def known_in_range(deps: Deps, good: Mapping[str, str], bad: Mapping[str, str],
             if mirror.is_ancestor(hold.commit, bad[SOURCE]) and not mirror.is_ancestor(hold.commit, good[SOURCE]):
                 return hold
     return None
+
+
+def probe_reproducible(client: GitHubClient, owner: str, name: str, run_id: str) -> str | None:
+    """None when the red run ``run_id`` failed where a bisect probe can fail again (its build,
+    verify or validate: ``nightly_runs.PROBED_GATES``), else the line saying why not to bisect
+    (the smoke test, an upload, publishing, a cell that never got a runner). Runs read from
+    GitHub; a run whose jobs cannot be read is decided by the pins alone."""
+    from release.core import sanitize
+    from release.sources.github import GitHubError
+    from release.sources.nightly_runs import PROBED_GATES, RED, judge_failed
+    try:
+        jobs = client.paginate(f"/repos/{owner}/{name}/actions/runs/{run_id}/jobs",
+                               {"per_page": 100, "filter": "latest"}, key="jobs")
+        outcome, why = judge_failed(jobs, PROBED_GATES)
+    except GitHubError:
+        return None
+    if outcome == RED:
+        return None
+    return (f"not bisecting: run {sanitize.line(run_id)[:20]} has {why}, so no probe would fail again "
+            "(a failed smoke test, upload or publish, or a cell without a runner, is not the pins'); "
+            "see the run's log")
 
 
 def after_red_nightly(store: Store, deps: Deps, bad: dict, known: Sequence[KnownHold], cache: Path, *,

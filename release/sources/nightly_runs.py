@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import itertools
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
 
 from release.core import sanitize
 from release.sources.github import MalformedAnswer, fields
@@ -44,6 +44,9 @@ GATE_STEPS = {"scripts/build-wheel.sh build (no credentials)": "build",
               "verify before attesting": "verify",
               "scripts/smoke.sh": "smoke",
               "scripts/nightly.sh finish": "validate"}
+# What a bisect probe builds, verifies and validates again (it runs no smoke test: no GPU is
+# asked of it): only a failure of these is worth bisecting.
+PROBED_GATES = {step: gate for step, gate in GATE_STEPS.items() if gate != "smoke"}
 PUBLISHING_STEP = "scripts/nightly.sh finish"  # succeeded: tonight's nightly is published
 
 
@@ -137,23 +140,23 @@ def recent_runs(client: GitHubClient, owner: str, repo: str, count: int, *,
                                            page_size=size), max(count, 0)))
 
 
-def judge_failed(jobs: Iterable[object]) -> tuple[str, str]:
+def judge_failed(jobs: Iterable[object], gates: Mapping[str, str] = GATE_STEPS) -> tuple[str, str]:
     """(outcome, why) of a failed run from its jobs (``GET .../runs/{id}/jobs``, checked):
-    RED when a gate step failed, or its job failed or timed out while in it; GREEN when the
-    publishing step succeeded (a later job failed); NEITHER otherwise."""
+    RED when a step of ``gates`` failed, or its job failed or timed out while in it; GREEN when
+    the publishing step succeeded (a later job failed); NEITHER otherwise."""
     published = False
     for data in jobs:
         job = fields(data, "workflow job", name=str, conclusion=(str, type(None)), steps=(list, type(None)))
         for raw in job.get("steps") or []:
             step = fields(raw, "workflow job step", name=str, conclusion=(str, type(None)))
-            gate = GATE_STEPS.get(step["name"])
+            gate = gates.get(step["name"])
             if gate is not None and (step.get("conclusion") in RED_CONCLUSIONS or (
                     step.get("conclusion") == "cancelled" and job.get("conclusion") in RED_CONCLUSIONS)):
                 return RED, f"{gate} failed in {sanitize.line(job['name'])[:80]}"
             published |= step["name"] == PUBLISHING_STEP and step.get("conclusion") == "success"
     if published:
         return GREEN, "published; only a later job failed"
-    return NEITHER, "no gate failed (build, verify, validate, smoke)"
+    return NEITHER, f"no gate failed ({', '.join(dict.fromkeys(gates.values()))})"
 
 
 def with_gates(client: GitHubClient, owner: str, repo: str, runs: Iterable[NightlyRun]) -> Iterator[NightlyRun]:

@@ -191,6 +191,7 @@ class Runner:
             env[key] = substitute(value, ctx)
         if not env.get("RELEASE_NOW"):
             env["RELEASE_NOW"] = self.now  # the runner's wall clock
+        env["GITHUB_RUN_ID"], env["GITHUB_RUN_ATTEMPT"] = str(self.run_id), str(self.attempt)
         out_file = cwd / ".runner-output"
         out_file.write_text("")
         env["GITHUB_OUTPUT"] = str(out_file)

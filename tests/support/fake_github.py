@@ -356,6 +356,8 @@ class RepoSettings:
     variables: dict = field(default_factory=dict)   # name -> value
     rulesets: list = field(default_factory=list)    # {"name", "target", "enforcement", "include", "exclude", "rules"}
     immutable_releases: bool = True   # GitHub's setting; off: published assets and tags may change
+    # Settings > Actions > fork pull request approval; None: the endpoint answers 404
+    fork_pr_approval: str | None = "all_external_contributors"
     default_branch: str = "main"
     # Classic branch protection: branch -> the status checks it requires (absent: unprotected).
     # Rulesets with target "branch" may require checks too: a rule {"type":
@@ -867,7 +869,7 @@ class FakeGitHub:
         """GET of a repository setting (``release doctor``); None when ``rest`` names none."""
         s, moment = self.settings, "2026-11-01T00:00:00Z"
         admin_only = ("/actions/permissions/workflow", "/actions/runners", "/immutable-releases",
-                      "/actions/variables")
+                      "/actions/variables", "/actions/permissions/fork-pr-contributor-approval")
         if self.actions_token and (rest in admin_only or re.fullmatch(r"/environments/[^/]+/secrets", rest)):
             raise _ApiError(403, "Resource not accessible by integration")
         if rest == "/actions/permissions/workflow":
@@ -941,6 +943,10 @@ class FakeGitHub:
                         rules.append({**rule, "ruleset_source_type": "Repository", "ruleset_source": self.repo,
                                       "ruleset_id": index + 1})
             return 200, {}, rules
+        if rest == "/actions/permissions/fork-pr-contributor-approval":
+            if s.fork_pr_approval is None:
+                raise _ApiError(404, "Not Found")
+            return 200, {}, {"approval_policy": s.fork_pr_approval}
         if rest == "/immutable-releases":
             if not s.immutable_releases:
                 raise _ApiError(404, "Not Found")
