@@ -351,9 +351,15 @@ def test_bad_input_is_one_line(world):
 
 
 def test_build_probe_finds_the_jax_roll_that_breaks_the_build(world, fake_bazel):
+    """Real build probes; Bazel, which runs upstream code, gets none of the job's credentials
+    (bisect.yml's job holds a GITHUB_TOKEN to read the nightlies, and an OIDC request token)."""
     h = world.h
+    secrets = {"GITHUB_TOKEN": "ghs_x", "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "y",
+               "ACTIONS_ID_TOKEN_REQUEST_URL": "https://token.example/", "BUMP_TOKEN": "z", "TWINE_PASSWORD": "w"}
     proc = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json", cwd=world.root,
-                   env={**os.environ, "SOURCE_DATE_EPOCH": "1700000000"})
+                   env={**os.environ, "SOURCE_DATE_EPOCH": "1700000000", **secrets})
+    assert fake_bazel.calls() and all(not set(secrets) & set(c["env"]) for c in fake_bazel.calls())
+    assert all("SOURCE_DATE_EPOCH" in c["env"] for c in fake_bazel.calls())
     assert proc.returncode == 0, proc.stderr[-3000:]
     data = json.loads(proc.stdout)
     first = data["first_bad"]

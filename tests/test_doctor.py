@@ -86,6 +86,8 @@ def test_a_ready_repository_is_all_ok_and_nothing_is_changed(github_env, run_cli
     ({"fork_pr_approval": "first_time_contributors"}, "fork-approval", "warn"),
     ({"fork_pr_approval": "first_time_contributors_new_to_github"}, "fork-approval", "warn"),
     ({"fork_pr_approval": None}, "fork-approval", "unknown"),
+    # a GitHub App's key instead of BUMP_TOKEN: the job mints the token
+    ({"environments": {"bump": {"rules": [], "secrets": ["BUMP_APP_PRIVATE_KEY"]}}}, "bump-token", "ok"),
 ])
 def test_each_missing_setting_is_its_own_line_and_fails_only_what_would_fail(github_env, run_cli, breakage,
                                                                            check, status):

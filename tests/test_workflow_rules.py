@@ -129,7 +129,8 @@ def test_one_red_cell_does_not_keep_the_other_cells_wheels_out_of_the_draft():
 
 # Actions that ran on node20 in their old majors; the workflows use these majors or newer.
 CURRENT_MAJORS = {"actions/checkout": 7, "actions/setup-python": 7, "actions/cache": 5,
-                  "actions/upload-artifact": 7, "actions/download-artifact": 8}
+                  "actions/upload-artifact": 7, "actions/download-artifact": 8,
+                  "actions/attest-build-provenance": 4, "actions/create-github-app-token": 3}
 
 
 @pytest.mark.parametrize("path", WORKFLOWS + ACTIONS, ids=lambda p: p.parent.name + "/" + p.name)
@@ -389,3 +390,60 @@ def test_no_workflow_an_outsider_can_start_runs_on_the_rocm_runners():
     # and the check itself sees through a reusable workflow
     assert _self_hosted(workflow("nightly.yml")["jobs"]["build"])
     assert not _self_hosted(workflow("ci.yml")["jobs"]["test"])
+
+
+
+# --- re-runs, runners and tokens as GitHub has them ----------------------------------------------
+
+RERUN_DAYS = 30  # "Re-run failed jobs" of a red night works this long after it
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_an_artifact_a_later_job_takes_lasts_as_long_as_a_re_run_may_need_it(path):
+    """A re-run of the failed jobs downloads what the earlier attempt's green jobs uploaded:
+    wheels and the smoke verdict must outlive the days a person may take to re-run."""
+    for step in steps(path):
+        if step.get("uses", "").startswith("actions/upload-artifact@"):
+            days = step["with"].get("retention-days")
+            assert days is None or days >= RERUN_DAYS or "log" in step["with"]["name"], (path.name, step["with"])
+
+
+def test_each_attempt_deploys_the_site_its_own_index_job_made():
+    """The Pages artifact is named by the run attempt: "Re-run all jobs" uploads anew (a second
+    artifact of the first attempt's name is a 409), and a re-run of the pages job alone finds no
+    site of its attempt, so it fails rather than deploy the older one."""
+    nightly = workflow("nightly.yml")["jobs"]
+    [upload] = [s for s in nightly["index"]["steps"] if s.get("uses", "").startswith("actions/upload-pages-artifact@")]
+    [deploy] = [s for s in nightly["pages"]["steps"] if s.get("uses", "").startswith("actions/deploy-pages@")]
+    assert upload["with"]["name"] == deploy["with"]["artifact_name"] == "github-pages-${{ github.run_attempt }}"
+
+
+def test_setup_python_runs_only_on_githubs_own_runners():
+    """setup-python's builds are made for GitHub's images; a self-hosted ROCm runner brings its
+    own python3, and the project goes into .venv there (the scripts run it)."""
+    action = load(ACTIONS[0]) if ACTIONS[0].parent.name == "setup-release" else None
+    action = action or next(load(a) for a in ACTIONS if a.parent.name == "setup-release")
+    for step in action["runs"]["steps"]:
+        if step.get("uses", "").startswith("actions/setup-python@") or "pip install" in step.get("run", ""):
+            hosted = step.get("if") == "runner.environment == 'github-hosted'"
+            assert hosted or (step.get("if") == "runner.environment != 'github-hosted'" and
+                              step["run"].startswith("python3 -m venv .venv && .venv/bin/python -m pip")), step
+    for path in WORKFLOWS:
+        for name, job in load(path)["jobs"].items():
+            if "ROCM_RUNNER_LABELS" in json.dumps(job.get("runs-on", "")):
+                assert not any(s.get("uses", "").startswith("actions/setup-python@") for s in job.get("steps", [])), \
+                    f"{path.name}: {name}"
+
+
+def test_the_bump_token_is_an_apps_minted_for_the_run_when_one_is_configured():
+    """With BUMP_APP_ID set, the job mints a GitHub App token with every permission the job
+    uses (push, PRs, the throttle's runs, auto-merge's checks and statuses) and uses it first."""
+    job = workflow("bump.yml")["jobs"]["bump"]
+    app = job["steps"][0]
+    assert app["uses"].startswith("actions/create-github-app-token@") and app["if"] == "vars.BUMP_APP_ID != ''"
+    granted = {k.removeprefix("permission-"): v for k, v in app["with"].items() if k.startswith("permission-")}
+    assert granted == {k: v for k, v in job["permissions"].items()}
+    token = "${{ steps.app.outputs.token || secrets.BUMP_TOKEN || github.token }}"
+    uses_token = [s for s in job["steps"] if "token" in (s.get("with") or {}) or "GITHUB_TOKEN" in (s.get("env") or {})]
+    assert uses_token and all((s.get("with") or {}).get("token", token) == token and
+                              (s.get("env") or {}).get("GITHUB_TOKEN", token) == token for s in uses_token)

@@ -260,6 +260,21 @@ def remote_cache_flags(env: Mapping[str, str] | None = None) -> list[str]:
     return flags
 
 
+# Bazel runs upstream code (build rules, repository rules, genrules): it gets no credential of
+# the job that starts it (a bisect probe's job holds a GITHUB_TOKEN to read the releases; an
+# OIDC request token would let it mint one). The remote cache header goes as a flag, not env.
+_CREDENTIAL_WORDS = ("TOKEN", "PASSWORD", "SECRET", "PRIVATE_KEY", "CREDENTIAL")
+_CREDENTIAL_NAMES = frozenset({"BAZEL_REMOTE_HEADER", "ACTIONS_ID_TOKEN_REQUEST_URL", "ACTIONS_RUNTIME_URL",
+                               "ACTIONS_RESULTS_URL", "ACTIONS_CACHE_URL", "NETRC"})
+
+
+def upstream_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``environ`` (default the process's) without any credential: what Bazel is given."""
+    environ = os.environ if environ is None else environ
+    return {k: v for k, v in environ.items()
+            if k.upper() not in _CREDENTIAL_NAMES and not any(w in k.upper() for w in _CREDENTIAL_WORDS)}
+
+
 def run_build(step: BazelStep, log_path: Path,
               on_progress: Callable[[int, int, str], None] | None = None) -> None:
     """Run ``step``'s build in the plugin workspace, streaming its log to ``log_path``.
@@ -276,7 +291,7 @@ def run_build(step: BazelStep, log_path: Path,
         log.write(f"$ {redact(shlex.join(argv))}\n".encode())
         log.flush()
         try:
-            proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE,
+            proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, env=upstream_env(),
                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         except FileNotFoundError:
             raise UserError(f"{step.bazel}: not found on PATH; expected Bazel (or bazelisk) to "
@@ -360,7 +375,7 @@ def check_workspace(workspace: Path) -> Path:
 def _capture(argv: list[str], cwd: Path, what: str) -> str:
     started = time.monotonic()
     try:
-        proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True,
+        proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=upstream_env(),
                               stdin=subprocess.DEVNULL)
     except FileNotFoundError:
         raise UserError(f"{argv[0]}: not found on PATH; expected Bazel") from None

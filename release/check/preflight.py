@@ -29,6 +29,7 @@ from release.sources.github import GitHubClient, GitHubError
 DEFAULT_RUNNER_LABELS = ("self-hosted", "linux", "x64", "rocm")
 BUMP_ENVIRONMENT = "bump"
 BUMP_SECRET = "BUMP_TOKEN"
+BUMP_APP_SECRET = "BUMP_APP_PRIVATE_KEY"  # with the variable BUMP_APP_ID: the job mints the token
 # Tags this tool makes (publishing creates them; gc deletes old nightlies' ones).
 SAMPLE_TAGS = {"nightly": naming.release_tag("0.9.1.dev20261120"), "release": naming.release_tag("0.9.1")}
 
@@ -143,15 +144,20 @@ def check_bump_environment(repo: _Repo) -> list[Finding]:
     secrets = repo.items(f"/environments/{BUMP_ENVIRONMENT}/secrets", "secrets")
     if secrets is None:
         found.append(_cannot("bump-token", f"the secrets of {BUMP_ENVIRONMENT!r}", "Secrets: read"))
+    elif any(isinstance(s, dict) and s.get("name") == BUMP_APP_SECRET for s in secrets):
+        found.append(Finding("bump-token", "ok", f"{BUMP_APP_SECRET} is set: the bump job mints a GitHub "
+                             "App token (the App named by the variable BUMP_APP_ID) to push bump PRs, so "
+                             "CI runs on them"))
     elif any(isinstance(s, dict) and s.get("name") == BUMP_SECRET for s in secrets):
         found.append(Finding("bump-token", "ok", f"{BUMP_SECRET} is set: bump PRs are pushed with it "
                              "and CI runs on them"))
     else:
         found.append(Finding("bump-token", "warn", f"no {BUMP_SECRET} in {BUMP_ENVIRONMENT!r}: bump PRs "
                              "are opened with GITHUB_TOKEN, which triggers no workflow, so no CI runs "
-                             "on them and auto-merge never sees green; add a GitHub App token or a "
-                             "fine-grained token for this repository only with Contents and Pull "
-                             "requests: write"))
+                             "on them and auto-merge never sees green; set BUMP_APP_ID and "
+                             f"{BUMP_APP_SECRET} (a GitHub App), or a fine-grained token for this "
+                             "repository only with Contents and Pull requests: write, Actions, Checks "
+                             "and Commit statuses: read"))
     return found
 
 
@@ -281,9 +287,10 @@ def check_auto_merge(repo: _Repo, values: dict[str, str] | None, token: Finding 
         found.append(_cannot("auto-merge-token", f"whether the {BUMP_ENVIRONMENT!r} environment has "
                              f"{BUMP_SECRET}", "Secrets: read"))
     elif token is not None and token.status == "ok":
-        found.append(Finding("auto-merge-token", "ok", f"{BUMP_SECRET} pushes the bump PRs, so CI runs on "
-                             "them and the job can merge them once green (it needs Contents and Pull "
-                             "requests: write, Checks and Commit statuses: read)"))
+        found.append(Finding("auto-merge-token", "ok", f"the bump token ({BUMP_APP_SECRET}'s App or "
+                             f"{BUMP_SECRET}) pushes the bump PRs, so CI runs on them and the job can merge "
+                             "them once green (it needs Contents and Pull requests: write, Checks and "
+                             "Commit statuses: read)"))
     else:
         found.append(Finding("auto-merge-token", "fail", f"BUMP_AUTO_MERGE is true but there is no "
                              f"{BUMP_SECRET}: bump PRs pushed with GITHUB_TOKEN start no CI, so no check "

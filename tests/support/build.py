@@ -90,7 +90,7 @@ def main(argv):
     log = os.environ.get("FAKE_BAZEL_LOG")
     if log:
         with open(log, "a") as handle:
-            handle.write(json.dumps({"argv": argv, "cwd": os.getcwd()}) + "\n")
+            handle.write(json.dumps({"argv": argv, "cwd": os.getcwd(), "env": sorted(os.environ)}) + "\n")
     startup, i = [], 0
     while i < len(argv) and argv[i].startswith("--"):
         startup.append(argv[i])
