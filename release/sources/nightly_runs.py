@@ -42,8 +42,8 @@ TOKEN_SCOPES = "actions: read"
 # them to the files): a failure there says the pins, or the build of them, are bad.
 GATE_STEPS = {"scripts/build-wheel.sh build (no credentials)": "build",
               "verify before attesting": "verify",
-              "scripts/smoke.sh": "smoke",
-              "scripts/nightly.sh finish": "validate"}
+              "scripts/nightly.sh finish": "validate",
+              "scripts/smoke.sh": "smoke"}
 # What a bisect probe builds, verifies and validates again (it runs no smoke test: no GPU is
 # asked of it): only a failure of these is worth bisecting.
 PROBED_GATES = {step: gate for step, gate in GATE_STEPS.items() if gate != "smoke"}
