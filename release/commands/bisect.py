@@ -160,7 +160,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
             line = (f"nothing to do: {bisect.SOURCE} {hit.commit[:7]}, between {good['name']} and "
                     f"{bad['name']}, is already the culprit ({hit.where})")
             github_output({"found": "false", "known": hit.commit})
-            step_summary(line + "\n")
+            step_summary(sanitize.markdown(line) + "\n")
+            line = sanitize.line(line)
             out.result({"good": good, "bad": bad, "known": hit.to_json(), "line": line},
                        lambda console: console.print(line, markup=False, highlight=False))
             return 0
@@ -223,8 +224,8 @@ def _plan(args: argparse.Namespace, out: Output, proj: Project) -> int:
         data["dispatched"] = {"workflow": args.dispatch, "ref": where.base, "inputs": inputs}
         data["line"] = decided.line + f"; started {args.dispatch} on {where.base}"
     github_output(outputs)
-    step_summary(data["line"] + "\n")
-    out.result(data, lambda console: console.print(data["line"], markup=False, highlight=False))
+    step_summary(sanitize.markdown(data["line"]) + "\n")
+    out.result(data, lambda console: console.print(sanitize.line(data["line"]), markup=False, highlight=False))
     return 0
 
 
@@ -262,35 +263,42 @@ def _hold(proj: Project, outcome: Outcome, data: dict, repo: ReleaseRepo, *, pus
 
 
 def _markdown(data: dict) -> str:
-    """The result as a person reads it first: the culprit, what moved, the log, then the table."""
-    lines = [f"## bisect {data['good']['name']}..{data['bad']['name']}", ""]
+    """The result as a person reads it first: the culprit, what moved, the log, then the table.
+    Every word in it came from outside (upstream subjects, the store's tag names, a state.json
+    a probe job wrote): each goes through ``release.core.sanitize``, so it reads as the same
+    words on a terminal, in the step summary and in the hold PR, and does nothing else."""
+    from release.sources.changelog import shortened
+
+    def md(text: object) -> str:
+        return sanitize.markdown(shortened(text))
+
+    lines = [f"## bisect {md(data['good']['name'])}..{md(data['bad']['name'])}", ""]
     found = data["first_bad"]
     if found:
-        moved = ", ".join(found["moved"]) or "nothing (same pins)"
-        lines.append(f"**First bad:** plugin `{found['plugin'][:12]}` {found['subject']} "
-                     f"(candidate {found['index']} of {len(data['candidates'])}); moved: {moved}")
+        moved = md(", ".join(map(str, found["moved"])) or "nothing (same pins)")
+        lines.append(f"**First bad:** plugin `{sanitize.code(str(found['plugin'])[:12])}` {md(found['subject'])} "
+                     f"(candidate {md(found['index'])} of {len(data['candidates'])}); moved: {moved}")
         if found.get("step"):
-            lines.append(sanitize.markdown(f"Failing step: {found['step']}: {found.get('message') or ''}"
-                                           .rstrip(": ")))
+            lines.append(md(f"Failing step: {found['step']}: {found.get('message') or ''}".rstrip(": ")))
         if found.get("log"):
             lines.append(f"Log: `{sanitize.code(found['log'])}`")
     elif not data["reproduced"]:
         lines.append("**Not reproduced:** the bad end probed good; the red nightly's failure does "
                      "not follow from its pins (flaky, or outside the pins)")
     else:
-        shas = ", ".join(s[:7] for s in data["undecided"])
+        shas = md(", ".join(str(s)[:7] for s in data["undecided"]))
         lines.append(f"**Undecided:** the first bad commit is one of {shas} (skipped probes)")
     if data.get("hold"):
-        lines.append(f"Hold committed: {data['hold']['line']}")
+        lines.append(f"Hold committed: {md(data['hold']['line'])}")
     for note in data["notes"]:
-        lines.append(f"- note: {note}")
+        lines.append(f"- note: {md(note)}")
     lines += ["", "| # | plugin | moved | verdict | subject |", "|---|---|---|---|---|"]
     for c in data["candidates"]:
-        moved = ", ".join(c["moved"]) or "- (outside the build)"
-        lines.append(f"| {c['index']} | `{c['plugin'][:7]}` | {moved} | {c['verdict'] or ''} | "
-                     f"{c['subject']} |")
+        moved = md(", ".join(map(str, c["moved"])) or "- (outside the build)")
+        lines.append(f"| {md(c['index'])} | `{sanitize.code(str(c['plugin'])[:7], in_table=True)}` | {moved} | "
+                     f"{md(c['verdict'] or '')} | {md(c['subject'])} |")
     lines += ["", f"Probes: {data['probes_run']} run now, {data['probes_total']} in total "
-                  f"(state: `{data['state']}`); nothing was published."]
+                  f"(state: `{sanitize.code(data['state'])}`); nothing was published."]
     if found and data["changelog"]:
-        lines += ["", "### The bad step", "", data["changelog"].rstrip()]
-    return "\n".join(lines) + "\n"
+        lines += ["", "### The bad step", "", data["changelog"].rstrip()]  # changelog.markdown's: sanitised
+    return "\n".join(line.rstrip() for line in lines) + "\n"  # a line's trailing spaces are no hard break

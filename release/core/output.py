@@ -17,6 +17,7 @@ import os
 import sys
 from typing import IO, TYPE_CHECKING, Any, Callable, Protocol, TextIO
 
+from release.core import sanitize
 from release.core.errors import UserError
 from release.core.redact import redact, redact_data
 
@@ -128,8 +129,11 @@ class Output:
             human(self.console)
 
     def line(self, text: str) -> None:
-        """A progress or status line for people (stderr when JSON goes to stdout)."""
-        (self.err if self.as_json else self.console).print(text, markup=False)
+        """A progress or status line for people (stderr when JSON goes to stdout). Lines carry
+        upstream words (commit subjects, branch and tag names): each line is made safe for a
+        terminal (``sanitize.line``: no escape sequences), whatever the caller passed."""
+        safe = "\n".join(sanitize.line(part) for part in str(text).split("\n"))
+        (self.err if self.as_json else self.console).print(safe, markup=False, emoji=False)
 
     def progress_console(self) -> Console:
         """The console progress bars draw on (never the JSON stream)."""

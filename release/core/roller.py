@@ -156,8 +156,11 @@ def _reset(path: Path, value: object) -> Reset | None:
             raise ConfigError(path, "throttle_reset_after", repr(value)[:60], RESET_EXPECTED)
         value = parsed
     if isinstance(value, _dt.datetime):
-        return value.replace(tzinfo=_dt.timezone.utc) if value.tzinfo is None else \
-            value.astimezone(_dt.timezone.utc)
+        try:
+            return value.replace(tzinfo=_dt.timezone.utc) if value.tzinfo is None else \
+                value.astimezone(_dt.timezone.utc)
+        except OverflowError:  # 9999-12-31T23:59:59-14:00 is in the year 10000 in UTC
+            raise ConfigError(path, "throttle_reset_after", value.isoformat(), RESET_EXPECTED) from None
     if isinstance(value, int) and not isinstance(value, bool) and 1 <= value < 2 ** 63:
         return value
     shown = value.isoformat() if isinstance(value, _dt.date) else repr(value)[:60]

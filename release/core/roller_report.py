@@ -20,10 +20,10 @@ import datetime as _dt
 import re
 from typing import Any, Sequence
 
-from release.core import sanitize
+from release.core import bodies, sanitize
+from release.core.bodies import BODY_LIMIT
 
 MARKER = "<!-- jax-rocm-release:dashboard -->"
-BODY_LIMIT = 65536  # GitHub refuses a longer issue body (422)
 TITLE_CHARS = 120  # a pull request's title is cut to this before it is shown
 LIST_ROWS = 50  # rows of one list shown at most (the rest counted)
 _URL = re.compile(r"https?://[A-Za-z0-9.-]+(?::\d+)?(?:/[A-Za-z0-9._~%!$&'*+,;=:@/?#-]*)?")
@@ -203,26 +203,11 @@ def markdown(report: Report, *, limit: int = BODY_LIMIT) -> str:
     return bound("\n".join(lines), limit)
 
 
-def _units(text: str) -> int:
-    return len(text.encode("utf-16-le")) // 2
-
-
 def bound(body: str, limit: int = BODY_LIMIT) -> str:
     """``body`` when it fits in ``limit``, else cut at a line end with a note saying so (the
     marker, the first line, always kept)."""
-    if _units(body) <= limit:
-        return body
-    note = "\n\n_(cut here: the rest is longer than an issue may be; `release status --json` has it)_"
-    room = limit - _units(note)
-    kept: list[str] = []
-    used = 0
-    for line in body.split("\n"):
-        cost = _units(line) + (1 if kept else 0)
-        if used + cost > room:
-            break
-        kept.append(line)
-        used += cost
-    return "\n".join(kept or [MARKER]) + note
+    return bodies.fit(body, limit, "\n\n_(cut here: the rest is longer than an issue may be; "
+                      "`release status --json` has it)_", fallback=MARKER)
 
 
 def pin_ages(report: Report) -> dict[str, tuple[str, str]]:

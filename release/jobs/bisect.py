@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Mapping, Protocol
 
+from release.core import sanitize
 from release.core.atomic import atomic_write
 from release.core.config import Deps, RollVia, source_of
 from release.core.errors import UserError
@@ -486,13 +487,13 @@ def _probe(state: State, probe: Probe, candidate: Candidate, bisect_dir: Path, s
     state.data["running"] = candidate.sha
     state.save()
     say(f"probe {candidate.index}/{len(state.data['candidates'])}: {candidate.sha[:7]} "
-        f"{candidate.subject}")
+        f"{sanitize.line(candidate.subject)}")
     result = probe.run(candidate, directory, say)
     state.data["probes"][candidate.sha] = result.to_json() | {"index": candidate.index}
     state.data["running"] = None
     state.save()
     probed_now.append(candidate.sha)
-    say(f"{candidate.sha[:7]} is {result.verdict}" + (f" ({result.step}: {result.message})"
+    say(f"{candidate.sha[:7]} is {result.verdict}" + (f" ({result.step}: {sanitize.line(result.message)})"
                                                      if result.step else ""))
 
 

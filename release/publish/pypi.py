@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import requests
 from packaging.version import Version
 
-from release.core import naming, versions
+from release.core import bodies, naming, versions
 from release.core.checksums import parse as parse_sums
 from release.core.checksums import sha256_file
 from release.core.errors import RemoteError, UserError
@@ -354,9 +354,10 @@ def notes_section(state: dict[str, Any]) -> str:
 
 
 def with_notes(body: str, section: str) -> str:
-    """``body`` with its PyPI section replaced (or appended): idempotent."""
-    stripped = _NOTES.sub("", body or "")
-    return stripped.rstrip("\n") + "\n\n" + section
+    """``body`` with its PyPI section replaced (or appended): idempotent; the rest is cut
+    (whole lines) so that the section always fits in what GitHub keeps."""
+    stripped = _NOTES.sub("", body or "").rstrip("\n")
+    return bodies.fit(stripped, bodies.BODY_LIMIT - bodies.units(section) - 2) + "\n\n" + section
 
 
 def update_notes(store: Store, release: Release, state: dict[str, Any], say: Say) -> str:

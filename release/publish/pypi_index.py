@@ -11,11 +11,14 @@ write``) is exchanged at the index's mint endpoint for a short-lived upload toke
 no built-in repository URL: uploading is irreversible, so the index is always named.
 
 Every secret is registered with ``release.core.redact`` the moment it is read or minted.
-Every request has a deadline. Reads never carry credentials. The upload API is PyPI's
-"legacy" multipart POST (what twine sends), streamed from disk with ``Content-Length``;
-an answer is one of: stored, already there (400/409 naming an existing file), refused
-(other 4xx: the caller's), or unknown (5xx, no answer: the index may have stored it, so
-the caller asks the index before trying again).
+Every request has a deadline for the whole request, not only for each socket read (an answer
+dripping in a byte at a time satisfies every read): ``READ_TIMEOUT`` for a page or a token;
+an upload gets ``UPLOAD_TIMEOUT`` for the index's answer, counted from the body's last byte,
+and before that as long as sending the body takes at ``MIN_SEND_RATE``. Reads never carry
+credentials. The upload API is PyPI's "legacy" multipart POST (what twine sends), streamed
+from disk with ``Content-Length``; an answer is one of: stored, already there (400/409 naming
+an existing file), refused (other 4xx: the caller's), or unknown (5xx, no answer: the index
+may have stored it, so the caller asks the index before trying again).
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ import requests
 from packaging.utils import canonicalize_name
 
 from release.core import bounded, regular
-from release.core.deadline import DeadlineExceeded, wall_clock_limit
+from release.core.deadline import DeadlineExceeded, Limit, wall_clock_limit
 from release.core.errors import RemoteError, UserError
 from release.core.redact import display_url, redact, register_secret
 
@@ -50,6 +53,7 @@ PYPIRC_LIMIT = 1 << 20    # a .pypirc is a few lines
 CONNECT_TIMEOUT = 10.0
 READ_TIMEOUT = 30.0       # index pages, token exchange
 UPLOAD_TIMEOUT = 600.0    # the index checks a 170 MB wheel before it answers
+MIN_SEND_RATE = 256 * 1024  # bytes a second an upload's body is sent at, at the least
 OIDC_URL_ENV = "ACTIONS_ID_TOKEN_REQUEST_URL"
 OIDC_TOKEN_ENV = "ACTIONS_ID_TOKEN_REQUEST_TOKEN"
 SIMPLE_ACCEPT = ("application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, "
@@ -192,17 +196,31 @@ def _json_answer(response: requests.Response, what: str) -> dict:
     return data
 
 
-def _get(session: requests.Session, url: str, what: str, **kwargs: Any) -> requests.Response:
+def _within(deadline: float, what: str, url: str, call: Callable[[], requests.Response]) -> requests.Response:
+    """``call()``'s answer, complete within ``deadline`` seconds, else ``IndexUnavailable``."""
     try:
-        return session.get(url, timeout=(CONNECT_TIMEOUT, READ_TIMEOUT), allow_redirects=False, **kwargs)
+        with wall_clock_limit(deadline):
+            response = call()
+            response.content  # noqa: B018 - the whole body, inside the deadline
+            return response
     except requests.RequestException as exc:
         raise IndexUnavailable(f"{what}: no answer from {display_url(url)} ({type(exc).__name__})") from None
+    except DeadlineExceeded:
+        raise IndexUnavailable(f"{what}: no complete answer from {display_url(url)} within "
+                               f"{deadline:g} s") from None
+
+
+def _get(session: requests.Session, url: str, what: str, deadline: float = READ_TIMEOUT,
+         **kwargs: Any) -> requests.Response:
+    return _within(deadline, what, url, lambda: session.get(
+        url, timeout=(CONNECT_TIMEOUT, READ_TIMEOUT), allow_redirects=False, **kwargs))
 
 
 def mint_token(repository: Repository, env: Mapping[str, str] | None = None,
-               session: requests.Session | None = None) -> Repository:
+               session: requests.Session | None = None, *, deadline: float = READ_TIMEOUT) -> Repository:
     """Trusted Publishing: the job's OIDC token for the index's audience, exchanged at
-    ``/_/oidc/mint-token`` for a short-lived upload token (as PyPI documents)."""
+    ``/_/oidc/mint-token`` for a short-lived upload token (as PyPI documents); each of the
+    three requests complete within ``deadline`` seconds."""
     env = os.environ if env is None else env
     session = session or requests.Session()
     base = oidc_base(repository.upload_url)
@@ -211,7 +229,7 @@ def mint_token(repository: Repository, env: Mapping[str, str] | None = None,
         raise UserError(f"Trusted Publishing needs ${OIDC_URL_ENV} and ${OIDC_TOKEN_ENV}: run in "
                         "GitHub Actions in a job with `permissions: id-token: write`")
     register_secret(request_token)
-    answer = _get(session, f"{base}/_/oidc/audience", "Trusted Publishing audience")
+    answer = _get(session, f"{base}/_/oidc/audience", "Trusted Publishing audience", deadline)
     if answer.status_code == 404:
         raise IndexRefused(f"{display_url(base)} does not offer Trusted Publishing (no /_/oidc/audience); "
                            "set $TWINE_PASSWORD instead")
@@ -221,7 +239,7 @@ def mint_token(repository: Repository, env: Mapping[str, str] | None = None,
                                "an audience")
     separator = "&" if "?" in request_url else "?"
     answer = _get(session, request_url + separator + urlencode({"audience": audience}),
-                  "GitHub's OIDC token", headers={"Authorization": f"bearer {request_token}"})
+                  "GitHub's OIDC token", deadline, headers={"Authorization": f"bearer {request_token}"})
     if answer.status_code in (401, 403):
         raise IndexRefused(f"GitHub refused an OIDC token ({answer.status_code}); the job needs "
                            "`permissions: id-token: write`")
@@ -229,12 +247,9 @@ def mint_token(repository: Repository, env: Mapping[str, str] | None = None,
     if answer.status_code != 200 or not isinstance(oidc, str) or not oidc:
         raise IndexUnavailable(f"GitHub's OIDC endpoint answered {answer.status_code} without a token")
     register_secret(oidc)
-    try:
-        answer = session.post(f"{base}/_/oidc/mint-token", json={"token": oidc},
-                              timeout=(CONNECT_TIMEOUT, READ_TIMEOUT), allow_redirects=False)
-    except requests.RequestException as exc:
-        raise IndexUnavailable(f"{display_url(base)}/_/oidc/mint-token: no answer "
-                               f"({type(exc).__name__})") from None
+    answer = _within(deadline, f"{display_url(base)}/_/oidc/mint-token", base, lambda: session.post(
+        f"{base}/_/oidc/mint-token", json={"token": oidc}, timeout=(CONNECT_TIMEOUT, READ_TIMEOUT),
+        allow_redirects=False))
     data = _json_answer(answer, f"{display_url(base)}/_/oidc/mint-token")
     if 400 <= answer.status_code < 500:
         reasons = "; ".join(str(e.get("description", e.get("code", "")))
@@ -354,7 +369,8 @@ class _MultipartBody:
     """A multipart/form-data body streamed from disk: the fields, then the file, with a known
     length (so the request carries ``Content-Length``, as the upload API expects)."""
 
-    def __init__(self, fields: Iterable[tuple[str, str]], path: Path, advance: Callable[[int], None]):
+    def __init__(self, fields: Iterable[tuple[str, str]], path: Path, advance: Callable[[int], None],
+                 sent: Callable[[], None] = lambda: None):
         self.boundary = uuid.uuid4().hex
         head = b""
         for name, value in fields:
@@ -364,7 +380,7 @@ class _MultipartBody:
                  f"filename=\"{path.name}\"\r\nContent-Type: application/octet-stream\r\n\r\n").encode()
         self._parts = [head, None, f"\r\n--{self.boundary}--\r\n".encode()]
         self._size = len(head) + path.stat().st_size + len(self._parts[2])  # type: ignore[arg-type]
-        self._path, self._advance = path, advance
+        self._path, self._advance, self._sent = path, advance, sent
         self._handle: Any = None
         self._index, self._offset = 0, 0
 
@@ -393,6 +409,8 @@ class _MultipartBody:
                     self._offset += len(block)
                     return block
             self._index, self._offset = self._index + 1, 0
+            if self._index == len(self._parts):
+                self._sent()  # the last byte is on its way: the index's answer is what is waited for now
         return b""
 
     def close(self) -> None:
@@ -424,10 +442,15 @@ _EXISTS = re.compile(r"already exists|already been used", re.I)
 
 def upload(repository: Repository, path: Path, fields: list[tuple[str, str]], *,
            session: requests.Session | None = None, timeout: float | None = None,
+           answer_within: float = UPLOAD_TIMEOUT, send_within: float | None = None,
            progress: ProgressBars | None = None) -> UploadAnswer:
     """POST one file to the upload API. ``stored`` or ``exists`` (the index names the file as
     already there: the caller compares hashes); a refusal raises ``IndexRefused``, no answer or
-    a 5xx ``IndexUnavailable`` (the index may have stored it: ask it before trying again)."""
+    a 5xx ``IndexUnavailable`` (the index may have stored it: ask it before trying again).
+
+    The whole request has a deadline: ``send_within`` seconds to send the body (default: as
+    long as it takes at ``MIN_SEND_RATE``, plus a connect and a read timeout), then
+    ``answer_within`` seconds for the whole answer."""
     if not repository.password:
         raise UserError(f"no credentials for {repository.shown()}")
     session = session or requests.Session()
@@ -437,14 +460,28 @@ def upload(repository: Repository, path: Path, fields: list[tuple[str, str]], *,
         if progress is not None and task is not None:
             progress.advance(task, n)
 
-    body = _MultipartBody(fields, path, advance)
+    limit: Limit | None = None
+
+    def sent() -> None:
+        if limit is not None:
+            limit.restart(answer_within)
+
+    body = _MultipartBody(fields, path, advance, sent)
+    sending = send_within or CONNECT_TIMEOUT + (timeout or READ_TIMEOUT) + len(body) / MIN_SEND_RATE
     try:
-        response = session.post(repository.upload_url, data=body, auth=(repository.username, repository.password),
-                                headers={"Content-Type": body.content_type, "Content-Length": str(len(body))},
-                                timeout=(CONNECT_TIMEOUT, timeout or UPLOAD_TIMEOUT), allow_redirects=False)
+        with wall_clock_limit(sending) as limit:
+            response = session.post(repository.upload_url, data=body,
+                                    auth=(repository.username, repository.password),
+                                    headers={"Content-Type": body.content_type, "Content-Length": str(len(body))},
+                                    timeout=(CONNECT_TIMEOUT, timeout or UPLOAD_TIMEOUT), allow_redirects=False)
+            response.content  # noqa: B018 - the whole answer, inside the deadline
     except requests.RequestException as exc:
         raise IndexUnavailable(f"{repository.shown()}: no answer to the upload of {path.name} "
                                f"({type(exc).__name__}); it may have been stored: re-run, which asks "
+                               "the index first") from None
+    except DeadlineExceeded as exc:
+        raise IndexUnavailable(f"{repository.shown()}: no complete answer to the upload of {path.name} "
+                               f"within {exc.seconds:g} s; it may have been stored: re-run, which asks "
                                "the index first") from None
     finally:
         body.close()

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 from urllib.parse import quote
 
+from release.core import bodies
 from release.core.atomic import atomic_write
 from release.core.errors import UserError
 from release.core.safe_names import plain_file_name
@@ -29,7 +30,7 @@ from release.publish.records import Published as Published
 from release.publish.records import Release as Release
 from release.publish.records import parse_time
 from release.publish.records import release_version as release_version
-from release.sources import asset_ranges
+from release.sources import asset_ranges, shapes
 from release.sources.github import (
     PUBLISH,
     READ_RELEASES,
@@ -37,7 +38,6 @@ from release.sources.github import (
     GitHubError,
     MalformedAnswer,
     UncertainWrite,
-    fields,
 )
 
 if TYPE_CHECKING:
@@ -63,11 +63,8 @@ class TagTaken(StoreError):
 
 
 def _answer_time(data: dict, key: str) -> _dt.datetime | None:
-    """A timestamp member of a GitHub answer; one that is not ISO 8601 is a malformed answer."""
-    try:
-        return parse_time(data.get(key))
-    except ValueError:
-        raise MalformedAnswer("release", f"{key} {data.get(key)!r} is not an ISO 8601 time") from None
+    """A timestamp member of a release ``shapes.check`` accepted (a ``TIME``: UTC, in range)."""
+    return shapes.time_of(data, key)
 
 
 class Store:
@@ -186,10 +183,7 @@ class GitHubStore(Store):
         self._base = f"/repos/{owner}/{repo}"
 
     def _release(self, data: dict) -> Release:
-        fields(data, "release", id=int, tag_name=str, draft=bool, prerelease=bool,
-               name=(str, type(None)), body=(str, type(None)), created_at=(str, type(None)),
-               published_at=(str, type(None)), html_url=(str, type(None)),
-               upload_url=(str, type(None)), target_commitish=(str, type(None)))
+        shapes.check(data, shapes.RELEASE, "release")
         return Release(id=int(data["id"]), tag=data["tag_name"], name=data.get("name"),
                        body=data.get("body") or "", draft=bool(data["draft"]),
                        prerelease=bool(data["prerelease"]),
@@ -200,8 +194,7 @@ class GitHubStore(Store):
 
     @staticmethod
     def _asset(data: dict) -> Asset:
-        fields(data, "release asset", id=int, name=str, size=int, browser_download_url=str, url=str,
-               digest=(str, type(None)), state=(str, type(None)))
+        shapes.check(data, shapes.ASSET, "release asset")
         digest = data.get("digest")
         if isinstance(digest, str) and digest.startswith("sha256:"):
             digest = digest.split(":", 1)[1]
@@ -216,15 +209,15 @@ class GitHubStore(Store):
 
     def create_draft(self, tag: str, *, name: str, body: str, prerelease: bool,
                      target: str | None = None) -> Release:
-        data = {"tag_name": tag, "name": name, "body": body, "draft": True, "prerelease": prerelease}
+        data = {"tag_name": tag, "name": name, "body": bodies.fit(body), "draft": True, "prerelease": prerelease}
         if target is not None:
             data["target_commitish"] = target
         return self._release(self.client.request("POST", f"{self._base}/releases", json=data))
 
     def update_release(self, release: Release, *, name: str | None = None,
                        body: str | None = None, target: str | None = None) -> Release:
-        fields = {k: v for k, v in (("name", name), ("body", body), ("target_commitish", target))
-                  if v is not None}
+        fields = {k: v for k, v in (("name", name), ("body", None if body is None else bodies.fit(body)),
+                                    ("target_commitish", target)) if v is not None}
         return self._release(self.client.request("PATCH", f"{self._base}/releases/{release.id}",
                                                  json=fields))
 

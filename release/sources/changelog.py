@@ -6,12 +6,16 @@ Rendered from the same ``Move``s so the commit title, the PR body, the printed t
 
 from __future__ import annotations
 
-from release.core import sanitize
+from release.core import bodies, sanitize
 from release.core.redact import display_url
 from release.core.revisions import github_base
 from release.sources.roll import BACKWARD, FORWARD, SAME, SIDEWAYS, Move
 
 DEFAULT_MAX_LINES = 50
+SUBJECT_CHARS = 200  # a commit's subject or author shown at most this long (git asks for under 72)
+# The changelog's share of a body GitHub keeps (PR bodies, release notes, the hold PR): what
+# surrounds it (titles, the roller's lines, checksums, provenance, marks) gets the rest.
+CHANGELOG_ROOM = bodies.BODY_LIMIT - 16384
 
 
 def _commits(n: int) -> str:
@@ -96,6 +100,12 @@ def _quiet(text: str) -> str:
     return sanitize.markdown(text)
 
 
+def shortened(text: object) -> str:
+    """One upstream word or line cut to ``SUBJECT_CHARS`` (a 100 kB subject shows its start)."""
+    text = str(text)
+    return text if len(text) <= SUBJECT_CHARS else text[:SUBJECT_CHARS - 1] + "…"
+
+
 def notes_markdown(notes: tuple[str, ...]) -> str:
     """Holds and green-CI choices (``RollResult.notes``), one bullet each, before the moves."""
     return "".join(f"- {_quiet(note)}\n" for note in notes) + ("\n" if notes else "")
@@ -121,11 +131,13 @@ def markdown(moves: tuple[Move, ...], max_lines: int = DEFAULT_MAX_LINES, notes:
         lines.append("")
         shown = move.commits[:max(max_lines, 0)]
         for c in shown:
-            lines.append(f"- `{c.short}` {sanitize.code(c.date[:10])} {_quiet(c.author)}: {_quiet(c.subject)}")
+            lines.append(f"- `{c.short}` {sanitize.code(c.date[:10])} {_quiet(shortened(c.author))}: "
+                         f"{_quiet(shortened(c.subject))}")
         if move.count > len(shown):
             lines.append(f"- ... and {move.count - len(shown)} more")
         parts.append("\n".join(lines).rstrip() + "\n")
-    return "\n".join(parts)
+    return bodies.fit("\n".join(parts), CHANGELOG_ROOM, "\n\n_(the changelog is cut here: the rest is "
+                      "longer than GitHub keeps in one text; `--json` has it whole)_\n")
 
 
 def to_json(moves: tuple[Move, ...], notes: tuple[str, ...] = ()) -> dict:

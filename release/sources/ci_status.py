@@ -227,11 +227,14 @@ def client_from_env(dep_name: str, env: Mapping[str, str] | None = None, **kwarg
 
 def fetch(client: GitHubClient, owner: str, repo: str, sha: str) -> tuple[list[dict], list[dict]]:
     """The statuses (combined, all pages) and the latest check run per name (all pages)."""
+    from release.sources import shapes
     from release.sources.github import GitHubError
     base = f"/repos/{owner}/{repo}/commits/{sha}"
     try:
-        statuses = list(client.paginate(f"{base}/status", key="statuses"))
-        runs = list(client.paginate(f"{base}/check-runs", {"filter": "latest"}, key="check_runs"))
+        statuses = [shapes.check(s, shapes.STATUS, "commit status")
+                    for s in client.paginate(f"{base}/status", key="statuses")]
+        runs = [shapes.check(r, shapes.CHECK_RUN, "check run")
+                for r in client.paginate(f"{base}/check-runs", {"filter": "latest"}, key="check_runs")]
     except GitHubError as exc:
         if exc.status in (401, 403, 404):
             raise UserError(f"{exc}; reading CI results of {owner}/{repo} needs a token with "

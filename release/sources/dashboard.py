@@ -106,10 +106,13 @@ def dashboards(client: GitHubClient, owner: str, name: str, login: str) -> list[
     """The tool's dashboard issues, open ones first, then by number. Looked for by the label
     and, when that finds none (a person took the label off, or GitHub dropped it), by the
     author too: a miss would open a second dashboard on every run (renovatebot/renovate#44406)."""
+    from release.sources import shapes
+
     path = f"/repos/{owner}/{name}/issues"
-    ours = [i for i in client.paginate(path, {"state": "all", "labels": LABEL}) if is_ours(i, login)]
-    if not ours:
-        ours = [i for i in client.paginate(path, {"state": "all", "creator": login}) if is_ours(i, login)]
+
+    def listed(params: dict) -> list[dict]:
+        return [i for i in client.paginate(path, params) if is_ours(shapes.check(i, shapes.ISSUE, "issue"), login)]
+    ours = listed({"state": "all", "labels": LABEL}) or listed({"state": "all", "creator": login})
     return sorted(ours, key=lambda i: (i.get("state") != "open", i["number"]))
 
 
@@ -158,7 +161,7 @@ def open_pulls(client: GitHubClient, owner: str, name: str, base: str) -> tuple[
     bumps = open_bump_pulls(client, owner, name, base)
     holds = [p for p in client.list_pulls(owner, name, state="open", base=base)
              if p["head"]["ref"].startswith(HOLD_PREFIX)
-             and p["head"].get("label", f"{owner}:").split(":")[0] == owner]
+             and (p["head"].get("label") or f"{owner}:").split(":")[0] == owner]
     return (_pull(bumps[0]) if bumps else None), tuple(_pull(p) for p in sorted(holds, key=lambda p: p["number"]))
 
 

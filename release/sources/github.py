@@ -18,7 +18,8 @@ Retry rules, because GitHub can answer 5xx after it did the work:
 Who is at fault: a 4xx answer raises ``GitHubRefused`` (a ``UserError``, exit 2: the
 token, the repository or the request); 5xx after the retries, no answer, a rate limit past
 the deadline and an answer that is not the JSON the endpoint documents raise
-``GitHubUnavailable`` (a ``RemoteError``, exit 3). Every answer is checked where it
+``GitHubUnavailable`` (a ``RemoteError``, exit 3). A body GitHub limits (a pull request's, a
+comment's) is cut to the limit on the way out (``release.core.bodies``). Every answer is checked where it
 enters: ``request``/``paginate``/``upload`` parse the JSON and check its top-level shape,
 ``fields`` checks the members a caller reads. The token is checked when the client is
 made: one trailing newline (as ``$(cat token-file)`` may leave) is dropped; any other
@@ -35,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator, Mapping
 from urllib.parse import parse_qsl, quote, urlsplit
 
-from release.core import bounded, sanitize
+from release.core import bodies, bounded, sanitize
 from release.core.deadline import DeadlineExceeded, wall_clock_limit
 from release.core.errors import USER_EXIT, ReleaseError, RemoteError, UserError
 from release.core.redact import redact, redact_data, register_secret
@@ -470,11 +471,13 @@ class GitHubClient:
     def create_pull(self, owner: str, repo: str, *, title: str, head: str, base: str,
                     body: str = "", draft: bool = False) -> dict:
         return _pull(self.request("POST", f"/repos/{owner}/{repo}/pulls",
-                                  json={"title": title, "head": head, "base": base, "body": body,
-                                        "draft": draft}))
+                                  json={"title": title, "head": head, "base": base,
+                                        "body": bodies.fit(body), "draft": draft}))
 
     def update_pull(self, owner: str, repo: str, number: int, **changes: Any) -> dict:
         """PATCH a pull request: ``title``, ``body``, ``state`` ("open"/"closed"), ``base``."""
+        if isinstance(changes.get("body"), str):
+            changes["body"] = bodies.fit(changes["body"])
         return _pull(self.request("PATCH", f"/repos/{owner}/{repo}/pulls/{int(number)}", json=changes))
 
     def merge_pull(self, owner: str, repo: str, number: int, *, sha: str, method: str = "merge") -> dict:
@@ -486,13 +489,14 @@ class GitHubClient:
 
     def issue_comments(self, owner: str, repo: str, number: int) -> list[dict]:
         """The comments on issue or pull request ``number`` (oldest first)."""
-        return [c for c in self.paginate(f"/repos/{owner}/{repo}/issues/{int(number)}/comments")
-                if isinstance(c, dict)]
+        from release.sources import shapes
+        return [shapes.check(c, shapes.COMMENT, "issue comment")
+                for c in self.paginate(f"/repos/{owner}/{repo}/issues/{int(number)}/comments")]
 
     def comment(self, owner: str, repo: str, number: int, body: str) -> dict:
         """Comment on issue or pull request ``number``."""
         return self.request("POST", f"/repos/{owner}/{repo}/issues/{int(number)}/comments",
-                            json={"body": body}, expect=dict)
+                            json={"body": bodies.fit(body)}, expect=dict)
 
     # ------------------------------------------------------------ workflows
 
@@ -562,10 +566,9 @@ class GitHubClient:
 
 
 def _pull(data: Any) -> dict:
-    """A pull request from an answer, with the members the bump flow reads checked."""
-    fields(data, "pull request", number=int, head=dict, html_url=(str, type(None)))
-    fields(data["head"], "pull request head", ref=str, label=(str, type(None)))
-    return data
+    """A pull request from an answer, with the members the tool reads checked."""
+    from release.sources import shapes
+    return shapes.check(data, shapes.PULL, "pull request")
 
 
 def _answer(response: requests.Response, method: str, expect: type | None) -> Any:

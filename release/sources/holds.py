@@ -29,6 +29,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from release.core import sanitize
 from release.core.config import Hold, parse_deps, render_hold
 from release.core.errors import UserError
 from release.core.redact import redact
@@ -174,7 +175,8 @@ def deliver_hold(repo: ReleaseRepo, deps_path: Path, dep: str, hold: Hold, *, ch
     same = next((k for k in known if k.commit == hold.commit), None)
     if same is not None:
         return _nothing(line, same)
-    body = redact(f"{hold_mark(dep, hold.commit)}\n{line}\n\nMerging this stops every bump of {dep} "
+    body = redact(f"{hold_mark(dep, hold.commit)}\n{sanitize.markdown(line)}\n\nMerging this stops every bump "
+                  f"of {dep} "
                   "before the culprit (and moves a pin that contains it back) until the `hold:` line "
                   f"is removed.\n\n{report}")
     opened = next((k for k in known if k.state == "open"), None)
@@ -206,9 +208,10 @@ def _refresh(repo: ReleaseRepo, deps_path: Path, dep: str, hold: Hold, pull: Bum
         reason = (f"hold PR #{number} kept as it is: {who}; it still holds {opened.commit[:7]}, not "
                   f"{hold.commit[:7]}")
         if not _said(client, owner, name, number, _KEPT):
-            client.comment(owner, name, number, f"{_KEPT}\n{who}, so the tool will not force-push "
-                           f"`{branch}`. A later bisect named `{hold.commit[:12]}` as the first bad "
-                           f"{dep} commit; hold it by hand, or merge or close this pull request.")
+            client.comment(owner, name, number, f"{_KEPT}\n{sanitize.markdown(who)}, so the tool will not "
+                           f"force-push `{sanitize.code(branch)}`. A later bisect named "
+                           f"`{sanitize.code(hold.commit[:12])}` as the first bad {dep} commit; hold it by "
+                           "hand, or merge or close this pull request.")
         return {"pushed": False, "pull_request": PullResult("kept", number, opened.url, branch,
                                                             reason=reason).to_json()}
     done = commit_hold(repo, deps_path, dep, hold, changelog, branch)
@@ -216,9 +219,10 @@ def _refresh(repo: ReleaseRepo, deps_path: Path, dep: str, hold: Hold, pull: Bum
     updated = client.update_pull(owner, name, number, title=done["title"], body=body)
     mark = _MOVED.format(commit=hold.commit)
     if not _said(client, owner, name, number, mark):
-        client.comment(owner, name, number, f"{mark}\nA later bisect named `{hold.commit[:12]}` as the "
-                       f"first bad {dep} commit; this pull request now holds it instead of "
-                       f"`{opened.commit[:12]}` (one hold per dep: the newer finding replaces the older).")
+        client.comment(owner, name, number, f"{mark}\nA later bisect named `{sanitize.code(hold.commit[:12])}` "
+                       f"as the first bad {dep} commit; this pull request now holds it instead of "
+                       f"`{sanitize.code(opened.commit[:12])}` (one hold per dep: the newer finding replaces "
+                       "the older).")
     result = PullResult("updated", number, updated.get("html_url"), branch,
                         reason=f"replaced the hold of {opened.commit[:7]}")
     return {"branch": branch, "commit": done["commit"], "pushed": True, "pull_request": result.to_json()}

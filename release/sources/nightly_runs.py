@@ -26,8 +26,7 @@ import datetime as _dt
 import itertools
 from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
 
-from release.core import sanitize
-from release.sources.github import MalformedAnswer, fields
+from release.sources import shapes
 
 if TYPE_CHECKING:
     from release.sources.github import GitHubClient
@@ -96,18 +95,11 @@ class NightlyRun:
 def run_from(data: object) -> NightlyRun:
     """A ``NightlyRun`` from one element of ``workflow_runs``, its members checked
     (``MalformedAnswer`` when GitHub's answer is not what it documents)."""
-    what = "workflow run"
-    run = fields(data, what, id=int, run_number=int, status=(str, type(None)),
-                 conclusion=(str, type(None)), created_at=str, html_url=str, head_sha=str)
-    try:
-        created = _dt.datetime.fromisoformat(run["created_at"])  # 3.11 reads a "Z" itself
-    except ValueError:
-        raise MalformedAnswer(what, f"created_at {sanitize.line(run['created_at'][:40])!r} is not "
-                              "an ISO 8601 time") from None
-    created = created.replace(tzinfo=_dt.timezone.utc) if created.tzinfo is None else \
-        created.astimezone(_dt.timezone.utc)
+    run = shapes.check(data, shapes.WORKFLOW_RUN, "workflow run")
+    created = shapes.time_of(run, "created_at")
+    assert created is not None  # TIME: checked
     event, branch = run.get("event"), run.get("head_branch")
-    # status and conclusion are nullable: absent reads as null, as ``fields`` lets it through
+    # status and conclusion are nullable: absent reads as null, as ``Maybe`` lets it through
     return NightlyRun(run["id"], run["run_number"], run.get("status") or "unknown", run.get("conclusion"),
                       created, run["html_url"], run["head_sha"],
                       event if isinstance(event, str) else "unknown",

@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from release.core import naming
+from release.core import naming, sanitize
 from release.core.errors import UserError
 from release.sources.repo import BUMP_PREFIX, ReleaseRepo, bump_branch
 
@@ -62,7 +62,7 @@ def open_bump_pulls(client: GitHubClient, owner: str, name: str, base: str) -> l
     """Open PRs into ``base`` from this repository's ``bump/`` branches, newest first."""
     pulls = client.list_pulls(owner, name, state="open", base=base)
     mine = [p for p in pulls if p["head"]["ref"].startswith(BUMP_PREFIX)
-            and p["head"].get("label", f"{owner}:").split(":")[0] == owner]
+            and (p["head"].get("label") or f"{owner}:").split(":")[0] == owner]
     return sorted(mine, key=lambda p: -p["number"])
 
 
@@ -105,9 +105,9 @@ def keep_for_person(client: GitHubClient, owner: str, name: str, pull: dict[str,
     reason = (f"bump PR #{number} kept as it is: {who}; the roller does not force-push it and rolls "
               "again once it is merged or closed")
     if not any(KEPT_MARK in str(c.get("body") or "") for c in client.issue_comments(owner, name, number)):
-        client.comment(owner, name, number, f"{KEPT_MARK}\n{who}, so the roller will not force-push "
-                       f"`{branch}` again. Merge or close this pull request; the next roll opens on "
-                       "a new branch after that.")
+        client.comment(owner, name, number, f"{KEPT_MARK}\n{sanitize.markdown(who)}, so the roller will not "
+                       f"force-push `{sanitize.code(branch)}` again. Merge or close this pull request; the "
+                       "next roll opens on a new branch after that.")
     return PullResult("kept", number, pull.get("html_url"), branch, reason=reason)
 
 

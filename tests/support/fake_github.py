@@ -22,7 +22,8 @@ update, as GitHub's ``invalid`` target_commitish; special characters in an asset
 pull requests (list by ``state``/``head=owner:branch``, create, update); issues (list by
 ``state``/``labels``/``creator``, newest first, pull requests included with their ``pull_request``
 key as GitHub does; create; get; update: ``title``, ``body``, ``state``, ``state_reason``,
-``labels``; 422 for a body over 65536 characters; numbers shared with pull requests); ``GET
+``labels``; 422 for a body over 65536 characters, as for a pull request's and a comment's, and
+over 125000 for a release's notes; numbers shared with pull requests); ``GET
 /user``; the repository, a branch with its protection and the rules on a branch (``GET
 /repos/{o}/{r}``, ``.../branches/{b}``, ``.../rules/branches/{b}``); workflow dispatches
 (``POST .../actions/workflows/{file}/dispatches``, recorded in
@@ -63,7 +64,8 @@ request (and the ``times - 1`` after it) whose method and path match fails with 
 bytes and fails; ``drop``: the request is applied and the connection closed without a response;
 ``headers``: the request succeeds as usual, its answer carrying ``headers`` (``status`` unused);
 ``malformed``: the request is applied and answered with its usual success status and ``headers``
-but ``body`` (bytes, default a truncated JSON document) instead of the JSON GitHub documents.
+but ``body`` (bytes, default a truncated JSON document) instead of the JSON GitHub documents; a
+callable ``body`` gets a copy of the answer the stand-in would send and returns what is sent.
 The returned fault counts ``fired`` and sets the event ``hit`` when it first fires, so a test can
 wait for a request to arrive without a clock.
 ``fake.rate_limit(method, path_regex, kind="primary"|"secondary", nth=1, reset_in=30,
@@ -117,6 +119,7 @@ a test whose client runs on a ``FakeClock`` passes ``reset_at`` on that clock in
 
 from __future__ import annotations
 
+import copy
 import datetime as _dt
 import functools
 import hashlib
@@ -855,6 +858,7 @@ class FakeGitHub:
             if method == "GET":
                 return 200, {}, self._refresh(pull)
             if method == "PATCH":
+                self._check_body(data, "PullRequest")
                 for key in ("title", "body", "state", "base"):
                     if key in data:
                         pull[key] = data[key] if key != "base" else {**pull["base"], "ref": data[key]}
@@ -980,7 +984,16 @@ class FakeGitHub:
         headers = {"Link": ", ".join(links)} if links else {}
         return 200, headers, [render(i) for i in chunk]
 
+    # GitHub's limit on a release's notes, in characters (more than an issue's).
+    RELEASE_BODY_LIMIT = 125000
+
+    def _check_release_body(self, data):
+        if len(str(data.get("body") or "")) > self.RELEASE_BODY_LIMIT:
+            raise _ApiError(422, "Validation Failed", [{"resource": "Release", "code": "custom", "field": "body",
+                            "message": f"body is too long (maximum is {self.RELEASE_BODY_LIMIT} characters)"}])
+
     def _create_release(self, repo, data):
+        self._check_release_body(data)
         tag = data["tag_name"]
         draft = bool(data.get("draft", False))
         if tag in self._burned.get(repo, set()):
@@ -997,6 +1010,7 @@ class FakeGitHub:
         return 201, {"Location": f"{self.api_url}/repos/{repo}/releases/{rel.id}"}, self._release_json(rel)
 
     def _update_release(self, rel, data):
+        self._check_release_body(data)
         if not rel.draft:
             if data.get("draft") is True or ("tag_name" in data and data["tag_name"] != rel.tag_name):
                 self._immutable(rel)
@@ -1183,6 +1197,7 @@ class FakeGitHub:
             if not str(data.get("body") or ""):
                 raise _ApiError(422, "Validation Failed", [{"resource": "IssueComment", "code": "missing_field",
                                                             "field": "body"}])
+            self._check_body(data, "IssueComment")
             cid = next(self.ids)
             comment = schema_instance(
                 "issue-comment", id=cid, body=data["body"], user=_user(self.identity),
@@ -1194,7 +1209,7 @@ class FakeGitHub:
             return 201, {}, comment
         raise _ApiError(404, "Not Found")
 
-    # GitHub's limit on an issue's (and a pull request's) body, in characters.
+    # GitHub's limit on an issue's, a pull request's and a comment's body, in characters.
     BODY_LIMIT = 65536
 
     def _number(self, repo) -> int:
@@ -1230,12 +1245,14 @@ class FakeGitHub:
             pull_request={"url": pull["url"], "html_url": pull["html_url"], "diff_url": pull["html_url"] + ".diff",
                           "patch_url": pull["html_url"] + ".patch", "merged_at": pull.get("merged_at")})
 
-    def _check_body(self, data) -> None:
+    def _check_body(self, data, resource="Issue") -> None:
+        """A title, when given, that is not empty, and a body within the limit (issues, pull
+        requests and comments share GitHub's limit)."""
         if "title" in data and not str(data["title"] or "").strip():
-            raise _ApiError(422, "Validation Failed", [{"resource": "Issue", "code": "missing_field",
+            raise _ApiError(422, "Validation Failed", [{"resource": resource, "code": "missing_field",
                                                         "field": "title"}])
         if len(str(data.get("body") or "")) > self.BODY_LIMIT:
-            raise _ApiError(422, "Validation Failed", [{"resource": "Issue", "code": "custom", "field": "body",
+            raise _ApiError(422, "Validation Failed", [{"resource": resource, "code": "custom", "field": "body",
                             "message": f"body is too long (maximum is {self.BODY_LIMIT} characters)"}])
 
     def _issue_route(self, repo, rest, method, data, q, path):
@@ -1288,6 +1305,7 @@ class FakeGitHub:
         return 200, {}, issue
 
     def _create_pull(self, repo, data):
+        self._check_body(data, "PullRequest")
         owner = repo.split("/")[0]
         head = data["head"] if ":" in data["head"] else f"{owner}:{data['head']}"
         for p in self._pulls.get(repo, []):
@@ -1428,8 +1446,12 @@ def _handler(fake: FakeGitHub, kind: str):
             if fault and fault.when == "headers" and status < 400:
                 extra = {**extra, **fault.headers}
             if fault and fault.when == "malformed" and status < 400:
+                body = fault.body
+                if callable(body):  # the answer GitHub would give, changed by the test (a copy)
+                    body = body(copy.deepcopy(payload))
+                    body = body if isinstance(body, (bytes, bytearray)) else json.dumps(body).encode()
                 return self._send(status, {**extra, **fault.headers, "Content-Type": "application/json"},
-                                  fault.body)
+                                  body)
             return self._send(status, extra, payload)
 
         def _send(self, status, extra, payload):
