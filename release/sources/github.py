@@ -38,8 +38,15 @@ from urllib.parse import parse_qsl, quote, urlsplit
 
 from release.core import bodies, bounded, sanitize
 from release.core.deadline import DeadlineExceeded, wall_clock_limit
-from release.core.errors import USER_EXIT, ReleaseError, RemoteError, UserError
+from release.core.errors import UserError
 from release.core.redact import redact, redact_data, register_secret
+from release.sources import shapes
+from release.sources.github_errors import GitHubError as GitHubError
+from release.sources.github_errors import GitHubRefused as GitHubRefused
+from release.sources.github_errors import GitHubUnavailable as GitHubUnavailable
+from release.sources.github_errors import MalformedAnswer as MalformedAnswer
+from release.sources.github_errors import UncertainWrite as UncertainWrite
+from release.sources.shapes import fields as fields
 
 if TYPE_CHECKING:
     import requests
@@ -60,53 +67,6 @@ MIN_LEFT = 0.05  # seconds a request gets when the deadline is all but spent
 _TOKEN = re.compile(r"[\x21-\x7e]+")  # printable ASCII, no space: what an HTTP header can carry
 
 
-class GitHubError(ReleaseError):
-    """GitHub answered with an error, or not at all: status, GitHub's message and error codes.
-
-    Raised as ``GitHubRefused`` (exit 2) or ``GitHubUnavailable`` (exit 3).
-    """
-
-    def __init__(self, method: str, path: str, status: int | None, message: str,
-                 errors: list | None = None):
-        self.method, self.path, self.status, self.errors = method, path, status, errors or []
-        codes = ", ".join(f"{e.get('code')}" + (f" {e['field']}" if e.get("field") else "")
-                          for e in self.errors if isinstance(e, dict))
-        shown = f"{status}" if status is not None else "no answer"
-        super().__init__(redact(f"GitHub API {method} {path}: {shown} {message}"
-                                + (f" ({codes})" if codes else "")))
-
-    def has_code(self, code: str) -> bool:
-        return any(isinstance(e, dict) and e.get("code") == code for e in self.errors)
-
-
-class GitHubRefused(GitHubError, UserError):
-    """GitHub refused the request (4xx): the token, its permissions, the repository or the
-    request itself is wrong. Exit 2."""
-
-    exit_code = USER_EXIT
-
-
-class GitHubUnavailable(GitHubError, RemoteError):
-    """GitHub failed: 5xx after the retries, no answer, rate limited past the deadline, or an
-    answer that is not what the endpoint documents. Exit 3: retry later."""
-
-
-class MalformedAnswer(GitHubUnavailable):
-    """A 2xx answer whose body is not the JSON the endpoint documents; ``what`` names the
-    request ("GET /repos/o/r/releases") or the object read ("release 12")."""
-
-    def __init__(self, what: str, message: str, status: int | None = None):
-        self.method, self.path, self.status, self.errors = "", what, status, []
-        ReleaseError.__init__(self, redact(f"GitHub API {what}: malformed answer: {message}"))
-
-
-class UncertainWrite(GitHubUnavailable):
-    """A non-idempotent write got a 5xx or no answer: it may or may not have happened.
-
-    Re-list what it would have created and compare before trying again.
-    """
-
-
 def check_token(token: str) -> str:
     """The token as it goes into the header, or one clear ``UserError``.
 
@@ -124,21 +84,6 @@ def check_token(token: str) -> str:
         raise UserError(f"GITHUB_TOKEN holds {what} at position {where + 1} of {len(token)}; "
                         "expected the token alone (printable ASCII, no whitespace)")
     return bare
-
-
-def fields(data: Any, what: str, **types: type | tuple[type, ...]) -> dict:
-    """``data`` if it is an object whose members ``types`` names have those types, else
-    ``MalformedAnswer``: a caller reads members from an answer only through this."""
-    if not isinstance(data, dict):
-        raise MalformedAnswer(what, f"a JSON {type(data).__name__}, expected an object")
-    for name, kind in types.items():
-        value = data.get(name)
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            shown = type(value).__name__ if name in data else "nothing"
-            raise MalformedAnswer(what, f"{shown} for {name!r}, expected "
-                                  + (" or ".join(k.__name__ for k in kind) if isinstance(kind, tuple)
-                                     else kind.__name__))
-    return data
 
 
 def _path_of(url: str) -> str:
@@ -489,7 +434,6 @@ class GitHubClient:
 
     def issue_comments(self, owner: str, repo: str, number: int) -> list[dict]:
         """The comments on issue or pull request ``number`` (oldest first)."""
-        from release.sources import shapes
         return [shapes.check(c, shapes.COMMENT, "issue comment")
                 for c in self.paginate(f"/repos/{owner}/{repo}/issues/{int(number)}/comments")]
 
@@ -567,7 +511,6 @@ class GitHubClient:
 
 def _pull(data: Any) -> dict:
     """A pull request from an answer, with the members the tool reads checked."""
-    from release.sources import shapes
     return shapes.check(data, shapes.PULL, "pull request")
 
 

@@ -5,7 +5,8 @@ the members the shape names without checking them again: an answer that is not w
 documents (an issue whose ``user`` is a string, a pull request whose ``head.label`` is null
 where a reader splits it, a check run with a string ``id``, a time past the year 9999) is one
 ``MalformedAnswer`` line, exit 3, never a traceback. Members a shape does not name are not
-read, so they are not checked (GitHub adds members over time).
+read, so they are not checked (GitHub adds members over time). ``fields(data, what, name=type)``
+is the same check for a flat object read in one place.
 
 A shape maps member names to a spec: a type or a tuple of types (``int`` never admits a
 bool), a nested shape (an object), ``Maybe(spec)`` (null or absent), ``ListOf(spec)``,
@@ -20,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any, Union
 
 from release.core import sanitize
+from release.sources.github_errors import MalformedAnswer
 
 
 class Maybe:
@@ -126,8 +128,22 @@ def check(data: Any, shape: Mapping[str, Any], what: str) -> dict:
     the first member that is not what GitHub documents."""
     found = _problem(data, shape, "")
     if found is not None:
-        from release.sources.github import MalformedAnswer
         raise MalformedAnswer(what, found)
+    return data
+
+
+def fields(data: Any, what: str, **types: type | tuple[type, ...]) -> dict:
+    """``data`` if it is an object whose members ``types`` names have those types, else
+    ``MalformedAnswer``: a caller reads members from an answer only through this."""
+    if not isinstance(data, dict):
+        raise MalformedAnswer(what, f"a JSON {type(data).__name__}, expected an object")
+    for name, kind in types.items():
+        value = data.get(name)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            shown = type(value).__name__ if name in data else "nothing"
+            raise MalformedAnswer(what, f"{shown} for {name!r}, expected "
+                                  + (" or ".join(k.__name__ for k in kind) if isinstance(kind, tuple)
+                                     else kind.__name__))
     return data
 
 
