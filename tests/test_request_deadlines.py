@@ -159,3 +159,13 @@ def test_a_range_read_that_drips_is_cut_off_at_the_github_deadline(hostile_serve
         else:
             read_range(client, "/repos/o/r/releases/assets/1", 0, 150)
     assert caught.value.exit_code == 3
+
+
+def test_status_asks_the_index_within_its_deadline_for_the_whole_page(hostile_servers):
+    """``release status``'s PyPI row: the deadline it documents holds for the whole page, not
+    three read timeouts of it."""
+    from release.publish.pypi import presence
+
+    server = hostile_servers().route("/simple/", drip(b'{"files": [], "pad": "' + b"p" * 200 + b'"}', 0.02))
+    said = presence(server.url + "/simple/", ("jax-rocm7-pjrt", "jax-rocm7-plugin"), ["0.9.1"], timeout=0.5)
+    assert said["checked"] is False and "within 0.5 s" in said["note"]

@@ -424,8 +424,9 @@ def publish_to_pypi(store: Store, tag: str, settings: PypiSettings, *, say: Say,
 def presence(index_url: str | None, projects: tuple[str, str], version_list: list[str], *,
              timeout: float = 10.0, session: requests.Session | None = None) -> dict[str, Any]:
     """Which of ``version_list`` the index holds, per version: ``both``, ``pjrt only``,
-    ``plugin only`` (a broken ``jax[rocm]``) or ``none``; one request per project with a
-    deadline; an index that cannot be asked is a note, never a failure (``release status``)."""
+    ``plugin only`` (a broken ``jax[rocm]``) or ``none``; one request per project, each whole
+    page within ``timeout`` seconds; an index that cannot be asked is a note, never a failure
+    (``release status``)."""
     from release.core.naming import Identity
     from release.publish.pypi_index import IndexUnavailable
 
@@ -435,7 +436,7 @@ def presence(index_url: str | None, projects: tuple[str, str], version_list: lis
     found: dict[str, set[str]] = {}
     try:
         for role, project in zip(("pjrt", "plugin"), projects):
-            for name in index_files(index_url, project, session=session, timeout=timeout):
+            for name in index_files(index_url, project, session=session, timeout=timeout, deadline=timeout):
                 parsed = Identity.of(name).version
                 if parsed is None:
                     continue

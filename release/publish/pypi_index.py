@@ -286,14 +286,15 @@ _LINK = re.compile(r"""<a\s[^>]*?href\s*=\s*["']([^"']*)["'][^>]*>([^<]*)</a>"""
 
 
 def index_files(index_url: str, project: str, *, session: requests.Session | None = None,
-                timeout: float | None = None) -> dict[str, str | None]:
+                timeout: float | None = None, deadline: float | None = None) -> dict[str, str | None]:
     """``{file name: sha256 or None}`` of ``project`` on the index (PEP 691 JSON preferred,
     PEP 503 HTML with ``#sha256=`` fragments understood); a project it does not know is ``{}``.
-    Raises ``IndexUnavailable`` when it cannot tell."""
+    The whole page within ``deadline`` seconds (default: three read timeouts). Raises
+    ``IndexUnavailable`` when it cannot tell."""
     session = session or requests.Session()
     url = index_url.rstrip("/") + "/" + canonicalize_name(project) + "/"
     shown = display_url(url)
-    limit = INDEX_DEADLINE_READS * (timeout or READ_TIMEOUT)
+    limit = deadline or INDEX_DEADLINE_READS * (timeout or READ_TIMEOUT)
     try:
         with wall_clock_limit(limit):  # a page dripping in byte by byte is cut off, not waited for
             answer = session.get(url, headers={"Accept": SIMPLE_ACCEPT, "Cache-Control": "no-cache"},
