@@ -80,14 +80,21 @@ def _kind(spec: Spec) -> str:
 
 
 def _bad(value: object, where: str, spec: Spec) -> str:
-    """``'7' for head.label, expected a string or null``: one line, the value cut and made safe."""
+    """``7 for 'head.label', expected a string or null``: one line, the value cut and made safe."""
     if value is None:
         shown = "nothing"
     elif isinstance(value, (dict, list)):
         shown = f"a JSON {'object' if isinstance(value, dict) else 'list'}"
     else:
         shown = repr(sanitize.line(value) if isinstance(value, str) else value)[:60]
-    return f"{shown}{' for ' + where if where else ''}, expected {_kind(spec)}"
+    if isinstance(spec, _Time) and isinstance(value, str):
+        try:
+            _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+            what = f"is a time outside the years 1 to {LAST_YEAR} in UTC"
+        except ValueError:
+            what = "is not an ISO 8601 time"
+        return f"{where} {sanitize.line(value[:40])!r} {what}"
+    return f"{shown}{f' for {where!r}' if where else ''}, expected {_kind(spec)}"
 
 
 def _problem(value: Any, spec: Spec, where: str) -> str | None:
@@ -160,8 +167,9 @@ ISSUE = {"number": int, "state": Maybe(str), "title": Maybe(str), "body": Maybe(
 COMMENT = {"body": Maybe(str)}
 STATUS = {"id": int, "context": str, "state": str}
 CHECK_RUN = {"id": int, "name": str, "status": Maybe(str), "conclusion": Maybe(str)}
+# event and head_branch are read as "unknown" and None when they are not strings: not checked.
 WORKFLOW_RUN = {"id": int, "run_number": int, "status": Maybe(str), "conclusion": Maybe(str), "created_at": TIME,
-                "html_url": str, "head_sha": str, "event": Maybe(str), "head_branch": Maybe(str)}
+                "html_url": str, "head_sha": str}
 RELEASE = {"id": int, "tag_name": str, "draft": bool, "prerelease": bool, "name": Maybe(str), "body": Maybe(str),
            "created_at": Maybe(TIME), "published_at": Maybe(TIME), "html_url": Maybe(str),
            "upload_url": Maybe(str), "target_commitish": Maybe(str)}
