@@ -26,7 +26,9 @@ import datetime as _dt
 import itertools
 from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
 
+from release.core import sanitize
 from release.sources import shapes
+from release.sources.shapes import fields
 
 if TYPE_CHECKING:
     from release.sources.github import GitHubClient
