@@ -99,12 +99,15 @@ def test_a_time_no_datetime_holds_in_utc_with_room_to_spare_is_no_time(text):
     assert shapes.parse_time(text) is None
 
 
-@pytest.mark.parametrize("reset", [PAST_10000, "0001-01-01T00:00:00+14:00"])
-def test_a_roller_reset_past_what_a_time_holds_is_one_config_line(tmp_path, reset):
+@pytest.mark.parametrize("key, text", [("throttle_reset_after", PAST_10000),
+                                       ("throttle_reset_after", "0001-01-01T00:00:00+14:00"),
+                                       ("until", PAST_10000), ("until", "9999-12-31")])
+def test_a_roller_time_past_what_a_time_holds_is_one_config_line(tmp_path, key, text):
     path = tmp_path / "roller.yaml"
+    extra = "mode: stopped\n" if key == "until" else "mode: running\nthrottle_after_red: 2\n"
     with pytest.raises(ConfigError) as caught:
-        parse_roller(path, f"mode: running\nthrottle_after_red: 2\nthrottle_reset_after: '{reset}'\n".encode())
-    assert caught.value.exit_code == 2 and "throttle_reset_after" in str(caught.value)
+        parse_roller(path, f"{extra}{key}: '{text}'\n".encode())
+    assert caught.value.exit_code == 2 and key in str(caught.value)
     assert "\n" not in str(caught.value)
 
 

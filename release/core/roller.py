@@ -135,11 +135,21 @@ def _until(path: Path, value: object) -> _dt.datetime | None:
         except ValueError:
             raise ConfigError(path, "until", repr(text)[:60], UNTIL_EXPECTED) from None
     if isinstance(value, _dt.datetime):
-        return value.replace(tzinfo=_dt.timezone.utc) if value.tzinfo is None else \
-            value.astimezone(_dt.timezone.utc)
+        return _utc(path, "until", value, UNTIL_EXPECTED)
     if isinstance(value, _dt.date):
+        if value >= _dt.date.max:  # no next day to end at
+            raise ConfigError(path, "until", value.isoformat(), UNTIL_EXPECTED)
         return _dt.datetime.combine(value + _dt.timedelta(days=1), _dt.time(), _dt.timezone.utc)
     raise ConfigError(path, "until", repr(value)[:60], UNTIL_EXPECTED)
+
+
+def _utc(path: Path, key: str, value: _dt.datetime, expected: str) -> _dt.datetime:
+    """A time from the file as a UTC moment (UTC when it names no zone); one that is no moment a
+    datetime holds in UTC (9999-12-31T23:59:59-14:00 falls in the year 10000) is refused."""
+    try:
+        return value.replace(tzinfo=_dt.timezone.utc) if value.tzinfo is None else value.astimezone(_dt.timezone.utc)
+    except OverflowError:
+        raise ConfigError(path, key, value.isoformat(), expected) from None
 
 
 def _reset(path: Path, value: object) -> Reset | None:
@@ -156,11 +166,7 @@ def _reset(path: Path, value: object) -> Reset | None:
             raise ConfigError(path, "throttle_reset_after", repr(value)[:60], RESET_EXPECTED)
         value = parsed
     if isinstance(value, _dt.datetime):
-        try:
-            return value.replace(tzinfo=_dt.timezone.utc) if value.tzinfo is None else \
-                value.astimezone(_dt.timezone.utc)
-        except OverflowError:  # 9999-12-31T23:59:59-14:00 is in the year 10000 in UTC
-            raise ConfigError(path, "throttle_reset_after", value.isoformat(), RESET_EXPECTED) from None
+        return _utc(path, "throttle_reset_after", value, RESET_EXPECTED)
     if isinstance(value, int) and not isinstance(value, bool) and 1 <= value < 2 ** 63:
         return value
     shown = value.isoformat() if isinstance(value, _dt.date) else repr(value)[:60]
