@@ -240,3 +240,31 @@ def test_gc_deletes_the_red_nights_draft_behind_a_newer_published_nightly(tmp_pa
     assert sorted(result["deleted_drafts"]) == ["rocm-jax-v0.9.1.dev20261120", "rocm-jax-v0.9.1.dev20261123"]
     assert result["deleted"] == [] and sorted(r.tag for r in store.list_releases()) == [
         "rocm-jax-v0.9.1.dev20261121", "rocm-jax-v0.9.1.dev20261124"]
+
+
+@pytest.mark.parametrize("linked", ["the wheel", "its assets directory"])
+def test_an_asset_reached_through_a_link_is_refused_never_read(tmp_path, make_dist, run_cli, linked):
+    """The link points at the very same bytes, elsewhere: index (range reads) and a download
+    still refuse it, one line, since the store's files are only ever its own."""
+    import shutil
+
+    from tests.support.publish_dist import release_dist
+    store = LocalStore(tmp_path / "store")
+    dist = release_dist(store, make_dist(VERSION))
+    release = store.published_for(dist.tag)
+    wheel = next(a for a in store.list_assets(release) if a.name.endswith(".whl"))
+    folder = store.directory / str(release.id) / "assets"
+    outside = tmp_path / "outside"
+    if linked == "the wheel":
+        outside.mkdir()
+        shutil.move(folder / wheel.name, outside / wheel.name)
+        (folder / wheel.name).symlink_to(outside / wheel.name)
+    else:
+        shutil.move(folder, outside)
+        folder.symlink_to(outside)
+    code, out, err = run_cli("index", "--out", tmp_path / "site", "--store", "local", "--store-dir", store.directory)
+    assert code == 2 and err.count("\n") == 1 and "symbolic link" in err, err
+    assert not (tmp_path / "site").exists()
+    with pytest.raises(UserError, match="symbolic link"):
+        store.download_asset(release, wheel, tmp_path / "copy.whl")
+    assert not (tmp_path / "copy.whl").exists() and not (tmp_path / "copy.whl.part").exists()

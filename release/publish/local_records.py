@@ -7,9 +7,11 @@ what was expected, never a traceback.
 from __future__ import annotations
 
 import datetime as _dt
+import errno
 import os
+import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from release.core import bounded, regular
 from release.core.errors import UserError
@@ -107,3 +109,29 @@ def remove_link(path: Path) -> None:
     it never makes a link): the link alone goes, never what it points to."""
     if path.is_symlink():
         path.unlink()
+
+
+def open_asset(directory: Path, release_id: int, name: str, where: str) -> BinaryIO:
+    """An asset's file of a release directory, for reading, never through a link: neither its
+    ``assets`` directory nor the file may be one (the release directory is ``not_linked``), and
+    it must be a regular file; else one line naming it. ``name`` is a plain file name."""
+    from release.core.safe_names import plain_file_name
+    folder = directory / str(release_id) / "assets"
+    path = folder / plain_file_name(name, where)
+    if folder.is_symlink():
+        raise BadRecord(f"{where}: {folder.parent.name}/assets is a symbolic link; expected the directory "
+                        "this tool wrote (nothing was read through it)")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        raise BadRecord(f"{where}: asset {name} of release {release_id} is a symbolic link (to "
+                        f"{os.readlink(path)}); expected a file this tool wrote (nothing was read)") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise BadRecord(f"{where}: asset {name} of release {release_id} is {regular.kind(mode)}; expected a "
+                        "file this tool wrote")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")

@@ -531,15 +531,14 @@ class LocalStore(Store):
 
     def download_asset(self, release: Release, asset: Asset, dest: Path,
                        progress: ProgressBars | None = None) -> Path:  # noqa: ARG002 (the Store interface: a copy has no progress)
-        src = self.directory / str(release.id) / "assets" / plain_file_name(asset.name, self.where)
         tmp = Path(dest).with_name(Path(dest).name + ".part")
-        shutil.copyfile(src, tmp)
+        with local_records.open_asset(self.directory, release.id, asset.name, self.where) as a, open(tmp, "wb") as b:
+            shutil.copyfileobj(a, b)
         os.replace(tmp, dest)
         return Path(dest)
 
     def read_asset_range(self, release: Release, asset: Asset, start: int, length: int) -> bytes:
-        src = self.directory / str(release.id) / "assets" / plain_file_name(asset.name, self.where)
-        with open(src, "rb") as handle:
+        with local_records.open_asset(self.directory, release.id, asset.name, self.where) as handle:
             handle.seek(start)
             return handle.read(length)
 
