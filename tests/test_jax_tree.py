@@ -329,3 +329,15 @@ def test_bisect_lists_the_plugins_commits_with_jax_as_the_same_commit(jt, tmp_pa
         {"plugin": jt.c["J1"], "jax": jt.c["J1"], "xla": jt.c["X0"]},
         {"plugin": jt.c["J2"], "jax": jt.c["J2"], "xla": jt.c["X2"]}]
     assert not any(c.inert for c in found)  # every commit of jax's tree is built: each is probed
+
+
+def test_a_build_of_the_jax_layout_is_refused_in_one_line_not_planned_with_the_other_layouts_targets(
+        jt, tmp_path, run_cli):
+    """Its wheels come from jax's own Bazel targets, which the build configs do not drive yet: a
+    nightly plan made of rocm-jax's commands would build other wheels."""
+    root = _project(tmp_path, jt)
+    code, out, err = run_cli("nightly", "--dry-run", "--root", root, "--date", "2026-11-22")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "deps.jax is the plugin's tree (the jax-tree layout)" in err and "not supported yet" in err
+    code, out, err = run_cli("version", "--kind", "nightly", "--root", root, "--date", "2026-11-22")
+    assert (code, out.strip()) == (0, "0.11.0.dev20261122")  # versioning works

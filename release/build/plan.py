@@ -14,7 +14,8 @@ from packaging.version import Version
 
 from release.build import bazel
 from release.core import core_metadata, naming, rocm_runtime, versions
-from release.core.config import Project
+from release.core.config import Project, RollSame
+from release.core.errors import UserError
 from release.core.revisions import RevisionMap
 
 
@@ -93,6 +94,7 @@ def make_plan(project: Project, kind: str, *, date: _dt.date | None = None, numb
     (``versions.next_official``), never only from version_info.json.
     """
     info = project.version_info
+    refuse_unbuilt_layout(project)
     problem = project.line_problem()
     if problem is not None:
         raise versions.VersionError(problem)
@@ -117,6 +119,18 @@ def make_plan(project: Project, kind: str, *, date: _dt.date | None = None, numb
         bazel_commands=tuple(tuple(step.argv()) for step in bazel.build_steps(
             workspace or project.root / "workspace", pythons, root=project.root)),
     )
+
+
+def refuse_unbuilt_layout(project: Project) -> None:
+    """The jax-tree layout (a dep rolled ``{same: plugin}``: the plugin is jax's own tree) is
+    bumped, versioned and shown, but its wheels come from jax's own Bazel targets, which the
+    build configs here do not drive yet: a plan for it is refused rather than made of the
+    rocm-jax layout's commands, which would build other wheels."""
+    same = [(d.name, d.roll.same) for d in project.deps if isinstance(d.roll, RollSame)]
+    if same:
+        raise UserError(f"{project.deps.path}: deps.{same[0][0]} is the {same[0][1]}'s tree (the "
+                        "jax-tree layout): building its wheels (jax's //jaxlib/tools:jax_rocm_plugin_wheel "
+                        "and :jax_rocm_pjrt_wheel) is not supported yet; bump, version and status work")
 
 
 def cut_from_tag(tag: str, next_version: str) -> tuple[str, int | None]:
