@@ -341,3 +341,21 @@ def test_a_build_of_the_jax_layout_is_refused_in_one_line_not_planned_with_the_o
     assert "deps.jax is the plugin's tree (the jax-tree layout)" in err and "not supported yet" in err
     code, out, err = run_cli("version", "--kind", "nightly", "--root", root, "--date", "2026-11-22")
     assert (code, out.strip()) == (0, "0.11.0.dev20261122")  # versioning works
+
+
+def test_a_day_the_two_files_disagree_is_refused_and_the_next_day_rolls(tmp_path, run_cli, monkeypatch):
+    """jax-ml/jax 2dfe94d (2026-07-15) moved only revision.bzl; the next day's update moved
+    MODULE.bazel too. The bump of that day is refused, the next one rolls past it."""
+    from tests.support.jax_tree import tree
+    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
+    jt = build_jax_tree(tmp_path / "upstream")
+    jt.jax.set_ref(PLUGIN_BRANCH, jt.c["JCOMMIT"])  # revision.bzl on X1, MODULE.bazel still on X0
+    root = _project(tmp_path, jt)
+    code, _, err = run_cli("bump", "--root", root)
+    assert code == 2 and jt.c["X1"] in err and jt.c["X0"] in err
+    fixed = jt.jax.commit(PLUGIN_BRANCH, "Update XLA dependency", tree("0.11.0", jt.c["X1"]))
+    code, out, err = run_cli("bump", "--json", "--root", root)
+    assert code == 0, err
+    deps = config.load_deps(root / "deps.yaml")
+    assert deps["plugin"].commit == deps["jax"].commit == fixed
+    assert (deps["xla"].commit, deps["xla"].archive_sha256) == (jt.c["X1"], digest(jt.c["X1"]))
