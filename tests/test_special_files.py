@@ -6,6 +6,7 @@ special files in tests/test_flags.py.)"""
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -138,3 +139,63 @@ def test_github_files_that_are_regular_or_dev_null_are_appended_to(tmp_path, mon
     assert out_file.read_text() == "k=v\nj=w\n"
     code, _, err = run_cli("version", "--kind", "rc", "--root", project_dir)
     assert code == 0, err
+
+
+def test_the_refusals_say_what_the_file_is_and_keep_os_error_s_fields(tmp_path):
+    fifo = _fifo(tmp_path / "fifo")
+    good = tmp_path / "good"
+    good.write_text("x")
+    assert regular.refusal(fifo) == "is a named pipe (FIFO); expected a regular file"
+    assert regular.refusal(good) is None and regular.refusal(tmp_path / "missing") is None
+    assert regular.kind(0) == "not a regular file"  # a mode of no known type
+    assert regular.is_devnull(os.devnull) and not regular.is_devnull(good)
+    assert not regular.is_devnull(tmp_path / "missing")
+    with pytest.raises(regular.NotRegular) as caught:
+        regular.read_bytes(fifo)
+    assert (caught.value.errno, caught.value.filename, caught.value.strerror) == \
+        (errno.EINVAL, str(fifo), "is a named pipe (FIFO); expected a regular file")
+    assert str(caught.value) == f"{fifo}: is a named pipe (FIFO); expected a regular file"
+    with pytest.raises(IsADirectoryError) as dir_error:
+        regular.read_bytes(tmp_path)
+    assert (dir_error.value.errno, dir_error.value.filename) == (errno.EISDIR, str(tmp_path))
+    assert dir_error.value.strerror == os.strerror(errno.EISDIR)
+
+
+def test_without_following_links_a_fifo_is_still_refused_and_a_missing_file_is_missing(tmp_path):
+    fifo = _fifo(tmp_path / "fifo")
+    with pytest.raises(regular.NotRegular, match="named pipe"):
+        regular.read_bytes(fifo, follow_symlinks=False)  # O_NOFOLLOW keeps O_NONBLOCK: never blocks
+    with pytest.raises(FileNotFoundError):
+        regular.read_bytes(tmp_path / "missing", follow_symlinks=False)
+    link = tmp_path / "link"
+    link.symlink_to(fifo)
+    with pytest.raises(regular.NotRegular) as caught:
+        regular.read_text(link, follow_symlinks=False)
+    assert caught.value.reason == "is a symbolic link; expected a regular file"
+
+
+def test_read_text_keeps_the_bound_and_a_file_of_several_chunks_whole(tmp_path):
+    big = tmp_path / "big"
+    data = bytes(range(256)) * (3 * regular.MIB // 256 + 7)
+    big.write_bytes(data)
+    assert regular.read_bytes(big, len(data)) == data  # more than one read, joined as it was
+    small = tmp_path / "small"
+    small.write_text("héllo")
+    assert regular.read_text(small, 6) == "héllo"
+    with pytest.raises(regular.NotRegular, match="expected at most 5"):
+        regular.read_text(small, 5)
+
+
+def test_a_github_file_is_created_as_any_file_is_and_written_as_utf_8(tmp_path, monkeypatch):
+    monkeypatch.setenv("GITHUB_OUTPUT", str(tmp_path / "out"))
+    old = os.umask(0o022)
+    try:
+        output.github_output({"k": "ü"})
+    finally:
+        os.umask(old)
+    assert (tmp_path / "out").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "out").read_bytes() == "k=ü\n".encode()
+    with pytest.raises(regular.NotRegular) as caught:
+        with regular.open_append(_fifo(tmp_path / "fifo")):
+            pass
+    assert caught.value.reason == "is a named pipe (FIFO); expected a regular file"

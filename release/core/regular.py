@@ -58,7 +58,7 @@ def read_bytes(path: str | os.PathLike[str], limit: int = DEFAULT_LIMIT, *,
     """The bytes of the regular file ``path``, at most ``limit`` of them (``NotRegular`` for
     a FIFO, a device, a socket, a directory, a file over the bound, and a symbolic link when
     ``follow_symlinks`` is false)."""
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    flags = os.O_RDONLY | os.O_NONBLOCK  # Python opens descriptors close-on-exec (PEP 446)
     if not follow_symlinks:
         flags |= os.O_NOFOLLOW
     try:
@@ -99,7 +99,7 @@ def read_text(path: str | os.PathLike[str], limit: int = DEFAULT_LIMIT, *,
 def open_append(path: str | os.PathLike[str]) -> TextIO:
     """``path`` opened to append UTF-8 text, created when missing; ``NotRegular`` at once for a
     FIFO (with or without a reader), a socket or a device other than ``/dev/null``."""
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK
     try:
         fd = os.open(path, flags, 0o666)
     except OSError as exc:
@@ -112,7 +112,6 @@ def open_append(path: str | os.PathLike[str]) -> TextIO:
     if what and not os.path.samestat(info, _devnull()):
         os.close(fd)
         raise NotRegular(path, f"is {what}; expected a regular file")
-    os.set_blocking(fd, True)
     return os.fdopen(fd, "a", encoding="utf-8")
 
 
