@@ -248,6 +248,12 @@ def test_a_red_nightly_bisects_itself_and_its_culprit_gets_one_hold_pr(world):
     held = git("show", "refs/heads/hold/plugin:deps.yaml", cwd=world.origin)
     assert parse_deps(world.root / "deps.yaml", held)["plugin"].hold.commit == h.c["P6"]
 
+    # Last, whatever happened: the dashboard job, told how the run ended (a red build: failure).
+    dash = runner.run_job("dashboard", nightly["dashboard"])
+    assert dash.result == "success", dash.log[-3000:]
+    assert "DASHBOARD_THIS_RUN" in nightly["dashboard"]["steps"][-1]["env"]
+    assert len(fake.issues()) == 1
+
     # The next night is red again from the same pins: its bisect job starts nothing.
     again = Runner(world.origin, world.tmp / "night2", world.env, now="2026-11-21T03:23:00Z", sha=red, run_id=3)
     assert again.run_job("plan", nightly["plan"]).result == "success"

@@ -6,12 +6,16 @@ Each job runs in a fresh clone of the repository's origin at the job's ref (a ne
 ``${{ inputs.* }}``, ``needs.*.outputs.*``, ``steps.*.outputs.*``, ``matrix.*``, ``github.*``,
 ``vars.*``, ``secrets.*`` and ``a || b`` evaluated), ``$GITHUB_OUTPUT`` read back into the step's
 outputs and the job's ``outputs:``. Step ``if:`` (``always()``, ``failure()``, ``success()``)
-and ``continue-on-error`` behave as on GitHub. Of the actions, ``upload-artifact`` and
-``download-artifact`` are real (files kept per run under ``artifacts/``, the upload's root is
-the paths' common directory, a second upload of a name fails unless ``overwrite: true``, a
-download of a missing name fails); ``cache/restore``, ``cache/save`` keep files by key and
-prefix; checkout, setup-python, the composite setup and the attestation and Pages actions
-do nothing (the test's interpreter has the project installed: ``RELEASE_PYTHON``).
+and ``continue-on-error`` behave as on GitHub; a job's ``failure()`` sees every job it depends
+on, directly or not; ``contains`` and ``needs.*.result`` are evaluated; a job's GITHUB_TOKEN
+writes only where it is granted a repository write (``id-token``, ``pages``, ``attestations``
+alone grant none), and ``needs`` holds only the jobs it names. Of the actions,
+``upload-artifact`` and ``download-artifact`` are real (files kept per run under
+``artifacts/``, the upload's root is the paths' common directory, a second upload of a name
+fails unless ``overwrite: true``, a download of a missing name, or of one past its
+``retention-days`` on the runner's clock, fails); ``cache/restore``, ``cache/save`` keep files
+by key and prefix; checkout, setup-python, the composite setup and the attestation and Pages
+actions do nothing (the test's interpreter has the project installed: ``RELEASE_PYTHON``).
 
 The runner's clock is ``now``: a step whose env does not set ``RELEASE_NOW`` (or sets it to
 an empty expression) runs with the runner's clock as ``RELEASE_NOW``, as a real runner runs
@@ -20,6 +24,7 @@ with the wall clock.
 
 from __future__ import annotations
 
+import datetime
 import glob
 import json
 import os
@@ -54,14 +59,34 @@ def _lookup(name: str, ctx: dict) -> str:
     return "" if value is None else str(value)
 
 
+def _contains(haystack: object, needle: object) -> bool:
+    """GitHub's ``contains``: an item of an array, or a substring, ignoring case."""
+    if isinstance(haystack, list):
+        return any(str(item).lower() == str(needle).lower() for item in haystack)
+    return str(needle).lower() in str(haystack).lower()
+
+
+def _value(expr: str, ctx: dict, *, failed: bool = False) -> object:
+    """An expression as GitHub evaluates it (the forms the workflows use): status functions,
+    ``contains``, ``needs.*.result`` (every need's result), ``==``, ``!=``, ``!``, and ``&&``
+    and ``||``, which give an operand's value as GitHub's do (``a && 'x' || 'y'``)."""
+    funcs = {"always()": "True", "cancelled()": "False", "failure()": str(failed), "success()": str(not failed)}
+    for name, value in funcs.items():
+        expr = expr.replace(name, value)
+    expr = re.sub(r"needs\.\*\.result", lambda m: repr([n["result"] for n in ctx.get("needs", {}).values()]), expr)
+    expr = re.sub(r"(?<![\w'.])([a-z_]+(?:\.[\w-]+)+)", lambda m: repr(_lookup(m.group(1), ctx)), expr)
+    expr = expr.replace("&&", " and ").replace("||", " or ").replace("!=", " != ")
+    expr = re.sub(r"!(?!=)", " not ", expr)
+    return eval(expr, {"__builtins__": {}, "contains": _contains}, {})  # noqa: S307 (our own workflow files)
+
+
 def evaluate(expr: str, ctx: dict) -> str:
-    """``a || b || 'c'``: the first non-empty value, as GitHub's ``||`` on strings."""
-    value = ""
-    for part in expr.split("||"):
-        value = _lookup(part, ctx)
-        if value:
-            return value
-    return value
+    """``${{ expr }}`` as text: ``a || b || 'c'`` the first non-empty value, ``c && 'x' || 'y'``
+    as GitHub's operators give it."""
+    value = _value(expr, ctx)
+    if isinstance(value, bool):
+        return str(value).lower()
+    return "" if value is None else str(value)
 
 
 def substitute(text: str, ctx: dict) -> str:
@@ -73,14 +98,7 @@ def condition(text: str | None, ctx: dict, *, failed: bool) -> bool:
     ``!``, ``&&``, ``||`` over context values."""
     if text is None:
         return not failed
-    expr = EXPR.sub(lambda m: m.group(1), str(text))
-    funcs = {"always()": "True", "cancelled()": "False", "failure()": str(failed), "success()": str(not failed)}
-    for name, value in funcs.items():
-        expr = expr.replace(name, value)
-    expr = re.sub(r"(?<![\w'.])([a-z_]+(?:\.[\w-]+)+)", lambda m: repr(_lookup(m.group(1), ctx)), expr)
-    expr = expr.replace("&&", " and ").replace("||", " or ").replace("!=", " != ")
-    expr = re.sub(r"!(?!=)", " not ", expr)
-    return bool(eval(expr, {"__builtins__": {}}, {}))  # noqa: S307 (our own workflow files)
+    return bool(_value(EXPR.sub(lambda m: m.group(1), str(text)), ctx, failed=failed))
 
 
 @dataclass
@@ -106,16 +124,22 @@ class Runner:
         # read-only one (base_env's RUNNER_WRITE_TOKEN and RUNNER_READ_TOKEN, never in a step's env).
         self.tokens = (env.get("RUNNER_WRITE_TOKEN", ""), env.get("RUNNER_READ_TOKEN", ""))
         self.artifacts = work / "artifacts"
+        self._expiry: dict[str, datetime.datetime] = {}
         self.caches = work / "caches"
         self.jobs: dict[str, JobResult] = {}
+        self.needs: dict[str, list[str]] = {}  # job -> the jobs it needs, as run
         self.machines = 0
 
     # ------------------------------------------------------------ jobs
 
     def context(self, inputs: dict, matrix: dict | None, steps: dict, job: dict | None = None) -> dict:
-        needs = {name: {"result": r.result, "outputs": r.outputs} for name, r in self.jobs.items()}
-        # Any write (contents, or actions: write to dispatch a workflow) gets the write token.
-        writes = "write" in ((job or {}).get("permissions") or {}).values()
+        wanted = _needs_of(job) if job is not None else list(self.jobs)
+        needs = {name: {"result": r.result, "outputs": r.outputs} for name, r in self.jobs.items()
+                 if name in wanted or job is None}
+        # A write of the repository (contents, pull requests, issues, actions) gets the write
+        # token; id-token, pages or attestations alone grant none of it, as on GitHub.
+        perms = (job or {}).get("permissions") or {}
+        writes = any(v == "write" for k, v in perms.items() if k not in ("id-token", "pages", "attestations"))
         token = self.tokens[0] if writes or job is None else self.tokens[1]
         github = {"token": token, "sha": self.sha, "ref_name": self.ref_name,
                   "ref": f"refs/heads/{self.ref_name}", "run_id": self.run_id, "run_attempt": self.attempt}
@@ -127,9 +151,11 @@ class Runner:
         """Run ``job`` (its steps, on a fresh clone at ``ref``); recorded as ``key`` for later
         jobs' ``needs``. A job whose ``if:`` is false is skipped."""
         inputs = inputs or {}
-        ctx = self.context(inputs, matrix, {})
-        upstream_failed = any(r.result == "failure" for name, r in self.jobs.items()
-                              if name in _needs_of(job))
+        ctx = self.context(inputs, matrix, {}, job)
+        # failure() in a job's if: any job it depends on, directly or not, failed (GitHub's)
+        upstream_failed = any(self.jobs[name].result == "failure" for name in self._ancestors(_needs_of(job))
+                              if name in self.jobs)
+        self.needs[key] = _needs_of(job)
         if not condition(job.get("if"), ctx, failed=upstream_failed) or (
                 "if" not in job and any(self.jobs.get(n, JobResult("skipped")).result != "success"
                                         for n in _needs_of(job))):
@@ -169,6 +195,16 @@ class Runner:
         result.outputs = {k: substitute(v, ctx) for k, v in (job.get("outputs") or {}).items()}
         self.jobs[key] = result
         return result
+
+    def _ancestors(self, names: list[str]) -> set[str]:
+        seen: set[str] = set()
+        todo = list(names)
+        while todo:
+            name = todo.pop()
+            if name not in seen:
+                seen.add(name)
+                todo += self.needs.get(name, [])
+        return seen
 
     # ------------------------------------------------------------ steps
 
@@ -218,22 +254,29 @@ class Runner:
             target = dest / f.relative_to(root)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(f, target)
+        days = int(with_.get("retention-days") or 90)   # GitHub's default retention
+        self._expiry[with_["name"]] = _when(self.now) + datetime.timedelta(days=days)
         return True, {}, f"uploaded {len(files)} file(s) as {with_['name']}\n"
 
     def _download(self, with_: dict, cwd: Path) -> tuple[bool, dict, str]:
         if "pattern" in with_:  # every artifact whose name matches, merged into one directory
             import fnmatch
-            found = [d for d in sorted(self.artifacts.glob("*")) if fnmatch.fnmatchcase(d.name, with_["pattern"])]
+            found = [d for d in sorted(self.artifacts.glob("*")) if fnmatch.fnmatchcase(d.name, with_["pattern"])
+                     and not self._expired(d.name)]
             for src in found:
                 dest = cwd / with_.get("path", ".")
                 shutil.copytree(src, dest if with_.get("merge-multiple") else dest / src.name,
                                 dirs_exist_ok=True)
             return True, {}, f"downloaded {len(found)} artifact(s)\n"
         src = self.artifacts / with_["name"]
-        if not src.is_dir():
+        if not src.is_dir() or self._expired(with_["name"]):
             return False, {}, f"Artifact not found for name: {with_['name']}\n"
         shutil.copytree(src, cwd / with_.get("path", "."), dirs_exist_ok=True)
         return True, {}, ""
+
+    def _expired(self, name: str) -> bool:
+        """An artifact past its retention on the runner's clock is gone, as on GitHub."""
+        return name in self._expiry and _when(self.now) >= self._expiry[name]
 
     def _cache_restore(self, with_: dict, cwd: Path) -> tuple[bool, dict, str]:
         keys = [with_["key"], *(with_.get("restore-keys") or "").split()]
@@ -258,6 +301,10 @@ class Runner:
         slot.mkdir(parents=True, exist_ok=True)
         (slot / "key").write_text(json.dumps(with_["key"]))
         return True, {}, ""
+
+
+def _when(iso: str) -> datetime.datetime:
+    return datetime.datetime.fromisoformat(iso.replace("Z", "+00:00"))
 
 
 def _needs_of(job: dict) -> list[str]:
