@@ -2,7 +2,7 @@
 
 A command module defines ``HELP`` (one line), ``add_arguments(parser)`` and
 ``run(args, out) -> int``. Errors end here as one line on stderr (and, with
-``--json``, an ``{"error", "exit"}`` object on stdout); the exit status says who
+``--json``, an ``{"schema", "error", "exit"}`` object on stdout); the exit status says who
 is at fault: 2 the caller (bad flag, file, path, token), 3 a remote (GitHub or a
 git server failed or answered nonsense). Any other exception is a bug and tracebacks.
 """
@@ -25,7 +25,7 @@ from typing import NoReturn
 from release import __version__
 from release.core import flags, sanitize
 from release.core.errors import ReleaseError, UserError
-from release.core.output import Output
+from release.core.output import Output, schema_id
 from release.core.redact import redact
 
 # Order is the order ``--help`` lists them in.
@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
             _command_parser(parser, args.command).unknown(extra)
         flags.check_paths(_command_parser(parser, args.command), args)
         _check_environment(args.command)
-        return int(args._run(args, Output(as_json=args.json)) or 0)
+        return int(args._run(args, Output(as_json=args.json, command=args.command)) or 0)
     except FlagError as exc:
         return _fail(exc.prog, str(exc), exc.exit_code, as_json)
     except ReleaseError as exc:
@@ -173,13 +173,13 @@ def _command_parser(parser: argparse.ArgumentParser, command: str) -> _Parser:
 
 def _fail(prog: str, message: str, code: int, as_json: bool,
           findings: list[str] | None = None) -> int:
-    """The one line on stderr (never cut); with ``--json`` also ``{"error", "exit"}`` on
+    """The one line on stderr (never cut); with ``--json`` also ``{"schema", "error", "exit"}`` on
     stdout, and ``"findings"`` (each one whole) when a check failed."""
     # one line, whatever the message held; upstream text in it (GitHub's messages) acts on nothing
     line = sanitize.line(redact(" ".join(str(message).split())))
     sys.stderr.write(f"{prog}: error: {line}\n")
     if as_json:
-        data: dict = {"error": line, "exit": code}
+        data: dict = {"schema": schema_id("error"), "error": line, "exit": code}
         if findings:
             data["findings"] = [redact(f) for f in findings]
         sys.stdout.write(json.dumps(data) + "\n")

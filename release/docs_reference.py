@@ -1,15 +1,19 @@
-"""The docs site's generated pages: every command and option from the argparse parsers, and the
-module map from the docstrings, so the reference cannot drift from the code (the MkDocs hook
+"""The docs site's generated pages: every command and option from the argparse parsers, the
+``--json`` shapes from the JSON Schemas (``release/schemas/``, which the tests check every
+command's output against), and the module map from the docstrings, so the reference cannot
+drift from the code (the MkDocs hook
 ``docs/hooks/reference.py`` adds them to the site; ``tests/test_docs.py`` checks them)."""
 
 from __future__ import annotations
 
 import argparse
 import ast
+import json
 import re
 from pathlib import Path
 
 from release.cli import COMMANDS, build_parser
+from release.core.output import schema_id
 
 PACKAGE = Path(__file__).resolve().parent
 # The stages, lowest first (a module imports its own stage or a lower one).
@@ -118,6 +122,65 @@ def results_page() -> str:
     return (PACKAGE.parent / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
 
 
+SCHEMAS = PACKAGE / "schemas"
+# Every JSON shape: one per command, and a failure's (whatever the command).
+SHAPES = (*COMMANDS, "error")
+
+
+def schema(name: str) -> dict:
+    """The JSON Schema of ``name``'s ``--json`` output (``release/schemas/<name>.json``)."""
+    return json.loads((SCHEMAS / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def _type(prop: dict) -> str:
+    if "const" in prop:
+        return f"`{json.dumps(prop['const'])}`"
+    if "enum" in prop:
+        return " or ".join(f"`{json.dumps(v)}`" for v in prop["enum"])
+    kinds = prop.get("type", "any")
+    kinds = [kinds] if isinstance(kinds, str) else list(kinds)
+    if "array" in kinds and isinstance(prop.get("items"), dict) and "type" in prop["items"]:
+        kinds[kinds.index("array")] = f"array of {_type(prop['items'])}"
+    if alternatives := prop.get("anyOf") or prop.get("oneOf"):
+        kinds = [_type(p) for p in alternatives]
+    return " or ".join(kinds)
+
+
+def json_page() -> str:
+    """Markdown: the ``schema`` key, and per command each top-level key of its ``--json`` output
+    (type, always there or not, what it is), linked to the whole schema."""
+    lines = ["# JSON output", "",
+             "Generated from the JSON Schemas in `release/schemas/` (`release.docs_reference`); the "
+             "tests check every command's `--json` output they see against its schema.", "",
+             "With `--json` a command prints one JSON object on stdout (progress goes to stderr). Its "
+             "first key, `schema`, names its shape: `jax-rocm-release/<command>/<N>`, the JSON Schema "
+             "(draft 2020-12) `<command>.json` below. N moves when a key is removed or changes type "
+             "or meaning; a new key does not move it, so read the keys you need and ignore the rest. "
+             "A command that stops with an error line on stderr (exit 2 or 3, and 1 where a job stops "
+             f"on a failed check) prints `{schema_id('error')}` instead, whatever the command. "
+             "`verify`, `validate` and `smoke` that find a problem print their own shape with `ok` "
+             "false (exit 1).", "",
+             "| command | `schema` | JSON Schema |", "|---|---|---|"]
+    lines += [f"| {'a failure' if name == 'error' else f'`release {name}`'} | `{schema_id(name)}` | "
+              f"[{name}.json](schemas/{name}.json) |" for name in SHAPES]
+    for name in SHAPES:
+        shape = schema(name)
+        lines += ["", f"## {'A failure' if name == 'error' else f'release {name}'}", "",
+                  _cell(shape.get("description", "")), "",
+                  "| key | type | always | what |", "|---|---|---|---|"]
+        required = set(shape.get("required", ()))
+        for key, prop in shape.get("properties", {}).items():
+            lines.append(f"| `{key}` | {_cell(_type(prop))} | {'yes' if key in required else ''} | "
+                         f"{_cell(prop.get('description', ''))} |")
+    return "\n".join(lines) + "\n"
+
+
+def schema_files() -> dict[str, str]:
+    """The schemas as files of the site, by their path under docs/ (``json_page`` links them)."""
+    return {f"reference/schemas/{name}.json": (SCHEMAS / f"{name}.json").read_text(encoding="utf-8")
+            for name in SHAPES}
+
+
 # The pages the docs build adds, by their path under docs/.
-PAGES = {"reference/cli.md": commands_page, "development/modules.md": modules_page,
-         "development/benchmarks.md": results_page}
+PAGES = {"reference/cli.md": commands_page, "reference/json.md": json_page,
+         "development/modules.md": modules_page, "development/benchmarks.md": results_page}

@@ -21,6 +21,7 @@ pytest_plugins = [
     "tests.support.crafted",
     "tests.support.registry",
     "tests.support.suite_time",
+    "tests.support.json_schemas",
 ]
 
 

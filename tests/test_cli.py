@@ -237,7 +237,8 @@ def test_a_failure_with_json_prints_the_error_object_on_stdout(run_cli, project_
     deps.write_text(deps.read_text().replace("4006f866f9f094bf1beff2e1bad4f845480a8ea6", "4006f86"))
     code, out, err = run_cli("status", "--json", "--root", project_dir)
     assert code == 2 and len(err.strip().splitlines()) == 1
-    assert json.loads(out) == {"error": err.strip().split(": error: ", 1)[1], "exit": 2}
+    assert json.loads(out) == {"schema": "jax-rocm-release/error/1",
+                               "error": err.strip().split(": error: ", 1)[1], "exit": 2}
     assert "deps.plugin.commit" in json.loads(out)["error"]
 
 

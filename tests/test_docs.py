@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib.util
+import json
 import os
 import re
 import subprocess
@@ -190,13 +191,18 @@ def broken_links(files: dict[str, str], base: Path) -> list[str]:
     return broken
 
 
+def site_files() -> dict[str, str]:
+    """Every page and the files the build adds beside them (the JSON Schemas), by path under docs/."""
+    return {**pages(), **docs_reference.schema_files()}
+
+
 def test_every_internal_link_of_the_docs_resolves():
-    assert broken_links(pages(), DOCS) == []
+    assert broken_links(site_files(), DOCS) == []
 
 
 def test_every_link_of_the_readme_resolves():
     readme = {"README.md": (REPO / "README.md").read_text()}
-    docs = {f"docs/{p}": t for p, t in pages().items()}
+    docs = {f"docs/{p}": t for p, t in site_files().items()}
     assert broken_links({**readme, **docs}, REPO) == []
     assert not any(target.startswith(("docs/reference/cli", "docs/development/modules"))
                    for target in LINK.findall(readme["README.md"])), "a generated page exists only in the site"
@@ -231,6 +237,10 @@ def test_the_site_builds_strict_with_the_generated_reference(built_site):
     cli = (built_site / "reference" / "cli" / "index.html").read_text()
     assert "release pypi-upload" in cli and "--notes-only" in cli
     assert (built_site / "development" / "modules" / "index.html").exists()
+    shapes = (built_site / "reference" / "json" / "index.html").read_text()
+    assert 'href="../schemas/verify.json"' in shapes
+    assert json.loads((built_site / "reference" / "schemas" / "verify.json").read_text())["title"] == \
+        "release verify --json"
     assert (built_site / "setup" / "index.html").exists()
     assert not (built_site / "hooks").exists()
 

@@ -161,7 +161,8 @@ def test_bad_path_or_number_is_one_line_exit_2_and_writes_nothing(
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     shown = flag or "argument"
     assert err.startswith(f"release {command}: error: ") and (shown in err or bad in err), err
-    assert json.loads(out) == {"error": err.strip().split(": error: ", 1)[1], "exit": 2}
+    assert json.loads(out) == {"schema": "jax-rocm-release/error/1",
+                               "error": err.strip().split(": error: ", 1)[1], "exit": 2}
     assert _tree(tmp_path) == before, f"{args} wrote something"
     assert not any(n.startswith(".release-probe-") for n in os.listdir(scratch))
 

@@ -7,6 +7,11 @@ When the output is not a terminal (a CI log, a pipe), rich gets a wide console s
 table column is cut or folded at 80 characters. rich is imported on first use, not at
 import time: a command that only writes JSON (``release verify --json`` in CI) never
 pays for it.
+
+Every JSON object a command prints names its shape first: ``"schema": "jax-rocm-release/<command>/<N>"``
+(``schema_id``), the JSON Schema ``release/schemas/<command>.json`` describes; N moves when a
+key is removed or changes meaning, never for a key added. A failure's object is
+``jax-rocm-release/error/1``, whatever the command.
 """
 
 from __future__ import annotations
@@ -94,13 +99,25 @@ def console_for(stream: IO[str]) -> Console:
     return Console(file=stream, highlight=False, soft_wrap=True, width=None if tty else LOG_WIDTH)
 
 
+# The shape versions (``schema_id``): a command missing here is at 1. Raise one when its JSON loses
+# a key or a key changes type or meaning, with its schema file's ``const`` in the same change.
+SCHEMA_VERSIONS: dict[str, int] = {}
+
+
+def schema_id(command: str) -> str:
+    """The ``schema`` key of ``command``'s JSON (``error`` for a failure's): the name of the
+    JSON Schema ``release/schemas/<command>.json`` and its version."""
+    return f"jax-rocm-release/{command}/{SCHEMA_VERSIONS.get(command, 1)}"
+
+
 # Environment variables with which rich may call a stream that is not a TTY a terminal.
 _TERMINAL_OVERRIDES = ("TTY_COMPATIBLE", "FORCE_COLOR")
 
 
 class Output:
-    def __init__(self, as_json: bool = False, stream: IO[str] | None = None):
+    def __init__(self, as_json: bool = False, stream: IO[str] | None = None, command: str | None = None):
         self.as_json = as_json
+        self.command = command  # names the JSON's shape (``schema_id``); None: a nested run's, unnamed
         self.stream = RedactingStream(stream or sys.stdout)
         self._err_stream = RedactingStream(sys.stderr)
         self._console: Console | None = None
@@ -121,8 +138,11 @@ class Output:
         return self._err
 
     def result(self, data: Any, human: Callable[[Console], None] | None = None) -> None:
-        """Print the command's result: JSON with ``--json``, else ``human(console)``."""
+        """Print the command's result: JSON with ``--json``, its ``schema`` key first, else
+        ``human(console)``."""
         if self.as_json:
+            if self.command is not None and isinstance(data, dict):
+                data = {"schema": schema_id(self.command), **data}
             self.stream.write(json.dumps(redact_data(data), indent=2, default=str) + "\n")
             self.stream.flush()
         elif human is not None:
