@@ -13,6 +13,7 @@ import venv
 from pathlib import Path
 
 from tests.support.installs import installed, uv_bin
+from tests.support.json_schemas import check
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -27,7 +28,7 @@ def test_one_command_walks_the_flow_and_its_install_lines_work(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "release", "try", "--dir", str(box), "--json"], cwd=elsewhere,
                           env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    result = json.loads(proc.stdout)
+    result = check(json.loads(proc.stdout))  # the try shape (tests/support/json_schemas.py)
     assert (result["nightly"], result["rc"], result["release"], result["post"]) == (
         "0.9.1.dev20261124", "0.9.1rc1", "0.9.1", "0.9.1.post1")
     said = proc.stderr
