@@ -255,14 +255,15 @@ def test_the_nightly_publishes_the_docs_under_docs_of_the_pages_site():
     job = yaml.safe_load((REPO / ".github" / "workflows" / "nightly.yml").read_text())["jobs"]["index"]
     runs = [s.get("run", "") for s in job["steps"]]
     (index,) = [i for i, run in enumerate(runs) if "scripts/index.sh" in run]
-    (docs,) = [i for i, run in enumerate(runs) if "mkdocs build" in run]
+    (docs,) = [i for i, run in enumerate(runs) if "scripts/docs-site.sh" in run]
     (upload,) = [i for i, s in enumerate(job["steps"])
                  if s.get("uses", "").startswith("actions/upload-pages-artifact@")]
     site = job["steps"][upload]["with"]["path"]
     assert index < docs < upload
     assert runs[index].split()[1] == site
-    assert "--strict" in runs[docs] and f"--site-dir {site}/docs" in runs[docs]
-    assert "'.[docs]'" in runs[docs]
+    assert runs[docs].split()[1] == site
+    script = (REPO / "scripts" / "docs-site.sh").read_text()
+    assert "--strict" in script and '--site-dir "$site/docs"' in script and "'.[docs]'" in script
     extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert set(extras["docs"]) <= set(extras["test"])  # the tests build with what the job installs
 

@@ -43,8 +43,9 @@ def world(tmp_path, github_env, fake_bazel, public, monkeypatch):
     upstream repositories that the Bazel stand-in can build."""
     history = build_history(tmp_path / "upstream")
     root = make_project(tmp_path / "repo", history, pins=history.pins_at(history.c["P2"]))
-    for name in ("scripts", ".github"):
+    for name in ("scripts", ".github", "docs"):
         shutil.copytree(REPO / name, root / name)
+    shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
     (root / ".gitignore").write_text("/dist/\n/.cache/\n/workspace/\n/site/\n/.runner-*\n")
     origin = tmp_path / "origin.git"
     git("init", "--quiet", "--bare", "-b", "main", origin)

@@ -366,7 +366,12 @@ def test_scripts_call_release_with_flags_the_cli_accepts(tmp_path, case):
 def test_every_script_is_run_above():
     """A script missing from SCRIPT_RUNS would never have its `release` calls checked."""
     run = {argv[0] for argv, _ in SCRIPT_RUNS.values()}
-    scripts = {p.name for p in (REPO / "scripts").glob("*.sh") if p.name != "lib.sh"}
+    # Scripts that run no `release` command at all (the docs build runs mkdocs).
+    no_release = {"docs-site.sh"}
+    for name in no_release:
+        text = (REPO / "scripts" / name).read_text()
+        assert "-m release" not in text and "run_job" not in text, f"scripts/{name} runs release now"
+    scripts = {p.name for p in (REPO / "scripts").glob("*.sh") if p.name != "lib.sh"} - no_release
     assert scripts <= run, f"add {sorted(scripts - run)} to SCRIPT_RUNS"
 
 
