@@ -367,4 +367,5 @@ def run_real(tmp: Path, rocm_jax: Path, xla_git: Path, repeat: int) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from _results import record_run
+    raise SystemExit(record_run(main))

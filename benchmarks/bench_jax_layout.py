@@ -153,4 +153,5 @@ def run(tmp: Path, xla_commits: int, jax_commits: int, repeat: int) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from _results import record_run
+    raise SystemExit(record_run(main))

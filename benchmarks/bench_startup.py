@@ -86,4 +86,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from _results import record_run
+    raise SystemExit(record_run(main))

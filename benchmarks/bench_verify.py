@@ -196,4 +196,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from _results import record_run
+    sys.exit(record_run(main))

@@ -565,4 +565,5 @@ def replay(args: argparse.Namespace, tmp: Path) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from _results import record_run
+    raise SystemExit(record_run(main))
