@@ -104,6 +104,12 @@ def run(args: argparse.Namespace, out: Output) -> int:
                 commit = cut.check_release_checkout(proj.root, args.release_branch)
             plan = make_plan(proj, kind, number=number, pythons=args.pythons,
                              release_commit=commit, published=published)
+            if kind == "release" and plan.version != proj.version_info.version:
+                # version_info.json's own version published from these sources: this cut is a
+                # re-run of that release (it resumes), not a new post release past it
+                again = make_plan(proj, kind, pythons=args.pythons, release_commit=commit)
+                if shared.published_from(store, again.version, again.revisions):
+                    plan = again
             # before tagging: a version the public index beats on its line fails validate
             resolver.refuse_losing_versions({kind: plan.version}, plan.rocm_major, index)
             shared.check_publishable(store, plan.version, plan.revisions)

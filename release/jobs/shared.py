@@ -34,6 +34,19 @@ class CheckFailed(UserError):
 # ------------------------------------------------------------------ reading the store
 
 
+def published_from(store: Store, version: str, revisions: RevisionMap,
+                   published: Published | None = None) -> bool:
+    """Whether ``version`` is published from these sources: a run that makes it again is a
+    re-run (publishing it again is a no-op), not a new version."""
+    from release.publish.drafts import previous_revisions
+    published = published or store.published()
+    found = published.find(version)
+    if found is None:
+        return False
+    before = previous_revisions(store, found)
+    return before is not None and before.same_sources(revisions)
+
+
 def check_publishable(store: Store, plan_version: str, revisions: RevisionMap,
                       published: Published | None = None) -> None:
     """Refuse a version that would sort at or below what its line already published.
@@ -43,15 +56,13 @@ def check_publishable(store: Store, plan_version: str, revisions: RevisionMap,
     published is a re-run when its sources are these (publishing it again is a no-op), and
     refused when they differ: published releases are immutable.
     """
-    from release.publish.drafts import previous_revisions
     published = published or store.published()
     blocker = versions.blocking_version(plan_version, published.versions())
     if blocker is None:
         return
     tag = naming.release_tag(plan_version)
     if blocker == plan_version:
-        before = previous_revisions(store, published.find(blocker))
-        if before is not None and before.same_sources(revisions):
+        if published_from(store, plan_version, revisions, published):
             return
         kind = versions.kind_of(plan_version)
         hint = ("build tomorrow's, or switch version_info.json to nightly_scheme 'date-build' on "
