@@ -105,13 +105,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="365,1000,3650")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--tmp", type=Path, help="where the stores and sites are written (default: the system's temp)")
     parser.add_argument("--baseline", type=Path, metavar="CHECKOUT",
                         help="also time `release index` (from empty) of another checkout (an older commit)")
     args = parser.parse_args()
     sizes = [int(x) for x in args.sizes.split(",")]
     for checkout in (REPO, *([args.baseline] if args.baseline else [])):  # as installed: bytecode compiled
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(checkout) / "release")], check=True)
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=args.tmp.resolve() if args.tmp else None) as tmp:
         root = Path(tmp)
         rows = []
         for n in sizes:
@@ -136,6 +137,9 @@ def main() -> None:
                 shutil.rmtree(site)
                 shutil.rmtree(root / f"plain-{n}-{run}")
             rows.append((n, releases, wheels, first, again, anchor))
+            print(f"{n} nightlies: index from empty {median([c for c, _ in first]):.2f} cpu, re-run "
+                  f"{median([c for c, _ in again]):.2f} cpu, plain generator {median([c for c, _ in anchor]):.2f} cpu; "
+                  f"load {os.getloadavg()[0]:.1f}", flush=True)
             if base:
                 print(f"{n} nightlies: baseline {args.baseline} from empty: {median([c for c, _ in base]):.2f} cpu "
                       f"{median([w for _, w in base]):.2f} wall", flush=True)
