@@ -114,3 +114,27 @@ def test_a_hostile_committer_on_the_hold_branch_is_named_as_words(world, github_
     assert "<img" not in html and "<a " not in html and not re.search(r"@\w", html)
     assert html.count("<code>") == 2  # the branch and the commit stay in their own spans
     assert "Eve" in said
+
+
+def test_a_hostile_branch_name_stays_inside_its_code_span(world, github_client, tmp_path):
+    """The hold PR's branch is read from GitHub's answer; a name with a backtick (git allows
+    one) must not close the code span and let the rest render as Markdown."""
+    from tests.support.gitrepos import git
+    from tests.test_answer_shapes import changed_member
+
+    h, fake = world.h, world.fake
+    number = deliver(world, github_client, h.c["P6"])["pull_request"]["number"]
+    branch = "hold/plugin-`<img-src=x>@everyone`"
+    clone = tmp_path / "person"
+    git("clone", "--quiet", "-b", "hold/plugin", world.origin.as_uri(), clone)
+    (clone / "WHY.md").write_text("held\n")
+    git("add", "WHY.md", cwd=clone)
+    git("-c", "user.name=Eve", "-c", "user.email=eve@example.com", "commit", "--quiet", "-m", "note", cwd=clone)
+    git("push", "--quiet", "origin", f"HEAD:refs/heads/{branch}", cwd=clone)
+    fake.fail("GET", r"/pulls$", when="malformed", body=changed_member(("head", "ref"), branch), times=10)
+    kept = deliver(world, github_client, h.c["P7"])
+    assert kept["pull_request"]["action"] == "kept"
+    (said,) = comments(fake, number)
+    html = RENDER.render(said)
+    assert "<img" not in html and not re.search(r"@\w", re.sub(r"<code>.*?</code>", "", html, flags=re.S))
+    assert html.count("<code>") == 2
