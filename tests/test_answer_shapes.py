@@ -6,8 +6,6 @@ might send."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -64,15 +62,16 @@ def changed_at(choice: int, replacement):
 
 
 @pytest.mark.parametrize("data, shape, names", [
-    ({"number": 1, "user": "octocat"}, shapes.ISSUE, "user"),
-    ({"number": 1, "head": {"ref": "bump/x", "label": 7}}, shapes.PULL, "head.label"),
-    ({"number": 1, "head": None}, shapes.PULL, "head"),
+    ({"number": 1, "title": "t", "html_url": "u", "user": "octocat"}, shapes.ISSUE, "user"),
+    ({"number": 1, "title": "t", "html_url": "u", "head": {"ref": "bump/x", "label": 7}}, shapes.PULL, "head.label"),
+    ({"number": 1, "title": "t", "html_url": "u", "head": None}, shapes.PULL, "head"),
+    ({"number": 1, "title": None, "html_url": "u", "head": {"ref": "bump/x"}}, shapes.PULL, "title"),
     ({"id": "12", "name": "ci", "status": "completed"}, shapes.CHECK_RUN, "id"),
     ({"id": 12, "status": "completed"}, shapes.CHECK_RUN, "name"),
     ({"id": 3, "state": "success"}, shapes.STATUS, "context"),
     ({"id": 1, "run_number": 2, "created_at": PAST_10000, "html_url": "u", "head_sha": "s"}, shapes.WORKFLOW_RUN,
      "created_at"),
-    ({"number": 1, "labels": [{"name": 5}]}, shapes.ISSUE, "labels[0]"),
+    ({"number": 1, "title": "t", "html_url": "u", "labels": [{"name": 5}]}, shapes.ISSUE, "labels[0]"),
     ([], shapes.ISSUE, "expected an object"),
 ])
 def test_an_answer_of_the_wrong_shape_is_one_line_naming_the_member(data, shape, names):
@@ -83,7 +82,8 @@ def test_an_answer_of_the_wrong_shape_is_one_line_naming_the_member(data, shape,
 
 
 def test_a_null_head_label_is_what_github_may_send_and_reads_as_this_repositorys():
-    pull = {"number": 4, "head": {"ref": "bump/2026-11-20-plugin", "label": None}, "html_url": None}
+    pull = {"number": 4, "title": "Bump plugin", "head": {"ref": "bump/2026-11-20-plugin", "label": None},
+            "html_url": "https://github.com/o/r/pull/4"}
     assert shapes.check(pull, shapes.PULL, "pull request") is pull
 
 
@@ -177,11 +177,12 @@ def test_any_one_member_changed_in_any_answer_is_read_or_one_line_exit_3(readers
 @settings(max_examples=8)
 @given(target=st.sampled_from([r"/issues$", r"/pulls$", r"/runs$", r"/releases$", r"/user$"]),
        choice=st.integers(0, 10 ** 6), value=HOSTILE,
-       command=st.sampled_from([("dashboard", "--dry-run", "--json"), ("status", "--json", "--store", "github")]))
+       command=st.sampled_from([("dashboard", "--dry-run"), ("status", "--store", "github")]))
 def test_the_dashboard_and_status_commands_end_in_a_documented_status_whatever_github_says(
         bump_project, github_env, run_cli, tmp_path_factory, monkeypatch, target, choice, value, command):
     """The commands as a whole (the readers above, end to end): a small budget, as each run is
-    a whole command."""
+    a whole command. Human output: what --json holds for an answer of another shape is the JSON
+    schemas' concern, not this rule's."""
     fake = github_env
     monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path_factory.getbasetemp() / "shapes-cache"))
     root = bump_project()
@@ -196,8 +197,6 @@ def test_the_dashboard_and_status_commands_end_in_a_documented_status_whatever_g
         assert "Traceback" not in err
         if code:
             assert err.count("\n") == 1, err
-        else:
-            json.loads(out)
     finally:
         fake.faults.clear()
 

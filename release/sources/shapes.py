@@ -160,9 +160,11 @@ def time_of(data: Mapping[str, Any], key: str) -> _dt.datetime | None:
 
 
 USER = {"login": str}
-PULL = {"number": int, "state": Maybe(str), "title": Maybe(str), "body": Maybe(str), "html_url": Maybe(str),
+# GitHub documents a pull request's and an issue's title and html_url as strings, never null: the
+# dashboard and status show them as such.
+PULL = {"number": int, "state": Maybe(str), "title": str, "body": Maybe(str), "html_url": str,
         "merged_at": Maybe(TIME), "head": {"ref": str, "label": Maybe(str)}, "base": Maybe({"ref": str})}
-ISSUE = {"number": int, "state": Maybe(str), "title": Maybe(str), "body": Maybe(str), "html_url": Maybe(str),
+ISSUE = {"number": int, "state": Maybe(str), "title": str, "body": Maybe(str), "html_url": str,
          "user": Maybe(USER), "labels": Maybe(ListOf(OneOf(str, {"name": Maybe(str)})))}
 COMMENT = {"body": Maybe(str)}
 STATUS = {"id": int, "context": str, "state": str}
