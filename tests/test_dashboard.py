@@ -300,6 +300,10 @@ def test_cli_dry_run_prints_the_body_and_status_shows_the_same_report(dash, run_
     assert code == 0, err
     assert out.startswith(MARKER) and "would open" in out
     assert fake.issues() == [] and writes(fake) == []
+    code, out, err = run_cli("dashboard", "--dry-run", "--json", "--root", root)  # its schema holds
+    assert code == 0, err
+    issue = json.loads(out)["issue"]
+    assert issue["action"] == "would create" and issue["number"] is None and issue["url"] is None
     code, out, err = run_cli("dashboard", "--json", "--root", root)
     report = json.loads(out)["report"]
     code, out, err = run_cli("status", "--json", "--root", root)
