@@ -35,7 +35,8 @@ fi
 attest=()
 if [ "${RELEASE_PYPI_SIGN:-0}" = 1 ]; then
   # 2. one Sigstore-signed statement per wheel (subject: that wheel), as PEP 740 attestations
-  "$py" -m sigstore attest --overwrite --predicate-type https://slsa.dev/provenance/v1 \
+  # Rekor v1: the log pypi-attestations (0.0.28) signs for and PyPI verifies; sigstore 4 would pick v2
+  "$py" -m sigstore attest --overwrite --rekor-version 1 --predicate-type https://slsa.dev/provenance/v1 \
     --predicate "$work/predicate.slsa.json" "$work"/*.whl
   for wheel in "$work"/*.whl; do
     rm -f "$wheel.slsa.attestation"

@@ -812,3 +812,34 @@ def test_both_scheduled_workflows_end_with_the_dashboard_on_the_workflow_s_own_t
         assert ("DASHBOARD_THIS_RUN" in step["env"]) == this_run, name
     argvs = run_script(tmp_path, *SCRIPT_RUNS["dashboard"])
     assert argvs == [["dashboard", "--this-run", "failure"]]
+
+
+def test_pypi_signing_asks_for_the_rekor_log_pypi_verifies(tmp_path):
+    """`sigstore attest` (sigstore-python 4) signs into the newest Rekor log by default; PyPI's
+    attestations (pypi-attestations 0.0.28 forces Rekor v1) hold v1 entries only, so the script
+    pins `--rekor-version 1`, signs every wheel of the work folder as SLSA provenance, and converts
+    each bundle to the PEP 740 attestation the upload sends."""
+    log = tmp_path / "calls.jsonl"
+    work = tmp_path / "work"
+    work.mkdir()
+    for name in ("jax_rocm7_pjrt-0.9.1-py3-none-manylinux_2_28_x86_64.whl",
+                 "jax_rocm7_plugin-0.9.1-cp312-cp312-manylinux_2_28_x86_64.whl"):
+        (work / name).write_bytes(b"")
+    recorder = tmp_path / "python"
+    recorder.write_text(f"#!{sys.executable}\nimport json, sys\n"
+                        f"open({str(log)!r}, 'a').write(json.dumps(sys.argv[1:]) + '\\n')\n")
+    recorder.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RELEASE_", "BUMP_", "GITHUB_"))}
+    env.update(RELEASE_PYTHON=str(recorder), RELEASE_TAG="rocm-jax-v0.9.1", RELEASE_PYPI_SIGN="1",
+               RELEASE_PYPI_WORK=str(work), RELEASE_STORE="local")
+    proc = subprocess.run([str(REPO / "scripts" / "pypi-upload.sh"), "--no-notes"], capture_output=True,
+                          text=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    (attest,) = [c for c in calls if c[:3] == ["-m", "sigstore", "attest"]]
+    assert attest[attest.index("--rekor-version") + 1] == "1"
+    assert attest[attest.index("--predicate-type") + 1] == "https://slsa.dev/provenance/v1"
+    assert sorted(Path(a).name for a in attest if a.endswith(".whl")) == sorted(p.name for p in work.glob("*.whl"))
+    converted = [c for c in calls if c[:3] == ["-m", "pypi_attestations", "convert"]]
+    assert len(converted) == 2
+    assert calls[-1][:3] == ["-m", "release", "pypi-upload"] and "--attestations" in calls[-1]
