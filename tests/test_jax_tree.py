@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from release.core import config
 from release.core.errors import ConfigError, UserError
 from release.sources import module_pin
-from release.sources.pins import read_pin
+from release.sources.pins import Pin, read_pin
 from release.sources.roll import roll
 from tests.support.gitrepos import GitHttpServer
 from tests.support.jax_tree import (
@@ -155,6 +155,55 @@ def test_generated_revision_and_module_files_agree_exactly_when_their_values_do(
             assert sha256 in message and sri(other_sha) in message
     else:
         assert agrees
+
+
+@pytest.mark.parametrize("names", ["urls", "url", "strip_prefix", "both", "neither"])
+@pytest.mark.parametrize("with_integrity", [True, False])
+@given(commit=shas, sha256=digests, other_commit=shas, other_sha=digests, mirrors=st.integers(0, 2))
+def test_the_override_commit_is_the_one_its_urls_or_strip_prefix_names_and_a_field_it_lacks_pins_nothing(
+        names, with_integrity, commit, sha256, other_commit, other_sha, mirrors):
+    # urls (a list, of one or more, or one string) and strip_prefix each may name the commit;
+    # whichever does gives it, and an override naming none (a tag's tarball) or without
+    # integrity pins nothing there: only what it does pin is compared with revision.bzl.
+    urls = [f"https://github.com/openxla/xla/archive/{commit}.tar.gz"]
+    urls += [f"https://mirror.example/{i}/xla-{commit}.tar.gz" for i in range(mirrors)]
+    fields = ['module_name = "xla"']
+    if with_integrity:
+        fields.append(f'integrity = "{sri(sha256)}"')
+    if names in ("urls", "both"):
+        fields.append("urls = [" + ", ".join(f'"{u}"' for u in urls) + "]")
+    elif names == "url":
+        fields.append(f'urls = "{urls[0]}"')
+    else:
+        fields.append('urls = ["https://github.com/openxla/xla/archive/refs/tags/v0.9.tar.gz"]')
+    fields.append(f'strip_prefix = "xla-{commit}"' if names in ("strip_prefix", "both") else 'strip_prefix = "xla"')
+    text = f'module(name = "jax")\narchive_override(\n    {", ".join(fields)},\n)\n'
+    found = module_pin.archive_override(text, "xla")
+    expected_commit = None if names == "neither" else commit
+    expected_sha = sha256 if with_integrity else None
+    assert found is not None and (found.commit, found.sha256) == (expected_commit, expected_sha)
+    module_pin.check_agrees(read_pin(revision_bzl(commit, sha256), name="xla", where=REVISION, var="XLA_COMMIT"),
+                            text, name="xla", file=REVISION, at="jax abc1234")  # the same values agree
+    for pin_commit, pin_sha in [(other_commit, sha256), (commit, other_sha)]:
+        pin = read_pin(revision_bzl(pin_commit, pin_sha), name="xla", where=REVISION, var="XLA_COMMIT")
+        differs = (pin_commit != commit and expected_commit is not None) or (pin_sha != sha256 and with_integrity)
+        try:
+            module_pin.check_agrees(pin, text, name="xla", file=REVISION, at="jax abc1234")
+        except UserError as exc:
+            message = str(exc)
+            assert differs and message.startswith(f"xla: {REVISION} and {MODULE} at jax abc1234 disagree")
+            if pin_commit != commit:  # the variable that holds the commit is named, as written
+                assert f"XLA_COMMIT {pin_commit} in {REVISION}" in message
+        else:
+            assert not differs
+    # A pin read structurally (no variable holds it) is named as the commit; without its digest
+    # only the commit is compared.
+    bare = Pin(other_commit, None, None, None, ())
+    if expected_commit is None or other_commit == commit:
+        module_pin.check_agrees(bare, text, name="xla", file=REVISION, at="jax abc1234")
+    else:
+        with pytest.raises(UserError, match=f"^xla: .*: commit {other_commit} in {REVISION}, "):
+            module_pin.check_agrees(bare, text, name="xla", file=REVISION, at="jax abc1234")
 
 
 @pytest.mark.parametrize("integrity", ["sha256-short=", "sha512-" + "A" * 86 + "==", "sha256-" + "!" * 43 + "="])
