@@ -72,6 +72,54 @@ def test_index_out_that_is_a_symlink_is_refused_and_kept(tmp_path, run_cli):
     assert link.is_symlink() and list(real.iterdir()) == []
 
 
+_SITE_LAYOUTS = {  # path -> file text, or None for a folder
+    "absent": None,
+    "empty": {},
+    "pages and channels": {"index.html": "", "index.json": "{}", "nightly/2026-11-27/": None, "stable/": None},
+    "an older version's project folders": {"index.html": "", "jax-rocm7-plugin/x.whl": "",
+                                            "jax-rocm7-plugin/x.whl.metadata": "", "jax-rocm7-plugin/index.html": ""},
+    "anything, beside the state file": {staging.STATE_FILE: "{}", "notes.txt": "", "other/": None},
+}
+_STRANGE = {  # layout, the name refused
+    "a stranger's file among the pages": ({"index.html": "", "notes.txt": ""}, "notes.txt"),
+    "a project folder holding more than wheels": ({"jax-rocm7-plugin/x.whl": "", "jax-rocm7-plugin/README": ""},
+                                                  "jax-rocm7-plugin"),
+    "a stranger's folder": ({"nightly/": None, "photos/2026/": None}, "photos"),
+}
+
+
+def _lay_out(site: Path, layout: dict[str, str | None]) -> None:
+    site.mkdir()
+    for rel, text in layout.items():
+        if text is None:
+            (site / rel).mkdir(parents=True)
+        else:
+            (site / rel).parent.mkdir(parents=True, exist_ok=True)
+            (site / rel).write_text(text)
+
+
+@pytest.mark.parametrize("layout", list(_SITE_LAYOUTS))
+def test_index_out_that_is_new_empty_or_only_what_the_tool_writes_is_accepted(tmp_path, layout):
+    site = tmp_path / "site"
+    if _SITE_LAYOUTS[layout] is not None:
+        _lay_out(site, _SITE_LAYOUTS[layout])
+    staging.check_site(site)
+
+
+@pytest.mark.parametrize("case", list(_STRANGE))
+def test_index_out_holding_what_the_tool_did_not_write_is_refused_naming_it(tmp_path, case):
+    layout, name = _STRANGE[case]
+    site = tmp_path / "site"
+    _lay_out(site, layout)
+    with pytest.raises(UserError) as exc:
+        staging.check_site(site)
+    assert str(exc.value) == (f"--out {site}: holds {name}, which this tool did not write; "
+                              "expected an empty directory or a site written by `release index`")
+    (tmp_path / "file").write_text("")
+    with pytest.raises(UserError, match=r"^--out .*file: is a file; expected a directory for the site$"):
+        staging.check_site(tmp_path / "file")
+
+
 @given(depth=st.integers(65, 50_000), where=st.sampled_from(["top", "predicate", "subject"]))
 def test_deeply_nested_provenance_is_one_problem(tmp_path_factory, depth, where):
     path = tmp_path_factory.mktemp("prov") / "provenance.intoto.json"
