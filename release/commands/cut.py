@@ -94,7 +94,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
             kind, number = "rc" if args.rc is not None else "release", args.rc
             index = resolver.public_index_from_args(args)
             # a released line's next .postN counts what the store and the public index hold
-            published = (*store.published().versions(),
+            listing = store.published()  # read once: the count, the re-run check, the refusal
+            published = (*listing.versions(),
                          *resolver.index_versions(proj.version_info.rocm_major, index))
             if args.stage == "plan" and args.tag:
                 kind, number = cut_from_tag(args.tag, versions.next_official(proj.version_info.version,
@@ -108,11 +109,11 @@ def run(args: argparse.Namespace, out: Output) -> int:
                 # version_info.json's own version published from these sources: this cut is a
                 # re-run of that release (it resumes), not a new post release past it
                 again = make_plan(proj, kind, pythons=args.pythons, release_commit=commit)
-                if shared.published_from(store, again.version, again.revisions):
+                if shared.published_from(store, again.version, again.revisions, listing):
                     plan = again
             # before tagging: a version the public index beats on its line fails validate
             resolver.refuse_losing_versions({kind: plan.version}, plan.rocm_major, index)
-            shared.check_publishable(store, plan.version, plan.revisions)
+            shared.check_publishable(store, plan.version, plan.revisions, listing)
             if args.stage == "plan":
                 if not args.tag:
                     cut.tag_release(proj.root, plan.tag, commit, push=args.push)
