@@ -33,7 +33,7 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator, Mapping, TypeVar
 from urllib.parse import parse_qsl, quote, urlsplit
 
 from release.core import bodies, bounded, sanitize
@@ -54,6 +54,7 @@ if TYPE_CHECKING:
 
     from release.core.output import ProgressBars
 
+T = TypeVar("T")
 DEFAULT_API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"
 JSON_MEDIA = "application/vnd.github+json"
@@ -343,37 +344,47 @@ class GitHubClient:
 
     def download(self, asset_url: str, dest: Path, *, progress: ProgressBars | None = None,
                  name: str | None = None) -> Path:
-        """Download an asset's bytes: the API answers 302 to a storage host, which gets no token.
-
-        An interrupted transfer starts over with a fresh signed URL (bounded by the retries).
-        """
-        import requests
+        """Download an asset's bytes (``asset_stream``); an interrupted transfer starts over with
+        a fresh signed URL (``transfer``)."""
         dest = Path(dest)
         tmp = dest.with_name(dest.name + ".part")
+        self.transfer("<asset storage>", "download",
+                      lambda: self._save(self.asset_stream(asset_url), tmp, progress, name or dest.name))
+        tmp.replace(dest)
+        return dest
+
+    def asset_stream(self, asset_url: str, headers: dict[str, str] | None = None) -> requests.Response:
+        """An asset's bytes as a stream (``headers``, such as ``Range``, go to the storage host):
+        the API answers 302 to a storage host, which gets a fresh request without our headers
+        (the signed URL is the credential there). Read it inside ``transfer``."""
+        response = self.send("GET", asset_url, headers={"Accept": BINARY_MEDIA}, allow_redirects=False)
+        if not response.is_redirect:
+            return response
+        if not response.headers.get("Location"):
+            raise MalformedAnswer(f"GET {_path_of(asset_url)}", "a redirect without a Location",
+                                  response.status_code)
+        return self._storage_get(response.headers["Location"], headers)
+
+    def transfer(self, where: str, what: str, call: Callable[[], T]) -> T:
+        """``call()``, a read off the API (an asset's bytes at the storage host or at its public
+        download URL), once more after each connection or transfer failure (a ``requests``
+        exception; a storage host's 5xx or expired signature is one), with backoff, within the
+        retries and the deadline, which holds while the bytes come in too (a host that drips
+        them is cut off: ``GitHubUnavailable``)."""
+        import requests
         attempt, backoff, start = 0, 1.0, self.clock()
         while True:
             attempt += 1
-            response = self.send("GET", asset_url, headers={"Accept": BINARY_MEDIA},
-                                 allow_redirects=False)
             try:
-                # A fresh request without our headers: the signed URL is the credential there.
-                if response.is_redirect and not response.headers.get("Location"):
-                    raise MalformedAnswer(f"GET {_path_of(asset_url)}", "a redirect without a Location",
-                                          response.status_code)
                 with wall_clock_limit(max(self.deadline - (self.clock() - start), MIN_LEFT)):
-                    stream = self._storage_get(response.headers["Location"]) if response.is_redirect \
-                        else response
-                    self._save(stream, tmp, progress, name or dest.name)
-                break
+                    return call()
             except DeadlineExceeded:
-                raise GitHubUnavailable("GET", "<asset storage>", None, "download not complete within the "
+                raise GitHubUnavailable("GET", where, None, f"{what} not complete within the "
                                         f"{self.deadline:.0f} s deadline") from None
             except requests.RequestException as exc:
-                self._retry_or_raise("GET", "<asset storage>", None,
-                                     f"download interrupted ({type(exc).__name__})", attempt, start, backoff)
+                self._retry_or_raise("GET", where, None, f"{what} interrupted ({type(exc).__name__})",
+                                     attempt, start, backoff)
                 backoff *= 2
-        tmp.replace(dest)
-        return dest
 
     @staticmethod
     def _save(stream: requests.Response, tmp: Path, progress: ProgressBars | None, name: str) -> None:
