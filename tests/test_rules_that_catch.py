@@ -80,14 +80,14 @@ def test_the_next_roll_never_lands_on_any_of_a_persons_branches(github_client, f
 def test_the_nights_row_shows_that_days_newest_nightly(tmp_path, order):
     """Two nightlies of one day (build numbers 009 and 010: two digits), published in either
     order, and one of the day before: each night's row names its day's newest."""
-    from release.commands.dashboard import _versions_by_day
+    from release.jobs.report import versions_by_day
     from release.sources.dashboard import runs_shown
     store = LocalStore(tmp_path / "store")
     made = ["0.9.1.dev20261121001", "0.9.1.dev20261122009", "0.9.1.dev20261122010"]
     for version in made if order == "oldest first" else reversed(made):
         draft = store.create_draft(f"rocm-jax-v{version}", name="n", body="", prerelease=True)
         store.publish(draft, prerelease=True, make_latest=False)
-    days = _versions_by_day(store, [])
+    days = versions_by_day(store, [])
     assert days == {"2026-11-21": "0.9.1.dev20261121001", "2026-11-22": "0.9.1.dev20261122010"}
     runs = [types.SimpleNamespace(run_number=n, outcome="success", html_url=f"https://example.test/{n}",
                                   conclusion="success", created_at=_dt.datetime(2026, 11, day, 3, 23,

@@ -181,14 +181,16 @@ def test_status_shows_the_throttle_as_set_without_asking_github(bump_project, ru
 ])
 def test_the_report_carries_the_same_decision_bump_makes(world, github_client, run_cli, cache_env,  # noqa: F811
                                                          conclusions, state, shown):
-    from release.commands.dashboard import gather
+    from release.commands._common import now_utc
     from release.core.config import load_project
+    from release.jobs.report import OnGitHub, ReportOptions, gather_report
     from release.sources.throttle import read
     root, origin, fake = world
     commit_roller(root, "throttle_after_red: 2\n")
     nights(fake, conclusions)
     owner, name = fake.repo.split("/")
-    report = gather(load_project(root), github_client, owner, name, None)
+    report = gather_report(load_project(root), ReportOptions(now_utc()), OnGitHub(github_client, owner, name),
+                           None)
     decided = read(parse_roller(root / "roller.yaml", b"throttle_after_red: 2\n"), github_client, owner, name,
                    branch="main")
     assert decided.state == state and shown in (decided.line() or "")
