@@ -163,14 +163,18 @@ nightly = st.builds(lambda line, day: f"{line}.dev2026{day // 31 + 1:02d}{day % 
        st.integers(1, 8), st.none() | st.floats(0, 400))
 def test_gc_never_lets_go_of_the_newest_n_in_pep440_order(published, keep, older_than):
     """Whatever the versions (lines of any length, post-line nightlies), the order they were
-    published in and their ages: the ``keep`` newest by PEP 440 are kept as "newest", and nothing
-    the rule lets go is newer than any of them."""
+    published in and their ages: the ``keep`` newest by PEP 440 of each line (X.Y: 0.9, 0.10 and
+    1.0 publish side by side) are kept as "newest", and nothing the rule lets go is newer than
+    any of its line's."""
     rels = [release(f"rocm-jax-v{v}", days_ago=age) for v, age in published]
     decision = decide(rels, Retention(keep=keep, older_than_days=older_than), NOW)
-    by_pep440 = sorted((Version(v) for v, _ in published), reverse=True)
+    xy = lambda v: v.release[:2]  # noqa: E731
     newest = {k.version for k in decision.kept if k.reason == "newest"}
-    assert newest == set(by_pep440[:keep])
-    assert all(Version(r.tag.removeprefix("rocm-jax-v")) < min(newest) for r in decision.expired)
+    for line in {xy(Version(v)) for v, _ in published}:
+        by_pep440 = sorted((Version(v) for v, _ in published if xy(Version(v)) == line), reverse=True)
+        assert {v for v in newest if xy(v) == line} == set(by_pep440[:keep])
+        assert all(Version(r.tag.removeprefix("rocm-jax-v")) < min(by_pep440[:keep]) for r in decision.expired
+                   if xy(Version(r.tag.removeprefix("rocm-jax-v"))) == line)
     assert {k.release.id for k in decision.kept} | {r.id for r in decision.expired} == {r.id for r in rels}
 
 

@@ -40,7 +40,8 @@ def decide_nightly(store: Store, plan: BuildPlan, plugin_paths: PluginPaths | No
     ``plugin_paths``, a plugin that moved only outside the build tree builds nothing."""
     published = store.published()
     versions.check_scheme(published.versions(), plan.version)
-    last = published.latest(("nightly",))
+    # the last nightly of this line: another maintained line's nights are not this one's sources
+    last = published.latest(("nightly",), line=versions.base_of(plan.version))
     before = None
     if last is not None:
         before = previous_revisions(store, last)

@@ -5,7 +5,9 @@ the nightlies it keeps. Both commands take the same flags (``--keep``, ``--older
 ``--protect``, ``--protect-file``), so for one store and one set of flags the index never lists
 a nightly gc would delete, and gc never deletes one the index was told to protect.
 
-Kept, in this order of reasons: the newest ``keep`` nightlies (by version); protected ones
+Kept, in this order of reasons: the newest ``keep`` nightlies (by version) of each line (``X.Y``:
+two maintained lines publish side by side, and the newer line's nights never push the older
+line's out, ``release.core.lines``); protected ones
 (a version or tag a pinned downstream uses); one published as a full release by hand (not a
 prerelease); with ``older_than_days``, one published less than that many days before ``now``.
 Releases, release candidates, post releases and drafts are never nightlies here, so no rule
@@ -32,6 +34,7 @@ from packaging.version import InvalidVersion, Version
 
 from release.core import naming, regular, versions
 from release.core.errors import UserError
+from release.core.lines import line_key
 
 if TYPE_CHECKING:
     from release.publish.stores import Release
@@ -134,8 +137,10 @@ def decide(releases: Sequence[Release], rule: Retention, now: _dt.datetime | Non
                        key=lambda pair: pair[0], reverse=True)
     kept: list[Kept] = []
     expired: list[Release] = []
-    for rank, (version, rel) in enumerate(nightlies):
+    ranks: dict[tuple[int, int] | None, int] = {}  # per line: how many newer nightlies it has
+    for version, rel in nightlies:
         when = rel.published_at or rel.created_at
+        rank = ranks[line_key(version)] = ranks.get(line_key(version), -1) + 1
         if rank < rule.keep:
             reason = "newest"
         elif version in rule.protect:
@@ -181,12 +186,16 @@ class DraftDecision:
 
 def _publishable(releases: Sequence[Release]) -> Callable[[Version], bool]:
     """Whether a nightly draft of this version may still be published: no published nightly
-    sorts above it (pip would never choose it), and its line has no published release or post
+    of its line sorts above it (pip would never choose it), and its line has no published release or post
     above it and its tag is free (``versions.blocking_version``, the rule the nightly job
     publishes by)."""
     published = [t for r in releases if not r.draft and (t := naming.version_from_tag(r.tag)) is not None]
-    newest = max((v for r in releases if (v := nightly_version(r)) is not None), default=None)
-    return lambda version: ((newest is None or version >= newest)
+    newest: dict[tuple[int, int] | None, Version] = {}  # per line: another line's nights never block
+    for r in releases:
+        if (v := nightly_version(r)) is not None and (
+                line_key(v) not in newest or v > newest[line_key(v)]):
+            newest[line_key(v)] = v
+    return lambda version: ((line_key(version) not in newest or version >= newest[line_key(version)])
                             and versions.blocking_version(str(version), published) is None)
 
 
