@@ -188,3 +188,9 @@ def test_depth_is_counted_exactly():
         bounded.yaml_compose("- [" + "[], " * 50 + "[" * deep + "]" * deep + "]")
     with pytest.raises(bounded.Unparseable, match="deeper than 64"):
         bounded.json_loads("[" + "[]," * 100 + "[" * deep + "]" * deep + "]")
+    with pytest.raises(bounded.Unparseable, match="deeper than 64"):
+        bounded.json_loads('{"a":' * (deep + 1) + "1" + "}" * (deep + 1))
+    half = deep // 2 + 1  # of each kind: neither kind alone passes the limit, both together do
+    with pytest.raises(bounded.Unparseable, match="deeper than 64"):
+        bounded.json_loads('[{"a":' * half + "1" + "}]" * half)
+    assert bounded.json_loads('[{"a":' * (deep // 2) + "1" + "}]" * (deep // 2)) is not None

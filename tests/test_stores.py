@@ -165,3 +165,29 @@ def test_open_store_chooses(tmp_path, fake_github):
     with pytest.raises(UserError) as err:
         open_store("github", "o/r", None, tmp_path, env={})
     assert "GITHUB_TOKEN" in str(err.value)
+
+
+def test_a_local_listing_reads_each_record_once_and_a_changed_one_again(tmp_path, files, monkeypatch):
+    """The index lists the store, then every release's assets: each release.json is read once for
+    both; one another writer replaced since is read again, so its new asset is seen."""
+    from release.publish import local_records
+
+    a, b = files
+    writer = LocalStore(tmp_path / "store")
+    old = writer.create_draft(TAG, name="n", body=MARKER, prerelease=True)
+    new = writer.create_draft("rocm-jax-v0.9.1rc1", name="n", body=MARKER, prerelease=True)
+    writer.upload_asset(old, a, "a b%+é.whl")
+    reads: list[str] = []
+    real = local_records.release_record
+    monkeypatch.setattr(local_records, "release_record", lambda path: reads.append(path.parent.name) or real(path))
+    reader = LocalStore(tmp_path / "store")
+    listed = {r.id: r for r in reader.list_releases()}
+    assets = {i: reader.list_assets(r) for i, r in listed.items()}
+    assert sorted(reads) == sorted([str(old.id), str(new.id)])
+    (only,) = assets[old.id]
+    assert only.url == (tmp_path / "store" / str(old.id) / "assets" / "a b%+é.whl").absolute().as_uri()
+    writer.upload_asset(new, b, "b.whl")
+    reads.clear()
+    assert [x.name for x in reader.list_assets(listed[new.id])] == ["b.whl"]
+    assert [x.name for x in reader.list_assets(listed[old.id])] == ["a b%+é.whl"]
+    assert reads == [str(new.id)]

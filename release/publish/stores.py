@@ -17,12 +17,12 @@ import os
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
-from urllib.parse import quote
+from urllib.parse import quote, quote_from_bytes
 
 from release.core import bodies
 from release.core.atomic import atomic_write
 from release.core.errors import UserError
-from release.core.safe_names import plain_file_name
+from release.core.safe_names import file_name_problem, plain_file_name
 from release.publish import local_records
 from release.publish.records import MARKER as MARKER
 from release.publish.records import Asset as Asset
@@ -312,6 +312,11 @@ class LocalStore(Store):
         self.where = str(self.directory)
         self.clock = clock or (lambda: _dt.datetime.now(_dt.timezone.utc))
         self._filelock: BaseFileLock | None = None
+        self._uri = self.directory.as_uri()
+        # release.json records as last read, by release id, with the file's stat when read: a
+        # listing followed by each release's assets (the index) reads each record once, and a
+        # record changed since (it is replaced whole) is read again
+        self._records: dict[int, tuple[tuple[int, ...], dict]] = {}
 
     @property
     def _lock(self) -> BaseFileLock:
@@ -373,6 +378,21 @@ class LocalStore(Store):
             raise StoreError(f"{self.where}: release {release_id} does not exist")
         return local_records.release_record(path)
 
+    def _record(self, path: Path, release_id: int) -> dict:
+        """A release record to read (not to change): the one read before while the file is
+        unchanged (same inode, size and times: every write replaces it whole), else read now."""
+        try:
+            info = os.stat(path)
+        except FileNotFoundError:
+            raise StoreError(f"{self.where}: release {release_id} does not exist") from None
+        key = (info.st_ino, info.st_dev, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+        known = self._records.get(release_id)
+        if known is not None and known[0] == key:
+            return known[1]
+        data = local_records.release_record(path)
+        self._records[release_id] = (key, data)
+        return data
+
     def _release(self, data: dict) -> Release:
         if not isinstance(data.get("id"), int) or isinstance(data["id"], bool):
             raise StoreError(f"{self.where}: a release record has id {data.get('id')!r}; "
@@ -386,10 +406,12 @@ class LocalStore(Store):
 
     def _asset(self, release_id: int, data: dict) -> Asset:
         # A record is data from outside: its name is checked before it is joined to a path.
-        name = plain_file_name(data.get("name"), f"{self._meta_path(release_id)}: asset record")
-        path = self.directory / str(release_id) / "assets" / name
+        name = data.get("name")
+        if not isinstance(name, str) or file_name_problem(name) is not None:
+            name = plain_file_name(name, f"{self._meta_path(release_id)}: asset record")  # refuses
+        # Path.as_uri() of <dir>/<id>/assets/<name>, without a Path per asset
         return Asset(id=data["id"], name=data["name"], size=data["size"], digest=data["digest"],
-                     state="uploaded", url=path.as_uri())
+                     state="uploaded", url=f"{self._uri}/{release_id}/assets/{quote_from_bytes(os.fsencode(name))}")
 
     def _mutable(self, data: dict) -> None:
         if not data["draft"]:
@@ -407,7 +429,7 @@ class LocalStore(Store):
         for child in self.directory.iterdir():
             local_records.not_linked(child, self.where)
             if child.is_dir() and child.name.isdigit() and (child / "release.json").exists():
-                found.append(self._release(local_records.release_record(child / "release.json")))
+                found.append(self._release(self._record(child / "release.json", int(child.name))))
         return sorted(found, key=lambda r: -r.id)
 
     def create_draft(self, tag: str, *, name: str, body: str, prerelease: bool,
@@ -477,7 +499,7 @@ class LocalStore(Store):
             shutil.rmtree(leftover, ignore_errors=True)
 
     def list_assets(self, release: Release) -> list[Asset]:
-        data = self._read(release.id)
+        data = self._record(self._meta_path(release.id), release.id)
         return [self._asset(release.id, a) for a in data["assets"]]
 
     def upload_asset(self, release: Release, path: Path, name: str,
