@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from release.core import config
 from release.core.errors import UserError
 from release.sources import branches
-from release.sources import git as rgit
+from release.sources import mirror as rmirror
 from release.sources.roll import roll
 from tests.support.gitrepos import JAX_BZL, XLA_BZL
 from tests.support.history import build_history, xla_archive
@@ -75,12 +75,12 @@ def rgit_branches(repo, prefix: str) -> list[str]:
 def fetches(monkeypatch):
     """Fetches made, per remote label."""
     counts: dict[str, int] = {}
-    real = rgit.Mirror._fetch
+    real = rmirror.Mirror._fetch
 
     def counting(self, *args, **kwargs):
         counts[self.remote.label] = counts.get(self.remote.label, 0) + 1
         return real(self, *args, **kwargs)
-    monkeypatch.setattr(rgit.Mirror, "_fetch", counting)
+    monkeypatch.setattr(rmirror.Mirror, "_fetch", counting)
     return counts
 
 

@@ -9,6 +9,8 @@ import pytest
 
 from release.core.errors import RemoteError, UserError
 from release.sources import git as rgit
+from release.sources import mirror as rmirror
+from release.sources import partial as rpartial
 from release.sources import refs
 from tests.support.gitrepos import BRANCH, XLA_BZL, GitHttpServer, RepoBuilder
 
@@ -54,7 +56,7 @@ def test_auth_failure_names_dep_and_url_never_the_token(git_remotes, token_serve
 def test_a_mirror_keeps_no_token_on_disk_yet_fetches_with_it(git_remotes, token_server, tmp_path):
     token = "s3cret-token-1234"
     remote = rgit.Remote("jax", token_server.url("jax.git", user="x-access-token", password=token))
-    with rgit.Mirror(tmp_path, remote) as mirror:
+    with rmirror.Mirror(tmp_path, remote) as mirror:
         assert mirror.fetch_branch(BRANCH) == git_remotes.c["J4"]
         mirror.checkout(git_remotes.c["J4"], tmp_path / "wt")  # lazily fetches blobs: needs the token
     on_disk = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())
@@ -65,7 +67,7 @@ def test_a_mirror_keeps_no_token_on_disk_yet_fetches_with_it(git_remotes, token_
     assert f"url = {token_server.url('jax.git')}" in config
     # A mirror made by an older version with the token in its config is scrubbed on open.
     subprocess.run(["git", "config", "remote.origin.url", remote.url], cwd=mirror.path, check=True)
-    with rgit.Mirror(tmp_path, remote) as again:
+    with rmirror.Mirror(tmp_path, remote) as again:
         assert again.fetch_branch(BRANCH) == git_remotes.c["J4"]
     assert token not in (mirror.path / "config").read_text()
 
@@ -82,7 +84,7 @@ def test_unreachable_and_missing_remotes(tmp_path):
 
 def test_mirror_is_bare_blobless_and_shallow_and_deepens_on_demand(git_remotes, tmp_path):
     c = git_remotes.c
-    with rgit.Mirror(tmp_path, rgit.Remote("xla", git_remotes.xla.url), first_depth=4) as m:
+    with rmirror.Mirror(tmp_path, rgit.Remote("xla", git_remotes.xla.url), first_depth=4) as m:
         assert m.fetch_branch(BRANCH) == c["Y_TIP"]
         assert (m.path / "HEAD").is_file() and not (m.path / ".git").exists()
         assert objects(m, "blob") == 0 and objects(m, "commit") == 4 and m.shallow()
@@ -101,7 +103,7 @@ def test_mirror_is_bare_blobless_and_shallow_and_deepens_on_demand(git_remotes, 
 
 def test_ancestry_through_merges_and_side_branches(git_remotes, tmp_path):
     c = git_remotes.c
-    with rgit.Mirror(tmp_path, rgit.Remote("jax", git_remotes.jax.url), first_depth=1) as m:
+    with rmirror.Mirror(tmp_path, rgit.Remote("jax", git_remotes.jax.url), first_depth=1) as m:
         tip = m.fetch_branch(BRANCH)
         for sha in ("J1", "F1", "JS", "JF"):
             assert m.fetch_commit(c[sha])
@@ -115,7 +117,7 @@ def test_ancestry_through_merges_and_side_branches(git_remotes, tmp_path):
 def test_read_file_fetches_one_blob_and_mirror_is_reused(git_remotes, git_http, tmp_path):
     c = git_remotes.c
     remote = rgit.Remote("plugin", git_remotes.url("plugin", git_http))
-    with rgit.Mirror(tmp_path, remote) as m:
+    with rmirror.Mirror(tmp_path, remote) as m:
         assert m.fetch_commit(c["P2"])
         assert objects(m, "blob") == 0
         text = m.read_file(c["P2"], XLA_BZL)
@@ -124,7 +126,7 @@ def test_read_file_fetches_one_blob_and_mirror_is_reused(git_remotes, git_http, 
         assert m.read_file(c["P2"], "no/such/file") is None
         assert m.read_file(c["P2"], "jax_rocm_plugin") is None  # a tree, not a file
     git_http.reset_counts()
-    with rgit.Mirror(tmp_path, remote) as again:  # next run: same mirror, nothing fetched
+    with rmirror.Mirror(tmp_path, remote) as again:  # next run: same mirror, nothing fetched
         assert again.path == m.path
         assert again.fetch_commit(c["P2"]) and again.read_file(c["P2"], XLA_BZL) == text
     assert git_http.requests == 0 and again.fetches == 0
@@ -135,7 +137,7 @@ def test_incremental_fetch_moves_only_new_commits(tmp_path, git_http):
     for i in range(40):
         remote_repo.commit("main", f"c{i}", {f"f{i % 5}.txt": f"{i}\n" * 2000})
     remote = rgit.Remote("scratch", git_http.url("scratch-incremental.git"))
-    with rgit.Mirror(tmp_path, remote) as m:
+    with rmirror.Mirror(tmp_path, remote) as m:
         git_http.reset_counts()
         m.fetch_branch("main")
         cold = git_http.bytes_out
@@ -148,11 +150,11 @@ def test_incremental_fetch_moves_only_new_commits(tmp_path, git_http):
 
 
 def test_mirror_dir_is_stable_and_hides_credentials(tmp_path):
-    a = rgit.mirror_dir(tmp_path, "https://user:pa55w0rd-xyz@github.com/ROCm/xla.git")
+    a = rpartial.mirror_dir(tmp_path, "https://user:pa55w0rd-xyz@github.com/ROCm/xla.git")
     assert a.name.startswith("xla-") and "pa55w0rd" not in str(a)
-    assert a == rgit.mirror_dir(tmp_path, "https://user:rotated-token@github.com/ROCm/xla.git")
-    assert a == rgit.mirror_dir(tmp_path, "https://github.com/ROCm/xla.git")
-    assert a != rgit.mirror_dir(tmp_path, "https://github.com/ROCm/jax.git")
+    assert a == rpartial.mirror_dir(tmp_path, "https://user:rotated-token@github.com/ROCm/xla.git")
+    assert a == rpartial.mirror_dir(tmp_path, "https://github.com/ROCm/xla.git")
+    assert a != rpartial.mirror_dir(tmp_path, "https://github.com/ROCm/jax.git")
 
 
 @pytest.mark.parametrize("stderr, why", [
@@ -173,7 +175,7 @@ def test_failures_are_classified_without_reading_urls(stderr, why):
 
 def test_history_is_commits_only_and_a_depth_fetch_never_drops_history(git_remotes, tmp_path):
     c = git_remotes.c
-    with rgit.Mirror(tmp_path, rgit.Remote("xla", git_remotes.xla.url), first_depth=4) as m:
+    with rmirror.Mirror(tmp_path, rgit.Remote("xla", git_remotes.xla.url), first_depth=4) as m:
         m.fetch_branch(BRANCH)
         assert m.fetch_commit(c["X1"], trees=False)
         assert len(m.log(c["X1"], c["Y_TIP"])) == 30
@@ -196,7 +198,7 @@ def test_branch_contains_reads_the_branch_back_to_a_date_only(tmp_path, git_http
     up.time += day
     side = up.commit("rocm-jaxlib-v0.9", "side", {"g.txt": "g\n"}, parents=(shas[10],))
     remote = rgit.Remote("scratch", git_http.url("scratch-contains.git"))
-    with rgit.Mirror(tmp_path, remote) as m:
+    with rmirror.Mirror(tmp_path, remote) as m:
         assert m.fetch_commit(shas[50], trees=False)
         since = m.commit_time(shas[50]) - 2 * day
         assert m.branch_contains("rocm-jaxlib-v1.0", shas[50], since) is True
@@ -224,7 +226,7 @@ def test_a_branch_that_did_not_move_is_asked_again_without_a_fetch(tmp_path, git
     release = up.commit("rocm-jaxlib-v1.0", "release", {"r.txt": "r\n"}, parents=(main[5],))
     remote = rgit.Remote("scratch", git_http.url("scratch-unmoved.git"))
     pin = main[12]
-    with rgit.Mirror(tmp_path, remote) as m:
+    with rmirror.Mirror(tmp_path, remote) as m:
         assert m.fetch_commit(pin, trees=False)
         since = m.commit_time(pin) - 2 * day
         listed = refs.ls_remote_branches(remote, "rocm-jaxlib-v*")

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from release.core.errors import UserError
 from release.core.redact import display_url, redact
 from release.sources import git, refs
+from release.sources import mirror as rmirror
 from tests.support.hostile_server import hostile_servers, redirect_to  # noqa: F401 (fixture)
 
 TOKEN = "ghs_" + "R3directLeak" * 3
@@ -31,7 +32,7 @@ def test_credentials_never_reach_the_host_a_remote_redirects_to(hostile_servers,
         elif ask == "ls_remote_heads":
             refs._ls_remote_heads(remote, "master")
         else:
-            with git.Mirror(tmp_path / "cache", remote) as mirror:
+            with rmirror.Mirror(tmp_path / "cache", remote) as mirror:
                 mirror.fetch_branch("master")
     assert remote_host.seen, "the remote itself was asked"
     assert not stranger.seen or not any("authorization" in s.headers for s in stranger.seen)

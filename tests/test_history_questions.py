@@ -20,7 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from release.sources import git as rgit
-from release.sources.git import SKEW
+from release.sources import mirror as rmirror
+from release.sources import partial as rpartial
+from release.sources.mirror import SKEW
 from tests.support.gitrepos import RepoBuilder, git
 
 DAY = 86400
@@ -39,7 +41,7 @@ class Shape:
     depth: int  # the mirror's first fetch depth
     pin: int  # index into the release branch's own commits
     old: int  # index into main + release commits: the pin before
-    window: int = rgit.FIRST_WINDOW  # the mirror's first window by date (0: deepen by count only)
+    window: int = rpartial.FIRST_WINDOW  # the mirror's first window by date (0: deepen by count only)
 
 
 @st.composite
@@ -49,7 +51,7 @@ def shapes(draw) -> Shape:
     return Shape(main, draw(st.integers(0, main - 1)), draw(st.integers(0, main - 1)), draw(st.integers(1, 4)),
                  before, after, draw(st.sampled_from((1, 24, 48, 72, 96))), draw(st.integers(1, 5)),
                  draw(st.integers(0, before + after)), draw(st.integers(0, main + before + after)),
-                 draw(st.sampled_from((0, DAY, 3 * DAY, 10 * DAY, rgit.FIRST_WINDOW))))
+                 draw(st.sampled_from((0, DAY, 3 * DAY, 10 * DAY, rpartial.FIRST_WINDOW))))
 
 
 def build(root: Path, s: Shape) -> tuple[RepoBuilder, list[str], list[str]]:
@@ -87,7 +89,7 @@ def truth_ancestor(repo: RepoBuilder, anc: str, desc: str) -> bool:
     return subprocess.run(["git", "merge-base", "--is-ancestor", anc, desc], cwd=repo.path).returncode == 0
 
 
-def ask(mirror: rgit.Mirror, branch: str, old: str, new: str) -> dict:
+def ask(mirror: rmirror.Mirror, branch: str, old: str, new: str) -> dict:
     """What roll asks about a via pin ``new`` after ``old``, in roll's order."""
     assert mirror.fetch_commit(new, trees=False) and mirror.fetch_commit(old, trees=False)
     since = mirror.commit_time(new) - SKEW
@@ -119,10 +121,10 @@ def test_history_questions_hold_on_any_boundary_cold_and_warm(shape, tmp_path):
         "drops": truth_count(repo, old, new),
     }
     remote = rgit.Remote("xla", repo.url)
-    with rgit.Mirror(root / "cache", remote, first_depth=shape.depth, first_window=shape.window) as cold:
+    with rmirror.Mirror(root / "cache", remote, first_depth=shape.depth, first_window=shape.window) as cold:
         assert ask(cold, RELEASE, old, new) == truth
     # The same questions again on what the first run left (warm), and in the other order.
-    with rgit.Mirror(root / "cache", remote, first_depth=shape.depth, first_window=shape.window) as warm:
+    with rmirror.Mirror(root / "cache", remote, first_depth=shape.depth, first_window=shape.window) as warm:
         assert ask(warm, RELEASE, old, new) == truth
         assert ask(warm, RELEASE, new, old)["drops"] == truth_count(repo, new, old)
 
@@ -132,7 +134,7 @@ def test_counting_behind_a_branch_tip_deepens_by_commit_not_by_local_name(tmp_pa
     asked the remote for refs/remotes/origin/<branch> ("couldn't find remote ref")."""
     shape = Shape(main=3, fork=1, side_fork=0, side=3, before=1, after=2, gap=72, depth=1, pin=0, old=0)
     repo, _, release = build(tmp_path, shape)
-    with rgit.Mirror(tmp_path / "cache", rgit.Remote("xla", repo.url), first_depth=1) as m:
+    with rmirror.Mirror(tmp_path / "cache", rgit.Remote("xla", repo.url), first_depth=1) as m:
         assert m.fetch_commit(release[0], trees=False)
         assert m.branch_contains(RELEASE, release[0], m.commit_time(release[0]) - SKEW)
         assert m.shallow()  # the side branch's old commits sit behind a boundary
@@ -175,7 +177,7 @@ def test_a_sideways_count_far_below_the_pins_costs_one_round_by_date(tmp_path):
              "brings": int(git("rev-list", "--count", new, f"^{old}", cwd=up)),
              "drops": int(git("rev-list", "--count", old, f"^{new}", cwd=up))}
     assert (truth["brings"], truth["drops"]) == (920, 10)
-    with rgit.Mirror(tmp_path / "cache", rgit.Remote("xla", (tmp_path / "up.git").as_uri())) as m:
+    with rmirror.Mirror(tmp_path / "cache", rgit.Remote("xla", (tmp_path / "up.git").as_uri())) as m:
         assert m.fetch_commit(new, trees=False) and m.fetch_commit(old, trees=False)
         pins = m.fetches
         got = {"forward": m.is_ancestor(old, new), "backward": m.is_ancestor(new, old),
@@ -193,7 +195,7 @@ def test_asking_which_commits_are_here_fetches_nothing(tmp_path):
     its parents are here would fetch it (with its trees) from the remote: presence is asked
     without that lazy fetch."""
     h = long_history(tmp_path / "up.git", 10, (), spacing=60)
-    with rgit.Mirror(tmp_path / "cache", rgit.Remote("xla", (tmp_path / "up.git").as_uri()), first_depth=1) as m:
+    with rmirror.Mirror(tmp_path / "cache", rgit.Remote("xla", (tmp_path / "up.git").as_uri()), first_depth=1) as m:
         assert m.fetch_commit(h["main"][-1], trees=False)
         assert m._present({h["main"][-1], h["main"][-2], "0" * 40}) == {h["main"][-1]}
         assert not m.has_commit(h["main"][-2])  # still not here: asking fetched nothing
@@ -206,7 +208,7 @@ def test_a_merge_cut_off_with_one_parent_here_stays_cut_off(tmp_path):
     shape = Shape(main=3, fork=1, side_fork=0, side=3, before=2, after=1, gap=24, depth=1, pin=0, old=0, window=0)
     repo, _, release = build(tmp_path, shape)
     merge, first = release[shape.before], release[shape.before - 1]
-    with rgit.Mirror(tmp_path / "cache", rgit.Remote("xla", repo.url), first_depth=1, first_window=0) as m:
+    with rmirror.Mirror(tmp_path / "cache", rgit.Remote("xla", repo.url), first_depth=1, first_window=0) as m:
         assert m.fetch_commit(first, trees=False) and m.fetch_commit(merge, trees=False)
         assert merge in m.shallow()
         assert m.count(merge, first) == truth_count(repo, merge, first) == 1 + shape.side
@@ -220,7 +222,7 @@ def test_a_count_is_exact_when_the_older_pins_boundary_hides_what_a_side_branch_
     shape = Shape(main=4, fork=3, side_fork=0, side=1, before=2, after=0, gap=96, depth=2, pin=2, old=1, window=0)
     repo, main, release = build(tmp_path, shape)
     merge, older = release[2], release[1]
-    with rgit.Mirror(tmp_path / "cache", rgit.Remote("xla", repo.url), first_depth=2, first_window=0) as m:
+    with rmirror.Mirror(tmp_path / "cache", rgit.Remote("xla", repo.url), first_depth=2, first_window=0) as m:
         assert m.fetch_commit(older, trees=False) and m.fetch_commit(merge, trees=False)
         assert m.count(merge, older) == truth_count(repo, merge, older) == 2
         assert m.is_ancestor(older, merge) and m.merge_base(older, merge) == older

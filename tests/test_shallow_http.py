@@ -14,6 +14,7 @@ import pytest
 from release.core.config import Dep, RollVia
 from release.sources import branches
 from release.sources import git as rgit
+from release.sources import mirror as rmirror
 from tests.support.gitrepos import GitHttpServer, RepoBuilder
 
 DAY = 86400
@@ -48,9 +49,9 @@ def _answers(upstream, transport: str, cache) -> dict:
     remote = _remote(upstream, transport)
     pin = pins[2]
     dep = Dep("xla", remote.url, f"{V}0.10.0", pin, RollVia("jax", "third_party/xla/revision.bzl", "XLA_COMMIT"))
-    with rgit.Mirror(cache, remote, first_depth=1) as m:
+    with rmirror.Mirror(cache, remote, first_depth=1) as m:
         assert m.fetch_commit(pin, trees=False)
-        since = m.commit_time(pin) - rgit.SKEW
+        since = m.commit_time(pin) - rmirror.SKEW
         olds = (f"{V}0.10.0-alpha", f"{V}0.10.0-draft")
         return {
             "one old branch": m.branch_contains(f"{V}0.10.0", pin, since),
@@ -77,5 +78,5 @@ def test_a_branch_with_nothing_since_the_pin_holds_nothing_over_http_as_over_fil
     "fatal: no commits selected for shallow requests\nfatal: the remote end hung up unexpectedly",
 ])
 def test_both_transports_words_for_nothing_that_new_are_read_alike(stderr):
-    assert rgit.nothing_since(stderr)
-    assert not rgit.nothing_since("fatal: unable to access 'http://x/': Failed to connect")
+    assert rmirror.nothing_since(stderr)
+    assert not rmirror.nothing_since("fatal: unable to access 'http://x/': Failed to connect")

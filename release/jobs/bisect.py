@@ -279,7 +279,8 @@ class BuildProbe:
         from release.jobs.runner import JobOptions, JobRun
         from release.jobs.shared import CheckFailed
         from release.publish.stores import LocalStore
-        from release.sources.git import Mirror, Remote
+        from release.sources.git import Remote
+        from release.sources.mirror import Mirror
 
         log = directory / "probe.log"
         deps = self.project.deps.with_commits(candidate.commits)

@@ -49,7 +49,8 @@ def known_in_range(deps: Deps, good: Mapping[str, str], bad: Mapping[str, str],
     """The first of ``known`` whose culprit the bad pins contain and the good ones do not: the
     failure between them already has its bisect and hold. A culprit the plugin's remote does
     not have is no answer."""
-    from release.sources.git import Mirror, Remote
+    from release.sources.git import Remote
+    from release.sources.mirror import Mirror
 
     mine = [k for k in known if k.dep == SOURCE]
     if not mine or SOURCE not in deps.names or SOURCE not in good or SOURCE not in bad:

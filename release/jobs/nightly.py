@@ -76,7 +76,8 @@ def mirror_paths(project: Project) -> PluginPaths:
     def paths(old: str, new: str) -> set[str] | None:
         from release.core.errors import ReleaseError
         from release.sources.checkout import cache_dir
-        from release.sources.git import Mirror, Remote
+        from release.sources.git import Remote
+        from release.sources.mirror import Mirror
         if SOURCE not in project.deps.names:
             return None
         dep = project.deps[SOURCE]

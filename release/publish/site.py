@@ -158,7 +158,8 @@ def mirror_counter(cache: Path, say: Say = lambda _: None) -> CountCommits:
     missing): the commits of ``old..new``, or None when ``new`` does not descend from ``old``
     (a rewind or a sideways move has no plain count) or the remote cannot answer."""
     from release.core.errors import UserError
-    from release.sources.git import Mirror, Remote
+    from release.sources.git import Remote
+    from release.sources.mirror import Mirror
 
     def ask(url: str, old: str, new: str) -> int | None:
         try:

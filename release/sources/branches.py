@@ -23,7 +23,8 @@ import re
 from typing import Callable
 
 from release.core.config import Dep
-from release.sources.git import SKEW, Mirror, Remote
+from release.sources.git import Remote
+from release.sources.mirror import SKEW, Mirror
 from release.sources.refs import ls_remote_branches
 
 # ASCII digits (a look-alike U+0661 is none), at most 9 a part: a longer run is no version

@@ -16,7 +16,9 @@ from typing import Callable
 
 from release.core.config import Dep, Deps
 from release.core.errors import UserError
-from release.sources.git import Mirror, Remote, common_dir, head_of, mirror_dir
+from release.sources.git import Remote, common_dir, head_of
+from release.sources.mirror import Mirror
+from release.sources.partial import mirror_dir
 
 SOURCE_DEPS = ("plugin", "jax", "xla")
 CACHE_ENV = "JAX_ROCM_RELEASE_CACHE"

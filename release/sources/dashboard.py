@@ -29,7 +29,9 @@ from typing import TYPE_CHECKING, Any, Iterable
 from release.core import roller_report
 from release.core.errors import ReleaseError, UserError
 from release.core.roller_report import MARKER, Pin, Pull
-from release.sources.git import Mirror, Remote, mirror_dir
+from release.sources.git import Remote
+from release.sources.mirror import Mirror
+from release.sources.partial import mirror_dir
 from release.sources.pull_requests import open_bump_pulls
 from release.sources.repo import HOLD_PREFIX
 

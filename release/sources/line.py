@@ -19,7 +19,7 @@ from release.core import bounded
 from release.core.config import LINE_FILE, Dep, VersionInfo
 from release.core.errors import UserError
 from release.core.versions import next_official, parse_next
-from release.sources.git import Mirror
+from release.sources.mirror import Mirror
 
 # ASCII digits only (a look-alike U+0661 is no digit here), at most 9 a part (a 5,000-digit part
 # is no version Python can even turn into an int), matched whole (\Z).

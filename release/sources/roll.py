@@ -34,8 +34,10 @@ from release.core.config import Dep, Deps
 from release.core.errors import UserError
 from release.core.revisions import github_base
 from release.sources import branches, module_pin, selection
-from release.sources.git import FIRST_DEPTH, SKEW, LogEntry, Mirror, Remote
+from release.sources.git import LogEntry, Remote
 from release.sources.line import line_at
+from release.sources.mirror import SKEW, Mirror
+from release.sources.partial import FIRST_DEPTH
 from release.sources.pins import Pin, read_pin
 from release.sources.refs import ls_remote, ls_remote_branches
 

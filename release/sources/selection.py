@@ -22,8 +22,8 @@ from release.core.errors import UserError
 from release.sources import ci_status
 
 if TYPE_CHECKING:
-    from release.sources.git import Mirror
     from release.sources.github import GitHubClient
+    from release.sources.mirror import Mirror
 
     GitHubRepo = tuple[str, str, GitHubClient]  # owner, repository, a client to read its CI
 

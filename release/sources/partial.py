@@ -1,0 +1,281 @@
+"""An upstream's cached partial clone: bare, blob-filtered, shallow, and its fetches.
+
+A mirror holds only the commits and trees a question needs (``--filter=blob:none`` or
+``--filter=tree:0``, ``--depth``, ``--shallow-since``, deepened on demand), so answering
+"what changed between two pins" never clones a whole history. Blobs arrive one at a time,
+lazily, when a file is read or a commit is checked out. These stay on the git command:
+GitPython has no partial clone (``--filter``, ``promisor`` remotes, lazy blob fetches) and
+no shallow bookkeeping of its own, and over smart HTTP it runs the same git process anyway.
+History questions over a mirror (ancestry, counts, logs) are ``release.sources.mirror``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Self
+
+from release.core.errors import RemoteError, UserError
+from release.core.redact import redact
+from release.sources.git import _SHA, Remote, remote_error, run_git
+
+if TYPE_CHECKING:
+    from filelock import FileLock
+
+FILTER = "--filter=blob:none"  # a commit with its trees: to read a file or check it out
+HISTORY_FILTER = "--filter=tree:0"  # commits only: ancestry, counts and logs need nothing more
+FIRST_DEPTH = 64  # commits of a branch fetched the first time; deepened x4 when a question needs more
+# How far below the newest cut-off commit a history question first fetches, by date (at least
+# twice the time between the two commits asked about), doubled each round after. Commits only cost
+# ~300 bytes each: a round trip (a fetch, then walks to check what it left) costs more than
+# thousands of extra commits, so the window is wide and grows fast.
+FIRST_WINDOW = 60 * 86400
+
+
+def mirror_dir(cache: Path, url: str) -> Path:
+    """Where the mirror of ``url`` lives under ``cache``: readable name plus a hash of the URL
+    without credentials (a rotated token keeps its mirror)."""
+    bare = re.sub(r"(?<=://)[^/@\s]+@", "", url)
+    tail = re.sub(r"\.git$", "", bare.rstrip("/").rsplit("/", 1)[-1]) or "repo"
+    tail = re.sub(r"[^A-Za-z0-9._-]", "_", tail)
+    return Path(cache) / f"{tail}-{hashlib.sha256(bare.encode()).hexdigest()[:12]}.git"
+
+
+class PartialMirror:
+    """A cached bare, blob-filtered, shallow mirror of one remote, reused between runs.
+
+    Use as a context manager: it holds a file lock so two runs never fetch into one
+    mirror at once. ``first_depth``: commits of a branch fetched the first time (a small one
+    makes every history question deepen, as a long history does); ``first_window``: seconds
+    of history below the newest cut a question first fetches by date (0: by count only).
+    """
+
+    def __init__(self, cache: Path, remote: Remote, *, first_depth: int = FIRST_DEPTH,
+                 first_window: int = FIRST_WINDOW):
+        self.remote = remote
+        self.first_depth = first_depth
+        self.first_window = first_window
+        self.path = mirror_dir(cache, remote.url)
+        self._filelock: FileLock | None = None
+        self.fetches = 0  # how many times this object talked to the remote (for tests and logs)
+
+    @property
+    def _lock(self) -> FileLock:
+        """The mirror's lock, made when first taken (a command that only reads pins never loads it)."""
+        if self._filelock is None:
+            from filelock import FileLock
+            self._filelock = FileLock(str(self.path) + ".lock")
+        return self._filelock
+
+    def __enter__(self) -> Self:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock.acquire()
+        try:
+            self._open()
+        except BaseException:
+            self._lock.release()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+    def _open(self) -> None:
+        if not (self.path / "HEAD").is_file():
+            tmp = self.path.with_name(self.path.name + ".new")
+            if tmp.exists():
+                import shutil
+                shutil.rmtree(tmp)
+            status, _, err = run_git(["init", "--quiet", "--bare", str(tmp)])
+            if status != 0:
+                raise AssertionError(f"git init failed in {tmp}: {err}")
+            for key, value in (("remote.origin.promisor", "true"),
+                               ("remote.origin.partialclonefilter", "blob:none"),
+                               ("core.repositoryformatversion", "1"),
+                               ("extensions.partialclone", "origin"),
+                               ("gc.auto", "0"), ("maintenance.auto", "false"),
+                               ("remote.origin.url", self.remote.bare_url)):
+                run_git(["config", key, value], cwd=tmp)
+            os.replace(tmp, self.path)  # a crash mid-init leaves no half mirror behind
+        self._env = self.remote.auth_env()
+        if self._config("remote.origin.url") != self.remote.bare_url:  # also scrubs an old token
+            self._run("config", "remote.origin.url", self.remote.bare_url)
+
+    # ---------------------------------------------------------------- plumbing
+
+    def _run(self, *args: str, check: bool = True, input: str | None = None,
+             encoding: str = "utf-8") -> tuple[int, str, str]:
+        status, out, err = run_git(list(args), self.path, self._env, input, encoding)
+        if check and status != 0:
+            raise AssertionError(redact(f"git {' '.join(args)} failed in {self.path}: {err}"))
+        return status, out, err
+
+    def _config(self, key: str) -> str | None:
+        status, out, _ = self._run("config", "--get", key, check=False)
+        return out if status == 0 else None
+
+    def _fetch(self, *args: str, filter: str = HISTORY_FILTER) -> tuple[int, str]:
+        """One fetch from origin. Depth-limited fetches mark the commits they stop at as
+        shallow even when this mirror already has their parents (git shortens history);
+        such marks are dropped again so history once fetched is never fetched twice."""
+        self.fetches += 1
+        before = self.shallow()
+        status, _, err = self._run("fetch", "--no-tags", "--no-write-fetch-head", "--quiet", filter,
+                                   *args, check=False)
+        self._keep_history(self.shallow() - before)
+        return status, err
+
+    def _keep_history(self, marked: set[str]) -> None:
+        # A fetch by date may also mark commits it did not send: only those here are read
+        # (reading one that is not would fetch it, with its trees).
+        marked = self._present(marked)
+        if not marked:
+            return
+        parents = self._raw_parents(marked)
+        present = self._present(set().union(*parents.values()))
+        keep = {sha for sha in marked if present.issuperset(parents[sha])}
+        if keep:
+            path = self.path / "shallow"
+            rest = sorted(self.shallow() - keep)
+            if rest:
+                tmp = path.with_name("shallow.new")
+                tmp.write_text("".join(f"{sha}\n" for sha in rest))
+                os.replace(tmp, path)
+            else:
+                path.unlink()
+
+    def _raw_parents(self, shas: set[str]) -> dict[str, list[str]]:
+        """Parents of commits that are here, as their objects record them (a shallow mark hides
+        them from rev-list), in one git process."""
+        out = self._run("cat-file", "--batch", input="".join(f"{sha}\n" for sha in sorted(shas)),
+                        encoding="latin-1")[1]  # sizes are in bytes
+        parents: dict[str, list[str]] = {}
+        pos = 0
+        while pos < len(out):
+            header, _, rest = out[pos:].partition("\n")
+            sha, _, size = header.split()
+            body = rest[:int(size)]
+            parents[sha] = [line.split()[1] for line in body.split("\n\n", 1)[0].splitlines()
+                            if line.startswith("parent ")]
+            pos += len(header) + 1 + int(size) + 1
+        return parents
+
+    def _present(self, shas: set[str]) -> set[str]:
+        """Which of these commits are here, in one git process and without the lazy fetch a
+        partial repository would do for a missing one."""
+        if not shas:
+            return set()
+        out = self._run("rev-list", "--missing=print", "--ignore-missing", "--no-walk", "--stdin",
+                        input="".join(f"{sha}\n" for sha in sorted(shas)))[1]
+        return set(out.split()) & shas
+
+    def shallow(self) -> set[str]:
+        path = self.path / "shallow"
+        return set(path.read_text().split()) if path.is_file() else set()
+
+    # ---------------------------------------------------------------- questions
+
+    def has_commit(self, sha: str) -> bool:
+        """Whether the commit is here, without the lazy fetch a partial repository would do."""
+        status, out, _ = self._run("rev-list", "--missing=print", "--no-walk", sha, check=False)
+        return status == 0 and out.strip() == sha
+
+    def tracking_ref(self, branch: str) -> str:
+        return f"refs/remotes/origin/{branch}"
+
+    def branch_tip(self, branch: str) -> str | None:
+        status, out, _ = self._run("rev-parse", "--verify", "--quiet", self.tracking_ref(branch), check=False)
+        return out.strip() if status == 0 else None
+
+    def fetch_branch(self, branch: str) -> str:
+        """Bring the branch up to date: shallow the first time, incremental after. Returns its tip."""
+        spec = f"+refs/heads/{branch}:{self.tracking_ref(branch)}"
+        args = (spec,) if self.branch_tip(branch) else (f"--depth={self.first_depth}", spec)
+        status, err = self._fetch("origin", *args)
+        if status != 0:
+            if "couldn't find remote ref" in err.lower():
+                raise UserError(f"{self.remote.label}: no branch '{branch}' on {self.remote.shown}")
+            raise remote_error(self.remote, "cannot fetch from", err)
+        tip = self.branch_tip(branch)
+        if tip is None:  # git said the fetch worked, yet the branch is not there
+            raise RemoteError(f"{self.remote.label}: fetching '{branch}' from {self.remote.shown} "
+                              "left no branch")
+        return tip
+
+    def has_tree(self, sha: str) -> bool:
+        """Whether the commit's root tree is here (a commit fetched for its history has none)."""
+        status, out, _ = self._run("rev-list", "--missing=print", "--objects", "--no-walk",
+                                   "--filter=tree:1", sha, check=False)
+        return status == 0 and not any(line.startswith("?") for line in out.splitlines())
+
+    def fetch_commit(self, sha: str, *, trees: bool = True) -> bool:
+        """Make sure ``sha`` is here, with its trees (to read files or check out) or without
+        (enough for history questions). False when the remote lacks it."""
+        if self.has_commit(sha) and (not trees or self.has_tree(sha)):
+            return True
+        # --refetch: a present commit makes the server assume its trees are here too.
+        extra = ("--refetch",) if self.has_commit(sha) else ()
+        status, err = self._fetch("--depth=1", *extra, "origin", sha, filter=FILTER if trees else HISTORY_FILTER)
+        if status != 0:
+            low = err.lower()
+            if any(s in low for s in ("not our ref", "no such remote ref", "couldn't find remote ref",
+                                      "unadvertised object", "bad object", "upload-pack: not our")):
+                return False
+            raise remote_error(self.remote, "cannot fetch from", err)
+        return self.has_commit(sha)
+
+    def commit_time(self, sha: str) -> int:
+        """Committer time of a commit that is here (seconds since the epoch)."""
+        return int(self._run("log", "-1", "--format=%ct", sha)[1].strip())
+
+    def _times(self, shas: set[str]) -> dict[str, int]:
+        """Committer times of commits that are here, in one git process."""
+        if not shas:
+            return {}
+        out = self._run("log", "--no-walk=unsorted", "--format=%H %ct", "--stdin",
+                        input="".join(f"{sha}\n" for sha in sorted(shas)))[1]
+        return {sha: int(t) for sha, t in (line.split() for line in out.splitlines())}
+
+    def resolve(self, rev: str) -> str:
+        """The commit a local name or SHA stands for here (what a fetch may ask the remote for)."""
+        if _SHA.match(rev):
+            return rev
+        return self._run("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")[1].strip()
+
+    def changed_paths(self, old: str, new: str) -> set[str]:
+        """Paths whose content differs between two commits (trees only: no blob is fetched)."""
+        out = self._run("diff-tree", "-r", "--no-renames", "--name-only", "-z", old, new)[1]
+        return {name for name in out.split("\x00") if name}
+
+    def read_file(self, sha: str, path: str) -> str | None:
+        """The text of ``path`` at commit ``sha`` (fetches that one blob if needed); None if absent."""
+        out = self._run("ls-tree", "-z", sha, "--", path)[1]
+        entry = out.split("\x00")[0]
+        if not entry:
+            return None
+        meta, _, name = entry.partition("\t")
+        mode, kind, blob = meta.split()
+        if kind != "blob" or name != path:
+            return None
+        status, text, err = self._run("cat-file", "blob", blob, check=False)
+        if status != 0:
+            raise remote_error(self.remote, "cannot fetch a file from", err)
+        return text
+
+    # ---------------------------------------------------------------- checkouts
+
+    def checkout(self, sha: str, dest: Path) -> None:
+        """Make ``dest`` a detached worktree of this mirror at ``sha`` (blobs fetched lazily, once)."""
+        dest = Path(dest)
+        if (dest / ".git").exists():
+            # blobs it lacks come from the remote: with its credentials
+            status, _, err = run_git(["checkout", "--quiet", "--detach", sha], dest, self._env)
+        else:
+            self._run("worktree", "prune")
+            status, _, err = self._run("worktree", "add", "--quiet", "--detach", "--force", str(dest), sha,
+                                       check=False)
+        if status != 0:
+            raise remote_error(self.remote, f"cannot check out {sha[:7]} from", err)
+        self.fetches += 1  # a checkout may fetch the blobs it lacks
