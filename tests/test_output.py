@@ -22,8 +22,10 @@ def run(*argv, env=None, check=True):
     return proc
 
 
-def test_nightly_says_why_first_skips_in_one_line_and_a_rerun_of_publish_says_nothing_changed(
-        world, artifacts):
+def test_nightly_says_why_first_skips_in_one_line_and_every_command_writes_github_output_and_summary(
+        world, artifacts, tmp_path, run_cli, monkeypatch):
+    """One published nightly serves both rules (a second world and nightly would only repeat
+    the build): what the nightly and publish say, then every command as a CI step."""
     first = run("nightly", "--date", "2026-11-20", "--artifacts", artifacts, "--python", PY)
     lines = first.stdout.splitlines()
     assert lines[0] == "building: first nightly", first.stdout[:300]  # no blank line before it
@@ -49,6 +51,8 @@ def test_nightly_says_why_first_skips_in_one_line_and_a_rerun_of_publish_says_no
         "building: only this repository changed since rocm-jax-v0.9.1.dev20261120 "
         f"(release commit {first_commit(world)[:7]}..{head[:7]})")
 
+    every_command_writes_github_output_and_step_summary(world, artifacts, tmp_path, run_cli, monkeypatch)
+
 
 def first_commit(world) -> str:
     """The release commit the first nightly was built from (from its revisions.json)."""
@@ -73,9 +77,10 @@ def test_the_reason_names_the_pins_that_moved():
     assert _build_reason(None, None, rmap("1" * 40)) == "building: first nightly"
 
 
-def test_every_command_writes_github_output_and_step_summary(world, artifacts, tmp_path):
-    """Each command run as a CI step: both files get something from every one of them."""
-    run("nightly", "--date", "2026-11-20", "--artifacts", artifacts, "--python", PY)
+def every_command_writes_github_output_and_step_summary(world, artifacts, tmp_path, run_cli, monkeypatch):
+    """Each command run as a CI step (in-process: the files are named by the step's environment,
+    as in a subprocess): both files get something from every one of them. The nightly of
+    2026-11-20 is published."""
     dist = world.root / "dist" / "0.9.1.dev20261120"
     wheel = next(dist.glob("jax_rocm7_pjrt-*.whl"))
     tag = "rocm-jax-v0.9.1.dev20261120"
@@ -104,12 +109,14 @@ def test_every_command_writes_github_output_and_step_summary(world, artifacts, t
     }
     from release.cli import COMMANDS
     assert set(commands) == set(COMMANDS)
+    monkeypatch.setenv("RELEASE_NOW", NOW["RELEASE_NOW"])  # the nightly's night, as the subprocesses above
     for name, argv in commands.items():
         if argv is None:
             continue
         out, summary = tmp_path / f"{name}.out", tmp_path / f"{name}.md"
-        proc = run(*argv, env={"GITHUB_OUTPUT": str(out), "GITHUB_STEP_SUMMARY": str(summary)},
-                   check=False)
-        assert proc.returncode in (0, 1), (name, proc.stderr[-2000:])
+        monkeypatch.setenv("GITHUB_OUTPUT", str(out))
+        monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+        code, _, err = run_cli(*argv)
+        assert code in (0, 1), (name, err[-2000:])
         assert out.is_file() and "=" in out.read_text(), f"{name} wrote no $GITHUB_OUTPUT"
         assert summary.is_file() and summary.read_text().strip(), f"{name} wrote no step summary"
