@@ -37,6 +37,7 @@ COMMANDS = (
     "nightly",
     "cut",
     "bump",
+    "line",
     "bisect",
     "fetch-sources",
     "build",

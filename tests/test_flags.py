@@ -55,6 +55,7 @@ TABLE = {
                       "--artifacts": ["missing"], "--store-dir": ["file"], "--repo": "repo"}),
     "bump": (["bump", "--dry-run"], {"--max-log-lines": "count",
                                      "--changelog": ["dir", "missing-parent", "under-file", "fifo", "device"]}),
+    "line": (["line", "list"], {}),
     "bisect": (["bisect", "--good", TAG, "--probe-command", "exit 0"], {
         "--max-log-lines": "count", "--build-number": "build-number",
         "--dist": ["file", "under-file", "unwritable"], "--workspace": ["file", "under-file", "unwritable"],

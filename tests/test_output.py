@@ -91,6 +91,7 @@ def every_command_writes_github_output_and_step_summary(world, artifacts, tmp_pa
         "cut": None,  # a whole release job: covered by tests/test_jobs_e2e.py
         "bisect": None,  # needs a red nightly to search from: tests/test_bisect.py
         "bump": ["bump", "--dry-run"],
+        "line": ["line", "list"],  # line new opens a PR: tests/test_line_new.py on the stand-in
         "fetch-sources": ["fetch-sources", "--workspace", tmp_path / "ws"],
         "build": ["build", "--kind", "rc", "--artifacts", artifacts, "--python", PY,
                   "--dist", tmp_path / "dist"],

@@ -18,6 +18,7 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from release.core import regular
+from release.core.config import is_branch_name
 from release.core.errors import ConfigError, UserError
 
 LINES_FILE = Path(".github") / "lines.json"
@@ -25,8 +26,6 @@ LINE_PREFIX = "release/"
 MAX_LINES_BYTES = 64 << 10
 MAX_LINES = 64  # a matrix GitHub runs (256 jobs) several jobs a line deep
 _XY = re.compile(r"^(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})\Z", re.ASCII)
-# a branch name git and GitHub's matrix both take: no spaces, no "..", no leading "-" or "/"
-_BRANCH = re.compile(r"^(?!-)(?!/)(?!.*\.\.)(?!.*//)(?!.*/\Z)(?!.*\.lock\Z)[A-Za-z0-9._/-]{1,200}\Z", re.ASCII)
 
 
 def parse_xy(text: str, where: str = "LINE") -> str:
@@ -68,7 +67,7 @@ def parse_lines(path: Path | str, text: str) -> tuple[str, ...]:
         raise ConfigError(path, None, f"{len(raw)} lines", f"at most {MAX_LINES}")
     seen: set[str] = set()
     for i, entry in enumerate(raw):
-        if not isinstance(entry, str) or not _BRANCH.match(entry):
+        if not is_branch_name(entry):
             shown = entry if isinstance(entry, str) else json.dumps(entry)
             raise ConfigError(path, f"[{i}]", shown[:80], "a branch name (letters, digits, . _ / -)")
         if entry in seen:

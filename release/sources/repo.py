@@ -26,8 +26,9 @@ if TYPE_CHECKING:
 BUMP_PREFIX = "bump/"
 NEXT_VERSION_PREFIX = "release/next-"
 HOLD_PREFIX = "hold/"  # release.sources.holds: one branch per held dep, never a bump/ one
+LINE_PR_PREFIX = "line/"  # release.jobs.lines: the PR that lists a new maintained line
 # Branches the tool owns and may force-push: bump PRs, the post-release version move, holds.
-TOOL_BRANCH_PREFIXES = (BUMP_PREFIX, NEXT_VERSION_PREFIX, HOLD_PREFIX)
+TOOL_BRANCH_PREFIXES = (BUMP_PREFIX, NEXT_VERSION_PREFIX, HOLD_PREFIX, LINE_PR_PREFIX)
 DEFAULT_IDENTITY = ("jax-rocm-release", "jax-rocm-release@users.noreply.github.com")
 # The mark of the tool's own commits: this trailer in the message, and the same identity as
 # author and committer (an amend, rebase or cherry-pick by a person makes them differ).
@@ -186,6 +187,15 @@ class ReleaseRepo:
         if status != 0:
             url = self._run("remote", "get-url", remote)[1].strip() or remote
             raise remote_error(Remote(remote, url), "cannot push to", err)
+
+    def create_branch(self, sha: str, branch: str, remote: str = "origin") -> None:
+        """Push ``sha`` as the new ``branch`` on ``remote``; refused by git when the branch is there
+        already (a lease on its absence), so nobody's branch is ever moved by it."""
+        status, _, err = self._run("push", "--quiet", f"--force-with-lease=refs/heads/{branch}:", remote,
+                                   f"{sha}:refs/heads/{branch}")
+        if status != 0:
+            url = self._run("remote", "get-url", remote)[1].strip() or remote
+            raise remote_error(Remote(remote, url), f"cannot create {branch} on", err)
 
     def remote_tip(self, branch: str, remote: str = "origin") -> str | None:
         """The commit ``branch`` names on ``remote`` (None when there is no such branch)."""
