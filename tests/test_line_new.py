@@ -143,7 +143,8 @@ def test_list_prints_the_matrix_and_hands_it_to_the_workflow(world, run_cli, tmp
 
 def test_the_lines_version_is_counted_from_what_is_published(world, run_cli, monkeypatch, make_dist, local_index):
     """jax 0.10.0 is released and re-spun once on the public index: the line starts at 0.10.0.post2."""
-    index = local_index([w for v in ("0.10.0", "0.10.0.post1", "0.11.0rc1") for w in sorted(make_dist(v).glob("*.whl"))])
+    index = local_index([w for v in ("0.10.0", "0.10.0.post1", "0.11.0rc1")
+                         for w in sorted(make_dist(v).glob("*.whl"))])
     monkeypatch.setenv("RELEASE_PUBLIC_INDEX", index.url)
     code, out, err = run_cli("line", "new", "0.10", "--push", "--json")
     assert code == 0, err
