@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 import json
 import re
 import shutil
 import tempfile
 import urllib.request
+import warnings
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -124,6 +127,101 @@ def test_a_rebuilt_wheel_gets_a_new_metadata_file_and_an_unchanged_one_is_left_a
     small_wheel(wheel, {"x-1.0.dist-info/METADATA": b"Version: 1.0\nRequires-Dist: y\n"})  # rebuilt
     core_metadata.write_beside(wheel)
     assert sidecar.read_bytes() == b"Version: 1.0\nRequires-Dist: y\n"
+
+
+OTHER_NAMES = ["x-1.dist-info/RECORD", "pkg/x.so", "pkg/ünï.py", "x-1.data/x.dist-info/METADATA",
+               "x-1.dist-info/METADATA/", "pkg/a.py", "y-1.dist-info/METADATA", "x-1.dist-info/METADATA"]
+
+
+def _zipfile_read(blob: bytes) -> bytes | str:
+    """What ``read`` answers when zipfile alone reads the wheel: its bytes, or the error's text."""
+    real = core_metadata._plain_zip_metadata
+    core_metadata._plain_zip_metadata = lambda handle: None
+    try:
+        return core_metadata.read(io.BytesIO(blob))
+    except Exception as exc:  # noqa: BLE001 (every outcome is compared, an error's text too)
+        return f"{type(exc).__name__}: {exc}"
+    finally:
+        core_metadata._plain_zip_metadata = real
+
+
+member = st.tuples(st.binary(max_size=300), st.sampled_from([zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED]),
+                  st.sampled_from([False, False, False, True]))  # (bytes, method, an extra field)
+
+
+@settings(max_examples=150, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(metadata=member, others=st.lists(st.tuples(st.sampled_from(OTHER_NAMES), member), max_size=4),
+       at=st.integers(0, 4), comment=st.sampled_from([b"", b"", b"", b"c"]),
+       before=st.sampled_from([b"", b"", b"", b"junk!"]),
+       flips=st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(1, 255)), max_size=2))
+def test_the_metadata_is_what_zipfile_reads_for_every_zip_plain_or_damaged(metadata, others, at, comment, before,
+                                                                           flips):
+    """The direct reading of a plain wheel's directory answers exactly zipfile's bytes, or leaves
+    the wheel to zipfile: over generated zips (METADATA anywhere, stored or deflated, named twice,
+    another dist-info's, extra fields, a comment, bytes before the first member, non-ASCII names)
+    with bytes flipped anywhere. A plain, undamaged one is read directly (zipfile is not needed)."""
+    members = others[:at] + [("x-1.dist-info/METADATA", metadata)] + others[at:]
+    buf = io.BytesIO()
+    buf.write(before)
+    with zipfile.ZipFile(buf, "a" if before else "w") as zf:
+        for name, (data, method, extra) in members:
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = method
+            if extra:  # an extended-timestamp field, as the zip tool writes
+                info.extra = b"UT\x05\x00\x01\x00\x00\x00\x00"
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # "Duplicate name": a damaged wheel is generated on purpose
+                zf.writestr(info, data)
+        zf.comment = comment
+    blob = bytearray(buf.getvalue())
+    for where, xor in flips:
+        blob[int(where * len(blob))] ^= xor
+    direct = core_metadata._plain_zip_metadata(io.BytesIO(bytes(blob)))
+    expected = _zipfile_read(bytes(blob))
+    assert direct is None or direct == expected
+    plain = (not flips and not comment and not before and not any(extra for _, (_, _, extra) in members)
+             and sum(name.endswith(".dist-info/METADATA") and name.count("/") == 1 for name, _ in members) == 1)
+    if plain:
+        assert direct == metadata[0]
+
+
+def _damaged(kind: str) -> bytes:
+    """A wheel whose METADATA (stored, first) is b"Version: 1.0\\n", damaged as ``kind`` says."""
+    name = "x-1.0.dist-info/METADATA"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr(zipfile.ZipInfo(name), b"Version: 1.0\n")
+        zf.writestr("x-1.0.data/x.dist-info/METADATA", b"Version: 9\n")  # not the wheel's: two levels down
+    blob = bytearray(buf.getvalue())
+    body = 30 + len(name)
+    if kind == "crc":
+        blob[body + 3] ^= 1
+    elif kind == "local name":
+        blob[30] = ord("y")
+    return bytes(blob)
+
+
+@pytest.mark.parametrize("kind, expected", [("plain", b"Version: 1.0\n"),
+                                            ("crc", "not a wheel (not a zip file)"),
+                                            ("local name", "not a wheel (not a zip file)")])
+def test_a_wheels_metadata_is_its_top_level_one_and_a_damaged_one_is_refused(kind, expected):
+    """Only the .dist-info directly under the root holds the wheel's METADATA; one whose bytes
+    fail their CRC-32, or whose local header names another file, is not read."""
+    blob = _damaged(kind)
+    if isinstance(expected, bytes):
+        assert core_metadata.read(io.BytesIO(blob)) == expected == _zipfile_read(blob)
+        assert core_metadata._plain_zip_metadata(io.BytesIO(blob)) == expected  # read directly
+    else:
+        with pytest.raises(UserError) as err:
+            core_metadata.read(io.BytesIO(blob))
+        assert str(err.value) == f"wheel: {expected}"
+
+
+def test_a_plain_wheel_is_read_without_zipfile(tmp_path, monkeypatch):
+    wheel = small_wheel(tmp_path / "x-1.0-py3-none-any.whl", {"x-1.0.dist-info/METADATA": b"Version: 1.0\n",
+                                                              "x-1.0.dist-info/RECORD": b""})
+    monkeypatch.setattr(zipfile, "ZipFile", None)
+    assert core_metadata.read(wheel) == b"Version: 1.0\n"
 
 
 def test_a_metadata_file_is_never_a_wheel():

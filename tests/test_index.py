@@ -219,12 +219,14 @@ def test_rerun_with_no_change_rewrites_nothing_and_reads_nothing(fake_github, ma
     start = len(fake_github.log)
     first = build_site(store, site, site_url="https://example.invalid/jax")
     # each wheel's Requires-Python came from one range read of its end, no wheel was downloaded
-    wheel_reads = [r for r in storage_reads(fake_github) if r[1]]
+    wheel_reads = [r for r in storage_reads(fake_github) if r[1] and r[0].endswith(".whl")]
     assert first["fetched"] == [] and first["range_reads"] == 4 == len(wheel_reads)
-    # from the public download URLs: no API request (and none of the rate limit) per wheel
-    assert all("/releases/download/" in path for path, _ in wheel_reads)
-    api_asset_reads = [e for e in fake_github.log[start:] if e[0] == "api" and "/releases/assets/" in e[2]]
-    assert len(api_asset_reads) == 2  # only the two releases' revisions.json, for the page
+    # the page's two revisions.json: one read each, whole
+    maps = [r for r in storage_reads(fake_github) if r[0].endswith("/revisions.json")]
+    assert len(maps) == 2 and all(r[1].startswith("bytes=0-") for r in maps)
+    # from the public download URLs: no API request (and none of the rate limit) per wheel or map
+    assert all("/releases/download/" in path for path, _ in wheel_reads + maps)
+    assert not [e for e in fake_github.log[start:] if e[0] == "api" and "/releases/assets/" in e[2]]
     before, inode = tree(site), site.stat().st_ino
     reads = len(storage_reads(fake_github))
     again = build_site(store, site, site_url="https://example.invalid/jax")
@@ -248,7 +250,8 @@ def test_a_private_repositorys_wheels_are_read_through_the_api(fake_github, make
     assert result["range_reads"] == 2 and result["fetched"] == []
     log = fake_github.log[start:]
     assert len([e for e in log if e[0] == "api" and "/releases/assets/" in e[2]]) == 2 + 1  # + revisions.json
-    assert len([e for e in log if e[0] == "storage" and e[4].get("range") and e[2].startswith("/signed/")]) == 2
+    # the two wheels' ends and the revisions.json whole, each one range read at its signed URL
+    assert len([e for e in log if e[0] == "storage" and e[4].get("range") and e[2].startswith("/signed/")]) == 2 + 1
 
 
 def test_an_older_site_with_copied_wheels_is_replaced_by_links(store_site, tmp_path):

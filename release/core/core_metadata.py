@@ -15,7 +15,9 @@ validated mark, immutability) and never a wheel: everything that counts wheels a
 from __future__ import annotations
 
 import os
+import struct
 import zipfile
+import zlib
 from pathlib import Path
 from typing import IO, Iterable, Mapping
 
@@ -47,6 +49,13 @@ def read(wheel: str | os.PathLike[str] | IO[bytes], name: str | None = None) -> 
 
     A wheel with none or several, or that is not a zip, is one line naming it (``name``)."""
     label = name or (Path(wheel).name if isinstance(wheel, (str, os.PathLike)) else "wheel")
+    if isinstance(wheel, (str, os.PathLike)):
+        with open(wheel, "rb") as handle:
+            found = _plain_zip_metadata(handle)
+    else:
+        found = _plain_zip_metadata(wheel)
+    if found is not None:
+        return found
     try:
         with zipfile.ZipFile(wheel) as zf:
             names = [n for n in zf.namelist() if n.count("/") == 1 and n.endswith(".dist-info/METADATA")]
@@ -55,6 +64,88 @@ def read(wheel: str | os.PathLike[str] | IO[bytes], name: str | None = None) -> 
             return zf.read(names[0])
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError):
         raise UserError(f"{label}: not a wheel (not a zip file)") from None
+
+
+# A plain zip's records (APPNOTE 4.3.16, 4.3.12, 4.3.7), read as zipfile reads them
+_END = struct.Struct("<4s4H2LH")  # signature, disks, entries here and in all, directory size and offset, comment
+_CENTRAL = struct.Struct("<4s6H3L5H2L")
+_LOCAL = struct.Struct("<4s5H3L2H")
+_ENCRYPTED, _UNSUPPORTED, _UTF8_NAME = 0x1, 0x20 | 0x40, 0x800  # patched data, strong encryption
+_MAX_VERSION = 63  # zipfile's MAX_EXTRACT_VERSION
+_TAIL = 64 << 10  # one read of a wheel's end holds its directory and, usually, its dist-info
+
+
+def _plain_zip_metadata(handle: IO[bytes]) -> bytes | None:
+    """METADATA read straight from the zip's directory when the zip is plain, as wheel builders
+    write it: no comment, no zip64, nothing before the first member or between the directory and
+    its end, no extra fields in the directory, METADATA stored or deflated and not encrypted, its
+    local header naming it, its size and CRC-32 right. None for anything else (``zipfile`` then
+    reads it and says what is wrong): the same bytes as ``zipfile``, for a third of its work,
+    which was most of an index's run over a year of nightlies. The file's last ``_TAIL`` bytes
+    are read at once: a wheel's directory and dist-info are written last."""
+    try:
+        size = handle.seek(0, os.SEEK_END)
+        start = max(0, size - _TAIL)
+        handle.seek(start)
+        tail = handle.read(size - start)
+
+        def take(at: int, length: int) -> bytes:
+            if at >= start and at + length <= size:
+                return tail[at - start:at - start + length]
+            handle.seek(at)
+            return handle.read(length)
+
+        if size < _END.size or len(tail) != size - start:
+            return None
+        sig, disk, cd_disk, here, total, cd_size, cd_offset, comment = _END.unpack_from(tail, len(tail) - _END.size)
+        if (sig != b"PK\x05\x06" or disk or cd_disk or comment or here != total or total == 0xFFFF
+                or cd_offset + cd_size != size - _END.size):  # zip64, a comment, data after the directory
+            return None
+        directory = take(cd_offset, cd_size)
+        if len(directory) != cd_size:
+            return None
+        at, found, offsets = 0, [], [cd_offset]
+        for _ in range(total):
+            if at + _CENTRAL.size > cd_size:
+                return None
+            (sig, _made, need, flags, method, _time, _date, crc, packed, unpacked, name_len, extra_len,
+             comment_len, _disk, _internal, _external, offset) = _CENTRAL.unpack_from(directory, at)
+            raw = directory[at + _CENTRAL.size:at + _CENTRAL.size + name_len]
+            at += _CENTRAL.size + name_len
+            if (sig != b"PK\x01\x02" or extra_len or comment_len or len(raw) != name_len or b"\0" in raw
+                    or need > _MAX_VERSION or flags & _UNSUPPORTED):
+                return None  # zipfile refuses a member it cannot extract
+            offsets.append(offset)
+            if flags & _UTF8_NAME:
+                raw.decode("utf-8")  # zipfile refuses a name flagged UTF-8 that is not
+            # "/" and this ASCII suffix are the same bytes in UTF-8 and in cp437, and in no other character
+            if raw.endswith(b".dist-info/METADATA") and raw.count(b"/") == 1:
+                found.append((raw, flags, method, crc, packed, unpacked, offset))
+        if at != cd_size or min(offsets) != 0 or len(found) != 1:
+            return None  # bytes before the first member, or not one METADATA: zipfile says which
+        raw, flags, method, crc, packed, unpacked, offset = found[0]
+        member_end = min(o for o in offsets if o > offset) if offset < cd_offset else offset
+        if flags & _ENCRYPTED or method not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            return None
+        local = _LOCAL.unpack(take(offset, _LOCAL.size))
+        body = offset + _LOCAL.size + local[9] + local[10]
+        if local[0] != b"PK\x03\x04" or take(offset + _LOCAL.size, local[9]) != raw:
+            return None
+        if body + packed > member_end:
+            return None  # overlaps the next member or the directory (zipfile: a possible zip bomb)
+        data = take(body, packed)
+        if len(data) != packed:
+            return None
+        if method == zipfile.ZIP_DEFLATED:
+            inflate = zlib.decompressobj(-zlib.MAX_WBITS)
+            data = inflate.decompress(data, unpacked + 1)
+            if not inflate.eof:
+                return None
+        if len(data) != unpacked or zlib.crc32(data) != crc:
+            return None
+        return data
+    except (OSError, ValueError, zlib.error, struct.error, UnicodeDecodeError):
+        return None
 
 
 def write_beside(wheel: Path) -> Path:

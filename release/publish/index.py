@@ -41,7 +41,6 @@ import json
 import os
 import shutil
 import tempfile
-from email.parser import HeaderParser
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 from urllib.parse import quote
@@ -142,7 +141,9 @@ def _parse_name(filename: str) -> tuple[str, Version]:
 
 
 def requires_python(metadata: bytes) -> str | None:
-    found = HeaderParser().parsestr(metadata.decode("utf-8", "replace")).get("Requires-Python")
+    from release.core.scan import Headers  # the email parser's reading, without the email package
+
+    found = Headers(metadata.decode("utf-8", "replace")).get("Requires-Python")
     return found.strip() if found else None
 
 
@@ -336,12 +337,19 @@ def published_wheels(store: Store, releases: list[Release], asset_base: str | No
     """The wheel assets of every published release whose tag carries a version (``list_assets``:
     the store's listing, or one already made)."""
     found: list[PublishedWheel] = []
+    parsed: dict[str, Version] = {}  # a release's wheels carry its version: each is parsed once
+
+    def version_of(text: str) -> Version:
+        if text not in parsed:
+            parsed[text] = Version(text)
+        return parsed[text]
+
     for release in releases:
         text = naming.version_from_tag(release.tag)
         if release.draft or text is None:
             continue
         try:
-            version, channel = Version(text), channel_of(text)
+            version, channel = version_of(text), channel_of(text)
         except InvalidVersion:
             continue
         assets = [a for a in (list_assets or store.list_assets)(release) if a.state == "uploaded"]
@@ -358,7 +366,7 @@ def published_wheels(store: Store, releases: list[Release], asset_base: str | No
             if sidecar is not None and asset_link(store, release, sidecar, asset_base) != url + core_metadata.SUFFIX:
                 sidecar = None  # not where pip looks for it: the page names no metadata file
             found.append(PublishedWheel(release, asset, text, channel, url, metadata=sidecar,
-                                        parsed=(canonicalize_name(ident.dist), Version(ident.version)),
+                                        parsed=(canonicalize_name(ident.dist), version_of(ident.version)),
                                         tag_version=version))
     return found
 

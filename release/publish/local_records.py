@@ -116,10 +116,11 @@ def open_asset(directory: Path, release_id: int, name: str, where: str) -> Binar
     ``assets`` directory nor the file may be one (the release directory is ``not_linked``), and
     it must be a regular file; else one line naming it. ``name`` is a plain file name."""
     from release.core.safe_names import plain_file_name
-    folder = directory / str(release_id) / "assets"
-    path = folder / plain_file_name(name, where)
-    if folder.is_symlink():
-        raise BadRecord(f"{where}: {folder.parent.name}/assets is a symbolic link; expected the directory "
+    # strings, not Paths: the index opens every wheel of a season here
+    folder = os.path.join(directory, str(release_id), "assets")
+    path = os.path.join(folder, plain_file_name(name, where))
+    if os.path.islink(folder):
+        raise BadRecord(f"{where}: {release_id}/assets is a symbolic link; expected the directory "
                         "this tool wrote (nothing was read through it)")
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)

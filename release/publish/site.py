@@ -108,12 +108,10 @@ def _revisions(store: Store, release: Release, assets: list[Asset], cache: dict,
         return None
     text = cache.get(asset.digest) if asset.digest else None
     if not isinstance(text, str) or hashlib.sha256(text.encode("utf-8")).hexdigest() != asset.digest:
-        with tempfile.TemporaryDirectory() as tmp:
-            path = store.download_asset(release, asset, Path(tmp) / "revisions.json")
-            try:
-                text = path.read_text(encoding="utf-8")
-            except UnicodeDecodeError:
-                return None
+        try:
+            text = _small_asset(store, release, asset).decode("utf-8")
+        except UnicodeDecodeError:
+            return None
     try:
         found = RevisionMap.loads(text)
     except (ValueError, TypeError):
@@ -121,6 +119,18 @@ def _revisions(store: Store, release: Release, assets: list[Asset], cache: dict,
     if asset.digest:
         used[asset.digest] = text  # the text itself: its order of deps is the table's order
     return found
+
+
+SMALL_ASSET = 1 << 20  # a revisions.json is about a kilobyte: read in one range read, no file
+
+
+def _small_asset(store: Store, release: Release, asset: Asset) -> bytes:
+    """A small asset's bytes: one range read (a temporary directory and a download per release
+    cost more than the rest of the page); a larger one is downloaded to a temporary file."""
+    if asset.size <= SMALL_ASSET:
+        return store.read_asset_range(release, asset, 0, asset.size)
+    with tempfile.TemporaryDirectory() as tmp:
+        return store.download_asset(release, asset, Path(tmp) / "asset").read_bytes()
 
 
 _COUNT = re.compile(r"^\s*[-*]\s*(?P<dep>[\w.-]+):.*?\((?P<n>\d+) commits?\)", re.M)

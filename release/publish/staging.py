@@ -32,7 +32,9 @@ CHANNELS = ("nightly", "stable")
 
 
 def write_json(data: dict) -> bytes:
-    return (json.dumps(data, indent=1, sort_keys=True) + "\n").encode()
+    """Compact, keys sorted: without ``indent`` json runs its C encoder (indented, its Python one
+    took a tenth of a run over a year of nightlies)."""
+    return (json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n").encode()
 
 
 class Tree:
