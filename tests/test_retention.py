@@ -271,3 +271,61 @@ def test_a_protect_file_comment_starts_at_the_first_hash():
         path = Path(d) / "protect.txt"
         path.write_text("0.9.1.dev20261116#pinned # by team # b\n# a whole comment\n\n  0.9.1.dev20261118  \n")
         assert read_protect_file(path) == ["0.9.1.dev20261116", "0.9.1.dev20261118"]
+
+
+@pytest.mark.parametrize("content, why", [
+    (None, "No such file or directory"),
+    (b"0.9.1.dev20261116\n\xff\xfe pinned\n", "can't decode byte 0xff"),
+    ("fifo", "(FIFO); expected a regular file"),
+])
+def test_an_unreadable_protect_file_is_one_line_naming_it_once_and_why(tmp_path, content, why):
+    """The line names the file once and the reason the system gave (not a repr of the error, not
+    'None' where a reason has none of its own)."""
+    import os
+
+    from release.publish.retention import read_protect_file
+    path = tmp_path / "protect.txt"
+    if content == "fifo":
+        os.mkfifo(path)
+    elif content is not None:
+        path.write_bytes(content)
+    with pytest.raises(UserError) as err:
+        read_protect_file(path)
+    text = str(err.value)
+    assert why in text and "\n" not in text and "None" not in text and "Errno" not in text
+    assert text.count(str(path)) == 1
+
+
+def test_a_whole_line_comment_holding_more_hashes_is_skipped(tmp_path):
+    from release.publish.retention import read_protect_file
+    path = tmp_path / "protect.txt"
+    path.write_text("## pinned # by the perf team\n0.9.1.dev20261116 # a # b\n #x#y\n")
+    assert read_protect_file(path) == ["0.9.1.dev20261116"]
+    assert retention(1, None, (), path).protect == {Version("0.9.1.dev20261116")}
+
+
+def _dead_draft_cases():
+    """(what kills the 20261115 draft, the published releases): each leaves the 0.9.0 line's
+    draft of the 14th the only one pip could ever get."""
+    return {
+        "a newer nightly is published": ["rocm-jax-v0.9.1.dev20261116"],
+        "its line's release is published": ["rocm-jax-v0.9.1", "rocm-jax-v0.8.9.dev20261101"],
+        "its line's post is published": ["rocm-jax-v0.9.1.post1"],
+        "its own tag is published": ["rocm-jax-v0.9.1.dev20261115"],
+    }
+
+
+@pytest.mark.parametrize("why", list(_dead_draft_cases()))
+@pytest.mark.parametrize("keep", [1, 2])
+def test_a_draft_no_rule_lets_publish_never_holds_a_place_among_the_newest(why, keep):
+    """A dead draft (a published nightly above it, its line's release or post published, its
+    tag taken) is stale whatever --keep says; the newest publishable draft below it takes the
+    place. A release of another line blocks nothing."""
+    from release.publish.retention import decide_drafts
+    rels = [release(tag, days_ago=3, prerelease="dev" in tag) for tag in _dead_draft_cases()[why]]
+    dead, live = _draft("rocm-jax-v0.9.1.dev20261115", days_ago=8), _draft("rocm-jax-v0.9.0.dev20261114", days_ago=9)
+    if why in ("a newer nightly is published", "its own tag is published"):  # all below it are dead
+        live = _draft("rocm-jax-v0.9.2.dev20261114", days_ago=9)
+    decision = decide_drafts([*rels, dead, live], Retention(keep=keep), NOW)
+    assert [(k.release.tag, k.reason) for k in decision.kept] == [(live.tag, "newest")]
+    assert [r.tag for r in decision.stale] == [dead.tag]

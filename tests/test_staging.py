@@ -1,0 +1,325 @@
+"""The index's site directory, written whole (``release.publish.staging``): staged beside SITE and
+swapped in at once, unchanged bytes swap nothing, a crash between the fallback's two renames is
+finished by the next run, one writer at a time, and no link is ever followed or left.
+
+Unit-level: each rule on real directories in a temp dir, no wheels and no pip (the whole
+``release index`` flow is tests/test_index.py's and tests/test_hostile_state.py's)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from filelock import FileLock
+
+from release.core.errors import UserError
+from release.publish import staging
+from release.publish.staging import Staging
+
+
+def files_of(root: Path) -> dict[str, bytes]:
+    """Every file under ``root``, links not followed."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and not p.is_symlink()}
+
+
+def lay_out(root: Path, files: dict[str, bytes]) -> Path:
+    for rel, data in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(data)
+    return root
+
+
+def no_leftovers(site: Path) -> bool:
+    return not [p.name for p in site.parent.iterdir() if p.name in (f".{site.name}.new", f".{site.name}.old")]
+
+
+# ---------------------------------------------------------------------------------- pages' bytes
+
+
+def test_a_page_is_the_same_bytes_whatever_order_its_keys_were_built_in():
+    """Equal data gives equal bytes (so a re-run swaps nothing), the bytes earlier runs wrote (so
+    a run of the same version rewrites no page): sorted keys, compact, a final newline."""
+    one = {"versions": ["0.9.1", "0.9.0"], "meta": {"b": 2, "a": 1}, "name": "jax-rocm7-plugin"}
+    other = {"name": "jax-rocm7-plugin", "meta": {"a": 1, "b": 2}, "versions": ["0.9.1", "0.9.0"]}
+    assert staging.write_json(one) == staging.write_json(other)
+    assert staging.write_json(other) == b'{"meta":{"a":1,"b":2},"name":"jax-rocm7-plugin","versions":["0.9.1","0.9.0"]}\n'
+    assert json.loads(staging.write_json(one)) == one
+
+
+def test_a_tree_writes_pages_at_any_depth_and_many_in_one_folder(tmp_path):
+    tree = staging.Tree(tmp_path / "new")
+    pages = {"index.html": b"<p>top</p>", "nightly/2026-11-27/jax-rocm7-plugin/index.json": b"{}",
+             "nightly/2026-11-27/jax-rocm7-plugin/index.html": b"<p>p</p>", "nightly/index.html": b"n"}
+    for rel, data in pages.items():
+        tree.write(rel, data)
+    assert files_of(tmp_path / "new") == pages
+
+
+# ---------------------------------------------------------------------------------- the state file
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('{"wheels": {"jax_rocm7_plugin-0.9.1.whl": "sha256:ab"}, "by": "Zoë"}',
+     {"wheels": {"jax_rocm7_plugin-0.9.1.whl": "sha256:ab"}, "by": "Zoë"}),
+    ("{}", {}),
+    ("[1, 2]", {}),  # valid JSON, not a state
+    ('"state"', {}),
+    ("{not json", {}),
+    (b"\xff\xfe{}", {}),
+    (None, {}),  # no state file: a first run
+])
+def test_the_state_of_the_last_run_is_its_object_or_nothing(tmp_path, text, expected):
+    if text is not None:
+        (tmp_path / staging.STATE_FILE).write_bytes(text if isinstance(text, bytes) else text.encode())
+    assert staging.read_state(tmp_path) == expected
+
+
+def test_the_state_is_read_as_utf_8_whatever_the_locale(tmp_path):
+    """A runner whose locale is plain ASCII (the C locale, coercion off) reads the state the last
+    run wrote as UTF-8, not as nothing."""
+    (tmp_path / staging.STATE_FILE).write_bytes(json.dumps({"by": "Zoë"}, ensure_ascii=False).encode())
+    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0"}
+    code = ("import sys; from pathlib import Path; from release.publish.staging import read_state; "
+            "print(ascii(read_state(Path(sys.argv[1]))))")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], env=env, capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[1], check=True).stdout
+    assert out.strip() == ascii({"by": "Zoë"})
+
+
+# ---------------------------------------------------------------------------------- --out itself
+
+
+def test_out_as_a_link_is_refused_naming_where_it_points(tmp_path):
+    for target in (tmp_path / "real", tmp_path / "gone"):
+        link = tmp_path / f"to-{target.name}"
+        if target.name == "real":
+            target.mkdir()
+        link.symlink_to(target)
+        with pytest.raises(UserError) as err:
+            staging.check_site(link)
+        assert str(err.value) == (f"--out {link}: is a symbolic link (to {target}); expected a real "
+                                  "directory: pass the directory it points to")
+
+
+# ---------------------------------------------------------------------------------- unchanged bytes
+
+
+def _same(tmp_path: Path, a: dict[str, bytes], b: dict[str, bytes]) -> bool:
+    return staging._same_tree(lay_out(tmp_path / "a", a), lay_out(tmp_path / "b", b))
+
+
+@pytest.mark.parametrize("names", [("index.html",), ("a/index.json", "b/index.json", "index.html")])
+def test_two_trees_are_the_same_only_with_the_same_names_and_bytes(tmp_path, names):
+    files = {n: f"<p>{n}</p>".encode() for n in names}
+    assert _same(tmp_path / "equal", files, dict(files))
+    assert not _same(tmp_path / "one-more", files, {**files, "extra/index.html": b""})
+    assert not _same(tmp_path / "one-less", {**files, "extra/index.html": b""}, files)
+    for n in names:  # the same size, other bytes; then another size
+        assert not _same(tmp_path / f"bytes-{n}", files, {**files, n: files[n].upper()})
+        assert not _same(tmp_path / f"size-{n}", files, {**files, n: files[n] + b"\n"})
+
+
+def test_same_size_and_time_but_other_bytes_is_another_tree(tmp_path):
+    """The bytes are compared, not the size and mtime (a page rewritten within the same second
+    by a run whose clock did not move)."""
+    a = lay_out(tmp_path / "a", {"index.html": b"<p>0.9.1</p>"})
+    b = lay_out(tmp_path / "b", {"index.html": b"<p>0.9.2</p>"})
+    os.utime(b / "index.html", ns=(os.stat(a / "index.html").st_mtime_ns,) * 2)
+    assert not staging._same_tree(a, b)
+
+
+@pytest.mark.parametrize("differing", ["a.whl", "m.whl", "z.whl"])
+def test_a_file_both_trees_share_says_nothing_of_the_others(tmp_path, differing):
+    """One inode in both trees (a hard link) is equal without reading it; every other file is
+    still compared."""
+    names = ["a.whl", "f.whl", "m.whl", "q.whl", "z.whl"]
+    a = lay_out(tmp_path / "a", {n: n.encode() for n in names})
+    b = tmp_path / "b"
+    b.mkdir()
+    for n in names:
+        if n == differing:
+            (b / n).write_bytes(n.upper().encode())
+        else:
+            os.link(a / n, b / n)
+    assert not staging._same_tree(a, b)
+    (b / differing).unlink()
+    os.link(a / differing, b / differing)
+    assert staging._same_tree(a, b)
+
+
+@pytest.mark.parametrize("linked_side", ["a", "b", "both"])
+def test_a_tree_holding_a_link_is_never_the_same(tmp_path, linked_side):
+    """This tool writes no link: a link with the very bytes of the page it replaces still differs."""
+    elsewhere = lay_out(tmp_path / "elsewhere", {"index.html": b"<p>x</p>"})
+    trees = {}
+    for side in ("a", "b"):
+        trees[side] = tmp_path / side
+        trees[side].mkdir()
+        if linked_side in (side, "both"):
+            (trees[side] / "index.html").symlink_to(elsewhere / "index.html")
+        else:
+            (trees[side] / "index.html").write_bytes(b"<p>x</p>")
+    assert not staging._same_tree(trees["a"], trees["b"])
+
+
+# ---------------------------------------------------------------------------------- the swap
+
+
+def test_the_exchange_swaps_two_directories_whole(tmp_path):
+    a = lay_out(tmp_path / "a", {"index.html": b"new"})
+    b = lay_out(tmp_path / "b", {"index.html": b"old", "gone.html": b""})
+    assert staging._exchange(a, b) is True  # Linux has renameat2
+    assert files_of(a) == {"index.html": b"old", "gone.html": b""} and files_of(b) == {"index.html": b"new"}
+    assert staging._exchange(a, tmp_path / "absent") is False  # nothing to exchange with: the caller falls back
+    assert files_of(a) == {"index.html": b"old", "gone.html": b""}
+
+
+def test_without_renameat2_the_exchange_says_so(tmp_path, monkeypatch):
+    import ctypes
+
+    def no_libc(*args, **kwargs):
+        raise OSError("no C library")
+    monkeypatch.setattr(ctypes, "CDLL", no_libc)
+    a, b = lay_out(tmp_path / "a", {"x": b"1"}), lay_out(tmp_path / "b", {"x": b"2"})
+    assert staging._exchange(a, b) is False
+    assert files_of(a) == {"x": b"1"}
+
+
+def _run(site: Path, pages: dict[str, bytes], **kwargs) -> bool:
+    with Staging(site, **kwargs) as stage:
+        tree = stage.begin()
+        for rel, data in pages.items():
+            tree.write(rel, data)
+        return stage.commit()
+
+
+@pytest.mark.parametrize("exchange", ["renameat2", "two renames"])
+def test_commit_puts_the_new_site_in_place_and_leaves_nothing_beside_it(tmp_path, monkeypatch, exchange):
+    if exchange == "two renames":
+        monkeypatch.setattr(staging, "_exchange", lambda a, b: False)
+    site = tmp_path / "deep" / "site"  # its parent is made
+    first = {"index.html": b"1", "nightly/index.html": b"n1"}
+    second = {"index.html": b"2", "stable/index.html": b"s2"}
+    assert _run(site, first) is True and files_of(site) == first and no_leftovers(site)
+    assert _run(site, first) is False and files_of(site) == first and no_leftovers(site)  # nothing to swap
+    assert _run(site, second) is True and files_of(site) == second and no_leftovers(site)
+    assert _run(site, first) is True and files_of(site) == first and no_leftovers(site)
+
+
+def test_a_failed_run_leaves_the_site_as_it_was_and_no_staging(tmp_path):
+    site = tmp_path / "site"
+    _run(site, {"index.html": b"1"})
+    with pytest.raises(RuntimeError), Staging(site) as stage:
+        stage.begin().write("index.html", b"half")
+        raise RuntimeError("a wheel could not be read")
+    assert files_of(site) == {"index.html": b"1"} and no_leftovers(site)
+
+
+@pytest.mark.parametrize("became", ["link", "file"])
+def test_a_site_replaced_while_the_index_was_written_is_refused_and_kept(tmp_path, became):
+    site, theirs = tmp_path / "site", lay_out(tmp_path / "theirs", {"notes.txt": b"keep"})
+    _run(site, {"index.html": b"1"})
+    with pytest.raises(UserError) as err, Staging(site) as stage:
+        stage.begin().write("index.html", b"2")
+        import shutil
+        shutil.rmtree(site)
+        if became == "link":
+            site.symlink_to(theirs)
+        else:
+            site.write_bytes(b"someone's")
+        stage.commit()
+    what = f"a symbolic link (to {theirs})" if became == "link" else "not a directory"
+    assert str(err.value) == (f"--out {site}: became {what} while the index was written; expected the "
+                              "site's real directory (nothing was changed)")
+    assert files_of(theirs) == {"notes.txt": b"keep"} and no_leftovers(site)
+    assert site.is_symlink() if became == "link" else site.read_bytes() == b"someone's"
+
+
+# ---------------------------------------------------------------------------------- a crashed swap
+
+
+def test_a_crash_after_the_site_was_moved_aside_is_finished_by_the_next_run(tmp_path):
+    """The fallback renamed SITE to .SITE.old and died before the new one went in: the next run
+    puts the old site back first (it is what users were served)."""
+    site, old = tmp_path / "site", tmp_path / ".site.old"
+    lay_out(old, {"index.html": b"served"})
+    with Staging(site):
+        assert files_of(site) == {"index.html": b"served"} and not old.exists()
+
+
+def test_a_crash_after_the_new_site_went_in_drops_the_old_one(tmp_path):
+    site, old = tmp_path / "site", tmp_path / ".site.old"
+    lay_out(site, {"index.html": b"new"})
+    lay_out(old, {"index.html": b"old"})
+    with Staging(site):
+        assert files_of(site) == {"index.html": b"new"} and not old.exists()
+
+
+@pytest.mark.parametrize("site_there", [False, True])
+def test_an_old_site_that_is_a_file_or_link_is_removed_not_moved_in(tmp_path, site_there):
+    site, old = tmp_path / "site", tmp_path / ".site.old"
+    theirs = lay_out(tmp_path / "theirs", {"notes.txt": b"keep"})
+    if site_there:
+        lay_out(site, {"index.html": b"mine"})
+    for planted in ("file", "link"):
+        if planted == "file":
+            old.write_bytes(b"x")
+        else:
+            old.symlink_to(theirs)
+        with Staging(site):
+            assert not os.path.lexists(old)
+            assert files_of(site) == {"index.html": b"mine"} if site_there else not os.path.lexists(site)
+    assert files_of(theirs) == {"notes.txt": b"keep"}
+
+
+# ---------------------------------------------------------------------------------- one writer
+
+
+def test_a_second_writer_gives_up_after_its_wait_in_one_line(tmp_path):
+    site = tmp_path / "site"
+    holder = FileLock(str(tmp_path / ".site.lock"))
+    with holder:
+        with pytest.raises(UserError) as err, Staging(site, lock_timeout=0.2):
+            pass
+    assert str(err.value) == (f"{site}: another `release index` is still writing it (waited 0 s for "
+                              f"{tmp_path / '.site.lock'}); try again later")
+    assert _run(site, {"index.html": b"1"}) is True  # the lock is free again
+
+
+def test_the_lock_waits_ten_minutes_by_default(tmp_path):
+    assert Staging(tmp_path / "site").lock_timeout == 600
+
+
+def test_a_lock_that_cannot_be_taken_is_one_line_and_changes_nothing(tmp_path):
+    """A lock path that is a directory (or unwritable): one line naming it, nothing written."""
+    site = tmp_path / "site"
+    (tmp_path / ".site.lock").mkdir()
+    with pytest.raises(UserError) as err, Staging(site, lock_timeout=0.2):
+        pass
+    assert str(err.value).startswith(f"{site}: cannot take the lock {tmp_path / '.site.lock'} (")
+    assert str(err.value).endswith("); nothing was changed") and "None" not in str(err.value)
+    assert not site.exists()
+
+
+def test_a_link_where_the_lock_goes_is_removed_and_its_target_kept(tmp_path):
+    site, theirs = tmp_path / "site", lay_out(tmp_path / "theirs", {"notes.txt": b"keep"})
+    (tmp_path / ".site.lock").symlink_to(theirs / "notes.txt")
+    assert _run(site, {"index.html": b"1"}) is True
+    assert not (tmp_path / ".site.lock").is_symlink() and files_of(theirs) == {"notes.txt": b"keep"}
+
+
+def test_a_failed_recovery_releases_the_lock(tmp_path, monkeypatch):
+    site = tmp_path / "site"
+
+    def broken(self):
+        raise OSError("disk gone")
+    monkeypatch.setattr(Staging, "recover", broken)
+    with pytest.raises(OSError), Staging(site):
+        pass
+    monkeypatch.undo()
+    assert _run(site, {"index.html": b"1"}, lock_timeout=0.2) is True
