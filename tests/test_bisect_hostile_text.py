@@ -11,8 +11,8 @@ import re
 
 from hypothesis import HealthCheck, given, settings
 
-from release.commands.bisect import _markdown
 from release.core.output import Output
+from release.jobs.bisect_run import markdown as bisect_markdown
 from tests.test_autobisect import (  # noqa: F401 (fixtures)
     N2,
     comments,
@@ -57,7 +57,7 @@ def _data(text: str, other: str) -> dict:
 @settings(suppress_health_check=[HealthCheck.too_slow])
 @given(text=UPSTREAM, other=UPSTREAM)
 def test_the_bisect_report_renders_upstream_words_as_words(text, other):
-    _assert_inert(_markdown(_data(text, other)))
+    _assert_inert(bisect_markdown(_data(text, other)))
 
 
 def test_the_terminal_gets_no_escape_sequence_from_any_line(capsys):

@@ -468,7 +468,7 @@ def test_a_red_nightly_starts_its_bisect_and_only_that_job_may_dispatch(tmp_path
     (argv,) = run_script(tmp_path, [w.removeprefix("scripts/") for w in step["run"].split()], {})
     assert argv[:2] == ["bisect", "--plan"] and argv[argv.index("--dispatch") + 1] == "bisect.yml"
     assert argv[argv.index("--bad-commit") + 1] == "HEAD"  # the env above names github.sha
-    # The dispatch names inputs bisect.yml has (release.commands.bisect's --dispatch).
+    # The dispatch names inputs bisect.yml has (release.jobs.bisect_plan's dispatch).
     inputs = set(workflow("bisect.yml")["on"]["workflow_dispatch"]["inputs"])
     assert {"good", "bad_commit", "skip_known"} <= inputs
 

@@ -9,29 +9,39 @@ or closed. So a second red night after a first one whose bisect named a culprit 
 contain starts no second bisect. Nor does a red night whose failure no probe can reproduce: a
 probe builds, verifies and validates, so only a failure there is bisected (``probe_reproducible``,
 from the run's jobs), never a smoke, upload or publish failure or a cell that got no runner.
+
+Also here, as ``release bisect`` uses them too: the two ends (``nightly_end``, ``bad_end``), where
+the hold PRs are on GitHub (``hold_pulls``) and the culprits already named (``known``).
+``plan_bisect`` is ``release bisect --plan [--dispatch WORKFLOW]`` as one job.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
+from release.core import sanitize
 from release.core.errors import UserError
 from release.jobs.bisect import SOURCE
 from release.publish.drafts import built_from
 
 if TYPE_CHECKING:
-    from release.core.config import Deps
+    from rich.console import Console
+
+    from release.core.config import Deps, Project
     from release.core.output import Say
     from release.publish.stores import Release, Store
     from release.sources.github import GitHubClient
     from release.sources.holds import KnownHold
+    from release.sources.pull_requests import BumpPull
+    from release.sources.repo import ReleaseRepo
 
 
 @dataclasses.dataclass(frozen=True)
 class AfterRed:
-    """The decision: ``bisect`` good..bad, or not, and the one line saying why."""
+    """The decision: ``bisect`` good..bad, or not, and ``line``, the one line saying why (what a
+    report of why a bisect did or did not run shows)."""
 
     bisect: bool
     line: str
@@ -118,3 +128,140 @@ def after_red_nightly(store: Store, deps: Deps, bad: dict, known: Sequence[Known
     return AfterRed(True, f"bisect {good_tag}..{bad['name']}: the last green nightly and the red one's pins "
                           f"({SOURCE} {commits[SOURCE][:7]}..{bad['commits'][SOURCE][:7]})",
                     good, bad)
+
+
+# ---------------------------------------------------------------- the ends, the holds known
+
+
+def nightly_end(store: Store, tag: str) -> dict:
+    """``{"name": tag, "commits": ...}`` of a nightly, published or still a draft (a red one)."""
+    published = store.published_for(tag)
+    release = published or next(iter(store.drafts_for(tag)), None)
+    if release is None:
+        raise UserError(f"{store.where}: no release or draft {tag}; expected the tag of a nightly "
+                        "whose revisions.json says what it was built from")
+    return {"name": tag, "commits": built_from(store, release, tag).commits}
+
+
+def bad_end(project: Project, store: Callable[[], Store], repo: ReleaseRepo | None, *,
+            tag: str | None = None, commit: str | None = None) -> dict:
+    """The red end: a nightly's ``tag``, deps.yaml at ``commit`` of this checkout (the one a red
+    nightly ran from, whatever main pins since: ``"commit"`` holds its full sha), or deps.yaml now."""
+    if tag:
+        return nightly_end(store(), tag)
+    if commit:
+        from release.core.config import parse_deps
+        from release.sources.repo import ReleaseRepo
+        repo = repo or ReleaseRepo(project.root)
+        deps = parse_deps(project.deps.path, repo.text_at(commit, project.deps.path))
+        sha = repo.rev_parse(f"{commit}^{{commit}}")
+        return {"name": f"deps.yaml at {sha[:7]}", "commits": {d.name: d.commit for d in deps},
+                "commit": sha}
+    return {"name": "deps.yaml", "commits": {d.name: d.commit for d in project.deps}}
+
+
+def hold_pulls(repo: ReleaseRepo, *, required: bool, env: Mapping[str, str],
+               console: Console | None = None) -> BumpPull | None:
+    """This repository on GitHub (its hold PRs), from ``$GITHUB_REPOSITORY``: when ``required``
+    (a missing one is a user's error), else when it is set. Their base is the checkout's branch,
+    or main in a detached checkout (as CI may make)."""
+    from release.sources.github import PULL_REQUEST, GitHubClient
+    from release.sources.pull_requests import BumpPull, repository_from_env
+    if not required and not env.get("GITHUB_REPOSITORY"):
+        return None
+    owner, name = repository_from_env(env)
+    try:
+        base = repo.current_branch()
+    except UserError:
+        base = "main"
+    return BumpPull(GitHubClient.from_env(env, console=console, needs=PULL_REQUEST), owner, name, base)
+
+
+def known(project: Project, repo: ReleaseRepo, where: BumpPull | None) -> list[KnownHold]:
+    """The culprits already named: held in deps.yaml at HEAD, or in a hold PR of ``where``."""
+    from release.sources.holds import known_holds
+    return known_holds(repo, project.deps.path, SOURCE, where)
+
+
+# ---------------------------------------------------------------- release bisect --plan
+
+
+@dataclasses.dataclass(frozen=True)
+class PlanOptions:
+    good: str | None = None        # the good end's tag (None: the newest published nightly)
+    bad: str | None = None         # the red nightly's tag
+    bad_commit: str | None = None  # or this repository's commit the red nightly ran from
+    dispatch: str | None = None    # start this workflow when there is something to bisect
+    run_id: str = ""               # $GITHUB_RUN_ID: the red run itself, when it dispatches
+
+
+@dataclasses.dataclass(frozen=True)
+class BisectPlan:
+    """What ``plan_bisect`` decided and did: ``decided.line`` says why a bisect runs or not."""
+
+    decided: AfterRed
+    bad: dict
+    dispatched: dict | None = None  # {"workflow", "ref", "inputs"} of the bisect started
+
+    @property
+    def line(self) -> str:
+        if self.dispatched is None:
+            return self.decided.line
+        return self.decided.line + f"; started {self.dispatched['workflow']} on {self.dispatched['ref']}"
+
+    @property
+    def exit_status(self) -> int:
+        return 0
+
+    def to_json(self) -> dict[str, Any]:
+        data = self.decided.to_json()
+        if self.dispatched is not None:
+            data |= {"dispatched": self.dispatched, "line": self.line}
+        return data
+
+    def markdown(self) -> str:
+        return sanitize.markdown(self.line) + "\n"
+
+    def text(self) -> str:
+        return sanitize.line(self.line)
+
+    def outputs(self) -> dict[str, str]:
+        """The ``$GITHUB_OUTPUT`` keys: bisect, and good and bad-commit when known."""
+        outputs = {"bisect": "true" if self.decided.bisect else "false"}
+        if self.decided.good:
+            outputs["good"] = self.decided.good["name"]
+        if self.bad.get("commit"):
+            outputs["bad-commit"] = self.bad["commit"]
+        return outputs
+
+
+def plan_bisect(project: Project, options: PlanOptions, store: Callable[[], Store], *,
+                env: Mapping[str, str], console: Console | None = None,
+                say: Say = lambda _: None) -> BisectPlan:
+    """What to bisect after a red nightly (see the module doc); with ``dispatch``, start the
+    bisect workflow on the checkout's branch with inputs good, bad-commit and skip-known.
+    ``store`` is opened after the checkout is found (no checkout: refused first)."""
+    from release.sources.checkout import cache_dir
+    from release.sources.repo import ReleaseRepo
+
+    repo = ReleaseRepo(project.root)
+    repo.head()
+    where = hold_pulls(repo, required=bool(options.dispatch), env=env, console=console)
+    opened = store()
+    bad = bad_end(project, lambda: opened, repo, tag=options.bad, commit=options.bad_commit)
+    # In the red run itself (the nightly's bisect job): only a failure a probe reproduces.
+    run_id = options.run_id if options.dispatch and where is not None else ""
+    why_not = probe_reproducible(where.client, where.owner, where.name, run_id) if where and run_id else None
+    if why_not is not None:
+        decided = AfterRed(False, why_not, bad=bad)
+    else:
+        decided = after_red_nightly(opened, project.deps, bad, known(project, repo, where),
+                                    cache_dir(project.root), good_tag=options.good, say=say)
+    if not (decided.bisect and options.dispatch):
+        return BisectPlan(decided, bad)
+    assert where is not None
+    inputs = {"good": decided.good["name"] if decided.good else "", "skip_known": "true",
+              **({"bad_commit": bad["commit"]} if bad.get("commit") else {}),
+              **({"bad": options.bad} if options.bad else {})}
+    where.client.dispatch_workflow(where.owner, where.name, options.dispatch, ref=where.base, inputs=inputs)
+    return BisectPlan(decided, bad, {"workflow": options.dispatch, "ref": where.base, "inputs": inputs})
