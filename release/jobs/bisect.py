@@ -1,11 +1,13 @@
 """Find which pin move broke a red nightly: a binary search over the consistent pin sets
 between a good and a bad nightly.
 
-Why over plugin commits: jax and xla are pinned by the plugin (``via`` deps), so the only
-consistent sets between two nightlies are the plugin's first-parent commits, each with the
-jax and xla it pins; a via dep never moves alone. Each candidate records what moved from
-the one before it (the plugin's own code, jax, xla, or several), so the first bad one
-names its culprit and the changelog of that step.
+Why over plugin commits: jax and xla are pinned by the plugin (``via`` deps), or jax is the
+plugin's own tree (``same``, the jax-tree layout) pinning xla, so the only consistent sets
+between two nightlies are the plugin's first-parent commits, each with the jax and xla it
+pins; a via dep never moves alone. Each candidate records what moved from the one before it
+(the plugin's own code, jax, xla, or several), so the first bad one names its culprit and the
+changelog of that step. "Plugin code" is what the line's build reads of the plugin's tree
+(``build_tree``), less the files that pin its via deps (their move is named by the dep).
 
 A probe builds, verifies and validates one set in ``dist/bisect/<sha>/`` (the release
 pipeline's own steps; validation against a private local store, so nothing is ever
@@ -30,7 +32,7 @@ from typing import TYPE_CHECKING, Literal, Mapping, Protocol
 
 from release.core import sanitize
 from release.core.atomic import atomic_write
-from release.core.config import Deps, RollVia, source_of
+from release.core.config import Deps, RollSame, RollVia, source_of
 from release.core.errors import UserError
 
 if TYPE_CHECKING:
@@ -40,9 +42,10 @@ if TYPE_CHECKING:
     from release.core.output import Say
 
 SOURCE = "plugin"
-# What a build reads of the plugin's tree: its Bazel workspace (bazel.WORKSPACE_SUBDIR). A
-# commit changing nothing there (CI, docker, docs: most of rocm-jax's) builds the same wheels
-# as the commit before it, so it is listed but never probed and can never be the culprit.
+# What a build of the rocm-jax layout reads of the plugin's tree: its Bazel workspace
+# (bazel.WORKSPACE_SUBDIR). A commit changing nothing there (CI, docker, docs: most of
+# rocm-jax's) builds the same wheels as the commit before it, so it is listed but never probed
+# and can never be the culprit. The jax-tree layout's is ``build_tree``'s.
 BUILD_TREE = "jax_rocm_plugin/"
 GOOD, BAD, SKIP = "good", "bad", "skip"
 STATE_SCHEMA = 1
@@ -78,6 +81,19 @@ class Candidate:
     def from_json(cls, data: Mapping) -> Candidate:
         return cls(int(data["index"]), dict(data["commits"]), str(data["subject"]),
                    tuple(data["moved"]))
+
+
+def same_trees(deps: Deps, source: str = SOURCE) -> tuple[str, ...]:
+    """The deps that are ``source``'s own tree (``{same: source}``: jax in the jax-tree layout).
+    They move with it by definition, so they are never a move of their own."""
+    return tuple(d.name for d in deps if isinstance(d.roll, RollSame) and d.roll.same == source)
+
+
+def build_tree(deps: Deps) -> str:
+    """The prefix of the plugin's paths a build of this line reads: ``BUILD_TREE`` (rocm-jax's
+    Bazel workspace), or all of them (``""``) in the jax-tree layout, where the plugin is jax's
+    own tree built from its root by jax's own Bazel targets."""
+    return "" if same_trees(deps) else BUILD_TREE
 
 
 def followers(deps: Deps, source: str = SOURCE) -> tuple[str, ...]:
@@ -119,7 +135,8 @@ def list_candidates(deps: Deps, good: Mapping[str, str], bad: Mapping[str, str],
         say(f"listing {SOURCE} commits {good_p[:7]}..{bad_p[:7]}")
         line = list(reversed(mirror.first_parents(good_p, bad_p)))
         subjects = {e.sha: e.subject for e in mirror.log(good_p, bad_p)}
-        via_files = {r.file for n in follow if isinstance(r := deps[n].roll, RollVia) and r.via == SOURCE}
+        tree, mates = build_tree(deps), same_trees(deps)
+        via_files = {r.file for n in follow if isinstance(r := deps[n].roll, RollVia) and r.via in (SOURCE, *mates)}
 
         def pins_at(sha: str) -> dict[str, str]:
             ctx.new = {n: bad.get(n, deps[n].commit) for n in deps.names} | {SOURCE: sha}
@@ -143,9 +160,9 @@ def list_candidates(deps: Deps, good: Mapping[str, str], bad: Mapping[str, str],
         before_sha = good_p
         for index, sha in enumerate(line, 1):
             pins = pins_at(sha)
-            code = {p for p in mirror.changed_paths(before_sha, sha) - via_files if p.startswith(BUILD_TREE)}
+            code = {p for p in mirror.changed_paths(before_sha, sha) - via_files if p.startswith(tree)}
             moved = ((PLUGIN_CODE,) if code else ()) + tuple(
-                n for n in follow if pins[n] != previous[n])
+                n for n in follow if n not in mates and pins[n] != previous[n])
             found.append(Candidate(index, pins, subjects.get(sha, ""), moved))
             previous, before_sha = pins, sha
         for name in follow:
@@ -441,7 +458,7 @@ def run_bisect(deps: Deps, good: dict, bad: dict, probe: Probe, bisect_dir: Path
         state.data["candidates"] = [c.to_json() for c in candidates]
         state.data["notes"] = notes
         state.save()
-    # Only sets whose build differs from the one before are searched (see BUILD_TREE); the
+    # Only sets whose build differs from the one before are searched (see build_tree); the
     # newest of them builds what the red nightly built.
     active = [c for c in candidates if not c.inert]
     say(f"{len(candidates)} candidate pin sets between {good['name']} and {bad['name']}, "
@@ -471,8 +488,9 @@ def run_bisect(deps: Deps, good: dict, bad: dict, probe: Probe, bisect_dir: Path
         reproduced = False
     notes = list(state.data["notes"])
     if not n:
+        outside = f"outside {build_tree(deps)}" if build_tree(deps) else "no build reads"
         notes.append(f"no {SOURCE} commit between the nightlies changes what is built (only files "
-                     f"outside {BUILD_TREE}) and no pin moved: the failure does not follow from the pins")
+                     f"{outside}) and no pin moved: the failure does not follow from the pins")
     outcome = Outcome(good, bad, candidates, dict(state.data["probes"]), probed_now, first_bad,
                       notes, state.path, reproduced=reproduced)
     if outcome.culprit is not None:

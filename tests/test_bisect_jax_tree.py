@@ -1,0 +1,90 @@
+"""Bisect looks at the tree the line builds from.
+
+Rules: in the rocm-jax layout a build reads the plugin's Bazel workspace ``jax_rocm_plugin/``
+(the commits outside it are never probed: tests/test_bisect.py); in the jax-tree layout
+(``jax: roll: {same: plugin}``) the plugin is jax's own tree, built from its root, so a commit
+changing any file of it changes what is built ("plugin code"), even one outside
+``jax_rocm_plugin/``; jax is never named as a move of its own there (it is the plugin's tree);
+and a commit that changes only the file pinning xla (``revision.bzl``) is xla's move, not code.
+Generated repositories of the jax-tree layout (tests/support/jax_tree.py).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from release.core.config import parse_deps
+from release.jobs import bisect
+from tests.support.jax_tree import MODULE, PLUGIN_BRANCH, REVISION, build_jax_tree, digest, revision_bzl
+
+SHA = "0123456789abcdef0123456789abcdef01234567"
+ROCM_JAX = f"""deps:
+  plugin:
+    url: https://github.com/ROCm/rocm-jax
+    branch: master
+    commit: {SHA}
+    roll: head
+  jax:
+    url: https://github.com/ROCm/jax
+    branch: rocm-jaxlib-v0.9.1
+    commit: {SHA}
+    roll: {{via: plugin, file: jax_rocm_plugin/third_party/jax/workspace.bzl}}
+  xla:
+    url: https://github.com/ROCm/xla
+    branch: rocm-jaxlib-v0.9.1
+    commit: {SHA}
+    roll: {{via: plugin, file: jax_rocm_plugin/third_party/xla/workspace.bzl}}
+"""
+
+
+@pytest.fixture(scope="module")
+def line(tmp_path_factory):
+    """jax's ROCm branch J0 .. J2 (tests/support/jax_tree.py), then a CI-only commit, one taking
+    xla's archive_override out of MODULE.bazel, and one rolling xla in revision.bzl alone."""
+    root = tmp_path_factory.mktemp("jax-tree-bisect")
+    jt = build_jax_tree(root / "upstream")
+    jt.c["CI"] = jt.jax.commit(PLUGIN_BRANCH, "CI only", {".github/workflows/ci.yml": "on: push\n"})
+    jt.c["MOD"] = jt.jax.commit(PLUGIN_BRANCH, "Bzlmod: xla from revision.bzl", {MODULE: 'module(name = "jax")\n'})
+    jt.c["ROLL"] = jt.jax.commit(PLUGIN_BRANCH, "Update XLA", {REVISION: revision_bzl(jt.c["X1"], digest(jt.c["X1"]))})
+    deps = parse_deps(root / "deps.yaml", jt.deps_yaml())
+    good = {"plugin": jt.c["J0"], "jax": jt.c["J0"], "xla": jt.c["X0"]}
+    bad = {"plugin": jt.c["ROLL"], "jax": jt.c["ROLL"], "xla": jt.c["X1"]}
+    return jt, deps, good, bad, root
+
+
+def test_the_build_tree_is_the_layouts(line, tmp_path):
+    _, deps, _, _, _ = line
+    assert bisect.build_tree(deps) == ""  # jax's own tree, all of it
+    assert bisect.build_tree(parse_deps(tmp_path / "deps.yaml", ROCM_JAX)) == "jax_rocm_plugin/"
+
+
+def test_every_file_of_jax_s_tree_is_plugin_code_and_jax_never_moves_alone(line):
+    jt, deps, good, bad, root = line
+    c = jt.c
+    candidates, _ = bisect.list_candidates(deps, good, bad, root / "cache")
+    moved = {cand.sha: cand.moved for cand in candidates}
+    assert list(moved) == [c["J1"], c["J2"], c["CI"], c["MOD"], c["ROLL"]]
+    assert moved[c["J1"]] == ("plugin code",)  # jax_plugins/rocm/: outside jax_rocm_plugin/
+    assert moved[c["J2"]] == ("plugin code", "xla")  # MODULE.bazel changed with the roll
+    assert moved[c["CI"]] == ("plugin code",)
+    assert moved[c["MOD"]] == ("plugin code",)
+    assert moved[c["ROLL"]] == ("xla",)  # revision.bzl alone: xla's pin, not code
+    assert not any(cand.inert for cand in candidates)
+    assert all(cand.commits["jax"] == cand.sha for cand in candidates)  # one tree
+
+
+def test_a_jax_tree_culprit_is_named_by_what_moved(line, tmp_path):
+    jt, deps, good, bad, root = line
+    c = jt.c
+    probe = bisect.CommandProbe(f'[ "$BISECT_XLA_COMMIT" = {c["X1"]} ] && exit 1; exit 0', tmp_path)
+    ends = {"name": "good", "commits": good}, {"name": "bad", "commits": bad}
+    outcome = bisect.run_bisect(deps, *ends, probe, tmp_path / "bisect", root / "cache", date=dt.date(2026, 11, 28))
+    assert outcome.culprit is not None and outcome.culprit.sha == c["ROLL"]
+    assert outcome.culprit.moved == ("xla",)
+    probe = bisect.CommandProbe(f'[ "$BISECT_PLUGIN_COMMIT" = {c["J0"]} ]', tmp_path)  # J1 on is bad
+    outcome = bisect.run_bisect(deps, *ends, probe, tmp_path / "bisect", root / "cache", reset=True,
+                                date=dt.date(2026, 11, 28))
+    assert outcome.culprit is not None and outcome.culprit.sha == c["J1"]
+    assert outcome.culprit.moved == ("plugin code",)
