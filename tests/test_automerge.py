@@ -9,12 +9,14 @@ the head and the head sha it names. Real git: a bare origin the stand-in reads a
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 
 import pytest
 
 from release.sources.github import GitHubError
+from tests.support import bumping
 from tests.support.gitrepos import git, push_to_origin
 from tests.test_bump_people import PERSON, person_edits
 
@@ -34,10 +36,9 @@ def world(bump_project, tmp_path, github_env):
     return root, origin, github_env
 
 
-def bump(run_cli, root, *extra):
-    code, out, err = run_cli("bump", "--auto-merge", "--json", "--root", root, "--date", "2026-11-22", *extra)
-    assert code == 0, err
-    return json.loads(out)
+def bump(root, **asked):
+    """One scheduled run with ``--auto-merge`` (the job's result as ``--json`` has it)."""
+    return bumping.bump(root, auto_merge=True, date=dt.date(2026, 11, 22), **asked).to_json()
 
 
 def tip(origin, branch):
@@ -49,15 +50,15 @@ def pull_main(root):
     git("merge", "--quiet", "--ff-only", "FETCH_HEAD", cwd=root)
 
 
-def test_a_green_week_merges_every_bump_with_no_person(world, run_cli, git_remotes, cache_env):
+def test_a_green_week_merges_every_bump_with_no_person(world, git_remotes, cache_env):
     root, origin, fake = world
     merged = []
-    for dep in (("--dep", "plugin"), ()):
-        opened = bump(run_cli, root, *dep)
+    for dep in ({"deps": ("plugin",)}, {}):
+        opened = bump(root, **dep)
         assert opened["pull_request"]["action"] == "opened", opened
         fake.add_check_run(opened["commit"], "build")
         fake.set_status(opened["commit"], "ci/lint", "success")
-        done = bump(run_cli, root)
+        done = bump(root)
         number = opened["pull_request"]["number"]
         assert done["auto_merge"] == {
             "action": "merged", "number": number, "sha": opened["commit"], "checks": "green",
@@ -71,7 +72,7 @@ def test_a_green_week_merges_every_bump_with_no_person(world, run_cli, git_remot
     assert [p["number"] for p in fake.pulls() if p.get("merged")] == merged and len(merged) == 2
     assert all(p["state"] == "closed" for p in fake.pulls())
     # Everything rolled and merged: the next run has nothing to do.
-    last = bump(run_cli, root)
+    last = bump(root)
     assert last["changed"] is False
     assert last["auto_merge"] == {"action": "none", "line": "auto-merge: no open bump PR", "number": None,
                                   "sha": None, "checks": None}
@@ -85,10 +86,10 @@ def test_a_green_week_merges_every_bump_with_no_person(world, run_cli, git_remot
     ({"build": "success", "lint": "in_progress"}, False, False),
     ({"build": "success", "lint": "success"}, True, False),
 ], ids=["pending", "red", "no-checks", "one-pending", "green"])
-def test_only_green_merges_and_pending_is_left_to_finish(world, run_cli, git_remotes, cache_env, checks,
+def test_only_green_merges_and_pending_is_left_to_finish(world, git_remotes, cache_env, checks,
                                                          merges, pushes):
     root, origin, fake = world
-    opened = bump(run_cli, root, "--dep", "plugin")
+    opened = bump(root, deps=("plugin",))
     branch, sha = opened["branch"], opened["commit"]
     for name, state in checks.items():
         if state == "in_progress":
@@ -96,7 +97,7 @@ def test_only_green_merges_and_pending_is_left_to_finish(world, run_cli, git_rem
         else:
             fake.add_check_run(sha, name, conclusion=state)
     main_before = tip(origin, "main")
-    done = bump(run_cli, root)
+    done = bump(root)
     number = opened["pull_request"]["number"]
     got = done["auto_merge"]
     assert (got["action"] == "merged") is merges
@@ -116,27 +117,27 @@ def test_only_green_merges_and_pending_is_left_to_finish(world, run_cli, git_rem
     assert fake.violations == []
 
 
-def test_a_named_required_check_must_have_run(world, run_cli, git_remotes, cache_env):
+def test_a_named_required_check_must_have_run(world, git_remotes, cache_env):
     root, origin, fake = world
-    opened = bump(run_cli, root, "--dep", "plugin")
+    opened = bump(root, deps=("plugin",))
     fake.add_check_run(opened["commit"], "lint")
-    done = bump(run_cli, root, "--merge-require", "build")
+    done = bump(root, merge_require=("build",))
     assert done["auto_merge"]["action"] == "waiting" and "build" in done["auto_merge"]["line"]
     fake.add_check_run(tip(origin, opened["branch"]), "build")
     fake.add_check_run(tip(origin, opened["branch"]), "lint", conclusion="failure")
-    done = bump(run_cli, root, "--merge-require", "build")  # lint is not required: it may fail
+    done = bump(root, merge_require=("build",))  # lint is not required: it may fail
     assert done["auto_merge"]["action"] == "waiting", "GitHub's own rule still needs every check green"
     assert "405" in done["auto_merge"]["line"]
 
 
-def test_a_persons_commit_is_never_merged_by_the_tool(world, run_cli, git_remotes, cache_env, tmp_path):
+def test_a_persons_commit_is_never_merged_by_the_tool(world, git_remotes, cache_env, tmp_path):
     root, origin, fake = world
-    opened = bump(run_cli, root, "--dep", "plugin")
+    opened = bump(root, deps=("plugin",))
     theirs = person_edits(origin, tmp_path, opened["branch"], "commit on top")
     fake.add_check_run(theirs, "build")
     main_before = tip(origin, "main")
     for _ in range(2):
-        done = bump(run_cli, root)
+        done = bump(root)
         number = fake.pulls()[0]["number"]
         assert done["auto_merge"] == {
             "action": "kept", "number": number, "sha": theirs, "checks": None,
@@ -146,25 +147,25 @@ def test_a_persons_commit_is_never_merged_by_the_tool(world, run_cli, git_remote
     assert [p.get("merged") for p in fake.pulls()] == [False]
 
 
-def test_the_head_moving_after_the_check_is_a_wait(world, run_cli, git_remotes, cache_env):
+def test_the_head_moving_after_the_check_is_a_wait(world, git_remotes, cache_env):
     root, origin, fake = world
-    opened = bump(run_cli, root, "--dep", "plugin")
+    opened = bump(root, deps=("plugin",))
     fake.add_check_run(opened["commit"], "build")
     fake.fail("PUT", r"/merge$", status=409, message="Head branch was modified. Review and try the merge again.")
-    done = bump(run_cli, root)
+    done = bump(root)
     number = fake.pulls()[0]["number"]
     assert done["auto_merge"] == {"action": "waiting", "number": number, "sha": opened["commit"], "checks": None,
                                   "line": f"auto-merge: bump PR #{number} not merged: GitHub said 409"}
     assert tip(origin, "main") == git("rev-parse", "HEAD", cwd=root).strip()
 
 
-def test_a_bump_branch_gone_from_origin_is_a_wait_naming_it(world, run_cli, git_remotes, cache_env):
+def test_a_bump_branch_gone_from_origin_is_a_wait_naming_it(world, git_remotes, cache_env):
     root, origin, fake = world
-    opened = bump(run_cli, root, "--dep", "plugin")
+    opened = bump(root, deps=("plugin",))
     fake.add_check_run(opened["commit"], "build")
     git("update-ref", "-d", f"refs/heads/{opened['branch']}", cwd=origin)  # a person deleted it
     number = opened["pull_request"]["number"]
-    done = bump(run_cli, root)
+    done = bump(root)
     assert done["auto_merge"] == {"action": "waiting", "number": number, "sha": None, "checks": None,
                                   "line": f"auto-merge: bump PR #{number} not merged: its branch "
                                           f"{opened['branch']} is gone from origin"}
@@ -172,11 +173,11 @@ def test_a_bump_branch_gone_from_origin_is_a_wait_naming_it(world, run_cli, git_
 
 
 @pytest.mark.parametrize("method", ["squash", "rebase"])
-def test_the_merge_method_asked_is_the_one_github_makes(world, run_cli, git_remotes, cache_env, method):
+def test_the_merge_method_asked_is_the_one_github_makes(world, git_remotes, cache_env, method):
     root, origin, fake = world
-    opened = bump(run_cli, root, "--dep", "plugin")
+    opened = bump(root, deps=("plugin",))
     fake.add_check_run(opened["commit"], "build")
-    done = bump(run_cli, root, "--merge-method", method)
+    done = bump(root, merge_method=method)
     assert done["auto_merge"]["action"] == "merged"
     main = tip(origin, "main")
     parents = git("rev-list", "--parents", "-n", "1", main, cwd=origin).split()[1:]
@@ -219,17 +220,17 @@ def test_the_stand_in_is_as_strict_as_github(world, github_client, tmp_path):
     assert fake.violations == []
 
 
-def test_only_the_bump_pr_into_this_branch_is_merged(world, run_cli, git_remotes, cache_env, github_client):
+def test_only_the_bump_pr_into_this_branch_is_merged(world, git_remotes, cache_env, github_client):
     """A maintenance line's bump PR into another base, newer and green, is not this run's to merge."""
     root, origin, fake = world
-    opened = bump(run_cli, root, "--dep", "plugin")
+    opened = bump(root, deps=("plugin",))
     fake.add_check_run(opened["commit"], "build")
     git("branch", "release/0.9.1", "main", cwd=origin)
     owner, name = fake.repo.split("/")
     other = github_client.create_pull(owner, name, title="Roll plugin (0.9.1 line)", head=opened["branch"],
                                       base="release/0.9.1")
     line_before = tip(origin, "release/0.9.1")
-    done = bump(run_cli, root)
+    done = bump(root)
     assert done["auto_merge"]["number"] == opened["pull_request"]["number"] != other["number"]
     assert tip(origin, "release/0.9.1") == line_before
     assert [p["number"] for p in fake.pulls() if p.get("merged")] == [opened["pull_request"]["number"]]

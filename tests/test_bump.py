@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
 import json
+import os
 import subprocess
 
 import pytest
 
+from release.core.errors import UserError
+from tests.support.bumping import bump
 from tests.support.gitrepos import git
+
+DAY = dt.date(2026, 11, 22)  # the bump branch's
 
 
 @pytest.fixture
@@ -62,27 +69,33 @@ def test_human_output_and_dry_run_write_nothing(run_cli, bump_project, git_remot
     assert (root / "deps.yaml").read_bytes() == before
 
 
-@pytest.mark.parametrize("kwargs, argv, fragment", [
-    (dict(plugin_branch="forky", commits={"plugin": "P2"}), [], "is on no official branch"),
-    (dict(commits={"plugin": "P2"}), ["--dep", "plugin", "--to", "P0"], "(a move back 2 commits)"),
-    (dict(plugin_branch="novar", commits={"plugin": "P2"}), [], "no pinned commit found"),
-    (dict(plugin_branch="gone"), [], "no branch 'gone'"),
+@pytest.mark.parametrize("kwargs, asked, fragment", [
+    (dict(plugin_branch="forky", commits={"plugin": "P2"}), {}, "is on no official branch"),
+    (dict(commits={"plugin": "P2"}), {"deps": ("plugin",), "to": "P0"}, "(a move back 2 commits)"),
+    (dict(plugin_branch="novar", commits={"plugin": "P2"}), {}, "no pinned commit found"),
+    (dict(plugin_branch="gone"), {}, "no branch 'gone'"),
 ])
-def test_refusal_is_one_line_exit_2_file_untouched(release_subprocess, bump_project, git_remotes,
-                                                    cache_env, kwargs, argv, fragment):
+def test_refusal_is_one_line_and_the_file_untouched(bump_project, git_remotes, cache_env, kwargs, asked, fragment):
     c = git_remotes.c
     if "commits" in kwargs:
         kwargs["commits"] = {k: c[v] for k, v in kwargs["commits"].items()}
     root = bump_project(**kwargs)
     before = (root / "deps.yaml").read_bytes()
-    argv = [c.get(a, a) for a in argv]
-    proc = release_subprocess("bump", "--root", root, *argv,
-                              env={**__import__("os").environ, "JAX_ROCM_RELEASE_CACHE": str(cache_env)})
+    with pytest.raises(UserError) as refused:
+        bump(root, **{k: c.get(v, v) if isinstance(v, str) else v for k, v in asked.items()})
+    assert "\n" not in str(refused.value) and fragment in str(refused.value)
+    assert (root / "deps.yaml").read_bytes() == before
+
+
+def test_a_refusal_through_the_cli_is_one_line_exit_2(release_subprocess, bump_project, git_remotes, cache_env):
+    """What a person and the workflow see of a user's error: one line on stderr, exit 2, no traceback."""
+    root = bump_project(plugin_branch="gone")
+    proc = release_subprocess("bump", "--root", root,
+                              env={**os.environ, "JAX_ROCM_RELEASE_CACHE": str(cache_env)})
     assert proc.returncode == 2, proc.stderr
     assert proc.stdout == "" and "Traceback" not in proc.stderr
-    assert len(proc.stderr.strip().splitlines()) == 1 and fragment in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "no branch 'gone'" in proc.stderr
     assert proc.stderr.startswith("release bump: error: ")
-    assert (root / "deps.yaml").read_bytes() == before
 
 
 def test_auth_failure_through_the_cli_hides_the_token(run_cli, bump_project, git_remotes, cache_env):
@@ -102,14 +115,13 @@ def test_auth_failure_through_the_cli_hides_the_token(run_cli, bump_project, git
 # ---------------------------------------------------------------- --commit / --push / --open-pr
 
 
-def test_commit_makes_one_branch_and_is_idempotent(run_cli, release_checkout, git_remotes, cache_env):
+def test_commit_makes_one_branch_and_is_idempotent(release_checkout, git_remotes, cache_env):
     root, origin = release_checkout
     head = git("rev-parse", "HEAD", cwd=root).strip()
     (root / "notes.txt").write_text("someone's uncommitted work\n")
     before = (root / "deps.yaml").read_bytes()
-    code, out, err = run_cli("bump", "--commit", "--json", "--root", root, "--date", "2026-11-22")
-    assert code == 0, err
-    data = json.loads(out)
+    result = bump(root, commit=True, date=DAY)
+    data = {"title": result.title, **result.delivered}
     branch = "bump/2026-11-22-plugin-jax-xla"
     assert data["branch"] == branch
     sha = git("rev-parse", branch, cwd=root).strip()
@@ -124,13 +136,12 @@ def test_commit_makes_one_branch_and_is_idempotent(run_cli, release_checkout, gi
     assert git("symbolic-ref", "--short", "HEAD", cwd=root).strip() == "main"
     assert (root / "notes.txt").exists()
     # Same pins again (nothing committed on main): the same commit.
-    code, out, _ = run_cli("bump", "--commit", "--json", "--root", root, "--date", "2026-11-22")
-    assert json.loads(out)["commit"] == sha
-    code, out, _ = run_cli("bump", "--push", "--json", "--root", root, "--date", "2026-11-22")
+    assert bump(root, commit=True, date=DAY).delivered["commit"] == sha
+    assert bump(root, push=True, date=DAY).delivered["pushed"] is True
     assert git("rev-parse", f"refs/heads/{branch}", cwd=origin).strip() == sha
 
 
-def test_commit_keeps_a_persons_uncommitted_pin_edit(run_cli, release_checkout, git_remotes, cache_env):
+def test_commit_keeps_a_persons_uncommitted_pin_edit(release_checkout, git_remotes, cache_env):
     """A person moved a pin by hand and has not committed it: bump --commit commits its own roll
     from HEAD and leaves their edit in the work tree as they wrote it."""
     root, _ = release_checkout
@@ -139,27 +150,24 @@ def test_commit_keeps_a_persons_uncommitted_pin_edit(run_cli, release_checkout, 
     old = text.split("commit: ", 1)[1].split()[0].strip('"')
     edited = text.replace(old, "f" * 40, 1) + "# my note\n"
     deps.write_text(edited)
-    code, out, err = run_cli("bump", "--commit", "--json", "--root", root, "--date", "2026-11-22")
+    with contextlib.suppress(UserError):  # rolled from HEAD, or refused: either way their edit stays
+        bump(root, commit=True, date=DAY)
     assert deps.read_text() == edited
-    assert code in (0, 2), err
 
 
-def test_commit_refuses_other_uncommitted_edits(run_cli, release_checkout, cache_env):
+def test_commit_refuses_other_uncommitted_edits(release_checkout, cache_env):
     root, _ = release_checkout
     deps = root / "deps.yaml"
     deps.write_text(deps.read_text().replace("branch: master", "branch: main"))
-    code, out, err = run_cli("bump", "--commit", "--root", root)
-    assert code == 2 and "uncommitted edits besides pins" in err
+    with pytest.raises(UserError, match="uncommitted edits besides pins"):
+        bump(root, commit=True)
 
 
-def test_open_pr_opens_updates_then_closes_one_pr(run_cli, release_checkout, git_remotes, cache_env,
-                                                  github_env):
+def test_open_pr_opens_updates_then_closes_one_pr(release_checkout, git_remotes, cache_env, github_env):
     root, origin = release_checkout
     fake = github_env
     owner = fake.repo.split("/")[0]
-    code, out, err = run_cli("bump", "--open-pr", "--dep", "plugin", "--json", "--root", root)
-    assert code == 0, err
-    first = json.loads(out)
+    first = bump(root, open_pr=True, deps=("plugin",)).to_json()
     assert first["pull_request"]["action"] == "opened"
     pulls = fake.pulls()
     assert len(pulls) == 1 and pulls[0]["state"] == "open"
@@ -168,9 +176,7 @@ def test_open_pr_opens_updates_then_closes_one_pr(run_cli, release_checkout, git
     assert git("rev-parse", f"refs/heads/{first['branch']}", cwd=origin).strip() == first["commit"]
 
     # Next day: more deps move. The open PR is reused: its branch force-pushed, title rewritten.
-    code, out, err = run_cli("bump", "--open-pr", "--json", "--root", root)
-    assert code == 0, err
-    second = json.loads(out)
+    second = bump(root, open_pr=True).to_json()
     assert second["pull_request"]["action"] == "updated"
     assert second["pull_request"]["number"] == pulls[0]["number"]
     pulls = fake.pulls()
@@ -180,19 +186,15 @@ def test_open_pr_opens_updates_then_closes_one_pr(run_cli, release_checkout, git
     # The bump lands on main: pins are current, so the stale PR is closed.
     git("checkout", "--quiet", "--", "deps.yaml", cwd=root)
     git("merge", "--quiet", "--ff-only", second["commit"], cwd=root)
-    code, out, err = run_cli("bump", "--open-pr", "--json", "--root", root)
-    assert code == 0, err
-    third = json.loads(out)
-    assert third["changed"] is False and third["pull_request"]["action"] == "closed"
+    third = bump(root, open_pr=True)
+    assert third.changed is False and third.pull_request["action"] == "closed"
     assert [p["state"] for p in fake.pulls()] == ["closed"]
     # And once more: nothing open, nothing to do, no branch made.
-    code, out, _ = run_cli("bump", "--open-pr", "--json", "--root", root)
-    assert json.loads(out)["pull_request"]["action"] == "none" and len(fake.pulls()) == 1
+    assert bump(root, open_pr=True).pull_request["action"] == "none" and len(fake.pulls()) == 1
 
 
 @pytest.mark.parametrize("refusal", ["actions may not create PRs", "422 from GitHub"])
-def test_a_refused_bump_pr_leaves_no_branch_behind(run_cli, release_checkout, git_remotes, cache_env,
-                                                  github_env, refusal):
+def test_a_refused_bump_pr_leaves_no_branch_behind(release_checkout, git_remotes, cache_env, github_env, refusal):
     """The branch is pushed before the PR is asked for; when GitHub refuses the PR (a workflow's
     GITHUB_TOKEN without the repository's "Allow GitHub Actions to create pull requests", or any
     other 4xx) the branch is deleted again, and the line says what to change."""
@@ -203,9 +205,10 @@ def test_a_refused_bump_pr_leaves_no_branch_behind(run_cli, release_checkout, gi
         fake.settings.can_create_prs = False
     else:
         fake.fail("POST", r"/pulls$", status=422, message="Validation Failed")
-    code, out, err = run_cli("bump", "--open-pr", "--dep", "plugin", "--root", root)
-    assert code == 2 and len(err.strip().splitlines()) == 1
-    assert "deleted it again" in err
+    with pytest.raises(UserError) as refused:
+        bump(root, open_pr=True, deps=("plugin",))
+    err = str(refused.value)
+    assert "\n" not in err and "deleted it again" in err
     if refusal == "actions may not create PRs":
         assert "allow GitHub Actions to create pull requests" in err and "BUMP_TOKEN" in err
     assert fake.pulls() == []
@@ -214,16 +217,16 @@ def test_a_refused_bump_pr_leaves_no_branch_behind(run_cli, release_checkout, gi
     # With the right granted, the next run opens it.
     fake.settings.can_create_prs = True
     fake.faults.clear()
-    code, out, err = run_cli("bump", "--open-pr", "--dep", "plugin", "--json", "--root", root)
-    assert code == 0, err
-    assert json.loads(out)["pull_request"]["action"] == "opened" and len(fake.pulls()) == 1
+    assert bump(root, open_pr=True, deps=("plugin",)).pull_request["action"] == "opened"
+    assert len(fake.pulls()) == 1
 
 
-def test_open_pr_needs_the_repository(run_cli, release_checkout, cache_env, monkeypatch):
+def test_open_pr_needs_the_repository(release_checkout, cache_env):
     root, _ = release_checkout
-    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
-    code, out, err = run_cli("bump", "--open-pr", "--root", root)
-    assert code == 2 and "GITHUB_REPOSITORY" in err and err.count("\n") == 1
+    env = {k: v for k, v in os.environ.items() if k != "GITHUB_REPOSITORY"}
+    with pytest.raises(UserError) as refused:
+        bump(root, env=env, open_pr=True)
+    assert "GITHUB_REPOSITORY" in str(refused.value) and "\n" not in str(refused.value)
     before = subprocess.run(["git", "branch", "--list", "bump/*"], cwd=root, capture_output=True,
                             text=True).stdout
     assert before == ""
@@ -247,7 +250,7 @@ def test_bump_workflow_keeps_the_mirrors_between_runs():
     assert names.index(cache["uses"]) < names.index("scripts/bump.sh")
 
 
-def test_commit_after_a_crash_keeps_a_branch_switch(run_cli, bump_project, git_remotes, cache_env, tmp_path):
+def test_commit_after_a_crash_keeps_a_branch_switch(bump_project, git_remotes, cache_env, tmp_path):
     """The file was written (a via dep switched branch) but never committed: --commit commits it."""
     c = git_remotes.c
     root = bump_project(commits={"jax": c["JS"]})
@@ -256,13 +259,10 @@ def test_commit_after_a_crash_keeps_a_branch_switch(run_cli, bump_project, git_r
     git("init", "--quiet", "-b", "main", cwd=root)
     git("add", "deps.yaml", "version_info.json", cwd=root)
     git("commit", "--quiet", "-m", "pins", cwd=root)
-    code, out, err = run_cli("bump", "--dep", "jax", "--root", root)  # the crash: written, not committed
-    assert code == 0, err
-    assert "jax: switched experimental -> rocm-jaxlib-v0.9.1" in out
+    switched = bump(root, deps=("jax",))  # the crash: written, not committed
+    assert "jax: switched experimental -> rocm-jaxlib-v0.9.1" in switched.body.markdown()
     written = (root / "deps.yaml").read_text()
-    code, out, err = run_cli("bump", "--dep", "jax", "--commit", "--json", "--root", root, "--date", "2026-11-22")
-    assert code == 0, err
-    sha = json.loads(out)["commit"]
+    sha = bump(root, deps=("jax",), commit=True, date=DAY).delivered["commit"]
     assert git("show", f"{sha}:deps.yaml", cwd=root) == written
 
 
@@ -289,3 +289,48 @@ def test_revision_map_carries_what_bump_records(tmp_path):
     assert "`0005-Fix.patch`" in table and "`cccccccccccc`" in table and "`rocm-jaxlib-v0.9.1`" in table
     assert is_revision({"url": "u", "branch": "b", "commit": "a" * 40})
     assert not is_revision({"url": "u", "branch": "b", "commit": "a" * 40, "patches": "x.patch"})
+
+
+# ---------------------------------------------------------------- the command: flags in, result out
+
+
+def test_each_flag_reaches_its_option_and_the_result_is_printed(run_cli, project_dir, tmp_path, monkeypatch):
+    """``release bump`` only parses: every flag lands in its ``BumpOptions`` field (the clock from
+    $RELEASE_NOW), and the job's result is what --json, $GITHUB_OUTPUT and stderr say."""
+    from release.jobs import bump as job
+    seen = []
+    done = job.BumpResult(changed=True, title="Bump plugin a..b (1 commit)",
+                          body=job.PullBody("Bump plugin a..b (1 commit)", "### plugin\n"), facts={"deps": {}},
+                          delivered={"branch": "bump/2026-11-20-plugin", "commit": "c" * 40,
+                                     "pull_request": {"action": "opened", "number": 7, "url": "u", "branch": None,
+                                                      "closed": [], "reason": None, "head": None}})
+
+    def run_bump(project, options, env, say, *, console=None):
+        seen.append((project.root, options))
+        say("warning: roller.yaml: an uncommitted edit is ignored")
+        return done
+
+    monkeypatch.setattr(job, "run_bump", run_bump)
+    monkeypatch.setenv("RELEASE_NOW", "2026-11-22T03:00:00Z")
+    monkeypatch.setenv("GITHUB_OUTPUT", str(tmp_path / "out"))
+    code, out, err = run_cli("bump", "--dep", "plugin", "--dep", "jax", "--to", "abc", "--allow-rewind",
+                             "--changelog", tmp_path / "c.md", "--max-log-lines", "3", "--commit", "--push",
+                             "--open-pr", "--auto-merge", "--merge-require", "build", "--merge-require", "lint",
+                             "--merge-method", "squash", "--dry-run", "--date", "2026-11-20", "--json",
+                             "--root", project_dir)
+    assert code == 0, err
+    assert seen == [(project_dir, job.BumpOptions(
+        now=dt.datetime(2026, 11, 22, 3, tzinfo=dt.timezone.utc), deps=("plugin", "jax"), to="abc",
+        allow_rewind=True, changelog=tmp_path / "c.md", max_log_lines=3, commit=True, push=True, open_pr=True,
+        auto_merge=True, merge_require=("build", "lint"), merge_method="squash", dry_run=True,
+        date=dt.date(2026, 11, 20)))]
+    assert json.loads(out) == {"schema": "jax-rocm-release/bump/1", **done.to_json()}
+    assert err == "warning: roller.yaml: an uncommitted edit is ignored\n"
+    assert (tmp_path / "out").read_text().splitlines() == [
+        "changed=true", "title=Bump plugin a..b (1 commit)", "branch=bump/2026-11-20-plugin", "pr-number=7"]
+    seen.clear()
+    code, out, err = run_cli("bump", "--root", project_dir)
+    assert seen == [(project_dir, job.BumpOptions(now=dt.datetime(2026, 11, 22, 3, tzinfo=dt.timezone.utc),
+                                                  max_log_lines=50))]
+    assert out.splitlines()[:2] == ["Bump plugin a..b (1 commit)", "### plugin"]
+    assert "committed cccccccccccc on bump/2026-11-20-plugin" in out and "pull request opened: u" in out

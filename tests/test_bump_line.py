@@ -4,6 +4,7 @@ move back, a move within the line), read from a commit-only mirror as bump keeps
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 
@@ -13,8 +14,11 @@ from hypothesis import strategies as st
 
 from release.core.errors import UserError
 from release.sources.line import parse_version_py
+from tests.support.bumping import bump
 from tests.support.gitrepos import JAX_BZL, XLA_BZL, RepoBuilder, git, workspace_bzl
 from tests.support.project import write_version_info
+
+DAY = dt.date(2026, 11, 25)  # the bump branch's
 
 V91, V100 = "rocm-jaxlib-v0.9.1", "rocm-jaxlib-v0.10.0"
 # Upstream files no parser should be trusted with: deep expressions (RecursionError), a
@@ -113,12 +117,11 @@ def checkout(root: Path) -> Path:
     return root
 
 
-def test_a_switch_of_the_jax_line_moves_the_version_in_the_same_commit(run_cli, tmp_path, upstreams, cache):
+def test_a_switch_of_the_jax_line_moves_the_version_in_the_same_commit(tmp_path, upstreams, cache):
     root = checkout(project(tmp_path, upstreams, branch="switch"))
     head = git("rev-parse", "HEAD", cwd=root).strip()
-    code, out, err = run_cli("bump", "--commit", "--json", "--root", root, "--date", "2026-11-25")
-    assert code == 0, err
-    data = json.loads(out)
+    first = bump(root, commit=True, date=DAY)
+    data = first.to_json()
     assert data["version"] == {"old": "0.9.1.post3", "new": "0.10.0", "line": "0.10.0",
                                "commit": upstreams[1]["J100b"], "back": False}
     assert data["deps"]["jax"]["line"] == "0.10.0" and data["title"].endswith("; version 0.10.0")
@@ -132,38 +135,28 @@ def test_a_switch_of_the_jax_line_moves_the_version_in_the_same_commit(run_cli, 
     assert 'line: "0.10.0"' in committed(root, sha, "deps.yaml")
     assert state(root) == ("0.9.1.post3", "0.9.1")  # --commit leaves the work tree as a person left it
     # a re-run is the same commit (idempotent)
-    code, out, err = run_cli("bump", "--commit", "--json", "--root", root, "--date", "2026-11-25")
-    assert code == 0, err
+    assert bump(root, commit=True, date=DAY).delivered["commit"] == sha
 
 
-def test_a_move_back_to_the_old_line_moves_the_version_back(run_cli, tmp_path, upstreams, cache):
+def test_a_move_back_to_the_old_line_moves_the_version_back(tmp_path, upstreams, cache):
     root = project(tmp_path, upstreams, branch="back", plugin="switch", jax="J100b", line="0.10.0",
                    version="0.10.0")
-    code, out, err = run_cli("bump", "--json", "--root", root)
-    assert code == 0, err
-    assert json.loads(out)["version"]["new"] == "0.9.1"
+    assert bump(root).version["new"] == "0.9.1"
     assert state(root) == ("0.9.1", "0.9.1")
 
 
-def test_a_move_within_the_line_keeps_the_version(run_cli, tmp_path, upstreams, cache):
+def test_a_move_within_the_line_keeps_the_version(tmp_path, upstreams, cache):
     root = project(tmp_path, upstreams, branch="within")
-    code, out, err = run_cli("bump", "--json", "--root", root)
-    assert code == 0, err
-    data = json.loads(out)
-    assert data["version"] is None and data["deps"]["jax"]["line"] == "0.9.1"
-    assert "version" not in data["title"]
+    rolled = bump(root)
+    assert rolled.version is None and rolled.facts["deps"]["jax"]["line"] == "0.9.1"
+    assert "version" not in rolled.title
     assert state(root) == ("0.9.1.post3", "0.9.1")
 
 
-def test_a_recorded_line_the_version_disagrees_with_is_moved_with_no_pin_move(run_cli, tmp_path,
-                                                                              upstreams, cache):
+def test_a_recorded_line_the_version_disagrees_with_is_moved_with_no_pin_move(tmp_path, upstreams, cache):
     root = checkout(project(tmp_path, upstreams, branch="master", version="0.10.0"))
-    code, out, err = run_cli("bump", "--dry-run", "--json", "--root", root)
-    assert code == 0, err
-    assert json.loads(out)["changed"] is True and state(root) == ("0.10.0", "0.9.1")  # dry: untouched
-    code, out, err = run_cli("bump", "--commit", "--json", "--root", root, "--date", "2026-11-25")
-    assert code == 0, err
-    data = json.loads(out)
+    assert bump(root, dry_run=True).changed is True and state(root) == ("0.10.0", "0.9.1")  # dry: untouched
+    data = bump(root, commit=True, date=DAY).to_json()
     # the version goes down a line (0.10.0 -> 0.9.1): the title says "back"
     assert data["deps"] == {} and data["title"] == "Move the version back to 0.9.1 (the jax pin's line)"
     changed = git("diff", "--name-only", "HEAD", data["commit"], cwd=root).split()
@@ -172,35 +165,36 @@ def test_a_recorded_line_the_version_disagrees_with_is_moved_with_no_pin_move(ru
     assert state(root) == ("0.10.0", "0.9.1")  # --commit leaves the work tree as a person left it
 
 
-def test_an_unreadable_line_is_refused_and_nothing_is_written(run_cli, tmp_path, upstreams, cache):
+def test_an_unreadable_line_is_refused_and_nothing_is_written(tmp_path, upstreams, cache):
     root = project(tmp_path, upstreams, branch="broken")
     before = {n: (root / n).read_text() for n in ("deps.yaml", "version_info.json")}
-    code, out, err = run_cli("bump", "--root", root)
-    assert code == 2 and len(err.strip().splitlines()) == 1
-    assert "jax/version.py at" in err and "expected one _version" in err
+    with pytest.raises(UserError) as refused:
+        bump(root)
+    err = str(refused.value)
+    assert "\n" not in err and "jax/version.py at" in err and "expected one _version" in err
     assert {n: (root / n).read_text() for n in before} == before
 
 
 @pytest.mark.parametrize("branch", [*HOSTILE_VERSION_PY, *HOSTILE_BZL])
-def test_a_hostile_upstream_file_is_one_line_exit_2_and_nothing_is_written(run_cli, tmp_path, upstreams,
-                                                                           cache, branch):
+def test_a_hostile_upstream_file_is_one_line_exit_2_and_nothing_is_written(tmp_path, upstreams, cache, branch):
+    """A user's error (the CLI's exit 2), never a crash."""
     root = project(tmp_path, upstreams, branch=branch)
     before = {n: (root / n).read_text() for n in ("deps.yaml", "version_info.json")}
-    code, out, err = run_cli("bump", "--root", root)
-    assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err[-2000:]
+    with pytest.raises(UserError) as refused:
+        bump(root)
+    err = str(refused.value)
+    assert "\n" not in err.strip(), err[-2000:]
     assert ("jax/version.py at" if branch in HOSTILE_VERSION_PY else "workspace.bzl") in err, err
     assert {n: (root / n).read_text() for n in before} == before
 
 
-def test_the_line_is_read_from_a_mirror_that_holds_only_history(run_cli, tmp_path, upstreams, cache):
+def test_the_line_is_read_from_a_mirror_that_holds_only_history(tmp_path, upstreams, cache):
     """A first bump fetches history only (tree:0); reading version.py fetches what it needs."""
     root = project(tmp_path, upstreams, branch="within")
-    assert run_cli("bump", "--root", root)[0] == 0
+    assert bump(root).changed
     # the next run starts from the warm mirror, a move across the switch
     root2 = project(tmp_path / "b", upstreams, branch="switch")
-    code, out, err = run_cli("bump", "--json", "--root", root2)
-    assert code == 0, err
-    assert json.loads(out)["version"]["new"] == "0.10.0"
+    assert bump(root2).version["new"] == "0.10.0"
 
 
 # ---------------------------------------------------------------- version.py, generated

@@ -8,13 +8,14 @@ closed. Real git throughout: a bare origin, a person's clone pushing to it."""
 
 from __future__ import annotations
 
-import json
+import datetime as dt
 import os
 
 import pytest
 
 from release.sources.pull_requests import KEPT_MARK
 from release.sources.repo import TOOL_TRAILER, ReleaseRepo
+from tests.support import bumping
 from tests.support.gitrepos import git
 
 PERSON = {"GIT_AUTHOR_NAME": "Ada Person", "GIT_AUTHOR_EMAIL": "ada@example.com",
@@ -67,15 +68,14 @@ def tip(origin, branch):
     return git("rev-parse", f"refs/heads/{branch}", cwd=origin).strip()
 
 
-def bump(run_cli, root, *extra):
-    code, out, err = run_cli("bump", "--open-pr", "--json", "--root", root, "--date", "2026-11-22", *extra)
-    assert code == 0, err
-    return json.loads(out)
+def bump(root, **asked):
+    """``bump --open-pr`` on 2026-11-22."""
+    return bumping.bump(root, open_pr=True, date=dt.date(2026, 11, 22), **asked)
 
 
-def test_the_tools_commit_carries_its_mark(checkout, run_cli, git_remotes, cache_env, github_env):
+def test_the_tools_commit_carries_its_mark(checkout, git_remotes, cache_env, github_env):
     root, origin = checkout
-    first = bump(run_cli, root, "--dep", "plugin")
+    first = bump(root, deps=("plugin",)).delivered
     assert git("log", "-1", "--format=%B", first["commit"], cwd=root).rstrip().endswith(TOOL_TRAILER)
     assert ReleaseRepo(root).person_pushed(first["branch"]) is None
     assert ReleaseRepo(root).person_pushed("bump/no-such-branch") is None
@@ -83,23 +83,21 @@ def test_the_tools_commit_carries_its_mark(checkout, run_cli, git_remotes, cache
 
 @pytest.mark.parametrize("how", ["commit on top", "amend", "rebase onto main", "merge main in"])
 def test_a_persons_push_is_kept_said_once_and_the_next_roll_waits(
-        checkout, run_cli, git_remotes, cache_env, github_env, tmp_path, monkeypatch, how):
+        checkout, git_remotes, cache_env, github_env, tmp_path, how):
     root, origin = checkout
     fake = github_env
-    first = bump(run_cli, root)  # every dep: the next roll, the same day, has the same branch name
+    first = bump(root).delivered  # every dep: the next roll, the same day, has the same branch name
     number, branch = first["pull_request"]["number"], first["branch"]
     theirs = person_edits(origin, tmp_path, branch, how)
 
-    summary = tmp_path / "summary.md"
-    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     for run in range(2):  # twice: still nothing is pushed, one comment in all
         changes = tmp_path / f"changes{run}.md"
-        data = bump(run_cli, root, "--changelog", changes)
-        pr = data["pull_request"]
+        kept = bump(root, changelog=changes)
+        pr = kept.pull_request
         assert pr["action"] == "kept" and pr["number"] == number and pr["branch"] == branch
         assert tip(origin, branch) == theirs, "the person's commit was overwritten"
         assert "Ada Person" in pr["reason"] and theirs[:12] in pr["reason"]
-        assert pr["reason"] in changes.read_text() and pr["reason"] in summary.read_text()
+        assert pr["reason"] in changes.read_text() and pr["reason"] in kept.summary()
         assert [p["number"] for p in fake.pulls() if p["state"] == "open"] == [number]
         assert git("for-each-ref", "--format=%(refname)", "refs/heads/bump/", cwd=origin).split() == [
             f"refs/heads/{branch}"]
@@ -110,13 +108,13 @@ def test_a_persons_push_is_kept_said_once_and_the_next_roll_waits(
 
     # They close it: the next roll opens on a new branch; their branch stays as they left it.
     github_env_close(fake, number)
-    data = bump(run_cli, root)
+    data = bump(root).delivered
     pr = data["pull_request"]
     assert pr["action"] == "opened" and pr["number"] != number and pr["branch"] == f"{branch}-2"
     assert tip(origin, branch) == theirs
     assert tip(origin, pr["branch"]) == data["commit"]
     # And that new PR, the tool's own, is updated in place as before.
-    assert bump(run_cli, root)["pull_request"]["action"] == "updated"
+    assert bump(root).pull_request["action"] == "updated"
 
 
 def github_env_close(fake, number):
@@ -145,24 +143,25 @@ def test_a_merge_or_an_unmarked_commit_is_not_the_tools(tmp_path):
     assert not repo.is_tool_commit(unmarked) and not repo.is_tool_commit(merge)
 
 
-def test_pins_current_leaves_a_persons_pr_open(checkout, run_cli, git_remotes, cache_env, github_env,
+def test_pins_current_leaves_a_persons_pr_open(checkout, git_remotes, cache_env, github_env,
                                                tmp_path):
     """A bump that finds the pins current closes the tool's PR, never one a person pushed to."""
     root, origin = checkout
     fake = github_env
-    first = bump(run_cli, root)
+    first = bump(root).delivered
     person_edits(origin, tmp_path, first["branch"], "commit on top")
     git("merge", "--quiet", "--ff-only", first["commit"], cwd=root)  # the pins land on main
-    data = bump(run_cli, root)
-    assert data["changed"] is False and data["pull_request"]["action"] == "kept"
+    current = bump(root)
+    assert current.changed is False and current.pull_request["action"] == "kept"
+    assert current.kept in current.summary()  # said, though nothing moved
     assert [p["state"] for p in fake.pulls()] == ["open"]
 
 
-def test_a_shallow_checkout_judges_the_tip_alone(checkout, run_cli, git_remotes, cache_env, github_env,
+def test_a_shallow_checkout_judges_the_tip_alone(checkout, git_remotes, cache_env, github_env,
                                                  tmp_path):
     """CI clones one commit deep: the remote tip is fetched one deep and judged by itself."""
     root, origin = checkout
-    first = bump(run_cli, root, "--dep", "plugin")
+    first = bump(root, deps=("plugin",)).delivered
     shallow = tmp_path / "shallow"
     git("clone", "--quiet", "--depth", "1", origin.as_uri(), shallow)
     assert ReleaseRepo(shallow).person_pushed(first["branch"]) is None

@@ -10,10 +10,7 @@ commits, so the via deps must follow whichever plugin commit is chosen.
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
-import sys
 
 import pytest
 
@@ -23,6 +20,7 @@ from release.core.errors import UserError
 from release.sources import changelog
 from release.sources.roll import roll
 from tests.support.bisect_history import build_history, make_project
+from tests.support.bumping import bump
 from tests.support.gitrepos import GitHttpServer
 
 NAMES = {"plugin": "ROCm/rocm-jax", "jax": "ROCm/jax", "xla": "ROCm/xla"}
@@ -146,11 +144,10 @@ def test_green_on_a_remote_that_is_not_github_is_one_line_exit_2(gh, tmp_path):
     root = make_project(tmp_path / "plain", h, pins=h.pins_at(h.c["P2"]),
                         plugin_roll="{head: true, require: green}")
     before = (root / "deps.yaml").read_text()
-    proc = subprocess.run([sys.executable, "-m", "release", "bump", "--root", root], capture_output=True,
-                          text=True)
-    assert proc.returncode == 2
-    assert proc.stderr.count("\n") == 1
-    assert f"plugin: roll requires green CI, but {h.plugin.url} is not a GitHub repository" in proc.stderr
+    with pytest.raises(UserError) as refused:
+        bump(root)
+    assert "\n" not in str(refused.value)
+    assert f"plugin: roll requires green CI, but {h.plugin.url} is not a GitHub repository" in str(refused.value)
     assert (root / "deps.yaml").read_text() == before
     assert gh.fake.log == []
 
@@ -364,15 +361,10 @@ def test_bump_prints_and_returns_the_held_line(history, tmp_path, monkeypatch):
     h = history
     monkeypatch.delenv("JAX_ROCM_RELEASE_CACHE", raising=False)
     root = make_project(tmp_path / "proj", h, pins=h.pins_at(h.c["P2"]), extra={"plugin": held(h, "P6")})
-    summary = tmp_path / "summary.md"
-    proc = subprocess.run([sys.executable, "-m", "release", "bump", "--root", root, "--json"],
-                          capture_output=True, text=True, env={**os.environ,
-                                                                "GITHUB_STEP_SUMMARY": str(summary)})
-    assert proc.returncode == 0, proc.stderr
-    data = json.loads(proc.stdout)
+    rolled = bump(root)
     line = (f"plugin: held before {h.c['P6'][:7]} ({HOLD_REASON}); 3 newer commits not taken until the "
             "hold is removed")
-    assert data["notes"] == [line]
-    assert data["deps"]["plugin"]["new"] == h.c["P5"]
-    assert f"- {line}" in summary.read_text()
+    assert rolled.facts["notes"] == [line]
+    assert rolled.facts["deps"]["plugin"]["new"] == h.c["P5"]
+    assert f"- {line}" in rolled.summary() and rolled.body.markdown().startswith(f"- {line}\n")
     assert config.load_deps(root / "deps.yaml")["plugin"].hold == Hold(h.c["P6"], HOLD_REASON)

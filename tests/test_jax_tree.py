@@ -11,7 +11,9 @@ repositories, over file:// and a real smart-HTTP server.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import os
 
 import pytest
 from hypothesis import given
@@ -22,6 +24,7 @@ from release.core.errors import ConfigError, UserError
 from release.sources import module_pin
 from release.sources.pins import Pin, read_pin
 from release.sources.roll import roll
+from tests.support.bumping import bump
 from tests.support.gitrepos import GitHttpServer
 from tests.support.jax_tree import (
     MODULE,
@@ -244,27 +247,25 @@ def test_a_roll_moves_jax_with_the_plugin_and_xla_as_jax_pins_it(jt, jt_http, tm
 @pytest.mark.parametrize("bad, values", [("JBAD", lambda c: (digest(c["X1"]), sri(digest(c["X0"])))),
                                          ("JCOMMIT", lambda c: (c["X1"], c["X0"]))])
 def test_a_digest_or_commit_mismatch_between_the_two_files_is_refused_and_nothing_written(
-        tmp_path, run_cli, monkeypatch, bad, values):
+        tmp_path, monkeypatch, bad, values):
     monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
     jt = build_jax_tree(tmp_path / "upstream")
     jt.jax.set_ref(PLUGIN_BRANCH, jt.c[bad])  # the bad commit lands on the plugin's branch
     root = _project(tmp_path, jt)
     before = (root / "deps.yaml").read_bytes(), (root / "version_info.json").read_bytes()
-    code, out, err = run_cli("bump", "--root", root)
-    assert code == 2, (out, err)
-    line = err.strip()
+    with pytest.raises(UserError) as refused:
+        bump(root)
+    line = str(refused.value).strip()
     assert "\n" not in line and REVISION in line and MODULE in line
     assert all(v in line for v in values(jt.c))
     assert ((root / "deps.yaml").read_bytes(), (root / "version_info.json").read_bytes()) == before
 
 
-def test_bump_of_the_jax_layout_end_to_end(jt, tmp_path, run_cli, monkeypatch):
+def test_bump_of_the_jax_layout_end_to_end(jt, tmp_path, monkeypatch):
     monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
     root = _project(tmp_path, jt)
     before = (root / "deps.yaml").read_text()
-    code, out, err = run_cli("bump", "--json", "--root", root)
-    assert code == 0, err
-    data = json.loads(out)
+    data = bump(root).to_json()
     c = jt.c
     assert data["deps"]["jax"]["same_as"] == "plugin" and data["deps"]["jax"]["commits"] == []
     assert data["title"] == (f"Bump plugin {c['J0'][:7]}..{c['J2'][:7]} (2 commits), "
@@ -273,8 +274,7 @@ def test_bump_of_the_jax_layout_end_to_end(jt, tmp_path, run_cli, monkeypatch):
     after = (root / "deps.yaml").read_text()
     assert after == (before.replace(c["J0"], c["J2"]).replace(c["X0"], c["X2"])
                      .replace(digest(c["X0"]), digest(c["X2"])).replace("v0.11.0\n    commit", "v0.11.0\n    commit"))
-    code, out, err = run_cli("bump", "--root", root)
-    assert (code, out.strip()) == (0, "pins are current")
+    assert not bump(root).changed  # pins are current
 
 
 def test_naming_only_the_same_dep_is_refused_and_naming_its_source_moves_both(jt, tmp_path):
@@ -294,17 +294,15 @@ def published(make_dist, local_index):
 
 
 def test_jax_moved_back_to_a_released_line_gets_its_next_post_and_the_title_says_back(
-        tmp_path, run_cli, monkeypatch, published):
+        tmp_path, monkeypatch, published):
     """The plugin reverts jax to 0.10.0, which the public index has released (and re-spun once):
     the version becomes 0.10.0.post2, never the published 0.10.0."""
     monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("RELEASE_PUBLIC_INDEX", published("0.10.0", "0.10.0.post1", "0.11.0rc1").url)
+    index = published("0.10.0", "0.10.0.post1", "0.11.0rc1").url
     jt = build_jax_tree(tmp_path / "upstream")
     jt.jax.set_ref(PLUGIN_BRANCH, jt.c["JOLD"])
     root = _project(tmp_path, jt)
-    code, out, err = run_cli("bump", "--json", "--root", root)
-    assert code == 0, err
-    data = json.loads(out)
+    data = bump(root, env={**os.environ, "RELEASE_PUBLIC_INDEX": index}).to_json()  # the step's index
     assert data["version"] == {"old": "0.11.0", "new": "0.10.0.post2", "line": "0.10.0", "commit": jt.c["JOLD"],
                                "back": True}
     assert data["title"].endswith("; version back 0.10.0.post2")
@@ -315,7 +313,7 @@ def test_jax_moved_back_to_a_released_line_gets_its_next_post_and_the_title_says
     assert config.load_project(root).line_problem() is None
 
 
-def test_a_new_line_nothing_published_of_starts_unreleased(tmp_path, run_cli, monkeypatch, published):
+def test_a_new_line_nothing_published_of_starts_unreleased(tmp_path, monkeypatch, published):
     monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("RELEASE_PUBLIC_INDEX", published("0.9.1", "0.11.0rc1").url)
     jt = build_jax_tree(tmp_path / "upstream")
@@ -324,17 +322,15 @@ def test_a_new_line_nothing_published_of_starts_unreleased(tmp_path, run_cli, mo
     info = root / "version_info.json"
     info.write_text(info.read_text().replace('"0.11.0"', '"0.9.1.post7"'))
     (root / "deps.yaml").write_text((root / "deps.yaml").read_text().replace('line: "0.11.0"', 'line: "0.9.1"'))
-    code, out, err = run_cli("bump", "--json", "--root", root)
-    assert code == 0, err
-    data = json.loads(out)
-    assert data["version"]["new"] == "0.10.0" and data["version"]["back"] is False
-    assert data["title"].endswith("; version 0.10.0")
+    rolled = bump(root)
+    assert rolled.version["new"] == "0.10.0" and rolled.version["back"] is False
+    assert rolled.title.endswith("; version 0.10.0")
 
 
 # ---------------------------------------------------------------- what bump records, on this layout
 
 
-def test_a_committed_bump_writes_both_pins_of_the_one_tree_in_one_commit(jt, tmp_path, run_cli, monkeypatch):
+def test_a_committed_bump_writes_both_pins_of_the_one_tree_in_one_commit(jt, tmp_path, monkeypatch):
     from tests.support.gitrepos import git
     monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
     root = _project(tmp_path, jt)
@@ -342,10 +338,8 @@ def test_a_committed_bump_writes_both_pins_of_the_one_tree_in_one_commit(jt, tmp
     git("add", "deps.yaml", "version_info.json", cwd=root)
     git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "pins", cwd=root)
     before = (root / "deps.yaml").read_text()
-    code, out, err = run_cli("bump", "--commit", "--json", "--root", root, "--date", "2026-11-25")
-    assert code == 0, err
-    data = json.loads(out)
-    text = git("show", f"{data['commit']}:deps.yaml", cwd=root)
+    commit = bump(root, commit=True, date=dt.date(2026, 11, 25)).delivered["commit"]
+    text = git("show", f"{commit}:deps.yaml", cwd=root)
     deps = config.parse_deps(root / "deps.yaml", text)  # what was committed holds the same rule
     assert deps["jax"].commit == deps["plugin"].commit == jt.c["J2"]
     assert (deps["xla"].commit, deps["xla"].archive_sha256) == (jt.c["X2"], digest(jt.c["X2"]))
@@ -392,7 +386,7 @@ def test_a_build_of_the_jax_layout_is_refused_in_one_line_not_planned_with_the_o
     assert (code, out.strip()) == (0, "0.11.0.dev20261122")  # versioning works
 
 
-def test_a_day_the_two_files_disagree_is_refused_and_the_next_day_rolls(tmp_path, run_cli, monkeypatch):
+def test_a_day_the_two_files_disagree_is_refused_and_the_next_day_rolls(tmp_path, monkeypatch):
     """jax-ml/jax 2dfe94d (2026-07-15) moved only revision.bzl; the next day's update moved
     MODULE.bazel too. The bump of that day is refused, the next one rolls past it."""
     from tests.support.jax_tree import tree
@@ -400,11 +394,11 @@ def test_a_day_the_two_files_disagree_is_refused_and_the_next_day_rolls(tmp_path
     jt = build_jax_tree(tmp_path / "upstream")
     jt.jax.set_ref(PLUGIN_BRANCH, jt.c["JCOMMIT"])  # revision.bzl on X1, MODULE.bazel still on X0
     root = _project(tmp_path, jt)
-    code, _, err = run_cli("bump", "--root", root)
-    assert code == 2 and jt.c["X1"] in err and jt.c["X0"] in err
+    with pytest.raises(UserError) as refused:
+        bump(root)
+    assert jt.c["X1"] in str(refused.value) and jt.c["X0"] in str(refused.value)
     fixed = jt.jax.commit(PLUGIN_BRANCH, "Update XLA dependency", tree("0.11.0", jt.c["X1"]))
-    code, out, err = run_cli("bump", "--json", "--root", root)
-    assert code == 0, err
+    assert bump(root).changed
     deps = config.load_deps(root / "deps.yaml")
     assert deps["plugin"].commit == deps["jax"].commit == fixed
     assert (deps["xla"].commit, deps["xla"].archive_sha256) == (jt.c["X1"], digest(jt.c["X1"]))

@@ -5,7 +5,6 @@ line naming the file, the key and what is allowed (generated files, fixed seed).
 from __future__ import annotations
 
 import datetime as dt
-import json
 
 import pytest
 import yaml
@@ -14,6 +13,7 @@ from hypothesis import strategies as st
 
 from release.core.errors import ConfigError
 from release.core.roller import KEYS, MODES, load_roller, parse_roller
+from tests.support.bumping import bump
 from tests.support.gitrepos import git
 from tests.test_automerge import world  # noqa: F401 (the fixture: checkout, origin, stand-in)
 
@@ -35,19 +35,16 @@ def branches(origin):
 
 
 @pytest.mark.parametrize("mode", ["stopped", "dry-run"])
-def test_stopped_and_dry_run_write_nothing_whatever_the_flags(world, run_cli, git_remotes, cache_env,  # noqa: F811
-                                                               tmp_path, monkeypatch, mode):
+def test_stopped_and_dry_run_write_nothing_whatever_the_flags(world, git_remotes, cache_env,  # noqa: F811
+                                                               tmp_path, mode):
     root, origin, fake = world
     commit_roller(root, f"mode: {mode}\n")
-    summary = tmp_path / "summary.md"
-    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     before = (root / "deps.yaml").read_bytes()
-    for flags in (("--auto-merge",), ("--open-pr",), ("--push",), ("--commit",), ()):
-        code, out, err = run_cli("bump", "--json", "--root", root, "--changelog", tmp_path / "c.md", *flags)
-        assert code == 0, err
-        data = json.loads(out)
+    for asked in ({"auto_merge": True}, {"open_pr": True}, {"push": True}, {"commit": True}, {}):
+        result = bump(root, changelog=tmp_path / "c.md", **asked)
+        data = result.to_json()
         assert data["roller"] == mode
-        assert f"mode: {mode}" in summary.read_text()
+        assert f"mode: {mode}" in result.summary()
         assert (root / "deps.yaml").read_bytes() == before
         assert branches(origin) == ["refs/heads/main"] and fake.pulls() == []
         assert not (tmp_path / "c.md").exists()
@@ -58,13 +55,11 @@ def test_stopped_and_dry_run_write_nothing_whatever_the_flags(world, run_cli, gi
             assert data["changed"] is False and "deps" not in data
 
 
-def test_running_or_absent_rolls_as_asked(world, run_cli, git_remotes, cache_env):  # noqa: F811
+def test_running_or_absent_rolls_as_asked(world, git_remotes, cache_env):  # noqa: F811
     root, origin, fake = world
     assert load_roller(root).mode == "running"
     commit_roller(root, "mode: running\n")
-    code, out, err = run_cli("bump", "--open-pr", "--json", "--root", root)
-    assert code == 0, err
-    assert "roller" not in json.loads(out) and len(fake.pulls()) == 1
+    assert bump(root, open_pr=True).roller is None and len(fake.pulls()) == 1
 
 
 values = st.one_of(st.text(max_size=12), st.integers(), st.booleans(), st.none(),
@@ -101,8 +96,8 @@ def commit_time(remotes, sha):
 
 @pytest.mark.parametrize("soaked, expect", [("P2", "P2"), ("P1", "P1"), ("P0", "P0")],
                          ids=["tip-soaked", "newest-soaked-below-tip", "none-soaked"])
-def test_cooldown_rolls_to_the_newest_commit_that_has_soaked(bump_project, git_remotes, run_cli, cache_env,
-                                                             monkeypatch, soaked, expect):
+def test_cooldown_rolls_to_the_newest_commit_that_has_soaked(bump_project, git_remotes, cache_env,
+                                                             soaked, expect):
     """By the run's clock: now is a second after the tip; a cooldown as old as ``soaked`` lets
     exactly the commits up to it through, and the newest of those is taken."""
     c = git_remotes.c
@@ -110,18 +105,15 @@ def test_cooldown_rolls_to_the_newest_commit_that_has_soaked(bump_project, git_r
     now = commit_time(git_remotes, c["P2"]) + 1
     hours = (now - commit_time(git_remotes, c[soaked])) / 3600
     (root / "roller.yaml").write_text(f"cooldown_hours: {hours!r}\n")
-    monkeypatch.setenv("RELEASE_NOW", dt.datetime.fromtimestamp(now, dt.timezone.utc).isoformat())
-    code, out, err = run_cli("bump", "--json", "--dry-run", "--dep", "plugin", "--root", root)
-    assert code == 0, err
-    data = json.loads(out)
-    new = data["deps"]["plugin"]["new"] if "plugin" in data.get("deps", {}) else c["P0"]
+    clock = dt.datetime.fromtimestamp(now, dt.timezone.utc)
+    facts = bump(root, now=clock, dry_run=True, deps=("plugin",)).facts
+    new = facts["deps"]["plugin"]["new"] if "plugin" in facts.get("deps", {}) else c["P0"]
     assert new == c[expect]
     if soaked != "P2":
-        assert any("cooldown" in n and "not soaked" in n for n in data["notes"]), data["notes"]
+        assert any("cooldown" in n and "not soaked" in n for n in facts["notes"]), facts["notes"]
     # Without the file, the tip.
     (root / "roller.yaml").unlink()
-    code, out, err = run_cli("bump", "--json", "--dry-run", "--dep", "plugin", "--root", root)
-    assert json.loads(out)["deps"]["plugin"]["new"] == c["P2"]
+    assert bump(root, now=clock, dry_run=True, deps=("plugin",)).facts["deps"]["plugin"]["new"] == c["P2"]
 
 
 @pytest.mark.parametrize("hours", [-1, "a day", True, 10 ** 6, [1]])
@@ -131,16 +123,12 @@ def test_a_bad_cooldown_is_one_line(tmp_path, hours):
     assert "\n" not in str(exc.value) and "cooldown_hours" in str(exc.value)
 
 
-def test_a_pause_with_until_rolls_again_once_its_day_is_over(world, run_cli, git_remotes, cache_env,  # noqa: F811
-                                                             monkeypatch):
+def test_a_pause_with_until_rolls_again_once_its_day_is_over(world, git_remotes, cache_env):  # noqa: F811
     """Issue 33: pausing "for a week" needed a second commit to undo; `until:` ends it by the run's clock."""
     root, origin, fake = world
     commit_roller(root, "mode: stopped\nuntil: 2026-11-30\n")
-    monkeypatch.setenv("RELEASE_NOW", "2026-11-30T23:59:59Z")   # the last second of the day named
-    code, out, err = run_cli("bump", "--open-pr", "--json", "--root", root)
-    assert code == 0, err
-    assert json.loads(out)["roller"] == "stopped" and fake.pulls() == []
-    monkeypatch.setenv("RELEASE_NOW", "2026-12-01T00:00:00Z")   # the next day: running, no revert needed
-    code, out, err = run_cli("bump", "--open-pr", "--json", "--root", root)
-    assert code == 0, err
-    assert "roller" not in json.loads(out) and len(fake.pulls()) == 1
+    last_second = dt.datetime(2026, 11, 30, 23, 59, 59, tzinfo=dt.timezone.utc)  # of the day named
+    held = bump(root, now=last_second, open_pr=True)
+    assert (held.roller, held.ended_by) == ("stopped", "mode") and fake.pulls() == []
+    rolled = bump(root, now=last_second + dt.timedelta(seconds=1), open_pr=True)  # running, no revert needed
+    assert rolled.roller is None and len(fake.pulls()) == 1

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from release.core.roller import parse_roller
+from tests.support import bumping
 from tests.support.gitrepos import git
 from tests.test_automerge import world  # noqa: F401 (the fixture: checkout, origin, stand-in)
 from tests.test_roller import commit_roller
@@ -33,56 +35,58 @@ def nights(fake, conclusions, start=DAY):
             for i, c in enumerate(conclusions)]
 
 
-def bump(run_cli, root, tmp_path, *extra):
-    code, out, err = run_cli("bump", "--auto-merge", "--json", "--root", root, "--date", "2026-11-22",
-                             "--changelog", tmp_path / "changes.md", *extra)
-    assert code == 0, err
-    return json.loads(out), err
+def bump(root, tmp_path, **asked):
+    """The scheduled run (``--auto-merge --changelog``): its result and the lines it said."""
+    said: list[str] = []
+    result = bumping.bump(root, said=said, auto_merge=True, date=dt.date(2026, 11, 22),
+                          changelog=tmp_path / "changes.md", **asked)
+    return result, said
+
+
+WARNED = "warning: roller.yaml: an uncommitted edit is ignored"
 
 
 def bump_branches(root, origin):
     return (git("for-each-ref", "refs/heads/bump/", cwd=root) + git("for-each-ref", "refs/heads/bump/", cwd=origin))
 
 
-def test_three_red_nights_stop_the_roller_and_a_green_one_resumes_it(world, run_cli, git_remotes, cache_env,  # noqa: F811
-                                                                    tmp_path, monkeypatch):
+def test_three_red_nights_stop_the_roller_and_a_green_one_resumes_it(world, git_remotes, cache_env,  # noqa: F811
+                                                                    tmp_path):
     root, origin, fake = world
     commit_roller(root, "throttle_after_red: 3\n")
-    summary = tmp_path / "summary.md"
-    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     recorded = nights(fake, ["success", "failure", "cancelled", "failure", "failure"])
     fake.add_workflow_run(conclusion="success", branch="feature", created_at=DAY + dt.timedelta(days=9))
-    data, _ = bump(run_cli, root, tmp_path)
-    line = data["title"]
-    assert data["changed"] is False and data["throttle"]["state"] == "throttled"
+    held, _ = bump(root, tmp_path)
+    line = held.title
+    assert held.changed is False and held.throttle["state"] == "throttled" and held.ended_by == "throttle"
     assert line.startswith("throttle: 3 red nightlies in a row, the first #2 (2026-11-02, red: failure, "
                            "build failed in build / build pjrt wheel) ")
     assert recorded[1]["html_url"] in line and "throttle_reset_after: 5" in line
-    assert line in summary.read_text()
+    assert line in held.summary() and held.outputs() == {"changed": "false", "title": line}
     assert fake.pulls() == [] and bump_branches(root, origin) == "" and not (tmp_path / "changes.md").exists()
 
     nights(fake, ["success"], start=DAY + dt.timedelta(days=10))
-    data, _ = bump(run_cli, root, tmp_path)
-    assert data["changed"] is True and data["throttle"]["state"] == "clear"
+    rolled, _ = bump(root, tmp_path)
+    assert rolled.changed is True and rolled.throttle["state"] == "clear"
     assert len(fake.pulls()) == 1
     assert "throttle: no red nightly since the last green #7 (2026-11-11, green: success); rolling" in \
         (tmp_path / "changes.md").read_text()
 
 
-def test_a_reviewed_reset_resumes_and_an_uncommitted_one_does_not(world, run_cli, git_remotes, cache_env,  # noqa: F811
+def test_a_reviewed_reset_resumes_and_an_uncommitted_one_does_not(world, git_remotes, cache_env,  # noqa: F811
                                                                   tmp_path):
     root, origin, fake = world
     commit_roller(root, "throttle_after_red: 2\n")
     nights(fake, ["success", "failure", "timed_out"])
     (root / "roller.yaml").write_text("throttle_after_red: 2\nthrottle_reset_after: 3\n")
-    data, err = bump(run_cli, root, tmp_path)
-    assert data["throttle"]["state"] == "throttled" and fake.pulls() == []
-    assert data["roller_warning"].startswith("roller.yaml: an uncommitted edit is ignored")
-    assert err.count("warning: roller.yaml: an uncommitted edit is ignored") == 1
+    held, said = bump(root, tmp_path)
+    assert held.throttle["state"] == "throttled" and fake.pulls() == []
+    assert held.roller_warning.startswith("roller.yaml: an uncommitted edit is ignored")
+    assert [line.startswith(WARNED) for line in said] == [True]
     git("commit", "--quiet", "-am", "reset the throttle after run 3", cwd=root)
-    data, err = bump(run_cli, root, tmp_path)
-    assert data["throttle"]["state"] == "clear" and len(fake.pulls()) == 1 and "warning" not in err
-    assert "since roller.yaml's reset (throttle_reset_after: run #3)" in data["throttle"]["line"]
+    rolled, said = bump(root, tmp_path)
+    assert rolled.throttle["state"] == "clear" and len(fake.pulls()) == 1 and said == []
+    assert "since roller.yaml's reset (throttle_reset_after: run #3)" in rolled.throttle["line"]
 
 
 @pytest.mark.parametrize("committed, edited, rolls", [
@@ -91,7 +95,7 @@ def test_a_reviewed_reset_resumes_and_an_uncommitted_one_does_not(world, run_cli
     ("mode: stopped\n", None, False),      # deleted in the work tree only
     (None, "mode: stopped\n", True),       # never committed
 ])
-def test_roller_yaml_is_read_as_committed(world, run_cli, git_remotes, cache_env, tmp_path,  # noqa: F811
+def test_roller_yaml_is_read_as_committed(world, git_remotes, cache_env, tmp_path,  # noqa: F811
                                           committed, edited, rolls):
     root, origin, fake = world
     if committed is not None:
@@ -100,60 +104,56 @@ def test_roller_yaml_is_read_as_committed(world, run_cli, git_remotes, cache_env
         (root / "roller.yaml").unlink()
     else:
         (root / "roller.yaml").write_text(edited)
-    data, err = bump(run_cli, root, tmp_path)
+    _, said = bump(root, tmp_path)
     assert (len(fake.pulls()) == 1) == rolls
-    assert err.count("warning: roller.yaml: an uncommitted edit is ignored") == 1
+    assert [line.startswith(WARNED) for line in said] == [True]
 
 
-def test_without_a_token_the_runs_are_not_read_and_it_rolls(world, run_cli, git_remotes, cache_env,  # noqa: F811
-                                                            tmp_path, monkeypatch):
+def test_without_a_token_the_runs_are_not_read_and_it_rolls(world, git_remotes, cache_env,  # noqa: F811
+                                                            tmp_path):
     root, origin, fake = world
     commit_roller(root, "throttle_after_red: 1\n")
     nights(fake, ["failure"])
-    monkeypatch.delenv("GITHUB_TOKEN")
-    code, out, err = run_cli("bump", "--commit", "--json", "--root", root, "--date", "2026-11-22")
-    assert code == 0, err
-    data = json.loads(out)
+    env = {key: value for key, value in os.environ.items() if key != "GITHUB_TOKEN"}  # the step's
+    rolled = bumping.bump(root, env=env, commit=True, date=dt.date(2026, 11, 22))
     line = "throttle: nightly runs not read (GITHUB_TOKEN is not set): rolling without the throttle"
-    assert data["throttle"]["state"] == "unchecked" and data["throttle"]["line"] == line
-    assert line in git("log", "-1", "--format=%B", data["commit"], cwd=root)
+    assert rolled.throttle["state"] == "unchecked" and rolled.throttle["line"] == line
+    assert line in git("log", "-1", "--format=%B", rolled.delivered["commit"], cwd=root)
     assert not any(entry[2].endswith("/runs") for entry in fake.log)
 
 
 @pytest.mark.parametrize("status, when", [(403, "before"), (404, "before"), (200, "malformed")])
-def test_unreadable_runs_hold_the_roller_in_one_line(world, run_cli, git_remotes, cache_env, tmp_path,  # noqa: F811
+def test_unreadable_runs_hold_the_roller_in_one_line(world, git_remotes, cache_env, tmp_path,  # noqa: F811
                                                      status, when):
     root, origin, fake = world
     commit_roller(root, "throttle_after_red: 2\n")
     nights(fake, ["success"])
     fake.fail("GET", r"/actions/workflows/[^/]+/runs$", status, when=when,
               message="Resource not accessible by integration")
-    data, _ = bump(run_cli, root, tmp_path)
-    assert data["throttle"]["state"] == "unreadable" and fake.pulls() == []
-    assert data["title"].startswith("throttle: the nightly runs could not be read (GitHub API GET ")
-    assert data["title"].endswith("not rolling until they can (the token needs actions: read)")
-    assert fake.token not in json.dumps(data)
+    held, _ = bump(root, tmp_path)
+    assert held.throttle["state"] == "unreadable" and fake.pulls() == []
+    assert held.title.startswith("throttle: the nightly runs could not be read (GitHub API GET ")
+    assert held.title.endswith("not rolling until they can (the token needs actions: read)")
+    assert fake.token not in json.dumps(held.to_json())
 
 
-def test_a_throttled_roller_merges_nothing_and_a_clear_one_says_so_when_it_merges(world, run_cli, git_remotes,  # noqa: F811
-                                                                                   cache_env, tmp_path, monkeypatch):
+def test_a_throttled_roller_merges_nothing_and_a_clear_one_says_so_when_it_merges(world, git_remotes,  # noqa: F811
+                                                                                   cache_env, tmp_path):
     root, origin, fake = world
     commit_roller(root, "throttle_after_red: 2\n")
     git("push", "--quiet", "origin", "main", cwd=root)
-    summary = tmp_path / "summary.md"
-    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
-    opened, _ = bump(run_cli, root, tmp_path, "--dep", "plugin")
-    fake.add_check_run(opened["commit"], "build")  # the open bump PR is green
+    opened, _ = bump(root, tmp_path, deps=("plugin",))
+    fake.add_check_run(opened.delivered["commit"], "build")  # the open bump PR is green
     nights(fake, ["failure", "failure"])
-    held, _ = bump(run_cli, root, tmp_path)
-    assert held["throttle"]["state"] == "throttled" and "auto_merge" not in held
+    held, _ = bump(root, tmp_path)
+    assert held.throttle["state"] == "throttled" and held.auto_merge is None
     assert not any(p.get("merged") for p in fake.pulls())
     nights(fake, ["success"], start=DAY + dt.timedelta(days=5))
-    summary.write_text("")
-    done, _ = bump(run_cli, root, tmp_path)
-    assert done["auto_merge"]["action"] == "merged" and done["throttle"]["state"] == "clear"
-    text = summary.read_text()
-    assert done["auto_merge"]["line"] in text and done["throttle"]["line"] in text
+    done, _ = bump(root, tmp_path)
+    assert done.auto_merge["action"] == "merged" and done.throttle["state"] == "clear"
+    assert done.said == (done.auto_merge["line"], done.throttle["line"])
+    assert done.auto_merge["line"] in done.summary() and done.throttle["line"] in done.summary()
+    assert done.outputs() == {"changed": "false", "title": done.auto_merge["line"], "merged": "true"}
 
 
 # ---------------------------------------------------------------- what status and the dashboard show
