@@ -99,3 +99,19 @@ def test_pypi_upload_help_names_the_clients_file_limit_variable():
     from release.commands import pypi_upload
     from release.publish import pypi
     assert pypi_upload.FILE_LIMIT_ENV == pypi.FILE_LIMIT_ENV
+
+
+def test_the_index_of_a_local_store_loads_no_project_yaml_or_http_stack(make_dist, tmp_path):
+    """``release index --store-dir`` reads JSON records and wheels' ends: it loaded deps.yaml's
+    reader (PyYAML, the project config) to find a root it was not asked for, and rich's progress
+    bars where nothing draws them (a pipe)."""
+    from release.publish.stores import LocalStore
+    from tests.support.publish_dist import release_dist
+
+    store = LocalStore(tmp_path / "store")
+    release_dist(store, make_dist("0.9.1.dev20261121"))
+    modules = modules_after("index", "--out", str(tmp_path / "site"), "--store", "local",
+                            "--store-dir", str(store.directory), cwd=tmp_path)
+    assert "release.commands.index" in modules and (tmp_path / "site" / "nightly").is_dir()
+    unwanted = loaded(modules, (*REMOTE, "yaml", "release.core.config", "rich.progress", "email"))
+    assert not unwanted, unwanted

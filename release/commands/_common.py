@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import os
 from collections.abc import Mapping
@@ -119,12 +120,12 @@ def open_store_from_args(args: argparse.Namespace, out: Output, read_only: bool 
     ``read_only``: a missing local store is an error, not an empty one; ``writes``: the command
     changes releases (what a missing token is asked for).
     """
-    from release.core.config import find_root
     from release.core.errors import UserError
     from release.publish.stores import open_store
 
     root = args.root
     if root is None and args.store_dir is None:
+        from release.core.config import find_root  # the project's files: only to find its local store
         try:
             root = find_root()
         except UserError:
@@ -133,8 +134,11 @@ def open_store_from_args(args: argparse.Namespace, out: Output, read_only: bool 
                       console=out.progress_console(), read_only=read_only, writes=writes)
 
 
-def transfer_progress(out: Output) -> Progress:
-    """A rich progress bar for uploads and downloads (on stderr when --json is set)."""
+def transfer_progress(out: Output) -> contextlib.AbstractContextManager[Progress | None]:
+    """A rich progress bar for uploads and downloads (on stderr when --json is set); None where
+    it would not draw (a CI log, a pipe), and then rich's progress is not even imported."""
+    if not out.draws_progress():
+        return contextlib.nullcontext(None)
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
     console = out.progress_console()
     return Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),

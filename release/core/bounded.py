@@ -17,9 +17,10 @@ from __future__ import annotations
 import ast
 import json
 import re
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-import yaml
+if TYPE_CHECKING:
+    import yaml
 
 MAX_DEPTH = 64  # no file or answer this tool reads nests deeper than a dozen levels
 _CORE_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "seq", "map")}
@@ -47,6 +48,8 @@ def _at(mark: Any) -> tuple[int | None, int | None]:
 
 def yaml_compose(text: str) -> yaml.Node | None:
     """The node tree of one YAML document of plain data, or ``Unparseable``."""
+    import yaml  # here: the commands that read no YAML (the index: JSON records) do not load it
+
     depth = 0
     try:
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
@@ -75,6 +78,8 @@ def yaml_compose(text: str) -> yaml.Node | None:
 def _check_keys(root: yaml.Node | None) -> None:
     """Every mapping key is a scalar and appears once (walked without recursion; aliases are
     already refused, so each node is visited once)."""
+    import yaml
+
     stack: list[tuple[yaml.Node | None, str]] = [(root, "")]
     while stack:
         node, prefix = stack.pop()
@@ -104,6 +109,8 @@ class DuplicateKey(Unparseable):
 def yaml_data(node: yaml.Node | None) -> Any:
     """The Python data of a node tree ``yaml_compose`` accepted (an integer too long for
     Python is ``Unparseable``)."""
+    import yaml
+
     if node is None:
         return None
     loader = yaml.SafeLoader("")

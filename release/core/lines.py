@@ -18,7 +18,6 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from release.core import regular
-from release.core.config import is_branch_name
 from release.core.errors import ConfigError, UserError
 
 LINES_FILE = Path(".github") / "lines.json"
@@ -55,6 +54,7 @@ def line_key(version: str | Version) -> tuple[int, int] | None:
 def parse_lines(path: Path | str, text: str) -> tuple[str, ...]:
     """The branches ``lines.json`` lists, in its order; every problem is one line naming the
     file, the entry and what was expected."""
+    from release.core.config import is_branch_name  # config loads YAML: only for a lines file
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
