@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from packaging.tags import Tag
 from packaging.utils import parse_wheel_filename
@@ -89,6 +91,16 @@ def test_identity_reads_our_wheel_names_and_others():
     assert (other.dist, other.kind, other.rocm_major) == ("numpy", None, None)
     bad = naming.Identity.of("jax_rocm7_plugin-0.9.1.whl")
     assert bad.kind is None and bad.name_error
+
+
+@pytest.mark.parametrize("name", [naming.plugin_wheel(7, "0.9.1rc2", "3.14"), "jax_rocm7_plugin-0.9.1.whl",
+                                  "x-1-py3-none-any.whl", ".", "", "..", "x-1-py3-none-any.whl\\y"])
+def test_identity_reads_a_file_name_alike_as_text_path_or_in_a_folder(name):
+    """Only the file's own name counts, however it is given (the index passes bare names)."""
+    bare = naming.Identity.of(name)
+    assert bare == naming.Identity.of(Path(name))
+    if name not in (".", ""):  # a folder joined to these names itself
+        assert bare == naming.Identity.of(Path("dist") / name) == naming.Identity.of(f"dist/{name}")
 
 
 @pytest.mark.parametrize("given, tag", [

@@ -134,8 +134,10 @@ class Identity:
     @classmethod
     def of(cls, path: Path | str) -> "Identity":
         from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+        # a bare file name as it is (the index reads thousands): no Path made to take its name
+        text = path if isinstance(path, str) and "/" not in path and path != "." else Path(path).name
         try:
-            name, version, _build, tags = parse_wheel_filename(Path(path).name)
+            name, version, _build, tags = parse_wheel_filename(text)
         except (InvalidWheelFilename, InvalidVersion) as exc:
             return cls(None, None, frozenset(), None, None, str(exc))
         m = _DIST.match(str(name))
