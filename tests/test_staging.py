@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -81,15 +79,16 @@ def test_the_state_of_the_last_run_is_its_object_or_nothing(tmp_path, text, expe
 
 
 def test_the_state_is_read_as_utf_8_whatever_the_locale(tmp_path):
-    """A runner whose locale is plain ASCII (the C locale, coercion off) reads the state the last
-    run wrote as UTF-8, not as nothing."""
+    """A runner whose locale is plain ASCII (the C locale) reads the state the last run wrote as
+    UTF-8, not as nothing."""
+    import locale
     (tmp_path / staging.STATE_FILE).write_bytes(json.dumps({"by": "Zoë"}, ensure_ascii=False).encode())
-    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0"}
-    code = ("import sys; from pathlib import Path; from release.publish.staging import read_state; "
-            "print(ascii(read_state(Path(sys.argv[1]))))")
-    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], env=env, capture_output=True, text=True,
-                         cwd=Path(__file__).resolve().parents[1], check=True).stdout
-    assert out.strip() == ascii({"by": "Zoë"})
+    before = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        assert staging.read_state(tmp_path) == {"by": "Zoë"}
+    finally:
+        locale.setlocale(locale.LC_CTYPE, before)
 
 
 # ---------------------------------------------------------------------------------- --out itself
@@ -203,7 +202,7 @@ def _run(site: Path, pages: dict[str, bytes], **kwargs) -> bool:
 def test_commit_puts_the_new_site_in_place_and_leaves_nothing_beside_it(tmp_path, monkeypatch, exchange):
     if exchange == "two renames":
         monkeypatch.setattr(staging, "_exchange", lambda a, b: False)
-    site = tmp_path / "deep" / "site"  # its parent is made
+    site = tmp_path / "deep" / "er" / "site"  # its parents are made
     first = {"index.html": b"1", "nightly/index.html": b"n1"}
     second = {"index.html": b"2", "stable/index.html": b"s2"}
     assert _run(site, first) is True and files_of(site) == first and no_leftovers(site)
@@ -302,8 +301,8 @@ def test_a_lock_that_cannot_be_taken_is_one_line_and_changes_nothing(tmp_path):
     (tmp_path / ".site.lock").mkdir()
     with pytest.raises(UserError) as err, Staging(site, lock_timeout=0.2):
         pass
-    assert str(err.value).startswith(f"{site}: cannot take the lock {tmp_path / '.site.lock'} (")
-    assert str(err.value).endswith("); nothing was changed") and "None" not in str(err.value)
+    assert str(err.value) == (f"{site}: cannot take the lock {tmp_path / '.site.lock'} (Is a directory); "
+                              "nothing was changed")
     assert not site.exists()
 
 
