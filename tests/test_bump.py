@@ -245,7 +245,9 @@ def test_bump_workflow_keeps_the_mirrors_between_runs():
     assert _re.fullmatch(r"actions/cache@[0-9a-f]{40}", cache["uses"])
     assert cache["with"]["path"] == ".cache/git"  # where release.sources.checkout.cache_dir puts the mirrors
     key, restore = cache["with"]["key"], cache["with"]["restore-keys"].strip()
-    assert "steps.day.outputs.day" in key and key.startswith(restore)
+    # per line and day; restored: the line's own newest first, then any line's (one prefix each)
+    assert "steps.day.outputs.day" in key and "matrix.line" in key
+    assert restore.splitlines() and all(key.startswith(r.strip()) for r in restore.splitlines())
     names = [s.get("name") or s.get("uses") for s in steps]
     assert names.index(cache["uses"]) < names.index("scripts/bump.sh")
 

@@ -150,3 +150,23 @@ def test_the_lines_version_is_counted_from_what_is_published(world, run_cli, mon
     assert code == 0, err
     assert json.loads(out)["version"] == "0.10.0.post2"
     assert files_at(world.origin, "refs/heads/release/0.10")[1]["version"] == "0.10.0.post2"
+
+
+def test_status_shows_every_maintained_line_at_a_glance(world, run_cli, tmp_path):
+    """Once the line is listed, status has a row per line read from each branch's own files (the
+    0.10 line's version and plugin pin come from release/0.10, not this checkout); offline only
+    this checkout's line is read and the other says so."""
+    code, _, err = run_cli("line", "new", "0.10", "--push")
+    assert code == 0, err
+    git("fetch", "--quiet", "origin", "line/0.10", cwd=world.root)
+    git("merge", "--quiet", "--ff-only", "FETCH_HEAD", cwd=world.root)
+    code, out, err = run_cli("status", "--json", "--store", "local", "--store-dir", tmp_path / "store")
+    assert code == 0, err
+    rows = {r["branch"]: r for r in json.loads(out)["lines"]}
+    assert list(rows) == ["main", "release/0.10"]
+    assert (rows["main"]["version"], rows["release/0.10"]["version"]) == ("0.11.0", "0.10.0")
+    assert rows["release/0.10"]["plugin"] == {"branch": OLD_BRANCH, "commit": world.jt.c["JOLD"]}
+    assert rows["release/0.10"]["next_nightly"].startswith("0.10.0.dev")
+    code, out, err = run_cli("status", "--offline")
+    assert code == 0, err
+    assert "maintained lines" in out and "release/0.10: not read (--offline)" in out

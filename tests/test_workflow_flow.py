@@ -261,3 +261,32 @@ def test_a_red_nightly_bisects_itself_and_its_culprit_gets_one_hold_pr(world):
     assert run_build_matrix(again, nightly["build"], cells=["pjrt"]) == "failure"
     assert again.run_job("bisect", nightly["bisect"]).result == "success"
     assert len(fake.dispatches) == 1 and len(fake.pulls()) == 1
+
+
+def test_the_bump_workflow_rolls_every_maintained_line_on_its_own_branch(world):
+    """lines.json names main and release/0.10: the bump job runs once a line (the matrix the
+    lines job hands over), each on its line's branch, and each line gets its own bump PR into
+    its own branch, on its own bump branch, the same day and the same deps."""
+    fake = world.fake
+    git("push", "--quiet", "origin", "main:refs/heads/release/0.10", cwd=world.root)
+    (world.root / ".github" / "lines.json").write_text('["main", "release/0.10"]\n')
+    git("add", "-A", cwd=world.root)
+    git("commit", "--quiet", "-m", "Maintain line 0.10", cwd=world.root)
+    git("push", "--quiet", "origin", "main", cwd=world.root)
+    head = git("rev-parse", "HEAD", cwd=world.root).strip()
+    bump = load_workflow(WORKFLOWS / "bump.yml")["jobs"]
+    runner = Runner(world.origin, world.tmp / "run", world.env, now="2026-11-20T05:17:00Z", sha=head)
+    lines = runner.run_job("lines", bump["lines"])
+    assert lines.result == "success", lines.log[-3000:]
+    matrix = json.loads(lines.outputs["lines"])
+    assert matrix == ["main", "release/0.10"]
+    for line in matrix:
+        job = runner.run_job(f"bump ({line})", bump["bump"], matrix={"line": line})
+        assert job.result == "success", job.log[-3000:]
+    pulls = sorted(fake.pulls(), key=lambda p: p["base"]["ref"])
+    assert [p["base"]["ref"] for p in pulls] == ["main", "release/0.10"]
+    heads = [p["head"]["ref"] for p in pulls]
+    assert len(set(heads)) == 2 and heads[1].startswith("bump/0.10/"), heads
+    for pull in pulls:  # each PR's commit sits on its own line's branch
+        parent = git("rev-parse", f"refs/heads/{pull['head']['ref']}^", cwd=world.origin).strip()
+        assert parent == git("rev-parse", f"refs/heads/{pull['base']['ref']}", cwd=world.origin).strip()

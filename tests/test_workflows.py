@@ -266,7 +266,7 @@ def test_every_script_a_workflow_runs_exists_and_is_executable():
 
 
 @pytest.mark.parametrize("name", ["bump.sh", "nightly.sh", "build-wheel.sh", "release.sh", "bisect.sh",
-                                  "index.sh", "pypi-upload.sh", "doctor.sh", "dashboard.sh"])
+                                  "index.sh", "pypi-upload.sh", "doctor.sh", "dashboard.sh", "lines.sh"])
 def test_scripts_are_thin_strict_and_documented(name):
     text = (REPO / "scripts" / name).read_text()
     lines = text.splitlines()
@@ -294,6 +294,7 @@ if sys.argv[1:4] == ["-m", "release", "version"]:
 """
 
 SCRIPT_RUNS = {
+    "lines": (["lines.sh"], {}),
     "bump": (["bump.sh"], {"BUMP_DEPS": "xla jax", "GITHUB_REPOSITORY": "rocm/jax-rocm-release"}),
     "nightly": (["nightly.sh"], {"RELEASE_DATE": "2026-01-02", "RELEASE_STORE": "local"}),
     "nightly-plan": (["nightly.sh", "plan"], {"RELEASE_DATE": "2026-01-02"}),

@@ -39,7 +39,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
     return _new(args, out)
 
 
-def _current_branch(root: Path) -> str:
+def current_branch(root: Path) -> str:
+    """The line this checkout is: ``$GITHUB_REF_NAME`` on a branch's run, else the branch checked
+    out (``main`` when detached)."""
     import os
     import subprocess
     name = os.environ.get("GITHUB_REF_NAME", "").strip()
@@ -58,7 +60,7 @@ def _list(args: argparse.Namespace, out: Output) -> int:
     if args.line or args.plugin_branch or args.push or args.open_pr or args.dry_run:
         raise UserError("line list takes no X.Y, --plugin-branch, --push, --open-pr or --dry-run")
     root = args.root or find_root()
-    lines = read_lines(root, _current_branch(root))
+    lines = read_lines(root, current_branch(root))
     output.github_output({"lines": json.dumps(list(lines))})
     output.step_summary("## maintained lines\n\n" + "\n".join(f"- `{b}`" for b in lines) + "\n")
     out.result({"lines": list(lines)}, lambda console: console.print("\n".join(lines), markup=False))

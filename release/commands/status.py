@@ -22,7 +22,11 @@ from release.core import output
 if TYPE_CHECKING:
     import argparse
 
+    from rich.console import Console
+
+    from release.core.config import Project
     from release.core.output import Output
+    from release.jobs.status import StatusOptions, StatusResult
 
 HELP = "show the pins, the last nightly, drafts, latest rc and release, and the next versions"
 
@@ -60,7 +64,40 @@ def run(args: argparse.Namespace, out: Output) -> int:
         from release.sources.github import GitHubClient
         github = OnGitHub(GitHubClient.from_env(console=out.progress_console()), *where)
     result = status(proj, options, store, github)
+    lines = _lines(proj, result, options)  # every maintained line, when lines.json lists them
     output.github_output(result.outputs())
     output.step_summary(_status_view.summary(result))
-    out.result(result.to_json(), lambda console: _status_view.human(console, proj, result))
+
+    def human(console: Console) -> None:
+        _status_view.human(console, proj, result)
+        _lines_table(console, lines)
+    out.result(result.to_json() | ({"lines": lines} if lines is not None else {}), human)
     return 0
+
+
+def _lines(proj: Project, result: StatusResult, options: StatusOptions) -> list[dict] | None:
+    from pathlib import Path
+    if not (proj.root / Path(".github") / "lines.json").exists():  # one line: shown above already
+        return None
+    from release.commands.line import current_branch
+    from release.jobs.lines import status_rows
+    published = list((result.store or {}).get("published_versions", ()))
+    return status_rows(proj, published, options.date, offline=options.offline, current=current_branch(proj.root))
+
+
+def _lines_table(console: Console, lines: list[dict] | None) -> None:
+    """One row a maintained line (docs/lines.md): its branch, next version and nightly, the last
+    nightly of its line, its plugin pin; a line whose files could not be read says why."""
+    if not lines:
+        return
+    from rich.table import Table
+    table = Table(title="maintained lines (.github/lines.json)", title_justify="left")
+    for col in ("branch", "version", "next nightly", "last nightly", "plugin"):
+        table.add_column(col, no_wrap=True)
+    for row in lines:
+        if "version" not in row:
+            table.add_row(row["branch"], row["problem"], "", "", "")
+            continue
+        table.add_row(row["branch"], row["version"], row["next_nightly"] or "-", row["last_nightly"] or "-",
+                      f"{row['plugin']['branch']} {row['plugin']['commit'][:7]}")
+    console.print(table)

@@ -173,8 +173,25 @@ def _pr_body(line: NewLine, tip: str) -> str:
 # ------------------------------------------------------------------ every line's state
 
 
+def status_rows(project: Project, published: list[str], date: _dt.date, *, offline: bool,
+                current: str) -> list[dict[str, Any]] | None:
+    """``release status``'s rows, one a maintained line; None when ``.github/lines.json`` is not
+    there (one line: status shows it already). ``offline``: only the checked-out line is read."""
+    from release.core.lines import read_lines
+    from release.sources.repo import ReleaseRepo
+    path = project.root / LINES_FILE
+    if not path.exists():
+        return None
+    lines = read_lines(project.root, current)
+    try:
+        repo = None if offline else ReleaseRepo(project.root)
+    except UserError:
+        repo = None
+    return rows(repo, project, current, lines, published, date, offline=offline)
+
+
 def rows(repo: ReleaseRepo | None, project: Project, current: str, lines: tuple[str, ...],
-         published: list[str], date: _dt.date) -> list[dict[str, Any]]:
+         published: list[str], date: _dt.date, *, offline: bool = False) -> list[dict[str, Any]]:
     """One row a line: its branch, next versions, last nightly and pins, read from the two files at
     the branch's tip (this checkout's own files for ``current``); a line whose files cannot be read
     says why in its row and the others still show."""
@@ -183,6 +200,8 @@ def rows(repo: ReleaseRepo | None, project: Project, current: str, lines: tuple[
     for branch in lines:
         row: dict[str, Any] = {"branch": branch}
         try:
+            if offline and branch != current:
+                raise UserError(f"{branch}: not read (--offline)")
             proj = project if branch == current else _project_at(repo, project.root, branch)
         except UserError as exc:
             out.append(row | {"problem": str(exc)})

@@ -175,7 +175,7 @@ def deliver_bump(repo: ReleaseRepo, deps_path: Path, *, moved: tuple[str, ...], 
     ``branch``, ``commit``, ``pushed``, ``pull_request`` (each only when it happened)."""
     done: dict[str, Any] = {}
     if moved:
-        branch = bump_branch(date, moved)
+        branch = bump_branch(date, moved, pull.base if pull is not None else repo.current_branch())
         files = {deps_path: deps_path.read_text(encoding="utf-8"), **(also or {})}
         sha = repo.commit_files(branch, files, f"{title}\n\n{body}")
         done |= {"branch": branch, "commit": sha}

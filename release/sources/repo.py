@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Mapping
 
 from release.core.config import LINE_DEP, Deps, RollSame, RollVia, parse_deps
 from release.core.errors import UserError
+from release.core.lines import LINE_PREFIX as LINE_BRANCH_PREFIX
 from release.core.redact import redact
 from release.sources.git import ENV, TIMEOUT, Remote, head_of, remote_error
 
@@ -35,9 +36,13 @@ DEFAULT_IDENTITY = ("jax-rocm-release", "jax-rocm-release@users.noreply.github.c
 TOOL_TRAILER = "Release-Tool: jax-rocm-release"
 
 
-def bump_branch(date: _dt.date, names: tuple[str, ...]) -> str:
-    """``bump/2026-11-22-jax-xla``."""
-    return f"{BUMP_PREFIX}{date.isoformat()}-{'-'.join(names)}"
+def bump_branch(date: _dt.date, names: tuple[str, ...], base: str = "") -> str:
+    """``bump/2026-11-22-jax-xla``; on a maintained line's branch ``release/X.Y``,
+    ``bump/X.Y/2026-11-22-jax-xla``, so two lines rolling the same deps the same day never push
+    to one branch (docs/lines.md)."""
+    line = base[len(LINE_BRANCH_PREFIX):] if base.startswith(LINE_BRANCH_PREFIX) \
+        and not base.startswith(NEXT_VERSION_PREFIX) else ""
+    return f"{BUMP_PREFIX}{line + '/' if line else ''}{date.isoformat()}-{'-'.join(names)}"
 
 
 class ReleaseRepo:

@@ -15,7 +15,8 @@ alone grant none), and ``needs`` holds only the jobs it names. Of the actions,
 fails unless ``overwrite: true``, a download of a missing name, or of one past its
 ``retention-days`` on the runner's clock, fails); ``cache/restore``, ``cache/save`` keep files
 by key and prefix; checkout, setup-python, the composite setup and the attestation and Pages
-actions do nothing (the test's interpreter has the project installed: ``RELEASE_PYTHON``).
+actions do nothing (the test's interpreter has the project installed: ``RELEASE_PYTHON``); a
+checkout's ``ref:`` naming a branch checks that branch out, as actions/checkout does.
 
 The runner's clock is ``now``: a step whose env does not set ``RELEASE_NOW`` (or sets it to
 an empty expression) runs with the runner's clock as ``RELEASE_NOW``, as a real runner runs
@@ -170,7 +171,12 @@ class Runner:
                                   if s.get("uses", "").startswith("actions/checkout@")), {})
             ref = (checkout_step.get("with") or {}).get("ref")
         target = substitute(ref, ctx) if ref else self.sha
-        subprocess.run(["git", "checkout", "--quiet", "--detach", target or self.sha], cwd=checkout, check=True)
+        branch = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"refs/remotes/origin/{target}"],
+                                cwd=checkout, capture_output=True).returncode == 0 if target else False
+        if branch:  # a branch named: actions/checkout checks that branch out, not a detached commit
+            subprocess.run(["git", "checkout", "--quiet", "-B", target, f"origin/{target}"], cwd=checkout, check=True)
+        else:
+            subprocess.run(["git", "checkout", "--quiet", "--detach", target or self.sha], cwd=checkout, check=True)
         for name in ("user.name", "user.email"):
             subprocess.run(["git", "config", name, "Release Bot" if name == "user.name" else "bot@example.com"],
                            cwd=checkout, check=True)
