@@ -1,4 +1,6 @@
-"""The three jobs end to end: bump, nightly, cut (rc, release, post) and gc.
+"""The three jobs end to end: bump, nightly, cut (a release; an rc from a pushed tag) and gc. (A
+post re-spin runs end to end in tests/test_workflow_flow.py, as release.yml's post job runs it, and
+in the season.)
 
 Real edges only: upstream repositories are bare git remotes made in a temp dir, this
 repository is a real git checkout with a bare origin, the shared objects are real ELF
@@ -206,7 +208,10 @@ def test_second_nightly_process_is_refused_while_one_runs(world, artifacts):
     assert not world.fake.releases()
 
 
-def test_cut_rc_release_next_version_post_and_gc(world, artifacts, wheel_venvs):
+def test_cut_release_next_version_rerun_and_gc(world, artifacts, wheel_venvs):
+    """The one-shot cut of a final release. (An rc is cut from a pushed tag below, and by
+    `release try`; a post re-spin is release.yml's post job in tests/test_workflow_flow.py, which
+    also checks that it carries the release's revisions, and the season's.)"""
     fake, root = world.fake, world.root
     release("bump")
     commit_all(root, "Bump pins")
@@ -222,7 +227,7 @@ def test_cut_rc_release_next_version_post_and_gc(world, artifacts, wheel_venvs):
     git("checkout", "--quiet", "main", cwd=root)
     assert not fake.releases()
 
-    # A nightly before the release, that gc must keep beside them. (That gc deletes the nightlies
+    # A nightly before the release, that gc must keep beside it. (That gc deletes the nightlies
     # beyond --keep is test_gc's, against the same stand-in, and the season's, day by day: one
     # nightly less here is one whole publishing job less.)
     nightly(world, artifacts, "2026-11-19")
@@ -230,17 +235,12 @@ def test_cut_rc_release_next_version_post_and_gc(world, artifacts, wheel_venvs):
     git("add", "README", cwd=root)
     commit_all(root, "Docs 2026-11-19")
 
-    rc = json.loads(release("cut", "--rc", "1", "--artifacts", artifacts, "--python", PY,
-                            "--store", "github", "--push", "--json").stdout)
-    assert rc["version"] == "0.9.1rc1" and rc["tag"] == "rocm-jax-v0.9.1rc1"
-    [rc_rel] = published(fake, "rocm-jax-v0.9.1rc1")
-    assert rc_rel["prerelease"] is True and rc_rel["draft"] is False
-    assert git("ls-remote", "--tags", world.origin, "rocm-jax-v0.9.1rc1", cwd=root).strip()
-
     final = json.loads(release("cut", "--artifacts", artifacts, "--python", PY, "--store", "github",
                                "--push", "--open-pr", "--json").stdout)
+    assert final["version"] == "0.9.1" and final["tag"] == "rocm-jax-v0.9.1"
     [rel] = published(fake, "rocm-jax-v0.9.1")
     assert rel["prerelease"] is False and rel["draft"] is False
+    assert git("ls-remote", "--tags", world.origin, "rocm-jax-v0.9.1", cwd=root).strip()  # --push
     # The line is jax's: after its release it goes on as its next post release.
     assert final["next"]["next_version"] == "0.9.1.post1"
     branch = final["next"]["branch"]
@@ -256,22 +256,11 @@ def test_cut_rc_release_next_version_post_and_gc(world, artifacts, wheel_venvs):
     release("cut", "--artifacts", artifacts, "--python", PY, "--store", "github", "--open-pr")
     assert len(published(fake, "rocm-jax-v0.9.1")) == 1 and len(fake.pulls()) == 1
 
-    # A post release re-spins the published wheels without a build.
-    post = json.loads(release("cut", "--post", "1", "--store", "github", "--json").stdout)
-    assert post["version"] == "0.9.1.post1" and post["from"] == "rocm-jax-v0.9.1"
-    [post_rel] = published(fake, "rocm-jax-v0.9.1.post1")
-    assert post_rel["draft"] is False and post_rel["prerelease"] is False
-    got_post = installed(wheel_venvs, root / "dist" / "0.9.1.post1")
-    for pkg, info in got_post.items():
-        assert info["version"] == "0.9.1.post1"
-        assert info["revisions"] == got[pkg]["revisions"]
-
-    # gc keeps the newest nightly, never touches the rc, the release or the post release.
+    # gc keeps the newest nightly and never touches the release.
     gc = json.loads(release("gc", "--keep", "1", "--store", "github", "--json").stdout)
     assert gc["deleted"] == []
     tags = {r["tag_name"] for r in fake.releases()}
-    assert tags == {"rocm-jax-v0.9.1.dev20261119", "rocm-jax-v0.9.1rc1", "rocm-jax-v0.9.1",
-                    "rocm-jax-v0.9.1.post1"}
+    assert tags == {"rocm-jax-v0.9.1.dev20261119", "rocm-jax-v0.9.1"}
     assert_one_release_per_tag_and_assets_once(fake)
 
 

@@ -181,11 +181,18 @@ def test_a_final_release_runs_end_to_end_and_opens_the_next_version_pr(world):
     assert post.result == "success", post.log[-3000:]
     assert post.outputs["published"] == f"rocm-jax-v{post_version}"
     [respun] = [r for r in fake.releases() if r["tag_name"] == f"rocm-jax-v{post_version}"]
-    assert respun["draft"] is False
+    assert respun["draft"] is False and respun["prerelease"] is False
+    # The release's wheels re-spun, not rebuilt: the same pins (validate held the wheels to them).
+    assert revisions_of(fake, respun)["deps"] == revisions_of(fake, rel)["deps"]
     [after] = [p for p in fake.pulls() if p["head"]["ref"] != branch]
     assert after["base"]["ref"] == "main" and after["state"] == "open"
     nxt = json.loads(git("show", f"refs/heads/{after['head']['ref']}:version_info.json", cwd=world.origin))
     assert nxt["version"] == f"{version}.post2"
+
+
+def revisions_of(fake, rel: dict) -> dict:
+    asset = next(a for a in rel["assets"] if a["name"] == "revisions.json")
+    return json.loads(fake.asset_bytes(asset["id"]))
 
 
 def test_the_plan_job_runs_doctor_first_and_goes_on_with_a_workflow_token(world):
@@ -210,7 +217,9 @@ def test_a_red_nightly_bisects_itself_and_its_culprit_gets_one_hold_pr(world):
     """Issue 25 point 2 as the workflows run it: a nightly after a green one goes red (a jax roll
     breaks the build); its bisect job dispatches bisect.yml with the last green nightly and the
     pins it built; the ROCm job bisects with real builds (read-only token), the hosted hold job
-    opens the one hold PR; the next red night starts no second bisect."""
+    opens the one hold PR. (That the next red night starts no second bisect while this hold PR
+    is open is the bisect job's plan decision: tests/test_autobisect.py, the culprit held or
+    proposed in every state, on the same stand-in.)"""
     from release.core.config import load_deps, parse_deps
     from release.core.revisions import RevisionMap
 
@@ -254,13 +263,6 @@ def test_a_red_nightly_bisects_itself_and_its_culprit_gets_one_hold_pr(world):
     assert dash.result == "success", dash.log[-3000:]
     assert "DASHBOARD_THIS_RUN" in nightly["dashboard"]["steps"][-1]["env"]
     assert len(fake.issues()) == 1
-
-    # The next night is red again from the same pins: its bisect job starts nothing.
-    again = Runner(world.origin, world.tmp / "night2", world.env, now="2026-11-21T03:23:00Z", sha=red, run_id=3)
-    assert again.run_job("plan", nightly["plan"]).result == "success"
-    assert run_build_matrix(again, nightly["build"], cells=["pjrt"]) == "failure"
-    assert again.run_job("bisect", nightly["bisect"]).result == "success"
-    assert len(fake.dispatches) == 1 and len(fake.pulls()) == 1
 
 
 def test_the_bump_workflow_rolls_every_maintained_line_on_its_own_branch(world):
