@@ -97,3 +97,31 @@ def test_an_unreadable_store_file_is_one_line(tmp_path, run_cli, text, which):
             store.create_draft("rocm-jax-v0.9.2", name="x", body="", prerelease=False)
         assert "\n" not in str(caught.value)
     assert _snapshot(store.directory) == before
+
+
+@pytest.mark.parametrize("where, key, value, expected", [
+    ("asset", "size", -1, "has 'size' -1; expected 0 or more"),
+    ("asset", "size", True, "has bool 'size'; expected int"),
+    ("asset", "id", False, "has bool 'id'; expected int"),
+    ("asset", "size", 1.5, "has float 'size'; expected int"),
+    ("asset", "digest", 7, "has int 'digest'; expected str"),
+    ("release", "id", -3, "has 'id' -3; expected 0 or more"),
+    ("release", "draft", 1, "has int 'draft'; expected bool"),
+    ("release", "tag", None, "has nothing 'tag'; expected str"),
+    ("release", "name", [], "has list 'name'; expected str"),
+    ("release", "published_at", "soon", "has 'published_at' that is not an ISO 8601 time"),
+])
+def test_each_member_of_a_record_is_of_its_type_and_not_below_zero(tmp_path, pristine, where, key, value, expected):
+    """A record read for a listing is checked member by member: a bool is no integer, an integer
+    no bool, nothing is below 0 (one line naming the file and the member); the pristine one reads."""
+    from release.publish.local_records import BadRecord, release_record
+
+    folder = tmp_path / str(pristine["id"])
+    folder.mkdir()
+    path = folder / "release.json"
+    path.write_text(json.dumps(pristine))
+    assert release_record(path) == pristine
+    path.write_text(json.dumps(_tampered(pristine, key, value, where)))
+    with pytest.raises(BadRecord) as caught:
+        release_record(path)
+    assert str(caught.value).startswith(f"{path}: ") and expected in str(caught.value)

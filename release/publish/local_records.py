@@ -36,8 +36,26 @@ def _kind(value: object) -> str:
     return "nothing" if value is None else type(value).__name__
 
 
+def _well_typed(data: dict, required: dict[str, tuple[type, ...]], optional: dict[str, tuple[type, ...]]) -> bool:
+    """Every member of its type, no integer below 0: what parsed JSON holds is exactly a dict,
+    list, str, int, float, bool or None, so ``type() in`` decides (a bool is no int here)."""
+    for key, types in required.items():
+        value = data.get(key, _check)  # a function: of no JSON type
+        if type(value) not in types or (type(value) is int and value < 0):
+            return False
+    for key, types in optional.items():
+        if key in data:
+            value = data[key]
+            if type(value) not in types or (type(value) is int and value < 0):
+                return False
+    return True
+
+
 def _check(path: Path, what: str, data: Any, required: dict[str, tuple[type, ...]],
            optional: dict[str, tuple[type, ...]]) -> None:
+    if isinstance(data, dict) and _well_typed(data, required, optional):
+        _check_times(path, what, data)
+        return
     if not isinstance(data, dict):
         raise BadRecord(f"{path}: {what} is a JSON {_kind(data)}; expected an object (a tampered "
                         "or broken local store record)")
@@ -51,6 +69,10 @@ def _check(path: Path, what: str, data: Any, required: dict[str, tuple[type, ...
                             f"expected {' or '.join(t.__name__ for t in types if t is not type(None))}")
         if isinstance(value, int) and not isinstance(value, bool) and value < 0:
             raise BadRecord(f"{path}: {what} has {key!r} {value}; expected 0 or more")
+    _check_times(path, what, data)
+
+
+def _check_times(path: Path, what: str, data: dict) -> None:
     for key in ("created_at", "published_at"):
         if data.get(key) is not None:
             try:
