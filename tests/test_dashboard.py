@@ -315,16 +315,32 @@ def test_cli_dry_run_prints_the_body_and_status_shows_the_same_report(dash, run_
     assert [p["age_days"] for p in offline["pins"]] == [p["age_days"] for p in report["pins"]]
 
 
-def test_the_nightly_writing_the_dashboard_shows_how_its_own_run_ends(dash, run_cli, monkeypatch):
-    """Its last job sees its own run in progress: --this-run says how it ends, for that run only."""
+@pytest.mark.parametrize("conclusion, outcome", [("failure", "red"), ("success", "green")])
+@pytest.mark.parametrize("mine_first", [True, False])
+def test_the_run_writing_the_dashboard_is_shown_as_it_ends_and_no_other(dash, github_client, conclusion,
+                                                                       outcome, mine_first):
+    """Its last job sees its own run in progress: ``this_run`` says how that run ends, and only
+    that run, whether older or newer runs are still going beside it."""
+    from release.core.config import load_project
+    from release.jobs.report import OnGitHub, ReportOptions, gather_report
     root, fake = dash
-    older = fake.add_workflow_run(status="in_progress")
+    first = fake.add_workflow_run(status="in_progress")
+    second = fake.add_workflow_run(status="in_progress")
+    mine, other = (first, second) if mine_first else (second, first)
+    options = ReportOptions(dt.datetime(2026, 11, 28, 3, tzinfo=dt.timezone.utc), this_run=(mine["id"], conclusion))
+    report = gather_report(load_project(root), options, OnGitHub(github_client, *fake.repo.split("/")), None)
+    shown = {r.number: (r.outcome, r.conclusion) for r in report.nightlies or ()}
+    assert shown == {mine["run_number"]: (outcome, conclusion), other["run_number"]: ("running", None)}
+
+
+def test_this_run_is_read_from_the_run_s_id(dash, run_cli, monkeypatch):
+    """--this-run CONCLUSION names this workflow run by $GITHUB_RUN_ID; without one it is refused."""
+    root, fake = dash
     mine = fake.add_workflow_run(status="in_progress")
     monkeypatch.setenv("GITHUB_RUN_ID", str(mine["id"]))
     code, out, err = run_cli("dashboard", "--json", "--this-run", "failure", "--root", root)
     assert code == 0, err
-    shown = {r["number"]: (r["outcome"], r["conclusion"]) for r in json.loads(out)["report"]["nightlies"]}
-    assert shown == {mine["run_number"]: ("red", "failure"), older["run_number"]: ("running", None)}
+    assert [(r["outcome"], r["conclusion"]) for r in json.loads(out)["report"]["nightlies"]] == [("red", "failure")]
     monkeypatch.setenv("GITHUB_RUN_ID", "")
     code, out, err = run_cli("dashboard", "--this-run", "success", "--root", root)
     assert code == 2 and "GITHUB_RUN_ID" in err

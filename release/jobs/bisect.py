@@ -34,12 +34,14 @@ from release.core import sanitize
 from release.core.atomic import atomic_write
 from release.core.config import Deps, RollSame, RollVia, source_of
 from release.core.errors import UserError
+from release.sources.module_pin import MODULE_FILE, without_overrides
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from release.core.config import Project
     from release.core.output import Say
+    from release.sources.mirror import Mirror
 
 SOURCE = "plugin"
 # What a build of the rocm-jax layout reads of the plugin's tree: its Bazel workspace
@@ -136,7 +138,8 @@ def list_candidates(deps: Deps, good: Mapping[str, str], bad: Mapping[str, str],
         line = list(reversed(mirror.first_parents(good_p, bad_p)))
         subjects = {e.sha: e.subject for e in mirror.log(good_p, bad_p)}
         tree, mates = build_tree(deps), same_trees(deps)
-        via_files = {r.file for n in follow if isinstance(r := deps[n].roll, RollVia) and r.via in (SOURCE, *mates)}
+        pinned = {n: r.file for n in follow if isinstance(r := deps[n].roll, RollVia) and r.via in (SOURCE, *mates)}
+        via_files = set(pinned.values())
 
         def pins_at(sha: str) -> dict[str, str]:
             ctx.new = {n: bad.get(n, deps[n].commit) for n in deps.names} | {SOURCE: sha}
@@ -161,6 +164,8 @@ def list_candidates(deps: Deps, good: Mapping[str, str], bad: Mapping[str, str],
         for index, sha in enumerate(line, 1):
             pins = pins_at(sha)
             code = {p for p in mirror.changed_paths(before_sha, sha) - via_files if p.startswith(tree)}
+            if MODULE_FILE in code and pins_only(mirror, before_sha, sha, tuple(pinned)):
+                code.discard(MODULE_FILE)  # the via deps' second pin: their move, not code
             moved = ((PLUGIN_CODE,) if code else ()) + tuple(
                 n for n in follow if n not in mates and pins[n] != previous[n])
             found.append(Candidate(index, pins, subjects.get(sha, ""), moved))
@@ -171,6 +176,19 @@ def list_candidates(deps: Deps, good: Mapping[str, str], bad: Mapping[str, str],
                              f"{found[-1].commits[name][:7]} its {SOURCE} pins; bisecting the "
                              f"{SOURCE}'s own sets")
     return found, notes
+
+
+def pins_only(mirror: Mirror, before: str, after: str, names: tuple[str, ...]) -> bool:
+    """Whether MODULE.bazel moved only the ``archive_override`` of ``names`` from ``before`` to
+    ``after``: jax's tree pins xla there too (roll checks it agrees with revision.bzl), so such a
+    change is xla's move. Any other change, or a file absent or unparseable, is code."""
+    if not names:
+        return False
+    old, new = (mirror.read_file(sha, MODULE_FILE) for sha in (before, after))
+    if old is None or new is None:
+        return False
+    kept = without_overrides(old, names)
+    return kept is not None and kept == without_overrides(new, names)
 
 
 # ---------------------------------------------------------------- the search (pure)

@@ -15,12 +15,14 @@ import base64
 import binascii
 import dataclasses
 import re
+from typing import Iterable
 
 from release.core.errors import UserError
 from release.sources.pins import Pin
 
 MODULE_FILE = "MODULE.bazel"
 _IN_URL = re.compile(r"(?<![0-9a-f])([0-9a-f]{40})(?![0-9a-f])")
+_ROWS = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _SRI = re.compile(r"^sha256-([A-Za-z0-9+/]{43}=)\Z", re.ASCII)
 
 
@@ -69,6 +71,31 @@ def archive_override(text: str, module: str) -> ModulePin | None:
         return ModulePin(commits[0] if commits else None,
                          sri_to_hex(integrity) if integrity else None, integrity)
     return None
+
+
+def without_overrides(text: str, modules: Iterable[str]) -> str | None:
+    """``text`` less the ``archive_override`` calls of ``modules`` (each cut out exactly as
+    written), or None when it is not parseable: two MODULE.bazel texts equal so differ only in
+    those pins (bisect: a commit moving only xla's second pin is xla's move, not code)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    wanted = set(modules)
+    spans = sorted(((node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+                    for node in ast.walk(tree)
+                    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id == "archive_override"
+                    and _string({k.arg: k.value for k in node.keywords}.get("module_name")) in wanted),
+                   reverse=True)
+    starts = [0]  # each line's byte offset (ast's columns count UTF-8 bytes)
+    for row in _ROWS.findall(text):  # the lines as ast counts them (not str.splitlines')
+        starts.append(starts[-1] + len(row.encode()))
+    raw = text.encode()
+    for first, col, last, end_col in spans:  # last first: earlier offsets stay valid
+        if last is not None and end_col is not None:
+            raw = raw[:starts[first - 1] + col] + raw[starts[last - 1] + end_col:]
+    return raw.decode()
 
 
 def _string(node: ast.AST | None) -> str | None:
