@@ -105,3 +105,35 @@ def test_release_notes_over_the_limit_are_cut_and_the_pypi_section_still_fits(cl
     assert with_notes(noted, section) == noted  # idempotent: the next run changes nothing
     updated = store.update_release(draft, body=noted)
     assert updated.body == noted
+
+
+@given(lines=st.lists(_LINE, min_size=1, max_size=30), limit=st.integers(min_value=80, max_value=600))
+def test_a_cut_body_keeps_every_leading_line_that_fits(lines, limit):
+    """Not one whole line fewer than fits: the next line, with its newline and the note, would not."""
+    body = "\n".join(lines)
+    cut = bodies.fit(body, limit, fallback="-")
+    if cut == body:
+        return
+    kept = cut[:-len(bodies.CUT_NOTE)]
+    count = 0 if kept == "-" else len(kept.split("\n"))
+    assert bodies.units("\n".join(lines[:count + 1]) + bodies.CUT_NOTE) > limit
+
+
+@pytest.mark.parametrize("first", ["", "a", "é😀"])
+def test_the_limit_itself_fits_and_a_cut_may_fill_it_exactly(first):
+    """A body of exactly the limit is kept whole; a cut whose kept lines and note come to exactly
+    the limit keeps them all (lines counted with the newline between them, the first with none)."""
+    limit = 200
+    room = limit - bodies.units(bodies.CUT_NOTE)
+    second = "b" * (room - bodies.units(first) - 1)  # first + "\n" + second fills the room
+    exact = "x" * (limit - 2) + "😀"
+    assert bodies.units(exact) == limit and bodies.fit(exact, limit) == exact
+    cut = bodies.fit(f"{first}\n{second}\nthird " + "c" * 100, limit)
+    assert cut == f"{first}\n{second}" + bodies.CUT_NOTE and bodies.units(cut) == limit
+
+
+def test_a_first_line_too_long_to_keep_leaves_the_fallback_and_the_note():
+    long_line = "z" * 500
+    assert bodies.fit(long_line + "\nshort", 200) == bodies.CUT_NOTE
+    assert bodies.fit(long_line, 200, fallback="(see the run's log)") == "(see the run's log)" + bodies.CUT_NOTE
+    assert bodies.fit(long_line, 200, note="\n…", fallback="x") == "x\n…"
