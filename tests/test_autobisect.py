@@ -277,6 +277,17 @@ def plan(world, run_cli, *extra) -> tuple[int, dict, str]:
     return code, (json.loads(out) if out.strip() else {}), err
 
 
+def decide(world, **options):
+    """``plan_bisect`` as the nightly's bisect job runs it: the red run's commit is the bad end."""
+    import os
+
+    from release.core.config import load_project
+    from release.jobs.bisect_plan import PlanOptions, plan_bisect
+    from release.publish.stores import LocalStore
+    return plan_bisect(load_project(world.root), PlanOptions(bad_commit=world.red, **options),
+                       lambda: LocalStore(world.store), env=os.environ)
+
+
 def outputs(world) -> dict:
     path = world.tmp / "github_output"
     lines = path.read_text().splitlines() if path.exists() else []
@@ -322,8 +333,8 @@ def test_a_culprit_already_named_between_the_ends_starts_no_second_bisect(world,
             github_client.merge_pull(owner, name, number, sha=tip(world.origin, "hold/plugin"))
         elif how == "closed":
             github_client.update_pull(owner, name, number, state="closed")
-    code, data, err = plan(world, run_cli, "--dispatch", "bisect.yml")
-    assert code == 0, err
+    decided = decide(world, dispatch="bisect.yml")
+    data = decided.to_json()
     assert data["bisect"] is bisects, data["line"]
     assert (fake.dispatches != []) is bisects
     if not bisects:
@@ -331,17 +342,17 @@ def test_a_culprit_already_named_between_the_ends_starts_no_second_bisect(world,
         assert data["line"] == (f"nothing to do: plugin {h.c[culprit][:7]}, between {N2} and deps.yaml at "
                                 f"{world.red[:7]}, is already the culprit ({data['known']['where']})")
         assert data["good"]["name"] == N2 and data["bad"]["commits"] == h.pins_at(h.c["P8"])
-        assert outputs(world)["bisect"] == "false"
+        assert decided.outputs()["bisect"] == "false"
 
 
-def test_nothing_to_bisect_when_the_plugin_did_not_move_or_nothing_was_published(world, run_cli):
+def test_nothing_to_bisect_when_the_plugin_did_not_move_or_nothing_was_published(world):
     h = world.h
-    code, data, err = plan(world, run_cli)  # an empty store: no green end
-    assert code == 0 and data["bisect"] is False, err
+    data = decide(world).to_json()  # an empty store: no green end
+    assert data["bisect"] is False
     assert data["line"].endswith("has no published nightly, so no green end to start from")
     seed_local(world.store, N2, revisions_json(h, world.root, h.c["P8"], "0.9.1.dev20261120"), world.tmp)
-    code, data, err = plan(world, run_cli)
-    assert code == 0 and data["bisect"] is False, err
+    data = decide(world, dispatch="bisect.yml").to_json()
+    assert data["bisect"] is False
     assert data["line"].startswith(f"nothing to bisect: the plugin pin is {h.c['P8'][:7]} in {N2} and in "
                                    f"deps.yaml at {world.red[:7]}")
     assert data["line"].endswith("this failure is not one of them (see the nightly's log)")

@@ -555,6 +555,24 @@ def test_hold_outside_a_checkout_is_refused_before_any_probe(world):
     assert not (world.tmp / "probed").exists()
 
 
+@pytest.mark.parametrize("asked", [{"hold": True}, {"push": True}, {"open_pr": True}, {"skip_known": True}])
+def test_what_needs_the_checkout_is_refused_outside_one_before_the_store_is_read(world, asked):
+    """--push and --open-pr imply --hold; a hold and --skip-known need this checkout: without one,
+    one line, and neither the store read nor anything probed."""
+    import datetime as dt
+
+    from release.core.config import load_project
+    from release.core.errors import UserError
+    from release.jobs.bisect_run import BisectOptions, run_bisect_job
+    opened: list[int] = []
+    options = BisectOptions(good=GOOD_TAG, date=dt.date(2026, 11, 23), dist=world.tmp / "dist",
+                            probe_command=f"touch {world.tmp}/probed", **asked)
+    with pytest.raises(UserError, match="not inside a git checkout"):
+        run_bisect_job(load_project(world.root), options, lambda: opened.append(1) or LocalStore(world.store),
+                       env={"GITHUB_REPOSITORY": "rocm/jax-rocm-release", "GITHUB_TOKEN": "t"})
+    assert opened == [] and not (world.tmp / "probed").exists()
+
+
 def test_bad_tag_reads_the_red_nightlys_draft(world, tmp_path):
     """A red nightly usually stays a draft: --bad TAG reads its revisions.json from the draft,
     whatever deps.yaml pins now."""
