@@ -1,0 +1,55 @@
+"""``jobs.status``: what ``release status`` reads, as one function.
+
+Rules: GitHub is asked for the roller report only online, with a token, and for a repository named
+``owner/name`` (``--repo`` first, else ``$GITHUB_REPOSITORY``); offline, status reads the two
+files and nothing else (no store, public index, PyPI or GitHub), says so part by part, and still
+gives every ``--json`` key and ``$GITHUB_OUTPUT`` key. The rest of status's rules (next versions,
+the public index, PyPI) are stated in tests/test_version_line.py, tests/test_resolver.py and
+tests/test_pypi.py through the command.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+
+from release.core.config import load_project
+from release.jobs.report import ReportOptions
+from release.jobs.status import StatusOptions, asked_github, status
+
+NOW = dt.datetime(2026, 11, 28, 3, tzinfo=dt.timezone.utc)
+
+
+@pytest.mark.parametrize("offline, repo, env, asked", [
+    (False, None, {"GITHUB_TOKEN": "t", "GITHUB_REPOSITORY": "o/n"}, ("o", "n")),
+    (False, "a/b", {"GITHUB_TOKEN": "t", "GITHUB_REPOSITORY": "o/n"}, ("a", "b")),  # --repo first
+    (False, "a/b", {"GITHUB_TOKEN": "t"}, ("a", "b")),
+    (True, "a/b", {"GITHUB_TOKEN": "t", "GITHUB_REPOSITORY": "o/n"}, None),  # --offline
+    (False, None, {"GITHUB_REPOSITORY": "o/n"}, None),  # no token
+    (False, None, {"GITHUB_TOKEN": "", "GITHUB_REPOSITORY": "o/n"}, None),
+    (False, None, {"GITHUB_TOKEN": "t"}, None),  # no repository
+    (False, None, {"GITHUB_TOKEN": "t", "GITHUB_REPOSITORY": "o"}, None),
+    (False, None, {"GITHUB_TOKEN": "t", "GITHUB_REPOSITORY": "o/n/x"}, None),
+])
+def test_github_is_asked_only_online_with_a_token_and_an_owner_name_repository(offline, repo, env, asked):
+    assert asked_github(offline, repo, env) == asked
+
+
+def test_offline_status_reads_the_two_files_only_and_says_so(project_dir):
+    result = status(load_project(project_dir), StatusOptions(date=NOW.date(), report=ReportOptions(NOW),
+                                                             offline=True), None, None)
+    data = result.to_json()
+    assert "store" not in data and result.store is None and result.last_nightly is None
+    assert data["public_index"]["checked"] is False and "--offline" in data["public_index"]["note"]
+    assert data["pypi"]["checked"] is False and "--offline" in data["pypi"]["note"]
+    assert data["roller"]["nightlies"] is None
+    assert any("GitHub not asked" in line for line in data["roller"]["unread"])
+    assert list(data) == ["root", "version", "line", "rocm_version", "nightly_scheme", "pins", "next",
+                          "next_notes", "public_index", "pypi", "roller"]
+    assert set(data["pins"]) == set(load_project(project_dir).deps.names)
+    assert result.outputs() == {"version": data["version"], "next-release": data["next"]["release"] or "",
+                                "next-rc": data["next"]["rc"] or "", "next-nightly": data["next"]["nightly"] or "",
+                                "last-nightly": ""}
+    json.dumps(data)  # every value is JSON
