@@ -102,3 +102,21 @@ def print_public_index(console: Console, check: dict) -> None:
                 "the next versions sort above everything of the line" if newer else
                 "; the next versions sort above it")
         console.print(f"public index {check['index']}: {newest}{said}", markup=False)
+
+
+def lines_table(console: Console, lines: list[dict] | None) -> None:
+    """One row a maintained line (docs/lines.md): its branch, next version and nightly, the last
+    nightly of its line, its plugin pin; a line whose files could not be read says why."""
+    if not lines:
+        return
+    from rich.table import Table
+    table = Table(title="maintained lines (.github/lines.json)", title_justify="left")
+    for col in ("branch", "version", "next nightly", "last nightly", "plugin"):
+        table.add_column(col, no_wrap=True)
+    for row in lines:
+        if "version" not in row:
+            table.add_row(row["branch"], row["problem"], "", "", "")
+            continue
+        table.add_row(row["branch"], row["version"], row["next_nightly"] or "-", row["last_nightly"] or "-",
+                      f"{row['plugin']['branch']} {row['plugin']['commit'][:7]}")
+    console.print(table)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from release.commands._common import add_store_options, now_utc, open_store_from_args, project
 from release.core import flags, output
+from release.jobs.report import NIGHTLIES
 
 if TYPE_CHECKING:
     import argparse
@@ -18,7 +19,6 @@ if TYPE_CHECKING:
     from release.core.output import Output
 
 HELP = "open or edit the one dashboard issue: roller mode, pins and their age, nightlies, holds"
-NIGHTLIES = 14  # the last two weeks, by default (release.jobs.report.NIGHTLIES)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -70,7 +70,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
 
     def human(console: Console) -> None:
         _status_view.human(console, proj, result)
-        _lines_table(console, lines)
+        _status_view.lines_table(console, lines)
     out.result(result.to_json() | ({"lines": lines} if lines is not None else {}), human)
     return 0
 
@@ -83,21 +83,3 @@ def _lines(proj: Project, result: StatusResult, options: StatusOptions) -> list[
     from release.jobs.lines import status_rows
     published = list((result.store or {}).get("published_versions", ()))
     return status_rows(proj, published, options.date, offline=options.offline, current=current_branch(proj.root))
-
-
-def _lines_table(console: Console, lines: list[dict] | None) -> None:
-    """One row a maintained line (docs/lines.md): its branch, next version and nightly, the last
-    nightly of its line, its plugin pin; a line whose files could not be read says why."""
-    if not lines:
-        return
-    from rich.table import Table
-    table = Table(title="maintained lines (.github/lines.json)", title_justify="left")
-    for col in ("branch", "version", "next nightly", "last nightly", "plugin"):
-        table.add_column(col, no_wrap=True)
-    for row in lines:
-        if "version" not in row:
-            table.add_row(row["branch"], row["problem"], "", "", "")
-            continue
-        table.add_row(row["branch"], row["version"], row["next_nightly"] or "-", row["last_nightly"] or "-",
-                      f"{row['plugin']['branch']} {row['plugin']['commit'][:7]}")
-    console.print(table)
