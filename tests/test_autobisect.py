@@ -532,3 +532,15 @@ def test_only_a_failure_a_probe_reproduces_is_bisected(world, run_cli, monkeypat
     if says:
         assert data["line"].startswith(f"not bisecting: run {run['id']} {says}"), data["line"]
         assert outputs(world)["bisect"] == "false"
+
+
+def test_the_green_end_is_the_last_nightly_of_the_red_ones_line(world, run_cli, github_client):
+    """Another maintained line (0.10.0) published a nightly after this line's last green one: the
+    bisect still starts from this line's (0.9.1) newest published nightly."""
+    h = world.h
+    seed(world)
+    other = "rocm-jax-v0.10.0.dev20261121"
+    seed_local(world.store, other, revisions_json(h, world.root, h.c["P5"], "0.10.0.dev20261121"), world.tmp)
+    code, data, err = plan(world, run_cli)
+    assert code == 0, err
+    assert data["bisect"] is True and data["good"]["name"] == N2

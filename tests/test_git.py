@@ -289,3 +289,21 @@ def test_ls_remote_branches_follows_url_rewrites(git_remotes, git_http, tmp_path
     tips = refs.ls_remote_branches(rgit.Remote("jax", "https://github.invalid/ROCm/jax.git"), "rocm-jaxlib-v*")
     assert tips == {BRANCH: git_remotes.c["J4"]}
     assert "ref-prefix refs/heads/rocm-jaxlib-v" in trace.read_text()
+
+
+@pytest.mark.parametrize("url", ["https://github.com/ROCm/xla", 'http://h/a#b;c"d\\e', "file:///srv/x.git"])
+def test_a_new_mirror_holds_the_settings_git_clone_filter_would_write(tmp_path, url):
+    """A new mirror's config, written in one go after ``git init``, reads back through git as
+    the seven ``git config`` calls wrote it: a blob-filtering promisor origin of exactly this URL
+    (quotes, backslashes, # and ; kept), format version 1, no automatic gc or maintenance."""
+    subprocess.run(["git", "init", "--quiet", "--bare", str(tmp_path / "m.git")], check=True)
+    rpartial._write_partial_config(tmp_path / "m.git" / "config", url)
+
+    def get(key):
+        return subprocess.run(["git", "config", "--get", key], cwd=tmp_path / "m.git", capture_output=True,
+                              text=True, check=True).stdout.rstrip("\n")
+    assert get("remote.origin.url") == url
+    assert [get(k) for k in ("remote.origin.promisor", "remote.origin.partialclonefilter",
+                             "core.repositoryformatversion", "extensions.partialclone", "gc.auto",
+                             "maintenance.auto", "core.bare")] == ["true", "blob:none", "1", "origin", "0",
+                                                                   "false", "true"]

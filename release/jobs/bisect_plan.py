@@ -100,11 +100,13 @@ def probe_reproducible(client: GitHubClient, owner: str, name: str, run_id: str)
 
 
 def after_red_nightly(store: Store, deps: Deps, bad: dict, known: Sequence[KnownHold], cache: Path, *,
-                      good_tag: str | None = None, say: Say = lambda _: None) -> AfterRed:
-    """Decide what to bisect after a red nightly whose pins are ``bad`` (see the module doc)."""
+                      good_tag: str | None = None, say: Say = lambda _: None, line: str | None = None) -> AfterRed:
+    """Decide what to bisect after a red nightly whose pins are ``bad`` (see the module doc);
+    ``line`` (``X.Y.Z``): the last green nightly is that line's (another maintained line's
+    nightly is no green end of this one's pins)."""
     release: Release | None
     if good_tag is None:
-        last = store.published().latest(("nightly",))
+        last = store.published().latest(("nightly",), line=line)
         if last is None:
             return AfterRed(False, f"nothing to bisect: {store.where} has no published nightly, so "
                                    "no green end to start from", bad=bad)
@@ -256,7 +258,8 @@ def plan_bisect(project: Project, options: PlanOptions, store: Callable[[], Stor
         decided = AfterRed(False, why_not, bad=bad)
     else:
         decided = after_red_nightly(opened, project.deps, bad, known(project, repo, where),
-                                    cache_dir(project.root), good_tag=options.good, say=say)
+                                    cache_dir(project.root), good_tag=options.good, say=say,
+                                    line=project.version_info.line)
     if not (decided.bisect and options.dispatch):
         return BisectPlan(decided, bad)
     assert where is not None
