@@ -169,8 +169,9 @@ def test_a_pip_run_held_by_a_dripping_index_is_a_failure_in_time(tmp_path, monke
 
     from release.check import resolver
     monkeypatch.setattr(resolver, "PIP_DEADLINE", 0.3)
-    monkeypatch.setattr(resolver.sys, "executable", str(_sleeper(tmp_path)))
+    sleeper = _sleeper(tmp_path)  # pip, however it is started: in the venv's python or through ours
+    monkeypatch.setattr(resolver.sys, "executable", str(sleeper))
     started = time.monotonic()
-    done = resolver._pip(tmp_path / "python", ["install", "x"])
+    done = resolver._pip(sleeper, ["install", "x"])
     assert time.monotonic() - started < 5
     assert done.returncode != 0 and "did not finish" in resolver.pip_error_line(done.stderr)

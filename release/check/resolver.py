@@ -127,12 +127,32 @@ def index_args(draft_index: str, public_index: str | None) -> list[str]:
 PIP_DEADLINE = 1800.0  # seconds for one pip run (a resolve or an install of ~200 MB of wheels)
 
 
+@functools.cache
+def _pip_runner() -> str | None:
+    """The script ``pip --python`` starts in the target interpreter to run this pip there
+    (only ``pip`` itself made importable); None where this pip has none."""
+    import importlib.util
+    spec = importlib.util.find_spec("pip")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        runner = Path(folder) / "__pip-runner__.py"
+        if runner.is_file():
+            return str(runner)
+    return None
+
+
+def pip_argv(python: Path) -> list[str]:
+    """This tool's own pip, run for the target venv (which has none): no ensurepip per venv.
+    Started in that venv's interpreter at once, as ``pip --python`` starts it after a first pip
+    process has only read its command line (a third of each small run's CPU)."""
+    runner = _pip_runner()
+    return [str(python), runner] if runner else [sys.executable, "-m", "pip", "--python", str(python)]
+
+
 def _pip(python: Path, args: list[str]) -> subprocess.CompletedProcess:
     env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1")
     for key in ("NO_PROXY", "no_proxy"):  # the draft's index is local: never via a proxy
         env[key] = ",".join(filter(None, [env.get(key, ""), "127.0.0.1", "localhost"]))
-    # This tool's own pip, run for the target venv (which has none): no ensurepip per venv.
-    argv = [sys.executable, "-m", "pip", "--python", str(python), *args]
+    argv = [*pip_argv(python), *args]
     try:
         return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=PIP_DEADLINE)
     except subprocess.TimeoutExpired:  # an index dripping its answers holds pip: a failure, not a hang
