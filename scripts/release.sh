@@ -3,7 +3,7 @@
 #
 # Usage:
 #   scripts/release.sh [flags]          the whole job on this machine, on the release branch:
-#                                       tag, build, verify, draft, validate, publish, next version PR
+#                                       build, verify, draft, validate, tag, publish, next version PR
 #                                       (e.g. `scripts/release.sh --rc 1`, `scripts/release.sh --post 1`)
 #   scripts/release.sh plan [flags]     CI job 1 for a pushed tag: version and kind, create the draft
 #   scripts/release.sh finish [flags]   CI last job: validate, publish; after a final release,

@@ -27,3 +27,27 @@ def test_a_release_tag_is_made_once_and_never_moves(tmp_path):
     with pytest.raises(UserError, match="a release tag never moves"):
         cut.tag_release(tmp_path, tag, second, push=False)
     assert git(tmp_path, "rev-parse", f"{tag}^{{commit}}") == first
+
+
+@pytest.mark.parametrize("branch, flag, cut_from", [
+    ("main", None, True), ("rel", "rel", True), ("rel", None, False), ("main", "rel", False)])
+def test_a_cut_is_planned_from_the_head_of_the_release_branch_the_flag_names(tmp_path, branch, flag,
+                                                                             cut_from):
+    """`--release-branch B` reaches the plan's checkout step: a cut is made from B's clean head
+    (default main), and from any other branch it is refused naming the one it expects."""
+    import types
+
+    from release.commands._job_flags import job_options
+    from release.jobs import catalog
+    from release.jobs.runner import JobRequest, Planned, run_plan
+    git(tmp_path, "init", "-q", "-b", branch)
+    git(tmp_path, "commit", "-q", "--allow-empty", "-m", "one")
+    args = types.SimpleNamespace(_job_flags=("release_branch",), release_branch=flag or "main")
+    checkout = [d for d in catalog.JOBS["cut"].plan if d.name == "checkout"]
+    request = JobRequest(types.SimpleNamespace(root=tmp_path), None, tmp_path / "dist", kind="rc")
+    if cut_from:
+        planned = run_plan(checkout, request, job_options(args, tmp_path))
+        assert planned == Planned(commit=git(tmp_path, "rev-parse", "HEAD"))
+    else:
+        with pytest.raises(UserError, match=f"on branch {branch}; a release is cut from {flag or 'main'}"):
+            run_plan(checkout, request, job_options(args, tmp_path))

@@ -18,9 +18,10 @@ from release.commands import _job_flags
 from release.commands._job_flags import FLAGS, SET_BY_CODE, job_options
 from release.core.output import Output
 from release.jobs import catalog
-from release.jobs.runner import OPTION_NAMES, JobDecl, JobOptions, JobRun, OptionsView, StepDecl, run_declared
+from release.jobs.runner import OPTION_NAMES, JobDecl, JobOptions, JobRun, OptionsView, StepDecl, run_declared, run_plan
 
-COMMANDS = {"nightly": ("nightly", "nightly-finish"), "cut": ("cut", "cut-finish", "post")}
+COMMANDS = {"nightly": ("nightly", "nightly-plan", "nightly-finish"),
+            "cut": ("cut", "cut-plan", "cut-finish", "post")}
 
 
 def sample(option: str, tmp: Path) -> tuple[list[str], object]:
@@ -55,15 +56,30 @@ def parse(command: str, argv: list[str], root: Path) -> JobOptions:
 
 
 def recording(job: JobDecl, seen: list[tuple[str, OptionsView]]) -> JobDecl:
-    """``job`` with each step's work replaced by a note of what it was handed (and so no needs)."""
+    """``job`` with each step's work replaced by a note of what it was handed (and so no needs);
+    its plan steps too, each always run (``when`` dropped), handing the plan on as it was."""
     def recorder(name: str):
         def run(_run, view, _ctx):
             seen.append((name, view))
             return {"ran": name}
         return run
+
+    def plan_recorder(name: str):
+        def run(_request, view, planned):
+            seen.append((name, view))
+            return planned
+        return run
     return dataclasses.replace(job, lock=None, steps=tuple(
         dataclasses.replace(step, run=recorder(step.name), fingerprint=None, needs=None)
-        for step in job.steps))
+        for step in job.steps), plan=tuple(
+        dataclasses.replace(decl, run=plan_recorder(decl.name), when=None) for decl in job.plan))
+
+
+def planning_seen(job: JobDecl, options: JobOptions) -> list[tuple[str, OptionsView]]:
+    """What each plan step of ``job`` was handed when the plan ran with ``options``."""
+    seen: list[tuple[str, OptionsView]] = []
+    run_plan(recording(job, seen).plan, None, options)
+    return seen
 
 
 def fake_run(tmp: Path, version: str = "0.9.1", next_version: str | None = None) -> JobRun:
@@ -80,6 +96,9 @@ def fake_run(tmp: Path, version: str = "0.9.1", next_version: str | None = None)
 CASES = [(command, job, step.name, option)
          for command, jobs in COMMANDS.items() for job in jobs
          for step in catalog.JOBS[job].steps for option in step.takes if option in FLAGS]
+PLAN_CASES = [(command, job, decl.name, option)
+              for command, jobs in COMMANDS.items() for job in jobs
+              for decl in catalog.JOBS[job].plan for option in decl.takes if option in FLAGS]
 
 
 def test_the_cases_cover_what_the_issue_found_missing():
@@ -88,6 +107,19 @@ def test_the_cases_cover_what_the_issue_found_missing():
     assert ("cut", "cut", "validate", "public_index") in CASES
     assert ("cut", "post", "validate", "public_index") in CASES
     assert ("cut", "cut", "next-version", "open_pr") in CASES
+    # the plan stage's own: the index a version is compared with, the branch a cut is made from
+    assert {("nightly", "nightly-plan", "public", "public_index"),
+            ("cut", "cut", "public-index", "public_index"),
+            ("cut", "cut-plan", "checkout", "release_branch")} <= set(PLAN_CASES)
+
+
+@pytest.mark.parametrize("command, job, step, option", PLAN_CASES)
+def test_a_flag_reaches_every_plan_step_that_declares_it(tmp_path, command, job, step, option):
+    argv, expected = sample(option, tmp_path)
+    [view] = [view for name, view in planning_seen(catalog.JOBS[job], parse(command, argv, tmp_path))
+              if name == step]
+    got = getattr(view, option)
+    assert expected(got) if callable(expected) else got == expected
 
 
 @pytest.mark.parametrize("command, job, step, option", CASES)
@@ -118,11 +150,12 @@ def test_every_flag_at_once_reaches_every_step_that_declares_it(tmp_path, comman
         expected[option] = want
     options = parse(command, argv, tmp_path)
     for job in COMMANDS[command]:
-        seen: list[tuple[str, OptionsView]] = []
+        seen: list[tuple[str, OptionsView]] = planning_seen(catalog.JOBS[job], options)
         run_declared(recording(catalog.JOBS[job], seen), fake_run(tmp_path / job), options)
         assert seen
         for name, view in seen:
-            decl = next(s for s in catalog.JOBS[job].steps if s.name == name)
+            decl = next(s for s in (*catalog.JOBS[job].plan, *catalog.JOBS[job].steps)
+                        if s.name == name)
             for option in decl.takes:
                 if option in expected:
                     want = expected[option]
@@ -139,10 +172,13 @@ def test_every_declared_step_runs_once_in_the_declared_order(tmp_path, job):
     results = run_declared(recording(decl, seen), fake_run(tmp_path), options)
     assert [name for name, _ in seen] == [s.name for s in decl.steps]
     assert [r.name for r in results] == [s.name for s in decl.steps]
-    # A re-run skips every recorded step and still hands each the outputs of the ones before.
+    # A re-run skips every recorded step and still hands each the outputs of the ones before;
+    # a plan stage records nothing: it decides, and opens its draft, again.
     again: list[tuple[str, OptionsView]] = []
     rerun = run_declared(recording(decl, again), fake_run(tmp_path), options)
-    assert not again and [r.outputs for r in rerun] == [r.outputs for r in results]
+    assert [r.outputs for r in rerun] == [r.outputs for r in results]
+    assert [name for name, _ in again] == ([] if decl.records else [s.name for s in decl.steps])
+    assert decl.records or not (tmp_path / "dist").exists()
 
 
 def test_a_step_reading_an_option_it_did_not_declare_fails():
@@ -161,15 +197,20 @@ def order(job: str) -> list[str]:
     return [s.name for s in catalog.JOBS[job].steps]
 
 
-@pytest.mark.parametrize("job", sorted(catalog.JOBS))
+SHIPPING = sorted(j for j in catalog.JOBS if catalog.JOBS[j].records)  # a plan stage ships nothing
+
+
+@pytest.mark.parametrize("job", SHIPPING)
 def test_a_job_ships_only_what_it_verified_drafted_and_validated(job):
     names = order(job)
     made = [n for n in ("build", "collect", "respin") if n in names]
     assert len(made) == 1, f"{job} makes its wheels once: {names}"
     chain = [made[0], "verify", "draft", "validate"]
     assert [n for n in names if n in chain] == chain, names
-    if "publish" in names:   # right after validate and the ROCm gate (which runs with --smoke)
-        assert names.index("publish") == names.index("smoke") + 1 == names.index("validate") + 2, names
+    if "publish" in names:   # right after validate and the ROCm gate (which runs with --smoke),
+        assert names.index("smoke") == names.index("validate") + 1, names
+        between = names[names.index("smoke") + 1:names.index("publish")]
+        assert between in ([], ["tag"]), names   # and a cut's tag, made once every gate passed
     for after_publish in ("gc", "next-version"):
         if after_publish in names:
             assert names.index(after_publish) > names.index("publish"), names
@@ -177,11 +218,21 @@ def test_a_job_ships_only_what_it_verified_drafted_and_validated(job):
 
 def test_which_jobs_publish_gc_tag_and_move_the_version():
     publishing = {j for j in catalog.JOBS if "publish" in order(j)}
+    assert {j for j in catalog.JOBS if not catalog.JOBS[j].records} == {"nightly-plan", "cut-plan"}
     assert publishing == {"nightly", "nightly-finish", "cut", "cut-finish", "post"}
     assert {j for j in catalog.JOBS if "gc" in order(j)} == {"nightly", "nightly-finish"}
     assert {j for j in catalog.JOBS if "next-version" in order(j)} == {"cut", "cut-finish", "post"}
-    assert order("cut")[0] == "tag"  # the tag before anything is built from it
-    assert order("nightly")[:2] == order("cut")[1:3] == ["fetch", "build"]
+    assert order("nightly")[:2] == order("cut")[:2] == ["fetch", "build"]
+
+
+@pytest.mark.parametrize("job", sorted(catalog.JOBS))
+def test_a_tag_is_made_only_after_every_step_that_can_fail_without_it(job):
+    """A release tag never moves: made before a failing fetch, build or gate, it would pin the
+    version to a commit that never shipped. So it is the last step before publish (and a
+    plan stage's last, after its draft)."""
+    names = order(job)
+    if "tag" in names:
+        assert names[names.index("tag") + 1:][:1] in (["publish"], []), names
 
 
 @pytest.mark.parametrize("version, runs", [("0.9.1", True), ("0.9.1rc1", False),
@@ -296,3 +347,38 @@ def test_the_runner_hands_each_step_its_run_names_it_in_errors_and_honours_the_l
     with job_lock(tmp_path, "cut"):
         with pytest.raises(UserError, match=r"after waiting 0.05 s"):
             run_declared(locked, run, JobOptions(), lock_timeout=0.05)
+
+
+# ---------------------------------------------------------------- the plan stage
+
+
+def plan_order(job: str) -> list[str]:
+    return [d.name for d in catalog.JOBS[job].plan]
+
+
+@pytest.mark.parametrize("job", sorted(catalog.JOBS))
+def test_every_job_that_chooses_its_version_asks_once_after_choosing_whether_it_may_publish_it(job):
+    """The finish stages publish the version their plan stage chose and checked; the probe never
+    publishes; every other job asks "publishable" once, after the steps that choose the version
+    and every step that may stop the plan, and before any step changes the world."""
+    names = plan_order(job)
+    if job in ("nightly-finish", "cut-finish", "probe"):
+        assert "publishable" not in names
+        return
+    chooses = [n for n in ("version", "source") if n in names]
+    assert names.count("publishable") == 1 and chooses, names
+    assert names.index("publishable") > max(names.index(n) for n in chooses), names
+    assert names.index("publishable") > names.index("changed") if "changed" in names else True
+
+
+def test_publishable_and_the_tag_each_have_one_caller_in_the_package():
+    """One place asks whether a version may be published, one step makes the tag: a command or a
+    job that asked again could ask with other inputs (the bug this move fixed)."""
+    import release
+    package = Path(release.__file__).parent
+    callers = {str(p.relative_to(package)): p.read_text(encoding="utf-8").count(call)
+               for call in ("check_publishable(", "tag_release(") for p in package.rglob("*.py")
+               if call in p.read_text(encoding="utf-8")}
+    assert callers == {"jobs/shared.py": 1, "jobs/planning.py": 1, "jobs/cut.py": 1, "jobs/steps.py": 1}
+    assert {j for j in catalog.JOBS if "tag" in order(j)} == {"cut", "cut-plan"}
+    assert order("cut-plan") == ["open-draft", "tag"]   # the draft first: the tag never moves

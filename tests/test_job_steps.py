@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from release import cli
 from release.check.validate import Validation
-from release.commands._common import untested_note
+from release.commands._render import untested_note
 from release.core.output import Output
 from release.jobs import steps
 from release.jobs.runner import JobOptions, JobRun, OptionsView

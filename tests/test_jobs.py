@@ -151,24 +151,42 @@ def _nightly(project, release_commit, day=DAY, **kw):
                      **kw)
 
 
+def _decide(store, plan):
+    """The nightly's declared plan steps after its version is chosen, over ``plan`` (the public
+    index not asked): whether tonight builds, and whether what it builds may be published."""
+    from release.jobs.runner import JobRequest, Planned, run_plan
+    steps = catalog.JOBS["nightly"].plan
+    after = steps[[d.name for d in steps].index("version") + 1:]
+    request = JobRequest(None, Output(), None, open_store=lambda: store)
+    return run_plan(after, request, JobOptions(public_index="none"), Planned(
+        store=store, listing=store.published(), plan=plan, version=plan.version,
+        revisions=plan.revisions))
+
+
 def test_nightly_decision(published_line):
     project, store = published_line
     plan = _nightly(project, "r1")
-    assert nightly.decide_nightly(store, plan) == nightly.NightlyDecision(True, "building: first nightly", None)
+    first = _decide(store, plan)
+    assert (first.changed, first.reason, first.last, first.done) == (True, "building: first nightly",
+                                                                     None, None)
     _publish(store, project, plan.version, release_commit="r1")
     # The same sources as the last nightly: no build, whatever the date.
-    again = nightly.decide_nightly(store, _nightly(project, "r1", DAY + dt.timedelta(days=1)))
-    assert not again.build and again.last == plan.tag
+    again = _decide(store, _nightly(project, "r1", DAY + dt.timedelta(days=1)))
+    assert not again.changed and again.last == plan.tag and again.done == again.reason
     # Tonight's tag already published, from other sources: refused (issue 14), never rebuilt.
     with pytest.raises(UserError, match=f"{plan.tag} is already published with other sources"):
-        nightly.decide_nightly(store, _nightly(project, "r2"))
-    moved = nightly.decide_nightly(store, _nightly(project, "r2", DAY + dt.timedelta(days=1)))
-    assert moved.build and moved.reason.startswith(
+        _decide(store, _nightly(project, "r2"))
+    moved = _decide(store, _nightly(project, "r2", DAY + dt.timedelta(days=1)))
+    assert moved.changed and moved.reason.startswith(
         f"building: only this repository changed since {plan.tag}")
     # After the release of the line, its nightlies would sort below it: refused.
     _publish(store, project, "0.9.1", release_commit="r3")
     with pytest.raises(UserError, match=r"0.9.1.dev20261124 would sort below 0.9.1"):
-        nightly.decide_nightly(store, _nightly(project, "r4", DAY + dt.timedelta(days=2)))
+        _decide(store, _nightly(project, "r4", DAY + dt.timedelta(days=2)))
+    # Nothing changed since the last nightly: no build, said so, though tonight's version could
+    # no longer be published (the plan stops at the decision, before asking).
+    quiet = _decide(store, _nightly(project, "r1", DAY + dt.timedelta(days=2)))
+    assert not quiet.changed and quiet.done.startswith("no build: nothing changed since")
 
 
 def test_nightly_decision_refuses_to_mix_schemes_on_one_line(published_line, tmp_path):
@@ -308,6 +326,40 @@ def test_a_cut_or_nightly_that_cannot_build_here_says_so_before_tagging_or_fetch
     assert store.list_releases() == []
 
 
+@pytest.mark.parametrize("argv", [("cut", "--rc", "1"), ("cut",)])
+def test_a_cut_tags_only_after_everything_that_can_fail_before_it_passed(
+        run_cli, published_line, tmp_path, monkeypatch, argv):
+    """Bazel on PATH and the upstream gone: the fetch fails, and the cut leaves no tag (a tag
+    never moves, so one made before a failure would pin the version to a commit that never
+    shipped) and nothing published."""
+    import os
+    import shutil
+    project, store = published_line
+    root = project.root
+    deps = root / "deps.yaml"
+    deps.write_text(deps.read_text().replace("https://github.com/", f"file://{tmp_path}/gone/"))
+    tools = tmp_path / "bin"        # git, and a bazel that must never be reached
+    tools.mkdir()
+    os.symlink(shutil.which("git"), tools / "git")
+    (tools / "bazel").write_text("#!/bin/sh\nexit 99\n")
+    (tools / "bazel").chmod(0o755)
+    monkeypatch.setenv("PATH", str(tools))
+
+    def git(*args):
+        return subprocess.run([str(tools / "git"), *args], cwd=root, check=True, capture_output=True,
+                              text=True).stdout
+
+    git("init", "--quiet", "-b", "main")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "init")
+    code, out, err = run_cli(*argv, "--root", root, "--store", "local", "--store-dir", store.directory,
+                             "--workspace", tmp_path / "ws", "--dist", tmp_path / "dist")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "gone" in err, err
+    assert "fetch sources: failed" in out
+    assert git("tag") == ""
+    assert [r.tag for r in store.list_releases() if not r.draft] == []
+
+
 def test_a_resumed_run_checks_only_what_its_unrecorded_steps_need(tmp_path):
     from release.jobs.runner import JobDecl, StepDecl, check_needs
 
@@ -322,12 +374,19 @@ def test_a_resumed_run_checks_only_what_its_unrecorded_steps_need(tmp_path):
 
 def test_a_post_release_never_sorts_at_or_below_a_published_one(published_line):
     """post's own rule is check_publishable, as every job's: refused before anything is fetched."""
-    from release.jobs.post import post_source
+    from release.jobs.runner import JobRequest, run_plan
     project, store = published_line
     _publish(store, project, "0.9.1")
     _publish(store, project, "0.9.1.post2")
+
+    def post(number, base=None):
+        request = JobRequest(project, Output(), store.directory.parent / "dist",
+                             open_store=lambda: store, kind="post", number=number, base=base)
+        planned = run_plan(catalog.JOBS["post"].plan, request, JobOptions())
+        return planned.source.tag, planned.version
+
     with pytest.raises(UserError, match=r"0.9.1.post1 would sort below 0.9.1.post2.*higher .postN"):
-        post_source(store, 1, None)
-    source, version = post_source(store, 3, None)
-    assert (source.tag, version) == ("rocm-jax-v0.9.1", "0.9.1.post3")
-    assert post_source(store, 2, "0.9.1")[1] == "0.9.1.post2"   # a re-run of the same re-spin
+        post(1)
+    assert post(3) == ("rocm-jax-v0.9.1", "0.9.1.post3")
+    assert post(2, "0.9.1")[1] == "0.9.1.post2"   # a re-run of the same re-spin
+    assert not (store.directory.parent / "dist").exists()   # a plan changes nothing

@@ -81,3 +81,10 @@ def test_an_unreadable_plugin_commit_builds(line):
     _publish(store, base, make_plan(base, "nightly", date=DAY, pythons=("3.12",)).version, release_commit="r1")
     decision = decide(at(project, plugin=c["CI"]), store)
     assert decision.build and "pins moved" in decision.reason
+
+
+def test_the_nightly_and_bisect_judge_changes_the_build_by_the_same_tree():
+    """A nightly that skips a plugin move bisect would probe (or the reverse) would skip a culprit."""
+    from release.jobs import bisect
+    assert (nightly.SOURCE, nightly.BUILD_TREE) == (bisect.SOURCE, bisect.BUILD_TREE) == \
+        ("plugin", "jax_rocm_plugin/")

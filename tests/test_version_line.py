@@ -266,7 +266,7 @@ def test_a_post_re_spins_a_release_of_its_own_line_never_a_newer_ones(project, t
     store = LocalStore(tmp_path / "store")
     for version in ("0.9.0", "0.9.1", "0.10.0"):
         _publish(store, project, version)
-    source, version = post_source(store, 2, None, "0.9.1")
+    source, version, _ = post_source(store, 2, None, "0.9.1")
     assert (source.tag, version) == ("rocm-jax-v0.9.1", "0.9.1.post2")
     assert post_source(store, 1, None)[1] == "0.10.0.post1"  # no line given: the newest release
     from release.core.errors import UserError

@@ -5,9 +5,8 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import os
-from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from release.core import flags
 
@@ -18,7 +17,6 @@ if TYPE_CHECKING:
 
     from release.core.config import Project
     from release.core.output import Output
-    from release.jobs.runner import JobRun
     from release.publish.retention import Retention
     from release.publish.stores import Store
 
@@ -189,21 +187,3 @@ def retention_from_args(args: argparse.Namespace) -> Retention:
     """The ``release.publish.retention.Retention`` the retention flags name."""
     from release.publish.retention import retention
     return retention(args.keep, args.older_than, args.protect, args.protect_file)
-
-
-def job_run(args: argparse.Namespace, proj: Project, version: str, store: Store, out: Output,
-            **more: Any) -> JobRun:
-    """The ``JobRun`` of a job command: the project, ``version``'s dist directory under
-    ``--dist`` (default ``<root>/dist``), the store, and where lines and progress go."""
-    from release.jobs.runner import JobRun
-    dist_root = (args.dist or proj.root / "dist").resolve()
-    return JobRun(proj, version, dist_root, store, out, say=out.line,
-                  console=out.progress_console(), **more)
-
-
-def untested_note(result: Mapping[str, Any]) -> str:
-    """``"; untested Pythons: 3.14"`` when a job's validate step left Pythons untested
-    (validate's warning said why), else ``""``: the job's last line never hides it."""
-    untested = [py for step in result.get("steps", []) if step.get("step") == "validate"
-                for py in (step.get("outputs") or {}).get("untested_pythons", [])]
-    return f"; untested Pythons: {', '.join(untested)}" if untested else ""

@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import argparse
 
-    from release.jobs.runner import JobOptions
+    from release.core.config import Project
+    from release.core.output import Output, ProgressBars
+    from release.jobs.runner import JobOptions, JobRequest
 
 # Options no flag sets: the code that starts the job does (bisect's probe: its cache and the
 # interpreter it validates with).
@@ -140,3 +142,16 @@ def job_options(args: argparse.Namespace, root: Any) -> JobOptions:
     from release.jobs.runner import JobOptions
     args.root_dir = root
     return JobOptions(**{name: FLAGS[name].read(args) for name in args._job_flags})
+
+
+def job_request(args: argparse.Namespace, project: Project, out: Output, progress: ProgressBars | None,
+                *, reads_store: bool = True, **more: Any) -> JobRequest:
+    """The ``JobRequest`` of a job command: the project, ``--dist`` (default ``<root>/dist``),
+    the store the flags name (opened by the job's plan, after it checked its inputs; none for
+    a dry run), ``--python``, ``--lock-timeout`` and the command's own fields (``more``)."""
+    from release.commands._common import open_store_from_args
+    from release.jobs.runner import JobRequest
+    return JobRequest(project, out, args.dist or project.root / "dist",
+                      open_store=(lambda: open_store_from_args(args, out)) if reads_store else None,
+                      pythons=tuple(args.pythons) if args.pythons else None,
+                      lock_timeout=args.lock_timeout, progress=progress, **more)

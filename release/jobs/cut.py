@@ -1,7 +1,8 @@
 """The cut job's own rules: a release is cut from a clean release branch (or a pushed tag),
-its tag is made once and never moves, and after a final (or post) release ``version_info.json``
-moves to the line's next post release on a branch, pushed and proposed when asked. The job's
-steps are ``catalog.JOBS["cut"]``."""
+its tag is made once, after everything that can fail before it, and never moves, and after a
+final (or post) release ``version_info.json`` moves to the line's next post release on a
+branch, pushed and proposed when asked. The plan steps below are declared in
+``catalog.JOBS`` (cut, cut-plan); ``release.jobs.workflows.run_cut`` runs them."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from release.sources.repo import NEXT_VERSION_PREFIX, ReleaseRepo
 
 if TYPE_CHECKING:
     from release.core.output import Output
+    from release.jobs.runner import JobRequest, OptionsView, Planned
 
 
 def check_release_checkout(root: Path, branch: str) -> str:
@@ -99,3 +101,62 @@ def finish_release(project: Project, released: str, *, push: bool, open_pr: bool
                                            branch=result["branch"], base=base_branch)
         out.line(f"next-version pull request #{result['pull']['number']} ({result['pull']['action']})")
     return result
+
+
+# ---------------------------------------------------------------- the cut's plan steps
+
+
+def planning_a_tag(request: JobRequest, _planned: Planned) -> bool:
+    """The plan stage of a pushed tag (CI's): it builds that tag, whatever HEAD's branch."""
+    return request.stage == "plan" and request.tag is not None
+
+
+def already_published(request: JobRequest, _opts: OptionsView, planned: Planned) -> Planned:
+    """A pushed tag whose release is already published (a post re-spin made it, or a re-run
+    after publishing): nothing to build; the workflow's later jobs skip."""
+    from release.core import naming
+    if request.tag is None or planned.listing is None:
+        raise ValueError("the published check reads the tag and the store's listing")
+    version = naming.version_of_tag(request.tag)
+    if planned.listing.find(version) is None:
+        return planned
+    return dataclasses.replace(planned, version=version,
+                               done=f"{request.tag}: already published; nothing to build")
+
+
+def release_checkout(request: JobRequest, opts: OptionsView, planned: Planned) -> Planned:
+    """The release commit: HEAD of a clean checkout of the release branch, or, for a pushed
+    tag's plan stage, HEAD where the tag points."""
+    if planning_a_tag(request, planned) and request.tag is not None:
+        return dataclasses.replace(planned, commit=tagged_checkout(request.project.root, request.tag))
+    return dataclasses.replace(planned, commit=check_release_checkout(request.project.root,
+                                                                      opts.release_branch))
+
+
+def cut_version(request: JobRequest, _opts: OptionsView, planned: Planned) -> Planned:
+    """The rc's or release's plan; a release of version_info.json's own version already
+    published from these sources is a re-run of it (it resumes), not a new post past it."""
+    from release.build.plan import cut_from_tag, make_plan
+    from release.jobs.shared import published_from
+    project, published = request.project, planned.published()
+    kind, number = request.kind, request.number
+    if planning_a_tag(request, planned) and request.tag is not None:
+        kind, number = cut_from_tag(request.tag, versions.next_official(project.version_info.version,
+                                                                        published))
+    plan = make_plan(project, kind, number=number, pythons=request.pythons,
+                     release_commit=planned.commit, published=published)
+    if kind == "release" and plan.version != project.version_info.version and planned.store is not None:
+        again = make_plan(project, kind, pythons=request.pythons, release_commit=planned.commit)
+        if published_from(planned.store, again.version, again.revisions, planned.listing):
+            plan = again
+    return dataclasses.replace(planned, plan=plan, kind=kind, number=number, version=plan.version,
+                               revisions=plan.revisions)
+
+
+def tagged_version(request: JobRequest, _opts: OptionsView, planned: Planned) -> Planned:
+    """The finish stage's version: the one its plan stage tagged."""
+    from release.core import naming
+    if not request.tag:
+        raise UserError(f"--stage finish needs --tag {naming.TAG_PREFIX}<version> "
+                        "(the plan stage's output)")
+    return dataclasses.replace(planned, version=naming.version_of_tag(request.tag))

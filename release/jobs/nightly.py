@@ -1,27 +1,26 @@
 """The nightly job: build tonight only when the pins or this repository's commit moved
-since the last published nightly, then build, verify, draft, validate, publish and gc.
+since the last published nightly, then build, verify, draft, validate, publish and gc
+(``catalog.JOBS["nightly"]``: its plan stage, then its steps).
 
 A nightly whose only moved pin is the plugin, moved only outside ``jax_rocm_plugin/`` (the
 tree the build reads; most rocm-jax commits are CI, docker and docs), builds nothing either,
-as bisect judges "changes the build" (``release.jobs.bisect.BUILD_TREE``)."""
+as bisect judges "changes the build" (``release.jobs.bisect.BUILD_TREE``, the same tree)."""
 
 from __future__ import annotations
 
 import dataclasses
 from typing import TYPE_CHECKING, Callable
 
+from release.build.bazel import WORKSPACE_SUBDIR
 from release.core import versions
-from release.jobs import catalog
-from release.jobs.bisect import BUILD_TREE, SOURCE
-from release.jobs.shared import check_publishable
 from release.publish.drafts import previous_revisions
 
 if TYPE_CHECKING:
     from release.build.plan import BuildPlan
     from release.core.config import Project
     from release.core.revisions import RevisionMap
-    from release.jobs.runner import JobOptions, JobRun
-    from release.publish.stores import Release, Store
+    from release.jobs.runner import JobRequest, OptionsView, Planned
+    from release.publish.stores import Published, Release, Store
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,14 +30,22 @@ class NightlyDecision:
     last: str | None  # tag of the last published nightly
 
 
+# The dep whose tree is built, and the tree a build reads of it (its Bazel workspace, as
+# ``bazel.WORKSPACE_SUBDIR`` places it: "<dep>/<tree>"); not imported from release.jobs.bisect,
+# which runs the catalog's probe job, while the catalog declares this module's plan steps.
+SOURCE, _, _TREE = WORKSPACE_SUBDIR.partition("/")
+BUILD_TREE = f"{_TREE}/"
+
 # (old, new) -> the paths that differ between two plugin commits; None when they cannot be read
 PluginPaths = Callable[[str, str], "set[str] | None"]
 
 
-def decide_nightly(store: Store, plan: BuildPlan, plugin_paths: PluginPaths | None = None) -> NightlyDecision:
+def decide_nightly(store: Store, plan: BuildPlan, plugin_paths: PluginPaths | None = None,
+                   published: Published | None = None) -> NightlyDecision:
     """Whether tonight's nightly must be built, and why (one line for people). With
-    ``plugin_paths``, a plugin that moved only outside the build tree builds nothing."""
-    published = store.published()
+    ``plugin_paths``, a plugin that moved only outside the build tree builds nothing.
+    (Whether a build may be published is the plan's next step, ``planning.publishable``.)"""
+    published = published or store.published()
     versions.check_scheme(published.versions(), plan.version)
     # the last nightly of this line: another maintained line's nights are not this one's sources
     last = published.latest(("nightly",), line=versions.base_of(plan.version))
@@ -52,7 +59,6 @@ def decide_nightly(store: Store, plan: BuildPlan, plugin_paths: PluginPaths | No
             skip = _outside_build_tree(last.tag, before, plan.revisions, plugin_paths)
             if skip is not None:
                 return NightlyDecision(False, skip, last.tag)
-    check_publishable(store, plan.version, plan.revisions, published)
     return NightlyDecision(True, _build_reason(last, before, plan.revisions), last.tag if last else None)
 
 
@@ -105,17 +111,30 @@ def _build_reason(last: Release | None, before: RevisionMap | None, now: Revisio
             f"{(before.release_commit or '?')[:7]}..{(now.release_commit or '?')[:7]})")
 
 
-def run_nightly(job_run: JobRun, options: JobOptions, *, lock_timeout: float = 0) -> dict:
-    """The whole nightly: decide, then the steps ``catalog.JOBS["nightly"]`` declares."""
-    plan = job_run.plan
-    if plan is None:
-        raise ValueError("a nightly runs from its plan")
-    decision = decide_nightly(job_run.store, plan, mirror_paths(job_run.project))
-    result = {"version": plan.version, "tag": plan.tag, "built": decision.build,
-              "reason": decision.reason, "last_nightly": decision.last}
-    if not decision.build:
-        job_run.out.line(decision.reason)  # the one line a night without a build prints
-        return result | {"steps": []}
-    done = catalog.run("nightly", job_run, options, lock_timeout=lock_timeout,
-                       announce=decision.reason)  # first: why this run builds
-    return result | {"steps": [s.to_json() for s in done]}
+# ---------------------------------------------------------------- the nightly's plan steps
+
+
+def nightly_version(request: JobRequest, _opts: OptionsView, planned: Planned) -> Planned:
+    """Tonight's plan: a released line's nightlies sort above what it published, wherever it
+    was published (the store, once read, and the public index). Run before the store is
+    opened too, so a bad --date or --python is refused before a store (or its token) is asked."""
+    from release.build.plan import make_plan
+    from release.sources.git import head_of
+    if request.now is None:
+        raise ValueError("a nightly is planned on the run's clock")
+    plan = make_plan(request.project, "nightly", date=request.date or request.now.date(),
+                     build_number=request.build_number, pythons=request.pythons,
+                     release_commit=head_of(request.project.root, enclosing=True),
+                     today=request.now.date(), force=request.force, published=planned.published())
+    return dataclasses.replace(planned, plan=plan, kind="nightly", version=plan.version,
+                               revisions=plan.revisions)
+
+
+def changed(request: JobRequest, _opts: OptionsView, planned: Planned) -> Planned:
+    """Whether tonight builds (``decide_nightly``); a night without a build is done here."""
+    if planned.store is None or planned.plan is None:
+        raise ValueError("a nightly decides from its plan and the store")
+    decision = decide_nightly(planned.store, planned.plan, mirror_paths(request.project),
+                              planned.listing)
+    return dataclasses.replace(planned, changed=decision.build, reason=decision.reason,
+                               last=decision.last, done=None if decision.build else decision.reason)

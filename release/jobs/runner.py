@@ -1,11 +1,14 @@
-"""One runner for every job: a job is data (its steps in order, what options each takes).
+"""One runner for every job: a job is data (its plan steps, then its steps, in order, and
+the options each takes).
 
-A command parses flags into one ``JobOptions`` and calls ``release.jobs.catalog.run(name, ...)``;
-the runner hands each step only the options its declaration names (``takes``), so a flag
-reaches every step that declares it by construction, and a step that reads an option it did
-not declare fails at once instead of silently seeing a default. The steps run through
-``release.jobs.pipeline`` (ordered, resumable from ``dist/<version>/manifest.json``, one job
-of a kind at a time); adding a step to a job is one ``StepDecl`` in ``catalog.JOBS``.
+A command parses flags into one ``JobOptions`` and a ``JobRequest`` and calls a job function
+(``release.jobs.workflows``): the job's plan steps (``PlanDecl``: what it decides first, its
+version and whether it may publish it) run through ``run_plan``, then its steps through
+``run_declared``. Each gets only the options its declaration names (``takes``), so a flag
+reaches every plan step and step that declares it by construction, and one that reads an
+option it did not declare fails at once instead of silently seeing a default. The steps run
+through ``release.jobs.pipeline`` (ordered, resumable from ``dist/<version>/manifest.json``,
+one job of a kind at a time); adding a step to a job is one ``StepDecl`` in ``catalog.JOBS``.
 """
 
 from __future__ import annotations
@@ -24,9 +27,10 @@ if TYPE_CHECKING:
     from release.build.plan import BuildPlan
     from release.core.config import Project
     from release.core.output import Output, ProgressBars, Say
+    from release.core.revisions import RevisionMap
     from release.jobs.pipeline import Context, Step, StepResult
     from release.publish.retention import Retention
-    from release.publish.stores import Release, Store
+    from release.publish.stores import Published, Release, Store
 
 # validate's default for the public index: $RELEASE_PUBLIC_INDEX, else pip's own (the value of
 # release.check.validate.FROM_ENV; not imported, so declaring the jobs stays cheap).
@@ -107,7 +111,7 @@ class StepDecl:
     ``fingerprint`` describes its inputs (a recorded step with the same one is skipped);
     ``when`` leaves the step out of a run (e.g. fetch when prebuilt artifacts are given);
     ``needs`` checks what the step needs of this machine (raising the one line that says so),
-    for every step of a run before the first one changes anything (a cut's tag)."""
+    for every step of a run before the first one changes anything (the fetch fills the workspace)."""
 
     name: str
     title: str
@@ -125,17 +129,116 @@ class StepDecl:
 
 
 @dataclasses.dataclass(frozen=True)
+class JobRequest:
+    """What a command asks of a job, beyond the steps' ``JobOptions``: its flags, typed."""
+
+    project: Project
+    out: Output
+    dist_root: Path                        # dist/; a version's files go to dist/<version>/
+    open_store: Callable[[], Store] | None = None  # None: a dry run, which reads no store
+    kind: str = "nightly"                  # nightly, rc, release or post
+    number: int | None = None              # the rc's or the post's N
+    stage: str | None = None               # plan or finish of a split run (None: the whole job)
+    tag: str | None = None                 # cut --tag: the tag a plan or finish stage is for
+    base: str | None = None                # cut --post --from: the release re-spun
+    date: _dt.date | None = None           # a nightly's date
+    now: _dt.datetime | None = None        # the run's clock
+    build_number: int | None = None
+    force: bool = False                    # a nightly date more than a day from today
+    pythons: tuple[str, ...] | None = None
+    lock_timeout: float = 0
+    progress: ProgressBars | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Planned:
+    """What the plan steps decided so far; each step returns it with its own fields set."""
+
+    store: Store | None = None
+    listing: Published | None = None       # the store's published releases, read once
+    public: tuple[str, ...] = ()           # the public index's versions of the line
+    public_check: Mapping[str, Any] = dataclasses.field(default_factory=lambda: {"warnings": []})
+    kind: str | None = None
+    number: int | None = None
+    commit: str | None = None              # cut: the release commit
+    plan: BuildPlan | None = None          # the jobs that build
+    source: Release | None = None          # post: the published release re-spun
+    version: str | None = None
+    revisions: RevisionMap | None = None   # what ``version`` is made of (publishable's input)
+    changed: bool | None = None            # nightly: whether tonight builds
+    reason: str | None = None              # nightly: why (not), one line for people
+    last: str | None = None                # nightly: the tag of the last published nightly
+    done: str | None = None                # nothing left to do, and why
+
+    def published(self) -> tuple[str, ...]:
+        """Every version the store and the public index hold (what a line counts on from)."""
+        return (*(self.listing.versions() if self.listing is not None else ()), *self.public)
+
+
+PlanFn = Callable[["JobRequest", OptionsView, "Planned"], "Planned"]
+
+
+@dataclasses.dataclass(frozen=True)
+class PlanDecl:
+    """One decision of a job's plan stage: ``run`` returns ``planned`` with what it decided;
+    ``takes`` names the ``JobOptions`` fields it reads; ``when`` leaves it out of a run."""
+
+    name: str
+    title: str
+    run: PlanFn
+    takes: tuple[str, ...] = ()
+    when: Callable[[JobRequest, Planned], bool] | None = None
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.takes) - OPTION_NAMES)
+        if unknown:
+            raise ValueError(f"plan step {self.name!r} takes unknown options {unknown}; "
+                             f"known: {sorted(OPTION_NAMES)}")
+
+
+def run_plan(decls: Sequence[PlanDecl], request: JobRequest, options: JobOptions,
+             planned: Planned | None = None) -> Planned:
+    """Run the plan steps in order, each seeing only the options it declared; stop at the
+    first one that says nothing is left to do."""
+    planned = planned or Planned()
+    for decl in decls:
+        if planned.done is not None:
+            break
+        if decl.when is None or decl.when(request, planned):
+            planned = decl.run(request, OptionsView(options, decl.takes, decl.name), planned)
+    return planned
+
+
+@dataclasses.dataclass(frozen=True)
 class JobDecl:
-    """A job: its steps in order and the lock it runs under (None: no lock, e.g. a probe)."""
+    """A job: its plan stage (``release.jobs.planning``: what it decides first, in order), its
+    steps in order and the lock they run under (None: no lock, e.g. a probe). ``records``:
+    the steps are recorded in ``dist/<version>/manifest.json`` and resumed from it; a split
+    run's plan stage records nothing (each run decides and opens its draft again)."""
 
     name: str
     steps: tuple[StepDecl, ...]
     lock: str | None = None
+    plan: tuple[PlanDecl, ...] = ()
+    records: bool = True
 
     @property
     def takes(self) -> frozenset[str]:
-        """Every option some step of this job reads: what the job's command must offer."""
-        return frozenset(name for step in self.steps for name in step.takes)
+        """Every option some plan step or step of this job reads: what its command must offer."""
+        takes = [decl.takes for decl in self.plan] + [decl.takes for decl in self.steps]
+        return frozenset(name for names in takes for name in names)
+
+
+@dataclasses.dataclass(frozen=True)
+class JobResult:
+    """What a job run says: ``data`` (its ``--json`` object), ``outputs`` (its
+    ``$GITHUB_OUTPUT`` keys), ``summary`` (Markdown for the run's summary) and the plan it
+    ran from (a dry run prints it); a command only prints them."""
+
+    data: dict[str, Any]
+    outputs: dict[str, str]
+    summary: str
+    plan: BuildPlan | None = None
 
 
 def _kept(job: JobDecl, run: JobRun, options: JobOptions) -> list[tuple[StepDecl, OptionsView]]:
@@ -167,6 +270,15 @@ def steps_for(job: JobDecl, run: JobRun, options: JobOptions) -> list[Step]:
     return steps
 
 
+def _run_unrecorded(job: JobDecl, run: JobRun, options: JobOptions) -> list[StepResult]:
+    """A plan stage's steps: every one runs (each is idempotent), quietly, and none is kept."""
+    from release.jobs.pipeline import Context, StepResult
+    outputs: dict[str, Mapping[str, Any]] = {}
+    for decl, view in _kept(job, run, options):
+        outputs[decl.name] = dict(decl.run(run, view, Context(dict(outputs))) or {})
+    return [StepResult(name, True, "", made) for name, made in outputs.items()]
+
+
 def run_declared(job: JobDecl, run: JobRun, options: JobOptions, *, lock_timeout: float = 0,
                  announce: str | None = None,
                  on_failure: Callable[[str], None] | None = None) -> list[StepResult]:
@@ -175,6 +287,8 @@ def run_declared(job: JobDecl, run: JobRun, options: JobOptions, *, lock_timeout
     from release.core.manifest import Manifest
     from release.jobs.pipeline import job_lock, run_steps
 
+    if not job.records:
+        return _run_unrecorded(job, run, options)
     check_needs(job, run, options, recorded=Manifest.load(run.directory).steps)
     steps = steps_for(job, run, options)
     if job.lock is None:

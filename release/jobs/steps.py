@@ -242,6 +242,13 @@ def gc(run: JobRun, opts: OptionsView, _ctx: Context) -> Outputs:
     return {"deleted": list(result["deleted"])}
 
 
+def open_draft(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:
+    """A split run's plan stage: the one draft of the plan's tag, created if missing, which
+    the build matrix's cells upload into."""
+    from release.jobs.shared import open_draft as find_or_open
+    return {"draft": find_or_open(run.store, _plan(run), run.say).tag}
+
+
 # ---------------------------------------------------------------- cut's own
 
 
