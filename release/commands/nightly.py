@@ -67,7 +67,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         """A dry run shows its plan; people read the reason line already printed, and a build
         ends with what it published."""
         if args.dry_run and result.plan is not None:
-            from release.commands.status import print_public_index
+            from release.commands._status_view import print_public_index
             print_plan(console, result.plan)
             print_public_index(console, data["public_index"])
         elif data.get("steps"):
