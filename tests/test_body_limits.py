@@ -91,7 +91,7 @@ def test_a_pull_request_and_its_update_and_comment_over_the_limit_are_cut_not_re
 
 
 def test_release_notes_over_the_limit_are_cut_and_the_pypi_section_still_fits(client, fake_github):
-    from release.publish.pypi import with_notes
+    from release.publish import notes
     from release.publish.stores import GitHubStore
 
     owner, name = fake_github.repo.split("/")
@@ -99,10 +99,11 @@ def test_release_notes_over_the_limit_are_cut_and_the_pypi_section_still_fits(cl
     draft = store.create_draft("rocm-jax-v0.9.1", name="jax-rocm 0.9.1", body=_long_body("## notes") * 2,
                                prerelease=False)
     assert bodies.units(draft.body) <= bodies.BODY_LIMIT and draft.body.startswith("## notes\n")
-    section = "<!-- pypi -->\n### PyPI\n\nboth wheels\n<!-- /pypi -->"
-    noted = with_notes(draft.body + "\n" + "w" * 3000, section)
-    assert bodies.units(noted) <= bodies.BODY_LIMIT and noted.endswith(section)
-    assert with_notes(noted, section) == noted  # idempotent: the next run changes nothing
+    section = "### PyPI\n\nboth wheels"
+    noted = notes.write(notes.Notes(text=draft.body + "\n" + "w" * 3000, pypi=section, validated="a" * 64))
+    assert bodies.units(noted) <= bodies.BODY_LIMIT and noted.endswith(section + "\n<!-- /pypi -->\n")
+    assert notes.read(noted).validated == "a" * 64  # the cut takes text, never a record
+    assert notes.write(notes.read(noted)) == noted  # idempotent: the next run changes nothing
     updated = store.update_release(draft, body=noted)
     assert updated.body == noted
 

@@ -172,7 +172,7 @@ def _seed(fake, project_dir, published, drafts=(), nightly_commits=None):
 
     from release.core.config import load_deps
     from release.core.revisions import RevisionMap
-    from release.publish.stores import MARKER
+    from release.publish.notes import MARKER
     deps = load_deps(project_dir / "deps.yaml")
     if nightly_commits:
         deps = deps.with_commits(nightly_commits)

@@ -169,7 +169,8 @@ def test_a_draft_published_after_the_listing_is_not_deleted(fake_github):
 
 
 def _release(tag, *, draft, ours, created, rid):
-    from release.publish.stores import MARKER, Release
+    from release.publish.notes import MARKER
+    from release.publish.stores import Release
     return Release(id=rid, tag=tag, name=tag, body=MARKER if ours else "", draft=draft, prerelease=True,
                    created_at=created, published_at=None if draft else created)
 

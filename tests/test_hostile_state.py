@@ -181,7 +181,8 @@ NOW = _dt.datetime(2026, 11, 28, 12, tzinfo=_dt.timezone.utc)
 
 
 def _rel(tag: str, *, draft: bool, day: int, rid: int, ours: bool = True):
-    from release.publish.records import MARKER, Release
+    from release.publish.notes import MARKER
+    from release.publish.records import Release
     when = _dt.datetime(2026, 11, day, 4, tzinfo=_dt.timezone.utc)
     return Release(id=rid, tag=tag, name=tag, body=MARKER if ours else "", draft=draft, prerelease=True,
                    created_at=when, published_at=None if draft else when)
@@ -227,7 +228,7 @@ def test_a_draft_its_line_release_or_its_own_published_tag_blocks_is_not_kept_as
 
 
 def test_gc_deletes_the_red_nights_draft_behind_a_newer_published_nightly(tmp_path, run_cli, monkeypatch):
-    from release.publish.records import MARKER
+    from release.publish.notes import MARKER
     store = LocalStore(tmp_path / "store")
     for day in (20, 21, 23, 24):
         draft = store.create_draft(f"rocm-jax-v0.9.1.dev202611{day}", name="n", body=MARKER, prerelease=True)

@@ -18,11 +18,12 @@ from pathlib import Path
 
 import pytest
 
+from release.publish import notes
 from release.publish.gc import collect
 from release.publish.index import build_site
 from release.publish.retention import retention
 from release.publish.stores import LocalStore
-from release.publish.yank import yank, yank_reason
+from release.publish.yank import yank
 from tests.support.index_server import serve
 from tests.support.installs import pip_install, uv_bin, uv_install
 from tests.support.publish_dist import build_dist, gh_store, release_dist
@@ -286,7 +287,7 @@ def test_a_yanked_nightly_is_skipped_by_pip_and_uv_unless_pinned(make_dist, tmp_
             served.close()
     code, out, err = run_cli("yank", "0.9.1.dev20261121", "--undo", "--store-dir", store.directory)
     assert code == 0, err
-    assert yank_reason(store.published_for("rocm-jax-v0.9.1.dev20261121").body) is None
+    assert notes.read(store.published_for("rocm-jax-v0.9.1.dev20261121").body).yanked is None
     assert build_site(store, site)["yanked"] == []
 
 
@@ -312,7 +313,7 @@ def test_yank_on_github_edits_only_the_notes(fake_github, gh_season):
     result = yank(gh_season, "0.9.1", "wrong jax line")
     assert result["changed"]
     rel = gh_season.published_for("rocm-jax-v0.9.1")
-    assert yank_reason(rel.body) == "wrong jax line" and "**Yanked** (PEP 592): wrong jax line" in rel.body
+    assert notes.read(rel.body).yanked == "wrong jax line" and "**Yanked** (PEP 592): wrong jax line" in rel.body
     assert len(gh_season.list_assets(rel)) > 0 and not fake_github.violations
 
 

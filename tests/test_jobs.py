@@ -54,7 +54,7 @@ import pytest  # noqa: E402
 from release.core import versions  # noqa: E402
 from release.core.errors import UserError  # noqa: E402
 from release.core.revisions import RevisionMap  # noqa: E402
-from release.publish import drafts  # noqa: E402
+from release.publish import drafts, notes  # noqa: E402
 from release.publish.stores import LocalStore, Published  # noqa: E402
 
 DAY = dt.date(2026, 11, 22)
@@ -231,8 +231,7 @@ def test_undraft_marks_releases_and_post_releases_latest(tmp_path, version, prer
     sums = tmp_path / "SHA256SUMS"
     sums.write_text("0" * 64 + "  x.whl\n")
     store.upload_asset(draft, sums, "SHA256SUMS")
-    store.update_release(draft, body=drafts.with_validated(draft.body,
-                                                           drafts.current_assets_digest(store, draft)))
+    store.update_release(draft, body=notes.changed(draft, validated=drafts.current_assets_digest(store, draft)))
     result = drafts.undraft(store, tag)
     assert (result["prerelease"], result["make_latest"]) == (prerelease, latest)
     stored = json.loads((store.directory / str(draft.id) / "release.json").read_text())

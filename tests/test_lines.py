@@ -20,7 +20,7 @@ from release.core.errors import UserError
 from release.core.lines import LINES_FILE, line_key, parse_lines, parse_xy, read_lines, render_lines, with_line
 from release.jobs import nightly
 from release.jobs.shared import check_publishable
-from release.publish.records import MARKER
+from release.publish.notes import MARKER
 from release.publish.retention import Retention, decide, decide_drafts
 from release.publish.stores import LocalStore, Release
 from tests.test_jobs import _publish

@@ -16,7 +16,8 @@ from release.core import core_metadata
 from release.core.errors import UserError
 from release.core.naming import PROVENANCE_ASSET as PROVENANCE
 from release.core.revisions import RevisionMap
-from release.publish.drafts import TEMP_SUFFIX, publish_draft, read_dist, undraft, validated_digest
+from release.publish import notes
+from release.publish.drafts import TEMP_SUFFIX, publish_draft, read_dist, undraft
 from release.publish.stores import LocalStore
 from tests.support.fake_github import FakeGitHub
 from tests.support.publish_dist import gh_store, mark_validated, release_dist
@@ -185,7 +186,7 @@ def test_undraft_needs_validation_then_publishes_once(fake_github, dist):
         undraft(store, dist.tag)
     assert "release validate" in str(err.value)
     mark_validated(store, dist.tag)
-    assert validated_digest(store.drafts_for(dist.tag)[0].body)
+    assert notes.read(store.drafts_for(dist.tag)[0].body).validated
     result = undraft(store, dist.tag)
     rel = assert_exactly(fake_github, dist, draft=False)
     assert result["prerelease"] is True and rel["prerelease"] is True
@@ -365,7 +366,7 @@ def test_rerun_keeps_the_validated_mark_when_notes_come_back_normalised(fake_git
     draft = mark_validated(store, dist.tag)
     store.update_release(draft, body=draft.body.replace("\n", "\r\n") + "  \r\n")
     publish_draft(store, dist)
-    assert validated_digest(store.drafts_for(dist.tag)[0].body)
+    assert notes.read(store.drafts_for(dist.tag)[0].body).validated
     assert undraft(store, dist.tag)["status"] == "published"
 
 

@@ -13,16 +13,13 @@ from pathlib import Path
 import pytest
 
 from release.core.revisions import Revision, RevisionMap
+from release.publish import notes
 from release.publish.drafts import (
     TEMP_SUFFIX,
     LocalAsset,
     changelog_markdown,
     next_action,
     previous_release,
-    same_notes,
-    strip_validated,
-    validated_digest,
-    with_validated,
 )
 from release.publish.stores import Asset, Release
 
@@ -146,13 +143,17 @@ def test_previous_release_is_the_newest_published_of_the_same_kind_below(version
 
 def test_notes_compare_equal_up_to_the_validated_mark_and_host_whitespace():
     body = "## jax-rocm 0.9.1\n\nline  \nmore\n"
-    marked = with_validated(body, "a" * 64)
-    assert validated_digest(marked) == "a" * 64 and validated_digest(body) is None
-    assert strip_validated(marked).rstrip("\n") == body.rstrip("\n")
-    assert same_notes(marked.replace("\n", "\r\n"), body)
-    assert same_notes("\n" + body + "\n\n", body)
-    assert not same_notes(body.replace("more", "less"), body)
-    assert with_validated(marked, "b" * 64).count("validated") == 1
+    marked = _validated(body, "a" * 64)
+    assert notes.read(marked).validated == "a" * 64 and notes.read(body).validated is None
+    assert notes.write(dataclasses.replace(notes.read(marked), validated=None)) == body.rstrip("\n")
+    assert notes.same_text(marked.replace("\n", "\r\n"), body)
+    assert notes.same_text("\n" + body + "\n\n", body)
+    assert not notes.same_text(body.replace("more", "less"), body)
+    assert _validated(marked, "b" * 64).count("validated") == 1
+
+
+def _validated(body: str, digest: str) -> str:
+    return notes.write(dataclasses.replace(notes.read(body), validated=digest))
 
 
 def rmap(**commits) -> RevisionMap:
@@ -205,14 +206,14 @@ def test_a_partial_run_leaves_a_stranger_whose_name_merely_starts_like_its_own()
 
 
 def test_notes_ignore_trailing_but_not_leading_whitespace():
-    assert same_notes("a\nb", "a  \nb")
-    assert not same_notes("a\n  b", "a\nb")  # indentation is content
+    assert notes.same_text("a\nb", "a  \nb")
+    assert not notes.same_text("a\n  b", "a\nb")  # indentation is content
 
 
 def test_the_validated_mark_goes_after_the_body_exactly():
-    assert with_validated("\nbody  \n\n", "c" * 64) == (
+    assert _validated("\nbody  \n\n", "c" * 64) == (
         "\nbody  \n<!-- validated: sha256=" + "c" * 64 + " -->\n")
-    assert with_validated("TAX\n", "c" * 64).startswith("TAX\n<!--")
+    assert _validated("TAX\n", "c" * 64).startswith("TAX\n<!--")
 
 
 def test_changelog_lists_every_unchanged_dep():

@@ -5,6 +5,7 @@ killed one started; other bytes under a file's name are refused; no credential i
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import json
 import os
@@ -76,7 +77,7 @@ def test_both_wheels_land_pjrt_first_and_pip_installs_them(env, released, run_cl
     assert sorted(by_sha[s] for s in sent) == sorted(release_sums(dist))
     assert result["complete"] is True and result["notes"] == "updated"
     body = store.published_for(TAG).body
-    assert pypi.NOTES_BEGIN in body and body.count("| yes |") == len(dist.wheels)
+    assert "<!-- pypi -->" in body and body.count("| yes |") == len(dist.wheels)
     # the index serves them as pip sees them
     done = pip_install_from(bare_venv, env.index_url, f"{naming.plugin_dist(7)}=={VERSION}")
     assert done.returncode == 0, done.stderr
@@ -108,7 +109,7 @@ def test_a_kill_between_the_two_uploads_is_finished_by_a_rerun(env, released, ru
     finally:
         env.release.set()
     assert list(env.files()) == [PJRT]  # half there: the pjrt alone, never a plugin alone
-    assert pypi.NOTES_BEGIN not in store.published_for(TAG).body
+    assert "<!-- pypi -->" not in store.published_for(TAG).body
     code, out, err = run_cli("pypi-upload", TAG, *flags, "--json")
     assert code == 0, err
     result = json.loads(out)
@@ -193,7 +194,7 @@ def test_a_file_the_index_takes_but_does_not_list_stops_the_run_before_the_next(
     assert err.count("\n") == 1 and f"does not list {order[lost]} " in err and "re-run" in err
     assert sent_digests(env) == [digest[n] for n in order[:lost + 1]]  # nothing after the lost file
     assert sorted(env.files()) == sorted(order[:lost])
-    assert pypi.NOTES_BEGIN not in store.published_for(TAG).body  # the notes never say done
+    assert "<!-- pypi -->" not in store.published_for(TAG).body  # the notes never say done
     env.lose = set()
     code, out, err = run_cli("pypi-upload", TAG, *flags, "--json")
     assert code == 0, err
@@ -244,23 +245,25 @@ def test_a_dry_run_writes_nothing_release_notes_included(env, released, run_cli)
         for extra in ([], ["--json"]):
             code, out, err = run_cli("pypi-upload", TAG, *flags, "--dry-run", *extra)
             assert code == 0, err
-        assert store.published_for(TAG).body == body and pypi.NOTES_BEGIN not in body
+        assert store.published_for(TAG).body == body and "<!-- pypi -->" not in body
         assert env.uploads == sent
 
 
 def tamper(store, tag, change):
     """Edit a local store's record of a published release (what a store that lies would say)."""
-    from release.publish.drafts import assets_digest, with_validated
+    from release.publish import notes
+    from release.publish.drafts import assets_digest
     release = store.published_for(tag)
     path = store.directory / str(release.id) / "release.json"
     data = json.loads(path.read_text())
     change(data)
-    data["body"] = with_validated(data["body"], assets_digest({a["name"]: a["digest"] for a in data["assets"]}))
+    digest = assets_digest({a["name"]: a["digest"] for a in data["assets"]})
+    data["body"] = notes.write(dataclasses.replace(notes.read(data["body"]), validated=digest))
     path.write_text(json.dumps(data))
 
 
 def test_only_the_assets_validate_marked_go_up(env, released, run_cli):
-    from release.publish.drafts import strip_validated
+    from release.publish import notes
     store, dist, flags = released
     release = store.published_for(TAG)
     path = store.directory / str(release.id) / "release.json"
@@ -269,7 +272,7 @@ def test_only_the_assets_validate_marked_go_up(env, released, run_cli):
     path.write_text(json.dumps(data))
     code, out, err = run_cli("pypi-upload", TAG, *flags)
     assert code == 2 and "not the ones `release validate` marked" in err and env.uploads == []
-    data["body"] = strip_validated(data["body"])
+    data["body"] = notes.write(dataclasses.replace(notes.read(data["body"]), validated=None))
     path.write_text(json.dumps(data))
     code, out, err = run_cli("pypi-upload", TAG, *flags)
     assert code == 2 and "no validated mark" in err and env.uploads == []
@@ -446,13 +449,13 @@ def test_a_wrong_or_missing_attestation_stops_the_run_before_any_upload(env, rel
 
 
 def test_an_upload_the_index_already_holds_is_exists_not_an_error(env, released):
-    from release.core.wheelfile import dist_info_dir, read_member
+    from release.core import core_metadata
     from release.publish.pypi_index import find_repository, upload, upload_fields
 
     store, dist, flags = released
     repo = find_repository()
     wheel = dist.directory / PJRT
-    fields = upload_fields(wheel, read_member(wheel, f"{dist_info_dir(wheel)}/METADATA"), "py3",
+    fields = upload_fields(wheel, core_metadata.read(wheel), "py3",
                            hashlib.sha256(wheel.read_bytes()).hexdigest(), None)
     assert upload(repo, wheel, fields).outcome == "stored"
     assert upload(repo, wheel, fields).outcome == "exists"
@@ -545,7 +548,7 @@ def test_cut_post_with_pypi_publishes_on_github_then_puts_both_wheels_on_the_ind
     assert steps.index("publish") < steps.index("pypi")
     released = store.published_for(post)
     assert set(env.files()) == {a.name for a in store.list_assets(released) if a.name.endswith(".whl")}
-    assert pypi.NOTES_BEGIN in store.published_for(post).body  # (without --pypi: test_job_catalog)
+    assert "<!-- pypi -->" in store.published_for(post).body  # (without --pypi: test_job_catalog)
 
 
 def test_from_a_github_release_the_bytes_are_downloaded_checked_and_the_notes_patched(
@@ -559,7 +562,7 @@ def test_from_a_github_release_the_bytes_are_downloaded_checked_and_the_notes_pa
     assert env.files() == release_sums(dist)
     assert all(f"download {a.name}" in err for a in dist.wheels)
     [rel] = [r for r in github_env.releases() if r["tag_name"] == TAG]
-    assert rel["draft"] is False and pypi.NOTES_BEGIN in rel["body"] and rel["body"].count("| yes |") == 2
+    assert rel["draft"] is False and "<!-- pypi -->" in rel["body"] and rel["body"].count("| yes |") == 2
     assert github_env.token not in out + err
 
 

@@ -3,6 +3,7 @@ uploads go and with which credentials (twine's order), the notes section, sizes.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import string
@@ -12,8 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from release.core.errors import UserError
-from release.publish import pypi
-from release.publish.drafts import validated_digest, with_validated
+from release.publish import notes, pypi
 from release.publish.pypi_index import derive_index_url, find_repository, parse_simple_page
 
 SETTINGS = settings(max_examples=60, derandomize=True, deadline=None)
@@ -150,13 +150,31 @@ states = st.builds(lambda rows, complete: {"index": "https://example.org/simple/
 @SETTINGS
 @given(bodies, hexes, states, states)
 def test_the_notes_hold_one_pypi_section_the_latest_and_keep_the_rest(body, mark, first, second):
-    marked = with_validated(body, mark)
-    once = pypi.with_notes(marked, pypi.notes_section(first))
-    twice = pypi.with_notes(once, pypi.notes_section(second))
-    assert twice == pypi.with_notes(marked, pypi.notes_section(second))
-    assert pypi.with_notes(twice, pypi.notes_section(second)) == twice
-    assert twice.count(pypi.NOTES_BEGIN) == 1 and validated_digest(twice) == mark
+    def with_pypi(text: str, section: str) -> str:
+        return notes.write(dataclasses.replace(notes.read(text), pypi=section))
+    marked = notes.write(notes.Notes(text=body, validated=mark))
+    once = with_pypi(marked, pypi.notes_section(first))
+    twice = with_pypi(once, pypi.notes_section(second))
+    assert twice == with_pypi(marked, pypi.notes_section(second))
+    assert with_pypi(twice, pypi.notes_section(second)) == twice
+    assert twice.count("<!-- pypi -->") == 1 and notes.read(twice).validated == mark
     assert body.strip() in twice
+
+
+@given(st.lists(st.tuples(st.sampled_from(["Summary", "Requires-Dist", "Classifier", "Author"]),
+                         st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=20)
+                         .map(str.strip).filter(bool)), max_size=6),
+       st.text(st.characters(blacklist_categories=("Cs",)), max_size=40))
+def test_the_upload_sends_core_metadata_as_the_utf8_text_it_is(fields, body):
+    """What twine sends: every field in order, lower case with '_', the long description from
+    the body; non-ASCII (an author's name, a summary) as itself, never replaced."""
+    from release.publish.pypi_index import metadata_fields
+
+    text = "Metadata-Version: 2.1\nName: jax-rocm7-pjrt\n" + "".join(f"{k}: {v}\n" for k, v in fields)
+    sent = metadata_fields((text + "\n" + body).encode("utf-8"))
+    expected = [("metadata_version", "2.1"), ("name", "jax-rocm7-pjrt")]
+    expected += [(k.lower().replace("-", "_"), v) for k, v in fields]
+    assert sent == expected + ([("description", body)] if body.strip() else [])
 
 
 @SETTINGS

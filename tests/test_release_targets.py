@@ -20,7 +20,8 @@ from release.core.naming import release_tag
 from release.core.revisions import RevisionMap
 from release.jobs import shared
 from release.publish.drafts import publish_draft, publish_partial, read_dist
-from release.publish.stores import MARKER, LocalStore
+from release.publish.notes import MARKER
+from release.publish.stores import LocalStore
 from tests.support.publish_dist import build_dist, gh_store, release_dist
 
 NIGHTLY = "0.9.1.dev20261120"

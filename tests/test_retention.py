@@ -222,7 +222,7 @@ def test_a_nightly_is_aged_from_when_it_was_published_not_created():
 @pytest.mark.parametrize("tag", ["rocm-jax-v0.9.1.dev20261122", "rocm-jax-v0.9.1rc1", "rocm-jax-v0.9.1",
                                  "someone-elses-tag"])
 def test_only_this_tools_nightly_drafts_are_candidates_for_draft_gc(draft, ours, tag):
-    from release.publish.records import MARKER
+    from release.publish.notes import MARKER
     from release.publish.retention import draft_version
     rel = Release(next(IDS), tag, tag, MARKER if ours else "notes", draft, True, NOW, None)
     expected = Version(tag.removeprefix("rocm-jax-v")) if draft and ours and ".dev" in tag else None
@@ -237,7 +237,7 @@ def test_protect_flags_and_a_protect_file_add_up(tmp_path):
 
 
 def _draft(tag, *, days_ago=None, created=...):
-    from release.publish.records import MARKER
+    from release.publish.notes import MARKER
     when = NOW - days_ago * DAY if created is ... else created
     return Release(next(IDS), tag, tag, MARKER, True, True, when, None)
 

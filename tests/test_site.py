@@ -399,15 +399,15 @@ def test_counts_on_the_page_agree_in_number(tmp_path, make_dist):
     assert "2 published releases;" in page and "(1 commit)" in page and "1 commits" not in page
     assert page.count("<td>verify, validate</td>") == 2
     # a release whose notes lack validate's mark (published by hand) does not claim the gates
-    from release.publish.drafts import strip_validated
+    from release.publish import notes
     rel = store.published_for("rocm-jax-v0.9.1.dev20261120")
-    store.update_release(rel, body=strip_validated(rel.body))
+    store.update_release(rel, body=notes.changed(rel, validated=None, smoke=None))
     build_site(store, site)
     page = (site / "index.html").read_text()
     assert page.count("<td>verify, validate</td>") == 1 and "<td>not recorded</td>" in page
     # the ROCm smoke gate's verdict in the notes (release smoke) is one of the gates shown
-    from release.publish.drafts import with_smoke
     rel = store.published_for("rocm-jax-v0.9.1.dev20261121")
-    store.update_release(rel, body=with_smoke(rel.body, "**ROCm smoke test** (0.9.1.dev20261121, Python 3.12): passed"))
+    verdict = "**ROCm smoke test** (0.9.1.dev20261121, Python 3.12): passed"
+    store.update_release(rel, body=notes.changed(rel, smoke=verdict))
     build_site(store, site)
     assert "<td>verify, validate, ROCm smoke</td>" in (site / "index.html").read_text()

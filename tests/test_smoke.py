@@ -6,6 +6,7 @@ that needs a library the machine lacks fails the gate, with the loader's own wor
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import signal
@@ -15,7 +16,8 @@ import pytest
 
 from release.check import smoke
 from release.core import naming
-from release.publish.drafts import SMOKE, publish_draft, read_dist, same_notes, with_smoke, with_validated
+from release.publish import notes
+from release.publish.drafts import publish_draft, read_dist
 from release.publish.stores import LocalStore
 from tests.support.crafted import VERSION, build_pair, configured_runpath, craft
 from tests.support.elf import compile_so
@@ -150,16 +152,16 @@ def test_the_verdict_goes_into_the_drafts_notes(run_cli, tmp_path, make_dist, pu
     dist = read_dist(make_dist(VERSION))
     publish_draft(store, dist)
     draft = store.drafts_for(naming.release_tag(VERSION))[0]
-    store.update_release(draft, body=with_validated(draft.body, "a" * 64))
+    store.update_release(draft, body=notes.changed(draft, validated="a" * 64))
     code, result, _ = smoke_cli(run_cli, naming.release_tag(VERSION), public, "--store", "local",
                                   "--store-dir", str(tmp_path / "store"))
     assert code == 1 and result["devices"] == ["cpu:0"], _
     body = store.drafts_for(naming.release_tag(VERSION))[0].body
-    section = SMOKE.search(body).group(0)
+    section = notes.read(body).smoke
     assert f"**ROCm smoke test** ({VERSION}, Python {result['python']}): FAILED" in section
     assert "- `jax.devices()`: cpu:0" in section
     assert body.endswith(f"<!-- validated: sha256={'a' * 64} -->\n")
-    assert same_notes(body, draft.body)
+    assert notes.same_text(body, draft.body)
     assert publish_draft(store, dist)["changed"] is False   # the notes are the same notes
 
 
@@ -245,13 +247,15 @@ def test_a_probe_that_ends_without_its_answer_says_how(returncode, stderr, said)
 
 
 def test_the_smoke_section_replaces_itself_and_keeps_the_mark():
-    body = with_validated("notes\n", "b" * 64)
-    once = with_smoke(body, "first")
-    twice = with_smoke(once, "second")
+    def changed(body: str, **fields: str) -> str:
+        return notes.write(dataclasses.replace(notes.read(body), **fields))
+    body = notes.write(notes.Notes(text="notes\n", validated="b" * 64))
+    once = changed(body, smoke="first")
+    twice = changed(once, smoke="second")
     assert "first" not in twice and twice.count("<!-- smoke -->") == 1
     assert twice.startswith("notes\n\n<!-- smoke -->\nsecond\n<!-- /smoke -->\n")
     assert twice.endswith(f"<!-- validated: sha256={'b' * 64} -->\n")
-    assert with_validated(twice, "c" * 64).count("second") == 1   # validate keeps the verdict
+    assert changed(twice, validated="c" * 64).count("second") == 1   # validate keeps the verdict
 
 
 def test_every_job_that_publishes_passes_the_smoke_gate_between_validate_and_publish():

@@ -9,8 +9,8 @@ import json
 import pytest
 
 from release.core.errors import UserError
+from release.publish.notes import MARKER
 from release.publish.stores import (
-    MARKER,
     AssetExists,
     GitHubStore,
     ImmutableRelease,

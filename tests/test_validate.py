@@ -14,7 +14,8 @@ import pytest
 from release.build import provenance
 from release.check.validate import validate
 from release.core.revisions import RevisionMap
-from release.publish.drafts import assets_digest, publish_draft, read_dist, undraft, validated_digest
+from release.publish import notes
+from release.publish.drafts import assets_digest, publish_draft, read_dist, undraft
 from release.publish.stores import LocalStore
 from tests.support.publish_dist import PYTHON, gh_store
 
@@ -33,7 +34,7 @@ def test_valid_draft_is_marked_then_can_be_published(fake_github, make_dist):
     assert result.pythons[PYTHON]["tested"] and result.untested == []
     assert result.marked
     every_asset = assets_digest({a.name: a.digest for a in dist.assets})
-    assert validated_digest(store.drafts_for(TAG)[0].body) == every_asset
+    assert notes.read(store.drafts_for(TAG)[0].body).validated == every_asset
     assert undraft(store, TAG)["status"] == "published"
     # downloads went through the storage host, which never saw the token
     assert any(e[0] == "storage" for e in fake_github.log)
@@ -78,7 +79,7 @@ def test_wheels_that_disagree_with_revisions_json_fail(make_dist, tmp_path):
     text = "\n".join(result.problems)
     assert "verify jax_rocm7_pjrt" in text and "revisions" in text
     assert "install not tried" in text  # pip never gets wheels that failed verify
-    assert validated_digest(store.drafts_for(TAG)[0].body) is None
+    assert notes.read(store.drafts_for(TAG)[0].body).validated is None
 
 
 def test_cli_validate_exit_codes(run_cli, make_dist, tmp_path, monkeypatch):
@@ -119,7 +120,7 @@ def test_runpath_the_config_does_not_set_fails_validation(tmp_path):
     assert not failed.ok and not failed.marked
     missing = [p for p in failed.problems if ": runpath: " in p]
     assert missing and all(".so" in p for p in missing)
-    assert validated_digest(store.drafts_for(plan.tag)[0].body) is None
+    assert notes.read(store.drafts_for(plan.tag)[0].body).validated is None
     # The same draft passes when no RUNPATH is required: the check is what failed it.
     assert validate(store, plan.tag, mark=False).ok
 
@@ -143,7 +144,7 @@ def test_a_public_version_of_the_lines_own_wins_and_validate_names_it(make_dist,
         result.problems
     assert result.pythons[PYTHON]["tested"] is False
     assert any(path.startswith("/simple/jax-rocm7-plugin") for path in public.log)
-    assert validated_digest(store.drafts_for(TAG)[0].body) is None
+    assert notes.read(store.drafts_for(TAG)[0].body).validated is None
 
 
 def test_a_maintenance_line_is_validated_pinned_while_a_newer_line_is_public(make_dist, local_index,
@@ -300,7 +301,7 @@ def test_installed_revision_map_is_compared_with_revisions_json(make_dist, tmp_p
 
 
 def test_traversal_asset_names_from_the_api_are_refused(fake_github, make_dist, tmp_path):
-    from release.publish.stores import MARKER
+    from release.publish.notes import MARKER
     dist = make_dist(NIGHTLY)
     assets = {p.name: p.read_bytes() for p in dist.iterdir()}
     outside = tmp_path / "abs-escaped"  # absolute, but inside this test's folder if it escapes

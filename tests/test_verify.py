@@ -827,6 +827,7 @@ def test_header_fields_read_as_the_email_parser_reads_them(text):
     for name in {k for k in oracle.keys()} | {"Name", "Version", "Tag", "Requires-Dist", "Summary"}:
         for asked in (name, name.lower(), name.upper()):
             assert (ours.get(asked), ours.get_all(asked)) == (oracle.get(asked), oracle.get_all(asked))
+    assert ours.items() == [(k.lower(), v) for k, v in oracle.items()] and ours.body == oracle.get_payload()
 
 
 def test_header_fields_of_the_built_wheels(good_wheels):

@@ -28,7 +28,7 @@ from release.check import interpreters, resolver, user_install
 from release.core import naming, versions
 from release.core.errors import UserError
 from release.core.safe_names import file_name_problem
-from release.publish.drafts import with_smoke
+from release.publish import notes
 
 if TYPE_CHECKING:
     from release.core.output import Say
@@ -282,7 +282,7 @@ def record(store: Store, tag: str, result: Smoke) -> bool:
     if not drafts:
         return False
     version = naming.version_of_tag(tag, flag="TAG")
-    store.update_release(drafts[0], body=with_smoke(drafts[0].body, result.markdown(version)))
+    store.update_release(drafts[0], body=notes.changed(drafts[0], smoke=result.markdown(version)))
     return True
 
 

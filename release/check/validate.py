@@ -42,7 +42,6 @@ import shutil
 import subprocess
 import tempfile
 import time
-import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
@@ -59,7 +58,8 @@ from release.core.processes import alive
 from release.core.revisions import RevisionMap
 from release.core.safe_names import file_name_problem
 from release.core.scan import Headers
-from release.publish.drafts import assets_digest, with_validated
+from release.publish import notes
+from release.publish.drafts import assets_digest
 from release.publish.stores import Release, Store
 
 if TYPE_CHECKING:
@@ -275,12 +275,8 @@ def step_core_metadata(files: dict[str, Path], result: Validation) -> None:
 def requires_dist(wheel: Path) -> list[str] | None:
     """The ``Requires-Dist`` lines of a wheel's METADATA (None when it has no readable one)."""
     try:
-        with zipfile.ZipFile(wheel) as zf:
-            names = [n for n in zf.namelist() if n.count("/") == 1 and n.endswith(".dist-info/METADATA")]
-            if len(names) != 1:
-                return None
-            text = zf.read(names[0]).decode("utf-8", "replace")
-    except (OSError, zipfile.BadZipFile):
+        text = core_metadata.read(wheel).decode("utf-8", "replace")
+    except (OSError, UserError):
         return None
     return Headers(text).get_all("Requires-Dist") or []
 
@@ -454,7 +450,7 @@ def step_mark(store: Store, release: Release, files: dict[str, Path], result: Va
     digest = assets_digest({name: sha256_file(path) for name, path in files.items()})
     assert digest is not None  # every downloaded file has a digest
     current = next(r for r in store.list_releases() if r.id == release.id)
-    store.update_release(current, body=with_validated(current.body, digest))
+    store.update_release(current, body=notes.changed(current, validated=digest))
     result.marked = True
 
 

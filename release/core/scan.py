@@ -446,16 +446,22 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # a line with its ending
 class Headers:
     """The header fields of a METADATA or WHEEL file, read as Python's email parser reads them
     (compat32): names case-insensitive, repeated fields kept in order, continuation lines
-    joined, the section ending at the first blank or non-header line. Written out here so
-    verify does not load the email package for two small files."""
+    joined, the section ending at the first blank or non-header line, the rest the ``body``
+    (METADATA's long description). The package's one reader of core metadata fields (the
+    bytes come from ``release.core.core_metadata.read``); written out here so verify does not
+    load the email package for two small files."""
 
     def __init__(self, text: str):
         self._fields: list[tuple[str, str]] = []
+        self.body = ""
         section = []
+        at = 0
         for line in _LINE.findall(text):
-            if not _HEADER_LINE.match(line):
-                break  # the blank separator line, or the body begun without one
+            if not _HEADER_LINE.match(line):  # the blank separator line, or the body begun without one
+                self.body = text[at + len(line):] if line in ("\n", "\r\n", "\r") else text[at:]
+                break
             section.append(line)
+            at += len(line)
         field: list[str] = []
         for line in section:
             if line[0] in " \t":
@@ -483,3 +489,7 @@ class Headers:
     def get_all(self, name: str) -> list[str] | None:
         """Every value of field ``name`` in order, or None when there is none."""
         return [v for k, v in self._fields if k == name.lower()] or None
+
+    def items(self) -> list[tuple[str, str]]:
+        """Every field in order, as (lower-case name, value)."""
+        return list(self._fields)

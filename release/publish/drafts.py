@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import re
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,15 +30,14 @@ from release.core import checksums, core_metadata, naming, pairing, sanitize, ve
 from release.core.checksums import sha256_file
 from release.core.errors import UserError
 from release.core.revisions import RevisionMap, github_base
-from release.publish.stores import MARKER, Asset, AssetExists, Release, Store, StoreError, TagTaken
+from release.publish import notes
+from release.publish.stores import Asset, AssetExists, Release, Store, StoreError, TagTaken
 from release.sources.github import UncertainWrite
 
 if TYPE_CHECKING:
     from release.core.output import ProgressBars, Say
 
 TEMP_SUFFIX = ".new"
-VALIDATED = re.compile(r"<!-- validated: sha256=([0-9a-f]{64}) -->\n?")
-SMOKE = re.compile(r"<!-- smoke -->\n(.*?)<!-- /smoke -->\n?", re.S)  # `release smoke`'s section
 
 
 @dataclasses.dataclass(frozen=True)
@@ -202,11 +200,13 @@ def changelog_markdown(previous: Release | None, before: RevisionMap | None, now
 
 
 def render_body(dist: Dist, changelog: str) -> str:
-    return (f"## jax-rocm {dist.version} ({dist.kind})\n\n"
-            f"### Revisions\n\n{dist.revisions.markdown()}\n"
-            f"### Changes\n\n{changelog}\n"
-            f"### Checksums (SHA256SUMS)\n\n```\n{dist.checksums.rstrip()}\n```\n\n"
-            f"{provenance_markdown(dist)}{MARKER}\n")
+    """A draft's notes: what people read, marked as this tool's (``release.publish.notes``)."""
+    return notes.write(notes.Notes(ours=True, text=(
+        f"## jax-rocm {dist.version} ({dist.kind})\n\n"
+        f"### Revisions\n\n{dist.revisions.markdown()}\n"
+        f"### Changes\n\n{changelog}\n"
+        f"### Checksums (SHA256SUMS)\n\n```\n{dist.checksums.rstrip()}\n```\n\n"
+        f"{provenance_markdown(dist)}")))
 
 
 def provenance_markdown(dist: Dist) -> str:
@@ -249,45 +249,6 @@ def previous_revisions(store: Store, previous: Release | None) -> RevisionMap | 
             return RevisionMap.loads(path.read_text(encoding="utf-8"))
         except ValueError:
             return None
-
-
-def strip_validated(body: str) -> str:
-    """The notes without what validate and smoke added (the mark, the smoke section)."""
-    return SMOKE.sub("", VALIDATED.sub("", body or ""))
-
-
-def smoke_verdict(body: str) -> str | None:
-    """"passed" or "FAILED" when the notes carry `release smoke`'s section, else None."""
-    section = SMOKE.search(body or "")
-    if section is None:
-        return None
-    return "FAILED" if ": FAILED" in (section.group(1).splitlines() or [""])[0] else "passed"
-
-
-def with_smoke(body: str, section: str) -> str:
-    """``body`` with its smoke section (``release smoke``'s result, Markdown) set to ``section``,
-    kept before the validated mark."""
-    mark = VALIDATED.search(body or "")
-    rest = SMOKE.sub("", VALIDATED.sub("", body or "")).rstrip("\n")
-    block = f"\n\n<!-- smoke -->\n{section.strip()}\n<!-- /smoke -->\n"
-    return rest + block + (mark.group(0) if mark else "")
-
-
-def same_notes(stored: str, wanted: str) -> bool:
-    """Equal up to the validated mark and the whitespace a host may normalise (CRLF, trailing)."""
-    def norm(text: str) -> str:
-        return "\n".join(line.rstrip() for line in strip_validated(text).replace("\r\n", "\n")
-                         .strip().splitlines())
-    return norm(stored) == norm(wanted)
-
-
-def validated_digest(body: str) -> str | None:
-    m = VALIDATED.search(body or "")
-    return m.group(1) if m else None
-
-
-def with_validated(body: str, digest: str) -> str:
-    return VALIDATED.sub("", body or "").rstrip("\n") + f"\n<!-- validated: sha256={digest} -->\n"
 
 
 def assets_digest(digests: dict[str, str | None]) -> str | None:
@@ -406,12 +367,12 @@ def publish_draft(store: Store, dist: Dist, *, say: Say = lambda _: None,
     draft = store.find_or_create_draft(dist.tag, name=name, body=body,
                                        prerelease=versions.is_prerelease(dist.kind),
                                        target=dist.revisions.release_commit, say=say)
-    notes_updated = not same_notes(draft.body, body) or draft.name != name
+    notes_updated = not notes.same_text(draft.body, body, f"{dist.tag}'s notes") or draft.name != name
     if notes_updated:
         say(f"update the notes of draft {draft.id}")
-        verdict = SMOKE.search(draft.body or "")  # the smoke gate's verdict stays with the draft
+        kept = notes.of(draft).smoke  # the smoke gate's verdict stays with the draft
         draft = store.update_release(draft, name=name,
-                                     body=with_smoke(body, verdict.group(1)) if verdict else body)
+                                     body=notes.write(dataclasses.replace(notes.read(body), smoke=kept)))
     actions = sync_assets(store, draft, dist.assets, say=say, progress=progress)
     remote = {a.name: a for a in store.list_assets(draft)}
     if sorted(remote) != sorted(a.name for a in dist.assets) or not all(
@@ -505,12 +466,13 @@ def undraft(store: Store, tag: str, *, say: Say = lambda _: None) -> dict:
     for dup in extra:
         say(f"delete duplicate draft {dup.id} of {tag}")
         store.delete_release(dup)
-    marked = validated_digest(draft.body)
+    record = notes.of(draft)
+    marked = record.validated
     actual = current_assets_digest(store, draft)
     if marked is None or marked != actual:
         raise UserError(f"{store.where}: draft {draft.id} of {tag} has not passed "
                         f"`release validate {tag}` with its current assets; validate it first")
-    if smoke_verdict(draft.body) == "FAILED":
+    if record.smoke_verdict == "FAILED":
         raise UserError(f"{store.where}: draft {draft.id} of {tag} failed the ROCm smoke test "
                         "(see its notes); it is not published")
     half = pairing.problems([(a.name, None) for a in store.list_assets(draft) if core_metadata.is_wheel(a.name)])

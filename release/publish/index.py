@@ -53,7 +53,8 @@ from release.core.checksums import sha256_file
 from release.core.errors import UserError
 from release.core.naming import Identity
 from release.core.safe_names import plain_file_name
-from release.publish.ranged import metadata_bytes, remote_metadata
+from release.publish import notes
+from release.publish.ranged import remote_metadata
 from release.publish.retention import DEFAULT_KEEP, Decision, Retention, decide, retention
 from release.publish.staging import (
     CHANNELS,
@@ -64,7 +65,6 @@ from release.publish.staging import (
     read_state,
     write_json,
 )
-from release.publish.yank import yank_reason
 
 if TYPE_CHECKING:
     from release.core.output import ProgressBars, Say
@@ -130,7 +130,7 @@ def channel_of(version: str) -> str:
 
 def wheel_metadata(path: Path) -> bytes:
     """The METADATA file of a wheel, byte for byte."""
-    return metadata_bytes(path, path.name)
+    return core_metadata.read(path, path.name)
 
 
 def _parse_name(filename: str) -> tuple[str, Version]:
@@ -484,7 +484,7 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
     missing_protect = list(decision.unknown_protect)
     for version in missing_protect:
         say(f"warning: --protect {version}: no published nightly has it")
-    yanked = {r.id: reason for r in releases if not r.draft and (reason := yank_reason(r.body)) is not None}
+    yanked = {r.id: reason for r in releases if not r.draft and (reason := notes.of(r).yanked) is not None}
 
     with Staging(out) as staging:
         before_projects = listed_projects(out)

@@ -33,15 +33,14 @@ from typing import TYPE_CHECKING, Any, Callable
 import requests
 from packaging.version import Version
 
-from release.core import bodies, naming, versions
+from release.core import core_metadata, naming, versions
 from release.core.checksums import parse as parse_sums
 from release.core.checksums import sha256_file
 from release.core.errors import RemoteError, UserError
 from release.core.redact import display_url
 from release.core.safe_names import plain_file_name
-from release.core.wheelfile import dist_info_dir, read_member
-from release.publish import attestations
-from release.publish.drafts import assets_digest, validated_digest
+from release.publish import attestations, notes
+from release.publish.drafts import assets_digest
 from release.publish.pypi_index import Repository, index_files, upload, upload_fields, with_credentials
 
 if TYPE_CHECKING:
@@ -52,8 +51,6 @@ KINDS_FOR_PYPI = ("release", "post")
 MIB = 1 << 20
 DEFAULT_FILE_LIMIT = 100 * MIB  # PyPI's default per-file limit (100 MiB; raised per project on request)
 FILE_LIMIT_ENV = "RELEASE_PYPI_FILE_LIMIT"
-NOTES_BEGIN, NOTES_END = "<!-- pypi -->", "<!-- /pypi -->"
-_NOTES = re.compile(re.escape(NOTES_BEGIN) + r".*?" + re.escape(NOTES_END) + r"\n?", re.S)
 _SIZE = re.compile(r"(\d+)\s*(|B|KiB|MiB|GiB|KB|MB|GB)", re.I)
 _UNITS = {"": 1, "b": 1, "kib": 1 << 10, "mib": MIB, "gib": 1 << 30, "kb": 10**3, "mb": 10**6, "gb": 10**9}
 
@@ -126,7 +123,7 @@ def read_release(store: Store, tag: str, work: Path, *, say: Say,
     if release is None:
         hint = " (a draft exists: validate and publish it first)" if store.our_drafts(tag) else ""
         raise UserError(f"{store.where}: {tag} is not published{hint}; PyPI gets only published releases")
-    marked = validated_digest(release.body)
+    marked = notes.of(release).validated
     if marked is None:
         raise UserError(f"{store.where}: {tag}'s notes carry no validated mark; only bytes that passed "
                         "`release validate` go to PyPI")
@@ -307,7 +304,7 @@ def upload_release(files: ReleaseFiles, repository: Repository, *, attach: bool,
             rows.append(_row(wheel, "would upload"))
             continue
         say(f"upload {wheel.name} ({show_size(wheel.size or 0)}) to {repository.shown()}")
-        meta = read_member(wheel.path, f"{dist_info_dir(wheel.path)}/METADATA")
+        meta = core_metadata.read(wheel.path)
         fields = upload_fields(wheel.path, meta, wheel.pyversion, wheel.sha256, proofs[wheel.name])
         answer = upload(repository, wheel.path, fields, session=session, progress=progress)
         if answer.outcome == "exists":  # a run that got no answer stored it, or someone else did
@@ -343,26 +340,20 @@ def index_state(files: ReleaseFiles, index_url: str, session: requests.Session |
 
 
 def notes_section(state: dict[str, Any]) -> str:
-    """The release notes' PyPI section: each wheel and whether the index holds exactly it."""
+    """The release notes' PyPI section (``Notes.pypi``): each wheel and whether the index holds
+    exactly it."""
     rows = [f"| `{r['name']}` | `{r['sha256'][:16]}...` | "
             + ("yes" if r["listed"] else "OTHER BYTES" if r.get("other_bytes") else "not yet") + " |"
             for r in state["files"]]
     verdict = ("Both wheels are on the index." if state["complete"] else
                "Not every wheel is on the index yet; a re-run of `release pypi-upload` completes it.")
-    return (f"{NOTES_BEGIN}\n### PyPI\n\n{verdict} Index: {state['index']}\n\n"
-            "| file | sha256 | on the index |\n|---|---|---|\n" + "\n".join(rows) + f"\n{NOTES_END}\n")
-
-
-def with_notes(body: str, section: str) -> str:
-    """``body`` with its PyPI section replaced (or appended): idempotent; the rest is cut
-    (whole lines) so that the section always fits in what GitHub keeps."""
-    stripped = _NOTES.sub("", body or "").rstrip("\n")
-    return bodies.fit(stripped, bodies.BODY_LIMIT - bodies.units(section) - 2) + "\n\n" + section
+    return (f"### PyPI\n\n{verdict} Index: {state['index']}\n\n"
+            "| file | sha256 | on the index |\n|---|---|---|\n" + "\n".join(rows))
 
 
 def update_notes(store: Store, release: Release, state: dict[str, Any], say: Say) -> str:
     """Write the PyPI section into the published release's notes: ``updated`` or ``unchanged``."""
-    body = with_notes(release.body, notes_section(state))
+    body = notes.changed(release, pypi=notes_section(state))
     if body == release.body:
         return "unchanged"
     store.update_release(release, body=body)

@@ -334,20 +334,19 @@ def parse_simple_page(content_type: str, text: str) -> dict[str, str | None]:
 
 def metadata_fields(metadata: bytes) -> list[tuple[str, str]]:
     """Core metadata as the upload API's form fields: lower case, ``-`` as ``_``, multiple-use
-    fields repeated, the body as ``description`` (what twine sends)."""
-    from email.parser import BytesParser
-    from email.policy import compat32
+    fields repeated, the body as ``description`` (what twine sends). Read as UTF-8, which core
+    metadata is (``release.core.scan.Headers``, the package's one reader of its fields)."""
+    from release.core.scan import Headers
 
-    message = BytesParser(policy=compat32).parsebytes(metadata)
+    message = Headers(metadata.decode("utf-8", "replace"))
     fields: list[tuple[str, str]] = []
     for key, value in message.items():
-        field = key.lower().replace("-", "_")
-        if field == "description" and message.get_payload():
+        field = key.replace("-", "_")
+        if field == "description" and message.body:
             continue
-        fields.append((field, str(value)))
-    body = message.get_payload()
-    if isinstance(body, str) and body.strip():
-        fields.append(("description", body))
+        fields.append((field, value))
+    if message.body.strip():
+        fields.append(("description", message.body))
     return fields
 
 

@@ -9,7 +9,6 @@ in one read of the last ``TAIL`` bytes: for a 150 MB PJRT wheel that is 64 KiB, 
 from __future__ import annotations
 
 import io
-import os
 from typing import IO, Callable, cast
 
 from release.core import core_metadata
@@ -80,12 +79,7 @@ class RangedFile(io.RawIOBase):
         return len(data)
 
 
-def metadata_bytes(handle: str | os.PathLike[str] | IO[bytes], name: str) -> bytes:
-    """The one ``*.dist-info/METADATA`` of the wheel open as ``handle`` (a path or file), byte for byte."""
-    return core_metadata.read(handle, name)
-
-
 def remote_metadata(read: ReadRange, size: int, name: str) -> tuple[bytes, int]:
     """(METADATA bytes, range reads made) of a stored wheel of ``size`` bytes."""
     handle = RangedFile(read, size, name)
-    return metadata_bytes(cast(IO[bytes], handle), name), handle.reads
+    return core_metadata.read(cast(IO[bytes], handle), name), handle.reads

@@ -14,10 +14,7 @@ import functools
 from packaging.version import InvalidVersion, Version
 
 from release.core import naming
-
-# Every draft this tool creates says so in its body: duplicates of ours may be collapsed,
-# anybody else's draft is left alone.
-MARKER = "<!-- jax-rocm-release draft -->"
+from release.publish.notes import is_ours
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,7 +45,8 @@ class Release:
 
     @property
     def ours(self) -> bool:
-        return MARKER in (self.body or "")
+        """Made by this tool (the draft mark in its notes: ``release.publish.notes``)."""
+        return is_ours(self.body)
 
 
 def parse_time(text: str | None) -> _dt.datetime | None:

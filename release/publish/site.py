@@ -24,7 +24,7 @@ from packaging.version import InvalidVersion, Version
 
 from release.core import naming, versions
 from release.core.revisions import RevisionMap, github_base
-from release.publish.drafts import smoke_verdict, validated_digest
+from release.publish import notes
 from release.publish.stores import Asset, Published, Release, Store
 
 if TYPE_CHECKING:
@@ -270,8 +270,8 @@ def gather(store: Store, releases: list[Release], wheels: Sequence[PublishedWhee
             published=rel.published_at, url=safe_url(rel.html_url), listed=listed, wheels=wheel_rows,
             revisions=maps[rel.tag], provenance_url=prov, previous=previous.tag if previous else None,
             changes=changes(maps.get(previous.tag) if previous else None, maps[rel.tag], rel.body, count),
-            yanked=yanked.get(rel.id), validated=validated_digest(rel.body) is not None,
-            smoke=smoke_verdict(rel.body))
+            yanked=yanked.get(rel.id), validated=(record := notes.of(rel)).validated is not None,
+            smoke=record.smoke_verdict)
     shown = {x.version for x in rows.values()}
     drafts = tuple(sorted(((r.tag, r.created_at.date() if r.created_at else None) for r in releases
                            if r.draft and (v := naming.version_from_tag(r.tag))

@@ -10,6 +10,7 @@ What to publish is decided elsewhere (``release.publish.drafts``); stores only d
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import hashlib
 import json
@@ -23,8 +24,7 @@ from release.core import bodies
 from release.core.atomic import atomic_write
 from release.core.errors import UserError
 from release.core.safe_names import file_name_problem, plain_file_name
-from release.publish import local_records
-from release.publish.records import MARKER as MARKER
+from release.publish import local_records, notes
 from release.publish.records import Asset as Asset
 from release.publish.records import Published as Published
 from release.publish.records import Release as Release
@@ -122,7 +122,7 @@ class Store:
         return sorted((r for r in self.list_releases() if r.draft and r.tag == tag), key=lambda r: r.id)
 
     def our_drafts(self, tag: str) -> list[Release]:
-        """The drafts of ``tag`` this tool made (``MARKER`` in the notes), oldest first: the
+        """The drafts of ``tag`` this tool made (the draft mark in the notes), oldest first: the
         ones it may upload to, publish or delete; a hand-made draft is never among them."""
         return [d for d in self.drafts_for(tag) if d.ours]
 
@@ -144,8 +144,8 @@ class Store:
         A create that got no clear answer is followed by a re-list, never a blind retry.
         Someone else's draft of the tag is left alone and stops the run.
         """
-        if MARKER not in body:
-            body = body.rstrip("\n") + "\n\n" + MARKER + "\n"
+        if not notes.is_ours(body):
+            body = notes.write(dataclasses.replace(notes.read(body), ours=True))
         for _ in range(attempts):
             drafts = self.drafts_for(tag)
             foreign = [d for d in drafts if not d.ours]

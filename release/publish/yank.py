@@ -2,28 +2,20 @@
 
 A yanked release stays published and its wheels stay at their URLs, so a pin on its exact
 version still installs; the index marks its files yanked (``data-yanked`` in HTML, ``yanked`` in
-JSON), which pip and uv skip for every other request. The record is a marker line in the
-release's notes (a published release's assets and tag are immutable, its notes are not), so
-the index, rebuilt from empty each night, finds every yank in the store it reads.
+JSON), which pip and uv skip for every other request. The record is ``Notes.yanked`` in the
+release's notes (``release.publish.notes``; a published release's assets and tag are immutable,
+its notes are not), so the index, rebuilt from empty each night, finds every yank in the store
+it reads.
 """
 
 from __future__ import annotations
 
-import re
-
 from release.core import naming
 from release.core.errors import UserError
+from release.publish import notes
 from release.publish.stores import Release, Store
 
-_MARK = re.compile(r"^<!-- jax-rocm-release yanked: (?P<reason>.*) -->\n?", re.M)
-_SHOWN = re.compile(r"^\*\*Yanked\*\* \(PEP 592\): .*\n?", re.M)
 MAX_REASON = 200
-
-
-def yank_reason(body: str | None) -> str | None:
-    """The reason a release's notes record for its yank ("" when none was given), None when not yanked."""
-    found = _MARK.search(body or "")
-    return found.group("reason").strip() if found else None
 
 
 def check_reason(reason: str) -> str:
@@ -38,16 +30,6 @@ def check_reason(reason: str) -> str:
     return text
 
 
-def without_yank(body: str) -> str:
-    return _SHOWN.sub("", _MARK.sub("", body or ""))
-
-
-def with_yank(body: str, reason: str) -> str:
-    """The notes with one yank record (a line people read, and the marker the index reads) on top."""
-    shown = f"**Yanked** (PEP 592): {reason or 'no reason given'}\n"
-    return f"<!-- jax-rocm-release yanked: {reason} -->\n{shown}" + without_yank(body)
-
-
 def find_published(store: Store, tag_or_version: str) -> Release:
     tag = naming.tag_of(tag_or_version)
     found = store.published_for(tag)
@@ -60,14 +42,12 @@ def find_published(store: Store, tag_or_version: str) -> Release:
 def yank(store: Store, tag_or_version: str, reason: str = "", *, undo: bool = False) -> dict:
     """Record (or, with ``undo``, remove) the yank of a published release; a re-run changes nothing."""
     release = find_published(store, tag_or_version)
-    before = yank_reason(release.body)
-    if undo:
-        body = without_yank(release.body)
-    else:
+    was = notes.of(release).yanked
+    if not undo:
         reason = check_reason(reason)
-        body = with_yank(release.body, reason)
+    body = notes.changed(release, yanked=None if undo else reason)
     changed = body != release.body
     if changed:
         store.update_release(release, body=body)
     return {"tag": release.tag, "yanked": not undo, "reason": None if undo else reason,
-            "was": before, "changed": changed, "store": store.kind, "where": store.where}
+            "was": was, "changed": changed, "store": store.kind, "where": store.where}

@@ -133,12 +133,13 @@ def gh_store(fake, clock=None):
 
 def mark_validated(store, tag):
     """What a passing ``release validate`` leaves on the draft (without installing anything)."""
-    from release.publish.drafts import current_assets_digest, with_validated
+    from release.publish import notes
+    from release.publish.drafts import current_assets_digest
 
     draft = store.drafts_for(tag)[0]
     digest = current_assets_digest(store, draft)
     assert digest is not None
-    return store.update_release(draft, body=with_validated(draft.body, digest))
+    return store.update_release(draft, body=notes.changed(draft, validated=digest))
 
 
 def release_dist(store, path):

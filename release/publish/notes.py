@@ -1,0 +1,169 @@
+"""The state a release carries between steps, kept in its notes: one record, one reader, one writer.
+
+A release's notes are what people read on GitHub and also where the steps leave what the
+next step needs: publish marks a draft as this tool's, ``release smoke`` adds its verdict,
+``release validate`` the digest of the assets it passed, ``release pypi-upload`` what the
+index holds, ``release yank`` the PEP 592 reason. ``Notes`` is that state as one frozen
+record; ``read`` and ``write`` are the only code that knows how it looks in the text
+(HTML comments, which GitHub does not show), so every step reads and writes it here:
+
+- ``write`` puts the yank record on top and the rest after the text, in one order, and cuts
+  the text (whole lines, ``release.core.bodies``), never a record, to fit what GitHub keeps;
+- ``read`` takes each record from wherever it is (a person may move it), and refuses in one
+  line (``NotesError``, exit 2) notes it cannot read exactly: two records of one kind that
+  disagree, or something left that looks like a record and is not one it wrote (a hand
+  edit, an unclosed section). A person's own text is kept as it is.
+
+``read(write(notes)) == notes`` for every record whose notes fit (tests/test_notes.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import TYPE_CHECKING, Any
+
+from release.core import bodies
+from release.core.errors import UserError
+
+if TYPE_CHECKING:
+    from release.publish.records import Release
+
+# Every draft this tool creates says so in its notes: duplicates of ours may be collapsed,
+# anybody else's draft is left alone.
+MARKER = "<!-- jax-rocm-release draft -->"
+_YANK = "<!-- jax-rocm-release yanked: {reason} -->\n**Yanked** (PEP 592): {shown}\n"
+_END = r"(?:\r?\n)?"
+_READ = {  # in the order they are taken out: the sections first, so a record inside one is seen
+    "PyPI section": re.compile(r"<!-- pypi -->\r?\n(?P<value>.*?)<!-- /pypi -->" + _END, re.S),
+    "smoke section": re.compile(r"<!-- smoke -->\r?\n(?P<value>.*?)<!-- /smoke -->" + _END, re.S),
+    "yank": re.compile(r"^<!-- jax-rocm-release yanked: (?P<value>.*) -->" + _END
+                       + r"(?:\*\*Yanked\*\* \(PEP 592\): [^\r\n]*" + _END + ")?", re.M),
+    "validated mark": re.compile(r"<!-- validated: sha256=(?P<value>[0-9a-f]{64}) -->" + _END),
+    "draft mark": re.compile(r"(?P<value>" + re.escape(MARKER) + ")" + _END),
+}
+# What looks like one of the records above: text holding it is refused, so it is never misread.
+_OURS = re.compile(r"<!--\s*/?\s*(?:smoke|pypi|validated|jax-rocm-release\s+(?:draft|yanked))", re.I)
+_DIGEST = re.compile(r"[0-9a-f]{64}\Z")
+
+
+class NotesError(UserError):
+    """Release notes that cannot be read (or a record that cannot be written) exactly."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Notes:
+    """A release's notes: the text people read and the state the steps keep in it."""
+
+    text: str = ""                 # everything else, as it is (trailing newlines go before a record)
+    ours: bool = False             # made by this tool (the draft mark)
+    smoke: str | None = None       # ``release smoke``'s section (Markdown), None before it ran
+    validated: str | None = None   # sha256 over the assets ``release validate`` passed
+    pypi: str | None = None        # what the index holds (Markdown), as ``release pypi-upload`` wrote it
+    yanked: str | None = None      # the PEP 592 reason ("" when none was given), None when not yanked
+
+    def __post_init__(self) -> None:
+        for name in ("smoke", "pypi", "yanked"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, value.strip())
+        if self.ours or self.smoke is not None or self.validated is not None or self.pypi is not None:
+            object.__setattr__(self, "text", self.text.rstrip("\r\n"))
+        for name in ("text", "smoke", "pypi"):
+            found = _OURS.search(getattr(self, name) or "")
+            if found:
+                raise NotesError(f"{_snippet(getattr(self, name), found.start())!r} in the {name}: it "
+                                 "would read as one of this tool's records")
+        if self.validated is not None and not _DIGEST.match(self.validated):
+            raise NotesError(f"validated mark {self.validated[:70]!r}: expected 64 lowercase hex digits")
+        reason = self.yanked or ""
+        if any(ord(c) < 32 or ord(c) == 127 for c in reason) or "--" in reason:
+            raise NotesError(f"yank reason {reason[:70]!r}: expected one line without control "
+                             "characters or '--'")
+
+    @property
+    def smoke_verdict(self) -> str | None:
+        """"passed" or "FAILED" when the notes carry ``release smoke``'s section, else None."""
+        if self.smoke is None:
+            return None
+        return "FAILED" if ": FAILED" in (self.smoke.splitlines() or [""])[0] else "passed"
+
+
+def _snippet(text: str, at: int) -> str:
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    return text[start:end if end >= 0 else len(text)].strip()[:70]
+
+
+def read(body: str | None, where: str = "the release notes") -> Notes:
+    """The record ``body`` holds, or ``NotesError`` naming ``where`` (module docstring)."""
+    rest = body or ""
+    found: dict[str, str] = {}
+    for kind, pattern in _READ.items():
+        values = {m.group("value").strip() for m in pattern.finditer(rest)}
+        if len(values) > 1:
+            shown = ", ".join(sorted(repr(v[:40]) for v in values))
+            raise NotesError(f"{where}: {len(values)} {kind}s that disagree ({shown}); keep one")
+        if values:
+            found[kind] = values.pop()
+            rest = pattern.sub("", rest)
+    for kind in ("PyPI section", "smoke section"):
+        inside = _OURS.search(found.get(kind, ""))
+        if inside:
+            raise NotesError(f"{where}: the {kind} holds {_snippet(found[kind], inside.start())!r}; "
+                             "expected no record inside another")
+    stray = _OURS.search(rest)
+    if stray:
+        raise NotesError(f"{where}: {_snippet(rest, stray.start())!r} looks like one of this tool's "
+                         "records but is not one it wrote (a hand edit or an unclosed section); "
+                         "remove it or restore the record")
+    try:
+        return Notes(text=rest, ours="draft mark" in found, smoke=found.get("smoke section"),
+                     validated=found.get("validated mark"), pypi=found.get("PyPI section"),
+                     yanked=found.get("yank"))
+    except NotesError as exc:
+        raise NotesError(f"{where}: {exc}") from None
+
+
+def of(release: Release) -> Notes:
+    """The record in a release's notes (``read``, naming the release in an error)."""
+    return read(release.body, f"{release.tag}'s notes")
+
+
+def changed(release: Release, **fields: Any) -> str:
+    """``release``'s notes with ``fields`` of their record set (``of``, then ``write``)."""
+    return write(dataclasses.replace(of(release), **fields))
+
+
+def write(notes: Notes) -> str:
+    """The notes' text with its records: the yank on top, the rest after the text, which is cut
+    (whole lines) so that the whole fits in what GitHub keeps."""
+    top = "" if notes.yanked is None else _YANK.format(reason=notes.yanked,
+                                                       shown=notes.yanked or "no reason given")
+    tail = "\n\n" + MARKER if notes.ours else ""
+    if notes.smoke is not None:
+        tail += f"\n\n<!-- smoke -->\n{notes.smoke}\n<!-- /smoke -->"
+    if notes.validated is not None:
+        tail += f"\n<!-- validated: sha256={notes.validated} -->"
+    if notes.pypi is not None:
+        tail += f"\n\n<!-- pypi -->\n{notes.pypi}\n<!-- /pypi -->"
+    tail += "\n" if tail else ""
+    return top + bodies.fit(notes.text, bodies.BODY_LIMIT - bodies.units(top + tail)) + tail
+
+
+def is_ours(body: str | None) -> bool:
+    """Whether notes carry the draft mark: all that is asked of anybody's draft (a foreign
+    draft's notes are never read further, so they can never stop a run)."""
+    return MARKER in (body or "")
+
+
+def same_text(stored: str, wanted: str, where: str = "the release notes") -> bool:
+    """Whether ``stored`` notes say what ``wanted`` says, apart from the smoke section and the
+    validated mark (which stay with a draft) and the whitespace a host may change (CRLF,
+    trailing spaces, blank lines around the text)."""
+    def plain(body: str, place: str) -> Notes:
+        found = read(body, place)
+        lines = found.text.replace("\r\n", "\n").strip().splitlines()
+        return dataclasses.replace(found, text="\n".join(line.rstrip() for line in lines),
+                                   smoke=None, validated=None)
+    return plain(stored, where) == plain(wanted, "the notes written")

@@ -1,0 +1,142 @@
+"""The state a release keeps in its notes is one record with one reader and one writer: any
+record written and read back is the same record, and notes a person edited on GitHub are read
+exactly or refused in one line, never misread (``release.publish.notes``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from release.core import bodies
+from release.publish import notes
+from release.publish.notes import MARKER, Notes, NotesError
+
+# Text as people and the steps write it: Markdown, HTML comments, CRLF, marks' look-alikes.
+_PIECES = ["\n", "\r\n", " ", "-", "--", "<!--", "-->", "<!-- note -->", "**Yanked** (PEP 592): x\n",
+           "## jax-rocm 0.9.1\n", "`sha`", "é", "😀", "<!-- smoke -->", "<!-- /pypi -->",
+           "<!-- validated: sha256=" + "a" * 64 + " -->", MARKER, "<!--smoke-->",
+           "<!-- jax-rocm-release yanked: r -->\n", "<!-- validated: sha256=abc -->"]
+_TEXT = st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=12)), max_size=12).map("".join)
+_DIGEST = st.text(alphabet="0123456789abcdef", min_size=64, max_size=64)
+_REASON = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30)
+
+
+def _records() -> st.SearchStrategy[Notes | None]:
+    """Records from any fields: the ones ``Notes`` refuses (NotesError) come back as None."""
+    def build(**fields: object) -> Notes | None:
+        try:
+            return Notes(**fields)  # type: ignore[arg-type]
+        except NotesError:
+            return None
+    return st.builds(build, text=_TEXT, ours=st.booleans(), smoke=st.none() | _TEXT,
+                     validated=st.none() | _DIGEST | st.text(max_size=70), pypi=st.none() | _TEXT,
+                     yanked=st.none() | _REASON)
+
+
+@given(_records())
+def test_a_record_written_then_read_is_the_same_record(record):
+    if record is None:
+        return
+    body = notes.write(record)
+    assert bodies.units(body) <= bodies.BODY_LIMIT
+    assert notes.read(body) == record
+    assert notes.write(notes.read(body)) == body  # writing what was read changes nothing
+
+
+@given(_records(), st.sampled_from(["\r\n", "\n"]))
+def test_notes_a_host_gives_back_with_crlf_line_ends_keep_every_record(record, newline):
+    if record is None:
+        return
+    again = notes.read(re.sub(r"(?<!\r)\n", newline, notes.write(record)))  # as a host converts LF
+    assert _records_only(again) == _records_only(record) and again.smoke_verdict == record.smoke_verdict
+
+
+def _records_only(record: Notes) -> Notes:
+    """The record without its text, its sections' line ends as LF."""
+    def lf(section: str | None) -> str | None:
+        return None if section is None else section.replace("\r\n", "\n")
+    return dataclasses.replace(record, text="", smoke=lf(record.smoke), pypi=lf(record.pypi))
+
+
+@given(st.one_of(_TEXT, st.lists(st.sampled_from(_PIECES + ["<!-- /smoke -->", "<!-- pypi -->", "x"]),
+                                 max_size=10).map("".join)))
+def test_hand_edited_notes_are_read_whole_or_refused_in_one_line(body):
+    """Whatever a person leaves in the notes: either one line naming the notes, or a record
+    whose text holds nothing that looks like a record and whose every record was in the notes."""
+    try:
+        found = notes.read(body, "rocm-jax-v0.9.1's notes")
+    except NotesError as exc:
+        assert str(exc).startswith("rocm-jax-v0.9.1's notes: ") and "\n" not in str(exc)
+        assert exc.exit_code == 2
+        return
+    assert notes.read(notes.write(found)) == found
+    assert found.ours == (MARKER in body)
+    assert (found.validated is None) or f"sha256={found.validated}" in body
+
+
+def test_the_steps_records_keep_their_places_and_a_persons_text_is_kept():
+    text = "## jax-rocm 0.9.1\n\nnotes a person wrote  \n"
+    body = notes.write(Notes(text=text, ours=True, smoke="**ROCm smoke test**: passed",
+                             validated="b" * 64, pypi="### PyPI\n\nboth", yanked="segfaults"))
+    assert body == ("<!-- jax-rocm-release yanked: segfaults -->\n**Yanked** (PEP 592): segfaults\n"
+                    "## jax-rocm 0.9.1\n\nnotes a person wrote  \n\n" + MARKER + "\n\n<!-- smoke -->\n"
+                    "**ROCm smoke test**: passed\n<!-- /smoke -->\n<!-- validated: sha256=" + "b" * 64
+                    + " -->\n\n<!-- pypi -->\n### PyPI\n\nboth\n<!-- /pypi -->\n")
+    assert notes.write(Notes(text=text)) == text  # no record: the text exactly as it was
+    assert notes.write(Notes(text=text, yanked="")).startswith(
+        "<!-- jax-rocm-release yanked:  -->\n**Yanked** (PEP 592): no reason given\n## jax")
+
+
+def test_a_record_a_person_moved_is_still_read():
+    moved = "<!-- validated: sha256=" + "c" * 64 + " -->\n## notes\n" + MARKER + "\nmore\n"
+    assert notes.read(moved) == Notes(text="## notes\nmore", ours=True, validated="c" * 64)
+
+
+@pytest.mark.parametrize(("body", "said"), [
+    ("<!-- validated: sha256=" + "a" * 64 + " -->\n<!-- validated: sha256=" + "b" * 64 + " -->",
+     "2 validated marks that disagree"),
+    ("<!-- validated: sha256=ABC -->", "looks like one of this tool's records"),
+    ("<!-- smoke -->\npassed, and never closed", "looks like one of this tool's records"),
+    ("<!-- pypi -->\n<!-- validated: sha256=" + "a" * 64 + " -->\n<!-- /pypi -->", "the PyPI section holds"),
+    ("<!-- jax-rocm-release yanked: a -- b -->", "expected one line without control characters or '--'"),
+    ("see <!-- jax-rocm-release yanked: moved -->", "looks like one of this tool's records"),
+])
+def test_notes_that_cannot_be_read_exactly_are_refused_naming_the_release(body, said):
+    with pytest.raises(NotesError, match="^rocm-jax-v0.9.1's notes: ") as caught:
+        notes.read(body, "rocm-jax-v0.9.1's notes")
+    assert said in str(caught.value)
+
+
+def test_identical_copies_of_a_record_read_as_one():
+    twice = f"{MARKER}\ntext\n{MARKER}\n<!-- validated: sha256={'d' * 64} -->\n" * 2
+    assert notes.read(twice) == Notes(text="text\ntext", ours=True, validated="d" * 64)
+
+
+def test_notes_over_githubs_limit_lose_text_never_a_record():
+    record = Notes(text="\n".join(f"line {i} " + "z" * 90 for i in range(2000)), ours=True,
+                   validated="e" * 64, pypi="### PyPI\n\nboth wheels", yanked="bad")
+    body = notes.write(record)
+    assert bodies.units(body) <= bodies.BODY_LIMIT and bodies.CUT_NOTE in body
+    again = notes.read(body)
+    assert dataclasses.replace(again, text="") == dataclasses.replace(record, text="")
+    assert notes.write(again) == body  # cutting again cuts nothing more
+
+
+def test_the_smoke_verdict_is_the_sections_first_line():
+    assert Notes().smoke_verdict is None
+    assert Notes(smoke="**ROCm smoke test** (0.9.1, Python 3.12): FAILED\n- passed").smoke_verdict == "FAILED"
+    assert Notes(smoke="**ROCm smoke test** (0.9.1): passed\n- x: FAILED").smoke_verdict == "passed"
+
+
+def test_same_text_ignores_the_gates_and_a_hosts_whitespace_only():
+    body = "## notes\n\nmore\n\n" + MARKER + "\n"
+    gated = notes.write(dataclasses.replace(notes.read(body), smoke="passed", validated="f" * 64))
+    assert notes.same_text(gated.replace("\n", "\r\n"), body)
+    assert notes.same_text("\n" + body + "\n\n", body) and notes.same_text("a  \nb", "a\nb")
+    assert not notes.same_text(body.replace("more", "less"), body)
+    assert not notes.same_text("a\n  b", "a\nb")  # indentation is content
+    assert not notes.same_text(body.replace(MARKER, ""), body)
