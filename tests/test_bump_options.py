@@ -33,7 +33,8 @@ def test_each_write_implies_the_ones_before_it_and_a_dry_run_refuses_them_all(as
     if any(asked.values()):
         with pytest.raises(UserError) as refused:
             dry.check()
-        assert "\n" not in str(refused.value) and "--dry-run" in str(refused.value)
+        assert str(refused.value) == ("--dry-run writes nothing; it cannot be combined with --commit, --push, "
+                                      "--open-pr or --auto-merge")
     else:
         dry.check()
 
@@ -55,8 +56,8 @@ def test_rollers_dry_run_makes_any_request_a_dry_run_that_writes_nothing(asked):
     options = BumpOptions(now=NOW, deps=("plugin",), max_log_lines=3, **asked).as_dry_run()
     options.check()
     assert options.dry_run and not (options.commits or options.pushes or options.opens_pr)
-    assert (options.merge_require, options.merge_method) == ((), "merge")
-    assert (options.deps, options.max_log_lines) == (("plugin",), 3)  # what to show is kept
+    # what to show is kept; every write and merge flag is as if never given
+    assert options == BumpOptions(now=NOW, deps=("plugin",), max_log_lines=3, dry_run=True)
 
 
 @pytest.mark.parametrize("now, day", [
@@ -92,8 +93,8 @@ def test_a_run_that_rolled_renders_every_output_from_its_one_body(changed):
     body = PullBody("Bump plugin a..b (1 commit)" if changed else "Pins are current",
                     "### plugin\n" if changed else "Pins are current.\n",
                     (Paragraph("mode", "roller in dry-run"), Paragraph("throttle", "throttle: clear"),
-                     Paragraph("auto-merge", "auto-merge: no open bump PR"),
-                     Paragraph("deliver", "Ada Person pushed to bump/x")))
+                     Paragraph("auto-merge", "auto-merge: no open bump PR")))
+    body = body.adding("deliver", "Ada Person pushed to bump/x")  # said after delivery: last
     result = BumpResult(changed=changed, title=body.title, body=body, facts={"deps": {}},
                         delivered={"branch": "bump/x", "pull_request": {"action": "kept", "number": 4,
                                                                          "reason": "Ada Person pushed to bump/x"}})
@@ -104,5 +105,40 @@ def test_a_run_that_rolled_renders_every_output_from_its_one_body(changed):
                                 "pr-number": "4"}
     summary = result.summary()
     assert all(line in summary for line in ("roller in dry-run", "throttle: clear", "Ada Person pushed to bump/x"))
-    assert summary.startswith(f"## {body.title}\n" if changed else "## bump: pins are current")
+    assert summary == (f"## {body.title}\n\n{body.markdown()}" if changed else
+                       "## bump: pins are current\n\nAda Person pushed to bump/x\n\n\nroller in dry-run\n\n"
+                       "throttle: clear")
+    current = BumpResult(changed=False, title="Pins are current",
+                         body=PullBody("Pins are current", "Pins are current.\n"))
+    assert current.summary() == "## bump: pins are current" and current.outputs() == {
+        "changed": "false", "title": "Pins are current"}
     assert list(result.to_json()) == ["changed", "deps", "title", "version", "branch", "pull_request"]
+
+
+def test_the_gates_run_in_the_documented_order_and_the_first_that_ends_the_run_ends_it(monkeypatch):
+    """roller.yaml's mode before the throttle before any write; a merge before the roll; the line
+    and the changelog after the roll, delivery last. A gate that ends the run is the last to run."""
+    from release.jobs import bump, bump_gates
+    assert [gate.name for gate in bump_gates.GATES] == ["mode", "throttle", "checkout", "auto-merge", "cooldown",
+                                                        "roll", "line", "changelog", "deliver"]
+    ran: list[str] = []
+    given = (object(), BumpOptions(now=NOW), {"GITHUB_REPOSITORY": "o/n"}, print, object())  # each gate's inputs
+
+    def gate(name, ends):
+        def check(run):
+            assert (run.project, run.options, run.env, run.say, run.console) == given
+            ran.append(name)
+            return (f"{name} ended it",) if ends else None
+        return bump_gates.Gate(name, name, check)
+
+    for stop in (None, "a", "b", "c"):
+        ran.clear()
+        monkeypatch.setattr(bump_gates, "GATES", tuple(gate(n, n == stop) for n in "abc"))
+        monkeypatch.setattr(bump_gates.BumpRun, "finished", lambda run: "finished")
+        project, options, env, say, console = given
+        result = bump.run_bump(project, options, env, say, console=console)  # type: ignore[arg-type]
+        assert ran == (list("abc") if stop is None else list("abc")[:"abc".index(stop) + 1])
+        if stop is None:
+            assert result == "finished"
+        else:
+            assert (result.ended_by, result.said, result.changed) == (stop, (f"{stop} ended it",), False)
