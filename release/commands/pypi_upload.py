@@ -1,9 +1,9 @@
 """``release pypi-upload TAG``: a published release's validated wheels to PyPI (or any index
-with the upload API), pjrt first, resumable; then the notes say what reached it."""
+with the upload API), pjrt first, resumable; then the notes say what reached it. The work is
+``release.publish.pypi.publish_to_pypi``; this module turns flags into its settings and prints."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from release.commands._common import add_store_options, open_store_from_args, transfer_progress
@@ -22,22 +22,11 @@ HELP = "upload a published release's validated wheels to PyPI (pjrt first, resum
 
 
 def _size_flag(text: str) -> int:
-    import argparse
-
     from release.publish import pypi
     try:
         return pypi.parse_size(text)
     except UserError as exc:
-        raise argparse.ArgumentTypeError(str(exc).removeprefix(f"--file-limit {text!r}: ")) from None
-
-
-def _url_flag(text: str) -> str:
-    import argparse
-    from urllib.parse import urlsplit
-    parts = urlsplit(text)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected an http(s) URL")
-    return text
+        raise flags.Bad(str(exc).removeprefix(f"--file-limit {text!r}: ")) from None
 
 
 FILE_LIMIT_ENV = "RELEASE_PYPI_FILE_LIMIT"  # pypi.FILE_LIMIT_ENV, named here so --help loads no HTTP client
@@ -45,14 +34,14 @@ FILE_LIMIT_ENV = "RELEASE_PYPI_FILE_LIMIT"  # pypi.FILE_LIMIT_ENV, named here so
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("tag", metavar="TAG", help="the published release, rocm-jax-vX.Y.Z[.postN]")
-    parser.add_argument("--repository-url", type=_url_flag, metavar="URL",
+    parser.add_argument("--repository-url", type=flags.http_url, metavar="URL",
                         help="the index's upload endpoint (default: $TWINE_REPOSITORY_URL, else the "
                              "repository of the ~/.pypirc section)")
     parser.add_argument("--repository", metavar="NAME",
                         help="the ~/.pypirc section to read (default: $TWINE_REPOSITORY, else pypi)")
     parser.add_argument("--config-file", type=flags.existing_file, metavar="FILE",
                         help="the .pypirc to read (default: ~/.pypirc)")
-    parser.add_argument("--index-url", type=_url_flag, metavar="URL",
+    parser.add_argument("--index-url", type=flags.http_url, metavar="URL",
                         help="the index's simple API, asked what it holds (default: from the upload URL)")
     parser.add_argument("--file-limit", type=_size_flag, metavar="SIZE",
                         help=f"the per-file limit, e.g. 200MiB (default: ${FILE_LIMIT_ENV}, else "
@@ -75,23 +64,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_store_options(parser)
 
 
-def _default_dist(args: argparse.Namespace) -> Path:
-    """``<root>/dist`` of the project here (where the jobs write), else ``./dist``."""
-    from release.core.config import find_root
-    if args.root is not None:
-        return args.root / "dist"
-    try:
-        return find_root() / "dist"
-    except UserError:
-        return Path("dist")
-
-
 def settings_from_args(args: argparse.Namespace) -> pypi.PypiSettings:
-    """``PypiSettings`` from the flags ``add_arguments`` adds."""
+    """``PypiSettings`` from the flags ``add_arguments`` adds (``--dist``: default the project's
+    ``dist/``, where the jobs write, else ``./dist``)."""
     from release.publish import pypi
     return pypi.PypiSettings(
-        dist_root=(args.dist or _default_dist(args)).resolve(), repository_url=args.repository_url,
-        repository=args.repository, config_file=args.config_file, index_url=args.index_url,
+        dist_root=(args.dist or pypi.default_dist_root(args.root)).resolve(),
+        repository_url=args.repository_url, repository=args.repository,
+        config_file=args.config_file, index_url=args.index_url,
         file_limit=args.file_limit or pypi.file_limit_default(), attach=args.attestations,
         dry_run=args.dry_run, notes="only" if args.notes_only else "skip" if args.no_notes else "update",
         work=args.work.resolve() if args.work else None)
@@ -103,12 +83,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
     store = open_store_from_args(args, out, read_only=True)
     with transfer_progress(out) as progress:
         result = pypi.publish_to_pypi(store, args.tag, settings, say=out.line, progress=progress)
-    uploaded = result.get("uploaded", [])
-    github_output({"uploaded": " ".join(uploaded), "complete": str(result.get("complete", False)).lower(),
-                   "work": result.get("work", "")})
-    step_summary(f"### PyPI: {result['tag']}\n\n" + "".join(
-        f"- `{f['name']}`: {f.get('action', 'listed' if f.get('listed') else 'not listed')}\n"
-        for f in result.get("files", [])))
+    github_output(pypi.outputs_of(result))
+    step_summary(pypi.summary_of(result))
 
     def human(console: Console) -> None:
         for row in result.get("files", []):

@@ -1,9 +1,11 @@
-"""``release verify``: named checks over wheels; exit 1 when any check reports an error."""
+"""``release verify``: named checks over wheels; exit 1 when any check reports an error.
+
+The work is ``release.jobs.verify.run_verify``; this module turns flags into its options and
+prints its result."""
 
 from __future__ import annotations
 
-import contextlib
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING
 
 from release.core import flags, output
 
@@ -11,11 +13,9 @@ if TYPE_CHECKING:   # rich is imported only when a bar or the human output needs
     import argparse
 
     from rich.console import Console
-    from rich.progress import Progress, TaskID
 
     from release.check.verify import Report
     from release.core.output import Output
-    from release.core.revisions import RevisionMap
 
 HELP = ("check wheels: zip, RECORD, names, purelib, glibc tag, symbol versions, RUNPATH, every NEEDED "
         "resolves, version, revision map, pins")
@@ -41,79 +41,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "entries the rocm_build Bazel config sets, when it can be read)")
 
 
-class _Bar:
-    def __init__(self, progress: Progress | None, task: TaskID | None):
-        self._progress, self._task = progress, task
-
-    def advance(self, n: int) -> None:
-        if self._progress is not None and self._task is not None:
-            self._progress.advance(self._task, n)
-
-    def describe(self, text: str) -> None:
-        if self._progress is not None and self._task is not None:
-            self._progress.update(self._task, description=text)
-
-
-@contextlib.contextmanager
-def byte_progress(out: Output, title: str, total: int) -> Iterator[_Bar]:
-    """A bytes progress bar on a terminal (stderr with --json); silent when not a terminal
-    (and then rich is not even imported: CI's verify pays only for its own work)."""
-    if not out.draws_progress():
-        yield _Bar(None, None)
-        return
-    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
-    console = out.progress_console()
-    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
-                  TransferSpeedColumn(), console=console, transient=True) as progress:
-        yield _Bar(progress, progress.add_task(title, total=total))
-
-
 def run(args: argparse.Namespace, out: Output) -> int:
-    from release.check.verify import Options, expected_revisions, required_runpath, summary_markdown, verify_wheels
-    from release.core import rocm_runtime
+    from release.commands._progress import byte_progress
     from release.core.scan import payload_size
-    runpath, note = required_runpath(args.runpath, args.root)
-    if note:
-        out.line(f"warning: {note}; pass --runpath ENTRY to require entries")
-    if args.rocm_version is not None:
-        rocm_runtime.load(args.rocm_version, args.root)  # a version without a list: exit 2
-    options = Options(runpath=runpath, revisions=expected_revisions(args.deps, args.revisions),
-                      rocm_version=args.rocm_version, rocm_root=args.root)
+    from release.jobs.verify import VerifyOptions, required_runpath, run_verify
+    options = VerifyOptions(tuple(args.wheels), args.deps, args.revisions, args.provenance,
+                            args.rocm_version, tuple(args.runpath) if args.runpath is not None else None,
+                            args.root)
+    runpath = required_runpath(options)
+    if runpath[1]:
+        out.line(f"warning: {runpath[1]}; pass --runpath ENTRY to require entries")
     with byte_progress(out, "verifying", sum(payload_size(w) for w in args.wheels)) as bar:
-        reports = verify_wheels(args.wheels, options, progress=bar.advance,
-                                on_wheel=lambda w: bar.describe(f"verifying {w.name}"))
-    prov = None if args.provenance is None else _check_provenance(args, options.revisions)
-    errors = sum(len(r.errors) for r in reports) + len(prov["problems"] if prov else [])
-    data = {"ok": errors == 0, "errors": errors, "runpath": list(options.runpath),
-            "wheels": [r.to_json() for r in reports]}
-    if note:
-        data["runpath_note"] = note
-    if prov is not None:
-        data["provenance"] = prov
+        result = run_verify(options, bar, runpath)
 
     def human(console: Console) -> None:
-        _print(console, reports)
+        _print(console, result.reports)
+        prov = result.provenance
         if prov is not None:
             console.print(f"{prov['file']}: {'ok' if prov['ok'] else 'FAILED'}", markup=False)
             for problem in prov["problems"]:
                 console.print(f"  - {problem}", markup=False)
-    out.result(data, human)
-    output.github_output({"verify-ok": str(errors == 0).lower(), "verify-errors": str(errors)})
-    output.step_summary("## release verify\n\n" + summary_markdown(reports) + (
-        "" if prov is None else f"\n\n**{prov['file']}**: " + ("ok" if prov["ok"] else "FAILED\n\n"
-                                + "\n".join(f"- {p}" for p in prov["problems"]))))
-    return 1 if errors else 0
-
-
-def _check_provenance(args: argparse.Namespace, revisions: RevisionMap | None) -> dict[str, Any]:
-    """The ``--provenance`` check (``release.build.provenance``): one problem line per mismatch."""
-    from release.build import provenance
-    from release.core.naming import Identity
-    found = {Identity.of(wheel).version for wheel in args.wheels} - {None}
-    problems = provenance.check_files(args.provenance, args.wheels,
-                                      version=found.pop() if len(found) == 1 else None,
-                                      revisions=revisions, exact=args.deps is None)
-    return {"file": str(args.provenance), "ok": not problems, "problems": problems}
+    out.result(result.to_json(), human)
+    output.github_output(result.outputs())
+    output.step_summary(result.summary())
+    return 1 if result.errors else 0
 
 
 def _print(console: Console, reports: list[Report]) -> None:

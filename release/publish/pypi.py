@@ -383,6 +383,30 @@ def file_limit_default(env: dict[str, str] | None = None) -> int:
     return parse_size(text, f"${FILE_LIMIT_ENV}") if text else DEFAULT_FILE_LIMIT
 
 
+def default_dist_root(root: Path | None) -> Path:
+    """Where the jobs wrote ``dist/<version>/``: ``<root>/dist`` of the project here, else ``./dist``."""
+    from release.core.config import find_root
+    if root is not None:
+        return root / "dist"
+    try:
+        return find_root() / "dist"
+    except UserError:
+        return Path("dist")
+
+
+def outputs_of(result: dict[str, Any]) -> dict[str, str]:
+    """``$GITHUB_OUTPUT`` of an upload: what went up, whether both wheels are listed, the work dir."""
+    return {"uploaded": " ".join(result.get("uploaded", [])),
+            "complete": str(result.get("complete", False)).lower(), "work": result.get("work", "")}
+
+
+def summary_of(result: dict[str, Any]) -> str:
+    """The run's summary: each file and what happened to it."""
+    return f"### PyPI: {result['tag']}\n\n" + "".join(
+        f"- `{f['name']}`: {f.get('action', 'listed' if f.get('listed') else 'not listed')}\n"
+        for f in result.get("files", []))
+
+
 def publish_to_pypi(store: Store, tag: str, settings: PypiSettings, *, say: Say,
                     progress: ProgressBars | None = None, session: requests.Session | None = None) -> dict[str, Any]:
     """The whole step: read and check the release, stage its bytes, check the limit, upload
