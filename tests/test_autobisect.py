@@ -140,6 +140,24 @@ def test_the_same_culprit_found_again_writes_nothing_even_after_main_moved(world
         ["refs/heads/hold/plugin"]
 
 
+def test_two_lines_holding_the_same_dep_each_get_their_own_hold_pr(world, github_client):
+    """main and the maintained line release/0.10 each hold the plugin (different culprits): two
+    hold branches, two PRs, each into its own line; each line's next finding refreshes only its own."""
+    h, fake = world.h, world.fake
+    git("push", "--quiet", "origin", "main:refs/heads/release/0.10", cwd=world.root)
+    first = deliver(world, github_client, h.c["P6"])
+    git("checkout", "--quiet", "-b", "release/0.10", cwd=world.root)
+    other = deliver(world, github_client, h.c["P3"], pull=pull_of(fake, github_client, "release/0.10"))
+    assert (first["pull_request"]["action"], other["pull_request"]["action"]) == ("opened", "opened")
+    pulls = sorted(fake.pulls(), key=lambda p: p["base"]["ref"])
+    assert [(p["base"]["ref"], p["head"]["ref"]) for p in pulls] == [("main", "hold/plugin"),
+                                                                     ("release/0.10", "hold/0.10/plugin")]
+    assert held_on(world.origin, "hold/plugin") == h.c["P6"] and held_on(world.origin, "hold/0.10/plugin") == h.c["P3"]
+    again = deliver(world, github_client, h.c["P4"], pull=pull_of(fake, github_client, "release/0.10"))
+    assert again["pull_request"]["number"] == pulls[1]["number"]
+    assert held_on(world.origin, "hold/plugin") == h.c["P6"] and held_on(world.origin, "hold/0.10/plugin") == h.c["P4"]
+
+
 def test_another_culprit_refreshes_the_open_hold_pr_to_the_newer_finding_said_once(world, github_client):
     h, fake = world.h, world.fake
     number = deliver(world, github_client, h.c["P6"])["pull_request"]["number"]

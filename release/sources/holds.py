@@ -32,9 +32,10 @@ from typing import TYPE_CHECKING, Any
 from release.core import sanitize
 from release.core.config import Hold, parse_deps, render_hold
 from release.core.errors import UserError
+from release.core.lines import LINE_PREFIX
 from release.core.redact import redact
 from release.sources.pull_requests import BumpPull, PullResult, create_or_withdraw, free_branch
-from release.sources.repo import HOLD_PREFIX, ReleaseRepo
+from release.sources.repo import HOLD_PREFIX, NEXT_VERSION_PREFIX, ReleaseRepo
 
 if TYPE_CHECKING:
     from release.sources.github import GitHubClient
@@ -48,9 +49,11 @@ _MOVED = "<!-- jax-rocm-release hold moved: {commit} -->"
 _KEPT = "<!-- jax-rocm-release: a person pushed to this hold -->"
 
 
-def hold_branch(dep: str) -> str:
-    """``hold/plugin``: one branch (and one open PR) per held dep."""
-    return f"{HOLD_PREFIX}{dep}"
+def hold_branch(dep: str, base: str = "") -> str:
+    """``hold/plugin``: one branch (and one open PR) per held dep; on a maintained line's branch
+    ``release/X.Y``, ``hold/X.Y/plugin``, so two lines holding the same dep never share one."""
+    line = base[len(LINE_PREFIX):] if base.startswith(LINE_PREFIX) and not base.startswith(NEXT_VERSION_PREFIX) else ""
+    return f"{HOLD_PREFIX}{line + '/' if line else ''}{dep}"
 
 
 def hold_mark(dep: str, commit: str) -> str:
@@ -105,11 +108,11 @@ def held_at_head(repo: ReleaseRepo, deps_path: Path, dep: str) -> KnownHold | No
     return None if hold is None else KnownHold(dep, hold.commit, "held")
 
 
-def hold_pulls(client: GitHubClient, owner: str, name: str, dep: str) -> list[KnownHold]:
-    """The tool's hold PRs for ``dep``, newest first, by their marks: every one from
-    ``hold/<dep>`` (any state), and the open ones from the names a person's work moved it to
-    (``hold/<dep>-2``...)."""
-    branch = hold_branch(dep)
+def hold_pulls(client: GitHubClient, owner: str, name: str, dep: str, base: str = "") -> list[KnownHold]:
+    """The tool's hold PRs for ``dep`` on the line ``base``, newest first, by their marks: every
+    one from ``hold/<dep>`` (any state), and the open ones from the names a person's work moved it
+    to (``hold/<dep>-2``...)."""
+    branch = hold_branch(dep, base)
     pulls = {p["number"]: p for p in client.list_pulls(owner, name, state="all", head=f"{owner}:{branch}")}
     for pull in client.list_pulls(owner, name, state="open"):
         if str(pull["head"].get("ref", "")).startswith(f"{branch}-") and \
@@ -130,7 +133,7 @@ def known_holds(repo: ReleaseRepo, deps_path: Path, dep: str, where: BumpPull | 
     """The culprits already named for ``dep``: HEAD's hold first, then the hold PRs (with
     ``where``; without it only HEAD is read)."""
     head = held_at_head(repo, deps_path, dep)
-    pulls = hold_pulls(where.client, where.owner, where.name, dep) if where is not None else []
+    pulls = hold_pulls(where.client, where.owner, where.name, dep, where.base) if where is not None else []
     return ([head] if head else []) + pulls
 
 
@@ -142,7 +145,11 @@ def commit_hold(repo: ReleaseRepo, deps_path: Path, dep: str, hold: Hold, detail
     if committed is None:
         raise UserError(f"{deps_path}: not committed at HEAD; --hold commits on top of it")
     text = render_hold(deps_path, committed, dep, hold)
-    branch = branch or hold_branch(dep)
+    if branch is None:
+        try:
+            branch = hold_branch(dep, repo.current_branch())
+        except UserError:  # detached (a job's checkout of a commit): the default branch's name
+            branch = hold_branch(dep)
     title = f"Hold {dep} before {hold.commit[:7]}"
     message = f"{title}\n\n{hold_line(dep, hold)}\n\n{details}".rstrip() + "\n"
     return {"branch": branch, "commit": repo.commit_file(branch, deps_path, text, message), "title": title}
@@ -171,7 +178,7 @@ def deliver_hold(repo: ReleaseRepo, deps_path: Path, dep: str, hold: Hold, *, ch
             done["pushed"] = True
         return done | {"line": line}
     client, owner, name = pull.client, pull.owner, pull.name
-    known = hold_pulls(client, owner, name, dep)
+    known = hold_pulls(client, owner, name, dep, pull.base)
     same = next((k for k in known if k.commit == hold.commit), None)
     if same is not None:
         return _nothing(line, same)
@@ -182,7 +189,7 @@ def deliver_hold(repo: ReleaseRepo, deps_path: Path, dep: str, hold: Hold, *, ch
     opened = next((k for k in known if k.state == "open"), None)
     if opened is not None:
         return _refresh(repo, deps_path, dep, hold, pull, opened, changelog=changelog, body=body) | {"line": line}
-    branch = free_branch(repo, hold_branch(dep))  # a closed PR's branch a person wrote on stays theirs
+    branch = free_branch(repo, hold_branch(dep, pull.base))  # a closed PR's branch a person wrote on stays theirs
     done = commit_hold(repo, deps_path, dep, hold, changelog, branch)
     repo.push(done["commit"], branch)
     created = create_or_withdraw(client, repo, owner=owner, name=name, title=done["title"], branch=branch,
@@ -202,7 +209,7 @@ def _refresh(repo: ReleaseRepo, deps_path: Path, dep: str, hold: Hold, pull: Bum
     person pushed to is left as it is (said once too)."""
     client, owner, name = pull.client, pull.owner, pull.name
     number = opened.number or 0
-    branch = opened.branch or hold_branch(dep)
+    branch = opened.branch or hold_branch(dep, pull.base)
     who = repo.person_pushed(branch)
     if who is not None:
         reason = (f"hold PR #{number} kept as it is: {who}; it still holds {opened.commit[:7]}, not "
