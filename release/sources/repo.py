@@ -1,8 +1,9 @@
-"""This repository's checkout as the tool writes to it: commits made with plumbing, release tags,
-and force-pushes of the branches the tool owns (bump, next-version, hold).
+"""This repository's checkout as the tool writes to it: commits, release tags, and force-pushes
+of the branches the tool owns (bump, next-version, hold), through GitPython, the library the
+product is specified with (imported only when a checkout is opened, never at start-up).
 
-Everything here is idempotent. A commit is made with a temporary index, so the work tree and
-the checked-out branch are left alone; re-running with the same content and message reuses
+Everything here is idempotent. A commit is made from HEAD's tree in memory, so the work tree,
+the index and the checked-out branch are left alone; re-running with the same content and message reuses
 the same commit. The pull requests those branches become are ``release.sources.pull_requests``.
 """
 
@@ -10,18 +11,18 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-import subprocess
-import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from release.core.config import LINE_DEP, Deps, RollSame, RollVia, parse_deps
 from release.core.errors import UserError
 from release.core.lines import LINE_PREFIX as LINE_BRANCH_PREFIX
 from release.core.redact import redact
-from release.sources.git import ENV, TIMEOUT, Remote, head_of, remote_error
+from release.sources.git import ENV, TIMEOUT, Remote, remote_error
 
 if TYPE_CHECKING:
+    from git import Actor, Commit, GitCommandError
+
     from release.core.roller import Roller
 
 BUMP_PREFIX = "bump/"
@@ -46,64 +47,85 @@ def bump_branch(date: _dt.date, names: tuple[str, ...], base: str = "") -> str:
 
 
 class ReleaseRepo:
-    """The git checkout this project lives in (where deps.yaml is committed)."""
+    """The git checkout this project lives in (where deps.yaml is committed), through GitPython:
+    its commits, branches, tags and pushes, and its files at a commit. GitPython is imported
+    when one is made, so a command that never commits never loads it (tests/test_startup.py).
+    The few questions GitPython has no model for (a porcelain status, ``ls-remote``, a
+    one-commit-deep fetch into a shallow clone) go to its git command runner (``_run``)."""
 
     def __init__(self, root: Path):
-        self.top = Path(root)
-        status, bare, _ = self._run("rev-parse", "--is-bare-repository") if self.top.is_dir() else (1, "", "")
-        if status != 0:
-            raise UserError(f"{root}: not inside a git checkout; --commit needs one")
-        status, top, _ = self._run("rev-parse", "--show-toplevel")
-        if bare.strip() == "true" or status != 0 or not top.strip():
+        import git
+        try:
+            repo = git.Repo(root, search_parent_directories=True)
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+            raise UserError(f"{root}: not inside a git checkout; --commit needs one") from None
+        if repo.bare or not repo.working_tree_dir:
             raise UserError(f"{root}: a bare repository; --commit needs a checkout")
-        self.top = Path(top.strip()).resolve()
+        repo.git.update_environment(**ENV)
+        self.repo = repo
+        self.top = Path(repo.working_tree_dir).resolve()
 
     def _run(self, *args: str, env: dict | None = None, timeout: float | None = None) -> tuple[int, str, str]:
         """One git process in this checkout: ``(status, stdout, stderr)``, stdout as git wrote it."""
-        try:
-            proc = subprocess.run(["git", *args], cwd=self.top, env={**os.environ, **ENV, **(env or {})},
-                                  stdin=subprocess.DEVNULL, capture_output=True, encoding="utf-8",
-                                  errors="replace", timeout=timeout)
-        except subprocess.TimeoutExpired:
+        status, out, err = self.repo.git.execute(["git", *args], with_extended_output=True, with_exceptions=False,
+                                                 env=env, kill_after_timeout=timeout,
+                                                 strip_newline_in_stdout=False)
+        if timeout is not None and status != 0 and "Timeout:" in err:
             return 124, "", f"git {args[0]} timed out after {timeout:.0f} s"
-        return proc.returncode, proc.stdout, proc.stderr.removesuffix("\n")
+        return status, out, err.removesuffix("\n")
+
+    def _commit(self, rev: str) -> Commit | None:
+        """The commit ``rev`` names here, or None."""
+        import git
+        try:
+            return self.repo.commit(rev)
+        except (git.BadName, git.BadObject, ValueError, IndexError):
+            return None
+
+    def _text(self, commit: Commit, path: Path) -> str | None:
+        """The text of ``path`` in ``commit`` (None when it has no such file)."""
+        try:
+            blob = commit.tree / self.relpath(path)
+        except KeyError:
+            return None
+        return blob.data_stream.read().decode("utf-8", "replace") if blob.type == "blob" else None
 
     def rev_parse(self, rev: str) -> str:
-        """The object ``rev`` names in this checkout (empty when none)."""
-        return self._run("rev-parse", "--verify", "--quiet", rev)[1].strip()
+        """The commit ``rev`` names in this checkout (empty when none)."""
+        found = self._commit(rev)
+        return found.hexsha if found is not None else ""
 
     def relpath(self, path: Path) -> str:
         return Path(path).resolve().relative_to(self.top).as_posix()
 
     def committed(self, path: Path) -> str | None:
         """The text of ``path`` at HEAD (None if HEAD lacks it)."""
-        status, out, _ = self._run("show", f"HEAD:{self.relpath(path)}")
-        return out if status == 0 else None
+        head = self._commit("HEAD")
+        return None if head is None else self._text(head, path)
 
     def text_at(self, commit: str, path: Path) -> str:
         """The text of ``path`` at ``commit`` of this checkout (a red nightly's deps.yaml)."""
-        status, sha, _ = self._run("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
-        if status != 0:
+        found = self._commit(commit)
+        if found is None:
             raise UserError(f"{self.top}: no commit {commit[:40]!r} in this checkout; fetch it "
                             "(CI: actions/checkout with fetch-depth: 0)")
-        status, out, _ = self._run("show", f"{sha.strip()}:{self.relpath(path)}")
-        if status != 0:
-            raise UserError(f"{self.top}: {self.relpath(path)} is not in commit {sha.strip()[:12]}")
-        return out
+        text = self._text(found, path)
+        if text is None:
+            raise UserError(f"{self.top}: {self.relpath(path)} is not in commit {found.hexsha[:12]}")
+        return text
 
     def head(self) -> str:
-        """HEAD of this checkout (``git.head_of``); a checkout with no commit yet is refused."""
-        head = head_of(self.top)
+        """HEAD of this checkout; a checkout with no commit yet is refused."""
+        head = self._commit("HEAD")
         if head is None:
             raise UserError(f"{self.top}: the checkout has no commit yet; --commit needs one")
-        return head
+        return head.hexsha
 
     def current_branch(self) -> str:
-        status, out, _ = self._run("symbolic-ref", "--quiet", "--short", "HEAD")
-        if status != 0:
+        if self.repo.head.is_detached:
             raise UserError(f"{self.top}: HEAD is detached; check out the branch a bump PR should "
                             "target (e.g. main)")
-        return out.strip()
+        return self.repo.head.reference.name
 
     def dirty(self) -> list[str]:
         """``git status --porcelain`` lines: changed or untracked (not ignored) files."""
@@ -112,29 +134,46 @@ class ReleaseRepo:
 
     def tag_commit(self, tag: str) -> str | None:
         """The commit ``tag`` points at (None when there is no such tag)."""
-        status, out, _ = self._run("rev-parse", "--verify", "--quiet", f"refs/tags/{tag}^{{commit}}")
-        return out.strip() if status == 0 else None
+        found = self._commit(f"refs/tags/{tag}")
+        return found.hexsha if found is not None else None
 
     def create_tag(self, tag: str, commit: str, message: str) -> None:
         """An annotated tag at ``commit``, made with the same identity as the tool's commits."""
-        status, _, err = self._run("tag", "-a", tag, commit, "-m", message, env=self._identity_env())
-        if status != 0:
-            raise UserError(f"{self.top}: cannot create tag {tag}: {err.strip()}")
+        import git
+        author, committer = self._identity()
+        try:
+            with self.repo.git.custom_environment(GIT_COMMITTER_NAME=committer.name or "",
+                                                  GIT_COMMITTER_EMAIL=committer.email or ""):
+                self.repo.create_tag(tag, ref=commit, message=message)
+        except git.GitCommandError as exc:
+            raise UserError(f"{self.top}: cannot create tag {tag}: {_said(exc)}") from None
+
+    def _push(self, remote: str, refspec: str, what: str, **flags: Any) -> None:
+        """Push ``refspec`` to ``remote`` (GitPython's ``Remote.push``); a refusal is one line
+        naming the remote (``remote_error``)."""
+        import git
+        try:
+            self.repo.remote(remote).push(refspec, kill_after_timeout=TIMEOUT, **flags).raise_if_error()
+        except (git.GitCommandError, ValueError) as exc:
+            said = str(exc.stderr) if isinstance(exc, git.GitCommandError) else str(exc)
+            raise remote_error(Remote(remote, self._remote_url(remote)), what, said) from None
+
+    def _remote_url(self, remote: str) -> str:
+        return self._run("remote", "get-url", remote)[1].strip() or remote
 
     def push_tag(self, tag: str, remote: str = "origin") -> None:
-        status, _, err = self._run("push", "--quiet", remote, f"refs/tags/{tag}")
-        if status != 0:
-            url = self._run("remote", "get-url", remote)[1].strip() or remote
-            raise remote_error(Remote(remote, url), f"cannot push tag {tag} to", err)
+        self._push(remote, f"refs/tags/{tag}", f"cannot push tag {tag} to")
 
-    def _identity_env(self) -> dict:
-        env = dict(os.environ)
-        name = self._run("config", "user.name")[1].strip()
-        email = self._run("config", "user.email")[1].strip()
-        for kind in ("AUTHOR", "COMMITTER"):
-            env.setdefault(f"GIT_{kind}_NAME", name or DEFAULT_IDENTITY[0])
-            env.setdefault(f"GIT_{kind}_EMAIL", email or DEFAULT_IDENTITY[1])
-        return env | ENV
+    def _identity(self) -> tuple[Actor, Actor]:
+        """Author and committer of the tool's commits and tags: ``$GIT_AUTHOR_NAME`` and the
+        like, else the checkout's ``user.name``/``user.email``, else ``DEFAULT_IDENTITY``."""
+        from git import Actor
+        config = self.repo.config_reader()
+        name = str(config.get_value("user", "name", "") or "").strip()
+        email = str(config.get_value("user", "email", "") or "").strip()
+        return tuple(Actor(os.environ.get(f"GIT_{kind}_NAME", name or DEFAULT_IDENTITY[0]),
+                           os.environ.get(f"GIT_{kind}_EMAIL", email or DEFAULT_IDENTITY[1]))
+                     for kind in ("AUTHOR", "COMMITTER"))  # type: ignore[return-value]
 
     def commit_file(self, branch: str, path: Path, text: str, message: str) -> str:
         """One commit on top of HEAD changing only ``path`` to ``text``, at ``refs/heads/branch``
@@ -145,70 +184,57 @@ class ReleaseRepo:
         """One commit on top of HEAD changing only ``files`` (path -> text), at
         ``refs/heads/branch``: a bump's deps.yaml and version_info.json land together.
 
-        Re-running with the same content and message returns the existing commit. The message
-        is redacted (it leaves the machine with the push).
+        Made from HEAD's tree in memory (``IndexFile.new``), so the work tree, the index and
+        the checked-out branch are left alone. Re-running with the same content and message
+        returns the existing commit. The message is redacted (it leaves the machine with the push).
         """
-        message = redact(message).rstrip() + f"\n\n{TOOL_TRAILER}\n"
-        head = self.head()
-        with tempfile.TemporaryDirectory() as tmp:
-            return self._commit_files(Path(tmp), branch, {self.relpath(p): t for p, t in files.items()},
-                                      head, message)
+        import io
 
-    def _commit_files(self, tmp: Path, branch: str, texts: dict[str, str], head: str, message: str) -> str:
-        (tmp / "message").write_text(message, encoding="utf-8")
+        from git import Blob, Commit, IndexFile
+        from git.index.typ import IndexEntry
+        from gitdb.base import IStream
+
+        message = redact(message).rstrip() + f"\n\n{TOOL_TRAILER}\n"
+        head = self.repo.commit(self.head())
         blobs = {}
-        for i, (rel, text) in enumerate(sorted(texts.items())):
-            (tmp / f"content{i}").write_text(text, encoding="utf-8")
-            blobs[rel] = self._run("hash-object", "-w", "--", str(tmp / f"content{i}"))[1].strip()
-        status, existing, _ = self._run("rev-parse", "--verify", "--quiet", f"refs/heads/{branch}")
-        if status == 0:
-            existing = existing.strip()
-            same = (self._run("rev-parse", f"{existing}^")[1].strip() == head
-                    and all(self._run("rev-parse", f"{existing}:{rel}")[1].strip() == blob
-                            for rel, blob in blobs.items())
-                    and self._run("log", "-1", "--format=%B", existing)[1].strip() == message.strip())
-            if same:
-                return existing
-        env = self._identity_env() | {"GIT_INDEX_FILE": str(tmp / "index")}
-        steps = [("read-tree", head)] + [("update-index", "--add", "--cacheinfo", f"100644,{blob},{rel}")
-                                         for rel, blob in blobs.items()]
-        for args in steps:
-            status, _, err = self._run(*args, env=env)
-            if status != 0:
-                raise AssertionError(f"git {args[0]} failed: {err}")
-        tree = self._run("write-tree", env=env)[1].strip()
-        status, sha, err = self._run("commit-tree", tree, "-p", head, "-F", str(tmp / "message"), env=env)
-        if status != 0:
-            raise UserError(f"{self.top}: cannot commit the bump: {err.strip().splitlines()[-1]}")
-        sha = sha.strip()
-        self._run("update-ref", f"refs/heads/{branch}", sha)
-        return sha
+        for rel, text in sorted((self.relpath(p), t) for p, t in files.items()):
+            data = text.encode("utf-8")
+            blobs[rel] = self.repo.odb.store(IStream(Blob.type, len(data), io.BytesIO(data))).binsha
+        existing = self._commit(f"refs/heads/{branch}")
+        if existing is not None and [p.hexsha for p in existing.parents] == [head.hexsha] \
+                and existing.message.strip() == message.strip() \
+                and all(_blob_sha(existing, rel) == sha for rel, sha in blobs.items()):
+            return existing.hexsha
+        index = IndexFile.new(self.repo, head.tree)
+        for rel, sha in blobs.items():
+            index.entries[(rel, 0)] = IndexEntry.from_blob(Blob(self.repo, sha, Blob.file_mode, rel))
+        author, committer = self._identity()
+        try:
+            commit = Commit.create_from_tree(self.repo, index.write_tree(), message, parent_commits=[head],
+                                             author=author, committer=committer)
+        except ValueError as exc:
+            raise UserError(f"{self.top}: cannot commit the bump: {exc}") from None
+        self.repo.create_head(branch, commit, force=True)
+        return commit.hexsha
 
     def push(self, sha: str, branch: str, remote: str = "origin") -> None:
         """Force-push ``sha`` to ``branch`` on ``remote`` (only branches the tool owns)."""
         if not branch.startswith(TOOL_BRANCH_PREFIXES):
             raise AssertionError(f"refusing to force-push {branch}: not a branch this tool owns")
-        status, _, err = self._run("push", "--quiet", "--force", remote, f"{sha}:refs/heads/{branch}")
-        if status != 0:
-            url = self._run("remote", "get-url", remote)[1].strip() or remote
-            raise remote_error(Remote(remote, url), "cannot push to", err)
+        self._push(remote, f"{sha}:refs/heads/{branch}", "cannot push to", force=True)
 
     def create_branch(self, sha: str, branch: str, remote: str = "origin") -> None:
         """Push ``sha`` as the new ``branch`` on ``remote``; refused by git when the branch is there
         already (a lease on its absence), so nobody's branch is ever moved by it."""
-        status, _, err = self._run("push", "--quiet", f"--force-with-lease=refs/heads/{branch}:", remote,
-                                   f"{sha}:refs/heads/{branch}")
-        if status != 0:
-            url = self._run("remote", "get-url", remote)[1].strip() or remote
-            raise remote_error(Remote(remote, url), f"cannot create {branch} on", err)
+        self._push(remote, f"{sha}:refs/heads/{branch}", f"cannot create {branch} on",
+                   force_with_lease=f"refs/heads/{branch}:")
 
     def remote_tip(self, branch: str, remote: str = "origin") -> str | None:
         """The commit ``branch`` names on ``remote`` (None when there is no such branch)."""
         status, out, err = self._run("ls-remote", "--heads", remote, f"refs/heads/{branch}",
                                      timeout=TIMEOUT)
         if status != 0:
-            url = self._run("remote", "get-url", remote)[1].strip() or remote
-            raise remote_error(Remote(remote, url), "cannot list branches of", err)
+            raise remote_error(Remote(remote, self._remote_url(remote)), "cannot list branches of", err)
         return next((line.split()[0] for line in out.splitlines() if line.endswith(f"refs/heads/{branch}")), None)
 
     def person_pushed(self, branch: str, remote: str = "origin") -> str | None:
@@ -221,34 +247,31 @@ class ReleaseRepo:
         tip = self.remote_tip(branch, remote)
         return None if tip is None else self.persons_tip(branch, tip, remote)
 
-    def _fetch_tip(self, branch: str, tip: str, remote: str) -> None:
-        """Make ``tip`` (read from ``remote``'s ``branch``) present: fetched one commit deep in a
-        shallow checkout, so a full clone never turns shallow."""
-        if self._run("cat-file", "-e", f"{tip}^{{commit}}")[0] != 0:
+    def _fetch_tip(self, branch: str, tip: str, remote: str) -> Commit:
+        """The commit ``tip`` (read from ``remote``'s ``branch``), fetched one commit deep in a
+        shallow checkout when it is not here, so a full clone never turns shallow."""
+        found = self._commit(tip)
+        if found is None:
             shallow = self._run("rev-parse", "--is-shallow-repository")[1].strip() == "true"
             status, _, err = self._run("fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
                                        *(["--depth=1"] if shallow else []), remote, tip, timeout=TIMEOUT)
             if status != 0:
-                url = self._run("remote", "get-url", remote)[1].strip() or remote
-                raise remote_error(Remote(remote, url), f"cannot fetch {branch} from", err)
+                raise remote_error(Remote(remote, self._remote_url(remote)), f"cannot fetch {branch} from", err)
+            found = self.repo.commit(tip)
+        return found
 
     def text_at_remote_tip(self, branch: str, path: Path, remote: str = "origin") -> str | None:
         """The text of ``path`` at ``branch``'s tip on ``remote`` as it is now (a bump merged in
         this very job is there, not yet in the checkout); None without that branch or file."""
         tip = self.remote_tip(branch, remote)
-        if tip is None:
-            return None
-        self._fetch_tip(branch, tip, remote)
-        status, out, _ = self._run("show", f"{tip}:{self.relpath(path)}")
-        return out if status == 0 else None
+        return None if tip is None else self._text(self._fetch_tip(branch, tip, remote), path)
 
     def persons_tip(self, branch: str, tip: str, remote: str = "origin") -> str | None:
         """``person_pushed`` for a tip already read from ``remote``."""
-        self._fetch_tip(branch, tip, remote)
+        commit = self._fetch_tip(branch, tip, remote)
         if self.is_tool_commit(tip):
             return None
-        author = self._run("log", "-1", "--format=%cn", tip)[1].strip() or "someone"
-        return f"{author} pushed {tip[:12]} to {branch}"
+        return f"{commit.committer.name or 'someone'} pushed {tip[:12]} to {branch}"
 
     def unchanged_tip(self, branch: str, sha: str, remote: str = "origin") -> str | None:
         """The tip of ``branch`` on ``remote`` when it already is ``sha``'s change: the same tree
@@ -256,32 +279,41 @@ class ReleaseRepo:
         notes). Pushing ``sha`` over it would change nothing but restart its checks. None when
         the tip differs, or is absent here or on ``remote``."""
         tip = self.remote_tip(branch, remote)
-        if tip is None or self._run("cat-file", "-e", f"{tip}^{{commit}}")[0] != 0:
+        old = None if tip is None else self._commit(tip)
+        new = self.repo.commit(sha)
+        if old is None:
             return None
-        trees = [self._run("rev-parse", f"{c}^{{tree}}")[1].strip() for c in (tip, sha)]
-        parents = [self._run("rev-list", "--parents", "-n", "1", c)[1].split()[1:] for c in (tip, sha)]
-        return tip if trees[0] == trees[1] and parents[0] == parents[1] else None
+        same = old.tree.hexsha == new.tree.hexsha and [p.hexsha for p in old.parents] == [p.hexsha for p in new.parents]
+        return tip if same else None
 
     def is_tool_commit(self, sha: str) -> bool:
         """``sha`` is the tool's own: one parent, the trailer, and author == committer."""
-        raw = self._run("cat-file", "commit", sha)[1]
-        header, _, message = raw.partition("\n\n")
-        lines = header.splitlines()
-        parents = [line for line in lines if line.startswith("parent ")]
-
-        def who(kind: str) -> str:  # "name <email>" without the date
-            line = next((x for x in lines if x.startswith(kind + " ")), "")
-            return line[len(kind) + 1:].rsplit(">", 1)[0]
-
+        commit = self.repo.commit(sha)
+        message = commit.message if isinstance(commit.message, str) else commit.message.decode("utf-8", "replace")
         trailers = [line.strip() for line in message.strip().splitlines()[-3:]]
-        return (len(parents) == 1 and TOOL_TRAILER in trailers
-                and who("author") != "" and who("author") == who("committer"))
+        author, committer = commit.author, commit.committer
+        return (len(commit.parents) == 1 and TOOL_TRAILER in trailers
+                and bool(author.name or author.email)
+                and (author.name, author.email) == (committer.name, committer.email))
 
     def delete_remote_branch(self, branch: str, remote: str = "origin") -> bool:
         """Delete ``branch`` (one of the tool's own) on ``remote``; False when that failed."""
         if not branch.startswith(TOOL_BRANCH_PREFIXES):
             raise AssertionError(f"refusing to delete {branch}: not a branch this tool owns")
         return self._run("push", "--quiet", remote, f":refs/heads/{branch}")[0] == 0
+
+
+def _blob_sha(commit: Commit, rel: str) -> bytes | None:
+    try:
+        return (commit.tree / rel).binsha
+    except KeyError:
+        return None
+
+
+def _said(exc: GitCommandError) -> str:
+    """git's own last line of a failed command."""
+    lines = [line for line in str(exc.stderr or "").strip().splitlines() if line.strip()]
+    return lines[-1].strip().removeprefix("stderr: ").strip("'") if lines else "git failed"
 
 
 def committed_deps(repo: ReleaseRepo, deps: Deps) -> Deps:
