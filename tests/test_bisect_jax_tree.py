@@ -127,3 +127,17 @@ def test_module_bazel_less_the_named_pins_is_the_same_whatever_they_pin(names, c
         module_pin.without_overrides(text, names)
     assert module_pin.without_overrides(text, ()) == text
     assert module_pin.without_overrides("archive_override(", names) is None  # not parseable
+
+
+@given(st.lists(st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r\x00")
+                        | st.sampled_from(["\u2028", "\x0c", "é", "\U0001f600"]), max_size=8), max_size=3),
+       st.sampled_from(["", 'x = "é😀"; ', "x = 1; "]), st.booleans())
+def test_the_override_is_cut_out_exactly_where_it_is_written(comments, before, multiline):
+    """Only the call's own text goes: what precedes it on its line (bytes, not characters), the
+    lines before it and the line end after it stay."""
+    head = "".join(f"# {c}\n" for c in comments) + 'module(name = "jax")\n' + before
+    call = (f'archive_override(\n    module_name = "xla",\n    urls = ["https://x/{SHA}.tar.gz"],\n)'
+            if multiline else f'archive_override(module_name = "xla", urls = ["https://x/{SHA}.tar.gz"])')
+    tail = '\nbazel_dep(name = "zlib")\n'
+    assert module_pin.without_overrides(head + call + tail, ["xla"]) == head + tail
+    assert module_pin.without_overrides(head + call + tail, ["zlib"]) == head + call + tail
