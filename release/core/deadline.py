@@ -55,7 +55,7 @@ class Limit:
     def restart(self, seconds: float) -> None:
         """From now on the block has ``seconds`` more (the next phase of one request)."""
         if not math.isfinite(seconds) or seconds <= 0:
-            raise DeadlineExceeded(max(seconds, 0.0) if math.isfinite(seconds) else 0.0)
+            raise DeadlineExceeded(0.0)  # nothing left: never '-0 s' or 'nan s'
         self.seconds = seconds
         if self._armed:
             self._arm()
@@ -65,7 +65,7 @@ class Limit:
 def wall_clock_limit(seconds: float) -> Iterator[Limit]:
     """Run the block for at most ``seconds`` of real time, else raise ``DeadlineExceeded``."""
     if not math.isfinite(seconds) or seconds <= 0:
-        raise DeadlineExceeded(max(seconds, 0.0) if math.isfinite(seconds) else 0.0)
+        raise DeadlineExceeded(0.0)
     if not _armable():
         yield Limit(seconds)
         return
