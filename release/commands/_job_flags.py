@@ -14,10 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import argparse
+    from pathlib import Path
 
-    from release.core.config import Project
-    from release.core.output import Output, ProgressBars
-    from release.jobs.runner import JobOptions, JobRequest
+    from release.jobs.runner import JobOptions
 
 # Options no flag sets: the code that starts the job does (bisect's probe: its cache and the
 # interpreter it validates with).
@@ -29,17 +28,17 @@ class JobFlag:
     """How one option is offered (``add``) and read back (``read``)."""
 
     add: Callable[[argparse.ArgumentParser], None]
-    read: Callable[[argparse.Namespace], Any]
+    read: Callable[[argparse.Namespace, Path], Any]   # (the parsed flags, the project's root)
 
 
 def _add_build_inputs(parser: argparse.ArgumentParser) -> None:
-    from release.commands._common import add_build_source_options
+    from release.commands._arguments import add_build_source_options
     add_build_source_options(parser)
 
 
-def _workspace(args: argparse.Namespace) -> Any:
+def _workspace(args: argparse.Namespace, root: Path) -> Any:
     from release.sources.checkout import default_workspace
-    return (args.workspace or default_workspace(args.root_dir)).resolve()
+    return (args.workspace or default_workspace(root)).resolve()
 
 
 def _add_public_index(parser: argparse.ArgumentParser) -> None:
@@ -48,7 +47,7 @@ def _add_public_index(parser: argparse.ArgumentParser) -> None:
                                     "plan's versions are compared with)")
 
 
-def _public_index(args: argparse.Namespace) -> Any:
+def _public_index(args: argparse.Namespace, _root: Path) -> Any:
     from release.check.resolver import public_index_from_args
     return public_index_from_args(args)
 
@@ -61,11 +60,11 @@ def _add_require_all_pythons(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_retention(parser: argparse.ArgumentParser) -> None:
-    from release.commands._common import add_retention_options
+    from release.commands._arguments import add_retention_options
     add_retention_options(parser, what="gc keeps after publishing")
 
 
-def _retention(args: argparse.Namespace) -> Any:
+def _retention(args: argparse.Namespace, _root: Path) -> Any:
     from release.commands._common import retention_from_args
     return retention_from_args(args)
 
@@ -107,16 +106,16 @@ def _nothing(_parser: argparse.ArgumentParser) -> None:
 
 FLAGS: dict[str, JobFlag] = {
     "workspace": JobFlag(_add_build_inputs, _workspace),
-    "artifacts": JobFlag(_nothing, lambda a: a.artifacts.resolve() if a.artifacts else None),
+    "artifacts": JobFlag(_nothing, lambda a, _root: a.artifacts.resolve() if a.artifacts else None),
     "public_index": JobFlag(_add_public_index, _public_index),
     "require_all_pythons": JobFlag(_add_require_all_pythons,
-                                   lambda a: True if a.require_all_pythons else None),
+                                   lambda a, _root: True if a.require_all_pythons else None),
     "retention": JobFlag(_add_retention, _retention),
-    "push": JobFlag(_add_push, lambda a: a.push),
-    "open_pr": JobFlag(_add_open_pr, lambda a: a.open_pr),
-    "release_branch": JobFlag(_add_release_branch, lambda a: a.release_branch),
-    "pypi": JobFlag(_add_pypi, lambda a: a.pypi),
-    "smoke": JobFlag(_add_smoke, lambda a: a.smoke),
+    "push": JobFlag(_add_push, lambda a, _root: a.push),
+    "open_pr": JobFlag(_add_open_pr, lambda a, _root: a.open_pr),
+    "release_branch": JobFlag(_add_release_branch, lambda a, _root: a.release_branch),
+    "pypi": JobFlag(_add_pypi, lambda a, _root: a.pypi),
+    "smoke": JobFlag(_add_smoke, lambda a, _root: a.smoke),
 }
 
 
@@ -129,7 +128,7 @@ def offered(jobs: Iterable[str]) -> list[str]:
 
 def add_job_flags(parser: argparse.ArgumentParser, jobs: Iterable[str]) -> None:
     """Every flag of every option the ``jobs`` take, plus ``--dist``."""
-    from release.commands._common import add_dist_option
+    from release.commands._arguments import add_dist_option
     add_dist_option(parser)
     jobs = tuple(jobs)
     parser.set_defaults(_job_flags=tuple(offered(jobs)))
@@ -137,21 +136,8 @@ def add_job_flags(parser: argparse.ArgumentParser, jobs: Iterable[str]) -> None:
         FLAGS[name].add(parser)
 
 
-def job_options(args: argparse.Namespace, root: Any) -> JobOptions:
-    """The ``JobOptions`` the flags ``add_job_flags`` offered say (the rest default)."""
+def job_options(args: argparse.Namespace, root: Path) -> JobOptions:
+    """The ``JobOptions`` the flags ``add_job_flags`` offered say (the rest default); ``root``:
+    the project's, where defaults such as the workspace are."""
     from release.jobs.runner import JobOptions
-    args.root_dir = root
-    return JobOptions(**{name: FLAGS[name].read(args) for name in args._job_flags})
-
-
-def job_request(args: argparse.Namespace, project: Project, out: Output, progress: ProgressBars | None,
-                *, reads_store: bool = True, **more: Any) -> JobRequest:
-    """The ``JobRequest`` of a job command: the project, ``--dist`` (default ``<root>/dist``),
-    the store the flags name (opened by the job's plan, after it checked its inputs; none for
-    a dry run), ``--python``, ``--lock-timeout`` and the command's own fields (``more``)."""
-    from release.commands._common import open_store_from_args
-    from release.jobs.runner import JobRequest
-    return JobRequest(project, out, args.dist or project.root / "dist",
-                      open_store=(lambda: open_store_from_args(args, out)) if reads_store else None,
-                      pythons=tuple(args.pythons) if args.pythons else None,
-                      lock_timeout=args.lock_timeout, progress=progress, **more)
+    return JobOptions(**{name: FLAGS[name].read(args, root) for name in args._job_flags})

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from release.commands._arguments import add_retention_options
 from release.commands._common import (
-    add_retention_options,
     add_store_options,
     now_utc,
     open_store_from_args,

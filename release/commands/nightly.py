@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from release.commands._arguments import add_python_option
 from release.commands._common import (
     add_date_options,
-    add_python_option,
     add_store_options,
+    job_request,
     now_utc,
     project,
     transfer_progress,
 )
-from release.commands._job_flags import add_job_flags, job_options, job_request
+from release.commands._job_flags import add_job_flags, job_options
 from release.commands._render import print_plan, untested_note
 from release.core import output
 

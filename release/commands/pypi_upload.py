@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from release.commands._arguments import http_url
 from release.commands._common import add_store_options, open_store_from_args, transfer_progress
 from release.core import flags
 from release.core.errors import UserError
@@ -34,14 +35,14 @@ FILE_LIMIT_ENV = "RELEASE_PYPI_FILE_LIMIT"  # pypi.FILE_LIMIT_ENV, named here so
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("tag", metavar="TAG", help="the published release, rocm-jax-vX.Y.Z[.postN]")
-    parser.add_argument("--repository-url", type=flags.http_url, metavar="URL",
+    parser.add_argument("--repository-url", type=http_url, metavar="URL",
                         help="the index's upload endpoint (default: $TWINE_REPOSITORY_URL, else the "
                              "repository of the ~/.pypirc section)")
     parser.add_argument("--repository", metavar="NAME",
                         help="the ~/.pypirc section to read (default: $TWINE_REPOSITORY, else pypi)")
     parser.add_argument("--config-file", type=flags.existing_file, metavar="FILE",
                         help="the .pypirc to read (default: ~/.pypirc)")
-    parser.add_argument("--index-url", type=flags.http_url, metavar="URL",
+    parser.add_argument("--index-url", type=http_url, metavar="URL",
                         help="the index's simple API, asked what it holds (default: from the upload URL)")
     parser.add_argument("--file-limit", type=_size_flag, metavar="SIZE",
                         help=f"the per-file limit, e.g. 200MiB (default: ${FILE_LIMIT_ENV}, else "

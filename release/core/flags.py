@@ -201,12 +201,3 @@ def repository(text: str) -> str:
             or text.split("/")[1] in (".", ".."):
         raise Bad(f"{text!r}: expected OWNER/NAME")
     return text
-
-
-def http_url(text: str) -> str:
-    """An http(s) URL with a host (an index's upload or simple API)."""
-    from urllib.parse import urlsplit
-    parts = urlsplit(text)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise Bad(f"{text!r}: expected an http(s) URL")
-    return text
