@@ -39,7 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 PY = "3.11"
 PLUGIN = "jax-rocm7-plugin"
 KEEP = 2  # small, so gc collects within the season
-NIGHTLY_STEPS = (7, 9, 14)  # a nightly of each of the 0.7.1, 0.8.0 and 0.9.1 lines: gc deletes the first
+NIGHTLY_STEPS = (7, 9, 14)  # a nightly of each of the 0.7.1, 0.8.0 and 0.9.1 lines: each line keeps its own
 RELEASE_STEP = 7  # 0.7.1 is released (and re-spun) before its last nightly; step 8 moves jax to 0.8.0
 
 
@@ -162,7 +162,8 @@ def test_a_season_of_bumps_nightlies_releases_and_gc_needs_no_intervention(tmp_p
         if broken:
             interventions.append((i, broken))
     assert interventions == []
-    assert len(ledger.seen) - len(on_github()) == len(NIGHTLY_STEPS) - KEEP  # gc did collect
+    collected = season.expected_collected([v for v in ledger.seen.values() if season.kind_of(v) == "nightly"], KEEP)
+    assert len(ledger.seen) - len(on_github()) == collected  # gc collected exactly what the rule lets go
 
     # pip and uv take the newest of each channel and of each pinned line; tonight's installs.
     listed = season.listed(site, PLUGIN)
@@ -242,3 +243,16 @@ def test_the_listing_rule_is_all_of_stable_and_exactly_the_newest_keep_nightlies
     assert season.listing_problems({"nightly": newest, "stable": stable[:2]}, published, keep=3) == [
         "nightly/ lists [] it should not and lacks ['0.9.1.dev20261101']",
         "stable/ lists [] it should not and lacks ['0.9.1.post1']"]
+
+
+def test_the_listing_rule_keeps_the_newest_nightlies_of_each_line_apart():
+    # Two maintained lines publish the same nights: the newer line's nights never push the older
+    # line's out (the checker must hold the product to that, and to collecting within a line).
+    published = season.published_versions(f"rocm-jax-v{v}" for v in (
+        "0.9.1.post1.dev20261101", "0.9.1.post1.dev20261102", "0.10.0.dev20261101", "0.10.0.dev20261102"))
+    both = [Version("0.10.0.dev20261102"), Version("0.9.1.post1.dev20261102")]
+    assert season.listing_problems({"nightly": both, "stable": []}, published, keep=1) == []
+    assert season.listing_problems({"nightly": both[:1], "stable": []}, published, keep=1) == [
+        "nightly/ lists [] it should not and lacks ['0.9.1.post1.dev20261102']"]
+    assert season.expected_collected(list(published.values()), 1) == 2
+    assert season.expected_collected(list(published.values()), 2) == 0

@@ -76,18 +76,28 @@ class Ledger:
         return problems
 
     def lost(self, now: dict[str, Version], keep: int) -> list[str]:
-        """Tags seen before and gone now that gc's rule (the newest ``keep`` nightlies stay, nothing
-        else is ever collected) did not let go; then ``now`` joins the ledger."""
-        nightlies = sorted((v for v in now.values() if kind_of(v) == "nightly"), reverse=True)
+        """Tags seen before and gone now that gc's rule (the newest ``keep`` nightlies of each line
+        ``X.Y`` stay, nothing else is ever collected) did not let go; then ``now`` joins the ledger."""
+        nightlies = [v for v in now.values() if kind_of(v) == "nightly"]
         gone = []
         for tag, version in sorted(self.seen.items()):
             if tag in now:
                 continue
-            newer = sum(1 for v in nightlies if v > version)
+            newer = sum(1 for v in nightlies if v > version and xy(v) == xy(version))
             if kind_of(version) != "nightly" or newer < keep:
                 gone.append(tag)
         self.seen.update(now)
         return gone
+
+
+def xy(version: Version) -> tuple[int, int]:
+    """A version's line ``X.Y``: gc and the index keep the newest nightlies of each line apart."""
+    return version.release[0], (*version.release, 0)[1]
+
+
+def expected_collected(nightlies: list[Version], keep: int) -> int:
+    """How many of these nightlies the per-line rule lets go."""
+    return sum(1 for v in nightlies if sum(1 for n in nightlies if n > v and xy(n) == xy(v)) >= keep)
 
 
 def site_bytes(site: Path) -> int:
@@ -104,9 +114,10 @@ def listed(site: Path, project: str) -> dict[str, list[Version]]:
 
 
 def listing_problems(site_listed: dict[str, list[Version]], published: dict[str, Version], keep: int) -> list[str]:
-    """The site lists all of stable and the newest ``keep`` nightlies, and nothing else."""
+    """The site lists all of stable and the newest ``keep`` nightlies of each line ``X.Y``, and
+    nothing else."""
     nightlies = sorted((v for v in published.values() if kind_of(v) == "nightly"), reverse=True)
-    want = {"nightly": set(nightlies[:keep]),
+    want = {"nightly": {v for v in nightlies if sum(1 for n in nightlies if n > v and xy(n) == xy(v)) < keep},
             "stable": {v for v in published.values() if kind_of(v) != "nightly"}}
     problems = []
     for channel, versions in want.items():
