@@ -140,3 +140,21 @@ def test_same_text_ignores_the_gates_and_a_hosts_whitespace_only():
     assert not notes.same_text(body.replace("more", "less"), body)
     assert not notes.same_text("a\n  b", "a\nb")  # indentation is content
     assert not notes.same_text(body.replace(MARKER, ""), body)
+
+
+@pytest.mark.parametrize("record", [{"ours": True}, {"smoke": "s"}, {"validated": "a" * 64}, {"pypi": "p"}])
+def test_any_one_record_after_the_text_takes_the_texts_trailing_newlines(record):
+    made = Notes(text="x\n\r\n", **record)
+    assert made.text == "x" and notes.read(notes.write(made)) == made
+    assert Notes(text="x\n", yanked="r").text == "x\n"  # the yank goes on top: the text stays whole
+
+
+@pytest.mark.parametrize(("fields", "said"), [
+    ({"validated": "zz"}, "validated mark 'zz': expected 64 lowercase hex digits"),
+    ({"yanked": "a\tb"}, "yank reason 'a\\tb': expected one line without control characters or '--'"),
+    ({"smoke": "x <!-- pypi -->"}, "'x <!-- pypi -->' in the smoke: it would read as one of this tool's records"),
+])
+def test_a_record_that_cannot_be_written_says_which_field_and_why(fields, said):
+    with pytest.raises(NotesError) as caught:
+        Notes(**fields)
+    assert str(caught.value) == said
