@@ -116,12 +116,15 @@ def test_publishable_asks_once_with_the_listing_the_plan_read(monkeypatch):
 
 def test_the_steps_run_on_what_the_plan_chose(tmp_path):
     plan, source, store = object(), object(), CountingStore()
-    now = object()
-    run = planning.job_run(request(dist_root=tmp_path / "d", now=now),
-                           Planned(store=store, version="0.9.1", plan=plan, commit="c0ffee",
-                                   source=source))
+    now, progress = object(), object()
+    asked = request(dist_root=tmp_path / "d", now=now, progress=progress)
+    run = planning.job_run(asked, Planned(store=store, version="0.9.1", plan=plan, commit="c0ffee",
+                                          source=source))
     assert (run.version, run.store, run.plan, run.commit, run.source, run.now) == \
         ("0.9.1", store, plan, "c0ffee", source, now)
+    # who hears: the request's project, output, its line printer, progress and console
+    assert run.project is asked.project and run.out is asked.out and run.progress is progress
+    assert run.say == asked.out.line and run.console is asked.out.progress_console()
     assert run.directory == (tmp_path / "d").resolve() / "0.9.1"
     for missing in ("store", "version"):
         with pytest.raises(ValueError):
