@@ -190,3 +190,66 @@ def test_cut_is_refused_before_tagging_when_the_public_index_has_its_line(run_cl
                              "--store-dir", tmp_path / "store")
     assert code == 0, err
     assert json.loads(out)["version"] == "0.9.1.post1" and git("tag").split() == ["rocm-jax-v0.9.1.post1"]
+
+
+def _probe_index(root):
+    """A hand-written PEP 503 page (with PEP 658 metadata) for two one-file wheels: ``good-probe``
+    listed with its own sha256, ``bad-probe`` with another file's (its metadata is right, so pip
+    resolves it and only the download fails)."""
+    import hashlib
+    import html
+
+    from tests.support.publish_dist import write_wheel
+    files = root / "files"
+    files.mkdir(parents=True)
+    for project in ("good-probe", "bad-probe"):
+        module = project.replace("-", "_")
+        wheel = write_wheel(files / f"{module}-1.0-py3-none-any.whl", project, "1.0",
+                            "py3-none-any", {f"{module}.py": "x = 1\n"}, requires_python=">=3")
+        import zipfile
+        with zipfile.ZipFile(wheel) as zf:
+            meta = zf.read(f"{module}-1.0.dist-info/METADATA")
+        (files / f"{wheel.name}.metadata").write_bytes(meta)
+        digest = hashlib.sha256(wheel.read_bytes() if project == "good-probe" else b"other").hexdigest()
+        meta_digest = hashlib.sha256(meta).hexdigest()
+        page = root / "simple" / project
+        page.mkdir(parents=True)
+        (page / "index.html").write_text(
+            f'<a href="../../files/{html.escape(wheel.name)}#sha256={digest}" '
+            f'data-dist-info-metadata="sha256={meta_digest}" data-core-metadata="sha256={meta_digest}">'
+            f"{html.escape(wheel.name)}</a>\n")
+
+
+def test_one_pip_run_says_what_it_resolved_and_whether_it_installed(tmp_path):
+    """validate resolves each install line once: pip's --report is written after resolving and
+    before installing, so a failed real install with a report was resolved (its picks are known,
+    "failed to install") and one without could not be ("cannot resolve"); an earlier run's report
+    never stands for a later one; a dry run after the install resolves as in an empty venv."""
+    import subprocess
+    import sys
+
+    from release.check import resolver
+    _probe_index(tmp_path / "index")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    work = tmp_path / "work"
+    work.mkdir()
+    installed = lambda: sorted(p.name for p in venv.glob("lib/python3*/site-packages/*_probe.py"))  # noqa: E731
+    with resolver.serve(tmp_path / "index") as base:
+        indexes = ["--isolated", "--index-url", f"{base}/simple/"]
+        good = resolver.pip_install(python, "good-probe", indexes, work, dry_run=False)
+        assert good.ok and good.resolved, good.error
+        assert good.picks["good-probe"].version == "1.0"
+        assert good.picks["good-probe"].url.startswith(f"{base}/files/good_probe-1.0-")
+        assert installed() == ["good_probe.py"]
+        # the same line again, as in an empty venv: pip still reports it (not "already satisfied")
+        again = resolver.pip_install(python, "good-probe", indexes, work, dry_run=True, fresh=True)
+        assert again.ok and again.picks == good.picks
+        nothing = resolver.pip_install(python, "good-probe==2.*", indexes, work, dry_run=False)
+        assert not nothing.ok and not nothing.resolved and nothing.picks == {}
+        assert nothing.error.startswith("ERROR: ") and "\n" not in nothing.error
+        broken = resolver.pip_install(python, "bad-probe", indexes, work, dry_run=False)
+        assert not broken.ok and broken.resolved and broken.error
+        assert broken.picks["bad-probe"].url.startswith(f"{base}/files/bad_probe-1.0-")
+        assert installed() == ["good_probe.py"]

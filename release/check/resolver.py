@@ -5,7 +5,8 @@ what they get is decided by pip's resolver across our index and the public one: 
 line that sorts at or below what is already public loses (0.10.2 from the public index beats
 tonight's 0.9.1.devN). ``staged_index`` serves wheel files as an index (``release.publish.index``'s
 pages) on 127.0.0.1,
-``pip_picks`` reads ``pip install --dry-run --report`` to learn which file pip would take, and
+``pip_install`` reads pip's ``--report`` (written once pip has resolved, before it installs) to
+learn which file pip took or would take, and
 ``newest_published`` asks the public index (PEP 691 JSON, else PEP 503 HTML) for the newest
 version of a project, so ``status`` and the nightly plan warn before anything is built.
 """
@@ -106,8 +107,9 @@ class Pick:
 @dataclasses.dataclass(frozen=True)
 class Resolution:
     ok: bool
-    picks: dict[str, Pick]  # canonical name -> pick
-    error: str | None = None  # pip's own last error line when it could not resolve
+    picks: dict[str, Pick]  # canonical name -> pick (what pip resolved, even if installing failed)
+    error: str | None = None  # pip's own last error line when it failed
+    resolved: bool = False  # pip got past resolving (its report was written); False: it could not
 
 
 def index_args(draft_index: str, public_index: str | None) -> list[str]:
@@ -167,20 +169,26 @@ def pip_error_line(stderr: str) -> str:
 
 
 def pip_install(python: Path, requirement: str, indexes: list[str], work: Path, *,
-                dry_run: bool) -> Resolution:
+                dry_run: bool, fresh: bool = False) -> Resolution:
     """``pip install --pre <requirement>`` for the venv of ``python`` with ``indexes``;
-    with ``dry_run`` nothing is installed. Either way the ``--report`` says what pip took."""
+    with ``dry_run`` nothing is installed; ``fresh``: resolved as in an empty venv, whatever this
+    one holds (``--ignore-installed``). Either way the ``--report`` says what pip resolved: pip
+    writes it after resolving and before installing, so a failed run with a report could be
+    resolved and failed to install, and one without could not be resolved."""
     report = work / ("pip-dry-run.json" if dry_run else "pip-install.json")
+    report.unlink(missing_ok=True)  # an earlier run's report never stands for this one's
     args = ["install", "--pre", "--no-cache-dir", "--quiet", "--report", str(report),
             *indexes, requirement]
     if dry_run:
         args.insert(1, "--dry-run")
+    if fresh:
+        args.insert(1, "--ignore-installed")
     done = _pip(python, args)
-    if done.returncode != 0:
-        return Resolution(False, {}, pip_error_line(done.stderr))
     try:
         data = json.loads(report.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
+        if done.returncode != 0:
+            return Resolution(False, {}, pip_error_line(done.stderr))
         return Resolution(False, {}, f"pip wrote no readable report ({exc})")
     from packaging.utils import canonicalize_name
     picks: dict[str, Pick] = {}
@@ -191,7 +199,9 @@ def pip_install(python: Path, requirement: str, indexes: list[str], work: Path, 
         name = canonicalize_name(meta.get("name", ""))
         picks[name] = Pick(name, str(meta.get("version")), str(info.get("url", "")),
                            hashes.get("sha256"))
-    return Resolution(True, picks)
+    if done.returncode != 0:
+        return Resolution(False, picks, pip_error_line(done.stderr), resolved=True)
+    return Resolution(True, picks, resolved=True)
 
 
 def wrong_picks(resolution: Resolution, wanted: dict[str, tuple[str, str]], draft_index: str,

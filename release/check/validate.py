@@ -16,10 +16,11 @@ Named steps, in order; each adds to one ``Validation`` (problems, warnings, what
    install lines of the line (``pip install --pre jax-rocmN-plugin==X.Y.Z.*``, as the line's
    users pin it, and for the newest line only also the unpinned ``pip install --pre
    jax-rocmN-plugin``: ``resolver.line_requirements``), with that index merged with the public
-   one, are resolved with ``--dry-run --report`` in a fresh venv of an interpreter of that
-   version: pip must pick the draft's files, not a version of the line from the public index.
-   Then the pinned line installs for real and ``__version__`` and ``commit_info.commits`` of both packages must
-   match the tag and revisions.json. Then, with a public index, as users install
+   one, are resolved in a fresh venv of an interpreter of that version, each once: the pinned
+   line installs for real, the unpinned one is a dry run (``--ignore-installed``: as in an empty
+   venv); pip's ``--report`` of each must name the draft's files, not a version of the line from
+   the public index. Then ``__version__`` and ``commit_info.commits`` of both installed packages
+   must match the tag and revisions.json. Then, with a public index, as users install
    (``release.check.user_install``): jax and jaxlib of the line and the draft's pair in one
    resolve, with pip and with uv, each into a fresh venv. A Python with no interpreter on this
    machine is named as
@@ -391,8 +392,10 @@ def step_as_users(interp: interpreters.Interpreter, py: str, major: int, version
 def _install_one(interp: interpreters.Interpreter, requirements: list[str],
                  wanted: dict[str, tuple[str, str]], draft_index: str, indexes: list[str],
                  label: str, work: Path, say: Say) -> list[str]:
-    """A fresh venv of ``interp``; every install line resolved (dry run) and checked, then the
-    first (the line pinned, as its users install) installed and checked again."""
+    """A fresh venv of ``interp``; the first install line (the line pinned, as its users
+    install) installed for real, the others resolved as a dry run, each resolved once and its
+    report checked. pip reports before it installs, so a run that fails is "cannot resolve"
+    without a report and "failed to install" with one."""
     work.mkdir(parents=True)
     env_dir = work / "venv"
     say(f"Python {interp.version}: fresh venv with {interp.path}")
@@ -402,17 +405,19 @@ def _install_one(interp: interpreters.Interpreter, requirements: list[str],
         return [f"{interp.path} -m venv failed: "
                 f"{(made.stderr.strip().splitlines() or ['?'])[-1]}"]
     python = env_dir / "bin" / "python"
-    for requirement, dry_run in [*((r, True) for r in requirements), (requirements[0], False)]:
+    for n, requirement in enumerate(requirements):
+        dry_run = n > 0
         say(f"Python {interp.version}: pip install --pre {requirement}"
             + (" (dry run)" if dry_run else ""))
-        resolution = resolver.pip_install(python, requirement, indexes, work, dry_run=dry_run)
+        resolution = resolver.pip_install(python, requirement, indexes, work, dry_run=dry_run,
+                                          fresh=dry_run)
+        wrong = resolver.wrong_picks(resolution, wanted, draft_index, label) if resolution.resolved else None
+        if wrong:  # what pip took is the finding, even where installing it failed too
+            return [f"`pip install --pre {requirement}`: {wrong}"]
         if not resolution.ok:
-            verb = "cannot resolve" if dry_run else "failed to install"
+            verb = "failed to install" if resolution.resolved else "cannot resolve"
             return [f"pip {verb} {requirement} from the draft's index and {label}: "
                     f"{resolution.error}"]
-        wrong = resolver.wrong_picks(resolution, wanted, draft_index, label)
-        if wrong:
-            return [f"`pip install --pre {requirement}`: {wrong}"]
     return []
 
 
