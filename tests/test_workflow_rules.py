@@ -332,6 +332,29 @@ def test_a_post_re_spin_in_ci_moves_the_line_on_against_the_branch_it_was_dispat
     assert checkout["with"]["ref"] == "${{ github.ref }}"   # the line's version_info.json, not the tag's
 
 
+def test_a_pushed_tags_next_version_pr_goes_to_the_branch_of_its_line(tmp_path):
+    """release.yml's finish job: `lines.sh base` names the base from the plan's tag (the
+    repository's default branch as the fallback) before `release.sh finish`, which takes it as
+    RELEASE_BRANCH, so a maintenance line's own tag moves that line on, not main."""
+    job = workflow("release.yml")["jobs"]["finish"]
+    ids = [s.get("id") for s in job["steps"]]
+    base = job["steps"][ids.index("base")]
+    assert ids.index("base") < ids.index("finish")
+    assert base["run"].startswith("scripts/lines.sh base ")
+    assert base["env"]["TAG"] == "${{ needs.plan.outputs.tag }}" and '--tag "$TAG"' in base["run"]
+    assert base["env"]["DEFAULT"] == "${{ github.event.repository.default_branch }}"
+    assert job["steps"][ids.index("finish")]["env"]["RELEASE_BRANCH"] == "${{ steps.base.outputs.base }}"
+    (argv,) = release_argvs(tmp_path / "a", ["lines.sh", "base", "--tag", "rocm-jax-v0.9.1.post2",
+                                              "--default", "main"])
+    assert argv == ["line", "base", "--tag", "rocm-jax-v0.9.1.post2", "--default", "main"]
+    (listed,) = release_argvs(tmp_path / "b", ["lines.sh"])
+    assert listed == ["line", "list"]
+    (finish,) = release_argvs(tmp_path / "c", ["release.sh", "finish"], GITHUB_REPOSITORY="o/r",
+                              RELEASE_TAG="rocm-jax-v0.9.1.post2", RELEASE_BRANCH="release/0.9")
+    from release.cli import build_parser
+    assert build_parser().parse_args(finish).release_branch == "release/0.9"
+
+
 @pytest.mark.parametrize("finish, post, kind, goes", [
     ({"result": "success", "outputs": {"published": "rocm-jax-v0.9.1"}}, {"result": "skipped"}, "release", True),
     # the next-version PR failed after publishing: the release still goes to PyPI

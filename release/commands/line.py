@@ -1,6 +1,7 @@
 """``release line``: the maintained lines (docs/lines.md). ``list`` prints the branches
 ``.github/lines.json`` names (the scheduled workflows' matrix); ``new X.Y`` starts a line as one
-pull request a person reviews."""
+pull request a person reviews; ``base --tag TAG`` names the branch a pushed tag's next-version PR
+goes to (release.yml's finish job)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ HELP = "the maintained lines: list them (the workflows' matrix), or start one as
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("action", choices=("list", "new"), help="list the lines, or start a new one")
+    parser.add_argument("action", choices=("list", "new", "base"),
+                        help="list the lines, start a new one, or name a tag's next-version PR base")
     parser.add_argument("line", nargs="?", metavar="X.Y", help="with new: the line, such as 0.10")
     parser.add_argument("--plugin-branch", metavar="BRANCH",
                         help="with new: the plugin's working branch of the line (default rocm-jaxlib-vX.Y.x)")
@@ -31,11 +33,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with new: open or keep the one PR adding the line to .github/lines.json "
                              "(implies --push; needs GITHUB_REPOSITORY and GITHUB_TOKEN)")
     parser.add_argument("--dry-run", action="store_true", help="with new: show the line's files; write nothing")
+    parser.add_argument("--tag", metavar="TAG", help="with base: the pushed rc, release or post tag")
+    parser.add_argument("--default", metavar="BRANCH", default="",
+                        help="with base: the default branch, the base when the tag's release/X.Y "
+                             "does not hold it (empty: main)")
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
     if args.action == "list":
         return _list(args, out)
+    if args.action == "base":
+        return _base(args, out)
     return _new(args, out)
 
 
@@ -64,6 +72,24 @@ def _list(args: argparse.Namespace, out: Output) -> int:
     output.github_output({"lines": json.dumps(list(lines))})
     output.step_summary("## maintained lines\n\n" + "\n".join(f"- `{b}`" for b in lines) + "\n")
     out.result({"lines": list(lines)}, lambda console: console.print("\n".join(lines), markup=False))
+    return 0
+
+
+def _base(args: argparse.Namespace, out: Output) -> int:
+    """The next-version PR's base for ``--tag``, as ``base=`` in ``$GITHUB_OUTPUT``."""
+    from pathlib import Path
+
+    from release.core.config import is_branch_name
+    from release.jobs.lines import next_version_base
+    from release.sources.repo import ReleaseRepo
+    if not args.tag:
+        raise UserError("line base needs --tag, such as: release line base --tag rocm-jax-v0.9.1.post2")
+    default = args.default.strip() or "main"
+    if not is_branch_name(default):
+        raise UserError(f"line base --default {args.default!r}: expected a branch name, such as main")
+    base = next_version_base(ReleaseRepo(args.root or Path.cwd()), args.tag.strip(), default)
+    output.github_output({"base": base})
+    out.result({"tag": args.tag.strip(), "base": base}, lambda console: console.print(base, markup=False))
     return 0
 
 

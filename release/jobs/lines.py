@@ -228,3 +228,18 @@ def _project_at(repo: ReleaseRepo | None, root: Path, branch: str) -> Project:
         texts[name] = text
     return Project(root, parse_deps(Path(f"{branch}:deps.yaml"), texts["deps.yaml"]),
                    parse_version_info(Path(f"{branch}:version_info.json"), texts["version_info.json"]))
+
+
+def next_version_base(repo: ReleaseRepo, tag: str, default: str) -> str:
+    """The branch a pushed tag's next-version PR goes to: its line's ``release/X.Y`` when that
+    branch is on origin and holds the tag's commit (a maintenance line's own rc, release or
+    post), else ``default`` (the repository's default branch, the newest line)."""
+    from release.core import naming
+    from release.core.lines import line_key
+    version = naming.version_of_tag(tag, ("rc", "release", "post"), flag="TAG")
+    commit = repo.tag_commit(tag)
+    if commit is None:
+        raise UserError(f"TAG {tag}: no such tag in this checkout; fetch it (CI: actions/checkout with fetch-depth: 0)")
+    major, minor = line_key(version) or (0, 0)
+    branch = branch_of(f"{major}.{minor}")
+    return branch if branch != default and repo.branch_holds(branch, commit) else default

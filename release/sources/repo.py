@@ -237,6 +237,15 @@ class ReleaseRepo:
             raise remote_error(Remote(remote, self._remote_url(remote)), "cannot list branches of", err)
         return next((line.split()[0] for line in out.splitlines() if line.endswith(f"refs/heads/{branch}")), None)
 
+    def branch_holds(self, branch: str, commit: str, remote: str = "origin") -> bool:
+        """Whether ``branch`` exists on ``remote`` and ``commit`` is in its history (its tip is
+        fetched when this checkout lacks it; a full clone, as the finish job makes, answers)."""
+        tip = self.remote_tip(branch, remote)
+        held = self._commit(commit)
+        if tip is None or held is None:
+            return False
+        return self.repo.is_ancestor(held, self._fetch_tip(branch, tip, remote))
+
     def person_pushed(self, branch: str, remote: str = "origin") -> str | None:
         """Who else wrote on the tool's ``branch`` on ``remote``: None when the branch is absent
         or its tip is the tool's own single commit (``is_tool_commit``, one parent: the tool
