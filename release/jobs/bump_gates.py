@@ -28,7 +28,7 @@ import datetime as _dt
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from release.jobs.bump import BumpOptions, BumpResult, Paragraph, PullBody
+from release.jobs.bump_record import BumpOptions, BumpResult, Paragraph, PullBody
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -21,13 +21,21 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from release.core import bodies
 from release.core.errors import UserError
 
-if TYPE_CHECKING:
-    from release.publish.records import Release
+
+class Release(Protocol):
+    """What the notes are read from: a release's tag and body (``records.Release`` is one; the
+    records module reads the draft mark from here, so this module does not import it)."""
+
+    @property
+    def tag(self) -> str: ...
+
+    @property
+    def body(self) -> str: ...
 
 # Every draft this tool creates says so in its notes: duplicates of ours may be collapsed,
 # anybody else's draft is left alone.

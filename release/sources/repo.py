@@ -75,10 +75,13 @@ class ReleaseRepo:
         return status, out, err.removesuffix("\n")
 
     def _commit(self, rev: str) -> Commit | None:
-        """The commit ``rev`` names here, or None."""
+        """The commit ``rev`` names here, or None. GitPython takes a full hex name on trust and
+        fails only when the object is first read: read it here, so an absent commit is None."""
         import git
         try:
-            return self.repo.commit(rev)
+            commit = self.repo.commit(rev)
+            commit.tree  # noqa: B018 - reads the object: a missing one raises here, not later
+            return commit
         except (git.BadName, git.BadObject, ValueError, IndexError):
             return None
 
