@@ -1,0 +1,307 @@
+"""A store in a local directory (``--store local``): the same semantics as GitHub's releases,
+kept in files (``release.publish.local_records``) under one lock, for a laptop and the tests.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+from urllib.parse import quote_from_bytes
+
+from release.core.atomic import atomic_write
+from release.core.safe_names import file_name_problem, plain_file_name
+from release.publish import local_records
+from release.publish.records import Asset, Release, parse_time
+from release.publish.store_base import AssetExists, ImmutableRelease, Store, StoreError, TagTaken
+
+if TYPE_CHECKING:
+    from filelock import BaseFileLock
+
+    from release.core.output import ProgressBars
+
+
+class LocalStore(Store):
+    """Releases as directories: ``<dir>/<id>/release.json`` and ``<dir>/<id>/assets/<name>``.
+
+    Every change is written to a temp file and renamed into place under a file lock,
+    so a crash leaves either the old or the new state.
+    """
+
+    kind = "local"
+
+    def __init__(self, directory: Path, clock: Callable[[], _dt.datetime] | None = None):
+        self.directory = Path(directory).absolute()
+        self.where = str(self.directory)
+        self.clock = clock or (lambda: _dt.datetime.now(_dt.timezone.utc))
+        self._filelock: BaseFileLock | None = None
+        self._uri = self.directory.as_uri()
+        # release.json records as last read, by release id, with the file's stat when read: a
+        # listing followed by each release's assets (the index) reads each record once, and a
+        # record changed since (it is replaced whole) is read again
+        self._records: dict[int, tuple[tuple[int, ...], dict]] = {}
+
+    @property
+    def _lock(self) -> BaseFileLock:
+        """The store's lock; taking it is a write, so the directory is created here, never on a read."""
+        if self._filelock is None:
+            if self.directory.exists() and not self.directory.is_dir():
+                raise StoreError(f"{self.where}: is a file; expected the local store's directory")
+            try:
+                self.directory.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"{self.where}: cannot create the local store ({exc.strerror or exc})") from None
+            local_records.remove_link(self.directory / ".lock")
+            from filelock import FileLock  # loaded by the commands that write a store, when they do
+            self._filelock = FileLock(str(self.directory / ".lock"))
+        return self._filelock
+
+    def exists(self) -> bool:
+        """True when the directory is a store this tool wrote (it has ``store.json``)."""
+        return (self.directory / "store.json").is_file()
+
+    def require_existing(self, flag: str = "--store-dir") -> None:
+        """For commands that only read: a missing store is a mistake, never an empty store."""
+        if self.exists():
+            return
+        if self.directory.is_file():
+            raise StoreError(f"{flag} {self.where}: is a file; expected the local store's directory")
+        if self.directory.is_dir():
+            raise StoreError(f"{flag} {self.where}: not a local store (no store.json); expected a "
+                             "directory `release publish --store local` wrote")
+        hint = _near_store(self.directory)
+        if hint is not None:
+            raise StoreError(f"{flag} {self.where}: no such directory; did you mean {hint}?")
+        raise StoreError(f"{flag} {self.where}: no local store there (nothing was published to it); "
+                         "pass --store-dir DIR of an existing store, or --store github --repo OWNER/NAME")
+
+    # state files
+    def _state(self) -> dict:
+        path = self.directory / "store.json"
+        if not path.exists():
+            return {"next_id": 1, "burned_tags": []}
+        return local_records.state_record(path)
+
+    def _save_json(self, path: Path, data: Any) -> None:
+        atomic_write(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+    def _new_id(self) -> int:
+        state = self._state()
+        new = state["next_id"]
+        state["next_id"] = new + 1
+        self._save_json(self.directory / "store.json", state)
+        return new
+
+    def _meta_path(self, release_id: int) -> Path:
+        return self.directory / str(release_id) / "release.json"
+
+    def _read(self, release_id: int) -> dict:
+        path = self._meta_path(release_id)
+        if not path.exists():
+            raise StoreError(f"{self.where}: release {release_id} does not exist")
+        return local_records.release_record(path)
+
+    def _record(self, path: Path, release_id: int) -> dict:
+        """A release record to read (not to change): the one read before while the file is
+        unchanged (same inode, size and times: every write replaces it whole), else read now."""
+        try:
+            info = os.stat(path)
+        except FileNotFoundError:
+            raise StoreError(f"{self.where}: release {release_id} does not exist") from None
+        key = (info.st_ino, info.st_dev, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+        known = self._records.get(release_id)
+        if known is not None and known[0] == key:
+            return known[1]
+        data = local_records.release_record(path)
+        self._records[release_id] = (key, data)
+        return data
+
+    def _release(self, data: dict) -> Release:
+        if not isinstance(data.get("id"), int) or isinstance(data["id"], bool):
+            raise StoreError(f"{self.where}: a release record has id {data.get('id')!r}; "
+                             "expected an integer")
+        return Release(id=data["id"], tag=data["tag"], name=data.get("name"), body=data.get("body") or "",
+                       draft=data["draft"], prerelease=data["prerelease"],
+                       created_at=parse_time(data.get("created_at")),
+                       published_at=parse_time(data.get("published_at")),
+                       html_url=(self.directory / str(data["id"])).as_uri(),
+                       target=data.get("target") if isinstance(data.get("target"), str) else None)
+
+    def _asset(self, release_id: int, data: dict) -> Asset:
+        # A record is data from outside: its name is checked before it is joined to a path.
+        name = data.get("name")
+        if not isinstance(name, str) or file_name_problem(name) is not None:
+            name = plain_file_name(name, f"{self._meta_path(release_id)}: asset record")  # refuses
+        # Path.as_uri() of <dir>/<id>/assets/<name>, without a Path per asset
+        return Asset(id=data["id"], name=data["name"], size=data["size"], digest=data["digest"],
+                     state="uploaded", url=f"{self._uri}/{release_id}/assets/{quote_from_bytes(os.fsencode(name))}")
+
+    def _mutable(self, data: dict) -> None:
+        if not data["draft"]:
+            raise ImmutableRelease(f"{self.where}: release {data['tag']} is published; its assets "
+                                   "and tag cannot change")
+
+    def _now(self) -> str:
+        return self.clock().astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    # interface
+    def list_releases(self) -> list[Release]:
+        found: list[Release] = []
+        if not self.directory.is_dir():
+            return found  # nothing published yet; reading never creates the store
+        for child in self.directory.iterdir():
+            local_records.not_linked(child, self.where)
+            if child.is_dir() and child.name.isdigit() and (child / "release.json").exists():
+                found.append(self._release(self._record(child / "release.json", int(child.name))))
+        return sorted(found, key=lambda r: -r.id)
+
+    def create_draft(self, tag: str, *, name: str, body: str, prerelease: bool,
+                     target: str | None = None) -> Release:
+        with self._lock:
+            if tag in self._state()["burned_tags"]:
+                raise TagTaken(f"{self.where}: tag {tag} belonged to a deleted published release "
+                               "and cannot be reused")
+            self._sweep()
+            new = self._new_id()
+            (self.directory / str(new) / "assets").mkdir(parents=True)
+            data = {"id": new, "tag": tag, "name": name, "body": body, "draft": True,
+                    "prerelease": prerelease, "created_at": self._now(), "published_at": None,
+                    "make_latest": None, "target": target, "assets": []}
+            self._save_json(self._meta_path(new), data)
+            return self._release(data)
+
+    def update_release(self, release: Release, *, name: str | None = None,
+                       body: str | None = None, target: str | None = None) -> Release:
+        with self._lock:
+            data = self._read(release.id)
+            if name is not None:
+                data["name"] = name
+            if body is not None:
+                data["body"] = body
+            if target is not None:
+                data["target"] = target
+            self._save_json(self._meta_path(release.id), data)
+            return self._release(data)
+
+    def publish(self, release: Release, *, prerelease: bool, make_latest: bool) -> Release:
+        with self._lock:
+            data = self._read(release.id)
+            if not data["draft"]:
+                return self._release(data)
+            other = self.published_for(data["tag"])
+            if other is not None:
+                raise TagTaken(f"{self.where}: tag {data['tag']} already has a published release")
+            data.update(draft=False, prerelease=prerelease, published_at=self._now(),
+                        make_latest="true" if make_latest else "false")
+            self._save_json(self._meta_path(release.id), data)
+            return self._release(data)
+
+    def delete_release(self, release: Release) -> None:
+        with self._lock:
+            folder = self.directory / str(release.id)
+            local_records.not_linked(folder, self.where)
+            if not folder.exists():
+                return
+            data = self._read(release.id)
+            if not data["draft"]:
+                state = self._state()
+                state["burned_tags"] = sorted(set(state["burned_tags"]) | {data["tag"]})
+                self._save_json(self.directory / "store.json", state)
+            trash = self.directory / f".deleted-{release.id}"
+            local_records.remove_link(trash)
+            if trash.exists():  # a delete killed midway left it: finish that one first
+                shutil.rmtree(trash)
+            os.replace(folder, trash)
+            shutil.rmtree(trash)
+            self._sweep()
+
+    def _sweep(self) -> None:
+        """Remove what deletes killed midway left (``.deleted-N/``): already out of the store."""
+        for leftover in self.directory.glob(".deleted-*"):
+            local_records.remove_link(leftover)  # an older version renamed a linked release here
+            shutil.rmtree(leftover, ignore_errors=True)
+
+    def list_assets(self, release: Release) -> list[Asset]:
+        data = self._record(self._meta_path(release.id), release.id)
+        return [self._asset(release.id, a) for a in data["assets"]]
+
+    def upload_asset(self, release: Release, path: Path, name: str,
+                     progress: ProgressBars | None = None) -> Asset:
+        plain_file_name(name, f"{self.where}: upload")
+        with self._lock:
+            data = self._read(release.id)
+            self._mutable(data)
+            if any(a["name"] == name for a in data["assets"]):
+                raise AssetExists(f"{self.where} release {data['tag']}: asset {name} already exists")
+            folder = self.directory / str(release.id) / "assets"
+            part = folder / f".{name}.part"
+            size = Path(path).stat().st_size
+            task = progress.add_task(f"copy {name}", total=size) if progress is not None else None
+            digest = hashlib.sha256()
+            with open(path, "rb") as src, open(part, "wb") as dst:
+                for chunk in iter(lambda: src.read(1 << 20), b""):
+                    digest.update(chunk)
+                    dst.write(chunk)
+                    if progress is not None and task is not None:
+                        progress.advance(task, len(chunk))
+            if progress is not None and task is not None:
+                progress.remove_task(task)
+            os.replace(part, folder / name)
+            entry = {"id": self._new_id(), "name": name, "size": size, "digest": digest.hexdigest()}
+            data["assets"].append(entry)
+            self._save_json(self._meta_path(release.id), data)
+            return self._asset(release.id, entry)
+
+    def rename_asset(self, release: Release, asset: Asset, name: str) -> Asset:
+        plain_file_name(name, f"{self.where}: rename")
+        with self._lock:
+            data = self._read(release.id)
+            self._mutable(data)
+            if any(a["name"] == name for a in data["assets"]):
+                raise AssetExists(f"{self.where} release {data['tag']}: asset {name} already exists")
+            entry = next(a for a in data["assets"] if a["id"] == asset.id)
+            folder = self.directory / str(release.id) / "assets"
+            os.replace(folder / entry["name"], folder / name)
+            entry["name"] = name
+            self._save_json(self._meta_path(release.id), data)
+            return self._asset(release.id, entry)
+
+    def delete_asset(self, release: Release, asset: Asset) -> None:
+        with self._lock:
+            data = self._read(release.id)
+            self._mutable(data)
+            data["assets"] = [a for a in data["assets"] if a["id"] != asset.id]
+            self._save_json(self._meta_path(release.id), data)
+            (self.directory / str(release.id) / "assets" / asset.name).unlink(missing_ok=True)
+
+    def download_asset(self, release: Release, asset: Asset, dest: Path,
+                       progress: ProgressBars | None = None) -> Path:  # noqa: ARG002 (the Store interface: a copy has no progress)
+        tmp = Path(dest).with_name(Path(dest).name + ".part")
+        with local_records.open_asset(self.directory, release.id, asset.name, self.where) as a, open(tmp, "wb") as b:
+            shutil.copyfileobj(a, b)
+        os.replace(tmp, dest)
+        return Path(dest)
+
+    def read_asset_range(self, release: Release, asset: Asset, start: int, length: int) -> bytes:
+        with local_records.open_asset(self.directory, release.id, asset.name, self.where) as handle:
+            handle.seek(start)
+            return handle.read(length)
+
+
+def _near_store(directory: Path) -> Path | None:
+    """An existing store whose path is a likely typo of ``directory`` (its parent or siblings)."""
+    import difflib
+
+    parent = directory.parent
+    while not parent.is_dir() and parent != parent.parent:
+        parent = parent.parent
+    try:
+        candidates = {str(p): p for p in parent.iterdir() if (p / "store.json").is_file()}
+    except OSError:
+        return None
+    close = difflib.get_close_matches(str(directory), list(candidates), n=1, cutoff=0.75)
+    return candidates[close[0]] if close else None
