@@ -324,7 +324,8 @@ def test_red_after_green_bisects_from_the_newest_published_nightly_to_the_red_on
     assert data["bad"]["commits"] == h.pins_at(h.c["P8"])  # what the red nightly built, not main's P5
     assert data["line"] == (f"bisect {N2}..deps.yaml at {world.red[:7]}: the last green nightly and the red "
                             f"one's pins (plugin {h.c['P2'][:7]}..{h.c['P8'][:7]}); started bisect.yml on main")
-    assert outputs(world) == {"bisect": "true", "good": N2, "bad-commit": world.red}
+    said = "started bisect.yml: " + data["line"].removesuffix("; started bisect.yml on main")
+    assert outputs(world) == {"bisect": "true", "good": N2, "bad-commit": world.red, "said": said}
     assert world.fake.dispatches == [{"repo": world.fake.repo, "workflow": "bisect.yml", "ref": "main",
                                       "inputs": {"good": N2, "bad_commit": world.red, "skip_known": "true"}}]
 
@@ -487,7 +488,7 @@ def test_nothing_published_says_so_with_the_bad_pins(world, run_cli):
     code, data, err = plan(world, run_cli)
     assert code == 0 and data["bisect"] is False, err
     assert data["bad"]["commits"] == h.pins_at(h.c["P8"]) and data["good"] is None
-    assert outputs(world) == {"bisect": "false", "bad-commit": world.red}
+    assert outputs(world) == {"bisect": "false", "bad-commit": world.red, "said": f"not run: {data['line']}"}
 
 
 def test_a_dispatch_whose_answer_is_lost_is_not_sent_twice(world, run_cli):

@@ -245,6 +245,7 @@ def test_a_red_nightly_bisects_itself_and_its_culprit_gets_one_hold_pr(world):
     (dispatch,) = fake.dispatches
     assert dispatch["workflow"] == "bisect.yml" and dispatch["ref"] == "main"
     assert dispatch["inputs"] == {"good": good, "bad_commit": red, "skip_known": "true"}
+    assert started.outputs["said"].startswith(f"started bisect.yml: bisect {good}..")
 
     bisect = load_workflow(WORKFLOWS / "bisect.yml")["jobs"]
     run = Runner(world.origin, world.tmp / "bisect", world.env, now="2026-11-20T07:00:00Z", sha=red, run_id=2)
@@ -262,7 +263,8 @@ def test_a_red_nightly_bisects_itself_and_its_culprit_gets_one_hold_pr(world):
     dash = runner.run_job("dashboard", nightly["dashboard"])
     assert dash.result == "success", dash.log[-3000:]
     assert "DASHBOARD_THIS_RUN" in nightly["dashboard"]["steps"][-1]["env"]
-    assert len(fake.issues()) == 1
+    (issue,) = fake.issues()
+    assert f"bisect: started bisect.yml: bisect {good}.." in issue["body"]   # why it ran, on the dashboard
 
 
 def test_the_bump_workflow_rolls_every_maintained_line_on_its_own_branch(world):

@@ -30,6 +30,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="this workflow run ($GITHUB_RUN_ID, a nightly writing the dashboard as its "
                              "last job, still in progress) ends with CONCLUSION: success, failure or "
                              "cancelled")
+    parser.add_argument("--bisect-job", choices=("success", "failure", "cancelled", "skipped"), metavar="RESULT",
+                        help="how this nightly's bisect job ended (with --bisect-said: what its plan said)")
+    parser.add_argument("--bisect-said", default="", metavar="LINE",
+                        help="the bisect plan's line (nightly.yml's bisect job output `said`): whether a "
+                             "bisect started and why; shown under the roller's headline")
     parser.add_argument("--author", metavar="LOGIN",
                         help="whose dashboard it is (default: the token's own login, or "
                              "github-actions[bot] for an Actions token); only that author's issues "
@@ -48,7 +53,7 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, out: Output) -> int:
     import os
 
-    from release.jobs.dashboard import DashboardOptions, this_run, write_dashboard
+    from release.jobs.dashboard import DashboardOptions, bisect_line, this_run, write_dashboard
     from release.jobs.report import OnGitHub, ReportOptions
     from release.sources.github import DASHBOARD, GitHubClient
     from release.sources.pull_requests import repository_from_env
@@ -57,7 +62,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
     client = GitHubClient.from_env(console=out.progress_console(), needs=DASHBOARD)
     store = open_store_from_args(args, out, read_only=True, writes=False)
     options = DashboardOptions(ReportOptions(now_utc(), nightlies=args.nightlies, base=args.base,
-                                             this_run=this_run(args.this_run, os.environ)),
+                                             this_run=this_run(args.this_run, os.environ),
+                                             bisect=bisect_line(args.bisect_job or "", args.bisect_said)),
                                author=args.author, dry_run=args.dry_run)
     result = write_dashboard(proj, options, OnGitHub(client, owner, name), store)
     output.github_output({"issue": str(result.issue.number or ""), "action": result.issue.action})

@@ -73,6 +73,7 @@ class Report:
     holds: tuple[Pull, ...] = ()
     bisects: tuple[Run, ...] = ()  # bisect runs still going
     unread: tuple[str, ...] = ()  # what could not be read, one line each
+    bisect: str | None = None  # this nightly's bisect: started or not, and why (None: not said)
 
     def to_json(self) -> dict[str, Any]:
         def stamp(moment: _dt.datetime | None) -> str | None:
@@ -88,7 +89,7 @@ class Report:
                 "nightlies": None if self.nightlies is None else [run(r) for r in self.nightlies],
                 "bump": None if self.bump is None else dataclasses.asdict(self.bump),
                 "holds": [dataclasses.asdict(p) for p in self.holds],
-                "bisects": [run(r) for r in self.bisects], "unread": list(self.unread)}
+                "bisects": [run(r) for r in self.bisects], "bisect": self.bisect, "unread": list(self.unread)}
 
 
 def age_days(now: _dt.datetime, then: _dt.datetime | None) -> int | None:
@@ -185,6 +186,8 @@ def markdown(report: Report, *, limit: int = BODY_LIMIT) -> str:
     """The dashboard issue's body: the marker first, at most ``limit`` characters (counted as
     UTF-16 units, which is never fewer than GitHub's count)."""
     lines = [MARKER, "## Roller", "", sanitize.markdown(headline(report)), ""]
+    if report.bisect:
+        lines += [f"bisect: {sanitize.markdown(report.bisect)}", ""]
     for section in sections(report):
         lines += [f"## {section.title}", ""]
         if not section.rows:
@@ -220,6 +223,8 @@ def text(report: Report, *, without: Sequence[str] = ()) -> list[str]:
     """The same report as lines for a terminal (``release status``): one safe line each;
     ``without`` names sections the caller printed already (its own pins table)."""
     lines = [f"roller: {sanitize.line(headline(report))}"]
+    if report.bisect:
+        lines.append(f"bisect: {sanitize.line(report.bisect)}")
     for section in sections(report):
         if section.title in without:
             continue

@@ -221,6 +221,12 @@ class BisectPlan:
             data |= {"dispatched": self.dispatched, "line": self.line}
         return data
 
+    def said(self) -> str:
+        """One line: started or not run, then why (the plan's own line)."""
+        if self.dispatched is not None:
+            return sanitize.line(f"started {self.dispatched['workflow']}: {self.decided.line}")
+        return sanitize.line(f"not run: {self.decided.line}")
+
     def markdown(self) -> str:
         return sanitize.markdown(self.line) + "\n"
 
@@ -228,8 +234,9 @@ class BisectPlan:
         return sanitize.line(self.line)
 
     def outputs(self) -> dict[str, str]:
-        """The ``$GITHUB_OUTPUT`` keys: bisect, and good and bad-commit when known."""
-        outputs = {"bisect": "true" if self.decided.bisect else "false"}
+        """The ``$GITHUB_OUTPUT`` keys: bisect, said (the dashboard's line: whether it started
+        and why), and good and bad-commit when known."""
+        outputs = {"bisect": "true" if self.decided.bisect else "false", "said": self.said()}
         if self.decided.good:
             outputs["good"] = self.decided.good["name"]
         if self.bad.get("commit"):

@@ -58,6 +58,18 @@ def this_run(conclusion: str | None, env: Mapping[str, str]) -> tuple[int, str] 
     return int(run_id), conclusion
 
 
+def bisect_line(job: str, said: str) -> str | None:
+    """What the dashboard says of this nightly's bisect, from its bisect job (nightly.yml: its
+    result, and its plan's ``said`` output): the plan's own line; a job that failed before its
+    plan decided says so; a job that did not run (a green night) says nothing."""
+    from release.core import sanitize
+    if said.strip():
+        return sanitize.line(said.strip())[:300]
+    if job in ("failure", "cancelled"):
+        return f"not decided: the bisect job {'failed' if job == 'failure' else 'was cancelled'} before its plan said"
+    return None
+
+
 def write_dashboard(project: Project, options: DashboardOptions, github: OnGitHub,
                     store: Store | None) -> DashboardResult:
     """Gather the report with the pins merged on the base branch (``merged``, ``fetch``) and

@@ -50,6 +50,7 @@ class ReportOptions:
     fetch: bool = False
     merged: bool = False
     this_run: tuple[int, str] | None = None
+    bisect: str | None = None   # this nightly's bisect, one line (``dashboard.bisect_line``)
 
 
 def gather_report(project: Project, options: ReportOptions, github: OnGitHub | None,
@@ -98,7 +99,7 @@ def gather_report(project: Project, options: ReportOptions, github: OnGitHub | N
     return Report(now=options.now, mode=roller.mode, cooldown_hours=roller.cooldown_hours,
                   roller_file=roller.source, pins=pins,
                   throttle=throttle_line and throttle_line.removeprefix("throttle: "),
-                  unread=unread, **report)
+                  unread=unread, bisect=options.bisect, **report)
 
 
 def _merged_deps(project: Project, base: str | None) -> tuple[Deps, tuple[str, ...]]:

@@ -1,0 +1,94 @@
+"""The dashboard says why this nightly's bisect did or did not run (issue 34 item 3): the bisect
+job's plan says it in one line (its ``said`` output), nightly.yml hands that line and the job's
+result to the dashboard job, and the issue shows it under the roller's headline."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from release.core import roller_report
+from release.core.roller_report import Report
+from release.jobs.bisect_plan import AfterRed, BisectPlan
+from release.jobs.dashboard import bisect_line
+from tests.support.actions_runner import JobResult, Runner, load_workflow, substitute
+from tests.test_workflows import WORKFLOWS
+
+NOW = dt.datetime(2026, 11, 20, 6, 0, tzinfo=dt.timezone.utc)
+NIGHTLY = load_workflow(next(p for p in WORKFLOWS if p.name == "nightly.yml"))["jobs"]
+BAD = {"name": "deps.yaml at abc1234", "commit": "abc1234" + "0" * 33, "commits": {}}
+
+
+@pytest.mark.parametrize("why", [
+    "not bisecting: run 7 has smoke failed in smoke 3.12, so no probe would fail again",
+    "nothing to do: plugin 1234567, between a and b, is already the culprit (hold PR #12)",
+])
+def test_a_plan_that_starts_nothing_says_not_run_and_why(why):
+    plan = BisectPlan(AfterRed(False, why, bad=BAD), BAD)
+    assert plan.outputs()["said"] == f"not run: {why}" and plan.outputs()["bisect"] == "false"
+
+
+def test_a_plan_that_starts_a_bisect_says_started_and_its_range():
+    why = "bisect rocm-jax-v0.9.1.dev20261119..deps.yaml at abc1234: the last green nightly and the red one's pins"
+    plan = BisectPlan(AfterRed(True, why, bad=BAD), BAD, {"workflow": "bisect.yml", "ref": "main", "inputs": {}})
+    assert plan.outputs()["said"] == f"started bisect.yml: {why}"
+
+
+def test_the_plans_line_stays_one_line():
+    plan = BisectPlan(AfterRed(False, "a\nb\x1b[31m", bad=BAD), BAD)
+    assert "\n" not in plan.outputs()["said"] and "\x1b" not in plan.outputs()["said"]
+
+
+@pytest.mark.parametrize("job, said, shown", [
+    ("success", "not run: nothing to bisect", "not run: nothing to bisect"),
+    ("failure", "started bisect.yml: bisect a..b", "started bisect.yml: bisect a..b"),
+    ("failure", "", "not decided: the bisect job failed before its plan said"),
+    ("cancelled", "  ", "not decided: the bisect job was cancelled before its plan said"),
+    ("skipped", "", None),   # a green night: no bisect job, nothing said
+    ("", "", None),          # not a nightly (the bump workflow's dashboard)
+])
+def test_the_dashboard_line_comes_from_the_bisect_job(job, said, shown):
+    assert bisect_line(job, said) == shown
+
+
+@pytest.mark.parametrize("bisect", ["not run: the failure was in smoke", None])
+def test_the_issue_shows_the_line_under_the_headline_and_only_when_said(bisect):
+    report = Report(NOW, "running", 0, None, (), bisect=bisect)
+    body = roller_report.markdown(report).splitlines()
+    text = roller_report.text(report)
+    if bisect is None:
+        assert not any(line.startswith("bisect:") for line in body + text)
+        return
+    head = body.index(next(line for line in body if line.startswith("mode ")))
+    assert body[head + 2] == f"bisect: {bisect}" and f"bisect: {bisect}" in text
+    assert report.to_json()["bisect"] == bisect
+
+
+@pytest.mark.parametrize("result, outputs, job, said", [
+    ("success", {"said": "not run: smoke failed"}, "success", "not run: smoke failed"),
+    ("failure", {}, "failure", ""),
+    ("skipped", {}, "skipped", ""),
+])
+def test_nightly_hands_the_bisect_jobs_result_and_line_to_the_dashboard(tmp_path, result, outputs, job, said):
+    """On the Actions stand-in: the bisect job's output comes from its plan step, and the
+    dashboard job's step gets the result and the line through needs."""
+    assert NIGHTLY["bisect"]["outputs"]["said"] == "${{ steps.decide.outputs.said }}"
+    assert any(s.get("id") == "decide" and s["run"].startswith("scripts/bisect.sh plan")
+               for s in NIGHTLY["bisect"]["steps"])
+    run = Runner(tmp_path / "origin.git", tmp_path / "run", {}, now="2026-11-20T03:23:00Z", sha="a" * 40)
+    run.jobs["bisect"] = JobResult(result, outputs)
+    [step] = [s for s in NIGHTLY["dashboard"]["steps"] if "DASHBOARD_BISECT" in (s.get("env") or {})]
+    ctx = run.context({}, None, {}, NIGHTLY["dashboard"])
+    assert substitute(step["env"]["DASHBOARD_BISECT_JOB"], ctx) == job
+    assert substitute(step["env"]["DASHBOARD_BISECT"], ctx) == said
+
+
+def test_dashboard_sh_passes_the_bisect_job_and_line(tmp_path):
+    from tests.test_workflow_rules import release_argvs
+    (argv,) = release_argvs(tmp_path / "a", ["dashboard.sh"], DASHBOARD_BISECT_JOB="failure",
+                            DASHBOARD_BISECT="not run: smoke failed")
+    assert argv[argv.index("--bisect-job") + 1] == "failure"
+    assert argv[argv.index("--bisect-said") + 1] == "not run: smoke failed"
+    (plain,) = release_argvs(tmp_path / "b", ["dashboard.sh"])
+    assert "--bisect-job" not in plain and "--bisect-said" not in plain
