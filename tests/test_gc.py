@@ -261,26 +261,15 @@ def test_which_drafts_are_current_is_the_utc_date_whatever_the_machines_zone(zon
     """Today and yesterday are UTC dates (the nightly's version carries its UTC build date): a
     runner whose local zone is a day ahead or behind keeps and drops exactly what a UTC one does,
     at every hour of the run."""
-    import os
-    import time
-
     from release.publish.retention import decide_drafts
+    from tests.support.zones import local_zone
     day = _dt.timedelta(days=1)
-    saved = os.environ.get("TZ")
-    try:
-        for hour in range(24):
-            now = NOW.replace(hour=hour)
-            releases = [_release(f"rocm-jax-v0.9.1.dev{now - n * day:%Y%m%d}", draft=True, ours=True,
-                                 created=now - n * day, rid=n + 1) for n in (0, 1, 2)]
-            os.environ["TZ"] = zone
-            time.tzset()
+    for hour in range(24):
+        now = NOW.replace(hour=hour)
+        releases = [_release(f"rocm-jax-v0.9.1.dev{now - n * day:%Y%m%d}", draft=True, ours=True,
+                             created=now - n * day, rid=n + 1) for n in (0, 1, 2)]
+        with local_zone(zone):
             decision = decide_drafts(releases, Retention(keep=1), now)
-            assert [(k.release.tag[-8:], k.reason) for k in decision.kept] == [
-                (f"{now:%Y%m%d}", "current"), (f"{now - day:%Y%m%d}", "current")], hour
-            assert [r.tag[-8:] for r in decision.stale] == [f"{now - 2 * day:%Y%m%d}"], hour
-    finally:
-        if saved is None:
-            os.environ.pop("TZ", None)
-        else:
-            os.environ["TZ"] = saved
-        time.tzset()
+        assert [(k.release.tag[-8:], k.reason) for k in decision.kept] == [
+            (f"{now:%Y%m%d}", "current"), (f"{now - day:%Y%m%d}", "current")], hour
+        assert [r.tag[-8:] for r in decision.stale] == [f"{now - 2 * day:%Y%m%d}"], hour

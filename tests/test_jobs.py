@@ -296,17 +296,16 @@ def test_cut_rc_below_a_published_release_is_refused_before_tagging(run_cli, pub
     assert [r.tag for r in store.list_releases() if r.draft] == []
 
 
-def test_a_cut_or_nightly_that_cannot_build_here_says_so_before_tagging_or_fetching(
-        run_cli, published_line, tmp_path, monkeypatch):
-    """A fresh clone on a machine without Bazel: `release cut` (and a nightly) refuse in one line
-    naming --artifacts, with no tag, no workspace, no dist; with --artifacts the check is not made."""
+def _committed_checkout(root, tools, monkeypatch, bazel=None):
+    """``root`` committed as a fresh clone would be, with only git (and ``bazel``, a script, when
+    given) on PATH; returns a git runner for it."""
     import os
     import shutil
-    project, store = published_line
-    root = project.root
-    tools = tmp_path / "bin"        # git, and no bazel, on PATH
     tools.mkdir()
     os.symlink(shutil.which("git"), tools / "git")
+    if bazel is not None:
+        (tools / "bazel").write_text(bazel)
+        (tools / "bazel").chmod(0o755)
     monkeypatch.setenv("PATH", str(tools))
 
     def git(*args):
@@ -316,6 +315,16 @@ def test_a_cut_or_nightly_that_cannot_build_here_says_so_before_tagging_or_fetch
     git("init", "--quiet", "-b", "main")
     git("add", "-A")
     git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "init")
+    return git
+
+
+def test_a_cut_or_nightly_that_cannot_build_here_says_so_before_tagging_or_fetching(
+        run_cli, published_line, tmp_path, monkeypatch):
+    """A fresh clone on a machine without Bazel: `release cut` (and a nightly) refuse in one line
+    naming --artifacts, with no tag, no workspace, no dist; with --artifacts the check is not made."""
+    project, store = published_line
+    root = project.root
+    git = _committed_checkout(root, tmp_path / "bin", monkeypatch)  # git, and no bazel, on PATH
     for argv in (("cut", "--rc", "1"), ("cut",), ("nightly", "--date", "2026-11-22")):
         code, out, err = run_cli(*argv, "--root", root, "--store", "local", "--store-dir", store.directory,
                                  "--workspace", tmp_path / "ws", "--dist", tmp_path / "dist")
@@ -331,26 +340,12 @@ def test_a_cut_tags_only_after_everything_that_can_fail_before_it_passed(
     """Bazel on PATH and the upstream gone: the fetch fails, and the cut leaves no tag (a tag
     never moves, so one made before a failure would pin the version to a commit that never
     shipped) and nothing published."""
-    import os
-    import shutil
     project, store = published_line
     root = project.root
     deps = root / "deps.yaml"
     deps.write_text(deps.read_text().replace("https://github.com/", f"file://{tmp_path}/gone/"))
-    tools = tmp_path / "bin"        # git, and a bazel that must never be reached
-    tools.mkdir()
-    os.symlink(shutil.which("git"), tools / "git")
-    (tools / "bazel").write_text("#!/bin/sh\nexit 99\n")
-    (tools / "bazel").chmod(0o755)
-    monkeypatch.setenv("PATH", str(tools))
-
-    def git(*args):
-        return subprocess.run([str(tools / "git"), *args], cwd=root, check=True, capture_output=True,
-                              text=True).stdout
-
-    git("init", "--quiet", "-b", "main")
-    git("add", "-A")
-    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "init")
+    # git, and a bazel that must never be reached
+    git = _committed_checkout(root, tmp_path / "bin", monkeypatch, bazel="#!/bin/sh\nexit 99\n")
     code, out, err = run_cli(*argv, "--root", root, "--store", "local", "--store-dir", store.directory,
                              "--workspace", tmp_path / "ws", "--dist", tmp_path / "dist")
     assert code == 2 and len(err.strip().splitlines()) == 1 and "gone" in err, err

@@ -5,13 +5,12 @@ was expected (tests/test_answer_shapes.py fuzzes the readers and commands that u
 from __future__ import annotations
 
 import datetime as _dt
-import os
-import time
 
 import pytest
 
 from release.sources import shapes
 from release.sources.github_errors import MalformedAnswer
+from tests.support.zones import local_zone
 
 UTC = _dt.timezone.utc
 WELL_FORMED = {
@@ -118,17 +117,8 @@ def test_a_flat_object_of_the_named_types_passes_as_it_is():
 ])
 @pytest.mark.parametrize("zone", ["UTC0", "<+14>-14", "<-0330>+3:30"])
 def test_a_time_is_the_same_utc_moment_whatever_the_machines_zone(text, moment, zone):
-    saved = os.environ.get("TZ")
-    os.environ["TZ"] = zone
-    time.tzset()
-    try:
+    with local_zone(zone):
         when = shapes.parse_time(text)
-    finally:
-        if saved is None:
-            os.environ.pop("TZ", None)
-        else:
-            os.environ["TZ"] = saved
-        time.tzset()
     assert when == _dt.datetime(*moment, tzinfo=UTC) and when.tzinfo == UTC
 
 
