@@ -1,7 +1,8 @@
 """How ``release status`` prints its result for people: tables of the pins (with the roller
 report's commit ages), the store and the next versions, then the roller report as the
 dashboard issue says it (``release.core.roller_report.text``, one renderer); and its step
-summary. Rich is imported only when a table is drawn (``--json`` draws none).
+summary; and ``release line new``'s (``new_line_view``). Rich is imported only when a table is
+drawn (``--json`` draws none).
 """
 
 from __future__ import annotations
@@ -120,3 +121,19 @@ def lines_table(console: Console, lines: list[dict] | None) -> None:
         table.add_row(row["branch"], row["version"], row["next_nightly"] or "-", row["last_nightly"] or "-",
                       f"{row['plugin']['branch']} {row['plugin']['commit'][:7]}")
     console.print(table)
+
+
+def new_line_view(console: Console, data: dict) -> None:
+    """``release line new`` for people: what it did to the line, its pins, its PR."""
+    said = {"planned": "would start", "exists": "already maintained:", "committed": "committed (not pushed)",
+            "pushed": "pushed", "opened": "opened the PR for", "updated": "updated the PR for",
+            "kept": "kept the PR (a person pushed to it) for"}[data["action"]]
+    console.print(f"line {data['line']}: {said} {data['branch']} ({data['version']}, jax {data['jax_line']}, "
+                  f"the plugin on {data['plugin_branch']})", markup=False)
+    for name, pin in data["pins"].items():
+        console.print(f"  {name}: {pin['branch']} {pin['commit'][:12]} {pin['url']}", markup=False)
+    if data.get("reason"):
+        console.print(data["reason"], markup=False)
+    if data.get("pull_request"):
+        console.print(f"pull request #{data['pull_request']['number']}: {data['pull_request'].get('url') or ''}",
+                      markup=False)

@@ -79,7 +79,6 @@ def _lines(proj: Project, result: StatusResult, options: StatusOptions) -> list[
     from pathlib import Path
     if not (proj.root / Path(".github") / "lines.json").exists():  # one line: shown above already
         return None
-    from release.commands.line import current_branch
-    from release.jobs.lines import status_rows
+    from release.jobs.lines import current_branch, status_rows
     published = list((result.store or {}).get("published_versions", ()))
     return status_rows(proj, published, options.date, offline=options.offline, current=current_branch(proj.root))

@@ -243,3 +243,75 @@ def next_version_base(repo: ReleaseRepo, tag: str, default: str) -> str:
     major, minor = line_key(version) or (0, 0)
     branch = branch_of(f"{major}.{minor}")
     return branch if branch != default and repo.branch_holds(branch, commit) else default
+
+
+def current_branch(root: Path) -> str:
+    """The line this checkout is: ``$GITHUB_REF_NAME`` on a branch's run, else the branch checked
+    out (``main`` when detached)."""
+    import os
+    import subprocess
+    name = os.environ.get("GITHUB_REF_NAME", "").strip()
+    if name and not os.environ.get("GITHUB_HEAD_REF"):
+        return name
+    got = subprocess.run(["git", "rev-parse", "--abbrev-ref", "HEAD"], cwd=root, capture_output=True, text=True)
+    branch = got.stdout.strip()
+    return branch if got.returncode == 0 and branch and branch != "HEAD" else "main"
+
+
+@dataclasses.dataclass(frozen=True)
+class LineNewOptions:
+    """What ``release line new`` was asked: the line ``X.Y`` and where its work goes."""
+
+    xy: str
+    plugin_branch: str = ""      # empty: WORKING_BRANCH of the line
+    push: bool = False
+    open_pr: bool = False        # implies push
+    dry_run: bool = False
+
+    def __post_init__(self) -> None:
+        if self.dry_run and (self.push or self.open_pr):
+            raise UserError("--dry-run writes nothing; it cannot be combined with --push or --open-pr")
+
+
+def run_line_new(project: Project, options: LineNewOptions, *, console: Any = None,
+                 say: Callable[[str], None] = lambda _text: None) -> tuple[NewLine, dict[str, Any]]:
+    """Start the line ``options.xy`` from this checkout's committed files: plan it, then (unless
+    a dry run) commit, push and open its PR as asked. Returns the plan and the result's JSON data;
+    a user's or a remote's error is raised before anything is written."""
+    from release.check.resolver import index_versions, public_index_default
+    from release.sources.checkout import cache_dir
+    from release.sources.repo import ReleaseRepo, committed_deps
+    repo = ReleaseRepo(project.root)
+    deps = committed_deps(repo, project.deps)  # the files as committed: what the line's branch starts from
+    deps_text = repo.committed(project.deps.path) or ""
+    info_text = repo.committed(project.version_info.path)
+    if info_text is None:
+        raise UserError(f"{project.version_info.path}: not committed at HEAD; line new starts from the committed files")
+    info = parse_version_info(project.version_info.path, info_text)
+    base = repo.current_branch()
+    pull = None
+    if options.open_pr:  # a missing token or repository before anything is fetched or pushed
+        from release.sources.github import PULL_REQUEST, GitHubClient
+        from release.sources.pull_requests import repository_from_env
+        owner, name = repository_from_env()
+        pull = (GitHubClient.from_env(console=console, needs=PULL_REQUEST), owner, name)
+
+    def published(line: str) -> tuple[str, ...]:
+        return tuple(v for v in index_versions(info.rocm_major, public_index_default()) if v.startswith(line))
+    plan = plan_new_line(dataclasses.replace(project, deps=deps, version_info=info), deps_text, info_text,
+                         options.xy, options.plugin_branch or WORKING_BRANCH.format(xy=options.xy),
+                         cache_dir(project.root), published, say=say)
+    data = plan.to_json() | {"dry_run": options.dry_run}
+    if options.dry_run:
+        return plan, data | {"action": "planned"}
+    return plan, data | deliver_new_line(repo, plan, base=base, push=options.push or options.open_pr, pull=pull)
+
+
+def line_base(root: Path, tag: str, default: str) -> str:
+    """``next_version_base`` of the checkout at ``root``; ``default`` (empty: main) is checked
+    as a branch name first (``release line base --default``)."""
+    from release.sources.repo import ReleaseRepo
+    branch = default.strip() or "main"
+    if not is_branch_name(branch):
+        raise UserError(f"line base --default {default!r}: expected a branch name, such as main")
+    return next_version_base(ReleaseRepo(root), tag, branch)
