@@ -71,9 +71,8 @@ def test_head_and_manual_are_the_plain_words():
 def test_any_other_value_that_is_no_mapping_is_refused_naming_every_form(raw):
     err = refused(raw)
     assert err.key == WHERE and err.value == raw
-    for form in ("'head'", "'manual'", "{head: true, require: green|[names][, max_walk: N]}",
-                 "{via, file[, var, branches]}", "{same: DEP}"):
-        assert form in err.expected
+    assert err.expected == ("'head', 'manual', a mapping {head: true, require: green|[names][, max_walk: N]}, "
+                            "a mapping {via, file[, var, branches]} or a mapping {same: DEP}")
 
 
 # --- {head: true, ...} ---------------------------------------------------------------------
