@@ -259,14 +259,17 @@ def test_the_smoke_section_replaces_itself_and_keeps_the_mark():
 
 
 def test_every_job_that_publishes_passes_the_smoke_gate_between_validate_and_publish():
-    """The gate sits in the one declaration of the jobs: right before publish, after validate,
-    in every job that publishes; it runs only when asked (--smoke, on a ROCm machine)."""
-    from release.jobs.catalog import JOBS, PUBLISH, SMOKE, VALIDATE
+    """The gate sits in the one declaration of the jobs: after validate and before publish, in
+    every job that publishes, with nothing between it and publish that touches the draft (a cut
+    makes its tag there, last, so a failed gate leaves no tag); it runs only when asked (--smoke,
+    on a ROCm machine)."""
+    from release.jobs.catalog import JOBS, PUBLISH, SMOKE, TAG, VALIDATE
     publishing = [job for job in JOBS.values() if PUBLISH in job.steps]
     assert {job.name for job in publishing} >= {"nightly", "nightly-finish", "cut", "cut-finish", "post"}
     for job in publishing:
         order = list(job.steps)
-        assert order.index(VALIDATE) < order.index(SMOKE) == order.index(PUBLISH) - 1, job.name
+        assert order.index(VALIDATE) < order.index(SMOKE) < order.index(PUBLISH), job.name
+        assert set(order[order.index(SMOKE) + 1:order.index(PUBLISH)]) <= {TAG}, job.name
     assert SMOKE.when is not None and "smoke" in SMOKE.takes
 
 
