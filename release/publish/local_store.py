@@ -229,14 +229,19 @@ class LocalStore(Store):
         data = self._record(self._meta_path(release.id), release.id)
         return [self._asset(release.id, a) for a in data["assets"]]
 
+    def _taking_name(self, release_id: int, name: str) -> dict:
+        """The record of a release that may still change and has no asset ``name`` (under the lock)."""
+        data = self._read(release_id)
+        self._mutable(data)
+        if any(a["name"] == name for a in data["assets"]):
+            raise AssetExists(f"{self.where} release {data['tag']}: asset {name} already exists")
+        return data
+
     def upload_asset(self, release: Release, path: Path, name: str,
                      progress: ProgressBars | None = None) -> Asset:
         plain_file_name(name, f"{self.where}: upload")
         with self._lock:
-            data = self._read(release.id)
-            self._mutable(data)
-            if any(a["name"] == name for a in data["assets"]):
-                raise AssetExists(f"{self.where} release {data['tag']}: asset {name} already exists")
+            data = self._taking_name(release.id, name)
             folder = self.directory / str(release.id) / "assets"
             part = folder / f".{name}.part"
             size = Path(path).stat().st_size
@@ -259,10 +264,7 @@ class LocalStore(Store):
     def rename_asset(self, release: Release, asset: Asset, name: str) -> Asset:
         plain_file_name(name, f"{self.where}: rename")
         with self._lock:
-            data = self._read(release.id)
-            self._mutable(data)
-            if any(a["name"] == name for a in data["assets"]):
-                raise AssetExists(f"{self.where} release {data['tag']}: asset {name} already exists")
+            data = self._taking_name(release.id, name)
             entry = next(a for a in data["assets"] if a["id"] == asset.id)
             folder = self.directory / str(release.id) / "assets"
             os.replace(folder / entry["name"], folder / name)
