@@ -15,7 +15,8 @@ import pytest
 
 from release import cli
 from release.commands import _job_flags
-from release.commands._job_flags import FLAGS, SET_BY_CODE, job_options
+from release.commands._job_flag_table import FLAGS, SET_BY_CODE
+from release.commands._job_flags import job_options
 from release.core.output import Output
 from release.jobs import catalog
 from release.jobs.runner import OPTION_NAMES, JobDecl, JobOptions, JobRun, OptionsView, StepDecl, run_declared, run_plan

@@ -208,3 +208,34 @@ def test_a_planted_cycle_is_found_and_named(tmp_path):
     # a function-local import closing the loop, written relative: still a cycle
     (package / "a.py").write_text("from pkg import low\n\ndef f():\n    from .sub import b\n")
     assert find_cycle(import_graph(package)) == ["pkg.a", "pkg.sub.b", "pkg.a"]
+
+
+# docs/jobs.md: a command parses flags, calls one jobs function and prints; no module is a
+# whole subsystem. Counted as `wc -l` counts (newlines).
+COMMAND_LINES, MODULE_LINES = 100, 600
+
+
+def too_long(package: Path) -> list[str]:
+    """``path: N lines`` for each commands/*.py of ``COMMAND_LINES`` lines or more, and each
+    other module over ``MODULE_LINES``."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        lines = path.read_bytes().count(b"\n")
+        if lines > (COMMAND_LINES - 1 if path.parent.name == "commands" else MODULE_LINES):
+            found.append(f"{path.relative_to(package.parent)}: {lines} lines")
+    return found
+
+
+def test_every_command_module_is_under_100_lines_and_no_module_over_600():
+    assert too_long(REPO / "release") == []
+
+
+def test_a_long_command_or_module_is_named(tmp_path):
+    package = tmp_path / "release"
+    (package / "commands").mkdir(parents=True)
+    (package / "jobs").mkdir()
+    (package / "commands" / "ok.py").write_text("x = 1\n" * 99)
+    (package / "commands" / "long.py").write_text("x = 1\n" * 100)
+    (package / "jobs" / "ok.py").write_text("x = 1\n" * 600)
+    (package / "jobs" / "long.py").write_text("x = 1\n" * 601)
+    assert too_long(package) == ["release/commands/long.py: 100 lines", "release/jobs/long.py: 601 lines"]

@@ -3,9 +3,10 @@
 Rules: GitHub is asked for the roller report only online, with a token, and for a repository named
 ``owner/name`` (``--repo`` first, else ``$GITHUB_REPOSITORY``); offline, status reads the two
 files and nothing else (no store, public index, PyPI or GitHub), says so part by part, and still
-gives every ``--json`` key and ``$GITHUB_OUTPUT`` key. The rest of status's rules (next versions,
-the public index, PyPI) are stated in tests/test_version_line.py, tests/test_resolver.py and
-tests/test_pypi.py through the command.
+gives every ``--json`` key and ``$GITHUB_OUTPUT`` key. A release's pins "moved since" are those
+deps.yaml pins at another commit now, in the release's order (a dep deps.yaml dropped moved
+nowhere). The rest of status's rules (next versions, the public index, PyPI) are stated in
+tests/test_version_line.py, tests/test_resolver.py and tests/test_pypi.py through the command.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pytest
 
 from release.core.config import load_project
 from release.jobs.report import ReportOptions
-from release.jobs.status import StatusOptions, asked_github, status
+from release.jobs.status import StatusOptions, asked_github, moved_pins, status
 
 NOW = dt.datetime(2026, 11, 28, 3, tzinfo=dt.timezone.utc)
 
@@ -35,6 +36,21 @@ NOW = dt.datetime(2026, 11, 28, 3, tzinfo=dt.timezone.utc)
 ])
 def test_github_is_asked_only_online_with_a_token_and_an_owner_name_repository(offline, repo, env, asked):
     assert asked_github(offline, repo, env) == asked
+
+
+def _pins(**commits: str) -> dict[str, dict[str, str]]:
+    return {name: {"commit": commit, "branch": "main", "url": "", "roll": "follow"} for name, commit in commits.items()}
+
+
+@pytest.mark.parametrize("built, pins, moved", [
+    ({"xla": "a" * 40, "jax": "b" * 40}, _pins(jax="b" * 40, xla="a" * 40), []),
+    ({"xla": "a" * 40, "jax": "b" * 40}, _pins(jax="c" * 40, xla="d" * 40), ["xla", "jax"]),  # the release's order
+    ({"jax": "b" * 40, "xla": "a" * 40}, _pins(jax="b" * 40, xla="d" * 40), ["xla"]),
+    ({"xla": "a" * 40, "gone": "e" * 40}, _pins(xla="a" * 40), []),  # deps.yaml no longer names it
+    ({}, _pins(xla="a" * 40), []),
+])
+def test_the_pins_that_moved_since_a_release_are_the_ones_at_another_commit_now(built, pins, moved):
+    assert moved_pins(built, pins) == moved
 
 
 def test_offline_status_reads_the_two_files_only_and_says_so(project_dir):

@@ -9,9 +9,9 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from release.commands._arguments import add_date_option as add_date_option
-from release.commands._arguments import add_date_options as add_date_options
 from release.commands._arguments import add_store_options as add_store_options
+from release.commands._version_arguments import add_date_option as add_date_option
+from release.commands._version_arguments import add_date_options as add_date_options
 from release.core.clock import now_utc as now_utc
 from release.core.clock import today_utc as today_utc
 

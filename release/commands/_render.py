@@ -39,3 +39,19 @@ def print_plan(console: Console, plan: BuildPlan) -> None:
         console.print("[bold]bazel[/bold]")
         for argv in plan.bazel_commands:
             console.print("  " + " ".join(argv), markup=False)
+
+
+def print_public_index(console: Console, check: dict) -> None:
+    """The version-line warnings, or what was compared, or why nothing could be."""
+    for warning in check["warnings"]:
+        console.print(f"warning: {warning}", markup=False, style="bold yellow")
+    if check.get("note"):
+        console.print(check["note"], markup=False)
+    elif not check["warnings"]:
+        newest = ", ".join(f"{p} {v}" for p, v in check["newest"].items()) or "nothing published"
+        newer = sorted({n for line in check.get("lines", {}).values()
+                        if (n := line.get("newer_line"))})
+        said = (f"; a maintenance line (newer line {newer[-1]} there): its users pin it, and "
+                "the next versions sort above everything of the line" if newer else
+                "; the next versions sort above it")
+        console.print(f"public index {check['index']}: {newest}{said}", markup=False)

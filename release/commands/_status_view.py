@@ -1,7 +1,7 @@
 """How ``release status`` prints its result for people: tables of the pins (with the roller
 report's commit ages), the store and the next versions, then the roller report as the
 dashboard issue says it (``release.core.roller_report.text``, one renderer); and its step
-summary; and ``release line new``'s (``new_line_view``). Rich is imported only when a table is
+summary. The maintained lines' table is ``_line_view``'s. Rich is imported only when a table is
 drawn (``--json`` draws none).
 """
 
@@ -21,8 +21,10 @@ if TYPE_CHECKING:
 def human(console: Console, proj: Project, result: StatusResult) -> None:
     from rich.table import Table
 
+    from release.commands._render import print_public_index
     from release.core import versions
     from release.core.roller_report import pin_ages, text
+    from release.jobs.status import moved_pins
     table = Table(title=f"pins ({proj.deps.path.name})", title_justify="left")
     for col in ("dep", "branch", "commit", "roll", "committed", "age", "url"):
         table.add_column(col, no_wrap=True)
@@ -42,7 +44,7 @@ def human(console: Console, proj: Project, result: StatusResult) -> None:
                 st.add_row(kind, "none", "", "")
                 continue
             pins = rel.get("pins") or {}
-            moved = [n for n, c in pins.items() if n in result.pins and result.pins[n]["commit"] != c]
+            moved = moved_pins(pins, result.pins)
             shown = (" ".join(f"{n}={c[:7]}" for n, c in pins.items())
                      + (f" (moved since: {', '.join(moved)})" if moved else " (= deps.yaml)" if pins else ""))
             st.add_row(kind, rel["tag"], (rel["published"] or "")[:10], shown)
@@ -87,53 +89,3 @@ def summary(result: StatusResult) -> str:
     if result.line["problem"]:
         lines += [f"\n> warning: {result.line['problem']}"]
     return "\n".join(lines)
-
-
-def print_public_index(console: Console, check: dict) -> None:
-    """The version-line warnings, or what was compared, or why nothing could be."""
-    for warning in check["warnings"]:
-        console.print(f"warning: {warning}", markup=False, style="bold yellow")
-    if check.get("note"):
-        console.print(check["note"], markup=False)
-    elif not check["warnings"]:
-        newest = ", ".join(f"{p} {v}" for p, v in check["newest"].items()) or "nothing published"
-        newer = sorted({n for line in check.get("lines", {}).values()
-                        if (n := line.get("newer_line"))})
-        said = (f"; a maintenance line (newer line {newer[-1]} there): its users pin it, and "
-                "the next versions sort above everything of the line" if newer else
-                "; the next versions sort above it")
-        console.print(f"public index {check['index']}: {newest}{said}", markup=False)
-
-
-def lines_table(console: Console, lines: list[dict] | None) -> None:
-    """One row a maintained line (docs/lines.md): its branch, next version and nightly, the last
-    nightly of its line, its plugin pin; a line whose files could not be read says why."""
-    if not lines:
-        return
-    from rich.table import Table
-    table = Table(title="maintained lines (.github/lines.json)", title_justify="left")
-    for col in ("branch", "version", "next nightly", "last nightly", "plugin"):
-        table.add_column(col, no_wrap=True)
-    for row in lines:
-        if "version" not in row:
-            table.add_row(row["branch"], row["problem"], "", "", "")
-            continue
-        table.add_row(row["branch"], row["version"], row["next_nightly"] or "-", row["last_nightly"] or "-",
-                      f"{row['plugin']['branch']} {row['plugin']['commit'][:7]}")
-    console.print(table)
-
-
-def new_line_view(console: Console, data: dict) -> None:
-    """``release line new`` for people: what it did to the line, its pins, its PR."""
-    said = {"planned": "would start", "exists": "already maintained:", "committed": "committed (not pushed)",
-            "pushed": "pushed", "opened": "opened the PR for", "updated": "updated the PR for",
-            "kept": "kept the PR (a person pushed to it) for"}[data["action"]]
-    console.print(f"line {data['line']}: {said} {data['branch']} ({data['version']}, jax {data['jax_line']}, "
-                  f"the plugin on {data['plugin_branch']})", markup=False)
-    for name, pin in data["pins"].items():
-        console.print(f"  {name}: {pin['branch']} {pin['commit'][:12]} {pin['url']}", markup=False)
-    if data.get("reason"):
-        console.print(data["reason"], markup=False)
-    if data.get("pull_request"):
-        console.print(f"pull request #{data['pull_request']['number']}: {data['pull_request'].get('url') or ''}",
-                      markup=False)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from release.commands._arguments import add_build_input_options, add_kind_options, add_python_option
+from release.commands._arguments import add_build_input_options
 from release.commands._common import project, today_utc
+from release.commands._version_arguments import add_kind_options, add_python_option
 from release.core import output
 
 if TYPE_CHECKING:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from release.commands._arguments import add_python_option
 from release.commands._common import add_store_options, job_request, project, transfer_progress
 from release.commands._job_flags import add_job_flags, job_options
 from release.commands._render import untested_note
+from release.commands._version_arguments import add_python_option
 from release.core import flags, output
 from release.core.errors import UserError
 

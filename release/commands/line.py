@@ -71,7 +71,7 @@ def _base(args: argparse.Namespace, out: Output) -> int:
 
 def _new(args: argparse.Namespace, out: Output) -> int:
     from release.commands._common import project
-    from release.commands._status_view import new_line_view
+    from release.commands._line_view import new_line_view
     from release.core.lines import parse_xy
     from release.jobs.lines import LineNewOptions, run_line_new
     if args.line is None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from release.commands._arguments import add_python_option
 from release.commands._common import (
     add_date_options,
     add_store_options,
@@ -22,6 +21,7 @@ from release.commands._common import (
 )
 from release.commands._job_flags import add_job_flags, job_options
 from release.commands._render import print_plan, untested_note
+from release.commands._version_arguments import add_python_option
 from release.core import output
 
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         """A dry run shows its plan; people read the reason line already printed, and a build
         ends with what it published."""
         if args.dry_run and result.plan is not None:
-            from release.commands._status_view import print_public_index
+            from release.commands._render import print_public_index
             print_plan(console, result.plan)
             print_public_index(console, data["public_index"])
         elif data.get("steps"):

@@ -2,7 +2,8 @@
 and how the roller is doing (the dashboard issue's report).
 
 The flags become ``release.jobs.status.StatusOptions``; ``release.jobs.status.status`` reads
-everything (see there what and why); ``release.commands._status_view`` prints it for people.
+everything (see there what and why); ``release.commands._status_view`` prints it for people
+(``_line_view`` the maintained lines' table).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from release.commands._common import (
     open_store_from_args,
     project,
 )
-from release.commands._status_view import print_public_index as print_public_index  # nightly's
 from release.core import output
 
 if TYPE_CHECKING:
@@ -48,6 +48,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
 
     from release.check import resolver
     from release.commands import _status_view
+    from release.commands._line_view import lines_table
     from release.jobs.report import OnGitHub, ReportOptions
     from release.jobs.status import StatusOptions, asked_github, status
     proj = project(args)
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
 
     def human(console: Console) -> None:
         _status_view.human(console, proj, result)
-        _status_view.lines_table(console, lines)
+        lines_table(console, lines)
     out.result(result.to_json() | ({"lines": lines} if lines is not None else {}), human)
     return 0
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from release.commands._arguments import add_kind_options
 from release.commands._common import project, today_utc
+from release.commands._version_arguments import add_kind_options
 from release.core import output
 
 if TYPE_CHECKING:

@@ -109,6 +109,13 @@ def status(project: Project, options: StatusOptions, store: Store | None,
         roller=gather_report(project, options.report, github, store))
 
 
+def moved_pins(built: Mapping[str, str], pins: Mapping[str, Mapping[str, str]]) -> list[str]:
+    """The deps a release was built from (``built``: name -> commit) whose deps.yaml pin
+    (``pins``, ``StatusResult.pins``) is another commit now, in ``built``'s order; a dep
+    deps.yaml no longer names has not moved (there is nothing it moved to)."""
+    return [name for name, commit in built.items() if name in pins and pins[name]["commit"] != commit]
+
+
 def pypi_view(options: StatusOptions, rocm_major: int, view: dict | None) -> dict:
     """Whether each published release and post release is on PyPI (the index uploads go to,
     ``upload_url``'s, else the public index); offline asks nothing and loads no PyPI client."""
