@@ -5,8 +5,11 @@ result to the dashboard job, and the issue shows it under the roller's headline.
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from release.core import roller_report
 from release.core.roller_report import Report
@@ -92,3 +95,55 @@ def test_dashboard_sh_passes_the_bisect_job_and_line(tmp_path):
     assert argv[argv.index("--bisect-said") + 1] == "not run: smoke failed"
     (plain,) = release_argvs(tmp_path / "b", ["dashboard.sh"])
     assert "--bisect-job" not in plain and "--bisect-said" not in plain
+
+
+# ------------------------------------------------------------------ kept by a writer that says nothing
+
+@given(st.text(min_size=1, max_size=80))
+def test_the_bisect_line_reads_back_from_the_body_as_the_words_it_was_given(said):
+    """Whatever the plan said (upstream text: Markdown, HTML, pings, controls), the body's line
+    reads back as those words, so keeping it rewrites the same body."""
+    shown = bisect_line("failure", said)
+    body = roller_report.markdown(Report(NOW, "running", 0, None, (), bisect=shown))
+    kept = roller_report.bisect_of(body)
+    assert kept == (shown.strip() if shown and shown.strip() else None)
+    assert roller_report.markdown(Report(NOW, "running", 0, None, (), bisect=kept)) == body
+
+
+def test_a_body_without_a_bisect_line_keeps_none():
+    assert roller_report.bisect_of(roller_report.markdown(Report(NOW, "running", 0, None, ()))) is None
+
+
+@pytest.fixture
+def dash(bump_project, github_env, tmp_path, monkeypatch):
+    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("GITHUB_RUN_ID", "1")
+    return bump_project(), github_env
+
+
+def test_bumps_dashboard_keeps_the_nightlys_bisect_line_and_the_next_nightly_replaces_it(dash, run_cli):
+    """Issue 34: the bump workflow's dashboard job says nothing of a bisect; the line the red
+    nightly wrote stays through it, and only a nightly replaces it (a green one removes it)."""
+    root, fake = dash
+    said = "not run: not bisecting: run 7 has smoke failed in smoke 3.12 <b>#12</b> [x](y)"
+
+    def body() -> str:
+        (issue,) = fake.issues()
+        return issue["body"]
+
+    code, _, err = run_cli("dashboard", "--bisect-job", "success", "--bisect-said", said, "--root", root)
+    assert code == 0, err
+    line = next(line for line in body().splitlines() if line.startswith("bisect: "))
+    code, out, err = run_cli("dashboard", "--json", "--root", root)       # bump's: no bisect flags
+    assert code == 0, err
+    assert json.loads(out)["report"]["bisect"] == said and line in body().splitlines()
+    code, _, err = run_cli("dashboard", "--bisect-job", "failure", "--bisect-said", "started bisect.yml: a..b",
+                           "--root", root)                                  # the next red nightly
+    assert code == 0, err
+    assert "bisect: started bisect.yml: a..b" in body().splitlines()
+    code, _, err = run_cli("dashboard", "--bisect-job", "skipped", "--root", root)   # a green nightly
+    assert code == 0, err
+    assert not any(line.startswith("bisect:") for line in body().splitlines())
+    code, _, err = run_cli("dashboard", "--root", root)                     # bump's again: nothing to keep
+    assert code == 0, err
+    assert not any(line.startswith("bisect:") for line in body().splitlines())

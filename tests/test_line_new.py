@@ -141,6 +141,24 @@ def test_list_prints_the_matrix_and_hands_it_to_the_workflow(world, run_cli, tmp
     assert 'lines=["main", "release/0.10"]' in out_file.read_text()
 
 
+@pytest.mark.parametrize("argv, said", [
+    (["list", "--tag", "rocm-jax-v0.10.0"], "line list takes no --tag"),
+    (["list", "--default", "main"], "line list takes no --default"),
+    (["list", "--default", ""], "line list takes no --default"),
+    (["list", "0.10", "--push"], "line list takes no X.Y, --push"),
+    (["base", "--tag", "rocm-jax-v0.10.0", "--dry-run"], "line base takes no --dry-run"),
+    (["base", "--tag", "rocm-jax-v0.10.0", "--plugin-branch", "b"], "line base takes no --plugin-branch"),
+    (["new", "0.10", "--tag", "rocm-jax-v0.10.0"], "line new takes no --tag"),
+    (["new", "0.10", "--default", "main"], "line new takes no --default"),
+])
+def test_a_flag_the_action_does_not_use_is_refused_not_ignored(world, run_cli, argv, said):
+    """A flag of another action is a person's mistake: one line naming it, exit 2, nothing written."""
+    before = git("for-each-ref", cwd=world.root), git("for-each-ref", cwd=world.origin)
+    code, out, err = run_cli("line", *argv)
+    assert code == 2 and said in err and len(err.strip().splitlines()) == 1 and out == "", (code, out, err)
+    assert (git("for-each-ref", cwd=world.root), git("for-each-ref", cwd=world.origin)) == before
+
+
 def test_the_lines_version_is_counted_from_what_is_published(world, run_cli, monkeypatch, make_dist, local_index):
     """jax 0.10.0 is released and re-spun once on the public index: the line starts at 0.10.0.post2."""
     index = local_index([w for v in ("0.10.0", "0.10.0.post1", "0.11.0rc1")

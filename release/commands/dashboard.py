@@ -31,7 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "last job, still in progress) ends with CONCLUSION: success, failure or "
                              "cancelled")
     parser.add_argument("--bisect-job", choices=("success", "failure", "cancelled", "skipped"), metavar="RESULT",
-                        help="how this nightly's bisect job ended (with --bisect-said: what its plan said)")
+                        help="how this nightly's bisect job ended (with --bisect-said: what its plan said); "
+                             "without both (bump's dashboard) the bisect line the last nightly wrote is kept")
     parser.add_argument("--bisect-said", default="", metavar="LINE",
                         help="the bisect plan's line (nightly.yml's bisect job output `said`): whether a "
                              "bisect started and why; shown under the roller's headline")
@@ -64,7 +65,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
     options = DashboardOptions(ReportOptions(now_utc(), nightlies=args.nightlies, base=args.base,
                                              this_run=this_run(args.this_run, os.environ),
                                              bisect=bisect_line(args.bisect_job or "", args.bisect_said)),
-                               author=args.author, dry_run=args.dry_run)
+                               author=args.author, dry_run=args.dry_run,
+                               keep_bisect=args.bisect_job is None and not args.bisect_said.strip())
     result = write_dashboard(proj, options, OnGitHub(client, owner, name), store)
     output.github_output({"issue": str(result.issue.number or ""), "action": result.issue.action})
     output.step_summary(f"## dashboard\n\n{result.line}\n")

@@ -31,12 +31,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(implies --push; needs GITHUB_REPOSITORY and GITHUB_TOKEN)")
     parser.add_argument("--dry-run", action="store_true", help="with new: show the line's files; write nothing")
     parser.add_argument("--tag", metavar="TAG", help="with base: the pushed rc, release or post tag")
-    parser.add_argument("--default", metavar="BRANCH", default="",
+    parser.add_argument("--default", metavar="BRANCH", default=None,
                         help="with base: the default branch, the base when the tag's release/X.Y "
                              "does not hold it (empty: main)")
 
 
+# What each action reads; anything else given is refused (one line, exit 2), never ignored.
+_USES = {"list": (), "base": ("tag", "default"),
+         "new": ("line", "plugin_branch", "push", "open_pr", "dry_run")}
+_SPELLED = {"line": "X.Y", "plugin_branch": "--plugin-branch", "push": "--push", "open_pr": "--open-pr",
+            "dry_run": "--dry-run", "tag": "--tag", "default": "--default"}
+
+
 def run(args: argparse.Namespace, out: Output) -> int:
+    unused = [spelled for key, spelled in _SPELLED.items()
+              if key not in _USES[args.action] and getattr(args, key) not in (None, False)]
+    if unused:
+        raise UserError(f"line {args.action} takes no {', '.join(unused)}")
     return {"list": _list, "base": _base, "new": _new}[args.action](args, out)
 
 
@@ -46,8 +57,6 @@ def _list(args: argparse.Namespace, out: Output) -> int:
     from release.core.config import find_root
     from release.core.lines import read_lines
     from release.jobs.lines import current_branch
-    if args.line or args.plugin_branch or args.push or args.open_pr or args.dry_run:
-        raise UserError("line list takes no X.Y, --plugin-branch, --push, --open-pr or --dry-run")
     root = args.root or find_root()
     lines = read_lines(root, current_branch(root))
     output.github_output({"lines": json.dumps(list(lines))})
@@ -63,7 +72,7 @@ def _base(args: argparse.Namespace, out: Output) -> int:
     from release.jobs.lines import line_base
     if not args.tag:
         raise UserError("line base needs --tag, such as: release line base --tag rocm-jax-v0.9.1.post2")
-    base = line_base(args.root or Path.cwd(), args.tag.strip(), args.default)
+    base = line_base(args.root or Path.cwd(), args.tag.strip(), args.default or "")
     output.github_output({"base": base})
     out.result({"tag": args.tag.strip(), "base": base}, lambda console: console.print(base, markup=False))
     return 0

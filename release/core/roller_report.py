@@ -206,6 +206,17 @@ def markdown(report: Report, *, limit: int = BODY_LIMIT) -> str:
     return bound("\n".join(lines), limit)
 
 
+def bisect_of(body: str) -> str | None:
+    """The bisect line a dashboard body shows (``markdown``'s ``bisect:`` line), as the words it
+    was given, or None: a writer that says nothing of the bisect (bump's) keeps the nightly's."""
+    found = re.search(r"^bisect: (.+)$", body, re.MULTILINE)
+    if found is None:
+        return None
+    said = found.group(1).replace("\u200b", "")
+    said = re.sub(r"\\(.)", r"\1", said).replace("&lt;", "<").replace("&amp;", "&")
+    return sanitize.line(said).strip() or None
+
+
 def bound(body: str, limit: int = BODY_LIMIT) -> str:
     """``body`` when it fits in ``limit``, else cut at a line end with a note saying so (the
     marker, the first line, always kept)."""

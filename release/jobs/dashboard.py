@@ -28,6 +28,9 @@ class DashboardOptions:
     report: ReportOptions
     author: str | None = None  # whose dashboard (None: the token's login, else the Actions bot)
     dry_run: bool = False      # render and say what would be sent; send nothing
+    # This writer says nothing of a bisect (bump's dashboard job): the line the last nightly
+    # wrote stays, else a bump after a red night would erase why it did or did not bisect.
+    keep_bisect: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,9 +81,12 @@ def write_dashboard(project: Project, options: DashboardOptions, github: OnGitHu
     from release.sources import dashboard
     report_options = dataclasses.replace(options.report, fetch=True, merged=True)
     report = gather_report(project, report_options, github, store)
-    body = roller_report.markdown(report)
     writer = dashboard.token_login(github.client)  # None: an installation token (the workflows')
     login = options.author or writer or dashboard.ACTIONS_LOGIN
+    found = dashboard.dashboards(github.client, github.owner, github.name, login)
+    if options.keep_bisect and report.bisect is None and found:
+        report = dataclasses.replace(report, bisect=roller_report.bisect_of(str(found[0].get("body") or "")))
+    body = roller_report.markdown(report)
     issue = dashboard.sync_issue(github.client, github.owner, github.name, body, login=login,
-                                 dry_run=options.dry_run, may_open=writer is None or writer == login)
+                                 dry_run=options.dry_run, may_open=writer is None or writer == login, found=found)
     return DashboardResult(report, body, issue)

@@ -119,12 +119,13 @@ def dashboards(client: GitHubClient, owner: str, name: str, login: str) -> list[
 
 
 def sync_issue(client: GitHubClient, owner: str, name: str, body: str, *, login: str,
-               dry_run: bool = False, may_open: bool = True) -> IssueResult:
+               dry_run: bool = False, may_open: bool = True, found: list[dict] | None = None) -> IssueResult:
     """Open the dashboard once, edit it when ``body`` differs, else send nothing. ``may_open``
     False (a person's token naming another author with ``--author``): edit that author's
-    dashboard, never open one as the person (the workflows would not find it: a second one)."""
+    dashboard, never open one as the person (the workflows would not find it: a second one).
+    ``found``: ``dashboards`` as the caller listed them already (None: listed here)."""
     body = roller_report.bound(body)
-    found = dashboards(client, owner, name, login)
+    found = dashboards(client, owner, name, login) if found is None else found
     if not found:
         if not may_open:
             raise UserError(f"no dashboard issue by {login} in {owner}/{name} to edit, and this token "
