@@ -14,6 +14,7 @@
 #   TWINE_REPOSITORY_URL   the index's upload endpoint (or a [pypi] section in ~/.pypirc)
 #   TWINE_USERNAME, TWINE_PASSWORD   an API token; unset in CI: Trusted Publishing (id-token: write)
 #   RELEASE_PYPI_FILE_LIMIT          the project's per-file limit on the index (default 100MiB)
+#   RELEASE_PYPI_PROJECT_LIMIT       each project's limit on its total (default 10GiB; none, PROJECT=SIZE)
 #   RELEASE_PYPI_SIGN      1: sign with `sigstore attest` and `pypi_attestations convert`
 #                          (pip install '.[pypi-sign]'; needs an OIDC identity, e.g. CI's)
 #   RELEASE_PYPI_WORK      where the wheels are staged and signed (default .cache/pypi/<tag>)

@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from release.core import naming
-from release.publish import pypi
+from release.publish import pypi, pypi_budget
 from release.publish.stores import LocalStore
 from tests.support.build import run_python
 from tests.support.publish_dist import release_dist
@@ -42,6 +42,8 @@ def env(monkeypatch, tmp_path, pypi_server):
     for name in ("TWINE_USERNAME", "TWINE_REPOSITORY", "ACTIONS_ID_TOKEN_REQUEST_URL",
                  "ACTIONS_ID_TOKEN_REQUEST_TOKEN", pypi.FILE_LIMIT_ENV):
         monkeypatch.delenv(name, raising=False)
+    # pypiserver lists files without their sizes (no PEP 700) and has no project limit
+    monkeypatch.setenv(pypi_budget.PROJECT_LIMIT_ENV, "none")
     return pypi_server
 
 
@@ -299,6 +301,29 @@ def test_a_file_over_the_limit_stops_everything_naming_file_size_and_limit(env, 
     code, out, err = run_cli("pypi-upload", TAG, *flags[:-1], dist.directory.parent / "elsewhere",
                              "--file-limit", str(size - 1))
     assert code == 2 and "download jax" not in out
+
+
+def test_a_project_that_would_pass_its_limit_stops_everything_naming_total_new_and_limit(
+        env, released, run_cli, monkeypatch):
+    store, dist, flags = released
+    monkeypatch.delenv(pypi_budget.PROJECT_LIMIT_ENV)
+    plugins = [a for a in dist.wheels if a.name != PJRT]
+    plugin_bytes = sum(os.path.getsize(dist.directory / a.name) for a in plugins)
+    limit = f"{naming.plugin_dist(7)}={plugin_bytes - 1}"
+    code, out, err = run_cli("pypi-upload", TAG, *flags, "--project-limit", limit)
+    assert code == 2 and env.uploads == [] and env.files() == {}
+    assert f"{naming.plugin_dist(7)} holds 0 bytes" in err and f"+ {plugin_bytes:,} bytes" in err
+    assert f"project limit of {plugin_bytes - 1:,} bytes" in err and naming.pjrt_dist(7) not in err
+    # PyPI's default: the index does not know the projects yet, so each holds nothing today
+    code, out, err = run_cli("pypi-upload", TAG, *flags, "--json")
+    assert code == 0, err
+    budget = {b["project"]: b for b in json.loads(out)["budget"]}
+    assert budget[naming.plugin_dist(7)] == {"project": naming.plugin_dist(7), "held": 0, "new": plugin_bytes,
+                                              "limit": 10 << 30, "fits": True}
+    # now pypiserver lists the files without sizes: the total is unknown, exit 3, unless no limit
+    code, out, err = run_cli("pypi-upload", TAG, *flags)
+    assert code == 3 and "without their sizes" in err
+    assert run_cli("pypi-upload", TAG, *flags, "--project-limit", "none")[0] == 0
 
 
 def test_the_validated_bytes_go_up_even_when_the_dist_directory_changed(env, released, run_cli):

@@ -23,6 +23,7 @@ from urllib.parse import quote, urlsplit
 from packaging.version import InvalidVersion, Version
 
 from release.core import naming, sanitize
+from release.core.errors import UserError
 from release.sources.github import GitHubClient, GitHubError
 
 # The ROCm runners' labels when the variable ROCM_RUNNER_LABELS is unset (build-wheels.yml).
@@ -217,6 +218,15 @@ def required_names(value: str) -> list[str]:
     return [line.strip() for line in value.splitlines() if line.strip()]
 
 
+def _project_limits(value: str) -> str | None:
+    from release.publish.pypi_budget import parse_project_limits
+    try:
+        parse_project_limits(value, "PYPI_PROJECT_LIMIT")
+    except UserError as exc:
+        return str(exc).split(": ", 1)[-1]
+    return None
+
+
 VARIABLE_RULES: dict[str, Callable[[str], str | None]] = {
     "BUMP_AUTO_MERGE": _true_or_false,
     "BUMP_MERGE_METHOD": _merge_method,
@@ -227,6 +237,7 @@ VARIABLE_RULES: dict[str, Callable[[str], str | None]] = {
     "RELEASE_INDEX_URL": _url(("https",)),
     "BAZEL_REMOTE_CACHE": _url(("grpcs", "grpc", "https", "http")),
     "PYPI_REPOSITORY_URL": _url(("https",)),
+    "PYPI_PROJECT_LIMIT": _project_limits,
 }
 
 

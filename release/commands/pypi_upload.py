@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from release.publish import pypi
+    from release.publish import pypi, pypi_budget
 
 HELP = "upload a published release's validated wheels to PyPI (pjrt first, resumable) and note it"
 
@@ -31,6 +31,15 @@ def _size_flag(text: str) -> int:
 
 
 FILE_LIMIT_ENV = "RELEASE_PYPI_FILE_LIMIT"  # pypi.FILE_LIMIT_ENV, named here so --help loads no HTTP client
+PROJECT_LIMIT_ENV = "RELEASE_PYPI_PROJECT_LIMIT"  # pypi_budget.PROJECT_LIMIT_ENV, likewise
+
+
+def _project_limit_flag(text: str) -> pypi_budget.ProjectLimits:
+    from release.publish import pypi_budget
+    try:
+        return pypi_budget.parse_project_limits(text)
+    except UserError as exc:
+        raise flags.Bad(str(exc).removeprefix("--project-limit ")) from None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,6 +56,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--file-limit", type=_size_flag, metavar="SIZE",
                         help=f"the per-file limit, e.g. 200MiB (default: ${FILE_LIMIT_ENV}, else "
                              "100MiB, PyPI's default)")
+    parser.add_argument("--project-limit", type=_project_limit_flag, metavar="LIMITS",
+                        help=f"each project's limit on its total, e.g. 10GiB, jax-rocm7-pjrt=20GiB or "
+                             f"none, comma-separated (default: ${PROJECT_LIMIT_ENV}, else 10GiB, PyPI's)")
     parser.add_argument("--attestations", action="store_true",
                         help="upload each wheel with its <wheel>.*.attestation (PEP 740) from the work "
                              "directory; a wheel without one stops the run")
@@ -73,7 +85,8 @@ def settings_from_args(args: argparse.Namespace) -> pypi.PypiSettings:
         dist_root=(args.dist or pypi.default_dist_root(args.root)).resolve(),
         repository_url=args.repository_url, repository=args.repository,
         config_file=args.config_file, index_url=args.index_url,
-        file_limit=args.file_limit or pypi.file_limit_default(), attach=args.attestations,
+        file_limit=args.file_limit or pypi.file_limit_default(), project_limits=args.project_limit,
+        attach=args.attestations,
         dry_run=args.dry_run, notes="only" if args.notes_only else "skip" if args.no_notes else "update",
         work=args.work.resolve() if args.work else None)
 

@@ -9,8 +9,9 @@ taken from ``dist/<version>/`` when it matches, else downloaded from the release
 Before anything is uploaded: the release is published and of a kind that goes to PyPI
 (releases and post releases: nightlies would fill the project's quota, and an rc is below
 the release ``jax[rocm]`` asks for, so none of its users would get it), it holds one pjrt
-wheel and plugin wheels of its version (no local label, which PyPI refuses), no file is over
-the per-file limit, every attestation asked for is there and names its wheel, and the index
+wheel and plugin wheels of its version (no local label, which PyPI refuses), every file fits
+the index's per-file limit and each project's total its per-project limit (``pypi_budget``:
+what would not fit is one line, exit 2), every attestation asked for is there and names its wheel, and the index
 is asked what it holds: a file there with other bytes stops the run (exit 3).
 
 Then the pjrt wheel, then each plugin: a plugin visible without its pjrt breaks
@@ -25,7 +26,6 @@ reached it (``update_notes``; a published release's notes may change).
 from __future__ import annotations
 
 import dataclasses
-import re
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -39,8 +39,16 @@ from release.core.checksums import sha256_file
 from release.core.errors import RemoteError, UserError
 from release.core.redact import display_url
 from release.core.safe_names import plain_file_name
-from release.publish import attestations, notes
+from release.publish import attestations, notes, pypi_budget
 from release.publish.drafts import assets_digest
+from release.publish.pypi_budget import (  # noqa: F401 (the sizes' names, as they were here)
+    DEFAULT_FILE_LIMIT,
+    MIB,
+    ProjectLimits,
+    parse_size,
+    project_limits_default,
+    show_size,
+)
 from release.publish.pypi_index import Repository, index_files, upload, upload_fields, with_credentials
 
 if TYPE_CHECKING:
@@ -48,11 +56,7 @@ if TYPE_CHECKING:
     from release.publish.stores import Release, Store
 
 KINDS_FOR_PYPI = ("release", "post")
-MIB = 1 << 20
-DEFAULT_FILE_LIMIT = 100 * MIB  # PyPI's default per-file limit (100 MiB; raised per project on request)
 FILE_LIMIT_ENV = "RELEASE_PYPI_FILE_LIMIT"
-_SIZE = re.compile(r"(\d+)\s*(|B|KiB|MiB|GiB|KB|MB|GB)", re.I)
-_UNITS = {"": 1, "b": 1, "kib": 1 << 10, "mib": MIB, "gib": 1 << 30, "kb": 10**3, "mb": 10**6, "gb": 10**9}
 
 
 READBACK_WAITS = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)  # seconds between asks of a listing that lacks a file
@@ -64,18 +68,6 @@ class IndexConflict(RemoteError):
 
 class NotListed(RemoteError):
     """The index took a file (2xx) but does not list it: nothing more is uploaded, exit 3."""
-
-
-def parse_size(text: str, where: str = "--file-limit") -> int:
-    """``104857600``, ``100MiB``, ``1GiB`` (or ``MB``/``GB``, powers of ten) as bytes; > 0."""
-    m = _SIZE.fullmatch(text.strip())
-    if not m or int(m.group(1)) <= 0:
-        raise UserError(f"{where} {text!r}: expected a size such as 100MiB, 1GiB or a number of bytes")
-    return int(m.group(1)) * _UNITS[m.group(2).lower()]
-
-
-def show_size(size: int) -> str:
-    return f"{size:,} bytes ({size / MIB:.1f} MiB)"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -212,15 +204,6 @@ def stage(store: Store, files: ReleaseFiles, dist_dir: Path, *, say: Say,
         staged.append(dataclasses.replace(wheel, path=path, size=path.stat().st_size))
     attestations.write_for_signing(files.work, files.provenance, {w.name: w.sha256 for w in staged})
     return dataclasses.replace(files, wheels=tuple(staged))
-
-
-def check_limit(wheels: tuple[Wheel, ...], limit: int) -> None:
-    """Refuse the whole upload when any file is over the per-file limit, naming each."""
-    over = [w for w in wheels if (w.size or 0) > limit]
-    if over:
-        listed = "; ".join(f"{w.name} is {show_size(w.size or 0)}" for w in over)
-        raise UserError(f"{listed}: over the per-file limit of {show_size(limit)} (--file-limit or "
-                        f"${FILE_LIMIT_ENV}; PyPI raises a project's limit on request); nothing was uploaded")
 
 
 def _held(index_url: str, projects: set[str], session: requests.Session) -> dict[str, str | None]:
@@ -371,6 +354,7 @@ class PypiSettings:
     config_file: Path | None = None     # default ~/.pypirc
     index_url: str | None = None        # the simple API to ask (default: from the upload URL)
     file_limit: int = DEFAULT_FILE_LIMIT
+    project_limits: ProjectLimits | None = None  # else $RELEASE_PYPI_PROJECT_LIMIT, else PyPI's
     attach: bool = False                # upload <wheel>.*.attestation with each wheel
     dry_run: bool = False
     notes: str = "update"               # "update" | "skip" | "only"
@@ -421,11 +405,18 @@ def publish_to_pypi(store: Store, tag: str, settings: PypiSettings, *, say: Say,
     files = read_release(store, tag, work, say=say, progress=progress)
     result: dict[str, Any] = {"tag": tag, "version": version, "index": display_url(repository.index_url)}
     if settings.notes != "only":
-        check_limit(files.wheels, settings.file_limit)  # sizes as the release lists them: before any download
+        limits = settings.project_limits or project_limits_default()
+        # both limits by the sizes the release lists: before any download, before any upload
+        budget = pypi_budget.check(files.wheels, repository.index_url, settings.file_limit, limits,
+                                   session=session)
+        listed = {w.name: w.size for w in files.wheels}
         files = stage(store, files, settings.dist_root / version, say=say, progress=progress)
-        check_limit(files.wheels, settings.file_limit)
+        if any(listed[w.name] != w.size for w in files.wheels):  # a store that lists no or other sizes
+            budget = pypi_budget.check(files.wheels, repository.index_url, settings.file_limit, limits,
+                                       session=session)
         result = upload_release(files, repository, attach=settings.attach, dry_run=settings.dry_run,
                                 say=say, progress=progress, session=session)
+        result["budget"] = [use.to_json() for use in budget]
     if settings.notes == "skip" or settings.dry_run:
         result["notes"] = "skipped"
         return result
