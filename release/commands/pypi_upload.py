@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from release.commands._arguments import http_url
 from release.commands._common import add_store_options, open_store_from_args, transfer_progress
+from release.commands._pypi_limits import FILE_LIMIT_ENV, add_limit_arguments  # noqa: F401 (named here)
 from release.core import flags
-from release.core.errors import UserError
 from release.core.output import Output, github_output, step_summary
 
 if TYPE_CHECKING:
@@ -17,29 +17,9 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from release.publish import pypi, pypi_budget
+    from release.publish import pypi
 
 HELP = "upload a published release's validated wheels to PyPI (pjrt first, resumable) and note it"
-
-
-def _size_flag(text: str) -> int:
-    from release.publish import pypi
-    try:
-        return pypi.parse_size(text)
-    except UserError as exc:
-        raise flags.Bad(str(exc).removeprefix(f"--file-limit {text!r}: ")) from None
-
-
-FILE_LIMIT_ENV = "RELEASE_PYPI_FILE_LIMIT"  # pypi.FILE_LIMIT_ENV, named here so --help loads no HTTP client
-PROJECT_LIMIT_ENV = "RELEASE_PYPI_PROJECT_LIMIT"  # pypi_budget.PROJECT_LIMIT_ENV, likewise
-
-
-def _project_limit_flag(text: str) -> pypi_budget.ProjectLimits:
-    from release.publish import pypi_budget
-    try:
-        return pypi_budget.parse_project_limits(text)
-    except UserError as exc:
-        raise flags.Bad(str(exc).removeprefix("--project-limit ")) from None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,31 +29,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "repository of the ~/.pypirc section)")
     parser.add_argument("--repository", metavar="NAME",
                         help="the ~/.pypirc section to read (default: $TWINE_REPOSITORY, else pypi)")
-    parser.add_argument("--config-file", type=flags.existing_file, metavar="FILE",
-                        help="the .pypirc to read (default: ~/.pypirc)")
+    parser.add_argument("--config-file", type=flags.existing_file, metavar="FILE", help="the .pypirc to "
+                        "read (default: ~/.pypirc)")
     parser.add_argument("--index-url", type=http_url, metavar="URL",
                         help="the index's simple API, asked what it holds (default: from the upload URL)")
-    parser.add_argument("--file-limit", type=_size_flag, metavar="SIZE",
-                        help=f"the per-file limit, e.g. 200MiB (default: ${FILE_LIMIT_ENV}, else "
-                             "100MiB, PyPI's default)")
-    parser.add_argument("--project-limit", type=_project_limit_flag, metavar="LIMITS",
-                        help=f"each project's limit on its total, e.g. 10GiB, jax-rocm7-pjrt=20GiB or "
-                             f"none, comma-separated (default: ${PROJECT_LIMIT_ENV}, else 10GiB, PyPI's)")
+    add_limit_arguments(parser)
     parser.add_argument("--attestations", action="store_true",
                         help="upload each wheel with its <wheel>.*.attestation (PEP 740) from the work "
                              "directory; a wheel without one stops the run")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="stage and check everything and ask the index, upload nothing")
+    parser.add_argument("--dry-run", action="store_true", help="stage and check everything and ask the "
+                        "index, upload nothing")
     notes = parser.add_mutually_exclusive_group()
-    notes.add_argument("--no-notes", action="store_true",
-                       help="leave the release notes alone (a job without contents: write)")
-    notes.add_argument("--notes-only", action="store_true",
-                       help="upload nothing: ask the index and record in the notes what it holds")
-    parser.add_argument("--dist", type=flags.creatable_dir, metavar="DIR",
-                        help="where dist/<version>/ directories are (default: <root>/dist, as the "
-                             "jobs write them)")
-    parser.add_argument("--work", type=flags.creatable_dir, metavar="DIR",
-                        help="where the wheels are staged and signed (default: <dist>/<version>/pypi)")
+    notes.add_argument("--no-notes", action="store_true", help="leave the release notes alone (a job "
+                       "without contents: write)")
+    notes.add_argument("--notes-only", action="store_true", help="upload nothing: ask the index and "
+                       "record in the notes what it holds")
+    parser.add_argument("--dist", type=flags.creatable_dir, metavar="DIR", help="where dist/<version>/ "
+                        "directories are (default: <root>/dist, as the jobs write them)")
+    parser.add_argument("--work", type=flags.creatable_dir, metavar="DIR", help="where the wheels are "
+                        "staged and signed (default: <dist>/<version>/pypi)")
     add_store_options(parser)
 
 
@@ -86,8 +60,8 @@ def settings_from_args(args: argparse.Namespace) -> pypi.PypiSettings:
         repository_url=args.repository_url, repository=args.repository,
         config_file=args.config_file, index_url=args.index_url,
         file_limit=args.file_limit or pypi.file_limit_default(), project_limits=args.project_limit,
-        attach=args.attestations,
-        dry_run=args.dry_run, notes="only" if args.notes_only else "skip" if args.no_notes else "update",
+        attach=args.attestations, dry_run=args.dry_run,
+        notes="only" if args.notes_only else "skip" if args.no_notes else "update",
         work=args.work.resolve() if args.work else None)
 
 
@@ -106,7 +80,6 @@ def run(args: argparse.Namespace, out: Output) -> int:
                           markup=False)
         verdict = ("dry run: nothing uploaded" if result.get("dry_run") else
                    "both wheels on the index" if result.get("complete") else "not every wheel is listed yet")
-        console.print(f"{result['tag']}: {verdict} ({result['index']}); notes {result.get('notes')}",
-                      markup=False)
+        console.print(f"{result['tag']}: {verdict} ({result['index']}); notes {result.get('notes')}", markup=False)
     out.result(result, human)
     return 0
