@@ -158,3 +158,92 @@ def test_a_record_that_cannot_be_written_says_which_field_and_why(fields, said):
     with pytest.raises(NotesError) as caught:
         Notes(**fields)
     assert str(caught.value) == said
+
+
+_STRAY_TAIL = ("looks like one of this tool's records but is not one it wrote (a hand edit or an unclosed "
+               "section); remove it or restore the record")
+
+
+@pytest.mark.parametrize(("body", "shown"), [
+    # two lines before and after: the one line holding it, stripped
+    ("first\nsecond\n  see <!-- smoke for this  \nfourth\nfifth", "see <!-- smoke for this"),
+    ("\n<!--pypi here\nlast", "<!--pypi here"),
+    ("first\nsecond\nlast <!-- /smoke", "last <!-- /smoke"),  # no newline after it
+    ("a\nb\n<!-- validated: " + "v" * 90 + "\nc\nd", ("<!-- validated: " + "v" * 90)[:70]),  # 70 at most
+])
+def test_a_refusal_shows_the_one_line_holding_the_look_alike(body, shown):
+    with pytest.raises(NotesError) as caught:
+        notes.read(body)  # and the notes are named as "the release notes" when no name is given
+    assert str(caught.value) == f"the release notes: {shown!r} {_STRAY_TAIL}"
+
+
+def test_a_refusal_names_the_section_holding_a_record_and_the_line_it_is_on():
+    body = "<!-- smoke -->\nline one\n  see <!-- validated: sha256=abc -->  \nlast\n<!-- /smoke -->\n"
+    with pytest.raises(NotesError) as caught:
+        notes.read(body, "v's notes")
+    assert str(caught.value) == ("v's notes: the smoke section holds 'see <!-- validated: sha256=abc -->'; "
+                                 "expected no record inside another")
+
+
+def test_records_that_disagree_are_each_shown_by_their_first_40_characters():
+    body = f"<!-- validated: sha256={'b' * 64} -->\ntext\n<!-- validated: sha256={'a' * 64} -->\n"
+    with pytest.raises(NotesError) as caught:
+        notes.read(body)
+    assert str(caught.value) == (f"the release notes: 2 validated marks that disagree ({'a' * 40!r}, "
+                                 f"{'b' * 40!r}); keep one")
+
+
+@pytest.mark.parametrize(("stored", "wanted", "where", "said"), [
+    ("<!-- smoke -->\nnever closed", "x", None, "the release notes: "),
+    ("<!-- smoke -->\nnever closed", "x", "rocm-jax-v0.9.1's notes", "rocm-jax-v0.9.1's notes: "),
+    ("x", "<!-- smoke -->\nnever closed", "rocm-jax-v0.9.1's notes", "the notes written: "),
+])
+def test_comparing_notes_that_cannot_be_read_names_which_ones(stored, wanted, where, said):
+    with pytest.raises(NotesError) as caught:
+        notes.same_text(stored, wanted) if where is None else notes.same_text(stored, wanted, where)
+    assert str(caught.value).startswith(said + "'<!-- smoke -->' looks like one of this tool's records")
+
+
+@pytest.mark.parametrize(("fields", "said"), [
+    ({"text": "first\nsecond\n  x <!-- pypi  \nlast"}, "'x <!-- pypi' in the text: it would read as one "
+                                                       "of this tool's records"),
+    ({"validated": "z" * 90}, f"validated mark {'z' * 70!r}: expected 64 lowercase hex digits"),
+    ({"yanked": "r" * 90 + "--"},
+     f"yank reason {'r' * 70!r}: expected one line without control characters or '--'"),
+    ({"yanked": "bad\x7f"}, "yank reason 'bad\\x7f': expected one line without control characters or '--'"),
+    ({"yanked": "bad\x01end"}, "yank reason 'bad\\x01end': expected one line without control characters or '--'"),
+])
+def test_a_record_that_cannot_be_written_is_shown_as_at_most_70_characters(fields, said):
+    with pytest.raises(NotesError) as caught:
+        Notes(**fields)
+    assert str(caught.value) == said
+
+
+def test_a_yank_reason_of_words_and_a_text_ending_in_letters_are_kept_as_they_are():
+    assert Notes(yanked="segfaults on gfx90a, use 0.9.2").yanked == "segfaults on gfx90a, use 0.9.2"
+    assert Notes(text="fixes X", ours=True).text == "fixes X"  # only line ends go before a record
+    assert Notes(text="ends in rn\r\n", validated="a" * 64).text == "ends in rn"
+
+
+@dataclasses.dataclass(frozen=True)
+class _Release:
+    tag: str
+    body: str
+
+
+def test_a_releases_record_is_read_naming_its_tag_and_changed_field_by_field():
+    release = _Release("rocm-jax-v0.9.1", "## notes\n" + MARKER + "\n")
+    assert notes.of(release) == Notes(text="## notes", ours=True)
+    assert notes.changed(release, validated="a" * 64, yanked="r") == notes.write(
+        Notes(text="## notes", ours=True, validated="a" * 64, yanked="r"))
+    assert notes.changed(release) == notes.write(Notes(text="## notes", ours=True))
+    with pytest.raises(NotesError, match=r"^rocm-jax-v0\.9\.1's notes: '<!-- smoke -->' looks like"):
+        notes.of(_Release("rocm-jax-v0.9.1", "<!-- smoke -->\nnever closed"))
+
+
+@pytest.mark.parametrize(("body", "ours"), [
+    (None, False), ("", False), (MARKER, True), ("text\n" + MARKER + "\nmore", True),
+    ("<!-- jax-rocm-release  draft -->", False), ("<!-- jax-rocm-release yanked: r -->", False),
+])
+def test_only_notes_carrying_the_draft_mark_are_ours(body, ours):
+    assert notes.is_ours(body) is ours

@@ -171,7 +171,7 @@ def same_text(stored: str, wanted: str, where: str = "the release notes") -> boo
     trailing spaces, blank lines around the text)."""
     def plain(body: str, place: str) -> Notes:
         found = read(body, place)
-        lines = found.text.replace("\r\n", "\n").strip().splitlines()
+        lines = found.text.strip().splitlines()  # CRLF is one line end to splitlines
         return dataclasses.replace(found, text="\n".join(line.rstrip() for line in lines),
                                    smoke=None, validated=None)
     return plain(stored, where) == plain(wanted, "the notes written")
