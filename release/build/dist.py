@@ -43,9 +43,11 @@ from release.core.atomic import atomic_write
 from release.core.checksums import sha256_file
 from release.core.elffacts import shared_object_problem
 from release.core.errors import UserError
+from release.core.lines import line_key
 from release.core.manifest import Manifest, fingerprint
 from release.core.wheelfile import source_date_epoch
 from release.sources.checkout import check_workspace
+from release.sources.jaxlib_plugins import check_majors
 
 ARTIFACTS = "artifacts"
 LOGS = "logs"
@@ -84,7 +86,8 @@ def check_inputs(plan: BuildPlan, *, root: Path | None = None, workspace: Path |
 
     Refused with one line: both or neither of workspace and artifacts, an unknown wheel
     kind, a Python the Bazel configs do not build, a workspace that is not the plugin's
-    Bazel workspace or whose plugin, jax and xla checkouts are not at the plan's pins,
+    Bazel workspace or whose plugin, jax and xla checkouts are not at the plan's pins, a
+    ROCm major whose plugin name the pinned jaxlib does not know (``jaxlib_plugins``),
     a missing prebuilt object, or one that is not an ELF shared object.
     """
     if (workspace is None) == (artifacts is None):
@@ -98,6 +101,10 @@ def check_inputs(plan: BuildPlan, *, root: Path | None = None, workspace: Path |
     if workspace is not None:
         bazel.check_workspace(workspace)
         check_workspace(workspace, plan.revisions.commits)
+        if "jax" in plan.revisions.commits:  # each major's plugin name, one the pinned jaxlib knows
+            key = line_key(plan.version)
+            check_majors(Path(workspace) / "jax", plan.revisions.commits["jax"], [plan.rocm_major],
+                         line=f"{key[0]}.{key[1]}" if key else None)
     elif artifacts is not None:   # exactly one of the two, as checked above
         if not Path(artifacts).is_dir():
             raise UserError(f"--artifacts {artifacts}: no such directory; expected the prebuilt "

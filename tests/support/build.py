@@ -208,6 +208,12 @@ def plugin_workspace(tmp_path, project_dir) -> Path:
     for name in ("jax", "xla"):
         (ws / name).mkdir()
         (ws / name / "WORKSPACE").write_text(f'workspace(name = "{name}")\n')
+    # jax's own files the build reads at the pin: its line, and the plugin names jaxlib knows
+    (ws / "jax" / "jax").mkdir()
+    (ws / "jax" / "jax" / "version.py").write_text('_version = "0.9.1"\n')  # deps.yaml's jax line
+    (ws / "jax" / "jaxlib").mkdir()
+    (ws / "jax" / "jaxlib" / "plugin_support.py").write_text(
+        '_PLUGIN_MODULE_NAMES = {"cuda": ["jax_cuda12_plugin"], "rocm": ["jax_rocm7_plugin", "jax_rocm60_plugin"]}\n')
     heads = {}
     for name in ("plugin", "jax", "xla"):
         git("init", "--quiet", "-b", "main", cwd=ws / name)
