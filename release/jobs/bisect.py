@@ -28,7 +28,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Mapping, Protocol
+from typing import TYPE_CHECKING, Literal, Mapping, Protocol, Sequence
 
 from release.core import sanitize
 from release.core.atomic import atomic_write
@@ -456,8 +456,10 @@ class Outcome:
 
 def run_bisect(deps: Deps, good: dict, bad: dict, probe: Probe, bisect_dir: Path, cache: Path, *,
                reset: bool = False, date: _dt.date, say: Say = lambda _: None,
-               max_log_lines: int = 50) -> Outcome:
-    """Bisect ``good``..``bad`` (each ``{"name", "commits"}``) with ``probe``; see the module doc."""
+               max_log_lines: int = 50, published: Sequence[tuple[str, Mapping[str, str]]] = ()) -> Outcome:
+    """Bisect ``good``..``bad`` (each ``{"name", "commits"}``) with ``probe``; see the module doc.
+    ``published``: ``(tag, commits)`` of the nightlies published since good, which answer the
+    candidates built from their pins before any probe (``release.jobs.bisect_published``)."""
     bisect_dir = Path(bisect_dir)
     state = State.open(bisect_dir / "state.json", good=good, bad=bad, probe=probe.identity,
                        reset=reset, date=date)
@@ -476,6 +478,12 @@ def run_bisect(deps: Deps, good: dict, bad: dict, probe: Probe, bisect_dir: Path
         state.data["candidates"] = [c.to_json() for c in candidates]
         state.data["notes"] = notes
         state.save()
+    if published:  # the published nightlies first: build only inside the range they leave
+        from release.jobs.bisect_published import answer_from_published
+        answered = answer_from_published(candidates, published, state.data["probes"], say)
+        if answered:
+            state.data["notes"] = list(state.data["notes"]) + answered
+            state.save()
     # Only sets whose build differs from the one before are searched (see build_tree); the
     # newest of them builds what the red nightly built.
     active = [c for c in candidates if not c.inert]

@@ -116,6 +116,7 @@ def run_bisect_job(project: Project, options: BisectOptions, store: Callable[[],
     checkout and the repository a hold needs are found."""
     from release.jobs import bisect
     from release.jobs.bisect_plan import bad_end, hold_pulls, known, known_in_range, nightly_end
+    from release.jobs.bisect_published import published_after
     from release.jobs.pipeline import job_lock
     from release.sources.checkout import cache_dir
 
@@ -149,9 +150,12 @@ def run_bisect_job(project: Project, options: BisectOptions, store: Callable[[],
     else:
         probe = bisect.BuildProbe(project, (options.workspace or bisect_dir / "workspace").resolve(), cache,
                                   options.date, console=console)
+    # A build probe is answered first by the nightlies published since good (their pins built green).
+    published = published_after(opened, good["name"]) if isinstance(probe, bisect.BuildProbe) else ()
     with job_lock(project.root, "bisect"):  # one bisect at a time: they share state.json and the workspace
         outcome = bisect.run_bisect(project.deps, good, bad, probe, bisect_dir, cache, reset=options.reset,
-                                    date=options.date, say=say, max_log_lines=options.max_log_lines)
+                                    date=options.date, say=say, max_log_lines=options.max_log_lines,
+                                    published=published)
     held = None
     if options.holds:
         assert repo is not None
