@@ -19,7 +19,7 @@ from release.publish.notes import MARKER, Notes, NotesError
 _PIECES = ["\n", "\r\n", " ", "-", "--", "<!--", "-->", "<!-- note -->", "**Yanked** (PEP 592): x\n",
            "## jax-rocm 0.9.1\n", "`sha`", "é", "😀", "<!-- smoke -->", "<!-- /pypi -->",
            "<!-- validated: sha256=" + "a" * 64 + " -->", MARKER, "<!--smoke-->",
-           "<!-- jax-rocm-release yanked: r -->\n", "<!-- validated: sha256=abc -->"]
+           "<!-- jax-rocm-release yanked: r -->\n", "<!-- validated: sha256=abc -->", "<!-- /validated-with -->"]
 _TEXT = st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=12)), max_size=12).map("".join)
 _DIGEST = st.text(alphabet="0123456789abcdef", min_size=64, max_size=64)
 _REASON = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30)
@@ -34,7 +34,7 @@ def _records() -> st.SearchStrategy[Notes | None]:
             return None
     return st.builds(build, text=_TEXT, ours=st.booleans(), smoke=st.none() | _TEXT,
                      validated=st.none() | _DIGEST | st.text(max_size=70), pypi=st.none() | _TEXT,
-                     yanked=st.none() | _REASON)
+                     yanked=st.none() | _REASON, validated_with=st.none() | _TEXT)
 
 
 @given(_records())
@@ -59,7 +59,8 @@ def _records_only(record: Notes) -> Notes:
     """The record without its text, its sections' line ends as LF."""
     def lf(section: str | None) -> str | None:
         return None if section is None else section.replace("\r\n", "\n")
-    return dataclasses.replace(record, text="", smoke=lf(record.smoke), pypi=lf(record.pypi))
+    return dataclasses.replace(record, text="", smoke=lf(record.smoke), pypi=lf(record.pypi),
+                               validated_with=lf(record.validated_with))
 
 
 @given(st.one_of(_TEXT, st.lists(st.sampled_from(_PIECES + ["<!-- /smoke -->", "<!-- pypi -->", "x"]),
@@ -134,7 +135,8 @@ def test_the_smoke_verdict_is_the_sections_first_line():
 
 def test_same_text_ignores_the_gates_and_a_hosts_whitespace_only():
     body = "## notes\n\nmore\n\n" + MARKER + "\n"
-    gated = notes.write(dataclasses.replace(notes.read(body), smoke="passed", validated="f" * 64))
+    gated = notes.write(dataclasses.replace(notes.read(body), smoke="passed", validated="f" * 64,
+                                            validated_with="| [jax-0.9.1-py3-none-any.whl](https://x/j) |"))
     assert notes.same_text(gated.replace("\n", "\r\n"), body)
     assert notes.same_text("\n" + body + "\n\n", body) and notes.same_text("a  \nb", "a\nb")
     assert not notes.same_text(body.replace("more", "less"), body)

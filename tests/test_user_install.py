@@ -6,6 +6,7 @@ indexes; jax and jaxlib are stand-ins built here (the real ones are not reachabl
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from pathlib import Path
 
@@ -13,7 +14,8 @@ import pytest
 
 from release.check import resolver, user_install
 from release.check.validate import validate
-from release.core import naming
+from release.core import core_metadata, naming
+from release.publish import notes, public_files
 from release.publish.drafts import publish_draft, read_dist, undraft
 from release.publish.stores import LocalStore
 from tests.support.publish_dist import PYTHON, write_wheel
@@ -41,12 +43,22 @@ def run(store_dir, make_dist, version, public):
 
 
 def test_a_release_installs_with_jax_of_its_line_by_pip_and_by_uv(make_dist, local_index, tmp_path):
-    public = local_index(jax_stand_ins(tmp_path / "public", "0.9.1"))
+    wheels = jax_stand_ins(tmp_path / "public", "0.9.1")
+    public = local_index(wheels, metadata=True)
     store, result = run(tmp_path / "store", make_dist, "0.9.1", public)
     assert result.ok, result.problems
     assert result.pythons[PYTHON]["as_users"] == {"pip": "ok", "uv": "ok"}
     assert result.checked[-1] == "as-users" and result.warnings == []
     assert {"/simple/jax/", "/simple/jaxlib/"} <= {p.split("?")[0] for p in public.log}
+    # the public files the set was installed with are recorded in the notes, as the public
+    # index names them (URL, sha256, size, PEP 658 metadata), for the channel indexes
+    release = store.our_drafts(naming.release_tag("0.9.1"))[0]
+    recorded = public_files.from_text(notes.of(release).validated_with or "")
+    base = public.url.rsplit("/simple/", 1)[0]
+    assert [(f.filename, f.url, f.sha256, f.size, f.metadata_sha256, f.requires_python) for f in recorded] == [
+        (w.name, f"{base}/files/{w.name}", hashlib.sha256(w.read_bytes()).hexdigest(), w.stat().st_size,
+         hashlib.sha256(core_metadata.read(w)).hexdigest(), ">=3.11") for w in sorted(wheels)]
+    assert result.to_json()["public_files"][0]["filename"] == wheels[0].name
     assert undraft(store, naming.release_tag("0.9.1"))["status"] == "published"
 
 

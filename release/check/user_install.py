@@ -62,6 +62,8 @@ class Outcome:
     installer: str
     problems: list[str] = dataclasses.field(default_factory=list)
     warnings: list[str] = dataclasses.field(default_factory=list)
+    # what pip took from the public index (pip's --report), once the install checked out
+    public: list[resolver.Pick] = dataclasses.field(default_factory=list)
 
     @property
     def tested(self) -> bool:
@@ -98,11 +100,13 @@ def _run(argv: list[str]) -> subprocess.CompletedProcess | str:
 
 
 def install_argv(installer: str, python: Path, reqs: Sequence[str], draft_index: str,
-                 public_index: str | None, uv: str | None = None) -> list[str]:
-    """The install command a user runs: the public index plus ours as an extra one."""
+                 public_index: str | None, uv: str | None = None, report: Path | None = None) -> list[str]:
+    """The install command a user runs: the public index plus ours as an extra one (pip also
+    writes its ``--report`` to ``report``: which files it took, from where)."""
     if installer == "pip":
         return [sys.executable, "-m", "pip", "--python", str(python), "install", "--pre",
-                "--no-cache-dir", "--quiet", *resolver.index_args(draft_index, public_index), *reqs]
+                "--no-cache-dir", "--quiet", *(["--report", str(report)] if report else []),
+                *resolver.index_args(draft_index, public_index), *reqs]
     public = public_index if public_index is not None else resolver.pip_configured_index()
     argv = [uv or "uv", "pip", "install", "--python", str(python), "--no-config", "--no-cache",
             "--prerelease", "allow", "--extra-index-url", draft_index]
@@ -188,7 +192,8 @@ def install_as_users(interp_path: str, python_version: str, major: int, version:
             continue
         python = env_dir / "bin" / "python"
         say(f"Python {python_version}: {installer} install {' '.join(reqs)}")
-        done = _run(install_argv(installer, python, reqs, draft_index, public_index, uv))
+        report = work / f"{installer}-report.json" if installer == "pip" else None
+        done = _run(install_argv(installer, python, reqs, draft_index, public_index, uv, report))
         if isinstance(done, str):
             outcome.problems.append(done)
         elif done.returncode != 0:
@@ -200,6 +205,12 @@ def install_as_users(interp_path: str, python_version: str, major: int, version:
                                         f"index and the public one: {_error_line(done.stderr)}")
         else:
             outcome.problems += check_installed(python, line, draft)
+            if report is not None and not outcome.problems:
+                from release.check.public_set import from_report
+                try:
+                    outcome.public = from_report(report, draft_index)
+                except (OSError, ValueError):
+                    pass  # validate says that nothing was recorded
     return outcomes
 
 

@@ -22,7 +22,9 @@ Named steps, in order; each adds to one ``Validation`` (problems, warnings, what
    the public index. Then ``__version__`` and ``commit_info.commits`` of both installed packages
    must match the tag and revisions.json. Then, with a public index, as users install
    (``release.check.user_install``): jax and jaxlib of the line and the draft's pair in one
-   resolve, with pip and with uv, each into a fresh venv. A Python with no interpreter on this
+   resolve, with pip and with uv, each into a fresh venv; the files pip took from the public
+   index (its ``--report``) are described as that index names them (``release.check.public_set``)
+   and recorded with the mark, for the channel indexes. A Python with no interpreter on this
    machine is named as
    untested: a warning; a problem with ``require_all_pythons`` (or
    ``$RELEASE_REQUIRE_ALL_PYTHONS=1``, as CI sets where its image has every Python).
@@ -59,8 +61,9 @@ from release.core.processes import alive
 from release.core.revisions import RevisionMap
 from release.core.safe_names import file_name_problem
 from release.core.scan import Headers
-from release.publish import notes
+from release.publish import notes, public_files
 from release.publish.drafts import assets_digest
+from release.publish.public_files import PublicFile
 from release.publish.stores import Release, Store
 
 if TYPE_CHECKING:
@@ -102,6 +105,8 @@ class Validation:
     checked: list[str] = dataclasses.field(default_factory=list)
     pythons: dict[str, dict] = dataclasses.field(default_factory=dict)  # "3.X" -> how it went
     marked: bool = False
+    # the public index's files the set was installed with (``release.publish.public_files``)
+    public_files: list[PublicFile] = dataclasses.field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -113,6 +118,11 @@ class Validation:
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self) | {"ok": self.ok, "untested_pythons": self.untested}
+
+    @property
+    def validated_with(self) -> str | None:
+        """The notes' record of ``public_files`` (None when there is none)."""
+        return public_files.to_text(self.public_files) if self.public_files else None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -337,6 +347,7 @@ def step_install(wheels: list[Path], version: str, revisions: RevisionMap | None
     if newer is not None:
         say(f"line {Version(version).base_version} is a maintenance line ({label} has line "
             f"{newer}): resolved with the line pinned only")
+    picked: list[resolver.Pick] = []  # what pip took from the public index, every Python
     with resolver.staged_index(wheels, work / "index") as draft_index:
         indexes = resolver.index_args(draft_index, public)
         for py, plugin in carried.items():
@@ -357,7 +368,7 @@ def step_install(wheels: list[Path], version: str, revisions: RevisionMap | None
                                        version, revisions)
             if not problems and public != resolver.NO_PUBLIC_INDEX:
                 problems = step_as_users(found, py, major, version, wheels, plugin, draft_index,
-                                         public, work / f"py{py}", result, say)
+                                         public, work / f"py{py}", result, say, picked)
             result.problems.extend(f"Python {py}: {p}" for p in problems)
             result.pythons[py]["tested"] = not problems
     untested = [f"{py} ({result.pythons[py]['reason']})" for py in result.untested
@@ -369,6 +380,8 @@ def step_install(wheels: list[Path], version: str, revisions: RevisionMap | None
                                    "(--require-all-pythons)")
         else:
             result.warnings.append(line)
+    if picked:
+        record_public_files(picked, public, result, say)
     if any(info.get("tested") for info in result.pythons.values()):
         result.checked.extend(["resolve", "install", "import"])
     if any(info.get("as_users") for info in result.pythons.values()):
@@ -377,16 +390,33 @@ def step_install(wheels: list[Path], version: str, revisions: RevisionMap | None
 
 def step_as_users(interp: interpreters.Interpreter, py: str, major: int, version: str,
                   wheels: list[Path], plugin: Path, draft_index: str, public: str | None, work: Path,
-                  result: Validation, say: Say) -> list[str]:
+                  result: Validation, say: Say, picked: list[resolver.Pick] | None = None) -> list[str]:
     """jax, jaxlib and the draft's pair in one resolve, with pip and uv (``user_install``);
-    its problems, while its warnings (a jax line not yet public, no uv here) are said."""
+    its problems, while its warnings (a jax line not yet public, no uv here) are said. What
+    pip took from the public index is added to ``picked``."""
     outcomes = user_install.install_as_users(
         interp.path, py, major, version, user_install.draft_files(wheels, plugin, major, version),
         draft_index, public, work, say)
+    if picked is not None and not any(o.problems for o in outcomes):
+        picked += [p for o in outcomes for p in o.public]
     result.pythons[py]["as_users"] = {o.installer: "ok" if o.tested else "failed" if o.problems
                                       else "not tried" for o in outcomes}
     result.warnings.extend(f"Python {py}, {o.installer}: {w}" for o in outcomes for w in o.warnings)
     return [f"{o.installer}: {p}" for o in outcomes for p in o.problems]
+
+
+def record_public_files(picked: list[resolver.Pick], public: str | None, result: Validation, say: Say) -> None:
+    """The public index's files of ``picked`` as that index names them (``public_set``), kept
+    in ``result`` for the notes; a file it cannot describe is a warning and left out."""
+    from release.check import public_set
+    index = public if public is not resolver.PIP_DEFAULT else resolver.pip_configured_index()
+    if index is None:
+        result.warnings.append("no public index to describe the set's public files by: none recorded")
+        return
+    say(f"describe {len({p.url for p in picked})} public files of the set from {index}")
+    result.public_files, warnings = public_set.describe(picked, index)
+    result.warnings.extend(warnings)
+    result.checked.append("public-files")
 
 
 def _install_one(interp: interpreters.Interpreter, requirements: list[str],
@@ -455,7 +485,8 @@ def step_mark(store: Store, release: Release, files: dict[str, Path], result: Va
     digest = assets_digest({name: sha256_file(path) for name, path in files.items()})
     assert digest is not None  # every downloaded file has a digest
     current = next(r for r in store.list_releases() if r.id == release.id)
-    store.update_release(current, body=notes.changed(current, validated=digest))
+    store.update_release(current, body=notes.changed(current, validated=digest,
+                                                     validated_with=result.validated_with))
     result.marked = True
 
 

@@ -53,7 +53,7 @@ from release.core.checksums import sha256_file
 from release.core.errors import UserError
 from release.core.naming import Identity
 from release.core.safe_names import plain_file_name
-from release.publish import notes
+from release.publish import notes, public_files
 from release.publish.ranged import remote_metadata
 from release.publish.retention import DEFAULT_KEEP, Decision, Retention, decide, retention
 from release.publish.staging import (
@@ -111,7 +111,7 @@ class IndexEntry:
     project: str
     version: Version
     sha256: str
-    size: int
+    size: int | None  # None: not known (a public file whose index gave none), left out of the JSON
     requires_python: str | None
     metadata_sha256: str | None
     upload_time: _dt.datetime | None
@@ -188,7 +188,9 @@ def project_pages(project: str, entries: list[IndexEntry]) -> tuple[bytes, bytes
             attrs.append(f'data-yanked="{html.escape(e.yanked)}"')
         links.append(f"<a {' '.join(attrs)}>{html.escape(e.filename)}</a>")
         item: dict = {"filename": e.filename, "url": e.href, "hashes": {"sha256": e.sha256},
-                      "size": e.size, "yanked": (e.yanked or True) if e.yanked is not None else False}
+                      "yanked": (e.yanked or True) if e.yanked is not None else False}
+        if e.size is not None:
+            item["size"] = e.size
         if e.metadata_sha256:
             item["core-metadata"] = item["dist-info-metadata"] = {"sha256": e.metadata_sha256}
         if e.requires_python:
@@ -443,6 +445,20 @@ class WheelFacts:
             return sha256_file(part), requires_python(meta), hashlib.sha256(meta).hexdigest()
 
 
+def public_entries(wheels: list[PublishedWheel], channel: str, own: set[str], say: Say) -> list[IndexEntry]:
+    """The public index's files the listed releases of ``channel`` were validated with
+    (``release.publish.public_files``), linked where that index serves them, so one index
+    URL resolves the whole set."""
+    newest_first: dict[int, tuple[Version, Release]] = {}
+    for w in wheels:
+        if w.channel == channel and w.listed and w.tag_version is not None:
+            newest_first[w.release.id] = (w.tag_version, w.release)
+    ordered = [r for _, r in sorted(newest_first.values(), key=lambda vr: vr[0], reverse=True)]
+    return [IndexEntry(filename=f.filename, project=f.project, version=f.version, sha256=f.sha256, size=f.size,
+                       requires_python=f.requires_python, metadata_sha256=f.metadata_sha256, upload_time=None,
+                       url=f.url) for f in public_files.linked(ordered, own, say)]
+
+
 def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: Iterable[str] = (),
                older_than_days: float | None = None, rule: Retention | None = None,
                now: _dt.datetime | None = None, site_url: str | None = None, asset_base: str | None = None,
@@ -506,6 +522,7 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
                                          sha256=sha256, size=w.asset.size, requires_python=requires,
                                          metadata_sha256=metadata_sha256, upload_time=w.release.published_at, url=w.url,
                                          yanked=yanked.get(w.release.id)))
+            listed += public_entries(wheels, channel, {e.project for e in listed}, say)
             channels[channel] = write_channel(tree, f"{channel}/", listed)
 
         after_projects = {p for c in channels.values() for p in c}

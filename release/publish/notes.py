@@ -2,7 +2,8 @@
 
 A release's notes are what people read on GitHub and also where the steps leave what the
 next step needs: publish marks a draft as this tool's, ``release smoke`` adds its verdict,
-``release validate`` the digest of the assets it passed, ``release pypi-upload`` what the
+``release validate`` the digest of the assets it passed and the public index's files it
+installed with them, ``release pypi-upload`` what the
 index holds, ``release yank`` the PEP 592 reason. ``Notes`` is that state as one frozen
 record; ``read`` and ``write`` are the only code that knows how it looks in the text
 (HTML comments, which GitHub does not show), so every step reads and writes it here:
@@ -43,6 +44,8 @@ MARKER = "<!-- jax-rocm-release draft -->"
 _YANK = "<!-- jax-rocm-release yanked: {reason} -->\n**Yanked** (PEP 592): {shown}\n"
 _END = r"(?:\r?\n)?"
 _READ = {  # in the order they are taken out: the sections first, so a record inside one is seen
+    "validated-with section": re.compile(r"<!-- validated-with -->\r?\n(?P<value>.*?)<!-- /validated-with -->"
+                                         + _END, re.S),
     "PyPI section": re.compile(r"<!-- pypi -->\r?\n(?P<value>.*?)<!-- /pypi -->" + _END, re.S),
     "smoke section": re.compile(r"<!-- smoke -->\r?\n(?P<value>.*?)<!-- /smoke -->" + _END, re.S),
     "yank": re.compile(r"^<!-- jax-rocm-release yanked: (?P<value>.*) -->" + _END
@@ -69,15 +72,19 @@ class Notes:
     validated: str | None = None   # sha256 over the assets ``release validate`` passed
     pypi: str | None = None        # what the index holds (Markdown), as ``release pypi-upload`` wrote it
     yanked: str | None = None      # the PEP 592 reason ("" when none was given), None when not yanked
+    # the public index's files ``release validate`` installed with the set (Markdown,
+    # ``release.publish.public_files``), None before it ran
+    validated_with: str | None = None
 
     def __post_init__(self) -> None:
-        for name in ("smoke", "pypi", "yanked"):
+        for name in ("smoke", "pypi", "yanked", "validated_with"):
             value = getattr(self, name)
             if value is not None:
                 object.__setattr__(self, name, value.strip())
-        if self.ours or self.smoke is not None or self.validated is not None or self.pypi is not None:
+        if (self.ours or self.smoke is not None or self.validated is not None or self.pypi is not None
+                or self.validated_with is not None):
             object.__setattr__(self, "text", self.text.rstrip("\r\n"))
-        for name in ("text", "smoke", "pypi"):
+        for name in ("text", "smoke", "pypi", "validated_with"):
             found = _OURS.search(getattr(self, name) or "")
             if found:
                 raise NotesError(f"{_snippet(getattr(self, name), found.start())!r} in the {name}: it "
@@ -115,7 +122,7 @@ def read(body: str | None, where: str = "the release notes") -> Notes:
         if values:
             found[kind] = values.pop()
             rest = pattern.sub("", rest)
-    for kind in ("PyPI section", "smoke section"):
+    for kind in ("PyPI section", "smoke section", "validated-with section"):
         inside = _OURS.search(found.get(kind, ""))
         if inside:
             raise NotesError(f"{where}: the {kind} holds {_snippet(found[kind], inside.start())!r}; "
@@ -128,7 +135,7 @@ def read(body: str | None, where: str = "the release notes") -> Notes:
     try:
         return Notes(text=rest, ours="draft mark" in found, smoke=found.get("smoke section"),
                      validated=found.get("validated mark"), pypi=found.get("PyPI section"),
-                     yanked=found.get("yank"))
+                     yanked=found.get("yank"), validated_with=found.get("validated-with section"))
     except NotesError as exc:
         raise NotesError(f"{where}: {exc}") from None
 
@@ -153,6 +160,8 @@ def write(notes: Notes) -> str:
         tail += f"\n\n<!-- smoke -->\n{notes.smoke}\n<!-- /smoke -->"
     if notes.validated is not None:
         tail += f"\n<!-- validated: sha256={notes.validated} -->"
+    if notes.validated_with is not None:
+        tail += f"\n\n<!-- validated-with -->\n{notes.validated_with}\n<!-- /validated-with -->"
     if notes.pypi is not None:
         tail += f"\n\n<!-- pypi -->\n{notes.pypi}\n<!-- /pypi -->"
     tail += "\n" if tail else ""
@@ -173,5 +182,5 @@ def same_text(stored: str, wanted: str, where: str = "the release notes") -> boo
         found = read(body, place)
         lines = found.text.strip().splitlines()  # CRLF is one line end to splitlines
         return dataclasses.replace(found, text="\n".join(line.rstrip() for line in lines),
-                                   smoke=None, validated=None)
+                                   smoke=None, validated=None, validated_with=None)
     return plain(stored, where) == plain(wanted, "the notes written")

@@ -76,9 +76,11 @@ def published_wheels(tmp_path_factory) -> dict[str, Path]:
 class LocalIndex:
     """A package index on 127.0.0.1 standing in for the public one: PEP 691 JSON when asked
     for it (``json=True``), else PEP 503 HTML, with sha256 fragments; ``log`` holds every path
-    requested. Written here, independently of the tool's own index code."""
+    requested. ``metadata``: as PyPI, each wheel's METADATA at its URL + ``.metadata``, its
+    sha256 named in both formats (PEP 658/714), and each file's ``size`` in the JSON (PEP 700).
+    Written here, independently of the tool's own index code."""
 
-    def __init__(self, wheels, *, json_api: bool = True):
+    def __init__(self, wheels, *, json_api: bool = True, metadata: bool = False):
         import hashlib
         import http.server
         import threading
@@ -95,12 +97,17 @@ class LocalIndex:
             name, version, _, _ = parse_wheel_filename(wheel.name)
             with zipfile.ZipFile(wheel) as zf:
                 meta = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
-                requires = HeaderParser().parsestr(zf.read(meta).decode()).get("Requires-Python")
+                meta_bytes = zf.read(meta)
+                requires = HeaderParser().parsestr(meta_bytes.decode()).get("Requires-Python")
             self.files[wheel.name] = data
-            self.projects.setdefault(canonicalize_name(name), []).append({
-                "filename": wheel.name, "url": f"../../files/{wheel.name}",
-                "hashes": {"sha256": hashlib.sha256(data).hexdigest()},
-                "requires-python": requires, "version": str(version)})
+            entry = {"filename": wheel.name, "url": f"../../files/{wheel.name}",
+                     "hashes": {"sha256": hashlib.sha256(data).hexdigest()},
+                     "requires-python": requires, "version": str(version)}
+            if metadata:
+                self.files[wheel.name + ".metadata"] = meta_bytes
+                entry["core-metadata"] = {"sha256": hashlib.sha256(meta_bytes).hexdigest()}
+                entry["size"] = len(data)
+            self.projects.setdefault(canonicalize_name(name), []).append(entry)
         index = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -118,13 +125,17 @@ class LocalIndex:
                         body = json.dumps({
                             "meta": {"api-version": "1.1"}, "name": parts[1],
                             "versions": sorted({f["version"] for f in files}),
-                            "files": [{k: f[k] for k in ("filename", "url", "hashes", "requires-python")}
+                            "files": [{k: f[k] for k in ("filename", "url", "hashes", "requires-python",
+                                                          "core-metadata", "size") if k in f}
                                       for f in files]}).encode()
                         return self._send(body, "application/vnd.pypi.simple.v1+json")
                     links = "".join(
                         f'<a href="{f["url"]}#sha256={f["hashes"]["sha256"]}"'
                         + (f' data-requires-python="{html.escape(f["requires-python"])}"'
-                           if f["requires-python"] else "") + f'>{f["filename"]}</a><br/>\n'
+                           if f["requires-python"] else "")
+                        + (f' data-core-metadata="sha256={f["core-metadata"]["sha256"]}"'
+                           if "core-metadata" in f else "")
+                        + f'>{f["filename"]}</a><br/>\n'
                         for f in files)
                     return self._send(f"<!DOCTYPE html><html><body>\n{links}</body></html>".encode(),
                                       "text/html")
