@@ -85,6 +85,7 @@ def test_an_unreadable_plugin_commit_builds(line):
 
 def test_the_nightly_and_bisect_judge_changes_the_build_by_the_same_tree():
     """A nightly that skips a plugin move bisect would probe (or the reverse) would skip a culprit."""
+    from release.build.bazel import WORKSPACE_SUBDIR
     from release.jobs import bisect
-    assert (nightly.SOURCE, nightly.BUILD_TREE) == (bisect.SOURCE, bisect.BUILD_TREE) == \
-        ("plugin", "jax_rocm_plugin/")
+    assert (nightly.SOURCE, nightly.BUILD_TREE) == (bisect.SOURCE, "jax_rocm_plugin/") == ("plugin", "jax_rocm_plugin/")
+    assert f"{nightly.SOURCE}/{nightly.BUILD_TREE}" == WORKSPACE_SUBDIR + "/"  # where Bazel runs is what both read

@@ -32,8 +32,10 @@ from typing import TYPE_CHECKING, Literal, Mapping, Protocol, Sequence
 
 from release.core import sanitize
 from release.core.atomic import atomic_write
-from release.core.config import Deps, RollSame, RollVia, source_of
+from release.core.config import Deps, RollVia, source_of
 from release.core.errors import UserError
+from release.jobs.plugin_tree import SOURCE as SOURCE
+from release.jobs.plugin_tree import build_tree, same_trees
 from release.sources.module_pin import MODULE_FILE, without_overrides
 
 if TYPE_CHECKING:
@@ -43,12 +45,8 @@ if TYPE_CHECKING:
     from release.core.output import Say
     from release.sources.mirror import Mirror
 
-SOURCE = "plugin"
-# What a build of the rocm-jax layout reads of the plugin's tree: its Bazel workspace
-# (bazel.WORKSPACE_SUBDIR). A commit changing nothing there (CI, docker, docs: most of
-# rocm-jax's) builds the same wheels as the commit before it, so it is listed but never probed
-# and can never be the culprit. The jax-tree layout's is ``build_tree``'s.
-BUILD_TREE = "jax_rocm_plugin/"
+# A commit changing nothing the build reads (``plugin_tree.build_tree``) builds the same wheels
+# as the commit before it, so it is listed but never probed and can never be the culprit.
 GOOD, BAD, SKIP = "good", "bad", "skip"
 STATE_SCHEMA = 1
 PLUGIN_CODE = "plugin code"
@@ -83,19 +81,6 @@ class Candidate:
     def from_json(cls, data: Mapping) -> Candidate:
         return cls(int(data["index"]), dict(data["commits"]), str(data["subject"]),
                    tuple(data["moved"]))
-
-
-def same_trees(deps: Deps, source: str = SOURCE) -> tuple[str, ...]:
-    """The deps that are ``source``'s own tree (``{same: source}``: jax in the jax-tree layout).
-    They move with it by definition, so they are never a move of their own."""
-    return tuple(d.name for d in deps if isinstance(d.roll, RollSame) and d.roll.same == source)
-
-
-def build_tree(deps: Deps) -> str:
-    """The prefix of the plugin's paths a build of this line reads: ``BUILD_TREE`` (rocm-jax's
-    Bazel workspace), or all of them (``""``) in the jax-tree layout, where the plugin is jax's
-    own tree built from its root by jax's own Bazel targets."""
-    return "" if same_trees(deps) else BUILD_TREE
 
 
 def followers(deps: Deps, source: str = SOURCE) -> tuple[str, ...]:

@@ -4,15 +4,15 @@ since the last published nightly, then build, verify, draft, validate, publish a
 
 A nightly whose only moved pin is the plugin, moved only outside ``jax_rocm_plugin/`` (the
 tree the build reads; most rocm-jax commits are CI, docker and docs), builds nothing either,
-as bisect judges "changes the build" (``release.jobs.bisect.BUILD_TREE``, the same tree)."""
+as bisect judges "changes the build" (``release.jobs.plugin_tree``, one rule for both)."""
 
 from __future__ import annotations
 
 import dataclasses
 from typing import TYPE_CHECKING, Callable
 
-from release.build.bazel import WORKSPACE_SUBDIR
 from release.core import versions
+from release.jobs.plugin_tree import BUILD_TREE, SOURCE
 from release.publish.drafts import previous_revisions
 
 if TYPE_CHECKING:
@@ -29,12 +29,6 @@ class NightlyDecision:
     reason: str
     last: str | None  # tag of the last published nightly
 
-
-# The dep whose tree is built, and the tree a build reads of it (its Bazel workspace, as
-# ``bazel.WORKSPACE_SUBDIR`` places it: "<dep>/<tree>"); not imported from release.jobs.bisect,
-# which runs the catalog's probe job, while the catalog declares this module's plan steps.
-SOURCE, _, _TREE = WORKSPACE_SUBDIR.partition("/")
-BUILD_TREE = f"{_TREE}/"
 
 # (old, new) -> the paths that differ between two plugin commits; None when they cannot be read
 PluginPaths = Callable[[str, str], "set[str] | None"]
