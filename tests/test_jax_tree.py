@@ -374,16 +374,23 @@ def test_bisect_lists_the_plugins_commits_with_jax_as_the_same_commit(jt, tmp_pa
     assert not any(c.inert for c in found)  # every commit of jax's tree is built: each is probed
 
 
-def test_a_build_of_the_jax_layout_is_refused_in_one_line_not_planned_with_the_other_layouts_targets(
-        jt, tmp_path, run_cli):
-    """Its wheels come from jax's own Bazel targets, which the build configs do not drive yet: a
-    nightly plan made of rocm-jax's commands would build other wheels."""
+def test_a_jax_tree_line_is_planned_with_jax_own_targets_never_the_rocm_jax_layouts(jt, tmp_path, run_cli):
+    """Its wheels come from jax's own Bazel targets: a plan made of rocm-jax's commands would
+    build other wheels. Without its Pythons the line is refused in one line naming the key."""
     root = _project(tmp_path, jt)
     code, out, err = run_cli("nightly", "--dry-run", "--root", root, "--date", "2026-11-22")
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
-    assert "deps.jax is the plugin's tree (the jax-tree layout)" in err and "not supported yet" in err
+    assert "version_info.json: pythons: got nothing (missing)" in err
     code, out, err = run_cli("version", "--kind", "nightly", "--root", root, "--date", "2026-11-22")
     assert (code, out.strip()) == (0, "0.11.0.dev20261122")  # versioning works
+    info = root / "version_info.json"
+    info.write_text(json.dumps(json.loads(info.read_text()) | {"pythons": ["3.12", "3.13"]}))
+    code, out, err = run_cli("nightly", "--dry-run", "--json", "--root", root, "--date", "2026-11-22")
+    assert code == 0, err
+    plan = json.loads(out)
+    assert plan["layout"] == "jax-tree" and len(plan["bazel_commands"]) == 3
+    assert all("//jaxlib/tools:jax_rocm_" in " ".join(c) and "rocm_build" not in " ".join(c)
+               for c in plan["bazel_commands"])
 
 
 def test_a_day_the_two_files_disagree_is_refused_and_the_next_day_rolls(tmp_path, monkeypatch):

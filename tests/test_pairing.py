@@ -146,3 +146,54 @@ def test_validate_fails_a_plugin_whose_pin_names_another_pjrt(fake_github, make_
     assert (f"{plugin.name} requires jax-rocm7-pjrt==0.9.0, which no jax-rocm7-pjrt wheel in the same "
             f"release satisfies (there: {NIGHTLY})") in result.problems
     assert PYTHON not in result.pythons or not result.pythons[PYTHON].get("tested")
+
+
+# ------------------------------------------------------------------ every major of the line
+
+
+def _release(majors=(7, 10), pythons=("3.12", "3.13"), version=NIGHTLY):
+    return [name for m in majors for name in (_pjrt(m, version), *(_plugin(m, version, p) for p in pythons))]
+
+
+@pytest.mark.parametrize("drop, problem", [
+    ("jax_rocm10_pjrt", "no jax-rocm10-pjrt wheel: the line builds ROCm 7, ROCm 10"),
+    ("jax_rocm10_", "no jax-rocm10-pjrt wheel: the line builds ROCm 7, ROCm 10"),
+    ("jax_rocm7_", "no jax-rocm7-pjrt wheel: the line builds ROCm 7, ROCm 10"),
+    ("jax_rocm10_plugin-0.9.1.dev20261122-cp313", "no jax-rocm10-plugin wheel for Python 3.13"),
+    ("jax_rocm7_plugin-0.9.1.dev20261122-cp312", "no jax-rocm7-plugin wheel for Python 3.12"),
+])
+def test_a_line_naming_two_majors_publishes_both_or_neither(drop, problem):
+    """ROCm 7 without ROCm 10 (or one major's Python missing) is half a release when the line
+    names both; the rule holds whichever major or cell is the one missing."""
+    wheels = [(n, None) for n in _release() if not n.startswith(drop)]
+    found = pairing.problems(wheels, (7, 10))
+    assert found and any(problem in line for line in found)
+    assert pairing.problems([(n, None) for n in _release()], (7, 10)) == []
+    assert pairing.problems([(n, None) for n in _release()], (10, 7)) == []
+
+
+def test_a_major_the_line_does_not_build_is_not_published_beside_it():
+    found = pairing.problems([(n, None) for n in _release()], (7,))
+    assert found == ["jax-rocm10-plugin/jax-rocm10-pjrt wheels of ROCm 10, which the line does not build "
+                     "(it builds ROCm 7)"]
+
+
+def test_without_the_lines_majors_each_major_present_is_still_whole():
+    """Outside a checkout nothing says which majors the line builds; each major present must still
+    have its pair (the one-major rule, per major)."""
+    assert pairing.problems([(n, None) for n in _release()]) == []
+    half = [n for n in _release() if not n.startswith("jax_rocm10_plugin")]
+    assert pairing.problems([(n, None) for n in half]) == [
+        f"{_pjrt(10, NIGHTLY)} has no jax-rocm10-plugin {NIGHTLY} beside it: a PJRT wheel alone is half a release"]
+
+
+def test_undraft_refuses_a_draft_missing_one_of_the_lines_majors(fake_github, make_dist):
+    """The draft holds ROCm 7 whole; the line builds 7 and 10: it is not published."""
+    store = gh_store(fake_github)
+    publish_draft(store, read_dist(make_dist(NIGHTLY)))
+    mark_validated(store, TAG)
+    with pytest.raises(UserError, match="is not a whole release, so it is not published: no jax-rocm10-pjrt "
+                                        "wheel: the line builds ROCm 7, ROCm 10"):
+        undraft(store, TAG, majors=(7, 10))
+    assert store.published_for(TAG) is None
+    assert undraft(store, TAG, majors=(7,))["status"] == "published"

@@ -289,6 +289,20 @@ def test_a_release_without_its_pair_never_goes_up(env, released, run_cli, drop):
     assert code == 2 and "both or neither" in err and env.uploads == []
 
 
+def test_a_release_missing_one_of_the_lines_majors_never_goes_up(env, released, run_cli, tmp_path):
+    """The checkout's line builds ROCm 7 and 10 (version_info.json rocm_versions): a release of
+    ROCm 7 alone is half a release, and nothing of it goes to the index."""
+    from tests.support.project import copy_config
+    store, dist, flags = released
+    (tmp_path / "line").mkdir()
+    root = copy_config(tmp_path / "line")
+    info = root / "version_info.json"
+    info.write_text(json.dumps(json.loads(info.read_text()) | {"rocm_versions": ["7.2.0", "10.0.0"]}))
+    code, out, err = run_cli("pypi-upload", TAG, *flags, "--root", root)
+    assert code == 2 and err.count("\n") == 1 and env.uploads == []
+    assert f"{TAG} is not a whole release, so nothing goes to PyPI: no jax-rocm10-pjrt wheel" in err
+
+
 def test_a_file_over_the_limit_stops_everything_naming_file_size_and_limit(env, released, run_cli):
     store, dist, flags = released
     size = os.path.getsize(dist.directory / PJRT)

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from release.build.plan import BuildPlan
+from release.build.plan import BuildPlan, MajorWheels
 from release.core.naming import release_tag
 from release.core.revisions import RevisionMap
 from release.jobs import shared
@@ -58,9 +58,9 @@ def test_whichever_run_made_the_draft_the_tag_is_where_the_last_build_was(fake_g
 
 def test_the_plan_stage_aims_the_draft_at_the_commit_it_plans(fake_github):
     store = gh_store(fake_github)
-    plan = BuildPlan(kind="nightly", version=NIGHTLY, tag=release_tag(NIGHTLY), rocm_version="7.2.0",
-                     pythons=(), revisions=RevisionMap(NIGHTLY, (), sha("planned")), pjrt_wheel="",
-                     plugin_wheels=())
+    plan = BuildPlan(kind="nightly", version=NIGHTLY, tag=release_tag(NIGHTLY), pythons=(),
+                     revisions=RevisionMap(NIGHTLY, (), sha("planned")),
+                     majors=(MajorWheels("7.2.0", "", ()),))
     draft = shared.open_draft(store, plan, lambda _: None)
     assert draft.target == sha("planned")
     assert fake_github.releases()[0]["target_commitish"] == sha("planned")

@@ -90,6 +90,10 @@ def check_inputs(plan: BuildPlan, *, root: Path | None = None, workspace: Path |
     ROCm major whose plugin name the pinned jaxlib does not know (``jaxlib_plugins``),
     a missing prebuilt object, or one that is not an ELF shared object.
     """
+    if plan.layout != "rocm-jax":
+        raise UserError(f"{plan.version}: a line of the {plan.layout} layout is built from jax's own wheel "
+                        "targets (//jaxlib/tools:jax_rocm_plugin_wheel and :jax_rocm_pjrt_wheel), which "
+                        "this build does not run yet; bump, version, status and --dry-run work")
     if (workspace is None) == (artifacts is None):
         raise UserError("give exactly one of --workspace DIR (build with Bazel) or --artifacts DIR "
                         "(package prebuilt .so files)")

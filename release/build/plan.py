@@ -12,28 +12,80 @@ from typing import Iterable
 
 from packaging.version import Version
 
-from release.build import bazel
+from release.build import bazel, jax_tree, layouts
 from release.core import core_metadata, naming, rocm_runtime, versions
-from release.core.config import Project, RollSame
-from release.core.errors import UserError
+from release.core.config import Project
 from release.core.revisions import RevisionMap
 
 
 @dataclasses.dataclass(frozen=True)
+class MajorWheels:
+    """One ROCm major's wheels of a plan: its PJRT wheel and its plugin wheel per Python.
+    Published together or not at all (``release.core.pairing``)."""
+
+    rocm_version: str
+    pjrt_wheel: str
+    plugin_wheels: tuple[tuple[str, str], ...]  # (python, file name)
+
+    @property
+    def major(self) -> int:
+        return int(self.rocm_version.split(".")[0])
+
+    @property
+    def wheels(self) -> tuple[str, ...]:
+        return (self.pjrt_wheel, *(name for _, name in self.plugin_wheels))
+
+    def to_json(self) -> dict:
+        return {"major": self.major, "rocm_version": self.rocm_version,
+                "pjrt": self.pjrt_wheel, "plugin": dict(self.plugin_wheels)}
+
+
+@dataclasses.dataclass(frozen=True)
 class BuildPlan:
+    """One version's build: a ``MajorWheels`` group per ROCm major the line builds (its
+    ``rocm_versions`` order, version_info.json's ``rocm_version`` first), each with the plan's
+    Pythons. ``rocm_version``, ``pjrt_wheel`` and ``plugin_wheels`` are the first group's (all
+    of a one-major line's)."""
+
     kind: str
     version: str
     tag: str
-    rocm_version: str
     pythons: tuple[str, ...]
     revisions: RevisionMap
-    pjrt_wheel: str
-    plugin_wheels: tuple[tuple[str, str], ...]  # (python, file name)
+    majors: tuple[MajorWheels, ...]
     bazel_commands: tuple[tuple[str, ...], ...] = ()
+    layout: str = "rocm-jax"
+
+    @property
+    def rocm_version(self) -> str:
+        return self.majors[0].rocm_version
+
+    @property
+    def rocm_versions(self) -> tuple[str, ...]:
+        return tuple(g.rocm_version for g in self.majors)
 
     @property
     def rocm_major(self) -> int:
-        return int(self.rocm_version.split(".")[0])
+        return self.majors[0].major
+
+    @property
+    def pjrt_wheel(self) -> str:
+        return self.majors[0].pjrt_wheel
+
+    @property
+    def plugin_wheels(self) -> tuple[tuple[str, str], ...]:
+        return self.majors[0].plugin_wheels
+
+    @property
+    def cells(self) -> tuple[tuple[int, str], ...]:
+        """Every (ROCm major, Python) the plan builds a plugin wheel for."""
+        return tuple((g.major, py) for g in self.majors for py, _ in g.plugin_wheels)
+
+    def group(self, major: int) -> MajorWheels:
+        for g in self.majors:
+            if g.major == major:
+                return g
+        raise KeyError(major)
 
     @property
     def prerelease(self) -> bool:
@@ -41,7 +93,8 @@ class BuildPlan:
 
     @property
     def wheels(self) -> tuple[str, ...]:
-        return (self.pjrt_wheel, *(name for _, name in self.plugin_wheels))
+        """Every wheel, major by major: its PJRT wheel, then its plugin wheels."""
+        return tuple(name for g in self.majors for name in g.wheels)
 
     @property
     def assets(self) -> tuple[str, ...]:
@@ -49,18 +102,31 @@ class BuildPlan:
                 naming.CHECKSUMS_ASSET, *map(core_metadata.file_name, self.wheels))
 
     def to_json(self) -> dict:
+        """``rocm_version`` and ``wheels`` are the first major's (a one-major line's keys, kept);
+        ``majors`` has every major's group."""
         return {
             "kind": self.kind,
             "version": self.version,
             "tag": self.tag,
             "prerelease": self.prerelease,
             "rocm_version": self.rocm_version,
+            "rocm_versions": list(self.rocm_versions),
+            "layout": self.layout,
             "pythons": list(self.pythons),
             "wheels": {"pjrt": self.pjrt_wheel, "plugin": dict(self.plugin_wheels)},
+            "majors": [g.to_json() for g in self.majors],
             "assets": list(self.assets),
             "revisions": self.revisions.to_json(),
             "bazel_commands": [list(c) for c in self.bazel_commands],
         }
+
+
+def major_wheels(rocm_version: str, version: str, pythons: Iterable[str],
+                 platform: str = naming.PLATFORM) -> MajorWheels:
+    """The wheel names of one ROCm major at ``version``."""
+    major = int(rocm_version.split(".")[0])
+    return MajorWheels(rocm_version, naming.pjrt_wheel(major, version, platform),
+                       tuple((py, naming.plugin_wheel(major, version, py, platform)) for py in pythons))
 
 
 DATE_SLACK_DAYS = 1  # a nightly's date may differ from the run's UTC date by this much
@@ -94,7 +160,6 @@ def make_plan(project: Project, kind: str, *, date: _dt.date | None = None, numb
     (``versions.next_official``), never only from version_info.json.
     """
     info = project.version_info
-    refuse_unbuilt_layout(project)
     problem = project.line_problem()
     if problem is not None:
         raise versions.VersionError(problem)
@@ -104,33 +169,31 @@ def make_plan(project: Project, kind: str, *, date: _dt.date | None = None, numb
         check_nightly_date(date, today, force)
     version = versions.for_kind(kind, versions.next_official(info.version, published), date=date, number=number,
                                 build_number=build_number)
-    pythons = bazel.check_pythons(pythons, project.root)
-    rocm_runtime.load(info.rocm_version, project.root)  # no soname list: nothing to verify against
-    major = info.rocm_major
+    line = layouts.line_build(project, pythons)
+    for rocm in line.rocm_versions:  # no soname list: nothing to verify against
+        rocm_runtime.load(rocm, project.root)
     return BuildPlan(
         kind=kind,
         version=version,
         tag=naming.release_tag(version),
-        rocm_version=info.rocm_version,
-        pythons=pythons,
+        pythons=line.pythons,
         revisions=RevisionMap.from_deps(project.deps, version, release_commit),
-        pjrt_wheel=naming.pjrt_wheel(major, version),
-        plugin_wheels=tuple((py, naming.plugin_wheel(major, version, py)) for py in pythons),
-        bazel_commands=tuple(tuple(step.argv()) for step in bazel.build_steps(
-            workspace or project.root / "workspace", pythons, root=project.root)),
+        majors=tuple(major_wheels(rocm, version, line.pythons, line.layout.platform)
+                     for rocm in line.rocm_versions),
+        bazel_commands=_bazel_commands(project, line, version, workspace or project.root / "workspace"),
+        layout=line.layout.name,
     )
 
 
-def refuse_unbuilt_layout(project: Project) -> None:
-    """The jax-tree layout (a dep rolled ``{same: plugin}``: the plugin is jax's own tree) is
-    bumped, versioned and shown, but its wheels come from jax's own Bazel targets, which the
-    build configs here do not drive yet: a plan for it is refused rather than made of the
-    rocm-jax layout's commands, which would build other wheels."""
-    same = [(d.name, d.roll.same) for d in project.deps if isinstance(d.roll, RollSame)]
-    if same:
-        raise UserError(f"{project.deps.path}: deps.{same[0][0]} is the {same[0][1]}'s tree (the "
-                        "jax-tree layout): building its wheels (jax's //jaxlib/tools:jax_rocm_plugin_wheel "
-                        "and :jax_rocm_pjrt_wheel) is not supported yet; bump, version and status work")
+def _bazel_commands(project: Project, line: layouts.LineBuild, version: str,
+                    workspace: Path) -> tuple[tuple[str, ...], ...]:
+    """The builds of the line's layout: this repository's configs over rocm-jax's workspace,
+    or jax's own wheel targets stamped with ``version`` (``release.build.jax_tree``)."""
+    if line.layout.name == layouts.JAX_TREE:
+        flags = jax_tree.stamp(version, project.version_info.line, project.deps["jax"].commit)
+        return tuple(tuple(s.argv()) for s in jax_tree.build_steps(workspace, line.rocm_versions,
+                                                                     line.pythons, flags))
+    return tuple(tuple(step.argv()) for step in bazel.build_steps(workspace, line.pythons, root=project.root))
 
 
 def cut_from_tag(tag: str, next_version: str) -> tuple[str, int | None]:

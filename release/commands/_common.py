@@ -32,6 +32,19 @@ def project(args: argparse.Namespace) -> Project:
     return load_project(args.root)
 
 
+def line_majors(args: argparse.Namespace) -> tuple[int, ...] | None:
+    """The ROCm majors the checkout's line builds (version_info.json), which a release must hold
+    whole before it is published; None outside a checkout (then each major present must be)."""
+    from release.core.config import find_root, load_project
+    from release.core.errors import UserError
+    if args.root is None:
+        try:
+            find_root()
+        except UserError:
+            return None
+    return load_project(args.root).version_info.rocm_majors
+
+
 def open_store_from_args(args: argparse.Namespace, out: Output, read_only: bool = False,
                          writes: bool = True) -> Store:
     """The store the flags name; the local store lives under the project root (or the cwd).

@@ -23,7 +23,8 @@ def print_plan(console: Console, plan: BuildPlan) -> None:
     """A build plan as a dry run shows it: version, revisions, assets, Bazel commands."""
     from rich.table import Table
     console.print(f"[bold]{plan.kind}[/bold] {plan.version}  tag {plan.tag}  "
-                  f"ROCm {plan.rocm_version}")
+                  f"ROCm {', '.join(plan.rocm_versions)}  Python {', '.join(plan.pythons)}  "
+                  f"({plan.layout} layout)")
     table = Table(title="revisions")
     for col in ("dep", "branch", "commit"):
         table.add_column(col)

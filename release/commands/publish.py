@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from release.commands._common import add_store_options, open_store_from_args, transfer_progress
+from release.commands._common import add_store_options, line_majors, open_store_from_args, transfer_progress
 from release.core import flags
 from release.core.errors import UserError
 from release.core.output import Output, github_output, step_summary
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         Manifest.load(dist.directory).check_writable("publish")
     store = open_store_from_args(args, out)
     if args.undraft or dist is None:
-        result = undraft(store, args.undraft, say=out.line)
+        result = undraft(store, args.undraft, say=out.line, majors=line_majors(args))
     else:
         step = publish_partial if args.partial else publish_draft
         with transfer_progress(out) as progress:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from release.commands._arguments import http_url
-from release.commands._common import add_store_options, open_store_from_args, transfer_progress
+from release.commands._common import add_store_options, line_majors, open_store_from_args, transfer_progress
 from release.commands._pypi_limits import FILE_LIMIT_ENV, add_limit_arguments  # noqa: F401 (named here)
 from release.core import flags
 from release.core.output import Output, github_output, step_summary
@@ -62,7 +62,7 @@ def settings_from_args(args: argparse.Namespace) -> pypi.PypiSettings:
         file_limit=args.file_limit or pypi.file_limit_default(), project_limits=args.project_limit,
         attach=args.attestations, dry_run=args.dry_run,
         notes="only" if args.notes_only else "skip" if args.no_notes else "update",
-        work=args.work.resolve() if args.work else None)
+        work=args.work.resolve() if args.work else None, majors=line_majors(args))
 
 
 def run(args: argparse.Namespace, out: Output) -> int:

@@ -48,6 +48,9 @@ LINE_DEP = "jax"  # the dep whose version.py names the release line
 LINE_FILE = "jax/version.py"
 HOLD_KEYS = ("commit", "reason")
 VERSION_KEYS = ("version", "rocm_version", "nightly_scheme")
+# What the line builds, optional (an older file has neither): every ROCm version it builds, one a
+# major (``rocm_version`` among them), and the Pythons its plugin wheels are built for.
+BUILD_KEYS = ("rocm_versions", "pythons")
 
 # Versions, shas, names and URLs are ASCII by rule (a look-alike digit such as U+0661 is not a
 # digit here) and match whole (\Z, not $: "$" also matches before a final newline).
@@ -150,6 +153,8 @@ class VersionInfo:
     version: str  # the next official version: X.Y.Z (line not released yet) or X.Y.Z.postN
     rocm_version: str
     nightly_scheme: str
+    rocm_versions: tuple[str, ...] = ()  # every ROCm version the line builds; () = (rocm_version,)
+    pythons: tuple[str, ...] | None = None  # the line's Pythons; None = the layout's default
 
     @property
     def line(self) -> str:
@@ -158,8 +163,18 @@ class VersionInfo:
 
     @property
     def rocm_major(self) -> int:
-        """The N in ``jax-rocmN-*``."""
+        """The N in ``jax-rocmN-*`` of ``rocm_version`` (the line's first major)."""
         return int(self.rocm_version.split(".")[0])
+
+    @property
+    def rocms(self) -> tuple[str, ...]:
+        """Every ROCm version the line builds, one a major, ``rocm_version`` first."""
+        return self.rocm_versions or (self.rocm_version,)
+
+    @property
+    def rocm_majors(self) -> tuple[int, ...]:
+        """The N of every ``jax-rocmN-*`` pair the line builds, in ``rocms`` order."""
+        return tuple(int(v.split(".")[0]) for v in self.rocms)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -454,7 +469,7 @@ def parse_version_info(path: Path, text: str) -> VersionInfo:
         raise ConfigError(path, exc.where, exc.reason, "a JSON object") from None
     if not isinstance(data, dict):
         raise ConfigError(path, None, _kind(data), "a JSON object with " + ", ".join(VERSION_KEYS))
-    _exact_keys(path, "", data, VERSION_KEYS, VERSION_KEYS)
+    _exact_keys(path, "", data, VERSION_KEYS, VERSION_KEYS + BUILD_KEYS)
     try:
         parse_next(data["version"])
     except VersionError:
@@ -466,7 +481,50 @@ def parse_version_info(path: Path, text: str) -> VersionInfo:
     if data["nightly_scheme"] not in NIGHTLY_SCHEMES:
         raise ConfigError(path, "nightly_scheme", data["nightly_scheme"],
                           "'date' (.devYYYYMMDD) or 'date-build' (.devYYYYMMDDBBB)")
-    return VersionInfo(Path(path), data["version"], rocm, data["nightly_scheme"])
+    return VersionInfo(Path(path), data["version"], rocm, data["nightly_scheme"],
+                       _parse_rocm_versions(path, data.get("rocm_versions"), rocm),
+                       _parse_pythons(path, data.get("pythons")))
+
+
+_PYTHON = re.compile(r"^3\.(0|[1-9][0-9]?)\Z", re.ASCII)
+
+
+def _parse_rocm_versions(path: Path, raw: object, rocm: str) -> tuple[str, ...]:
+    """``rocm_versions``: a list of ``A.B.C``, one a major, holding ``rocm_version`` (which old
+    readers take as the line's ROCm); returned with ``rocm_version`` first, the rest as written."""
+    if raw is None:
+        return ()
+    expected = f'a list of ROCm versions A.B.C, one a major, among them rocm_version {rocm}, such as ["{rocm}"]'
+    if not isinstance(raw, list) or not raw:
+        raise ConfigError(path, "rocm_versions", raw, expected)
+    majors: dict[str, str] = {}
+    for i, item in enumerate(raw):
+        if not isinstance(item, str) or not _SEMVER.match(item) or item.startswith("0."):
+            raise ConfigError(path, f"rocm_versions[{i}]", item, "A.B.C with a major of 1 or more, such as 7.2.0")
+        major = item.split(".")[0]
+        if major in majors:
+            raise ConfigError(path, f"rocm_versions[{i}]", item, f"one ROCm version a major ({majors[major]} "
+                              f"is ROCm {major} already): jax-rocm{major}-* is one pair of wheels")
+        majors[major] = item
+    if rocm not in raw:
+        raise ConfigError(path, "rocm_versions", raw, f"a list holding rocm_version {rocm} (the ROCm "
+                          "version readers of rocm_version take)")
+    return (rocm, *(v for v in raw if v != rocm))
+
+
+def _parse_pythons(path: Path, raw: object) -> tuple[str, ...] | None:
+    """``pythons``: distinct ``3.X`` strings, in ascending order (the lowest is Requires-Python)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or not raw:
+        raise ConfigError(path, "pythons", raw, 'a list of Pythons 3.X, such as ["3.12", "3.13"]')
+    for i, item in enumerate(raw):
+        if not isinstance(item, str) or not _PYTHON.match(item):
+            raise ConfigError(path, f"pythons[{i}]", item, 'a Python 3.X in quotes, such as "3.12"')
+    minors = [int(p.split(".")[1]) for p in raw]
+    if minors != sorted(set(minors)):
+        raise ConfigError(path, "pythons", raw, "each Python once, in ascending order")
+    return tuple(raw)
 
 
 def load_version_info(path: Path) -> VersionInfo:

@@ -43,26 +43,26 @@ def python_tag(python: str) -> str:
     return "cp3" + python.split(".")[1]
 
 
-def wheel_tag(python: str | None) -> str:
+def wheel_tag(python: str | None, platform: str = PLATFORM) -> str:
     """``py3-none-<platform>`` for the pjrt wheel, ``cp3X-cp3X-<platform>`` per Python otherwise."""
     if python is None:
-        return f"py3-none-{PLATFORM}"
+        return f"py3-none-{platform}"
     tag = python_tag(python)
-    return f"{tag}-{tag}-{PLATFORM}"
+    return f"{tag}-{tag}-{platform}"
 
 
-def wheel_filename(dist: str, version: str, python: str | None) -> str:
+def wheel_filename(dist: str, version: str, python: str | None, platform: str = PLATFORM) -> str:
     from packaging.utils import canonicalize_name  # packaging.utils loads packaging.tags: ~90 modules' worth
     escaped = canonicalize_name(dist).replace("-", "_")
-    return f"{escaped}-{version}-{wheel_tag(python)}.whl"
+    return f"{escaped}-{version}-{wheel_tag(python, platform)}.whl"
 
 
-def pjrt_wheel(rocm_major: int, version: str) -> str:
-    return wheel_filename(pjrt_dist(rocm_major), version, None)
+def pjrt_wheel(rocm_major: int, version: str, platform: str = PLATFORM) -> str:
+    return wheel_filename(pjrt_dist(rocm_major), version, None, platform)
 
 
-def plugin_wheel(rocm_major: int, version: str, python: str) -> str:
-    return wheel_filename(plugin_dist(rocm_major), version, python)
+def plugin_wheel(rocm_major: int, version: str, python: str, platform: str = PLATFORM) -> str:
+    return wheel_filename(plugin_dist(rocm_major), version, python, platform)
 
 
 def release_tag(version: str) -> str:

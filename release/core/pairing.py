@@ -6,7 +6,12 @@ rule is one function of the wheel files a release would publish, so validate (wh
 plugin's ``Requires-Dist``) and undraft (which sees only the asset names, and refuses before
 anything is published) hold the same rule.
 
-    problems(wheels) -> [one line per problem]     # wheels: (file name, Requires-Dist or None)
+    problems(wheels, majors=None) -> [one line per problem]  # wheels: (file name, Requires-Dist or None)
+
+With ``majors`` (the ROCm majors the line builds: version_info.json's ``rocm_versions``) the
+release is whole only when it holds every one of them, each with its PJRT wheel and a plugin
+wheel for every Python any major has: ROCm 7 without ROCm 10, when the line names both, is
+half a release too (users of the missing major get nothing, or an older version).
 """
 
 from __future__ import annotations
@@ -38,7 +43,8 @@ def _pjrt_requirements(requires: Sequence[str], pjrt_dist: str) -> list[Requirem
     return found
 
 
-def problems(wheels: Sequence[tuple[str, Sequence[str] | None]]) -> list[str]:
+def problems(wheels: Sequence[tuple[str, Sequence[str] | None]],
+             majors: Sequence[int] | None = None) -> list[str]:
     """Why the wheel files ``wheels`` are not a whole release, one line each (empty: whole).
 
     Each entry is a file name and the plugin's ``Requires-Dist`` lines (None when unknown: then
@@ -75,4 +81,30 @@ def problems(wheels: Sequence[tuple[str, Sequence[str] | None]]) -> list[str]:
                     have = ", ".join(sorted(p.version or "?" for p in mine)) or "none"
                     found.append(f"{filename} requires {req}, which no {dist} wheel in the "
                                  f"same release satisfies (there: {have})")
+    if majors is not None:
+        found += _missing_cells([i for _, i, _ in idents if i.rocm_major is not None], majors)
+    return found
+
+
+def _missing_cells(idents: Sequence[Identity], majors: Sequence[int]) -> list[str]:
+    """What of ``majors`` x Pythons the jax-rocm wheels ``idents`` lack, and what they hold of
+    a major the line does not build."""
+    found: list[str] = []
+    pythons = sorted({py for i in idents if i.kind == "plugin" for py in i.pythons},
+                     key=lambda p: int(p.split(".")[1]))
+    named = ", ".join(f"ROCm {m}" for m in sorted(majors))
+    for major in sorted(majors):
+        mine = [i for i in idents if i.rocm_major == major]
+        if not any(i.kind == "pjrt" for i in mine):
+            found.append(f"no {naming.pjrt_dist(major)} wheel: the line builds {named}, and a major "
+                         "without its PJRT wheel is half a release")
+        have = {py for i in mine if i.kind == "plugin" for py in i.pythons}
+        lacking = [py for py in pythons if py not in have]
+        if lacking:
+            found.append(f"no {naming.plugin_dist(major)} wheel for Python {', '.join(lacking)}: the line "
+                         f"builds {named}, each for every Python of the release")
+    others = sorted({i.rocm_major for i in idents if i.rocm_major is not None and i.rocm_major not in majors})
+    for major in others:
+        found.append(f"{naming.plugin_dist(major)}/{naming.pjrt_dist(major)} wheels of ROCm {major}, "
+                     f"which the line does not build (it builds {named})")
     return found

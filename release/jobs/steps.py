@@ -227,7 +227,7 @@ def publish(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:
     PyPI job follows a published release even when a later step (the next-version PR) fails."""
     from release.core.output import github_output
     from release.publish.drafts import undraft
-    result = undraft(run.store, run.tag, say=run.say)
+    result = undraft(run.store, run.tag, say=run.say, majors=run.project.version_info.rocm_majors)
     github_output({"published": run.tag})
     return {"url": result.get("url")}
 
@@ -296,6 +296,7 @@ def pypi(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:
     (``release.publish.pypi``); the notes then say what reached it."""
     from release.publish.pypi import PypiSettings, file_limit_default, publish_to_pypi
     result = publish_to_pypi(run.store, run.tag, PypiSettings(dist_root=run.dist_root,
-                                                              file_limit=file_limit_default()),
+                                                              file_limit=file_limit_default(),
+                                                              majors=run.project.version_info.rocm_majors),
                              say=run.say, progress=run.progress)
     return {"uploaded": list(result.get("uploaded", [])), "complete": bool(result.get("complete"))}

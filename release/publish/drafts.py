@@ -22,7 +22,7 @@ import dataclasses
 import hashlib
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from packaging.version import InvalidVersion, Version
 
@@ -447,8 +447,10 @@ def record_upload(dist: Dist, store: Store, result: dict) -> None:
          "where": store.where, "status": result["status"]})
 
 
-def undraft(store: Store, tag: str, *, say: Say = lambda _: None) -> dict:
-    """Publish the validated draft of ``tag``: prerelease for nightlies and rcs, latest for releases."""
+def undraft(store: Store, tag: str, *, say: Say = lambda _: None, majors: Sequence[int] | None = None) -> dict:
+    """Publish the validated draft of ``tag``: prerelease for nightlies and rcs, latest for releases.
+    ``majors``: the ROCm majors the line builds, every one of which the draft must hold whole
+    (``release.core.pairing``)."""
     version = naming.version_of_tag(tag, flag="--undraft")
     kind = versions.kind_of(version)
     published = store.published_for(tag)
@@ -475,7 +477,8 @@ def undraft(store: Store, tag: str, *, say: Say = lambda _: None) -> dict:
     if record.smoke_verdict == "FAILED":
         raise UserError(f"{store.where}: draft {draft.id} of {tag} failed the ROCm smoke test "
                         "(see its notes); it is not published")
-    half = pairing.problems([(a.name, None) for a in store.list_assets(draft) if core_metadata.is_wheel(a.name)])
+    half = pairing.problems([(a.name, None) for a in store.list_assets(draft) if core_metadata.is_wheel(a.name)],
+                            majors)
     if half:
         raise UserError(f"{store.where}: draft {draft.id} of {tag} is not a whole release, so it is "
                         f"not published: {half[0]}")

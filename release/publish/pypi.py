@@ -28,12 +28,12 @@ from __future__ import annotations
 import dataclasses
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import requests
 from packaging.version import Version
 
-from release.core import core_metadata, naming, versions
+from release.core import core_metadata, naming, pairing, versions
 from release.core.checksums import parse as parse_sums
 from release.core.checksums import sha256_file
 from release.core.errors import RemoteError, UserError
@@ -97,8 +97,8 @@ def _order(wheel: Wheel) -> tuple[int, str]:
     return (0 if wheel.role == "pjrt" else 1, wheel.name)
 
 
-def read_release(store: Store, tag: str, work: Path, *, say: Say,
-                 progress: ProgressBars | None = None) -> ReleaseFiles:
+def read_release(store: Store, tag: str, work: Path, *, say: Say, progress: ProgressBars | None = None,
+                 majors: Sequence[int] | None = None) -> ReleaseFiles:
     """The published release of ``tag``: its validated SHA256SUMS, wheels and provenance,
     checked (module docstring). Wheels are not fetched yet (``stage``)."""
     from release.build import provenance as provenance_file
@@ -145,10 +145,17 @@ def read_release(store: Store, tag: str, work: Path, *, say: Say,
             raise UserError(f"{tag}: {name} is not a jax-rocm wheel of {version}")
         tags = sorted({t.split("-")[0] for t in ident.tags})
         wheels.append(Wheel(name, digest, str(ident.dist), ident.kind, ".".join(tags), size=assets[name].size))
-    roles = [w.role for w in wheels]
-    if roles.count("pjrt") != 1 or "plugin" not in roles:
-        raise UserError(f"{tag}: {roles.count('pjrt')} pjrt and {roles.count('plugin')} plugin wheels; "
-                        "PyPI gets one pjrt wheel with its plugins, both or neither")
+    by_major: dict[int, list[str]] = {}
+    for w in wheels:  # each a jax-rocm wheel (checked above), so of a major
+        by_major.setdefault(naming.Identity.of(w.name).rocm_major or 0, []).append(w.role)
+    for major, roles in sorted(by_major.items()) or [(0, [])]:
+        if roles.count("pjrt") != 1 or "plugin" not in roles:
+            raise UserError(f"{tag}: {roles.count('pjrt')} pjrt and {roles.count('plugin')} plugin wheels"
+                            f"{f' of ROCm {major}' if major else ''}; PyPI gets each ROCm major's one pjrt "
+                            "wheel with its plugins, both or neither")
+    half = pairing.problems([(w.name, None) for w in wheels], majors)
+    if half:
+        raise UserError(f"{tag} is not a whole release, so nothing goes to PyPI: {half[0]}")
     return ReleaseFiles(tag, version, release, tuple(sorted(wheels, key=_order)),
                         provenance_file.load(prov_path), work)
 
@@ -359,6 +366,7 @@ class PypiSettings:
     dry_run: bool = False
     notes: str = "update"               # "update" | "skip" | "only"
     work: Path | None = None            # default <dist>/<version>/pypi
+    majors: tuple[int, ...] | None = None  # the line's ROCm majors, each whole (None: each major present)
 
 
 def file_limit_default(env: dict[str, str] | None = None) -> int:
@@ -402,7 +410,7 @@ def publish_to_pypi(store: Store, tag: str, settings: PypiSettings, *, say: Say,
     work = settings.work or settings.dist_root / version / "pypi"
     repository = find_repository(url=settings.repository_url, name=settings.repository,
                                  index_url=settings.index_url, config_file=settings.config_file)
-    files = read_release(store, tag, work, say=say, progress=progress)
+    files = read_release(store, tag, work, say=say, progress=progress, majors=settings.majors)
     result: dict[str, Any] = {"tag": tag, "version": version, "index": display_url(repository.index_url)}
     if settings.notes != "only":
         limits = settings.project_limits or project_limits_default()
