@@ -5,8 +5,9 @@ origin in every ``upload_url``) and a storage host that serves asset downloads
 after the API's 302 and REJECTS any request that carries an Authorization header.
 Every request to the API and uploads hosts is validated against GitHub's own
 OpenAPI description (npm ``@octokit/openapi``, loaded once per session with
-openapi-core); a request that does not conform is answered 400 and recorded in
-``fake.violations``, and the ``fake_github`` fixture fails the test at teardown.
+openapi-core; each verdict is worked out once per process, tests/support/openapi_memo.py); a
+request that does not conform is answered 400 and recorded in ``fake.violations``, and the
+``fake_github`` fixture fails the test at teardown.
 
 GitHub behaviours reproduced: drafts are invisible to ``GET .../releases/tags/{tag}``;
 several drafts may share a tag; a duplicate asset name is 422 ``already_exists``;
@@ -137,6 +138,8 @@ from pathlib import Path
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 import pytest
+
+from tests.support import openapi_memo
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 FAKE_REPO = "rocm/jax-rocm-release"
@@ -1344,18 +1347,14 @@ class FakeGitHub:
             return "X-GitHub-Api-Version header missing or not 2022-11-28"
         if kind == "uploads" and "content-length" not in headers:
             return "upload without Content-Length"
-        try:
-            self.openapi.validate_request(_spec_request(kind, method, path, query, headers, body))
-        except Exception as exc:  # every validation failure is a violation
-            detail = "; ".join(str(e) for e in getattr(exc, "schema_errors", ()) or ())
-            return f"{type(exc).__name__}: {exc} {detail}".strip()
-        return None
+        return openapi_memo.request_problem(
+            self.openapi, kind, method, path, query, headers, body,
+            lambda: _request_problem(self.openapi, kind, method, path, query, headers, body))
 
     def validate_response(self, kind, method, path, query, headers, body, status, payload) -> None:
         """Record a violation when a successful answer of ours is not what GitHub documents."""
         if kind == "storage" or status >= 300 or isinstance(payload, (bytes, bytearray)):
             return
-        request = _spec_request(kind, method, path, query, headers, body)
         # GitHub answers state "starter" for an interrupted upload (what gh and goreleaser
         # report), while its description lists only "uploaded" and "open": check it as "open".
         text = json.dumps(payload).replace('"state": "starter"', '"state": "open"')
@@ -1364,13 +1363,14 @@ class FakeGitHub:
         text = text.replace('"conclusion": null', '"conclusion": "neutral"')
         # An open issue never closed has state_reason null: the same nullable enum without null.
         text = text.replace('"state_reason": null', '"state_reason": "reopened"')
-        response = _OpenAPIResponse(status, {}, text.encode(), "application/json")
-        try:
-            self.openapi.validate_response(request, response)
-        except Exception as exc:
-            detail = "; ".join(str(e)[:300] for e in getattr(exc, "schema_errors", ()) or ())
-            self.violations.append(f"stand-in answer to {method} {path} ({status}) does not match "
-                                   f"GitHub's description: {type(exc).__name__}: {detail or exc}")
+        # Each stand-in listens on ports of its own, which are in its URLs: checked as one port, the
+        # same answer of two stand-ins is one answer to check (tests/support/openapi_memo.py).
+        text = _LOCAL_PORT.sub("127.0.0.1:8080", text)
+        problem = openapi_memo.answer_problem(
+            self.openapi, kind, method, path, query, status, text,
+            lambda: _answer_problem(self.openapi, kind, method, path, query, headers, body, status, text))
+        if problem:
+            self.violations.append(problem)
 
     def match_fault(self, method, path) -> _Fault | None:
         chosen = None
@@ -1383,6 +1383,32 @@ class FakeGitHub:
                         fault.hit.set()
                         chosen = fault
         return chosen
+
+
+_LOCAL_PORT = re.compile(r"127\.0\.0\.1:\d+")
+
+
+def _request_problem(openapi, kind, method, path, query, headers, body) -> str | None:
+    """openapi-core's verdict on a request: None when it conforms."""
+    try:
+        openapi.validate_request(_spec_request(kind, method, path, query, headers, body))
+    except Exception as exc:  # every validation failure is a violation
+        detail = "; ".join(str(e) for e in getattr(exc, "schema_errors", ()) or ())
+        return f"{type(exc).__name__}: {exc} {detail}".strip()
+    return None
+
+
+def _answer_problem(openapi, kind, method, path, query, headers, body, status, text) -> str | None:
+    """openapi-core's verdict on an answer of ours (``text``, JSON): None when it conforms."""
+    request = _spec_request(kind, method, path, query, headers, body)
+    response = _OpenAPIResponse(status, {}, text.encode(), "application/json")
+    try:
+        openapi.validate_response(request, response)
+    except Exception as exc:
+        detail = "; ".join(str(e)[:300] for e in getattr(exc, "schema_errors", ()) or ())
+        return (f"stand-in answer to {method} {path} ({status}) does not match "
+                f"GitHub's description: {type(exc).__name__}: {detail or exc}")
+    return None
 
 
 def _handler(fake: FakeGitHub, kind: str):
