@@ -82,7 +82,8 @@ def test_a_rocm_library_needs_a_runpath_into_the_rocm_runtime(tmp_path, wheel_ar
     so = compile_so(tmp_path / "so" / "_prng.so", ["$ORIGIN"], links=(rocm_stubs["libamdhip64.so.7"],))
     [(_, _, message)] = findings(pair(tmp_path, wheel_artifacts, **{"_prng.so": so}).values(), "needed")
     assert "searched RUNPATH site-packages/jax_rocm7_plugin for" in message
-    assert message.endswith("; ROCm 7.2.0 has it in /opt/rocm/lib, site-packages/_rocm_sdk_core/lib")
+    assert message.endswith("; ROCm 7.2.0 has it in /opt/rocm/lib, /opt/rocm-7.2.0/lib, site-packages/rocm/lib, "
+                            "site-packages/_rocm_sdk_core/lib")
 
 
 def test_rocm_sdk_wheel_locations_resolve_relative_to_the_install_location(tmp_path, wheel_artifacts,
@@ -152,8 +153,8 @@ def test_rpath_is_searched_when_there_is_no_runpath(tmp_path, wheel_artifacts, r
 def test_a_rocm_version_without_a_list_resolves_nothing_in_rocm(tmp_path, wheel_artifacts, rocm_stubs):
     so = compile_so(tmp_path / "so" / "_prng.so", configured_runpath(), links=(rocm_stubs["libamdhip64.so.7"],))
     wheels = pair(tmp_path, wheel_artifacts, **{"_prng.so": so})
-    [(_, _, message)] = findings(wheels.values(), "needed", rocm_version="6.3.0")
-    assert "no ROCm runtime (ROCm 6.3.0 has no soname list in rocm_runtime.json (listed: 7.1.1, 7.2.0)" in message
+    [(_, _, message)] = findings(wheels.values(), "needed", rocm_version="7.3.0")
+    assert "no ROCm runtime (ROCm 7.3.0 has no soname list in rocm_runtime.json (listed: 7.1.1, 7.2.0)" in message
     assert findings(wheels.values(), "needed", rocm_version="7.1.1") == []
 
 
@@ -164,7 +165,10 @@ def test_a_wheel_that_names_no_rocm_version_asks_for_one(tmp_path, wheel_artifac
     unknown = craft(plugin, tmp_path / "unknown" / plugin.name,
                     replace={name: lambda t: t.replace("(ROCm 7.2.0)", "ROCm:unknown")})
     [(_, _, message)] = findings([unknown], "needed")
-    assert "no ROCm runtime (the wheel's Summary names no ROCm version; pass --rocm-version)" in message
+    assert "no ROCm runtime (the wheel's Summary names no ROCm version; pass --rocm-version of ROCm 7)" in message
+    [(_, _, message)] = findings([unknown], "needed", rocm_version="10.0.0")  # another major's: not this wheel's
+    assert message.endswith("pass --rocm-version of ROCm 7; --rocm-version 10.0.0 is ROCm 10's), then the "
+                            "manylinux_2_28_x86_64 system libraries")
     assert findings([unknown], "needed", rocm_version="7.2.0") == []
 
 

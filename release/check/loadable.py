@@ -3,8 +3,10 @@
 ``needed``: every DT_NEEDED of every shipped shared object resolves the way ld.so resolves it
 once the wheels are installed in one site-packages: through the object's DT_RUNPATH (DT_RPATH
 when it has none), with ``$ORIGIN`` the object's own install directory, to a file of that name
-among the objects of the wheels given together or the ROCm runtime of the wheels' ROCm version
-(``release.core.rocm_runtime``); or among the system libraries the manylinux tag allows
+among the objects of the wheels given together or the ROCm runtime of the wheel's own ROCm
+major (its name's N; the release its Summary names, else ``--rocm-version`` when of that
+major: ``release.core.rocm_runtime``), so a rocm10 wheel needing a soname only ROCm 7 ships
+fails; or among the system libraries the manylinux tag allows
 (``release.core.manylinux``). ld.so.cache and LD_LIBRARY_PATH are not counted on: a wheel that
 works only with them works on the build machine alone. An unresolved library is an error naming
 the object, the library and every place searched.
@@ -119,12 +121,23 @@ def wheel_rocm_version(scan: Scan) -> str | None:
     return None
 
 
-def runtime_for(scan: Scan, opts: Options) -> tuple[rocm_runtime.Runtime | None, str]:
-    """The ROCm runtime to resolve against, and how it reads in an error line."""
-    version = opts.rocm_version or wheel_rocm_version(scan)
+def runtime_for(scan: Scan, opts: Options,
+                major: int | None = None) -> tuple[rocm_runtime.Runtime | None, str]:
+    """The ROCm runtime to resolve a wheel of ROCm ``major`` (its name's N) against, and how it
+    reads in an error line: the ``--rocm-version`` given when it is of that major, else the
+    release the wheel's Summary names; a wheel of one major never resolves in another's runtime (a line that
+    builds ROCm 7 and 10 verifies each wheel against its own)."""
+    summary = wheel_rocm_version(scan)
+    given = opts.rocm_version
+    fits = given is not None and (major is None or rocm_runtime.major_of(given) == major)
+    version = given if fits else summary
     if version is None:
-        return None, ("no ROCm runtime (the wheel's Summary names no ROCm version; pass "
-                      "--rocm-version)")
+        other = f"; --rocm-version {given} is ROCm {rocm_runtime.major_of(given)}'s" if given else ""
+        return None, (f"no ROCm runtime (the wheel's Summary names no ROCm version; pass --rocm-version"
+                      f"{' of ROCm ' + str(major) if major is not None else ''}{other})")
+    if major is not None and rocm_runtime.major_of(version) != major:
+        return None, (f"no ROCm runtime (the wheel is a rocm{major} wheel by its name, but its Summary "
+                      f"names ROCm {version}, which ships other sonames)")
     try:
         runtime = rocm_runtime.load(version, opts.rocm_root)
     except UserError as exc:
@@ -157,7 +170,7 @@ def check_needed(scan: Scan, ident: Identity, opts: Options,
     """Every DT_NEEDED of the wheel's shared objects resolves (see the module's docstring)."""
     shipped = _shipped(together or [scan])
     policies = _policies(ident)
-    runtime, runtime_line = runtime_for(scan, opts)
+    runtime, runtime_line = runtime_for(scan, opts, ident.rocm_major)
     system = (policies[0].libraries if policies else frozenset())
     system_line = (f"the {policies[0].tag} system libraries" if policies else
                    "no system libraries (the platform tag is not manylinux x86_64)")

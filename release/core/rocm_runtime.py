@@ -2,9 +2,11 @@
 
 ``jax_rocm_plugin/rocm_runtime.json`` lists, per ROCm release, the directories its libraries
 live in once installed (``/opt/rocm/lib`` for a system install, ``site-packages/_rocm_sdk_*/lib``
-for ROCm's Python SDK wheels) and the sonames in each, with where each list came from. verify
-resolves the wheels' DT_NEEDED against it without a GPU; a ROCm version with no list is refused,
-because nothing could then be said about what the wheels need.
+for ROCm's Python SDK wheels) and the sonames in each, with where each list came from (a
+directory may name another of the same release whose list it shares: ``/opt/rocm-7.2.0/lib``
+is ``/opt/rocm/lib``). verify resolves each wheel's DT_NEEDED against the runtime of the wheel's
+own ROCm major without a GPU; a ROCm version with no list is refused, because nothing could
+then be said about what the wheels need.
 
     load(rocm_version, root=None) -> Runtime      # UserError when the version has no list
 """
@@ -39,6 +41,11 @@ class Runtime:
     locations: tuple[tuple[str, frozenset[str]], ...]
     sources: tuple[str, ...]
 
+    @property
+    def major(self) -> int:
+        """The ROCm major: the N of the ``jax-rocmN-*`` wheels built for this release."""
+        return int(self.version.split(".")[0])
+
     def provides(self, directory: str, soname: str) -> bool:
         """Whether ``directory`` (absolute, or ``site-packages/...``) holds ``soname``."""
         return any(soname in names and fnmatch.fnmatchcase(directory, pattern)
@@ -71,6 +78,11 @@ def _release(path: Path, releases: dict[str, Any], version: str, seen: tuple[str
         if not (pattern.startswith("/") or pattern.startswith(SITE + "/")):
             raise _bad(path, f"releases.{version}.locations.{pattern}",
                        f"an absolute directory or one under {SITE}/")
+        if isinstance(names, str):  # the same sonames as another directory of this release
+            names = locations.get(names)
+            if not isinstance(names, list):
+                raise _bad(path, f"releases.{version}.locations.{pattern}",
+                           "a list of sonames or the name of another directory of this release that has one")
         if not isinstance(names, list) or not names or not all(
                 isinstance(n, str) and ".so" in n and "/" not in n for n in names):
             raise _bad(path, f"releases.{version}.locations.{pattern}", "a non-empty list of sonames")
@@ -93,6 +105,12 @@ def _releases(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict) or data.get("schema") != 1 or not isinstance(data.get("releases"), dict):
         raise _bad(path, "top level", 'an object with "schema": 1 and "releases"')
     return data["releases"]
+
+
+def major_of(rocm_version: str) -> int | None:
+    """The major of ``7.2.0`` (7); None for text that is no ROCm version."""
+    head = rocm_version.split(".", 1)[0]
+    return int(head) if head.isdigit() and len(head) < 4 else None
 
 
 def load(rocm_version: str, root: Path | None = None) -> Runtime:
