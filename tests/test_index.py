@@ -162,7 +162,7 @@ def test_channels_resolve_as_promised_with_real_pip(store_site, tmp_path):
         # a PEP 691 JSON request, negotiated as a real index does it
         kind, page = get_json(served.url + f"/stable/{PLUGIN}/")
         assert kind == JSON_TYPE
-        assert page["meta"]["api-version"] == "1.1" and page["name"] == PLUGIN
+        assert page["meta"]["api-version"] == "1.4" and page["name"] == PLUGIN
         assert page["versions"] == ["0.9.1rc1", "0.9.1rc2", "0.9.1"]
         release = store_site.published_for("rocm-jax-v0.9.1")
         for item in page["files"]:

@@ -17,11 +17,13 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from packaging.version import Version
 
 from release.check import public_set
 from release.check.resolver import Pick
 from release.core import core_metadata
-from release.publish import notes, public_files
+from release.core.errors import UserError
+from release.publish import notes, project_status, public_files
 from release.publish.drafts import current_assets_digest, publish_draft, read_dist, undraft
 from release.publish.index import build_site
 from release.publish.records import Release
@@ -242,3 +244,70 @@ def test_a_public_file_the_index_does_not_name_as_pip_took_it_is_not_recorded(se
     assert [w.split(": ", 1)[1] for w in warnings] == [
         f"the page names sha256 {hashlib.sha256(wheel.read_bytes()).hexdigest()}, pip took {'0' * 64}",
         "not on its page", "its page could not be read (HTTPError)"]
+
+
+# ------------------------------------------------------------------ retired projects and lines (PEP 792)
+
+
+def test_retired_projects_and_lines_carry_their_status_on_the_index_and_the_page(tmp_path):
+    store = LocalStore(tmp_path / "store")
+    for version in ("0.8.0", "0.9.1.dev20261127"):
+        publish(store, tmp_path / "dists", version, None)
+    retired = project_status.parse({
+        "projects": {"JAX_ROCM7_PJRT": {"status": "deprecated", "reason": "renamed jax-rocm10-pjrt"}},
+        "lines": {"0.8": {"status": "archived", "reason": "0.8 & older are not maintained"}}}, "f")
+    site = tmp_path / "site"
+    build_site(store, site, keep=14, retired=retired)
+
+    def status(channel: str, project: str) -> tuple[dict | None, list[str]]:
+        page = json.loads((site / channel / project / "index.json").read_text())
+        assert page["meta"]["api-version"] == "1.4"
+        html = (site / channel / project / "index.html").read_text()
+        return page.get("project-status"), re.findall(r'<meta name="pypi:project-status[^>]*>', html)
+
+    # named: on every channel; by line: where every listed version is on a retired line only
+    pjrt = {"status": "deprecated", "reason": "renamed jax-rocm10-pjrt"}
+    assert status("stable", PJRT) == status("nightly", PJRT)[:1] + status("stable", PJRT)[1:] == (pjrt, [
+        '<meta name="pypi:project-status" content="deprecated">',
+        '<meta name="pypi:project-status-reason" content="renamed jax-rocm10-pjrt">'])
+    assert status("stable", PLUGIN) == ({"status": "archived", "reason": "0.8 & older are not maintained"}, [
+        '<meta name="pypi:project-status" content="archived">',
+        '<meta name="pypi:project-status-reason" content="0.8 &amp; older are not maintained">'])
+    assert status("nightly", PLUGIN) == (None, [])
+    page = (site / "index.html").read_text()
+    assert "jax-rocm7-pjrt is deprecated (PEP 792): renamed jax-rocm10-pjrt" in page
+    assert page.count("line archived: 0.8 &amp; older are not maintained") == 2  # overview and details
+    assert "jax-rocm7-plugin is" not in page
+
+
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+                        st.sampled_from(["projects", "lines", "status", "reason", "0.9", "x-y", "9"]), inner,
+                        max_size=3), max_leaves=8))
+def test_a_status_file_is_read_whole_or_refused_in_one_line(data):
+    try:
+        retired = project_status.parse(data, ".github/project-status.json")
+    except UserError as exc:
+        assert str(exc).startswith(".github/project-status.json") and "\n" not in str(exc)
+    else:
+        assert all(s.status in project_status.STATUSES for s in [*retired.projects.values(),
+                                                                 *retired.lines.values()])
+
+
+def test_the_default_status_file_may_be_missing_a_given_one_not(tmp_path):
+    assert project_status.load(tmp_path / "none.json", given=False) == project_status.Retired()
+    with pytest.raises(UserError, match="^--project-status .*none.json: no such file$"):
+        project_status.load(tmp_path / "none.json", given=True)
+
+
+@pytest.mark.parametrize(("versions", "expected"), [
+    (["0.8.0", "0.8.1.dev1"], ("archived", "a")),
+    (["0.8.0", "0.9.1"], None),  # a live line among them: the project is active
+    (["0.7.2.post1", "0.8.0"], ("deprecated", "a; d")),  # archived only when every line is
+    (["0.10.0"], None), ([], None)])
+def test_a_projects_status_by_line_needs_every_listed_version_on_a_retired_line(versions, expected):
+    retired = project_status.parse({"lines": {"0.8": {"status": "archived", "reason": "a"},
+                                              "0.7": {"status": "deprecated", "reason": "d"},
+                                              "0.1": {"status": "deprecated"}}}, "f")
+    got = retired.of_project(PLUGIN, [Version(v) for v in versions])
+    assert (None if got is None else (got.status, got.reason)) == expected

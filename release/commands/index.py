@@ -35,6 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "under <root>/.cache/git (fetches what is missing; counts are kept in SITE)")
     parser.add_argument("--url", metavar="URL",
                         help="where SITE is served, for the install lines on the page")
+    parser.add_argument("--project-status", type=Path, metavar="FILE",
+                        help="retired projects and lines, PEP 792 markers on their index pages and on the "
+                             "page (default: .github/project-status.json of the repository, when there)")
     parser.add_argument("--asset-url", metavar="URL",
                         help="local store only: where its directory is served; wheels link "
                              "URL/<release id>/assets/<file> (default: file:// paths, for this machine)")
@@ -62,11 +65,15 @@ def run(args: argparse.Namespace, out: Output) -> int:
             except UserError:
                 root = Path.cwd()
         counter = mirror_counter(cache_dir(root), say=out.line)
+    from release.publish import project_status
+    given = args.project_status is not None
+    retired = project_status.load(args.project_status if given else Path(args.root or ".") / project_status.STATUS_FILE,
+                                  given=given)
     store = open_store_from_args(args, out, read_only=True, writes=False)
     with transfer_progress(out) as progress:
         result = build_site(store, args.out, rule=rule, now=now_utc(), site_url=args.url,
                             asset_base=args.asset_url, count_commits=counter, say=out.line,
-                            progress=progress)
+                            progress=progress, retired=retired)
     github_output({"index_dir": str(args.out), "changed": str(result["changed"]).lower()})
     lines = [f"- `{ch}/`: " + ", ".join(f"{p} ({len(files)} files)" for p, files in projects.items())
              for ch, projects in result["channels"].items()]

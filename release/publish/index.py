@@ -53,7 +53,8 @@ from release.core.checksums import sha256_file
 from release.core.errors import UserError
 from release.core.naming import Identity
 from release.core.safe_names import plain_file_name
-from release.publish import notes, public_files
+from release.publish import notes, project_status, public_files
+from release.publish.project_status import Retired, Status
 from release.publish.ranged import remote_metadata
 from release.publish.retention import DEFAULT_KEEP, Decision, Retention, decide, retention
 from release.publish.staging import (
@@ -74,7 +75,7 @@ if TYPE_CHECKING:
 __all__ = ["API_VERSION", "CHANNELS", "HTML_TYPE", "JSON_TYPE", "STATE_FILE", "IndexEntry", "IndexRefused",
            "IndexWheel", "PublishedWheel", "build_site", "channel_of", "project_pages", "write_index"]
 
-API_VERSION = "1.1"  # PEP 700 adds versions, size and upload-time to PEP 691's 1.0
+API_VERSION = "1.4"  # PEP 700 (1.1): versions, size, upload-time; PEP 740 (1.3): provenance; PEP 792 (1.4): status
 JSON_TYPE = "application/vnd.pypi.simple.v1+json"
 HTML_TYPE = "application/vnd.pypi.simple.v1+html"
 
@@ -166,15 +167,21 @@ def describe(path: Path, *, sha256: str | None = None,
 # ------------------------------------------------------------------ the two page formats
 
 
-def _html(title: str, lines: list[str]) -> bytes:
+def _html(title: str, lines: list[str], status: Status | None = None) -> bytes:
     body = "".join(f"    {line}<br/>\n" for line in lines)
+    meta = ""
+    if status is not None:  # PEP 792
+        meta = f'    <meta name="pypi:project-status" content="{status.status}">\n'
+        if status.reason:
+            meta += f'    <meta name="pypi:project-status-reason" content="{html.escape(status.reason)}">\n'
     return (f'<!DOCTYPE html>\n<html>\n  <head>\n    <meta name="pypi:repository-version" '
-            f'content="{API_VERSION}">\n    <title>{html.escape(title)}</title>\n  </head>\n'
+            f'content="{API_VERSION}">\n{meta}    <title>{html.escape(title)}</title>\n  </head>\n'
             f"  <body>\n    <h1>{html.escape(title)}</h1>\n{body}  </body>\n</html>\n").encode()
 
 
-def project_pages(project: str, entries: list[IndexEntry]) -> tuple[bytes, bytes]:
-    """PEP 503 HTML and PEP 691 JSON of one project (files sorted by version, then name)."""
+def project_pages(project: str, entries: list[IndexEntry], status: Status | None = None) -> tuple[bytes, bytes]:
+    """PEP 503 HTML and PEP 691 JSON of one project (files sorted by version, then name), with
+    its PEP 792 status when it is retired (``release.publish.project_status``)."""
     entries = sorted(entries, key=lambda e: (e.version, e.filename))
     links, files = [], []
     for e in entries:
@@ -201,7 +208,9 @@ def project_pages(project: str, entries: list[IndexEntry]) -> tuple[bytes, bytes
     listed = sorted({e.version for e in entries})
     data = {"meta": {"api-version": API_VERSION}, "name": project, "files": files,
             "versions": [str(v) for v in listed]}
-    return _html(f"Links for {project}", links), write_json(data)
+    if status is not None:
+        data["project-status"] = {"status": status.status, **({"reason": status.reason} if status.reason else {})}
+    return _html(f"Links for {project}", links, status), write_json(data)
 
 
 def root_pages(projects: Iterable[str]) -> tuple[bytes, bytes]:
@@ -210,16 +219,17 @@ def root_pages(projects: Iterable[str]) -> tuple[bytes, bytes]:
     return page, write_json({"meta": {"api-version": API_VERSION}, "projects": [{"name": p} for p in names]})
 
 
-def write_channel(tree: Tree, prefix: str, listed: list[IndexEntry],
-                  metadata: dict[str, bytes] | None = None) -> dict[str, list[str]]:
-    """Pages of one channel (``prefix`` "" is the tree's root), and the metadata files given."""
+def write_channel(tree: Tree, prefix: str, listed: list[IndexEntry], metadata: dict[str, bytes] | None = None,
+                  statuses: dict[str, Status] | None = None) -> dict[str, list[str]]:
+    """Pages of one channel (``prefix`` "" is the tree's root), and the metadata files given;
+    a project of ``statuses`` carries its PEP 792 status."""
     by_project: dict[str, list[IndexEntry]] = {}
     for entry in listed:
         by_project.setdefault(entry.project, []).append(entry)
         if metadata and entry.filename in metadata:
             tree.write(f"{prefix}{entry.project}/{entry.filename}.metadata", metadata[entry.filename])
     for project, entries in by_project.items():
-        page, data = project_pages(project, entries)
+        page, data = project_pages(project, entries, (statuses or {}).get(project))
         tree.write(f"{prefix}{project}/index.html", page)
         tree.write(f"{prefix}{project}/index.json", data)
     page, data = root_pages(by_project)
@@ -463,7 +473,7 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
                older_than_days: float | None = None, rule: Retention | None = None,
                now: _dt.datetime | None = None, site_url: str | None = None, asset_base: str | None = None,
                count_commits: CountCommits | None = None, say: Say = lambda _: None,
-               progress: ProgressBars | None = None) -> dict:
+               progress: ProgressBars | None = None, retired: Retired | None = None) -> dict:
     """Write the nightly and stable indexes and the page for people of ``store`` into ``out``.
 
     ``nightly/`` lists the nightlies ``release.publish.retention`` keeps for ``rule`` (else ``keep``,
@@ -509,6 +519,7 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
         facts = WheelFacts(store, known if isinstance(known, dict) else {}, say, progress)
         tree = staging.begin()
         channels: dict[str, dict[str, list[str]]] = {}
+        statuses_of: dict[str, Status | None] = {}
         without_metadata: list[str] = []
         for channel in CHANNELS:
             listed = []
@@ -522,8 +533,12 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
                                          sha256=sha256, size=w.asset.size, requires_python=requires,
                                          metadata_sha256=metadata_sha256, upload_time=w.release.published_at, url=w.url,
                                          yanked=yanked.get(w.release.id)))
+            statuses = project_status.statuses(retired, listed)
+            for project in {e.project for e in listed}:  # the page names a status every channel gives
+                if project not in statuses_of or statuses_of[project] != statuses.get(project):
+                    statuses_of[project] = statuses.get(project) if project not in statuses_of else None
             listed += public_entries(wheels, channel, {e.project for e in listed}, say)
-            channels[channel] = write_channel(tree, f"{channel}/", listed)
+            channels[channel] = write_channel(tree, f"{channel}/", listed, statuses=statuses)
 
         after_projects = {p for c in channels.values() for p in c}
         if before_projects and not (before_projects & after_projects):
@@ -535,11 +550,11 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
         used: dict = {}
         counts = state.get("commit_counts")
         counter = people_page.CommitCounter(count_commits, counts if isinstance(counts, dict) else {})
-        page = render_page(people_page.gather(store, releases, wheels, site_url=site_url,
-                                                     keep=rule.keep, yanked=yanked,
-                                                     link_asset=lambda r, a: asset_link(store, r, a, asset_base),
-                                                     cache=cache, used=used, count=counter,
-                                                     list_assets=list_assets))
+        data = people_page.gather(store, releases, wheels, site_url=site_url, keep=rule.keep, yanked=yanked,
+                                  link_asset=lambda r, a: asset_link(store, r, a, asset_base),
+                                  cache=cache, used=used, count=counter, list_assets=list_assets)
+        page = render_page(project_status.with_statuses(
+            data, retired, {p: st for p, st in statuses_of.items() if st is not None}))
         tree.write("index.html", page)
         tree.write(STATE_FILE, write_json({"schema": 2, "generator": "jax-rocm-release index",
                                            "wheel_facts": facts.used, "revisions": used,

@@ -86,6 +86,8 @@ def gates(r: ReleaseRow) -> str:
         passed += ", ROCm smoke" if r.smoke == "passed" else "; ROCm smoke FAILED"
     if r.yanked is not None:
         passed += f"; yanked: {r.yanked or 'no reason given'}"
+    if r.retired is not None:
+        passed += f"; line {r.retired}"
     if not r.listed:
         passed += "; not listed any more"
     return passed
@@ -266,6 +268,8 @@ def _release(r: ReleaseRow, data: SiteData) -> str:
     if r.yanked is not None:  # emphasised: pip skips it, and whoever pinned it should know why
         status += (' <strong class="yanked">yanked</strong> '
                    f'<span class="note">{_e(r.yanked or "no reason given")}</span>')
+    if r.retired is not None:
+        status += f' <span class="note">line {_e(r.retired)}</span>'
     prov = (f'<p>Provenance: <a class="provenance" href="{_e(r.provenance_url)}">{naming.PROVENANCE_ASSET}</a></p>'
             if r.provenance_url else "<p>Provenance: none published with this release.</p>")
     title = f'<a href="{_e(r.url)}">{_e(r.version)}</a>' if r.url else _e(r.version)
@@ -308,6 +312,8 @@ def render(data: SiteData) -> bytes:
         drafts = ('<h2 id="drafts">Nightly drafts never published</h2><ul>'
                   + "".join(f"<li>{_e(t)} ({_e(d or 'unknown')})</li>" for t, d in data.drafts) + "</ul>")
     body = "\n".join(_release(r, data) for r in data.releases)
+    retired = "".join(f'<p class="retired">{_e(p)} is {_e(s)} (PEP 792){": " + _e(why) if why else ""}</p>\n'
+                      for p, s, why in data.statuses)
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -320,7 +326,7 @@ def render(data: SiteData) -> bytes:
 <header>
 <h1>{_e(data.project)}</h1>
 <p>{plural(len(data.releases), "published release")}; newest published {_e(_day(latest))}.</p>
-</header>
+{retired}</header>
 <nav aria-label="On this page"><ul><li><a href="#overview">Overview</a></li><li><a href="#install">Install</a></li>
 <li><a href="#over-time">Over time</a></li><li><a href="#details">Details</a></li>
 <li><a href="nightly/">nightly/ index</a></li><li><a href="stable/">stable/ index</a></li></ul></nav>

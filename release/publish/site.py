@@ -85,6 +85,7 @@ class ReleaseRow:
     yanked: str | None = None  # the PEP 592 reason ("" for none given), None when not yanked
     validated: bool = False  # the notes carry the mark `release validate` leaves (verify passed first)
     smoke: str | None = None  # "passed" / "FAILED": the ROCm smoke gate's verdict in the notes
+    retired: str | None = None  # "archived: reason" when its line is retired (``release.publish.project_status``)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,6 +95,7 @@ class SiteData:
     keep: int
     releases: tuple[ReleaseRow, ...]  # newest first
     drafts: tuple[tuple[str, _dt.date | None], ...]  # nightly drafts never published: (tag, date)
+    statuses: tuple[tuple[str, str, str | None], ...] = ()  # PEP 792: (project, status, reason)
 
 
 # ------------------------------------------------------------------ gathering
