@@ -25,7 +25,7 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping, Protocol
 
 from release.build.wheel_specs import BAZELRC, Output, load_specs, plugin_dir
 from release.core.errors import UserError
@@ -213,6 +213,26 @@ class BazelStep:
     def info_argv(self) -> list[str]:
         return [*self.startup, "info", *self.flags, *self.overrides, "execution_root"]
 
+    def cwd(self) -> Path:
+        return check_workspace(self.workspace)
+
+
+class Step(Protocol):
+    """What running a build needs of a step: this layout's ``BazelStep`` or the jax-tree
+    layout's (``release.build.jax_tree.JaxTreeStep``)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def python(self) -> str: ...
+    @property
+    def bazel(self) -> str: ...
+
+    def argv(self) -> list[str]: ...
+    def cquery_argv(self) -> list[str]: ...
+    def info_argv(self) -> list[str]: ...
+    def cwd(self) -> Path: ...
+
 
 def build_steps(workspace: Path, pythons: Iterable[str], *, root: Path | None = None,
                 kinds: Iterable[str] = ("pjrt", "plugin"), bazel: str = "bazel") -> list[BazelStep]:
@@ -275,7 +295,7 @@ def upstream_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
             if k.upper() not in _CREDENTIAL_NAMES and not any(w in k.upper() for w in _CREDENTIAL_WORDS)}
 
 
-def run_build(step: BazelStep, log_path: Path,
+def run_build(step: Step, log_path: Path,
               on_progress: Callable[[int, int, str], None] | None = None) -> None:
     """Run ``step``'s build in the plugin workspace, streaming its log to ``log_path``.
 
@@ -338,6 +358,22 @@ def locate_outputs(step: BazelStep) -> dict[str, Path]:
     return found
 
 
+def locate_wheel(step: Step) -> Path:
+    """The one wheel a wheel target built (``cquery --output=files``), named as Bazel named it."""
+    cwd = step.cwd()
+    listed = [line.strip() for line in _capture(step.cquery_argv(), cwd, "cquery").splitlines()
+              if line.strip().endswith(".whl")]
+    if len(listed) != 1:
+        raise UserError(f"bazel cquery for the {step.kind} wheel (Python {step.python}) listed {len(listed)} "
+                        "wheel files; expected exactly one")
+    path = Path(listed[0])
+    if not path.is_absolute():
+        path = Path(_capture(step.info_argv(), cwd, "info").strip()) / path
+    if not path.is_file():
+        raise UserError(f"{path}: listed by bazel cquery for the {step.kind} wheel but not built")
+    return path
+
+
 def collect(found: dict[str, Path], dest: Path) -> dict[str, Path]:
     """Copy the outputs into ``dest`` (bytes untouched, made 0o755); returns the copies."""
     dest.mkdir(parents=True, exist_ok=True)
@@ -352,8 +388,8 @@ def collect(found: dict[str, Path], dest: Path) -> dict[str, Path]:
     return copies
 
 
-def _workspace(step: BazelStep) -> Path:
-    return check_workspace(step.workspace)
+def _workspace(step: Step) -> Path:
+    return step.cwd()
 
 
 def check_workspace(workspace: Path) -> Path:

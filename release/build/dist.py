@@ -35,6 +35,8 @@ from rich.progress import (
 
 from release import __version__ as TOOL_VERSION
 from release.build import bazel, provenance
+from release.build.jax_tree_build import build_jax_tree, check_jax_tree_inputs
+from release.build.layouts import JAX_TREE, provenance_parameters
 from release.build.plan import BuildPlan
 from release.build.wheel_specs import KINDS, WheelSpec, load_specs
 from release.build.wheels import artifact_files, build_wheel
@@ -90,25 +92,26 @@ def check_inputs(plan: BuildPlan, *, root: Path | None = None, workspace: Path |
     ROCm major whose plugin name the pinned jaxlib does not know (``jaxlib_plugins``),
     a missing prebuilt object, or one that is not an ELF shared object.
     """
-    if plan.layout != "rocm-jax":
-        raise UserError(f"{plan.version}: a line of the {plan.layout} layout is built from jax's own wheel "
-                        "targets (//jaxlib/tools:jax_rocm_plugin_wheel and :jax_rocm_pjrt_wheel), which "
-                        "this build does not run yet; bump, version, status and --dry-run work")
     if (workspace is None) == (artifacts is None):
         raise UserError("give exactly one of --workspace DIR (build with Bazel) or --artifacts DIR "
                         "(package prebuilt .so files)")
     for kind in kinds:
         if kind not in KINDS:
             raise UserError(f"wheel {kind!r} is not one of {', '.join(KINDS)}")
+    if plan.layout == JAX_TREE:  # jax's own targets (release.build.jax_tree_build)
+        check_jax_tree_inputs(plan, workspace, artifacts, kinds)
+        if workspace is not None:
+            check_majors(Path(workspace) / "jax", plan.revisions.commits["jax"], [g.major for g in plan.majors],
+                         line=_line_of(plan.version))
+        return {}
     bazel.check_pythons(plan.pythons, root)
     specs = load_specs(root)
     if workspace is not None:
         bazel.check_workspace(workspace)
         check_workspace(workspace, plan.revisions.commits)
         if "jax" in plan.revisions.commits:  # each major's plugin name, one the pinned jaxlib knows
-            key = line_key(plan.version)
             check_majors(Path(workspace) / "jax", plan.revisions.commits["jax"], [plan.rocm_major],
-                         line=f"{key[0]}.{key[1]}" if key else None)
+                         line=_line_of(plan.version))
     elif artifacts is not None:   # exactly one of the two, as checked above
         if not Path(artifacts).is_dir():
             raise UserError(f"--artifacts {artifacts}: no such directory; expected the prebuilt "
@@ -116,6 +119,11 @@ def check_inputs(plan: BuildPlan, *, root: Path | None = None, workspace: Path |
         for kind, python in _wheel_jobs(plan, kinds, specs):
             check_shared_objects(artifact_files(artifacts, specs[kind], python or plan.pythons[0]))
     return specs
+
+
+def _line_of(version: str) -> str | None:
+    key = line_key(version)
+    return f"{key[0]}.{key[1]}" if key else None
 
 
 def check_shared_objects(so_files: dict[str, Path]) -> None:
@@ -146,6 +154,10 @@ def build_release(plan: BuildPlan, dist_root: Path, *, root: Path | None = None,
     manifest = Manifest.load(directory)
     console = console or Console(stderr=True)
     steps: list[tuple[str, str]] = []
+    if plan.layout == JAX_TREE:
+        built = build_jax_tree(plan, directory, manifest, steps, workspace=workspace, artifacts=artifacts,
+                               kinds=kinds, bazel_exe=bazel_exe)
+        return _finish(plan, directory, manifest, built, steps)
 
     # Bazel's outputs are copied to dist/<version>/artifacts/ (check_inputs: exactly one of the two)
     so_dir = Path(artifacts) if artifacts is not None else directory / ARTIFACTS
@@ -197,7 +209,12 @@ def build_release(plan: BuildPlan, dist_root: Path, *, root: Path | None = None,
             steps.append((name, "skipped"))
         path = (manifest.outputs(name) or {})["wheel"]   # recorded by this run or an earlier one
         wheels[path.name] = path
+    return _finish(plan, directory, manifest, wheels, steps)
 
+
+def _finish(plan: BuildPlan, directory: Path, manifest: Manifest, wheels: dict[str, Path],
+            steps: list[tuple[str, str]]) -> BuildResult:
+    """revisions.json, the provenance and SHA256SUMS beside the wheels."""
     revisions = directory / naming.REVISIONS_ASSET
     atomic_write(revisions, plan.revisions.dumps())
     sums = _write_sums(directory, manifest, revisions, plan)
@@ -229,8 +246,10 @@ def _write_sums(directory: Path, manifest: Manifest, revisions: Path, plan: Buil
             rows[wheel.name] = hashes["wheel"]
             sidecar = core_metadata.write_beside(wheel)
             rows[sidecar.name] = sha256_file(sidecar)
+    extra = provenance_parameters(plan.layout, plan.rocm_versions)
     prov = provenance.write_dist(directory, {n: d for n, d in rows.items() if core_metadata.is_wheel(n)},
-                                 plan.revisions, pythons=plan.pythons, rocm_version=plan.rocm_version)
+                                 plan.revisions, pythons=plan.pythons, rocm_version=plan.rocm_version,
+                                 extra_parameters=extra)
     rows[prov.name] = sha256_file(prov)
     return checksums.write(directory, rows)
 

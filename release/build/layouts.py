@@ -160,3 +160,11 @@ def _check_min_python(project: Project, pythons: tuple[str, ...]) -> None:
                            f"Python {old[0]}, which jax {info.line} does not support (it needs >= {low}); "
                            "expected version_info.json's pythons to name the line's Pythons"))
         raise where
+
+
+def provenance_parameters(layout: str, rocm_versions: tuple[str, ...]) -> dict:
+    """What the provenance adds for a jax-tree build (its layout, every ROCm version, jax's
+    config); nothing for the rocm-jax layout, whose provenance is as it always was."""
+    if layout != JAX_TREE:
+        return {}
+    return {"layout": layout, "rocmVersions": list(rocm_versions), "bazelConfigs": list(JAX_TREE_CONFIGS)}

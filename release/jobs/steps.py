@@ -87,6 +87,7 @@ def collect(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:
     The cells of a split build upload their wheels to the draft concurrently, so none of
     them can write the checksums (or the provenance) of all; this runs once, after the matrix.
     """
+    from release.build.layouts import layout_of, provenance_parameters
     from release.build.provenance import write_for_files
     from release.core import checksums, core_metadata
     from release.core.checksums import sha256_file
@@ -114,8 +115,9 @@ def collect(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:
     revisions = RevisionMap.loads((directory / naming.REVISIONS_ASSET).read_text(encoding="utf-8"))
     wheels = [n for n in names if core_metadata.is_wheel(n)]
     sidecars = [core_metadata.write_beside(directory / n).name for n in wheels]  # made here, from the wheels
-    prov = write_for_files(directory, wheels, revisions,
-                           rocm_version=run.project.version_info.rocm_version)
+    info = run.project.version_info
+    prov = write_for_files(directory, wheels, revisions, rocm_version=info.rocm_version,
+                           extra_parameters=provenance_parameters(layout_of(run.project).name, info.rocms))
     checksums.write_for(directory, [*names, *sidecars, prov.name])
     return {"assets": sorted(names + sidecars)}
 

@@ -10,6 +10,11 @@ with the system C compiler, passing the expanded ``--linkopt`` values straight t
 the linker (no shell, as Bazel does); the object embeds its target and the
 ``HERMETIC_PYTHON_VERSION`` it was built for. ``cquery --output=files`` prints the
 outputs relative to the execution root; ``info execution_root`` prints that root.
+jax's own wheel targets (``//jaxlib/tools:jax_rocm_pjrt_wheel``, ``:jax_rocm_plugin_wheel``,
+run in a jax checkout) build a wheel as jax's rule does: named by the major (``jaxlib/rocm/
+rocm_version.bzl``'s literal, else the N of the ``rocm-N.x.y`` ``ROCM_PATH`` points at), versioned
+by jax's ``_version`` plus the ``ML_WHEEL_*`` suffix, holding ``jax_plugins/xla_rocmN`` (pjrt) or
+``jax_rocmN_plugin`` (plugin) with a real ELF object, METADATA, WHEEL and RECORD.
 ``FAKE_BAZEL_FAIL=1`` makes ``build`` fail after printing a few lines, and so does a file
 named ``BREAKS_ROCM_BUILD`` at the top of the workspace or of an ``--override_repository``
 directory: a commit of a generated upstream that adds it breaks every build from it on.
@@ -86,6 +91,89 @@ def output_of(label):
     return base / package / name
 
 
+JAX_WHEELS = {"//jaxlib/tools:jax_rocm_pjrt_wheel": "pjrt", "//jaxlib/tools:jax_rocm_plugin_wheel": "plugin"}
+
+
+def repo_env(options):
+    return {o.split("=", 2)[1]: o.split("=", 2)[2] for o in options
+            if o.startswith("--repo_env=") and o.count("=") >= 2}
+
+
+def jax_rocm_major(env):
+    """ROCM_MAJOR_VERSION as jaxlib/rocm/rocm_version.bzl gives it: a literal, or the major of
+    the ROCm @local_config_rocm is pointed at (here: the N of .../rocm-N.x.y in ROCM_PATH)."""
+    import re
+    text = Path("jaxlib/rocm/rocm_version.bzl").read_text()
+    literal = re.search(r'^ROCM_MAJOR_VERSION\s*=\s*"(\d+)"', text, re.M)
+    if literal:
+        return literal.group(1)
+    found = re.search(r"rocm-(\d+)\.", env.get("ROCM_PATH", ""))
+    if not found:
+        sys.stderr.write("ERROR: @local_config_rocm: no ROCm found (ROCM_PATH)\n")
+        sys.exit(1)
+    return found.group(1)
+
+
+def jax_wheel_version(env):
+    """jax's _version plus xla's python_wheel_version_suffix_repository suffix."""
+    import re
+    line = re.search(r'^_version[^=]*=\s*"([^"]+)"', Path("jax/version.py").read_text(), re.M).group(1)
+    kind = env.get("ML_WHEEL_TYPE", "snapshot")
+    if kind == "nightly":
+        return f"{line}.dev{env['ML_WHEEL_BUILD_DATE'].replace('-', '')}"
+    if kind == "release":
+        return line + env.get("ML_WHEEL_VERSION_SUFFIX", "").replace("-", "")
+    return f"{line}.dev0+selfbuilt"
+
+
+def jax_wheel_path(label, options):
+    env = repo_env(options)
+    kind, major, version = JAX_WHEELS[label], jax_rocm_major(env), jax_wheel_version(env)
+    py = env.get("HERMETIC_PYTHON_VERSION", "3.12").replace(".", "")
+    tags = "py3-none" if kind == "pjrt" else f"cp{py}-cp{py}"
+    name = f"jax_rocm{major}_{kind}-{version}-{tags}-manylinux_2_27_x86_64.whl"
+    return Path("bazel-out/k8-opt/bin/jaxlib/tools/dist") / name, kind, major, version, env
+
+
+def write_jax_wheel(out, kind, major, version, env, so_path):
+    """What jax's wheel tool writes: the package by the major, version.py stamped, METADATA,
+    WHEEL, entry points (pjrt), RECORD."""
+    import base64, hashlib, zipfile
+    package = f"jax_plugins/xla_rocm{major}" if kind == "pjrt" else f"jax_rocm{major}_plugin"
+    dist = f"jax_rocm{major}_{kind}"
+    so = so_path.read_bytes()
+    files = {f"{package}/__init__.py": b"# jax's ROCm %s package\n" % kind.encode(),
+             f"{package}/version.py": f"_release_version: str = {version!r}\n".encode()}
+    if kind == "pjrt":
+        files[f"{package}/xla_rocm_plugin.so"] = so
+    else:
+        files[f"{package}/rocm_plugin_extension.so"] = so
+        files[f"{package}/_linalg.so"] = so
+    py = env.get("HERMETIC_PYTHON_VERSION", "3.12")
+    cp = "cp" + py.replace(".", "")
+    tag = ("py3-none" if kind == "pjrt" else f"{cp}-{cp}") + "-manylinux_2_27_x86_64"
+    di = f"{dist}-{version}.dist-info"
+    requires = "" if kind == "pjrt" else f"Requires-Dist: jax-rocm{major}-pjrt=={version}\n"
+    files[f"{di}/METADATA"] = (f"Metadata-Version: 2.1\nName: jax-rocm{major}-{kind}\nVersion: {version}\n"
+                               f"Requires-Python: >={py}\n{requires}").encode()
+    files[f"{di}/WHEEL"] = f"Wheel-Version: 1.0\nGenerator: jax\nRoot-Is-Purelib: false\nTag: {tag}\n".encode()
+    if kind == "pjrt":
+        files[f"{di}/entry_points.txt"] = f"[jax_plugins]\nxla_rocm{major} = jax_plugins.xla_rocm{major}\n".encode()
+    rows = []
+    for name, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        rows.append(f"{name},sha256={digest},{len(data)}")
+    rows.append(f"{di}/RECORD,,")
+    files[f"{di}/RECORD"] = ("\n".join(rows) + "\n").encode()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in files.items():
+            info = zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0))
+            info.external_attr = (0o755 if name.endswith(".so") else 0o644) << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, data)
+
+
 def main(argv):
     log = os.environ.get("FAKE_BAZEL_LOG")
     if log:
@@ -115,12 +203,14 @@ def main(argv):
         return 0
     if command == "cquery":
         expr = " ".join(args)
+        if expr in JAX_WHEELS:
+            expr = f"set({expr})"
         if not (expr.startswith("set(") and expr.endswith(")")):
             sys.stderr.write(f"ERROR: unsupported query {expr}\n")
             return 2
         assert "--output=files" in options
         for label in expr[4:-1].split():
-            print(output_of(label))
+            print(jax_wheel_path(label, options)[0] if label in JAX_WHEELS else output_of(label))
         return 0
     if command != "build":
         sys.stderr.write(f"ERROR: fake bazel does not know {command}\n")
@@ -140,6 +230,18 @@ def main(argv):
         print("ERROR: rocm toolchain: hipcc exited 1", flush=True)
         return 1
     for n, label in enumerate(args, 1):
+        if label in JAX_WHEELS:
+            rel, kind, major, version, env = jax_wheel_path(label, options)
+            out = exec_root / rel
+            out.parent.mkdir(parents=True, exist_ok=True)
+            src, so = out.with_suffix(".c"), out.with_suffix(".so")
+            src.write_text(SOURCE % (label, python))
+            subprocess.run([cc(), "-shared", "-fPIC", "-O1", "-o", str(so), str(src), *linkopts], check=True)
+            write_jax_wheel(out, kind, major, version, env, so)
+            src.unlink()
+            so.unlink()
+            print(f"[{n} / {len(args)}] Building wheel {label}", flush=True)
+            continue
         out = exec_root / output_of(label)
         out.parent.mkdir(parents=True, exist_ok=True)
         src = out.with_suffix(".c")
