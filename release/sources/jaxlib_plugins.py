@@ -11,8 +11,8 @@ So before a build each ROCm major's ``jax_rocm<N>_plugin`` must be a name the ja
 jax pin knows: the file is read as committed at the pin (``git show <pin>:<file>``, parsed as
 Python syntax, never run), the jaxlib version from ``jax/version.py`` there (jaxlib is built at
 jax's version). A major it does not know is refused in one line naming the first jaxlib among
-the checkout's tags and branches that knows it; a file that cannot be read is refused too,
-since nothing could then be said.
+the checkout's tags and branches that knows it; a jax tree (one with ``jax/version.py``) whose
+plugin list cannot be read is refused too, since nothing could then be said.
 """
 
 from __future__ import annotations
@@ -126,15 +126,17 @@ def _show(checkout: Path, revs: list[str]) -> list[str | None]:
     return texts
 
 
-def known_at(checkout: Path, rev: str) -> KnownNames:
-    """What the jaxlib at ``rev`` of the jax checkout knows; a one-line ``UserError`` when
-    either file cannot be read there."""
+def known_at(checkout: Path, rev: str) -> KnownNames | None:
+    """What the jaxlib at ``rev`` of the jax checkout knows; None when ``rev`` has no
+    ``jax/version.py`` (not a jax tree: nothing to check, as ``release.sources.line`` says); a
+    one-line ``UserError`` when jax's tree has no plugin list that can be read."""
     support, version = _show(checkout, [f"{rev}:{PLUGIN_SUPPORT}", f"{rev}:{VERSION_FILE}"])
     short = rev[:12]
-    if support is None or version is None:
-        missing = PLUGIN_SUPPORT if support is None else VERSION_FILE
-        raise UserError(f"{checkout}: no {missing} at {short}; cannot tell which ROCm plugin names "
-                        "the line's jaxlib knows (is this jax's tree at the pin?)")
+    if version is None:
+        return None
+    if support is None:
+        raise UserError(f"{checkout}: no {PLUGIN_SUPPORT} at {short}; cannot tell which ROCm plugin "
+                        "names the line's jaxlib knows")
     names, patterns = parse_plugin_support(support, f"{PLUGIN_SUPPORT} at {short}")
     return KnownNames(parse_version_py(version, f"{VERSION_FILE} at {short}"), names, patterns)
 
@@ -164,10 +166,13 @@ def first_knowing(checkout: Path, module: str) -> tuple[str, str] | None:
     return min(found)[1:] if found else None
 
 
-def check_majors(checkout: Path, pin: str, majors: Iterable[int], line: str | None = None) -> KnownNames:
+def check_majors(checkout: Path, pin: str, majors: Iterable[int], line: str | None = None) -> KnownNames | None:
     """Every major's plugin name is one the jaxlib at ``pin`` knows, else one line naming the
-    major, the jaxlib, what it knows and the first jaxlib that knows the name."""
+    major, the jaxlib, what it knows and the first jaxlib that knows the name (None: ``pin``
+    is no jax tree, nothing checked)."""
     known = known_at(checkout, pin)
+    if known is None:
+        return None
     for major in sorted(set(majors)):
         module = plugin_module(major)
         if known.knows(module):
