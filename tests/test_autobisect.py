@@ -306,26 +306,38 @@ def decide(world, **options):
                        lambda: LocalStore(world.store), env=os.environ)
 
 
+def bisect_job(world, **options):
+    """``run_bisect_job`` as the dispatched bisect workflow runs it (``release bisect``)."""
+    import datetime as dt
+    import os
+
+    from release.core.config import load_project
+    from release.jobs.bisect_run import BisectOptions, run_bisect_job
+    from release.publish.stores import LocalStore
+    return run_bisect_job(load_project(world.root),
+                          BisectOptions(date=dt.date(2026, 11, 28), dist=world.root / "dist", **options),
+                          lambda: LocalStore(world.store), env=os.environ)
+
+
 def outputs(world) -> dict:
     path = world.tmp / "github_output"
     lines = path.read_text().splitlines() if path.exists() else []
     return dict(line.split("=", 1) for line in lines if "=" in line)
 
 
-def test_red_after_green_bisects_from_the_newest_published_nightly_to_the_red_ones_pins(world, run_cli,
-                                                                                        github_client):
+def test_red_after_green_bisects_from_the_newest_published_nightly_to_the_red_ones_pins(world, github_client):
     h = world.h
     seed(world)
     bump_main(world, "P5")
-    code, data, err = plan(world, run_cli, "--dispatch", "bisect.yml")
-    assert code == 0, err
+    result = decide(world, dispatch="bisect.yml")
+    data = result.to_json()
     assert data["bisect"] is True and data["good"]["name"] == N2  # not N1, not tonight's draft
     assert data["good"]["commits"] == h.pins_at(h.c["P2"])
     assert data["bad"]["commits"] == h.pins_at(h.c["P8"])  # what the red nightly built, not main's P5
     assert data["line"] == (f"bisect {N2}..deps.yaml at {world.red[:7]}: the last green nightly and the red "
                             f"one's pins (plugin {h.c['P2'][:7]}..{h.c['P8'][:7]}); started bisect.yml on main")
     said = "started bisect.yml: " + data["line"].removesuffix("; started bisect.yml on main")
-    assert outputs(world) == {"bisect": "true", "good": N2, "bad-commit": world.red, "said": said}
+    assert result.outputs() == {"bisect": "true", "good": N2, "bad-commit": world.red, "said": said}
     assert world.fake.dispatches == [{"repo": world.fake.repo, "workflow": "bisect.yml", "ref": "main",
                                       "inputs": {"good": N2, "bad_commit": world.red, "skip_known": "true"}}]
 
@@ -394,17 +406,15 @@ def test_bad_input_to_the_plan_is_one_line(world, run_cli):
 # ---------------------------------------------------------------- the dispatched bisect and its hold job
 
 
-def test_the_dispatched_bisect_skips_a_known_culprit_without_probing(world, run_cli, github_client):
+def test_the_dispatched_bisect_skips_a_known_culprit_without_probing(world, github_client):
     h = world.h
     seed(world)
     deliver(world, github_client, h.c["P6"])
     probed = world.tmp / "probed"
-    code, out, err = run_cli("bisect", "--good", N2, "--bad-commit", world.red, "--skip-known", "--json",
-                             "--store", "local", "--store-dir", world.store,
-                             "--probe-command", f"touch {probed}", cwd=world.root)
-    assert code == 0, err
-    assert json.loads(out)["known"]["number"] == 1 and not probed.exists()
-    assert outputs(world) == {"found": "false", "known": h.c["P6"]}
+    result = bisect_job(world, good=N2, bad_commit=world.red, skip_known=True, probe_command=f"touch {probed}")
+    assert result.exit_status == 0
+    assert result.to_json()["known"]["number"] == 1 and not probed.exists()
+    assert result.outputs() == {"found": "false", "known": h.c["P6"]}
 
 
 def test_the_hold_job_delivers_the_recorded_bisect_and_never_probes(world, run_cli):
@@ -483,12 +493,13 @@ def test_the_plan_takes_a_good_tag_given_and_refuses_one_it_cannot_read(world, r
     assert len(err.strip().splitlines()) == 1 and world.fake.dispatches == []
 
 
-def test_nothing_published_says_so_with_the_bad_pins(world, run_cli):
+def test_nothing_published_says_so_with_the_bad_pins(world):
     h = world.h
-    code, data, err = plan(world, run_cli)
-    assert code == 0 and data["bisect"] is False, err
+    result = decide(world)
+    data = result.to_json()
+    assert data["bisect"] is False and result.exit_status == 0
     assert data["bad"]["commits"] == h.pins_at(h.c["P8"]) and data["good"] is None
-    assert outputs(world) == {"bisect": "false", "bad-commit": world.red, "said": f"not run: {data['line']}"}
+    assert result.outputs() == {"bisect": "false", "bad-commit": world.red, "said": f"not run: {data['line']}"}
 
 
 def test_a_dispatch_whose_answer_is_lost_is_not_sent_twice(world, run_cli):

@@ -68,17 +68,23 @@ def writes(fake):
     return [(m, p) for kind, m, p, *_ in fake.log if kind == "api" and m in ("POST", "PATCH", "PUT", "DELETE")]
 
 
-def test_cli_opens_once_then_sends_nothing_new(dash, run_cli):
+def write(root, fake, github_client, **options):
+    """``release dashboard`` as its jobs function (``write_dashboard``), on the stand-in."""
+    from release.core.config import load_project
+    from release.jobs.dashboard import DashboardOptions, write_dashboard
+    from release.jobs.report import OnGitHub, ReportOptions
+    report = ReportOptions(dt.datetime(2026, 11, 28, 3, tzinfo=dt.timezone.utc),
+                           this_run=options.pop("this_run", None))
+    return write_dashboard(load_project(root), DashboardOptions(report, **options),
+                           OnGitHub(github_client, *fake.repo.split("/")), None)
+
+
+def test_the_dashboard_is_opened_once_then_nothing_new_is_sent(dash, github_client):
     root, fake = dash
     fake.add_workflow_run(conclusion="failure")
     fake.add_workflow_run(conclusion="success")
-    code, out, err = run_cli("dashboard", "--json", "--root", root)
-    assert code == 0, err
-    first = json.loads(out)
-    assert first["issue"]["action"] == "created"
-    code, out, err = run_cli("dashboard", "--json", "--root", root)
-    assert code == 0, err
-    assert json.loads(out)["issue"]["action"] == "unchanged"
+    assert write(root, fake, github_client).issue.action == "created"
+    assert write(root, fake, github_client).issue.action == "unchanged"
     assert len(writes(fake)) == 1
     (issue,) = fake.issues()
     assert issue["body"].startswith(MARKER) and issue["user"]["login"] == fake.identity
@@ -333,8 +339,23 @@ def test_the_run_writing_the_dashboard_is_shown_as_it_ends_and_no_other(dash, gi
     assert shown == {mine["run_number"]: (outcome, conclusion), other["run_number"]: ("running", None)}
 
 
-def test_this_run_is_read_from_the_run_s_id(dash, run_cli, monkeypatch):
+def test_this_run_is_read_from_the_run_s_id(dash, github_client):
     """--this-run CONCLUSION names this workflow run by $GITHUB_RUN_ID; without one it is refused."""
+    from release.core.errors import UserError
+    from release.jobs.dashboard import this_run
+    root, fake = dash
+    mine = fake.add_workflow_run(status="in_progress")
+    assert this_run("failure", {"GITHUB_RUN_ID": str(mine["id"])}) == (mine["id"], "failure")
+    assert this_run(None, {"GITHUB_RUN_ID": str(mine["id"])}) is None and this_run("", {}) is None
+    report = write(root, fake, github_client, this_run=this_run("failure", {"GITHUB_RUN_ID": str(mine["id"])})).report
+    assert [(r.outcome, r.conclusion) for r in report.nightlies or ()] == [("red", "failure")]
+    for env in ({}, {"GITHUB_RUN_ID": ""}, {"GITHUB_RUN_ID": "12a"}):
+        with pytest.raises(UserError, match="^--this-run needs GITHUB_RUN_ID") as caught:
+            this_run("success", env)
+        assert caught.value.exit_code == 2
+
+
+def test_the_cli_reads_this_run_from_the_environment(dash, run_cli, monkeypatch):
     root, fake = dash
     mine = fake.add_workflow_run(status="in_progress")
     monkeypatch.setenv("GITHUB_RUN_ID", str(mine["id"]))
@@ -343,7 +364,7 @@ def test_this_run_is_read_from_the_run_s_id(dash, run_cli, monkeypatch):
     assert [(r["outcome"], r["conclusion"]) for r in json.loads(out)["report"]["nightlies"]] == [("red", "failure")]
     monkeypatch.setenv("GITHUB_RUN_ID", "")
     code, out, err = run_cli("dashboard", "--this-run", "success", "--root", root)
-    assert code == 2 and "GITHUB_RUN_ID" in err
+    assert code == 2 and "GITHUB_RUN_ID" in err and err.count("\n") == 1
 
 
 @pytest.mark.parametrize("what", ["closed", "label off", "label off and body rewritten", "raced"])
@@ -377,20 +398,20 @@ def test_astral_characters_count_twice_against_the_limit():
     assert units(cut) <= 6000 and "cut here" in cut
 
 
-def test_by_hand_a_person_s_token_edits_the_workflows_dashboard_and_never_opens_one(dash, run_cli):
+def test_by_hand_a_person_s_token_edits_the_workflows_dashboard_and_never_opens_one(dash, github_client):
     """The workflows write as github-actions[bot]; a person at a terminal (their token's login is
     theirs) names that author and edits its dashboard, and is refused rather than opening a second
     one as themselves."""
+    from release.core.errors import UserError
     root, fake = dash
-    code, out, err = run_cli("dashboard", "--author", "github-actions[bot]", "--root", root)
-    assert code == 2 and "no dashboard issue by github-actions[bot]" in err and fake.issues() == []
+    with pytest.raises(UserError, match=r"no dashboard issue by github-actions\[bot\]"):
+        write(root, fake, github_client, author="github-actions[bot]")
+    assert fake.issues() == []
     fake.actions_token = True  # the nightly's job
-    code, out, err = run_cli("dashboard", "--json", "--root", root)
-    assert code == 0 and json.loads(out)["issue"]["action"] == "created", err
+    assert write(root, fake, github_client).issue.action == "created"
     fake.actions_token = False  # a person again
     fake.add_workflow_run(conclusion="failure")
-    code, out, err = run_cli("dashboard", "--json", "--author", "github-actions[bot]", "--root", root)
-    assert code == 0 and json.loads(out)["issue"]["action"] == "edited", err
+    assert write(root, fake, github_client, author="github-actions[bot]").issue.action == "edited"
     assert [i["user"]["login"] for i in fake.issues()] == ["github-actions[bot]"]
 
 

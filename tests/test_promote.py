@@ -29,6 +29,19 @@ def promoted_rc(good_wheels, tmp_path_factory):
     return {kind: promote_wheel(path, "rc1", out) for kind, path in good_wheels.items()}
 
 
+class _NoBar:
+    def describe(self, text: str) -> None: ...
+
+    def advance(self, n: int) -> None: ...
+
+
+def promote(wheels, to, out=None):
+    """``release promote`` as its jobs function (``run_promote``): (the result, what it said)."""
+    from release.jobs.promote import PromoteOptions, run_promote
+    said: list[str] = []
+    return run_promote(PromoteOptions(tuple(wheels), to, out), _NoBar(), said.append), said
+
+
 def raw_members(wheel) -> dict[str, tuple[bytes, int, int]]:
     """name -> (compressed bytes, mode, CRC) straight from the archive."""
     result = {}
@@ -183,12 +196,12 @@ def test_unset_release_version_is_set(good_wheels, tmp_path):
     assert "_release_version: str | None = '0.9.1rc3'" in member_text(out, "/version.py")[1]
 
 
-def test_promote_refuses_a_wheel_whose_record_lacks_a_member(good_wheels, tmp_path, run_cli):
+def test_promote_refuses_a_wheel_whose_record_lacks_a_member(good_wheels, tmp_path):
     src = craft(good_wheels["pjrt"], tmp_path / "src" / good_wheels["pjrt"].name,
                 record_edit=lambda rows: [r for r in rows if not r[0].endswith(".so")])
-    code, out, err = run_cli("promote", src, "--to", "rc1", "--out", tmp_path / "out")
-    assert code == 2 and out == ""
-    assert "RECORD has no sha256" in err and err.count("\n") == 1
+    with pytest.raises(UserError, match="RECORD has no sha256") as caught:
+        promote([src], "rc1", tmp_path / "out")
+    assert caught.value.exit_code == 2 and "\n" not in str(caught.value)
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
 
 
@@ -228,12 +241,11 @@ def test_a_promoted_dist_is_published_as_it_is(run_cli, make_dist, project_dir, 
 
     nightly = make_dist("0.9.1.dev20261122")
     out = tmp_path / "promoted"
-    code, stdout, err = run_cli("promote", *sorted(nightly.glob("*.whl")), "--to", to,
-                                "--out", out, "--json", cwd=project_dir)
-    assert code == 0, err
+    result, _ = promote(sorted(nightly.glob("*.whl")), to, out)
     promoted = sorted(p.name for p in out.glob("*.whl"))
-    assert json.loads(stdout)["dist_files"] == [*(w + ".metadata" for w in promoted), "revisions.json",
-                                                "provenance.intoto.json", "SHA256SUMS"]
+    assert result.versions == [version]
+    assert list(result.dist_files) == [*(w + ".metadata" for w in promoted), "revisions.json",
+                                       "provenance.intoto.json", "SHA256SUMS"]
     for wheel in promoted:  # the promoted wheel's METADATA (its new version), not the source's
         assert (out / (wheel + ".metadata")).read_bytes() == core_metadata.read(out / wheel)
         assert f"Version: {version}\n".encode() in (out / (wheel + ".metadata")).read_bytes()
@@ -250,12 +262,11 @@ def test_a_promoted_dist_is_published_as_it_is(run_cli, make_dist, project_dir, 
                        for p in out.glob("*.whl")} and len(shipped) == len(dist.wheels)
 
 
-def test_promoted_wheels_from_no_dist_are_only_wheels(run_cli, make_dist, project_dir, tmp_path):
+def test_promoted_wheels_from_no_dist_are_only_wheels(make_dist, tmp_path):
     nightly = make_dist("0.9.1.dev20261122")
     (nightly / "revisions.json").unlink()
     out = tmp_path / "promoted"
-    code, stdout, err = run_cli("promote", *sorted(nightly.glob("*.whl")), "--to", "rc1",
-                                "--out", out, "--json", cwd=project_dir)
-    assert code == 0 and json.loads(stdout)["dist_files"] == []
-    assert "revisions.json: missing" in err
+    result, said = promote(sorted(nightly.glob("*.whl")), "rc1", out)
+    assert result.dist_files == () and len(result.promotions) == 2
+    assert [line for line in said if "revisions.json: missing" in line] == said and len(said) == 1
     assert sorted(p.suffix for p in out.iterdir()) == [".whl", ".whl"]

@@ -69,3 +69,41 @@ def test_offline_status_reads_the_two_files_only_and_says_so(project_dir):
                                 "next-rc": data["next"]["rc"] or "", "next-nightly": data["next"]["nightly"] or "",
                                 "last-nightly": ""}
     json.dumps(data)  # every value is JSON
+
+
+def test_online_status_shows_the_store_and_says_why_pypi_was_not_asked(project_dir, tmp_path):
+    """The store as status shows it (the newest of each kind with the nightly's pins, the drafts
+    and whose they are, every published version), and PyPI asked only for releases and post
+    releases, on the index uploads go to (else the public index), never when that is 'none'."""
+    import dataclasses
+
+    from release.check.resolver import NO_PUBLIC_INDEX
+    from release.publish.notes import MARKER
+    from release.publish.pypi_index import derive_index_url
+    from release.publish.stores import LocalStore
+    from tests.test_jobs import _publish
+    project = load_project(project_dir)
+    store = LocalStore(tmp_path / "store")
+    _publish(store, project, "0.9.1.dev20261121", release_commit="r1")
+    _publish(store, project, "0.9.1.dev20261120")
+    store.create_draft("rocm-jax-v0.9.1rc1", name="0.9.1rc1", body=MARKER, prerelease=True)
+    store.create_draft("rocm-jax-v0.9.1rc2", name="0.9.1rc2", body="a person's", prerelease=True)
+    options = StatusOptions(date=NOW.date(), report=ReportOptions(NOW), public_index=NO_PUBLIC_INDEX)
+    result = status(project, options, store, None)
+    view = result.store
+    assert view is not None and (view["kind"], view["where"]) == (store.kind, store.where)
+    nightly = view["latest"]["nightly"]
+    assert (nightly["tag"], nightly["version"], nightly["release_commit"]) == (
+        "rocm-jax-v0.9.1.dev20261121", "0.9.1.dev20261121", "r1")  # the newest version, not the last made
+    assert nightly["pins"] == {d.name: d.commit for d in project.deps} and nightly["published"]
+    assert set(view["latest"]) == {"nightly"} and view["published_versions"] == ["0.9.1.dev20261120",
+                                                                                 "0.9.1.dev20261121"]
+    assert sorted((d["tag"], d["ours"]) for d in view["drafts"]) == [("rocm-jax-v0.9.1rc1", True),
+                                                               ("rocm-jax-v0.9.1rc2", False)]
+    assert result.to_json()["store"] == view and result.outputs()["last-nightly"] == nightly["tag"]
+    assert result.pypi == {"index": None, "checked": False, "versions": {},
+                           "note": "PyPI not checked (the public index is 'none')"}
+    upload = "http://127.0.0.1:9/legacy/"  # nothing listens: asking it would say so
+    shown = status(project, dataclasses.replace(options, upload_url=f" {upload} "), store, None).pypi
+    assert shown == {"index": derive_index_url(upload), "checked": False, "versions": {},
+                     "note": "no release or post release to look for"}  # nightlies never go to PyPI

@@ -28,6 +28,18 @@ def problems(wheel, check=None, **kw) -> list[tuple[str, str, str | None, str]]:
             if check is None or f.check == check]
 
 
+class _NoBar:
+    def describe(self, text: str) -> None: ...
+
+    def advance(self, n: int) -> None: ...
+
+
+def verify(*wheels, **options):
+    """``release verify`` as its jobs function (``run_verify``): the result the command prints."""
+    from release.jobs.verify import VerifyOptions, run_verify
+    return run_verify(VerifyOptions(tuple(wheels), **options), _NoBar())
+
+
 def only(wheel, check, severity=ERROR, **kw):
     """The findings of ``wheel``: all of check ``check`` and severity ``severity``."""
     found = problems(wheel, **kw)
@@ -271,12 +283,12 @@ def test_runpath_missing_configured_entry(wheel_artifacts, tmp_path):
     assert [msg for *_, msg in found] == [f"configured entry {configured_runpath()[0]} is missing"]
 
 
-def test_runpath_duplicate_is_a_warning(wheel_artifacts, tmp_path, run_cli):
+def test_runpath_duplicate_is_a_warning(wheel_artifacts, tmp_path):
     wheel = _plugin_with(wheel_artifacts, tmp_path, "dup")
     found = only(wheel, "runpath", WARNING)
     assert [msg for *_, msg in found] == [f"duplicate entry {configured_runpath()[0]}"]
-    code, out, _ = run_cli("verify", wheel, "--json")
-    assert code == 0 and json.loads(out)["wheels"][0]["checks"]["runpath"] == "warning"
+    result = verify(wheel)
+    assert result.errors == 0 and result.to_json()["wheels"][0]["checks"]["runpath"] == "warning"
 
 
 def test_runpath_relative_and_empty_entries(wheel_artifacts, tmp_path):
@@ -320,12 +332,11 @@ def test_runpath_entry_rules(entry, expected):
         assert len(found) == 1 and expected in found[0][1]
 
 
-def test_runpath_flag_overrides_the_config(run_cli, good_wheels):
-    code, out, _ = run_cli("verify", good_wheels["plugin"], "--runpath", "/opt/other/lib", "--json")
-    assert code == 1
-    messages = [f["message"] for f in json.loads(out)["wheels"][0]["findings"]]
+def test_runpath_flag_overrides_the_config(good_wheels):
+    result = verify(good_wheels["plugin"], runpath=("/opt/other/lib",))
+    messages = [f.message for f in result.reports[0].findings]
     assert set(messages) == {"configured entry /opt/other/lib is missing"}
-    assert len(messages) == 8  # one per kernel .so
+    assert len(messages) == 8 == result.errors  # one per kernel .so
 
 
 # ---------------------------------------------------------------- version, revisions, requires
@@ -370,17 +381,17 @@ def test_revision_map_malformed(good_wheels, tmp_path, edit, fragment):
     assert any(fragment in msg for *_, msg in only(bad, "revisions"))
 
 
-def test_revision_map_differs_from_deps(run_cli, good_wheels, project_dir):
+def test_revision_map_differs_from_deps(good_wheels, project_dir):
+    from release.core.errors import UserError
     deps = project_dir / "deps.yaml"
     deps.write_text(deps.read_text().replace("b32df5f07315567cc1940388ef766b87c6e8b9e3", "cafe" * 10))
-    code, out, _ = run_cli("verify", good_wheels["pjrt"], "--deps", deps, "--json")
-    assert code == 1
-    findings = json.loads(out)["wheels"][0]["findings"]
-    assert [(f["check"], f["message"]) for f in findings] == [
+    result = verify(good_wheels["pjrt"], deps=deps)
+    assert [(f.check, f.message) for f in result.reports[0].findings] == [
         ("revisions", f"ROCm/xla: wheel has b32df5f07315567cc1940388ef766b87c6e8b9e3, "
-                      f"expected {'cafe' * 10}")]
-    code, _, _ = run_cli("verify", good_wheels["pjrt"], "--deps", project_dir / "missing.yaml")
-    assert code == 2
+                      f"expected {'cafe' * 10}")] and result.errors == 1
+    with pytest.raises(UserError) as caught:
+        verify(good_wheels["pjrt"], deps=project_dir / "missing.yaml")
+    assert caught.value.exit_code == 2
 
 
 @pytest.mark.parametrize("pin, fragment", [
@@ -444,29 +455,26 @@ def test_stored_members_are_read_in_place(good_wheels, tmp_path):
                                           "rocm_plugin_extension.so")}
 
 
-def test_pair_versions_must_match(run_cli, good_wheels, tmp_path):
+def test_pair_versions_must_match(good_wheels, tmp_path):
     from release.build.promote import promote_wheel
     rc_plugin = promote_wheel(good_wheels["plugin"], "rc1", tmp_path).output
-    code, out, _ = run_cli("verify", good_wheels["pjrt"], rc_plugin, "--json")
-    assert code == 1
-    plugin = json.loads(out)["wheels"][1]
-    assert [f["check"] for f in plugin["findings"]] == ["pair"]
-    assert plugin["findings"][0]["message"].startswith(f"the PJRT wheel given is {VERSION}; "
-                                                       "this plugin 0.9.1rc1 pins")
+    result = verify(good_wheels["pjrt"], rc_plugin)
+    assert result.errors == 1 and result.reports[0].findings == []
+    (finding,) = result.reports[1].findings
+    assert finding.check == "pair"
+    assert finding.message.startswith(f"the PJRT wheel given is {VERSION}; this plugin 0.9.1rc1 pins")
 
 
-def test_pair_revision_maps_must_match(run_cli, good_wheels, wheel_artifacts, tmp_path):
+def test_pair_revision_maps_must_match(good_wheels, wheel_artifacts, tmp_path):
     from release.core.config import load_deps
     from release.core.revisions import RevisionMap
     from tests.support.crafted import REPO
     other = RevisionMap.from_deps(load_deps(REPO / "deps.yaml").with_commits({"jax": "cafe" * 10}),
                                   VERSION)
     plugin = build_pair(tmp_path, wheel_artifacts["good"], revisions=other)["plugin"]
-    code, out, _ = run_cli("verify", good_wheels["pjrt"], plugin, "--json")
-    assert code == 1
-    findings = json.loads(out)["wheels"][1]["findings"]
-    assert [(f["check"], f["message"]) for f in findings] == [
-        ("pair", "revision map differs from the PJRT wheel's for jax")]
+    result = verify(good_wheels["pjrt"], plugin)
+    assert [(f.check, f.message) for f in result.reports[1].findings] == [
+        ("pair", "revision map differs from the PJRT wheel's for jax")] and result.errors == 1
 
 
 # ---------------------------------------------------------------- the published wheels
