@@ -10,7 +10,6 @@ git server failed or answered nonsense). Any other exception is a bug and traceb
 from __future__ import annotations
 
 import argparse
-import difflib
 import errno
 import importlib
 import json
@@ -71,6 +70,7 @@ class FlagError(UserError, SystemExit):
 
 def nearest(word: str, known: Iterable[str]) -> str | None:
     """The one of ``known`` a mistyped ``word`` most likely meant (difflib), or None."""
+    import difflib  # only for a mistyped word: not on every start
     close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
     return close[0] if close else None
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from packaging.tags import Tag
-from packaging.utils import parse_wheel_filename
+from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import Version
 
 from release.core import naming
@@ -119,3 +121,9 @@ def test_what_is_no_tag_nor_version_is_one_line_naming_both(given):
     with pytest.raises(naming.versions.VersionError, match=r"expected a release tag rocm-jax-v<version> or a "
                                                            r"version \(X\.Y\.Z"):
         naming.tag_of(given, what="TAG")
+
+
+@given(st.text(alphabet="aZ9-_.", max_size=12))
+def test_a_name_is_normalized_as_packaging_normalizes_it(name):
+    """naming's own PEP 503 normalization (packaging.utils is not loaded to name a wheel)."""
+    assert naming.normalized_name(name) == canonicalize_name(name)

@@ -115,3 +115,23 @@ def test_the_index_of_a_local_store_loads_no_project_yaml_or_http_stack(make_dis
     assert "release.commands.index" in modules and (tmp_path / "site" / "nightly").is_dir()
     unwanted = loaded(modules, (*REMOTE, "yaml", "release.core.config", "rich.progress", "email"))
     assert not unwanted, unwanted
+
+
+# What a command that asks nothing does not need either (issue 36 item 2): GitPython to read
+# roller.yaml at HEAD (two git processes do), difflib before a word is mistyped, socket before a
+# job takes its lock, packaging.tags (platform, logging, sysconfig) to name a wheel, and the
+# drafts' and stores' stack before a store is opened.
+UNUSED = ("git", "gitdb", "difflib", "socket", "packaging.tags", "release.publish.drafts",
+          "release.publish.stores")
+
+
+@pytest.mark.parametrize("argv", [("status", "--offline"), ("nightly", "--dry-run", "--public-index", "none")])
+def test_a_command_that_asks_nothing_loads_none_of_what_it_does_not_use(argv, project_dir):
+    """In a committed checkout, as people and CI run them (status reads roller.yaml at HEAD)."""
+    from tests.support.gitrepos import git
+    git("init", "--quiet", "-b", "main", cwd=project_dir)
+    git("add", "-A", cwd=project_dir)
+    git("-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "c", cwd=project_dir)
+    modules = modules_after(*argv, cwd=project_dir)
+    assert f"release.commands.{argv[0]}" in modules
+    assert not loaded(modules, UNUSED), loaded(modules, UNUSED)

@@ -18,9 +18,7 @@ import dataclasses
 import functools
 import json
 import os
-import subprocess
 import sys
-import threading
 import urllib.parse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
@@ -31,6 +29,7 @@ from release.core.errors import UserError
 
 if TYPE_CHECKING:
     import argparse
+    import subprocess
 
 PUBLIC_INDEX_ENV = "RELEASE_PUBLIC_INDEX"
 NO_PUBLIC_INDEX = "none"  # resolve against the draft's index alone (tests, air-gapped machines)
@@ -63,6 +62,7 @@ def serve(directory: Path) -> Iterator[str]:
     """Serve ``directory`` over HTTP on 127.0.0.1 (a free port); yields its base URL. The HTTP
     server is imported here: the commands that only read this module's versions never load it."""
     import http.server
+    import threading
 
     class _Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
@@ -151,6 +151,7 @@ def pip_argv(python: Path) -> list[str]:
 
 
 def _pip(python: Path, args: list[str]) -> subprocess.CompletedProcess:
+    import subprocess  # only where pip runs: the commands that read this module's versions never start one
     env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1")
     for key in ("NO_PROXY", "no_proxy"):  # the draft's index is local: never via a proxy
         env[key] = ",".join(filter(None, [env.get(key, ""), "127.0.0.1", "localhost"]))
@@ -274,6 +275,7 @@ def pip_configured_index() -> str | None:
     env = os.environ.get("PIP_INDEX_URL", "").split()
     if env:
         return env[0]
+    import subprocess
     done = subprocess.run([sys.executable, "-m", "pip", "config", "get", "global.index-url"],
                           capture_output=True, text=True)
     if done.returncode == 0 and done.stdout.strip():

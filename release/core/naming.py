@@ -51,9 +51,18 @@ def wheel_tag(python: str | None, platform: str = PLATFORM) -> str:
     return f"{tag}-{tag}-{platform}"
 
 
+_SEPARATORS = re.compile(r"[-_.]+")
+
+
+def normalized_name(dist: str) -> str:
+    """A project name as PEP 503 normalizes it (runs of ``-``, ``_``, ``.`` become one ``-``,
+    lower case): packaging's ``canonicalize_name``, without loading packaging.utils, which loads
+    packaging.tags (platform, logging, sysconfig) on every command that names a wheel."""
+    return _SEPARATORS.sub("-", dist).lower()
+
+
 def wheel_filename(dist: str, version: str, python: str | None, platform: str = PLATFORM) -> str:
-    from packaging.utils import canonicalize_name  # packaging.utils loads packaging.tags: ~90 modules' worth
-    escaped = canonicalize_name(dist).replace("-", "_")
+    escaped = normalized_name(dist).replace("-", "_")
     return f"{escaped}-{version}-{wheel_tag(python, platform)}.whl"
 
 

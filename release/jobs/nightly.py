@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Callable
 
 from release.core import versions
 from release.jobs.plugin_tree import BUILD_TREE, SOURCE
-from release.publish.drafts import previous_revisions
 
 if TYPE_CHECKING:
     from release.build.plan import BuildPlan
@@ -45,6 +44,7 @@ def decide_nightly(store: Store, plan: BuildPlan, plugin_paths: PluginPaths | No
     last = published.latest(("nightly",), line=versions.base_of(plan.version))
     before = None
     if last is not None:
+        from release.publish.drafts import previous_revisions  # the drafts' stack: only with a store
         before = previous_revisions(store, last)
         if before is not None and before.same_sources(plan.revisions):
             return NightlyDecision(False, f"no build: nothing changed since {last.tag} (same pins, "

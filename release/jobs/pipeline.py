@@ -18,7 +18,6 @@ import datetime as _dt
 import hashlib
 import json
 import os
-import socket
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -215,6 +214,7 @@ def job_lock(root: Path, job: str, *, timeout: float = 0) -> Iterator[Path]:
 
 
 def _write_holder(path: Path, job: str) -> None:
+    import socket  # only when a job takes its lock: a dry run never loads it
     info = {"job": job, "pid": os.getpid(), "host": socket.gethostname(),
             "since": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
     atomic_write(path, json.dumps(info) + "\n")

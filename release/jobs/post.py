@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from release.core import naming, versions
 from release.core.errors import UserError
-from release.publish.drafts import previous_revisions
 
 if TYPE_CHECKING:
     from release.core.revisions import RevisionMap
@@ -40,6 +39,7 @@ def post_source(store: Store, number: int, base: str | None, line: str | None = 
     if source is None:
         raise UserError(f"{store.where}: {naming.release_tag(base)} is not a published release")
     version = versions.post(base, number)
+    from release.publish.drafts import previous_revisions  # the drafts' stack: only with a store
     before = previous_revisions(store, source)
     if before is None:
         raise UserError(f"{source.tag} has no readable {naming.REVISIONS_ASSET} to re-spin")

@@ -355,16 +355,18 @@ def committed_deps(repo: ReleaseRepo, deps: Deps) -> Deps:
 def committed_roller(root: Path) -> tuple[Roller, str | None]:
     """roller.yaml as committed at HEAD (what was reviewed), and one warning line when the work
     tree's copy differs (an edit, a new file, a deletion), which is ignored. Outside a git
-    checkout there is no commit to read: the file as it is."""
+    checkout there is no commit to read: the file as it is. Plain git processes, not
+    GitPython: status reads this on every run, and importing GitPython was a third of its start."""
     from release.core.roller import ROLLER_FILE, Roller, load_roller, parse_roller
-    try:
-        repo = ReleaseRepo(root)
-    except UserError:
+    from release.sources.git import run_git
+    inside = Path(root).is_dir() and run_git(["rev-parse", "--is-inside-work-tree"], root)[1] == "true"
+    if not inside:
         return load_roller(root), None
     path = Path(root) / ROLLER_FILE
-    text = repo.committed(path)
-    roller = parse_roller(path, text.encode("utf-8")) if text is not None else Roller()
-    changed = repo._run("status", "--porcelain", "--untracked-files=normal", "--", repo.relpath(path))[1]
+    # HEAD:./FILE is the file beside root at HEAD; none when there is no HEAD yet or no such blob.
+    status, text, _ = run_git(["cat-file", "blob", f"HEAD:./{ROLLER_FILE}"], root)
+    roller = parse_roller(path, text.encode("utf-8")) if status == 0 else Roller()
+    changed = run_git(["status", "--porcelain", "--untracked-files=normal", "--", ROLLER_FILE], root)[1]
     if not changed.strip():
         return roller, None
     return roller, (f"{ROLLER_FILE}: an uncommitted edit is ignored; the roller follows {ROLLER_FILE} "
