@@ -6,6 +6,7 @@ taken from the docs page as it stands and installed."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -311,3 +312,69 @@ def test_a_projects_status_by_line_needs_every_listed_version_on_a_retired_line(
                                               "0.1": {"status": "deprecated"}}}, "f")
     got = retired.of_project(PLUGIN, [Version(v) for v in versions])
     assert (None if got is None else (got.status, got.reason)) == expected
+
+
+# ------------------------------------------------------------------ PEP 740 provenance from the bundles
+
+
+def bundle_for(name: str, sha256: str, workflow: str = ".github/workflows/nightly.yml") -> dict:
+    """A Sigstore bundle (v0.3) of a SLSA statement about ``name``, shaped as GitHub's attest
+    action writes it (the index converts it; it verifies no signature itself)."""
+    statement = {"_type": "https://in-toto.io/Statement/v1", "subject": [{"name": name, "digest": {"sha256": sha256}}],
+                 "predicateType": "https://slsa.dev/provenance/v1",
+                 "predicate": {"buildDefinition": {"externalParameters": {"workflow": {
+                     "repository": "https://github.com/ROCm/jax-rocm-release", "path": workflow,
+                     "ref": "refs/heads/main"}}}}}
+    return {"mediaType": "application/vnd.dev.sigstore.bundle.v0.3+json",
+            "verificationMaterial": {"certificate": {"rawBytes": base64.b64encode(b"DER " + name.encode()).decode()},
+                                     "tlogEntries": [{"logIndex": "7", "kindVersion": {"kind": "dsse"}}]},
+            "dsseEnvelope": {"payload": base64.b64encode(json.dumps(statement).encode()).decode(),
+                             "payloadType": "application/vnd.in-toto+json",
+                             "signatures": [{"sig": base64.b64encode(b"sig " + name.encode()).decode()}]}}
+
+
+def test_each_wheel_with_an_attestation_bundle_gets_pep740_provenance_the_site_serves(tmp_path):
+    store = LocalStore(tmp_path / "store")
+    dist = read_dist(build_dist(tmp_path / "dists", NIGHTLY))
+    publish_draft(store, dist)
+    draft = store.drafts_for(dist.tag)[0]
+    wheels = {a.name: a.digest for a in store.list_assets(draft) if a.name.endswith(".whl")}
+    plugin = next(n for n in wheels if "plugin" in n)
+    pjrt = next(n for n in wheels if "pjrt" in n)
+    bundles = {plugin: [bundle_for(plugin, wheels[plugin]), bundle_for(plugin, wheels[plugin], "release.yml")],
+               pjrt: [bundle_for(pjrt, "0" * 64)]}  # a bundle about other bytes: no provenance
+    for name, lines in bundles.items():
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(b) + "\n" for b in lines))
+        store.upload_asset(draft, path, path.name)
+    store.update_release(draft, body=notes.changed(draft, validated=current_assets_digest(store, draft)))
+    undraft(store, dist.tag)
+    said: list[str] = []
+    site = tmp_path / "site"
+    build_site(store, site, keep=14, say=said.append)
+
+    [item] = json.loads((site / "nightly" / PLUGIN / "index.json").read_text())["files"]
+    assert item["provenance"] == f"{plugin}.provenance"
+    assert f'data-provenance="{plugin}.provenance"' in (site / "nightly" / PLUGIN / "index.html").read_text()
+    served = json.loads((site / "nightly" / PLUGIN / item["provenance"]).read_text())
+    source = bundles[plugin][0]
+    assert served["version"] == 1
+    assert [b["publisher"] for b in served["attestation_bundles"]] == [
+        {"kind": "GitHub", "repository": "ROCm/jax-rocm-release", "workflow": w}
+        for w in ("nightly.yml", "release.yml")]
+    assert served["attestation_bundles"][0]["attestations"] == [{
+        "version": 1,
+        "verification_material": {"certificate": source["verificationMaterial"]["certificate"]["rawBytes"],
+                                  "transparency_entries": source["verificationMaterial"]["tlogEntries"]},
+        "envelope": {"statement": source["dsseEnvelope"]["payload"],
+                     "signature": source["dsseEnvelope"]["signatures"][0]["sig"]}}]
+    [other] = json.loads((site / "nightly" / PJRT / "index.json").read_text())["files"]
+    assert "provenance" not in other and not (site / "nightly" / PJRT / f"{pjrt}.provenance").exists()
+    assert [s for s in said if "provenance" in s] == [
+        f"warning: {pjrt}.jsonl of {dist.tag}: its statement's subject is not exactly {pjrt} with its sha256; "
+        f"{pjrt} is listed without PEP 740 provenance"]
+    # kept in the site's state by the bundle's sha256: a re-run writes the same bytes
+    state = json.loads((site / ".index-state.json").read_text())
+    bundle = next(a for a in store.list_assets(store.published_for(dist.tag)) if a.name == f"{plugin}.jsonl")
+    assert state["provenance"] == {f"{bundle.digest}:{wheels[plugin]}": served}
+    assert build_site(store, site, keep=14)["changed"] is False

@@ -40,7 +40,6 @@ import html
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 from urllib.parse import quote
@@ -54,8 +53,8 @@ from release.core.errors import UserError
 from release.core.naming import Identity
 from release.core.safe_names import plain_file_name
 from release.publish import notes, project_status, public_files
+from release.publish.index_provenance import BUNDLE_SUFFIX, PROVENANCE_SUFFIX
 from release.publish.project_status import Retired, Status
-from release.publish.ranged import remote_metadata
 from release.publish.retention import DEFAULT_KEEP, Decision, Retention, decide, retention
 from release.publish.staging import (
     CHANNELS,
@@ -66,6 +65,7 @@ from release.publish.staging import (
     read_state,
     write_json,
 )
+from release.publish.wheel_facts import requires_python, wheel_metadata
 
 if TYPE_CHECKING:
     from release.core.output import ProgressBars, Say
@@ -118,6 +118,7 @@ class IndexEntry:
     upload_time: _dt.datetime | None
     url: str = ""
     yanked: str | None = None
+    provenance: str | None = None  # PEP 740: where its provenance object is (beside the page)
 
     @property
     def href(self) -> str:
@@ -129,23 +130,11 @@ def channel_of(version: str) -> str:
     return "nightly" if versions.kind_of(version) == "nightly" else "stable"
 
 
-def wheel_metadata(path: Path) -> bytes:
-    """The METADATA file of a wheel, byte for byte."""
-    return core_metadata.read(path, path.name)
-
-
 def _parse_name(filename: str) -> tuple[str, Version]:
     ident = Identity.of(filename)
     if ident.name_error is not None or ident.dist is None or ident.version is None:
         raise UserError(f"{filename}: not a wheel file name ({ident.name_error})")
     return canonicalize_name(ident.dist), Version(ident.version)
-
-
-def requires_python(metadata: bytes) -> str | None:
-    from release.core.scan import Headers  # the email parser's reading, without the email package
-
-    found = Headers(metadata.decode("utf-8", "replace")).get("Requires-Python")
-    return found.strip() if found else None
 
 
 def _time_text(when: _dt.datetime) -> str:
@@ -193,6 +182,8 @@ def project_pages(project: str, entries: list[IndexEntry], status: Status | None
             attrs.append(f'data-core-metadata="sha256={e.metadata_sha256}"')
         if e.yanked is not None:
             attrs.append(f'data-yanked="{html.escape(e.yanked)}"')
+        if e.provenance is not None:
+            attrs.append(f'data-provenance="{html.escape(e.provenance)}"')
         links.append(f"<a {' '.join(attrs)}>{html.escape(e.filename)}</a>")
         item: dict = {"filename": e.filename, "url": e.href, "hashes": {"sha256": e.sha256},
                       "yanked": (e.yanked or True) if e.yanked is not None else False}
@@ -204,6 +195,8 @@ def project_pages(project: str, entries: list[IndexEntry], status: Status | None
             item["requires-python"] = e.requires_python
         if e.upload_time is not None:
             item["upload-time"] = _time_text(e.upload_time)
+        if e.provenance is not None:
+            item["provenance"] = e.provenance
         files.append(item)
     listed = sorted({e.version for e in entries})
     data = {"meta": {"api-version": API_VERSION}, "name": project, "files": files,
@@ -302,6 +295,7 @@ class PublishedWheel:
     url: str
     listed: bool = True
     metadata: Asset | None = None
+    bundle: Asset | None = None  # its attestation bundle(s), ``<wheel>.jsonl`` (``index_provenance``)
     # (project, version) of the file name and the release's version, parsed once: the index
     # asks for them per wheel, and a season holds thousands of wheels
     parsed: tuple[str, Version] | None = dataclasses.field(default=None, repr=False, compare=False)
@@ -378,6 +372,7 @@ def published_wheels(store: Store, releases: list[Release], asset_base: str | No
             if sidecar is not None and asset_link(store, release, sidecar, asset_base) != url + core_metadata.SUFFIX:
                 sidecar = None  # not where pip looks for it: the page names no metadata file
             found.append(PublishedWheel(release, asset, text, channel, url, metadata=sidecar,
+                                        bundle=by_name.get(asset.name + BUNDLE_SUFFIX),
                                         parsed=(canonicalize_name(ident.dist), version_of(ident.version)),
                                         tag_version=version))
     return found
@@ -400,59 +395,6 @@ def listed_projects(site: Path) -> set[str]:
         except (OSError, ValueError, TypeError, KeyError, AttributeError):
             continue
     return projects
-
-
-class WheelFacts:
-    """What a listed wheel's entry needs beyond its asset record (its sha256, Requires-Python and
-    the sha256 of its METADATA), from the last run's state when the sha256 is known there, else
-    read from the store: a few range reads of the wheel's end, or one download when the store
-    records no digest."""
-
-    def __init__(self, store: Store, known: dict, say: Say, progress: ProgressBars | None):
-        self.store, self.known, self.say, self.progress = store, known, say, progress
-        self.used: dict[str, dict] = {}
-        self.range_reads = 0
-        self.downloads: list[str] = []
-
-    def __call__(self, w: PublishedWheel) -> tuple[str, str | None, str | None]:
-        """(the wheel's sha256, its Requires-Python, the sha256 of its PEP 658 metadata file
-        when the release has one that is exactly its METADATA, else None)."""
-        digest = w.asset.digest
-        cached = self.known.get(digest) if digest else None
-        requires: str | None
-        if digest is None:
-            digest, requires, meta_sha = self._download(w)
-        elif (isinstance(cached, dict) and cached.get("size") == w.asset.size and "requires_python" in cached
-              and isinstance(cached.get("metadata_sha256"), str)):
-            requires, meta_sha = cached["requires_python"], cached["metadata_sha256"]
-        else:
-            meta, reads = remote_metadata(lambda start, n: self.store.read_asset_range(w.release, w.asset, start, n),
-                                          w.asset.size, w.asset.name)
-            self.range_reads += reads
-            requires, meta_sha = requires_python(meta), hashlib.sha256(meta).hexdigest()
-        self.used[digest] = {"size": w.asset.size, "requires_python": requires, "metadata_sha256": meta_sha}
-        return (digest, requires if isinstance(requires, str) else None,
-                meta_sha if self._sidecar_digest(w) == meta_sha else None)
-
-    def _sidecar_digest(self, w: PublishedWheel) -> str | None:
-        """The sha256 of the wheel's metadata asset (a store that records none: hashed here, it is small)."""
-        if w.metadata is None:
-            return None
-        if w.metadata.digest is not None:
-            return w.metadata.digest
-        with tempfile.TemporaryDirectory(prefix="release-index-") as tmp:
-            part = self.store.download_asset(w.release, w.metadata, Path(tmp) / "metadata")
-            self.downloads.append(w.metadata.name)
-            return sha256_file(part)
-
-    def _download(self, w: PublishedWheel) -> tuple[str, str | None, str]:
-        self.say(f"fetch {w.asset.name} from {w.release.tag} (the store records no sha256 for it)")
-        with tempfile.TemporaryDirectory(prefix="release-index-") as tmp:
-            part = Path(tmp) / w.asset.name
-            self.store.download_asset(w.release, w.asset, part, progress=self.progress)
-            self.downloads.append(w.asset.name)
-            meta = wheel_metadata(part)
-            return sha256_file(part), requires_python(meta), hashlib.sha256(meta).hexdigest()
 
 
 def public_entries(wheels: list[PublishedWheel], channel: str, own: set[str], say: Say) -> list[IndexEntry]:
@@ -516,7 +458,11 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
         before_projects = listed_projects(out)
         state = read_state(out)
         known = state.get("wheel_facts")
+        from release.publish.wheel_facts import Provenances, WheelFacts
+
         facts = WheelFacts(store, known if isinstance(known, dict) else {}, say, progress)
+        kept = state.get("provenance")
+        provenances = Provenances(store, kept if isinstance(kept, dict) else {}, say)
         tree = staging.begin()
         channels: dict[str, dict[str, list[str]]] = {}
         statuses_of: dict[str, Status | None] = {}
@@ -529,10 +475,14 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
                 sha256, requires, metadata_sha256 = facts(w)
                 if metadata_sha256 is None:
                     without_metadata.append(w.asset.name)
+                prov = provenances(w, sha256)
+                if prov is not None:
+                    tree.write(f"{channel}/{w.project}/{w.asset.name}{PROVENANCE_SUFFIX}", write_json(prov))
                 listed.append(IndexEntry(filename=w.asset.name, project=w.project, version=w.file_version,
                                          sha256=sha256, size=w.asset.size, requires_python=requires,
                                          metadata_sha256=metadata_sha256, upload_time=w.release.published_at, url=w.url,
-                                         yanked=yanked.get(w.release.id)))
+                                         yanked=yanked.get(w.release.id),
+                                         provenance=None if prov is None else quote(w.asset.name) + PROVENANCE_SUFFIX))
             statuses = project_status.statuses(retired, listed)
             for project in {e.project for e in listed}:  # the page names a status every channel gives
                 if project not in statuses_of or statuses_of[project] != statuses.get(project):
@@ -558,7 +508,7 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
         tree.write("index.html", page)
         tree.write(STATE_FILE, write_json({"schema": 2, "generator": "jax-rocm-release index",
                                            "wheel_facts": facts.used, "revisions": used,
-                                           "commit_counts": counter.used}))
+                                           "commit_counts": counter.used, "provenance": provenances.used}))
         changed = staging.commit()
     return {"out": str(out), "store": store.kind, "where": store.where, "changed": changed,
             "channels": channels,

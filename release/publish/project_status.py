@@ -19,7 +19,7 @@ import dataclasses
 import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Protocol, Sequence
 
 from packaging.utils import canonicalize_name
 from packaging.version import Version
@@ -27,8 +27,17 @@ from packaging.version import Version
 from release.core.errors import UserError
 
 if TYPE_CHECKING:
-    from release.publish.index import IndexEntry
     from release.publish.site import SiteData
+
+
+class Listed(Protocol):
+    """A listed file (``release.publish.index.IndexEntry``): its project and version."""
+
+    @property
+    def project(self) -> str: ...
+
+    @property
+    def version(self) -> Version: ...
 
 STATUS_FILE = Path(".github") / "project-status.json"
 STATUSES = ("archived", "deprecated")
@@ -118,7 +127,7 @@ def load(path: Path, *, given: bool) -> Retired:
     return parse(data, str(path))
 
 
-def statuses(retired: Retired | None, own: list[IndexEntry]) -> dict[str, Status]:
+def statuses(retired: Retired | None, own: Sequence[Listed]) -> dict[str, Status]:
     """PEP 792 statuses of the store's own projects on a channel (``release.publish.project_status``)."""
     if retired is None or not (retired.projects or retired.lines):
         return {}

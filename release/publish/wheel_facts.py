@@ -1,0 +1,128 @@
+"""What a listed wheel's index entry needs beyond its asset record, read once and kept.
+
+Its sha256, ``Requires-Python`` and the sha256 of its METADATA come from the last run's state
+when the sha256 is known there, else from the store: a few range reads of the wheel's end
+(``release.publish.ranged``), or one download when the store records no digest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from release.core import core_metadata
+from release.core.checksums import sha256_file
+from release.publish.ranged import remote_metadata
+
+if TYPE_CHECKING:
+    from release.core.output import ProgressBars, Say
+    from release.publish.records import Asset, Release
+    from release.publish.stores import Store
+
+
+class PublishedWheel(Protocol):
+    """A listed wheel asset (``release.publish.index.PublishedWheel``) and its siblings."""
+
+    release: Release
+    asset: Asset
+    metadata: Asset | None
+    bundle: Asset | None
+
+
+def wheel_metadata(path: Path) -> bytes:
+    """The METADATA file of a wheel, byte for byte."""
+    return core_metadata.read(path, path.name)
+
+
+def requires_python(metadata: bytes) -> str | None:
+    from release.core.scan import Headers  # the email parser's reading, without the email package
+
+    found = Headers(metadata.decode("utf-8", "replace")).get("Requires-Python")
+    return found.strip() if found else None
+
+
+
+class WheelFacts:
+    """What a listed wheel's entry needs beyond its asset record (its sha256, Requires-Python and
+    the sha256 of its METADATA), from the last run's state when the sha256 is known there, else
+    read from the store: a few range reads of the wheel's end, or one download when the store
+    records no digest."""
+
+    def __init__(self, store: Store, known: dict, say: Say, progress: ProgressBars | None):
+        self.store, self.known, self.say, self.progress = store, known, say, progress
+        self.used: dict[str, dict] = {}
+        self.range_reads = 0
+        self.downloads: list[str] = []
+
+    def __call__(self, w: PublishedWheel) -> tuple[str, str | None, str | None]:
+        """(the wheel's sha256, its Requires-Python, the sha256 of its PEP 658 metadata file
+        when the release has one that is exactly its METADATA, else None)."""
+        digest = w.asset.digest
+        cached = self.known.get(digest) if digest else None
+        requires: str | None
+        if digest is None:
+            digest, requires, meta_sha = self._download(w)
+        elif (isinstance(cached, dict) and cached.get("size") == w.asset.size and "requires_python" in cached
+              and isinstance(cached.get("metadata_sha256"), str)):
+            requires, meta_sha = cached["requires_python"], cached["metadata_sha256"]
+        else:
+            meta, reads = remote_metadata(lambda start, n: self.store.read_asset_range(w.release, w.asset, start, n),
+                                          w.asset.size, w.asset.name)
+            self.range_reads += reads
+            requires, meta_sha = requires_python(meta), hashlib.sha256(meta).hexdigest()
+        self.used[digest] = {"size": w.asset.size, "requires_python": requires, "metadata_sha256": meta_sha}
+        return (digest, requires if isinstance(requires, str) else None,
+                meta_sha if self._sidecar_digest(w) == meta_sha else None)
+
+    def _sidecar_digest(self, w: PublishedWheel) -> str | None:
+        """The sha256 of the wheel's metadata asset (a store that records none: hashed here, it is small)."""
+        if w.metadata is None:
+            return None
+        if w.metadata.digest is not None:
+            return w.metadata.digest
+        with tempfile.TemporaryDirectory(prefix="release-index-") as tmp:
+            part = self.store.download_asset(w.release, w.metadata, Path(tmp) / "metadata")
+            self.downloads.append(w.metadata.name)
+            return sha256_file(part)
+
+    def _download(self, w: PublishedWheel) -> tuple[str, str | None, str]:
+        self.say(f"fetch {w.asset.name} from {w.release.tag} (the store records no sha256 for it)")
+        with tempfile.TemporaryDirectory(prefix="release-index-") as tmp:
+            part = Path(tmp) / w.asset.name
+            self.store.download_asset(w.release, w.asset, part, progress=self.progress)
+            self.downloads.append(w.asset.name)
+            meta = wheel_metadata(part)
+            return sha256_file(part), requires_python(meta), hashlib.sha256(meta).hexdigest()
+
+
+class Provenances:
+    """The PEP 740 provenance object of a listed wheel with an attestation bundle
+    (``release.publish.index_provenance``), from the last run's state by the bundle's sha256 and
+    the wheel's, else from the bundle asset (one small read); None without a usable bundle."""
+
+    def __init__(self, store: Store, known: dict, say: Say):
+        self.store, self.known, self.say = store, known, say
+        self.used: dict[str, dict] = {}
+
+    def __call__(self, w: PublishedWheel, sha256: str) -> dict | None:
+        from release.publish import index_provenance as pep740
+        bundle = w.bundle
+        if bundle is None:
+            return None
+        key = f"{bundle.digest}:{sha256}" if bundle.digest else None
+        found = self.known.get(key) if key else None
+        if not isinstance(found, dict):
+            try:
+                if bundle.size > pep740.BUNDLE_LIMIT:
+                    raise pep740.BundleError(f"{bundle.size} bytes; a bundle is a few KB")
+                text = self.store.read_asset_range(w.release, bundle, 0, bundle.size).decode("utf-8")
+                found = pep740.provenance(text, w.asset.name, sha256)
+            except (pep740.BundleError, UnicodeDecodeError) as exc:
+                self.say(f"warning: {bundle.name} of {w.release.tag}: {exc}; {w.asset.name} is listed "
+                         "without PEP 740 provenance")
+                return None
+        if key:
+            self.used[key] = found
+        return found
