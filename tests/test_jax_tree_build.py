@@ -55,6 +55,17 @@ def jax_workspace(ws: Path, *, line="0.11.1", rocm_version_bzl=DERIVED, plugin_s
     return heads
 
 
+@pytest.fixture(autouse=True)
+def rocm_dirs(tmp_path, monkeypatch):
+    """Each major's ROCm root here (the stand-in reads the major from its name, as
+    @local_config_rocm reads it from the ROCm it is pointed at)."""
+    dirs = {7: tmp_path / "rocm" / "rocm-7.2.0", 10: tmp_path / "rocm" / "rocm-10.0.0"}
+    for path in dirs.values():
+        path.mkdir(parents=True)
+    monkeypatch.setenv(jax_tree.ROCM_PATHS_ENV, " ".join(f"{m}={p}" for m, p in dirs.items()))
+    return dirs
+
+
 @pytest.fixture
 def line(tmp_path):
     """A two-major (7, 10), two-Python jax-tree line and its fetched workspace: (root, ws)."""
@@ -168,3 +179,13 @@ def test_a_major_the_pinned_jaxlib_does_not_know_is_refused_for_every_major_of_t
     code, out, err = build(run_cli, root, tmp_path / "ws", tmp_path / "dist")
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert "rocm10 cell" in err and fake_bazel.calls() == []
+
+
+def test_a_majors_rocm_missing_here_is_refused_before_bazel_runs(run_cli, line, fake_bazel, tmp_path,
+                                                                  rocm_dirs, monkeypatch):
+    root, ws = line
+    monkeypatch.setenv(jax_tree.ROCM_PATHS_ENV, f"7={rocm_dirs[7]} 10={tmp_path / 'nowhere' / 'rocm-10.0.0'}")
+    code, out, err = build(run_cli, root, ws, tmp_path / "dist")
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "nowhere/rocm-10.0.0: no such directory; expected ROCm 10 for the rocm10 wheels" in err
+    assert fake_bazel.calls() == [] and not (tmp_path / "dist").exists()

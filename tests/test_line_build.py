@@ -240,7 +240,8 @@ def test_a_python_narrows_every_major_alike(tmp_path):
     assert plan.cells == ((7, "3.14"), (10, "3.14"))
 
 
-def test_the_jax_tree_commands_build_each_majors_wheels_stamped_with_the_plans_version(tmp_path):
+def test_the_jax_tree_commands_build_each_majors_wheels_stamped_with_the_plans_version(tmp_path, monkeypatch):
+    monkeypatch.delenv(jax_tree.ROCM_PATHS_ENV, raising=False)
     plan = _plan(jax_tree_line(tmp_path / "line"), pythons=("3.12", "3.13"))
     commands = [list(c) for c in plan.bazel_commands]
     assert len(commands) == 2 * (1 + 2)  # per major: pjrt once, plugin per Python
@@ -317,3 +318,19 @@ def test_the_first_group_is_what_one_major_readers_see(tmp_path):
 def test_copy_config_is_a_rocm_jax_line(tmp_path):
     root = copy_config(tmp_path)
     assert layouts.layout_of(config.load_project(root)).name == layouts.ROCM_JAX
+
+
+@pytest.mark.parametrize("value, paths", [
+    ("", {7: "/opt/rocm-7.2.0", 10: "/opt/rocm-10.0.0"}),
+    ("10=/srv/therock-10", {7: "/opt/rocm-7.2.0", 10: "/srv/therock-10"}),
+    ("7=/a, 10=/b", {7: "/a", 10: "/b"}),
+    ("6=/old 10=/b", {7: "/opt/rocm-7.2.0", 10: "/b"}),  # a major the line does not build: not its business
+])
+def test_each_majors_rocm_is_opt_rocm_or_what_the_setting_says(value, paths):
+    assert jax_tree.rocm_paths(("7.2.0", "10.0.0"), {jax_tree.ROCM_PATHS_ENV: value}) == paths
+
+
+@pytest.mark.parametrize("word", ["10", "ten=/b", "10=relative/dir", "=/b"])
+def test_a_bad_rocm_paths_word_is_one_line_naming_it(word):
+    with pytest.raises(UserError, match=rf"\$RELEASE_ROCM_PATHS: '{word}' is not MAJOR=/absolute/dir"):
+        jax_tree.rocm_paths(("7.2.0",), {jax_tree.ROCM_PATHS_ENV: f"7=/a {word}"})

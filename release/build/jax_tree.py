@@ -22,6 +22,7 @@ A tree that writes the major as a literal builds that major only (``tree_majors`
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from pathlib import Path
 from typing import Iterable, Mapping
@@ -116,6 +117,35 @@ class JaxTreeStep:
 
     def cwd(self) -> Path:
         return check_workspace(self.workspace)
+
+
+ROCM_PATHS_ENV = "RELEASE_ROCM_PATHS"
+
+
+def rocm_paths(rocm_versions: Iterable[str], environ: Mapping[str, str] | None = None) -> dict[int, str]:
+    """Each major's ROCm, as ``--repo_env=ROCM_PATH`` gives it to Bazel: ``/opt/rocm-A.B.C``,
+    or what ``$RELEASE_ROCM_PATHS`` says (``10=/srv/therock-10 7=/opt/rocm-7.2.0``: TheRock's SDK
+    root, as ``rocm-sdk path --root`` prints it). A word that is not ``MAJOR=/absolute/dir`` is
+    one line naming it."""
+    environ = os.environ if environ is None else environ
+    paths = {int(v.split(".")[0]): f"/opt/rocm-{v}" for v in rocm_versions}
+    for word in environ.get(ROCM_PATHS_ENV, "").replace(",", " ").split():
+        major, sep, path = word.partition("=")
+        if not sep or not major.isdigit() or not path.startswith("/") or len(word) > 4096:
+            raise UserError(f"${ROCM_PATHS_ENV}: {word[:80]!r} is not MAJOR=/absolute/dir; expected words "
+                            "such as 10=/opt/rocm-10.0.0, one a ROCm major")
+        if int(major) in paths:
+            paths[int(major)] = path
+    return paths
+
+
+def check_rocm_paths(paths: Mapping[int, str]) -> None:
+    """Before any build: each major's ROCm is a directory here (else Bazel fails late, or finds
+    another ROCm)."""
+    for major, path in sorted(paths.items()):
+        if not Path(path).is_dir():
+            raise UserError(f"{path}: no such directory; expected ROCm {major} for the rocm{major} wheels "
+                            f"(point ${ROCM_PATHS_ENV}={major}=DIR at it)")
 
 
 def build_steps(workspace: Path, rocm_versions: Iterable[str], pythons: Iterable[str], stamp_flags: Iterable[str],

@@ -53,6 +53,7 @@ def check_jax_tree_inputs(plan: BuildPlan, workspace: Path | None, artifacts: Pa
         jax_tree.check_workspace(workspace)
         check_workspace(workspace, plan.revisions.commits)
         jax_tree.check_tree_majors(Path(workspace) / jax_tree.WORKSPACE_SUBDIR, [g.major for g in plan.majors])
+        jax_tree.check_rocm_paths(jax_tree.rocm_paths(plan.rocm_versions))
         return
     if artifacts is None or not Path(artifacts).is_dir():
         raise UserError(f"--artifacts {artifacts}: no such directory; expected the wheels jax's targets wrote")
@@ -81,7 +82,8 @@ def build_jax_tree(plan: BuildPlan, directory: Path, manifest: Manifest, steps: 
     wanted = {(kind, major, python): name for kind, major, python, name in cells(plan, kinds)}
     if workspace is not None:
         flags = jax_tree.stamp(plan.version, versions.base_of(plan.version), plan.revisions.commits["jax"])
-        for step in jax_tree.build_steps(workspace, plan.rocm_versions, plan.pythons, flags, bazel=bazel_exe):
+        for step in jax_tree.build_steps(workspace, plan.rocm_versions, plan.pythons, flags, bazel=bazel_exe,
+                                         rocm_paths=jax_tree.rocm_paths(plan.rocm_versions)):
             python = step.python if step.kind == "plugin" else None
             if (step.kind, step.major, python) not in wanted:
                 continue

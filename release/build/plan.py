@@ -191,8 +191,8 @@ def _bazel_commands(project: Project, line: layouts.LineBuild, version: str,
     or jax's own wheel targets stamped with ``version`` (``release.build.jax_tree``)."""
     if line.layout.name == layouts.JAX_TREE:
         flags = jax_tree.stamp(version, project.version_info.line, project.deps["jax"].commit)
-        return tuple(tuple(s.argv()) for s in jax_tree.build_steps(workspace, line.rocm_versions,
-                                                                     line.pythons, flags))
+        return tuple(tuple(s.argv()) for s in jax_tree.build_steps(
+            workspace, line.rocm_versions, line.pythons, flags, rocm_paths=jax_tree.rocm_paths(line.rocm_versions)))
     return tuple(tuple(step.argv()) for step in bazel.build_steps(workspace, line.pythons, root=project.root))
 
 
