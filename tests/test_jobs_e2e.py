@@ -1,6 +1,10 @@
 """The three jobs end to end: bump, nightly, cut (a release; an rc from a pushed tag) and gc. (A
 post re-spin runs end to end in tests/test_workflow_flow.py, as release.yml's post job runs it, and
-in the season.)
+in the season. The nightly split as CI runs it, plan, one cell per wheel, finish, is nightly.yml's
+red re-run there: the plan's outputs and empty draft, the finish's collect, validate and publish,
+its PEP 658 files, SHA256SUMS and one provenance with the run's invocation and attestation lines;
+a cell's re-run changing nothing is test_publish's, and the pythons of two plugin cells in the one
+provenance test_provenance's.)
 
 Real edges only: upstream repositories are bare git remotes made in a temp dir, this
 repository is a real git checkout with a bare origin, the shared objects are real ELF
@@ -266,63 +270,6 @@ def test_cut_release_next_version_rerun_and_gc(world, artifacts, wheel_venvs):
 
 def read_github_output(path: Path) -> dict:
     return dict(line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
-
-
-def test_split_nightly_as_ci_runs_it(world, artifacts, tmp_path):
-    """plan on one machine, one build cell per wheel on others, finish on a fourth."""
-    fake, root = world.fake, world.root
-    release("bump")
-    commit_all(root, "Bump pins")
-    gh_out = tmp_path / "github_output"
-    gh_out.touch()
-    env = {**os.environ, "GITHUB_OUTPUT": str(gh_out)}
-    release("nightly", "--stage", "plan", "--date", "2026-11-20", "--store", "github", env=env)
-    keys = read_github_output(gh_out)
-    assert keys == {"changed": "true", "date": "2026-11-20", "now": "2026-11-20T03:00:00Z",
-                    "version": "0.9.1.dev20261120", "tag": "rocm-jax-v0.9.1.dev20261120"}
-    [draft] = fake.releases()
-    assert draft["draft"] is True and draft["assets"] == []
-
-    cells = [("pjrt", ["--wheel", "pjrt"]), ("3.11", ["--wheel", "plugin", "--python", "3.11"]),
-             ("3.12", ["--wheel", "plugin", "--python", "3.12"])]
-    for name, flags in cells:
-        dist = tmp_path / f"cell-{name}"
-        release("build", "--kind", "nightly", "--date", "2026-11-20", *flags, "--artifacts", artifacts,
-                "--dist", dist)
-        release("publish", dist / keys["version"], "--partial", "--store", "github")
-    # A cell re-run (a retried job) changes nothing.
-    release("publish", tmp_path / "cell-3.11" / keys["version"], "--partial", "--store", "github")
-
-    # The finish job of a workflow run whose upload jobs had GitHub attest every wheel.
-    actions = {"GITHUB_ACTIONS": "true", "GITHUB_SERVER_URL": "https://github.com",
-               "GITHUB_RUN_ID": "77", "GITHUB_RUN_ATTEMPT": "1", "RELEASE_ATTESTATIONS": "github"}
-    finish = release("nightly", "--stage", "finish", "--date", "2026-11-20", "--store", "github",
-                     "--dist", tmp_path / "finish", "--json", env={**os.environ, **actions})
-    assert {s["step"] for s in json.loads(finish.stdout)["steps"]} >= {"collect", "validate", "publish"}
-    [rel] = fake.releases()
-    assert rel["draft"] is False and rel["prerelease"] is True
-    names = sorted(a["name"] for a in rel["assets"])
-    assert len(names) == 9 and "SHA256SUMS" in names and "revisions.json" in names
-    assert sorted(n for n in names if n.endswith(".metadata")) == sorted(
-        n + ".metadata" for n in names if n.endswith(".whl"))  # one per cell's wheel
-    # One provenance over every cell's wheels, from the run that finished them.
-    prov_asset = next(a for a in rel["assets"] if a["name"] == "provenance.intoto.json")
-    stmt = json.loads(fake.asset_bytes(prov_asset["id"]))
-    wheels = {a["name"]: a["digest"].removeprefix("sha256:") for a in rel["assets"]
-              if a["name"].endswith(".whl")}
-    assert len(wheels) == 3
-    assert {s["name"]: s["digest"]["sha256"] for s in stmt["subject"]} == wheels
-    assert stmt["predicate"]["buildDefinition"]["externalParameters"]["pythons"] == ["3.11", "3.12"]
-    assert stmt["predicate"]["runDetails"]["metadata"]["invocationId"] == (
-        f"https://github.com/{fake.repo}/actions/runs/77/attempts/1")
-    for name in wheels:
-        assert f"gh attestation verify {name} --repo {fake.repo}" in rel["body"]
-    sums_asset = next(a for a in rel["assets"] if a["name"] == "SHA256SUMS")
-    listed = dict(reversed(line.split("  ")) for line in
-                  fake.asset_bytes(sums_asset["id"]).decode().splitlines())
-    assert listed == {a["name"]: a["digest"].removeprefix("sha256:") for a in rel["assets"]
-                      if a["name"] != "SHA256SUMS"}
-    assert_one_release_per_tag_and_assets_once(fake)
 
 
 def test_release_from_a_pushed_tag_as_ci_runs_it(world, artifacts, tmp_path):

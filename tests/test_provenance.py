@@ -127,6 +127,30 @@ def test_in_github_actions_the_run_is_the_builder():
     assert host.builder_id == "urn:jax-rocm-release:host:build-7" and host.repository is None
 
 
+def test_the_finish_stage_writes_one_statement_over_every_cells_wheels(make_dist, monkeypatch):
+    """A split build's finish (``write_for_files``, what the collect step calls over the draft's
+    wheels): one statement whose subjects are the pjrt cell's and both plugin cells' wheels,
+    whose pythons are the plugin cells' and whose invocation is the finishing run's, so the notes
+    name a ``gh attestation verify`` line for each wheel. (The collect step itself runs in the
+    workflow flow: tests/test_workflow_flow.py.)"""
+    dist_dir = make_dist(NIGHTLY, pythons=("3.12", "3.11"))
+    revisions = read_dist(dist_dir).revisions
+    for key in [k for k in os.environ if k.startswith("GITHUB_")]:
+        monkeypatch.delenv(key)
+    for key, value in {**ACTIONS_ENV, "RELEASE_ATTESTATIONS": "github"}.items():
+        monkeypatch.setenv(key, value)
+    wheels = sorted(p.name for p in dist_dir.glob("*.whl"))
+    assert len(wheels) == 3
+    stmt = json.loads(provenance.write_for_files(dist_dir, wheels, revisions).read_text())
+    assert {s["name"]: s["digest"]["sha256"] for s in stmt["subject"]} == {
+        name: sha(dist_dir / name) for name in wheels}
+    assert stmt["predicate"]["buildDefinition"]["externalParameters"]["pythons"] == ["3.11", "3.12"]
+    assert stmt["predicate"]["runDetails"]["metadata"]["invocationId"] == (
+        "https://github.com/rocm/jax-rocm-release/actions/runs/4242/attempts/3")
+    assert provenance.attestation_commands(stmt) == [
+        f"gh attestation verify {name} --repo rocm/jax-rocm-release" for name in wheels]
+
+
 def test_a_token_in_a_deps_url_never_reaches_the_statement():
     revisions = RevisionMap.from_deps(load_deps(REPO / "deps.yaml"), NIGHTLY)
     data = revisions.to_json()

@@ -93,8 +93,12 @@ def test_a_red_nightly_is_re_run_two_days_later_and_publishes_the_plans_nightly(
                     sha=world.head)
     plan = runner.run_job("plan", nightly["plan"])
     assert plan.result == "success", plan.log
-    assert plan.outputs["changed"] == "true" and plan.outputs["date"] == "2026-11-20"
+    # Every output the plan hands the later jobs, its clock among them; and one empty draft.
     version, tag = plan.outputs["version"], plan.outputs["tag"]
+    assert plan.outputs == {"changed": "true", "date": "2026-11-20", "now": "2026-11-20T03:23:00Z",
+                            "version": version, "tag": f"rocm-jax-v{version}"}
+    [empty] = fake.releases()
+    assert empty["draft"] is True and empty["assets"] == []
 
     assert run_build_matrix(runner, nightly["build"], fail_cells=(PY,)) == "failure"
     assert runner.jobs[f"wheel {PY}"].result == "failure"
@@ -116,11 +120,16 @@ def test_a_red_nightly_is_re_run_two_days_later_and_publishes_the_plans_nightly(
     assert smoke.result == "success", smoke.log[-3000:]
     finish = runner.run_job("finish", nightly["finish"])
     assert finish.result == "success", finish.log[-3000:]
-    [rel] = fake.releases()
-    assert rel["tag_name"] == tag and rel["draft"] is False and version.endswith(".dev20261120")
+    from release.jobs.catalog import COLLECT, PUBLISH, VALIDATE
+    for step in (COLLECT, VALIDATE, PUBLISH):
+        assert f"+ {step.title}: done in" in finish.log, step.name
+    [rel] = fake.releases()                                   # one release for the tag
+    assert rel["tag_name"] == tag and rel["draft"] is False and rel["prerelease"] is True
+    assert version.endswith(".dev20261120")
     wheels = sorted(a["name"] for a in rel["assets"] if a["name"].endswith(".whl"))
     assert len(wheels) == 2 and all(version in w for w in wheels)
     assert fake.tags()[tag] == world.head                     # tagged where it was built
+    assert_finished_as_one_release(fake, rel, wheels, invocation="runs/1/attempts/2")
 
     # The index job holds contents: read (its token sees no draft) and lists the nightly.
     index = runner.run_job("index", nightly["index"])
@@ -129,6 +138,27 @@ def test_a_red_nightly_is_re_run_two_days_later_and_publishes_the_plans_nightly(
     simple = index.checkout / "site" / "nightly" / "jax-rocm7-plugin" / "index.html"
     assert version in simple.read_text()
     assert runner.run_job("pages", nightly["pages"]).result == "success"
+
+
+def assert_finished_as_one_release(fake, rel: dict, wheels: list[str], *, invocation: str) -> None:
+    """What the finish job makes of the cells' uploads: each wheel's PEP 658 file, SHA256SUMS of
+    every other asset, and one provenance over every cell's wheels from the run that finished
+    them (GitHub attested the wheels in the upload jobs: the notes say how to check each)."""
+    names = sorted(a["name"] for a in rel["assets"])
+    assert len(names) == len(set(names)) and all(a["state"] == "uploaded" for a in rel["assets"])
+    assert sorted(n for n in names if n.endswith(".metadata")) == sorted(w + ".metadata" for w in wheels)
+    assert {"SHA256SUMS", "revisions.json", "provenance.intoto.json"} <= set(names)
+    digests = {a["name"]: a["digest"].removeprefix("sha256:") for a in rel["assets"]}
+    sums = next(a for a in rel["assets"] if a["name"] == "SHA256SUMS")
+    listed = dict(reversed(line.split("  ")) for line in fake.asset_bytes(sums["id"]).decode().splitlines())
+    assert listed == {n: d for n, d in digests.items() if n != "SHA256SUMS"}
+    prov = next(a for a in rel["assets"] if a["name"] == "provenance.intoto.json")
+    stmt = json.loads(fake.asset_bytes(prov["id"]))
+    assert {s["name"]: s["digest"]["sha256"] for s in stmt["subject"]} == {w: digests[w] for w in wheels}
+    assert stmt["predicate"]["runDetails"]["metadata"]["invocationId"] == (
+        f"https://github.com/{fake.repo}/actions/{invocation}")
+    for name in wheels:
+        assert f"gh attestation verify {name} --repo {fake.repo}" in rel["body"]
 
 
 def test_a_final_release_runs_end_to_end_and_opens_the_next_version_pr(world):
