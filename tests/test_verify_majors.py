@@ -168,3 +168,44 @@ def test_a_directory_may_share_another_directorys_list(tmp_path, locations, erro
         return
     with pytest.raises(UserError, match=error.replace(".", r"\.")):
         rocm_runtime.load("7.2.0", tmp_path)
+
+
+def test_a_jax_tree_line_requires_the_runpath_jax_links_not_the_rocm_jax_configs(tmp_path, wheel_artifacts,
+                                                                                 stubs):
+    """jax's wheels carry rocm_rpath.bzl's entries: verify of a jax-tree line requires those (and
+    passes them), and still refuses an object that lacks TheRock's pip layouts."""
+    from release.check.runpath import JAX_TREE_RUNPATH, layout_runpath
+    from release.check.verify import required_runpath
+    from tests.test_line_build import jax_tree_line
+    root = jax_tree_line(tmp_path / "line")
+    assert layout_runpath(root) == JAX_TREE_RUNPATH and required_runpath(None, root) == (JAX_TREE_RUNPATH, None)
+    assert layout_runpath(REPO) is None and required_runpath(None, REPO)[0] == tuple(configured_runpath())
+    assert set(JAX_TREE_RUNPATH) <= set(rocm_rpath_bzl())
+
+    def errors(wheels):
+        opts = Options(runpath=required_runpath(None, root)[0], revisions=revision_map(VERSION), rocm_version="7.2.0")
+        return [(f.check, f.message) for r in verify_wheels(wheels, opts) for f in r.errors
+                if f.check in ("runpath", "needed")]
+
+    objects = needing(tmp_path / "oj", stubs["libamdhip64.so.7"], stubs["libhipblas.so.3"], rocm_rpath_bzl())
+    objects |= {n: compile_so(tmp_path / "oj" / "rest" / n, rocm_rpath_bzl()) for n in ALL_SOS if n not in objects}
+    jax_built = build(tmp_path / "jax", "7.2.0", objects, wheel_artifacts)
+    assert errors(jax_built) == []
+    legacy_objects = needing(tmp_path / "ol", stubs["libamdhip64.so.7"], stubs["libhipblas.so.3"],
+                             configured_runpath())
+    legacy = build(tmp_path / "legacy", "7.2.0", legacy_objects, wheel_artifacts)
+    missing = {m for c, m in errors(legacy) if c == "runpath"}
+    assert "configured entry $ORIGIN/../_rocm_sdk_core/lib is missing" in missing
+
+
+def test_a_jax_tree_object_reaching_therocks_layout_from_one_depth_only_is_refused(tmp_path, wheel_artifacts):
+    """The kernels sit one directory below site-packages, the PJRT object two: jax links both
+    depths into every object, and verify holds a jax-tree line's objects to that."""
+    from release.check.runpath import JAX_TREE_RUNPATH
+    one_deep = [e for e in rocm_rpath_bzl() if not e.startswith("$ORIGIN/../../_rocm_sdk")]
+    objects = {n: compile_so(tmp_path / "o" / n, one_deep) for n in ALL_SOS}
+    wheels = build(tmp_path / "w", "7.2.0", objects, wheel_artifacts)
+    opts = Options(runpath=JAX_TREE_RUNPATH, revisions=revision_map(VERSION), rocm_version="7.2.0")
+    missing = {f.message for r in verify_wheels(wheels, opts) for f in r.errors if f.check == "runpath"}
+    assert missing == {"configured entry $ORIGIN/../../_rocm_sdk_core/lib is missing",
+                       "configured entry $ORIGIN/../../_rocm_sdk_libraries/lib is missing"}

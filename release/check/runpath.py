@@ -1,10 +1,12 @@
 """The ``runpath`` check: every shared object carries a DT_RUNPATH (not DT_RPATH) an installed
-wheel can use: no build-tree or machine paths, no relative or empty entries, every entry the
-``rocm_build`` config links in."""
+wheel can use: no build-tree or machine paths, no relative or empty entries, every entry its
+layout links in (the rocm-jax layout: the ``rocm_build`` config's; a jax-tree line: jax's
+``rocm_rpath.bzl``'s, ``JAX_TREE_RUNPATH``)."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from release.check.findings import ERROR, WARNING, Finding, Options
@@ -12,6 +14,30 @@ from release.check.findings import ERROR, WARNING, Finding, Options
 if TYPE_CHECKING:
     from release.core.naming import Identity
     from release.core.scan import Member, Scan
+
+# What jax-ml/jax:jaxlib/rocm/rocm_rpath.bzl links into every object of a jax-tree ROCm wheel
+# (jax-ml/jax#38276): TheRock's pip layouts one and two levels up from $ORIGIN (the kernels sit
+# one directory below site-packages, the PJRT object two) and /opt/rocm/lib last. Its other
+# entries (per-family package directories, other Pythons' dist-packages) are allowed, not required.
+JAX_TREE_RUNPATH = ("$ORIGIN/../_rocm_sdk_core/lib", "$ORIGIN/../_rocm_sdk_libraries/lib",
+                    "$ORIGIN/../../_rocm_sdk_core/lib", "$ORIGIN/../../_rocm_sdk_libraries/lib",
+                    "/opt/rocm/lib")
+
+
+def layout_runpath(root: Path | None) -> tuple[str, ...] | None:
+    """The RUNPATH a jax-tree line's wheels must carry (``JAX_TREE_RUNPATH``) when the project
+    at ``root`` is one; None for the rocm-jax layout (its ``rocm_build`` config says) or no project."""
+    if root is None:  # no project named: verify in CI loads no YAML for this
+        return None
+    from release.build.layouts import is_jax_tree
+    from release.core.config import load_project
+    from release.core.errors import UserError
+    try:
+        project = load_project(root, search=False)
+    except UserError:
+        return None
+    return JAX_TREE_RUNPATH if is_jax_tree(project) else None
+
 
 # RUNPATH entries that only mean something inside a build tree or on one machine.
 LEAKS = (

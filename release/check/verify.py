@@ -412,10 +412,15 @@ _CHECK_FUNCTIONS: dict[str, Callable[[Scan, Identity, Options], Iterable[Finding
 
 def required_runpath(given: Sequence[str] | None, root: Path | None) -> tuple[tuple[str, ...], str | None]:
     """The RUNPATH entries every .so must carry: ``given`` (``--runpath``), else the entries
-    the ``rocm_build`` config links in; and, when that config cannot be read, why no entry
+    the line's layout links in (jax-tree: ``runpath.JAX_TREE_RUNPATH``; rocm-jax: the
+    ``rocm_build`` config's); and, when that config cannot be read, why no entry
     is required (said out loud by the caller, never a silent "require nothing")."""
     if given is not None:
         return tuple(given), None
+    from release.check.runpath import layout_runpath
+    jax_tree = layout_runpath(root)
+    if jax_tree is not None:
+        return jax_tree, None
     from release.build.bazel import configured_runpath
     try:
         return tuple(configured_runpath(root)), None

@@ -191,10 +191,12 @@ def draft(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:
 def validate(run: JobRun, opts: OptionsView, _ctx: Context) -> Outputs:
     """Validate the draft as users get it; every problem is listed, none is cut."""
     from release.build import bazel
+    from release.check.runpath import layout_runpath
     from release.check.validate import validate as validate_draft
+    root = run.project.root
     result = validate_draft(run.store, run.tag, say=run.say, progress=run.progress,
                             python=opts.python or sys.executable,
-                            runpath=tuple(bazel.configured_runpath(run.project.root)),
+                            runpath=layout_runpath(root) or tuple(bazel.configured_runpath(root)),
                             public_index=opts.public_index,
                             require_all_pythons=opts.require_all_pythons)
     for warning in result.warnings:  # "untested Pythons: 3.14 (...)" among them
