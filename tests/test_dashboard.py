@@ -577,3 +577,77 @@ def test_a_cut_at_exactly_the_room_keeps_that_line_and_one_unit_less_drops_it():
         exact = units("\n".join(lines[:k]) + note)
         assert roller_report.bound("\n".join(lines), exact) == "\n".join(lines[:k]) + note, k
         assert roller_report.bound("\n".join(lines), exact - 1) == "\n".join(lines[:max(k - 1, 1)]) + note, k
+
+
+# ------------------------------------------------------------------ what the report reads
+
+
+def _nightly_store(tmp_path, *published: str):
+    from release.core import versions
+    from release.core.naming import release_tag
+    from release.publish.stores import LocalStore
+    store = LocalStore(tmp_path / "store")
+    for version in published:
+        draft = store.create_draft(release_tag(version), name=version, body="x",
+                                   prerelease=versions.kind_of(version) in ("nightly", "rc"))
+        store.publish(draft, prerelease=draft.prerelease, make_latest=False)
+    return store
+
+
+def test_each_day_shows_the_nightly_published_for_it_and_an_unreadable_store_is_said(tmp_path):
+    """A day's nightly is the newest version dated that day (another line's too); rcs, releases
+    and post releases are no nightly; a store that cannot be listed is one line, no versions."""
+    from release.core.errors import ReleaseError
+    from release.jobs.report import versions_by_day
+    store = _nightly_store(tmp_path, "0.9.2.dev20261122", "0.9.1.dev20261121", "0.9.1rc1", "0.9.1",
+                           "0.9.1.post1", "0.9.1.dev20261122")
+    unread: list[str] = []
+    assert versions_by_day(store, unread) == {"2026-11-21": "0.9.1.dev20261121",
+                                              "2026-11-22": "0.9.2.dev20261122"} and unread == []
+    assert versions_by_day(None, unread) == {} and unread == []
+
+    class Unreadable:
+        def list_releases(self):
+            raise ReleaseError("GitHub answered 502")
+    assert versions_by_day(Unreadable(), unread) == {}  # type: ignore[arg-type]
+    assert unread == ["nightly versions (the store): GitHub answered 502"]
+
+
+def test_a_date_build_nightly_is_shown_on_its_day(tmp_path):
+    from release.jobs.report import versions_by_day
+    store = _nightly_store(tmp_path, "0.9.1.dev2026112203", "0.9.1.dev2026112301")
+    assert versions_by_day(store, []) == {"2026-11-22": "0.9.1.dev2026112203", "2026-11-23": "0.9.1.dev2026112301"}
+
+
+def test_the_dashboard_reads_the_pins_merged_on_origin_else_the_checkouts(release_checkout, tmp_path):
+    """A bump merged in the dashboard's own job is on origin, not yet in the checkout: the pins
+    are origin's base branch's; no such branch: the checkout's; origin unreadable: the
+    checkout's, said in one line; not a checkout at all: the files."""
+    from release.core.config import load_project
+    from release.jobs.report import _merged_deps
+    from tests.support.gitrepos import git
+    root, origin = release_checkout
+    project = load_project(root)
+    name, old = project.deps.names[0], project.deps[project.deps.names[0]].commit
+    other = tmp_path / "other"
+    git("clone", "--quiet", origin.as_uri(), other)
+    (other / "deps.yaml").write_text((other / "deps.yaml").read_text().replace(old, "f" * 40))
+    git("-c", "user.name=A Person", "-c", "user.email=p@example.com", "commit", "--quiet", "-am", "bump",
+        cwd=other)
+    git("push", "--quiet", "origin", "main", cwd=other)
+    for base in (None, "main"):
+        deps, unread = _merged_deps(project, base)
+        assert deps[name].commit == "f" * 40 and unread == ()
+        assert [d.name for d in deps] == [d.name for d in project.deps]
+    assert _merged_deps(project, "release/0.9") == (project.deps, ())  # no such branch on origin
+    git("remote", "set-url", "origin", (tmp_path / "gone.git").as_uri(), cwd=root)
+    deps, unread = _merged_deps(project, None)
+    assert deps is project.deps and len(unread) == 1
+    assert unread[0].startswith("deps.yaml on origin's main: ")
+    assert unread[0].endswith("; the checkout's pins are shown")
+    plain = tmp_path / "plain"  # the project's files in no checkout
+    plain.mkdir()
+    for file in ("deps.yaml", "version_info.json"):
+        (plain / file).write_bytes((root / file).read_bytes())
+    files = load_project(plain)
+    assert _merged_deps(files, None) == (files.deps, ())
