@@ -13,6 +13,7 @@ from tests.support.actions_runner import JobResult, Runner, condition, load_work
 from tests.test_workflows import WORKFLOWS
 
 NIGHTLY = load_workflow(next(p for p in WORKFLOWS if p.name == "nightly.yml"))["jobs"]
+LINE = load_workflow(next(p for p in WORKFLOWS if p.name == "nightly-line.yml"))["jobs"]
 RELEASE = load_workflow(next(p for p in WORKFLOWS if p.name == "release.yml"))["jobs"]
 BUILD_WHEELS = load_workflow(next(p for p in WORKFLOWS if p.name == "build-wheels.yml"))["jobs"]
 
@@ -29,12 +30,10 @@ def record(run: Runner, results: dict[str, str], job_needs: dict[str, list[str]]
 
 
 @pytest.mark.parametrize("results, said", [
-    ({"plan": "success", "build": "failure", "smoke": "skipped", "finish": "skipped", "bisect": "success",
-      "index": "skipped", "pages": "skipped"}, "failure"),
-    ({"plan": "success", "build": "success", "smoke": "cancelled", "finish": "skipped", "bisect": "skipped",
-      "index": "skipped", "pages": "skipped"}, "cancelled"),
-    ({"plan": "success", "build": "skipped", "smoke": "skipped", "finish": "skipped", "bisect": "skipped",
-      "index": "success", "pages": "success"}, "success"),
+    ({"lines": "success", "nightly": "failure", "index": "success", "pages": "success"}, "failure"),
+    ({"lines": "success", "nightly": "cancelled", "index": "skipped", "pages": "skipped"}, "cancelled"),
+    ({"lines": "success", "nightly": "success", "index": "success", "pages": "success"}, "success"),
+    ({"lines": "failure", "nightly": "skipped", "index": "skipped", "pages": "skipped"}, "failure"),
 ])
 def test_the_dashboard_is_told_how_the_run_ended(tmp_path, results, said):
     run = runner(tmp_path)
@@ -44,17 +43,32 @@ def test_the_dashboard_is_told_how_the_run_ended(tmp_path, results, said):
     assert substitute(step["env"]["DASHBOARD_THIS_RUN"], ctx) == said
 
 
-def test_index_after_a_red_build_is_skipped_as_github_skips_it(tmp_path):
-    """finish is skipped after a red build; GitHub's failure() in index's if still sees the red
-    build behind it, so index does not run (the stand-in ran it)."""
+AFTER_FINISH = {"needs": "finish", "if": "${{ !cancelled() && !failure() }}", "steps": []}
+
+
+def test_failure_sees_a_red_job_behind_a_skipped_one_as_github_does(tmp_path):
+    """finish is skipped after a red build; GitHub's failure() in a job needing finish still
+    sees the red build behind it, so that job does not run (the stand-in once ran it)."""
     run = runner(tmp_path)
     record(run, {"plan": "success", "build": "failure", "smoke": "skipped", "finish": "skipped"},
            {"build": ["plan"], "smoke": ["plan", "build"], "finish": ["plan", "build", "smoke"]})
-    assert run.run_job("index", NIGHTLY["index"]).result == "skipped"
+    assert run.run_job("after", AFTER_FINISH).result == "skipped"
     green = runner(tmp_path / "green")
     record(green, {"plan": "success", "build": "success", "smoke": "success", "finish": "success"},
            {"build": ["plan"], "smoke": ["plan", "build"], "finish": ["plan", "build", "smoke"]})
-    assert condition(NIGHTLY["index"]["if"], green.context({}, None, {}, NIGHTLY["index"]), failed=False)
+    assert condition(AFTER_FINISH["if"], green.context({}, None, {}, AFTER_FINISH), failed=False)
+
+
+@pytest.mark.parametrize("lines, nightly, runs", [
+    ("success", "failure", True),     # one line red, another published: its nightly reaches the index
+    ("success", "success", True),
+    ("failure", "skipped", False),    # the lines could not be read: nothing ran
+])
+def test_the_index_runs_once_after_every_line_whatever_one_lines_night_was(tmp_path, lines, nightly, runs):
+    run = runner(tmp_path)
+    record(run, {"lines": lines, "nightly": nightly}, {"nightly": ["lines"]})
+    ctx = run.context({}, None, {}, NIGHTLY["index"])
+    assert condition(NIGHTLY["index"]["if"], ctx, failed="failure" in (lines, nightly)) is runs
 
 
 @pytest.mark.parametrize("job, token", [
@@ -63,7 +77,9 @@ def test_index_after_a_red_build_is_skipped_as_github_skips_it(tmp_path):
     (NIGHTLY["index"], "R"),
     (BUILD_WHEELS["upload"], "W"),          # contents: write
     (RELEASE["post"], "W"),
-    (NIGHTLY["bisect"], "W"),               # actions: write
+    (LINE["bisect"], "W"),                  # actions: write
+    (LINE["smoke"], "R"),
+    (NIGHTLY["lines"], "R"),
 ])
 def test_a_jobs_token_writes_only_where_a_repository_write_is_granted(tmp_path, job, token):
     assert runner(tmp_path).context({}, None, {}, job)["github"]["token"] == token
@@ -72,8 +88,8 @@ def test_a_jobs_token_writes_only_where_a_repository_write_is_granted(tmp_path, 
 def test_a_job_sees_only_the_needs_it_names(tmp_path):
     run = runner(tmp_path)
     record(run, {"plan": "success", "build": "failure"})
-    assert set(run.context({}, None, {}, NIGHTLY["index"])["needs"]) == set()   # index needs finish only
-    assert set(run.context({}, None, {}, NIGHTLY["smoke"])["needs"]) == {"plan", "build"}
+    assert set(run.context({}, None, {}, NIGHTLY["index"])["needs"]) == set()   # index needs lines and nightly
+    assert set(run.context({}, None, {}, LINE["smoke"])["needs"]) == {"plan", "build"}
 
 
 @pytest.mark.parametrize("days, later, found", [

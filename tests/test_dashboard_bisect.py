@@ -20,6 +20,7 @@ from tests.test_workflows import WORKFLOWS
 
 NOW = dt.datetime(2026, 11, 20, 6, 0, tzinfo=dt.timezone.utc)
 NIGHTLY = load_workflow(next(p for p in WORKFLOWS if p.name == "nightly.yml"))["jobs"]
+LINE = load_workflow(next(p for p in WORKFLOWS if p.name == "nightly-line.yml"))["jobs"]
 BAD = {"name": "deps.yaml at abc1234", "commit": "abc1234" + "0" * 33, "commits": {}}
 
 
@@ -68,19 +69,33 @@ def test_the_issue_shows_the_line_under_the_headline_and_only_when_said(bisect):
     assert report.to_json()["bisect"] == bisect
 
 
-@pytest.mark.parametrize("result, outputs, job, said", [
-    ("success", {"said": "not run: smoke failed"}, "success", "not run: smoke failed"),
-    ("failure", {}, "failure", ""),
-    ("skipped", {}, "skipped", ""),
+@pytest.mark.parametrize("decided, said", [
+    ("not run: smoke failed", "release/0.10: not run: smoke failed"),
+    ("", "release/0.10: not decided, the bisect job failed before its plan said"),   # failed before it said
 ])
-def test_nightly_hands_the_bisect_jobs_result_and_line_to_the_dashboard(tmp_path, result, outputs, job, said):
-    """On the Actions stand-in: the bisect job's output comes from its plan step, and the
-    dashboard job's step gets the result and the line through needs."""
-    assert NIGHTLY["bisect"]["outputs"]["said"] == "${{ steps.decide.outputs.said }}"
+def test_a_lines_bisect_job_says_its_line_and_its_plans_words(tmp_path, decided, said):
+    """The line's bisect job's output names the line, then its plan's line (or that it failed
+    before saying), and the called workflow hands it to nightly.yml."""
     assert any(s.get("id") == "decide" and s["run"].startswith("scripts/bisect.sh plan")
-               for s in NIGHTLY["bisect"]["steps"])
+               for s in LINE["bisect"]["steps"])
     run = Runner(tmp_path / "origin.git", tmp_path / "run", {}, now="2026-11-20T03:23:00Z", sha="a" * 40)
-    run.jobs["bisect"] = JobResult(result, outputs)
+    ctx = run.context({"line": "release/0.10"}, None, {"decide": {"outputs": {"said": decided}}}, LINE["bisect"])
+    assert substitute(LINE["bisect"]["outputs"]["said"], ctx) == said
+    from tests.test_workflows import workflow
+    outputs = workflow("nightly-line.yml")["on"]["workflow_call"]["outputs"]
+    assert outputs["said"]["value"] == "${{ jobs.bisect.outputs.said }}"
+
+
+@pytest.mark.parametrize("outputs, job, said", [
+    ({"said": "main: not run: smoke failed"}, "success", "main: not run: smoke failed"),
+    ({"said": ""}, "skipped", ""),       # no line's bisect job ran (every line green)
+    ({}, "skipped", ""),
+])
+def test_nightly_hands_the_bisect_line_to_the_dashboard(tmp_path, outputs, job, said):
+    """On the Actions stand-in: the dashboard job's step gets the line through the matrix call's
+    output (a bisect job that ran always says something), the job's result from it."""
+    run = Runner(tmp_path / "origin.git", tmp_path / "run", {}, now="2026-11-20T03:23:00Z", sha="a" * 40)
+    run.jobs["nightly"] = JobResult("failure" if said else "success", outputs)
     [step] = [s for s in NIGHTLY["dashboard"]["steps"] if "DASHBOARD_BISECT" in (s.get("env") or {})]
     ctx = run.context({}, None, {}, NIGHTLY["dashboard"])
     assert substitute(step["env"]["DASHBOARD_BISECT_JOB"], ctx) == job

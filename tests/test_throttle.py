@@ -367,13 +367,13 @@ def test_failures_outside_the_gates_neither_count_nor_hide_a_streak():
 
 
 def test_the_gates_are_steps_the_nightly_runs():
-    """GATE_STEPS names steps of nightly.yml and the build matrix it calls, so a renamed step
+    """GATE_STEPS names steps of a line's nightly (nightly-line.yml) and the build matrix it calls, so a renamed step
     cannot silently stop counting."""
     import yaml
 
     from release.sources.nightly_runs import GATE_STEPS, PUBLISHING_STEP
     root = Path(__file__).resolve().parents[1] / ".github" / "workflows"
-    names = {step.get("name") for f in ("nightly.yml", "build-wheels.yml")
+    names = {step.get("name") for f in ("nightly-line.yml", "build-wheels.yml")
              for job in yaml.safe_load((root / f).read_text())["jobs"].values() for step in job.get("steps", [])}
     assert set(GATE_STEPS) <= names and PUBLISHING_STEP in names
     assert sorted(set(GATE_STEPS.values())) == ["build", "smoke", "validate", "verify"]

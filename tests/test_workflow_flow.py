@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.actions_runner import Runner, base_env, load_workflow
+from tests.support.actions_runner import JobResult, Runner, base_env, load_workflow
 from tests.support.bisect_history import build_history, make_project
 from tests.support.gitrepos import git
 
@@ -63,6 +63,25 @@ def world(tmp_path, github_env, fake_bazel, public, monkeypatch):
                               "tmp": tmp_path, "env": base_env(github_env, RELEASE_PUBLIC_INDEX=public.url)})
 
 
+LINE_JOBS = ("plan", "build", "smoke", "finish", "bisect")
+
+
+def line_jobs() -> dict:
+    """nightly-line.yml's jobs: one line's nightly, which nightly.yml calls once a line."""
+    return load_workflow(WORKFLOWS / "nightly-line.yml")["jobs"]
+
+
+def called(runner: Runner, key: str, *line_runners: Runner) -> None:
+    """Record nightly.yml's matrix call ``key`` as GitHub reports it to later jobs: failure when
+    any line's job failed, and the call's ``said`` output (its bisect job's, the last line's that
+    set one)."""
+    results = [job.result for r in line_runners for job in r.jobs.values()]
+    said = [r.jobs["bisect"].outputs.get("said", "") for r in line_runners if "bisect" in r.jobs]
+    outcome = "failure" if "failure" in results else "cancelled" if "cancelled" in results else "success"
+    runner.jobs[key] = JobResult(outcome, {"said": next((s for s in reversed(said) if s), "")})
+    runner.needs[key] = ["lines"]
+
+
 def run_build_matrix(runner: Runner, caller: dict, *, cells=CELLS, fail_cells=(), only=None) -> str:
     """build-wheels.yml as the caller's ``build`` job calls it: every wheel cell, then every
     upload cell (each runs even after a red cell); the call's result, as ``needs.build``."""
@@ -88,24 +107,25 @@ def test_a_red_nightly_is_re_run_two_days_later_and_publishes_the_plans_nightly(
     """plan, cells, upload, finish: one cell red on the night; "Re-run failed jobs" two days
     later rebuilds that cell and finishes the plan's nightly, tagged at the built commit."""
     fake = world.fake
-    nightly = load_workflow(WORKFLOWS / "nightly.yml")["jobs"]
+    nightly, line = load_workflow(WORKFLOWS / "nightly.yml")["jobs"], line_jobs()
     runner = Runner(world.origin, world.tmp / "run", world.env, now="2026-11-20T03:23:00Z",
                     sha=world.head)
-    plan = runner.run_job("plan", nightly["plan"])
+    main = {"line": "main", "date": ""}
+    plan = runner.run_job("plan", line["plan"], inputs=main)
     assert plan.result == "success", plan.log
-    # Every output the plan hands the later jobs, its clock among them; and one empty draft.
+    # Every output the plan hands the later jobs (its clock and commit among them); one empty draft.
     version, tag = plan.outputs["version"], plan.outputs["tag"]
     assert plan.outputs == {"changed": "true", "date": "2026-11-20", "now": "2026-11-20T03:23:00Z",
-                            "version": version, "tag": f"rocm-jax-v{version}"}
+                            "version": version, "tag": f"rocm-jax-v{version}", "commit": world.head}
     [empty] = fake.releases()
     assert empty["draft"] is True and empty["assets"] == []
 
-    assert run_build_matrix(runner, nightly["build"], fail_cells=(PY,)) == "failure"
+    assert run_build_matrix(runner, line["build"], fail_cells=(PY,)) == "failure"
     assert runner.jobs[f"wheel {PY}"].result == "failure"
     assert runner.jobs["upload pjrt"].result == "success"     # one red cell does not stop the rest
     assert runner.jobs[f"upload {PY}"].result == "failure"    # its wheel was never built
-    assert runner.run_job("smoke", nightly["smoke"]).result == "skipped"
-    assert runner.run_job("finish", nightly["finish"]).result == "skipped"
+    assert runner.run_job("smoke", line["smoke"], inputs=main).result == "skipped"
+    assert runner.run_job("finish", line["finish"], inputs=main).result == "skipped"
     [draft] = fake.releases()
     assert draft["draft"] and [a["name"] for a in draft["assets"]] == [
         n for n in (a["name"] for a in draft["assets"]) if "pjrt" in n or n == "revisions.json"]
@@ -114,11 +134,11 @@ def test_a_red_nightly_is_re_run_two_days_later_and_publishes_the_plans_nightly(
     # moved on meanwhile: the tag must still be made at the commit that was built.
     fake.branches["main"] = "f" * 40
     runner.now, runner.attempt = "2026-11-22T09:00:00Z", 2
-    assert run_build_matrix(runner, nightly["build"], only=[PY]) == "success", \
+    assert run_build_matrix(runner, line["build"], only=[PY]) == "success", \
         runner.jobs[f"wheel {PY}"].log[-2000:]
-    smoke = runner.run_job("smoke", nightly["smoke"])
+    smoke = runner.run_job("smoke", line["smoke"], inputs=main)
     assert smoke.result == "success", smoke.log[-3000:]
-    finish = runner.run_job("finish", nightly["finish"])
+    finish = runner.run_job("finish", line["finish"], inputs=main)
     assert finish.result == "success", finish.log[-3000:]
     from release.jobs.catalog import COLLECT, PUBLISH, VALIDATE
     for step in (COLLECT, VALIDATE, PUBLISH):
@@ -131,7 +151,10 @@ def test_a_red_nightly_is_re_run_two_days_later_and_publishes_the_plans_nightly(
     assert fake.tags()[tag] == world.head                     # tagged where it was built
     assert_finished_as_one_release(fake, rel, wheels, invocation="runs/1/attempts/2")
 
-    # The index job holds contents: read (its token sees no draft) and lists the nightly.
+    # Once after every line: the index job holds contents: read (its token sees no draft) and
+    # lists the nightly.
+    runner.jobs["lines"] = JobResult("success", {"lines": '["main"]'})
+    called(runner, "nightly", runner)
     index = runner.run_job("index", nightly["index"])
     assert index.result == "success", index.log[-3000:]
     assert any(entry[4].get("authorization") == f"Bearer {fake.read_token}" for entry in fake.log)
@@ -225,7 +248,7 @@ def revisions_of(fake, rel: dict) -> dict:
     return json.loads(fake.asset_bytes(asset["id"]))
 
 
-def test_the_plan_job_runs_doctor_first_and_goes_on_with_a_workflow_token(world):
+def test_the_nightly_runs_doctor_first_and_goes_on_with_a_workflow_token(world):
     """With a workflow's GITHUB_TOKEN the preflight reads few settings: it says so (and what a
     missing right would break) in the log, and the plan job goes on."""
     fake = world.fake
@@ -235,12 +258,12 @@ def test_the_plan_job_runs_doctor_first_and_goes_on_with_a_workflow_token(world)
     nightly = load_workflow(WORKFLOWS / "nightly.yml")["jobs"]
     runner = Runner(world.origin, world.tmp / "run", world.env, now="2026-11-20T03:23:00Z",
                     sha=world.head)
-    plan = runner.run_job("plan", nightly["plan"])
-    assert plan.result == "success", plan.log[-3000:]
-    doctor = next(outcome for name, outcome in plan.steps if "doctor" in name)
+    lines = runner.run_job("lines", nightly["lines"])
+    assert lines.result == "success", lines.log[-3000:]
+    doctor = next(outcome for name, outcome in lines.steps if "doctor" in name)
     assert doctor == "failure"  # Pages is wrong: a FAIL line, exit 1, and the job continues
-    assert "unknown pull-requests" in plan.log and "FAIL    pages" in plan.log
-    assert plan.outputs["changed"] == "true"
+    assert "unknown pull-requests" in lines.log and "FAIL    pages" in lines.log
+    assert json.loads(lines.outputs["lines"]) == ["main"]
 
 
 def test_a_red_nightly_bisects_itself_and_its_culprit_gets_one_hold_pr(world):
@@ -265,17 +288,18 @@ def test_a_red_nightly_bisects_itself_and_its_culprit_gets_one_hold_pr(world):
     red = git("rev-parse", "HEAD", cwd=world.root).strip()
     fake.branches["main"] = red
 
-    nightly = load_workflow(WORKFLOWS / "nightly.yml")["jobs"]
+    nightly, line = load_workflow(WORKFLOWS / "nightly.yml")["jobs"], line_jobs()
     runner = Runner(world.origin, world.tmp / "night", world.env, now="2026-11-20T03:23:00Z", sha=red)
-    assert runner.run_job("plan", nightly["plan"]).result == "success"
-    assert run_build_matrix(runner, nightly["build"], cells=["pjrt"]) == "failure"
-    assert runner.run_job("finish", nightly["finish"]).result == "skipped"
-    started = runner.run_job("bisect", nightly["bisect"])
+    main = {"line": "main", "date": ""}
+    assert runner.run_job("plan", line["plan"], inputs=main).result == "success"
+    assert run_build_matrix(runner, line["build"], cells=["pjrt"]) == "failure"
+    assert runner.run_job("finish", line["finish"], inputs=main).result == "skipped"
+    started = runner.run_job("bisect", line["bisect"], inputs=main)
     assert started.result == "success", started.log[-3000:]
     (dispatch,) = fake.dispatches
     assert dispatch["workflow"] == "bisect.yml" and dispatch["ref"] == "main"
     assert dispatch["inputs"] == {"good": good, "bad_commit": red, "skip_known": "true"}
-    assert started.outputs["said"].startswith(f"started bisect.yml: bisect {good}..")
+    assert started.outputs["said"].startswith(f"main: started bisect.yml: bisect {good}..")
 
     bisect = load_workflow(WORKFLOWS / "bisect.yml")["jobs"]
     run = Runner(world.origin, world.tmp / "bisect", world.env, now="2026-11-20T07:00:00Z", sha=red, run_id=2)
@@ -290,11 +314,13 @@ def test_a_red_nightly_bisects_itself_and_its_culprit_gets_one_hold_pr(world):
     assert parse_deps(world.root / "deps.yaml", held)["plugin"].hold.commit == h.c["P6"]
 
     # Last, whatever happened: the dashboard job, told how the run ended (a red build: failure).
+    runner.jobs["lines"] = JobResult("success", {"lines": '["main"]'})
+    called(runner, "nightly", runner)
     dash = runner.run_job("dashboard", nightly["dashboard"])
     assert dash.result == "success", dash.log[-3000:]
     assert "DASHBOARD_THIS_RUN" in nightly["dashboard"]["steps"][-1]["env"]
     (issue,) = fake.issues()
-    assert f"bisect: started bisect.yml: bisect {good}.." in issue["body"]   # why it ran, on the dashboard
+    assert f"bisect: main: started bisect.yml: bisect {good}.." in issue["body"]   # why it ran, on the dashboard
 
 
 def test_the_bump_workflow_rolls_every_maintained_line_on_its_own_branch(world):

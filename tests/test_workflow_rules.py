@@ -122,7 +122,7 @@ def test_one_red_cell_does_not_keep_the_other_cells_wheels_out_of_the_draft():
     condition = upload.get("if", "")
     assert "!cancelled()" in condition and "success()" not in condition
     # ...and nothing is published with a cell missing: finish needs the whole build.
-    for name in ("nightly.yml", "release.yml"):
+    for name in ("nightly-line.yml", "release.yml"):
         finish = workflow(name)["jobs"]["finish"]
         assert "build" in finish["needs"] and "if" not in finish, name
 
@@ -178,7 +178,7 @@ def test_bisect_restores_its_state_before_running_and_saves_it_whatever_happened
 
 def test_every_job_after_the_nightly_plan_runs_on_the_plans_clock():
     """A re-run the next day must build the plan's nightly: RELEASE_NOW is the plan's `now`."""
-    nightly = workflow("nightly.yml")
+    nightly = workflow("nightly-line.yml")
     assert nightly["jobs"]["plan"]["outputs"]["now"] == "${{ steps.plan.outputs.now }}"
     assert nightly["jobs"]["build"]["with"]["now"] == "${{ needs.plan.outputs.now }}"
     # every step that runs the nightly's own commands (they date and check the nightly)
@@ -196,7 +196,7 @@ def test_every_job_after_the_nightly_plan_runs_on_the_plans_clock():
 # --- every publishing path validates every Python ---------------------------------------------
 
 def publishing_jobs():
-    for name in ("nightly.yml", "release.yml"):
+    for name in ("nightly-line.yml", "release.yml"):
         for job_name, job in workflow(name)["jobs"].items():
             runs = " ".join(s.get("run", "") for s in job.get("steps", []))
             if re.search(r"scripts/(nightly|release)\.sh (finish|--post)", runs):
@@ -205,7 +205,7 @@ def publishing_jobs():
 
 def test_every_job_that_publishes_installs_every_python_the_release_carries():
     found = list(publishing_jobs())
-    assert {(n, j) for n, j, _ in found} == {("nightly.yml", "finish"), ("release.yml", "finish"),
+    assert {(n, j) for n, j, _ in found} == {("nightly-line.yml", "finish"), ("release.yml", "finish"),
                                             ("release.yml", "post")}
     for name, job_name, job in found:
         (setup,) = [s for s in job["steps"] if s.get("uses", "").startswith("actions/setup-python@")]
@@ -411,7 +411,7 @@ def test_no_workflow_an_outsider_can_start_runs_on_the_rocm_runners():
             if "push" in events:   # a push needs write access; never a fork's branch
                 assert set(on["push"]) <= {"tags", "branches"}, path.name
     # and the check itself sees through a reusable workflow
-    assert _self_hosted(workflow("nightly.yml")["jobs"]["build"])
+    assert _self_hosted(workflow("nightly-line.yml")["jobs"]["build"])
     assert not _self_hosted(workflow("ci.yml")["jobs"]["test"])
 
 

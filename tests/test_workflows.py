@@ -214,7 +214,7 @@ def test_runner_labels_are_set_in_one_place():
     text = "".join(p.read_text() for p in WORKFLOWS)
     self_hosted = [(p.name, job_name) for p in WORKFLOWS for job_name, job in jobs(p).items()
                    if "ROCM_RUNNER_LABELS" in str(job.get("runs-on", ""))]
-    assert self_hosted == [("bisect.yml", "bisect"), ("build-wheels.yml", "wheel"), ("nightly.yml", "smoke"),
+    assert self_hosted == [("bisect.yml", "bisect"), ("build-wheels.yml", "wheel"), ("nightly-line.yml", "smoke"),
                            ("release.yml", "smoke")]
     assert text.count("vars.ROCM_RUNNER_LABELS") == len(self_hosted)
     assert len({str(jobs(REPO / ".github" / "workflows" / name)[job]["runs-on"])
@@ -228,7 +228,7 @@ def test_build_matrix_is_the_pjrt_wheel_once_and_a_plugin_wheel_per_python():
 
 
 def test_nightly_and_release_build_through_the_shared_matrix():
-    for name in ("nightly.yml", "release.yml"):
+    for name in ("nightly-line.yml", "release.yml"):
         build = jobs(REPO / ".github" / "workflows" / name)["build"]
         assert build["uses"] == "./.github/workflows/build-wheels.yml", name
         assert "secrets" not in build, f"{name}: the build matrix runs upstream code; pass it no secrets"
@@ -423,8 +423,9 @@ def workflow(name: str) -> dict:
 
 
 def test_nightly_builds_only_when_the_plan_says_so_and_finishes_after_every_cell():
-    nightly = workflow("nightly.yml")
-    assert "schedule" in nightly["on"] and "workflow_dispatch" in nightly["on"]
+    assert {"schedule", "workflow_dispatch"} == set(workflow("nightly.yml")["on"])
+    nightly = workflow("nightly-line.yml")
+    assert set(nightly["on"]) == {"workflow_call"}
     jobs_ = nightly["jobs"]
     assert jobs_["build"]["needs"] == "plan"
     assert jobs_["build"]["if"] == "needs.plan.outputs.changed == 'true'"
@@ -455,20 +456,24 @@ def test_bisect_probes_read_only_and_keeps_its_logs():
 def test_a_red_nightly_starts_its_bisect_and_only_that_job_may_dispatch(tmp_path):
     """After a plan that passed, any red build, smoke or finish starts the bisect job; it alone
     holds actions: write, and its script decides and dispatches through `release bisect --plan`."""
-    nightly = workflow("nightly.yml")["jobs"]
+    nightly = workflow("nightly-line.yml")["jobs"]
     job = nightly["bisect"]
     assert set(job["needs"]) == {"plan", "build", "smoke", "finish"}
     assert job["if"] == "${{ failure() && needs.plan.result == 'success' }}"
     assert job["permissions"] == {"contents": "read", "pull-requests": "read", "actions": "write"}
-    assert [n for p in WORKFLOWS for n, j in jobs(p).items()
-            if (j.get("permissions") or {}).get("actions") == "write"] == ["bisect"]
+    # ...and the job calling the line's nightly, which grants it (a call's jobs get at most its own)
+    assert [(p.name, n) for p in WORKFLOWS for n, j in jobs(p).items()
+            if (j.get("permissions") or {}).get("actions") == "write"] == [
+        ("nightly-line.yml", "bisect"), ("nightly.yml", "nightly")]
+    caller = jobs(REPO / ".github" / "workflows" / "nightly.yml")["nightly"]
+    assert caller["uses"] == "./.github/workflows/nightly-line.yml"
     (step,) = [s for s in job["steps"] if "run" in s]
-    assert step["env"]["BISECT_BAD_COMMIT"] == "${{ github.sha }}"
+    assert step["env"]["BISECT_BAD_COMMIT"] == "${{ needs.plan.outputs.commit }}"
     assert not runs_upstream_code(tmp_path, job)
     (tmp_path / "calls.jsonl").unlink()
     (argv,) = run_script(tmp_path, [w.removeprefix("scripts/") for w in step["run"].split()], {})
     assert argv[:2] == ["bisect", "--plan"] and argv[argv.index("--dispatch") + 1] == "bisect.yml"
-    assert argv[argv.index("--bad-commit") + 1] == "HEAD"  # the env above names github.sha
+    assert argv[argv.index("--bad-commit") + 1] == "HEAD"  # the env above names the planned commit
     # The dispatch names inputs bisect.yml has (release.jobs.bisect_plan's dispatch).
     inputs = set(workflow("bisect.yml")["on"]["workflow_dispatch"]["inputs"])
     assert {"good", "bad_commit", "skip_known"} <= inputs
@@ -694,15 +699,15 @@ def test_upload_jobs_take_the_wheel_the_build_job_made_and_attest_it_before_uplo
         i for i, s in enumerate(upload["steps"]) if s.get("run", "").endswith(" upload"))
 
 
-@pytest.mark.parametrize("name", ["release.yml", "nightly.yml"])
+@pytest.mark.parametrize("name", ["release.yml", "nightly-line.yml"])
 def test_finish_checks_out_what_plan_and_the_builds_used(name):
     wf = workflow(name)
     (checkout,) = [s for s in wf["jobs"]["finish"]["steps"]
                    if s.get("uses", "").startswith("actions/checkout@")]
     built = wf["jobs"]["build"]["with"]["ref"]
     assert checkout["with"]["ref"] == built, f"{name}: finish checks out {checkout['with'].get('ref')}"
-    if name == "release.yml":
-        assert built == "${{ needs.plan.outputs.tag }}"
+    assert built == {"release.yml": "${{ needs.plan.outputs.tag }}",
+                     "nightly-line.yml": "${{ needs.plan.outputs.commit }}"}[name]
     # The finish stage says the wheels were attested only because the upload jobs ran first.
     assert wf["jobs"]["finish"]["steps"][-1]["env"]["RELEASE_ATTESTATIONS"] == "github"
     assert "build" in wf["jobs"]["finish"]["needs"]
@@ -777,7 +782,7 @@ def test_the_index_step_runs_release_index_with_flags_that_exist(tmp_path):
     assert REPO / args.out == REPO / upload["with"]["path"]  # Pages gets what index wrote
     assert args.keep == 5 and args.url == SAMPLE_VARS["RELEASE_INDEX_URL"]
     assert args.protect == SAMPLE_VARS["RELEASE_PROTECT"].split()
-    finish = wf["jobs"]["finish"]["steps"][-1]["env"]
+    finish = workflow("nightly-line.yml")["jobs"]["finish"]["steps"][-1]["env"]
     for name in ("RELEASE_KEEP", "RELEASE_PROTECT"):  # one retention rule, one setting of it
         assert step["env"][name] == finish[name] == "${{ vars.%s }}" % name
     # and the finish stage's own call takes them (its gc is the other half of the rule)
@@ -789,8 +794,8 @@ def test_the_index_step_runs_release_index_with_flags_that_exist(tmp_path):
 def test_pages_is_deployed_after_the_index_by_the_only_job_that_may():
     wf = workflow("nightly.yml")
     index, pages = wf["jobs"]["index"], wf["jobs"]["pages"]
-    assert index["needs"] == "finish" and pages["needs"] == "index"
-    assert "failure()" in index["if"] and "needs.index.result == 'success'" in pages["if"]
+    assert index["needs"] == ["lines", "nightly"] and pages["needs"] == "index"  # once, after every line
+    assert "needs.lines.result == 'success'" in index["if"] and "needs.index.result == 'success'" in pages["if"]
     assert index["permissions"] == {"contents": "read"}
     assert pages["permissions"] == {"pages": "write", "id-token": "write"}
     assert pages["environment"]["name"] == "github-pages"
@@ -849,3 +854,45 @@ def test_pypi_signing_asks_for_the_rekor_log_pypi_verifies(tmp_path):
     converted = [c for c in calls if c[:3] == ["-m", "pypi_attestations", "convert"]]
     assert len(converted) == 2
     assert calls[-1][:3] == ["-m", "release", "pypi-upload"] and "--attestations" in calls[-1]
+
+
+def test_the_nightly_runs_every_maintained_line_through_one_called_workflow():
+    """issue 30: one nightly a maintained line (the lines job's matrix, read from
+    .github/lines.json on the default branch as bump.yml reads it), each on its line's branch
+    and at the commit its plan read, one line's failure never stopping another; the index and
+    Pages once after every line; each line's artifacts named by its version, so two lines in
+    one run never take each other's wheels or verdict."""
+    nightly = workflow("nightly.yml")["jobs"]
+    bump = workflow("bump.yml")["jobs"]
+    assert nightly["lines"]["steps"][-1]["run"] == bump["lines"]["steps"][-1]["run"] == "scripts/lines.sh"
+    call = nightly["nightly"]
+    assert call["needs"] == "lines" and call["uses"] == "./.github/workflows/nightly-line.yml"
+    assert call["strategy"] == {"fail-fast": False, "matrix": {"line": "${{ fromJSON(needs.lines.outputs.lines) }}"}}
+    assert call["concurrency"] == {"group": "nightly-${{ matrix.line }}", "cancel-in-progress": False}
+    assert call["with"] == {"line": "${{ matrix.line }}", "date": "${{ inputs.date }}"}
+    line = workflow("nightly-line.yml")
+    assert set(line["on"]["workflow_call"]["inputs"]) == {"line", "date"}
+    per_line = line["jobs"]
+    assert not set(per_line) & set(nightly) - {"lines"} and {"index", "pages", "dashboard"} <= set(nightly)
+    # The called jobs ask for no more than the call grants (GitHub refuses the run otherwise).
+    granted = call["permissions"]
+    for name, job in per_line.items():
+        for scope, level in (job.get("permissions") or {}).items():
+            assert granted.get(scope) in (level, "write"), f"nightly-line.yml {name}: {scope}: {level}"
+    plan = per_line["plan"]
+    checkout = next(s for s in plan["steps"] if s.get("uses", "").startswith("actions/checkout@"))
+    assert checkout["with"]["ref"] == "${{ inputs.line }}"
+    assert plan["outputs"]["commit"] == "${{ steps.commit.outputs.commit }}"
+    refs = {name: next(s["with"].get("ref") for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@"))
+            for name, job in per_line.items() if "steps" in job}
+    assert refs == {"plan": "${{ inputs.line }}", "smoke": "${{ needs.plan.outputs.commit }}",
+                    "finish": "${{ needs.plan.outputs.commit }}", "bisect": "${{ inputs.line }}"}
+    assert per_line["build"]["with"]["ref"] == "${{ needs.plan.outputs.commit }}"
+    assert "github.sha" not in (REPO / ".github" / "workflows" / "nightly-line.yml").read_text()
+    names = [s["with"].get("name") or s["with"].get("pattern")
+             for job in per_line.values() for s in job.get("steps", [])
+             if s.get("uses", "").startswith(("actions/upload-artifact@", "actions/download-artifact@"))]
+    assert names and all("${{ needs.plan.outputs.version }}" in n for n in names), names
+    cells = [s["with"]["name"] for job in workflow("build-wheels.yml")["jobs"].values() for s in job["steps"]
+             if s.get("uses", "").startswith(("actions/upload-artifact@", "actions/download-artifact@"))]
+    assert cells and all("${{ inputs.version }}" in n for n in cells), cells

@@ -67,9 +67,17 @@ def _contains(haystack: object, needle: object) -> bool:
     return str(needle).lower() in str(haystack).lower()
 
 
+def _format(template: str, *values: object) -> str:
+    """GitHub's ``format``: ``{N}`` replaced by the N-th value as text, ``{{``/``}}`` braces."""
+    def text(value: object) -> str:
+        return str(value).lower() if isinstance(value, bool) else "" if value is None else str(value)
+    return re.sub(r"\{\{|\}\}|\{(\d+)\}", lambda m: m.group(0)[0] if m.group(1) is None
+                  else text(values[int(m.group(1))]), template)
+
+
 def _value(expr: str, ctx: dict, *, failed: bool = False) -> object:
     """An expression as GitHub evaluates it (the forms the workflows use): status functions,
-    ``contains``, ``needs.*.result`` (every need's result), ``==``, ``!=``, ``!``, and ``&&``
+    ``contains``, ``format``, ``needs.*.result`` (every need's result), ``==``, ``!=``, ``!``, and ``&&``
     and ``||``, which give an operand's value as GitHub's do (``a && 'x' || 'y'``)."""
     funcs = {"always()": "True", "cancelled()": "False", "failure()": str(failed), "success()": str(not failed)}
     for name, value in funcs.items():
@@ -78,7 +86,7 @@ def _value(expr: str, ctx: dict, *, failed: bool = False) -> object:
     expr = re.sub(r"(?<![\w'.])([a-z_]+(?:\.[\w-]+)+)", lambda m: repr(_lookup(m.group(1), ctx)), expr)
     expr = expr.replace("&&", " and ").replace("||", " or ").replace("!=", " != ")
     expr = re.sub(r"!(?!=)", " not ", expr)
-    return eval(expr, {"__builtins__": {}, "contains": _contains}, {})  # noqa: S307 (our own workflow files)
+    return eval(expr, {"__builtins__": {}, "contains": _contains, "format": _format}, {})  # noqa: S307 (our own workflow files)
 
 
 def evaluate(expr: str, ctx: dict) -> str:
