@@ -162,3 +162,20 @@ def test_bumps_dashboard_keeps_the_nightlys_bisect_line_and_the_next_nightly_rep
     code, _, err = run_cli("dashboard", "--root", root)                     # bump's again: nothing to keep
     assert code == 0, err
     assert not any(line.startswith("bisect:") for line in body().splitlines())
+
+
+def test_the_dashboard_shows_every_lines_open_hold_pr(dash, run_cli, github_client):
+    """A hold is per line (hold/X.Y/<dep> into release/X.Y): the one dashboard shows each line's
+    open hold PR, not only the default branch's; a closed one is not shown."""
+    root, fake = dash
+    owner, name = fake.repo.split("/")
+    main = github_client.create_pull(owner, name, title="Hold plugin before aaaaaaa", head="hold/plugin", base="main")
+    line = github_client.create_pull(owner, name, title="Hold plugin before bbbbbbb", head="hold/0.10/plugin",
+                                     base="release/0.10")
+    gone = github_client.create_pull(owner, name, title="Hold xla before ccccccc", head="hold/0.9/xla",
+                                     base="release/0.9")
+    github_client.request("PATCH", f"/repos/{owner}/{name}/pulls/{gone['number']}", json={"state": "closed"})
+    code, out, err = run_cli("dashboard", "--json", "--root", root)
+    assert code == 0, err
+    holds = json.loads(out)["report"]["holds"]
+    assert sorted(h["number"] for h in holds) == sorted([main["number"], line["number"]]), holds

@@ -159,10 +159,12 @@ def _pull(data: dict) -> Pull:
 
 
 def open_pulls(client: GitHubClient, owner: str, name: str, base: str) -> tuple[Pull | None, tuple[Pull, ...]]:
-    """The open bump PR (the newest, as the bump flow keeps one) and the open hold PRs (one per
-    held dep), both from this repository's own branches."""
+    """The open bump PR into ``base`` (the newest, as the bump flow keeps one) and the open hold
+    PRs into any branch (one per held dep and line: ``hold/X.Y/<dep>`` into ``release/X.Y``, so a
+    maintenance line's hold shows on the one dashboard too), both from this repository's own
+    branches."""
     bumps = open_bump_pulls(client, owner, name, base)
-    holds = [p for p in client.list_pulls(owner, name, state="open", base=base)
+    holds = [p for p in client.list_pulls(owner, name, state="open")
              if p["head"]["ref"].startswith(HOLD_PREFIX)
              and (p["head"].get("label") or f"{owner}:").split(":")[0] == owner]
     return (_pull(bumps[0]) if bumps else None), tuple(_pull(p) for p in sorted(holds, key=lambda p: p["number"]))
