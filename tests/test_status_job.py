@@ -62,7 +62,7 @@ def test_offline_status_reads_the_two_files_only_and_says_so(project_dir):
     assert data["pypi"]["checked"] is False and "--offline" in data["pypi"]["note"]
     assert data["roller"]["nightlies"] is None
     assert any("GitHub not asked" in line for line in data["roller"]["unread"])
-    assert list(data) == ["root", "version", "line", "rocm_version", "nightly_scheme", "pins", "next",
+    assert list(data) == ["root", "version", "line", "rocm_version", "nightly_scheme", "builds", "pins", "next",
                           "next_notes", "public_index", "pypi", "roller"]
     assert set(data["pins"]) == set(load_project(project_dir).deps.names)
     assert result.outputs() == {"version": data["version"], "next-release": data["next"]["release"] or "",
@@ -107,3 +107,17 @@ def test_online_status_shows_the_store_and_says_why_pypi_was_not_asked(project_d
     shown = status(project, dataclasses.replace(options, upload_url=f" {upload} "), store, None).pypi
     assert shown == {"index": derive_index_url(upload), "checked": False, "versions": {},
                      "note": "no release or post release to look for"}  # nightlies never go to PyPI
+
+
+def test_status_says_every_cell_the_line_builds_or_why_it_cannot(tmp_path):
+    """A two-major jax-tree line shows its layout and its 2 x 2 cells; one without its pythons
+    shows the one-line problem, and the rest of status still shows."""
+    from tests.test_line_build import jax_tree_line
+    options = StatusOptions(date=NOW.date(), report=ReportOptions(NOW), offline=True)
+    root = jax_tree_line(tmp_path / "line", pythons=("3.12", "3.13"))
+    builds = status(load_project(root), options, None, None).to_json()["builds"]
+    assert builds["layout"]["name"] == "jax-tree" and builds["rocm_versions"] == ["7.2.0", "10.0.0"]
+    assert builds["cells"] == [{"major": m, "python": p} for m in (7, 10) for p in ("3.12", "3.13")]
+    root = jax_tree_line(tmp_path / "other", pythons=())
+    data = status(load_project(root), options, None, None).to_json()
+    assert "pythons: got nothing (missing)" in data["builds"]["problem"] and data["next"]["nightly"]

@@ -44,6 +44,7 @@ class StatusResult:
     line: dict[str, Any]
     rocm_version: str
     nightly_scheme: str
+    builds: dict[str, Any]             # what the line builds (layouts.LineBuild), or its problem
     pins: dict[str, dict[str, str]]
     next: dict[str, str | None]
     next_notes: dict[str, str]
@@ -100,13 +101,25 @@ def status(project: Project, options: StatusOptions, store: Store | None,
         # the release line is jax's: deps.yaml records the jax pin's line, bump moves both
         line={"line": info.line, "jax_line": project.jax_line, "ok": project.line_problem() is None,
               "problem": project.line_problem()},
-        rocm_version=info.rocm_version, nightly_scheme=info.nightly_scheme,
+        rocm_version=info.rocm_version, nightly_scheme=info.nightly_scheme, builds=builds_view(project),
         pins={d.name: {"url": display_url(d.url), "branch": d.branch, "commit": d.commit,
                        "roll": str(d.roll)} for d in project.deps},
         next=next_, next_notes={kind: note for kind, (_, note) in nxt.items() if note},
         store=view, public_index=public,
         pypi=pypi_view(options, info.rocm_major, view),
         roller=gather_report(project, options.report, github, store))
+
+
+def builds_view(project: Project) -> dict[str, Any]:
+    """What the line builds: its layout, ROCm versions, Pythons and every (major, Python) cell;
+    a line that cannot say (a jax-tree line without its pythons) shows the one-line problem."""
+    from release.build.layouts import line_build
+    from release.core.errors import UserError
+    try:
+        line = line_build(project)
+    except UserError as exc:
+        return {"problem": str(exc)}
+    return line.to_json() | {"cells": [{"major": m, "python": p} for m, p in line.cells]}
 
 
 def moved_pins(built: Mapping[str, str], pins: Mapping[str, Mapping[str, str]]) -> list[str]:
