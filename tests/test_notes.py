@@ -179,11 +179,13 @@ def test_a_refusal_shows_the_one_line_holding_the_look_alike(body, shown):
     assert str(caught.value) == f"the release notes: {shown!r} {_STRAY_TAIL}"
 
 
-def test_a_refusal_names_the_section_holding_a_record_and_the_line_it_is_on():
-    body = "<!-- smoke -->\nline one\n  see <!-- validated: sha256=abc -->  \nlast\n<!-- /smoke -->\n"
+@pytest.mark.parametrize(("tag", "kind"), [("smoke", "smoke section"), ("pypi", "PyPI section"),
+                                         ("validated-with", "validated-with section")])
+def test_a_refusal_names_the_section_holding_a_record_and_the_line_it_is_on(tag, kind):
+    body = f"<!-- {tag} -->\nline one\n  see <!-- validated: sha256=abc -->  \nlast\n<!-- /{tag} -->\n"
     with pytest.raises(NotesError) as caught:
         notes.read(body, "v's notes")
-    assert str(caught.value) == ("v's notes: the smoke section holds 'see <!-- validated: sha256=abc -->'; "
+    assert str(caught.value) == (f"v's notes: the {kind} holds 'see <!-- validated: sha256=abc -->'; "
                                  "expected no record inside another")
 
 
