@@ -1,8 +1,9 @@
 """The anchor of ``bench_index``: a plain static PEP 503 + PEP 691 generator.
 
 Handed every fact (a JSON line per file: its channel, project, version, URL, sha256,
-Requires-Python, METADATA sha256, upload time), it writes what a static index needs and nothing
-else: per channel and project ``index.html`` and ``index.json``, and each channel's root pages.
+Requires-Python, METADATA sha256, upload time, PEP 740 provenance object), it writes what a
+static index needs and nothing else: per channel and project ``index.html`` and ``index.json``,
+each file's ``.provenance``, and each channel's root pages.
 No store is read and no wheel opened, so it is the cost of writing the pages alone; it imports
 only the standard library a minimal generator would.
 
@@ -38,20 +39,27 @@ def main(packages: Path, out: Path) -> None:
                     attrs += f' data-requires-python="{html.escape(f["requires_python"])}"'
                 if f["metadata_sha256"]:
                     attrs += f' data-core-metadata="sha256={f["metadata_sha256"]}"'
+                row = {"filename": f["filename"], "url": f["url"], "hashes": {"sha256": f["sha256"]},
+                       "requires-python": f["requires_python"], "size": f["size"],
+                       "upload-time": f["upload_time"], "yanked": False,
+                       "core-metadata": {"sha256": f["metadata_sha256"]}}
+                if f.get("provenance"):
+                    attrs += f' data-provenance="{f["filename"]}.provenance"'
+                    row["provenance"] = f["filename"] + ".provenance"
                 links.append(f"<a {attrs}>{html.escape(f['filename'])}</a>")
-                rows.append({"filename": f["filename"], "url": f["url"], "hashes": {"sha256": f["sha256"]},
-                             "requires-python": f["requires_python"], "size": f["size"],
-                             "upload-time": f["upload_time"], "yanked": False,
-                             "core-metadata": {"sha256": f["metadata_sha256"]}})
+                rows.append(row)
             folder = out / channel / project
             folder.mkdir(parents=True, exist_ok=True)
+            for f in files:
+                if f.get("provenance"):
+                    (folder / (f["filename"] + ".provenance")).write_text(json.dumps(f["provenance"]))
             (folder / "index.html").write_text(page(f"Links for {project}", links))
             (folder / "index.json").write_text(json.dumps({
-                "meta": {"api-version": "1.1"}, "name": project, "files": rows,
+                "meta": {"api-version": "1.4"}, "name": project, "files": rows,
                 "versions": list(dict.fromkeys(f["version"] for f in files))}))
         names = sorted(projects)
         (out / channel / "index.html").write_text(page("Simple index", [f'<a href="{p}/">{p}</a>' for p in names]))
-        (out / channel / "index.json").write_text(json.dumps({"meta": {"api-version": "1.1"},
+        (out / channel / "index.json").write_text(json.dumps({"meta": {"api-version": "1.4"},
                                                               "projects": [{"name": p} for p in names]}))
 
 

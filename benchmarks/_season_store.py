@@ -8,11 +8,15 @@ its own version in its wheels, names, body and revisions. Not a test of publishi
 
 The season: one nightly a day; every ``LINE_DAYS`` days the line's rc and release (stable
 channel), a post release on every other line, then the next line; from half way, a second ROCm
-major beside the first (its own two projects), as a store that moved majors holds.
+major beside the first (its own two projects), as a store that moved majors holds. Each release
+carries what issue 32 adds: validate's record of the public files it was installed with (jax and
+jaxlib of its line, one jaxlib a Python) in its notes, and an attestation bundle beside each
+wheel (``<wheel>.jsonl``), so the index lists the public files and serves PEP 740 provenance.
 """
 
 from __future__ import annotations
 
+import base64
 import datetime as _dt
 import hashlib
 import json
@@ -22,6 +26,7 @@ from pathlib import Path
 from release.core import core_metadata, naming
 from release.core.config import load_deps
 from release.core.revisions import RevisionMap
+from release.publish import public_files
 from release.publish.stores import LocalStore
 from tests.support.publish_dist import REPO_ROOT, build_dist, release_dist, write_wheel
 
@@ -63,6 +68,46 @@ def _wheels(folder: Path, version: str, majors: tuple[int, ...], commit_info: st
     return made
 
 
+def validated_with(version: str) -> str:
+    """The notes' record of the public files a release of ``version``'s line was validated with."""
+    line = version.split(".dev")[0].split("rc")[0].split(".post")[0]
+    names = [f"jax-{line}-py3-none-any.whl"] + [
+        f"jaxlib-{line}-cp3{p[2:]}-cp3{p[2:]}-manylinux_2_27_x86_64.whl" for p in PYTHONS]
+    return public_files.to_text(
+        public_files.PublicFile(n, f"https://files.example/packages/{hashlib.sha256(n.encode()).hexdigest()[:8]}/{n}",
+                                hashlib.sha256(n.encode()).hexdigest(), 1000 + len(n), ">=3.11",
+                                hashlib.sha256(n.encode() + b"m").hexdigest()) for n in names)
+
+
+def bundle(name: str, sha256: str) -> str:
+    """A one-line ``.jsonl`` of a Sigstore bundle whose statement names ``name`` (unsigned: the
+    index converts bundles, it verifies no signature)."""
+    statement = {"_type": "https://in-toto.io/Statement/v1", "subject": [{"name": name, "digest": {"sha256": sha256}}],
+                 "predicateType": "https://slsa.dev/provenance/v1",
+                 "predicate": {"buildDefinition": {"externalParameters": {"workflow": {
+                     "repository": "https://github.com/example/jax-rocm-release",
+                     "path": ".github/workflows/nightly.yml"}}}}}
+    return json.dumps({"mediaType": "application/vnd.dev.sigstore.bundle.v0.3+json",
+                       "verificationMaterial": {"certificate": {"rawBytes": base64.b64encode(b"c" * 700).decode()},
+                                                "tlogEntries": [{"logIndex": "1", "kindVersion": {"kind": "dsse"}}]},
+                       "dsseEnvelope": {"payload": base64.b64encode(json.dumps(statement).encode()).decode(),
+                                        "payloadType": "application/vnd.in-toto+json",
+                                        "signatures": [{"sig": base64.b64encode(b"s" * 70).decode()}]}}) + "\n"
+
+
+def _additions(folder: Path, wheels: list[Path]) -> list[Path]:
+    made = []
+    for wheel in wheels:
+        path = folder / (wheel.name + ".jsonl")
+        path.write_text(bundle(wheel.name, hashlib.sha256(wheel.read_bytes()).hexdigest()))
+        made.append(path)
+    return made
+
+
+def _record_body(body: str, version: str) -> str:
+    return body.rstrip("\n") + f"\n\n<!-- validated-with -->\n{validated_with(version)}\n<!-- /validated-with -->\n"
+
+
 def make_store(root: Path, nightlies: int) -> Path:
     """The store of ``season(nightlies)`` under ``root``; its directory."""
     directory = root / f"store-{nightlies}"
@@ -73,6 +118,13 @@ def make_store(root: Path, nightlies: int) -> Path:
     release_dist(store, dist)  # one release the tool wrote: the layout every other one copies
     shutil.rmtree(dist)
     template = json.loads((directory / "1" / "release.json").read_text())
+    first_wheels = sorted((directory / "1" / "assets").glob("*.whl"))
+    for path in _additions(directory / "1" / "assets", first_wheels):
+        data = path.read_bytes()
+        template["assets"].append({**template["assets"][-1], "digest": hashlib.sha256(data).hexdigest(),
+                                   "id": 10**9 + len(template["assets"]), "name": path.name, "size": len(data)})
+    template["body"] = _record_body(template["body"], first_version)
+    (directory / "1" / "release.json").write_text(json.dumps(template, indent=2, sort_keys=True) + "\n")
     state = json.loads((directory / "store.json").read_text())
     deps = load_deps(REPO_ROOT / "deps.yaml")
     next_id = state["next_id"]
@@ -82,7 +134,7 @@ def make_store(root: Path, nightlies: int) -> Path:
         folder.mkdir(parents=True)
         revisions = RevisionMap.from_deps(deps, version, "0" * 40)
         wheels = _wheels(folder, version, majors, revisions.commit_info_py())
-        files = [*wheels, *(core_metadata.write_beside(w) for w in wheels)]
+        files = [*wheels, *(core_metadata.write_beside(w) for w in wheels), *_additions(folder, wheels)]
         (folder / naming.REVISIONS_ASSET).write_text(revisions.dumps())
         files.append(folder / naming.REVISIONS_ASSET)
         assets = []
@@ -93,7 +145,8 @@ def make_store(root: Path, nightlies: int) -> Path:
             next_id += 1
         stamp = when.strftime("%Y-%m-%dT%H:%M:%SZ")
         record = {**template, "id": rid, "tag": naming.release_tag(version), "name": f"jax-rocm {version}",
-                  "body": template["body"].replace(first_version, version), "assets": assets,
+                  "body": _record_body(template["body"].split("\n\n<!-- validated-with -->")[0]
+                                       .replace(first_version, version), version), "assets": assets,
                   "created_at": stamp, "published_at": stamp,
                   "prerelease": ".dev" in version or "rc" in version}
         (directory / str(rid) / "release.json").write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")

@@ -10,8 +10,10 @@ the lines' rcs, releases and posts and, from half way, a second ROCm major
 - ``release index`` again over the same SITE (facts from its state: no wheel is read);
 - the anchor, ``benchmarks/_plain_index.py``: a plain PEP 503 + PEP 691 generator given a list
   that already holds every file's channel, project, URL, sha256, Requires-Python, METADATA
-  sha256 and upload time. It reads no store and no wheel, so it is the cost of writing the
-  same pages alone. Both list the same files (checked on every size before timing).
+  sha256, upload time and PEP 740 provenance object, and the public files the releases were
+  validated with (issue 32). It reads no store and no wheel, so it is the cost of writing the
+  same pages (and provenance files) alone. Both list the same files (checked on every size
+  before timing).
 
 Times are whole processes, CPU (user + sys of the children) first, then wall; the last lines
 give CPU per release at each size, which stays flat when a run is linear. The goal (issue 36):
@@ -39,29 +41,46 @@ sys.path.insert(0, str(REPO))
 
 
 def package_list(store: Path, out: Path) -> tuple[Path, int]:
-    """The anchor's input: one JSON line per wheel with every fact it prints (not timed)."""
+    """The anchor's input: one JSON line per listed file with every fact it prints (not timed):
+    the store's wheels (with the PEP 740 provenance object of each one's bundle) and the public
+    files each release's notes record (once per channel)."""
     from packaging.utils import canonicalize_name
     from packaging.version import Version
 
     from release.core.naming import Identity
     from release.core.versions import kind_of
+    from release.publish import index_provenance, notes, public_files
     from release.publish.index import requires_python, wheel_metadata
     from release.publish.stores import LocalStore
 
     local = LocalStore(store)
     rows = []
+    public: dict[tuple[str, str], dict] = {}
     releases = local.list_releases()
-    for rel in releases:
-        for asset in (a for a in local.list_assets(rel) if a.name.endswith(".whl")):
+    for rel in sorted(releases, key=lambda r: Version(r.tag.rsplit("-v", 1)[1]), reverse=True):
+        assets = local.list_assets(rel)
+        names = {a.name for a in assets}
+        channel = "nightly" if kind_of(rel.tag.rsplit("-v", 1)[1]) == "nightly" else "stable"
+        for asset in (a for a in assets if a.name.endswith(".whl")):
             path = store / str(rel.id) / "assets" / asset.name
             ident = Identity.of(asset.name)
             meta = wheel_metadata(path)
+            prov = None
+            if asset.name + ".jsonl" in names:
+                prov = index_provenance.provenance((path.parent / (asset.name + ".jsonl")).read_text(),
+                                                   asset.name, str(asset.digest))
             rows.append({
-                "channel": "nightly" if kind_of(str(ident.version)) == "nightly" else "stable",
-                "project": canonicalize_name(str(ident.dist)), "version": str(ident.version),
+                "channel": channel, "project": canonicalize_name(str(ident.dist)), "version": str(ident.version),
                 "filename": asset.name, "url": asset.url, "sha256": asset.digest, "size": asset.size,
                 "requires_python": requires_python(meta), "metadata_sha256": hashlib.sha256(meta).hexdigest(),
-                "upload_time": rel.published_at.strftime("%Y-%m-%dT%H:%M:%SZ") if rel.published_at else None})
+                "upload_time": rel.published_at.strftime("%Y-%m-%dT%H:%M:%SZ") if rel.published_at else None,
+                "provenance": prov})
+        for f in public_files.from_text(notes.of(rel).validated_with or ""):
+            public.setdefault((channel, f.filename), {
+                "channel": channel, "project": f.project, "version": str(f.version), "filename": f.filename,
+                "url": f.url, "sha256": f.sha256, "size": f.size, "requires_python": f.requires_python,
+                "metadata_sha256": f.metadata_sha256, "upload_time": None, "provenance": None})
+    rows += public.values()
     order = {v: i for i, v in enumerate(sorted({r["version"] for r in rows}, key=Version))}
     for row in rows:
         row["order"] = order[row["version"]]

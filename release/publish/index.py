@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import functools
 import hashlib
 import html
 import json
@@ -137,6 +138,7 @@ def _parse_name(filename: str) -> tuple[str, Version]:
     return canonicalize_name(ident.dist), Version(ident.version)
 
 
+@functools.lru_cache(maxsize=4096)  # a release's wheels share its upload time
 def _time_text(when: _dt.datetime) -> str:
     return when.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -338,10 +340,25 @@ def asset_link(store: Store, release: Release, asset: Asset, asset_base: str | N
     return asset.url
 
 
+def wheel_name(filename: str, known: dict) -> tuple[str, str] | None:
+    """(canonical project, version) of a wheel file name pip could install, else None; ``known``
+    holds the answers of earlier runs (the site's state: a name's answer never changes)."""
+    found = known.get(filename)
+    if isinstance(found, list) and len(found) == 2 and all(isinstance(x, str) for x in found):
+        return found[0], found[1]
+    ident = Identity.of(filename)
+    if ident.name_error is not None or ident.dist is None or ident.version is None:
+        return None
+    known[filename] = [canonicalize_name(ident.dist), ident.version]
+    return known[filename][0], known[filename][1]
+
+
 def published_wheels(store: Store, releases: list[Release], asset_base: str | None = None,
-                     list_assets: Callable[[Release], list[Asset]] | None = None) -> list[PublishedWheel]:
+                     list_assets: Callable[[Release], list[Asset]] | None = None,
+                     names: dict | None = None) -> list[PublishedWheel]:
     """The wheel assets of every published release whose tag carries a version (``list_assets``:
-    the store's listing, or one already made)."""
+    the store's listing, or one already made; ``names``: ``wheel_name``'s answers, kept)."""
+    names = {} if names is None else names
     found: list[PublishedWheel] = []
     parsed: dict[str, Version] = {}  # a release's wheels carry its version: each is parsed once
 
@@ -364,8 +381,8 @@ def published_wheels(store: Store, releases: list[Release], asset_base: str | No
             if not core_metadata.is_wheel(asset.name):
                 continue
             plain_file_name(asset.name, "asset name")
-            ident = Identity.of(asset.name)
-            if ident.name_error is not None or ident.dist is None or ident.version is None:
+            name = wheel_name(asset.name, names)
+            if name is None:
                 continue  # not a wheel pip could install: nothing to index
             url = asset_link(store, release, asset, asset_base)
             sidecar = by_name.get(core_metadata.file_name(asset.name))
@@ -373,7 +390,7 @@ def published_wheels(store: Store, releases: list[Release], asset_base: str | No
                 sidecar = None  # not where pip looks for it: the page names no metadata file
             found.append(PublishedWheel(release, asset, text, channel, url, metadata=sidecar,
                                         bundle=by_name.get(asset.name + BUNDLE_SUFFIX),
-                                        parsed=(canonicalize_name(ident.dist), version_of(ident.version)),
+                                        parsed=(name[0], version_of(name[1])),
                                         tag_version=version))
     return found
 
@@ -443,7 +460,11 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
             listed_assets[release.id] = store.list_assets(release)
         return listed_assets[release.id]
 
-    wheels = published_wheels(store, releases, asset_base, list_assets)
+    kept_names = read_state(out).get("names")  # a cache of pure answers: read before the lock
+    names: dict = {}
+    if isinstance(kept_names, dict):
+        names.update(kept_names)
+    wheels = published_wheels(store, releases, asset_base, list_assets, names)
     if not wheels:
         raise IndexRefused(f"{store.where}: no published wheels in this {store.kind} store; refusing "
                            f"to write an empty index over {out} (nothing was changed)")
@@ -462,8 +483,8 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
 
         facts = WheelFacts(store, known if isinstance(known, dict) else {}, say, progress)
         kept = state.get("provenance")
-        provenances = Provenances(store, kept if isinstance(kept, dict) else {}, say)
         tree = staging.begin()
+        provenances = Provenances(store, kept if isinstance(kept, dict) else {}, say, out, tree)
         channels: dict[str, dict[str, list[str]]] = {}
         statuses_of: dict[str, Status | None] = {}
         without_metadata: list[str] = []
@@ -475,14 +496,12 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
                 sha256, requires, metadata_sha256 = facts(w)
                 if metadata_sha256 is None:
                     without_metadata.append(w.asset.name)
-                prov = provenances(w, sha256)
-                if prov is not None:
-                    tree.write(f"{channel}/{w.project}/{w.asset.name}{PROVENANCE_SUFFIX}", write_json(prov))
+                prov = provenances(w, sha256, f"{channel}/{w.project}/{w.asset.name}{PROVENANCE_SUFFIX}")
                 listed.append(IndexEntry(filename=w.asset.name, project=w.project, version=w.file_version,
                                          sha256=sha256, size=w.asset.size, requires_python=requires,
                                          metadata_sha256=metadata_sha256, upload_time=w.release.published_at, url=w.url,
                                          yanked=yanked.get(w.release.id),
-                                         provenance=None if prov is None else quote(w.asset.name) + PROVENANCE_SUFFIX))
+                                         provenance=quote(w.asset.name) + PROVENANCE_SUFFIX if prov else None))
             statuses = project_status.statuses(retired, listed)
             for project in {e.project for e in listed}:  # the page names a status every channel gives
                 if project not in statuses_of or statuses_of[project] != statuses.get(project):
@@ -508,12 +527,14 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
         tree.write("index.html", page)
         tree.write(STATE_FILE, write_json({"schema": 2, "generator": "jax-rocm-release index",
                                            "wheel_facts": facts.used, "revisions": used,
-                                           "commit_counts": counter.used, "provenance": provenances.used}))
+                                           "commit_counts": counter.used, "provenance": provenances.used,
+                                           "names": {w.asset.name: names[w.asset.name] for w in wheels}}))
         changed = staging.commit()
     return {"out": str(out), "store": store.kind, "where": store.where, "changed": changed,
             "channels": channels,
             "hidden": sorted(w.asset.name for w in wheels if not w.listed),
             "yanked": sorted(r.tag for r in releases if r.id in yanked),
-            "range_reads": facts.range_reads, "fetched": sorted(facts.downloads),
+            "range_reads": facts.range_reads, "bundle_reads": provenances.reads,
+            "fetched": sorted(facts.downloads),
             "without_core_metadata": sorted(without_metadata),
             "protect_missing": missing_protect}

@@ -21,6 +21,7 @@ record; ``read`` and ``write`` are the only code that knows how it looks in the 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import Any, Protocol
 
@@ -141,8 +142,14 @@ def read(body: str | None, where: str = "the release notes") -> Notes:
 
 
 def of(release: Release) -> Notes:
-    """The record in a release's notes (``read``, naming the release in an error)."""
-    return read(release.body, f"{release.tag}'s notes")
+    """The record in a release's notes (``read``, naming the release in an error); the same
+    notes are read once (the index asks for each release's record in three places)."""
+    return _read_once(release.body, f"{release.tag}'s notes")
+
+
+@functools.lru_cache(maxsize=8192)
+def _read_once(body: str | None, where: str) -> Notes:
+    return read(body, where)
 
 
 def changed(release: Release, **fields: Any) -> str:

@@ -11,6 +11,7 @@ whole set as it was validated, without asking the public index again.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import Callable, Iterable
 
@@ -28,6 +29,12 @@ NONE = "-"
 _ROW = re.compile(r"\| \[(?P<name>[^\[\]\s|`]+)\]\((?P<url>https?://[^()\s|`<>]+)\) "
                   r"\| `(?P<sha256>[0-9a-f]{64})` \| (?P<size>[0-9]{1,15}|-) "
                   r"\| (?:`(?P<requires>[^`|\r\n]+)`|-) \| (?:`(?P<meta>[0-9a-f]{64})`|-) \|")
+
+
+@functools.lru_cache(maxsize=4096)  # a season's nightlies record the same few files again and again
+def _parsed(filename: str) -> tuple[str, Version]:
+    name, version, _, _ = parse_wheel_filename(filename)
+    return canonicalize_name(name), version
 
 
 class RecordError(UserError):
@@ -51,17 +58,17 @@ class PublicFile:
             raise RecordError(f"public file {self.filename[:80]!r} ({self.url[:80]}): expected a wheel "
                               "name, an http(s) URL without spaces, brackets or quotes, and sha256 digests")
         try:
-            parse_wheel_filename(self.filename)
+            _parsed(self.filename)
         except InvalidWheelFilename as exc:
             raise RecordError(f"public file {self.filename[:80]!r}: not a wheel file name ({exc})") from None
 
     @property
     def project(self) -> str:
-        return canonicalize_name(parse_wheel_filename(self.filename)[0])
+        return _parsed(self.filename)[0]
 
     @property
     def version(self) -> Version:
-        return parse_wheel_filename(self.filename)[1]
+        return _parsed(self.filename)[1]
 
     def row(self) -> str:
         size = NONE if self.size is None else str(self.size)

@@ -48,6 +48,19 @@ class Tree:
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_bytes(data)
 
+    def link(self, rel: str, src: Path) -> bool:
+        """Put the old site's file ``src`` at ``rel`` as a hard link (no bytes read or written,
+        and the swap's comparison skips it); False when ``src`` is not a plain file we can link."""
+        try:
+            if not stat.S_ISREG(os.lstat(src).st_mode):
+                return False
+            dest = self.root / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            os.link(src, dest, follow_symlinks=False)
+        except OSError:
+            return False
+        return True
+
 
 def read_state(site: Path) -> dict:
     """The state the last run kept in SITE (``{}`` when there is none or it is unreadable)."""
@@ -102,20 +115,35 @@ def _real_directory(path: Path) -> bool | None:
         return None
 
 
+def _files(root: Path) -> dict[str, os.stat_result] | None:
+    """Every file under ``root`` by relative path with its ``lstat``; None when a link is there
+    (this tool writes no link: a tree holding one is not the one it wrote). ``os.scandir``, not
+    pathlib: a year of nightlies is thousands of files, compared at every run."""
+    found: dict[str, os.stat_result] = {}
+    pending = [""]
+    while pending:
+        rel = pending.pop()
+        with os.scandir(os.path.join(root, rel)) as entries:
+            for entry in entries:
+                path = f"{rel}/{entry.name}" if rel else entry.name
+                if entry.is_symlink():
+                    return None
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(path)
+                else:
+                    found[path] = entry.stat(follow_symlinks=False)
+    return found
+
+
 def _same_tree(a: Path, b: Path) -> bool:
-    def files(root: Path) -> dict[str, Path]:
-        return {str(p.relative_to(root)): p for p in root.rglob("*") if p.is_file() or p.is_symlink()}
-    fa, fb = files(a), files(b)
-    if fa.keys() != fb.keys():
+    fa, fb = _files(a), _files(b)
+    if fa is None or fb is None or fa.keys() != fb.keys():
         return False
-    for rel, pa in fa.items():
-        pb = fb[rel]
-        if pa.is_symlink() or pb.is_symlink():
-            return False  # this tool writes no link: a tree holding one is not the one it wrote
-        sa, sb = pa.stat(), pb.stat()
+    for rel, sa in fa.items():
+        sb = fb[rel]
         if (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino):
             continue
-        if sa.st_size != sb.st_size or not filecmp.cmp(pa, pb, shallow=False):
+        if sa.st_size != sb.st_size or not filecmp.cmp(a / rel, b / rel, shallow=False):
             return False
     return True
 

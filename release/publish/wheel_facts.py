@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 from release.core import core_metadata
 from release.core.checksums import sha256_file
 from release.publish.ranged import remote_metadata
+from release.publish.staging import Tree, write_json
 
 if TYPE_CHECKING:
     from release.core.output import ProgressBars, Say
@@ -98,31 +99,37 @@ class WheelFacts:
 
 
 class Provenances:
-    """The PEP 740 provenance object of a listed wheel with an attestation bundle
-    (``release.publish.index_provenance``), from the last run's state by the bundle's sha256 and
-    the wheel's, else from the bundle asset (one small read); None without a usable bundle."""
+    """Writes the PEP 740 provenance object of each listed wheel with an attestation bundle
+    (``release.publish.index_provenance``): linked from the old site when the last run wrote it
+    for the same bundle and wheel (its state maps their sha256s to the file), else built from the
+    bundle asset (one small read). The objects are not kept in the state: a year of them is
+    tens of MB, which every run would parse and write again."""
 
-    def __init__(self, store: Store, known: dict, say: Say):
-        self.store, self.known, self.say = store, known, say
-        self.used: dict[str, dict] = {}
+    def __init__(self, store: Store, known: dict, say: Say, old_site: Path, tree: Tree):
+        self.store, self.known, self.say, self.old_site, self.tree = store, known, say, old_site, tree
+        self.used: dict[str, str] = {}
+        self.reads = 0
 
-    def __call__(self, w: PublishedWheel, sha256: str) -> dict | None:
+    def __call__(self, w: PublishedWheel, sha256: str, rel: str) -> bool:
+        """Whether ``rel`` (the site's path for the wheel's provenance) now holds it."""
         from release.publish import index_provenance as pep740
         bundle = w.bundle
         if bundle is None:
-            return None
+            return False
         key = f"{bundle.digest}:{sha256}" if bundle.digest else None
-        found = self.known.get(key) if key else None
-        if not isinstance(found, dict):
+        before = self.known.get(key) if key else None
+        if not (isinstance(before, str) and before == rel and self.tree.link(rel, self.old_site / rel)):
             try:
                 if bundle.size > pep740.BUNDLE_LIMIT:
                     raise pep740.BundleError(f"{bundle.size} bytes; a bundle is a few KB")
                 text = self.store.read_asset_range(w.release, bundle, 0, bundle.size).decode("utf-8")
-                found = pep740.provenance(text, w.asset.name, sha256)
+                self.reads += 1
+                made = pep740.provenance(text, w.asset.name, sha256)
             except (pep740.BundleError, UnicodeDecodeError) as exc:
                 self.say(f"warning: {bundle.name} of {w.release.tag}: {exc}; {w.asset.name} is listed "
                          "without PEP 740 provenance")
-                return None
+                return False
+            self.tree.write(rel, write_json(made))
         if key:
-            self.used[key] = found
-        return found
+            self.used[key] = rel
+        return True
