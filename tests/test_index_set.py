@@ -377,3 +377,17 @@ def test_each_wheel_with_an_attestation_bundle_gets_pep740_provenance_the_site_s
     again = build_site(store, site, keep=14)
     assert again["changed"] is False and again["bundle_reads"] == 1  # only the refused one again
     assert json.loads((site / "nightly" / PLUGIN / item["provenance"]).read_text()) == served
+
+    # another bundle for the same wheel (a store edited by hand): its provenance is built anew
+    release = store.published_for(dist.tag)
+    record_path = store.directory / str(release.id) / "release.json"
+    record = json.loads(record_path.read_text())
+    text = json.dumps(bundle_for(plugin, wheels[plugin], "hotfix.yml")) + "\n"
+    (store.directory / str(release.id) / "assets" / f"{plugin}.jsonl").write_text(text)
+    for asset in record["assets"]:
+        if asset["name"] == f"{plugin}.jsonl":
+            asset.update(digest=hashlib.sha256(text.encode()).hexdigest(), size=len(text))
+    record_path.write_text(json.dumps(record))
+    assert build_site(store, site, keep=14)["changed"] is True
+    again_served = json.loads((site / "nightly" / PLUGIN / item["provenance"]).read_text())
+    assert [b["publisher"]["workflow"] for b in again_served["attestation_bundles"]] == ["hotfix.yml"]
