@@ -48,7 +48,7 @@ def test_a_release_installs_with_jax_of_its_line_by_pip_and_by_uv(make_dist, loc
     store, result = run(tmp_path / "store", make_dist, "0.9.1", public)
     assert result.ok, result.problems
     assert result.pythons[PYTHON]["as_users"] == {"pip": "ok", "uv": "ok"}
-    assert result.checked[-1] == "as-users" and result.warnings == []
+    assert result.checked[-2:] == ["as-users", "lock"] and result.warnings == []
     assert {"/simple/jax/", "/simple/jaxlib/"} <= {p.split("?")[0] for p in public.log}
     # the public files the set was installed with are recorded in the notes, as the public
     # index names them (URL, sha256, size, PEP 658 metadata), for the channel indexes

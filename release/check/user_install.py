@@ -64,6 +64,7 @@ class Outcome:
     warnings: list[str] = dataclasses.field(default_factory=list)
     # what pip took from the public index (pip's --report), once the install checked out
     public: list[resolver.Pick] = dataclasses.field(default_factory=list)
+    report: dict | None = None  # pip's installation report of a pip install that passed (the lock's source)
 
     @property
     def tested(self) -> bool:
@@ -102,7 +103,7 @@ def _run(argv: list[str]) -> subprocess.CompletedProcess | str:
 def install_argv(installer: str, python: Path, reqs: Sequence[str], draft_index: str,
                  public_index: str | None, uv: str | None = None, report: Path | None = None) -> list[str]:
     """The install command a user runs: the public index plus ours as an extra one (pip also
-    writes its ``--report`` to ``report``: which files it took, from where)."""
+    writes its ``--report`` to ``report``: which files it took, from where, with their sha256)."""
     if installer == "pip":
         return [sys.executable, "-m", "pip", "--python", str(python), "install", "--pre",
                 "--no-cache-dir", "--quiet", *(["--report", str(report)] if report else []),
@@ -211,7 +212,16 @@ def install_as_users(interp_path: str, python_version: str, major: int, version:
                     outcome.public = from_report(report, draft_index)
                 except (OSError, ValueError):
                     pass  # validate says that nothing was recorded
+                outcome.report = _read_report(report)
     return outcomes
+
+
+def _read_report(path: Path) -> dict | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def draft_files(wheels: Sequence[Path], plugin: Path, major: int, version: str) -> dict[str, tuple[str, Path]]:

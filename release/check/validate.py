@@ -28,7 +28,10 @@ Named steps, in order; each adds to one ``Validation`` (problems, warnings, what
    machine is named as
    untested: a warning; a problem with ``require_all_pythons`` (or
    ``$RELEASE_REQUIRE_ALL_PYTHONS=1``, as CI sets where its image has every Python).
-5. ``mark``: only when all passed, the draft's notes get the SHA256SUMS digest (``publish
+5. ``lock``: only when all passed, one PEP 751 lock per Python installed as users install
+   (``pylock.rocmN-py3X.toml``, ``release.core.locks``: pip's report of that install, every file
+   with its sha256) goes on the draft; locks are validate's own assets (not in SHA256SUMS).
+6. ``mark``: only when all passed, the draft's notes get the SHA256SUMS digest (``publish
    --undraft`` checks it). A failure changes nothing and lists every reason.
 
 Each run works in ``<tmp>/release-validate-<pid>-*``; folders of runs whose process is gone
@@ -53,7 +56,7 @@ from packaging.version import Version
 
 from release.build import provenance
 from release.check import interpreters, resolver, user_install
-from release.core import checksums, core_metadata, naming, pairing
+from release.core import checksums, core_metadata, locks, naming, pairing
 from release.core.checksums import sha256_file
 from release.core.errors import UserError
 from release.core.naming import Identity
@@ -62,7 +65,7 @@ from release.core.revisions import RevisionMap
 from release.core.safe_names import file_name_problem
 from release.core.scan import Headers
 from release.publish import notes, public_files
-from release.publish.drafts import assets_digest
+from release.publish.drafts import LocalAsset, assets_digest, sync_assets
 from release.publish.public_files import PublicFile
 from release.publish.stores import Release, Store
 
@@ -107,6 +110,8 @@ class Validation:
     marked: bool = False
     # the public index's files the set was installed with (``release.publish.public_files``)
     public_files: list[PublicFile] = dataclasses.field(default_factory=list)
+    locks: list[str] = dataclasses.field(default_factory=list)  # the pylock files the draft now carries
+    reports: dict[str, dict] = dataclasses.field(default_factory=dict, repr=False)  # "3.X" -> pip's report
 
     @property
     def ok(self) -> bool:
@@ -117,7 +122,9 @@ class Validation:
         return sorted(py for py, info in self.pythons.items() if not info.get("tested"))
 
     def to_json(self) -> dict:
-        return dataclasses.asdict(self) | {"ok": self.ok, "untested_pythons": self.untested}
+        out = dataclasses.asdict(self) | {"ok": self.ok, "untested_pythons": self.untested}
+        del out["reports"]
+        return out
 
     @property
     def validated_with(self) -> str | None:
@@ -186,6 +193,7 @@ def validate(store: Store, tag: str, *, say: Say = lambda _: None, progress: Pro
             result.problems.append("install not tried: pip never gets wheels that failed the "
                                    "checks above")
         if result.ok and is_draft and mark:
+            files |= step_lock(store, release, wheels, files, work / "locks", result, say)
             step_mark(store, release, files, result)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -226,7 +234,7 @@ def step_check_files(files: dict[str, Path], version: str,
             result.problems.append(str(exc))
             sums = {}
         for name, path in files.items():
-            if name == naming.CHECKSUMS_ASSET:
+            if name == naming.CHECKSUMS_ASSET or locks.is_lock(name):  # validate's own: written after SHA256SUMS
                 continue
             if name not in sums:
                 result.problems.append(f"{name} is not listed in {naming.CHECKSUMS_ASSET}")
@@ -401,6 +409,9 @@ def step_as_users(interp: interpreters.Interpreter, py: str, major: int, version
         picked += [p for o in outcomes for p in o.public]
     result.pythons[py]["as_users"] = {o.installer: "ok" if o.tested else "failed" if o.problems
                                       else "not tried" for o in outcomes}
+    for outcome in outcomes:
+        if outcome.report is not None:
+            result.reports[py] = outcome.report
     result.warnings.extend(f"Python {py}, {o.installer}: {w}" for o in outcomes for w in o.warnings)
     return [f"{o.installer}: {p}" for o in outcomes for p in o.problems]
 
@@ -477,6 +488,38 @@ def step_import(python: Path, major: int, version: str, revisions: RevisionMap |
             problems.append(f"{key}: commit_info.commits {info['commits']!r} differs from "
                             f"{naming.REVISIONS_ASSET}")
     return problems
+
+
+def step_lock(store: Store, release: Release, wheels: list[Path], files: dict[str, Path], folder: Path,
+              result: Validation, say: Say) -> dict[str, Path]:
+    """One ``pylock.rocmN-py3X.toml`` per Python installed as users install (``release.core.locks``),
+    put on the draft; a lock of an earlier run for a Python not installed now is deleted. Returns
+    the lock files the draft now carries (the validated mark covers them)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    major = next(i.rocm_major for w in wheels if (i := Identity.of(w)).kind == "pjrt")
+    assert major is not None  # step_check_files found the pair
+    remote = {a.name: a for a in store.list_assets(release)}
+    relink = {name: locks.published_url(remote[name].url, release.tag) for name in files if name in remote}
+    marker = locks.environment([w.name for w in wheels])
+    wanted: list[LocalAsset] = []
+    for py, report in sorted(result.reports.items()):
+        try:
+            text = locks.render(locks.from_report(report, relink), py, environment_marker=marker)
+        except locks.LockError as exc:
+            result.warnings.append(f"Python {py}: no lock written: {exc}")
+            continue
+        path = folder / locks.lock_name(major, py)
+        path.write_text(text, encoding="utf-8")
+        wanted.append(LocalAsset(path.name, path, path.stat().st_size, sha256_file(path)))
+    for name in sorted(n for n in remote if locks.is_lock(n) and n not in {a.name for a in wanted}):
+        say(f"delete {name}: no install of this run made it")
+        store.delete_asset(release, remote[name])
+        files.pop(name, None)
+    sync_assets(store, release, tuple(wanted), say=say, prune=False)
+    result.locks = [a.name for a in wanted]
+    if wanted:
+        result.checked.append("lock")
+    return {a.name: a.path for a in wanted}
 
 
 def step_mark(store: Store, release: Release, files: dict[str, Path], result: Validation) -> None:
