@@ -249,9 +249,10 @@ def test_a_private_repositorys_wheels_are_read_through_the_api(fake_github, make
     result = build_site(store, tmp_path / "site")
     assert result["range_reads"] == 2 and result["fetched"] == []
     log = fake_github.log[start:]
-    assert len([e for e in log if e[0] == "api" and "/releases/assets/" in e[2]]) == 2 + 1  # + revisions.json
-    # the two wheels' ends and the revisions.json whole, each one range read at its signed URL
-    assert len([e for e in log if e[0] == "storage" and e[4].get("range") and e[2].startswith("/signed/")]) == 2 + 1
+    # + revisions.json and the provenance (the ROCm version of the compatibility matrix)
+    assert len([e for e in log if e[0] == "api" and "/releases/assets/" in e[2]]) == 2 + 2
+    # the two wheels' ends, revisions.json and the provenance whole, each one range read at its signed URL
+    assert len([e for e in log if e[0] == "storage" and e[4].get("range") and e[2].startswith("/signed/")]) == 2 + 2
 
 
 def test_an_older_site_with_copied_wheels_is_replaced_by_links(store_site, tmp_path):

@@ -53,7 +53,7 @@ from release.core.checksums import sha256_file
 from release.core.errors import UserError
 from release.core.naming import Identity
 from release.core.safe_names import plain_file_name
-from release.publish import notes, project_status, public_files
+from release.publish import matrix, notes, project_status, public_files
 from release.publish.index_provenance import BUNDLE_SUFFIX, PROVENANCE_SUFFIX
 from release.publish.project_status import Retired, Status
 from release.publish.retention import DEFAULT_KEEP, Decision, Retention, decide, retention
@@ -522,6 +522,8 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
         data = people_page.gather(store, releases, wheels, site_url=site_url, keep=rule.keep, yanked=yanked,
                                   link_asset=lambda r, a: asset_link(store, r, a, asset_base),
                                   cache=cache, used=used, count=counter, list_assets=list_assets)
+        for channel in CHANNELS:  # the compatibility matrix as data (release.publish.matrix)
+            tree.write(f"{channel}/{matrix.FILE}", write_json(matrix.document(channel, data.releases)))
         page = render_page(project_status.with_statuses(
             data, retired, {p: st for p, st in statuses_of.items() if st is not None}))
         tree.write("index.html", page)

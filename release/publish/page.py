@@ -105,6 +105,28 @@ def _overview(data: SiteData) -> str:
             f"<th scope=\"col\">wheel size</th></tr></thead><tbody>{rows}</tbody></table></div>")
 
 
+def compatibility(data: SiteData) -> str:
+    """What goes together, per cell, in the newest listed release of each channel, with the gates
+    each passed; every release's cells are in the channel's ``matrix.json`` (``release.publish.matrix``)."""
+    parts = []
+    for channel in ("stable", "nightly"):
+        r = next((r for r in data.releases if r.channel == channel and r.listed and r.cells), None)
+        if r is None:
+            continue
+        rows = "".join(
+            f'<tr><th scope="row">{_e(c.python)}</th><td>{_e(c.rocm or f"{c.rocm_major}.x")}</td><td>{_e(c.jax)}</td>'
+            f"<td>{_e(c.jaxlib)}</td><td>{_e(c.plugin)}</td><td>{_e(c.pjrt)}</td>"
+            + "".join(f"<td>{_e(c.gate(g))}</td>" for g in ("verify", "validate", "smoke"))
+            + (f'<td><a href="{_e(c.lock)}">pylock</a></td>' if c.lock else "<td>none</td>") + "</tr>"
+            for c in r.cells)
+        parts.append(f'<div class="scroll"><table class="overview"><caption>{_e(channel)}: {_e(r.version)} '
+                     f'(all: <a href="{channel}/matrix.json">{channel}/matrix.json</a>)</caption><thead><tr>'
+                     + "".join(f'<th scope="col">{h}</th>' for h in ("Python", "ROCm", "jax", "jaxlib", "plugin",
+                                                                     "pjrt", "verify", "validate", "smoke", "lock"))
+                     + f"</tr></thead><tbody>{rows}</tbody></table></div>")
+    return "\n".join(parts) or "<p>No release records its cells yet.</p>"
+
+
 # ------------------------------------------------------------------ the chart
 
 
@@ -328,6 +350,7 @@ def render(data: SiteData) -> bytes:
 <p>{plural(len(data.releases), "published release")}; newest published {_e(_day(latest))}.</p>
 {retired}</header>
 <nav aria-label="On this page"><ul><li><a href="#overview">Overview</a></li><li><a href="#install">Install</a></li>
+<li><a href="#compatibility">What goes together</a></li>
 <li><a href="#over-time">Over time</a></li><li><a href="#details">Details</a></li>
 <li><a href="nightly/">nightly/ index</a></li><li><a href="stable/">stable/ index</a></li></ul></nav>
 <main>
@@ -338,6 +361,8 @@ def render(data: SiteData) -> bytes:
 <a href="stable/">stable/</a> (releases and post releases; release candidates with --pre). With pip or uv:</p>
 <dl class="channels">{install}</dl>
 {where}
+<h2 id="compatibility">What goes together</h2>
+{compatibility(data)}
 <h2 id="over-time">Over time</h2>
 {chart(data)}
 <h2 id="details">Details, newest first</h2>

@@ -24,7 +24,7 @@ from packaging.version import InvalidVersion, Version
 
 from release.core import naming, versions
 from release.core.revisions import RevisionMap, github_base
-from release.publish import notes
+from release.publish import matrix, notes
 from release.publish.stores import Asset, Published, Release, Store
 
 if TYPE_CHECKING:
@@ -86,6 +86,7 @@ class ReleaseRow:
     validated: bool = False  # the notes carry the mark `release validate` leaves (verify passed first)
     smoke: str | None = None  # "passed" / "FAILED": the ROCm smoke gate's verdict in the notes
     retired: str | None = None  # "archived: reason" when its line is retired (``release.publish.project_status``)
+    cells: tuple[matrix.Cell, ...] = ()  # its compatibility matrix (``release.publish.matrix``)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,6 +122,30 @@ def _revisions(store: Store, release: Release, assets: list[Asset], cache: dict,
     if asset.digest:
         used[asset.digest] = text  # the text itself: its order of deps is the table's order
     return found
+
+
+def _rocm_version(store: Store, release: Release, assets: dict[str, Asset], cache: dict,
+                  used: dict) -> str | None:
+    """The ROCm version the release's provenance says its wheels were built against (its
+    ``internalParameters.rocmVersion``), read once per provenance sha256 (``cache``/``used``, as
+    ``_revisions``); None when there is none."""
+    import json
+    asset = assets.get(naming.PROVENANCE_ASSET)
+    if asset is None or asset.size > SMALL_ASSET:
+        return None
+    text = cache.get(asset.digest) if asset.digest else None
+    if not isinstance(text, str) or hashlib.sha256(text.encode("utf-8")).hexdigest() != asset.digest:
+        try:
+            text = _small_asset(store, release, asset).decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    if asset.digest:
+        used[asset.digest] = text
+    try:
+        found = json.loads(text)["predicate"]["buildDefinition"]["internalParameters"]["rocmVersion"]
+    except (ValueError, TypeError, KeyError):
+        return None
+    return found if isinstance(found, str) and re.fullmatch(r"\d+(\.\d+){0,3}", found) else None
 
 
 SMALL_ASSET = 1 << 20  # a revisions.json is about a kilobyte: read in one range read, no file
@@ -267,13 +292,18 @@ def gather(store: Store, releases: list[Release], wheels: Sequence[PublishedWhee
         prov_asset = next((a for a in assets_of[rel.tag] if a.name == naming.PROVENANCE_ASSET), None)
         prov = safe_url(None if prov_asset is None else link_asset(rel, prov_asset) if link_asset else prov_asset.url)
         previous = queries.latest((kind,), below=version)
+        record = notes.of(rel)
+        by_name = {a.name: a for a in assets_of[rel.tag]}
+        cells = matrix.cells(version, by_name, validated=record.validated is not None, smoke=record.smoke,
+                             rocm=_rocm_version(store, rel, by_name, cache, used),
+                             link=_linker(rel, by_name, link_asset))
         rows[rel.tag] = ReleaseRow(
             tag=rel.tag, version=version, kind=kind, channel="nightly" if kind == "nightly" else "stable",
             published=rel.published_at, url=safe_url(rel.html_url), listed=listed, wheels=wheel_rows,
             revisions=maps[rel.tag], provenance_url=prov, previous=previous.tag if previous else None,
             changes=changes(maps.get(previous.tag) if previous else None, maps[rel.tag], rel.body, count),
-            yanked=yanked.get(rel.id), validated=(record := notes.of(rel)).validated is not None,
-            smoke=record.smoke_verdict)
+            yanked=yanked.get(rel.id), validated=record.validated is not None,
+            smoke=record.smoke_verdict, cells=tuple(cells))
     shown = {x.version for x in rows.values()}
     drafts = tuple(sorted(((r.tag, r.created_at.date() if r.created_at else None) for r in releases
                            if r.draft and (v := naming.version_from_tag(r.tag))
@@ -287,6 +317,14 @@ def gather(store: Store, releases: list[Release], wheels: Sequence[PublishedWhee
     return SiteData(project=project, site_url=site_url, keep=keep, releases=tuple(rows.values()), drafts=drafts)
 
 
+def _linker(release: Release, assets: dict[str, Asset],
+            link_asset: Callable[[Release, Asset], str] | None) -> Callable[[str], str | None]:
+    """Where an asset of ``release`` is downloaded from, by name (``link_asset``, else its store URL)."""
+    def link(name: str) -> str | None:
+        return safe_url(link_asset(release, assets[name]) if link_asset else assets[name].url)
+    return link
+
+
 def _local(url: str | None) -> str | None:
     return None if url is None or url.lower().startswith("file:") else url
 
@@ -294,7 +332,9 @@ def _local(url: str | None) -> str | None:
 def _served(row: ReleaseRow) -> ReleaseRow:
     """A row without links to this machine's files (a local store's paths), for a page served by URL."""
     wheels = tuple(dataclasses.replace(w, href=_local(w.href)) for w in row.wheels)
-    return dataclasses.replace(row, url=_local(row.url), provenance_url=_local(row.provenance_url), wheels=wheels)
+    cells = tuple(dataclasses.replace(c, lock=_local(c.lock)) for c in row.cells)
+    return dataclasses.replace(row, url=_local(row.url), provenance_url=_local(row.provenance_url), wheels=wheels,
+                               cells=cells)
 
 
 def safe_url(url: str | None) -> str | None:

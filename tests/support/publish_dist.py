@@ -70,10 +70,11 @@ def _version_py(version: str) -> str:
 
 def build_dist(out_root: Path, version: str, commits: dict[str, str] | None = None,
                requires_python: str = ">=3.11", pythons: tuple[str, ...] = (PYTHON,),
-               version_py: str | None = None, release_commit: str = "0" * 40) -> Path:
+               version_py: str | None = None, release_commit: str = "0" * 40,
+               rocm_version: str | None = None) -> Path:
     """``pythons``: one plugin wheel for each; ``version_py``: the text of both wheels'
     ``version.py`` instead of the one the release tool writes; ``release_commit``: this
-    repository's commit the wheels were built from."""
+    repository's commit the wheels were built from; ``rocm_version``: the provenance's."""
     deps = load_deps(REPO_ROOT / "deps.yaml")
     if commits:
         deps = deps.with_commits(commits)
@@ -100,7 +101,7 @@ def build_dist(out_root: Path, version: str, commits: dict[str, str] | None = No
     (out / naming.REVISIONS_ASSET).write_text(revisions.dumps())
     sidecars = [core_metadata.write_beside(w) for w in (pjrt, *plugins)]  # PEP 658, as the build writes them
     prov = provenance.write_dist(out, {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
-                                       for p in (pjrt, *plugins)}, revisions,
+                                       for p in (pjrt, *plugins)}, revisions, rocm_version=rocm_version,
                                  invocation=provenance.Invocation.from_env({}, host="test-host"))
     sums = "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}\n"
                    for p in sorted([pjrt, *plugins, *sidecars, out / naming.REVISIONS_ASSET, prov]))

@@ -1,0 +1,129 @@
+"""The compatibility matrix as data: per release, which jax, jaxlib, plugin, pjrt, ROCm and Python
+go together, and which gates each cell passed.
+
+Nothing here is kept by hand: a release's cells come from its assets (a plugin wheel per Python,
+the pjrt wheel of its ROCm major, the lock files validate left) and its notes (the validated
+mark, the smoke gate's verdict and the Python it ran on), so the file on the site always says
+what the releases themselves say. jax and jaxlib are the release's line (``X.Y.Z``): validate
+installs them pinned so (``release.check.user_install``). One cell per (ROCm major, Python):
+
+- ``verify``: ``passed`` when the release is validated (validate verifies every wheel first),
+  else ``unknown``;
+- ``validate``: ``passed`` when validate installed the cell as users do and left its lock,
+  ``not run`` when it left locks for other cells only (no interpreter for this Python), else
+  ``unknown`` (not validated, or validated before locks were kept);
+- ``smoke``: ``passed`` or ``failed`` on the Python the smoke gate ran, else ``not run``.
+
+``document(channel, releases)`` is the channel's ``matrix.json`` (``release/schemas/site/matrix.json``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import re
+from typing import Callable, Iterable, Protocol
+
+from packaging.version import Version
+
+from release.core import locks
+from release.core.naming import Identity
+
+SCHEMA = "jax-rocm-release/matrix/1"
+FILE = "matrix.json"
+GATES = ("verify", "validate", "smoke")
+_SMOKE_HEAD = re.compile(r"\*\*ROCm smoke test\*\* \([^,]*, Python (?P<python>3\.\d+)\): (?P<verdict>\w[\w ]*)")
+
+
+@dataclasses.dataclass(frozen=True)
+class Cell:
+    python: str
+    rocm_major: int
+    rocm: str | None  # the full ROCm version the wheels were built against, when recorded
+    jax: str
+    jaxlib: str
+    plugin: str
+    pjrt: str
+    plugin_file: str
+    pjrt_file: str
+    lock: str | None  # the URL of the cell's pylock.toml, when validate left one
+    gates: tuple[tuple[str, str], ...]
+
+    def gate(self, name: str) -> str:
+        return dict(self.gates)[name]
+
+    def to_json(self) -> dict:
+        return {"python": self.python, "rocm_major": self.rocm_major, "rocm": self.rocm, "jax": self.jax,
+                "jaxlib": self.jaxlib, "plugin": self.plugin, "pjrt": self.pjrt,
+                "plugin_file": self.plugin_file, "pjrt_file": self.pjrt_file, "lock": self.lock,
+                "gates": dict(self.gates)}
+
+
+def smoke_of(section: str | None) -> tuple[str, str] | None:
+    """(Python, ``"passed"``/``"failed"``) of the smoke section's head line, None when it did not run."""
+    m = _SMOKE_HEAD.match((section or "").strip())
+    if not m or m.group("verdict") not in ("passed", "FAILED"):
+        return None
+    return m.group("python"), m.group("verdict").lower()
+
+
+def cells(version: str, asset_names: Iterable[str], *, validated: bool, smoke: str | None,
+          rocm: str | None = None, link: Callable[[str], str | None] = lambda _: None) -> list[Cell]:
+    """The cells of one release from its asset names and notes (``smoke``: the notes' smoke
+    section); ``link(asset name)`` is where the release serves an asset."""
+    names = list(asset_names)
+    pjrt: dict[int, tuple[str, str]] = {}
+    plugins: dict[tuple[int, str], tuple[str, str]] = {}
+    for name in names:
+        ident = Identity.of(name)
+        if ident.rocm_major is None or ident.version is None or ident.name_error is not None:
+            continue
+        if ident.kind == "pjrt":
+            pjrt[ident.rocm_major] = (ident.version, name)
+        elif ident.kind == "plugin":
+            for python in ident.pythons:
+                plugins[(ident.rocm_major, python)] = (ident.version, name)
+    lock_cells = {cell: name for name in names if (cell := locks.cell_of(name)) is not None}
+    smoked = smoke_of(smoke)
+    line = Version(version).base_version
+    out = []
+    for (major, python), (plugin_version, plugin_file) in sorted(
+            plugins.items(), key=lambda kv: (kv[0][0], int(kv[0][1].split(".")[1]))):
+        if major not in pjrt:
+            continue
+        lock = lock_cells.get((major, python))
+        validate = ("passed" if lock else "not run" if lock_cells else "unknown") if validated else "unknown"
+        smoke_gate = smoked[1] if smoked and smoked[0] == python else "not run"
+        gates = (("verify", "passed" if validated else "unknown"), ("validate", validate), ("smoke", smoke_gate))
+        out.append(Cell(python, major, rocm, line, line, plugin_version, pjrt[major][0], plugin_file,
+                        pjrt[major][1], link(lock) if lock else None, gates))
+    return out
+
+
+class Row(Protocol):
+    """What the matrix reads of the page's release row (``release.publish.site.ReleaseRow``)."""
+
+    @property
+    def tag(self) -> str: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def channel(self) -> str: ...
+    @property
+    def published(self) -> _dt.datetime | None: ...
+    @property
+    def listed(self) -> bool: ...
+    @property
+    def yanked(self) -> str | None: ...
+    @property
+    def cells(self) -> tuple[Cell, ...]: ...
+
+
+def document(channel: str, rows: Iterable[Row]) -> dict:
+    """The channel's ``matrix.json``: every release the channel's index lists, in the order given
+    (the page's, newest first), with its cells."""
+    return {"schema": SCHEMA, "channel": channel, "releases": [
+        {"tag": r.tag, "version": r.version,
+         "published": r.published.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if r.published else None,
+         "yanked": r.yanked is not None, "cells": [c.to_json() for c in r.cells]}
+        for r in rows if r.channel == channel and r.listed]}

@@ -1,0 +1,119 @@
+"""The compatibility matrix is data generated from the releases: one cell per (ROCm major, Python)
+a release carries a plugin wheel for, jax and jaxlib of its line, and each gate's outcome as its
+notes and assets record it (never kept by hand). ``release index`` writes one ``matrix.json``
+per channel (valid against ``release/schemas/site/matrix.json``) and the page shows the newest
+release's cells."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from release.core import locks, naming
+from release.publish import matrix, notes
+from release.publish.drafts import publish_draft, read_dist, undraft
+from release.publish.index import build_site
+from release.publish.stores import LocalStore
+from tests.support.publish_dist import mark_validated
+
+SCHEMA = json.loads((Path(matrix.__file__).parents[1] / "schemas" / "site" / "matrix.json").read_text())
+
+
+def names(version: str, pythons: list[str], majors=(7,)) -> list[str]:
+    out = []
+    for major in majors:
+        out.append(naming.pjrt_wheel(major, version))
+        out += [naming.plugin_wheel(major, version, py) for py in pythons]
+    return out + [naming.REVISIONS_ASSET, naming.CHECKSUMS_ASSET]
+
+
+SMOKE_312 = "**ROCm smoke test** (0.9.1, Python 3.12): passed\n\n- `jax.devices()`: rocm:0"
+
+
+@given(pythons=st.lists(st.sampled_from(["3.11", "3.12", "3.13", "3.14"]), min_size=1, max_size=4, unique=True),
+       locked=st.sets(st.sampled_from(["3.11", "3.12", "3.13", "3.14"])), validated=st.booleans(),
+       majors=st.lists(st.sampled_from([7, 10]), min_size=1, max_size=2, unique=True))
+def test_a_cell_per_major_and_python_and_validate_passed_only_where_a_lock_is(pythons, locked, validated, majors):
+    lock_names = [locks.lock_name(m, py) for m in majors for py in locked]
+    assets = names("0.9.1.post2", pythons, majors) + lock_names
+    got = matrix.cells("0.9.1.post2", list(reversed(assets)), validated=validated, smoke=None,
+                       link=lambda n: f"https://x/{n}")
+    assert [(c.rocm_major, c.python) for c in got] == sorted(
+        ((m, py) for m in majors for py in pythons), key=lambda mp: (mp[0], int(mp[1].split(".")[1])))
+    for c in got:
+        assert (c.jax, c.jaxlib, c.plugin, c.pjrt) == ("0.9.1", "0.9.1", "0.9.1.post2", "0.9.1.post2")
+        assert c.gate("verify") == ("passed" if validated else "unknown")
+        expected = ("passed" if c.python in locked else "not run" if locked else "unknown") if validated else "unknown"
+        assert c.gate("validate") == expected
+        assert c.lock == (f"https://x/{locks.lock_name(c.rocm_major, c.python)}" if c.python in locked else None)
+        assert c.gate("smoke") == "not run"
+
+
+@pytest.mark.parametrize("section, expected", [
+    (SMOKE_312, {"3.12": "passed", "3.13": "not run"}),
+    (SMOKE_312.replace("passed", "FAILED"), {"3.12": "failed", "3.13": "not run"}),
+    ("**ROCm smoke test** (0.9.1, Python 3.13): not run\n\n- warning: jax 0.9.1 is not public",
+     {"3.12": "not run", "3.13": "not run"}),
+    (None, {"3.12": "not run", "3.13": "not run"})])
+def test_smoke_counts_for_the_python_it_ran_on_only(section, expected):
+    got = matrix.cells("0.9.1", names("0.9.1", ["3.12", "3.13"]), validated=True, smoke=section)
+    assert {c.python: c.gate("smoke") for c in got} == expected
+
+
+def test_a_plugin_without_its_majors_pjrt_has_no_cell():
+    assets = [naming.plugin_wheel(10, "0.9.1", "3.12"), *names("0.9.1", ["3.12"])]
+    got = matrix.cells("0.9.1", assets, validated=True, smoke=None)
+    assert [(c.rocm_major, c.python) for c in got] == [(7, "3.12")]
+
+
+def test_the_site_carries_each_channels_matrix_from_the_releases(make_dist, tmp_path):
+    from tests.support.publish_dist import PYTHON
+    store = LocalStore(tmp_path / "store")
+    for version in ("0.9.1.dev20261120", "0.9.1"):
+        dist = read_dist(make_dist(version, rocm_version="7.2.0"))
+        publish_draft(store, dist)
+        draft = store.drafts_for(dist.tag)[0]
+        if version == "0.9.1":  # validate's lock, and the smoke gate's verdict on this Python
+            lock = tmp_path / locks.lock_name(7, PYTHON)
+            lock.write_text('lock-version = "1.0"\n', encoding="utf-8")
+            store.upload_asset(draft, lock, lock.name)
+            smoke = f"**ROCm smoke test** (0.9.1, Python {PYTHON}): passed"
+            store.update_release(draft, body=notes.changed(draft, smoke=smoke))
+        mark_validated(store, dist.tag)
+        undraft(store, dist.tag)
+    out = tmp_path / "site"
+    build_site(store, out, site_url="https://example.invalid/site")
+    stable = json.loads((out / "stable" / matrix.FILE).read_text())
+    nightly = json.loads((out / "nightly" / matrix.FILE).read_text())
+    for doc in (stable, nightly):
+        jsonschema.Draft202012Validator(SCHEMA).validate(doc)
+    assert [r["version"] for r in stable["releases"]] == ["0.9.1"]
+    assert [r["version"] for r in nightly["releases"]] == ["0.9.1.dev20261120"]
+    [cell] = stable["releases"][0]["cells"]
+    assert cell | {"lock": None} == {
+        "python": PYTHON, "rocm_major": 7, "rocm": "7.2.0", "jax": "0.9.1", "jaxlib": "0.9.1", "plugin": "0.9.1",
+        "pjrt": "0.9.1", "plugin_file": naming.plugin_wheel(7, "0.9.1", PYTHON),
+        "pjrt_file": naming.pjrt_wheel(7, "0.9.1"), "lock": None,
+        "gates": {"verify": "passed", "validate": "passed", "smoke": "passed"}}
+    assert nightly["releases"][0]["cells"][0]["gates"] == {"verify": "passed", "validate": "unknown",
+                                                            "smoke": "not run"}
+    page = (out / "index.html").read_text()
+    assert 'id="compatibility"' in page and 'href="stable/matrix.json"' in page
+    assert "<td>7.2.0</td><td>0.9.1</td><td>0.9.1</td>" in page
+
+
+def test_a_matrix_that_breaks_its_schema_is_caught():
+    good = matrix.document("stable", [])
+    jsonschema.Draft202012Validator(SCHEMA).validate(good)
+    cell = matrix.cells("0.9.1", names("0.9.1", ["3.12"]), validated=True, smoke=None)[0].to_json()
+    for bad in (good | {"schema": "jax-rocm-release/matrix/9"}, good | {"extra": 1},
+                dict(good, releases=[{"tag": "t", "version": "v", "published": None, "yanked": False,
+                                      "cells": [cell | {"gates": {"verify": "maybe", "validate": "passed",
+                                                                   "smoke": "passed"}}]}])):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.Draft202012Validator(SCHEMA).validate(bad)
