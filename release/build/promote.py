@@ -3,8 +3,9 @@
 What carries the version in a jax-rocm wheel: the file name, the dist-info
 directory, METADATA ``Version`` and the plugin's ``Requires-Dist`` pin on the
 PJRT wheel, ``version.py``'s ``_release_version``, ``commit_info.py``'s
-``version`` and RECORD. Only those small members are rewritten; every other
-member (the 500 MB ``.so`` among them) is copied as its raw compressed bytes
+``version``, the SBOM's described component (``release.build.sbom``) and
+RECORD. Only those small members are rewritten; every other member (the
+500 MB ``.so`` among them) is copied as its raw compressed bytes
 (``WheelWriter.add_raw``), so nothing is inflated or deflated, its mode (0o755)
 and timestamp stay, and its RECORD row is carried over from the source RECORD.
 The writer renames a finished ``.part`` file into place, so a crash leaves no
@@ -24,6 +25,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
+from release.build import sbom
 from release.core import naming, versions
 from release.core.errors import UserError
 from release.core.naming import Identity
@@ -175,6 +177,12 @@ def promote_wheel(source: Path, target: str, out_dir: Path | None = None,
                 name = new_di + info.filename[len(old_di):]
                 if name == f"{new_di}/METADATA":
                     data = rewrite_metadata(data.decode("utf-8"), new_version, pjrt).encode()
+                elif sbom.is_member(name):  # PEP 770: the SBOM names the wheel's version too
+                    try:
+                        data = sbom.reversion(data, new_version)
+                    except (ValueError, KeyError, TypeError, AttributeError):
+                        raise UserError(f"{source}: {info.filename} is not a CycloneDX SBOM this tool "
+                                        "wrote; run `release verify` on it") from None
                 writer.add_bytes(name, data, mode=_mode(info))
                 rewritten.append(name)
         rewritten.append(f"{new_di}/RECORD")

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from release import __version__ as TOOL_VERSION
+from release.build import sbom
 from release.build.wheel_specs import PYTHON_FILE_LIMIT, WheelSpec, load_specs
 from release.core import naming, regular
 from release.core.errors import UserError
@@ -175,6 +176,9 @@ def build_wheel(kind: str, dest_dir: Path, so_files: dict[str, Path], *, version
         writer.add_bytes(f"{dist_info}/WHEEL", wheel_file(naming.wheel_tag(wheel_python)))
         if entry_points:
             writer.add_bytes(f"{dist_info}/entry_points.txt", entry_points_txt(entry_points))
+        libraries = sbom.rocm_libraries(files.values(), rocm_version)  # the PEP 770 SBOM, hashed with the rest
+        writer.add_bytes(sbom.member(dist_info, dist),
+                         sbom.dumps(sbom.document(dist, version, revisions, rocm_version, libraries)))
     if digests is not None and writer.sha256 is not None:   # set when the writer closed
         digests[path.name] = writer.sha256
     return path
