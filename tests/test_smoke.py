@@ -319,3 +319,54 @@ def test_a_verdict_made_on_the_rocm_runner_is_recorded_in_the_notes(run_cli, tmp
     verdict.write_text('{"python": "3.12"}')
     code, _, err = run_cli("smoke", tag, "--record", verdict, *where)
     assert code == 2 and "not a verdict of `release smoke --json`" in err
+
+
+# ---------------------------------------------------------------- the no-GPU gate (--no-gpu)
+
+
+def test_without_a_gpu_the_plugin_leaves_jax_on_the_cpu_with_one_warning(run_cli, tmp_path, wheel_artifacts, public):
+    """A machine without an AMD GPU (here: no ROCm library at all): the plugin cannot initialize,
+    jax says so once and goes on with the CPU; the no-GPU gate passes and records nothing."""
+    stub = compile_so(tmp_path / "rocm" / "libamdhip64.so.7", soname="libamdhip64.so.7")
+    pjrt = compile_so(tmp_path / "so" / "xla_rocm_plugin.so", configured_runpath(), links=(stub,))
+    build_pair(tmp_path / "dist", wheel_artifacts["good"], overrides={"xla_rocm_plugin.so": pjrt})
+    code, result, err = smoke_cli(run_cli, tmp_path / "dist", public, "--no-gpu")
+    assert code == 0, (result, err)
+    assert result["ok"] and result["devices"] == ["cpu:0"] and result["jit_matches"]
+    [said] = result["warnings"]
+    assert said.startswith("without a GPU jax said (as expected): Jax plugin configuration error")
+
+
+def test_without_a_gpu_jax_platforms_rocm_breaks_jax_and_fails_the_gate(run_cli, tmp_path, wheel_artifacts, public,
+                                                                       monkeypatch):
+    stub = compile_so(tmp_path / "rocm" / "libamdhip64.so.7", soname="libamdhip64.so.7")
+    pjrt = compile_so(tmp_path / "so" / "xla_rocm_plugin.so", configured_runpath(), links=(stub,))
+    build_pair(tmp_path / "dist", wheel_artifacts["good"], overrides={"xla_rocm_plugin.so": pjrt})
+    monkeypatch.setenv("JAX_PLATFORMS", "rocm")
+    code, result, _ = smoke_cli(run_cli, tmp_path / "dist", public, "--no-gpu")
+    assert code == 1 and not result["ok"]
+    assert result["problems"][0].startswith("jax.devices() failed without a GPU: RuntimeError: Unable to "
+                                            "initialize backend 'rocm'")
+
+
+def test_a_recorded_verdict_is_never_the_no_gpu_gates(run_cli, tmp_path):
+    verdict = tmp_path / "v.json"
+    verdict.write_text("{}")
+    code, _, err = run_cli("smoke", "rocm-jax-v0.9.1", "--record", str(verdict), "--no-gpu")
+    assert code == 2 and "--no-gpu: not allowed with argument --record" in err
+
+
+@pytest.mark.network
+def test_the_public_set_leaves_jax_working_on_a_machine_without_a_gpu(published_wheels, tmp_path):
+    """The real jax-rocm7 wheels with jax and jaxlib of their line from the public index, on this
+    machine (no AMD GPU): jax imports, lists the CPU, runs a jitted computation, and the plugin
+    says at most one warning."""
+    from tests.support.registry import PUBLISHED_VERSION
+    if f"{sys.version_info.major}.{sys.version_info.minor}" != "3.11":
+        pytest.skip("the published wheels are downloaded for Python 3.11")
+    from release.check import interpreters
+    result = smoke.run_smoke(list(published_wheels.values()), interpreters.given([sys.executable])[0], None,
+                             tmp_path, lambda _: None, no_gpu=True)
+    assert result.ok, (result.problems, result.log)
+    assert result.devices and all(d.startswith(("cpu", "TFRT_CPU")) for d in result.devices), result.devices
+    assert result.jit_matches and PUBLISHED_VERSION.startswith("0.")

@@ -9,6 +9,13 @@ logged and skipped), so the probe also says which plugins jax could not load and
 is only in the log record's exception). A probe that dies (a truncated library's SIGBUS) is named
 by its signal, what the signal means and where it died. It needs a GPU, so CI runs it on the ROCm
 runners; here it is tested against stand-in jax packages.
+
+The no-GPU gate (``no_gpu``, ``release smoke --no-gpu``) is its mirror on a machine without an AMD
+GPU (every laptop and CI runner that installs the plugin by accident, or before its GPU works):
+``import jax``, ``jax.devices("cpu")``, ``jax.devices()`` and a jitted computation on the CPU must
+work, and the plugin's failure to find a device must be at most one warning, never a crash (users
+file "the plugin breaks jax": rocm-jax#143, #360). It runs here, against the real public wheels in
+a ``network`` test.
 """
 
 from __future__ import annotations
@@ -44,7 +51,7 @@ TIMEOUT = 900.0  # seconds for the install, and again for the probe (a first jit
 # reason only in the record's exception, so the log keeps the exception's text too. Each step is
 # said on stderr first, and faulthandler dumps the stack on a fatal signal: a probe that dies (a
 # truncated library's SIGBUS) leaves where it was.
-PROBE = r"""
+_KEEP_LOG = r"""
 import faulthandler, json, logging, os, sys
 faulthandler.enable()
 log = []
@@ -57,6 +64,8 @@ class Keep(logging.Handler):
                 said += f": {type(exc).__name__}: {exc}"
             log.append(said)
 logging.getLogger().addHandler(Keep())
+"""
+PROBE = _KEEP_LOG + r"""
 out = {"devices": [], "error": None, "log": log, "step": "import jax",
        "jax_platforms": os.environ.get("JAX_PLATFORMS")}
 def step(name):
@@ -87,6 +96,73 @@ except Exception as exc:
     out["error"] = f"{type(exc).__name__}: {exc}"
 print(json.dumps(out))
 """
+
+# The no-GPU gate's probe (``--no-gpu``): on a machine without an AMD GPU the plugin must leave
+# jax working on the CPU. Python warnings are kept beside the log records: a plugin may say so either way.
+NO_GPU_PROBE = _KEEP_LOG + r"""
+import warnings
+warnings.simplefilter("always")
+warnings.showwarning = lambda message, category, *rest: log.append(f"{category.__name__}: {message}")
+out = {"cpu": [], "devices": [], "errors": {}, "log": log}
+def step(name):
+    out["step"] = name
+    print(f"probe: {name}", file=sys.stderr, flush=True)
+def attempt(name, run):
+    step(name)
+    try:
+        return run()
+    except Exception as exc:
+        out["errors"][name] = f"{type(exc).__name__}: {exc}"
+jax = attempt("import jax", lambda: __import__("jax"))
+if jax is not None:
+    describe = lambda ds: [{"name": str(d), "repr": repr(d), "platform": str(getattr(d, "platform", ""))} for d in ds]
+    out["cpu"] = attempt('jax.devices("cpu")', lambda: describe(jax.devices("cpu"))) or []
+    out["devices"] = attempt("jax.devices()", lambda: describe(jax.devices())) or []
+    xs, ys = [float(i) for i in range(8)], [float(8 - i) for i in range(8)]
+    def jitted():  # on the default device: with no GPU, the CPU
+        import jax.numpy as jnp
+        f = jax.jit(lambda a, b: a * b + a)
+        return [float(v) for v in jnp.asarray(f(jnp.asarray(xs), jnp.asarray(ys))).tolist()]
+    out["jit"] = attempt("the jitted a * b + a", jitted)
+    out["reference"] = [a * b + a for a, b in zip(xs, ys)]
+print(json.dumps(out))
+"""
+
+# What the plugin may say on a machine without its GPU: one warning, as any absent backend.
+_PLUGIN_WORDS = re.compile(r"rocm|\bhip|amdgpu|plugin|gpu", re.I)
+
+
+def judge_no_gpu(python: str, seen: dict[str, Any]) -> Smoke:
+    """The no-GPU gate's verdict: ``import jax``, ``jax.devices("cpu")``, ``jax.devices()`` and a
+    jitted computation on the CPU all work, and what the plugin said about the GPU it did not find
+    is at most one warning (pure, like ``judge``)."""
+    cpu = [d for d in seen.get("cpu") or [] if isinstance(d, dict)]
+    devices = [d for d in seen.get("devices") or [] if isinstance(d, dict)]
+    result = Smoke(python, devices=[str(d.get("name", "?"))[:100] for d in devices],
+                   log=[str(line)[:600] for line in seen.get("log") or []][:20])
+    result.rocm_devices = [str(d.get("name", "?"))[:100] for d in devices if is_rocm(d)]
+    errors = seen.get("errors")
+    errors = errors if isinstance(errors, dict) else {}
+    for step, error in errors.items():
+        result.problems.append(f"{str(step)[:60]} failed without a GPU: {str(error)[:400]}")
+    if not cpu and not errors:
+        result.problems.append('jax.devices("cpu") lists no device')
+    got, want = seen.get("jit"), seen.get("reference")
+    result.jit_matches = isinstance(got, list) and isinstance(want, list) and len(got) == len(want) and all(
+        isinstance(a, (int, float)) and abs(a - b) <= 1e-5 * max(1.0, abs(b)) for a, b in zip(got, want))
+    if not result.jit_matches and got is not None:
+        result.problems.append(f"the jitted a * b + a gave {str(got)[:200]} without a GPU; expected {want!r}")
+    said = [line for line in result.log if _PLUGIN_WORDS.search(line)]
+    if len(said) > 1:
+        result.problems.append(f"without a GPU the plugin said {len(said)} warnings, expected at most one: "
+                               + "; ".join(line[:200] for line in said[:3]))
+    elif said:
+        result.warnings.append(f"without a GPU jax said (as expected): {said[0][:300]}")
+    if result.rocm_devices:
+        result.warnings.append(f"this machine has ROCm devices ({', '.join(result.rocm_devices)}): the "
+                               "no-GPU gate says nothing about a machine without one here")
+    return result
+
 
 # What a signal that kills the probe most likely means, for the engineer reading the verdict.
 SIGNALS = {
@@ -207,9 +283,12 @@ def judge(python: str, seen: dict[str, Any]) -> Smoke:
 
 
 def run_smoke(wheels: Sequence[Path], interp: interpreters.Interpreter, public_index: str | None,
-              work: Path, say: Say, probe: str = PROBE) -> Smoke:
+              work: Path, say: Say, probe: str = PROBE, *, no_gpu: bool = False) -> Smoke:
     """Install the draft's pair for ``interp``'s Python with jax and jaxlib of the line into a
-    fresh venv under ``work``, then run ``probe`` there."""
+    fresh venv under ``work``, then run ``probe`` there (``no_gpu``: the no-GPU gate's probe and
+    verdict, ``NO_GPU_PROBE`` and ``judge_no_gpu``)."""
+    if no_gpu and probe == PROBE:
+        probe = NO_GPU_PROBE
     plugins = [w for w in wheels if naming.Identity.of(w).kind == "plugin"
                and interp.version in naming.Identity.of(w).pythons]
     pjrt = [w for w in wheels if naming.Identity.of(w).kind == "pjrt"]
@@ -242,7 +321,8 @@ def run_smoke(wheels: Sequence[Path], interp: interpreters.Interpreter, public_i
                                                    f"{kind} could not be installed with jax to smoke-test it"])
         return Smoke(interp.version, problems=[f"pip cannot install {' '.join(reqs)}: "
                                                f"{resolver.pip_error_line(done.stderr)}"])
-    say("smoke: jax.devices() and a jitted computation")
+    say("smoke: " + ('jax.devices("cpu"), jax.devices() and a jitted computation, without a GPU' if no_gpu
+                     else "jax.devices() and a jitted computation"))
     try:
         ran = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, timeout=TIMEOUT,
                              cwd=work)
@@ -254,7 +334,7 @@ def run_smoke(wheels: Sequence[Path], interp: interpreters.Interpreter, public_i
             raise ValueError("not an object")
     except (ValueError, IndexError):
         return Smoke(interp.version, problems=[_died(ran.returncode, ran.stderr)])
-    return judge(interp.version, seen)
+    return (judge_no_gpu if no_gpu else judge)(interp.version, seen)
 
 
 def interpreter_for(wheels: Sequence[Path], given: str | None = None) -> interpreters.Interpreter:
@@ -302,9 +382,10 @@ def from_json(data: object) -> Smoke:
 
 
 def smoke_draft(store: Store, tag: str, *, public_index: str | None = FROM_ENV,
-                python: str | None = None, say: Say = lambda _: None) -> Smoke:
+                python: str | None = None, say: Say = lambda _: None, no_gpu: bool = False) -> Smoke:
     """The gate over the draft (or published release) of ``tag``: its wheels downloaded, the
-    smoke run, the verdict recorded in the draft's notes."""
+    smoke run, the verdict recorded in the draft's notes (the ROCm gate's only: ``no_gpu``
+    records nothing)."""
     from release.check.validate import find_target
     if public_index == FROM_ENV:
         public_index = resolver.public_index_default()
@@ -313,9 +394,9 @@ def smoke_draft(store: Store, tag: str, *, public_index: str | None = FROM_ENV,
     try:
         wheels = [store.download_asset(release, a, work / a.name) for a in store.list_assets(release)
                   if a.name.endswith(".whl") and file_name_problem(a.name) is None]
-        result = run_smoke(wheels, interpreter_for(wheels, python), public_index, work, say)
+        result = run_smoke(wheels, interpreter_for(wheels, python), public_index, work, say, no_gpu=no_gpu)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    if release.draft:
+    if release.draft and not no_gpu:
         record(store, tag, result)
     return result

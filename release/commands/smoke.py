@@ -1,7 +1,8 @@
 """``release smoke TAG|DIR``: install the draft's wheels with jax and jaxlib of their line and
 prove the plugin registers: ROCm devices listed, a jitted computation matching NumPy (a ROCm
 machine's gate between validate and publish); the verdict goes into the draft's notes.
-``--record FILE TAG`` puts a verdict made on the ROCm runner (``--json``) into the notes."""
+``--record FILE TAG`` puts a verdict made on the ROCm runner (``--json``) into the notes;
+``--no-gpu`` is the gate on a machine without an AMD GPU (jax keeps working on the CPU)."""
 
 from __future__ import annotations
 
@@ -32,9 +33,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the interpreter to install with (default: one of a Python the "
                              "wheels carry: this one, python3.X on PATH, pyenv, uv)")
     # A plain path: the verdict file is made by the job before (checked when read, exit 2).
-    parser.add_argument("--record", metavar="FILE", type=Path, default=None,
+    either = parser.add_mutually_exclusive_group()  # a recorded verdict is the ROCm gate's
+    either.add_argument("--record", metavar="FILE", type=Path, default=None,
                         help="run nothing: put the verdict FILE (`release smoke DIR --json` on the "
                              "ROCm runner) into the notes of TAG's draft; exit 1 if it failed")
+    either.add_argument("--no-gpu", action="store_true", help="without an AMD GPU: jax must import, list the "
+                        "CPU and jit, the plugin say at most one warning (nothing goes into the notes)")
     add_public_index_option(parser, "jax and jaxlib come from (the wheels' own index is merged in)")
     add_store_options(parser)
 
@@ -69,27 +73,27 @@ def _verdict(args: argparse.Namespace, out: Output) -> tuple[smoke.Smoke, str]:
         work = Path(tempfile.mkdtemp(prefix="release-smoke-"))
         try:
             return smoke.run_smoke(wheels, smoke.interpreter_for(wheels, args.python and str(args.python)),
-                                   public_index_from_args(args), work, out.line), version
+                                   public_index_from_args(args), work, out.line, no_gpu=args.no_gpu), version
         finally:
             shutil.rmtree(work, ignore_errors=True)
     version = naming.version_of_tag(args.target, flag="TAG")
     store = open_store_from_args(args, out)
     return smoke.smoke_draft(store, args.target, public_index=public_index_from_args(args),
-                             python=args.python and str(args.python), say=out.line), version
+                             python=args.python and str(args.python), say=out.line,
+                             no_gpu=args.no_gpu), version
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
     result, version = _verdict(args, out)
     github_output({"smoke-ok": "true" if result.ok else "false"})
-    step_summary(result.markdown(version))
+    if not args.no_gpu:  # the section is the ROCm gate's verdict
+        step_summary(result.markdown(version))
 
     def human(console: Console) -> None:
-        console.print(f"{args.target}: smoke {'passed' if result.ok else 'FAILED'} on Python "
-                      f"{result.python}; ROCm devices: {', '.join(result.rocm_devices) or 'none'}",
-                      markup=False)
-        for problem in result.problems:
-            console.print(f"  - {problem}", markup=False)
-        for warning in result.warnings:
-            console.print(f"  - warning: {warning}", markup=False)
+        gate = "no-GPU gate" if args.no_gpu else "smoke"
+        console.print(f"{args.target}: {gate} {'passed' if result.ok else 'FAILED'} on Python {result.python}; "
+                      f"ROCm devices: {', '.join(result.rocm_devices) or 'none'}", markup=False)
+        for line in [*result.problems, *(f"warning: {w}" for w in result.warnings)]:
+            console.print(f"  - {line}", markup=False)
     out.result(result.to_json(), human)
     return 0 if result.ok else 1
