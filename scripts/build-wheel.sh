@@ -57,6 +57,11 @@ if [ "$stage" != upload ]; then
   "$py" -m release verify "dist/$version"/*.whl --revisions "dist/$version/revisions.json"
 fi
 if [ "$stage" = all ] || [ "$stage" = upload ]; then
+  if [ -n "${RELEASE_ATTESTATION_BUNDLE:-}" ]; then
+    for wheel in "dist/$version"/*.whl; do
+      "$py" -m json.tool --compact "$RELEASE_ATTESTATION_BUNDLE" > "$wheel.jsonl"
+    done
+  fi
   # --partial: add this cell's wheel to the draft; never remove the other cells' assets.
   "$py" -m release publish "dist/$version" --partial "${store_flags[@]}"
 fi

@@ -56,7 +56,7 @@ from packaging.version import Version
 
 from release.build import provenance
 from release.check import interpreters, resolver, user_install
-from release.core import checksums, core_metadata, locks, naming, pairing
+from release.core import bundles, checksums, core_metadata, locks, naming, pairing
 from release.core.checksums import sha256_file
 from release.core.errors import UserError
 from release.core.naming import Identity
@@ -277,6 +277,7 @@ def step_check_files(files: dict[str, Path], version: str,
                                          if name.endswith(".whl")])
     result.checked.append("pairing")
     step_core_metadata(files, result)
+    step_bundles(files, result)
     return revisions
 
 
@@ -289,6 +290,18 @@ def step_core_metadata(files: dict[str, Path], result: Validation) -> None:
         result.warnings.append(f"{wheel}: no {core_metadata.file_name(wheel)} asset (PEP 658); "
                                "resolvers download the whole wheel to read its dependencies")
     result.checked.append("core-metadata")
+
+
+def step_bundles(files: dict[str, Path], result: Validation) -> None:
+    """Each ``<wheel>.jsonl`` asset is Sigstore bundles attesting exactly its wheel's sha256
+    (``release.core.bundles``; the signatures are Sigstore's to verify, offline, by anybody)."""
+    found = [name for name in sorted(files) if bundles.is_bundle(name)]
+    for name in found:
+        wheel = files.get(bundles.wheel_of(name))
+        text = files[name].read_text(encoding="utf-8", errors="replace")
+        result.problems += bundles.problems(name, text, sha256_file(wheel) if wheel is not None else None)
+    if found:
+        result.checked.append("attestation-bundles")
 
 
 def requires_dist(wheel: Path) -> list[str] | None:

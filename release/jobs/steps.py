@@ -89,7 +89,7 @@ def collect(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:
     """
     from release.build.layouts import layout_of, provenance_parameters
     from release.build.provenance import write_for_files
-    from release.core import checksums, core_metadata
+    from release.core import bundles, checksums, core_metadata
     from release.core.checksums import sha256_file
     from release.core.safe_names import plain_file_name
 
@@ -101,7 +101,8 @@ def collect(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:
     directory.mkdir(parents=True, exist_ok=True)
     names = []
     for asset in store.list_assets(draft):
-        if not (core_metadata.is_wheel(asset.name) or asset.name == naming.REVISIONS_ASSET):
+        if not (core_metadata.is_wheel(asset.name) or asset.name == naming.REVISIONS_ASSET
+                or bundles.is_bundle(asset.name)):  # the cells' attestation bundles go on with their wheels
             continue
         local = directory / plain_file_name(asset.name, f"{store.where}: asset of {tag}")
         digest = (asset.digest or "").removeprefix("sha256:")

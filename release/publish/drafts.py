@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from packaging.version import InvalidVersion, Version
 
-from release.core import checksums, core_metadata, naming, pairing, sanitize, versions
+from release.core import bundles, checksums, core_metadata, naming, pairing, sanitize, versions
 from release.core.checksums import sha256_file
 from release.core.errors import UserError
 from release.core.revisions import RevisionMap, github_base
@@ -111,10 +111,12 @@ def read_dist(directory: Path, partial: bool = False) -> Dist:
         if f"-{version}-" not in wheel.name:
             raise UserError(f"{wheel}: not a wheel of version {version} (from {rev_path.name})")
     sidecars = _core_metadata_files(directory, wheels)
+    attested = _bundle_files(wheels)
     assets = []
-    for path in [*wheels, *sidecars, rev_path, *([prov_path] if prov_path.is_file() else [])]:
+    for path in [*wheels, *sidecars, *attested, rev_path, *([prov_path] if prov_path.is_file() else [])]:
         digest = sha256_file(path)
-        if path.name not in sums and not (partial and not sums_text):
+        # a cell's bundle is written after its build's SHA256SUMS (the finish stage's lists it)
+        if path.name not in sums and not (partial and (not sums_text or bundles.is_bundle(path.name))):
             raise UserError(f"{sums_path}: does not list {path.name}")
         if path.name in sums and sums[path.name] != digest:
             raise UserError(f"{sums_path}: says {sums[path.name][:12]}... for {path.name} but the file "
@@ -147,6 +149,21 @@ def _core_metadata_files(directory: Path, wheels: list[Path]) -> list[Path]:
     if found:
         raise UserError(f"{directory}: {found[0]}; rebuild the dist directory")
     return sidecars
+
+
+def _bundle_files(wheels: list[Path]) -> list[Path]:
+    """Each wheel's attestation bundles (``<wheel>.jsonl``, ``release.core.bundles``) where the
+    upload job wrote them beside it; refused when one does not attest its wheel."""
+    found = []
+    for wheel in wheels:
+        path = wheel.with_name(bundles.file_name(wheel.name))
+        if not path.is_file():
+            continue
+        wrong = bundles.problems(path.name, path.read_text(encoding="utf-8", errors="replace"), sha256_file(wheel))
+        if wrong:
+            raise UserError(f"{path.parent}: {wrong[0]}; attest the wheel again")
+        found.append(path)
+    return found
 
 
 def _checked_provenance(path: Path, assets: list[LocalAsset], version: str,
@@ -224,6 +241,11 @@ def provenance_markdown(dist: Dist) -> str:
                  "```\n" + "\n".join(commands) + "\n```\n\n")
     else:
         text += f"The wheels carry no GitHub attestation: {signing_note(dist.provenance)}.\n\n"
+    attested = [a.name for a in dist.assets if bundles.is_bundle(a.name)]
+    if attested:
+        text += ("Each attestation is also an asset beside its wheel (`<wheel>.jsonl`, one Sigstore bundle "
+                 "a line): verify it offline, without a GitHub token, e.g. `sigstore verify github "
+                 "--bundle <wheel>.jsonl --repository OWNER/NAME <wheel>`.\n\n")
     return text
 
 
