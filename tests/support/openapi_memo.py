@@ -12,7 +12,7 @@ object, under a key made of exactly what openapi-core reads:
   GitHub's today; computed from the description, so a later version that declares one is keyed by
   it too). It declares no security scheme, so the token is not read.
 - an answer: the request's host, method, path and query (they choose the operation), the status
-  and the JSON text checked; the answer's own headers are not passed to openapi-core at all.
+  and the JSON text checked (its SHA-256); the answer's own headers are not passed to openapi-core.
 
 A verdict is the problem text (``None``: it conforms), so a remembered one reports a violation in
 the same words. ``tests/test_openapi_memo.py`` holds the remembered verdicts to openapi-core's.
@@ -79,4 +79,5 @@ def request_problem(openapi, kind: str, method: str, path: str, query: list, hea
 def answer_problem(openapi, kind: str, method: str, path: str, query: list, status: int, text: str,
                    check: Callable[[], str | None]) -> str | None:
     """``check()``'s verdict on this answer (``text``: the JSON checked), worked out once."""
-    return _once(openapi, ("answer", kind, method, path, tuple(query), status, text), check)
+    digest = hashlib.sha256(text.encode()).digest()  # a digest, not the text: a run keeps thousands
+    return _once(openapi, ("answer", kind, method, path, tuple(query), status, digest), check)
