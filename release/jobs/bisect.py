@@ -34,6 +34,7 @@ from release.core import sanitize
 from release.core.atomic import atomic_write
 from release.core.config import Deps, RollVia, source_of
 from release.core.errors import UserError
+from release.jobs import bisect_published
 from release.jobs.plugin_tree import SOURCE as SOURCE
 from release.jobs.plugin_tree import build_tree, same_trees
 from release.sources.module_pin import MODULE_FILE, without_overrides
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
 
 # A commit changing nothing the build reads (``plugin_tree.build_tree``) builds the same wheels
 # as the commit before it, so it is listed but never probed and can never be the culprit.
-GOOD, BAD, SKIP = "good", "bad", "skip"
+GOOD, BAD, SKIP = bisect_published.GOOD, "bad", "skip"
 STATE_SCHEMA = 1
 PLUGIN_CODE = "plugin code"
 
@@ -464,8 +465,7 @@ def run_bisect(deps: Deps, good: dict, bad: dict, probe: Probe, bisect_dir: Path
         state.data["notes"] = notes
         state.save()
     if published:  # the published nightlies first: build only inside the range they leave
-        from release.jobs.bisect_published import answer_from_published
-        answered = answer_from_published(candidates, published, state.data["probes"], say)
+        answered = bisect_published.answer_from_published(candidates, published, state.data["probes"], say)
         if answered:
             state.data["notes"] = list(state.data["notes"]) + answered
             state.save()

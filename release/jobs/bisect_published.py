@@ -12,17 +12,30 @@ what no nightly did.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Protocol, Sequence
 
 from release.core import sanitize
 
 if TYPE_CHECKING:
     from release.core.output import Say
-    from release.jobs.bisect import Candidate
     from release.publish.stores import Store
 
 # The newest published nightlies read (one revisions.json each): more than gc keeps of a line.
 READ_AT_MOST = 60
+GOOD = "good"  # the verdict release.jobs.bisect records for a good probe (it imports this one)
+
+
+class Candidate(Protocol):
+    """What is read of release.jobs.bisect's Candidate (a Protocol: bisect imports this module)."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def commits(self) -> Mapping[str, str]: ...
+    @property
+    def inert(self) -> bool: ...
+    @property
+    def sha(self) -> str: ...
 
 
 def published_after(store: Store, good_tag: str) -> tuple[tuple[str, dict[str, str]], ...]:
@@ -44,7 +57,6 @@ def answer_from_published(candidates: Sequence[Candidate], published: Sequence[t
                           probes: dict, say: Say = lambda _: None) -> list[str]:
     """Record GOOD in ``probes`` (the state's, by sha) for each searched candidate a published
     nightly answers (see the module doc), never over a finished probe. Returns a note per answer."""
-    from release.jobs.bisect import GOOD
 
     notes: list[str] = []
     builds_as: Candidate | None = None  # the set the build sees: the last one that changed it
