@@ -101,6 +101,15 @@ def test_online_status_shows_the_store_and_says_why_pypi_was_not_asked(project_d
     assert sorted((d["tag"], d["ours"]) for d in view["drafts"]) == [("rocm-jax-v0.9.1rc1", True),
                                                                ("rocm-jax-v0.9.1rc2", False)]
     assert result.to_json()["store"] == view and result.outputs()["last-nightly"] == nightly["tag"]
+    assert set(nightly) == {"tag", "version", "published", "url", "pins", "release_commit"}
+    assert [set(d) for d in view["drafts"]] == [{"tag", "id", "ours", "created"}] * 2
+    assert all(d["id"] is not None and d["created"] for d in view["drafts"])
+    assert {name: set(pin) for name, pin in result.pins.items()} == {
+        d.name: {"url", "branch", "commit", "roll"} for d in project.deps}
+    assert {name: (pin["branch"], pin["commit"], pin["roll"]) for name, pin in result.pins.items()} == {
+        d.name: (d.branch, d.commit, str(d.roll)) for d in project.deps}
+    assert list(result.to_json())[-4:] == ["store", "public_index", "pypi", "roller"]  # after the rest
+    assert result.to_json()["root"] == str(project.root)
     assert result.pypi == {"index": None, "checked": False, "versions": {},
                            "note": "PyPI not checked (the public index is 'none')"}
     upload = "http://127.0.0.1:9/legacy/"  # nothing listens: asking it would say so
@@ -121,3 +130,19 @@ def test_status_says_every_cell_the_line_builds_or_why_it_cannot(tmp_path):
     root = jax_tree_line(tmp_path / "other", pythons=())
     data = status(load_project(root), options, None, None).to_json()
     assert "pythons: got nothing (missing)" in data["builds"]["problem"] and data["next"]["nightly"]
+
+
+def test_a_released_line_offers_no_rc_and_its_output_is_empty(project_dir, tmp_path):
+    from release.check.resolver import NO_PUBLIC_INDEX
+    from release.publish.stores import LocalStore
+    from tests.test_jobs import _publish
+    project = load_project(project_dir)
+    store = LocalStore(tmp_path / "store")
+    _publish(store, project, project.version_info.version)  # the line's release is out
+    result = status(project, StatusOptions(date=NOW.date(), report=ReportOptions(NOW), public_index=NO_PUBLIC_INDEX),
+                    store, None)
+    assert (result.next["rc"], result.next["release"]) == (None, project.version_info.version + ".post1")
+    outputs = result.outputs()
+    assert (outputs["next-rc"], outputs["next-release"], outputs["last-nightly"]) == (
+        "", project.version_info.version + ".post1", "")
+    assert result.store is not None and set(result.store["latest"]) == {"release"}
