@@ -78,18 +78,20 @@ def known_in_range(deps: Deps, good: Mapping[str, str], bad: Mapping[str, str],
     return None
 
 
-def probe_reproducible(client: GitHubClient, owner: str, name: str, run_id: str) -> str | None:
+def probe_reproducible(client: GitHubClient, owner: str, name: str, run_id: str, *,
+                       line: str | None = None) -> str | None:
     """None when the red run ``run_id`` failed where a bisect probe can fail again (its build,
-    verify or validate: ``nightly_runs.PROBED_GATES``), else the line saying why not to bisect
-    (the smoke test, an upload, publishing, a cell that never got a runner). Runs read from
-    GitHub; a run whose jobs cannot be read is decided by the pins alone."""
+    verify or validate: ``nightly_runs.PROBED_GATES``) in ``line``'s jobs (the run holds every
+    line's: ``nightly_runs.of_line``; None: every job), else the line saying why not to bisect
+    (the smoke test, an upload, publishing, a cell that never got a runner, another line's
+    failure). Runs read from GitHub; a run whose jobs cannot be read is decided by the pins alone."""
     from release.core import sanitize
     from release.sources.github import GitHubError
     from release.sources.nightly_runs import PROBED_GATES, RED, judge_failed
     try:
         jobs = client.paginate(f"/repos/{owner}/{name}/actions/runs/{run_id}/jobs",
                                {"per_page": 100, "filter": "latest"}, key="jobs")
-        outcome, why = judge_failed(jobs, PROBED_GATES)
+        outcome, why = judge_failed(jobs, PROBED_GATES, line=line)
     except GitHubError:
         return None
     if outcome == RED:
@@ -97,6 +99,15 @@ def probe_reproducible(client: GitHubClient, owner: str, name: str, run_id: str)
     return (f"not bisecting: run {sanitize.line(run_id)[:20]} has {why}, so no probe would fail again "
             "(a failed smoke test, upload or publish, or a cell without a runner, is not the pins'); "
             "see the run's log")
+
+
+def _branch(repo: ReleaseRepo) -> str | None:
+    """The line the checkout is (the bisect job checks out its line's branch); None when detached."""
+    from release.core.errors import UserError
+    try:
+        return repo.current_branch()
+    except UserError:
+        return None
 
 
 def after_red_nightly(store: Store, deps: Deps, bad: dict, known: Sequence[KnownHold], cache: Path, *,
@@ -260,7 +271,8 @@ def plan_bisect(project: Project, options: PlanOptions, store: Callable[[], Stor
     bad = bad_end(project, lambda: opened, repo, tag=options.bad, commit=options.bad_commit)
     # In the red run itself (the nightly's bisect job): only a failure a probe reproduces.
     run_id = options.run_id if options.dispatch and where is not None else ""
-    why_not = probe_reproducible(where.client, where.owner, where.name, run_id) if where and run_id else None
+    why_not = (probe_reproducible(where.client, where.owner, where.name, run_id, line=_branch(repo))
+               if where and run_id else None)
     if why_not is not None:
         decided = AfterRed(False, why_not, bad=bad)
     else:

@@ -17,6 +17,12 @@ A failed run is red for the pins only when one of the nightly's gates failed (``
 the build, verify, validate and smoke steps, read from the run's jobs, ``with_gates``); failed
 only elsewhere (the plan refusing a same-day dispatch, an upload, the index, Pages, the
 dashboard) it is green when the nightly was published all the same, else neither.
+
+One run holds every maintained line (``nightly.yml`` calls ``nightly-line.yml`` once a line, on
+the default branch), so a failed run is judged for one line by that line's jobs alone
+(``of_line``): GitHub names a called workflow's job ``<caller job> / <called job>``, the caller
+being ``nightly (<line>)``. A job of no line (the run's own jobs, or a run from before the
+lines) is the default branch's line's.
 """
 
 from __future__ import annotations
@@ -24,9 +30,11 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import itertools
+import re
 from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
 
 from release.core import sanitize
+from release.core.lines import LINE_PREFIX
 from release.sources import shapes
 from release.sources.shapes import fields
 
@@ -49,6 +57,20 @@ GATE_STEPS = {"scripts/build-wheel.sh build (no credentials)": "build",
 # asked of it): only a failure of these is worth bisecting.
 PROBED_GATES = {step: gate for step, gate in GATE_STEPS.items() if gate != "smoke"}
 PUBLISHING_STEP = "scripts/nightly.sh finish"  # succeeded: tonight's nightly is published
+# nightly.yml's job that calls nightly-line.yml once a line is named "nightly (<line>)" (a test
+# holds it to the file); GitHub names each called job "nightly (<line>) / <called job>".
+LINE_CALLER = "nightly"
+_LINE_JOB = re.compile(re.escape(LINE_CALLER) + r" \(([^()]+)\) / ")
+
+
+def of_line(job_name: str, line: str | None) -> bool:
+    """Whether the nightly run's job ``job_name`` is one of line ``line``'s (a branch of
+    ``.github/lines.json``): its caller names that line; a job no caller names belongs to the
+    default branch's line (a line that is no ``release/X.Y``). ``line`` None: every job."""
+    if line is None:
+        return True
+    found = _LINE_JOB.match(job_name)
+    return found.group(1) == line if found else not line.startswith(LINE_PREFIX)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -134,13 +156,17 @@ def recent_runs(client: GitHubClient, owner: str, repo: str, count: int, *,
                                            page_size=size), max(count, 0)))
 
 
-def judge_failed(jobs: Iterable[object], gates: Mapping[str, str] = GATE_STEPS) -> tuple[str, str]:
-    """(outcome, why) of a failed run from its jobs (``GET .../runs/{id}/jobs``, checked):
-    RED when a step of ``gates`` failed, or its job failed or timed out while in it; GREEN when
-    the publishing step succeeded (a later job failed); NEITHER otherwise."""
+def judge_failed(jobs: Iterable[object], gates: Mapping[str, str] = GATE_STEPS, *,
+                 line: str | None = None) -> tuple[str, str]:
+    """(outcome, why) of a failed run for ``line`` from its jobs (``GET .../runs/{id}/jobs``,
+    checked; only that line's, ``of_line``): RED when a step of ``gates`` failed, or its job
+    failed or timed out while in it; GREEN when the publishing step succeeded (a later job
+    failed); NEITHER otherwise."""
     published = False
     for data in jobs:
         job = fields(data, "workflow job", name=str, conclusion=(str, type(None)), steps=(list, type(None)))
+        if not of_line(job["name"], line):
+            continue
         for raw in job.get("steps") or []:
             step = fields(raw, "workflow job step", name=str, conclusion=(str, type(None)))
             gate = gates.get(step["name"])
@@ -153,13 +179,14 @@ def judge_failed(jobs: Iterable[object], gates: Mapping[str, str] = GATE_STEPS) 
     return NEITHER, f"no gate failed ({', '.join(dict.fromkeys(gates.values()))})"
 
 
-def with_gates(client: GitHubClient, owner: str, repo: str, runs: Iterable[NightlyRun]) -> Iterator[NightlyRun]:
-    """``runs`` with each failed one judged by its jobs (one more request per red run, made
-    only when the caller gets that far)."""
+def with_gates(client: GitHubClient, owner: str, repo: str, runs: Iterable[NightlyRun], *,
+               line: str | None = None) -> Iterator[NightlyRun]:
+    """``runs`` with each failed one judged by ``line``'s jobs (every job: None; one more
+    request per red run, made only when the caller gets that far)."""
     for run in runs:
         if run.outcome == RED:
             jobs = client.paginate(f"/repos/{owner}/{repo}/actions/runs/{run.id}/jobs",
                                    {"per_page": 100, "filter": "latest"}, key="jobs")
-            outcome, why = judge_failed(jobs)
+            outcome, why = judge_failed(jobs, line=line)
             run = dataclasses.replace(run, judged=outcome, why=why)
         yield run

@@ -13,6 +13,12 @@ understood yet. The rule (``decide``, pure, over the nightly runs newest first):
 - K or more counted reds stop the roller; fewer let it roll. At most ``MAX_READ`` runs are
   read (the streak is then "at least" that long).
 
+Whose runs: one nightly run holds every maintained line, on the default branch
+(``nightly.yml``), so line L's throttle reads the runs of the default branch (for a
+``release/X.Y`` line, asked of GitHub) and judges a failed run by L's jobs alone
+(``nightly_runs.of_line``): another line's red build never stops L, and L's never stops it.
+A run that succeeded is green for every line.
+
 Whether the runs can be read decides too (``check``): without ``GITHUB_TOKEN`` or
 ``GITHUB_REPOSITORY`` (a person's bump on their machine) they are not read and the roller
 rolls, saying so; with them but the runs unreadable (a token without ``actions: read``,
@@ -27,8 +33,10 @@ import os
 from typing import TYPE_CHECKING, Iterable, Mapping
 
 from release.core import sanitize
+from release.core.lines import LINE_PREFIX
 from release.core.redact import redact
 from release.sources.nightly_runs import GREEN, RED, TOKEN_SCOPES, NightlyRun, iter_runs, with_gates
+from release.sources.shapes import fields
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -125,8 +133,8 @@ def decide(runs: Iterable[NightlyRun], limit: int, reset: Reset | None = None,
 
 def check(roller: Roller, *, branch: str | None, env: Mapping[str, str] | None = None,
           console: Console | None = None) -> Throttle:
-    """The throttle for this repository's nightly runs on ``branch`` (GITHUB_REPOSITORY,
-    GITHUB_TOKEN, GITHUB_API_URL), by ``roller``'s limit and reset."""
+    """The throttle of the line on ``branch`` over this repository's nightly runs
+    (GITHUB_REPOSITORY, GITHUB_TOKEN, GITHUB_API_URL), by ``roller``'s limit and reset."""
     from release.sources.github import WORKFLOW_RUNS, GitHubClient
     if roller.throttle_after_red <= 0:
         return Throttle(roller.throttle_after_red, OFF, reset=roller.reset_text())
@@ -157,14 +165,26 @@ def unchecked(roller: Roller, why: str) -> Throttle:
     return Throttle(roller.throttle_after_red, UNCHECKED, reset=roller.reset_text(), why=why)
 
 
+def runs_branch(client: GitHubClient, owner: str, name: str, line: str | None) -> str | None:
+    """The branch whose nightly runs hold ``line``'s jobs: the line's own unless it is a
+    ``release/X.Y`` line, whose jobs run in the default branch's nightly (one request)."""
+    if line is None or not line.startswith(LINE_PREFIX):
+        return line
+    repo = fields(client.request("GET", f"/repos/{owner}/{name}"), "repository", default_branch=str)
+    return str(repo["default_branch"])
+
+
 def read(roller: Roller, client: GitHubClient, owner: str, name: str, *, branch: str | None) -> Throttle:
-    """The throttle over ``owner/name``'s nightly runs read with ``client`` (``release status``
-    and the dashboard call this with their own client); runs GitHub will not give are
-    UNREADABLE, which holds the roller."""
+    """The throttle of the line on ``branch`` over ``owner/name``'s nightly runs read with
+    ``client`` (``release status`` and the dashboard call this with their own client); runs
+    GitHub will not give are UNREADABLE, which holds the roller."""
     from release.sources.github import GitHubError
     limit, reset_text = roller.throttle_after_red, roller.reset_text()
-    try:  # off (limit 0): decide answers before the first page is asked for
-        return decide(with_gates(client, owner, name, iter_runs(client, owner, name, branch=branch)),
-                      limit, roller.throttle_reset_after, reset_text)
+    if limit <= 0:  # off: nothing is asked
+        return decide((), limit, roller.throttle_reset_after, reset_text)
+    try:
+        runs = iter_runs(client, owner, name, branch=runs_branch(client, owner, name, branch))
+        return decide(with_gates(client, owner, name, runs, line=branch), limit, roller.throttle_reset_after,
+                      reset_text)
     except GitHubError as exc:
         return Throttle(limit, UNREADABLE, reset=reset_text, why=sanitize.line(redact(str(exc))))

@@ -227,6 +227,13 @@ def _merge(base, over):
     return over
 
 
+def called_job(caller: str, called: str) -> str:
+    """A job's name as GitHub lists it when a job (``caller``: its name, matrix value included,
+    ``nightly (release/0.10)``) calls a reusable workflow whose job is ``called``:
+    ``<caller> / <called>``, nested calls adding a level each."""
+    return f"{caller} / {called}"
+
+
 class _OpenAPIRequest:
     """The request protocol openapi-core validates, built from what the server received."""
 
@@ -581,10 +588,12 @@ class FakeGitHub:
 
     def add_workflow_run(self, workflow="nightly.yml", *, conclusion="success", status="completed",
                          branch="main", head_sha=None, created_at=None, event="schedule",
-                         repo=None, jobs=None) -> dict:
+                         repo=None, jobs=None, line=None) -> dict:
         """Record one run of the Actions workflow ``workflow`` (its file name) as GitHub keeps it:
         the next ``run_number`` of that workflow, ``created_at`` from ``fake.now`` unless given (a
-        datetime), ``conclusion`` None unless ``status`` is ``completed``. Returns it as listed."""
+        datetime), ``conclusion`` None unless ``status`` is ``completed``. Returns it as listed.
+        Without ``jobs``, one build job; with ``line``, it is that line's, named as GitHub names
+        a job of nightly.yml's call of nightly-line.yml (``called_job``)."""
         assert status in ("queued", "in_progress", "completed", "waiting", "requested", "pending")
         with self.lock:
             repo = repo or self.repo
@@ -610,7 +619,9 @@ class FakeGitHub:
             runs.append(run)
             if jobs is None:
                 red = conclusion in ("failure", "timed_out", "startup_failure") and status == "completed"
-                jobs = [("build / build pjrt wheel", conclusion if status == "completed" else None,
+                name = "build / build pjrt wheel"
+                jobs = [(called_job(f"nightly ({line})", name) if line else name,
+                         conclusion if status == "completed" else None,
                          [("scripts/build-wheel.sh build (no credentials)", "failure" if red else
                            conclusion if status == "completed" else None)])]
             self._run_jobs[rid] = [self._job(repo, run, n, *job) for n, job in enumerate(jobs)]
