@@ -79,9 +79,20 @@ def transfer_progress(out: Output) -> contextlib.AbstractContextManager[Progress
 
 
 def retention_from_args(args: argparse.Namespace) -> Retention:
-    """The ``release.publish.retention.Retention`` the retention flags name."""
+    """The ``release.publish.retention.Retention`` the retention flags name, for the lines the
+    default branch maintains (``release.jobs.lines.maintained``: gc and the index, one rule)."""
+    from release.core.config import find_root
+    from release.core.errors import UserError
+    from release.jobs.lines import maintained
     from release.publish.retention import retention
-    return retention(args.keep, args.older_than, args.protect, args.protect_file)
+    root = args.root
+    if root is None:
+        try:
+            root = find_root()
+        except UserError:
+            root = None
+    lines = maintained(Path(root) if root is not None else None)
+    return retention(args.keep, args.older_than, args.protect, args.protect_file, lines=lines)
 
 
 def job_request(args: argparse.Namespace, project: Project, out: Output, progress: ProgressBars | None,

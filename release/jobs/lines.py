@@ -32,7 +32,7 @@ from release.core.config import (
     render_version_info,
 )
 from release.core.errors import UserError
-from release.core.lines import LINES_FILE, branch_of, parse_lines, render_lines, with_line
+from release.core.lines import LINE_PREFIX, LINES_FILE, branch_of, parse_lines, render_lines, with_line
 from release.core.redact import display_url
 from release.sources.repo import LINE_PR_PREFIX as PR_PREFIX  # the PR's branch: one of the tool's own
 
@@ -315,3 +315,41 @@ def line_base(root: Path, tag: str, default: str) -> str:
     if not is_branch_name(branch):
         raise UserError(f"line base --default {default!r}: expected a branch name, such as main")
     return next_version_base(ReleaseRepo(root), tag, branch)
+
+
+# ------------------------------------------------------------------ what gc and the index keep
+
+
+def kept_lines(lines: tuple[str, ...], default_version: str) -> frozenset[tuple[int, int]]:
+    """The lines (X, Y) whose newest nightlies stay (``retention.Retention.lines``): each
+    ``release/X.Y`` listed, and the default branch's own line (its ``version``)."""
+    from release.core.lines import line_key
+    keys = {line_key(b[len(LINE_PREFIX):]) for b in lines if b.startswith(LINE_PREFIX)}
+    return frozenset(k for k in (*keys, line_key(default_version)) if k is not None)
+
+
+def maintained(root: Path | None) -> frozenset[tuple[int, int]] | None:
+    """``kept_lines`` of the default branch as it is on origin now: its ``lines.json`` and
+    ``version_info.json`` at its tip (the nightly's finish job runs on any line's commit, and a
+    ``release/X.Y`` branch's copy of the list is not the one kept up to date); the default branch
+    is the checkout's list's first entry that is no ``release/X.Y``. None (every line keeps its
+    newest, as with one line) without the list in the checkout, or when the default branch's
+    files cannot be read: a retired line is never collected on a guess."""
+    from release.core.errors import ReleaseError
+    from release.core.lines import read_lines
+    from release.sources.repo import ReleaseRepo
+    if root is None or not (root / LINES_FILE).is_file():
+        return None
+    try:
+        default = next((b for b in read_lines(root, "") if not b.startswith(LINE_PREFIX)), None)
+        if default is None:
+            return None
+        repo = ReleaseRepo(root)
+        text = repo.text_at_remote_tip(default, repo.top / LINES_FILE)
+        info = repo.text_at_remote_tip(default, repo.top / "version_info.json")
+        if text is None or info is None:
+            return None
+        version = parse_version_info(Path(f"{default}:version_info.json"), info).version
+        return kept_lines(parse_lines(f"{default}:{LINES_FILE}", text), version)
+    except (ReleaseError, OSError):
+        return None

@@ -2,10 +2,10 @@
 and this tool's stale nightly drafts.
 
 Which nightlies stay is ``release.publish.retention``'s one rule, shared with ``release index``: the
-newest ``keep``, protected versions, and (with ``older_than_days``) the young ones. The same rule
-ranks this tool's nightly drafts on their own (``decide_drafts``; today's and yesterday's always
-stay). A release, a release candidate, a post release, or a draft of anything else or of
-someone else is never touched.
+newest ``keep`` of each maintained line (none of a retired one), protected versions, and (with
+``older_than_days``) the young ones. The same rule ranks this tool's nightly drafts on their own
+(``decide_drafts``; today's and yesterday's always stay). A release, a release candidate, a
+post release, or a draft of anything else or of someone else is never touched.
 """
 
 from __future__ import annotations

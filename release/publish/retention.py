@@ -7,7 +7,9 @@ a nightly gc would delete, and gc never deletes one the index was told to protec
 
 Kept, in this order of reasons: the newest ``keep`` nightlies (by version) of each line (``X.Y``:
 two maintained lines publish side by side, and the newer line's nights never push the older
-line's out, ``release.core.lines``); protected ones
+line's out, ``release.core.lines``), of a maintained line only (``lines``: a line the default
+branch's ``.github/lines.json`` no longer lists keeps none; None, without the file: every line);
+protected ones
 (a version or tag a pinned downstream uses); one published as a full release by hand (not a
 prerelease); with ``older_than_days``, one published less than that many days before ``now``.
 Releases, release candidates, post releases and drafts are never nightlies here, so no rule
@@ -49,6 +51,11 @@ class Retention:
     keep: int = DEFAULT_KEEP
     older_than_days: float | None = None
     protect: frozenset[Version] = frozenset()
+    lines: frozenset[tuple[int, int]] | None = None  # the maintained lines (X, Y); None: every line
+
+    def maintains(self, version: Version) -> bool:
+        """Whether ``version``'s line keeps its newest ``keep`` nightlies (a retired line keeps none)."""
+        return self.lines is None or line_key(version) in self.lines
 
     def __post_init__(self) -> None:
         if self.keep < 1:
@@ -80,12 +87,14 @@ def read_protect_file(path: Path) -> list[str]:
 
 
 def retention(keep: int = DEFAULT_KEEP, older_than_days: float | None = None,
-              protect: Iterable[str] = (), protect_file: Path | None = None) -> Retention:
-    """The ``Retention`` the flags name (``protect`` entries are versions or tags)."""
+              protect: Iterable[str] = (), protect_file: Path | None = None,
+              lines: frozenset[tuple[int, int]] | None = None) -> Retention:
+    """The ``Retention`` the flags name (``protect`` entries are versions or tags), for the
+    maintained ``lines`` (``release.jobs.lines.maintained``)."""
     found = {protected_version(t) for t in protect}
     if protect_file is not None:
         found |= {protected_version(t, f"--protect-file {protect_file}:") for t in read_protect_file(protect_file)}
-    return Retention(keep=keep, older_than_days=older_than_days, protect=frozenset(found))
+    return Retention(keep=keep, older_than_days=older_than_days, protect=frozenset(found), lines=lines)
 
 
 def _nightly_of_tag(tag: str) -> Version | None:
@@ -141,7 +150,7 @@ def decide(releases: Sequence[Release], rule: Retention, now: _dt.datetime | Non
     for version, rel in nightlies:
         when = rel.published_at or rel.created_at
         rank = ranks[line_key(version)] = ranks.get(line_key(version), -1) + 1
-        if rank < rule.keep:
+        if rank < rule.keep and rule.maintains(version):
             reason = "newest"
         elif version in rule.protect:
             reason = "protected"
@@ -215,7 +224,7 @@ def decide_drafts(releases: Sequence[Release], rule: Retention, now: _dt.datetim
         rank += alive
         if day is None or day >= current:
             reason = "current"
-        elif alive and ahead < rule.keep:
+        elif alive and ahead < rule.keep and rule.maintains(version):
             reason = "newest"
         elif version in rule.protect:
             reason = "protected"
