@@ -127,7 +127,8 @@ def test_metadata_wheel_and_entry_points(built):
     assert members == ["jax_plugins/xla_rocm7/__init__.py", "jax_plugins/xla_rocm7/commit_info.py",
                        "jax_plugins/xla_rocm7/version.py", "jax_plugins/xla_rocm7/xla_rocm_plugin.so",
                        *(f"jax_rocm7_pjrt-{VERSION}.dist-info/{n}"
-                         for n in ("METADATA", "WHEEL", "entry_points.txt", "RECORD"))]
+                         for n in ("METADATA", "WHEEL", "entry_points.txt", "sboms/jax-rocm7-pjrt.cdx.json",
+                                   "RECORD"))]
 
 
 def test_installed_wheels_report_version_revisions_and_runpath(built, artifacts, wheel_venvs):

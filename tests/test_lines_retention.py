@@ -131,7 +131,7 @@ def test_the_lines_are_read_at_the_default_branchs_tip_not_from_a_lines_stale_co
     assert maintained(work) == {(0, 11), (0, 10)}
     from argparse import Namespace
 
-    from release.commands._common import retention_from_args  # what gc and the index are given
+    from release.commands._project_reads import retention_from_args  # what gc and the index are given
     args = Namespace(root=work, keep=1, older_than=None, protect=[], protect_file=None)
     assert retention_from_args(args).lines == {(0, 11), (0, 10)}
     git("remote", "remove", "origin", cwd=work)

@@ -180,7 +180,8 @@ def test_collect_replaces_local_files_whose_bytes_differ(tmp_path, make_dist):
     kept = home / wheels[1].name
     kept.write_bytes(wheels[1].path.read_bytes())
     said: list[str] = []
-    project = types.SimpleNamespace(root=tmp_path, version_info=types.SimpleNamespace(rocm_version="7.1.0"))
+    project = types.SimpleNamespace(root=tmp_path, deps=(),
+                                    version_info=types.SimpleNamespace(rocm_version="7.1.0", rocms=("7.1.0",)))
     run = JobRun(project, version, tmp_path / "dist", store=store, out=Output(), say=said.append)
     steps.collect(run, OptionsView(JobOptions(), (), "collect"), {})
     for asset in dist.assets:

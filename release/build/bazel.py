@@ -392,16 +392,17 @@ def _workspace(step: Step) -> Path:
     return step.cwd()
 
 
-def check_workspace(workspace: Path) -> Path:
-    """The plugin's Bazel workspace inside ``workspace``, when it and the overridden
-    checkouts are there; a one-line ``UserError`` otherwise."""
+def check_workspace(workspace: Path, subdir: str = WORKSPACE_SUBDIR, beside: Iterable[str] = OVERRIDES,
+                    checkout: str = "plugin") -> Path:
+    """The Bazel workspace ``subdir`` of a fetched ``workspace`` (the ``checkout`` Bazel runs in),
+    with each pinned checkout of ``beside`` next to it; one line naming what is missing."""
     workspace = Path(workspace).resolve()
-    cwd = workspace / WORKSPACE_SUBDIR
+    cwd = workspace / subdir
     if not any((cwd / name).is_file() for name in ("WORKSPACE", "MODULE.bazel", "WORKSPACE.bazel")):
         raise UserError(f"{cwd}: not a Bazel workspace (no WORKSPACE or MODULE.bazel); expected "
-                        "the plugin checkout from 'release fetch-sources --workspace "
+                        f"the {checkout} checkout from 'release fetch-sources --workspace "
                         f"{workspace}'")
-    for name in OVERRIDES:
+    for name in beside:
         if not (workspace / name).is_dir():
             raise UserError(f"{workspace / name}: missing; expected the pinned {name} checkout "
                             "from 'release fetch-sources'")

@@ -27,6 +27,7 @@ import re
 from pathlib import Path
 from typing import Iterable, Mapping
 
+from release.build import bazel
 from release.core import versions
 from release.core.errors import UserError
 
@@ -200,13 +201,4 @@ def check_tree_majors(jax_checkout: Path, majors: Iterable[int]) -> None:
 
 def check_workspace(workspace: Path) -> Path:
     """The jax checkout inside ``workspace`` (a Bazel workspace) with the xla checkout beside it."""
-    workspace = Path(workspace).resolve()
-    cwd = workspace / WORKSPACE_SUBDIR
-    if not any((cwd / name).is_file() for name in ("WORKSPACE", "MODULE.bazel", "WORKSPACE.bazel")):
-        raise UserError(f"{cwd}: not a Bazel workspace (no WORKSPACE or MODULE.bazel); expected the jax "
-                        f"checkout from 'release fetch-sources --workspace {workspace}'")
-    for name in OVERRIDES:
-        if not (workspace / name).is_dir():
-            raise UserError(f"{workspace / name}: missing; expected the pinned {name} checkout from "
-                            "'release fetch-sources'")
-    return cwd
+    return bazel.check_workspace(workspace, WORKSPACE_SUBDIR, OVERRIDES, "jax")

@@ -1,5 +1,6 @@
 """What the commands do at run time with their flags: load the project, open the store,
-draw transfer progress, read the retention rule, build a job's request; and the run's clock
+draw transfer progress, build a job's request (the line's majors and the retention rule:
+``_project_reads``); and the run's clock
 (``release.core.clock``). The flags themselves are added by ``_arguments`` (re-exported here
 for the commands that import them from here)."""
 
@@ -23,26 +24,12 @@ if TYPE_CHECKING:
     from release.core.config import Project
     from release.core.output import Output, ProgressBars
     from release.jobs.runner import JobRequest
-    from release.publish.retention import Retention
     from release.publish.stores import Store
 
 
 def project(args: argparse.Namespace) -> Project:
     from release.core.config import load_project
     return load_project(args.root)
-
-
-def line_majors(args: argparse.Namespace) -> tuple[int, ...] | None:
-    """The ROCm majors the checkout's line builds (version_info.json), which a release must hold
-    whole before it is published; None outside a checkout (then each major present must be)."""
-    from release.core.config import find_root, load_project
-    from release.core.errors import UserError
-    if args.root is None:
-        try:
-            find_root()
-        except UserError:
-            return None
-    return load_project(args.root).version_info.rocm_majors
 
 
 def open_store_from_args(args: argparse.Namespace, out: Output, read_only: bool = False,
@@ -57,7 +44,7 @@ def open_store_from_args(args: argparse.Namespace, out: Output, read_only: bool 
 
     root = args.root
     if root is None and args.store_dir is None:
-        from release.core.config import find_root  # the project's files: only to find its local store
+        from release.core.project_root import find_root  # only to find its local store
         try:
             root = find_root()
         except UserError:
@@ -76,23 +63,6 @@ def transfer_progress(out: Output) -> contextlib.AbstractContextManager[Progress
     return Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
                     TransferSpeedColumn(), console=console, transient=True,
                     disable=not console.is_terminal)
-
-
-def retention_from_args(args: argparse.Namespace) -> Retention:
-    """The ``release.publish.retention.Retention`` the retention flags name, for the lines the
-    default branch maintains (``release.jobs.lines.maintained``: gc and the index, one rule)."""
-    from release.core.config import find_root
-    from release.core.errors import UserError
-    from release.jobs.lines import maintained
-    from release.publish.retention import retention
-    root = args.root
-    if root is None:
-        try:
-            root = find_root()
-        except UserError:
-            root = None
-    lines = maintained(Path(root) if root is not None else None)
-    return retention(args.keep, args.older_than, args.protect, args.protect_file, lines=lines)
 
 
 def job_request(args: argparse.Namespace, project: Project, out: Output, progress: ProgressBars | None,

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from release.commands._arguments import add_build_source_options, add_retention_options
-from release.commands._common import retention_from_args
+from release.commands._project_reads import retention_from_args
 
 if TYPE_CHECKING:
     import argparse

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from release.commands._arguments import add_retention_options
-from release.commands._common import add_store_options, now_utc, open_store_from_args, retention_from_args
+from release.commands._common import add_store_options, now_utc, open_store_from_args
+from release.commands._project_reads import retention_from_args
 from release.core.output import Output, github_output, step_summary
 
 if TYPE_CHECKING:

@@ -10,9 +10,9 @@ from release.commands._common import (
     add_store_options,
     now_utc,
     open_store_from_args,
-    retention_from_args,
     transfer_progress,
 )
+from release.commands._project_reads import retention_from_args
 from release.core import flags
 from release.core.output import Output, github_output, step_summary
 
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     rule = retention_from_args(args)
     counter = None
     if args.count_commits:
-        from release.core.config import find_root
+        from release.core.project_root import find_root
         from release.publish.site import mirror_counter
         from release.sources.checkout import cache_dir
         root = args.root

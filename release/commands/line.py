@@ -54,8 +54,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
 def _list(args: argparse.Namespace, out: Output) -> int:
     import json
 
-    from release.core.config import find_root
     from release.core.lines import read_lines
+    from release.core.project_root import find_root
     from release.jobs.lines import current_branch
     root = args.root or find_root()
     lines = read_lines(root, current_branch(root))

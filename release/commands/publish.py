@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from release.commands._common import add_store_options, line_majors, open_store_from_args, transfer_progress
+from release.commands._common import add_store_options, open_store_from_args, transfer_progress
+from release.commands._project_reads import line_majors
 from release.core import flags
 from release.core.errors import UserError
 from release.core.output import Output, github_output, step_summary

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from release.commands._arguments import http_url
-from release.commands._common import add_store_options, line_majors, open_store_from_args, transfer_progress
+from release.commands._common import add_store_options, open_store_from_args, transfer_progress
+from release.commands._project_reads import line_majors
 from release.commands._pypi_limits import FILE_LIMIT_ENV, add_limit_arguments  # noqa: F401 (named here)
 from release.core import flags
 from release.core.output import Output, github_output, step_summary

@@ -20,6 +20,9 @@ import yaml
 from release.core import bounded, redact, regular
 from release.core.atomic import atomic_write as atomic_write  # re-exported: older callers
 from release.core.errors import ConfigError, UserError
+from release.core.project_root import DEPS_FILE as DEPS_FILE
+from release.core.project_root import VERSION_FILE as VERSION_FILE
+from release.core.project_root import find_root as find_root
 from release.core.rolls import (  # noqa: F401 (re-exported: the roll policies are deps.yaml's)
     DEFAULT_BRANCHES,
     DEFAULT_MAX_WALK,
@@ -36,9 +39,7 @@ from release.core.rolls import (  # noqa: F401 (re-exported: the roll policies a
 from release.core.rolls import exact_keys as _exact_keys
 from release.core.versions import NIGHTLY_SCHEMES, VersionError, line_problem, parse_next
 
-DEPS_FILE = "deps.yaml"
 MAX_CONFIG_BYTES = 1 << 20  # deps.yaml and version_info.json are a few kB; a bigger one is not ours
-VERSION_FILE = "version_info.json"
 REQUIRED_DEPS = ("plugin", "jax", "xla")
 DEP_KEYS = ("url", "branch", "commit", "roll")
 # Written by ``release bump`` for via deps when the source file pins them (kept for the revision map);
@@ -197,16 +198,6 @@ class Project:
 
 
 # ---------------------------------------------------------------- finding
-
-
-def find_root(start: Path | None = None) -> Path:
-    """The nearest directory at or above ``start`` holding both files (as git finds its root)."""
-    here = Path(start or Path.cwd()).resolve()
-    for candidate in (here, *here.parents):
-        if (candidate / DEPS_FILE).is_file() and (candidate / VERSION_FILE).is_file():
-            return candidate
-    raise UserError(f"no {DEPS_FILE} and {VERSION_FILE} found in {here} or any parent; "
-                    "run inside the release repository or pass --root DIR")
 
 
 def load_project(root: Path | None = None, *, search: bool = True) -> Project:

@@ -192,7 +192,7 @@ def tool_checkout(root: Path | None, cwd: Path) -> Path:
     """Whose ``jax_rocm_plugin/`` and ``version_info.json`` the sandbox copies: ``--root``, else
     the checkout around ``cwd``, else the checkout this package runs from (so ``release try``
     works from any directory once the package is installed from a checkout)."""
-    from release.core.config import find_root
+    from release.core.project_root import find_root
     if root is not None:
         return Path(root)
     try:

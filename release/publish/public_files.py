@@ -15,9 +15,9 @@ import functools
 import re
 from typing import Callable, Iterable
 
-from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 from packaging.version import Version
 
+from release.core import naming
 from release.core.errors import UserError
 from release.publish import notes
 from release.publish.notes import Release
@@ -33,8 +33,12 @@ _ROW = re.compile(r"\| \[(?P<name>[^\[\]\s|`]+)\]\((?P<url>https?://[^()\s|`<>]+
 
 @functools.lru_cache(maxsize=4096)  # a season's nightlies record the same few files again and again
 def _parsed(filename: str) -> tuple[str, Version]:
-    name, version, _, _ = parse_wheel_filename(filename)
-    return canonicalize_name(name), version
+    """The normalized project name and version of a wheel file name (``naming.Identity``, the one
+    reader of wheel names); ValueError naming what is wrong when it is none."""
+    ident = naming.Identity.of(filename)
+    if ident.name_error is not None or ident.dist is None or ident.version is None:
+        raise ValueError(ident.name_error or "no name and version")
+    return naming.normalized_name(ident.dist), Version(ident.version)
 
 
 class RecordError(UserError):
@@ -59,7 +63,7 @@ class PublicFile:
                               "name, an http(s) URL without spaces, brackets or quotes, and sha256 digests")
         try:
             _parsed(self.filename)
-        except InvalidWheelFilename as exc:
+        except ValueError as exc:
             raise RecordError(f"public file {self.filename[:80]!r}: not a wheel file name ({exc})") from None
 
     @property

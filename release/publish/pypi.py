@@ -377,7 +377,7 @@ def file_limit_default(env: dict[str, str] | None = None) -> int:
 
 def default_dist_root(root: Path | None) -> Path:
     """Where the jobs wrote ``dist/<version>/``: ``<root>/dist`` of the project here, else ``./dist``."""
-    from release.core.config import find_root
+    from release.core.project_root import find_root
     if root is not None:
         return root / "dist"
     try:

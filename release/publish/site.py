@@ -102,6 +102,18 @@ class SiteData:
 # ------------------------------------------------------------------ gathering
 
 
+def _asset_text(store: Store, release: Release, asset: Asset, cache: dict) -> str | None:
+    """A small asset's text: ``cache``'s (by sha256) when it still hashes to the asset's digest,
+    else downloaded; None when it is no UTF-8."""
+    text = cache.get(asset.digest) if asset.digest else None
+    if isinstance(text, str) and hashlib.sha256(text.encode("utf-8")).hexdigest() == asset.digest:
+        return text
+    try:
+        return _small_asset(store, release, asset).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def _revisions(store: Store, release: Release, assets: list[Asset], cache: dict,
                used: dict) -> RevisionMap | None:
     """The release's ``revisions.json``; ``cache`` maps an asset sha256 to its text, so a re-run
@@ -109,12 +121,9 @@ def _revisions(store: Store, release: Release, assets: list[Asset], cache: dict,
     asset = next((a for a in assets if a.name == naming.REVISIONS_ASSET), None)
     if asset is None:
         return None
-    text = cache.get(asset.digest) if asset.digest else None
-    if not isinstance(text, str) or hashlib.sha256(text.encode("utf-8")).hexdigest() != asset.digest:
-        try:
-            text = _small_asset(store, release, asset).decode("utf-8")
-        except UnicodeDecodeError:
-            return None
+    text = _asset_text(store, release, asset, cache)
+    if text is None:
+        return None
     try:
         found = RevisionMap.loads(text)
     except (ValueError, TypeError):
@@ -133,12 +142,9 @@ def _rocm_version(store: Store, release: Release, assets: dict[str, Asset], cach
     asset = assets.get(naming.PROVENANCE_ASSET)
     if asset is None or asset.size > SMALL_ASSET:
         return None
-    text = cache.get(asset.digest) if asset.digest else None
-    if not isinstance(text, str) or hashlib.sha256(text.encode("utf-8")).hexdigest() != asset.digest:
-        try:
-            text = _small_asset(store, release, asset).decode("utf-8")
-        except UnicodeDecodeError:
-            return None
+    text = _asset_text(store, release, asset, cache)
+    if text is None:
+        return None
     if asset.digest:
         used[asset.digest] = text
     try:

@@ -270,10 +270,12 @@ class _OpenAPIResponse:
 
 def _user(login: str = "release-bot", uid: int = 1) -> dict:
     """A ``simple-user`` with every field GitHub's description requires."""
-    base = f"https://api.github.com/users/{login}"
+    from urllib.parse import quote
+    path = quote(login, safe="")  # as GitHub writes github-actions[bot]: github-actions%5Bbot%5D
+    base = f"https://api.github.com/users/{path}"
     return {"login": login, "id": uid, "node_id": f"U_{uid}", "type": "Bot", "site_admin": False,
             "avatar_url": f"https://avatars.githubusercontent.com/u/{uid}", "gravatar_id": "",
-            "url": base, "html_url": f"https://github.com/{login}",
+            "url": base, "html_url": f"https://github.com/{path}",
             **{f"{k}_url": f"{base}/{k}" for k in ("followers", "organizations", "repos",
                                                    "received_events", "subscriptions")},
             "following_url": f"{base}/following{{/other_user}}", "gists_url": f"{base}/gists{{/gist_id}}",
