@@ -281,3 +281,33 @@ def test_the_signing_predicate_is_what_sigstore_attest_accepts():
     SLSAPredicateV1_0.model_validate(attestations.signing_predicate(prov))
     with pytest.raises(ValueError):  # the set-level one, with its extension field, is refused
         SLSAPredicateV1_0.model_validate(prov["predicate"])
+
+
+class _AskedSession:
+    """A requests session that records the URL asked and answers 404 (a project the index lacks)."""
+
+    def __init__(self):
+        self.asked: list[str] = []
+
+    def get(self, url, **_):
+        import requests
+        self.asked.append(url)
+        answer = requests.Response()
+        answer.status_code, answer.url = 404, url
+        return answer
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(["-", "_", ".", "--", "_."]), min_size=2, max_size=2),
+       st.sampled_from(["", "/", "//"]), st.booleans())
+def test_every_project_page_is_asked_at_its_pep503_normalized_name(separators, slash, upper):
+    """hashes (index_files), sizes (the PyPI budget) and the validated set's files all read a
+    project's page at ``<index>/<normalized name>/``, however the name is written."""
+    from release.publish.pypi_index import index_files
+    name = f"jax{separators[0]}rocm7{separators[1]}plugin"
+    name = name.upper() if upper else name
+    index = "http://127.0.0.1:9/simple" + slash
+    session = _AskedSession()
+    assert index_files(index, name, session=session) == {}
+    assert pypi_budget.project_files(index, name, session=session) == {}
+    assert session.asked == ["http://127.0.0.1:9/simple/jax-rocm7-plugin/"] * 2

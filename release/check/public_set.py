@@ -25,7 +25,7 @@ from release.check.resolver import Pick
 from release.core import bounded
 from release.core.deadline import DeadlineExceeded, wall_clock_limit
 from release.publish.public_files import PublicFile, RecordError
-from release.publish.pypi_index import CONNECT_TIMEOUT, READ_TIMEOUT, SIMPLE_ACCEPT
+from release.publish.pypi_index import CONNECT_TIMEOUT, READ_TIMEOUT, SIMPLE_ACCEPT, project_page_url
 
 PAGE_DEADLINE = 3 * READ_TIMEOUT  # a whole project page, however slowly it drips in
 _ANCHOR = re.compile(r"<a\s([^>]*)>([^<]*)</a>", re.I | re.S)
@@ -86,7 +86,7 @@ def page_entries(content_type: str, text: str, page_url: str) -> dict[str, dict]
 
 
 def _page(session: requests.Session, index_url: str, project: str) -> dict[str, dict]:
-    url = index_url.rstrip("/") + "/" + project + "/"
+    url = project_page_url(index_url, project)
     with wall_clock_limit(PAGE_DEADLINE):
         answer = session.get(url, headers={"Accept": SIMPLE_ACCEPT}, timeout=(CONNECT_TIMEOUT, READ_TIMEOUT))
     answer.raise_for_status()

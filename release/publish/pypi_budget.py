@@ -149,7 +149,8 @@ def project_files(index_url: str, project: str, *, session: requests.Session | N
     know); None when the index lists files but gives no sizes. The whole page within
     ``deadline`` seconds, else ``SizesUnknown``."""
     session = session or requests.Session()
-    url = index_url.rstrip("/") + "/" + canonicalize_name(project) + "/"
+    from release.publish.pypi_index import project_page_url
+    url = project_page_url(index_url, project)
     shown = display_url(url)
     try:
         with wall_clock_limit(deadline):

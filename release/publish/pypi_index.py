@@ -285,6 +285,12 @@ INDEX_DEADLINE_READS = 3  # a whole project page within three read timeouts
 _LINK = re.compile(r"""<a\s[^>]*?href\s*=\s*["']([^"']*)["'][^>]*>([^<]*)</a>""", re.I | re.S)
 
 
+def project_page_url(index_url: str, project: str) -> str:
+    """A project's page on a simple index: ``<index>/<normalized name>/`` (PEP 503), the one
+    place every reader of a project page (hashes, sizes, the validated set's files) builds it."""
+    return index_url.rstrip("/") + "/" + canonicalize_name(project) + "/"
+
+
 def index_files(index_url: str, project: str, *, session: requests.Session | None = None,
                 timeout: float | None = None, deadline: float | None = None) -> dict[str, str | None]:
     """``{file name: sha256 or None}`` of ``project`` on the index (PEP 691 JSON preferred,
@@ -292,7 +298,7 @@ def index_files(index_url: str, project: str, *, session: requests.Session | Non
     The whole page within ``deadline`` seconds (default: three read timeouts). Raises
     ``IndexUnavailable`` when it cannot tell."""
     session = session or requests.Session()
-    url = index_url.rstrip("/") + "/" + canonicalize_name(project) + "/"
+    url = project_page_url(index_url, project)
     shown = display_url(url)
     limit = deadline or INDEX_DEADLINE_READS * (timeout or READ_TIMEOUT)
     try:
