@@ -357,6 +357,9 @@ def test_each_wheel_with_an_attestation_bundle_gets_pep740_provenance_the_site_s
     assert item["provenance"] == f"{plugin}.provenance"
     assert f'data-provenance="{plugin}.provenance"' in (site / "nightly" / PLUGIN / "index.html").read_text()
     served = json.loads((site / "nightly" / PLUGIN / item["provenance"]).read_text())
+    # the line's channel serves the same file beside the same entry
+    assert json.loads((site / "0.9" / "nightly" / PLUGIN / "index.json").read_text())["files"] == [item]
+    assert json.loads((site / "0.9" / "nightly" / PLUGIN / item["provenance"]).read_text()) == served
     source = bundles[plugin][0]
     assert served["version"] == 1
     assert [b["publisher"] for b in served["attestation_bundles"]] == [

@@ -1,4 +1,4 @@
-"""``release index``: the nightly and stable pip indexes (PEP 503/691/658/700) and the page for people."""
+"""``release index``: the nightly and stable pip indexes (PEP 503/691/658/700), per jax line too, and the page."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 HELP = ("write SITE/nightly/ and SITE/stable/ pip indexes (HTML + JSON) linking the published wheels "
-        "where the store keeps them, and SITE/index.html, a page of every release")
+        "where the store keeps them, the same per jax line (SITE/X.Y/nightly/, SITE/X.Y/stable/), "
+        "and SITE/index.html, a page of every release")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -83,6 +84,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
         for channel, projects in result["channels"].items():
             for project, files in projects.items():
                 console.print(f"{channel}/{project}: {len(files)} wheels listed", markup=False)
+        for name, line in result["lines"].items():
+            state = "current" if line["current"] else f"retired ({line['status'] or 'not maintained'})"
+            console.print(f"line {name} ({state}): " + ", ".join(line["channels"]), markup=False)
         if result["hidden"]:
             console.print(f"{len(result['hidden'])} older nightly wheels not listed (still published; "
                           "`release gc` with the same flags deletes their releases)", markup=False)

@@ -53,7 +53,7 @@ from release.core.checksums import sha256_file
 from release.core.errors import UserError
 from release.core.naming import Identity
 from release.core.safe_names import plain_file_name
-from release.publish import matrix, notes, project_status, public_files
+from release.publish import line_channels, matrix, notes, project_status, public_files
 from release.publish.index_provenance import BUNDLE_SUFFIX, PROVENANCE_SUFFIX
 from release.publish.project_status import Retired, Status
 from release.publish.retention import DEFAULT_KEEP, Decision, Retention, decide, retention
@@ -486,6 +486,7 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
         tree = staging.begin()
         provenances = Provenances(store, kept if isinstance(kept, dict) else {}, say, out, tree)
         channels: dict[str, dict[str, list[str]]] = {}
+        own: dict[str, list[IndexEntry]] = {}  # the store's entries each channel lists
         statuses_of: dict[str, Status | None] = {}
         without_metadata: list[str] = []
         for channel in CHANNELS:
@@ -506,9 +507,13 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
             for project in {e.project for e in listed}:  # the page names a status every channel gives
                 if project not in statuses_of or statuses_of[project] != statuses.get(project):
                     statuses_of[project] = statuses.get(project) if project not in statuses_of else None
+            own[channel] = list(listed)
             listed += public_entries(wheels, channel, {e.project for e in listed}, say)
             channels[channel] = write_channel(tree, f"{channel}/", listed, statuses=statuses)
 
+        lines = line_channels.write(  # SITE/<X.Y>/<channel>/ (warnings were said for the site's channels)
+            tree, own, wheels, rule.lines, retired,
+            lambda ws, channel, projects: public_entries(ws, channel, projects, lambda _: None))
         after_projects = {p for c in channels.values() for p in c}
         if before_projects and not (before_projects & after_projects):
             raise IndexRefused(f"{out}: the new index would drop every project it lists "
@@ -524,6 +529,7 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
                                   cache=cache, used=used, count=counter, list_assets=list_assets)
         for channel in CHANNELS:  # the compatibility matrix as data (release.publish.matrix)
             tree.write(f"{channel}/{matrix.FILE}", write_json(matrix.document(channel, data.releases)))
+        line_channels.write_matrices(tree, lines, data.releases)
         page = render_page(project_status.with_statuses(
             data, retired, {p: st for p, st in statuses_of.items() if st is not None}))
         tree.write("index.html", page)
@@ -533,7 +539,7 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
                                            "names": {w.asset.name: names[w.asset.name] for w in wheels}}))
         changed = staging.commit()
     return {"out": str(out), "store": store.kind, "where": store.where, "changed": changed,
-            "channels": channels,
+            "channels": channels, "lines": line_channels.summary(lines),
             "hidden": sorted(w.asset.name for w in wheels if not w.listed),
             "yanked": sorted(r.tag for r in releases if r.id in yanked),
             "range_reads": facts.range_reads, "bundle_reads": provenances.reads,

@@ -1,0 +1,123 @@
+"""Per-line channels: ``SITE/<X.Y>/nightly/`` and ``SITE/<X.Y>/stable/`` list one jax line only, with
+the public files that line's releases were validated with, their provenance, statuses and a
+matrix.json; ``--index-url`` of a line channel installs that line's newest validated set with real
+pip and uv (the site served on 127.0.0.1), while the site's own channels take the newest line.
+A line the default branch no longer maintains, or one declared retired, is never current."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import jsonschema
+import pytest
+
+from release.check import public_set
+from release.check.resolver import Pick
+from release.publish import project_status, public_files
+from release.publish.index import build_site
+from release.publish.retention import retention
+from release.publish.stores import LocalStore
+from tests.support.index_server import serve
+from tests.support.installs import pip_install, uv_install
+from tests.support.registry import LocalIndex
+from tests.test_index_set import PJRT, PLUGIN, publish, stand_ins
+from tests.test_matrix import SCHEMA as MATRIX_SCHEMA
+
+OLD_LINE = ("0.9.1", "0.9.1.dev20261126", "0.9.1.dev20261127")  # public jax, then two nightlies
+NEW_LINE = ("0.10.0", "0.10.0.dev20261127",)
+
+
+def _record(public: LocalIndex, wheels: list) -> str:
+    """The notes' record of ``wheels`` of the public stand-in, as validate describes them."""
+    base = public.url.rsplit("/simple/", 1)[0]
+    picks = [Pick(w.name.split("-")[0].replace("_", "-"), w.name.split("-")[1], f"{base}/files/{w.name}",
+                  hashlib.sha256(w.read_bytes()).hexdigest()) for w in wheels]
+    files, warnings = public_set.describe(picks, public.url)
+    assert warnings == []
+    return public_files.to_text(files)
+
+
+@pytest.fixture(scope="module")
+def two_lines(tmp_path_factory):
+    """Line 0.9 (two nightlies validated with jax 0.9.1, a release without a record) and line 0.10
+    (a nightly validated with jax 0.10.0, newer than every 0.9 one), the site served."""
+    root = tmp_path_factory.mktemp("lines")
+    old = stand_ins(root / "public-0.9", "0.9.1")
+    new = stand_ins(root / "public-0.10", "0.10.0")
+    public = LocalIndex([*old, *new[:2]], metadata=True)
+    store = LocalStore(root / "store")
+    for nightly in OLD_LINE[1:]:
+        publish(store, root / "dists", nightly, _record(public, old))
+    publish(store, root / "dists", "0.9.1", None)
+    publish(store, root / "dists", NEW_LINE[1], _record(public, [*new[:2], old[2]]))
+    site = root / "site"
+    result = build_site(store, site, keep=14)
+    served = serve(site)
+    yield {"site": site, "url": served.url, "result": result, "store": store, "root": root}
+    served.close()
+    public.close()
+
+
+def listed(site, where: str, project: str) -> list[str]:
+    return [f["filename"] for f in json.loads((site / where / project / "index.json").read_text())["files"]]
+
+
+def test_each_line_channel_lists_only_its_lines_releases_and_their_public_files(two_lines):
+    site, result = two_lines["site"], two_lines["result"]
+    assert result["lines"] == {
+        "0.10": {"current": True, "status": None, "channels": ["0.10/nightly/"]},
+        "0.9": {"current": True, "status": None, "channels": ["0.9/nightly/", "0.9/stable/"]}}
+    assert [v.split("-")[1] for v in listed(site, "0.9/nightly", PLUGIN)] == list(OLD_LINE[1:])
+    assert [v.split("-")[1] for v in listed(site, "0.10/nightly", PLUGIN)] == [NEW_LINE[1]]
+    assert [v.split("-")[1] for v in listed(site, "0.9/stable", PLUGIN)] == ["0.9.1"]
+    assert listed(site, "0.9/nightly", "jax") == ["jax-0.9.1-py3-none-any.whl"]
+    assert listed(site, "0.10/nightly", "jax") == ["jax-0.10.0-py3-none-any.whl"]
+    assert listed(site, "nightly", "jax") == ["jax-0.9.1-py3-none-any.whl", "jax-0.10.0-py3-none-any.whl"]
+    # the same entries as the site's channel gives them (hashes, metadata, urls), one line's only
+    for project in ("jax", "jaxlib", PLUGIN, PJRT):
+        page = json.loads((site / "nightly" / project / "index.json").read_text())
+        everything = {f["filename"]: f for f in page["files"]}
+        for line in ("0.9", "0.10"):
+            for f in json.loads((site / line / "nightly" / project / "index.json").read_text())["files"]:
+                assert f == everything[f["filename"]]
+    assert json.loads((site / "0.9" / "nightly" / "index.json").read_text())["projects"] == [
+        {"name": n} for n in sorted(["jax", "jaxlib", PJRT, PLUGIN, "ml-dtypes"])]
+    for line, channel in (("0.9", "nightly"), ("0.9", "stable"), ("0.10", "nightly")):
+        doc = json.loads((site / line / channel / "matrix.json").read_text())
+        jsonschema.validate(doc, MATRIX_SCHEMA)
+        assert doc["line"] == line and doc["channel"] == channel
+        assert {r["version"].rsplit(".dev", 1)[0].rsplit(".", 1)[0] for r in doc["releases"]} == {line}
+    assert not (site / "0.10" / "stable").exists()  # nothing of 0.10 is stable yet
+
+
+def test_pip_on_a_line_channel_installs_that_lines_newest_validated_set(two_lines, tmp_path):
+    code, got, err = pip_install(tmp_path, two_lines["url"] + "/0.9/nightly/", "--pre", "jax", "jaxlib", PLUGIN)
+    assert code == 0, err
+    assert (got["jax"], got["jaxlib"], got[PLUGIN], got[PJRT]) == ("0.9.1", "0.9.1", OLD_LINE[2], OLD_LINE[2])
+
+
+def test_uv_on_a_line_channel_installs_that_lines_newest_validated_set(two_lines, tmp_path):
+    code, got, err = uv_install(tmp_path, two_lines["url"] + "/0.9/nightly/", "--prerelease", "allow",
+                                "jax", "jaxlib", PLUGIN)
+    assert code == 0, err
+    assert (got["jax"], got["jaxlib"], got[PLUGIN], got[PJRT]) == ("0.9.1", "0.9.1", OLD_LINE[2], OLD_LINE[2])
+
+
+def test_a_line_channel_keeps_what_the_retention_rule_keeps_and_a_retired_line_is_never_current(two_lines, tmp_path):
+    store, site = two_lines["store"], tmp_path / "site"
+    kept = build_site(store, site, rule=retention(1))
+    assert [v.split("-")[1] for v in listed(site, "0.9/nightly", PLUGIN)] == [OLD_LINE[2]]
+    assert kept["lines"]["0.9"]["current"] is True
+    # the default branch maintains 0.10 only: 0.9 keeps no nightly, its releases stay listed
+    gone = build_site(store, site, rule=retention(14, lines=frozenset({(0, 10)})))
+    assert gone["lines"]["0.9"] == {"current": False, "status": None, "channels": ["0.9/stable/"]}
+    assert not (site / "0.9" / "nightly").exists()
+    assert listed(site, "0.9/stable", PLUGIN) == listed(site, "stable", PLUGIN)
+    # declared retired: its channel's pages carry the status, and it is not current either
+    retired = project_status.parse({"lines": {"0.9": {"status": "archived", "reason": "use 0.10"}}}, "f")
+    declared = build_site(store, site, keep=14, retired=retired)
+    assert declared["lines"]["0.9"]["current"] is False and declared["lines"]["0.9"]["status"] == "archived"
+    assert json.loads((site / "0.9" / "stable" / PLUGIN / "index.json").read_text())["project-status"] == {
+        "status": "archived", "reason": "use 0.10"}
+    assert "project-status" not in json.loads((site / "0.10" / "nightly" / PLUGIN / "index.json").read_text())
