@@ -17,9 +17,20 @@ from release import cli
 from release.commands import _job_flags
 from release.commands._job_flag_table import FLAGS, SET_BY_CODE
 from release.commands._job_flags import job_options
+from release.core.lazy import Ref
 from release.core.output import Output
 from release.jobs import catalog
-from release.jobs.runner import OPTION_NAMES, JobDecl, JobOptions, JobRun, OptionsView, StepDecl, run_declared, run_plan
+from release.jobs.runner import (
+    OPTION_NAMES,
+    JobDecl,
+    JobOptions,
+    JobRun,
+    OptionsView,
+    PlanDecl,
+    StepDecl,
+    run_declared,
+    run_plan,
+)
 
 COMMANDS = {"nightly": ("nightly", "nightly-plan", "nightly-finish"),
             "cut": ("cut", "cut-plan", "cut-finish", "post")}
@@ -383,3 +394,78 @@ def test_publishable_and_the_tag_each_have_one_caller_in_the_package():
     assert callers == {"jobs/shared.py": 1, "jobs/planning.py": 1, "jobs/cut.py": 1, "jobs/steps.py": 1}
     assert {j for j in catalog.JOBS if "tag" in order(j)} == {"cut", "cut-plan"}
     assert order("cut-plan") == ["open-draft", "tag"]   # the draft first: the tag never moves
+
+
+# --- declared, not imported (issue 36: declaring the jobs imported every job's module) ----------
+
+def functions(decl: StepDecl | PlanDecl) -> dict[str, object]:
+    return {field: getattr(decl, field) for field in ("run", "fingerprint", "when", "needs")
+            if getattr(decl, field, None) is not None}
+
+
+@pytest.mark.parametrize("job", sorted(catalog.JOBS))
+def test_every_function_the_catalog_names_exists_and_is_a_function(job):
+    """The catalog names each step's functions by module and name (imported when the step runs),
+    so a misspelt name no longer fails at import: every one must resolve here."""
+    for decl in (*catalog.JOBS[job].plan, *catalog.JOBS[job].steps):
+        for field, ref in functions(decl).items():
+            assert isinstance(ref, Ref), (job, decl.name, field)
+            assert callable(ref.resolve()), (job, decl.name, field, ref)
+            assert ref.module.startswith("release.jobs."), ref
+
+
+def test_declaring_the_jobs_imports_none_of_their_modules():
+    """``nightly --help`` and a dry run declare every job; importing the catalog loads only the
+    declarations' types (the step modules bring Bazel's, the stores' and the checkout's stack)."""
+    import json
+    import subprocess
+    import sys
+    probe = ("import sys, json; import release.jobs.catalog as c; "
+             "print(json.dumps(sorted(m for m in sys.modules if m.startswith('release.'))))")
+    loaded = set(json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True,
+                                           text=True, check=True).stdout))
+    named = {ref.module for job in catalog.JOBS.values() for decl in (*job.plan, *job.steps)
+             for ref in functions(decl).values() if isinstance(ref, Ref)}
+    assert named >= {"release.jobs.steps", "release.jobs.cut", "release.jobs.nightly"}
+    assert not named & loaded, sorted(named & loaded)
+
+
+def test_a_ref_calls_the_function_its_module_holds_when_called(monkeypatch):
+    """Looked up at each call: what the module holds then is what runs (as ``module.fn(...)``)."""
+    from release.core import lazy
+    from release.jobs import planning
+    ref = lazy.LazyModule("release.jobs.planning").names_a_store
+    assert ref == Ref("release.jobs.planning", "names_a_store") and str(ref) == "release.jobs.planning.names_a_store"
+    monkeypatch.setattr(planning, "names_a_store", lambda *a: ("called", a))
+    assert ref(1, 2) == ("called", (1, 2))
+    with pytest.raises(AttributeError):
+        lazy.Ref("release.jobs.planning", "no_such_step").resolve()
+    with pytest.raises(ValueError, match="not a module and an attribute"):
+        lazy.Ref("release.jobs.planning", "two.names")
+
+
+# --- docs/jobs.md's table of the jobs is the catalog's -----------------------------------------
+
+def documented_jobs() -> dict[str, tuple[list[str], list[str]]]:
+    """Each row of the jobs table in docs/jobs.md: its plan steps and steps as named there
+    (a parenthesis is a note; "as `nightly`" is that job's plan; "none ..." is no plan step)."""
+    import re
+    text = (Path(__file__).parents[1] / "docs" / "jobs.md").read_text(encoding="utf-8")
+    rows: dict[str, tuple[list[str], list[str]]] = {}
+    for line in text.split("## Jobs as data", 1)[1].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 5 or not cells[0].startswith("`"):
+            continue
+        def names(cell: str) -> list[str]:
+            cell = re.sub(r"\([^)]*\)", "", cell).strip()
+            same = re.fullmatch(r"as `([a-z-]+)`", cell)
+            if same:
+                return rows[same.group(1)][0]
+            return [] if cell.startswith("none") else [n.strip() for n in cell.split(",") if n.strip()]
+        rows[cells[0].strip("`")] = (names(cells[1]), names(cells[2]))
+    return rows
+
+
+def test_the_jobs_table_in_the_docs_names_each_jobs_plan_steps_and_steps_in_order():
+    assert documented_jobs() == {name: ([d.name for d in job.plan], [s.name for s in job.steps])
+                                 for name, job in catalog.JOBS.items()}

@@ -70,3 +70,11 @@ def http_url(text: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise flags.Bad(f"{text!r}: expected an http(s) URL")
     return text
+
+
+def add_lock_timeout_option(parser: argparse.ArgumentParser) -> None:
+    """``--lock-timeout SECONDS`` for the commands that run a locked job
+    (``release.jobs.pipeline.job_lock``'s timeout)."""
+    parser.add_argument("--lock-timeout", type=flags.timeout_seconds, default=0, metavar="SECONDS",
+                        help="wait this long for a running job of the same kind to finish "
+                             "(default 0: fail at once; -1: wait forever)")

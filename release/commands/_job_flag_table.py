@@ -30,7 +30,7 @@ class JobFlag:
 
 
 def _workspace(args: argparse.Namespace, root: Path) -> Any:
-    from release.sources.checkout import default_workspace
+    from release.core.project_root import default_workspace
     return (args.workspace or default_workspace(root)).resolve()
 
 

@@ -20,10 +20,11 @@ if TYPE_CHECKING:
     from release.jobs.bump import BumpResult
 
 HELP = "roll the pinned commits forward by their roll policies, with a changelog (and a PR)"
+# release.sources.changelog.DEFAULT_MAX_LINES, not imported: --help loads no git or YAML stack
+DEFAULT_MAX_LOG_LINES = 50
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from release.sources import changelog
     parser.add_argument("--dep", action="append", default=[], metavar="NAME",
                         help="roll only this dep (repeatable; default: all)")
     parser.add_argument("--to", metavar="SHA", help="pin the one --dep to this exact commit")
@@ -31,10 +32,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="allow a move backwards or sideways (new is not a descendant of old)")
     parser.add_argument("--changelog", type=flags.output_file, metavar="FILE",
                         help="also write the Markdown changelog here")
-    parser.add_argument("--max-log-lines", type=flags.non_negative_int, default=changelog.DEFAULT_MAX_LINES,
+    parser.add_argument("--max-log-lines", type=flags.non_negative_int, default=DEFAULT_MAX_LOG_LINES,
                         metavar="N",
                         help=f"commits listed per dep before '... and N more' "
-                             f"(default {changelog.DEFAULT_MAX_LINES})")
+                             f"(default {DEFAULT_MAX_LOG_LINES})")
     parser.add_argument("--commit", action="store_true",
                         help="commit deps.yaml on a branch bump/<date>-<deps> (work tree untouched)")
     parser.add_argument("--push", action="store_true", help="push the bump branch to origin (implies --commit)")

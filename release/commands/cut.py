@@ -29,7 +29,7 @@ JOBS = ("cut", "cut-plan", "cut-finish", "post")  # release.jobs.catalog: the jo
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from release.jobs.pipeline import add_lock_timeout_option
+    from release.commands._arguments import add_lock_timeout_option
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--rc", type=flags.positive_int, metavar="N", help="cut release candidate N")
     which.add_argument("--post", type=flags.positive_int, metavar="N",

@@ -24,7 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, out: Output) -> int:
     from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from release.sources.checkout import cache_dir, default_workspace, fetch_sources, workspace_paths
+    from release.core.project_root import default_workspace
+    from release.sources.checkout import cache_dir, fetch_sources, workspace_paths
     proj = project(args)
     workspace = (args.workspace or default_workspace(proj.root)).absolute()
     names = tuple(workspace_paths(workspace))

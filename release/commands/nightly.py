@@ -37,7 +37,7 @@ JOBS = ("nightly", "nightly-plan", "nightly-finish")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from release.jobs.pipeline import add_lock_timeout_option
+    from release.commands._arguments import add_lock_timeout_option
     add_date_options(parser, force=True)
     add_python_option(parser)
     parser.add_argument("--dry-run", action="store_true",

@@ -11,6 +11,11 @@ DEPS_FILE = "deps.yaml"
 VERSION_FILE = "version_info.json"
 
 
+def default_workspace(root: Path) -> Path:
+    """Where Bazel builds in the checkouts ``release fetch-sources`` makes, unless told."""
+    return Path(root) / "workspace"
+
+
 def find_root(start: Path | None = None) -> Path:
     """The nearest directory at or above ``start`` holding both files (as git finds its root)."""
     here = Path(start or Path.cwd()).resolve()

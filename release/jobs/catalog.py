@@ -13,13 +13,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from release.jobs import cut, nightly, planning, post, steps
+from release.core.lazy import LazyModule
 from release.jobs.runner import JobDecl, JobOptions, JobRun, PlanDecl, StepDecl, run_declared
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from release.jobs.pipeline import StepResult
+
+# Each ``steps.fetch`` below names the function (``release.core.lazy.Ref``), imported when the
+# step runs: declaring the jobs loads none of their modules, so ``nightly --help`` and a dry run
+# import only what they run (tests/test_job_catalog.py resolves every one).
+cut = LazyModule("release.jobs.cut")
+nightly = LazyModule("release.jobs.nightly")
+planning = LazyModule("release.jobs.planning")
+post = LazyModule("release.jobs.post")
+steps = LazyModule("release.jobs.steps")
 
 # ---------------------------------------------------------------- the plan stage
 

@@ -23,13 +23,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from release.core import flags
 from release.core.atomic import atomic_write
 from release.core.errors import UserError
 
 if TYPE_CHECKING:
-    import argparse
-
     from release.core.output import Output
 
 LOCK_DIR = Path(".cache") / "locks"
@@ -226,10 +223,3 @@ def _describe_holder(path: Path) -> str:
         return f"pid {info['pid']} on {info['host']} since {info['since']}"
     except (OSError, ValueError, KeyError, TypeError):
         return "another process"
-
-
-def add_lock_timeout_option(parser: argparse.ArgumentParser) -> None:
-    """``--lock-timeout SECONDS`` for the commands that run a locked job."""
-    parser.add_argument("--lock-timeout", type=flags.timeout_seconds, default=0, metavar="SECONDS",
-                        help="wait this long for a running job of the same kind to finish "
-                             "(default 0: fail at once; -1: wait forever)")

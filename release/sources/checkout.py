@@ -30,10 +30,6 @@ def cache_dir(root: Path) -> Path:
     return Path(env) if env else Path(root) / ".cache" / "git"
 
 
-def default_workspace(root: Path) -> Path:
-    return Path(root) / "workspace"
-
-
 def workspace_paths(workspace: Path) -> dict[str, Path]:
     """``{"plugin": ws/plugin, "jax": ws/jax, "xla": ws/xla}``: what ``release build`` consumes."""
     return {name: Path(workspace) / name for name in SOURCE_DEPS}
