@@ -23,9 +23,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from release.core.config import Hold, parse_deps
+from release.core.errors import RemoteError, UserError
 from release.sources import holds
 from release.sources.pull_requests import BumpPull
 from release.sources.repo import ReleaseRepo
+from tests.support import bisecting
 from tests.support.bisect_history import build_history, make_project
 from tests.support.gitrepos import git
 from tests.test_bisect import probe_script, revisions_json, seed_local
@@ -289,40 +291,22 @@ def bump_main(world, plugin: str) -> None:
     git("commit", "--quiet", "-am", f"Bump plugin to {plugin}", cwd=world.root)
 
 
-def plan(world, run_cli, *extra) -> tuple[int, dict, str]:
-    code, out, err = run_cli("bisect", "--plan", "--store", "local", "--store-dir", world.store,
-                             "--bad-commit", world.red, "--json", *extra, cwd=world.root)
-    return code, (json.loads(out) if out.strip() else {}), err
-
-
 def decide(world, **options):
     """``plan_bisect`` as the nightly's bisect job runs it: the red run's commit is the bad end."""
-    import os
-
-    from release.core.config import load_project
-    from release.jobs.bisect_plan import PlanOptions, plan_bisect
-    from release.publish.stores import LocalStore
-    return plan_bisect(load_project(world.root), PlanOptions(bad_commit=world.red, **options),
-                       lambda: LocalStore(world.store), env=os.environ)
+    return bisecting.plan(world.root, world.store, **{"bad_commit": world.red, **options})
 
 
 def bisect_job(world, **options):
     """``run_bisect_job`` as the dispatched bisect workflow runs it (``release bisect``)."""
-    import datetime as dt
-    import os
-
-    from release.core.config import load_project
-    from release.jobs.bisect_run import BisectOptions, run_bisect_job
-    from release.publish.stores import LocalStore
-    return run_bisect_job(load_project(world.root),
-                          BisectOptions(date=dt.date(2026, 11, 28), dist=world.root / "dist", **options),
-                          lambda: LocalStore(world.store), env=os.environ)
+    return bisecting.bisect(world.root, world.store, **options)
 
 
-def outputs(world) -> dict:
-    path = world.tmp / "github_output"
-    lines = path.read_text().splitlines() if path.exists() else []
-    return dict(line.split("=", 1) for line in lines if "=" in line)
+def refused(error: type[Exception], match: str, job, world, **options) -> str:
+    """The one line ``job`` (``decide`` or ``bisect_job``) is refused with."""
+    with pytest.raises(error, match=match) as refusal:
+        job(world, **options)
+    assert "\n" not in str(refusal.value)
+    return str(refusal.value)
 
 
 def test_red_after_green_bisects_from_the_newest_published_nightly_to_the_red_ones_pins(world, github_client):
@@ -346,8 +330,8 @@ def test_red_after_green_bisects_from_the_newest_published_nightly_to_the_red_on
     ("P6", "open", False), ("P8", "open", False), ("P6", "merged", False), ("P6", "closed", False),
     ("P6", "held", False), ("P2", "open", True), ("P1", "held", True),
 ])
-def test_a_culprit_already_named_between_the_ends_starts_no_second_bisect(world, run_cli, github_client,
-                                                                            culprit, how, bisects):
+def test_a_culprit_already_named_between_the_ends_starts_no_second_bisect(world, github_client, culprit, how,
+                                                                            bisects):
     """A red night after a red night: its bisect's culprit, held or proposed in any state, is
     the answer while the pins still contain it; one at or before the good end is not."""
     h, fake = world.h, world.fake
@@ -417,50 +401,43 @@ def test_the_dispatched_bisect_skips_a_known_culprit_without_probing(world, gith
     assert result.outputs() == {"found": "false", "known": h.c["P6"]}
 
 
-def test_the_hold_job_delivers_the_recorded_bisect_and_never_probes(world, run_cli):
+def test_the_hold_job_delivers_the_recorded_bisect_and_never_probes(world):
     h, fake = world.h, world.fake
     seed(world)
-    common = ("--good", N2, "--bad-commit", world.red, "--store", "local", "--store-dir", world.store, "--json")
-    code, _, err = run_cli("bisect", *common, "--recorded-only", "--open-pr", cwd=world.root)
-    assert code == 2 and "no recorded bisect" in err and fake.pulls() == []
-    code, out, err = run_cli("bisect", *common, "--probe-command", probe_script(world, "jax", h.c["J3"]),
-                             cwd=world.root)  # the ROCm job: probes, read-only
-    assert code == 0, err
-    assert json.loads(out)["first_bad"]["plugin"] == h.c["P6"] and fake.pulls() == []
+    ends = {"good": N2, "bad_commit": world.red}
+    refused(UserError, "no recorded bisect", bisect_job, world, **ends, recorded_only=True, open_pr=True)
+    assert fake.pulls() == []
+    found = bisect_job(world, **ends, probe_command=probe_script(world, "jax", h.c["J3"]))  # the ROCm job
+    assert found.culprit is not None and found.culprit.sha == h.c["P6"] and fake.pulls() == []
     probes = (world.tmp / "calls.txt").read_text()
-    code, out, err = run_cli("bisect", *common, "--recorded-only", "--open-pr", cwd=world.root)
-    assert code == 0, err
-    data = json.loads(out)
-    assert data["probes_run"] == 0 and (world.tmp / "calls.txt").read_text() == probes
-    assert data["hold"]["pull_request"]["action"] == "opened"
-    assert f"between {N2} and deps.yaml at {world.red[:7]}" in data["hold"]["reason"]
+    held = bisect_job(world, **ends, recorded_only=True, open_pr=True)
+    assert held.exit_status == 0
+    assert held.to_json()["probes_run"] == 0 and (world.tmp / "calls.txt").read_text() == probes
+    assert held.hold is not None and held.hold["pull_request"]["action"] == "opened"
+    assert f"between {N2} and deps.yaml at {world.red[:7]}" in held.hold["reason"]
     (pr,) = fake.pulls()
     assert holds.marked_hold(pr["body"]) == ("plugin", h.c["P6"])
-    again = run_cli("bisect", *common, "--recorded-only", "--open-pr", cwd=world.root)
-    assert again[0] == 0 and json.loads(again[1])["hold"]["known"]["state"] == "open"
+    again = bisect_job(world, **ends, recorded_only=True, open_pr=True)
+    assert again.exit_status == 0 and again.hold is not None and again.hold["known"]["state"] == "open"
     assert len(fake.pulls()) == 1 and comments(fake, pr["number"]) == []
 
 
-def test_the_hold_job_refuses_an_unfinished_bisect(world, run_cli):
+def test_the_hold_job_refuses_an_unfinished_bisect(world):
     seed(world)
-    common = ("--good", N2, "--bad-commit", world.red, "--store", "local", "--store-dir", world.store)
+    ends = {"good": N2, "bad_commit": world.red}
     # A bisect that stopped midway (its probe command exited 128: the bisect stops).
-    code, _, _ = run_cli("bisect", *common, "--probe-command", "exit 128", cwd=world.root)
-    assert code == 2
-    code, _, err = run_cli("bisect", *common, "--recorded-only", "--hold", cwd=world.root)
-    assert code == 2 and "never probes" in err
+    refused(UserError, "128 or more stops a bisect", bisect_job, world, **ends, probe_command="exit 128")
+    refused(UserError, "never probes", bisect_job, world, **ends, recorded_only=True, hold=True)
     assert git("for-each-ref", "refs/heads/hold/", cwd=world.root).strip() == ""
 
 
-def test_the_hold_job_refuses_a_state_whose_candidates_are_not_good_to_bad(world, run_cli):
+def test_the_hold_job_refuses_a_state_whose_candidates_are_not_good_to_bad(world):
     """The state comes from the job that ran upstream code: a culprit slipped into it (here a
     side-branch commit in place of the real first bad one) is not proposed."""
     h, fake = world.h, world.fake
     seed(world)
-    common = ("--good", N2, "--bad-commit", world.red, "--store", "local", "--store-dir", world.store)
-    code, _, err = run_cli("bisect", *common, "--probe-command", probe_script(world, "jax", h.c["J3"]),
-                           cwd=world.root)
-    assert code == 0, err
+    ends = {"good": N2, "bad_commit": world.red}
+    assert bisect_job(world, **ends, probe_command=probe_script(world, "jax", h.c["J3"])).exit_status == 0
     path = world.root / "dist" / "bisect" / "state.json"
     state = json.loads(path.read_text())
     for candidate in state["candidates"]:
@@ -468,29 +445,26 @@ def test_the_hold_job_refuses_a_state_whose_candidates_are_not_good_to_bad(world
             candidate["plugin"] = candidate["commits"]["plugin"] = h.c["S1"]
     state["probes"][h.c["S1"]] = state["probes"].pop(h.c["P6"])
     path.write_text(json.dumps(state))
-    code, _, err = run_cli("bisect", *common, "--recorded-only", "--open-pr", cwd=world.root)
-    assert code == 2 and "not the plugin commits between" in err, err
+    refused(UserError, "not the plugin commits between", bisect_job, world, **ends, recorded_only=True, open_pr=True)
     assert fake.pulls() == [] and tip(world.origin, "hold/plugin") is None
 
 
-def test_the_plan_takes_a_good_tag_given_and_refuses_one_it_cannot_read(world, run_cli):
+def test_the_plan_takes_a_good_tag_given_and_refuses_one_it_cannot_read(world):
     """--good names the green end instead of the newest published nightly; a tag that is no
-    published release (tonight's red draft) or has no revisions.json is one line and exit 2."""
+    published release (tonight's red draft) or has no revisions.json is one line (a user's error)."""
     h = world.h
     seed(world)
-    code, data, err = plan(world, run_cli, "--good", N1)
-    assert code == 0 and data["bisect"] is True, err
+    data = decide(world, good=N1).to_json()
+    assert data["bisect"] is True
     assert data["good"] == {"name": N1, "commits": h.pins_at(h.c["P0"])}
-    code, _, err = plan(world, run_cli, "--good", N3)
-    assert code == 2 and f"no published release {N3}" in err
-    assert err.strip().endswith("expected the tag of the last green nightly")
+    line = refused(UserError, f"no published release {N3}", decide, world, good=N3)
+    assert line.endswith("expected the tag of the last green nightly")
     from release.publish.stores import LocalStore
     store = LocalStore(world.store)
     bare = "rocm-jax-v0.9.1.dev20261121"
     store.publish(store.create_draft(bare, name=bare, body="", prerelease=True), prerelease=True, make_latest=False)
-    code, _, err = plan(world, run_cli)  # the newest published nightly now has no revisions.json
-    assert code == 2 and bare in err and err.strip().endswith("cannot tell which pins it was built from")
-    assert len(err.strip().splitlines()) == 1 and world.fake.dispatches == []
+    line = refused(UserError, bare, decide, world)  # the newest published nightly now has no revisions.json
+    assert line.endswith("cannot tell which pins it was built from") and world.fake.dispatches == []
 
 
 def test_nothing_published_says_so_with_the_bad_pins(world):
@@ -502,19 +476,16 @@ def test_nothing_published_says_so_with_the_bad_pins(world):
     assert result.outputs() == {"bisect": "false", "bad-commit": world.red, "said": f"not run: {data['line']}"}
 
 
-def test_a_dispatch_whose_answer_is_lost_is_not_sent_twice(world, run_cli):
+def test_a_dispatch_whose_answer_is_lost_is_not_sent_twice(world):
     """GitHub may have started the run before its answer was lost: the dispatch is not retried
-    (a second bisect run is no retry); the run says so and exits 3."""
+    (a second bisect run is no retry); the run says so as a remote's error (exit 3)."""
     seed(world)
     world.fake.fail("POST", r".*/actions/workflows/.*/dispatches", status=502, when="after")
-    code, _, err = plan(world, run_cli, "--dispatch", "bisect.yml")
-    errors = [line for line in err.splitlines() if line.startswith("release bisect: error:")]
-    assert code == 3 and len(errors) == 1 and "dispatches" in errors[0], err
+    refused(RemoteError, "dispatches", decide, world, dispatch="bisect.yml")
     assert len(world.fake.dispatches) == 1
 
 
-def test_a_known_culprit_the_remote_lacks_is_passed_over_and_a_bad_end_it_lacks_is_one_line(world, run_cli,
-                                                                                             github_client):
+def test_a_known_culprit_the_remote_lacks_is_passed_over_and_a_bad_end_it_lacks_is_one_line(world, github_client):
     """A hold naming a commit the plugin's remote does not have is no answer, and the next known
     culprit is still looked at; bad pins whose plugin commit is not there are refused in one line."""
     h = world.h
@@ -523,14 +494,12 @@ def test_a_known_culprit_the_remote_lacks_is_passed_over_and_a_bad_end_it_lacks_
         "plugin": f"    hold: {{commit: {'ab' * 20}, reason: gone}}"}))
     git("commit", "--quiet", "-am", "a hold on a commit that is gone", cwd=world.root)
     deliver(world, github_client, h.c["P6"])
-    code, data, err = plan(world, run_cli)
-    assert code == 0 and data["bisect"] is False and data["known"]["commit"] == h.c["P6"], err
+    data = decide(world).to_json()
+    assert data["bisect"] is False and data["known"]["commit"] == h.c["P6"], data["line"]
     (world.root / "deps.yaml").write_text(h.deps_yaml(pins={**h.pins_at(h.c["P8"]), "plugin": "cd" * 20}))
     git("commit", "--quiet", "-am", "pins a plugin commit nobody has", cwd=world.root)
-    code, _, err = run_cli("bisect", "--plan", "--store", "local", "--store-dir", world.store,
-                           "--bad-commit", "HEAD", cwd=world.root)
-    assert code == 2 and err.strip().splitlines()[-1].startswith(f"release bisect: error: plugin: commit "
-                                                                   f"{('cd' * 20)[:7]} is not on ")
+    line = refused(UserError, "is not on ", decide, world, bad_commit="HEAD")
+    assert line.startswith(f"plugin: commit {('cd' * 20)[:7]} is not on ")
 
 
 BUILD = ("scripts/build-wheel.sh build (no credentials)",)
@@ -547,7 +516,7 @@ BUILD = ("scripts/build-wheel.sh build (no credentials)",)
      "has no gate failed (build, verify, validate)"),
     ([("build / build 3.13 wheel", "cancelled", [(BUILD[0], None)])], False, "has no gate failed"),
 ])
-def test_only_a_failure_a_probe_reproduces_is_bisected(world, run_cli, monkeypatch, jobs, bisects, says):
+def test_only_a_failure_a_probe_reproduces_is_bisected(world, jobs, bisects, says):
     """In the red run itself (GITHUB_RUN_ID), its jobs say where it failed: a probe builds,
     verifies and validates, so a smoke, upload or publish failure, or a cell that never got a
     runner, starts no bisect, and the line says why."""
@@ -555,22 +524,20 @@ def test_only_a_failure_a_probe_reproduces_is_bisected(world, run_cli, monkeypat
     bump_main(world, "P5")
     run = world.fake.add_workflow_run(status="in_progress", jobs=[
         ("plan and create the draft", "success", [("scripts/nightly.sh plan", "success")]), *jobs])
-    monkeypatch.setenv("GITHUB_RUN_ID", str(run["id"]))
-    code, data, err = plan(world, run_cli, "--dispatch", "bisect.yml")
-    assert code == 0, err
+    decided = decide(world, dispatch="bisect.yml", run_id=str(run["id"]))
+    data = decided.to_json()
     assert data["bisect"] is bisects and (world.fake.dispatches != []) is bisects
     if says:
         assert data["line"].startswith(f"not bisecting: run {run['id']} {says}"), data["line"]
-        assert outputs(world)["bisect"] == "false"
+        assert decided.outputs()["bisect"] == "false"
 
 
-def test_the_green_end_is_the_last_nightly_of_the_red_ones_line(world, run_cli, github_client):
+def test_the_green_end_is_the_last_nightly_of_the_red_ones_line(world, github_client):
     """Another maintained line (0.10.0) published a nightly after this line's last green one: the
     bisect still starts from this line's (0.9.1) newest published nightly."""
     h = world.h
     seed(world)
     other = "rocm-jax-v0.10.0.dev20261121"
     seed_local(world.store, other, revisions_json(h, world.root, h.c["P5"], "0.10.0.dev20261121"), world.tmp)
-    code, data, err = plan(world, run_cli)
-    assert code == 0, err
+    data = decide(world).to_json()
     assert data["bisect"] is True and data["good"]["name"] == N2

@@ -19,11 +19,13 @@ from pathlib import Path
 import pytest
 
 from release.core.config import load_deps
+from release.core.errors import UserError
 from release.core.revisions import RevisionMap
 from release.jobs import bisect
 from release.jobs.bisect import BAD, GOOD, SKIP, next_step
 from release.publish.stores import LocalStore
 from tests.support.bisect_history import build_history, make_project
+from tests.support.bisecting import bisect as run_job
 from tests.support.events import await_fifo, fifo
 
 GOOD_TAG = "rocm-jax-v0.9.1.dev20261120"
@@ -62,8 +64,17 @@ def world(tmp_path, history, monkeypatch):
 
 
 def release(*argv, env=None, **kwargs):
+    """``python -m release``: for what only a process shows (a kill midway)."""
     return subprocess.run([sys.executable, "-m", "release", *map(str, argv)], capture_output=True,
                           text=True, env=env, **kwargs)
+
+
+def refused(match: str, *args, **asked) -> str:
+    """The one line a bisect (``run_job``'s arguments) is refused with."""
+    with pytest.raises(UserError, match=match) as refusal:
+        run_job(*args, **asked)
+    assert "\n" not in str(refusal.value)
+    return str(refusal.value)
 
 
 def probe_script(world, culprit_repo: str, culprit: str, *, skip: tuple[str, ...] = (),
@@ -149,20 +160,20 @@ def test_search_with_one_skip_costs_at_most_one_more_probe(n):
                 assert found == (culprit,)
 
 
-# ---------------------------------------------------------------- the command, probes by command
+# ---------------------------------------------------------------- the job, probes by command
 
 
 def test_plugin_code_culprit_against_the_github_stand_in_publishes_nothing(world, github_env):
+    from tests.support.publish_dist import gh_store
+
     h = world.h
     fake = github_env
     fake.seed_release(GOOD_TAG, prerelease=True,
                       assets={"revisions.json": revisions_json(h, world.root, h.c["P0"], "0.9.1.dev20261120")})
     before = fake.releases()
-    proc = release("bisect", "--good", GOOD_TAG, "--probe-command",
-                   probe_script(world, "plugin", h.c["P7"]), "--store", "github", "--json",
-                   cwd=world.root)
-    assert proc.returncode == 0, proc.stderr
-    data = json.loads(proc.stdout)
+    result = run_job(world.root, gh_store(fake), good=GOOD_TAG, probe_command=probe_script(world, "plugin", h.c["P7"]))
+    assert result.exit_status == 0
+    data = result.to_json()
     first = data["first_bad"]
     assert first["plugin"] == h.c["P7"] and first["moved"] == ["plugin code"]
     assert first["subject"] == "plugin: logging" and first["step"] == "command"
@@ -182,10 +193,9 @@ def test_plugin_code_culprit_against_the_github_stand_in_publishes_nothing(world
 
 def test_jax_culprit_by_command_names_jax_and_its_changelog(world):
     h = world.h
-    proc = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json",
-                   "--probe-command", probe_script(world, "jax", h.c["J3"]), cwd=world.root)
-    assert proc.returncode == 0, proc.stderr
-    data = json.loads(proc.stdout)
+    result = run_job(world.root, world.store, good=GOOD_TAG, probe_command=probe_script(world, "jax", h.c["J3"]))
+    assert result.exit_status == 0
+    data = result.to_json()
     assert data["first_bad"]["plugin"] == h.c["P6"] and data["first_bad"]["moved"] == ["jax"]
     moved = data["changelog_json"]["deps"]
     assert set(moved) == {"plugin", "jax"}
@@ -196,11 +206,10 @@ def test_jax_culprit_by_command_names_jax_and_its_changelog(world):
 
 def test_a_skipped_probe_is_stepped_around(world):
     h = world.h
-    proc = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json",
-                   "--probe-command", probe_script(world, "jax", h.c["J3"], skip=(h.c["P4"],)),
-                   cwd=world.root)
-    assert proc.returncode == 0, proc.stderr
-    data = json.loads(proc.stdout)
+    result = run_job(world.root, world.store, good=GOOD_TAG,
+                     probe_command=probe_script(world, "jax", h.c["J3"], skip=(h.c["P4"],)))
+    assert result.exit_status == 0
+    data = result.to_json()
     assert data["first_bad"]["plugin"] == h.c["P6"]
     verdicts = {c["plugin"]: c["verdict"] for c in data["candidates"]}
     assert verdicts[h.c["P4"]] == "skip"
@@ -209,25 +218,22 @@ def test_a_skipped_probe_is_stepped_around(world):
 
 def test_a_skip_next_to_the_culprit_leaves_two_and_says_so(world):
     h = world.h
-    proc = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json",
-                   "--probe-command", probe_script(world, "jax", h.c["J3"], skip=(h.c["P5"],)),
-                   cwd=world.root)
-    assert proc.returncode == 1, proc.stderr
-    data = json.loads(proc.stdout)
+    result = run_job(world.root, world.store, good=GOOD_TAG,
+                     probe_command=probe_script(world, "jax", h.c["J3"], skip=(h.c["P5"],)))
+    assert result.exit_status == 1
+    data = result.to_json()
     assert data["first_bad"] is None and data["undecided"] == [h.c["P5"], h.c["P6"]]
 
 
 def test_the_bad_end_is_probed_when_it_is_the_answer_and_may_not_reproduce(world):
     h = world.h
-    proc = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json",
-                   "--probe-command", probe_script(world, "plugin", h.c["P8"]), cwd=world.root)
-    data = json.loads(proc.stdout)
-    assert proc.returncode == 0 and data["first_bad"]["plugin"] == h.c["P8"]
+    result = run_job(world.root, world.store, good=GOOD_TAG, probe_command=probe_script(world, "plugin", h.c["P8"]))
+    data = result.to_json()
+    assert result.exit_status == 0 and data["first_bad"]["plugin"] == h.c["P8"]
     assert data["first_bad"]["log"] and data["probes_run"] <= bound(8)
-    never = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json", "--reset",
-                    "--probe-command", "exit 0", cwd=world.root)
-    data = json.loads(never.stdout)
-    assert never.returncode == 1 and data["reproduced"] is False and data["first_bad"] is None
+    never = run_job(world.root, world.store, good=GOOD_TAG, reset=True, probe_command="exit 0")
+    data = never.to_json()
+    assert never.exit_status == 1 and data["reproduced"] is False and data["first_bad"] is None
 
 
 @pytest.mark.parametrize("culprit", [None, "P4", "P8"])
@@ -237,17 +243,16 @@ def test_the_newest_is_probed_first_and_a_failure_it_does_not_reproduce_costs_on
     h = world.h
     command = probe_script(world, "plugin", h.c[culprit]) if culprit else probe_script(world, "plugin", "0" * 40,
                                                                                    then="exit 0\n")
-    proc = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json",
-                   "--probe-command", command, cwd=world.root)
-    data = json.loads(proc.stdout)
+    result = run_job(world.root, world.store, good=GOOD_TAG, probe_command=command)
+    data = result.to_json()
     probed = [c[1] for c in calls(world)]
     newest = data["candidates"][-1]["plugin"]
     assert probed[0] == newest
     if culprit is None:
-        assert proc.returncode == 1 and data["reproduced"] is False and probed == [newest]
+        assert result.exit_status == 1 and data["reproduced"] is False and probed == [newest]
         assert data["probes_run"] == 1
     else:
-        assert proc.returncode == 0 and data["first_bad"]["plugin"] == h.c[culprit]
+        assert result.exit_status == 0 and data["first_bad"]["plugin"] == h.c[culprit]
         assert probed.count(newest) == 1 and data["probes_run"] <= bound(8) + 1
 
 
@@ -296,10 +301,9 @@ def test_nothing_that_changes_the_build_between_the_nightlies_is_said_without_pr
     h = world.h
     root = make_project(tmp_path / "p3", h, pins=h.pins_at(h.c["P3"]))
     seed_local(tmp_path / "s", GOOD_TAG, revisions_json(h, root, h.c["P2"], "0.9.1.dev20261120"), tmp_path)
-    proc = release("bisect", "--good", GOOD_TAG, "--store-dir", tmp_path / "s", "--json",
-                   "--probe-command", f"touch {tmp_path}/probed", cwd=root)
-    data = json.loads(proc.stdout)
-    assert proc.returncode == 1 and data["first_bad"] is None and data["reproduced"] is False
+    result = run_job(root, tmp_path / "s", good=GOOD_TAG, probe_command=f"touch {tmp_path}/probed")
+    data = result.to_json()
+    assert result.exit_status == 1 and data["first_bad"] is None and data["reproduced"] is False
     assert data["probes_run"] == 0 and not (tmp_path / "probed").exists()
     assert [c["inert"] for c in data["candidates"]] == [True]
     assert any("changes what is built" in note for note in data["notes"])
@@ -307,13 +311,11 @@ def test_nothing_that_changes_the_build_between_the_nightlies_is_said_without_pr
 
 def test_another_bisects_state_needs_reset(world):
     h = world.h
-    first = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store,
-                    "--probe-command", probe_script(world, "jax", h.c["J3"]), cwd=world.root)
-    assert first.returncode == 0, first.stderr
-    other = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store,
-                    "--probe-command", "exit 1", cwd=world.root)
-    assert other.returncode == 2
-    assert other.stderr.count("\n") == 1 and "pass --reset" in other.stderr
+    first = run_job(world.root, world.store, good=GOOD_TAG, probe_command=probe_script(world, "jax", h.c["J3"]))
+    assert first.culprit is not None
+    state = (world.root / "dist" / "bisect" / "state.json").read_bytes()
+    refused("pass --reset", world.root, world.store, good=GOOD_TAG, probe_command="exit 1")
+    assert (world.root / "dist" / "bisect" / "state.json").read_bytes() == state
 
 
 def test_a_refused_bisect_writes_nothing_and_the_next_one_needs_no_reset(world, tmp_path):
@@ -325,24 +327,21 @@ def test_a_refused_bisect_writes_nothing_and_the_next_one_needs_no_reset(world, 
     make_project(tmp_path / "older", h, pins=h.pins_at(h.c["P2"]))
     for good, cwd, says in (("rocm-jax-v0.9.1.dev20261121", world.root, "nothing to bisect"),
                             ("rocm-jax-v0.9.1.dev20261119", tmp_path / "older", "not an ancestor")):
-        refused = release("bisect", "--good", good, "--store-dir", world.store, "--probe-command", "exit 1",
-                          cwd=cwd)
-        assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and says in refused.stderr
+        refused(says, cwd, world.store, good=good, probe_command="exit 1")
         assert not (cwd / "dist").exists()
-    found = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json",
-                    "--probe-command", probe_script(world, "jax", h.c["J3"]), cwd=world.root)
-    assert found.returncode == 0, found.stderr
-    assert json.loads(found.stdout)["first_bad"]["plugin"] == h.c["P6"]
+    found = run_job(world.root, world.store, good=GOOD_TAG, probe_command=probe_script(world, "jax", h.c["J3"]))
+    assert found.culprit is not None and found.culprit.sha == h.c["P6"]
 
 
-def test_bad_input_is_one_line(world):
-    missing = release("bisect", "--good", "rocm-jax-v0.0.1.dev20200101", "--store-dir", world.store,
-                      "--probe-command", "exit 0", cwd=world.root)
-    assert missing.returncode == 2 and missing.stderr.count("\n") == 1
-    assert "no release or draft rocm-jax-v0.0.1.dev20200101" in missing.stderr
-    abort = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store,
-                    "--probe-command", "exit 130", cwd=world.root)
-    assert abort.returncode == 2 and "128 or more stops a bisect" in abort.stderr
+def test_bad_input_is_one_line(world, run_cli):
+    """The command: a refusal is one line on stderr and exit 2."""
+    code, _, err = run_cli("bisect", "--good", "rocm-jax-v0.0.1.dev20200101", "--store-dir", world.store,
+                           "--probe-command", "exit 0", cwd=world.root)
+    assert code == 2 and err.count("\n") == 1
+    assert "no release or draft rocm-jax-v0.0.1.dev20200101" in err
+    code, _, err = run_cli("bisect", "--good", GOOD_TAG, "--store-dir", world.store,
+                           "--probe-command", "exit 130", cwd=world.root)
+    assert code == 2 and err.count("\n") == 1 and "128 or more stops a bisect" in err
     state = json.loads((world.root / "dist" / "bisect" / "state.json").read_text())
     assert state["probes"] == {} and state["running"]  # recorded, resumable
 
@@ -350,18 +349,19 @@ def test_bad_input_is_one_line(world):
 # ---------------------------------------------------------------- probes by building
 
 
-def test_build_probe_finds_the_jax_roll_that_breaks_the_build(world, fake_bazel):
+def test_build_probe_finds_the_jax_roll_that_breaks_the_build(world, fake_bazel, monkeypatch):
     """Real build probes; Bazel, which runs upstream code, gets none of the job's credentials
     (bisect.yml's job holds a GITHUB_TOKEN to read the nightlies, and an OIDC request token)."""
     h = world.h
     secrets = {"GITHUB_TOKEN": "ghs_x", "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "y",
                "ACTIONS_ID_TOKEN_REQUEST_URL": "https://token.example/", "BUMP_TOKEN": "z", "TWINE_PASSWORD": "w"}
-    proc = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json", cwd=world.root,
-                   env={**os.environ, "SOURCE_DATE_EPOCH": "1700000000", **secrets})
+    for key, value in {"SOURCE_DATE_EPOCH": "1700000000", **secrets}.items():
+        monkeypatch.setenv(key, value)
+    result = run_job(world.root, world.store, good=GOOD_TAG)
     assert fake_bazel.calls() and all(not set(secrets) & set(c["env"]) for c in fake_bazel.calls())
     assert all("SOURCE_DATE_EPOCH" in c["env"] for c in fake_bazel.calls())
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    data = json.loads(proc.stdout)
+    assert result.exit_status == 0
+    data = result.to_json()
     first = data["first_bad"]
     assert first["plugin"] == h.c["P6"] and first["moved"] == ["jax"] and first["step"] == "build"
     log = Path(first["log"])
@@ -399,10 +399,10 @@ def test_build_probe_marks_a_commit_whose_wheels_fail_verify_bad_with_the_reason
     seed_local(store, GOOD_TAG, revisions_json(h, root, h.c["P0"], "0.9.1.dev20261120"), tmp_path)
     for key in ("GITHUB_REPOSITORY", "GITHUB_TOKEN", "JAX_ROCM_RELEASE_CACHE"):
         monkeypatch.delenv(key, raising=False)
-    proc = release("bisect", "--good", GOOD_TAG, "--store-dir", store, "--json", cwd=root,
-                   env={**os.environ, "SOURCE_DATE_EPOCH": "1700000000"})
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    first = json.loads(proc.stdout)["first_bad"]
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    result = run_job(root, store, good=GOOD_TAG)
+    assert result.exit_status == 0
+    first = result.to_json()["first_bad"]
     assert first["plugin"] == culprit and first["moved"] == ["plugin code"] and first["step"] == "verify"
     recorded = probes_of(root)[culprit]
     assert recorded["verdict"] == BAD and recorded["step"] == "verify"
@@ -426,14 +426,14 @@ def test_build_probe_marks_a_set_whose_draft_fails_validate_bad_with_the_reason(
     line_release = json.loads((world.root / "version_info.json").read_text())["version"]  # X.Y.Z[.postN]
     write_index(public, sorted(make_dist(line_release).glob("*.whl")))
     served = serve(public)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    monkeypatch.setenv("RELEASE_PUBLIC_INDEX", served.url + "/")
     try:
-        proc = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json", cwd=world.root,
-                       env={**os.environ, "SOURCE_DATE_EPOCH": "1700000000",
-                            "RELEASE_PUBLIC_INDEX": served.url + "/"})
+        result = run_job(world.root, world.store, good=GOOD_TAG)
     finally:
         served.close()
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    data = json.loads(proc.stdout)
+    assert result.exit_status == 0
+    data = result.to_json()
     assert data["first_bad"]["step"] == "validate"
     probes = probes_of(world.root)
     assert probes and data["first_bad"]["plugin"] in probes
@@ -473,11 +473,10 @@ def test_hold_commits_the_culprit_on_its_branch_and_the_next_bump_stops_before_i
     h, root = world.h, world.root
     head = checkout(world)
     before = (root / "deps.yaml").read_text()
-    argv = ("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json", "--hold",
-            "--date", "2026-11-23", "--probe-command", probe_script(world, "jax", h.c["J3"]))
-    proc = release(*argv, cwd=root)
-    assert proc.returncode == 0, proc.stderr
-    hold = json.loads(proc.stdout)["hold"]
+    asked = {"good": GOOD_TAG, "hold": True, "probe_command": probe_script(world, "jax", h.c["J3"])}
+    result = run_job(root, world.store, **asked)
+    assert result.exit_status == 0
+    hold = result.hold
     assert hold["branch"] == "hold/plugin" and hold["commit"] == h.c["P6"] and not hold["pushed"]
     assert "jax moved; command failed" in hold["reason"]
     # The work tree and the checked-out branch are untouched; the branch has one commit on HEAD.
@@ -490,9 +489,9 @@ def test_hold_commits_the_culprit_on_its_branch_and_the_next_bump_stops_before_i
     added = [line for line in committed.splitlines() if line not in before.splitlines()]
     assert len(added) == 1 and added[0].startswith("    hold: {commit: ")
     assert committed.replace(added[0] + "\n", "", 1) == before
-    again = release(*argv, cwd=root)
-    assert json.loads(again.stdout)["hold"]["sha"] == hold["sha"]  # idempotent
-    assert json.loads(again.stdout)["probes_run"] == 0
+    again = run_job(root, world.store, **asked)
+    assert again.hold["sha"] == hold["sha"]  # idempotent
+    assert again.to_json()["probes_run"] == 0
     # The next bump from that deps.yaml leaves the red pins and stops before the culprit.
     result = roll(deps, world.tmp / "cache")
     assert {d.name: d.commit for d in result.new} == h.pins_at(h.c["P5"])
@@ -503,16 +502,16 @@ def test_hold_open_pr_pushes_one_pr_with_culprit_probes_and_reason_and_a_bump_le
     """--open-pr delivers the hold as bump delivers a roll: the branch pushed, one PR opened and
     refreshed on re-runs; and the bump flow (one bump PR, closed when the pins are current) never
     takes the hold PR for its own."""
+    from tests.support.bumping import bump
     from tests.support.gitrepos import git
 
     h, root, fake = world.h, world.root, github_env
     origin = world.tmp / "origin.git"
     checkout(world, origin)
-    argv = ("bisect", "--good", GOOD_TAG, "--store", "local", "--store-dir", world.store, "--json",
-            "--open-pr", "--probe-command", probe_script(world, "jax", h.c["J3"]))
-    proc = release(*argv, cwd=root)
-    assert proc.returncode == 0, proc.stderr
-    hold = json.loads(proc.stdout)["hold"]
+    asked = {"good": GOOD_TAG, "open_pr": True, "probe_command": probe_script(world, "jax", h.c["J3"])}
+    result = run_job(root, world.store, **asked)
+    assert result.exit_status == 0
+    hold = result.hold
     assert hold["pushed"] and hold["pull_request"]["action"] == "opened"
     assert git("rev-parse", f"refs/heads/{hold['branch']}", cwd=origin).strip() == hold["sha"]
     (pr,) = fake.pulls()
@@ -525,33 +524,30 @@ def test_hold_open_pr_pushes_one_pr_with_culprit_probes_and_reason_and_a_bump_le
     assert "| # | plugin | moved | verdict | subject |" in body and "| bad |" in body  # the probes
     assert fake.token not in body
 
-    again = release(*argv, cwd=root)  # the same culprit again: nothing written, the same one PR
-    assert again.returncode == 0, again.stderr
-    second = json.loads(again.stdout)["hold"]
+    again = run_job(root, world.store, **asked)  # the same culprit again: nothing written, the same one PR
+    assert again.exit_status == 0
+    second = again.hold
     assert second["known"]["number"] == hold["pull_request"]["number"] and second["known"]["state"] == "open"
     assert second["sha"] is None and "pull_request" not in second and "nothing written" in second["line"]
     assert git("rev-parse", f"refs/heads/{hold['branch']}", cwd=origin).strip() == hold["sha"]
     assert len(fake.pulls()) == 1 and fake.pulls()[0]["state"] == "open"
 
     # The pins are current for bump: it closes "the bump PR", and must not take the hold's for it.
-    bump = release("bump", "--open-pr", "--json", "--root", root, cwd=root)
-    assert bump.returncode == 0, bump.stderr
-    assert json.loads(bump.stdout)["pull_request"]["action"] == "none"
+    bumped = bump(root, open_pr=True)
+    assert bumped.pull_request is not None and bumped.pull_request["action"] == "none"
     assert [(p["head"]["ref"], p["state"]) for p in fake.pulls()] == [(hold["branch"], "open")]
 
 
 def test_hold_open_pr_without_a_repository_is_refused_before_any_probe(world, monkeypatch):
     checkout(world)
-    proc = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--open-pr",
-                   "--probe-command", f"touch {world.tmp}/probed", cwd=world.root)
-    assert proc.returncode == 2 and "GITHUB_REPOSITORY" in proc.stderr
+    refused("GITHUB_REPOSITORY", world.root, world.store, env={}, good=GOOD_TAG, open_pr=True,
+            probe_command=f"touch {world.tmp}/probed")
     assert not (world.tmp / "probed").exists()
 
 
 def test_hold_outside_a_checkout_is_refused_before_any_probe(world):
-    proc = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--hold",
-                   "--probe-command", f"touch {world.tmp}/probed", cwd=world.root)
-    assert proc.returncode == 2 and "not inside a git checkout" in proc.stderr
+    refused("not inside a git checkout", world.root, world.store, good=GOOD_TAG, hold=True,
+            probe_command=f"touch {world.tmp}/probed")
     assert not (world.tmp / "probed").exists()
 
 
@@ -583,10 +579,10 @@ def test_bad_tag_reads_the_red_nightlys_draft(world, tmp_path):
     asset = tmp_path / "bad-revisions.json"
     asset.write_bytes(revisions_json(h, world.root, h.c["P7"], "0.9.1.dev20261122"))
     store.upload_asset(draft, asset, "revisions.json")
-    proc = release("bisect", "--good", GOOD_TAG, "--bad", BAD_TAG, "--store-dir", world.store, "--json",
-                   "--probe-command", probe_script(world, "jax", h.c["J3"]), cwd=world.root)
-    assert proc.returncode == 0, proc.stderr
-    data = json.loads(proc.stdout)
+    result = run_job(world.root, world.store, good=GOOD_TAG, bad=BAD_TAG,
+                     probe_command=probe_script(world, "jax", h.c["J3"]))
+    assert result.exit_status == 0
+    data = result.to_json()
     assert data["bad"] == {"name": BAD_TAG, "commits": h.pins_at(h.c["P7"])}
     assert [c["plugin"] for c in data["candidates"]] == h.line[1:8]
     assert data["first_bad"]["plugin"] == h.c["P6"]

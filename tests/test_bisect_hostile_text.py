@@ -15,6 +15,7 @@ from release.core.output import Output
 from release.jobs.bisect_run import markdown as bisect_markdown
 from tests.test_autobisect import (  # noqa: F401 (fixtures)
     N2,
+    bisect_job,
     comments,
     deliver,
     history,
@@ -74,10 +75,8 @@ def test_a_tampered_state_reaches_the_hold_pr_and_the_summary_as_words(world, ru
     seed(world)
     summary = world.tmp / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
-    common = ("--good", N2, "--bad-commit", world.red, "--store", "local", "--store-dir", world.store, "--json")
-    code, _, err = run_cli("bisect", *common, "--probe-command", probe_script(world, "jax", h.c["J3"]),
-                           cwd=world.root)
-    assert code == 0, err
+    probed = bisect_job(world, good=N2, bad_commit=world.red, probe_command=probe_script(world, "jax", h.c["J3"]))
+    assert probed.exit_status == 0
     state_path = world.root / "dist" / "bisect" / "state.json"
     state = json.loads(state_path.read_text())
     state["notes"] = [HOSTILE, "@everyone see <script>alert(1)</script>"]
@@ -85,7 +84,8 @@ def test_a_tampered_state_reaches_the_hold_pr_and_the_summary_as_words(world, ru
         probe["message"] = HOSTILE
         probe["log"] = HOSTILE
     state_path.write_text(json.dumps(state))
-    code, out, err = run_cli("bisect", *common, "--recorded-only", "--open-pr", cwd=world.root)
+    common = ("--good", N2, "--bad-commit", world.red, "--store", "local", "--store-dir", world.store, "--json")
+    code, out, err = run_cli("bisect", *common, "--recorded-only", "--open-pr", cwd=world.root)  # its output
     assert code == 0, err
     (pr,) = fake.pulls()
     for markdown in (pr["body"], summary.read_text()):

@@ -10,8 +10,6 @@ build reads: it builds as P2 does); probes are commands deciding from real git a
 from __future__ import annotations
 
 import datetime as dt
-import json
-import os
 
 import pytest
 
@@ -19,7 +17,8 @@ from release.core.config import load_deps
 from release.jobs import bisect
 from release.jobs.bisect_published import published_after
 from release.publish.stores import LocalStore
-from tests.test_bisect import GOOD_TAG, calls, history, probe_script, release, revisions_json, seed_local, world  # noqa: F401
+from tests.support.bisecting import bisect as run_job
+from tests.test_bisect import GOOD_TAG, calls, history, probe_script, revisions_json, seed_local, world  # noqa: F401
 
 DAY = dt.date(2026, 11, 22)
 
@@ -101,16 +100,16 @@ def test_the_published_nightlies_read_are_the_good_ends_lines_newer_than_it(worl
     assert published_after(LocalStore(store), "rocm-jax-v0.9.1.dev20261118") == ()   # not published
 
 
-def test_the_build_bisect_builds_only_above_a_published_nightly(world, fake_bazel):
+def test_the_build_bisect_builds_only_above_a_published_nightly(world, fake_bazel, monkeypatch):
     """Real build probes: a nightly published from P5's pins after the good one: nothing at or
     below P5 is built, and the jax roll at P6 is still named."""
     h = world.h
     seed_local(world.store, "rocm-jax-v0.9.1.dev20261121",
                revisions_json(h, world.root, h.c["P5"], "0.9.1.dev20261121"), world.tmp)
-    proc = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json", cwd=world.root,
-                   env={**os.environ, "SOURCE_DATE_EPOCH": "1700000000"})
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    data = json.loads(proc.stdout)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    result = run_job(world.root, world.store, good=GOOD_TAG)
+    assert result.exit_status == 0
+    data = result.to_json()
     assert data["first_bad"]["plugin"] == h.c["P6"]
     built = {p.name for p in (world.root / "dist" / "bisect").iterdir() if (p / "probe.log").exists()}
     assert built and built <= {h.c["P6"], h.c["P7"], h.c["P8"]}, built
@@ -122,7 +121,6 @@ def test_a_probe_command_is_not_answered_by_published_nightlies(world):
     h = world.h
     seed_local(world.store, "rocm-jax-v0.9.1.dev20261121",
                revisions_json(h, world.root, h.c["P5"], "0.9.1.dev20261121"), world.tmp)
-    proc = release("bisect", "--good", GOOD_TAG, "--store-dir", world.store, "--json",
-                   "--probe-command", probe_script(world, "plugin", h.c["P2"]), cwd=world.root)
-    data = json.loads(proc.stdout)
-    assert proc.returncode == 0 and data["first_bad"]["plugin"] == h.c["P2"]
+    result = run_job(world.root, world.store, good=GOOD_TAG, probe_command=probe_script(world, "plugin", h.c["P2"]))
+    data = result.to_json()
+    assert result.exit_status == 0 and data["first_bad"]["plugin"] == h.c["P2"]
