@@ -227,7 +227,7 @@ def test_file_name_disagrees(good_wheels, tmp_path):
     bad.write_bytes(src.read_bytes())
     found = problems(bad)
     checks = {c for c, *_ in found}
-    assert "names" in checks and checks <= {"names", "version", "revisions"}
+    assert "names" in checks and checks <= {"names", "version", "revisions", "sbom"}
 
 
 def test_purelib_true_with_native_libraries(good_wheels, tmp_path):
@@ -650,8 +650,8 @@ def test_cli_prints_one_line_per_passing_wheel_and_json_keeps_every_finding(run_
                                                                             tmp_path):
     code, out, _ = run_cli("verify", good_wheels["pjrt"], good_wheels["plugin"])
     assert code == 0
-    assert out.splitlines() == [f"{good_wheels['pjrt'].name}: ok (14 checks)",
-                                f"{good_wheels['plugin'].name}: ok (16 checks)"]
+    assert out.splitlines() == [f"{good_wheels['pjrt'].name}: ok (15 checks)",
+                                f"{good_wheels['plugin'].name}: ok (17 checks)"]
     code, out, _ = run_cli("verify", good_wheels["plugin"], "--runpath", "/a", "--runpath", "/b")
     assert code == 1
     lines = out.splitlines()

@@ -41,7 +41,7 @@ def is_member(name: str) -> bool:
         and parts[2].endswith(".cdx.json")
 
 
-def _purl(dist: str, version: str) -> str:
+def purl(dist: str, version: str) -> str:
     return f"pkg:pypi/{dist}@{quote(version, safe='')}"
 
 
@@ -65,7 +65,7 @@ def document(dist: str, version: str, revisions: RevisionMap, rocm_version: str,
     ``rocm_version``, whose shared objects load ``rocm_libraries`` from the ROCm runtime."""
     if tool_version is None:
         from release import __version__ as tool_version
-    main = _purl(dist, version)
+    main = purl(dist, version)
     sources = [_source(name, rev.url, rev.branch, rev.commit, rev.archive_sha256, rev.patches)
                for name, rev in revisions.revisions]
     rocm = {"type": "platform", "bom-ref": "rocm", "name": "ROCm", "version": rocm_version,
@@ -95,7 +95,7 @@ def reversion(data: bytes, new_version: str) -> bytes:
     doc = json.loads(data)
     component = doc["metadata"]["component"]
     old_ref = component.get("bom-ref")
-    new_ref = _purl(component["name"], new_version)
+    new_ref = purl(component["name"], new_version)
     component.update({"version": new_version, "purl": new_ref, "bom-ref": new_ref})
     for dep in doc.get("dependencies", []):
         if dep.get("ref") == old_ref:

@@ -32,3 +32,4 @@ class Options:
     revisions: RevisionMap | None = None  # the revision map the wheel must embed
     rocm_version: str | None = None  # the ROCm runtime NEEDED resolves in (default: the Summary's)
     rocm_root: Path | None = None  # whose jax_rocm_plugin/rocm_runtime.json (default: the shipped)
+    sbom_required: bool = False  # the layout writes a CycloneDX SBOM into every wheel

@@ -158,17 +158,23 @@ def check_requires(scan: Scan, ident: Identity, _opts: Options) -> Iterator[Find
 
 
 
-def commits_of(scan: Scan, ident: Identity) -> dict[str, Any] | None:
+def commit_info(scan: Scan, ident: Identity) -> dict[str, Any] | None:
+    """The constants of the payload's ``commit_info.py`` (the embedded revision map); None when
+    it is missing, too large to keep, or not Python."""
     for member in payload(scan, ident, "commit_info.py"):
         if member.text is None:
             return None
         try:
-            commits = module_constants(member.text.decode("utf-8")).get("commits")
+            return module_constants(member.text.decode("utf-8"))
         except (SyntaxError, UnicodeDecodeError, ValueError):
             return None
-        return commits if isinstance(commits, dict) else None
     return None
 
+
+def commits_of(scan: Scan, ident: Identity) -> dict[str, Any] | None:
+    """The embedded revision map's ``commits`` (repository -> commit), None when unreadable."""
+    commits = (commit_info(scan, ident) or {}).get("commits")
+    return commits if isinstance(commits, dict) else None
 
 
 def expected_revisions(deps_file: Path | None = None,

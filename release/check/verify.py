@@ -29,6 +29,7 @@ from release.check.findings import ERROR, WARNING, Finding, Options
 from release.check.folding import Fold, fold
 from release.check.loadable import check_glibc, check_needed, check_symbols
 from release.check.runpath import check_runpath
+from release.check.sbom_check import check_sbom
 from release.check.stamps import check_requires, check_revisions, check_version, commits_of, expected_revisions
 from release.core.errors import UserError
 from release.core.naming import Identity
@@ -39,7 +40,7 @@ __all__ = ["CHECKS", "DEFAULTS", "ERROR", "WARNING", "Finding", "Fold", "Options
            "summary_line", "summary_markdown", "verify_wheel", "verify_wheels"]
 
 CHECKS = ("zip", "size", "record", "paths", "layout", "names", "purelib", "glibc", "symbols",
-          "runpath", "needed", "version", "revisions", "requires", "secrets", "pair")
+          "runpath", "needed", "version", "revisions", "sbom", "requires", "secrets", "pair")
 DEFAULTS = Options()  # no RUNPATH entry required, no revision map, the ROCm version the wheel names
 
 
@@ -87,7 +88,7 @@ def _applies(check: str, ident: Identity) -> str | None:
 _CHECK_FUNCTIONS: dict[str, Callable[[Scan, Identity, Options], Iterable[Finding]]] = {
     "zip": check_zip, "size": check_size, "record": check_record, "paths": check_paths, "layout": check_layout,
     "names": check_names, "purelib": check_purelib, "glibc": check_glibc, "symbols": check_symbols,
-    "runpath": check_runpath, "version": check_version, "revisions": check_revisions,
+    "runpath": check_runpath, "version": check_version, "revisions": check_revisions, "sbom": check_sbom,
     "requires": check_requires, "secrets": check_secrets,
 }
 
