@@ -8,7 +8,8 @@
 #   RELEASE_KEEP       nightlies listed (default 14); the nightly's gc reads the same variable,
 #                      so the index lists exactly the nightlies gc keeps
 #   RELEASE_PROTECT    nightlies always kept and listed: versions or tags, separated by spaces
-#   RELEASE_INDEX_URL  where SITE is served, for the install lines on the page (optional)
+#   RELEASE_INDEX_URL  where SITE is served, for the install lines on the page (default, for a
+#                      github store: the repository's GitHub Pages address)
 #   RELEASE_STORE      github | local (default: github when GITHUB_REPOSITORY is set, else local)
 #   GITHUB_TOKEN       contents: read on the repository (github store only)
 #   RELEASE_PYTHON     interpreter that has this project installed (default: .venv/bin/python
@@ -19,14 +20,21 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
 if [ "$#" -lt 1 ]; then
-  sed -n '2,14p' "$0" >&2
+  sed -n '2,15p' "$0" >&2
   exit 2
 fi
 site=$1
 shift
 retention_flags
 flags=("${RETENTION_FLAGS[@]}")
-if [ -n "${RELEASE_INDEX_URL:-}" ]; then flags+=(--url "$RELEASE_INDEX_URL"); fi
+url=${RELEASE_INDEX_URL:-}
+if [ -z "$url" ] && [ -n "${GITHUB_REPOSITORY:-}" ] && [ "${RELEASE_STORE:-github}" = github ]; then
+  owner=${GITHUB_REPOSITORY%%/*}
+  owner=${owner,,}  # Pages' host is the owner in lower case
+  repo=${GITHUB_REPOSITORY#*/}
+  if [ "${repo,,}" = "$owner.github.io" ]; then url="https://$owner.github.io"; else url="https://$owner.github.io/$repo"; fi
+fi
+if [ -n "$url" ]; then flags+=(--url "$url"); fi
 if [ -n "${RELEASE_STORE:-}" ]; then flags+=(--store "$RELEASE_STORE"); fi
 python=$(release_python)
 exec "$python" -m release index --out "$site" "${flags[@]}" "$@"

@@ -6,8 +6,11 @@ A line the default branch no longer maintains, or one declared retired, is never
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import html
 import json
+import re
 
 import jsonschema
 import pytest
@@ -22,6 +25,7 @@ from tests.support.index_server import serve
 from tests.support.installs import pip_install, uv_install
 from tests.support.registry import LocalIndex
 from tests.test_index_set import PJRT, PLUGIN, publish, stand_ins
+from tests.test_index_set import recipe as docs_recipe
 from tests.test_matrix import SCHEMA as MATRIX_SCHEMA
 
 OLD_LINE = ("0.9.1", "0.9.1.dev20261126", "0.9.1.dev20261127")  # public jax, then two nightlies
@@ -52,8 +56,9 @@ def two_lines(tmp_path_factory):
     publish(store, root / "dists", "0.9.1", None)
     publish(store, root / "dists", NEW_LINE[1], _record(public, [*new[:2], old[2]]))
     site = root / "site"
-    result = build_site(store, site, keep=14)
+    build_site(store, site, keep=14)
     served = serve(site)
+    result = build_site(store, site, keep=14, site_url=served.url)  # the page's lines name where it is served
     yield {"site": site, "url": served.url, "result": result, "store": store, "root": root}
     served.close()
     public.close()
@@ -91,8 +96,40 @@ def test_each_line_channel_lists_only_its_lines_releases_and_their_public_files(
     assert not (site / "0.10" / "stable").exists()  # nothing of 0.10 is stable yet
 
 
+def install_lines(site) -> list[str]:
+    """The commands of the page's install lines, as a person copies them."""
+    return [html.unescape(re.sub(r"<[^>]+>", "", pre))
+            for pre in re.findall(r'<pre class="install">(.*?)</pre>', (site / "index.html").read_text())]
+
+
+def test_the_page_shows_install_lines_per_channel_and_per_current_line_with_the_whole_set(two_lines):
+    url, lines = two_lines["url"], install_lines(two_lines["site"])
+    for where, pre in (("nightly", True), ("stable", False), ("0.10/nightly", True), ("0.9/nightly", True),
+                       ("0.9/stable", False)):
+        assert (f"pip install {'--pre ' if pre else ''}jax jaxlib {PLUGIN} --index-url {url}/{where}/") in lines
+        assert (f"uv pip install {'--prerelease allow ' if pre else ''}jax jaxlib {PLUGIN} "
+                f"--index-url {url}/{where}/") in lines
+    assert not [line for line in lines if "0.10/stable" in line or "SITE_URL" in line]
+    page = (two_lines["site"] / "index.html").read_text()
+    recipe = html.unescape(re.search(r'<pre class="recipe">(.*?)</pre>', page, re.S).group(1))
+    assert recipe == docs_recipe(url)  # the docs' recipe, which test_index_set installs with uv sync
+
+
+def test_a_line_that_is_not_current_is_named_apart_on_the_page_with_no_install_line(two_lines, tmp_path):
+    site = tmp_path / "site"
+    build_site(two_lines["store"], site, rule=retention(14, lines=frozenset({(0, 10)})), site_url="https://x.example")
+    lines = install_lines(site)
+    assert [line for line in lines if "/0.10/" in line] and not [line for line in lines if "/0.9/" in line]
+    assert "<li>0.9: no longer maintained; <code>https://x.example/0.9/stable/</code></li>" in (
+        site / "index.html").read_text()
+
+
 def test_pip_on_a_line_channel_installs_that_lines_newest_validated_set(two_lines, tmp_path):
-    code, got, err = pip_install(tmp_path, two_lines["url"] + "/0.9/nightly/", "--pre", "jax", "jaxlib", PLUGIN)
+    command = f"pip install --pre jax jaxlib {PLUGIN} --index-url {two_lines['url']}/0.9/nightly/"
+    assert command in install_lines(two_lines["site"])  # the page's line, as pasted
+    words = command.split()[2:]
+    at = words.index("--index-url")
+    code, got, err = pip_install(tmp_path, words[at + 1], *words[:at], *words[at + 2:])
     assert code == 0, err
     assert (got["jax"], got["jaxlib"], got[PLUGIN], got[PJRT]) == ("0.9.1", "0.9.1", OLD_LINE[2], OLD_LINE[2])
 
@@ -121,3 +158,19 @@ def test_a_line_channel_keeps_what_the_retention_rule_keeps_and_a_retired_line_i
     assert json.loads((site / "0.9" / "stable" / PLUGIN / "index.json").read_text())["project-status"] == {
         "status": "archived", "reason": "use 0.10"}
     assert "project-status" not in json.loads((site / "0.10" / "nightly" / PLUGIN / "index.json").read_text())
+
+
+def test_install_lines_name_each_rocm_majors_plugin_and_the_known_address_only():
+    from release.publish.page import install_lines, line_install_lines
+    from release.publish.site import LineView, SiteData
+    data = SiteData(project="jax-rocm10-plugin", site_url="https://x.example/jax", keep=14, releases=(), drafts=(),
+                    plugins=("jax-rocm7-plugin", "jax-rocm10-plugin"),
+                    lines=(LineView("0.10", ("nightly",), True), LineView("0.9", ("stable",), False, "archived")))
+    every = [c for _, _, cmds in install_lines(data) for c in cmds]
+    assert {c.split(" --index-url ")[0].rsplit(" ", 1)[1] for c in every} == {"jax-rocm7-plugin", "jax-rocm10-plugin"}
+    assert all(" jax jaxlib jax-rocm" in c and "https://x.example/jax/" in c for c in every)
+    assert [c for _, _, cmds in line_install_lines(data) for c in cmds] == [
+        f"{tool} jax jaxlib jax-rocm{major}-plugin --index-url https://x.example/jax/0.10/nightly/"
+        for major in (7, 10) for tool in ("pip install --pre", "uv pip install --prerelease allow")]
+    unknown = [c for _, _, cmds in install_lines(dataclasses.replace(data, site_url=None)) for c in cmds]
+    assert all("--index-url SITE_URL/" in c for c in unknown)  # said so on the page, once

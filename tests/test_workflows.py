@@ -375,6 +375,19 @@ def test_every_script_is_run_above():
     assert scripts <= run, f"add {sorted(scripts - run)} to SCRIPT_RUNS"
 
 
+@pytest.mark.parametrize(("env", "url"), [
+    ({"GITHUB_REPOSITORY": "ROCm/jax-rocm-release"}, "https://rocm.github.io/jax-rocm-release"),
+    ({"GITHUB_REPOSITORY": "ROCm/ROCm.github.io"}, "https://rocm.github.io"),
+    ({"GITHUB_REPOSITORY": "ROCm/jax-rocm-release", "RELEASE_INDEX_URL": "https://x.example/jax"},
+     "https://x.example/jax"),
+    ({"GITHUB_REPOSITORY": "ROCm/jax-rocm-release", "RELEASE_STORE": "local"}, None), ({}, None)])
+def test_the_index_names_where_pages_serves_it_unless_told_otherwise(tmp_path, env, url):
+    """The page's install lines name the site's address wherever it is known: the repository's
+    GitHub Pages address for a github store, unless RELEASE_INDEX_URL says another."""
+    [argv] = run_script(tmp_path, ["index.sh", "site"], env)
+    assert (argv[argv.index("--url") + 1] if "--url" in argv else None) == url
+
+
 def test_env_reaches_the_flags(tmp_path):
     bump = run_script(tmp_path, *SCRIPT_RUNS["bump"])
     assert bump == [["bump", "--dep", "xla", "--dep", "jax", "--commit", "--push", "--open-pr"]]

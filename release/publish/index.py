@@ -531,7 +531,7 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
             tree.write(f"{channel}/{matrix.FILE}", write_json(matrix.document(channel, data.releases)))
         line_channels.write_matrices(tree, lines, data.releases)
         page = render_page(project_status.with_statuses(
-            data, retired, {p: st for p, st in statuses_of.items() if st is not None}))
+            line_channels.on_page(data, lines), retired, {p: st for p, st in statuses_of.items() if st is not None}))
         tree.write("index.html", page)
         tree.write(STATE_FILE, write_json({"schema": 2, "generator": "jax-rocm-release index",
                                            "wheel_facts": facts.used, "revisions": used,

@@ -31,6 +31,7 @@ from release.publish.staging import CHANNELS, Tree, write_json
 if TYPE_CHECKING:
     from release.publish.index import IndexEntry, PublishedWheel
     from release.publish.project_status import Retired, Status
+    from release.publish.site import SiteData
 
 Key = tuple[int, int]
 
@@ -107,6 +108,15 @@ def write_matrices(tree: Tree, lines: Iterable[Line], rows: Sequence[matrix.Row]
         for channel in line.channels:
             tree.write(f"{prefix(line.key, channel)}{matrix.FILE}",
                        write_json({**matrix.document(channel, mine), "line": line.name}))
+
+
+def on_page(data: SiteData, lines: Iterable[Line]) -> SiteData:
+    """The page's data with each line's channels; a line that is not current says why."""
+    from release.publish.site import LineView
+    views = tuple(LineView(line.name, line.channels, line.current, None if line.current else (
+        f"{line.status.status}" + (f": {line.status.reason}" if line.status.reason else "")
+        if line.status is not None else "no longer maintained")) for line in lines)
+    return dataclasses.replace(data, lines=views)
 
 
 def summary(lines: Iterable[Line]) -> dict:

@@ -53,18 +53,53 @@ def command(text: str) -> str:
                     for word in text.split(" "))
 
 
+# (label, directory under the site or a line, with --pre, what it installs)
+WAYS = (("nightly", "nightly/", True, "the newest nightly set"),
+        ("stable", "stable/", False, "the newest release (or post release) set"),
+        ("stable, pre-releases", "stable/", True,
+         "the newest release candidate's set while it is newer than the release"))
+
+
+def _commands(index: str, plugin: str, pre: bool) -> list[str]:
+    """pip's and uv's line for the whole set from one index: the plugin does not depend on jax,
+    so jax and jaxlib are named; the index serves the files the set was validated with."""
+    wanted = f"jax jaxlib {plugin}"
+    return [f"pip install {'--pre ' if pre else ''}{wanted} --index-url {index}",
+            f"uv pip install {'--prerelease allow ' if pre else ''}{wanted} --index-url {index}"]
+
+
+def _plugins(data: SiteData) -> tuple[str, ...]:
+    return data.plugins or (data.project,)
+
+
 def install_lines(data: SiteData) -> list[tuple[str, str, list[str]]]:
-    """(channel, what it gets, [pip command, uv command]) for each way to install."""
+    """(channel, what it gets, [pip and uv command per ROCm major]) for each way to install from
+    the site's channels, which hold every line."""
     url = data.site_url or "SITE_URL"
-    p = data.project
-    return [("nightly", "the newest nightly",
-             [f"pip install --pre {p} --index-url {url}/nightly/",
-              f"uv pip install --prerelease allow {p} --index-url {url}/nightly/"]),
-            ("stable", "the newest release (or post release)",
-             [f"pip install {p} --index-url {url}/stable/", f"uv pip install {p} --index-url {url}/stable/"]),
-            ("stable, pre-releases", "the newest release candidate while it is newer than the release",
-             [f"pip install --pre {p} --index-url {url}/stable/",
-              f"uv pip install --prerelease allow {p} --index-url {url}/stable/"])]
+    return [(label, f"{what} (of the newest line)",
+             [c for plugin in _plugins(data) for c in _commands(f"{url}/{where}", plugin, pre)])
+            for label, where, pre, what in WAYS]
+
+
+def line_install_lines(data: SiteData) -> list[tuple[str, str, list[str]]]:
+    """The same per current jax line, from the line's own channels (``SITE/X.Y/<channel>/``)."""
+    url = data.site_url or "SITE_URL"
+    return [(f"{line.name} {label}", f"{what} (of {line.name} only)",
+             [c for plugin in _plugins(data) for c in _commands(f"{url}/{line.name}/{where}", plugin, pre)])
+            for line in data.lines if line.current
+            for label, where, pre, what in WAYS if where.rstrip("/") in line.channels]
+
+
+def uv_recipe(data: SiteData) -> str:
+    """A uv project taking the set from the nightly channel only (an ``explicit`` index the four
+    projects are pinned to) and everything else from the default index (docs/install.md)."""
+    url = data.site_url or "SITE_URL"
+    plugin = _plugins(data)[0]
+    projects = ["jax", "jaxlib", plugin, plugin.removesuffix("-plugin") + "-pjrt"]
+    return ('[project]\nname = "my-project"\nversion = "0.1.0"\nrequires-python = ">=3.11"\n'
+            f"dependencies = [{', '.join(f'{chr(34)}{p}{chr(34)}' for p in projects)}]\n\n"
+            f'[[tool.uv.index]]\nname = "jax-rocm-nightly"\nurl = "{url}/nightly/"\nexplicit = true\n\n'
+            "[tool.uv.sources]\n" + "".join(f'{p} = {{ index = "jax-rocm-nightly" }}\n' for p in projects))
 
 
 # ------------------------------------------------------------------ the overview
@@ -309,6 +344,7 @@ body { font-family: sans-serif; max-width: 60rem; margin: 1rem auto; padding: 0 
 pre.install { background: #f3f3f3; padding: .4rem .6rem; margin: .3rem 0; white-space: pre-wrap;
   overflow-wrap: anywhere; }
 pre.install .w { white-space: nowrap; }
+pre.recipe { background: #f3f3f3; padding: .4rem .6rem; white-space: pre-wrap; overflow-wrap: anywhere; }
 .yanked { background: #a33; color: #fff; padding: 0 .3em; border-radius: .2em; font-weight: bold; }
 .scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; } td, th { border: 1px solid #767676; padding: .2rem .5rem; text-align: left; }
@@ -322,11 +358,34 @@ dd { margin-left: 0; }
 """
 
 
+def _ways(ways: list[tuple[str, str, list[str]]]) -> str:
+    return "".join(f"<dt>{_e(c)}: {_e(what)}</dt><dd>"
+                   + "".join(f'<pre class="install">{command(cmd)}</pre>' for cmd in cmds) + "</dd>"
+                   for c, what, cmds in ways)
+
+
+def _lines(data: SiteData) -> str:
+    """Install lines per current jax line; a line that is not current is named apart, with why."""
+    if not data.lines:
+        return ""
+    url = data.site_url or "SITE_URL"
+    current = line_install_lines(data)
+    out = ['<h3 id="lines">One jax line only</h3>']
+    if current:
+        out.append("<p>Each line's own channels list that line only:</p>"
+                   f'<dl class="channels">{_ways(current)}</dl>')
+    retired = [line for line in data.lines if not line.current]
+    if retired:
+        out.append("<p>Lines no longer current (their releases stay installable):</p><ul>"
+                   + "".join(f"<li>{_e(line.name)}: {_e(line.why or 'retired')}; "
+                             + ", ".join(f"<code>{_e(f'{url}/{line.name}/{c}/')}</code>" for c in line.channels)
+                             + "</li>" for line in retired) + "</ul>")
+    return "\n".join(out)
+
+
 def render(data: SiteData) -> bytes:
     latest = data.releases[0].published if data.releases else None
-    install = "".join(f"<dt>{_e(c)}: {_e(what)}</dt><dd>"
-                      + "".join(f'<pre class="install">{command(cmd)}</pre>' for cmd in cmds) + "</dd>"
-                      for c, what, cmds in install_lines(data))
+    install = _ways(install_lines(data))
     where = ("" if data.site_url else
              "<p>Replace SITE_URL with the address this directory is served from.</p>")
     drafts = ""
@@ -358,8 +417,15 @@ def render(data: SiteData) -> bytes:
 {_overview(data)}
 <h2 id="install">Install</h2>
 <p>Indexes: <a href="nightly/">nightly/</a> (nightlies only, the newest {data.keep} listed) and
-<a href="stable/">stable/</a> (releases and post releases; release candidates with --pre). With pip or uv:</p>
+<a href="stable/">stable/</a> (releases and post releases; release candidates with --pre). Each is one
+index holding the whole set: the plugin, its pjrt, and the jax and jaxlib it was validated with
+(the plugin does not depend on jax, so name them too). With pip or uv:</p>
 <dl class="channels">{install}</dl>
+{_lines(data)}
+<h3 id="uv-project">In a uv project</h3>
+<p>The set from the channel only, everything else from your default index; then <code>uv sync</code>
+(never <code>--index-strategy unsafe-best-match</code>):</p>
+<pre class="recipe">{_e(uv_recipe(data))}</pre>
 {where}
 <h2 id="compatibility">What goes together</h2>
 {compatibility(data)}

@@ -90,6 +90,16 @@ class ReleaseRow:
 
 
 @dataclasses.dataclass(frozen=True)
+class LineView:
+    """A jax line's own channels as the page shows them (``release.publish.line_channels``)."""
+
+    name: str  # "0.10"
+    channels: tuple[str, ...]  # "nightly", "stable": those it has
+    current: bool
+    why: str | None = None  # why it is not current: "archived: reason", "no longer maintained"
+
+
+@dataclasses.dataclass(frozen=True)
 class SiteData:
     project: str  # the plugin's distribution name, what people install
     site_url: str | None
@@ -97,6 +107,8 @@ class SiteData:
     releases: tuple[ReleaseRow, ...]  # newest first
     drafts: tuple[tuple[str, _dt.date | None], ...]  # nightly drafts never published: (tag, date)
     statuses: tuple[tuple[str, str, str | None], ...] = ()  # PEP 792: (project, status, reason)
+    plugins: tuple[str, ...] = ()  # every plugin project (one per ROCm major), sorted by major
+    lines: tuple[LineView, ...] = ()  # the jax lines' own channels, newest first
 
 
 # ------------------------------------------------------------------ gathering
@@ -316,11 +328,13 @@ def gather(store: Store, releases: list[Release], wheels: Sequence[PublishedWhee
                            and _kind(v) == "nightly" and v not in shown),
                           key=lambda t: t[0], reverse=True))
     projects = sorted({w.rel.split("/")[1] for w in wheels})
+    plugins = tuple(sorted((p for p in projects if p.endswith("-plugin")), key=lambda p: (len(p), p)))
     project = next((p for p in projects if p.endswith("-plugin")), projects[0] if projects else "")
     site_url = site_url.rstrip("/") if site_url else None
     if site_url and not site_url.startswith("file://"):  # a served page cannot open this machine's files
         rows = {tag: _served(row) for tag, row in rows.items()}
-    return SiteData(project=project, site_url=site_url, keep=keep, releases=tuple(rows.values()), drafts=drafts)
+    return SiteData(project=project, site_url=site_url, keep=keep, releases=tuple(rows.values()), drafts=drafts,
+                    plugins=plugins)
 
 
 def _linker(release: Release, assets: dict[str, Asset],
