@@ -117,3 +117,17 @@ def test_a_matrix_that_breaks_its_schema_is_caught():
                                                                    "smoke": "passed"}}]}])):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.Draft202012Validator(SCHEMA).validate(bad)
+
+
+@given(pythons=st.lists(st.sampled_from(["3.11", "3.12", "3.13", "3.14"]), min_size=1, max_size=4, unique=True),
+       majors=st.lists(st.sampled_from([7, 10]), min_size=1, max_size=2, unique=True),
+       suffixes=st.lists(st.sampled_from([".jsonl", ".metadata", ".provenance", ".sig"]), min_size=1, unique=True))
+def test_a_releases_other_assets_make_no_cell_even_named_after_a_wheel(pythons, majors, suffixes):
+    """Cells come from the wheels alone: a bundle (``<wheel>.jsonl``), a PEP 658 metadata file or
+    any other asset named after a wheel adds none and changes none (issue 36: the index parsed
+    each of them as a wheel name, a third of its name parsing)."""
+    wheels = names("0.9.1.post2", pythons, majors)
+    others = [w + s for w in wheels if w.endswith(".whl") for s in suffixes]
+    assert matrix.cells("0.9.1.post2", others + wheels, validated=True, smoke=None) == \
+        matrix.cells("0.9.1.post2", wheels, validated=True, smoke=None)
+    assert matrix.cells("0.9.1.post2", others, validated=True, smoke=None) == []

@@ -127,3 +127,13 @@ def test_what_is_no_tag_nor_version_is_one_line_naming_both(given):
 def test_a_name_is_normalized_as_packaging_normalizes_it(name):
     """naming's own PEP 503 normalization (packaging.utils is not loaded to name a wheel)."""
     assert naming.normalized_name(name) == canonicalize_name(name)
+
+
+@given(st.one_of(st.sampled_from([naming.pjrt_wheel(7, "0.9.1"), naming.plugin_wheel(10, "0.9.1.dev20261120", "3.12"),
+                                  "numpy-2.1.0-cp312-cp312-manylinux_2_28_x86_64.whl", "x.whl.jsonl", "SHA256SUMS"]),
+                 st.text(min_size=1, max_size=40)))
+def test_identity_asked_again_is_the_answer_parsed_afresh(name):
+    """Identity.of keeps each file name's answer for the process (the index asks thousands of
+    times): the kept answer is the one a fresh parse gives, whichever way the name is asked."""
+    fresh = naming._identity.__wrapped__(Path(name).name if "/" in name or name == "." else name)
+    assert naming.Identity.of(name) == fresh and naming.Identity.of(name) == fresh

@@ -8,6 +8,7 @@ packages, wheel file names and tags, and the release tag.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from pathlib import Path
 
@@ -142,19 +143,25 @@ class Identity:
 
     @classmethod
     def of(cls, path: Path | str) -> "Identity":
-        from packaging.utils import InvalidWheelFilename, parse_wheel_filename
         # a bare file name as it is (the index reads thousands): no Path made to take its name
-        text = path if isinstance(path, str) and "/" not in path and path != "." else Path(path).name
-        try:
-            name, version, _build, tags = parse_wheel_filename(text)
-        except (InvalidWheelFilename, InvalidVersion) as exc:
-            return cls(None, None, frozenset(), None, None, str(exc))
-        m = _DIST.match(str(name))
-        return cls(str(name), str(version), frozenset(str(t) for t in tags),
-                   int(m.group(1)) if m else None, m.group(2) if m else None, None)
+        return _identity(path if isinstance(path, str) and "/" not in path and path != "." else Path(path).name)
 
     @property
     def pythons(self) -> tuple[str, ...]:
         """``3.X`` of every ``cp3X`` tag, in order (none for a ``py3-none`` wheel)."""
         found = {int(m.group(1)) for m in map(_CPYTHON.match, self.tags) if m}
         return tuple(f"3.{minor}" for minor in sorted(found))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _identity(name: str) -> Identity:
+    """``Identity.of`` a bare file name, parsed once a process (an Identity is immutable: the
+    index asks for each wheel's from its listing and its matrix, thousands of times)."""
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+    try:
+        dist, version, _build, tags = parse_wheel_filename(name)
+    except (InvalidWheelFilename, InvalidVersion) as exc:
+        return Identity(None, None, frozenset(), None, None, str(exc))
+    m = _DIST.match(str(dist))
+    return Identity(str(dist), str(version), frozenset(str(t) for t in tags),
+                    int(m.group(1)) if m else None, m.group(2) if m else None, None)

@@ -75,6 +75,8 @@ def cells(version: str, asset_names: Iterable[str], *, validated: bool, smoke: s
     pjrt: dict[int, tuple[str, str]] = {}
     plugins: dict[tuple[int, str], tuple[str, str]] = {}
     for name in names:
+        if not name.endswith(".whl"):  # a release's other assets (bundles, metadata, locks) name no wheel
+            continue
         ident = Identity.of(name)
         if ident.rocm_major is None or ident.version is None or ident.name_error is not None:
             continue
