@@ -31,6 +31,7 @@ from release.check.loadable import check_glibc, check_needed, check_symbols
 from release.check.runpath import check_runpath
 from release.check.sbom_check import check_sbom
 from release.check.stamps import check_requires, check_revisions, check_version, commits_of, expected_revisions
+from release.check.with_rocm import check_with_rocm
 from release.core.errors import UserError
 from release.core.naming import Identity
 from release.core.scan import Progress, Scan, scan_wheel
@@ -40,7 +41,7 @@ __all__ = ["CHECKS", "DEFAULTS", "ERROR", "WARNING", "Finding", "Fold", "Options
            "summary_line", "summary_markdown", "verify_wheel", "verify_wheels"]
 
 CHECKS = ("zip", "size", "record", "paths", "layout", "names", "purelib", "glibc", "symbols",
-          "runpath", "needed", "version", "revisions", "sbom", "requires", "secrets", "pair")
+          "runpath", "needed", "with-rocm", "version", "revisions", "sbom", "requires", "secrets", "pair")
 DEFAULTS = Options()  # no RUNPATH entry required, no revision map, the ROCm version the wheel names
 
 
@@ -80,6 +81,8 @@ def _applies(check: str, ident: Identity) -> str | None:
     """Why ``check`` does not apply to this wheel, or None when it does."""
     if check in ("requires", "pair") and ident.kind != "plugin":
         return "only the plugin wheel pins the PJRT wheel"
+    if check == "with-rocm" and ident.kind != "plugin":
+        return "only the plugin wheel has the with-rocm extra"
     if check == "pair":
         return "no PJRT wheel given alongside"
     return None
@@ -123,6 +126,11 @@ def check_scan(scan: Scan, options: Options = DEFAULTS, together: Sequence[Scan]
             skipped[name] = why
         elif name == "needed":
             findings.extend(check_needed(scan, ident, options, together))
+        elif name == "with-rocm":
+            found, why = check_with_rocm(scan, ident, options, together)
+            findings.extend(found)
+            if why:
+                skipped[name] = why
         else:
             findings.extend(_CHECK_FUNCTIONS[name](scan, ident, options))
     return Report(scan.path, findings, skipped)

@@ -96,6 +96,12 @@ def known_versions(root: Path | None = None) -> list[str]:
 
 
 def _releases(path: Path) -> dict[str, Any]:
+    return document(path)["releases"]
+
+
+def document(path: Path) -> dict[str, Any]:
+    """The whole file, its top level checked (``releases``: the soname lists; ``sdk_wheels``:
+    ``release.core.rocm_sdk_wheels``)."""
     try:
         data = json.loads(regular.read_text(path))
     except FileNotFoundError:
@@ -104,7 +110,7 @@ def _releases(path: Path) -> dict[str, Any]:
         raise UserError(f"{path}: not readable JSON ({exc})") from None
     if not isinstance(data, dict) or data.get("schema") != 1 or not isinstance(data.get("releases"), dict):
         raise _bad(path, "top level", 'an object with "schema": 1 and "releases"')
-    return data["releases"]
+    return data
 
 
 def major_of(rocm_version: str) -> int | None:
