@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from release.check.resolver import pip_argv
 from release.core import core_metadata
 from release.publish.index import JSON_TYPE, build_site, write_index
 from release.publish.stores import LocalStore
@@ -39,7 +40,7 @@ def pip_install(tmp_path, url, *args, name="env"):
     venv.EnvBuilder(with_pip=False).create(env_dir)
     py = env_dir / "bin" / "python"
     env = {**os.environ, "PIP_CONFIG_FILE": os.devnull}
-    proc = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-cache-dir",
+    proc = subprocess.run([*pip_argv(py), "install", "--no-cache-dir",
                            "--disable-pip-version-check", "--index-url", url, *args],
                           capture_output=True, text=True, env=env)
     if proc.returncode:

@@ -20,6 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from release.check import user_install
+from release.check.resolver import pip_argv
 from release.check.validate import validate
 from release.core import locks, naming
 from release.publish.drafts import publish_draft, read_dist, undraft
@@ -113,7 +114,7 @@ def _install_lock(installer: str, lock: Path, tmp_path: Path, name: str) -> dict
     env = {k: v for k, v in os.environ.items() if not k.startswith(("UV_", "PIP_"))}
     env.update(PIP_CONFIG_FILE=os.devnull, UV_NO_CONFIG="1", UV_CACHE_DIR=str(tmp_path / "uv-cache"))
     argv = ([uv_bin(), "pip", "install", "--python", str(py), "-r", str(lock)] if installer == "uv" else
-            [sys.executable, "-m", "pip", "--python", str(py), "install", "--no-cache-dir",
+            [*pip_argv(py), "install", "--no-cache-dir",
              "--disable-pip-version-check", "-r", str(lock)])
     done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr

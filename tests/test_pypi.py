@@ -15,6 +15,7 @@ import sys
 
 import pytest
 
+from release.check.resolver import pip_argv
 from release.core import naming
 from release.publish import pypi, pypi_budget
 from release.publish.stores import LocalStore
@@ -62,7 +63,7 @@ def release_sums(dist) -> dict[str, str]:
 
 def pip_install_from(python, index_url: str, requirement: str) -> subprocess.CompletedProcess:
     """pip installing from the index alone, as a user of that index does."""
-    return subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-cache-dir",
+    return subprocess.run([*pip_argv(python), "install", "--no-cache-dir",
                            "--disable-pip-version-check", "--index-url", index_url, requirement],
                           capture_output=True, text=True, env={**os.environ, "NO_PROXY": "127.0.0.1"})
 

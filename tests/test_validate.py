@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from release.build import provenance
+from release.check.resolver import pip_argv
 from release.check.validate import validate
 from release.core.revisions import RevisionMap
 from release.publish import notes
@@ -286,7 +287,7 @@ def test_installed_revision_map_is_compared_with_revisions_json(make_dist, tmp_p
     assert validate(store, TAG, mark=False).ok
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install",
+    subprocess.run([*pip_argv(venv / "bin" / "python"), "install",
                     "--no-index", "--no-deps", "--quiet", *sorted(map(str, dist.glob("*.whl")))],
                    check=True)
     right = RevisionMap.loads((dist / "revisions.json").read_text())

@@ -103,9 +103,11 @@ def _run(argv: list[str]) -> subprocess.CompletedProcess | str:
 def install_argv(installer: str, python: Path, reqs: Sequence[str], draft_index: str,
                  public_index: str | None, uv: str | None = None, report: Path | None = None) -> list[str]:
     """The install command a user runs: the public index plus ours as an extra one (pip also
-    writes its ``--report`` to ``report``: which files it took, from where, with their sha256)."""
+    writes its ``--report`` to ``report``: which files it took, from where, with their sha256).
+    pip is this tool's own, started in the venv's interpreter at once (``pip --python`` would
+    start a second pip process first, about 0.35 s of CPU per install)."""
     if installer == "pip":
-        return [sys.executable, "-m", "pip", "--python", str(python), "install", "--pre",
+        return [*resolver.pip_argv(python), "install", "--pre",
                 "--no-cache-dir", "--quiet", *(["--report", str(report)] if report else []),
                 *resolver.index_args(draft_index, public_index), *reqs]
     public = public_index if public_index is not None else resolver.pip_configured_index()

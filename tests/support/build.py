@@ -31,6 +31,8 @@ from pathlib import Path
 
 import pytest
 
+from release.check.resolver import pip_argv
+
 REPO = Path(__file__).resolve().parents[2]
 
 FAKE_BAZEL = r'''#!__PYTHON__
@@ -340,7 +342,7 @@ class WheelVenvs:
         env_dir = self.root / f"venv{self._n}"
         venv.EnvBuilder(with_pip=False).create(env_dir)
         python = env_dir / "bin" / "python"
-        proc = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install",
+        proc = subprocess.run([*pip_argv(python), "install",
                                "--quiet", "--no-index", "--no-cache-dir", "--find-links",
                                str(find_links), *requirements], capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr

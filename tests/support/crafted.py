@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from release.check.resolver import pip_argv
 from tests.support.elf import ALL_SOS, PJRT_SO, cc, compile_so
 
 REPO = Path(__file__).resolve().parents[2]
@@ -209,6 +210,6 @@ def bare_venv(tmp_path_factory) -> Path:
 
 def pip_install(python: Path, *args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1")
-    return subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install",
+    return subprocess.run([*pip_argv(python), "install",
                            "--no-index", "--no-cache-dir", *args], capture_output=True, text=True,
                           env=env)

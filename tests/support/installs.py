@@ -10,11 +10,12 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import venv
 from pathlib import Path
 
 import pytest
+
+from release.check.resolver import pip_argv
 
 
 def uv_bin() -> str:
@@ -44,7 +45,7 @@ def installed(py: Path) -> dict[str, str]:
 def pip_install(tmp_path: Path, url: str, *args: str, name: str = "env") -> tuple[int, dict, str]:
     py = _fresh_venv(tmp_path, name)
     env = {**os.environ, "PIP_CONFIG_FILE": os.devnull}
-    proc = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-cache-dir",
+    proc = subprocess.run([*pip_argv(py), "install", "--no-cache-dir",
                            "--disable-pip-version-check", "--index-url", url, *args],
                           capture_output=True, text=True, env=env, timeout=300)
     if proc.returncode:
