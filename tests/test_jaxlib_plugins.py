@@ -179,3 +179,138 @@ def test_a_build_whose_major_the_pinned_jaxlib_does_not_know_is_refused_before_b
     assert code == 2 and fake_bazel.calls() == [] and not dist.exists()
     assert f"line 0.9: rocm7 cell: jaxlib 0.9.1 (jax {head[:12]}) does not know jax_rocm7_plugin" in err
     assert err.count("\n") == 1
+
+
+# ---------------------------------------------------------------- the rules under the reading
+
+
+def raw_repo(path, files: dict[str, bytes], extra_refs: dict[str, dict[str, bytes]] | None = None):
+    """A work-tree repository whose main commit holds ``files`` byte for byte (and a branch per
+    ``extra_refs`` entry, a root commit of its own files); returns the path and main's sha."""
+    git("init", "--quiet", "-b", "main", path)
+
+    def commit(files):
+        for name, data in files.items():
+            (path / name).parent.mkdir(parents=True, exist_ok=True)
+            (path / name).write_bytes(data)
+        git("add", "-A", cwd=path)
+        git("-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "--quiet", "-m", "x", cwd=path)
+        return git("rev-parse", "HEAD", cwd=path).strip()
+    main = commit(files)
+    for branch, branch_files in (extra_refs or {}).items():
+        git("checkout", "--quiet", "--orphan", branch, cwd=path)
+        git("rm", "-r", "--quiet", "-f", "--ignore-unmatch", ".", cwd=path)
+        commit(branch_files)
+    git("checkout", "--quiet", "main", cwd=path)
+    return path, main
+
+
+def test_each_file_is_read_byte_for_byte_in_one_batch_and_a_directory_or_missing_path_is_none(tmp_path):
+    """Texts come back exactly as committed (newlines inside, none added or lost), in the order
+    asked, with a missing path or a directory between them read as no file; bytes that are not
+    UTF-8 (a latin-1 comment) do not stop the reading."""
+    from release.sources.jaxlib_plugins import _show
+    first = b"line one\nline two\n\n"
+    second = b"# caf\xe9 in latin-1\nx = 1"
+    path, sha = raw_repo(tmp_path / "r", {"a.txt": first, "dir/b.py": second})
+    revs = [f"{sha}:a.txt", f"{sha}:nothing", f"{sha}:dir", f"{sha}:dir/b.py", f"{sha}:a.txt"]
+    assert _show(path, revs) == [first.decode(), None, None, second.decode("utf-8", "replace"), first.decode()]
+    assert _show(path, []) == []
+
+
+def test_a_plugin_list_with_bytes_that_are_not_utf8_is_still_read(tmp_path):
+    text = support(["jax_rocm7_plugin"]).encode().replace(b"Copyright", b"Copyright \xa9")
+    path, sha = raw_repo(tmp_path / "r", {PLUGIN_SUPPORT: text, "jax/version.py": version_py("0.10.2").encode()})
+    assert known_at(path, sha).names == ("jax_rocm7_plugin",)
+
+
+def test_every_git_call_has_a_deadline(jax_checkout, monkeypatch):
+    """Each git the check runs is given a finite timeout (a hung git never hangs a build)."""
+    import release.sources.jaxlib_plugins as module
+    real, seen = subprocess.run, []
+
+    def run(*args, **kwargs):
+        seen.append(kwargs.get("timeout"))
+        return real(*args, **kwargs)
+    monkeypatch.setattr(module.subprocess, "run", run)
+    checkout, pins = jax_checkout
+    with pytest.raises(UserError):
+        check_majors(checkout, pins["0.10.2"], [10])
+    assert len(seen) >= 3 and all(isinstance(t, (int, float)) and 0 < t <= 600 for t in seen)
+
+
+def test_a_checkout_git_cannot_read_says_what_failed_and_what_to_do(tmp_path):
+    with pytest.raises(UserError) as caught:
+        known_at(tmp_path / "nowhere", "0" * 40)
+    said = str(caught.value)
+    assert said == (f"{tmp_path / 'nowhere'}: cannot read jax's tree with git (CalledProcessError); "
+                    "fetch the sources first (release fetch-sources)")
+
+
+def test_origin_head_is_an_alias_never_named_as_the_knowing_ref(jax_checkout, tmp_path):
+    checkout, pins = jax_checkout
+    clone = tmp_path / "jax"
+    git("clone", "--quiet", checkout, clone)
+    git("update-ref", "refs/remotes/origin/main", pins["main"], cwd=clone)
+    git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main", cwd=clone)
+    assert first_knowing(clone, "jax_rocm10_plugin") == ("0.11.1", "origin/main")
+
+
+def test_refs_without_the_files_or_with_unreadable_ones_are_passed_over(tmp_path):
+    """Branches sorting first that hold no jax tree, only one of the two files, or a plugin list
+    that cannot be read do not stop the search for the jaxlib that knows the name."""
+    knows = {PLUGIN_SUPPORT: support(["jax_rocm10_plugin"]).encode(), "jax/version.py": version_py("0.11.1").encode()}
+    path, _ = raw_repo(tmp_path / "r", knows, {
+        "aa-docs": {"README.md": b"docs\n"},
+        "ab-half": {PLUGIN_SUPPORT: support(["jax_rocm10_plugin"]).encode()},
+        "ac-broken": {PLUGIN_SUPPORT: b"def broken(:\n", "jax/version.py": version_py("0.9.0").encode()},
+        "ad-badversion": {PLUGIN_SUPPORT: support(["jax_rocm10_plugin"]).encode(), "jax/version.py": b"x = 1\n"},
+    })
+    assert first_knowing(path, "jax_rocm10_plugin") == ("0.11.1", "main")
+
+
+def test_an_unreadable_file_at_the_pin_is_named_with_where_it_was_read(tmp_path):
+    jax = RepoBuilder(tmp_path / "jax.git")
+    sha = jax.commit("main", "broken", {PLUGIN_SUPPORT: "def broken(:\n", "jax/version.py": version_py("0.10.2")})
+    with pytest.raises(UserError, match=f"^{PLUGIN_SUPPORT} at {sha[:12]}: cannot parse the file"):
+        known_at(jax.path, sha)
+    sha = jax.commit("main", "no version", {PLUGIN_SUPPORT: support(["jax_rocm7_plugin"]), "jax/version.py": "x = 1\n"})
+    with pytest.raises(UserError, match=f"^jax/version.py at {sha[:12]}: expected one _version"):
+        known_at(jax.path, sha)
+
+
+@pytest.mark.parametrize("text", [
+    HEADER + "_PLUGIN_MODULE_NAMES = {'cuda': []}\n",
+    HEADER + "_PLUGIN_MODULE_NAMES = {'rocm': NAMES}\n",
+    HEADER + "x = 1\n",
+])
+def test_an_unreadable_list_names_where_and_says_what_cannot_be_told(text):
+    with pytest.raises(UserError) as caught:
+        parse_plugin_support(text, "jaxlib/plugin_support.py at abc")
+    said = str(caught.value)
+    assert said.startswith("jaxlib/plugin_support.py at abc: ")
+    assert said.endswith("cannot tell which ROCm plugin names this jaxlib knows")
+
+
+def test_only_rocm_patterns_given_as_text_find_plugins():
+    """A compiled pattern for another platform, or one whose text is a name or bytes, finds no
+    ROCm plugin (and does not stop the reading)."""
+    text = support(["jax_rocm7_plugin"]) + (
+        '\n_CUDA_RE = re.compile(r"jax_cuda(\\d+)_plugin")\n_FROM_NAME = re.compile(_CUDA_RE)\n'
+        '_BYTES = re.compile(rb"jax_rocm(\\d+)_plugin")\n')
+    names, patterns = parse_plugin_support(text, "here")
+    assert names == ("jax_rocm7_plugin",) and patterns == ()
+
+
+def test_the_refusal_names_what_the_jaxlib_lists_and_no_line_when_none_is_given(tmp_path):
+    jax = RepoBuilder(tmp_path / "jax.git")
+    sha = jax.commit("main", "jax", {PLUGIN_SUPPORT: support(["jax_rocm7_plugin", "jax_rocm60_plugin"]),
+                                     "jax/version.py": version_py("0.10.2")})
+    with pytest.raises(UserError) as caught:
+        check_majors(jax.path, sha, [10])
+    assert str(caught.value).startswith(
+        f"rocm10 cell: jaxlib 0.10.2 (jax {sha[:12]}) does not know jax_rocm10_plugin "
+        "(jaxlib/plugin_support.py lists jax_rocm7_plugin, jax_rocm60_plugin), so the wheel")
+    sha = jax.commit("main", "none", {PLUGIN_SUPPORT: support([])})
+    with pytest.raises(UserError, match=r"\(jaxlib/plugin_support.py lists no ROCm names\)"):
+        check_majors(jax.path, sha, [10])
