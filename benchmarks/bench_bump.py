@@ -19,7 +19,15 @@ a byte-counting ``git http-backend`` server, and measures, interleaved and repea
 (xla 24c5f10 -> b32df5f) on bare copies of ROCm/rocm-jax and ROCm/xla, and prints git
 rev-list's counts beside what the bump found.
 
-Run from the repository root: ``python benchmarks/bench_bump.py [--xla-commits N]``.
+``--delay-ms N`` makes the server wait N ms before answering each request: a network's round
+trip, which a server on 127.0.0.1 hides, so a bump's round trips (HTTP requests, each git
+process its own connection) show in its wall time beside the clones'. With ``--real`` the
+anchor for that is the two clones a cold roll of plugin + xla stands for (single-branch
+``--filter=tree:0`` of the plugin's master and xla's release branch, one after the other), and
+the git processes a cold bump starts are counted (git's trace2, one file per process, in a
+separate run). Goal (issue 36): a cold bump's wall time within 1.5x of the two clones' at 50 ms.
+
+Run from the repository root: ``python benchmarks/bench_bump.py [--xla-commits N] [--delay-ms 50]``.
 Ratios are printed as bump / anchor, CPU first: the anchor that matters is a single-branch
 ``--filter=tree:0`` clone (one branch's commits: what a bump's questions need; issue 20).
 Goals: a cold day's CPU at most that clone's (issue 19); a branch-switch bump moves <= 1/10 of a
@@ -208,19 +216,22 @@ def main() -> int:
     parser.add_argument("--real", nargs=2, metavar=("ROCM_JAX_GIT", "XLA_GIT"), type=Path,
                         help="instead: roll plugin + xla across the 2026-04 branch switch on real bare repos")
     parser.add_argument("--keep", action="store_true", help="keep the temp directory")
+    parser.add_argument("--delay-ms", type=float, default=0.0,
+                        help="the server waits this long before answering each request (a network's "
+                             "round trip, which 127.0.0.1 hides)")
     args = parser.parse_args()
     byte_compile()
     tmp = Path(tempfile.mkdtemp(prefix="bench-bump-"))
     try:
         if args.real:
-            return run_real(tmp, *args.real, repeat=args.repeat)
-        return run(tmp, args.xla_commits, args.repeat)
+            return run_real(tmp, *args.real, repeat=args.repeat, delay=args.delay_ms / 1000)
+        return run(tmp, args.xla_commits, args.repeat, delay=args.delay_ms / 1000)
     finally:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def run(tmp: Path, xla_commits: int, repeat: int) -> int:
+def run(tmp: Path, xla_commits: int, repeat: int, delay: float = 0.0) -> int:
     remotes = tmp / "remotes"
     remotes.mkdir()
     t0 = time.perf_counter()
@@ -244,7 +255,7 @@ def run(tmp: Path, xla_commits: int, repeat: int) -> int:
     print(f"generated xla {len(main_)} commits on main + branches of {len(v080)} and {len(v091)}, "
           f"jax {len(jax)}, plugin {len(plugin)} in {time.perf_counter() - t0:.1f}s")
 
-    server = GitHttpServer(remotes).start()
+    server = GitHttpServer(remotes, delay=delay).start()
     try:
         proj = tmp / "proj"
         proj.mkdir()
@@ -296,7 +307,31 @@ def run(tmp: Path, xla_commits: int, repeat: int) -> int:
     return 0 if tenth and noop[1] < 2 else 1
 
 
-def run_real(tmp: Path, rocm_jax: Path, xla_git: Path, repeat: int) -> int:
+def git_processes(argv: list[str], cwd: Path, env: dict, trace: Path) -> int:
+    """How many git processes ``argv`` starts (client side): git's trace2 writes one file per
+    process into a directory. A separate run, so tracing costs no measured run anything."""
+    shutil.rmtree(trace, ignore_errors=True)
+    trace.mkdir(parents=True)
+    subprocess.run(argv, cwd=cwd, env={**env, "GIT_TRACE2_EVENT": str(trace)}, check=True,
+                   capture_output=True)
+    return sum(1 for _ in trace.iterdir())
+
+
+def pair_clones(server: GitHttpServer, tmp: Path, branches: dict[str, str]) -> tuple[int, float, float, int]:
+    """The anchor for a cold roll of plugin + xla: one single-branch ``--filter=tree:0`` bare
+    clone of each, one after the other (bytes, wall, CPU, requests summed)."""
+    total = [0, 0.0, 0.0, 0]
+    for name, branch in branches.items():
+        dest = tmp / "clones" / f"{name}-pair"
+        shutil.rmtree(dest, ignore_errors=True)
+        got = measure(server, ["git", "clone", "--quiet", "--bare", "--filter=tree:0", "--single-branch",
+                               "--branch", branch, server.url(name + ".git"), str(dest)], tmp)
+        total = [t + g for t, g in zip(total, got)]
+        shutil.rmtree(dest, ignore_errors=True)
+    return total[0], total[1], total[2], total[3]
+
+
+def run_real(tmp: Path, rocm_jax: Path, xla_git: Path, repeat: int, delay: float = 0.0) -> int:
     """Roll plugin + xla from rocm-jax 4fec910's parent (xla 24c5f10 on rocm-jaxlib-v0.8.x) to
     master's tip (xla b32df5f on rocm-jaxlib-v0.9.1) against real bare repositories."""
     remotes = tmp / "remotes"
@@ -313,7 +348,7 @@ def run_real(tmp: Path, rocm_jax: Path, xla_git: Path, repeat: int) -> int:
     xla_old, xla_new = "24c5f10ae8fc24aefd20b43c501ade7f66fd0cfd", "b32df5f07315567cc1940388ef766b87c6e8b9e3"
     # A snapshot's upload-pack may not allow filters or fetching by SHA; allow them per request.
     server = GitHttpServer(remotes, config={"uploadpack.allowFilter": "true",
-                                            "uploadpack.allowAnySHA1InWant": "true"}).start()
+                                            "uploadpack.allowAnySHA1InWant": "true"}, delay=delay).start()
     try:
         proj = tmp / "proj"
         proj.mkdir()
@@ -323,15 +358,22 @@ def run_real(tmp: Path, rocm_jax: Path, xla_git: Path, repeat: int) -> int:
         # jax is not rolled (the snapshot's ROCm/jax is older than the pin): its recorded line
         # names the release branch xla's pin belongs to, as the shipped deps.yaml records it.
         text = text.replace(f"    commit: {'f' * 40}\n", f"    commit: {'f' * 40}\n    line: \"0.9.1\"\n")
-        bumps, anchors, noops = [], [], []
+        bumps, anchors, noops, pairs = [], [], [], []
         env = {**os.environ, "JAX_ROCM_RELEASE_CACHE": str(tmp / "cache")}
+        pair = {"plugin": "master", "xla": "rocm-jaxlib-v0.9.1"}
         for _ in range(repeat):  # interleaved: each round measures every contender once
             anchors.append(clone_anchors(server, ("xla",), tmp, kinds=("tree:0 single-branch", "blob:none", "tree:0")))
+            pairs.append(pair_clones(server, tmp, pair))
             bumps.append(cold_bump(server, proj, tmp, text, extra=("--dep", "plugin", "--dep", "xla", "--json")))
             # The next day: nothing moved upstream, the cache as that bump left it.
             noops.append(measure(server, [sys.executable, "-m", "release", "bump", "--root", str(proj), "--json",
                                           "--dep", "plugin", "--dep", "xla"], proj, env))
         deps = (proj / "deps.yaml").read_text()
+        (proj / "deps.yaml").write_text(text)  # once more cold, counting git processes
+        shutil.rmtree(tmp / "cache", ignore_errors=True)
+        bump_argv = [sys.executable, "-m", "release", "bump", "--root", str(proj), "--dep", "plugin",
+                     "--dep", "xla", "--json"]
+        processes = git_processes(bump_argv, proj, env, tmp / "trace")
         # The same roll again from the old pins with the cache warm, to read what it says.
         (proj / "deps.yaml").write_text(text)
         server.reset_counts()
@@ -350,15 +392,24 @@ def run_real(tmp: Path, rocm_jax: Path, xla_git: Path, repeat: int) -> int:
     print(f"git rev-list: {since} commits {xla_old[:7]}..{xla_new[:7]}, merge-base {base[:7]}, "
           f"{behind} behind rocm-jaxlib-v0.9.1")
     bump, anchor = median(bumps), {k: median([a[k] for a in anchors]) for k in anchors[0]}
+    two = median(pairs)
+    if delay:
+        print(f"each request answered after {delay * 1000:.0f} ms (a network's round trip)")
     for kind, got in anchor.items():
         row(f"git clone --bare --filter={kind}, xla", got)
+    row("two clones: tree:0 single-branch plugin + xla", two)
     row("release bump --dep plugin --dep xla, cold", bump)
+    print(f"  git processes of the cold bump: {processes}")
     noop = median(noops)
     row("release bump, warm, nothing moved upstream", noop)
     for kind, got in anchor.items():
         ratios(f"cold switch bump / clone {kind}", got, bump)
+    ratios("cold switch bump / the two clones", two, bump)
     cold_goal = bump[2] <= anchor["tree:0 single-branch"][2]
     print(f"cold switch bump CPU <= a single-branch tree:0 clone's: {'met' if cold_goal else 'NOT met'}")
+    wall_goal = bump[1] <= 1.5 * two[1]
+    print(f"cold switch bump wall <= 1.5x the two clones': {'met' if wall_goal else 'NOT met'} "
+          f"({bump[1] / max(two[1], 1e-9):.2f}x)")
     print(f"warm no-change bump < 1 s wall: {'met' if noop[1] < 1 else 'NOT met'} ({noop[1]:.2f} s, "
           f"{noop[2]:.2f} s CPU)")
     print(f"the bump says: {said['summary']} ({said['count']} commits listed)")

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -228,3 +229,23 @@ def test_a_count_is_exact_when_the_older_pins_boundary_hides_what_a_side_branch_
         assert m.is_ancestor(older, merge) and m.merge_base(older, merge) == older
         assert sorted(e.sha for e in m.log(older, merge)) == sorted(git("rev-list", merge, f"^{older}",
                                                                          cwd=repo.path).split())
+
+
+@pytest.mark.parametrize("trees", [False, True])
+def test_commits_asked_for_together_come_in_one_fetch(tmp_path, trees):
+    """A roll needs both pins: asked for together they cost one round trip, not one each; one the
+    remote lacks is named alone (the others still arrive), and what is here is not asked again."""
+    h = long_history(tmp_path / "up.git", 12, (("side", 4, 3),), spacing=3600)
+    old, new, other = h["main"][2], h["side"][-1], h["main"][-1]
+    gone = "0123456789abcdef" * 2 + "01234567"
+    remote = rgit.Remote("xla", (tmp_path / "up.git").as_uri())
+    with rmirror.Mirror(tmp_path / "cache", remote, first_depth=1) as m:
+        assert m.fetch_commits((new, old), trees=trees) == set()
+        assert m.fetches == 1 and m.has_commit(new) and m.has_commit(old)
+        assert not trees or all(m.has_tree(sha) for sha in (new, old))
+        assert m.fetch_commits((old, new, old), trees=trees) == set() and m.fetches == 1  # here: no fetch
+        assert m.fetch_commits((gone, other), trees=trees) == {gone}
+        assert m.has_commit(other) and not m.has_commit(gone)
+    with rmirror.Mirror(tmp_path / "cache", remote, first_depth=1) as m:  # the next run: only what is not here
+        assert m.fetch_commits((h["main"][5], new, h["side"][0]), trees=trees) == set()
+        assert m.fetches == 1 and m.has_commit(h["main"][5]) and m.has_commit(h["side"][0])

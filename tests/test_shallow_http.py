@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from release.core.config import Dep, RollVia
-from release.sources import branches
+from release.sources import branches, refs
 from release.sources import git as rgit
 from release.sources import mirror as rmirror
 from tests.support.gitrepos import GitHttpServer, RepoBuilder
@@ -80,3 +80,25 @@ def test_a_branch_with_nothing_since_the_pin_holds_nothing_over_http_as_over_fil
 def test_both_transports_words_for_nothing_that_new_are_read_alike(stderr):
     assert rmirror.nothing_since(stderr)
     assert not rmirror.nothing_since("fatal: unable to access 'http://x/': Failed to connect")
+
+
+def test_a_tip_listed_a_moment_ago_is_fetched_without_listing_the_refs_again(upstream, tmp_path):
+    """A bump lists a branch's tip, then fetches that branch: asked for by the listed SHA, the
+    fetch is one round trip shorter (no ref listing) and lands on the same tip; a tip gone since
+    (a force-push) is not an error, the branch is fetched by its name."""
+    _, pins, server = upstream
+    remote = rgit.Remote("xla", server.url("xla.git"))
+    branch = f"{V}0.11.0"
+    tip = refs.ls_remote(remote, branch)
+    costs = {}
+    gone = "1234567890abcdef" * 2 + "12345678"  # force-pushed away: no longer on the remote
+    for how, listed in (("by name", None), ("by tip", tip), ("stale tip", gone)):
+        with rmirror.Mirror(tmp_path / how.replace(" ", "-"), remote, first_depth=1) as m:
+            server.reset_counts()
+            assert m.fetch_branch(branch, listed) == tip
+            costs[how] = server.requests
+        with rmirror.Mirror(tmp_path / f"{how}-contains".replace(" ", "-"), remote, first_depth=1) as m:
+            assert m.fetch_commit(pins[3], trees=False)
+            since = m.commit_time(pins[3]) - rmirror.SKEW
+            assert m.branch_contains(branch, pins[3], since, listed) is True
+    assert costs["by tip"] == costs["by name"] - 1

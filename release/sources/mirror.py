@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from release.sources.git import LogEntry, Remote, remote_error
-from release.sources.partial import FIRST_DEPTH, FIRST_WINDOW, HISTORY_FILTER, PartialMirror
+from release.sources.partial import FIRST_DEPTH, FIRST_WINDOW, HISTORY_FILTER, PartialMirror, not_there
 
 SKEW = 2 * 86400  # clock skew allowed between a commit and its descendants when bounding by date
 # A fetch by date that selects no commit: git says so over file:// and ssh; over smart HTTP the
@@ -61,7 +61,10 @@ class Mirror(PartialMirror):
         """
         if not branches:
             return set()
-        specs = [f"+refs/heads/{b}:{self.tracking_ref(b)}" for b in branches]
+        # A listed tip is asked for by its SHA: git then skips listing the remote's refs again
+        # (a round trip); the branch is taken as it was listed a moment ago.
+        specs = [f"+{listed[b] if listed and listed.get(b) else f'refs/heads/{b}'}:{self.tracking_ref(b)}"
+                 for b in branches]
         covered = self._covers_all(branches, since)
         if covered and listed is not None:
             here = self._tips()
@@ -70,6 +73,8 @@ class Mirror(PartialMirror):
         status, err = self._fetch("origin", *(() if covered else (f"--shallow-since={since}",)), *specs)
         if status != 0:
             low = err.lower()
+            if listed and not_there(low) and not nothing_since(low):  # a listed tip gone since: by name
+                return self.containing(branches, sha, since)
             if nothing_since(low) or "couldn't find remote ref" in low:
                 if len(branches) > 1:  # one branch spoilt the batch: ask each alone
                     return {b for b in branches if self.branch_contains(b, sha, since)}
@@ -246,9 +251,10 @@ class Mirror(PartialMirror):
             return True
         return not self.complete_between(anc, desc)[0]  # nothing of anc's history lacks from desc's
 
-    def on_branch(self, sha: str, branch: str) -> bool:
-        """Whether ``sha`` (already here) is reachable from the remote's ``branch`` as it is now."""
-        return self.is_ancestor(sha, self.fetch_branch(branch))
+    def on_branch(self, sha: str, branch: str, tip: str | None = None) -> bool:
+        """Whether ``sha`` (already here) is reachable from the remote's ``branch`` as it is now
+        (``tip``: as the remote listed it a moment ago; see ``fetch_branch``)."""
+        return self.is_ancestor(sha, self.fetch_branch(branch, tip))
 
     def log(self, old: str | None, new: str) -> list[LogEntry]:
         """Commits in ``old..new``, newest first (the full range, deepening as needed)."""

@@ -15,7 +15,7 @@ import hashlib
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, Iterable, Self
 
 from release.core.errors import RemoteError, UserError
 from release.core.redact import redact
@@ -186,11 +186,17 @@ class PartialMirror:
         status, out, _ = self._run("rev-parse", "--verify", "--quiet", self.tracking_ref(branch), check=False)
         return out.strip() if status == 0 else None
 
-    def fetch_branch(self, branch: str) -> str:
-        """Bring the branch up to date: shallow the first time, incremental after. Returns its tip."""
-        spec = f"+refs/heads/{branch}:{self.tracking_ref(branch)}"
+    def fetch_branch(self, branch: str, tip: str | None = None) -> str:
+        """Bring the branch up to date: shallow the first time, incremental after. Returns its tip.
+
+        ``tip``: the branch's tip as the remote listed it a moment ago; it is asked for by its
+        SHA, which spares git listing the remote's refs again (a round trip). Gone by now (a
+        force-push since), the branch is asked for by name."""
+        spec = f"+{tip or f'refs/heads/{branch}'}:{self.tracking_ref(branch)}"
         args = (spec,) if self.branch_tip(branch) else (f"--depth={self.first_depth}", spec)
         status, err = self._fetch("origin", *args)
+        if status != 0 and tip and not_there(err):
+            return self.fetch_branch(branch)
         if status != 0:
             if "couldn't find remote ref" in err.lower():
                 raise UserError(f"{self.remote.label}: no branch '{branch}' on {self.remote.shown}")
@@ -210,18 +216,35 @@ class PartialMirror:
     def fetch_commit(self, sha: str, *, trees: bool = True) -> bool:
         """Make sure ``sha`` is here, with its trees (to read files or check out) or without
         (enough for history questions). False when the remote lacks it."""
-        if self.has_commit(sha) and (not trees or self.has_tree(sha)):
+        present = self.has_commit(sha)
+        if present and (not trees or self.has_tree(sha)):
             return True
         # --refetch: a present commit makes the server assume its trees are here too.
-        extra = ("--refetch",) if self.has_commit(sha) else ()
+        extra = ("--refetch",) if present else ()
         status, err = self._fetch("--depth=1", *extra, "origin", sha, filter=FILTER if trees else HISTORY_FILTER)
         if status != 0:
-            low = err.lower()
-            if any(s in low for s in ("not our ref", "no such remote ref", "couldn't find remote ref",
-                                      "unadvertised object", "bad object", "upload-pack: not our")):
+            if not_there(err):
                 return False
             raise remote_error(self.remote, "cannot fetch from", err)
         return self.has_commit(sha)
+
+    def fetch_commits(self, shas: Iterable[str], *, trees: bool = True) -> set[str]:
+        """``fetch_commit`` for several commits in one fetch (one round trip, not one each: a
+        roll needs both pins); returns those the remote lacks. When the remote refuses the
+        batch (one of them is not there), each is asked alone to tell which."""
+        wanted = list(dict.fromkeys(shas))
+        here = self._present(set(wanted))
+        missing = [sha for sha in wanted if sha not in here or (trees and not self.has_tree(sha))]
+        if len(missing) < 2:
+            return {sha for sha in missing if not self.fetch_commit(sha, trees=trees)}
+        extra = ("--refetch",) if here.intersection(missing) else ()
+        status, err = self._fetch("--depth=1", *extra, "origin", *missing,
+                                  filter=FILTER if trees else HISTORY_FILTER)
+        if status == 0:
+            return set(missing) - self._present(set(missing))
+        if not_there(err):  # one of them spoilt the batch: each alone tells which
+            return {sha for sha in missing if not self.fetch_commit(sha, trees=trees)}  # which are gone
+        raise remote_error(self.remote, "cannot fetch from", err)
 
     def commit_time(self, sha: str) -> int:
         """Committer time of a commit that is here (seconds since the epoch)."""
@@ -276,6 +299,13 @@ class PartialMirror:
         if status != 0:
             raise remote_error(self.remote, f"cannot check out {sha[:7]} from", err)
         self.fetches += 1  # a checkout may fetch the blobs it lacks
+
+
+def not_there(err: str) -> bool:
+    """Whether a failed fetch says the remote lacks what was asked for (not a failure to reach it)."""
+    low = err.lower()
+    return any(s in low for s in ("not our ref", "no such remote ref", "couldn't find remote ref",
+                                  "unadvertised object", "bad object", "upload-pack: not our"))
 
 
 def _write_partial_config(path: Path, url: str) -> None:

@@ -54,6 +54,7 @@ class Candidate:
     source: str = ""  # who chose it, for the changelog: "the plugin pins", "the tip of master"
     note: str = ""  # a hold or a green-CI choice, one line for the changelog (release.sources.selection)
     back: bool = False  # a move back a hold asked for: allowed without --allow-rewind
+    tip: str | None = None  # the branch's tip as the remote listed it a moment ago (head deps)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -187,7 +188,7 @@ class BranchBound:
         ctx.say(f"{dep.name}: checking {old[:7]} -> {new[:7]} on {dep.branch}")
         if not mirror.fetch_commit(new, trees=False):
             raise UserError(f"{dep.name}: commit {new[:7]} not found on {shown}; nothing changed")
-        if not mirror.on_branch(new, dep.branch):
+        if not mirror.on_branch(new, dep.branch, cand.tip):
             raise UserError(f"{dep.name}: commit {new[:7]} is not reachable from branch {dep.branch} of "
                             f"{shown}; refusing to pin it (a {dep.roll} dep stays on its branch)")
         rel = relation(mirror, old, new)
@@ -202,12 +203,12 @@ class FollowHead(config.RollHead, BranchBound):
         ctx.say(f"{dep.name}: asking {ctx.remote(dep).shown} for the tip of {dep.branch}")
         tip = ls_remote(ctx.remote(dep), dep.branch)
         if self.require is None and dep.hold is None and ctx.soaked_before is None:
-            return Candidate(tip, source=f"the tip of {dep.branch}")
+            return Candidate(tip, source=f"the tip of {dep.branch}", tip=tip)
         ctx.say(f"{dep.name}: choosing below the tip {tip[:7]} ({self}"
                 + (f", held before {dep.hold.commit[:7]})" if dep.hold else ")"))
         chosen = selection.select(dep, tip, self, ctx.mirror(dep), github, soaked_before=ctx.soaked_before)
         return Candidate(chosen.commit, source=chosen.source or f"the tip of {dep.branch}",
-                         note=chosen.note, back=chosen.back)
+                         note=chosen.note, back=chosen.back, tip=tip)
 
 
 class StayManual(config.RollManual, BranchBound):
@@ -243,7 +244,9 @@ class FollowVia(config.RollVia):
         old, new = dep.commit, cand.commit
         named = _other_url(cand.pin, dep.url)
         said = f" (pinned by {self.via} in {self.file}" + (f", which names {named}" if named else "") + ")"
-        if not mirror.fetch_commit(new, trees=False):
+        # old too, in the same fetch (one round trip): relation() needs it, and the branch's
+        # fetch below reaches back only to new's time
+        if new in mirror.fetch_commits((new, old), trees=False):
             raise UserError(f"{dep.name}: commit {new[:7]}{said} not found on {shown}; refusing to pin it")
         found = branches.find_branch(mirror, ctx.remote(dep), dep, new, self.branches, ctx.line(), ctx.say)
         branch = found.branch

@@ -20,6 +20,7 @@ import os
 import shutil
 import subprocess
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -98,9 +99,13 @@ def workspace_bzl(var: str, sha: str) -> str:
 class GitHttpServer:
     """``git http-backend`` for every bare repository under ``root``, on 127.0.0.1:<ephemeral>."""
 
-    def __init__(self, root: Path, token: str | None = None, config: dict[str, str] | None = None):
+    def __init__(self, root: Path, token: str | None = None, config: dict[str, str] | None = None,
+                 delay: float = 0.0):
         self.root = Path(root)
         self.token = token
+        # Seconds each request waits before it is answered: a network's round trip, which a
+        # server on 127.0.0.1 hides (the bump benchmark's --delay-ms).
+        self.delay = delay
         # Server-side git config for every request (e.g. allow filters on repos we may not edit).
         self.config = " ".join(f"'{k}={v}'" for k, v in (config or {}).items())
         self.bytes_in = self.bytes_out = self.requests = 0
@@ -151,6 +156,8 @@ def _handler(server: GitHttpServer):
             pass
 
         def _serve(self):
+            if server.delay:
+                time.sleep(server.delay)
             if server.token is not None:
                 expected = "Basic " + base64.b64encode(f"x-access-token:{server.token}".encode()).decode()
                 if self.headers.get("Authorization") != expected:
