@@ -11,9 +11,7 @@ the release's notes (``release.publish.public_files``).
 
 from __future__ import annotations
 
-import html
 import json
-import re
 import urllib.parse
 from pathlib import Path
 from typing import Iterable
@@ -22,15 +20,12 @@ import requests
 from packaging.utils import canonicalize_name
 
 from release.check.resolver import Pick
-from release.core import bounded
 from release.core.deadline import DeadlineExceeded, wall_clock_limit
+from release.publish import simple_page
 from release.publish.public_files import PublicFile, RecordError
 from release.publish.pypi_index import CONNECT_TIMEOUT, READ_TIMEOUT, SIMPLE_ACCEPT, project_page_url
 
 PAGE_DEADLINE = 3 * READ_TIMEOUT  # a whole project page, however slowly it drips in
-_ANCHOR = re.compile(r"<a\s([^>]*)>([^<]*)</a>", re.I | re.S)
-_ATTR = re.compile(r"""([a-z0-9:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.I)
-_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 def from_report(report: Path, draft_index: str) -> list[Pick]:
@@ -49,40 +44,13 @@ def from_report(report: Path, draft_index: str) -> list[Pick]:
     return picks
 
 
-def _metadata_digest(value: object) -> str | None:
-    """The sha256 of a PEP 658 file as JSON (``{"sha256": ...}``) or HTML (``sha256=...``) says it."""
-    if isinstance(value, dict):
-        value = value.get("sha256")
-    elif isinstance(value, str) and value.startswith("sha256="):
-        value = value[len("sha256="):]
-    return value.lower() if isinstance(value, str) and _DIGEST.fullmatch(value.lower()) else None
-
-
 def page_entries(content_type: str, text: str, page_url: str) -> dict[str, dict]:
     """``{file name: {"url", "sha256", "size", "requires_python", "metadata_sha256"}}`` of a
-    project page, PEP 691 JSON or PEP 503 HTML (relative URLs made absolute)."""
-    found: dict[str, dict] = {}
-    if "json" in content_type:
-        for entry in bounded.json_loads(text)["files"]:
-            meta = entry.get("core-metadata", entry.get("dist-info-metadata"))
-            size = entry.get("size")
-            found[str(entry["filename"])] = {
-                "url": urllib.parse.urljoin(page_url, str(entry.get("url", ""))),
-                "sha256": (entry.get("hashes") or {}).get("sha256"),
-                "size": size if isinstance(size, int) and not isinstance(size, bool) and size >= 0 else None,
-                "requires_python": entry.get("requires-python") or None,
-                "metadata_sha256": _metadata_digest(meta)}
-        return found
-    for attrs_text, label in _ANCHOR.findall(text):
-        attrs = {k.lower(): html.unescape(a or b) for k, a, b in _ATTR.findall(attrs_text)}
-        href, _, fragment = attrs.get("href", "").partition("#")
-        algo, _, digest = fragment.partition("=")
-        meta = attrs.get("data-core-metadata", attrs.get("data-dist-info-metadata"))
-        found[html.unescape(label).strip()] = {
-            "url": urllib.parse.urljoin(page_url, href), "sha256": digest if algo == "sha256" else None,
-            "size": None, "requires_python": attrs.get("data-requires-python") or None,
-            "metadata_sha256": _metadata_digest(meta)}
-    return found
+    project page, PEP 691 JSON or PEP 503 HTML (``release.publish.simple_page``, the one
+    reader; relative URLs made absolute); a field the page gives but not as the PEPs say is None."""
+    return {f.filename: {"url": f.url or page_url, "sha256": f.sha256, "size": f.size,
+                         "requires_python": f.requires_python, "metadata_sha256": f.metadata_sha256}
+            for f in simple_page.read(content_type, text, page_url)}
 
 
 def _page(session: requests.Session, index_url: str, project: str) -> dict[str, dict]:

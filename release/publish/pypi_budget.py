@@ -20,7 +20,6 @@ the release the index already lists is in today's total, not counted again.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Callable, Protocol
@@ -114,33 +113,22 @@ class File(Protocol):
 
 
 def parse_page(content_type: str, body: bytes, shown: str) -> dict[str, int] | None:
-    """``{file name: size}`` of a simple API project page; None when it lists files without
-    sizes (HTML, JSON before PEP 700). ``SizesUnknown`` for an answer that is no project page."""
-    if "json" not in content_type:
-        from release.publish.pypi_index import parse_simple_page
-        try:
-            listed = parse_simple_page(content_type, body.decode("utf-8", "replace"))
-        except ValueError:
-            listed = {"?": None}
-        return {} if not listed else None
+    """``{file name: size}`` of a simple API project page (``release.publish.simple_page``);
+    None when it lists files without sizes (HTML, JSON before PEP 700). ``SizesUnknown`` for an
+    answer that is no project page, or whose sizes are no non-negative integers."""
+    from release.publish import simple_page
     try:
-        files = json.loads(body)["files"]
-        if not isinstance(files, list):
-            raise TypeError
-        sizes: dict[str, int] = {}
-        for entry in files:
-            name, size = entry["filename"], entry.get("size")
-            if not isinstance(name, str):
-                raise TypeError
-            if size is None:
-                return None
-            if type(size) is not int or size < 0:
-                raise TypeError
-            sizes[name] = size
-    except (ValueError, KeyError, TypeError, RecursionError):
+        files = simple_page.read(content_type, body)
+    except simple_page.PageError:
+        files = None
+    if files is not None and "json" not in content_type:
+        return {} if not files else None
+    if files is None or any("size" in f.invalid for f in files):
         raise SizesUnknown(f"{shown}: not a PEP 691 project page (a JSON object whose files each "
-                           "have a filename and a size)") from None
-    return sizes
+                           "have a filename and a size)")
+    if any(f.size is None for f in files):
+        return None
+    return {f.filename: f.size for f in files if f.size is not None}
 
 
 def project_files(index_url: str, project: str, *, session: requests.Session | None = None,

@@ -26,7 +26,6 @@ from __future__ import annotations
 import configparser
 import dataclasses
 import hashlib
-import html
 import json
 import os
 import re
@@ -282,7 +281,6 @@ def with_credentials(repository: Repository, env: Mapping[str, str] | None = Non
 
 
 INDEX_DEADLINE_READS = 3  # a whole project page within three read timeouts
-_LINK = re.compile(r"""<a\s[^>]*?href\s*=\s*["']([^"']*)["'][^>]*>([^<]*)</a>""", re.I | re.S)
 
 
 def project_page_url(index_url: str, project: str) -> str:
@@ -320,19 +318,11 @@ def index_files(index_url: str, project: str, *, session: requests.Session | Non
 
 
 def parse_simple_page(content_type: str, text: str) -> dict[str, str | None]:
-    """A project page of the simple API as ``{file name: sha256 or None}``: PEP 691 JSON
-    (``files[].hashes.sha256``) or PEP 503 HTML (anchors, ``#sha256=`` fragments)."""
-    files: dict[str, str | None] = {}
-    if "json" in content_type:
-        for entry in bounded.json_loads(text)["files"]:  # nested past 64 levels: a ValueError
-            digest = (entry.get("hashes") or {}).get("sha256")
-            files[str(entry["filename"])] = digest.lower() if isinstance(digest, str) else None
-        return files
-    for href, label in _LINK.findall(text):
-        name = html.unescape(label).strip()
-        algo, _, digest = html.unescape(href).partition("#")[2].partition("=")
-        files[name] = digest.lower() if algo == "sha256" and digest else None
-    return files
+    """A project page of the simple API as ``{file name: sha256 or None}`` (``release.publish.
+    simple_page``, the one reader: PEP 691 JSON or PEP 503 HTML); ``PageError`` (a ValueError)
+    for an answer of another shape."""
+    from release.publish import simple_page
+    return {f.filename: f.sha256 for f in simple_page.read(content_type, text)}
 
 
 # ---------------------------------------------------------------- the upload API
