@@ -1,4 +1,4 @@
-"""What a job's validate step tells people: every finding, whole, and the untested Pythons.
+"""What a job's validate step tells people: every finding, whole, and the untested cells.
 
 The step is called with a stand-in for ``release.check.validate.validate`` (its own tests hold
 what it finds); here the rule is what the job does with the answer.
@@ -26,7 +26,8 @@ FINDING = st.text(st.characters(min_codepoint=33, max_codepoint=126), min_size=1
 
 def job_run(tmp_path, said):
     root = tmp_path
-    return JobRun(types.SimpleNamespace(root=root), "0.9.1", tmp_path / "dist", store=None,
+    line = types.SimpleNamespace(version="0.9.1", rocm_majors=(7, 10), pythons=("3.13", "3.14"))
+    return JobRun(types.SimpleNamespace(root=root, version_info=line), "0.9.1", tmp_path / "dist", store=None,
                   out=Output(), say=said.append)
 
 
@@ -69,21 +70,36 @@ def test_the_error_line_and_json_hold_every_finding(capsys):
     assert json.loads(captured.out)["findings"] == problems
 
 
-def test_untested_pythons_are_said_and_end_the_jobs_last_line(tmp_path, monkeypatch):
-    reason = "no Python 3.14 interpreter found (--python, python3.14 on PATH, pyenv, uv)"
-    validation = Validation("rocm-jax-v0.9.1", 1, pythons={
-        "3.13": {"tested": True, "interpreter": "/usr/bin/python3.13"},
-        "3.14": {"tested": False, "interpreter": None, "reason": reason}},
-        warnings=[f"untested Pythons: 3.14 ({reason})"])
+@pytest.mark.parametrize("untested", [[(10, "3.14")], [(7, "3.14"), (10, "3.14")], [(7, "3.13")]])
+def test_untested_cells_are_said_and_end_the_jobs_last_line(tmp_path, monkeypatch, untested):
+    """A two-major draft: each untested (major, Python) cell is named with its major, in the step's
+    outputs and the job's last line; a cell of one major never stands for the other's."""
+    reason = "no interpreter found (--python, python3.X on PATH, pyenv, uv)"
+    every = [(m, py) for m in (7, 10) for py in ("3.13", "3.14")]
+    validation = Validation("rocm-jax-v0.9.1", 1, cells={
+        c: {"tested": c not in untested, "interpreter": None, **({"reason": reason} if c in untested else {})}
+        for c in every}, warnings=["untested cells: ..."])
     answer(monkeypatch, validation)
     said: list[str] = []
     outputs = steps.validate(job_run(tmp_path, said), view(), {})
-    assert outputs["untested_pythons"] == ["3.14"]
-    assert f"warning: untested Pythons: 3.14 ({reason})" in said
+    assert outputs["untested_cells"] == [{"rocm_major": m, "python": py} for m, py in untested]
+    assert outputs["untested_pythons"] == sorted({py for _, py in untested})
+    assert "warning: untested cells: ..." in said
     result = {"steps": [{"step": "validate", "outputs": outputs}]}
-    assert untested_note(result) == "; untested Pythons: 3.14"
-    tested = steps.validate(job_run(tmp_path, said), view(), {}) | {"untested_pythons": []}
+    assert untested_note(result) == "; untested: " + "; ".join(f"ROCm {m}, Python {py}" for m, py in untested)
+    tested = outputs | {"untested_cells": [], "untested_pythons": []}
     assert untested_note({"steps": [{"step": "validate", "outputs": tested}]}) == ""
+
+
+def test_a_record_of_before_cells_is_read_as_the_lines_only_major():
+    """A job record written before cells (``untested_pythons`` only) still reads: its Pythons are
+    the line's only major's."""
+    from release.core import cells
+    old = {"validated": True, "untested_pythons": ["3.14"], "warnings": []}
+    assert untested_note({"steps": [{"step": "validate", "outputs": old}]}) == "; untested: Python 3.14"
+    assert cells.from_record(old, 7) == [(7, "3.14")]
+    assert cells.from_record({"untested_cells": [{"rocm_major": 10, "python": "3.12"}],
+                              "untested_pythons": ["3.12"]}, 7) == [(10, "3.12")]
 
 
 @pytest.mark.parametrize("options, expected", [
@@ -98,6 +114,7 @@ def test_validate_is_handed_the_jobs_options(tmp_path, monkeypatch, options, exp
     answer(monkeypatch, Validation("rocm-jax-v0.9.1", 1), seen)
     steps.validate(job_run(tmp_path, []), view(**options), {})
     assert {k: seen[k] for k in expected} == expected
+    assert seen["line_majors"] == (7, 10)  # every major of the line must be in the draft
 
 
 # ---------------------------------------------------------------- asset names from the store

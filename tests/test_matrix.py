@@ -65,6 +65,22 @@ def test_smoke_counts_for_the_python_it_ran_on_only(section, expected):
     assert {c.python: c.gate("smoke") for c in got} == expected
 
 
+@pytest.mark.parametrize("failed", [None, (7, "3.12"), (10, "3.12"), (10, "3.13")])
+def test_the_smoke_verdict_of_each_cell_counts_for_that_cell_only(failed):
+    """The gate over a two-major, two-Python release, as ``release smoke`` writes it (a head line
+    for the whole gate, then one a cell): each cell's verdict lands on its own (major, Python), so a
+    ROCm 10 failure never reads as ROCm 7's, nor a 3.13 one as 3.12's."""
+    from release.check.smoke import Smoke, Verdict
+    every = [(m, py) for m in (7, 10) for py in ("3.12", "3.13")]
+    verdict = Verdict([Smoke(py, devices=["rocm:0"], rocm_devices=["rocm:0"], jit_matches=True,
+                             problems=["broken"] if (m, py) == failed else [], rocm_major=m) for m, py in every])
+    section = verdict.markdown("0.9.1")
+    got = matrix.cells("0.9.1", names("0.9.1", ["3.12", "3.13"], majors=(7, 10)), validated=True, smoke=section)
+    assert {(c.rocm_major, c.python): c.gate("smoke") for c in got} == {
+        cell: "failed" if cell == failed else "passed" for cell in every}
+    assert notes.Notes(smoke=section).smoke_verdict == ("FAILED" if failed else "passed")
+
+
 def test_a_plugin_without_its_majors_pjrt_has_no_cell():
     assets = [naming.plugin_wheel(10, "0.9.1", "3.12"), *names("0.9.1", ["3.12"])]
     got = matrix.cells("0.9.1", assets, validated=True, smoke=None)

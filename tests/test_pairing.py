@@ -145,7 +145,7 @@ def test_validate_fails_a_plugin_whose_pin_names_another_pjrt(fake_github, make_
     assert not result.ok and not result.marked
     assert (f"{plugin.name} requires jax-rocm7-pjrt==0.9.0, which no jax-rocm7-pjrt wheel in the same "
             f"release satisfies (there: {NIGHTLY})") in result.problems
-    assert PYTHON not in result.pythons or not result.pythons[PYTHON].get("tested")
+    assert (7, PYTHON) not in result.cells or not result.cells[(7, PYTHON)].get("tested")
 
 
 # ------------------------------------------------------------------ every major of the line

@@ -39,6 +39,19 @@ def test_newest_published_reads_json_and_html(published, json_api):
     assert any(path == "/simple/jax-rocm7-plugin/" for path in index.log)
 
 
+@pytest.mark.parametrize("only_in", [7, 10])
+def test_every_majors_projects_are_asked(make_dist, local_index, only_in):
+    """A line of ROCm 7 and 10: a version either major's projects hold is taken (the next
+    ``.postN`` counts it) and beats a planned version of its line, whichever major holds it."""
+    from release.check.resolver import check_planned_versions, index_versions, projects_of
+    index = local_index(sorted(make_dist("0.9.1.post1", majors=(only_in,)).glob("*.whl")))
+    assert projects_of((7, 10)) == ("jax-rocm7-plugin", "jax-rocm7-pjrt", "jax-rocm10-plugin", "jax-rocm10-pjrt")
+    assert index_versions((7, 10), index.url) == ("0.9.1.post1",)
+    check = check_planned_versions({"post": "0.9.1.post1"}, (7, 10), index.url)
+    assert [w.split(" sorts")[0] for w in check["warnings"]] == ["the post version 0.9.1.post1"]
+    assert f"jax-rocm{only_in}-" in check["warnings"][0]
+
+
 def test_an_unreachable_index_is_not_checked_never_a_failure():
     found = newest_published(closed_port_url(), "jax-rocm7-plugin", timeout=5)
     assert found.newest is None and "unreachable" in found.error

@@ -58,7 +58,7 @@ def test_a_plugin_whose_library_does_not_load_fails_the_gate(run_cli, tmp_path, 
     code, result, _ = smoke_cli(run_cli, tmp_path / "dist", public)
     assert code == 1 and not result["ok"]
     assert result["devices"] == ["cpu:0"] and result["rocm_devices"] == []
-    [problem] = result["problems"]
+    [problem] = result["cells"][0]["problems"]
     assert problem.startswith("jax.devices() lists no ROCm device: cpu:0 (jax logged: Jax plugin "
                               "configuration error: Exception when calling jax_plugins.xla_rocm7.initialize(): "
                               "OSError: libamdhip64.so.7: cannot open shared object file")
@@ -74,7 +74,7 @@ def test_with_jax_platforms_rocm_the_failing_devices_call_says_so_and_why(run_cl
     monkeypatch.setenv("JAX_PLATFORMS", "rocm")
     code, result, _ = smoke_cli(run_cli, tmp_path / "dist", public)
     assert code == 1 and result["devices"] == [] and not result["jit_matches"]
-    [problem] = result["problems"]
+    [problem] = result["cells"][0]["problems"]
     assert problem.startswith("jax.devices() failed with JAX_PLATFORMS=rocm set: RuntimeError: Unable to "
                               "initialize backend 'rocm': Backend 'rocm' is not in the list of known backends")
     assert ("(jax logged: Jax plugin configuration error: Exception when calling jax_plugins.xla_rocm7."
@@ -103,7 +103,7 @@ def test_a_truncated_pjrt_library_names_the_signal_and_what_it_means(run_cli, tm
     shutil.copy(wheels["plugin"], tmp_path / "dist")
     code, result, _ = smoke_cli(run_cli, tmp_path / "dist", public)
     assert code == 1 and not result["ok"]
-    [problem] = result["problems"]
+    [problem] = result["cells"][0]["problems"]
     assert problem.startswith("the probe was killed by SIGBUS during jax.devices(), in register_plugin "
                               "(jax/_src/xla_bridge.py) called from initialize (jax_plugins/xla_rocm7/"
                               "__init__.py): a bus error: a mapped file could not be read, "
@@ -125,15 +125,17 @@ def test_a_line_jax_has_not_released_yet_is_a_warning_for_nightlies_and_rcs_only
         older.close()
     if fails:
         assert code == 1 and result["warnings"] == []
-        assert result["problems"][0].startswith(f"pip cannot install jax=={LINE} jaxlib=={LINE} "
-                                                f"jax-rocm7-plugin=={version}: ")
+        assert result["cells"][0]["problems"][0].startswith(f"pip cannot install jax[rocm7-local]=={LINE} "
+                                                            f"jaxlib=={LINE} "
+                                                            f"jax-rocm7-plugin=={version}: ")
     else:
         assert code == 0 and result["ok"] and result["problems"] == [] and result["devices"] == []
         kind = "nightly" if version == VERSION else "rc"
-        assert result["warnings"] == [f"jax {LINE} is not on the public index yet, so this {kind} could "
+        assert result["cells"][0]["warnings"] == [f"jax {LINE} is not on the public index yet, so this {kind} could "
                                       "not be installed with jax to smoke-test it"]
         notes = smoke.from_json(result).markdown(version)
-        assert notes.startswith(f"**ROCm smoke test** ({version}, Python {result['python']}): not run")
+        assert notes.startswith(f"**ROCm smoke test** ({version}): not run, 0 of 1 cells run")
+        assert f"**ROCm smoke test** ({version}, ROCm 7, Python {result['cells'][0]['python']}): not run" in notes
         assert "- warning: jax 0.9.1 is not on the public index yet" in notes
 
 
@@ -158,7 +160,8 @@ def test_the_verdict_goes_into_the_drafts_notes(run_cli, tmp_path, make_dist, pu
     assert code == 1 and result["devices"] == ["cpu:0"], _
     body = store.drafts_for(naming.release_tag(VERSION))[0].body
     section = notes.read(body).smoke
-    assert f"**ROCm smoke test** ({VERSION}, Python {result['python']}): FAILED" in section
+    assert section.startswith(f"**ROCm smoke test** ({VERSION}): FAILED, 1 of 1 cells run")
+    assert f"**ROCm smoke test** ({VERSION}, ROCm 7, Python {result['cells'][0]['python']}): FAILED" in section
     assert "- `jax.devices()`: cpu:0" in section
     assert body.endswith(f"<!-- validated: sha256={'a' * 64} -->\n")
     assert notes.same_text(body, draft.body)
@@ -333,7 +336,7 @@ def test_without_a_gpu_the_plugin_leaves_jax_on_the_cpu_with_one_warning(run_cli
     code, result, err = smoke_cli(run_cli, tmp_path / "dist", public, "--no-gpu")
     assert code == 0, (result, err)
     assert result["ok"] and result["devices"] == ["cpu:0"] and result["jit_matches"]
-    [said] = result["warnings"]
+    [said] = result["cells"][0]["warnings"]
     assert said.startswith("without a GPU jax said (as expected): Jax plugin configuration error")
 
 
@@ -345,7 +348,7 @@ def test_without_a_gpu_jax_platforms_rocm_breaks_jax_and_fails_the_gate(run_cli,
     monkeypatch.setenv("JAX_PLATFORMS", "rocm")
     code, result, _ = smoke_cli(run_cli, tmp_path / "dist", public, "--no-gpu")
     assert code == 1 and not result["ok"]
-    assert result["problems"][0].startswith("jax.devices() failed without a GPU: RuntimeError: Unable to "
+    assert result["cells"][0]["problems"][0].startswith("jax.devices() failed without a GPU: RuntimeError: Unable to "
                                             "initialize backend 'rocm'")
 
 
@@ -370,3 +373,14 @@ def test_the_public_set_leaves_jax_working_on_a_machine_without_a_gpu(published_
     assert result.ok, (result.problems, result.log)
     assert result.devices and all(d.startswith(("cpu", "TFRT_CPU")) for d in result.devices), result.devices
     assert result.jit_matches and PUBLISHED_VERSION.startswith("0.")
+
+
+def test_every_cell_of_a_two_major_set_gets_its_own_venv_and_verdict(run_cli, tmp_path, make_dist, public):
+    """A dist of ROCm 7 and ROCm 10 pairs: the no-GPU gate runs once per (major, Python) cell, each
+    installing its own major's pair (jax[rocmN-local] with the plugin pinned), and the verdict
+    keys each cell by its major: one major's pass never stands for the other's."""
+    dist = make_dist(VERSION, majors=(7, 10))
+    code, result, err = smoke_cli(run_cli, dist, public, "--no-gpu")
+    assert code == 0 and result["ok"], (result, err)
+    py = f"{sys.version_info.major}.{sys.version_info.minor}"
+    assert [(c["rocm_major"], c["python"], c["ok"]) for c in result["cells"]] == [(7, py, True), (10, py, True)]

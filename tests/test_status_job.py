@@ -146,3 +146,56 @@ def test_a_released_line_offers_no_rc_and_its_output_is_empty(project_dir, tmp_p
     assert (outputs["next-rc"], outputs["next-release"], outputs["last-nightly"]) == (
         "", project.version_info.version + ".post1", "")
     assert result.store is not None and set(result.store["latest"]) == {"release"}
+
+
+
+def _smoke(store, tag, version, failed):
+    from release.check.smoke import Smoke, Verdict
+    from release.publish import notes
+    draft = store.drafts_for(tag)[0]
+    verdict = Verdict([Smoke(py, devices=["rocm:0"], rocm_devices=["rocm:0"], jit_matches=True,
+                             problems=["broken"] if (m, py) == failed else [], rocm_major=m)
+                       for m in (7, 10) for py in ("3.12", "3.13")])
+    store.update_release(draft, body=notes.changed(draft, smoke=verdict.markdown(version)))
+
+
+@pytest.mark.parametrize("smoke_failed", [(7, "3.12"), (10, "3.12"), (10, "3.13")])
+def test_status_shows_every_cell_of_the_line_built_gated_and_published(tmp_path, make_dist, smoke_failed):
+    """A ROCm 7 + 10 line of 3.12 and 3.13. Its published rc holds 3.12 of both majors only (3.13
+    shows not built), validated, smoke-tested, with a lock for ROCm 7 3.12 only (ROCm 10's
+    validate: not run). The newer draft holds every cell, its smoke gate failed for one cell:
+    only that cell shows it, a verdict of one major never on the other."""
+    from release.check.resolver import NO_PUBLIC_INDEX
+    from release.core import naming
+    from release.publish.drafts import publish_draft, read_dist, undraft
+    from release.publish.stores import LocalStore
+    from tests.support.publish_dist import mark_validated
+    from tests.test_line_build import jax_tree_line
+    project = load_project(jax_tree_line(tmp_path / "line", pythons=("3.12", "3.13"), version="0.11.1"))
+    store = LocalStore(tmp_path / "store")
+    old, new = "0.11.1rc1", "0.11.1rc2"
+    publish_draft(store, read_dist(make_dist(old, majors=(7, 10), pythons=("3.12",))))
+    lock = tmp_path / "pylock.rocm7-py312.toml"
+    lock.write_text('lock-version = "1.0"\n')
+    store.upload_asset(store.drafts_for(naming.release_tag(old))[0], lock, lock.name)
+    _smoke(store, naming.release_tag(old), old, None)
+    mark_validated(store, naming.release_tag(old))
+    undraft(store, naming.release_tag(old))
+    publish_draft(store, read_dist(make_dist(new, majors=(7, 10), pythons=("3.12", "3.13"))))
+    _smoke(store, naming.release_tag(new), new, smoke_failed)
+    result = status(project, StatusOptions(date=NOW.date(), report=ReportOptions(NOW), public_index=NO_PUBLIC_INDEX),
+                    store, None)
+    rows = {row["tag"]: row for row in result.to_json()["store"]["cells"]}
+    every = {(m, py) for m in (7, 10) for py in ("3.12", "3.13")}
+    shipped = {(c["rocm_major"], c["python"]): c for c in rows[naming.release_tag(old)]["cells"]}
+    assert set(shipped) == every and rows[naming.release_tag(old)]["draft"] is False
+    for (major, py), c in shipped.items():
+        built = py == "3.12"
+        assert (c["built"], c["published"]) == (built, built)
+        assert (c["verify"], c["smoke"]) == (("passed", "passed") if built else ("not built", "not built"))
+        assert c["validate"] == ("not built" if not built else "passed" if major == 7 else "not run")
+    drafted = {(c["rocm_major"], c["python"]): c for c in rows[naming.release_tag(new)]["cells"]}
+    assert set(drafted) == every and rows[naming.release_tag(new)]["draft"] is True
+    assert all(c["built"] and not c["published"] and c["verify"] == "unknown" for c in drafted.values())
+    assert {cell: c["smoke"] for cell, c in drafted.items()} == {
+        cell: "failed" if cell == smoke_failed else "passed" for cell in every}

@@ -47,7 +47,7 @@ def test_a_release_installs_with_jax_of_its_line_by_pip_and_by_uv(make_dist, loc
     public = local_index(wheels, metadata=True)
     store, result = run(tmp_path / "store", make_dist, "0.9.1", public)
     assert result.ok, result.problems
-    assert result.pythons[PYTHON]["as_users"] == {"pip": "ok", "uv": "ok"}
+    assert result.cells[(7, PYTHON)]["as_users"] == {"pip": "ok", "uv": "ok"}
     assert result.checked[-2:] == ["as-users", "lock"] and result.warnings == []
     assert {"/simple/jax/", "/simple/jaxlib/"} <= {p.split("?")[0] for p in public.log}
     # the public files the set was installed with are recorded in the notes, as the public
@@ -68,26 +68,27 @@ def test_a_jax_line_not_yet_public_fails_a_release_and_warns_for_a_nightly(make_
                                                                           version, fails):
     public = local_index(jax_stand_ins(tmp_path / "public", "0.9.0"))
     _, result = run(tmp_path / "store", make_dist, version, public)
-    mine = [p for p in result.problems if "jax==0.9.1" in p]
+    mine = [p for p in result.problems if "==0.9.1 jaxlib==0.9.1" in p]
     if fails:
         assert not result.ok and not result.marked
-        assert [p.split(":")[0] for p in mine] == [f"Python {PYTHON}"] * 2
-        assert mine[0].startswith(f"Python {PYTHON}: pip: pip cannot install jax==0.9.1 jaxlib==0.9.1 "
+        assert [p.split(":")[0] for p in mine] == [f"ROCm 7, Python {PYTHON}"] * 2
+        assert mine[0].startswith(f"ROCm 7, Python {PYTHON}: pip: pip cannot install jax[rocm7-local]==0.9.1 "
+                                  "jaxlib==0.9.1 "
                                   f"jax-rocm7-plugin=={version} from the draft's index and the public one: ")
-        assert mine[1].startswith(f"Python {PYTHON}: uv: uv cannot install")
+        assert mine[1].startswith(f"ROCm 7, Python {PYTHON}: uv: uv cannot install")
     else:
         assert result.ok and result.marked, result.problems
-        assert result.warnings == [f"Python {PYTHON}, {i}: jax 0.9.1 is not on the public index yet, so "
+        assert result.warnings == [f"ROCm 7, Python {PYTHON}, {i}: jax 0.9.1 is not on the public index yet, so "
                                    f"users cannot install this {'nightly' if 'dev' in version else 'rc'} "
                                    "with jax either" for i in ("pip", "uv")]
-        assert result.pythons[PYTHON]["as_users"] == {"pip": "not tried", "uv": "not tried"}
+        assert result.cells[(7, PYTHON)]["as_users"] == {"pip": "not tried", "uv": "not tried"}
 
 
 def test_without_a_public_index_the_user_install_is_not_tried(make_dist, tmp_path):
     store = LocalStore(tmp_path / "store")
     publish_draft(store, read_dist(make_dist("0.9.1")))
     result = validate(store, naming.release_tag("0.9.1"), public_index="none")
-    assert result.ok and "as-users" not in result.checked and "as_users" not in result.pythons[PYTHON]
+    assert result.ok and "as-users" not in result.checked and "as_users" not in result.cells[(7, PYTHON)]
 
 
 def test_another_build_of_the_same_version_is_told_apart_by_its_files(make_dist, local_index, tmp_path):
@@ -117,9 +118,11 @@ def test_another_build_of_the_same_version_is_told_apart_by_its_files(make_dist,
 
 @pytest.mark.parametrize("version, line", [("0.9.1", "0.9.1"), ("0.9.1.post3", "0.9.1"),
                                            ("0.10.0rc2", "0.10.0"), ("0.10.0.dev20261122001", "0.10.0")])
-def test_the_line_of_every_kind_is_its_x_y_z(version, line):
-    assert user_install.requirements(7, version) == [f"jax=={line}", f"jaxlib=={line}",
-                                                     f"jax-rocm7-plugin=={version}"]
+@pytest.mark.parametrize("major", [7, 10])
+def test_the_line_of_every_kind_is_its_x_y_z(version, line, major):
+    """Users of ROCm N type jax's extra for N (jax[rocmN-local]), jaxlib of the line and the plugin pinned."""
+    assert user_install.requirements(major, version) == [f"jax[rocm{major}-local]=={line}", f"jaxlib=={line}",
+                                                         f"jax-rocm{major}-plugin=={version}"]
 
 
 def test_uv_is_given_our_index_first_and_the_public_one_as_the_default(tmp_path):

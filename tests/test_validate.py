@@ -32,7 +32,7 @@ def test_valid_draft_is_marked_then_can_be_published(fake_github, make_dist):
     assert result.ok, result.problems
     assert result.checked == ["checksums", "pairing", "core-metadata", "provenance", "verify", "resolve", "install",
                               "import"]
-    assert result.pythons[PYTHON]["tested"] and result.untested == []
+    assert result.cells[(7, PYTHON)]["tested"] and result.untested_cells == []
     assert result.marked
     every_asset = assets_digest({a.name: a.digest for a in dist.assets})
     assert notes.read(store.drafts_for(TAG)[0].body).validated == every_asset
@@ -139,11 +139,11 @@ def test_a_public_version_of_the_lines_own_wins_and_validate_names_it(make_dist,
     result = validate(store, TAG, public_index=public.url)
     assert not result.ok and not result.marked
     wrong = [p for p in result.problems if "0.9.1 " in p]
-    assert wrong == [f"Python {PYTHON}: `pip install --pre jax-rocm7-plugin==0.9.1.*`: pip would "
+    assert wrong == [f"ROCm 7, Python {PYTHON}: `pip install --pre jax-rocm7-plugin==0.9.1.*`: pip would "
                      f"install jax-rocm7-plugin 0.9.1 and jax-rocm7-pjrt 0.9.1 from {public.url}, "
                      f"not the draft's {NIGHTLY}; move version_info.json's version past it"], \
         result.problems
-    assert result.pythons[PYTHON]["tested"] is False
+    assert result.cells[(7, PYTHON)]["tested"] is False
     assert any(path.startswith("/simple/jax-rocm7-plugin") for path in public.log)
     assert notes.read(store.drafts_for(TAG)[0].body).validated is None
 
@@ -159,7 +159,7 @@ def test_a_maintenance_line_is_validated_pinned_while_a_newer_line_is_public(mak
     said: list[str] = []
     result = validate(store, TAG, public_index=public.url, say=said.append)
     assert result.ok, result.problems
-    assert result.pythons[PYTHON]["tested"] and "resolve" in result.checked
+    assert result.cells[(7, PYTHON)]["tested"] and "resolve" in result.checked
     assert any("maintenance line" in line and "0.10.2" in line for line in said)
     resolved = [line for line in said if "pip install --pre" in line]
     assert resolved and all("jax-rocm7-plugin==0.9.1.*" in line for line in resolved)
@@ -173,7 +173,7 @@ def test_a_version_line_above_the_public_one_passes_through_both_indexes(make_di
     said: list[str] = []
     result = validate(store, TAG, public_index=public.url, say=said.append)
     assert result.ok, result.problems
-    assert "resolve" in result.checked and result.pythons[PYTHON]["tested"]
+    assert "resolve" in result.checked and result.cells[(7, PYTHON)]["tested"]
     # the newest line: the pinned line and the unpinned one are both resolved, each once (the
     # pinned line is the real install, its report read; the unpinned one a dry run)
     pip_lines = [line for line in said if ": pip install --pre " in line]
@@ -207,7 +207,7 @@ def test_a_pair_pip_cannot_resolve_is_one_line(make_dist, tmp_path):
     result = validate(store, TAG)
     assert not result.ok
     line = next(p for p in result.problems if "cannot resolve" in p)
-    assert line.startswith(f"Python {PYTHON}: pip cannot resolve jax-rocm7-plugin==0.9.1.* from "
+    assert line.startswith(f"ROCm 7, Python {PYTHON}: pip cannot resolve jax-rocm7-plugin==0.9.1.* from "
                            "the draft's index and nowhere else: ERROR: ")
     assert "\n" not in line
 
@@ -224,9 +224,9 @@ def test_every_python_carried_is_tested_or_named(make_dist, tmp_path, run_cli, m
     monkeypatch.setenv("PYENV_ROOT", str(nowhere))   # no pyenv installs either
     result = validate(store, TAG, mark=False, search_path=str(nowhere))
     assert result.ok, result.problems
-    assert result.pythons[PYTHON]["tested"] is True
-    assert result.untested == [other]
-    assert result.warnings == [f"untested Pythons: {other} (no Python {other} interpreter found "
+    assert result.cells[(7, PYTHON)]["tested"] is True
+    assert result.untested == [other] and result.untested_cells == [(7, other)]
+    assert result.warnings == [f"untested cells: ROCm 7, Python {other} (no Python {other} interpreter found "
                                f"(--python, python{other} on PATH, pyenv, uv))"]
     # the command: --json names it, a person reads it, and --require-all-pythons (the same
     # validate with require_all_pythons) makes that warning its one problem
@@ -234,9 +234,10 @@ def test_every_python_carried_is_tested_or_named(make_dist, tmp_path, run_cli, m
     code, out, err = run_cli("validate", TAG, "--store-dir", tmp_path / "store", "--json")
     assert code == 0, err
     data = json.loads(out)
-    assert data["untested_pythons"] == [other] and data["pythons"][PYTHON]["tested"] is True
+    assert data["untested_pythons"] == [other] and data["untested_cells"] == [{"rocm_major": 7, "python": other}]
+    assert [c["tested"] for c in data["cells"] if c["python"] == PYTHON and c["rocm_major"] == 7] == [True]
     code, out, _ = run_cli("validate", TAG, "--store-dir", tmp_path / "store")
-    assert code == 0 and f"warning: untested Pythons: {other}" in out
+    assert code == 0 and f"warning: untested cells: ROCm 7, Python {other}" in out
     code, out, _ = run_cli("validate", TAG, "--store-dir", tmp_path / "store",
                            "--require-all-pythons")
     assert code == 1 and "warning:" not in out
@@ -244,7 +245,7 @@ def test_every_python_carried_is_tested_or_named(make_dist, tmp_path, run_cli, m
     assert problems == [result.warnings[0] + "; every Python must be tested (--require-all-pythons)"]
     monkeypatch.setenv("RELEASE_REQUIRE_ALL_PYTHONS", "1")  # what CI sets (and the jobs read)
     code, out, _ = run_cli("validate", TAG, "--store-dir", tmp_path / "store")
-    assert code == 1 and f"untested Pythons: {other}" in out
+    assert code == 1 and f"untested cells: ROCm 7, Python {other}" in out
 
 
 def test_every_python_with_an_interpreter_here_is_installed(make_dist, tmp_path):
@@ -258,7 +259,7 @@ def test_every_python_with_an_interpreter_here_is_installed(make_dist, tmp_path)
     publish_draft(store, read_dist(make_dist(NIGHTLY, pythons=(PYTHON, others[0]))))
     result = validate(store, TAG, mark=False, require_all_pythons=True)
     assert result.ok, result.problems
-    assert {py for py, info in result.pythons.items() if info["tested"]} == {PYTHON, others[0]}
+    assert {cell for cell, info in result.cells.items() if info["tested"]} == {(7, PYTHON), (7, others[0])}
 
 
 def test_installed_version_is_compared_with_the_tag(make_dist, tmp_path):
@@ -271,15 +272,15 @@ def test_installed_version_is_compared_with_the_tag(make_dist, tmp_path):
     publish_draft(store, read_dist(make_dist(NIGHTLY, version_py=computed)))
     result = validate(store, TAG, mark=False)
     assert not result.ok
-    assert f"Python {PYTHON}: pjrt: __version__ is '0.9.1.dev20990101', expected {NIGHTLY}" \
+    assert f"ROCm 7, Python {PYTHON}: pjrt: __version__ is '0.9.1.dev20990101', expected {NIGHTLY}" \
         in result.problems
-    assert f"Python {PYTHON}: plugin: __version__ is '0.9.1.dev20990101', expected {NIGHTLY}" \
+    assert f"ROCm 7, Python {PYTHON}: plugin: __version__ is '0.9.1.dev20990101', expected {NIGHTLY}" \
         in result.problems
 
 
 def test_installed_revision_map_is_compared_with_revisions_json(make_dist, tmp_path):
     """The import step reads ``commit_info.commits`` in the venv and compares it."""
-    from release.check.validate import step_import
+    from release.check.validate_install import step_import
     from release.core.revisions import RevisionMap
     store = LocalStore(tmp_path / "store")
     dist = make_dist(NIGHTLY)
@@ -447,7 +448,7 @@ def test_a_killed_validate_process_leaves_nothing_after_the_next_run(make_dist, 
                             stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         await_output(proc.stdout, b": pip install --pre ", proc, "validate reaching pip in its venv")
-        assert list(root.glob("release-validate-*/py*/venv/bin/python"))
+        assert list(root.glob("release-validate-*/rocm*-py*/venv/bin/python"))
         assert proc.poll() is None, "validate finished before it could be killed"
     finally:
         os.killpg(proc.pid, signal.SIGKILL)  # the whole job, pip included (as CI cancels it)
@@ -482,7 +483,7 @@ def test_a_zip_bomb_in_the_draft_never_reaches_pip(make_dist, tmp_path):
     assert any(p.startswith(f"verify {plugin.name}: size: ") and "zip bomb" in p
                for p in result.problems), result.problems
     assert "install not tried: pip never gets wheels that failed the checks above" in result.problems
-    assert result.pythons == {} and not any("pip install" in line or "venv" in line for line in said)
+    assert result.cells == {} and not any("pip install" in line or "venv" in line for line in said)
 
 
 def test_a_proxy_in_the_environment_is_not_used_for_the_local_index(make_dist, tmp_path,
@@ -505,12 +506,13 @@ def test_a_proxy_in_the_environment_is_not_used_for_the_local_index(make_dist, t
 
 @pytest.mark.parametrize("n_pjrt, n_plugin", [(a, b) for a in range(4) for b in range(4)])
 def test_a_set_is_valid_only_with_exactly_one_pjrt_and_a_plugin(tmp_path, n_pjrt, n_plugin):
-    """The rule: a draft carries exactly one pjrt wheel and at least one plugin wheel. Two pjrt
-    wheels (which would pip pick?), none (a plugin without its pjrt breaks ``jax[rocm]``) or no
-    plugin at all are each a finding, whatever else the draft holds."""
+    """The rule: a draft carries exactly one pjrt wheel and at least one plugin wheel of its
+    ROCm major. Two pjrt wheels of it (which would pip pick?), none (a plugin without its pjrt
+    breaks ``jax[rocm]``) or no plugin at all are each a finding, whatever else the draft holds."""
     from release.check.validate import Validation, step_check_files
     from release.core import naming
-    pjrts = [naming.pjrt_wheel(major, NIGHTLY) for major in (7, 6, 5)][:n_pjrt]
+    pjrts = [naming.pjrt_wheel(7, NIGHTLY, platform) for platform in
+             ("manylinux_2_28_x86_64", "manylinux_2_34_x86_64", "manylinux_2_28_aarch64")][:n_pjrt]
     plugins = [naming.plugin_wheel(7, NIGHTLY, py) for py in ("3.11", "3.12", "3.13")][:n_plugin]
     files = {name: tmp_path / name for name in pjrts + plugins}
     result = Validation(TAG, None)

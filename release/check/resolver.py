@@ -320,11 +320,20 @@ def newest_published(index_url: str, project: str, *, timeout: float = 10.0) -> 
                      tuple(str(v) for v in ordered))
 
 
-def index_versions(rocm_major: int, index_url: str | None, *, timeout: float = 10.0) -> tuple[str, ...]:
-    """Every version the public index lists of either wheel of ROCm ``rocm_major`` (what the
-    next ``.postN`` is counted from, with the store's); none when the index is ``none``, pip names
-    none, or it cannot be reached (the store alone then decides; validate still checks)."""
+def projects_of(rocm_majors: int | Sequence[int]) -> tuple[str, ...]:
+    """Both projects (plugin, pjrt) of every ROCm major a line builds: a line of ROCm 7 and 10
+    is published as four projects, and a version any of them holds is taken."""
     from release.core import naming
+    majors = (rocm_majors,) if isinstance(rocm_majors, int) else tuple(rocm_majors)
+    return tuple(p for m in majors for p in (naming.plugin_dist(m), naming.pjrt_dist(m)))
+
+
+def index_versions(rocm_majors: int | Sequence[int], index_url: str | None, *,
+                   timeout: float = 10.0) -> tuple[str, ...]:
+    """Every version the public index lists of any wheel of the ROCm majors ``rocm_majors``
+    (what the next ``.postN`` is counted from, with the store's); none when the index is
+    ``none``, pip names none, or it cannot be reached (the store alone then decides; validate
+    still checks)."""
     if index_url == NO_PUBLIC_INDEX:
         return ()
     if index_url is PIP_DEFAULT:
@@ -332,9 +341,9 @@ def index_versions(rocm_major: int, index_url: str | None, *, timeout: float = 1
         if index_url is None:
             return ()
     found: list[str] = []
-    for project in (naming.plugin_dist(rocm_major), naming.pjrt_dist(rocm_major)):
+    for project in projects_of(rocm_majors):
         found += newest_published(index_url, project, timeout=timeout).versions
-    return tuple(found)
+    return tuple(dict.fromkeys(found))
 
 
 def _is_version(text: object) -> bool:
@@ -408,20 +417,18 @@ def move_past(top: str, listed: Sequence[str]) -> str:
     return f"move version_info.json's version to {next_after(str(last))} (the line published {last})"
 
 
-def check_planned_versions(versions: dict[str, str], rocm_major: int,
+def check_planned_versions(versions: dict[str, str], rocm_majors: int | Sequence[int],
                            index: str | None) -> dict:
-    """``version_line_warnings`` for both wheels of ROCm ``rocm_major`` (``status`` and the
-    nightly plan call this before anything is built)."""
-    from release.core import naming
-    return version_line_warnings(versions, (naming.plugin_dist(rocm_major),
-                                            naming.pjrt_dist(rocm_major)), index)
+    """``version_line_warnings`` for both wheels of every ROCm major of ``rocm_majors``
+    (``status`` and the nightly plan call this before anything is built)."""
+    return version_line_warnings(versions, projects_of(rocm_majors), index)
 
 
-def refuse_losing_versions(versions: dict[str, str], rocm_major: int, index: str | None) -> dict:
+def refuse_losing_versions(versions: dict[str, str], rocm_majors: int | Sequence[int], index: str | None) -> dict:
     """``check_planned_versions`` for a plan stage (nightly's, its dry run, cut's): a version
     the public index already beats on its own line would fail ``validate`` after the build,
     so it is refused now, one line and exit 2; returns the check otherwise."""
-    check = check_planned_versions(versions, rocm_major, index)
+    check = check_planned_versions(versions, rocm_majors, index)
     if check["warnings"]:
         raise UserError(f"{check['warnings'][0]} (validate would fail after the build)")
     return check

@@ -3,10 +3,12 @@
 Wheels that install can still fail at run time ("Backend 'rocm' is not in the list of known
 backends", "rocm_plugin_extension not found": ROCm/TheRock#5369, #3627). ``smoke`` installs the
 draft's plugin and pjrt with jax and jaxlib of their line (one resolve, as users install) into
-a fresh venv and runs a probe there: ``jax.devices()`` must list ROCm devices, and a small jitted
-computation must match NumPy. jax loads plugins quietly (a plugin whose ``initialize()`` fails is
-logged and skipped), so the probe also says which plugins jax could not load and why (the reason
-is only in the log record's exception). A probe that dies (a truncated library's SIGBUS) is named
+a fresh venv and runs a probe there, for every (ROCm major, Python) cell of the draft, each in a
+venv of its own (a line of ROCm 7 and ROCm 10 ships two pairs; a user installs one; ``Verdict``):
+``jax.devices()`` must list ROCm devices, and a small jitted computation must match NumPy. jax
+loads plugins quietly (a plugin whose ``initialize()`` fails is logged and skipped), so the probe
+also says which plugins jax could not load and why (the reason is only in the log record's
+exception). A probe that dies (a truncated library's SIGBUS) is named
 by its signal, what the signal means and where it died. It needs a GPU, so CI runs it on the ROCm
 runners; here it is tested against stand-in jax packages.
 
@@ -32,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from release.check import interpreters, resolver, user_install
-from release.core import naming, versions
+from release.core import cells, naming, versions
 from release.core.errors import UserError
 from release.core.safe_names import file_name_problem
 from release.publish import notes
@@ -222,6 +224,7 @@ class Smoke:
     problems: list[str] = dataclasses.field(default_factory=list)
     log: list[str] = dataclasses.field(default_factory=list)
     warnings: list[str] = dataclasses.field(default_factory=list)  # said, never failing the gate
+    rocm_major: int | None = None  # the cell's major (None: a verdict of before cells, the line's only one)
 
     @property
     def ok(self) -> bool:
@@ -230,10 +233,14 @@ class Smoke:
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self) | {"ok": self.ok}
 
+    @property
+    def label(self) -> str:
+        return cells.label((self.rocm_major, self.python)) if self.rocm_major is not None else f"Python {self.python}"
+
     def markdown(self, version: str) -> str:
         """The section the draft's notes get: the gate's verdict, for people and the page."""
         ran = bool(self.devices or self.problems or not self.warnings)
-        head = (f"**ROCm smoke test** ({version}, Python {self.python}): "
+        head = (f"**ROCm smoke test** ({version}, {self.label}): "
                 + ("FAILED" if not self.ok else "passed" if ran else "not run"))
         lines = [head, ""]
         if ran:
@@ -241,6 +248,44 @@ class Smoke:
                       f"- jitted `a * b + a` matches NumPy: {'yes' if self.jit_matches else 'no'}"]
         lines += [f"- {p}" for p in self.problems] + [f"- warning: {w}" for w in self.warnings]
         return "\n".join(lines)
+
+
+@dataclasses.dataclass
+class Verdict:
+    """The gate over every (ROCm major, Python) cell it ran: it passes only when every cell
+    passed (a cell with no interpreter here is a warning, "not run")."""
+
+    cells: list[Smoke]
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.cells) and all(c.ok for c in self.cells)
+
+    @property
+    def problems(self) -> list[str]:
+        return [f"{c.label}: {p}" for c in self.cells for p in c.problems]
+
+    @property
+    def warnings(self) -> list[str]:
+        return [f"{c.label}: {w}" for c in self.cells for w in c.warnings]
+
+    @property
+    def rocm_devices(self) -> list[str]:
+        return list(dict.fromkeys(d for c in self.cells for d in c.rocm_devices))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "cells": [c.to_json() for c in self.cells], "problems": self.problems,
+                "warnings": self.warnings, "rocm_devices": self.rocm_devices,
+                "devices": list(dict.fromkeys(d for c in self.cells for d in c.devices)),
+                "jit_matches": bool(self.cells) and all(c.jit_matches for c in self.cells)}
+
+    def markdown(self, version: str) -> str:
+        """One head line for the whole gate (what undraft reads), then each cell's section
+        (what the matrix reads per cell)."""
+        ran = [c for c in self.cells if c.devices or c.problems or not c.warnings]
+        head = (f"**ROCm smoke test** ({version}): " + ("FAILED" if not self.ok else "passed" if ran else "not run")
+                + f", {len(ran)} of {len(self.cells)} cells run")
+        return "\n\n".join([head, *(c.markdown(version) for c in self.cells)])
 
 
 def is_rocm(device: dict[str, Any]) -> bool:
@@ -290,21 +335,30 @@ def judge(python: str, seen: dict[str, Any]) -> Smoke:
 
 
 def run_smoke(wheels: Sequence[Path], interp: interpreters.Interpreter, public_index: str | None,
-              work: Path, say: Say, probe: str = PROBE, *, no_gpu: bool = False) -> Smoke:
-    """Install the draft's pair for ``interp``'s Python with jax and jaxlib of the line into a
-    fresh venv under ``work``, then run ``probe`` there (``no_gpu``: the no-GPU gate's probe and
-    verdict, ``NO_GPU_PROBE`` and ``judge_no_gpu``)."""
+              work: Path, say: Say, probe: str = PROBE, *, no_gpu: bool = False, major: int | None = None) -> Smoke:
+    """Install the draft's pair of ROCm ``major`` (default: the first major with a plugin for
+    ``interp``'s Python) for ``interp``'s Python with jax and jaxlib of the line into a fresh venv
+    under ``work``, then run ``probe`` there (``no_gpu``: the no-GPU gate's probe and verdict,
+    ``NO_GPU_PROBE`` and ``judge_no_gpu``)."""
     if no_gpu and probe == PROBE:
         probe = NO_GPU_PROBE
-    plugins = [w for w in wheels if naming.Identity.of(w).kind == "plugin"
-               and interp.version in naming.Identity.of(w).pythons]
-    pjrt = [w for w in wheels if naming.Identity.of(w).kind == "pjrt"]
+    plugins = [w for w in wheels if (i := naming.Identity.of(w)).kind == "plugin"
+               and interp.version in i.pythons and major in (None, i.rocm_major)]
+    major = naming.Identity.of(plugins[0]).rocm_major if plugins else major
+    pjrt = [w for w in wheels if (i := naming.Identity.of(w)).kind == "pjrt" and i.rocm_major == major]
     if not plugins or len(pjrt) != 1:
+        of = f" of ROCm {major}" if major is not None else ""
         return Smoke(interp.version, problems=[f"no plugin wheel for Python {interp.version} and "
-                                               "one pjrt wheel among the wheels given"])
+                                               f"one pjrt wheel{of} among the wheels given"], rocm_major=major)
     ident = naming.Identity.of(plugins[0])
-    major, version = ident.rocm_major, ident.version
+    version = ident.version
     assert major is not None and version is not None  # a plugin's kind implies them
+    return dataclasses.replace(_install_and_probe(plugins[0], pjrt[0], major, version, interp, public_index,
+                                                  work, say, probe, no_gpu), rocm_major=major)
+
+
+def _install_and_probe(plugin: Path, pjrt: Path, major: int, version: str, interp: interpreters.Interpreter,
+                       public_index: str | None, work: Path, say: Say, probe: str, no_gpu: bool) -> Smoke:
     env_dir = work / "smoke-venv"
     made = subprocess.run([interp.path, "-m", "venv", "--without-pip", str(env_dir)],
                           capture_output=True, text=True)
@@ -312,7 +366,7 @@ def run_smoke(wheels: Sequence[Path], interp: interpreters.Interpreter, public_i
         return Smoke(interp.version, problems=[f"{interp.path} -m venv failed"])
     python = env_dir / "bin" / "python"
     reqs = user_install.requirements(major, version)
-    with resolver.staged_index([*plugins[:1], *pjrt], work / "index") as draft_index:
+    with resolver.staged_index([plugin, pjrt], work / "index") as draft_index:
         say(f"smoke: pip install {' '.join(reqs)}")
         argv = user_install.install_argv("pip", python, reqs, draft_index, public_index)
         try:
@@ -344,26 +398,40 @@ def run_smoke(wheels: Sequence[Path], interp: interpreters.Interpreter, public_i
     return (judge_no_gpu if no_gpu else judge)(interp.version, seen)
 
 
-def interpreter_for(wheels: Sequence[Path], given: str | None = None) -> interpreters.Interpreter:
-    """``given`` (its Python must be one the wheels carry), else an interpreter here of the
-    first Python they carry (``UserError`` when there is none)."""
-    carried = sorted({py for w in wheels for py in naming.Identity.of(w).pythons
-                      if naming.Identity.of(w).kind == "plugin"}, key=lambda v: int(v.split(".")[1]))
-    if given is not None:
-        [interp] = interpreters.given([given])
+def run_cells(wheels: Sequence[Path], public_index: str | None, work: Path, say: Say, *,
+              python: str | None = None, no_gpu: bool = False) -> Verdict:
+    """The gate over every (ROCm major, Python) cell of ``wheels``, each in a venv of its own:
+    ``python`` (its Python must be one the wheels carry) runs its Python's cells only; else every
+    cell whose Python has an interpreter here runs, and the others are "not run" (a warning).
+    ``UserError`` when no cell can run here."""
+    held = cells.of_wheels(wheels)
+    carried = sorted({py for _, py in held}, key=lambda v: int(v.split(".")[1]))
+    found: dict[str, interpreters.Interpreter | None]
+    if python is not None:
+        [interp] = interpreters.given([python])
         if interp.version not in carried:
-            raise UserError(f"--python {given} is Python {interp.version}; the wheels carry "
+            raise UserError(f"--python {python} is Python {interp.version}; the wheels carry "
                             f"{', '.join(carried) or 'no plugin wheel'}")
-        return interp
-    for py in carried:
-        found = interpreters.find(py)
-        if found is not None:
-            return found
-    raise UserError(f"no interpreter here for any Python the wheels carry "
-                    f"({', '.join(carried) or 'no plugin wheel'}); pass --python PATH")
+        found = {interp.version: interp}
+    else:
+        found = {py: interpreters.find(py) for py in carried}
+    if not any(found.values()):
+        raise UserError(f"no interpreter here for any Python the wheels carry "
+                        f"({', '.join(carried) or 'no plugin wheel'}); pass --python PATH")
+    results = []
+    for major, py in (cell for cell in held if cell[1] in found):
+        here = found[py]
+        if here is None:
+            results.append(Smoke(py, warnings=[f"no Python {py} interpreter here: not run"], rocm_major=major))
+            continue
+        say(f"smoke: {cells.label((major, py))}")
+        cell_work = work / f"rocm{major}-py{py}"
+        cell_work.mkdir(parents=True, exist_ok=True)
+        results.append(run_smoke(wheels, here, public_index, cell_work, say, no_gpu=no_gpu, major=major))
+    return Verdict(results)
 
 
-def record(store: Store, tag: str, result: Smoke) -> bool:
+def record(store: Store, tag: str, result: Smoke | Verdict) -> bool:
     """Put the verdict into the notes of the draft of ``tag``; False when there is no draft."""
     drafts = store.our_drafts(tag)
     if not drafts:
@@ -373,25 +441,33 @@ def record(store: Store, tag: str, result: Smoke) -> bool:
     return True
 
 
-def from_json(data: object) -> Smoke:
-    """A verdict written by ``release smoke --json`` on the ROCm runner (``UserError`` when
-    it is not one)."""
-    fields = {f.name for f in dataclasses.fields(Smoke)} - {"warnings"}  # older verdicts lack it
+def from_json(data: object) -> Smoke | Verdict:
+    """A verdict written by ``release smoke --json`` on the ROCm runner: every cell's
+    (``Verdict``), or one Python's as written before cells (``UserError`` when it is neither)."""
+    if isinstance(data, dict) and isinstance(data.get("cells"), list) and data["cells"]:
+        return Verdict([_cell_from_json(c) for c in data["cells"]])
+    return _cell_from_json(data)
+
+
+def _cell_from_json(data: object) -> Smoke:
+    fields = {f.name for f in dataclasses.fields(Smoke)} - {"warnings", "rocm_major"}  # older verdicts lack them
     if not isinstance(data, dict) or not fields <= set(data) or not isinstance(data["python"], str) or not all(
             isinstance(data[k], list) and all(isinstance(x, str) for x in data[k])
             for k in ("devices", "rocm_devices", "problems", "log")) or not (
             isinstance(data.get("warnings", []), list) and all(isinstance(x, str) for x in data.get("warnings", []))):
         raise UserError("not a verdict of `release smoke --json` (expected python, devices, "
                         "rocm_devices, jit_matches, problems, log)")
+    major = data.get("rocm_major")
+    major = major if isinstance(major, int) and not isinstance(major, bool) else None
     return Smoke(data["python"], list(data["devices"]), list(data["rocm_devices"]),
                  data["jit_matches"] is True, list(data["problems"]), list(data["log"]),
-                 list(data.get("warnings", [])))
+                 list(data.get("warnings", [])), major)
 
 
 def smoke_draft(store: Store, tag: str, *, public_index: str | None = FROM_ENV,
-                python: str | None = None, say: Say = lambda _: None, no_gpu: bool = False) -> Smoke:
-    """The gate over the draft (or published release) of ``tag``: its wheels downloaded, the
-    smoke run, the verdict recorded in the draft's notes (the ROCm gate's only: ``no_gpu``
+                python: str | None = None, say: Say = lambda _: None, no_gpu: bool = False) -> Verdict:
+    """The gate over the draft (or published release) of ``tag``: its wheels downloaded, every
+    cell smoke-tested (``run_cells``), the verdict recorded in the draft's notes (the ROCm gate's only: ``no_gpu``
     records nothing)."""
     from release.check.validate import find_target
     if public_index == FROM_ENV:
@@ -401,7 +477,7 @@ def smoke_draft(store: Store, tag: str, *, public_index: str | None = FROM_ENV,
     try:
         wheels = [store.download_asset(release, a, work / a.name) for a in store.list_assets(release)
                   if a.name.endswith(".whl") and file_name_problem(a.name) is None]
-        result = run_smoke(wheels, interpreter_for(wheels, python), public_index, work, say, no_gpu=no_gpu)
+        result = run_cells(wheels, public_index, work, say, python=python, no_gpu=no_gpu)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if release.draft and not no_gpu:

@@ -1,5 +1,5 @@
-"""validate's install as users install: jax and jaxlib of the line, the draft's plugin and pjrt,
-in one resolve, with pip and with uv, each into a fresh venv.
+"""validate's install as users install: jax (with jax's extra for the ROCm major) and jaxlib of
+the line, the draft's plugin and pjrt, in one resolve, with pip and with uv, each into a fresh venv.
 
 A user of ROCm installs jax, jaxlib and the plugin together (jax's ROCm extra: ``jaxlib`` and
 ``jax-rocmN-plugin`` of the same ``X.Y.Z``), with the public index for jax and jaxlib and ours
@@ -76,9 +76,29 @@ def line_of(version: str) -> str:
     return Version(version).base_version
 
 
+def user_extra(major: int) -> str:
+    """The extra of jax users of ROCm ``major`` type with the ROCm they have (``jax[rocm7-local]``,
+    jax's setup.py: jaxlib of the line and that major's plugin)."""
+    return f"rocm{major}-local"
+
+
 def requirements(major: int, version: str) -> list[str]:
+    """The user's install line: jax of the line with its extra for ``major`` (an index whose jax
+    lacks the extra installs plain jax: pip and uv warn, and jaxlib is pinned beside it anyway),
+    jaxlib of the line, and the plugin pinned."""
     line = line_of(version)
-    return [f"jax=={line}", f"jaxlib=={line}", f"{naming.plugin_dist(major)}=={version}"]
+    return [f"jax[{user_extra(major)}]=={line}", f"jaxlib=={line}", f"{naming.plugin_dist(major)}=={version}"]
+
+
+def extra_provided(report: dict, extra: str) -> str | None:
+    """``extra`` when jax in pip's installation report provides it, else None (the public jax
+    predates it: what users typing it get is plain jax)."""
+    for item in report.get("install", []) or []:
+        meta = item.get("metadata") or {} if isinstance(item, dict) else {}
+        if canonicalize_name(str(meta.get("name", ""))) == "jax":
+            provided = meta.get("provides_extra") or []
+            return extra if isinstance(provided, list) and extra in provided else None
+    return None
 
 
 def find_uv() -> str | None:
@@ -126,7 +146,7 @@ def _error_line(stderr: str) -> str:
 
 def missing_line(stderr: str, line: str) -> bool:
     """Whether the installer failed because jax or jaxlib ``line`` is on no index."""
-    pin = re.escape(f"=={line}")
+    pin = r"(?:\[[^\]]*\])?" + re.escape(f"=={line}")  # jax with its extra, as users type it
     return bool(re.search(rf"No matching distribution found for jax(lib)?{pin}\b", stderr)
                 or re.search(rf"no version of jax(lib)?{pin}\b", stderr, re.I)
                 or re.search(r"\bjax(lib)? was not found in the package registr", stderr))

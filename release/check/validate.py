@@ -4,15 +4,17 @@ Named steps, in order; each adds to one ``Validation`` (problems, warnings, what
 
 1. ``download``: the assets from the store (not the local dist directory); a name that is not
    a plain file name (``../x``, ``.x``, NUL) is refused before it is joined to a path.
-2. ``check_files``: SHA256SUMS, revisions.json, one PJRT wheel and plugin wheels, all of the
-   tag's version, and nothing that is not a jax-rocm wheel; the set is whole
-   (``release.core.pairing``: every plugin's ``Requires-Dist`` PJRT is in the draft); each
+2. ``check_files``: SHA256SUMS, revisions.json, per ROCm major one PJRT wheel and plugin
+   wheels, all of the tag's version, and nothing that is not a jax-rocm wheel; the set is whole
+   (``release.core.pairing``: every plugin's ``Requires-Dist`` PJRT is in the draft, every major
+   of the line there) and holds every (major, Python) cell of the line; each
    ``<wheel>.metadata`` is its wheel's METADATA byte for byte (``release.core.core_metadata``).
    ``provenance``: the in-toto statement's subjects and dependencies match (``release.build.provenance``).
 3. ``verify``: ``release.check.verify`` over the wheels together (every check, the pair check, the
    Bazel config's RUNPATH, and the bound on inflated size, so a zip bomb never reaches pip).
-4. ``install``: only when everything above passed. The draft's wheels are served as a PEP 503
-   index on 127.0.0.1 and, for every Python the draft carries a plugin wheel for, the README's
+4. ``install`` (``release.check.validate_install``): only when everything above passed. The
+   draft's wheels are served as a PEP 503 index on 127.0.0.1 and, for every (ROCm major,
+   Python) cell the draft carries a plugin wheel for, each in venvs of its own, the README's
    install lines of the line (``pip install --pre jax-rocmN-plugin==X.Y.Z.*``, as the line's
    users pin it, and for the newest line only also the unpinned ``pip install --pre
    jax-rocmN-plugin``: ``resolver.line_requirements``), with that index merged with the public
@@ -21,14 +23,14 @@ Named steps, in order; each adds to one ``Validation`` (problems, warnings, what
    venv); pip's ``--report`` of each must name the draft's files, not a version of the line from
    the public index. Then ``__version__`` and ``commit_info.commits`` of both installed packages
    must match the tag and revisions.json. Then, with a public index, as users install
-   (``release.check.user_install``): jax and jaxlib of the line and the draft's pair in one
-   resolve, with pip and with uv, each into a fresh venv; the files pip took from the public
+   (``release.check.user_install``): jax with the extra jax documents for the cell's major
+   (``jax[rocmN-local]``), jaxlib of the line and the cell's pair in one resolve, with pip and
+   with uv, each into a fresh venv; the files pip took from the public
    index (its ``--report``) are described as that index names them (``release.check.public_set``)
-   and recorded with the mark, for the channel indexes. A Python with no interpreter on this
-   machine is named as
-   untested: a warning; a problem with ``require_all_pythons`` (or
+   and recorded with the mark, for the channel indexes. Results are keyed by the cell. A Python
+   with no interpreter on this machine leaves its cells untested: a warning; a problem with ``require_all_pythons`` (or
    ``$RELEASE_REQUIRE_ALL_PYTHONS=1``, as CI sets where its image has every Python).
-5. ``lock``: only when all passed, one PEP 751 lock per Python installed as users install
+5. ``lock``: only when all passed, one PEP 751 lock per cell installed as users install
    (``pylock.rocmN-py3X.toml``, ``release.core.locks``: pip's report of that install, every file
    with its sha256) goes on the draft; locks are validate's own assets (not in SHA256SUMS).
 6. ``mark``: only when all passed, the draft's notes get the SHA256SUMS digest (``publish
@@ -41,22 +43,20 @@ Each run works in ``<tmp>/release-validate-<pid>-*``; folders of runs whose proc
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from release.build import provenance
-from release.check import interpreters, resolver, user_install
-from release.core import bundles, checksums, core_metadata, locks, naming, pairing
+from release.check import interpreters, resolver
+from release.check.validate_install import InstallOptions, step_install
+from release.core import bundles, cells, checksums, core_metadata, locks, naming, pairing
 from release.core.checksums import sha256_file
 from release.core.errors import UserError
 from release.core.naming import Identity
@@ -70,34 +70,13 @@ from release.publish.public_files import PublicFile
 from release.publish.stores import Release, Store
 
 if TYPE_CHECKING:
+    from release.core.cells import Cell
+    from release.core.config import Project
     from release.core.output import ProgressBars, Say
 
 WORKDIR_PREFIX = "release-validate-"
 REQUIRE_ALL_PYTHONS_ENV = "RELEASE_REQUIRE_ALL_PYTHONS"  # "1": an untested Python fails
 FROM_ENV = "from-env"  # public_index default: $RELEASE_PUBLIC_INDEX, else pip's own index
-
-# Runs inside the fresh venv: load version.py and commit_info.py of an installed package by
-# path, so the package's __init__ (which may import jax) does not run.
-_PROBE = r"""
-import importlib.util, json, sys, sysconfig
-from pathlib import Path
-out = {}
-for key, package in json.loads(sys.argv[1]).items():
-    found = {}
-    for lib in {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}:
-        base = Path(lib, package)
-        if base.is_dir():
-            for name in ("version", "commit_info"):
-                spec = importlib.util.spec_from_file_location(f"_probe_{key}_{name}", base / f"{name}.py")
-                module = importlib.util.module_from_spec(spec)
-                spec.loader.exec_module(module)
-                found[name] = module
-    out[key] = {"installed": bool(found),
-                "version": getattr(found.get("version"), "__version__", None),
-                "commits": getattr(found.get("commit_info"), "commits", None)}
-print(json.dumps(out))
-"""
-
 
 @dataclasses.dataclass
 class Validation:
@@ -106,23 +85,30 @@ class Validation:
     problems: list[str] = dataclasses.field(default_factory=list)
     warnings: list[str] = dataclasses.field(default_factory=list)
     checked: list[str] = dataclasses.field(default_factory=list)
-    pythons: dict[str, dict] = dataclasses.field(default_factory=dict)  # "3.X" -> how it went
+    cells: dict[Cell, dict] = dataclasses.field(default_factory=dict)  # (major, "3.X") -> how it went
     marked: bool = False
     # the public index's files the set was installed with (``release.publish.public_files``)
     public_files: list[PublicFile] = dataclasses.field(default_factory=list)
     locks: list[str] = dataclasses.field(default_factory=list)  # the pylock files the draft now carries
-    reports: dict[str, dict] = dataclasses.field(default_factory=dict, repr=False)  # "3.X" -> pip's report
+    reports: dict[Cell, dict] = dataclasses.field(default_factory=dict, repr=False)  # cell -> pip's report
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
     @property
+    def untested_cells(self) -> list[Cell]:
+        return sorted((c for c, info in self.cells.items() if not info.get("tested")), key=cells.sort_key)
+
+    @property
     def untested(self) -> list[str]:
-        return sorted(py for py, info in self.pythons.items() if not info.get("tested"))
+        """The Pythons of the untested cells (for outputs that name Pythons only)."""
+        return sorted({py for _, py in self.untested_cells}, key=lambda p: int(p.split(".")[1]))
 
     def to_json(self) -> dict:
-        out = dataclasses.asdict(self) | {"ok": self.ok, "untested_pythons": self.untested}
+        out = dataclasses.asdict(self) | {"ok": self.ok, "untested_pythons": self.untested,
+                                          "untested_cells": [cells.to_json(c) for c in self.untested_cells]}
+        out["cells"] = [cells.to_json(c) | self.cells[c] for c in sorted(self.cells, key=cells.sort_key)]
         del out["reports"]
         return out
 
@@ -130,16 +116,6 @@ class Validation:
     def validated_with(self) -> str | None:
         """The notes' record of ``public_files`` (None when there is none)."""
         return public_files.to_text(self.public_files) if self.public_files else None
-
-
-@dataclasses.dataclass(frozen=True)
-class InstallOptions:
-    """How the install step finds interpreters and which public index it resolves against."""
-
-    interpreters: tuple[interpreters.Interpreter, ...] = ()  # given with --python
-    public_index: str | None = resolver.PIP_DEFAULT  # a URL, "none", or pip's own index
-    require_all_pythons: bool = False
-    search_path: str | None = None  # where python3.X is looked for (default $PATH)
 
 
 def find_target(store: Store, tag: str) -> tuple[Release, bool]:
@@ -153,17 +129,31 @@ def find_target(store: Store, tag: str) -> tuple[Release, bool]:
     raise UserError(f"{store.where}: no draft or release of {tag}; run `release publish` first")
 
 
+def line_of_project(project: Project, version: str) -> tuple[tuple[int, ...] | None, tuple[str, ...] | None]:
+    """(ROCm majors, Pythons) the project's line builds, as ``validate`` checks a draft of
+    ``version`` against (version_info.json's ``rocm_versions`` and ``pythons``); (None, None) for a
+    draft of another line (its own branch says what it builds)."""
+    info = project.version_info
+    if Version(version).base_version != Version(info.version).base_version:
+        return None, None
+    return info.rocm_majors, info.pythons
+
+
 def validate(store: Store, tag: str, *, say: Say = lambda _: None, progress: ProgressBars | None = None,
              python: str | None = None, pythons: Sequence[str] = (), mark: bool = True,
              runpath: tuple[str, ...] = (), public_index: str | None = FROM_ENV,
              require_all_pythons: bool | None = None, search_path: str | None = None,
-             workdir_root: Path | None = None) -> Validation:
+             workdir_root: Path | None = None, line_majors: Sequence[int] | None = None,
+             line_pythons: Sequence[str] | None = None) -> Validation:
     """Check the draft (or published release) of ``tag``.
 
     ``python``/``pythons``: interpreters to install with (others are looked for per Python
     the draft carries); ``runpath``: entries every shared object must carry (the Bazel
     config's); ``public_index``: the index the draft's is merged with (a URL, ``"none"``,
-    ``None`` for pip's own; default ``$RELEASE_PUBLIC_INDEX`` else pip's own).
+    ``None`` for pip's own; default ``$RELEASE_PUBLIC_INDEX`` else pip's own); ``line_majors``
+    and ``line_pythons``: what the tag's line builds (``line_of_project``): the draft must hold
+    every such (ROCm major, Python) cell (None: the draft's own majors, each for every Python any
+    of them has).
     """
     version = naming.version_of_tag(tag, flag="tag")
     given = interpreters.given([*([python] if python else []), *pythons])  # bad paths: exit 2
@@ -182,7 +172,7 @@ def validate(store: Store, tag: str, *, say: Say = lambda _: None, progress: Pro
     work = Path(tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-", dir=root))
     try:
         files = step_download(store, release, work / "assets", result, say, progress)
-        revisions = step_check_files(files, version, result)
+        revisions = step_check_files(files, version, result, line_majors, line_pythons)
         step_provenance(files, version, revisions, result)
         wheels = [files[n] for n in sorted(files) if n.endswith(".whl")]
         if wheels:
@@ -220,10 +210,12 @@ def step_download(store: Store, release: Release, folder: Path, result: Validati
     return files
 
 
-def step_check_files(files: dict[str, Path], version: str,
-                     result: Validation) -> RevisionMap | None:
-    """SHA256SUMS and revisions.json agree with the assets; the wheels are one jax-rocm pair
-    (one PJRT wheel, plugin wheels) of the tag's version."""
+def step_check_files(files: dict[str, Path], version: str, result: Validation,
+                     line_majors: Sequence[int] | None = None,
+                     line_pythons: Sequence[str] | None = None) -> RevisionMap | None:
+    """SHA256SUMS and revisions.json agree with the assets; the wheels are jax-rocm pairs (per
+    ROCm major one PJRT wheel and plugin wheels) of the tag's version, holding every cell of the
+    line (``line_majors`` x ``line_pythons``)."""
     sums_path = files.get(naming.CHECKSUMS_ASSET)
     if sums_path is None:
         result.problems.append(f"no {naming.CHECKSUMS_ASSET} asset")
@@ -258,7 +250,7 @@ def step_check_files(files: dict[str, Path], version: str,
             if revisions.version != version:
                 result.problems.append(f"{naming.REVISIONS_ASSET} is for {revisions.version}, "
                                        f"the tag for {version}")
-    kinds = []
+    kinds: list[tuple[str, int | None]] = []
     for name in sorted(n for n in files if n.endswith(".whl")):
         ident = Identity.of(Path(name))
         if ident.name_error is not None:
@@ -267,14 +259,26 @@ def step_check_files(files: dict[str, Path], version: str,
             result.problems.append(f"{name}: not a jax-rocm wheel; a release carries only "
                                    "jax_rocmN_pjrt and jax_rocmN_plugin wheels")
         else:
-            kinds.append(ident.kind)
+            kinds.append((ident.kind, ident.rocm_major))
             if ident.version != version:
                 result.problems.append(f"{name} is not version {version}")
-    if kinds.count("pjrt") != 1 or not kinds.count("plugin"):
-        result.problems.append(f"expected one pjrt wheel and at least one plugin wheel, found "
-                               f"{kinds.count('pjrt')} and {kinds.count('plugin')}")
-    result.problems += pairing.problems([(name, requires_dist(path)) for name, path in sorted(files.items())
-                                         if name.endswith(".whl")])
+    majors: list[int | None] = [*sorted({m for _, m in kinds if m is not None})] or [None]
+    for major in majors:
+        pjrt, plugin = kinds.count(("pjrt", major)), kinds.count(("plugin", major))
+        if pjrt != 1 or not plugin:
+            of = f" of ROCm {major}" if major is not None else ""
+            result.problems.append(f"expected one pjrt wheel and at least one plugin wheel{of}, found "
+                                   f"{pjrt} and {plugin}")
+    wheel_names = [name for name in sorted(files) if name.endswith(".whl")]
+    result.problems += pairing.problems([(name, requires_dist(files[name])) for name in wheel_names],
+                                        line_majors)
+    named = [(m, py) for m in line_majors or () for py in line_pythons or ()]
+    held = cells.of_wheels(wheel_names)
+    for cell in cells.missing(named, held):
+        # pairing names a whole major missing, and a Python another major of the draft has
+        if cell[0] in {m for _, m in kinds} and cell[1] not in {py for _, py in held}:
+            result.problems.append(f"no {naming.plugin_dist(cell[0])} wheel for Python {cell[1]}: the line "
+                                   f"builds {cells.label(cell)}, and the draft has no wheel of that cell")
     result.checked.append("pairing")
     step_core_metadata(files, result)
     step_bundles(files, result)
@@ -335,191 +339,21 @@ def step_verify(wheels: list[Path], revisions: RevisionMap | None, result: Valid
     result.checked.append("verify")
 
 
-def carried_pythons(wheels: Sequence[Path]) -> dict[str, Path]:
-    """``"3.X"`` -> the plugin wheel for it, from the ``cp3XX`` tags of the plugin wheels."""
-    carried: dict[str, Path] = {}
-    for wheel in wheels:
-        ident = Identity.of(wheel)
-        if ident.kind != "plugin":
-            continue
-        for python in ident.pythons:
-            carried[python] = wheel
-    return dict(sorted(carried.items(), key=lambda item: int(item[0].split(".")[1])))
-
-
-def step_install(wheels: list[Path], version: str, revisions: RevisionMap | None, work: Path,
-                 result: Validation, say: Say, options: InstallOptions = InstallOptions()) -> None:
-    """Resolve, install and import the pair, as users do, once per Python the draft carries
-    (``step_check_files`` found the pair: one pjrt wheel, of a ROCm major)."""
-    pjrt, major = next((w, ident.rocm_major) for w in wheels
-                       if (ident := Identity.of(w)).kind == "pjrt" and ident.rocm_major is not None)
-    carried = carried_pythons(wheels)
-    for interp in options.interpreters:
-        if interp.version not in carried:
-            result.problems.append(f"--python {interp.path} is Python {interp.version}; the draft "
-                                   f"carries plugin wheels for {', '.join(carried)} only")
-    public = options.public_index
-    label = ("pip's configured index" if public is resolver.PIP_DEFAULT else
-             "nowhere else" if public == resolver.NO_PUBLIC_INDEX else public)
-    # WHICH version must win: the line pinned always; unpinned only for the newest line.
-    newer = resolver.newer_line(version, (naming.plugin_dist(major), naming.pjrt_dist(major)),
-                                public)
-    requirements = resolver.line_requirements(naming.plugin_dist(major), version, newer)
-    if newer is not None:
-        say(f"line {Version(version).base_version} is a maintenance line ({label} has line "
-            f"{newer}): resolved with the line pinned only")
-    picked: list[resolver.Pick] = []  # what pip took from the public index, every Python
-    with resolver.staged_index(wheels, work / "index") as draft_index:
-        indexes = resolver.index_args(draft_index, public)
-        for py, plugin in carried.items():
-            found = interpreters.find(py, explicit=options.interpreters, search_path=options.search_path)
-            if found is None:
-                result.pythons[py] = {"tested": False, "interpreter": None,
-                                      "reason": f"no Python {py} interpreter found (--python, "
-                                                f"python{py} on PATH, pyenv, uv)"}
-                continue
-            result.pythons[py] = {"tested": False, "interpreter": found.path}
-            wanted: dict[str, tuple[str, str]] = {
-                canonicalize_name(naming.plugin_dist(major)): (version, sha256_file(plugin)),
-                canonicalize_name(naming.pjrt_dist(major)): (version, sha256_file(pjrt))}
-            problems = _install_one(found, requirements, wanted, draft_index,
-                                    indexes, label, work / f"py{py}", say)
-            if not problems:
-                problems = step_import(work / f"py{py}" / "venv" / "bin" / "python", major,
-                                       version, revisions)
-            if not problems and public != resolver.NO_PUBLIC_INDEX:
-                problems = step_as_users(found, py, major, version, wheels, plugin, draft_index,
-                                         public, work / f"py{py}", result, say, picked)
-            result.problems.extend(f"Python {py}: {p}" for p in problems)
-            result.pythons[py]["tested"] = not problems
-    untested = [f"{py} ({result.pythons[py]['reason']})" for py in result.untested
-                if result.pythons[py].get("reason")]
-    if untested:
-        line = "untested Pythons: " + "; ".join(untested)
-        if options.require_all_pythons:
-            result.problems.append(line + "; every Python must be tested "
-                                   "(--require-all-pythons)")
-        else:
-            result.warnings.append(line)
-    if picked:
-        record_public_files(picked, public, result, say)
-    if any(info.get("tested") for info in result.pythons.values()):
-        result.checked.extend(["resolve", "install", "import"])
-    if any(info.get("as_users") for info in result.pythons.values()):
-        result.checked.append("as-users")
-
-
-def step_as_users(interp: interpreters.Interpreter, py: str, major: int, version: str,
-                  wheels: list[Path], plugin: Path, draft_index: str, public: str | None, work: Path,
-                  result: Validation, say: Say, picked: list[resolver.Pick] | None = None) -> list[str]:
-    """jax, jaxlib and the draft's pair in one resolve, with pip and uv (``user_install``);
-    its problems, while its warnings (a jax line not yet public, no uv here) are said. What
-    pip took from the public index is added to ``picked``."""
-    outcomes = user_install.install_as_users(
-        interp.path, py, major, version, user_install.draft_files(wheels, plugin, major, version),
-        draft_index, public, work, say)
-    if picked is not None and not any(o.problems for o in outcomes):
-        picked += [p for o in outcomes for p in o.public]
-    result.pythons[py]["as_users"] = {o.installer: "ok" if o.tested else "failed" if o.problems
-                                      else "not tried" for o in outcomes}
-    for outcome in outcomes:
-        if outcome.report is not None:
-            result.reports[py] = outcome.report
-    result.warnings.extend(f"Python {py}, {o.installer}: {w}" for o in outcomes for w in o.warnings)
-    return [f"{o.installer}: {p}" for o in outcomes for p in o.problems]
-
-
-def record_public_files(picked: list[resolver.Pick], public: str | None, result: Validation, say: Say) -> None:
-    """The public index's files of ``picked`` as that index names them (``public_set``), kept
-    in ``result`` for the notes; a file it cannot describe is a warning and left out."""
-    from release.check import public_set
-    index = public if public is not resolver.PIP_DEFAULT else resolver.pip_configured_index()
-    if index is None:
-        result.warnings.append("no public index to describe the set's public files by: none recorded")
-        return
-    say(f"describe {len({p.url for p in picked})} public files of the set from {index}")
-    result.public_files, warnings = public_set.describe(picked, index)
-    result.warnings.extend(warnings)
-    result.checked.append("public-files")
-
-
-def _install_one(interp: interpreters.Interpreter, requirements: list[str],
-                 wanted: dict[str, tuple[str, str]], draft_index: str, indexes: list[str],
-                 label: str, work: Path, say: Say) -> list[str]:
-    """A fresh venv of ``interp``; the first install line (the line pinned, as its users
-    install) installed for real, the others resolved as a dry run, each resolved once and its
-    report checked. pip reports before it installs, so a run that fails is "cannot resolve"
-    without a report and "failed to install" with one."""
-    work.mkdir(parents=True)
-    env_dir = work / "venv"
-    say(f"Python {interp.version}: fresh venv with {interp.path}")
-    made = subprocess.run([interp.path, "-m", "venv", "--without-pip", str(env_dir)],
-                          capture_output=True, text=True)
-    if made.returncode != 0:
-        return [f"{interp.path} -m venv failed: "
-                f"{(made.stderr.strip().splitlines() or ['?'])[-1]}"]
-    python = env_dir / "bin" / "python"
-    for n, requirement in enumerate(requirements):
-        dry_run = n > 0
-        say(f"Python {interp.version}: pip install --pre {requirement}"
-            + (" (dry run)" if dry_run else ""))
-        resolution = resolver.pip_install(python, requirement, indexes, work, dry_run=dry_run,
-                                          fresh=dry_run)
-        wrong = resolver.wrong_picks(resolution, wanted, draft_index, label) if resolution.resolved else None
-        if wrong:  # what pip took is the finding, even where installing it failed too
-            return [f"`pip install --pre {requirement}`: {wrong}"]
-        if not resolution.ok:
-            verb = "failed to install" if resolution.resolved else "cannot resolve"
-            return [f"pip {verb} {requirement} from the draft's index and {label}: "
-                    f"{resolution.error}"]
-    return []
-
-
-IMPORT_DEADLINE = 300.0  # seconds for importing both packages in the fresh venv
-
-
-def step_import(python: Path, major: int, version: str, revisions: RevisionMap | None) -> list[str]:
-    """``__version__`` and ``commit_info.commits`` of both installed packages, read in the venv
-    of ``python``, against the tag's version and revisions.json."""
-    packages = {"pjrt": naming.pjrt_package(major), "plugin": naming.plugin_package(major)}
-    try:
-        probe = subprocess.run([str(python), "-c", _PROBE, json.dumps(packages)],
-                               capture_output=True, text=True, timeout=IMPORT_DEADLINE)
-    except subprocess.TimeoutExpired:  # a wheel whose import never returns fails validation
-        return [f"importing the installed wheels did not finish within {IMPORT_DEADLINE:g} s"]
-    if probe.returncode != 0:
-        tail = (probe.stderr.strip().splitlines() or ["?"])[-1]
-        return [f"importing the installed wheels failed: {tail}"]
-    problems = []
-    for key, info in json.loads(probe.stdout).items():
-        if not info["installed"]:
-            problems.append(f"{key}: {packages[key]} is not installed")
-            continue
-        if info["version"] != version:
-            problems.append(f"{key}: __version__ is {info['version']!r}, expected {version}")
-        if revisions is not None and info["commits"] != revisions.legacy_commits():
-            problems.append(f"{key}: commit_info.commits {info['commits']!r} differs from "
-                            f"{naming.REVISIONS_ASSET}")
-    return problems
-
-
 def step_lock(store: Store, release: Release, wheels: list[Path], files: dict[str, Path], folder: Path,
               result: Validation, say: Say) -> dict[str, Path]:
-    """One ``pylock.rocmN-py3X.toml`` per Python installed as users install (``release.core.locks``),
-    put on the draft; a lock of an earlier run for a Python not installed now is deleted. Returns
-    the lock files the draft now carries (the validated mark covers them)."""
+    """One ``pylock.rocmN-py3X.toml`` per (major, Python) cell installed as users install
+    (``release.core.locks``), put on the draft; a lock of an earlier run for a cell not installed
+    now is deleted. Returns the lock files the draft now carries (the validated mark covers them)."""
     folder.mkdir(parents=True, exist_ok=True)
-    major = next(i.rocm_major for w in wheels if (i := Identity.of(w)).kind == "pjrt")
-    assert major is not None  # step_check_files found the pair
     remote = {a.name: a for a in store.list_assets(release)}
     relink = {name: locks.published_url(remote[name].url, release.tag) for name in files if name in remote}
     marker = locks.environment([w.name for w in wheels])
     wanted: list[LocalAsset] = []
-    for py, report in sorted(result.reports.items()):
+    for (major, py), report in sorted(result.reports.items(), key=lambda kv: cells.sort_key(kv[0])):
         try:
             text = locks.render(locks.from_report(report, relink), py, environment_marker=marker)
         except locks.LockError as exc:
-            result.warnings.append(f"Python {py}: no lock written: {exc}")
+            result.warnings.append(f"{cells.label((major, py))}: no lock written: {exc}")
             continue
         path = folder / locks.lock_name(major, py)
         path.write_text(text, encoding="utf-8")

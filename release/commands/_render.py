@@ -12,11 +12,17 @@ if TYPE_CHECKING:
 
 
 def untested_note(result: Mapping[str, Any]) -> str:
-    """``"; untested Pythons: 3.14"`` when a job's validate step left Pythons untested
+    """``"; untested: ROCm 7, Python 3.14"`` when a job's validate step left cells untested
     (validate's warning said why), else ``""``: the job's last line never hides it."""
-    untested = [py for step in result.get("steps", []) if step.get("step") == "validate"
-                for py in (step.get("outputs") or {}).get("untested_pythons", [])]
-    return f"; untested Pythons: {', '.join(untested)}" if untested else ""
+    from release.core import cells
+    said = []
+    for step in result.get("steps", []):
+        outputs = step.get("outputs") or {} if step.get("step") == "validate" else {}
+        if "untested_cells" in outputs:
+            said += [cells.label(c) for c in cells.from_record(outputs, None)]
+        else:  # a record of before cells: its Pythons, of the line's only major
+            said += [f"Python {py}" for py in outputs.get("untested_pythons", [])]
+    return f"; untested: {'; '.join(said)}" if said else ""
 
 
 def print_plan(console: Console, plan: BuildPlan) -> None:

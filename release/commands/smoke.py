@@ -21,7 +21,8 @@ if TYPE_CHECKING:   # the work is imported in run: `release --help` loads none o
     from release.check import smoke
 
 HELP = ("on a ROCm machine: install the draft's wheels (TAG, or a dist DIR) with jax and jaxlib of "
-        "their line, then jax.devices() must list ROCm devices and a jitted computation match NumPy")
+        "their line, each (ROCm major, Python) cell in its own venv, then jax.devices() must list ROCm "
+        "devices and a jitted computation match NumPy")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,8 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a release tag (its draft's wheels; the verdict goes into its notes), "
                              "or a directory of wheels")
     parser.add_argument("--python", metavar="PATH", type=flags.executable, default=None,
-                        help="the interpreter to install with (default: one of a Python the "
-                             "wheels carry: this one, python3.X on PATH, pyenv, uv)")
+                        help="the interpreter to install with, for its Python's cells only (default: "
+                             "every Python the wheels carry with an interpreter here: this one, "
+                             "python3.X on PATH, pyenv, uv)")
     # A plain path: the verdict file is made by the job before (checked when read, exit 2).
     either = parser.add_mutually_exclusive_group()  # a recorded verdict is the ROCm gate's
     either.add_argument("--record", metavar="FILE", type=Path, default=None,
@@ -43,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_store_options(parser)
 
 
-def _verdict(args: argparse.Namespace, out: Output) -> tuple[smoke.Smoke, str]:
+def _verdict(args: argparse.Namespace, out: Output) -> tuple[smoke.Smoke | smoke.Verdict, str]:
     import json
     import shutil
     import tempfile
@@ -72,8 +74,8 @@ def _verdict(args: argparse.Namespace, out: Output) -> tuple[smoke.Smoke, str]:
         version = next((naming.Identity.of(w).version for w in wheels), None) or "?"
         work = Path(tempfile.mkdtemp(prefix="release-smoke-"))
         try:
-            return smoke.run_smoke(wheels, smoke.interpreter_for(wheels, args.python and str(args.python)),
-                                   public_index_from_args(args), work, out.line, no_gpu=args.no_gpu), version
+            return smoke.run_cells(wheels, public_index_from_args(args), work, out.line,
+                                   python=args.python and str(args.python), no_gpu=args.no_gpu), version
         finally:
             shutil.rmtree(work, ignore_errors=True)
     version = naming.version_of_tag(args.target, flag="TAG")
@@ -84,6 +86,7 @@ def _verdict(args: argparse.Namespace, out: Output) -> tuple[smoke.Smoke, str]:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
+    from release.check import smoke
     result, version = _verdict(args, out)
     github_output({"smoke-ok": "true" if result.ok else "false"})
     if not args.no_gpu:  # the section is the ROCm gate's verdict
@@ -91,9 +94,11 @@ def run(args: argparse.Namespace, out: Output) -> int:
 
     def human(console: Console) -> None:
         gate = "no-GPU gate" if args.no_gpu else "smoke"
-        console.print(f"{args.target}: {gate} {'passed' if result.ok else 'FAILED'} on Python {result.python}; "
-                      f"ROCm devices: {', '.join(result.rocm_devices) or 'none'}", markup=False)
-        for line in [*result.problems, *(f"warning: {w}" for w in result.warnings)]:
-            console.print(f"  - {line}", markup=False)
+        console.print(f"{args.target}: {gate} {'passed' if result.ok else 'FAILED'}", markup=False)
+        for cell in result.cells if isinstance(result, smoke.Verdict) else [result]:
+            console.print(f"  {cell.label}: {'passed' if cell.ok else 'FAILED'}; ROCm devices: "
+                          f"{', '.join(cell.rocm_devices) or 'none'}", markup=False)
+            for line in [*cell.problems, *(f"warning: {w}" for w in cell.warnings)]:
+                console.print(f"    - {line}", markup=False)
     out.result(result.to_json(), human)
     return 0 if result.ok else 1

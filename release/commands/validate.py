@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from release.commands._common import add_store_options, open_store_from_args, transfer_progress
+from release.commands._common import add_store_options, open_store_from_args, project, transfer_progress
 from release.core import flags
 from release.core.output import Output, github_output, step_summary
 
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 HELP = ("validate the draft of TAG: checksums, verify, then the README's pip install line against "
-        "the draft's index and the public one, for every Python it carries")
+        "the draft's index and the public one, for every (ROCm major, Python) cell it carries")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,25 +35,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, out: Output) -> int:
     from release.build.bazel import configured_runpath
     from release.check.resolver import public_index_from_args
-    from release.check.validate import validate
+    from release.check.validate import line_of_project, validate
+    from release.core import naming
+    from release.core.errors import UserError
+    version = naming.version_of_tag(args.tag, flag="tag")
+    try:  # the checkout's line says which cells a draft of it must hold; none here: the draft's own
+        majors, pythons = line_of_project(project(args), version)
+    except UserError:
+        majors, pythons = None, None
     store = open_store_from_args(args, out)
     with transfer_progress(out) as progress:
         result = validate(store, args.tag, say=out.line, progress=progress,
                           pythons=[str(p) for p in args.pythons],
                           runpath=tuple(configured_runpath(args.root)),
                           public_index=public_index_from_args(args),
-                          require_all_pythons=args.require_all_pythons or None)
+                          require_all_pythons=args.require_all_pythons or None,
+                          line_majors=majors, line_pythons=pythons)
     github_output({"validated": "true" if result.ok else "false",
-                   "untested_pythons": " ".join(result.untested)})
+                   "untested_pythons": " ".join(result.untested),
+                   "untested_cells": " ".join(f"rocm{m}-py{py}" for m, py in result.untested_cells)})
     step_summary(f"**validate {args.tag}**: " + ("passed" if result.ok else
                  "FAILED\n\n" + "\n".join(f"- {p}" for p in result.problems))
                  + "".join(f"\n\n> warning: {w}" for w in result.warnings))
 
+    from release.core import cells
+
     def human(console: Console) -> None:
         if result.ok:
-            tested = ", ".join(py for py, info in result.pythons.items() if info.get("tested"))
+            tested = "; ".join(cells.label(c) for c, info in result.cells.items() if info.get("tested"))
             console.print(f"{args.tag}: valid ({', '.join(result.checked)}"
-                          + (f"; Python {tested}" if tested else "") + "); "
+                          + (f"; {tested}" if tested else "") + "); "
                           + ("draft marked validated" if result.marked else "published, not marked"),
                           markup=False)
         else:

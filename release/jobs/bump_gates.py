@@ -197,7 +197,7 @@ def line(run: BumpRun) -> Said | None:
     published: tuple[str, ...] = ()
     if jax.line is not None and jax.line != run.info.line:  # a line may be released already: never reuse it
         from release.check.resolver import index_versions, public_index_default
-        published = index_versions(run.info.rocm_major, public_index_default(run.env))
+        published = index_versions(run.info.rocm_majors, public_index_default(run.env))
     run.vmove = version_move(run.info, jax, published)
     return None
 

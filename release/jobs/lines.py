@@ -297,7 +297,7 @@ def run_line_new(project: Project, options: LineNewOptions, *, console: Any = No
         pull = (GitHubClient.from_env(console=console, needs=PULL_REQUEST), owner, name)
 
     def published(line: str) -> tuple[str, ...]:
-        return tuple(v for v in index_versions(info.rocm_major, public_index_default()) if v.startswith(line))
+        return tuple(v for v in index_versions(info.rocm_majors, public_index_default()) if v.startswith(line))
     plan = plan_new_line(dataclasses.replace(project, deps=deps, version_info=info), deps_text, info_text,
                          options.xy, options.plugin_branch or WORKING_BRANCH.format(xy=options.xy),
                          cache_dir(project.root), published, say=say)

@@ -42,7 +42,7 @@ def public_versions(request: JobRequest, opts: OptionsView, planned: Planned) ->
     counts them with the store's; none when the index is ``none`` or unreachable)."""
     from release.check import resolver
     return dataclasses.replace(planned, public=resolver.index_versions(
-        request.project.version_info.rocm_major, _index(opts)))
+        request.project.version_info.rocm_majors, _index(opts)))
 
 
 def open_store(request: JobRequest, _opts: OptionsView, planned: Planned) -> Planned:
@@ -68,7 +68,7 @@ def refuse_losing(_request: JobRequest, opts: OptionsView, planned: Planned) -> 
     if planned.plan is None:
         raise ValueError("the public index is asked about a planned version")
     check = resolver.refuse_losing_versions({planned.plan.kind: planned.plan.version},
-                                            planned.plan.rocm_major, _index(opts))
+                                            [g.major for g in planned.plan.majors], _index(opts))
     return dataclasses.replace(planned, public_check=check)
 
 

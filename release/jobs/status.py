@@ -86,15 +86,15 @@ def status(project: Project, options: StatusOptions, store: Store | None,
     """Everything status shows (see the module doc); ``store`` None with ``offline``."""
     from release.check import resolver
     info = project.version_info
-    view = None if store is None else store_view(store)
-    listed = () if options.offline else resolver.index_versions(info.rocm_major, options.public_index)
+    view = None if store is None else store_view(store, line_cells(project))
+    listed = () if options.offline else resolver.index_versions(info.rocm_majors, options.public_index)
     nxt = next_versions(project, options.date, options.build_number, view, listed)
     next_ = {kind: v for kind, (v, _) in nxt.items()}
     # pip --pre takes the newest version on any index: a line at or below what is public
     # would never be installed (asked of the public index; unreachable = not checked)
     public = ({"index": None, "checked": False, "newest": {}, "warnings": [],
                "note": "public index not checked (--offline)"} if options.offline else
-              resolver.check_planned_versions({k: v for k, v in next_.items() if v}, info.rocm_major,
+              resolver.check_planned_versions({k: v for k, v in next_.items() if v}, info.rocm_majors,
                                               options.public_index))
     return StatusResult(
         root=str(project.root), version=info.version,
@@ -106,7 +106,7 @@ def status(project: Project, options: StatusOptions, store: Store | None,
                        "roll": str(d.roll)} for d in project.deps},
         next=next_, next_notes={kind: note for kind, (_, note) in nxt.items() if note},
         store=view, public_index=public,
-        pypi=pypi_view(options, info.rocm_major, view),
+        pypi=pypi_view(options, info.rocm_majors, view),
         roller=gather_report(project, options.report, github, store))
 
 
@@ -129,9 +129,10 @@ def moved_pins(built: Mapping[str, str], pins: Mapping[str, Mapping[str, str]]) 
     return [name for name, commit in built.items() if name in pins and pins[name]["commit"] != commit]
 
 
-def pypi_view(options: StatusOptions, rocm_major: int, view: dict | None) -> dict:
+def pypi_view(options: StatusOptions, rocm_majors: int | tuple[int, ...], view: dict | None) -> dict:
     """Whether each published release and post release is on PyPI (the index uploads go to,
-    ``upload_url``'s, else the public index); offline asks nothing and loads no PyPI client."""
+    ``upload_url``'s, else the public index), every major's projects; offline asks nothing and
+    loads no PyPI client."""
     if view is None:
         return {"index": None, "checked": False, "versions": {}, "note": "PyPI not checked (--offline)"}
     from release.check import resolver
@@ -149,12 +150,25 @@ def pypi_view(options: StatusOptions, rocm_major: int, view: dict | None) -> dic
                 "note": f"PyPI not checked (the public index is {resolver.NO_PUBLIC_INDEX!r})"}
     if not wanted:
         return {"index": index, "checked": False, "versions": {}, "note": "no release or post release to look for"}
-    return pypi.presence(index, (naming.pjrt_dist(rocm_major), naming.plugin_dist(rocm_major)), wanted)
+    majors = (rocm_majors,) if isinstance(rocm_majors, int) else rocm_majors
+    return pypi.presence(index, tuple(p for m in majors for p in (naming.pjrt_dist(m), naming.plugin_dist(m))), wanted)
 
 
-def store_view(store: Store) -> dict:
+def line_cells(project: Project) -> tuple[tuple[int, str], ...]:
+    """The (ROCm major, Python) cells the line builds; none where it cannot say (``builds_view``
+    shows why)."""
+    from release.build.layouts import line_build
+    from release.core.errors import UserError
+    try:
+        return line_build(project).cells
+    except UserError:
+        return ()
+
+
+def store_view(store: Store, cells: tuple[tuple[int, str], ...] = ()) -> dict:
     """What the store holds, as status shows it: latest of each kind, the drafts, the last
-    nightly's pins (from its revisions.json)."""
+    nightly's pins (from its revisions.json), and every (major, Python) cell's gates of the
+    newest release of each kind and the newest draft (``status_cells``; ``cells``: the line's)."""
     from release.core import versions
     from release.publish.drafts import previous_revisions
     from release.publish.stores import Published, release_version
@@ -176,8 +190,9 @@ def store_view(store: Store) -> dict:
     drafts = [{"tag": r.tag, "id": r.id, "ours": r.ours,
                "created": r.created_at.isoformat() if r.created_at else None}
               for r in releases if r.draft]
+    from release.jobs.status_cells import cells_view
     return {"kind": store.kind, "where": store.where, "latest": latest, "drafts": drafts,
-            "published_versions": sorted(published.versions())}
+            "published_versions": sorted(published.versions()), "cells": cells_view(store, releases, cells)}
 
 
 def next_versions(project: Project, date: _dt.date, build: int | None,

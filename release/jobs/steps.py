@@ -193,13 +193,19 @@ def validate(run: JobRun, opts: OptionsView, _ctx: Context) -> Outputs:
     """Validate the draft as users get it; every problem is listed, none is cut."""
     from release.build import bazel
     from release.check.runpath import layout_runpath
+    from release.check.validate import line_of_project
     from release.check.validate import validate as validate_draft
+    from release.core import cells
     root = run.project.root
+    # every cell the plan built must be in the draft; without a plan (a re-spin), the line's majors
+    majors, pythons = ((tuple(g.major for g in run.plan.majors), run.plan.pythons) if run.plan is not None
+                       else (line_of_project(run.project, run.version)[0], None))
     result = validate_draft(run.store, run.tag, say=run.say, progress=run.progress,
                             python=opts.python or sys.executable,
                             runpath=layout_runpath(root) or tuple(bazel.configured_runpath(root)),
                             public_index=opts.public_index,
-                            require_all_pythons=opts.require_all_pythons)
+                            require_all_pythons=opts.require_all_pythons,
+                            line_majors=majors, line_pythons=pythons)
     for warning in result.warnings:  # "untested Pythons: 3.14 (...)" among them
         run.say(f"warning: {warning}")
     if not result.ok:
@@ -208,8 +214,8 @@ def validate(run: JobRun, opts: OptionsView, _ctx: Context) -> Outputs:
         raise CheckFailed(f"validation of {run.tag} failed with {len(result.problems)} "
                           "problem(s); the draft is left as it is: "
                           + "; ".join(result.problems), findings=result.problems)
-    return {"validated": True, "untested_pythons": result.untested,
-            "warnings": list(result.warnings)}
+    return {"validated": True, "untested_cells": [cells.to_json(c) for c in result.untested_cells],
+            "untested_pythons": result.untested, "warnings": list(result.warnings)}
 
 
 def smoke_wanted(_run: JobRun, opts: OptionsView) -> bool:
@@ -224,7 +230,8 @@ def smoke(run: JobRun, opts: OptionsView, _ctx: Context) -> Outputs:
     if not result.ok:
         raise CheckFailed(f"the ROCm smoke test of {run.tag} failed; the draft is not published: "
                           + "; ".join(result.problems), findings=result.problems)
-    return {"rocm_devices": result.rocm_devices, "python": result.python}
+    return {"rocm_devices": result.rocm_devices,
+            "cells": [{"rocm_major": c.rocm_major, "python": c.python, "ok": c.ok} for c in result.cells]}
 
 
 def publish(run: JobRun, _opts: OptionsView, _ctx: Context) -> Outputs:

@@ -12,7 +12,8 @@ installs them pinned so (``release.check.user_install``). One cell per (ROCm maj
 - ``validate``: ``passed`` when validate installed the cell as users do and left its lock,
   ``not run`` when it left locks for other cells only (no interpreter for this Python), else
   ``unknown`` (not validated, or validated before locks were kept);
-- ``smoke``: ``passed`` or ``failed`` on the Python the smoke gate ran, else ``not run``.
+- ``smoke``: ``passed`` or ``failed`` for each cell the smoke gate ran (its section has a head
+  line per cell; one of before cells names the Python of the release's only major), else ``not run``.
 
 ``document(channel, releases)`` is the channel's ``matrix.json`` (``release/schemas/site/matrix.json``).
 """
@@ -32,7 +33,8 @@ from release.core.naming import Identity
 SCHEMA = "jax-rocm-release/matrix/1"
 FILE = "matrix.json"
 GATES = ("verify", "validate", "smoke")
-_SMOKE_HEAD = re.compile(r"\*\*ROCm smoke test\*\* \([^,]*, Python (?P<python>3\.\d+)\): (?P<verdict>\w[\w ]*)")
+_SMOKE_HEAD = re.compile(r"^\*\*ROCm smoke test\*\* \([^,)]*(?:, ROCm (?P<major>\d+))?, Python (?P<python>3\.\d+)\): "
+                         r"(?P<verdict>\w[\w ]*)", re.M)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,12 +61,16 @@ class Cell:
                 "gates": dict(self.gates)}
 
 
-def smoke_of(section: str | None) -> tuple[str, str] | None:
-    """(Python, ``"passed"``/``"failed"``) of the smoke section's head line, None when it did not run."""
-    m = _SMOKE_HEAD.match((section or "").strip())
-    if not m or m.group("verdict") not in ("passed", "FAILED"):
-        return None
-    return m.group("python"), m.group("verdict").lower()
+def smoke_of(section: str | None) -> dict[tuple[int | None, str], str]:
+    """(ROCm major, Python) -> ``"passed"``/``"failed"`` of each cell the smoke section says ran
+    (one head line a cell); a section of before cells names a Python only: major None, the
+    release's only major."""
+    found: dict[tuple[int | None, str], str] = {}
+    for m in _SMOKE_HEAD.finditer((section or "").strip()):
+        if m.group("verdict") in ("passed", "FAILED"):
+            major = int(m.group("major")) if m.group("major") else None
+            found[(major, m.group("python"))] = m.group("verdict").lower()
+    return found
 
 
 def cells(version: str, asset_names: Iterable[str], *, validated: bool, smoke: str | None,
@@ -95,7 +101,7 @@ def cells(version: str, asset_names: Iterable[str], *, validated: bool, smoke: s
             continue
         lock = lock_cells.get((major, python))
         validate = ("passed" if lock else "not run" if lock_cells else "unknown") if validated else "unknown"
-        smoke_gate = smoked[1] if smoked and smoked[0] == python else "not run"
+        smoke_gate = smoked.get((major, python)) or smoked.get((None, python)) or "not run"
         gates = (("verify", "passed" if validated else "unknown"), ("validate", validate), ("smoke", smoke_gate))
         out.append(Cell(python, major, rocm, line, line, plugin_version, pjrt[major][0], plugin_file,
                         pjrt[major][1], link(lock) if lock else None, gates))

@@ -26,6 +26,7 @@ reached it (``update_notes``; a published release's notes may change).
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -435,11 +436,13 @@ def publish_to_pypi(store: Store, tag: str, settings: PypiSettings, *, say: Say,
     return result
 
 
-def presence(index_url: str | None, projects: tuple[str, str], version_list: list[str], *,
+def presence(index_url: str | None, projects: Sequence[str], version_list: list[str], *,
              timeout: float = 10.0, session: requests.Session | None = None) -> dict[str, Any]:
     """Which of ``version_list`` the index holds, per version: ``both``, ``pjrt only``,
-    ``plugin only`` (a broken ``jax[rocm]``) or ``none``; one request per project, each whole
-    page within ``timeout`` seconds; an index that cannot be asked is a note, never a failure
+    ``plugin only`` (a broken ``jax[rocm]``) or ``none``; ``projects``: (pjrt, plugin) of each ROCm
+    major the line builds, and with several majors ``both`` means every major's pair, else each
+    major is said (``ROCm 7: both; ROCm 10: none``). One request per project, each whole page
+    within ``timeout`` seconds; an index that cannot be asked is a note, never a failure
     (``release status``)."""
     from release.core.naming import Identity
     from release.publish.pypi_index import IndexUnavailable
@@ -447,20 +450,28 @@ def presence(index_url: str | None, projects: tuple[str, str], version_list: lis
     if not index_url:
         return {"index": None, "checked": False, "versions": {}, "note": "PyPI not checked (no index)"}
     session = session or requests.Session()
-    found: dict[str, set[str]] = {}
+    found: dict[tuple[str, int | None], set[str]] = {}
+    majors: list[int | None] = []
     try:
-        for role, project in zip(("pjrt", "plugin"), projects):
+        for n, project in enumerate(projects):
+            role = ("pjrt", "plugin")[n % 2]
+            named = re.match(r"jax-rocm(\d+)-", project)
+            major = int(named.group(1)) if named else None
+            if major not in majors:
+                majors.append(major)
             for name in index_files(index_url, project, session=session, timeout=timeout, deadline=timeout):
                 parsed = Identity.of(name).version
                 if parsed is None:
                     continue
-                found.setdefault(parsed, set()).add(role)
+                found.setdefault((parsed, major), set()).add(role)
     except IndexUnavailable as exc:
         return {"index": display_url(index_url), "checked": False, "versions": {},
                 "note": f"PyPI not checked: {exc}"}
+    def state(roles: set[str]) -> str:
+        return "both" if roles == {"pjrt", "plugin"} else f"{next(iter(roles))} only" if roles else "none"
     shown = {}
     for version in version_list:
-        roles = found.get(str(Version(version)), set())
-        shown[version] = ("both" if roles == {"pjrt", "plugin"} else f"{next(iter(roles))} only" if roles
-                          else "none")
+        states = [(m, state(found.get((str(Version(version)), m), set()))) for m in majors]
+        shown[version] = ("both" if all(s == "both" for _, s in states) else states[0][1] if len(states) == 1
+                          else "; ".join(f"ROCm {m}: {s}" for m, s in states))
     return {"index": display_url(index_url), "checked": True, "versions": shown}

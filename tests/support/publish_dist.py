@@ -38,10 +38,12 @@ def _record_line(name: str, data: bytes) -> str:
 
 
 def write_wheel(path: Path, dist: str, version: str, tag: str, files: dict[str, str],
-                requires: list[str] = (), requires_python: str = ">=3.11") -> Path:
+                requires: list[str] = (), requires_python: str = ">=3.11",
+                provides_extra: tuple[str, ...] = ()) -> Path:
     di = f"{naming.wheel_filename(dist, version, None).split('-')[0]}-{version}.dist-info"
     meta = (f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n"
             f"Summary: test build of {dist}\nRequires-Python: {requires_python}\n"
+            + "".join(f"Provides-Extra: {e}\n" for e in provides_extra)
             + "".join(f"Requires-Dist: {r}\n" for r in requires))
     wheel = f"Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: false\nTag: {tag}\n"
     members = {**files, f"{di}/METADATA": meta, f"{di}/WHEEL": wheel}
@@ -71,10 +73,11 @@ def _version_py(version: str) -> str:
 def build_dist(out_root: Path, version: str, commits: dict[str, str] | None = None,
                requires_python: str = ">=3.11", pythons: tuple[str, ...] = (PYTHON,),
                version_py: str | None = None, release_commit: str = "0" * 40,
-               rocm_version: str | None = None) -> Path:
+               rocm_version: str | None = None, majors: tuple[int, ...] = (ROCM_MAJOR,)) -> Path:
     """``pythons``: one plugin wheel for each; ``version_py``: the text of both wheels'
     ``version.py`` instead of the one the release tool writes; ``release_commit``: this
-    repository's commit the wheels were built from; ``rocm_version``: the provenance's."""
+    repository's commit the wheels were built from; ``rocm_version``: the provenance's;
+    ``majors``: the ROCm majors, each with its PJRT wheel and a plugin wheel per Python."""
     deps = load_deps(REPO_ROOT / "deps.yaml")
     if commits:
         deps = deps.with_commits(commits)
@@ -83,28 +86,29 @@ def build_dist(out_root: Path, version: str, commits: dict[str, str] | None = No
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    pjrt_pkg = naming.pjrt_package(ROCM_MAJOR)
-    plugin_pkg = naming.plugin_package(ROCM_MAJOR)
     common = {"version.py": version_py if version_py is not None else _version_py(version),
               "commit_info.py": revisions.commit_info_py()}
-    pjrt = write_wheel(out / naming.pjrt_wheel(ROCM_MAJOR, version), naming.pjrt_dist(ROCM_MAJOR),
-                       version, naming.wheel_tag(None),
-                       {f"{pjrt_pkg}/__init__.py": "from .version import __version__\n",
-                        **{f"{pjrt_pkg}/{k}": v for k, v in common.items()}},
-                       requires_python=requires_python)
-    plugins = [write_wheel(out / naming.plugin_wheel(ROCM_MAJOR, version, python),
-                           naming.plugin_dist(ROCM_MAJOR), version, naming.wheel_tag(python),
-                           {f"{plugin_pkg}/__init__.py": "from .version import __version__\n",
-                            **{f"{plugin_pkg}/{k}": v for k, v in common.items()}},
-                           requires=[f"{naming.pjrt_dist(ROCM_MAJOR)}=={version}"],
-                           requires_python=requires_python) for python in pythons]
+    pjrts, plugins = [], []
+    for major in majors:
+        pjrt_pkg, plugin_pkg = naming.pjrt_package(major), naming.plugin_package(major)
+        pjrts.append(write_wheel(out / naming.pjrt_wheel(major, version), naming.pjrt_dist(major),
+                                 version, naming.wheel_tag(None),
+                                 {f"{pjrt_pkg}/__init__.py": "from .version import __version__\n",
+                                  **{f"{pjrt_pkg}/{k}": v for k, v in common.items()}},
+                                 requires_python=requires_python))
+        plugins += [write_wheel(out / naming.plugin_wheel(major, version, python),
+                                naming.plugin_dist(major), version, naming.wheel_tag(python),
+                                {f"{plugin_pkg}/__init__.py": "from .version import __version__\n",
+                                 **{f"{plugin_pkg}/{k}": v for k, v in common.items()}},
+                                requires=[f"{naming.pjrt_dist(major)}=={version}"],
+                                requires_python=requires_python) for python in pythons]
     (out / naming.REVISIONS_ASSET).write_text(revisions.dumps())
-    sidecars = [core_metadata.write_beside(w) for w in (pjrt, *plugins)]  # PEP 658, as the build writes them
+    sidecars = [core_metadata.write_beside(w) for w in (*pjrts, *plugins)]  # PEP 658, as the build writes them
     prov = provenance.write_dist(out, {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
-                                       for p in (pjrt, *plugins)}, revisions, rocm_version=rocm_version,
+                                       for p in (*pjrts, *plugins)}, revisions, rocm_version=rocm_version,
                                  invocation=provenance.Invocation.from_env({}, host="test-host"))
     sums = "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}\n"
-                   for p in sorted([pjrt, *plugins, *sidecars, out / naming.REVISIONS_ASSET, prov]))
+                   for p in sorted([*pjrts, *plugins, *sidecars, out / naming.REVISIONS_ASSET, prov]))
     (out / naming.CHECKSUMS_ASSET).write_text(sums)
     return out
 
