@@ -572,6 +572,19 @@ def test_status_says_per_release_whether_both_wheels_are_on_pypi(env, make_dist,
     assert code == 0 and json.loads(out)["pypi"]["note"] == "PyPI not checked (--offline)"
 
 
+
+@pytest.mark.parametrize("held, said", [
+    ({7: ("pjrt", "plugin"), 10: ("pjrt", "plugin")}, "both"),
+    ({7: ("pjrt", "plugin"), 10: ("pjrt",)}, "ROCm 7: both; ROCm 10: pjrt only"),
+    ({10: ("pjrt", "plugin")}, "ROCm 7: none; ROCm 10: both")])
+def test_pypi_presence_asks_every_majors_projects(make_dist, local_index, held, said):
+    """A line of ROCm 7 and 10 is on PyPI only when both majors' pairs are; else each major is said."""
+    dist = make_dist(VERSION, majors=(7, 10))
+    wheels = [w for w in dist.glob("*.whl") if (i := naming.Identity.of(w)).kind in held.get(i.rocm_major, ())]
+    index = local_index(wheels)
+    projects = (naming.pjrt_dist(7), naming.plugin_dist(7), naming.pjrt_dist(10), naming.plugin_dist(10))
+    assert pypi.presence(index.url, projects, [VERSION])["versions"] == {VERSION: said}
+
 # ---------------------------------------------------------------- the cut job's step
 
 
