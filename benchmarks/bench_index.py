@@ -6,7 +6,9 @@ the lines' rcs, releases and posts and, from half way, a second ROCm major
 (``benchmarks/_season_store.py``), each race run interleaved and repeated:
 
 - ``release index`` from an empty SITE (what the nightly workflow does): list the store, read
-  each wheel's Requires-Python with a range read, write both channels and the page;
+  each wheel's Requires-Python with a range read, write both channels, each jax line's own
+  channels (``X.Y/nightly/``, ``X.Y/stable/``: pages, and the provenance files hard-linked) and
+  the page;
 - ``release index`` again over the same SITE (facts from its state: no wheel is read);
 - the anchor, ``benchmarks/_plain_index.py``: a plain PEP 503 + PEP 691 generator given a list
   that already holds every file's channel, project, URL, sha256, Requires-Python, METADATA
@@ -89,8 +91,10 @@ def package_list(store: Path, out: Path) -> tuple[Path, int]:
 
 
 def listed(site: Path) -> set[str]:
-    """Every file a site's per-project JSON pages list."""
-    return {f["filename"] for page in site.glob("*/*/index.json")
+    """Every file the site channels' per-project JSON pages list (``nightly/<project>/``,
+    ``stable/<project>/``; not the per-line channels ``X.Y/<channel>/``, which list the same
+    files again and which the anchor does not write)."""
+    return {f["filename"] for channel in ("nightly", "stable") for page in site.glob(f"{channel}/*/index.json")
             for f in json.loads(page.read_text())["files"]}
 
 

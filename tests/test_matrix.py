@@ -147,3 +147,32 @@ def test_a_releases_other_assets_make_no_cell_even_named_after_a_wheel(pythons, 
     assert matrix.cells("0.9.1.post2", others + wheels, validated=True, smoke=None) == \
         matrix.cells("0.9.1.post2", wheels, validated=True, smoke=None)
     assert matrix.cells("0.9.1.post2", others, validated=True, smoke=None) == []
+
+
+def test_a_rerun_keeps_each_statements_rocm_version_not_the_statement(make_dist, tmp_path, monkeypatch):
+    """The matrix's ROCm version comes from each release's provenance statement, read once per
+    statement sha256: the site's state keeps the answer, not the statement (kept whole, a
+    season's statements were most of the state every run parses and writes), and a re-run reads
+    no statement again and writes the same matrix (issue 36)."""
+    store = LocalStore(tmp_path / "store")
+    for version, rocm in (("0.9.1", "7.2.0"), ("0.9.2", None)):
+        dist = read_dist(make_dist(version, rocm_version=rocm))
+        publish_draft(store, dist)
+        mark_validated(store, dist.tag)
+        undraft(store, dist.tag)
+    out = tmp_path / "site"
+    build_site(store, out)
+    first = (out / "stable" / matrix.FILE).read_bytes()
+    state = json.loads((out / ".index-state.json").read_text())
+    assert [c["rocm"] for r in json.loads(first)["releases"] for c in r["cells"]] == [None, "7.2.0"]
+    assert sorted(v["rocm_version"] or "" for v in state["revisions"].values() if isinstance(v, dict)) == ["", "7.2.0"]
+    assert not [v for v in state["revisions"].values() if isinstance(v, str) and "predicate" in v]
+
+    read = store.read_asset_range
+    def no_statement(release, asset, start, length):
+        assert asset.name != naming.PROVENANCE_ASSET, f"{release.tag}'s statement read again"
+        return read(release, asset, start, length)
+    monkeypatch.setattr(store, "read_asset_range", no_statement)
+    (out / "stable" / matrix.FILE).unlink()  # the run writes it again, byte for byte
+    build_site(store, out)
+    assert (out / "stable" / matrix.FILE).read_bytes() == first

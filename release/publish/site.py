@@ -148,21 +148,33 @@ def _revisions(store: Store, release: Release, assets: list[Asset], cache: dict,
 def _rocm_version(store: Store, release: Release, assets: dict[str, Asset], cache: dict,
                   used: dict) -> str | None:
     """The ROCm version the release's provenance says its wheels were built against (its
-    ``internalParameters.rocmVersion``), read once per provenance sha256 (``cache``/``used``, as
-    ``_revisions``); None when there is none."""
+    ``internalParameters.rocmVersion``), read once per provenance sha256: ``cache``/``used`` keep
+    the answer, ``{"rocm_version": ...}``, not the statement (kept whole, a season's statements
+    were most of the site's state, parsed and written again by every run)."""
     import json
     asset = assets.get(naming.PROVENANCE_ASSET)
     if asset is None or asset.size > SMALL_ASSET:
         return None
+    kept = cache.get(asset.digest) if asset.digest else None
+    if isinstance(kept, dict) and list(kept) == [_ROCM_KEY] and _rocm_or_none(kept[_ROCM_KEY]) == kept[_ROCM_KEY]:
+        used[asset.digest] = kept
+        return kept[_ROCM_KEY]
     text = _asset_text(store, release, asset, cache)
     if text is None:
         return None
-    if asset.digest:
-        used[asset.digest] = text
     try:
-        found = json.loads(text)["predicate"]["buildDefinition"]["internalParameters"]["rocmVersion"]
+        found = _rocm_or_none(json.loads(text)["predicate"]["buildDefinition"]["internalParameters"]["rocmVersion"])
     except (ValueError, TypeError, KeyError):
-        return None
+        found = None
+    if asset.digest:
+        used[asset.digest] = {_ROCM_KEY: found}
+    return found
+
+
+_ROCM_KEY = "rocm_version"
+
+
+def _rocm_or_none(found: object) -> str | None:
     return found if isinstance(found, str) and re.fullmatch(r"\d+(\.\d+){0,3}", found) else None
 
 
