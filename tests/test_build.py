@@ -329,3 +329,15 @@ def test_requires_python_follows_the_roots_configs_and_a_change_repacks(root, ar
     rc.write_text(shipped)   # the configs drop 3.10: the same inputs otherwise, but a new wheel
     assert requires_python_after_build() == (
         f">={bazel.supported_pythons()[0]}", [{"step": "wheel_pjrt", "status": "ran"}])
+
+
+def test_packing_prebuilt_objects_loads_no_jax_tree_workspace_or_progress_code():
+    """Start-up is part of pack's cost (issue 36: pack within 1.1x of deflate + sha256): the build
+    step of prebuilt .so files does not import the jax-tree builder, the workspace checks or
+    rich's progress bars (drawn on a terminal only) before it needs them."""
+    code = ("import sys, release.cli, release.commands.build, release.build.dist; "
+            "print(' '.join(m for m in ('release.build.jax_tree_build', 'release.sources.checkout', "
+            "'release.sources.jaxlib_plugins', 'rich.progress') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            cwd=REPO).stdout.split()
+    assert loaded == []

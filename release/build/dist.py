@@ -23,19 +23,9 @@ from pathlib import Path
 from typing import Iterator
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TransferSpeedColumn,
-)
 
 from release import __version__ as TOOL_VERSION
 from release.build import bazel, provenance
-from release.build.jax_tree_build import build_jax_tree, check_jax_tree_inputs
 from release.build.layouts import JAX_TREE, provenance_parameters
 from release.build.plan import BuildPlan
 from release.build.wheel_specs import KINDS, WheelSpec, load_specs
@@ -48,8 +38,6 @@ from release.core.errors import UserError
 from release.core.lines import line_key
 from release.core.manifest import Manifest, fingerprint
 from release.core.wheelfile import source_date_epoch
-from release.sources.checkout import check_workspace
-from release.sources.jaxlib_plugins import check_majors
 
 ARTIFACTS = "artifacts"
 LOGS = "logs"
@@ -98,15 +86,21 @@ def check_inputs(plan: BuildPlan, *, root: Path | None = None, workspace: Path |
     for kind in kinds:
         if kind not in KINDS:
             raise UserError(f"wheel {kind!r} is not one of {', '.join(KINDS)}")
+    # What only a jax-tree line or a Bazel workspace needs is imported when it is (a build of
+    # prebuilt .so files starts without it: start-up is part of pack's cost, issue 36).
     if plan.layout == JAX_TREE:  # jax's own targets (release.build.jax_tree_build)
+        from release.build.jax_tree_build import check_jax_tree_inputs
         check_jax_tree_inputs(plan, workspace, artifacts, kinds)
         if workspace is not None:
+            from release.sources.jaxlib_plugins import check_majors
             check_majors(Path(workspace) / "jax", plan.revisions.commits["jax"], [g.major for g in plan.majors],
                          line=_line_of(plan.version))
         return {}
     bazel.check_pythons(plan.pythons, root)
     specs = load_specs(root)
     if workspace is not None:
+        from release.sources.checkout import check_workspace
+        from release.sources.jaxlib_plugins import check_majors
         bazel.check_workspace(workspace)
         check_workspace(workspace, plan.revisions.commits)
         if "jax" in plan.revisions.commits:  # each major's plugin name, one the pinned jaxlib knows
@@ -155,6 +149,7 @@ def build_release(plan: BuildPlan, dist_root: Path, *, root: Path | None = None,
     console = console or Console(stderr=True)
     steps: list[tuple[str, str]] = []
     if plan.layout == JAX_TREE:
+        from release.build.jax_tree_build import build_jax_tree
         built = build_jax_tree(plan, directory, manifest, steps, workspace=workspace, artifacts=artifacts,
                                kinds=kinds, bazel_exe=bazel_exe)
         return _finish(plan, directory, manifest, built, steps)
@@ -257,6 +252,7 @@ def _write_sums(directory: Path, manifest: Manifest, revisions: Path, plan: Buil
 @contextlib.contextmanager
 def _spinner(console: Console, title: str) -> Iterator:
     """Bazel's action counter as a progress bar, with its latest line."""
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
     progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                         TextColumn("{task.completed}/{task.total} actions"), TimeElapsedColumn(),
                         TextColumn("{task.fields[line]}"), console=console, transient=True,
@@ -272,6 +268,11 @@ def _spinner(console: Console, title: str) -> Iterator:
 
 @contextlib.contextmanager
 def _bar(console: Console, title: str, total: int) -> Iterator:
+    """Bytes packed as a progress bar, on a terminal only (elsewhere nothing: no display is made)."""
+    if not console.is_terminal:
+        yield lambda _n: None
+        return
+    from rich.progress import BarColumn, DownloadColumn, TextColumn, TransferSpeedColumn
     progress = output.progress(console, TextColumn("{task.description}"), BarColumn(),
                                DownloadColumn(), TransferSpeedColumn())
     with progress:
