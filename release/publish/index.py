@@ -8,6 +8,7 @@ A site is a directory any static host can serve, and holds only small files::
     SITE/nightly/<project>/index.json    PEP 691 JSON (api-version 1.1: PEP 700 versions,
                                          size, upload-time)
     SITE/stable/...                      the same for releases, posts and rcs
+    SITE/<X.Y>/nightly/, SITE/<X.Y>/stable/   the same for one jax line (``release.publish.line_channels``)
 
 The wheels are never copied: GitHub Pages holds at most 1 GB and one version's wheels are about
 185 MB, so a site that copied them would not hold a week of nightlies. Each link points at the
