@@ -13,6 +13,7 @@ as the results of the line's only major.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -65,10 +66,17 @@ def from_record(data: Mapping, only_major: int | None) -> list[Cell]:
     its Pythons are left out)."""
     new = data.get("untested_cells")
     if isinstance(new, list):
-        return sorted(((int(c["rocm_major"]), str(c["python"])) for c in new
-                       if isinstance(c, Mapping) and isinstance(c.get("rocm_major"), int)
-                       and isinstance(c.get("python"), str)), key=sort_key)
+        return sorted(((c["rocm_major"], c["python"]) for c in new if isinstance(c, Mapping)
+                       and _is_major(c.get("rocm_major")) and _is_python(c.get("python"))), key=sort_key)
     old = data.get("untested_pythons")
     if isinstance(old, list) and only_major is not None:
-        return sorted(((only_major, str(py)) for py in old if isinstance(py, str)), key=sort_key)
+        return sorted(((only_major, py) for py in old if _is_python(py)), key=sort_key)
     return []
+
+
+def _is_major(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_python(value: object) -> bool:
+    return isinstance(value, str) and re.fullmatch(r"3\.\d{1,3}", value) is not None
