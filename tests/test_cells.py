@@ -34,18 +34,22 @@ def test_a_plugin_whose_major_has_no_pjrt_is_a_cell_without_one():
     assert held[(7, "3.12")][1] == naming.pjrt_wheel(7, V) and held[(10, "3.12")][1] is None
 
 
-def test_other_files_are_no_cells():
-    assert cells.of_wheels(["SHA256SUMS", "revisions.json", "jax-0.11.1-py3-none-any.whl",
-                            "pylock.rocm7-py312.toml", naming.pjrt_wheel(7, V)]) == {}
+def test_other_files_are_no_cells_and_hide_none():
+    others = ["SHA256SUMS", "revisions.json", "jax-0.11.1-py3-none-any.whl", "pylock.rocm7-py312.toml",
+              "jax_rocm7_plugin-notaversion-cp312-cp312-manylinux_2_28_x86_64.whl"]
+    assert cells.of_wheels([*others, naming.pjrt_wheel(7, V)]) == {}
+    assert list(cells.of_wheels([*others, *_wheels((7,), ("3.12",)), *others])) == [(7, "3.12")]
 
 
 @pytest.mark.parametrize("held, lacking", [
+    ([], [(7, "3.9"), (7, "3.10"), (10, "3.9"), (10, "3.10")]),
     ([(7, "3.12"), (10, "3.12")], [(7, "3.13"), (10, "3.13")]),
     ([(10, "3.13"), (7, "3.12"), (7, "3.13")], [(10, "3.12")]),
     ([(m, p) for m in (7, 10) for p in ("3.12", "3.13")], []),
     ([], [(7, "3.12"), (7, "3.13"), (10, "3.12"), (10, "3.13")])])
 def test_the_cells_a_set_lacks_are_named_in_order(held, lacking):
-    named = [(m, p) for m in (10, 7) for p in ("3.13", "3.12")]
+    pythons = ("3.10", "3.9") if lacking and lacking[0][1] == "3.9" else ("3.13", "3.12")
+    named = [(m, p) for m in (10, 7) for p in pythons]
     assert cells.missing(named, held) == lacking
 
 
@@ -58,6 +62,10 @@ def test_a_cell_is_said_with_its_major_and_its_python():
 @pytest.mark.parametrize("record, only, expected", [
     ({"untested_cells": [{"rocm_major": 10, "python": "3.13"}, {"rocm_major": 7, "python": "3.13"}]}, 7,
      [(7, "3.13"), (10, "3.13")]),
+    ({"untested_cells": [{"rocm_major": 7, "python": "3.10"}, {"rocm_major": 7, "python": "3.9"}]}, None,
+     [(7, "3.9"), (7, "3.10")]),
+    ({"untested_cells": [{"rocm_major": 0, "python": "3.12"}, {"rocm_major": 1, "python": "3.12"},
+                         {"rocm_major": True, "python": "3.12"}]}, None, [(1, "3.12")]),  # majors from 1
     ({"untested_cells": [], "untested_pythons": ["3.13"]}, 7, []),  # cells say it: none untested
     ({"untested_pythons": ["3.14", "3.9"]}, 10, [(10, "3.9"), (10, "3.14")]),  # before cells: the only major
     ({"untested_pythons": ["3.14"]}, None, []),
@@ -83,4 +91,4 @@ CELLISH = st.fixed_dictionaries({"rocm_major": JSONISH | st.integers(-2, 12), "p
 def test_any_record_reads_as_well_formed_cells_or_none(record, only):
     """A record edited by hand or cut short never raises: what is not a cell is left out."""
     got = cells.from_record(record, only)
-    assert all(type(m) is int and m >= 0 and py.startswith("3.") and py[2:].isdigit() for m, py in got)
+    assert all(type(m) is int and m > 0 and py.startswith("3.") and py[2:].isdigit() for m, py in got)

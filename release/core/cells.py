@@ -43,7 +43,7 @@ def of_wheels(names: Iterable[str | Path]) -> dict[Cell, tuple[str, str | None]]
     plugins: dict[Cell, str] = {}
     for name in names:
         ident = Identity.of(name)
-        if ident.rocm_major is None or ident.name_error is not None:
+        if ident.rocm_major is None:  # not a jax-rocm wheel, or not a wheel name at all
             continue
         if ident.kind == "pjrt":
             pjrt[ident.rocm_major] = Path(name).name
@@ -75,7 +75,7 @@ def from_record(data: Mapping, only_major: int | None) -> list[Cell]:
 
 
 def _is_major(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def _is_python(value: object) -> bool:
