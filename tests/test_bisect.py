@@ -197,6 +197,7 @@ def test_jax_culprit_by_command_names_jax_and_its_changelog(world):
     assert result.exit_status == 0
     data = result.to_json()
     assert data["first_bad"]["plugin"] == h.c["P6"] and data["first_bad"]["moved"] == ["jax"]
+    assert result.outputs() == {"found": "true", "first-bad": h.c["P6"], "moved": "jax"}  # bisect.yml's
     moved = data["changelog_json"]["deps"]
     assert set(moved) == {"plugin", "jax"}
     assert (moved["jax"]["old"], moved["jax"]["new"]) == (h.c["J1"], h.c["J3"])
@@ -220,7 +221,7 @@ def test_a_skip_next_to_the_culprit_leaves_two_and_says_so(world):
     h = world.h
     result = run_job(world.root, world.store, good=GOOD_TAG,
                      probe_command=probe_script(world, "jax", h.c["J3"], skip=(h.c["P5"],)))
-    assert result.exit_status == 1
+    assert result.exit_status == 1 and result.outputs() == {"found": "false"}
     data = result.to_json()
     assert data["first_bad"] is None and data["undecided"] == [h.c["P5"], h.c["P6"]]
 
@@ -230,10 +231,12 @@ def test_the_bad_end_is_probed_when_it_is_the_answer_and_may_not_reproduce(world
     result = run_job(world.root, world.store, good=GOOD_TAG, probe_command=probe_script(world, "plugin", h.c["P8"]))
     data = result.to_json()
     assert result.exit_status == 0 and data["first_bad"]["plugin"] == h.c["P8"]
+    assert result.outputs() == {"found": "true", "first-bad": h.c["P8"], "moved": "jax,xla"}  # two moved at once
     assert data["first_bad"]["log"] and data["probes_run"] <= bound(8)
     never = run_job(world.root, world.store, good=GOOD_TAG, reset=True, probe_command="exit 0")
     data = never.to_json()
     assert never.exit_status == 1 and data["reproduced"] is False and data["first_bad"] is None
+    assert never.outputs() == {"found": "false"}
 
 
 @pytest.mark.parametrize("culprit", [None, "P4", "P8"])

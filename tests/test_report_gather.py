@@ -147,3 +147,13 @@ def test_what_github_will_not_give_is_one_line_each_beside_the_others(world, git
     assert pins.startswith("commit time of ") and runs.startswith("nightly and bisect runs: ")
     assert pulls.startswith("pull requests: ") and report.bump is None
     assert report.nightlies is None and report.bisects == ()
+
+
+def test_origin_s_pins_unreadable_is_one_line_and_the_checkout_s_are_shown(world, git_remotes, tmp_path):  # noqa: F811
+    root, _, _ = world
+    git("remote", "set-url", "origin", (tmp_path / "gone.git").as_uri(), cwd=root)
+    report = gather_report(load_project(root), ReportOptions(NOW, merged=True), None, None)
+    assert {p.name: p.commit for p in report.pins}["plugin"] == git_remotes.c["P0"]
+    origin, pins, asked = report.unread
+    assert origin.startswith("deps.yaml on origin's main: ") and origin.endswith("; the checkout's pins are shown")
+    assert pins.startswith("commit time of ") and asked == NOT_ASKED
