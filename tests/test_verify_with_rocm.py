@@ -170,23 +170,56 @@ def test_every_directory_a_runtime_wheel_installs_has_its_sonames_in_each_releas
             assert set(package.installs) <= listed, (version, package.installs)
 
 
-@pytest.mark.parametrize("entry,where", [
-    ({"sources": [], "packages": {}}, "sdk_wheels.top level"),
-    ({"sources": ["x"], "packages": {"rocm": {"installs": ["/opt/rocm/lib"]}}}, "sdk_wheels.packages.rocm.installs"),
-    ({"sources": ["x"], "packages": {"rocm": {"extras": {"libraries": ["rocm-sdk-libraries"]}}}},
-     "sdk_wheels.packages.rocm.extras"),
-    ({"sources": ["x"], "packages": {"rocm": {"requires": "rocm-sdk-core"}}}, "sdk_wheels.packages.rocm.requires"),
-    ({"sources": ["x"], "packages": {"rocm": {"install": []}}}, "sdk_wheels.packages.rocm: expected"),
-])
-def test_a_malformed_list_of_runtime_wheels_is_one_line(tmp_path, entry, where):
+def sdk_file(tmp_path, entry):
     import json
 
-    from release.core import rocm_runtime, rocm_sdk_wheels
-    from release.core.errors import UserError
+    from release.core import rocm_runtime
     data = json.loads(rocm_runtime.data_path().read_text())
     data["sdk_wheels"] = entry
     (tmp_path / "jax_rocm_plugin").mkdir()
-    (tmp_path / "jax_rocm_plugin" / "rocm_runtime.json").write_text(json.dumps(data))
+    path = tmp_path / "jax_rocm_plugin" / "rocm_runtime.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+TOP = "an object with a non-empty list of sources and packages"
+
+
+@pytest.mark.parametrize("entry,where,expected", [
+    ({"sources": [], "packages": {}}, "top level", TOP),
+    ({"sources": "x", "packages": {}}, "top level", TOP),
+    ({"sources": ["x"], "packages": []}, "top level", TOP),
+    ({"sources": ["x"], "packages": {"rocm": {"installs": ["/opt/rocm/lib"]}}}, "packages.rocm.installs",
+     "a list of directories under site-packages/"),
+    ({"sources": ["x"], "packages": {"rocm": {"extras": {"libraries": ["rocm-sdk-libraries"]}}}},
+     "packages.rocm.extras", "a map of extra -> list of groups of package names"),
+    ({"sources": ["x"], "packages": {"rocm": {"requires": "rocm-sdk-core"}}}, "packages.rocm.requires",
+     "a list of package names"),
+    ({"sources": ["x"], "packages": {"rocm": {"requires": [1]}}}, "packages.rocm.requires", "a list of package names"),
+    ({"sources": ["x"], "packages": {"rocm": {"install": []}}}, "packages.rocm",
+     "an object with installs, requires and extras"),
+])
+def test_a_malformed_list_of_runtime_wheels_is_one_line(tmp_path, entry, where, expected):
+    from release.core import rocm_sdk_wheels
+    from release.core.errors import UserError
+    path = sdk_file(tmp_path, entry)
     with pytest.raises(UserError) as caught:
         rocm_sdk_wheels.load(tmp_path)
-    assert where in str(caught.value) and "\n" not in str(caught.value)
+    assert str(caught.value) == f"{path}: sdk_wheels.{where}: expected {expected}"
+
+
+def test_runtime_wheels_install_what_they_require_once_however_their_names_are_written(tmp_path):
+    """Names are matched normalized (ROCm_SDK_Core is rocm-sdk-core), a package installs its own
+    directories and those of what it requires (a cycle ends), directories are kept without a
+    trailing slash, and the ways an index may answer are bounded."""
+    from release.core import rocm_sdk_wheels
+    sdk_file(tmp_path, {"sources": ["x"], "packages": {
+        "ROCm_SDK_Core": {"installs": ["site-packages/_core/lib/"], "requires": ["helper"], "extras": {}},
+        "helper": {"installs": ["site-packages/_helper/lib"], "requires": ["ROCm-SDK-core"]},
+        "many": {"extras": {f"e{i}": [[f"a{i}", f"b{i}"]] for i in range(8)}},
+        **{f"{c}{i}": {"installs": [f"site-packages/_{c}{i}"]} for i in range(8) for c in "ab"}}})
+    wheels = rocm_sdk_wheels.load(tmp_path)
+    assert wheels.layouts([("rocm-sdk-core", [])]) == rocm_sdk_wheels.Layouts(
+        (frozenset({"site-packages/_core/lib", "site-packages/_helper/lib"}),), ())
+    many = wheels.layouts([("many", [f"e{i}" for i in range(8)])])
+    assert 1 < len(many.ways) <= rocm_sdk_wheels.MAX_WAYS and not many.unknown
