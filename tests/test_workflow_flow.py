@@ -43,6 +43,9 @@ def world(tmp_path, github_env, fake_bazel, public, monkeypatch):
     upstream repositories that the Bazel stand-in can build."""
     history = build_history(tmp_path / "upstream")
     root = make_project(tmp_path / "repo", history, pins=history.pins_at(history.c["P2"]))
+    # The line builds the cells these runs build (CELLS): validate refuses a draft missing one.
+    info = json.loads((root / "version_info.json").read_text())
+    (root / "version_info.json").write_text(json.dumps(info | {"pythons": [PY]}, indent=2) + "\n")
     for name in ("scripts", ".github", "docs"):
         shutil.copytree(REPO / name, root / name)
     shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
