@@ -483,3 +483,17 @@ def smoke_draft(store: Store, tag: str, *, public_index: str | None = FROM_ENV,
     if release.draft and not no_gpu:
         record(store, tag, result)
     return result
+
+
+def read_verdict(path: Path) -> Smoke | Verdict:
+    """The verdict file ``release smoke DIR --json`` wrote on the ROCm runner (``--record``);
+    ``UserError`` naming the file when it is missing, unreadable or not a verdict."""
+    from release.core import regular
+    try:
+        data = json.loads(regular.read_text(path))
+    except FileNotFoundError:
+        raise UserError(f"--record {path}: no such file; expected the verdict "
+                        "`release smoke DIR --json` wrote on the ROCm runner") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise UserError(f"{path}: not readable JSON ({exc})") from None
+    return from_json(data)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from release.commands._cells_view import print_cells
 from release.core.redact import display_url
 
 if TYPE_CHECKING:
@@ -76,22 +77,6 @@ def human(console: Console, proj: Project, result: StatusResult) -> None:
             f"{v} {state}" for v, state in pypi["versions"].items()), markup=False)
     for said in text(result.roller, without=("Pins",)):  # what the dashboard issue says (one renderer)
         console.print(said, markup=False, highlight=False)
-
-
-def print_cells(console: Console, rows: list[dict]) -> None:
-    """Each shown release's (ROCm major, Python) cells: built, verify, validate, smoke, published."""
-    from rich.table import Table
-    if not any(row["cells"] for row in rows):
-        return
-    table = Table(title="cells (ROCm major, Python)", title_justify="left")
-    for col in ("tag", "ROCm", "Python", "built", "verify", "validate", "smoke", "published"):
-        table.add_column(col, no_wrap=True)
-    for row in rows:
-        tag = row["tag"] + (" (draft)" if row["draft"] else "")
-        for cell in row["cells"]:
-            table.add_row(tag, str(cell["rocm_major"]), cell["python"], "yes" if cell["built"] else "no",
-                          cell["verify"], cell["validate"], cell["smoke"], "yes" if cell["published"] else "no")
-    console.print(table)
 
 
 def summary(result: StatusResult) -> str:

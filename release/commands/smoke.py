@@ -46,25 +46,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _verdict(args: argparse.Namespace, out: Output) -> tuple[smoke.Smoke | smoke.Verdict, str]:
-    import json
     import shutil
     import tempfile
 
     from release.check import smoke
     from release.check.resolver import public_index_from_args
-    from release.core import naming, regular
+    from release.core import naming
     from release.core.errors import UserError
     target = Path(args.target)
     if args.record is not None:
         version = naming.version_of_tag(args.target, flag="TAG")
-        try:
-            data = json.loads(regular.read_text(args.record))
-        except FileNotFoundError:
-            raise UserError(f"--record {args.record}: no such file; expected the verdict "
-                            "`release smoke DIR --json` wrote on the ROCm runner") from None
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise UserError(f"{args.record}: not readable JSON ({exc})") from None
-        result = smoke.from_json(data)
+        result = smoke.read_verdict(args.record)
         store = open_store_from_args(args, out)
         if not smoke.record(store, args.target, result):
             raise UserError(f"{store.where}: no draft of {args.target} to record the verdict in")
