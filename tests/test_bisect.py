@@ -480,6 +480,8 @@ def test_hold_commits_the_culprit_on_its_branch_and_the_next_bump_stops_before_i
     result = run_job(root, world.store, **asked)
     assert result.exit_status == 0
     hold = result.hold
+    held = f"plugin: held before {h.c['P6'][:7]} (first bad between {GOOD_TAG} and deps.yaml by release bisect"
+    assert hold["line"] == f"{held} (jax moved; command failed)); committed {hold['sha'][:12]} on hold/plugin"
     assert hold["branch"] == "hold/plugin" and hold["commit"] == h.c["P6"] and not hold["pushed"]
     assert "jax moved; command failed" in hold["reason"]
     # The work tree and the checked-out branch are untouched; the branch has one commit on HEAD.
@@ -493,6 +495,7 @@ def test_hold_commits_the_culprit_on_its_branch_and_the_next_bump_stops_before_i
     assert len(added) == 1 and added[0].startswith("    hold: {commit: ")
     assert committed.replace(added[0] + "\n", "", 1) == before
     again = run_job(root, world.store, **asked)
+    assert again.hold["line"] == hold["line"]
     assert again.hold["sha"] == hold["sha"]  # idempotent
     assert again.to_json()["probes_run"] == 0
     # The next bump from that deps.yaml leaves the red pins and stops before the culprit.
@@ -515,6 +518,9 @@ def test_hold_open_pr_pushes_one_pr_with_culprit_probes_and_reason_and_a_bump_le
     result = run_job(root, world.store, **asked)
     assert result.exit_status == 0
     hold = result.hold
+    held = f"plugin: held before {h.c['P6'][:7]} (first bad between {GOOD_TAG} and deps.yaml by release bisect"
+    assert hold["line"] == (f"{held} (jax moved; command failed)); committed {hold['sha'][:12]} on hold/plugin, "
+                            f"pushed; pull request opened: {hold['pull_request']['url']}")
     assert hold["pushed"] and hold["pull_request"]["action"] == "opened"
     assert git("rev-parse", f"refs/heads/{hold['branch']}", cwd=origin).strip() == hold["sha"]
     (pr,) = fake.pulls()
@@ -530,6 +536,8 @@ def test_hold_open_pr_pushes_one_pr_with_culprit_probes_and_reason_and_a_bump_le
     again = run_job(root, world.store, **asked)  # the same culprit again: nothing written, the same one PR
     assert again.exit_status == 0
     second = again.hold
+    assert second["line"] == (f"{held} (jax moved; command failed)): already the culprit (hold PR "
+                              f"#{hold['pull_request']['number']} is open); nothing written")
     assert second["known"]["number"] == hold["pull_request"]["number"] and second["known"]["state"] == "open"
     assert second["sha"] is None and "pull_request" not in second and "nothing written" in second["line"]
     assert git("rev-parse", f"refs/heads/{hold['branch']}", cwd=origin).strip() == hold["sha"]
@@ -539,6 +547,18 @@ def test_hold_open_pr_pushes_one_pr_with_culprit_probes_and_reason_and_a_bump_le
     bumped = bump(root, open_pr=True)
     assert bumped.pull_request is not None and bumped.pull_request["action"] == "none"
     assert [(p["head"]["ref"], p["state"]) for p in fake.pulls()] == [(hold["branch"], "open")]
+
+
+def test_a_hold_needs_one_first_bad_commit(world):
+    checkout(world)
+    refused("^--hold needs one first bad commit; this bisect did not find one$", world.root, world.store,
+            good=GOOD_TAG, hold=True, probe_command="exit 0")  # not reproduced: nothing to hold
+    assert "hold/plugin" not in git_refs(world.root)
+
+
+def git_refs(root: Path) -> str:
+    from tests.support.gitrepos import git
+    return git("for-each-ref", "--format=%(refname)", cwd=root)
 
 
 def test_hold_open_pr_without_a_repository_is_refused_before_any_probe(world, monkeypatch):
