@@ -6,7 +6,7 @@ comes first in the path, so everything of 0.10 is under ``<URL>/0.10/`` and a pr
 allowing "0.10 only" allows one prefix. Each line channel lists what the site's channel of the same
 name lists of that line (the nightlies the retention rule keeps, the releases, posts and rcs), the
 files of the public index those releases were validated with (``release.publish.public_files``),
-their PEP 740 provenance (the site channel's file, linked: never read twice), PEP 792 statuses and
+their PEP 740 provenance (the site channel's file, by a relative URL: never read twice), PEP 792 statuses and
 a ``matrix.json`` of the line's releases.
 
 A line is *current* when the default branch's ``lines.json`` maintains it (every line is, without
@@ -25,7 +25,6 @@ from packaging.version import Version
 
 from release.core.lines import line_key
 from release.publish import matrix, project_status
-from release.publish.index_provenance import PROVENANCE_SUFFIX
 from release.publish.staging import CHANNELS, Tree, write_json
 
 if TYPE_CHECKING:
@@ -87,11 +86,11 @@ def write(tree: Tree, own: dict[str, list[IndexEntry]], wheels: Sequence[Publish
     for key in sorted(by_line, reverse=True):
         for channel, listed in sorted(by_line[key].items()):
             where = prefix(key, channel)
-            for e in listed:
-                if e.provenance is not None:  # the same file as the site channel's, by a hard link
-                    rel = f"{e.project}/{e.filename}{PROVENANCE_SUFFIX}"
-                    if not tree.link(where + rel, tree.root / channel / rel):
-                        tree.write(where + rel, (tree.root / channel / rel).read_bytes())
+            # the site channel's provenance file, by a URL relative to the line's page (no second
+            # file: a season's provenance files are most of what a run creates)
+            listed = [e if e.provenance is None else dataclasses.replace(e, provenance=f"../../../{channel}/"
+                                                                         f"{e.project}/{e.provenance}")
+                      for e in listed]
             statuses = project_status.statuses(retired, listed)
             links = public(wheels_of.get(key, []), channel, {e.project for e in listed})
             write_channel(tree, where, listed + links, statuses=statuses)
