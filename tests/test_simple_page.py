@@ -18,7 +18,7 @@ from packaging.version import Version
 
 from release.check import public_set
 from release.publish import pypi_budget, simple_page
-from release.publish.index import IndexEntry, project_pages
+from release.publish.channel_pages import IndexEntry, project_pages
 from release.publish.pypi_index import parse_simple_page
 from release.publish.simple_page import PageError, PageFile
 

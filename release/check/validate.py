@@ -42,7 +42,6 @@ Each run works in ``<tmp>/release-validate-<pid>-*``; folders of runs whose proc
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 import shutil
@@ -56,6 +55,7 @@ from packaging.version import Version
 from release.build import provenance
 from release.check import interpreters, resolver
 from release.check.validate_install import InstallOptions, step_install
+from release.check.validation import Validation
 from release.core import bundles, cells, checksums, core_metadata, locks, naming, pairing
 from release.core.checksums import sha256_file
 from release.core.errors import UserError
@@ -64,59 +64,17 @@ from release.core.processes import alive
 from release.core.revisions import RevisionMap
 from release.core.safe_names import file_name_problem
 from release.core.scan import Headers
-from release.publish import notes, public_files
+from release.publish import notes
 from release.publish.drafts import LocalAsset, assets_digest, sync_assets
-from release.publish.public_files import PublicFile
 from release.publish.stores import Release, Store
 
 if TYPE_CHECKING:
-    from release.core.cells import Cell
     from release.core.config import Project
     from release.core.output import ProgressBars, Say
 
 WORKDIR_PREFIX = "release-validate-"
 REQUIRE_ALL_PYTHONS_ENV = "RELEASE_REQUIRE_ALL_PYTHONS"  # "1": an untested Python fails
 FROM_ENV = "from-env"  # public_index default: $RELEASE_PUBLIC_INDEX, else pip's own index
-
-@dataclasses.dataclass
-class Validation:
-    tag: str
-    release_id: int | None
-    problems: list[str] = dataclasses.field(default_factory=list)
-    warnings: list[str] = dataclasses.field(default_factory=list)
-    checked: list[str] = dataclasses.field(default_factory=list)
-    cells: dict[Cell, dict] = dataclasses.field(default_factory=dict)  # (major, "3.X") -> how it went
-    marked: bool = False
-    # the public index's files the set was installed with (``release.publish.public_files``)
-    public_files: list[PublicFile] = dataclasses.field(default_factory=list)
-    locks: list[str] = dataclasses.field(default_factory=list)  # the pylock files the draft now carries
-    reports: dict[Cell, dict] = dataclasses.field(default_factory=dict, repr=False)  # cell -> pip's report
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-    @property
-    def untested_cells(self) -> list[Cell]:
-        return sorted((c for c, info in self.cells.items() if not info.get("tested")), key=cells.sort_key)
-
-    @property
-    def untested(self) -> list[str]:
-        """The Pythons of the untested cells (for outputs that name Pythons only)."""
-        return sorted({py for _, py in self.untested_cells}, key=lambda p: int(p.split(".")[1]))
-
-    def to_json(self) -> dict:
-        out = dataclasses.asdict(self) | {"ok": self.ok, "untested_pythons": self.untested,
-                                          "untested_cells": [cells.to_json(c) for c in self.untested_cells]}
-        out["cells"] = [cells.to_json(c) | self.cells[c] for c in sorted(self.cells, key=cells.sort_key)]
-        del out["reports"]
-        return out
-
-    @property
-    def validated_with(self) -> str | None:
-        """The notes' record of ``public_files`` (None when there is none)."""
-        return public_files.to_text(self.public_files) if self.public_files else None
-
 
 def find_target(store: Store, tag: str) -> tuple[Release, bool]:
     """The draft of ``tag`` (or its published release, validated read-only)."""

@@ -26,7 +26,7 @@ from release.core import cells, naming
 from release.core.checksums import sha256_file
 
 if TYPE_CHECKING:
-    from release.check.validate import Validation
+    from release.check.validation import Validation
     from release.core.cells import Cell
     from release.core.output import Say
     from release.core.revisions import RevisionMap

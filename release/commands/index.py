@@ -6,12 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from release.commands._arguments import add_retention_options
-from release.commands._common import (
-    add_store_options,
-    now_utc,
-    open_store_from_args,
-    transfer_progress,
-)
+from release.commands._common import add_store_options, now_utc, open_store_from_args, transfer_progress
 from release.commands._project_reads import retention_from_args
 from release.core import flags
 from release.core.output import Output, github_output, step_summary

@@ -36,9 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-import functools
 import hashlib
-import html
 import json
 import os
 import shutil
@@ -55,6 +53,14 @@ from release.core.errors import UserError
 from release.core.naming import Identity
 from release.core.safe_names import plain_file_name
 from release.publish import line_channels, matrix, notes, project_status, public_files
+from release.publish.channel_pages import (
+    API_VERSION,
+    HTML_TYPE,
+    JSON_TYPE,
+    IndexEntry,
+    project_pages,
+    write_channel,
+)
 from release.publish.index_provenance import BUNDLE_SUFFIX, PROVENANCE_SUFFIX
 from release.publish.project_status import Retired, Status
 from release.publish.retention import DEFAULT_KEEP, Decision, Retention, decide, retention
@@ -62,7 +68,6 @@ from release.publish.staging import (
     CHANNELS,
     STATE_FILE,
     Staging,
-    Tree,
     check_site,
     read_state,
     write_json,
@@ -76,11 +81,6 @@ if TYPE_CHECKING:
 
 __all__ = ["API_VERSION", "CHANNELS", "HTML_TYPE", "JSON_TYPE", "STATE_FILE", "IndexEntry", "IndexRefused",
            "IndexWheel", "PublishedWheel", "build_site", "channel_of", "project_pages", "write_index"]
-
-API_VERSION = "1.4"  # PEP 700 (1.1): versions, size, upload-time; PEP 740 (1.3): provenance; PEP 792 (1.4): status
-JSON_TYPE = "application/vnd.pypi.simple.v1+json"
-HTML_TYPE = "application/vnd.pypi.simple.v1+html"
-
 
 class IndexRefused(UserError):
     """Writing the index would lose what the site serves; nothing was written."""
@@ -101,32 +101,6 @@ class IndexWheel:
     upload_time: _dt.datetime | None = None
 
 
-@dataclasses.dataclass(frozen=True)
-class IndexEntry:
-    """One listed file as both page formats render it.
-
-    ``url``: the link (a file name beside the page, or an absolute URL); ``metadata_sha256``:
-    set only when a PEP 658 metadata file is at ``url`` + ``.metadata``; ``yanked``: the PEP 592
-    reason ("" for none given), None when not yanked.
-    """
-
-    filename: str
-    project: str
-    version: Version
-    sha256: str
-    size: int | None  # None: not known (a public file whose index gave none), left out of the JSON
-    requires_python: str | None
-    metadata_sha256: str | None
-    upload_time: _dt.datetime | None
-    url: str = ""
-    yanked: str | None = None
-    provenance: str | None = None  # PEP 740: where its provenance object is (beside the page)
-
-    @property
-    def href(self) -> str:
-        return self.url or quote(self.filename)
-
-
 def channel_of(version: str) -> str:
     """``nightly`` for a dev version, ``stable`` for releases, posts and rcs."""
     return "nightly" if versions.kind_of(version) == "nightly" else "stable"
@@ -139,11 +113,6 @@ def _parse_name(filename: str) -> tuple[str, Version]:
     return canonicalize_name(ident.dist), Version(ident.version)
 
 
-@functools.lru_cache(maxsize=4096)  # a release's wheels share its upload time
-def _time_text(when: _dt.datetime) -> str:
-    return when.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def describe(path: Path, *, sha256: str | None = None,
              upload_time: _dt.datetime | None = None) -> tuple[IndexEntry, bytes]:
     """The entry of a wheel on disk (its metadata file beside it) and its METADATA bytes."""
@@ -154,85 +123,6 @@ def describe(path: Path, *, sha256: str | None = None,
                        requires_python=requires_python(metadata),
                        metadata_sha256=hashlib.sha256(metadata).hexdigest(), upload_time=upload_time)
     return entry, metadata
-
-
-# ------------------------------------------------------------------ the two page formats
-
-
-def _html(title: str, lines: list[str], status: Status | None = None) -> bytes:
-    body = "".join(f"    {line}<br/>\n" for line in lines)
-    meta = ""
-    if status is not None:  # PEP 792
-        meta = f'    <meta name="pypi:project-status" content="{status.status}">\n'
-        if status.reason:
-            meta += f'    <meta name="pypi:project-status-reason" content="{html.escape(status.reason)}">\n'
-    return (f'<!DOCTYPE html>\n<html>\n  <head>\n    <meta name="pypi:repository-version" '
-            f'content="{API_VERSION}">\n{meta}    <title>{html.escape(title)}</title>\n  </head>\n'
-            f"  <body>\n    <h1>{html.escape(title)}</h1>\n{body}  </body>\n</html>\n").encode()
-
-
-def project_pages(project: str, entries: list[IndexEntry], status: Status | None = None) -> tuple[bytes, bytes]:
-    """PEP 503 HTML and PEP 691 JSON of one project (files sorted by version, then name), with
-    its PEP 792 status when it is retired (``release.publish.project_status``)."""
-    entries = sorted(entries, key=lambda e: (e.version, e.filename))
-    links, files = [], []
-    for e in entries:
-        attrs = [f'href="{html.escape(e.href)}#sha256={e.sha256}"']
-        if e.requires_python:
-            attrs.append(f'data-requires-python="{html.escape(e.requires_python)}"')
-        if e.metadata_sha256:
-            attrs.append(f'data-dist-info-metadata="sha256={e.metadata_sha256}"')
-            attrs.append(f'data-core-metadata="sha256={e.metadata_sha256}"')
-        if e.yanked is not None:
-            attrs.append(f'data-yanked="{html.escape(e.yanked)}"')
-        if e.provenance is not None:
-            attrs.append(f'data-provenance="{html.escape(e.provenance)}"')
-        links.append(f"<a {' '.join(attrs)}>{html.escape(e.filename)}</a>")
-        item: dict = {"filename": e.filename, "url": e.href, "hashes": {"sha256": e.sha256},
-                      "yanked": (e.yanked or True) if e.yanked is not None else False}
-        if e.size is not None:
-            item["size"] = e.size
-        if e.metadata_sha256:
-            item["core-metadata"] = item["dist-info-metadata"] = {"sha256": e.metadata_sha256}
-        if e.requires_python:
-            item["requires-python"] = e.requires_python
-        if e.upload_time is not None:
-            item["upload-time"] = _time_text(e.upload_time)
-        if e.provenance is not None:
-            item["provenance"] = e.provenance
-        files.append(item)
-    listed = sorted({e.version for e in entries})
-    data = {"meta": {"api-version": API_VERSION}, "name": project, "files": files,
-            "versions": [str(v) for v in listed]}
-    if status is not None:
-        data["project-status"] = {"status": status.status, **({"reason": status.reason} if status.reason else {})}
-    return _html(f"Links for {project}", links, status), write_json(data)
-
-
-def root_pages(projects: Iterable[str]) -> tuple[bytes, bytes]:
-    names = sorted(projects)
-    page = _html("Simple index", [f'<a href="{html.escape(p)}/">{html.escape(p)}</a>' for p in names])
-    return page, write_json({"meta": {"api-version": API_VERSION}, "projects": [{"name": p} for p in names]})
-
-
-def write_channel(tree: Tree, prefix: str, listed: list[IndexEntry], metadata: dict[str, bytes] | None = None,
-                  statuses: dict[str, Status] | None = None) -> dict[str, list[str]]:
-    """Pages of one channel (``prefix`` "" is the tree's root), and the metadata files given;
-    a project of ``statuses`` carries its PEP 792 status."""
-    by_project: dict[str, list[IndexEntry]] = {}
-    for entry in listed:
-        by_project.setdefault(entry.project, []).append(entry)
-        if metadata and entry.filename in metadata:
-            tree.write(f"{prefix}{entry.project}/{entry.filename}.metadata", metadata[entry.filename])
-    for project, entries in by_project.items():
-        page, data = project_pages(project, entries, (statuses or {}).get(project))
-        tree.write(f"{prefix}{project}/index.html", page)
-        tree.write(f"{prefix}{project}/index.json", data)
-    page, data = root_pages(by_project)
-    tree.write(f"{prefix}index.html", page)
-    tree.write(f"{prefix}index.json", data)
-    return {p: [e.filename for e in sorted(es, key=lambda e: (e.version, e.filename))]
-            for p, es in sorted(by_project.items())}
 
 
 # ------------------------------------------------------------------ index of given wheels

@@ -19,20 +19,34 @@ never among the current lines.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Protocol, Sequence, TypeVar
 
 from packaging.version import Version
 
 from release.core.lines import line_key
 from release.publish import matrix, project_status
+from release.publish.channel_pages import write_channel
 from release.publish.staging import CHANNELS, Tree, write_json
 
 if TYPE_CHECKING:
-    from release.publish.index import IndexEntry, PublishedWheel
+    from release.publish.channel_pages import IndexEntry
     from release.publish.project_status import Retired, Status
     from release.publish.site import SiteData
 
 Key = tuple[int, int]
+
+
+class ListedWheel(Protocol):
+    """What a line's channels read of a published wheel (``release.publish.index.PublishedWheel``)."""
+
+    @property
+    def listed(self) -> bool: ...
+
+    @property
+    def tag_version(self) -> Version | None: ...
+
+
+W = TypeVar("W", bound=ListedWheel)
 
 
 def name_of(key: Key) -> str:
@@ -66,19 +80,17 @@ def _key(version: Version) -> Key:
     return found
 
 
-def write(tree: Tree, own: dict[str, list[IndexEntry]], wheels: Sequence[PublishedWheel],
+def write(tree: Tree, own: dict[str, list[IndexEntry]], wheels: Sequence[W],
           maintained: frozenset[Key] | None, retired: Retired | None,
-          public: Callable[[list[PublishedWheel], str, set[str]], list[IndexEntry]]) -> list[Line]:
+          public: Callable[[list[W], str, set[str]], list[IndexEntry]]) -> list[Line]:
     """Write each line's channels from ``own`` (channel -> the store's entries the site's channel
     lists, their provenance already written there); ``public(wheels, channel, own projects)`` is
     the public files a line's listed ``wheels`` link. The lines, newest first."""
-    from release.publish.index import write_channel  # the index calls this module
-
     by_line: dict[Key, dict[str, list[IndexEntry]]] = {}
     for channel in CHANNELS:
         for entry in own.get(channel, []):
             by_line.setdefault(_key(entry.version), {}).setdefault(channel, []).append(entry)
-    wheels_of: dict[Key, list[PublishedWheel]] = {}
+    wheels_of: dict[Key, list[W]] = {}
     for w in wheels:
         if w.listed and w.tag_version is not None:
             wheels_of.setdefault(_key(w.tag_version), []).append(w)

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 
 class Listed(Protocol):
-    """A listed file (``release.publish.index.IndexEntry``): its project and version."""
+    """A listed file (``release.publish.channel_pages.IndexEntry``): its project and version."""
 
     @property
     def project(self) -> str: ...
