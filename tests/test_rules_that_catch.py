@@ -1,6 +1,6 @@
 """Rules one plausible line of the last round's code could break while the whole suite passed
 (issue 35), each tested from the rule and varied where it matters: two of each thing, both
-orders, numbers of two digits. ``tests/plausible_bugs.toml`` plants each such line."""
+orders, numbers of two digits. ``tests/plausible_bugs/`` plants each such line."""
 
 from __future__ import annotations
 
