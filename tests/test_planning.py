@@ -25,7 +25,7 @@ from release.jobs.runner import (
 
 def request(**more) -> JobRequest:
     project = types.SimpleNamespace(root=Path("/nowhere"),
-                                    version_info=types.SimpleNamespace(rocm_major=7))
+                                    version_info=types.SimpleNamespace(rocm_major=7, rocm_majors=(7, 10)))
     return JobRequest(project, Output(), **{"dist_root": Path("dist"), **more})
 
 
@@ -89,14 +89,15 @@ def test_the_public_index_asked_is_the_one_the_flag_names_else_the_environments(
     from release.check import resolver
     calls: list[tuple] = []
     monkeypatch.setattr(resolver, "public_index_default", lambda: "from the environment")
-    monkeypatch.setattr(resolver, "index_versions", lambda major, index: calls.append((major, index)) or ("1",))
+    monkeypatch.setattr(resolver, "index_versions", lambda majors, index: calls.append((majors, index)) or ("1",))
     opts = OptionsView(JobOptions(public_index=given), ("public_index",), "public")
     assert planning.public_versions(request(), opts, Planned()).public == ("1",)
-    plan = types.SimpleNamespace(kind="rc", version="0.9.1rc2", rocm_major=6)
+    plan = types.SimpleNamespace(kind="rc", version="0.9.1rc2", rocm_major=6,
+                                 majors=[types.SimpleNamespace(major=6), types.SimpleNamespace(major=10)])
     monkeypatch.setattr(resolver, "refuse_losing_versions",
-                        lambda versions, major, index: calls.append((versions, major, index)) or {"warnings": ["w"]})
+                        lambda versions, majors, index: calls.append((versions, majors, index)) or {"warnings": ["w"]})
     assert planning.refuse_losing(request(), opts, Planned(plan=plan)).public_check == {"warnings": ["w"]}
-    assert calls == [(7, asked), ({"rc": "0.9.1rc2"}, 6, asked)]
+    assert calls == [((7, 10), asked), ({"rc": "0.9.1rc2"}, [6, 10], asked)]  # every major of the line
     with pytest.raises(ValueError):
         planning.refuse_losing(request(), opts, Planned())
 
