@@ -375,3 +375,19 @@ def test_what_resolves_is_what_a_real_directory_tree_holds(tmp_path_factory, lay
             if not any(os.path.isfile(os.path.join(d, lib)) for d in dirs):
                 expected.add((path, lib))
     assert found == expected
+
+
+@pytest.mark.parametrize("runpath, rpath, searched", [
+    (("$ORIGIN/../rocm/lib",), ("/opt/rocm/lib",), ["site-packages/jax_plugins/rocm/lib"]),
+    ((), ("/opt/rocm/lib",), []),                      # an empty RUNPATH still hides the RPATH
+    (None, ("/opt/rocm/lib", "$ORIGIN"), ["/opt/rocm/lib", "site-packages/jax_plugins/xla_rocm7"]),
+    (None, None, []),
+    (("/opt/rocm-7.2.0/lib", "$ORIGIN/../../_rocm_sdk_core/lib"), None,
+     ["/opt/rocm-7.2.0/lib", "site-packages/_rocm_sdk_core/lib"]),
+])
+def test_the_loader_searches_the_runpath_alone_when_there_is_one(runpath, rpath, searched):
+    """ld.so ignores DT_RPATH when a DT_RUNPATH is present (empty or not), in the order written."""
+    from release.check.loadable import search_dirs
+    from release.core.elffacts import ElfFacts
+    elf = ElfFacts(runpath, rpath, ("libamdhip64.so.7",), None)
+    assert [shown(d) for d in search_dirs("jax_plugins/xla_rocm7/xla_rocm_plugin.so", elf)] == searched

@@ -29,6 +29,7 @@ from release.core.naming import Identity
 from release.core.scan import Headers, Scan
 
 if TYPE_CHECKING:
+    from release.core.elffacts import ElfFacts
     from release.core.scan import Member
 
 SITE_ROOT = "/venv/lib/python3/site-packages"  # where the wheels install, as the checks see it
@@ -165,6 +166,13 @@ def _soname_hint(library: str, together: Sequence[Scan]) -> str:
     return ""
 
 
+def search_dirs(member_name: str, elf: ElfFacts) -> list[str]:
+    """The directories the loader searches for the DT_NEEDED of ``member_name`` (a wheel member):
+    its RUNPATH, else its RPATH, each ``$ORIGIN`` expanded where the wheel installs it."""
+    entries = elf.runpath if elf.runpath is not None else elf.rpath or ()
+    return [d for d in (expand(e, install_dir(member_name)) for e in entries) if d is not None]
+
+
 def check_needed(scan: Scan, ident: Identity, opts: Options,
                  together: Sequence[Scan] = ()) -> Iterator[Finding]:
     """Every DT_NEEDED of the wheel's shared objects resolves (see the module's docstring)."""
@@ -178,9 +186,7 @@ def check_needed(scan: Scan, ident: Identity, opts: Options,
         elf = member.elf
         if elf is None or elf.error:
             continue  # the runpath check reports objects it cannot read
-        dirs = [d for d in (expand(e, install_dir(member.name))
-                            for e in (elf.runpath if elf.runpath is not None else elf.rpath or ()))
-                if d is not None]
+        dirs = search_dirs(member.name, elf)
         for library in elf.needed:
             if "/" in library or library in system or _found(library, dirs, shipped, runtime):
                 continue

@@ -22,7 +22,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from release.check.findings import ERROR, Finding, Options
-from release.check.loadable import _policies, _shipped, expand, install_dir, runtime_for, shown
+from release.check.loadable import _policies, _shipped, runtime_for, search_dirs, shown
 from release.check.runpath import native
 from release.check.wheel_parts import dist_info_dir, headers
 from release.core import rocm_runtime, rocm_sdk_wheels
@@ -88,9 +88,7 @@ def check_with_rocm(scan: Scan, ident: Identity, opts: Options,
             elf = member.elf
             if elf is None or elf.error:
                 continue  # the runpath check reports objects it cannot read
-            found = [d for d in (expand(e, install_dir(member.name))
-                                 for e in (elf.runpath if elf.runpath is not None else elf.rpath or ()))
-                     if d is not None]
+            found = search_dirs(member.name, elf)
             dirs = [shown(d) for d in found]
             for library in elf.needed:
                 if "/" in library or library in system or any(library in shipped.get(d, ()) for d in found):
