@@ -174,3 +174,40 @@ def test_install_lines_name_each_rocm_majors_plugin_and_the_known_address_only()
         for major in (7, 10) for tool in ("pip install --pre", "uv pip install --prerelease allow")]
     unknown = [c for _, _, cmds in install_lines(dataclasses.replace(data, site_url=None)) for c in cmds]
     assert all("--index-url SITE_URL/" in c for c in unknown)  # said so on the page, once
+
+
+def test_each_release_pins_its_whole_set_and_pip_installs_it_from_the_page(two_lines, tmp_path):
+    """A release's own line names jax and jaxlib of its line beside its plugin (installing the
+    plugin alone loads no backend), and pip installs exactly that set from the line as pasted."""
+    url, lines = two_lines["url"], install_lines(two_lines["site"])
+    for version, line in ((OLD_LINE[1], "0.9.1"), (OLD_LINE[2], "0.9.1"), (NEW_LINE[1], "0.10.0")):
+        assert (f"pip install --pre jax=={line} jaxlib=={line} {PLUGIN}=={version} --index-url {url}/nightly/"
+                in lines), version
+    assert f"pip install jax==0.9.1 jaxlib==0.9.1 {PLUGIN}==0.9.1 --index-url {url}/stable/" in lines
+    assert not [line for line in lines if re.search(rf" {PLUGIN}==\S+ --index-url", line) and " jax==" not in line]
+    command = f"pip install --pre jax==0.9.1 jaxlib==0.9.1 {PLUGIN}=={OLD_LINE[1]} --index-url {url}/nightly/"
+    words = command.split()[2:]
+    at = words.index("--index-url")
+    code, got, err = pip_install(tmp_path, words[at + 1], *words[:at], *words[at + 2:])
+    assert code == 0, err
+    assert (got["jax"], got["jaxlib"], got[PLUGIN], got[PJRT]) == ("0.9.1", "0.9.1", OLD_LINE[1], OLD_LINE[1])
+
+
+@pytest.mark.parametrize("kind, version, channel, flag", [("release", "0.10.2.post1", "stable", ""),
+                                                          ("nightly", "0.10.3.dev20261128", "nightly", "--pre "),
+                                                          ("rc", "0.10.3rc1", "stable", "--pre ")])
+def test_a_release_of_two_majors_has_a_pinned_line_for_each(kind, version, channel, flag):
+    from release.publish import matrix
+    from release.publish.page import release_pins
+    from release.publish.site import ReleaseRow, SiteData
+    line = version.split(".post")[0].split(".dev")[0].split("rc")[0]
+    cells = tuple(matrix.Cell(py, major, None, line, line, version, version, "p.whl", "j.whl", None, ())
+                  for major in (7, 10) for py in ("3.12", "3.11"))
+    row = ReleaseRow(f"rocm-jax-v{version}", version, kind, channel, None, None, True, (), None, None, None, (),
+                     cells=cells)
+    data = SiteData(project="jax-rocm7-plugin", site_url="https://x.example", keep=14, releases=(row,), drafts=())
+    assert release_pins(row, data) == [
+        f"pip install {flag}jax=={line} jaxlib=={line} jax-rocm{major}-plugin=={version} "
+        f"--index-url https://x.example/{channel}/" for major in (7, 10)]
+    assert release_pins(dataclasses.replace(row, cells=()), data) == [  # no wheel read: the plugin alone
+        f"pip install {flag}jax-rocm7-plugin=={version} --index-url https://x.example/{channel}/"]

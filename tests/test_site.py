@@ -185,8 +185,9 @@ def test_chromium_renders_the_page_with_every_release_and_install_line(site, tmp
                  f"pip install --pre jax jaxlib jax-rocm7-plugin --index-url {URL}/stable/",
                  f"pip install --pre jax jaxlib jax-rocm7-plugin --index-url {URL}/0.9/nightly/",
                  f"pip install jax jaxlib jax-rocm7-plugin --index-url {URL}/0.9/stable/",
-                 f"pip install jax-rocm7-plugin==0.9.1 --index-url {URL}/stable/",
-                 f"pip install --pre jax-rocm7-plugin==0.9.1.dev20261121 --index-url {URL}/nightly/"):
+                 f"pip install jax==0.9.1 jaxlib==0.9.1 jax-rocm7-plugin==0.9.1 --index-url {URL}/stable/",
+                 f"pip install --pre jax==0.9.1 jaxlib==0.9.1 jax-rocm7-plugin==0.9.1.dev20261121 "
+                 f"--index-url {URL}/nightly/"):
         assert line in text, line
     # what changed since the previous release of the same kind: compare links per dep
     xla = RevisionMap.loads((Path(next(a.url for a in store.list_assets(published[0])

@@ -313,12 +313,23 @@ def _changes(r: ReleaseRow) -> str:
     return f"<p>Since {_e(r.previous)}:</p><ul>{''.join(items)}</ul>"
 
 
-def _release(r: ReleaseRow, data: SiteData) -> str:
+def release_pins(r: ReleaseRow, data: SiteData) -> list[str]:
+    """pip's line for exactly this release's set, one per ROCm major it carries: jax and jaxlib
+    of its line pinned as validate installs them (the plugin does not depend on jax) and the
+    plugin pinned, from its channel; the plugin alone when none of its wheels could be read."""
     url = data.site_url or "SITE_URL"
+    flag = "--pre " if versions.is_prerelease(r.kind) else ""
+    where = f"--index-url {url}/{r.channel}/"
+    firsts = {c.rocm_major: c for c in reversed(r.cells)}  # each major's first cell
+    if not firsts:
+        return [f"pip install {flag}{data.project}=={r.version} {where}"]
+    return [f"pip install {flag}jax=={c.jax} jaxlib=={c.jaxlib} {naming.plugin_dist(major)}=={c.plugin} {where}"
+            for major, c in sorted(firsts.items())]
+
+
+def _release(r: ReleaseRow, data: SiteData) -> str:
     wheels = "".join(f"<li>{f'<a href={chr(34)}{_e(w.href)}{chr(34)}>{_e(w.name)}</a>' if w.href else _e(w.name)}"
                      f" ({_e(_size(w.size))})</li>" for w in r.wheels)
-    flag = "--pre " if versions.is_prerelease(r.kind) else ""
-    pin = f"pip install {flag}{data.project}=={r.version} --index-url {url}/{r.channel}/"
     status = "" if r.listed else (' <span class="note">not in the index any more (beyond the newest '
                                   f"{data.keep} nightlies); its wheels stay at their release URLs until "
                                   "`release gc` deletes the release</span>")
@@ -330,7 +341,7 @@ def _release(r: ReleaseRow, data: SiteData) -> str:
     prov = (f'<p>Provenance: <a class="provenance" href="{_e(r.provenance_url)}">{naming.PROVENANCE_ASSET}</a></p>'
             if r.provenance_url else "<p>Provenance: none published with this release.</p>")
     title = f'<a href="{_e(r.url)}">{_e(r.version)}</a>' if r.url else _e(r.version)
-    install = f'<pre class="install">{command(pin)}</pre>' if r.listed else ""
+    install = "".join(f'<pre class="install">{command(pin)}</pre>' for pin in release_pins(r, data)) if r.listed else ""
     return (f'<section class="release" id="{_e(r.tag)}" data-version="{_e(r.version)}" '
             f'data-channel="{_e(r.channel)}">\n'
             f"<h3>{title} <small>{_e(r.kind)}, {_e(r.channel)} channel, {_e(_day(r.published))}</small>"
