@@ -182,3 +182,79 @@ def test_a_field_given_but_not_as_the_peps_say_reads_as_none_and_is_named(field,
     with pytest.raises(pypi_budget.SizesUnknown) if field == "size" else contextlib.nullcontext():
         pypi_budget.parse_page(JSON, json.dumps({"files": [{"filename": "a.whl", "size": 1, field: value}]}).encode(),
                                "x")
+
+
+def _one_json(entry: dict, page_url: str = PAGE) -> PageFile:
+    [got] = simple_page.read(JSON, json.dumps({"files": [{"filename": "a-1-py3-none-any.whl", **entry}]}), page_url)
+    return got
+
+
+SHA = "ab" * 32
+
+
+@pytest.mark.parametrize("entry, want", [
+    # each field present but of the wrong type reads as None and is named in ``invalid``
+    ({"requires-python": 3, "upload-time": 5, "provenance": 1, "hashes": []},
+     {"requires_python": None, "upload_time": None, "provenance": None, "hashes": (),
+      "invalid": {"requires-python", "upload-time", "provenance", "hashes"}}),
+    ({"size": -1}, {"size": None, "invalid": {"size"}}),
+    ({}, {"url": None, "invalid": set()}),                   # no url: none, never the page's own URL
+    # PEP 658/714: served or not, its sha256 only when it is one, and what could not be read
+    ({"core-metadata": {"md5": "x"}}, {"has_metadata": True, "metadata_sha256": None, "invalid": set()}),
+    ({"core-metadata": {"sha256": 5}}, {"has_metadata": True, "metadata_sha256": None,
+                                        "invalid": {"core-metadata"}}),
+    ({"core-metadata": {"sha256": "zz"}}, {"has_metadata": True, "metadata_sha256": None,
+                                           "invalid": {"core-metadata"}}),
+    ({"core-metadata": {"sha256": SHA.upper()}}, {"has_metadata": True, "metadata_sha256": SHA, "invalid": set()}),
+    ({"core-metadata": 5}, {"has_metadata": False, "metadata_sha256": None, "invalid": {"core-metadata"}}),
+    ({"dist-info-metadata": "garbage"}, {"has_metadata": False, "invalid": {"dist-info-metadata"}}),
+])
+def test_each_json_field_reads_exactly_and_names_what_it_could_not(entry, want):
+    got = _one_json(entry)
+    for field, value in want.items():
+        assert getattr(got, field) == (frozenset(value) if field == "invalid" else value), field
+
+
+def _one_html(anchor: str) -> PageFile:
+    [got] = simple_page.read("text/html", f"<html><body>{anchor}</body></html>", PAGE)
+    return got
+
+
+@pytest.mark.parametrize("meta, served, sha, valid", [
+    (f"sha256={SHA}", True, SHA, True),
+    ("sha256=zz", True, None, False),                      # not a sha256: unreadable, said so
+    ("sha256=ab=cd", True, None, False),                   # the first '=' ends the algorithm
+    ("md5=xyz", True, None, True),                         # another algorithm: served, no sha256
+    ("true", True, None, True),
+    ("nonsense", False, None, False),
+])
+def test_html_metadata_attributes_read_as_pep_658_says(meta, served, sha, valid):
+    got = _one_html(f'<a href="a-1-py3-none-any.whl" data-core-metadata="{meta}">a-1-py3-none-any.whl</a>')
+    assert (got.has_metadata, got.metadata_sha256) == (served, sha)
+    assert got.invalid == (frozenset() if valid else frozenset({"data-core-metadata"}))
+
+
+@pytest.mark.parametrize("href, hashes", [
+    ("a.whl#sha256", ()), ("a.whl#=ab", ()), ("a.whl", ()),
+    ("a.whl#SHA256=AB", (("sha256", "ab"),)), ("a.whl#sha256=ab=cd", (("sha256", "ab=cd"),)),
+])
+def test_an_html_hash_is_the_fragment_split_at_its_first_equals_sign(href, hashes):
+    assert _one_html(f'<a href="{href}">a.whl</a>').hashes == hashes
+
+
+def test_an_anchor_without_href_is_skipped_and_the_rest_still_read():
+    text = '<a name="top">top</a><a href="a-1-py3-none-any.whl">a-1-py3-none-any.whl</a>'
+    assert [f.filename for f in simple_page.read("text/html", text, PAGE)] == ["a-1-py3-none-any.whl"]
+
+
+def test_without_a_page_url_links_stay_as_written_and_bytes_that_are_not_utf8_still_read():
+    page = '<a href="../files/a.whl">a.whl</a>'.encode() + b"\xff"
+    [got] = simple_page.read("text/html", page)
+    assert got.url == "../files/a.whl"
+    [got] = simple_page.read(JSON, b'{"files": [{"filename": "a.whl", "url": "../f/a.whl", "x": "\xff"}]}')
+    assert got.url == "../f/a.whl"
+
+
+def test_unreadable_json_is_one_line_saying_so():
+    with pytest.raises(PageError, match=r"^not a PEP 691 project page: not JSON we can read \("):
+        simple_page.read(JSON, "{nope")
