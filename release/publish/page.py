@@ -72,10 +72,15 @@ def _plugins(data: SiteData) -> tuple[str, ...]:
     return data.plugins or (data.project,)
 
 
+def site_address(data: SiteData) -> str:
+    """Where the site is served, for the install lines; ``SITE_URL`` where that is not known."""
+    return data.site_url or "SITE_URL"
+
+
 def install_lines(data: SiteData) -> list[tuple[str, str, list[str]]]:
     """(channel, what it gets, [pip and uv command per ROCm major]) for each way to install from
     the site's channels, which hold every line."""
-    url = data.site_url or "SITE_URL"
+    url = site_address(data)
     return [(label, f"{what} (of the newest line)",
              [c for plugin in _plugins(data) for c in _commands(f"{url}/{where}", plugin, pre)])
             for label, where, pre, what in WAYS]
@@ -83,7 +88,7 @@ def install_lines(data: SiteData) -> list[tuple[str, str, list[str]]]:
 
 def line_install_lines(data: SiteData) -> list[tuple[str, str, list[str]]]:
     """The same per current jax line, from the line's own channels (``SITE/X.Y/<channel>/``)."""
-    url = data.site_url or "SITE_URL"
+    url = site_address(data)
     return [(f"{line.name} {label}", f"{what} (of {line.name} only)",
              [c for plugin in _plugins(data) for c in _commands(f"{url}/{line.name}/{where}", plugin, pre)])
             for line in data.lines if line.current
@@ -93,7 +98,7 @@ def line_install_lines(data: SiteData) -> list[tuple[str, str, list[str]]]:
 def uv_recipe(data: SiteData) -> str:
     """A uv project taking the set from the nightly channel only (an ``explicit`` index the four
     projects are pinned to) and everything else from the default index (docs/install.md)."""
-    url = data.site_url or "SITE_URL"
+    url = site_address(data)
     plugin = _plugins(data)[0]
     projects = ["jax", "jaxlib", plugin, plugin.removesuffix("-plugin") + "-pjrt"]
     return ('[project]\nname = "my-project"\nversion = "0.1.0"\nrequires-python = ">=3.11"\n'
@@ -317,7 +322,7 @@ def release_pins(r: ReleaseRow, data: SiteData) -> list[str]:
     """pip's line for exactly this release's set, one per ROCm major it carries: jax and jaxlib
     of its line pinned as validate installs them (the plugin does not depend on jax) and the
     plugin pinned, from its channel; the plugin alone when none of its wheels could be read."""
-    url = data.site_url or "SITE_URL"
+    url = site_address(data)
     flag = "--pre " if versions.is_prerelease(r.kind) else ""
     where = f"--index-url {url}/{r.channel}/"
     firsts = {c.rocm_major: c for c in reversed(r.cells)}  # each major's first cell
@@ -379,7 +384,7 @@ def _lines(data: SiteData) -> str:
     """Install lines per current jax line; a line that is not current is named apart, with why."""
     if not data.lines:
         return ""
-    url = data.site_url or "SITE_URL"
+    url = site_address(data)
     current = line_install_lines(data)
     out = ['<h3 id="lines">One jax line only</h3>']
     if current:
