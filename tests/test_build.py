@@ -341,3 +341,37 @@ def test_packing_prebuilt_objects_loads_no_jax_tree_workspace_or_progress_code()
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                             cwd=REPO).stdout.split()
     assert loaded == []
+
+
+BUILD_PROBE = """
+import json, sys
+from release.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)), file=sys.__stderr__)
+"""
+
+
+def test_a_build_of_prebuilt_objects_says_its_steps_plainly_and_loads_no_rich_lock_library_or_pool(
+        root, artifacts, tmp_path):
+    """Issue 36: ``release build``'s start-up is part of pack's cost (within 1.1x of deflate +
+    sha256 on the real .so). Its result for people is the directory, each step and its status,
+    and the wheels, in plain lines; what it needs no terminal, table or thread pool for it does
+    not import: rich, the filelock package, concurrent.futures (logging), socket."""
+    dist = tmp_path / "dist"
+    argv = ["build", "--kind", "rc", "--number", "2", "--python", PY, "--wheel", "pjrt", "--root", root,
+            "--artifacts", artifacts, "--dist", dist]
+    proc = subprocess.run([sys.executable, "-c", BUILD_PROBE, *map(str, argv)], capture_output=True,
+                          text=True, env={**os.environ, "SOURCE_DATE_EPOCH": EPOCH})
+    assert (dist / VERSION / PJRT).is_file(), proc.stderr
+    assert proc.stdout.splitlines() == [f"dist {dist / VERSION}", "step        status",
+                                        "wheel_pjrt  ran", f"  {PJRT}"]
+    modules = json.loads(proc.stderr.strip().splitlines()[-1])
+    heavy = ("rich", "filelock", "concurrent", "logging", "socket")
+    assert [m for m in modules if m.split(".")[0] in heavy] == []
+    again = release(*argv, "--python", OTHER_PY, "--wheel", "plugin")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.splitlines()[1:4] == ["step                status", "wheel_pjrt          skipped",
+                                              f"wheel_plugin_{CP}  ran"]

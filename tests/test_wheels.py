@@ -87,6 +87,29 @@ def test_same_inputs_give_identical_bytes_whatever_the_threads(tmp_path, big_fil
         assert [zc.read(n) for n in zc.namelist()] == [za.read(n) for n in za.namelist()]
 
 
+@pytest.mark.parametrize("failing", [1, 3])
+def test_a_chunk_whose_deflate_fails_fails_the_wheel_and_leaves_nothing(tmp_path, big_file, monkeypatch,
+                                                                         failing):
+    """A deflate that fails on a worker thread (out of memory, a bug) is the writer's error, and
+    nothing is left behind: never a wheel that lacks that chunk, never a writer waiting forever."""
+    real, calls = wheelfile._deflate, []
+
+    def deflate(block, previous, level):
+        calls.append(len(block))
+        if len(calls) == failing:
+            raise MemoryError("chunk")
+        return real(block, previous, level)
+
+    monkeypatch.setattr(wheelfile, "_deflate", deflate)
+    with pytest.raises(MemoryError, match="chunk"):
+        write_demo(tmp_path / "demo.whl", big_file, threads=2)
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setattr(wheelfile, "_deflate", real)
+    whole = write_demo(tmp_path / "demo.whl", big_file, threads=2)  # the same writer works after
+    with zipfile.ZipFile(whole) as zf:
+        assert zf.read("demo/lib.so") == big_file.read_bytes()
+
+
 def test_source_date_epoch_sets_the_timestamp(tmp_path, monkeypatch):
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")  # 2023-11-14 22:13:20 UTC
     path = tmp_path / "t.whl"

@@ -19,10 +19,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
+import sys
 from pathlib import Path
-from typing import Iterator
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Iterator
 
 from release import __version__ as TOOL_VERSION
 from release.build import bazel, provenance
@@ -38,6 +37,9 @@ from release.core.errors import UserError
 from release.core.lines import line_key
 from release.core.manifest import Manifest, fingerprint
 from release.core.wheelfile import source_date_epoch
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 ARTIFACTS = "artifacts"
 LOGS = "logs"
@@ -146,7 +148,9 @@ def build_release(plan: BuildPlan, dist_root: Path, *, root: Path | None = None,
     directory = Path(dist_root) / plan.version
     directory.mkdir(parents=True, exist_ok=True)
     manifest = Manifest.load(directory)
-    console = console or Console(stderr=True)
+    if console is None and sys.stderr.isatty():  # else no bar draws, and rich is not imported
+        from rich.console import Console
+        console = Console(stderr=True)
     steps: list[tuple[str, str]] = []
     if plan.layout == JAX_TREE:
         from release.build.jax_tree_build import build_jax_tree
@@ -250,8 +254,11 @@ def _write_sums(directory: Path, manifest: Manifest, revisions: Path, plan: Buil
 
 
 @contextlib.contextmanager
-def _spinner(console: Console, title: str) -> Iterator:
-    """Bazel's action counter as a progress bar, with its latest line."""
+def _spinner(console: Console | None, title: str) -> Iterator:
+    """Bazel's action counter as a progress bar, with its latest line (None: no terminal)."""
+    if console is None or not console.is_terminal:
+        yield lambda _done, _total, _line: None
+        return
     from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
     progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                         TextColumn("{task.completed}/{task.total} actions"), TimeElapsedColumn(),
@@ -267,9 +274,9 @@ def _spinner(console: Console, title: str) -> Iterator:
 
 
 @contextlib.contextmanager
-def _bar(console: Console, title: str, total: int) -> Iterator:
+def _bar(console: Console | None, title: str, total: int) -> Iterator:
     """Bytes packed as a progress bar, on a terminal only (elsewhere nothing: no display is made)."""
-    if not console.is_terminal:
+    if console is None or not console.is_terminal:
         yield lambda _n: None
         return
     from rich.progress import BarColumn, DownloadColumn, TextColumn, TransferSpeedColumn

@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import socket
 import urllib.parse
 import zipfile
 from pathlib import Path
@@ -67,7 +66,7 @@ class Invocation:
                        invocation_id=f"{run_url}/attempts/{attempt}",
                        repository=repo, repository_url=f"{server}/{repo}",
                        attested=env.get(ATTESTED_ENV, "").strip() == "github")
-        host = host or socket.gethostname() or "localhost"
+        host = host or os.uname().nodename or "localhost"  # gethostname(2), without importing socket
         return cls(builder_id=f"urn:jax-rocm-release:host:{urllib.parse.quote(host, safe='.-')}",
                    invocation_id=f"host {host}")
 

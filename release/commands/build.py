@@ -11,8 +11,7 @@ from release.core import output
 
 if TYPE_CHECKING:
     import argparse
-
-    from rich.console import Console
+    from collections.abc import Iterable
 
     from release.core.output import Output
 
@@ -45,23 +44,19 @@ def run(args: argparse.Namespace, out: Output) -> int:
     result = build_release(plan, args.dist or proj.root / "dist", root=proj.root,
                            workspace=workspace, artifacts=artifacts,
                            kinds=tuple(dict.fromkeys(args.wheels or KINDS)),
-                           console=out.progress_console(), bazel_exe=args.bazel)
+                           console=out.progress_console() if out.draws_progress() else None,
+                           bazel_exe=args.bazel)
     data = result.to_json()
     output.github_output({"version": result.version, "dist": str(result.directory),
                           "wheels": list(result.wheels)})
     output.step_summary(f"### wheels {result.version}\n\n"
                         + "".join(f"- `{name}`\n" for name in result.wheels))
-
-    def human(console: Console) -> None:
-        from rich.table import Table
-        table = Table(title=f"dist {result.directory}")
-        table.add_column("step")
-        table.add_column("status")
-        for step, status in result.steps:
-            table.add_row(step, status)
-        console.print(table)
-        for name in result.wheels:
-            console.print(f"  {name}")
-
-    out.result(data, human)
+    out.result_text(data, lambda: summary(result.directory, result.steps, result.wheels))
     return 0
+
+
+def summary(directory: object, steps: list[tuple[str, str]], wheels: Iterable[str]) -> str:
+    """What a person reads: the directory, each step and whether it ran, the wheels there."""
+    width = max([len("step"), *(len(step) for step, _ in steps)])
+    rows = [f"{'step':<{width}}  status", *(f"{step:<{width}}  {status}" for step, status in steps)]
+    return "\n".join([f"dist {directory}", *rows, *(f"  {name}" for name in wheels)])

@@ -149,9 +149,9 @@ class Manifest:
     def _update(self, change: Callable[[dict], None]) -> None:
         """Re-read under the lock, apply ``change(steps)``, replace the file atomically."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        from filelock import FileLock  # loaded when a step is recorded, not by every command that reads one
+        from release.core.file_lock import held  # loaded when a step is recorded
 
-        with FileLock(str(self.directory / f".{FILENAME}.lock")):
+        with held(self.directory / f".{FILENAME}.lock"):
             steps = self._read()
             change(steps)
             text = json.dumps({"schema": SCHEMA, "steps": steps}, indent=2, sort_keys=True) + "\n"

@@ -47,12 +47,13 @@ import os
 import secrets
 import stat
 import struct
+import threading
 import time
 import zipfile
 from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
 from glob import escape as glob_escape
 from pathlib import Path
+from queue import SimpleQueue
 from types import TracebackType
 from typing import BinaryIO, Callable, Mapping, Protocol
 
@@ -153,7 +154,7 @@ class WheelWriter:
         self._entries: list[_Entry] = []
         self._record: list[tuple[str, str, int]] = []
         self._in_dist_info = False
-        self._pool: ThreadPoolExecutor | None = None
+        self._pool: _Deflaters | None = None
         self._buffers: list[memoryview] = []
         self._on_bytes = on_bytes  # progress: called with the input bytes of each chunk read
         self._sha = hashlib.sha256()  # of the archive itself, as written
@@ -256,7 +257,7 @@ class WheelWriter:
     def _add_stream(self, arcname: str, handle: BinaryIO, mode: int) -> None:
         entry = self._begin(arcname, mode, zipfile.ZIP_DEFLATED)
         digest, crc, size, compressed = hashlib.sha256(), 0, 0, 0
-        pending: deque[Future[bytes]] = deque()
+        pending: deque[_Job] = deque()
         previous = b""
         # Chunks are read into a ring of reused buffers (a fresh 4 MiB object per chunk costs a
         # page fault per 4 KiB); a buffer comes round again only after its chunk's deflate was
@@ -276,7 +277,7 @@ class WheelWriter:
             if self._on_bytes:
                 self._on_bytes(got)
             if self._threads > 1 and (pending or got == CHUNK):
-                pending.append(self._executor().submit(_deflate, block, previous, self.level))
+                pending.append(self._executor().submit(block, previous, self.level))
                 while len(pending) > self._threads + 1:
                     compressed += self._write(pending.popleft().result())
             else:
@@ -305,9 +306,9 @@ class WheelWriter:
         self._sha.update(data)
         self._pos += len(data)
 
-    def _executor(self) -> ThreadPoolExecutor:
+    def _executor(self) -> _Deflaters:
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="deflate")
+            self._pool = _Deflaters(self._threads)
         return self._pool
 
     # ------------------------------------------------------------------ closing
@@ -367,7 +368,7 @@ class WheelWriter:
 
     def _shutdown(self) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=True)
+            self._pool.shutdown()
             self._pool = None
 
     def __enter__(self) -> WheelWriter:
@@ -388,6 +389,59 @@ def _deflate(block: bytes | memoryview, previous: bytes, level: int) -> bytes:
     else:
         comp = isal_zlib.compressobj(level, isal_zlib.DEFLATED, -15, MEM_LEVEL)
     return comp.compress(block) + comp.flush(isal_zlib.Z_SYNC_FLUSH)
+
+
+class _Job:
+    """One chunk's deflate: ``result()`` waits for it (and raises what it raised)."""
+
+    __slots__ = ("_done", "_value", "_error")
+
+    def __init__(self) -> None:
+        self._done = threading.Lock()
+        self._done.acquire()  # released by the worker when the chunk is deflated
+        self._value = b""
+        self._error: BaseException | None = None
+
+    def result(self) -> bytes:
+        with self._done:
+            if self._error is not None:
+                raise self._error
+            return self._value
+
+
+class _Deflaters:
+    """Worker threads deflating chunks (isal lets go of the GIL while it deflates). Not
+    ``concurrent.futures``: its import (logging, traceback, textwrap) is a tenth of what a small
+    build's start-up costs, for a queue and a lock per chunk that this is."""
+
+    def __init__(self, threads: int):
+        self._jobs: SimpleQueue[tuple[_Job, memoryview | bytes, bytes, int] | None] = SimpleQueue()
+        self._workers = [threading.Thread(target=self._work, name=f"deflate-{i}", daemon=True)
+                         for i in range(threads)]
+        for worker in self._workers:
+            worker.start()
+
+    def submit(self, block: memoryview | bytes, previous: bytes, level: int) -> _Job:
+        job = _Job()
+        self._jobs.put((job, block, previous, level))
+        return job
+
+    def _work(self) -> None:
+        while (item := self._jobs.get()) is not None:
+            job, block, previous, level = item
+            try:
+                job._value = _deflate(block, previous, level)
+            except BaseException as exc:  # noqa: BLE001 - handed to whoever waits on the chunk
+                job._error = exc
+            finally:
+                job._done.release()
+
+    def shutdown(self) -> None:
+        """Let every queued chunk finish, then end the workers."""
+        for _ in self._workers:
+            self._jobs.put(None)
+        for worker in self._workers:
+            worker.join()
 
 
 # ---------------------------------------------------------------------- reading

@@ -1,0 +1,94 @@
+"""The manifest's lock (``release.core.file_lock.held``): one holder at a time, across processes
+and with the ``filelock`` package (an older ``release`` on the same dist waits for this one and
+this one for it), released however the block ends, and never through a link."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import sys
+import threading
+
+import filelock
+import pytest
+
+from release.core.errors import UserError
+from release.core.file_lock import held
+from release.core.manifest import Manifest
+
+
+def free(path) -> bool:
+    """Whether another open file could take even a shared lock on ``path`` now (not waiting)."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+def waits_for(lock, holding) -> None:
+    """A writer taking ``lock`` in a thread waits while ``holding`` is held, then gets it."""
+    entered = threading.Event()
+
+    def writer():
+        with held(lock):
+            entered.set()
+
+    with holding:
+        thread = threading.Thread(target=writer)
+        thread.start()
+        thread.join(0.3)
+        assert not entered.is_set()  # waiting for the holder (it cannot be early, only late)
+    thread.join()
+    assert entered.is_set()
+
+
+def test_one_holder_at_a_time_and_the_lock_is_let_go_however_the_block_ends(tmp_path):
+    lock = tmp_path / ".manifest.json.lock"
+    waits_for(lock, held(lock))
+    with held(lock):
+        assert not free(lock)
+        probe = (f"import fcntl, os; fd = os.open({str(lock)!r}, os.O_RDWR); "
+                 "fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)")
+        assert subprocess.run([sys.executable, "-c", probe], capture_output=True).returncode != 0
+    assert free(lock) and lock.is_file()  # let go, and left in place for the next writer
+    with pytest.raises(KeyError), held(lock):
+        raise KeyError("a failed step")
+    assert free(lock)
+    with held(lock):   # taken again after each
+        assert not free(lock)
+
+
+def test_the_filelock_package_and_this_lock_exclude_each_other(tmp_path):
+    """The lock is flock(2), as filelock takes it on Unix: a writer of either kind waits."""
+    lock = tmp_path / ".manifest.json.lock"
+    with held(lock), pytest.raises(filelock.Timeout):
+        filelock.FileLock(str(lock), timeout=0).acquire()
+    waits_for(lock, filelock.FileLock(str(lock)))
+
+
+@pytest.mark.parametrize("hostile", ["link", "dangling", "directory", "fifo"])
+def test_a_link_or_other_non_file_in_its_place_is_one_line_and_nothing_is_followed(tmp_path, hostile):
+    precious = tmp_path / "notes.txt"
+    precious.write_text("mine\n")
+    lock = tmp_path / "dist" / ".manifest.json.lock"
+    lock.parent.mkdir()
+    if hostile == "link":
+        lock.symlink_to(precious)
+    elif hostile == "dangling":
+        lock.symlink_to(tmp_path / "elsewhere")
+    elif hostile == "directory":
+        lock.mkdir()
+    else:
+        os.mkfifo(lock)
+    with pytest.raises(UserError) as caught, held(lock):
+        pass
+    assert str(lock) in str(caught.value) and "\n" not in str(caught.value)
+    assert precious.read_text() == "mine\n" and not (tmp_path / "elsewhere").exists()
+    with pytest.raises(UserError):  # a manifest write there stops the same way, before writing
+        Manifest.load(lock.parent).record("publish", "p", {"asset_ids": [1]})
+    assert not (lock.parent / "manifest.json").exists()
