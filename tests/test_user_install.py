@@ -143,6 +143,15 @@ def test_the_users_pip_line_is_one_pip_process_in_the_venv_it_installs_into(tmp_
     assert argv[2:4] == ["install", "--pre"] and argv[-1] == "x"
 
 
+def test_the_users_pip_line_compiles_no_bytecode_into_the_venv_it_drops(tmp_path):
+    """The venv serves one import and is dropped: pip's compiling every module of jax, jaxlib,
+    numpy and scipy first cost four times the install itself (uv compiles nothing by default)."""
+    argv = user_install.install_argv("pip", tmp_path / "py", ["x"], "http://127.0.0.1:1/simple/", None)
+    assert "--no-compile" in argv and "--compile" not in argv
+    uv = user_install.install_argv("uv", tmp_path / "py", ["x"], "http://127.0.0.1:1/simple/", None, uv="uv")
+    assert "--compile-bytecode" not in uv and "--compile" not in uv
+
+
 def test_a_nightly_that_fails_for_another_reason_than_jax_fails(make_dist, local_index, tmp_path):
     """Only a jax line that is not public yet is forgiven for a nightly: a line whose jax needs
     something no index has is a problem like any other."""
