@@ -69,6 +69,8 @@ def test_a_found_culprit_is_named_with_its_range_each_pin_it_moved_its_step_and_
 @pytest.mark.parametrize("probe, said", [
     ({"verdict": "bad", "step": "verify"}, ["Failing step: verify"]),       # no message: no dangling colon
     ({"verdict": "bad", "step": "validate", "message": ""}, ["Failing step: validate"]),
+    ({"verdict": "bad", "step": "command", "message": "exit 1: XLA_FLAGS=MAX"}, ["Failing step: command: exit 1: "
+                                                                               "XLA_FLAGS=MAX"]),  # its own end kept
     ({"verdict": "bad", "log": "x.log"}, ["Log: `x.log`"]),                  # a command probe: no step
     ({"verdict": "bad"}, []),
     ({}, []),                                                                # a culprit found by ancestry alone
@@ -182,7 +184,8 @@ def test_a_skipped_line_from_outside_is_one_line_and_words_everywhere():
     assert skipped.to_json()["line"] == skipped.text() and skipped.to_json()["known"] is None
     assert skipped.outputs() == {"found": "false"}
     empty = BisectResult(GOOD, BAD, skipped="")
-    assert empty.markdown() == "\n" and empty.exit_status == 0
+    assert empty.markdown() == "\n" and empty.text() == "" and empty.to_json()["line"] == ""
+    assert empty.exit_status == 0
 
 
 @pytest.mark.parametrize("first_bad, reproduced, status, outputs", [
@@ -207,3 +210,11 @@ def test_a_bisect_succeeds_and_says_found_only_with_one_first_bad_commit(first_b
 def test_opening_a_pr_pushes_and_pushing_holds(flags, holds, pushes, tmp_path):
     options = BisectOptions(good="g", date=__import__("datetime").date(2026, 11, 22), dist=tmp_path, **flags)
     assert (options.holds, options.pushes) == (holds, pushes)
+
+
+def test_a_plugin_commit_from_a_tampered_state_keeps_its_table_row_five_cells():
+    """The plugin column is a code span; a ``|`` in it (state.json is data) is escaped, since a
+    table splits its cells before it reads code spans."""
+    odd = [Candidate(1, {"plugin": "ab|cd|ef"}, "s", ("jax",))]
+    text = BisectResult(GOOD, BAD, outcome((), probes={}, candidates=odd, reproduced=False)).markdown()
+    assert "| 1 | `ab\\|cd\\|e` | jax |  | s |" in text.splitlines()
