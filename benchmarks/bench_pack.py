@@ -44,6 +44,7 @@ import random
 import shutil
 import statistics
 import struct
+import subprocess
 import sys
 import tempfile
 import textwrap
@@ -214,6 +215,10 @@ def main() -> int:
         print(f"input: {args.input or 'generated'}, {so.stat().st_size / 1e6:.0f} MB "
               f"in {time.perf_counter() - t:.1f} s")
         env = {**os.environ, "SOURCE_DATE_EPOCH": "1767225600", "PYTHONPATH": str(REPO)}
+        # Byte-compiled as ``pip install .`` leaves the tool: with PYTHONDONTWRITEBYTECODE set and a
+        # checkout, every run of ours would compile each module changed since its .pyc was written.
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "release")], check=True,
+                       stdout=subprocess.DEVNULL)
         proj = anchor_project(base, so)
         root, artifacts = ours_project(base, so)
         anchor_out, ours_out, zlib_out = base / "anchor-out", base / "ours-out", base / "zlib.whl"

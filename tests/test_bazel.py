@@ -280,6 +280,12 @@ def test_supported_pythons_come_from_the_bazel_configs(tmp_path):
     assert bazel.check_pythons(["3.15", "3.12", "3.15"], tmp_path) == ("3.15", "3.12")
     with pytest.raises(UserError, match=r"--python 3.11: the Bazel configs build 3.10, 3.12"):
         bazel.check_pythons(["3.11"], tmp_path)
+    runpath = bazel.configured_runpath(tmp_path)
+    mine = bazel.read_configs(tmp_path)  # split once per text: what a caller does with it stays its own
+    mine["build:python316"] = []
+    mine["build:rocm_build"].clear()
+    assert bazel.supported_pythons(tmp_path) == ("3.10", "3.12", "3.13", "3.14", "3.15")
+    assert bazel.configured_runpath(tmp_path) == runpath
 
 
 @pytest.mark.parametrize("python", ["3.10", "3.15"])

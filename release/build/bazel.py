@@ -18,6 +18,7 @@ The RUNPATH the config links in has one source, the ``-rpath`` linkopts of
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 import shlex
@@ -86,12 +87,19 @@ def expand_config(configs: dict[str, list[str]], name: str, command: str = "buil
 
 
 def read_configs(root: Path | None = None) -> dict[str, list[str]]:
+    """The configs of the root's ``.bazelrc``, read each time (the file may change) but split
+    once per text: a build asks three times (Pythons, RUNPATH, Requires-Python)."""
     path = bazelrc_path(root)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise UserError(f"{path}: cannot read the Bazel configs ({exc.strerror})") from None
-    return parse_bazelrc(text, str(path))
+    return {key: list(options) for key, options in _parsed(text, str(path)).items()}
+
+
+@functools.lru_cache(maxsize=8)
+def _parsed(text: str, where: str) -> dict[str, tuple[str, ...]]:
+    return {key: tuple(options) for key, options in parse_bazelrc(text, where).items()}
 
 
 def configured_linkopts(root: Path | None = None) -> list[str]:

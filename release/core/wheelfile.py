@@ -44,7 +44,6 @@ import errno
 import hashlib
 import io
 import os
-import secrets
 import stat
 import struct
 import threading
@@ -148,7 +147,7 @@ class WheelWriter:
         self._time, self._date = _dos_time(source_date_epoch() if epoch is None else epoch)
         self._threads = threads or min(8, os.cpu_count() or 1)
         # One name per writer: two runs writing the same wheel never share (and break) a temp file.
-        self._part = self.path.with_name(f"{self.path.name}.{os.getpid()}-{secrets.token_hex(4)}.part")
+        self._part = self.path.with_name(f"{self.path.name}.{os.getpid()}-{os.urandom(4).hex()}.part")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._out: BinaryIO | None = open(self._part, "xb")
         self._entries: list[_Entry] = []
