@@ -39,11 +39,12 @@ def _commit(path: Path) -> str:
     return git("rev-parse", "HEAD", cwd=path).strip()
 
 
-def jax_workspace(ws: Path, *, line="0.11.1", rocm_version_bzl=DERIVED, plugin_support=None) -> dict[str, str]:
+def jax_workspace(ws: Path, *, line="0.11.1", rocm_version_bzl=DERIVED, plugin_support=None,
+                  bazelrc=ROCM_BAZELRC) -> dict[str, str]:
     """What fetch-sources leaves for a jax-tree line: jax (the plugin's tree too) and xla."""
     jax = ws / "jax"
     for rel, text in {"WORKSPACE": 'workspace(name = "jax")\n', "jax/version.py": f'_version = "{line}"\n',
-                      "jaxlib/rocm/rocm_version.bzl": rocm_version_bzl, "build/rocm/rocm.bazelrc": ROCM_BAZELRC,
+                      "jaxlib/rocm/rocm_version.bzl": rocm_version_bzl, "build/rocm/rocm.bazelrc": bazelrc,
                       "jax_plugins/rocm/plugin_setup.py": "# the plugin's setup\n",
                       "jaxlib/plugin_support.py": plugin_support or PLUGIN_SUPPORT}.items():
         (jax / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -189,3 +190,70 @@ def test_a_majors_rocm_missing_here_is_refused_before_bazel_runs(run_cli, line, 
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert "nowhere/rocm-10.0.0: no such directory; expected ROCm 10 for the rocm10 wheels" in err
     assert fake_bazel.calls() == [] and not (tmp_path / "dist").exists()
+
+
+def test_each_jax_tree_wheel_carries_the_sbom_of_its_major_and_verify_holds_it_to_it(
+        run_cli, fake_bazel, tmp_path):
+    """As the rocm-jax packer does, each wheel of jax's targets gets the PEP 770 SBOM when the
+    revision map goes in: it describes the wheel, lists the map's sources, names its own major's
+    ROCm release and the ROCm libraries its objects load; the Bazel build is not run again for
+    it, the same wheel gives the same bytes, and verify of the line holds every wheel to it (one
+    without fails in one line)."""
+    from release.build import sbom
+    from release.build.jax_tree_wheels import with_revisions
+    from release.core.wheelfile import read_record
+    from release.jobs.verify import VerifyOptions, run_verify
+    from tests.support.crafted import craft
+    from tests.support.elf import compile_so
+    from tests.test_sbom import validate_cdx
+
+    hip = compile_so(tmp_path / "stubs" / "libamdhip64.so.7", soname="libamdhip64.so.7")
+    root = jax_tree_line(tmp_path / "line", pythons=("3.12",))
+    links = f"build:rocm_clang_hermetic --linkopt=-Wl,--no-as-needed --linkopt={hip}\n"
+    heads = jax_workspace(tmp_path / "ws", bazelrc=ROCM_BAZELRC + links)
+    (root / "deps.yaml").write_text(JAX_TREE_DEPS.replace(SHA, heads["jax"]).replace(XLA, heads["xla"]))
+    dist = tmp_path / "dist"
+    code, out, err = build(run_cli, root, tmp_path / "ws", dist)
+    assert code == 0, err
+    plan = make_plan(config.load_project(root), "nightly", date=DAY.replace(day=22), workspace=tmp_path / "ws")
+    revisions = json.loads((dist / VERSION / "revisions.json").read_text())["deps"]
+    wheels = []
+    for group in plan.majors:
+        for name in group.wheels:
+            wheel = dist / VERSION / name
+            wheels.append(wheel)
+            dist_name = f"jax-rocm{group.major}-{'pjrt' if name == group.pjrt_wheel else 'plugin'}"
+            with zipfile.ZipFile(wheel) as zf:
+                [member] = [n for n in zf.namelist() if sbom.is_member(n)]
+                doc = json.loads(zf.read(member))
+            assert member == f"{name.split('-')[0]}-{VERSION}.dist-info/sboms/{dist_name}.cdx.json"
+            assert member in read_record(wheel) and validate_cdx(doc) is None
+            assert doc["metadata"]["component"]["name"] == dist_name
+            assert doc["metadata"]["component"]["version"] == VERSION
+            listed = {c["name"]: c["version"] for c in doc["components"] if c["bom-ref"].startswith("source:")}
+            assert listed == {n: r["commit"] for n, r in revisions.items()}
+            [rocm] = [c for c in doc["components"] if c["bom-ref"] == "rocm"]
+            assert rocm["version"] == group.rocm_version
+            assert [c["name"] for c in rocm["components"]] == ["libamdhip64.so.7"]
+
+    class Bar:
+        def describe(self, text): ...
+
+        def advance(self, n): ...
+
+    result = run_verify(VerifyOptions(tuple(wheels), root=root), Bar())
+    assert [r.status("sbom") for r in result.reports] == ["ok"] * len(wheels)
+    member = next(n for n in zipfile.ZipFile(wheels[-1]).namelist() if sbom.is_member(n))
+    bare = craft(wheels[-1], tmp_path / "bare" / wheels[-1].name, drop=(member,))
+    [report] = run_verify(VerifyOptions((bare,), root=root), Bar()).reports
+    assert [f.message for f in report.errors if f.check == "sbom"] == [
+        "no CycloneDX SBOM (<dist-info>/sboms/<dist>.cdx.json, PEP 770); this line's layout writes one "
+        "into every wheel"]
+
+    # the same wheel of jax's target, again and from a wheel that has one: the same bytes, one SBOM
+    ten = plan.majors[1]
+    artifact = dist / VERSION / "artifacts" / ten.pjrt_wheel
+    again = [with_revisions(src, tmp_path / where, plan.revisions, ten.rocm_version, root)
+             for src, where in ((artifact, "a"), (artifact, "b"), (dist / VERSION / artifact.name, "c"))]
+    assert again[0][1] == again[1][1] == again[2][1]
+    assert again[0][0].read_bytes() == (dist / VERSION / artifact.name).read_bytes()

@@ -154,6 +154,38 @@ def test_each_release_has_its_own_entry_with_its_sources():
     assert not rocm_runtime.load("7.1.1").provides("/opt/rocm-7.2.0/lib", "libamdhip64.so.7")
 
 
+@pytest.mark.parametrize("version", ["10.0.0", "10.1.0"])
+def test_a_rocm_10_release_is_refused_in_one_line_naming_what_is_missing_and_where_it_would_come_from(version):
+    """No ROCm 10 list can be written from what was read (TheRock names its libraries, the trees
+    it pins set their sonames): the refusal says so and names those trees at their pins."""
+    with pytest.raises(UserError) as refused:
+        rocm_runtime.load(version)
+    message = str(refused.value)
+    assert "\n" not in message and message.startswith(f"ROCm {version} has no soname list in rocm_runtime.json")
+    assert ": missing are the sonames ROCm 10 gives its libraries" in message
+    assert "ROCm/rocm-systems@d134b7823f61" in message and "ROCm/rocm-libraries@416eae89dcee" in message
+    assert message.endswith("; add one, with its sources, before building for it")
+
+
+@pytest.mark.parametrize("missing, says", [
+    ({"11": "the sonames of ROCm 11, from its SDK"}, ": missing are the sonames of ROCm 11, from its SDK;"),
+    ({"10": "not this major's"}, None), ({"11": ["not", "text"]}, None), (["11"], None), (None, None)])
+def test_a_release_is_refused_with_its_majors_note_only(tmp_path, missing, says):
+    """The note of the release's own major, when the file has one as text; no note otherwise."""
+    data = {"schema": 1, "releases": {"7.2.0": {"sources": ["x"], "locations": {"/a": ["x.so.1"]}}}}
+    (tmp_path / "jax_rocm_plugin").mkdir()
+    (tmp_path / "jax_rocm_plugin" / "rocm_runtime.json").write_text(json.dumps(
+        data if missing is None else dict(data, missing=missing)))
+    with pytest.raises(UserError) as refused:
+        rocm_runtime.load("11.0.0", tmp_path)
+    message = str(refused.value)
+    assert message.startswith("ROCm 11.0.0 has no soname list in rocm_runtime.json (listed: 7.2.0)")
+    if says is None:
+        assert "missing" not in message and "(listed: 7.2.0); add one" in message
+    else:
+        assert says in message
+
+
 @pytest.mark.parametrize("locations, error", [
     ({"/a": ["x.so.1"], "/b": "/c"}, "releases.7.2.0.locations./b: expected a list of sonames or the name"),
     ({"/a": "/a"}, "releases.7.2.0.locations./a: expected a list of sonames or the name"),

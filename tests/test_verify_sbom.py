@@ -3,7 +3,8 @@ describes this distribution at this version, its sources are the embedded revisi
 repository, branch), and its ROCm platform is the runtime of the wheel's own major (the release
 ``--rocm-version`` gives, else the one the Summary names). A wheel whose SBOM disagrees fails in
 one line per disagreement; a wheel without one fails where the line's layout writes one (the
-rocm-jax layout's packer), and passes where it does not (jax's own targets, a jax-tree line)."""
+rocm-jax layout's packer, and the step that gives jax's own targets' wheels the revision map in a
+jax-tree line), and passes where no line is named (wheels from elsewhere)."""
 
 from __future__ import annotations
 
@@ -122,12 +123,12 @@ def test_every_disagreement_is_reported_on_its_own(tmp_path_factory, good_wheels
 
 
 def test_the_layout_says_whether_its_wheels_carry_an_sbom(tmp_path):
-    """The rocm-jax layout packs each wheel itself and writes one; a jax-tree line's wheels come
-    from jax's targets and carry none; with no project named nothing is required."""
+    """The rocm-jax layout packs each wheel itself and writes one; a jax-tree line's wheels get
+    one with the revision map; with no project named nothing is required."""
     from release.check.sbom_check import layout_writes_sbom
     from tests.test_line_build import jax_tree_line
     assert layout_writes_sbom(REPO) is True
-    assert layout_writes_sbom(jax_tree_line(tmp_path / "line")) is False
+    assert layout_writes_sbom(jax_tree_line(tmp_path / "line")) is True
     assert layout_writes_sbom(None) is False and layout_writes_sbom(tmp_path / "nothing") is False
 
 

@@ -155,7 +155,7 @@ def build_release(plan: BuildPlan, dist_root: Path, *, root: Path | None = None,
     if plan.layout == JAX_TREE:
         from release.build.jax_tree_build import build_jax_tree
         built = build_jax_tree(plan, directory, manifest, steps, workspace=workspace, artifacts=artifacts,
-                               kinds=kinds, bazel_exe=bazel_exe)
+                               kinds=kinds, bazel_exe=bazel_exe, root=root)
         return _finish(plan, directory, manifest, built, steps)
 
     # Bazel's outputs are copied to dist/<version>/artifacts/ (check_inputs: exactly one of the two)

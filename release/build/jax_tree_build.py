@@ -7,9 +7,9 @@ the wheel each wrote copied to ``dist/<version>/artifacts/``; or the wheels come
 (``--artifacts DIR``, as another machine's Bazel wrote them). Either way each is held to the
 plan's name before anything else (a stamped version other than the plan's is refused:
 ``jax_tree_wheels.check_built``), then written into ``dist/<version>/`` with the revision map
-inside. Every build and every wheel is a manifest step with a fingerprint, so a re-run skips
-what is done: ``bazel_pjrt_rocm7``, ``bazel_plugin_rocm7_cp312``, ``wheel_pjrt_rocm7``,
-``wheel_plugin_rocm7_cp312``.
+and the SBOM inside (its major's ROCm release). Every build and every wheel is a manifest step
+with a fingerprint, so a re-run skips what is done: ``bazel_pjrt_rocm7``,
+``bazel_plugin_rocm7_cp312``, ``wheel_pjrt_rocm7``, ``wheel_plugin_rocm7_cp312``.
 """
 
 from __future__ import annotations
@@ -75,9 +75,10 @@ def _built(where: Path, name: str, version: str) -> Path:
 
 def build_jax_tree(plan: BuildPlan, directory: Path, manifest: Manifest, steps: list[tuple[str, str]], *,
                    workspace: Path | None, artifacts: Path | None, kinds: tuple[str, ...],
-                   bazel_exe: str = "bazel") -> dict[str, Path]:
-    """The plan's wheels, built (or taken from ``artifacts``), checked and with the revision map,
-    in ``directory``; ``steps`` gets each step and whether it ran. Returns ``{name: path}``."""
+                   bazel_exe: str = "bazel", root: Path | None = None) -> dict[str, Path]:
+    """The plan's wheels, built (or taken from ``artifacts``), checked and with the revision map
+    and SBOM, in ``directory``; ``steps`` gets each step and whether it ran; ``root``: the line's
+    checkout, whose ROCm soname lists the SBOM reads. Returns ``{name: path}``."""
     built_dir = Path(artifacts) if artifacts is not None else directory / ARTIFACTS
     wanted = {(kind, major, python): name for kind, major, python, name in cells(plan, kinds)}
     if workspace is not None:
@@ -98,16 +99,17 @@ def build_jax_tree(plan: BuildPlan, directory: Path, manifest: Manifest, steps: 
             manifest.record(name, fp, bazel.collect({found.name: found}, built_dir))
             steps.append((name, "ran"))
     wheels: dict[str, Path] = {}
+    rocm = {group.major: group.rocm_version for group in plan.majors}
     for (kind, major, python), want in wanted.items():
         source = _built(built_dir, want, plan.version)
         name = step_name("wheel", kind, major, python)
         st = source.stat()
         fp = fingerprint({"wheel": [str(source.resolve()), st.st_size, st.st_mtime_ns],
-                          "revisions": plan.revisions.to_json(), "tool": TOOL_VERSION})
+                          "revisions": plan.revisions.to_json(), "rocm": rocm[major], "tool": TOOL_VERSION})
         if manifest.done(name, fp):
             steps.append((name, "skipped"))
         else:
-            path, digest = with_revisions(source, directory, plan.revisions)
+            path, digest = with_revisions(source, directory, plan.revisions, rocm[major], root)
             manifest.record(name, fp, {"wheel": path}, hashes={"wheel": digest})
             steps.append((name, "ran"))
         path = (manifest.outputs(name) or {})["wheel"]

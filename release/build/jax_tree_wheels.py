@@ -1,28 +1,36 @@
-"""Wheels Bazel wrote (the jax-tree layout): held to the plan, then given the revision map.
+"""Wheels Bazel wrote (the jax-tree layout): held to the plan, then given the revision map and SBOM.
 
 jax's wheel targets write, name and version the wheels themselves (``release.build.jax_tree``
 stamps the version in). Before anything is drafted each one must be exactly the wheel the plan
 names: a wheel whose stamped version differs (a stamping that Bazel read otherwise, a jax pin
 on another line) is refused, naming both versions. Then, as the rocm-jax layout's packer does,
-the revision map goes in as ``<package>/commit_info.py`` (``RevisionMap.commit_info_py``): every
-other member is copied as it is (its bytes and RECORD row), ``RECORD`` is written anew.
+the revision map goes in as ``<package>/commit_info.py`` (``RevisionMap.commit_info_py``) and
+the CycloneDX SBOM as ``<dist-info>/sboms/<dist>.cdx.json`` (``release.build.sbom``, the same
+document the packer writes: the map's sources, the major's ROCm release and the ROCm libraries
+the wheel's objects need, read from their DT_NEEDED while they stream past): every other member
+is copied as it is (its bytes and RECORD row, no object rebuilt or re-deflated), ``RECORD`` is
+written anew. An SBOM jax's target wrote is replaced by this one.
 
     check_built(found, expected, version) -> None     # found: the built wheel's file name
-    with_revisions(source, dest_dir, revisions) -> (Path, sha256 hex)
+    with_revisions(source, dest_dir, revisions, rocm_version, root) -> (Path, sha256 hex)
 """
 
 from __future__ import annotations
 
 import zipfile
 from pathlib import Path
+from typing import Generator
 
-from release.core import naming
+from release.build import sbom
+from release.core import naming, rocm_runtime
+from release.core.elffacts import ELF_MAGIC, ElfCollector, streamed_facts
 from release.core.errors import UserError
 from release.core.revisions import RevisionMap
 from release.core.scan import archive_problems, open_wheel
 from release.core.wheelfile import WheelWriter, read_record
 
 COMMIT_INFO = "commit_info.py"
+_CHUNK = 1 << 20
 
 
 def check_built(found: str, expected: str, version: str) -> None:
@@ -44,11 +52,17 @@ def package_of(filename: str) -> str:
     return (naming.pjrt_package if ident.kind == "pjrt" else naming.plugin_package)(ident.rocm_major)
 
 
-def with_revisions(source: Path, dest_dir: Path, revisions: RevisionMap) -> tuple[Path, str]:
-    """``source`` written into ``dest_dir`` under its own name with the revision map inside;
-    returns the new wheel and its sha256."""
+def with_revisions(source: Path, dest_dir: Path, revisions: RevisionMap, rocm_version: str,
+                   root: Path | None = None) -> tuple[Path, str]:
+    """``source`` written into ``dest_dir`` under its own name with the revision map and the
+    SBOM (for ROCm ``rocm_version``, of the wheel's major, its soname lists those of the line at
+    ``root``) inside; returns the new wheel and its sha256."""
     source = Path(source)
     package = package_of(source.name)
+    ident = naming.Identity.of(source.name)
+    if ident.rocm_major is None or rocm_runtime.major_of(rocm_version) != ident.rocm_major:
+        raise ValueError(f"{source.name}: ROCm {rocm_version} is not its major's")
+    dist = (naming.pjrt_dist if ident.kind == "pjrt" else naming.plugin_dist)(ident.rocm_major)
     target = f"{package}/{COMMIT_INFO}"
     dest = Path(dest_dir) / source.name
     with open_wheel(source) as zf, open(source, "rb") as fp:
@@ -65,7 +79,11 @@ def with_revisions(source: Path, dest_dir: Path, revisions: RevisionMap) -> tupl
             raise UserError(f"{source}: no {package}/ package; expected the one jax's target writes")
         rows = read_record(source)
         payload = [i for i in infos if not i.filename.startswith(dist_info + "/") and i.filename != target]
-        meta = [i for i in infos if i.filename.startswith(dist_info + "/") and i.filename != f"{dist_info}/RECORD"]
+        meta = [i for i in infos if i.filename.startswith(dist_info + "/")
+                and i.filename != f"{dist_info}/RECORD" and not sbom.is_member(i.filename)]
+        needed = [so for info in payload for so in _needed(zf, info)]
+        document = sbom.document(dist, ident.version or "", revisions, rocm_version,
+                                 sbom.rocm_sonames(needed, rocm_version, root))
         with WheelWriter(dest, dist_info) as writer:
             for info in payload:
                 row = rows.get(info.filename)
@@ -76,9 +94,31 @@ def with_revisions(source: Path, dest_dir: Path, revisions: RevisionMap) -> tupl
             writer.add_bytes(target, revisions.commit_info_py())
             for info in meta:  # the .dist-info last, RECORD written anew by the writer
                 writer.add_bytes(info.filename, zf.read(info), mode=_mode(info))
+            writer.add_bytes(sbom.member(dist_info, dist), sbom.dumps(document))
     assert writer.sha256 is not None  # set when the writer closed
     return dest, writer.sha256
 
 
 def _mode(info: zipfile.ZipInfo) -> int:
     return (info.external_attr >> 16) & 0o777 or 0o644  # never setuid, setgid or sticky
+
+
+def _needed(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> tuple[str, ...]:
+    """DT_NEEDED of a member that is a shared object (none of any other): streamed, keeping
+    only the ranges the loader reads (``ElfCollector``), so no object is written out."""
+    def chunks() -> Generator[bytes, None, None]:
+        with zf.open(info) as handle:
+            while chunk := handle.read(_CHUNK):
+                yield chunk
+    stream = chunks()
+    try:
+        first = next(stream, b"")
+        if first[:4] != ELF_MAGIC:
+            return ()
+        collector = ElfCollector(info.file_size)
+        collector.feed(first)
+        for chunk in stream:
+            collector.feed(chunk)
+    finally:
+        stream.close()
+    return streamed_facts(collector, chunks).needed

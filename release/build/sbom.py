@@ -106,15 +106,21 @@ def reversion(data: bytes, new_version: str) -> bytes:
 def rocm_libraries(shared_objects: Iterable[Path], rocm_version: str, root: Path | None = None) -> list[str]:
     """The sonames the shared objects need (DT_NEEDED) that ROCm ``rocm_version``'s runtime
     provides; none when that ROCm has no soname list or an object is not ELF."""
-    from release.core import elffacts, rocm_runtime
+    from release.core import elffacts
+    needed: list[str] = []
+    for path in shared_objects:
+        with open(path, "rb") as handle:
+            needed += elffacts.facts_or_error(elffacts.file_reader(handle), Path(path).stat().st_size).needed
+    return rocm_sonames(needed, rocm_version, root)
+
+
+def rocm_sonames(needed: Iterable[str], rocm_version: str, root: Path | None = None) -> list[str]:
+    """Of the sonames ``needed``, those ROCm ``rocm_version``'s runtime provides, sorted and
+    once each; none when that ROCm has no soname list."""
+    from release.core import rocm_runtime
     from release.core.errors import UserError
     try:
         runtime = rocm_runtime.load(rocm_version, root)
     except UserError:
         return []
-    found = set()
-    for path in shared_objects:
-        with open(path, "rb") as handle:
-            facts = elffacts.facts_or_error(elffacts.file_reader(handle), Path(path).stat().st_size)
-        found |= {so for so in facts.needed if runtime.where(so)}
-    return sorted(found)
+    return sorted({so for so in needed if runtime.where(so)})

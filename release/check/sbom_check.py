@@ -1,8 +1,9 @@
 """The ``sbom`` check: the CycloneDX SBOM a wheel carries (PEP 770, ``release.build.sbom``) says
 what the wheel is. A scanner trusts it without opening the wheel, so an SBOM that names another
 wheel, other sources than the embedded revision map, or another ROCm than the wheel loads is a
-lie told to every scanner: it is an error, as is a missing SBOM where the line's layout writes
-one (the rocm-jax layout's packer does; jax's own wheel targets in a jax-tree line do not)."""
+lie told to every scanner: it is an error, as is a missing SBOM in a line's wheel (both layouts
+write one: the rocm-jax layout's packer, and the step that gives jax's own targets' wheels the
+revision map in a jax-tree line)."""
 
 from __future__ import annotations
 
@@ -25,18 +26,17 @@ _PROPERTY_BRANCH = f"{sbom.PROPERTY}:branch"
 
 
 def layout_writes_sbom(root: Path | None) -> bool:
-    """Whether the project at ``root`` packs its wheels itself (the rocm-jax layout, which
-    writes an SBOM into each); False for a jax-tree line or when no project is named or read."""
+    """Whether the wheels of the line at ``root`` carry an SBOM: every layout writes one, so
+    True when a project is named and read; False otherwise (wheels from elsewhere)."""
     if root is None:
         return False
-    from release.build.layouts import is_jax_tree
     from release.core.config import load_project
     from release.core.errors import UserError
     try:
-        project = load_project(root, search=False)
+        load_project(root, search=False)
     except UserError:
         return False
-    return not is_jax_tree(project)
+    return True
 
 
 def check_sbom(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:

@@ -120,11 +120,16 @@ def major_of(rocm_version: str) -> int | None:
 
 
 def load(rocm_version: str, root: Path | None = None) -> Runtime:
-    """The runtime of ``rocm_version``; a ``UserError`` naming the listed ones when it has none."""
+    """The runtime of ``rocm_version``; a ``UserError`` naming the listed ones when it has none,
+    and, for a major the file's ``missing`` notes, what is missing and where it would come from."""
     path = data_path(root)
-    releases = _releases(path)
+    data = document(path)
+    releases = data["releases"]
     if rocm_version not in releases:
+        missing = data.get("missing")
+        note = missing.get(str(major_of(rocm_version))) if isinstance(missing, dict) else None
+        why = f": missing are {note}" if isinstance(note, str) else ""
         raise UserError(f"ROCm {rocm_version} has no soname list in {path.name} (listed: "
-                        f"{', '.join(sorted(releases)) or 'none'}); add one, with its sources, "
+                        f"{', '.join(sorted(releases)) or 'none'}){why}; add one, with its sources, "
                         "before building for it")
     return _release(path, releases, rocm_version)
