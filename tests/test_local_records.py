@@ -125,3 +125,45 @@ def test_each_member_of_a_record_is_of_its_type_and_not_below_zero(tmp_path, pri
     with pytest.raises(BadRecord) as caught:
         release_record(path)
     assert str(caught.value).startswith(f"{path}: ") and expected in str(caught.value)
+
+
+# ------------------------------------------------------------------ range reads of an asset
+
+
+@pytest.fixture(scope="module")
+def an_asset(tmp_path_factory):
+    """A store with one asset of 70,000 bytes no two 4-byte windows alike (a range read at the wrong
+    offset or of the wrong length gives other bytes)."""
+    root = tmp_path_factory.mktemp("ranged")
+    store = LocalStore(root / "store")
+    release = store.create_draft(TAG, name=TAG, body="notes", prerelease=True)
+    data = b"".join(i.to_bytes(4, "big") for i in range(17_500))
+    path = root / "x-1.0-py3-none-any.whl"
+    path.write_bytes(data)
+    asset = store.upload_asset(release, path, path.name)
+    return store, release, asset, data
+
+
+@given(start=st.integers(0, 70_010), length=st.integers(0, 70_010))
+@example(start=0, length=70_000)  # the whole file
+@example(start=70_000 - 22, length=22)  # a zip's end record
+@example(start=69_990, length=65_536)  # past the end: what is there
+def test_a_range_read_is_exactly_those_bytes_of_the_asset(an_asset, start, length):
+    store, release, asset, data = an_asset
+    assert store.read_asset_range(release, asset, start, length) == data[start:start + length]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory"])
+def test_a_range_read_of_an_asset_that_is_no_file_is_one_line_and_never_waits(tmp_path, kind):
+    """A FIFO (no writer: a blocking open would wait for ever) or a directory where the asset's file
+    goes is refused, naming the asset and what it is."""
+    import os
+    store, _ = _store(tmp_path)
+    release = store.list_releases()[0]
+    asset = store.list_assets(release)[0]
+    path = store.directory / str(release.id) / "assets" / asset.name
+    path.unlink()
+    os.mkfifo(path) if kind == "fifo" else path.mkdir()
+    with pytest.raises(UserError) as caught:
+        store.read_asset_range(release, asset, 0, 22)
+    assert asset.name in str(caught.value) and "\n" not in str(caught.value)

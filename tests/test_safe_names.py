@@ -4,6 +4,8 @@ it (the C0 controls and DEL), and only then: other characters, non-ASCII ones in
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from release.core.safe_names import file_name_problem
 
@@ -17,3 +19,22 @@ def test_a_control_character_anywhere_is_refused(code, where):
 @pytest.mark.parametrize("name", ["a b.whl", "é.whl", "x\x80y.whl", "x\u2028y.whl", "x~y.whl"])
 def test_other_characters_pass(name):
     assert file_name_problem(name) is None
+
+
+NAME_CHARS = st.sampled_from(["a", "Z", "0", "_", "-", "+", "~", ".", "/", "\\", " ", "\t", "\x00", "\x7f", "é",
+                              "\u2028", "\ud800", ":"])
+
+
+@given(name=st.lists(NAME_CHARS, max_size=12).map("".join)
+       | st.builds(lambda c, n, tail: c * n + tail, st.sampled_from(["a", "é", "."]), st.integers(250, 258),
+                   st.sampled_from(["", ".whl", " "])))
+@example(name="a" * 255)
+@example(name="a" * 256)
+@example(name=".hidden")
+@example(name="-")
+@example(name="x.whl\n")
+def test_the_quick_answer_for_plain_names_is_the_full_checks_answer(name):
+    """The one-match answer for names of plain ASCII characters agrees with every check, for any
+    name: the length limit, a leading dot, whitespace, separators, controls and non-ASCII ones."""
+    from release.core import safe_names
+    assert file_name_problem(name) == safe_names._problem(name)

@@ -323,3 +323,40 @@ def test_a_failed_recovery_releases_the_lock(tmp_path, monkeypatch):
         pass
     monkeypatch.undo()
     assert _run(site, {"index.html": b"1"}, lock_timeout=0.2) is True
+
+
+def test_a_file_written_again_holds_only_its_new_bytes(tmp_path):
+    """The second write of a path replaces the first whole, also when shorter (no tail of the old)."""
+    tree = staging.Tree(tmp_path / "new")
+    tree.write("nightly/jax/index.json", b'{"files":["a","b","c"]}\n')
+    tree.write("nightly/jax/index.json", b"{}\n")
+    big = bytes(range(256)) * 40_000  # 10 MB: more than one write() may take
+    tree.write("nightly/jax/index.html", big)
+    assert files_of(tmp_path / "new") == {"nightly/jax/index.json": b"{}\n", "nightly/jax/index.html": big}
+
+
+def test_a_written_file_has_the_mode_the_umask_gives_any_new_file(tmp_path):
+    """A static host reading as another user serves the pages: a page is as readable as any file
+    the user creates (0o666 less the umask), never private to the writer."""
+    old = os.umask(0o022)
+    try:
+        tree = staging.Tree(tmp_path / "new")
+        tree.write("stable/jax/index.html", b"<p>p</p>")
+        (tmp_path / "plain").write_bytes(b"x")
+    finally:
+        os.umask(old)
+    made = (tmp_path / "new" / "stable" / "jax" / "index.html").stat().st_mode & 0o777
+    assert made == (tmp_path / "plain").stat().st_mode & 0o777 == 0o644
+
+
+def test_a_link_where_a_file_goes_is_never_written_through(tmp_path):
+    """The staging tree is this run's own; a link in it (someone else's) is refused, and what it
+    points to keeps its bytes."""
+    tree = staging.Tree(tmp_path / "new")
+    tree.write("nightly/jax/index.html", b"one")
+    target = tmp_path / "elsewhere"
+    target.write_bytes(b"keep")
+    (tmp_path / "new" / "nightly" / "jax" / "index.json").symlink_to(target)
+    with pytest.raises(OSError):
+        tree.write("nightly/jax/index.json", b"{}")
+    assert target.read_bytes() == b"keep"

@@ -16,8 +16,19 @@ _MAX = 255  # bytes: the longest name common file systems take
 _CONTROL = re.compile("[\x00-\x1f\x7f]")  # C0 controls and DEL
 
 
+# a name only of these ASCII characters, not starting with a dot, has none of the problems below
+_PLAIN = re.compile(r"[\w+-][\w.+~-]{0,%d}" % (_MAX - 1), re.ASCII)
+
+
 def file_name_problem(name: object) -> str | None:
-    """Why ``name`` is not a plain file name, or None when it is one."""
+    """Why ``name`` is not a plain file name, or None when it is one. A wheel's name is answered
+    by one match: the index checks every asset name of a season, thousands, several times."""
+    if isinstance(name, str) and _PLAIN.fullmatch(name):
+        return None
+    return _problem(name)
+
+
+def _problem(name: object) -> str | None:
     if not isinstance(name, str):
         return f"expected a string, got {type(name).__name__}"
     if not name:

@@ -133,8 +133,8 @@ def remove_link(path: Path) -> None:
         path.unlink()
 
 
-def open_asset(directory: Path, release_id: int, name: str, where: str) -> BinaryIO:
-    """An asset's file of a release directory, for reading, never through a link: neither its
+def _asset_fd(directory: Path, release_id: int, name: str, where: str) -> int:
+    """A descriptor of an asset's file, for reading, never through a link: neither its
     ``assets`` directory nor the file may be one (the release directory is ``not_linked``), and
     it must be a regular file; else one line naming it. ``name`` is a plain file name."""
     from release.core.safe_names import plain_file_name
@@ -156,5 +156,30 @@ def open_asset(directory: Path, release_id: int, name: str, where: str) -> Binar
         os.close(fd)
         raise BadRecord(f"{where}: asset {name} of release {release_id} is {regular.kind(mode)}; expected a "
                         "file this tool wrote")
+    return fd
+
+
+def open_asset(directory: Path, release_id: int, name: str, where: str) -> BinaryIO:
+    """An asset's file of a release directory, for reading (``_asset_fd``'s checks)."""
+    fd = _asset_fd(directory, release_id, name, where)
     os.set_blocking(fd, True)
     return os.fdopen(fd, "rb")
+
+
+def read_asset_range(directory: Path, release_id: int, name: str, where: str, start: int, length: int) -> bytes:
+    """``length`` bytes of an asset from ``start`` (fewer at its end), with ``_asset_fd``'s checks:
+    one ``pread`` on the descriptor, no file object (the index reads a range of every wheel and
+    bundle of a season: each syscall saved is thousands saved)."""
+    fd = _asset_fd(directory, release_id, name, where)
+    try:
+        chunks = []
+        while length > 0:
+            got = os.pread(fd, length, start)
+            if not got:
+                break
+            chunks.append(got)
+            start += len(got)
+            length -= len(got)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)

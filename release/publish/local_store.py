@@ -289,9 +289,7 @@ class LocalStore(Store):
         return Path(dest)
 
     def read_asset_range(self, release: Release, asset: Asset, start: int, length: int) -> bytes:
-        with local_records.open_asset(self.directory, release.id, asset.name, self.where) as handle:
-            handle.seek(start)
-            return handle.read(length)
+        return local_records.read_asset_range(self.directory, release.id, asset.name, self.where, start, length)
 
 
 def _near_store(directory: Path) -> Path | None:
