@@ -194,3 +194,22 @@ def test_depth_is_counted_exactly():
     with pytest.raises(bounded.Unparseable, match="deeper than 64"):
         bounded.json_loads('[{"a":' * half + "1" + "}]" * half)
     assert bounded.json_loads('[{"a":' * (deep // 2) + "1" + "}]" * (deep // 2)) is not None
+
+
+def test_depth_counts_nesting_not_siblings():
+    """Many collections side by side at a shallow depth are read: each one's end gives its level back."""
+    assert bounded.yaml_data(bounded.yaml_compose("[" + "[1], " * 200 + "{a: [b]}]")) is not None
+    wide = "".join(f"d{i}:\n  k: [v]\n" for i in range(200))
+    assert len(bounded.yaml_data(bounded.yaml_compose(wide))) == 200
+
+
+def test_a_config_text_is_parsed_once(monkeypatch):
+    """deps.yaml was parsed twice, an event pass for the checks and then the composer's own: the
+    checks now look at the events the composer takes (anchors, tags and depth refused as before)."""
+    import yaml.scanner
+
+    scanners: set[int] = set()  # the scanners that read the text (each parse has its own)
+    fetch = yaml.scanner.Scanner.fetch_more_tokens
+    monkeypatch.setattr(yaml.scanner.Scanner, "fetch_more_tokens", lambda self: scanners.add(id(self)) or fetch(self))
+    assert parse_deps(REPO / "deps.yaml", DEPS)["jax"].commit
+    assert len(scanners) == 1

@@ -153,6 +153,36 @@ def test_a_command_that_asks_nothing_loads_none_of_what_it_does_not_use(argv, pr
     assert not loaded(modules, UNUSED), loaded(modules, UNUSED)
 
 
+# What status --offline shows needs none of these (issue 36 item 2): the resolver (it offers
+# --public-index; only an online status asks the index), the build plan's wheels and Bazel steps (the
+# next versions are ``release.build.next_version``'s), jax's own build, the checkouts, GitHub's runs,
+# pull requests and throttle (the report offline says they were not asked), a file writer, zip files.
+NOT_FOR_AN_OFFLINE_STATUS = ("release.check.resolver", "release.build.plan", "release.build.jax_tree",
+                             "release.sources.checkout", "release.sources.nightly_runs",
+                             "release.sources.pull_requests", "release.sources.throttle", "release.core.atomic",
+                             "tempfile", "zipfile")
+# Modules beyond the bare interpreter's, as reached (2026-11-28: 187 -> 171, --json 132 -> 112, the dry
+# run 177 -> 174): a command that starts loading more than this has taken on something it may not need.
+BUDGET = {("status", "--offline"): 175, ("status", "--offline", "--json"): 116,
+          ("nightly", "--dry-run", "--public-index", "none"): 178}
+
+
+@pytest.mark.parametrize("argv", [("status", "--offline"), ("status", "--offline", "--json")])
+def test_an_offline_status_loads_what_it_shows_and_no_more(argv, project_dir):
+    modules = modules_after(*argv, cwd=project_dir)
+    assert {"release.commands.status", "release.build.next_version", "release.core.roller_report"} <= modules
+    assert not loaded(modules, NOT_FOR_AN_OFFLINE_STATUS), loaded(modules, NOT_FOR_AN_OFFLINE_STATUS)
+    assert len(modules - bare_interpreter()) <= BUDGET[argv], len(modules - bare_interpreter())
+
+
+def test_a_nightly_dry_run_stays_within_its_module_budget(project_dir):
+    argv = ("nightly", "--dry-run", "--public-index", "none")
+    modules = modules_after(*argv, cwd=project_dir)
+    unneeded = ("release.build.jax_tree", "zipfile")  # jax's own build, and zip files: a plan names wheels
+    assert not loaded(modules, unneeded), loaded(modules, unneeded)
+    assert len(modules - bare_interpreter()) <= BUDGET[argv], len(modules - bare_interpreter())
+
+
 # A dry run declares every job but runs only the nightly's plan steps: it loads none of the
 # other jobs' modules, nor the steps', the pipeline's (manifest, lock) or the checkout's.
 NOT_FOR_A_DRY_RUN = ("release.jobs.steps", "release.jobs.cut", "release.jobs.post", "release.jobs.shared",
@@ -184,5 +214,10 @@ def test_python_m_release_checks_a_provenance_without_compiling_format_grammars(
                 if line.startswith("import time:")}
     grammars = {m for m in imported if m.split(".")[0] == "lark" or m.startswith("rfc3987_syntax.")}
     assert "jsonschema" in imported and not grammars, grammars  # (the refused import is listed, nothing of it)
+    # nor any other format checker's module, nor what they bring (arrow and dateutil, through isoduration)
+    # (a refused module is listed too, with nothing below it: a package's submodules say it was loaded)
+    checkers = {m for m in imported if m.split(".")[0] in ("arrow", "dateutil")
+                or m.split(".")[0] in ("webcolors", "isoduration", "rfc3987_syntax", "uri_template") and "." in m}
+    assert not checkers, checkers
     problems = json.loads(proc.stdout)["provenance"]["problems"]
     assert proc.returncode == 1 and any("predicateType" in p for p in problems), problems

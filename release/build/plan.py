@@ -12,7 +12,12 @@ from typing import Iterable
 
 from packaging.version import Version
 
-from release.build import bazel, jax_tree, layouts
+from release.build import bazel, layouts
+from release.build.next_version import (  # noqa: F401 (re-exported: the versions a plan is made at)
+    candidate_versions,
+    move_on,
+    next_versions,
+)
 from release.core import core_metadata, naming, rocm_runtime, versions
 from release.core.config import Project
 from release.core.revisions import RevisionMap
@@ -190,6 +195,7 @@ def _bazel_commands(project: Project, line: layouts.LineBuild, version: str,
     """The builds of the line's layout: this repository's configs over rocm-jax's workspace,
     or jax's own wheel targets stamped with ``version`` (``release.build.jax_tree``)."""
     if line.layout.name == layouts.JAX_TREE:
+        from release.build import jax_tree  # jax's own build: only a jax-tree line's plan
         flags = jax_tree.stamp(version, project.version_info.line, project.deps["jax"].commit)
         return tuple(tuple(s.argv()) for s in jax_tree.build_steps(
             workspace, line.rocm_versions, line.pythons, flags, rocm_paths=jax_tree.rocm_paths(line.rocm_versions)))
@@ -208,88 +214,3 @@ def cut_from_tag(tag: str, next_version: str) -> tuple[str, int | None]:
         return "release", None
     raise versions.VersionError(f"--tag {tag}: version_info.json says the next version is "
                                 f"{next_version}; tag that version, or move version_info.json first")
-
-
-def candidate_versions(project: Project, published: Iterable[str], date: _dt.date,
-                       build_number: int | None = None, number: int | None = None) -> dict[str, str | None]:
-    """The one rule for the version each kind of build gets (``release version`` and ``status``
-    both ask here): from version_info.json's next version; without ``number`` an rc is one
-    above the newest rc of the line in ``published`` and a post the next post release
-    version_info.json names, or one above the line's newest published post when that is
-    higher (``release version`` reads no store: ``published`` is empty there). None for an rc of a released line
-    (``X.Y.Z.postN``: PEP 440 has no candidates of a post release)."""
-    published = list(published)
-    info = dataclasses.replace(project.version_info,
-                               version=versions.next_official(project.version_info.version, published))
-    line = info.line
-    rcs = [pre[1] for v in published if versions.base_of(v) == line
-           and (pre := Version(v).pre) is not None and pre[0] == "rc"]
-    posts = [Version(v).post or 0 for v in published if versions.base_of(v) == line
-             and versions.kind_of(v) == "post"]
-    scheme = info.nightly_scheme
-    result: dict[str, str | None] = {
-        "nightly": versions.nightly(info.version, date, versions.build_request(
-            "nightly", scheme, build_number=build_number)),
-        "rc": None,
-        "release": versions.release(info.version),
-        "post": versions.post(info.version, number or max(
-            [versions.parse_next(info.version)[1], *(p + 1 for p in posts)]) or None),
-    }
-    if not versions.parse_next(info.version)[1]:
-        result["rc"] = versions.rc(info.version, number or max(rcs, default=0) + 1)
-    return result
-
-
-def next_versions(project: Project, published: list[str], date: _dt.date,
-                  build_number: int | None = None) -> dict[str, dict]:
-    """What each kind of build would publish next, given what is published (``Store.published``,
-    and the public index's versions when known).
-
-    ``{kind: {"version": str | None, "why": str}}`` for every kind: ``candidate_versions``, and a
-    kind whose version is blocked (``versions.blocking_version``), or has nothing to build from,
-    gets None and the reason.
-    """
-    published = list(published)
-    info = dataclasses.replace(project.version_info,
-                               version=versions.next_official(project.version_info.version, published))
-    line, post_number = versions.parse_next(info.version)
-    released = [v for v in published if versions.base_of(v) == line
-                and versions.kind_of(v) in ("release", "post")]
-    result: dict[str, dict] = {}
-    for kind, version in candidate_versions(project, published, date, build_number).items():
-        if version is None:  # version_info.json names a post release; the store may know better
-            why = (f"line {line} is released ({info.version} is its next post release): rcs come before a "
-                   f"line's first release ({_newest_final(released, line)} is published)" if released
-                   else f"version_info.json names {info.version}, a post release: rcs come before a line's "
-                   "first release")
-            result[kind] = {"version": None, "why": why}
-            continue
-        if kind == "post" and not released:
-            result[kind] = {"version": None, "why": f"nothing of line {line} is published: a post "
-                                                    "re-spins a published release"}
-            continue
-        blocker = versions.blocking_version(version, published)
-        if blocker is None:
-            result[kind] = {"version": version, "why": ""}
-        elif blocker == version:
-            result[kind] = {"version": None, "why": f"{version} is already published"}
-        else:
-            result[kind] = {"version": None, "why": f"{version} would sort below the published "
-                                                    f"{blocker}; {move_on(blocker, published)}"}
-    return result
-
-
-def move_on(blocker: str, published: Iterable[str]) -> str:
-    """What to do about a version blocked by ``blocker``: a published release or post release
-    moves the next version to the line's next post release; an rc needs a higher number."""
-    if versions.kind_of(blocker) in ("release", "post"):
-        return (f"move version_info.json's version to "
-                f"{versions.next_after(_newest_final(published, versions.base_of(blocker)))}")
-    return f"cut a higher number than {blocker}"
-
-
-def _newest_final(published: Iterable[str], line: str) -> str:
-    """The newest release or post release of ``line`` in ``published`` (the line's head)."""
-    finals = [Version(v) for v in published if versions.base_of(v) == line
-              and versions.kind_of(v) in ("release", "post")]
-    return str(max(finals)) if finals else line

@@ -19,39 +19,29 @@ import functools
 import json
 import os
 import sys
-import urllib.parse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 from packaging.version import InvalidVersion, Version
 
 from release.core.errors import UserError
+from release.core.public_index import (  # noqa: F401 (re-exported: the flag is the resolver's input)
+    NO_PUBLIC_INDEX,
+    PIP_DEFAULT,
+    PUBLIC_INDEX_ENV,
+    add_public_index_option,
+    check_index_flag,
+)
 
 if TYPE_CHECKING:
     import argparse
     import subprocess
-
-PUBLIC_INDEX_ENV = "RELEASE_PUBLIC_INDEX"
-NO_PUBLIC_INDEX = "none"  # resolve against the draft's index alone (tests, air-gapped machines)
-PIP_DEFAULT = None  # the index pip itself is configured with: exactly what users get
 
 
 def public_index_default(env: Mapping[str, str] | None = None) -> str | None:
     """``$RELEASE_PUBLIC_INDEX`` (a URL or ``none``), else ``PIP_DEFAULT``."""
     value = (os.environ if env is None else env).get(PUBLIC_INDEX_ENV, "").strip()
     return check_index_flag(value, f"${PUBLIC_INDEX_ENV}") if value else PIP_DEFAULT
-
-
-def check_index_flag(value: str, where: str = "--public-index") -> str:
-    """An index URL (http, https or file) or ``none``; anything else is a one-line error."""
-    if value == NO_PUBLIC_INDEX:
-        return value
-    parts = urllib.parse.urlsplit(value)
-    remote = parts.scheme in ("http", "https")
-    if not (remote and parts.netloc) and parts.scheme != "file":
-        raise UserError(f"{where} {value!r}: expected an index URL such as "
-                        f"https://host/simple, or {NO_PUBLIC_INDEX!r}")
-    return value
 
 
 # ---------------------------------------------------------------- staging our wheels
@@ -434,20 +424,5 @@ def refuse_losing_versions(versions: dict[str, str], rocm_majors: int | Sequence
     return check
 
 
-def add_public_index_option(parser: argparse.ArgumentParser, what: str) -> None:
-    """``--public-index URL|none`` for commands that compare with the public index."""
-    parser.add_argument("--public-index", metavar="URL", type=_index_flag_type,
-                        help=f"the public index {what} (default: ${PUBLIC_INDEX_ENV}, else the "
-                             f"index pip is configured with); '{NO_PUBLIC_INDEX}' to skip it")
-
-
 def public_index_from_args(args: argparse.Namespace) -> str | None:
     return args.public_index if args.public_index else public_index_default()
-
-
-def _index_flag_type(text: str) -> str:
-    import argparse
-    try:
-        return check_index_flag(text)
-    except UserError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None

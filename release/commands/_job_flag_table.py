@@ -35,7 +35,7 @@ def _workspace(args: argparse.Namespace, root: Path) -> Any:
 
 
 def _add_public_index(parser: argparse.ArgumentParser) -> None:
-    from release.check.resolver import add_public_index_option
+    from release.core.public_index import add_public_index_option
     add_public_index_option(parser, "validate resolves the draft's index against (and the "
                                     "plan's versions are compared with)")
 

@@ -26,7 +26,7 @@ HELP = ("on a ROCm machine: install the draft's wheels (TAG, or a dist DIR) with
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from release.check.resolver import add_public_index_option
+    from release.core.public_index import add_public_index_option
     parser.add_argument("target", metavar="TAG|DIR",
                         help="a release tag (its draft's wheels; the verdict goes into its notes), "
                              "or a directory of wheels")

@@ -32,21 +32,20 @@ HELP = "show the pins, the last nightly, drafts, latest rc and release, and the 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from release.check import resolver
     from release.commands.dashboard import add_report_options
+    from release.core.public_index import add_public_index_option
     add_date_options(parser)
     add_store_options(parser)
     parser.add_argument("--offline", action="store_true",
                         help="pins and versions from the two files only; do not read the store "
                              "or ask the public index")
-    resolver.add_public_index_option(parser, "the next versions are compared with")
+    add_public_index_option(parser, "the next versions are compared with")
     add_report_options(parser)
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
     import os
 
-    from release.check import resolver
     from release.commands import _status_view
     from release.commands._line_view import lines_table
     from release.jobs.report import OnGitHub, ReportOptions
@@ -56,7 +55,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     options = StatusOptions(date=args.date or now.date(), build_number=args.build_number,
                             report=ReportOptions(now, nightlies=args.nightlies, base=args.base),
                             offline=args.offline,
-                            public_index=None if args.offline else resolver.public_index_from_args(args),
+                            public_index=None if args.offline else _public_index(args),
                             upload_url=os.environ.get("TWINE_REPOSITORY_URL", ""))
     store = None if args.offline else open_store_from_args(args, out, writes=False)
     github = None
@@ -74,6 +73,11 @@ def run(args: argparse.Namespace, out: Output) -> int:
         lines_table(console, lines)
     out.result(result.to_json() | ({"lines": lines} if lines is not None else {}), human)
     return 0
+
+
+def _public_index(args: argparse.Namespace) -> str | None:
+    from release.check import resolver  # asked only online: --offline compares with no index
+    return resolver.public_index_from_args(args)
 
 
 def _lines(proj: Project, result: StatusResult, options: StatusOptions) -> list[dict] | None:

@@ -18,7 +18,7 @@ HELP = ("validate the draft of TAG: checksums, verify, then the README's pip ins
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from release.check.resolver import add_public_index_option
+    from release.core.public_index import add_public_index_option
     parser.add_argument("tag", metavar="TAG", help="release tag, e.g. rocm-jax-v0.9.1")
     parser.add_argument("--python", metavar="PATH", action="append", dest="pythons", default=[],
                         type=flags.executable,

@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, out: Output) -> int:
-    from release.build.plan import candidate_versions
+    from release.build.next_version import candidate_versions
     from release.core import versions
     proj = project(args)
     info = proj.version_info

@@ -47,32 +47,58 @@ def _at(mark: Any) -> tuple[int | None, int | None]:
 
 
 def yaml_compose(text: str) -> yaml.Node | None:
-    """The node tree of one YAML document of plain data, or ``Unparseable``."""
+    """The node tree of one YAML document of plain data, or ``Unparseable``. One parse: each
+    event is checked as the composer takes it, before any node is made of it."""
     import yaml  # here: the commands that read no YAML (the index: JSON records) do not load it
 
-    depth = 0
     try:
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):
-            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-                raise Unparseable("an anchor or alias (&name, *name); write the value out",
-                                  *_at(event.start_mark))
-            tag = getattr(event, "tag", None)
-            if tag not in (None, "!") and tag not in _CORE_TAGS:
-                raise Unparseable(f"the tag {tag[:60]!r}; only plain values, lists and mappings",
-                                  *_at(event.start_mark))
-            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                depth += 1
-                if depth > MAX_DEPTH:
-                    raise Unparseable(f"nesting deeper than {MAX_DEPTH} levels", *_at(event.start_mark))
-            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                depth -= 1
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=_checking_loader())
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or (str(exc).splitlines() or ["invalid YAML"])[0]
         raise Unparseable(f"invalid YAML ({problem})", *_at(mark)) from None
     _check_keys(node)
     return node
+
+
+_LOADER: list[type] = []  # the checking loader, made once (at the first YAML read)
+
+
+def _checking_loader() -> type:
+    """PyYAML's safe loader refusing anchors and aliases, tags beyond the core ones and nesting
+    deeper than ``MAX_DEPTH`` on the events themselves: the composer looks at an event's anchor
+    (``peek_event``) and takes it (``get_event``) before it makes a node of it or recurses."""
+    if _LOADER:
+        return _LOADER[0]
+    import yaml
+
+    def refuse(event: Any) -> Any:
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise Unparseable("an anchor or alias (&name, *name); write the value out", *_at(event.start_mark))
+        tag = getattr(event, "tag", None)
+        if tag not in (None, "!") and tag not in _CORE_TAGS:
+            raise Unparseable(f"the tag {tag[:60]!r}; only plain values, lists and mappings",
+                              *_at(event.start_mark))
+        return event
+
+    class Checked(yaml.SafeLoader):
+        depth = 0
+
+        def peek_event(self) -> Any:
+            return refuse(super().peek_event())
+
+        def get_event(self) -> Any:
+            event = refuse(super().get_event())
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                self.depth += 1
+                if self.depth > MAX_DEPTH:
+                    raise Unparseable(f"nesting deeper than {MAX_DEPTH} levels", *_at(event.start_mark))
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                self.depth -= 1
+            return event
+
+    _LOADER.append(Checked)
+    return Checked
 
 
 def _check_keys(root: yaml.Node | None) -> None:

@@ -18,7 +18,6 @@ from typing import Any, Callable, Iterator, Mapping
 import yaml
 
 from release.core import bounded, redact, regular
-from release.core.atomic import atomic_write as atomic_write  # re-exported: older callers
 from release.core.errors import ConfigError, UserError
 from release.core.project_root import DEPS_FILE as DEPS_FILE
 from release.core.project_root import VERSION_FILE as VERSION_FILE
@@ -428,6 +427,7 @@ def save_deps(deps: Deps) -> bool:
     if parse_deps(deps.path, new_text) != deps:
         raise UserError(f"{deps.path}: only pins (commit, branch, {', '.join(PIN_KEYS)}) can be changed by a "
                         "save; edit other keys by hand")
+    from release.core.atomic import atomic_write  # only a command that writes loads tempfile
     atomic_write(deps.path, new_text)
     return True
 
@@ -545,6 +545,7 @@ def save_version_info(info: VersionInfo) -> bool:
     new_text = render_version_info(info, text)
     if new_text == text:
         return False
+    from release.core.atomic import atomic_write
     atomic_write(info.path, new_text)
     return True
 

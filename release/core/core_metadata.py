@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import struct
-import zipfile
 import zlib
 from pathlib import Path
 from typing import IO, Iterable, Mapping
@@ -56,6 +55,7 @@ def read(wheel: str | os.PathLike[str] | IO[bytes], name: str | None = None) -> 
         found = _plain_zip_metadata(wheel)
     if found is not None:
         return found
+    import zipfile  # only for a wheel the plain reading above declined: a plan names files, reads none
     try:
         with zipfile.ZipFile(wheel) as zf:
             names = [n for n in zf.namelist() if n.count("/") == 1 and n.endswith(".dist-info/METADATA")]
@@ -72,6 +72,7 @@ _CENTRAL = struct.Struct("<4s6H3L5H2L")
 _LOCAL = struct.Struct("<4s5H3L2H")
 _ENCRYPTED, _UNSUPPORTED, _UTF8_NAME = 0x1, 0x20 | 0x40, 0x800  # patched data, strong encryption
 _MAX_VERSION = 63  # zipfile's MAX_EXTRACT_VERSION
+_STORED, _DEFLATED = 0, 8  # zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED (APPNOTE 4.4.5)
 _TAIL = 64 << 10  # one read of a wheel's end holds its directory and, usually, its dist-info
 
 
@@ -125,7 +126,7 @@ def _plain_zip_metadata(handle: IO[bytes]) -> bytes | None:
             return None  # bytes before the first member, or not one METADATA: zipfile says which
         raw, flags, method, crc, packed, unpacked, offset = found[0]
         member_end = min(o for o in offsets if o > offset) if offset < cd_offset else offset
-        if flags & _ENCRYPTED or method not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        if flags & _ENCRYPTED or method not in (_STORED, _DEFLATED):
             return None
         local = _LOCAL.unpack(take(offset, _LOCAL.size))
         body = offset + _LOCAL.size + local[9] + local[10]
@@ -136,7 +137,7 @@ def _plain_zip_metadata(handle: IO[bytes]) -> bytes | None:
         data = take(body, packed)
         if len(data) != packed:
             return None
-        if method == zipfile.ZIP_DEFLATED:
+        if method == _DEFLATED:
             inflate = zlib.decompressobj(-zlib.MAX_WBITS)
             data = inflate.decompress(data, unpacked + 1)
             if not inflate.eof:

@@ -93,10 +93,12 @@ def progress(console: Console, *columns: ProgressColumn | str) -> Progress:
 
 
 def console_for(stream: IO[str]) -> Console:
-    """A rich console on ``stream``: the terminal's width on a terminal, else ``LOG_WIDTH``."""
+    """A rich console on ``stream``: the terminal's width on a terminal, else ``LOG_WIDTH``. No
+    emoji codes: a ``:name:`` in upstream text (a title, a branch) is printed as written, and
+    rich's table of codes is never loaded."""
     from rich.console import Console
     tty = bool(getattr(stream, "isatty", lambda: False)())
-    return Console(file=stream, highlight=False, soft_wrap=True, width=None if tty else LOG_WIDTH)
+    return Console(file=stream, highlight=False, soft_wrap=True, width=None if tty else LOG_WIDTH, emoji=False)
 
 
 # The shape versions (``schema_id``): a command missing here is at 1. Raise one when its JSON loses

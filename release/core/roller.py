@@ -75,6 +75,18 @@ class Roller:
         return None
 
 
+def not_asked(roller: Roller) -> str | None:
+    """The throttle in one line when GitHub is not asked (``release status --offline``, no
+    token): what it is set to, not a decision; None when it is off. Here, not in
+    ``release.sources.throttle``: saying it reads no runs, so it loads nothing that would."""
+    if roller.throttle_after_red <= 0:
+        return None
+    reset = f", reset after {roller.reset_text()}" if roller.reset_text() else ""
+    k = roller.throttle_after_red
+    return (f"throttle: stops after {k} red nightl{'y' if k == 1 else 'ies'} in a row{reset}; "
+            "nightly runs not read (GitHub not asked)")
+
+
 def load_roller(root: Path) -> Roller:
     """``roller.yaml`` of ``root`` as it is on disk; the defaults when there is none. ``bump``,
     ``status`` and the dashboard read it as committed instead (``sources.repo.committed_roller``)."""

@@ -224,7 +224,8 @@ def changelog(run: BumpRun) -> Said | None:
 
 
 def deliver(run: BumpRun) -> Said | None:
-    from release.core.config import atomic_write, render_deps, render_version_info, save_deps, save_version_info
+    from release.core.atomic import atomic_write
+    from release.core.config import render_deps, render_version_info, save_deps, save_version_info
     from release.core.redact import redact
     assert run.rolled is not None and run.body is not None and run.info is not None
     proj, options, rolled, vmove = run.project, run.options, run.rolled, run.vmove

@@ -195,7 +195,7 @@ def rows(repo: ReleaseRepo | None, project: Project, current: str, lines: tuple[
     """One row a line: its branch, next versions, last nightly and pins, read from the two files at
     the branch's tip (this checkout's own files for ``current``); a line whose files cannot be read
     says why in its row and the others still show."""
-    from release.build.plan import next_versions
+    from release.build.next_version import next_versions
     out = []
     for branch in lines:
         row: dict[str, Any] = {"branch": branch}

@@ -58,12 +58,11 @@ def gather_report(project: Project, options: ReportOptions, github: OnGitHub | N
     """The report as of ``options.now``. ``github`` None: nothing read from GitHub (said in
     ``unread``); ``store`` None: nightlies shown without versions."""
     from release.core.errors import ReleaseError
+    from release.core.project_root import cache_dir
+    from release.core.roller import not_asked
     from release.core.roller_report import Report
-    from release.sources import dashboard, nightly_runs
-    from release.sources.checkout import cache_dir
+    from release.sources import dashboard
     from release.sources.repo import committed_roller
-    from release.sources.throttle import not_asked
-    from release.sources.throttle import read as read_throttle
 
     roller, roller_warning = committed_roller(project.root)
     roller = roller.at(options.now)
@@ -75,7 +74,9 @@ def gather_report(project: Project, options: ReportOptions, github: OnGitHub | N
     if github is None:
         unread += ("nightlies, pull requests and bisects: GitHub not asked (no GITHUB_TOKEN and "
                    "GITHUB_REPOSITORY, or --offline)",)
-    else:
+    else:  # what only GitHub answers: loaded only when it is asked
+        from release.sources import nightly_runs
+        from release.sources.throttle import read as read_throttle
         client, owner, name = github.client, github.owner, github.name
         branch = options.base or base_branch(project.root)
         throttle_line = read_throttle(roller, client, owner, name, branch=branch).line()

@@ -71,7 +71,7 @@ def check_publishable(store: Store, plan_version: str, revisions: RevisionMap,
                 "cut the next number, or a .postN of a release")
         raise UserError(f"{tag} is already published with other sources (releases are "
                         f"immutable); {hint}")
-    from release.build.plan import move_on
+    from release.build.next_version import move_on
     move = ("re-spin as a higher .postN" if versions.kind_of(plan_version) == "post" else
             move_on(blocker, published.versions()))
     raise UserError(f"{plan_version} would sort below {blocker}, already published on "

@@ -84,9 +84,10 @@ def asked_github(offline: bool, repo: str | None, env: Mapping[str, str]) -> tup
 def status(project: Project, options: StatusOptions, store: Store | None,
            github: OnGitHub | None) -> StatusResult:
     """Everything status shows (see the module doc); ``store`` None with ``offline``."""
-    from release.check import resolver
     info = project.version_info
     view = None if store is None else store_view(store, line_cells(project))
+    if not options.offline:  # the resolver is loaded only to ask the public index
+        from release.check import resolver
     listed = () if options.offline else resolver.index_versions(info.rocm_majors, options.public_index)
     nxt = next_versions(project, options.date, options.build_number, view, listed)
     next_ = {kind: v for kind, (v, _) in nxt.items()}
@@ -198,8 +199,8 @@ def store_view(store: Store, cells: tuple[tuple[int, str], ...] = ()) -> dict:
 def next_versions(project: Project, date: _dt.date, build: int | None,
                   view: dict | None, listed: tuple[str, ...] = ()) -> dict[str, tuple[str | None, str]]:
     """``{kind: (version or None, note)}``: what a build of each kind would get now, from
-    ``plan.next_versions`` (the rule: ``versions.blocking_version``) over what is published."""
-    from release.build.plan import next_versions as planned
+    ``next_version.next_versions`` (the rule: ``versions.blocking_version``) over what is published."""
+    from release.build.next_version import next_versions as planned
     published = [*(view or {}).get("published_versions", ()), *listed]
     return {kind: (n["version"], n["why"])
             for kind, n in planned(project, published, date, build).items()}

@@ -10,24 +10,18 @@ network; a moved pin fetches only what changed. Every HEAD is verified against i
 from __future__ import annotations
 
 import dataclasses
-import os
 from pathlib import Path
 from typing import Callable
 
 from release.core.config import Dep, Deps
 from release.core.errors import UserError
+from release.core.project_root import CACHE_ENV as CACHE_ENV  # re-exported: the cache is where checkouts come from
+from release.core.project_root import cache_dir as cache_dir
 from release.sources.git import Remote, common_dir, head_of
 from release.sources.mirror import Mirror
 from release.sources.partial import mirror_dir
 
 SOURCE_DEPS = ("plugin", "jax", "xla")
-CACHE_ENV = "JAX_ROCM_RELEASE_CACHE"
-
-
-def cache_dir(root: Path) -> Path:
-    """Where mirrors live: ``$JAX_ROCM_RELEASE_CACHE`` or ``<root>/.cache/git``."""
-    env = os.environ.get(CACHE_ENV)
-    return Path(env) if env else Path(root) / ".cache" / "git"
 
 
 def workspace_paths(workspace: Path) -> dict[str, Path]:

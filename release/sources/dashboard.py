@@ -29,10 +29,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from release.core import roller_report
 from release.core.errors import ReleaseError, UserError
 from release.core.roller_report import MARKER, Pin, Pull
-from release.sources.git import Remote
-from release.sources.mirror import Mirror
 from release.sources.partial import mirror_dir
-from release.sources.pull_requests import open_bump_pulls
 from release.sources.repo import HOLD_PREFIX
 
 if TYPE_CHECKING:
@@ -163,6 +160,7 @@ def open_pulls(client: GitHubClient, owner: str, name: str, base: str) -> tuple[
     PRs into any branch (one per held dep and line: ``hold/X.Y/<dep>`` into ``release/X.Y``, so a
     maintenance line's hold shows on the one dashboard too), both from this repository's own
     branches."""
+    from release.sources.pull_requests import open_bump_pulls
     bumps = open_bump_pulls(client, owner, name, base)
     holds = [p for p in client.list_pulls(owner, name, state="open")
              if p["head"]["ref"].startswith(HOLD_PREFIX)
@@ -179,6 +177,8 @@ def pin_times(deps: Deps, cache: Path, *, fetch: bool) -> tuple[tuple[Pin, ...],
         when: _dt.datetime | None = None
         present = (mirror_dir(cache, dep.url) / "HEAD").is_file()
         if present or fetch:
+            from release.sources.git import Remote  # a mirror is opened only when there is one
+            from release.sources.mirror import Mirror
             try:
                 with Mirror(cache, Remote(dep.name, dep.url)) as mirror:
                     if mirror.has_commit(dep.commit) or (fetch and mirror.fetch_commit(dep.commit, trees=False)):

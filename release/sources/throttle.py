@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping
 from release.core import sanitize
 from release.core.lines import LINE_PREFIX
 from release.core.redact import redact
+from release.core.roller import not_asked as not_asked  # re-exported: the throttle's line offline
 from release.sources.nightly_runs import GREEN, RED, TOKEN_SCOPES, NightlyRun, iter_runs, with_gates
 from release.sources.shapes import fields
 
@@ -147,17 +148,6 @@ def check(roller: Roller, *, branch: str | None, env: Mapping[str, str] | None =
         return unchecked(roller, "GITHUB_REPOSITORY is not set to owner/name")
     client = GitHubClient.from_env(env, console=console, deadline=DEADLINE, needs=WORKFLOW_RUNS)
     return read(roller, client, owner, name, branch=branch)
-
-
-def not_asked(roller: Roller) -> str | None:
-    """The throttle in one line when GitHub is not asked (``release status --offline``, no
-    token): what it is set to, not a decision; None when it is off."""
-    if roller.throttle_after_red <= 0:
-        return None
-    reset = f", reset after {roller.reset_text()}" if roller.reset_text() else ""
-    k = roller.throttle_after_red
-    return (f"throttle: stops after {k} red nightl{'y' if k == 1 else 'ies'} in a row{reset}; "
-            "nightly runs not read (GitHub not asked)")
 
 
 def unchecked(roller: Roller, why: str) -> Throttle:
