@@ -46,9 +46,14 @@ def world(tmp_path, github_env, fake_bazel, public, monkeypatch):
     # The line builds the cells these runs build (CELLS): validate refuses a draft missing one.
     info = json.loads((root / "version_info.json").read_text())
     (root / "version_info.json").write_text(json.dumps(info | {"pythons": [PY]}, indent=2) + "\n")
-    for name in ("scripts", ".github", "docs"):
+    for name in ("scripts", ".github"):
         shutil.copytree(REPO / name, root / name)
-    shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
+    # A one-page docs site: the index job builds it strictly beside the indexes as it builds this
+    # repository's (whose content, built strictly, is tests/test_docs.py's: four CPU-seconds more here).
+    (root / "docs").mkdir()
+    (root / "docs" / "index.md").write_text("# jax-rocm-release\n")
+    (root / "mkdocs.yml").write_text("site_name: jax-rocm-release\nstrict: true\ntheme:\n  name: material\n"
+                                     "  font: false\n")
     (root / ".gitignore").write_text("/dist/\n/.cache/\n/workspace/\n/site/\n/.runner-*\n")
     origin = tmp_path / "origin.git"
     git("init", "--quiet", "--bare", "-b", "main", origin)
@@ -163,6 +168,7 @@ def test_a_red_nightly_is_re_run_two_days_later_and_publishes_the_plans_nightly(
     assert any(entry[4].get("authorization") == f"Bearer {fake.read_token}" for entry in fake.log)
     simple = index.checkout / "site" / "nightly" / "jax-rocm7-plugin" / "index.html"
     assert version in simple.read_text()
+    assert (index.checkout / "site" / "docs" / "index.html").is_file()  # the docs beside the indexes
     assert runner.run_job("pages", nightly["pages"]).result == "success"
 
 
