@@ -25,7 +25,9 @@ with the wall clock.
 
 from __future__ import annotations
 
+import copy
 import datetime
+import functools
 import glob
 import json
 import os
@@ -42,7 +44,14 @@ EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 
 
 def load_workflow(path: Path) -> dict:
-    doc = yaml.safe_load(path.read_text())
+    """The workflow file as a fresh dict (the caller's to change): parsed once per content, with
+    libyaml where PyYAML has it (38 parses by the pure-Python parser cost a roller week about a CPU-second)."""
+    return copy.deepcopy(_parsed_workflow(path.read_text()))
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed_workflow(text: str) -> dict:
+    doc = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     if True in doc:
         doc["on"] = doc.pop(True)
     return doc
