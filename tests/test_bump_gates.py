@@ -183,3 +183,14 @@ def test_a_finished_run_changed_when_a_pin_or_the_version_moved(moves, vmove, ch
     assert result.facts == {"deps": {}} and result.delivered == {"branch": "bump/x"}
     assert result.auto_merge == {"action": "none", "line": "auto-merge: no open bump PR", "number": None,
                                  "sha": None, "checks": None}
+    assert not result.dry_run and result.roller_warning is None and result.throttle is None
+
+
+def test_a_finished_run_says_the_dry_run_the_rollers_warning_and_the_throttle_and_no_merge_when_none_ran():
+    throttle = dataclasses.make_dataclass("T", [], namespace={"to_json": lambda self: {"red": 2}})()
+    run = run_of(options=BumpOptions(now=NOW, dry_run=True), rolled=RollResult(None, None, (XLA,)),  # type: ignore[arg-type]
+                 body=PullBody("Bump", "x\n"), roller_warning="roller.yaml: unknown key 'x'", throttle=throttle,
+                 throttle_line="2 red nightlies; only the move back a hold asks for is made")
+    result = run.finished()
+    assert result.dry_run and result.roller_warning == "roller.yaml: unknown key 'x'" and result.auto_merge is None
+    assert result.throttle == {"red": 2, "line": "2 red nightlies; only the move back a hold asks for is made"}
