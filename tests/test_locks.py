@@ -25,9 +25,8 @@ from release.check.validate import validate
 from release.core import locks, naming
 from release.publish.drafts import publish_draft, read_dist, undraft
 from release.publish.stores import LocalStore
-from tests.support.installs import _fresh_venv, uv_bin
+from tests.support.installs import _fresh_venv, jax_stand_ins, uv_bin
 from tests.support.publish_dist import PYTHON
-from tests.test_user_install import jax_stand_ins
 
 CELL = locks.lock_name(7, PYTHON)
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -18,22 +17,10 @@ from release.core import core_metadata, naming
 from release.publish import notes, public_files
 from release.publish.drafts import publish_draft, read_dist, undraft
 from release.publish.stores import LocalStore
+from tests.support.installs import jax_stand_ins, needs_uv
 from tests.support.publish_dist import PYTHON, write_wheel
 
-
-def jax_stand_ins(directory: Path, line: str) -> list[Path]:
-    """jax (requiring jaxlib of its version) and jaxlib wheels of ``line``."""
-    directory.mkdir(parents=True, exist_ok=True)
-    return [write_wheel(directory / f"jax-{line}-py3-none-any.whl", "jax", line, "py3-none-any",
-                        {"jax/__init__.py": f"__version__ = {line!r}\n"}, requires=[f"jaxlib=={line}"]),
-            write_wheel(directory / f"jaxlib-{line}-py3-none-any.whl", "jaxlib", line, "py3-none-any",
-                        {"jaxlib/__init__.py": f"__version__ = {line!r}\n"})]
-
-
-@pytest.fixture(autouse=True)
-def _uv_here():
-    if user_install.find_uv() is None:
-        pytest.skip("uv is not installed (it is in the test extras)")
+pytestmark = needs_uv()
 
 
 def run(store_dir, make_dist, version, public):

@@ -6,40 +6,22 @@ missing a cell its line builds fails. Real pip and uv, stand-in wheels, a local 
 from __future__ import annotations
 
 import tomllib
-from pathlib import Path
 
 import pytest
 
-from release.check import user_install
 from release.check.validate import Validation, step_check_files, validate
 from release.core import naming
 from release.publish.drafts import publish_draft, read_dist
 from release.publish.stores import LocalStore
-from tests.support.publish_dist import PYTHON, write_wheel
+from tests.support.installs import jax_stand_ins, needs_uv
+from tests.support.publish_dist import PYTHON
+from tests.support.sdk_wheels import runtime_wheels
 
 RELEASE = "0.9.1"
 OTHER = "3.12" if PYTHON != "3.12" else "3.11"
 
 
-def jax_with_extras(directory: Path, line: str, extras: tuple[int, ...]) -> list[Path]:
-    """jax of ``line`` offering ``rocmN-local`` for each N of ``extras`` (as jax's setup.py: jaxlib
-    of the line and that major's plugin), and jaxlib."""
-    directory.mkdir(parents=True, exist_ok=True)
-    provides = tuple(user_install.user_extra(m) for m in extras)
-    requires = [f"jaxlib=={line}"] + [r for m in extras for r in (
-        f'jaxlib=={line}; extra == "{user_install.user_extra(m)}"',
-        f'{naming.plugin_dist(m)}=={line}.*; extra == "{user_install.user_extra(m)}"')]
-    return [write_wheel(directory / f"jax-{line}-py3-none-any.whl", "jax", line, "py3-none-any",
-                        {"jax/__init__.py": f"__version__ = {line!r}\n"}, requires=requires,
-                        provides_extra=provides),
-            write_wheel(directory / f"jaxlib-{line}-py3-none-any.whl", "jaxlib", line, "py3-none-any",
-                        {"jaxlib/__init__.py": f"__version__ = {line!r}\n"})]
-
-
-@pytest.fixture(autouse=True)
-def _uv_here():
-    if user_install.find_uv() is None:
-        pytest.skip("uv is not installed (it is in the test extras)")
+pytestmark = needs_uv()
 
 
 def test_every_cell_of_a_two_major_draft_is_installed_keyed_and_locked(make_dist, local_index, tmp_path,
@@ -49,9 +31,11 @@ def test_every_cell_of_a_two_major_draft_is_installed_keyed_and_locked(make_dist
     naming its own major's plugin; jax's extra is used where the public jax offers it (rocm7-local
     here) and said where it does not; the Python without an interpreter leaves both majors' cells
     untested."""
-    public = local_index(jax_with_extras(tmp_path / "public", RELEASE, extras=(7,)), metadata=True)
+    runtime = [w for v in ("7.2.0", "10.1.0") for w in runtime_wheels(tmp_path / "rocm", v)]
+    public = local_index(jax_stand_ins(tmp_path / "public", RELEASE, local=(7,)) + runtime, metadata=True)
     store = LocalStore(tmp_path / "store")
-    publish_draft(store, read_dist(make_dist(RELEASE, majors=(7, 10), pythons=(PYTHON, OTHER))))
+    extras = {7: ("rocm[libraries]==7.2.0",), 10: ("rocm[libraries]>=10",)}
+    publish_draft(store, read_dist(make_dist(RELEASE, majors=(7, 10), pythons=(PYTHON, OTHER), with_rocm=extras)))
     nowhere = tmp_path / "empty-path"
     nowhere.mkdir()
     monkeypatch.setenv("PYENV_ROOT", str(nowhere))
@@ -65,6 +49,14 @@ def test_every_cell_of_a_two_major_draft_is_installed_keyed_and_locked(make_dist
         assert result.cells[(major, PYTHON)]["as_users"] == {"pip": "ok", "uv": "ok"}
         assert result.cells[(major, OTHER)]["tested"] is False
     assert result.untested_cells == sorted([(7, OTHER), (10, OTHER)])
+    # the with-rocm path (jax[rocmN] -> the plugin's extra -> TheRock's runtime wheels) resolves for
+    # each major's cell, with its own major's runtime, from metadata alone
+    for major, rocm in ((7, "7.2.0"), (10, "10.1.0")):
+        assert result.cells[(major, PYTHON)]["with_rocm"] == {
+            "pip": "ok", "uv": "ok", "reason": None,
+            "runtime": [f"rocm=={rocm}", f"rocm-sdk-core=={rocm}", f"rocm-sdk-libraries=={rocm}"]}
+        assert "with_rocm" not in result.cells[(major, OTHER)]
+    assert not any(p.endswith(".whl") and p.startswith("/files/rocm") for p in public.log)
     assert result.cells[(7, PYTHON)]["jax_extra"] == "rocm7-local"
     assert result.cells[(10, PYTHON)]["jax_extra"] is None
     assert any("has no [rocm10-local] extra" in line for line in said)

@@ -33,7 +33,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from release.check import interpreters, resolver, user_install
+from release.check import interpreters, resolver, user_install, with_rocm_path
 from release.core import cells, naming, versions
 from release.core.errors import UserError
 from release.core.safe_names import file_name_problem
@@ -335,11 +335,14 @@ def judge(python: str, seen: dict[str, Any]) -> Smoke:
 
 
 def run_smoke(wheels: Sequence[Path], interp: interpreters.Interpreter, public_index: str | None,
-              work: Path, say: Say, probe: str = PROBE, *, no_gpu: bool = False, major: int | None = None) -> Smoke:
+              work: Path, say: Say, probe: str = PROBE, *, no_gpu: bool = False, major: int | None = None,
+              with_rocm: bool = False, rocm_index: str | None = None) -> Smoke:
     """Install the draft's pair of ROCm ``major`` (default: the first major with a plugin for
     ``interp``'s Python) for ``interp``'s Python with jax and jaxlib of the line into a fresh venv
     under ``work``, then run ``probe`` there (``no_gpu``: the no-GPU gate's probe and verdict,
-    ``NO_GPU_PROBE`` and ``judge_no_gpu``)."""
+    ``NO_GPU_PROBE`` and ``judge_no_gpu``). ``with_rocm``: as users without a system ROCm install
+    (``jax[rocmN]``, the plugin's ``with-rocm`` extra: TheRock's runtime wheels, from ``rocm_index``
+    beside the public index), instead of ``jax[rocmN-local]``."""
     if no_gpu and probe == PROBE:
         probe = NO_GPU_PROBE
     plugins = [w for w in wheels if (i := naming.Identity.of(w)).kind == "plugin"
@@ -353,22 +356,25 @@ def run_smoke(wheels: Sequence[Path], interp: interpreters.Interpreter, public_i
     ident = naming.Identity.of(plugins[0])
     version = ident.version
     assert major is not None and version is not None  # a plugin's kind implies them
-    return dataclasses.replace(_install_and_probe(plugins[0], pjrt[0], major, version, interp, public_index,
+    reqs = (with_rocm_path.requirements if with_rocm else user_install.requirements)(major, version)
+    extra = ["--extra-index-url", rocm_index] if with_rocm and rocm_index else []
+    return dataclasses.replace(_install_and_probe(plugins[0], pjrt[0], reqs, extra, version, interp, public_index,
                                                   work, say, probe, no_gpu), rocm_major=major)
 
 
-def _install_and_probe(plugin: Path, pjrt: Path, major: int, version: str, interp: interpreters.Interpreter,
-                       public_index: str | None, work: Path, say: Say, probe: str, no_gpu: bool) -> Smoke:
+def _install_and_probe(plugin: Path, pjrt: Path, reqs: list[str], extra_index: list[str], version: str,
+                       interp: interpreters.Interpreter, public_index: str | None, work: Path, say: Say,
+                       probe: str, no_gpu: bool) -> Smoke:
     env_dir = work / "smoke-venv"
     made = subprocess.run([interp.path, "-m", "venv", "--without-pip", str(env_dir)],
                           capture_output=True, text=True)
     if made.returncode != 0:
         return Smoke(interp.version, problems=[f"{interp.path} -m venv failed"])
     python = env_dir / "bin" / "python"
-    reqs = user_install.requirements(major, version)
     with resolver.staged_index([plugin, pjrt], work / "index") as draft_index:
         say(f"smoke: pip install {' '.join(reqs)}")
         argv = user_install.install_argv("pip", python, reqs, draft_index, public_index)
+        argv[-len(reqs):-len(reqs)] = extra_index
         try:
             done = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT,
                                   env=dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1"))
@@ -399,7 +405,8 @@ def _install_and_probe(plugin: Path, pjrt: Path, major: int, version: str, inter
 
 
 def run_cells(wheels: Sequence[Path], public_index: str | None, work: Path, say: Say, *,
-              python: str | None = None, no_gpu: bool = False) -> Verdict:
+              python: str | None = None, no_gpu: bool = False, with_rocm: bool = False,
+              rocm_index: str | None = None) -> Verdict:
     """The gate over every (ROCm major, Python) cell of ``wheels``, each in a venv of its own:
     ``python`` (its Python must be one the wheels carry) runs its Python's cells only; else every
     cell whose Python has an interpreter here runs, and the others are "not run" (a warning).
@@ -427,7 +434,8 @@ def run_cells(wheels: Sequence[Path], public_index: str | None, work: Path, say:
         say(f"smoke: {cells.label((major, py))}")
         cell_work = work / f"rocm{major}-py{py}"
         cell_work.mkdir(parents=True, exist_ok=True)
-        results.append(run_smoke(wheels, here, public_index, cell_work, say, no_gpu=no_gpu, major=major))
+        results.append(run_smoke(wheels, here, public_index, cell_work, say, no_gpu=no_gpu, major=major,
+                                 with_rocm=with_rocm, rocm_index=rocm_index))
     return Verdict(results)
 
 
@@ -465,7 +473,8 @@ def _cell_from_json(data: object) -> Smoke:
 
 
 def smoke_draft(store: Store, tag: str, *, public_index: str | None = FROM_ENV,
-                python: str | None = None, say: Say = lambda _: None, no_gpu: bool = False) -> Verdict:
+                python: str | None = None, say: Say = lambda _: None, no_gpu: bool = False,
+                with_rocm: bool = False, rocm_index: str | None = None) -> Verdict:
     """The gate over the draft (or published release) of ``tag``: its wheels downloaded, every
     cell smoke-tested (``run_cells``), the verdict recorded in the draft's notes (the ROCm gate's only: ``no_gpu``
     records nothing)."""
@@ -477,7 +486,8 @@ def smoke_draft(store: Store, tag: str, *, public_index: str | None = FROM_ENV,
     try:
         wheels = [store.download_asset(release, a, work / a.name) for a in store.list_assets(release)
                   if a.name.endswith(".whl") and file_name_problem(a.name) is None]
-        result = run_cells(wheels, public_index, work, say, python=python, no_gpu=no_gpu)
+        result = run_cells(wheels, public_index, work, say, python=python, no_gpu=no_gpu, with_rocm=with_rocm,
+                           rocm_index=rocm_index)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if release.draft and not no_gpu:

@@ -27,7 +27,10 @@ Named steps, in order; each adds to one ``Validation`` (problems, warnings, what
    (``jax[rocmN-local]``), jaxlib of the line and the cell's pair in one resolve, with pip and
    with uv, each into a fresh venv; the files pip took from the public
    index (its ``--report``) are described as that index names them (``release.check.public_set``)
-   and recorded with the mark, for the channel indexes. Results are keyed by the cell. A Python
+   and recorded with the mark, for the channel indexes. Then the line users without a system ROCm
+   type (``jax[rocmN]``, the plugin's ``with-rocm`` extra, TheRock's runtime wheels from
+   ``rocm_index``) is resolved from metadata alone with pip and uv (``release.check.with_rocm_path``)
+   and kept in the cell's ``with_rocm``. Results are keyed by the cell. A Python
    with no interpreter on this machine leaves its cells untested: a warning; a problem with ``require_all_pythons`` (or
    ``$RELEASE_REQUIRE_ALL_PYTHONS=1``, as CI sets where its image has every Python).
 5. ``lock``: only when all passed, one PEP 751 lock per cell installed as users install
@@ -61,6 +64,7 @@ from release.core.checksums import sha256_file
 from release.core.errors import UserError
 from release.core.naming import Identity
 from release.core.processes import alive
+from release.core.public_index import check_rocm_index, rocm_index_default
 from release.core.revisions import RevisionMap
 from release.core.safe_names import file_name_problem
 from release.core.scan import Headers
@@ -102,7 +106,7 @@ def validate(store: Store, tag: str, *, say: Say = lambda _: None, progress: Pro
              runpath: tuple[str, ...] = (), public_index: str | None = FROM_ENV,
              require_all_pythons: bool | None = None, search_path: str | None = None,
              workdir_root: Path | None = None, line_majors: Sequence[int] | None = None,
-             line_pythons: Sequence[str] | None = None) -> Validation:
+             line_pythons: Sequence[str] | None = None, rocm_index: str | None = FROM_ENV) -> Validation:
     """Check the draft (or published release) of ``tag``.
 
     ``python``/``pythons``: interpreters to install with (others are looked for per Python
@@ -111,7 +115,8 @@ def validate(store: Store, tag: str, *, say: Say = lambda _: None, progress: Pro
     ``None`` for pip's own; default ``$RELEASE_PUBLIC_INDEX`` else pip's own); ``line_majors``
     and ``line_pythons``: what the tag's line builds (``line_of_project``): the draft must hold
     every such (ROCm major, Python) cell (None: the draft's own majors, each for every Python any
-    of them has).
+    of them has); ``rocm_index``: the index TheRock's runtime wheels come from for the ``with-rocm``
+    path (default ``$RELEASE_ROCM_INDEX``, else the public index alone).
     """
     version = naming.version_of_tag(tag, flag="tag")
     given = interpreters.given([*([python] if python else []), *pythons])  # bad paths: exit 2
@@ -121,7 +126,11 @@ def validate(store: Store, tag: str, *, say: Say = lambda _: None, progress: Pro
         public_index = resolver.check_index_flag(public_index)
     if require_all_pythons is None:
         require_all_pythons = os.environ.get(REQUIRE_ALL_PYTHONS_ENV, "").strip() == "1"
-    options = InstallOptions(tuple(given), public_index, require_all_pythons, search_path)
+    if rocm_index == FROM_ENV:
+        rocm_index = rocm_index_default()
+    elif rocm_index is not None:
+        rocm_index = check_rocm_index(rocm_index)
+    options = InstallOptions(tuple(given), public_index, require_all_pythons, search_path, rocm_index)
     release, is_draft = find_target(store, tag)
     result = Validation(tag, release.id)
     root = Path(workdir_root or tempfile.gettempdir())

@@ -6,7 +6,8 @@ per Python; a user of one major never installs the other's, so each cell is inst
 own: the line's install lines of that major's plugin (``resolver.line_requirements``) against
 the draft's index merged with the public one, then both packages' ``__version__`` and
 ``commit_info`` imported, then the install as users install (``release.check.user_install``:
-jax with the extra jax documents for that major, jaxlib, the plugin pinned; pip and uv). Results
+jax with the extra jax documents for that major, jaxlib, the plugin pinned; pip and uv), then the
+line of users without a system ROCm resolved, metadata only (``release.check.with_rocm_path``). Results
 are keyed by the cell, never by Python alone (one major's verdict would overwrite the other's).
 """
 
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Sequence
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from release.check import interpreters, resolver, user_install
+from release.check import interpreters, resolver, user_install, with_rocm_path
 from release.core import cells, naming
 from release.core.checksums import sha256_file
 
@@ -62,6 +63,7 @@ class InstallOptions:
     public_index: str | None = resolver.PIP_DEFAULT  # a URL, "none", or pip's own index
     require_all_pythons: bool = False
     search_path: str | None = None  # where python3.X is looked for (default $PATH)
+    rocm_index: str | None = None  # where TheRock's runtime wheels come from, beside the public index
 
 
 def carried_cells(wheels: Sequence[Path]) -> dict[Cell, tuple[Path, Path]]:
@@ -119,6 +121,9 @@ def step_install(wheels: list[Path], version: str, revisions: RevisionMap | None
                 if not problems and public != resolver.NO_PUBLIC_INDEX:
                     problems = step_as_users(found, cell, version, plugin, pjrt, draft_index, public,
                                              cell_work, result, say, picked)
+                if not problems and public != resolver.NO_PUBLIC_INDEX:
+                    problems = step_with_rocm(found.path, cell, version, plugin,
+                                              draft_index, public, options.rocm_index, cell_work, result, say)
                 result.problems.extend(f"{cells.label(cell)}: {p}" for p in problems)
                 result.cells[cell]["tested"] = not problems
     untested = [f"{cells.label(c)} ({result.cells[c]['reason']})" for c in result.untested_cells
@@ -135,6 +140,22 @@ def step_install(wheels: list[Path], version: str, revisions: RevisionMap | None
         result.checked.extend(["resolve", "install", "import"])
     if any(info.get("as_users") for info in result.cells.values()):
         result.checked.append("as-users")
+    if any("ok" in (info.get("with_rocm") or {}).values() for info in result.cells.values()):
+        result.checked.append("with-rocm-resolves")
+
+
+def step_with_rocm(interpreter: str, cell: Cell, version: str, plugin: Path, draft_index: str, public: str | None,
+                   rocm_index: str | None, work: Path, result: Validation, say: Say) -> list[str]:
+    """The line users without a system ROCm type (``jax[rocmN]``, the plugin's ``with-rocm`` extra),
+    resolved from metadata alone with pip and uv (``release.check.with_rocm_path``) and kept in the
+    cell's ``with_rocm``; its problems."""
+    record = with_rocm_path.check_cell(interpreter, cell[0], version, plugin, draft_index, public, rocm_index,
+                                       work / "with-rocm", say)
+    result.cells[cell]["with_rocm"] = record.to_json()
+    if record.reason:
+        say(f"{cells.label(cell)}: the {with_rocm_path.EXTRA} path is not resolved: {record.reason}")
+    result.warnings.extend(f"{cells.label(cell)}: {w}" for w in record.warnings)
+    return record.problems
 
 
 def step_as_users(interp: interpreters.Interpreter, cell: Cell, version: str, plugin: Path, pjrt: Path,

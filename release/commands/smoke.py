@@ -26,7 +26,7 @@ HELP = ("on a ROCm machine: install the draft's wheels (TAG, or a dist DIR) with
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from release.core.public_index import add_public_index_option
+    from release.core.public_index import add_public_index_option, add_rocm_index_option
     parser.add_argument("target", metavar="TAG|DIR",
                         help="a release tag (its draft's wheels; the verdict goes into its notes), "
                              "or a directory of wheels")
@@ -42,6 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     either.add_argument("--no-gpu", action="store_true", help="without an AMD GPU: jax must import, list the "
                         "CPU and jit, the plugin say at most one warning (nothing goes into the notes)")
     add_public_index_option(parser, "jax and jaxlib come from (the wheels' own index is merged in)")
+    add_rocm_index_option(parser, with_rocm_flag=True)
     add_store_options(parser)
 
 
@@ -53,6 +54,7 @@ def _verdict(args: argparse.Namespace, out: Output) -> tuple[smoke.Smoke | smoke
     from release.check.resolver import public_index_from_args
     from release.core import naming
     from release.core.errors import UserError
+    from release.core.public_index import rocm_index_from_args
     target = Path(args.target)
     if args.record is not None:
         version = naming.version_of_tag(args.target, flag="TAG")
@@ -67,14 +69,15 @@ def _verdict(args: argparse.Namespace, out: Output) -> tuple[smoke.Smoke | smoke
         work = Path(tempfile.mkdtemp(prefix="release-smoke-"))
         try:
             return smoke.run_cells(wheels, public_index_from_args(args), work, out.line,
-                                   python=args.python and str(args.python), no_gpu=args.no_gpu), version
+                                   python=args.python and str(args.python), no_gpu=args.no_gpu,
+                                   with_rocm=args.with_rocm, rocm_index=rocm_index_from_args(args)), version
         finally:
             shutil.rmtree(work, ignore_errors=True)
     version = naming.version_of_tag(args.target, flag="TAG")
     store = open_store_from_args(args, out)
     return smoke.smoke_draft(store, args.target, public_index=public_index_from_args(args),
-                             python=args.python and str(args.python), say=out.line,
-                             no_gpu=args.no_gpu), version
+                             python=args.python and str(args.python), say=out.line, no_gpu=args.no_gpu,
+                             with_rocm=args.with_rocm, rocm_index=rocm_index_from_args(args)), version
 
 
 def run(args: argparse.Namespace, out: Output) -> int:

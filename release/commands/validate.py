@@ -18,13 +18,14 @@ HELP = ("validate the draft of TAG: checksums, verify, then the README's pip ins
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from release.core.public_index import add_public_index_option
+    from release.core.public_index import add_public_index_option, add_rocm_index_option
     parser.add_argument("tag", metavar="TAG", help="release tag, e.g. rocm-jax-v0.9.1")
     parser.add_argument("--python", metavar="PATH", action="append", dest="pythons", default=[],
                         type=flags.executable,
                         help="an interpreter to install with, repeatable (others are found per "
                              "Python the draft carries: this one, python3.X on PATH, pyenv installs, uv)")
     add_public_index_option(parser, "the draft's index is merged with, as users resolve")
+    add_rocm_index_option(parser)
     parser.add_argument("--require-all-pythons", action="store_true",
                         help="fail when a Python the draft carries has no interpreter here "
                              "(default: a warning naming it, unless "
@@ -38,6 +39,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     from release.check.validate import line_of_project, validate
     from release.core import naming
     from release.core.errors import UserError
+    from release.core.public_index import rocm_index_from_args
     version = naming.version_of_tag(args.tag, flag="tag")
     try:  # the checkout's line says which cells a draft of it must hold; none here: the draft's own
         majors, pythons = line_of_project(project(args), version)
@@ -50,7 +52,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
                           runpath=tuple(configured_runpath(args.root)),
                           public_index=public_index_from_args(args),
                           require_all_pythons=args.require_all_pythons or None,
-                          line_majors=majors, line_pythons=pythons)
+                          line_majors=majors, line_pythons=pythons,
+                          rocm_index=rocm_index_from_args(args))
     github_output({"validated": "true" if result.ok else "false",
                    "untested_pythons": " ".join(result.untested),
                    "untested_cells": " ".join(f"rocm{m}-py{py}" for m, py in result.untested_cells)})

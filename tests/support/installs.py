@@ -62,3 +62,31 @@ def uv_install(tmp_path: Path, url: str, *args: str, name: str = "uvenv") -> tup
     if proc.returncode:
         return proc.returncode, {}, proc.stderr
     return 0, installed(py), proc.stderr
+
+
+# ---------------------------------------------------------------- stand-in jax and jaxlib of a line
+
+
+def needs_uv():
+    """A mark for a module whose installs run uv too: skipped where uv is missing."""
+    from release.check.user_install import find_uv
+    return pytest.mark.skipif(find_uv() is None, reason="uv is not installed (it is in the test extras)")
+
+
+def jax_stand_ins(directory: Path, line: str, *, local: tuple[int, ...] = (),
+                  with_rocm: tuple[int, ...] = ()) -> list[Path]:
+    """jax of ``line`` (requiring jaxlib of its version) and jaxlib, as installable wheels. jax offers,
+    as jax's setup.py: ``rocmN-local`` for each N of ``local`` (jaxlib and that major's plugin of the
+    line) and ``rocmN`` for each N of ``with_rocm`` (jaxlib and the plugin with its ``with-rocm`` extra)."""
+    from release.core import naming
+    from tests.support.publish_dist import write_wheel
+    directory.mkdir(parents=True, exist_ok=True)
+    extras = {**{f"rocm{m}-local": f"{naming.plugin_dist(m)}=={line}.*" for m in local},
+              **{f"rocm{m}": f"{naming.plugin_dist(m)}[with-rocm]=={line}.*" for m in with_rocm}}
+    requires = [f"jaxlib=={line}"] + [r for extra, plugin in extras.items() for r in (
+        f'jaxlib=={line}; extra == "{extra}"', f'{plugin}; extra == "{extra}"')]
+    return [write_wheel(directory / f"jax-{line}-py3-none-any.whl", "jax", line, "py3-none-any",
+                        {"jax/__init__.py": f"__version__ = {line!r}\n"}, requires=requires,
+                        provides_extra=tuple(extras)),
+            write_wheel(directory / f"jaxlib-{line}-py3-none-any.whl", "jaxlib", line, "py3-none-any",
+                        {"jaxlib/__init__.py": f"__version__ = {line!r}\n"})]

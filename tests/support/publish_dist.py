@@ -37,7 +37,7 @@ def _record_line(name: str, data: bytes) -> str:
     return f"{name},sha256={digest},{len(data)}"
 
 
-def write_wheel(path: Path, dist: str, version: str, tag: str, files: dict[str, str],
+def write_wheel(path: Path, dist: str, version: str, tag: str, files: dict[str, str | bytes],
                 requires: list[str] = (), requires_python: str = ">=3.11",
                 provides_extra: tuple[str, ...] = ()) -> Path:
     di = f"{naming.wheel_filename(dist, version, None).split('-')[0]}-{version}.dist-info"
@@ -51,7 +51,7 @@ def write_wheel(path: Path, dist: str, version: str, tag: str, files: dict[str, 
     tmp = path.with_name(path.name + ".part")
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, text in members.items():
-            data = text.encode()
+            data = text if isinstance(text, bytes) else text.encode()
             info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
             info.external_attr = 0o644 << 16
             zf.writestr(info, data, zipfile.ZIP_DEFLATED)
@@ -73,11 +73,13 @@ def _version_py(version: str) -> str:
 def build_dist(out_root: Path, version: str, commits: dict[str, str] | None = None,
                requires_python: str = ">=3.11", pythons: tuple[str, ...] = (PYTHON,),
                version_py: str | None = None, release_commit: str = "0" * 40,
-               rocm_version: str | None = None, majors: tuple[int, ...] = (ROCM_MAJOR,)) -> Path:
+               rocm_version: str | None = None, majors: tuple[int, ...] = (ROCM_MAJOR,),
+               with_rocm: dict[int, tuple[str, ...]] | None = None) -> Path:
     """``pythons``: one plugin wheel for each; ``version_py``: the text of both wheels'
     ``version.py`` instead of the one the release tool writes; ``release_commit``: this
     repository's commit the wheels were built from; ``rocm_version``: the provenance's;
-    ``majors``: the ROCm majors, each with its PJRT wheel and a plugin wheel per Python."""
+    ``majors``: the ROCm majors, each with its PJRT wheel and a plugin wheel per Python;
+    ``with_rocm``: major -> the requirements of its plugin's ``with-rocm`` extra (none without)."""
     deps = load_deps(REPO_ROOT / "deps.yaml")
     if commits:
         deps = deps.with_commits(commits)
@@ -89,6 +91,7 @@ def build_dist(out_root: Path, version: str, commits: dict[str, str] | None = No
     common = {"version.py": version_py if version_py is not None else _version_py(version),
               "commit_info.py": revisions.commit_info_py()}
     pjrts, plugins = [], []
+    extra = with_rocm or {}
     for major in majors:
         pjrt_pkg, plugin_pkg = naming.pjrt_package(major), naming.plugin_package(major)
         pjrts.append(write_wheel(out / naming.pjrt_wheel(major, version), naming.pjrt_dist(major),
@@ -100,7 +103,9 @@ def build_dist(out_root: Path, version: str, commits: dict[str, str] | None = No
                                 naming.plugin_dist(major), version, naming.wheel_tag(python),
                                 {f"{plugin_pkg}/__init__.py": "from .version import __version__\n",
                                  **{f"{plugin_pkg}/{k}": v for k, v in common.items()}},
-                                requires=[f"{naming.pjrt_dist(major)}=={version}"],
+                                requires=[f"{naming.pjrt_dist(major)}=={version}",
+                                          *(f'{r}; extra == "with-rocm"' for r in extra.get(major, ()))],
+                                provides_extra=("with-rocm",) if major in extra else (),
                                 requires_python=requires_python) for python in pythons]
     (out / naming.REVISIONS_ASSET).write_text(revisions.dumps())
     sidecars = [core_metadata.write_beside(w) for w in (*pjrts, *plugins)]  # PEP 658, as the build writes them
