@@ -212,3 +212,66 @@ def test_the_runs_are_read_with_the_environment_given(github_env, monkeypatch):
     assert got.state == THROTTLED and got.read == 2, got
     assert check(parse_roller(Path("roller.yaml"), b"throttle_after_red: 3\n"),
                  branch=None, env=given).state == CLEAR
+
+
+PROBE = """
+import json, sys
+from release.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)), file=sys.__stderr__)
+"""
+
+
+@pytest.mark.parametrize("throttle", ["", "throttle_after_red: 3\n"])
+def test_a_warm_bump_with_nothing_moved_asks_the_throttle_nothing_it_cannot_use(
+        bump_project, git_remotes, tmp_path, throttle):
+    """Issue 36: the next day's bump, nothing moved upstream, under a second. The throttle that is
+    off, or cannot ask GitHub (no token), does not look up the checked-out branch (GitPython) or
+    load the GitHub client; with --json nothing draws, so rich is not loaded; the mirrors' lock is
+    not the filelock package. Each run of the roller is still the bump it was: pins current."""
+    import subprocess
+    import sys
+    c = git_remotes.c
+    root = bump_project(commits={"plugin": c["P2"], "jax": c["J4"], "xla": c["Y_TIP"]})
+    if throttle:
+        (root / "roller.yaml").write_text(throttle)
+    env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_TOKEN", "GITHUB_REPOSITORY")}
+    env["JAX_ROCM_RELEASE_CACHE"] = str(tmp_path / "cache")
+    for day in ("cold", "warm"):
+        proc = subprocess.run([sys.executable, "-c", PROBE, "bump", "--root", str(root), "--json"],
+                              capture_output=True, text=True, env=env, cwd=root)
+        result = json.loads(proc.stdout)
+        assert result["changed"] is False, (day, proc.stdout)
+        modules = json.loads(proc.stderr.strip().splitlines()[-1])
+        loaded = sorted({m for m in modules if m.split(".")[0] in ("git", "rich", "filelock", "requests")}
+                        | {m for m in modules if m == "release.sources.github"})
+        assert loaded == [], (day, loaded)
+
+
+def test_the_checked_out_branch_is_the_one_git_names(tmp_path):
+    """The throttle reads the nightly runs of the branch checked out (the bump PR's base): its
+    full name (also when a tag is named the same), None on a detached HEAD or outside a checkout,
+    from any directory below the top; as GitPython's ReleaseRepo names it."""
+    from release.sources.repo import ReleaseRepo, checked_out_branch
+    root = tmp_path / "checkout"
+    root.mkdir()
+    git("init", "--quiet", "-b", "main", cwd=root)
+    assert checked_out_branch(root) == "main" == ReleaseRepo(root).current_branch()  # before a commit too
+    (root / "sub").mkdir()
+    (root / "sub" / "f").write_text("x\n")
+    git("add", "-A", cwd=root)
+    git("-c", "user.name=a", "-c", "user.email=a@example.com", "commit", "--quiet", "-m", "one", cwd=root)
+    for branch in ("main", "release/0.9", "heads/odd"):
+        if branch != "main":
+            git("checkout", "--quiet", "-b", branch, cwd=root)
+        git("tag", "-f", branch, cwd=root)  # a tag named as the branch
+        assert checked_out_branch(root) == branch == ReleaseRepo(root).current_branch()
+        assert checked_out_branch(root / "sub") == branch
+    git("checkout", "--quiet", "main", cwd=root)  # tagged "main" too, above
+    assert checked_out_branch(root) == "main"
+    git("checkout", "--quiet", "--detach", cwd=root)
+    assert checked_out_branch(root) is None
+    assert checked_out_branch(tmp_path) is None and checked_out_branch(tmp_path / "nowhere") is None

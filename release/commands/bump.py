@@ -63,7 +63,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
                           merge_require=tuple(args.merge_require), merge_method=args.merge_method,
                           dry_run=args.dry_run, date=args.date)
     result = run_bump(project(args), options, os.environ, lambda line: out.err.print(line, markup=False),
-                      console=out.progress_console())
+                      console=out.progress_console() if out.draws_progress() else None)
     github_output(result.outputs())
     step_summary(result.summary())
     out.result(result.to_json(), lambda console: _human(console, result))

@@ -124,7 +124,7 @@ def mode(run: BumpRun) -> Said | None:
 def throttle(run: BumpRun) -> Said | None:
     from release.sources.throttle import check
     assert run.roller is not None
-    run.throttle = check(run.roller, branch=_nightly_branch(run), env=run.env, console=run.console)
+    run.throttle = check(run.roller, branch=lambda: _nightly_branch(run), env=run.env, console=run.console)
     run.throttle_line = run.throttle.line()
     # A stopped throttle rolls nothing forward and merges nothing; only the moves back that a
     # hold asks for still go through (a merged hold is how a red streak ends in a green night).
@@ -270,12 +270,8 @@ GATES: tuple[Gate, ...] = (
 def _nightly_branch(run: BumpRun) -> str | None:
     """The branch whose nightly runs the throttle reads: the one checked out (the bump PR's
     base); None (every branch) on a detached HEAD or outside a checkout."""
-    from release.core.errors import UserError
-    from release.sources.repo import ReleaseRepo
-    try:
-        return ReleaseRepo(run.project.root).current_branch()
-    except UserError:
-        return None
+    from release.sources.repo import checked_out_branch
+    return checked_out_branch(run.project.root)
 
 
 @contextlib.contextmanager

@@ -22,7 +22,7 @@ from release.core.redact import redact
 from release.sources.git import _SHA, Remote, remote_error, run_git
 
 if TYPE_CHECKING:
-    from filelock import FileLock
+    from contextlib import AbstractContextManager
 
 FILTER = "--filter=blob:none"  # a commit with its trees: to read a file or check it out
 HISTORY_FILTER = "--filter=tree:0"  # commits only: ancestry, counts and logs need nothing more
@@ -58,29 +58,33 @@ class PartialMirror:
         self.first_depth = first_depth
         self.first_window = first_window
         self.path = mirror_dir(cache, remote.url)
-        self._filelock: FileLock | None = None
+        self._held: AbstractContextManager[None] | None = None
+        self._depth = 0  # entered this many times (nested: one lock, taken once)
         self.fetches = 0  # how many times this object talked to the remote (for tests and logs)
 
-    @property
-    def _lock(self) -> FileLock:
-        """The mirror's lock, made when first taken (a command that only reads pins never loads it)."""
-        if self._filelock is None:
-            from filelock import FileLock
-            self._filelock = FileLock(str(self.path) + ".lock")
-        return self._filelock
-
     def __enter__(self) -> Self:
+        """Take the mirror's lock (``release.core.file_lock``: a run that only reads pins never
+        makes one) and open the mirror; entered again inside, it is already held."""
+        if self._depth:
+            self._depth += 1
+            return self
+        from release.core.file_lock import held
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock.acquire()
+        lock = held(str(self.path) + ".lock")
+        lock.__enter__()
         try:
             self._open()
-        except BaseException:
-            self._lock.release()
+        except BaseException as exc:
+            lock.__exit__(type(exc), exc, exc.__traceback__)
             raise
+        self._held, self._depth = lock, 1
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._lock.release()
+        self._depth -= 1
+        if self._depth == 0 and self._held is not None:
+            lock, self._held = self._held, None
+            lock.__exit__(None, None, None)
 
     def _open(self) -> None:
         if not (self.path / "HEAD").is_file():

@@ -352,6 +352,17 @@ def committed_deps(repo: ReleaseRepo, deps: Deps) -> Deps:
     return base
 
 
+def checked_out_branch(root: Path) -> str | None:
+    """The branch checked out in the checkout around ``root`` (``ReleaseRepo.current_branch``'s
+    answer); None on a detached HEAD or outside a checkout. One git process, not GitPython."""
+    from release.sources.git import run_git
+    if not Path(root).is_dir():
+        return None
+    status, out, _ = run_git(["symbolic-ref", "--quiet", "HEAD"], root)
+    ref = out.strip()
+    return ref[len("refs/heads/"):] if status == 0 and ref.startswith("refs/heads/") else None
+
+
 def committed_roller(root: Path) -> tuple[Roller, str | None]:
     """roller.yaml as committed at HEAD (what was reviewed), and one warning line when the work
     tree's copy differs (an edit, a new file, a deletion), which is ignored. Outside a git

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 from release.core import sanitize
 from release.core.lines import LINE_PREFIX
@@ -132,11 +132,12 @@ def decide(runs: Iterable[NightlyRun], limit: int, reset: Reset | None = None,
     return Throttle(limit, state, tuple(reds), ended_by, at_reset, reset_text, None, more, read)
 
 
-def check(roller: Roller, *, branch: str | None, env: Mapping[str, str] | None = None,
+def check(roller: Roller, *, branch: str | None | Callable[[], str | None], env: Mapping[str, str] | None = None,
           console: Console | None = None) -> Throttle:
     """The throttle of the line on ``branch`` over this repository's nightly runs
-    (GITHUB_REPOSITORY, GITHUB_TOKEN, GITHUB_API_URL), by ``roller``'s limit and reset."""
-    from release.sources.github import WORKFLOW_RUNS, GitHubClient
+    (GITHUB_REPOSITORY, GITHUB_TOKEN, GITHUB_API_URL), by ``roller``'s limit and reset.
+    ``branch`` may be a function, asked (and the GitHub client imported) only when the runs are
+    read: a throttle that is off or cannot be asked costs a bump nothing."""
     if roller.throttle_after_red <= 0:
         return Throttle(roller.throttle_after_red, OFF, reset=roller.reset_text())
     env = os.environ if env is None else env
@@ -146,8 +147,9 @@ def check(roller: Roller, *, branch: str | None, env: Mapping[str, str] | None =
         return unchecked(roller, "GITHUB_TOKEN is not set")
     if not owner or not name or "/" in name:
         return unchecked(roller, "GITHUB_REPOSITORY is not set to owner/name")
+    from release.sources.github import WORKFLOW_RUNS, GitHubClient
     client = GitHubClient.from_env(env, console=console, deadline=DEADLINE, needs=WORKFLOW_RUNS)
-    return read(roller, client, owner, name, branch=branch)
+    return read(roller, client, owner, name, branch=branch() if callable(branch) else branch)
 
 
 def unchecked(roller: Roller, why: str) -> Throttle:
