@@ -156,18 +156,19 @@ def test_a_major_the_tree_does_not_build_is_refused_before_bazel_runs(run_cli, f
 
 
 def test_ready_made_wheels_of_another_version_are_refused(run_cli, line, fake_bazel, tmp_path):
-    """--artifacts: wheels another machine's Bazel wrote; one of another version is not drafted."""
+    """--artifacts: wheels another machine's Bazel wrote; one of another version is not drafted.
+    The refusal reads the wheels' names only, so they are the plan's names a day earlier (no build)."""
     root, ws = line
-    dist = tmp_path / "dist"
-    assert build(run_cli, root, ws, dist)[0] == 0
+    plan = make_plan(config.load_project(root), "nightly", date=DAY.replace(day=22), workspace=ws)
     ready = tmp_path / "ready"
     ready.mkdir()
-    for wheel in (dist / VERSION / "artifacts").glob("*.whl"):
-        (ready / wheel.name.replace(VERSION, "0.11.1.dev20261121")).write_bytes(wheel.read_bytes())
+    for name in plan.wheels:
+        (ready / name.replace(VERSION, "0.11.1.dev20261121")).write_bytes(b"PK\x05\x06" + bytes(18))
     code, out, err = run_cli("build", "--kind", "nightly", "--date", DATE, "--root", root,
                              "--dist", tmp_path / "dist2", "--artifacts", ready)
     assert code == 2 and "Bazel stamped version 0.11.1.dev20261121, the plan builds 0.11.1.dev20261122" in err
-    assert not (tmp_path / "dist2").exists()
+    assert len(err.strip().splitlines()) == 1, err
+    assert fake_bazel.calls() == [] and not (tmp_path / "dist2").exists()
 
 
 def test_a_major_the_pinned_jaxlib_does_not_know_is_refused_for_every_major_of_the_line(
