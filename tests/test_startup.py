@@ -27,9 +27,9 @@ print(json.dumps(sorted(sys.modules)), file=sys.__stderr__)
 HEAVY = ("rich", "requests", "urllib3", "yaml", "git", "packaging", "http", "filelock")
 
 
-def modules_after(*argv: str, cwd=None) -> set[str]:
+def modules_after(*argv: str, cwd=None, env=None) -> set[str]:
     proc = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True,
-                          cwd=cwd)
+                          cwd=cwd, env=env)
     return set(json.loads(proc.stderr.strip().splitlines()[-1]))
 
 
@@ -173,6 +173,15 @@ def test_an_offline_status_loads_what_it_shows_and_no_more(argv, project_dir):
     assert {"release.commands.status", "release.build.next_version", "release.core.roller_report"} <= modules
     assert not loaded(modules, NOT_FOR_AN_OFFLINE_STATUS), loaded(modules, NOT_FOR_AN_OFFLINE_STATUS)
     assert len(modules - bare_interpreter()) <= BUDGET[argv], len(modules - bare_interpreter())
+
+
+def test_an_offline_status_without_a_git_cache_hashes_nothing(project_dir):
+    """The pins' commit times come from the git cache's mirrors, each named by a hash of its URL:
+    with no cache there is no mirror to name, and no hash library to load."""
+    import os
+    env = {k: v for k, v in os.environ.items() if k != "JAX_ROCM_RELEASE_CACHE"}
+    modules = modules_after("status", "--offline", "--json", cwd=project_dir, env=env)
+    assert "release.commands.status" in modules and "hashlib" not in modules
 
 
 def test_a_nightly_dry_run_stays_within_its_module_budget(project_dir):

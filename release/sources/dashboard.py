@@ -175,7 +175,7 @@ def pin_times(deps: Deps, cache: Path, *, fetch: bool) -> tuple[tuple[Pin, ...],
     pins, unread = [], []
     for dep in deps:
         when: _dt.datetime | None = None
-        present = (mirror_dir(cache, dep.url) / "HEAD").is_file()
+        present = cache.is_dir() and (mirror_dir(cache, dep.url) / "HEAD").is_file()  # no cache: no mirror
         if present or fetch:
             from release.sources.git import Remote  # a mirror is opened only when there is one
             from release.sources.mirror import Mirror

@@ -11,7 +11,6 @@ History questions over a mirror (ancestry, counts, logs) are ``release.sources.m
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from pathlib import Path
@@ -40,6 +39,7 @@ def mirror_dir(cache: Path, url: str) -> Path:
     bare = re.sub(r"(?<=://)[^/@\s]+@", "", url)
     tail = re.sub(r"\.git$", "", bare.rstrip("/").rsplit("/", 1)[-1]) or "repo"
     tail = re.sub(r"[^A-Za-z0-9._-]", "_", tail)
+    import hashlib  # here: naming a mirror is the only hash this module takes
     return Path(cache) / f"{tail}-{hashlib.sha256(bare.encode()).hexdigest()[:12]}.git"
 
 
