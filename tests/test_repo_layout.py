@@ -71,10 +71,31 @@ def _is_environment(node) -> bool:
         (isinstance(node, ast.Attribute) and node.attr == "environ")
 
 
-def _names_read(tree) -> set[str]:
-    """The variable names one module reads from the environment."""
+def _module_constants(tree) -> dict[str, set[str]]:
+    """A module's top-level ``NAME = "..."`` (or a tuple of strings): what another module that
+    imports NAME reads when it reads the environment with it."""
+    import ast
+    found: dict[str, set[str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            values = [node.value] if isinstance(node.value, ast.Constant) else getattr(node.value, "elts", [])
+            strings = {v.value for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str)}
+            if strings:
+                found[node.targets[0].id] = strings
+    return found
+
+
+def _names_read(tree, package_constants: dict[str, dict[str, set[str]]] | None = None) -> set[str]:
+    """The variable names one module reads from the environment (``package_constants``: each
+    package module's constants, by dotted name, for the names this module imports)."""
     import ast
     bound: dict[str, set[str]] = {}  # module constants and loop variables -> the strings they hold
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and package_constants is not None:
+            for alias in node.names:
+                held = package_constants.get(node.module, {}).get(alias.name)
+                if held:
+                    bound.setdefault(alias.asname or alias.name, set()).update(held)
 
     def strings(node) -> set[str]:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -110,12 +131,15 @@ def _names_read(tree) -> set[str]:
 def environment_reads() -> dict[str, set[str]]:
     """Every environment variable ``release/`` reads, found in its syntax: ``env.get(NAME)``,
     ``os.environ[NAME]``, ``NAME in env``, ``os.getenv(NAME)`` on any mapping called ``env`` or
-    ``environ``, where NAME is a string, a module constant naming one, or a loop variable over
-    a tuple of them. Returns {name: modules reading it}."""
+    ``environ``, where NAME is a string, a module constant naming one (its own, or one it imports
+    from another module of the package), or a loop variable over a tuple of them. Returns {name: modules reading it}."""
     import ast
+    trees = {path: ast.parse(path.read_text()) for path in sorted((REPO / "release").rglob("*.py"))}
+    constants = {".".join(path.relative_to(REPO).with_suffix("").parts): _module_constants(tree)
+                 for path, tree in trees.items()}
     found: dict[str, set[str]] = {}
-    for path in sorted((REPO / "release").rglob("*.py")):
-        for name in _names_read(ast.parse(path.read_text())):
+    for path, tree in trees.items():
+        for name in _names_read(tree, constants):
             found.setdefault(name, set()).add(str(path.relative_to(REPO)))
     return found
 
