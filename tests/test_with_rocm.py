@@ -283,3 +283,32 @@ def test_a_line_recording_no_runtime_wheels_resolves_nothing_and_a_malformed_rec
     found, why = check(scan, rocm_root=root)
     assert why is None and found == [(f"{root / 'jax_rocm_plugin' / 'rocm_runtime.json'}: sdk_wheels.top level: "
                                        "expected an object with a non-empty list of sources and packages", None, None)]
+
+
+def test_a_requirement_any_extra_brings_is_the_extras_too():
+    """``extra != ""`` holds for every extra and not without one: pip installs it with
+    ``[with-rocm]``, so it is what the extra installs; one that holds without any extra is not."""
+    lines = ('Requires-Dist: rocm-sdk-core; extra != ""', 'Requires-Dist: rocm-sdk-devel; extra != "other"')
+    scan = plugin(["rocm-sdk-libraries==7.2.0"], objects=(linalg(HIP, BLAS),), lines=lines)
+    assert [r.name for r in extra_requirements(scan)] == ["rocm-sdk-core", "rocm-sdk-libraries"]
+    assert check(scan) == ([], None)
+
+
+def test_a_release_given_for_another_major_is_not_this_wheels_runtime(tmp_path):
+    """One verify of a two-major line passes --rocm-version of one major: a rocm7 plugin still
+    resolves in the release its Summary names, not in ROCm 10's lists."""
+    data = json.loads(rocm_runtime.data_path().read_text())
+    data["releases"]["10.0.0"] = {"sources": ["x"], "locations": {"site-packages/_rocm_sdk_core/lib": [HIP]}}
+    (tmp_path / "jax_rocm_plugin").mkdir()
+    (tmp_path / "jax_rocm_plugin" / "rocm_runtime.json").write_text(json.dumps(data))
+    scan = plugin(objects=(linalg(HIP, BLAS),))
+    assert check(scan, rocm_version="10.0.0", rocm_root=tmp_path) == ([], None)
+
+
+def test_an_unreadable_object_or_a_resolved_library_does_not_end_the_search():
+    """Objects after one the runpath check reports, and libraries after one that resolves, are
+    each still resolved."""
+    unread = Member("jax_rocm7_plugin/_a_unread.so", 1, 0o755)
+    broken = so("jax_rocm7_plugin/_b_broken.so", (ROCM_CORE,), error="unreadable ELF")
+    found, _ = check(plugin(objects=(unread, broken, linalg("libc.so.6", HIP, "libnowhere.so.1"))))
+    assert [(m.split(" ")[0], member) for m, member, _ in found] == [("libnowhere.so.1", "jax_rocm7_plugin/_linalg.so")]

@@ -7,7 +7,9 @@ does not ship (``scope: required``: the ROCm version, and the ROCm libraries its
 load, from their DT_NEEDED and ``release.core.rocm_runtime``'s soname lists).
 
 Written by the build before the wheel is hashed (so SHA256SUMS, the provenance and the
-attestations cover it) and listed in RECORD like every member. It carries the wheel's version
+attestations cover it) and listed in RECORD like every member: by the rocm-jax layout's packer
+(``release.build.wheels``), and into the wheels jax's own targets wrote with the revision map
+(``release.build.jax_tree_wheels``). It carries the wheel's version
 (the described component's ``version``, ``purl`` and ``bom-ref``); ``release promote``, which
 re-versions without rebuilding, rewrites those with ``reversion`` and nothing else. No clock is
 read and keys keep one order: the same build writes the same bytes.
