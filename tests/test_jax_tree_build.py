@@ -194,7 +194,7 @@ def test_a_majors_rocm_missing_here_is_refused_before_bazel_runs(run_cli, line, 
 
 
 def test_each_jax_tree_wheel_carries_the_sbom_of_its_major_and_verify_holds_it_to_it(
-        run_cli, fake_bazel, tmp_path):
+        run_cli, fake_bazel, tmp_path, monkeypatch):
     """As the rocm-jax packer does, each wheel of jax's targets gets the PEP 770 SBOM when the
     revision map goes in: it describes the wheel, lists the map's sources, names its own major's
     ROCm release and the ROCm libraries its objects load; the Bazel build is not run again for
@@ -244,6 +244,10 @@ def test_each_jax_tree_wheel_carries_the_sbom_of_its_major_and_verify_holds_it_t
 
     result = run_verify(VerifyOptions(tuple(wheels), root=root), Bar())
     assert [r.status("sbom") for r in result.reports] == ["ok"] * len(wheels)
+    # promoted without rebuilding (release promote), its SBOM moves with it and still agrees
+    from release.build.promote import promote_wheel
+    promoted = promote_wheel(wheels[-1], "release", tmp_path / "promoted").output
+    assert run_verify(VerifyOptions((promoted,), root=root), Bar()).reports[0].status("sbom") == "ok"
     member = next(n for n in zipfile.ZipFile(wheels[-1]).namelist() if sbom.is_member(n))
     bare = craft(wheels[-1], tmp_path / "bare" / wheels[-1].name, drop=(member,))
     [report] = run_verify(VerifyOptions((bare,), root=root), Bar()).reports
@@ -258,3 +262,15 @@ def test_each_jax_tree_wheel_carries_the_sbom_of_its_major_and_verify_holds_it_t
              for src, where in ((artifact, "a"), (artifact, "b"), (dist / VERSION / artifact.name, "c"))]
     assert again[0][1] == again[1][1] == again[2][1]
     assert again[0][0].read_bytes() == (dist / VERSION / artifact.name).read_bytes()
+
+    # another SOURCE_DATE_EPOCH is another wheel: the build writes them again (Bazel does not run)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    fake_bazel.clear()
+    code, out, err = build(run_cli, root, tmp_path / "ws", dist)
+    assert code == 0, err
+    steps = {s["step"]: s["status"] for s in json.loads(out)["steps"]}
+    assert {n: st for n, st in steps.items() if n.startswith("wheel_")} == {
+        n: "ran" for n in steps if n.startswith("wheel_")} and len(steps) == 8
+    assert fake_bazel.calls() == []
+    with zipfile.ZipFile(dist / VERSION / ten.pjrt_wheel) as zf:
+        assert {i.date_time for i in zf.infolist()} == {(2023, 11, 14, 22, 13, 20)}

@@ -23,6 +23,7 @@ from release.build.plan import BuildPlan
 from release.core import naming, versions
 from release.core.errors import UserError
 from release.core.manifest import Manifest, fingerprint
+from release.core.wheelfile import source_date_epoch
 from release.sources.checkout import check_workspace
 
 ARTIFACTS = "artifacts"
@@ -100,16 +101,18 @@ def build_jax_tree(plan: BuildPlan, directory: Path, manifest: Manifest, steps: 
             steps.append((name, "ran"))
     wheels: dict[str, Path] = {}
     rocm = {group.major: group.rocm_version for group in plan.majors}
+    epoch = source_date_epoch()  # the members' timestamp: another one writes the wheels again
     for (kind, major, python), want in wanted.items():
         source = _built(built_dir, want, plan.version)
         name = step_name("wheel", kind, major, python)
         st = source.stat()
         fp = fingerprint({"wheel": [str(source.resolve()), st.st_size, st.st_mtime_ns],
-                          "revisions": plan.revisions.to_json(), "rocm": rocm[major], "tool": TOOL_VERSION})
+                          "revisions": plan.revisions.to_json(), "rocm": rocm[major], "epoch": epoch,
+                          "tool": TOOL_VERSION})
         if manifest.done(name, fp):
             steps.append((name, "skipped"))
         else:
-            path, digest = with_revisions(source, directory, plan.revisions, rocm[major], root)
+            path, digest = with_revisions(source, directory, plan.revisions, rocm[major], root, epoch=epoch)
             manifest.record(name, fp, {"wheel": path}, hashes={"wheel": digest})
             steps.append((name, "ran"))
         path = (manifest.outputs(name) or {})["wheel"]

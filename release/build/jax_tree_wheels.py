@@ -53,10 +53,11 @@ def package_of(filename: str) -> str:
 
 
 def with_revisions(source: Path, dest_dir: Path, revisions: RevisionMap, rocm_version: str,
-                   root: Path | None = None) -> tuple[Path, str]:
+                   root: Path | None = None, *, epoch: int | None = None) -> tuple[Path, str]:
     """``source`` written into ``dest_dir`` under its own name with the revision map and the
     SBOM (for ROCm ``rocm_version``, of the wheel's major, its soname lists those of the line at
-    ``root``) inside; returns the new wheel and its sha256."""
+    ``root``) inside, every member timestamped ``epoch`` (default ``$SOURCE_DATE_EPOCH``);
+    returns the new wheel and its sha256."""
     source = Path(source)
     package = package_of(source.name)
     ident = naming.Identity.of(source.name)
@@ -84,7 +85,7 @@ def with_revisions(source: Path, dest_dir: Path, revisions: RevisionMap, rocm_ve
         needed = [so for info in payload for so in _needed(zf, info)]
         document = sbom.document(dist, ident.version or "", revisions, rocm_version,
                                  sbom.rocm_sonames(needed, rocm_version, root))
-        with WheelWriter(dest, dist_info) as writer:
+        with WheelWriter(dest, dist_info, epoch=epoch) as writer:
             for info in payload:
                 row = rows.get(info.filename)
                 if row is None or not row[0].startswith("sha256=") or row[1] != info.file_size:
