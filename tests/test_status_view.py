@@ -160,3 +160,61 @@ def test_the_json_keeps_the_store_only_when_read_and_the_outputs_are_strings():
                                 "last-nightly": "rocm-jax-v0.9.1.dev20261127"}
     assert result_of(store={"latest": {}}).outputs()["last-nightly"] == ""
     assert list(result_of(store={}).to_json())[-4:] == ["store", "public_index", "pypi", "roller"]
+
+
+def test_online_status_counts_the_public_indexs_versions_of_every_major_and_the_build_number(
+        project_dir, tmp_path, monkeypatch):
+    """What the public index lists is published too (a release made by hand): status asks it
+    about the line's majors, and offers the next post release; a build number reaches the
+    nightly's version; the store's rows hold the line's cells."""
+    import json
+    info = json.loads((project_dir / "version_info.json").read_text())
+    (project_dir / "version_info.json").write_text(json.dumps(info | {"nightly_scheme": "date-build"}))
+    project = load_project(project_dir)
+    version = project.version_info.version
+    asked_index: list[tuple] = []
+
+    def index_versions(majors, index):
+        asked_index.append((majors, index))
+        return (version,)
+
+    monkeypatch.setattr(resolver, "index_versions", index_versions)
+    store = LocalStore(tmp_path / "store")
+    _publish(store, project, "0.9.1.dev20261120")
+    options = dataclasses.replace(OPTIONS, public_index=resolver.NO_PUBLIC_INDEX)
+    result = status_job.status(project, options, store, None)
+    assert asked_index == [(project.version_info.rocm_majors, resolver.NO_PUBLIC_INDEX)]
+    assert result.next["release"] == f"{version}.post1" and result.next["rc"] is None
+    numbered = status_job.status(project, dataclasses.replace(options, build_number=7), store, None)
+    assert numbered.next["nightly"] == status_job.next_versions(project, NOW.date(), 7, None, (version,))["nightly"][0]
+    assert numbered.next["nightly"] != result.next["nightly"]
+    cells = [(c["rocm_major"], c["python"]) for row in result.store["cells"] for c in row["cells"]]
+    assert cells and cells == list(status_job.line_cells(project))
+    status_job.status(project, dataclasses.replace(options, offline=True), None, None)
+    assert len(asked_index) == 2  # offline asks no index
+
+
+def test_status_says_the_lines_files_as_they_are_and_the_public_index_check_of_the_versions_it_offers(
+        project_dir, monkeypatch):
+    """version_info.json's fields and the line as the two files say; offline the public index
+    is one fixed 'not checked'; online it is asked about each version offered (none for a kind
+    with no next version), on the index asked, for the line's majors."""
+    project = load_project(project_dir)
+    info = project.version_info
+    offline = status_job.status(project, dataclasses.replace(OPTIONS, offline=True), None, None)
+    assert (offline.version, offline.rocm_version, offline.nightly_scheme) == (info.version, info.rocm_version,
+                                                                                info.nightly_scheme)
+    assert offline.line == {"line": info.line, "jax_line": project.jax_line, "ok": project.line_problem() is None,
+                            "problem": project.line_problem()}
+    assert offline.public_index == {"index": None, "checked": False, "newest": {}, "warnings": [],
+                                    "note": "public index not checked (--offline)"}
+    nxt = status_job.next_versions(project, NOW.date(), None, None)
+    assert offline.next_notes == {kind: note for kind, (_, note) in nxt.items() if note} and offline.next_notes
+    checked: list[tuple] = []
+    monkeypatch.setattr(resolver, "index_versions", lambda majors, index: ())
+    monkeypatch.setattr(resolver, "check_planned_versions",
+                        lambda planned, majors, index: checked.append((planned, majors, index)) or {"asked": 1})
+    online = status_job.status(project, dataclasses.replace(OPTIONS, public_index="https://index.example/simple/"),
+                               None, None)
+    assert online.public_index == {"asked": 1}
+    assert checked == [({k: v for k, v in online.next.items() if v}, info.rocm_majors, "https://index.example/simple/")]
