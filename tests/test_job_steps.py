@@ -91,6 +91,19 @@ def test_untested_cells_are_said_and_end_the_jobs_last_line(tmp_path, monkeypatc
     assert untested_note({"steps": [{"step": "validate", "outputs": tested}]}) == ""
 
 
+def test_each_cells_with_rocm_resolution_is_kept_in_the_steps_record(tmp_path, monkeypatch):
+    """Keyed by (major, Python), both majors' kept; a cell without one (untested) is left out."""
+    ok = {"pip": "ok", "uv": "ok", "runtime": ["rocm==10.1.0"], "reason": None}
+    failed = {"pip": "failed", "uv": "ok", "runtime": ["rocm==7.2.0"], "reason": None}
+    validation = Validation("rocm-jax-v0.9.1", 1, cells={
+        (10, "3.13"): {"tested": True, "with_rocm": ok}, (7, "3.13"): {"tested": True, "with_rocm": failed},
+        (7, "3.14"): {"tested": False, "interpreter": None, "reason": "no interpreter"}})
+    answer(monkeypatch, validation)
+    outputs = steps.validate(job_run(tmp_path, []), view(), {})
+    assert outputs["with_rocm"] == [{"rocm_major": 7, "python": "3.13", **failed},
+                                    {"rocm_major": 10, "python": "3.13", **ok}]
+
+
 def test_a_record_of_before_cells_is_read_as_the_lines_only_major():
     """A job record written before cells (``untested_pythons`` only) still reads: its Pythons are
     the line's only major's."""

@@ -214,8 +214,11 @@ def validate(run: JobRun, opts: OptionsView, _ctx: Context) -> Outputs:
         raise CheckFailed(f"validation of {run.tag} failed with {len(result.problems)} "
                           "problem(s); the draft is left as it is: "
                           + "; ".join(result.problems), findings=result.problems)
+    # how each cell's with-rocm line (jax[rocmN], TheRock's runtime wheels) resolved; records of before lack it
+    with_rocm = [cells.to_json(c) | result.cells[c]["with_rocm"] for c in sorted(result.cells, key=cells.sort_key)
+                 if "with_rocm" in result.cells[c]]
     return {"validated": True, "untested_cells": [cells.to_json(c) for c in result.untested_cells],
-            "untested_pythons": result.untested, "warnings": list(result.warnings)}
+            "untested_pythons": result.untested, "warnings": list(result.warnings), "with_rocm": with_rocm}
 
 
 def smoke_wanted(_run: JobRun, opts: OptionsView) -> bool:
