@@ -229,6 +229,9 @@ def test_smoke_with_rocm_loads_the_plugin_through_the_runtime_wheels_and_without
     [problem] = json.loads(out)["problems"]
     assert code == 1 and problem.startswith(f"ROCm 7, Python {PYTHON}: jax.devices() lists no ROCm device: cpu:0")
     assert "OSError: libamdhip64.so.7: cannot open shared object file" in problem
+    assert json.loads(out)["warnings"] == [f"ROCm 7, Python {PYTHON}: libamdhip64.so.7 is not on this machine: "
+                                           "users without a system ROCm install jax[rocm7] (the plugin's with-rocm "
+                                           "extra, TheRock's runtime wheels); `release smoke --with-rocm` tries that"]
 
 
 @needs_uv()

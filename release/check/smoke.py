@@ -358,8 +358,17 @@ def run_smoke(wheels: Sequence[Path], interp: interpreters.Interpreter, public_i
     assert major is not None and version is not None  # a plugin's kind implies them
     reqs = (with_rocm_path.requirements if with_rocm else user_install.requirements)(major, version)
     extra = ["--extra-index-url", rocm_index] if with_rocm and rocm_index else []
-    return dataclasses.replace(_install_and_probe(plugins[0], pjrt[0], reqs, extra, version, interp, public_index,
-                                                  work, say, probe, no_gpu), rocm_major=major)
+    result = dataclasses.replace(_install_and_probe(plugins[0], pjrt[0], reqs, extra, version, interp, public_index,
+                                                    work, say, probe, no_gpu), rocm_major=major)
+    missing = sorted({m for p in result.problems for m in _NOT_FOUND.findall(p)})
+    if missing and not with_rocm and not no_gpu:  # the machine's ROCm lacks it: say what users without one install
+        result.warnings.append(f"{', '.join(missing)} is not on this machine: users without a system ROCm "
+                               f"install jax[{with_rocm_path.jax_extra(major)}] (the plugin's with-rocm extra, "
+                               "TheRock's runtime wheels); `release smoke --with-rocm` tries that")
+    return result
+
+
+_NOT_FOUND = re.compile(r"([\w.+-]+\.so(?:\.\d+)*): cannot open shared object file")
 
 
 def _install_and_probe(plugin: Path, pjrt: Path, reqs: list[str], extra_index: list[str], version: str,
