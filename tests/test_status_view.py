@@ -218,3 +218,19 @@ def test_status_says_the_lines_files_as_they_are_and_the_public_index_check_of_t
                                None, None)
     assert online.public_index == {"asked": 1}
     assert checked == [({k: v for k, v in online.next.items() if v}, info.rocm_majors, "https://index.example/simple/")]
+
+
+def test_status_hands_the_roller_report_and_pypi_what_it_was_given(project_dir, tmp_path, monkeypatch):
+    """The roller report gets the project, its options, GitHub and the store status was handed;
+    PyPI is asked about the line's majors over the store's view."""
+    project = load_project(project_dir)
+    handed: dict = {}
+    roller = dataclasses.make_dataclass("R", [], namespace={"to_json": lambda self: {}})()
+    monkeypatch.setattr(status_job, "gather_report",
+                        lambda *args: handed.setdefault("report", args) and roller)
+    monkeypatch.setattr(status_job, "pypi_view", lambda *args: handed.setdefault("pypi", args) and {"p": 1})
+    store, github = LocalStore(tmp_path / "store"), object()
+    options = dataclasses.replace(OPTIONS, public_index=resolver.NO_PUBLIC_INDEX)
+    result = status_job.status(project, options, store, github)  # type: ignore[arg-type]
+    assert handed["report"] == (project, options.report, github, store) and result.roller is roller
+    assert handed["pypi"] == (options, project.version_info.rocm_majors, result.store) and result.pypi == {"p": 1}
