@@ -5,6 +5,7 @@ Pythons), one atomic writer (``core.atomic``), one HTTP client (requests)."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -19,16 +20,27 @@ PACKAGE = Path(__file__).resolve().parents[1] / "release"
 
 def users_of(name: str) -> set[str]:
     """The modules of the package that name ``name`` (a function, or a module they import)."""
-    found = set()
-    for path in PACKAGE.rglob("*.py"):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and node.id == name or \
-                    isinstance(node, ast.Attribute) and node.attr == name or \
-                    isinstance(node, ast.Import) and any(a.name == name for a in node.names) or \
-                    isinstance(node, ast.ImportFrom) and node.module == name:
-                found.add(str(path.relative_to(PACKAGE)))
-    return found
+    return {module for module, names in _names_by_module() if name in names}
+
+
+@functools.cache
+def _names_by_module() -> tuple[tuple[str, frozenset[str]], ...]:
+    """Each module of the package with every name it uses: its names and attributes, the modules
+    it imports and imports from. Parsed once per process (the package is a second of CPU to parse)."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        names: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Name):
+                names.add(node.id)
+            elif isinstance(node, ast.Attribute):
+                names.add(node.attr)
+            elif isinstance(node, ast.Import):
+                names.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module is not None:
+                names.add(node.module)
+        found.append((str(path.relative_to(PACKAGE)), frozenset(names)))
+    return tuple(found)
 
 
 def test_only_naming_parses_wheel_file_names():
