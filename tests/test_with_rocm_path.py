@@ -9,8 +9,10 @@ jax's ``rocm_rpath.bzl`` links in; it loads with the extra, and without it the s
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -132,62 +134,120 @@ def indexes(tmp_path_factory):
     rocm.close()
 
 
-def resolve(tmp_path, indexes, major, requirement, installers=("pip",)):
+@pytest.fixture(scope="module")
+def real(tmp_path_factory, indexes):
+    """The module's one real resolution (pip, and uv where it is installed) of a rocm10 cell whose
+    extra is ``rocm[libraries]==10.1.0``: its record, pip's ``--report`` as JSON, and what
+    TheRock's index was asked. The broken cases below answer check_cell with this report edited."""
     public, rocm = indexes
-    dist = build_dist(tmp_path / "dist", LINE, majors=(major,), with_rocm={major: (requirement,)})
+    base = tmp_path_factory.mktemp("real")
+    dist = build_dist(base / "dist", LINE, majors=(10,), with_rocm={10: ("rocm[libraries]==10.1.0",)})
     wheels = sorted(dist.glob("*.whl"))
     plugin = next(w for w in wheels if "plugin" in w.name)
-    with resolver.staged_index(wheels, tmp_path / "index") as draft:
-        return with_rocm_path.check_cell(sys.executable, major, LINE, plugin, draft, public.url, rocm.url,
-                                         tmp_path / "work", lambda _: None, installers=installers)
+    with resolver.staged_index(wheels, base / "index") as draft:
+        record = with_rocm_path.check_cell(sys.executable, 10, LINE, plugin, draft, public.url, rocm.url,
+                                           base / "work", lambda _: None)
+    return record, json.loads((base / "work" / "with-rocm-pip.json").read_text()), list(rocm.log)
 
 
 @needs_uv()
-def test_the_path_resolves_with_pip_and_uv_from_metadata_alone(tmp_path, indexes):
-    before = len(indexes[1].log)
-    record = resolve(tmp_path, indexes, 10, "rocm[libraries]==10.1.0", installers=("pip", "uv"))
+def test_the_path_resolves_with_pip_and_uv_from_metadata_alone(real):
+    record, _, asked = real
     assert record.problems == [] and record.to_json() == {
         "pip": "ok", "uv": "ok", "reason": None,
         "runtime": ["rocm==10.1.0", "rocm-sdk-core==10.1.0", "rocm-sdk-libraries==10.1.0"]}
-    asked = indexes[1].log[before:]
     assert "/files/rocm_sdk_core-10.1.0-py3-none-any.whl.metadata" in asked
     assert not [p for p in asked if p.endswith(".whl")], "a runtime wheel was downloaded"
 
 
-@pytest.mark.parametrize("major, requirement, said", [
-    (7, "rocm-sdk-libraries-gfx942==7.2.0", "cannot resolve jax[rocm7]==0.9.1 jaxlib==0.9.1 jax-rocm7-plugin"
-     "[with-rocm]==0.9.1 from the draft's index and {public} and {rocm}: ERROR: No matching distribution "
-     "found for rocm-sdk-libraries-gfx942==7.2.0"),
-    (10, "rocm[libraries]==10.9.9", "cannot resolve jax[rocm10]==0.9.1 jaxlib==0.9.1 jax-rocm10-plugin[with-rocm]"
-     "==0.9.1 from the draft's index and {public} and {rocm}: ERROR: No matching distribution found for "
-     "rocm==10.9.9"),
-    (7, "rocm[libraries]>=7", "the with-rocm extra resolves ROCm 10 runtime wheels (rocm==10.1.0, "
-     "rocm-sdk-core==10.1.0, rocm-sdk-libraries==10.1.0) for a rocm7 plugin"),
-    (10, "rocm[libraries]<8", "the with-rocm extra resolves ROCm 7 runtime wheels (rocm==7.2.0, "
-     "rocm-sdk-core==7.2.0, rocm-sdk-libraries==7.2.0) for a rocm10 plugin")])
-def test_an_extra_that_does_not_resolve_or_resolves_another_major_is_one_line(tmp_path, indexes, major,
-                                                                              requirement, said):
-    record = resolve(tmp_path, indexes, major, requirement)
-    public, rocm = indexes
+def edited(report: dict, major: int, rocm: str) -> dict:
+    """pip's real report with its plugin and PJRT renamed to ``major``'s and every ROCm runtime
+    package at version ``rocm``."""
+    done = json.loads(json.dumps(report))
+    for item in done["install"]:
+        meta = item["metadata"]
+        meta["name"] = re.sub(r"^jax-rocm\d+-", f"jax-rocm{major}-", meta["name"])
+        if meta["name"].startswith("rocm"):
+            meta["version"] = rocm
+    return done
+
+
+def answering(monkeypatch, pip, uv=(0, "")):
+    """check_cell's subprocesses answered without running them: the venv is made, pip answers
+    ``(returncode, stderr, report or None)``, uv ``(returncode, stderr)``. The argvs asked, returned."""
+    asked: list[list[str]] = []
+
+    def run(argv, **_):
+        asked.append(argv)
+        if argv[1:3] == ["-m", "venv"]:
+            return subprocess.CompletedProcess(argv, 0, "", "")
+        if "--report" in argv:
+            code, err, report = pip
+            if report is not None:
+                Path(argv[argv.index("--report") + 1]).write_text(json.dumps(report))
+            return subprocess.CompletedProcess(argv, code, "", err)
+        return subprocess.CompletedProcess(argv, uv[0], "", uv[1])
+    monkeypatch.setattr(with_rocm_path.subprocess, "run", run)
+    monkeypatch.setattr(with_rocm_path.user_install, "find_uv", lambda: "uv")
+    return asked
+
+
+NOT_FOUND = "ERROR: Could not find a version that satisfies the requirement {0} (from versions: none)\n" \
+    "ERROR: No matching distribution found for {0}\n"  # pip's words, as the real runs printed them
+
+
+@pytest.mark.parametrize("major, requirement, pip, said", [
+    (7, "rocm-sdk-libraries-gfx942==7.2.0", (1, NOT_FOUND.format("rocm-sdk-libraries-gfx942==7.2.0"), None),
+     "cannot resolve jax[rocm7]==0.9.1 jaxlib==0.9.1 jax-rocm7-plugin[with-rocm]==0.9.1 from the draft's index "
+     "and {public} and {rocm}: ERROR: No matching distribution found for rocm-sdk-libraries-gfx942==7.2.0"),
+    (10, "rocm[libraries]==10.9.9", (1, NOT_FOUND.format("rocm==10.9.9"), None),
+     "cannot resolve jax[rocm10]==0.9.1 jaxlib==0.9.1 jax-rocm10-plugin[with-rocm]==0.9.1 from the draft's index "
+     "and {public} and {rocm}: ERROR: No matching distribution found for rocm==10.9.9"),
+    (10, "rocm[libraries]", (0, "", None),
+     "cannot resolve jax[rocm10]==0.9.1 jaxlib==0.9.1 jax-rocm10-plugin[with-rocm]==0.9.1 from the draft's index "
+     "and {public} and {rocm}: it named nothing it would install"),
+    (7, "rocm[libraries]>=7", (0, "", (7, "10.1.0")), "the with-rocm extra resolves ROCm 10 runtime wheels "
+     "(rocm==10.1.0, rocm-sdk-core==10.1.0, rocm-sdk-libraries==10.1.0) for a rocm7 plugin"),
+    (10, "rocm[libraries]<8", (0, "", (10, "7.2.0")), "the with-rocm extra resolves ROCm 7 runtime wheels "
+     "(rocm==7.2.0, rocm-sdk-core==7.2.0, rocm-sdk-libraries==7.2.0) for a rocm10 plugin")],
+    ids=["no-such-runtime-wheel", "no-such-pin", "nothing-named", "rocm7-takes-rocm10", "rocm10-takes-rocm7"])
+def test_an_extra_that_does_not_resolve_or_resolves_another_major_is_one_line(tmp_path, monkeypatch, real, major,
+                                                                              requirement, pip, said):
+    """pip's answers (its error, its real report edited) judged: the installer is recorded failed and
+    the cell's problem is one line; pip is asked with the draft's, the public and TheRock's index."""
+    code, err, report = pip
+    if isinstance(report, tuple):
+        report = edited(real[1], *report)
+    asked = answering(monkeypatch, (code, err, report))
+    plugin = write_wheel(tmp_path / "p.whl", f"jax-rocm{major}-plugin", LINE, "py3-none-any", {},
+                         requires=[f'{requirement}; extra == "with-rocm"'], provides_extra=("with-rocm",))
+    public, rocm = "http://127.0.0.1:1/public/", "http://127.0.0.1:1/rocm/"
+    record = with_rocm_path.check_cell(sys.executable, major, LINE, plugin, "http://127.0.0.1:1/draft/", public,
+                                       rocm, tmp_path / "work", lambda _: None, installers=("pip",))
     assert record.installers == {"pip": "failed"}
-    assert [p.split(" (from ")[0] for p in record.problems] == [
-        "with-rocm path, pip: " + said.format(public=public.url, rocm=rocm.url)]
+    assert record.problems == ["with-rocm path, pip: " + said.format(public=public, rocm=rocm)]
+    [argv] = [a for a in asked if "--report" in a]
+    assert "--dry-run" in argv and argv[-3:] == with_rocm_path.requirements(major, LINE)
+    assert ["--extra-index-url", rocm] == argv[argv.index(rocm) - 1:argv.index(rocm) + 1]
 
 
-def test_a_cell_whose_extra_fails_is_recorded_failed_and_fails_validation(tmp_path, indexes):
+def test_a_cell_whose_extra_fails_is_recorded_failed_and_fails_validation(tmp_path, monkeypatch, real):
     """validate's step: the cell's ``with_rocm`` says which installer failed, and its problems are
-    the cell's (so the cell is not tested and the draft not marked)."""
-    public, rocm = indexes
-    dist = build_dist(tmp_path / "dist", LINE, majors=(10,), with_rocm={10: ("rocm[libraries]<8",)})
-    wheels = sorted(dist.glob("*.whl"))
+    the cell's (so the cell is not tested and the draft not marked). pip resolves ROCm 7 for a rocm10
+    plugin (its real report edited), uv the same in its `` + name==version`` lines."""
+    uv_said = "Resolved 7 packages in 9ms\nWould install 7 packages\n + jax-rocm10-plugin==0.9.1\n" \
+        " + rocm==7.2.0\n + rocm-sdk-core==7.2.0\n + rocm-sdk-libraries==7.2.0\n"
+    answering(monkeypatch, (0, "", edited(real[1], 10, "7.2.0")), (0, uv_said))
+    plugin = write_wheel(tmp_path / "p.whl", "jax-rocm10-plugin", LINE, "py3-none-any", {},
+                         requires=['rocm[libraries]<8; extra == "with-rocm"'], provides_extra=("with-rocm",))
     result = Validation("t", None, cells={(10, PYTHON): {"tested": False}})
-    with resolver.staged_index(wheels, tmp_path / "index") as draft:
-        problems = step_with_rocm(sys.executable, (10, PYTHON), LINE, next(w for w in wheels if "plugin" in w.name),
-                                  draft, public.url, rocm.url, tmp_path / "work", result, lambda _: None)
-    assert [p.split(":")[0] for p in problems] == ["with-rocm path, pip", "with-rocm path, uv"][:len(problems)]
-    assert problems and all("ROCm 7 runtime wheels" in p for p in problems)
-    assert result.cells[(10, PYTHON)]["with_rocm"]["pip"] == "failed"
-    assert result.cells[(10, PYTHON)]["with_rocm"]["runtime"][0] == "rocm==7.2.0"
+    problems = step_with_rocm(sys.executable, (10, PYTHON), LINE, plugin, "http://127.0.0.1:1/draft/",
+                              "http://127.0.0.1:1/public/", None, tmp_path / "work", result, lambda _: None)
+    assert [p.split(":")[0] for p in problems] == ["with-rocm path, pip", "with-rocm path, uv"]
+    assert all("ROCm 7 runtime wheels" in p for p in problems)
+    assert result.cells[(10, PYTHON)]["with_rocm"] == {
+        "pip": "failed", "uv": "failed", "reason": None,
+        "runtime": ["rocm==7.2.0", "rocm-sdk-core==7.2.0", "rocm-sdk-libraries==7.2.0"]}
 
 
 # ---------------------------------------------------------------- installed for real: smoke --with-rocm
