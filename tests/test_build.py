@@ -375,3 +375,33 @@ def test_a_build_of_prebuilt_objects_says_its_steps_plainly_and_loads_no_rich_lo
     assert again.returncode == 0, again.stderr
     assert again.stdout.splitlines()[1:4] == ["step                status", "wheel_pjrt          skipped",
                                               f"wheel_plugin_{CP}  ran"]
+
+
+def test_the_sbom_lists_by_the_lines_own_soname_list_and_another_list_repacks(root, artifacts, tmp_path):
+    """The packer reads the line's own rocm_runtime.json, as a jax-tree line does
+    (tests/test_sbom_line_lists.py); a change to it writes the wheel again."""
+    from release.build import sbom
+    own = tmp_path / "proj"
+    shutil.copytree(root, own)
+    runtime = own / "jax_rocm_plugin" / "rocm_runtime.json"
+    runtime.parent.mkdir(exist_ok=True)
+    local = tmp_path / "art"
+    shutil.copytree(artifacts, local)
+    stubs = tuple(compile_so(tmp_path / "stubs" / so, soname=so) for so in ("libamdhip64.so.7", "libline.so.1"))
+    compile_so(local / PJRT_SO, extra_flags=bazel.configured_linkopts(), links=stubs)
+    dist = tmp_path / "dist"
+
+    def listed_after_build(listed: list[str]) -> tuple[list[str], list]:
+        runtime.write_text(json.dumps({"schema": 1, "releases": {"7.2.0": {
+            "sources": ["this line's own"], "locations": {"/opt/rocm/lib": listed}}}}))
+        proc = release("build", "--kind", "rc", "--number", "2", "--python", PY, "--wheel", "pjrt",
+                       "--root", own, "--artifacts", local, "--dist", dist, "--json")
+        assert proc.returncode == 0, proc.stderr
+        with zipfile.ZipFile(dist / VERSION / PJRT) as zf:
+            [member] = [n for n in zf.namelist() if sbom.is_member(n)]
+            [rocm] = [c for c in json.loads(zf.read(member))["components"] if c["bom-ref"] == "rocm"]
+        return [c["name"] for c in rocm.get("components", [])], json.loads(proc.stdout)["steps"]
+
+    ran = [{"step": "wheel_pjrt", "status": "ran"}]
+    assert listed_after_build(["libline.so.1"]) == (["libline.so.1"], ran)
+    assert listed_after_build(["libline.so.1", "libamdhip64.so.7"]) == (["libamdhip64.so.7", "libline.so.1"], ran)

@@ -274,3 +274,20 @@ def test_each_jax_tree_wheel_carries_the_sbom_of_its_major_and_verify_holds_it_t
     assert fake_bazel.calls() == []
     with zipfile.ZipFile(dist / VERSION / ten.pjrt_wheel) as zf:
         assert {i.date_time for i in zf.infolist()} == {(2023, 11, 14, 22, 13, 20)}
+
+    # the line's own soname list changes: the wheels are written again (Bazel does not run) and
+    # their SBOMs list by the new list
+    runtime = root / "jax_rocm_plugin" / "rocm_runtime.json"
+    data = json.loads(runtime.read_text())
+    for version in ("7.2.0", "10.0.0"):
+        data["releases"][version] = {"sources": ["this line's own"], "locations": {"/opt/rocm/lib": ["libother.so.1"]}}
+    runtime.write_text(json.dumps(data))
+    code, out, err = build(run_cli, root, tmp_path / "ws", dist)
+    assert code == 0, err
+    steps = {s["step"]: s["status"] for s in json.loads(out)["steps"]}
+    assert {n for n, st in steps.items() if st == "ran"} == {n for n in steps if n.startswith("wheel_")}
+    assert fake_bazel.calls() == []
+    with zipfile.ZipFile(dist / VERSION / ten.pjrt_wheel) as zf:
+        [member] = [n for n in zf.namelist() if sbom.is_member(n)]
+        [rocm] = [c for c in json.loads(zf.read(member))["components"] if c["bom-ref"] == "rocm"]
+    assert "components" not in rocm  # the object needs libamdhip64.so.7, which this list does not hold

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from release.build import sbom
-from release.check.findings import ERROR, Options
-from release.check.sbom_check import check_sbom, layout_writes_sbom
+from release.check.findings import ERROR, NOTE, Finding, Options
+from release.check.sbom_check import check_sbom, layout_writes_sbom, line_rocms
 from release.core.naming import Identity
 from release.core.revisions import RevisionMap
 from release.core.scan import Member, Scan
@@ -60,10 +60,14 @@ def scan(wheel: str = PLUGIN, doc: object = None, *, text: bytes | None = None, 
     return Scan(Path(wheel), members + list(extra), [])
 
 
-def findings(s: Scan, opts: Options | None = None) -> list[tuple[str, str | None]]:
+def findings(s: Scan, opts: Options | None = None, severity: str = ERROR) -> list[tuple[str, str | None]]:
     found = list(check_sbom(s, Identity.of(s.path.name), opts or Options()))
-    assert all(f.check == "sbom" and f.severity == ERROR and "\n" not in f.message for f in found)
-    return [(f.message, f.member) for f in found]
+    assert all(f.check == "sbom" and f.severity in (ERROR, NOTE) and "\n" not in f.message for f in found)
+    return [(f.message, f.member) for f in found if f.severity == severity]
+
+
+def notes(s: Scan, opts: Options | None = None) -> list[str]:
+    return [m for m, _ in findings(s, opts, NOTE)]
 
 
 def messages(s: Scan, opts: Options | None = None) -> list[str]:
@@ -286,11 +290,17 @@ def test_the_rocm_release_is_the_wheels_own(wheel, named, opts, says):
     assert messages(scan(wheel, doc), opts) == ([says] if says else [])
 
 
+ONLY_MAJOR = ("names ROCm 7.9.9; only its major (7) is checked: no --rocm-version of that major, no line "
+              "(--root) and no Summary names the release")
+
+
 @pytest.mark.parametrize("summary", [None, "JAX Plugin for AMD GPUs"])
 def test_with_no_release_named_anywhere_the_major_is_still_held(summary):
     doc = good()
     rocm(doc)["version"] = "7.9.9"
     assert messages(scan(doc=doc, summary=summary)) == []
+    assert notes(scan(doc=doc, summary=summary)) == [ONLY_MAJOR]   # and says it checked only that
+    assert notes(scan(doc=doc, summary=summary), Options(line_rocms=("10.0.0",))) == [ONLY_MAJOR]
     assert messages(scan(doc=doc, summary=summary), Options(rocm_version="7.2.0")) == [
         "names ROCm 7.9.9; the wheel is built for ROCm 7.2.0"]
     rocm(doc)["version"] = "10.0.0"
@@ -337,3 +347,53 @@ def test_the_lines_wheels_carry_an_sbom_whatever_its_layout(tmp_path):
 def test_the_document_checked_is_json_as_the_build_writes_it():
     """A round trip through the writer's bytes: what ``sbom.dumps`` writes reads back the same."""
     assert json.loads(sbom.dumps(good())) == good()
+
+
+LINE = ("7.2.0", "10.0.0")
+
+
+@pytest.mark.parametrize("wheel, named, summary, opts, says", [
+    # jax's METADATA names no ROCm: the line's release of the wheel's major is the one expected
+    (PJRT10, "10.1.0", None, Options(line_rocms=LINE),
+     "names ROCm 10.1.0; the wheel is built for ROCm 10.0.0 (the line's rocm_versions)"),
+    (PJRT10, "10.0.0", None, Options(line_rocms=LINE), None),
+    (PLUGIN, "7.1.1", None, Options(line_rocms=LINE),
+     "names ROCm 7.1.1; the wheel is built for ROCm 7.2.0 (the line's rocm_versions)"),
+    (PLUGIN, "7.1.1", None, Options(line_rocms=("10.1.0", "7.1.1")), None),
+    # over the Summary's too: the line says what it builds
+    (PLUGIN, "7.2.0", "default", Options(line_rocms=("7.1.1",)),
+     "names ROCm 7.2.0; the wheel is built for ROCm 7.1.1 (the line's rocm_versions)"),
+    # --rocm-version of the wheel's major wins; one of another major does not
+    (PLUGIN, "7.1.1", None, Options(rocm_version="7.1.1", line_rocms=LINE), None),
+    (PLUGIN, "7.2.0", None, Options(rocm_version="7.1.1", line_rocms=LINE),
+     "names ROCm 7.2.0; the wheel is built for ROCm 7.1.1"),
+    (PLUGIN, "7.1.1", None, Options(rocm_version="10.0.0", line_rocms=LINE),
+     "names ROCm 7.1.1; the wheel is built for ROCm 7.2.0 (the line's rocm_versions)"),
+    # a line of other majors only says nothing of this one: the Summary's, else the major alone
+    (PLUGIN, "7.1.1", "default", Options(line_rocms=("10.0.0",)),
+     "names ROCm 7.1.1; the wheel is built for ROCm 7.2.0"),
+])
+def test_with_a_line_the_release_expected_is_the_lines_own_for_the_wheels_major(wheel, named, summary, opts, says):
+    doc = good(wheel)
+    rocm(doc)["version"] = named
+    s = scan(wheel, doc, summary=summary)
+    assert messages(s, opts) == ([says] if says else []) and notes(s, opts) == []
+
+
+def test_a_note_leaves_the_check_ok_and_is_said_in_the_json():
+    from release.check.verify import Report, summary_line
+    note = Finding("sbom", NOTE, ONLY_MAJOR, MEMBER[PLUGIN])
+    report = Report(Path(PLUGIN), [note], {})
+    assert report.ok and report.status("sbom") == "ok" and summary_line(report).endswith("checks)")
+    assert report.to_json()["checks"]["sbom"] == "ok"
+    assert report.to_json()["findings"] == [{"check": "sbom", "severity": "note", "message": ONLY_MAJOR,
+                                             "member": MEMBER[PLUGIN], "group": None}]
+    warned = Report(Path(PLUGIN), [note, Finding("sbom", "warning", "w")], {})
+    assert warned.status("sbom") == "warning" and summary_line(warned).endswith("1 warnings)")
+
+
+def test_a_lines_releases_are_read_from_its_version_info(tmp_path):
+    from tests.test_line_build import jax_tree_line
+    assert line_rocms(jax_tree_line(tmp_path / "two", rocm_versions=("7.1.1", "10.0.0"))) == ("7.1.1", "10.0.0")
+    assert line_rocms(jax_tree_line(tmp_path / "one", rocm_versions=None)) == ("7.2.0",)
+    assert line_rocms(None) is None and line_rocms(tmp_path / "nothing") is None

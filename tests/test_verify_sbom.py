@@ -150,3 +150,20 @@ def test_release_verify_of_a_rocm_jax_line_requires_the_sbom(tmp_path, good_whee
         "no CycloneDX SBOM (<dist-info>/sboms/<dist>.cdx.json, PEP 770); this line's layout writes one "
         "into every wheel"]
     assert run_verify(VerifyOptions((good_wheels["pjrt"],), root=REPO), Bar()).reports[0].status("sbom") == "ok"
+
+
+def test_release_verify_of_a_line_expects_the_lines_own_release_of_the_major(tmp_path, good_wheels):
+    """``--root``: the SBOM must name the release the line builds for the wheel's major
+    (version_info.json ``rocm_versions``), whatever else the wheel says."""
+    from release.jobs.verify import VerifyOptions, run_verify
+    from tests.test_line_build import jax_tree_line
+
+    class Bar:
+        def describe(self, text): ...
+
+        def advance(self, n): ...
+
+    line = jax_tree_line(tmp_path / "line", rocm_versions=("7.1.1", "10.0.0"))
+    [report] = run_verify(VerifyOptions((good_wheels["pjrt"],), root=line), Bar()).reports
+    assert [f.message for f in report.findings if f.check == "sbom"] == [
+        f"names ROCm {rocm_version()}; the wheel is built for ROCm 7.1.1 (the line's rocm_versions)"]

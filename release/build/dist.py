@@ -29,7 +29,7 @@ from release.build.layouts import JAX_TREE, provenance_parameters
 from release.build.plan import BuildPlan
 from release.build.wheel_specs import KINDS, WheelSpec, load_specs
 from release.build.wheels import artifact_files, build_wheel
-from release.core import checksums, core_metadata, naming, output
+from release.core import checksums, core_metadata, naming, output, rocm_runtime
 from release.core.atomic import atomic_write
 from release.core.checksums import sha256_file
 from release.core.elffacts import shared_object_problem
@@ -179,6 +179,7 @@ def build_release(plan: BuildPlan, dist_root: Path, *, root: Path | None = None,
 
     epoch = source_date_epoch()
     requires_python = bazel.requires_python(root)
+    sonames = sha256_file(rocm_runtime.data_path(root))  # the SBOM lists by the line's: another list repacks
     wheels: dict[str, Path] = {}
     jobs = [(kind, python, artifact_files(so_dir, specs[kind], python or plan.pythons[0]))
             for kind, python in _wheel_jobs(plan, kinds, specs)]
@@ -193,6 +194,7 @@ def build_release(plan: BuildPlan, dist_root: Path, *, root: Path | None = None,
             "so": {n: _stat_key(p) for n, p in sorted(so_files.items())},
             "python_files": {dest: sha256_file(src) for src, dest in specs[kind].python_files},
             "spec": repr(specs[kind]), "requires_python": requires_python,
+            "sonames": sonames,
         })
         if not manifest.done(name, fp):
             total = sum(p.stat().st_size for p in so_files.values())
@@ -201,7 +203,7 @@ def build_release(plan: BuildPlan, dist_root: Path, *, root: Path | None = None,
                 path = build_wheel(kind, directory, so_files, version=plan.version,
                                    rocm_version=plan.rocm_version, revisions=plan.revisions,
                                    requires_python=requires_python, python=python, specs=specs,
-                                   epoch=epoch, on_bytes=advance, digests=digests)
+                                   epoch=epoch, on_bytes=advance, digests=digests, root=root)
             manifest.record(name, fp, {"wheel": path}, hashes={"wheel": digests[path.name]})
             steps.append((name, "ran"))
         else:

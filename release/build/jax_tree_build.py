@@ -20,7 +20,8 @@ from release import __version__ as TOOL_VERSION
 from release.build import bazel, jax_tree
 from release.build.jax_tree_wheels import check_built, with_revisions
 from release.build.plan import BuildPlan
-from release.core import naming, versions
+from release.core import naming, rocm_runtime, versions
+from release.core.checksums import sha256_file
 from release.core.errors import UserError
 from release.core.manifest import Manifest, fingerprint
 from release.core.wheelfile import source_date_epoch
@@ -102,13 +103,14 @@ def build_jax_tree(plan: BuildPlan, directory: Path, manifest: Manifest, steps: 
     wheels: dict[str, Path] = {}
     rocm = {group.major: group.rocm_version for group in plan.majors}
     epoch = source_date_epoch()  # the members' timestamp: another one writes the wheels again
+    sonames = sha256_file(rocm_runtime.data_path(root))  # the SBOM's lists: another one, too
     for (kind, major, python), want in wanted.items():
         source = _built(built_dir, want, plan.version)
         name = step_name("wheel", kind, major, python)
         st = source.stat()
         fp = fingerprint({"wheel": [str(source.resolve()), st.st_size, st.st_mtime_ns],
                           "revisions": plan.revisions.to_json(), "rocm": rocm[major], "epoch": epoch,
-                          "tool": TOOL_VERSION})
+                          "sonames": sonames, "tool": TOOL_VERSION})
         if manifest.done(name, fp):
             steps.append((name, "skipped"))
         else:

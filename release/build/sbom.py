@@ -4,7 +4,8 @@ What a wheel is made of, for a scanner that reads only the installed environment
 it was built from (the revision map's xla, jax and plugin commits, each with its repository as
 a ``vcs`` reference, its branch and its pinned archive hash) and the ROCm runtime it needs but
 does not ship (``scope: required``: the ROCm version, and the ROCm libraries its shared objects
-load, from their DT_NEEDED and ``release.core.rocm_runtime``'s soname lists).
+load, from their DT_NEEDED and ``release.core.rocm_runtime``'s soname lists: the line's own
+where it has one, in both layouts).
 
 Written by the build before the wheel is hashed (so SHA256SUMS, the provenance and the
 attestations cover it) and listed in RECORD like every member: by the rocm-jax layout's packer

@@ -120,11 +120,13 @@ def build_wheel(kind: str, dest_dir: Path, so_files: dict[str, Path], *, version
                 rocm_version: str, revisions: RevisionMap, requires_python: str,
                 python: str | None = None, specs: dict[str, WheelSpec] | None = None,
                 epoch: int | None = None, on_bytes: Callable[[int], None] | None = None,
-                digests: dict[str, str] | None = None) -> Path:
+                digests: dict[str, str] | None = None, root: Path | None = None) -> Path:
     """Write one wheel into ``dest_dir``; returns its path. Members in a fixed order.
 
     ``requires_python`` is the ``Requires-Python`` of the metadata (``bazel.requires_python``);
-    ``specs`` default to the shipped ``wheels.json``.
+    ``specs`` default to the shipped ``wheels.json``; the SBOM's ROCm libraries are by the soname
+    lists of the line at ``root`` (its own ``rocm_runtime.json`` where it has one), as in a
+    jax-tree line (``release.build.jax_tree_wheels``).
     ``digests``, when given, gets ``{wheel file name: sha256 hex}`` of the written wheel.
     """
     spec = (specs or load_specs())[kind]
@@ -176,7 +178,7 @@ def build_wheel(kind: str, dest_dir: Path, so_files: dict[str, Path], *, version
         writer.add_bytes(f"{dist_info}/WHEEL", wheel_file(naming.wheel_tag(wheel_python)))
         if entry_points:
             writer.add_bytes(f"{dist_info}/entry_points.txt", entry_points_txt(entry_points))
-        libraries = sbom.rocm_libraries(files.values(), rocm_version)  # the PEP 770 SBOM, hashed with the rest
+        libraries = sbom.rocm_libraries(files.values(), rocm_version, root)  # the PEP 770 SBOM, hashed with the rest
         writer.add_bytes(sbom.member(dist_info, dist),
                          sbom.dumps(sbom.document(dist, version, revisions, rocm_version, libraries)))
     if digests is not None and writer.sha256 is not None:   # set when the writer closed

@@ -9,13 +9,13 @@ from typing import Any
 
 from release.core.revisions import RevisionMap
 
-ERROR, WARNING = "error", "warning"
+ERROR, WARNING, NOTE = "error", "warning", "note"  # a note: what a check could not say; no status
 
 
 @dataclasses.dataclass(frozen=True)
 class Finding:
     check: str
-    severity: str  # "error" | "warning"
+    severity: str  # "error" | "warning" | "note"
     message: str
     member: str | None = None
     # The class of the finding when its message names one instance (one RUNPATH entry),
@@ -33,3 +33,4 @@ class Options:
     rocm_version: str | None = None  # the ROCm runtime NEEDED resolves in (default: the Summary's)
     rocm_root: Path | None = None  # whose jax_rocm_plugin/rocm_runtime.json (default: the shipped)
     sbom_required: bool = False  # the layout writes a CycloneDX SBOM into every wheel
+    line_rocms: tuple[str, ...] = ()  # the ROCm releases of the line (--root), one a major

@@ -14,7 +14,7 @@ from typing import Any, Iterator
 from packaging.utils import canonicalize_name
 
 from release.build import sbom
-from release.check.findings import ERROR, Finding, Options
+from release.check.findings import ERROR, NOTE, Finding, Options
 from release.check.loadable import wheel_rocm_version
 from release.check.stamps import commit_info
 from release.core import rocm_runtime
@@ -28,15 +28,20 @@ _PROPERTY_BRANCH = f"{sbom.PROPERTY}:branch"
 def layout_writes_sbom(root: Path | None) -> bool:
     """Whether the wheels of the line at ``root`` carry an SBOM: every layout writes one, so
     True when a project is named and read; False otherwise (wheels from elsewhere)."""
+    return line_rocms(root) is not None
+
+
+def line_rocms(root: Path | None) -> tuple[str, ...] | None:
+    """The ROCm releases the line at ``root`` builds (``version_info.json``), one a major; None
+    when no line is named or read (wheels from elsewhere)."""
     if root is None:
-        return False
+        return None
     from release.core.config import load_project
     from release.core.errors import UserError
     try:
-        load_project(root, search=False)
+        return load_project(root, search=False).version_info.rocms
     except UserError:
-        return False
-    return True
+        return None
 
 
 def check_sbom(scan: Scan, ident: Identity, opts: Options) -> Iterator[Finding]:
@@ -66,7 +71,8 @@ def _one(name: str, text: bytes | None, scan: Scan, ident: Identity, opts: Optio
     yield from (bad(m) for m in _described(doc["metadata"].get("component"), ident))
     components = [c for c in doc.get("components") or () if isinstance(c, dict)]
     yield from (bad(m) for m in _sources(components, commit_info(scan, ident)))
-    yield from (bad(m) for m in _rocm(components, scan, ident, opts))
+    for message, severity in _rocm(components, scan, ident, opts):
+        yield Finding("sbom", severity, message, name)
 
 
 def _described(component: Any, ident: Identity) -> Iterator[str]:
@@ -123,19 +129,27 @@ def _said(facts: tuple[Any, Any, Any]) -> str:
     return " ".join(str(f) for f in (url, branch, commit) if f is not None)
 
 
-def _rocm(components: list[dict], scan: Scan, ident: Identity, opts: Options) -> Iterator[str]:
+def _rocm(components: list[dict], scan: Scan, ident: Identity, opts: Options) -> Iterator[tuple[str, str]]:
     """Its ROCm platform is the runtime the wheel loads: of the wheel's own major, and the
-    release ``--rocm-version`` gives for that major, else the one the Summary names."""
+    release ``--rocm-version`` gives for that major, else the line's (``--root``: its
+    ``rocm_versions``), else the one the Summary names; with none of them (jax's METADATA names
+    no ROCm) only the major is checked, and a note says so. (message, severity) pairs."""
     rocm = next((c for c in components if c.get("bom-ref") == "rocm"), None)
     if rocm is None or not isinstance(rocm.get("version"), str):
-        yield "names no ROCm runtime (a platform component with bom-ref rocm and a version)"
+        yield "names no ROCm runtime (a platform component with bom-ref rocm and a version)", ERROR
         return
     version = rocm["version"]
     major = rocm_runtime.major_of(version)
     if ident.rocm_major is not None and major != ident.rocm_major:
-        yield f"names ROCm {version}; this is a rocm{ident.rocm_major} wheel"
+        yield f"names ROCm {version}; this is a rocm{ident.rocm_major} wheel", ERROR
         return
     given = opts.rocm_version
-    expected = given if given is not None and rocm_runtime.major_of(given) == major else wheel_rocm_version(scan)
-    if expected is not None and version != expected:
-        yield f"names ROCm {version}; the wheel is built for ROCm {expected}"
+    expected = given if given is not None and rocm_runtime.major_of(given) == major else None
+    line = next((r for r in opts.line_rocms if rocm_runtime.major_of(r) == major), None)
+    expected = expected or line or wheel_rocm_version(scan)
+    if expected is None:
+        yield (f"names ROCm {version}; only its major ({major}) is checked: no --rocm-version of that "
+               "major, no line (--root) and no Summary names the release"), NOTE
+    elif version != expected:
+        yield f"names ROCm {version}; the wheel is built for ROCm {expected}" + (
+            " (the line's rocm_versions)" if expected == line and expected != given else ""), ERROR

@@ -25,7 +25,7 @@ from release.check.archive import (
     check_size,
     check_zip,
 )
-from release.check.findings import ERROR, WARNING, Finding, Options
+from release.check.findings import ERROR, NOTE, WARNING, Finding, Options
 from release.check.folding import Fold, fold
 from release.check.loadable import check_glibc, check_needed, check_symbols
 from release.check.runpath import check_runpath
@@ -36,7 +36,7 @@ from release.core.errors import UserError
 from release.core.naming import Identity
 from release.core.scan import Progress, Scan, scan_wheel
 
-__all__ = ["CHECKS", "DEFAULTS", "ERROR", "WARNING", "Finding", "Fold", "Options", "Report",
+__all__ = ["CHECKS", "DEFAULTS", "ERROR", "NOTE", "WARNING", "Finding", "Fold", "Options", "Report",
            "check_pairs", "check_scan", "expected_revisions", "fold", "required_runpath",
            "summary_line", "summary_markdown", "verify_wheel", "verify_wheels"]
 
@@ -62,7 +62,7 @@ class Report:
     def status(self, check: str) -> str:
         if check in self.skipped:
             return "n/a"
-        mine = [f for f in self.findings if f.check == check]
+        mine = [f for f in self.findings if f.check == check and f.severity != NOTE]
         if any(f.severity == ERROR for f in mine):
             return ERROR
         return WARNING if mine else "ok"
@@ -180,7 +180,7 @@ def verify_wheels(paths: Sequence[Path], options: Options = DEFAULTS,
 
 def summary_line(report: Report) -> str:
     """``<wheel>: ok`` / ``ok, N warnings`` / ``FAILED (N errors, M warnings)``: one line."""
-    errors, warnings = len(report.errors), len(report.findings) - len(report.errors)
+    errors, warnings = len(report.errors), sum(f.severity == WARNING for f in report.findings)
     applied = len(CHECKS) - len(report.skipped)
     if errors:
         return f"{report.wheel.name}: FAILED ({errors} errors, {warnings} warnings)"

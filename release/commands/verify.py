@@ -71,10 +71,11 @@ def _print(console: Console, reports: list[Report]) -> None:
     """One line per wheel; below a wheel with findings, one line per fold of them."""
     from rich.markup import escape
 
-    from release.check.verify import ERROR, fold, summary_line
+    from release.check.verify import ERROR, WARNING, fold, summary_line
     for report in reports:
-        style = "bold red" if not report.ok else ("yellow" if report.findings else "green")
+        warned = any(f.severity == WARNING for f in report.findings)
+        style = "bold red" if not report.ok else ("yellow" if warned else "green")
         console.print(f"[{style}]{escape(summary_line(report))}[/]")
         for f in fold(report.findings):
-            color = "red" if f.severity == ERROR else "yellow"
+            color = {ERROR: "red", WARNING: "yellow"}.get(f.severity, "dim")
             console.print(f"  [{color}]{escape(f.line())}[/]")

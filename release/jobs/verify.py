@@ -69,15 +69,16 @@ def run_verify(options: VerifyOptions, bar: Bar,
                runpath: tuple[tuple[str, ...], str | None] | None = None) -> VerifyResult:
     """Verify the wheels (and the provenance); a ``rocm_version`` without a runtime list is
     refused first (exit 2)."""
-    from release.check.sbom_check import layout_writes_sbom
+    from release.check.sbom_check import line_rocms
     from release.check.verify import Options, expected_revisions, verify_wheels
     from release.core import rocm_runtime
     entries, note = runpath or required_runpath(options)
     if options.rocm_version is not None:
         rocm_runtime.load(options.rocm_version, options.root)
+    rocms = line_rocms(options.root)  # a line's wheels carry an SBOM naming its own releases
     checks = Options(runpath=entries, revisions=expected_revisions(options.deps, options.revisions),
                      rocm_version=options.rocm_version, rocm_root=options.root,
-                     sbom_required=layout_writes_sbom(options.root))
+                     sbom_required=rocms is not None, line_rocms=rocms or ())
     reports = verify_wheels(list(options.wheels), checks, progress=bar.advance,
                             on_wheel=lambda w: bar.describe(f"verifying {w.name}"))
     prov = None if options.provenance is None else check_provenance(options, checks.revisions)
