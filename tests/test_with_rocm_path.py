@@ -8,8 +8,10 @@ jax's ``rocm_rpath.bzl`` links in; it loads with the extra, and without it the s
 
 from __future__ import annotations
 
+import copy
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from packaging.requirements import Requirement
 
-from release.check import resolver, smoke, with_rocm_path
+from release.check import interpreters, resolver, smoke, with_rocm_path
 from release.check.runpath import JAX_TREE_RUNPATH
 from release.check.validate_install import step_with_rocm
 from release.check.validation import Validation
@@ -274,29 +276,24 @@ def loading_set(tmp_path_factory, wheel_artifacts):
     rocm.close()
 
 
-def test_smoke_with_rocm_loads_the_plugin_through_the_runtime_wheels_and_without_names_the_soname(
-        run_cli, loading_set):
+def test_smoke_with_rocm_loads_the_plugin_through_the_runtime_wheels(run_cli, loading_set):
     """With ``--with-rocm`` the PJRT object finds libamdhip64.so.7 in ``_rocm_sdk_core/lib`` through
-    its RUNPATH and ROCm devices are listed; as ``jax[rocm7-local]`` on a machine without a system ROCm
-    the same set fails, naming the soname in one line."""
+    its RUNPATH, installed from TheRock's index, and ROCm devices are listed."""
     dist, public, rocm, _ = loading_set
-    argv = ("smoke", dist, "--public-index", public.url, "--python", sys.executable, "--json")
-    code, out, err = run_cli(*argv, "--with-rocm", "--rocm-index", rocm.url)
+    code, out, err = run_cli("smoke", dist, "--public-index", public.url, "--python", sys.executable, "--json",
+                             "--with-rocm", "--rocm-index", rocm.url)
     result = json.loads(out)
     assert (code, result["ok"], result["rocm_devices"]) == (0, True, ["rocm:0"]), (result, err)
     assert any(p.startswith("/files/rocm_sdk_core-7.2.0") and p.endswith(".whl") for p in rocm.log)
-    code, out, _ = run_cli(*argv)
-    [problem] = json.loads(out)["problems"]
-    assert code == 1 and problem.startswith(f"ROCm 7, Python {PYTHON}: jax.devices() lists no ROCm device: cpu:0")
-    assert "OSError: libamdhip64.so.7: cannot open shared object file" in problem
-    assert json.loads(out)["warnings"] == [f"ROCm 7, Python {PYTHON}: libamdhip64.so.7 is not on this machine: "
-                                           "users without a system ROCm install jax[rocm7] (the plugin's with-rocm "
-                                           "extra, TheRock's runtime wheels); `release smoke --with-rocm` tries that"]
 
 
 @needs_uv()
-def test_uv_installs_the_with_rocm_path_and_the_plugin_loads(tmp_path, loading_set):
-    """The same set with uv from one index holding it all, as a user's mirror: the plugin loads."""
+def test_uv_installs_the_with_rocm_path_the_plugin_loads_and_without_it_smoke_names_the_soname(
+        tmp_path, loading_set, monkeypatch):
+    """The same set with uv from one index holding it all, as a user's mirror: the plugin loads.
+    With ``_rocm_sdk_core`` gone (as ``jax[rocm7-local]`` on a machine without a system ROCm) the
+    probe fails naming the soname, and smoke's cell adds the one warning saying what users without
+    a system ROCm install (not under ``--with-rocm``, which installed it)."""
     dist, _, _, runtime = loading_set
     everything = LocalIndex([*sorted(dist.glob("*.whl")), *jax_wheels(tmp_path / "jax", LINE), *runtime])
     try:
@@ -306,10 +303,26 @@ def test_uv_installs_the_with_rocm_path_and_the_plugin_loads(tmp_path, loading_s
         everything.close()
     assert code == 0, err
     assert installed["rocm-sdk-core"] == "7.2.0"
-    probe = subprocess.run([str(tmp_path / "uvenv" / "bin" / "python"), "-c", smoke.PROBE], capture_output=True,
-                           text=True, cwd=tmp_path, timeout=120)
-    verdict = smoke.judge(PYTHON, json.loads(probe.stdout.strip().splitlines()[-1]))
+
+    def probe():
+        done = subprocess.run([str(tmp_path / "uvenv" / "bin" / "python"), "-c", smoke.PROBE], capture_output=True,
+                              text=True, cwd=tmp_path, timeout=120)
+        return smoke.judge(PYTHON, json.loads(done.stdout.strip().splitlines()[-1]))
+    verdict = probe()
     assert verdict.ok and verdict.rocm_devices == ["rocm:0"], verdict.problems
+    [core] = (tmp_path / "uvenv").glob("lib/python*/site-packages/_rocm_sdk_core")
+    shutil.rmtree(core)
+    without = probe()
+    [problem] = without.problems
+    assert problem.startswith("jax.devices() lists no ROCm device: cpu:0")
+    assert "OSError: libamdhip64.so.7: cannot open shared object file" in problem
+    monkeypatch.setattr(smoke, "_install_and_probe", lambda *_: copy.deepcopy(without))
+    interp = interpreters.Interpreter(sys.executable, PYTHON, "running")
+    wheels = sorted(dist.glob("*.whl"))
+    assert smoke.run_smoke(wheels, interp, None, tmp_path, lambda _: None).warnings == [
+        "libamdhip64.so.7 is not on this machine: users without a system ROCm install jax[rocm7] (the plugin's "
+        "with-rocm extra, TheRock's runtime wheels); `release smoke --with-rocm` tries that"]
+    assert smoke.run_smoke(wheels, interp, None, tmp_path, lambda _: None, with_rocm=True).warnings == []
 
 
 @pytest.mark.parametrize("command", ["validate", "smoke"])
