@@ -191,3 +191,38 @@ def test_a_local_listing_reads_each_record_once_and_a_changed_one_again(tmp_path
     assert [x.name for x in reader.list_assets(listed[new.id])] == ["b.whl"]
     assert [x.name for x in reader.list_assets(listed[old.id])] == ["a b%+é.whl"]
     assert reads == [str(new.id)]
+
+
+def test_a_local_listing_is_never_stale_after_a_write_here_or_elsewhere(tmp_path):
+    """A listing reflects the store as it is now, whoever wrote since the last one: a release
+    created, published, renamed or deleted (here or by another writer, which shares no memory
+    with this one) shows in the next listing; the order stays newest first, by number."""
+    here = LocalStore(tmp_path / "store")
+    elsewhere = LocalStore(tmp_path / "store")
+
+    def listing(store=here):
+        return [(r.id, r.tag, r.draft, r.name) for r in store.list_releases()]
+
+    assert listing() == []
+    made = [here.create_draft(f"v0.{i}", name="n", body=MARKER, prerelease=True) for i in range(3)]
+    assert listing() == [(r.id, r.tag, True, "n") for r in reversed(made)]
+    # another writer: a new release (ids past 9 and 10, so numbers of two lengths), a publish
+    # and a rename of ones this reader has listed
+    more = [elsewhere.create_draft(f"v1.{i}", name="n", body=MARKER, prerelease=True) for i in range(9)]
+    elsewhere.publish(made[0], prerelease=False, make_latest=True)
+    elsewhere.update_release(made[1], name="renamed")
+    got = listing()
+    assert [i for i, *_ in got] == sorted((r.id for r in made + more), reverse=True)
+    assert got[-1] == (made[0].id, "v0.0", False, "n") and got[-2] == (made[1].id, "v0.1", True, "renamed")
+    # this writer's own publish and the other's delete
+    here.publish(more[0], prerelease=True, make_latest=False)
+    elsewhere.delete_release(more[-1])
+    got = {i: rest for i, *rest in listing()}
+    assert more[-1].id not in got and got[more[0].id][1] is False
+    # a deleted release never comes back, however many listings are taken in between
+    here.delete_release(made[2])
+    assert made[2].id not in {r.id for r in here.list_releases()}
+    assert listing(elsewhere) == listing()
+    # notes edited elsewhere (a yank) without changing the record's size
+    elsewhere.update_release(more[1], body=MARKER.upper() if MARKER.upper() != MARKER else MARKER + " ")
+    assert {r.id: r.body for r in here.list_releases()}[more[1].id] != MARKER

@@ -44,6 +44,9 @@ class LocalStore(Store):
         # listing followed by each release's assets (the index) reads each record once, and a
         # record changed since (it is replaced whole) is read again
         self._records: dict[int, tuple[tuple[int, ...], dict]] = {}
+        # the Release each record made, under the same stat: a listing in a loop (a process that
+        # publishes a season) costs one directory scan and one stat per release, never a parse
+        self._listed: dict[int, tuple[tuple[int, ...], Release]] = {}
 
     @property
     def _lock(self) -> BaseFileLock:
@@ -109,10 +112,12 @@ class LocalStore(Store):
         """A release record to read (not to change): the one read before while the file is
         unchanged (same inode, size and times: every write replaces it whole), else read now."""
         try:
-            info = os.stat(path)
+            key = _stat_key(path)
         except FileNotFoundError:
             raise StoreError(f"{self.where}: release {release_id} does not exist") from None
-        key = (info.st_ino, info.st_dev, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+        return self._record_at(path, release_id, key)
+
+    def _record_at(self, path: Path, release_id: int, key: tuple[int, ...]) -> dict:
         known = self._records.get(release_id)
         if known is not None and known[0] == key:
             return known[1]
@@ -150,14 +155,36 @@ class LocalStore(Store):
 
     # interface
     def list_releases(self) -> list[Release]:
+        """Newest first, read now: every record is stat'ed on every listing (another process may
+        have replaced it); only an unchanged one's Release is reused."""
         found: list[Release] = []
         if not self.directory.is_dir():
             return found  # nothing published yet; reading never creates the store
-        for child in self.directory.iterdir():
-            local_records.not_linked(child, self.where)
-            if child.is_dir() and child.name.isdigit() and (child / "release.json").exists():
-                found.append(self._release(self._record(child / "release.json", int(child.name))))
+        with os.scandir(self.directory) as entries:
+            for entry in entries:
+                if not entry.name.isdigit():
+                    continue
+                if entry.is_symlink():  # from the scan, no system call
+                    local_records.not_linked(Path(entry.path), self.where)  # refuses the store
+                if not entry.is_dir():
+                    continue
+                found_one = self._listed_release(os.path.join(entry.path, "release.json"), int(entry.name))
+                if found_one is not None:
+                    found.append(found_one)
         return sorted(found, key=lambda r: -r.id)
+
+    def _listed_release(self, path: str, release_id: int) -> Release | None:
+        """The release of ``<id>/release.json``, None when there is none (a create killed midway)."""
+        try:
+            key = _stat_key(path)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        seen = self._listed.get(release_id)
+        if seen is not None and seen[0] == key:
+            return seen[1]
+        release = self._release(self._record_at(Path(path), release_id, key))
+        self._listed[release_id] = (key, release)
+        return release
 
     def create_draft(self, tag: str, *, name: str, body: str, prerelease: bool,
                      target: str | None = None) -> Release:
@@ -290,6 +317,12 @@ class LocalStore(Store):
 
     def read_asset_range(self, release: Release, asset: Asset, start: int, length: int) -> bytes:
         return local_records.read_asset_range(self.directory, release.id, asset.name, self.where, start, length)
+
+
+def _stat_key(path: Path | str) -> tuple[int, ...]:
+    """What changes whenever a record is replaced (every write replaces it whole)."""
+    info = os.stat(path)
+    return (info.st_ino, info.st_dev, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
 def _near_store(directory: Path) -> Path | None:
