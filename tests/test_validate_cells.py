@@ -9,6 +9,7 @@ import tomllib
 
 import pytest
 
+from release.check import with_rocm_path
 from release.check.validate import Validation, step_check_files, validate
 from release.core import naming
 from release.publish.drafts import publish_draft, read_dist
@@ -40,6 +41,16 @@ def test_every_cell_of_a_two_major_draft_is_installed_keyed_and_locked(make_dist
     nowhere.mkdir()
     monkeypatch.setenv("PYENV_ROOT", str(nowhere))
     said: list[str] = []
+    resolved: list[tuple[int, str]] = []
+    real_resolution = with_rocm_path.check_cell
+
+    def one_real_resolution(interpreter, major, version, plugin, *args, **kwargs):
+        """ROCm 7's cell resolved for real (validate's indexes reach it); ROCm 10's answered."""
+        resolved.append((major, plugin.name))
+        if major == 7:
+            return real_resolution(interpreter, major, version, plugin, *args, **kwargs)
+        return with_rocm_path.Record({"pip": "ok", "uv": "ok"}, ["rocm-sdk-core==10.1.0"])
+    monkeypatch.setattr(with_rocm_path, "check_cell", one_real_resolution)
     result = validate(store, naming.release_tag(RELEASE), public_index=public.url, search_path=str(nowhere),
                       say=said.append, line_majors=(7, 10), line_pythons=tuple(sorted((PYTHON, OTHER))))
     assert result.ok, result.problems
@@ -49,13 +60,16 @@ def test_every_cell_of_a_two_major_draft_is_installed_keyed_and_locked(make_dist
         assert result.cells[(major, PYTHON)]["as_users"] == {"pip": "ok", "uv": "ok"}
         assert result.cells[(major, OTHER)]["tested"] is False
     assert result.untested_cells == sorted([(7, OTHER), (10, OTHER)])
-    # the with-rocm path (jax[rocmN] -> the plugin's extra -> TheRock's runtime wheels) resolves for
-    # each major's cell, with its own major's runtime, from metadata alone
-    for major, rocm in ((7, "7.2.0"), (10, "10.1.0")):
-        assert result.cells[(major, PYTHON)]["with_rocm"] == {
-            "pip": "ok", "uv": "ok", "reason": None,
-            "runtime": [f"rocm=={rocm}", f"rocm-sdk-core=={rocm}", f"rocm-sdk-libraries=={rocm}"]}
-        assert "with_rocm" not in result.cells[(major, OTHER)]
+    # the with-rocm path (jax[rocmN] -> the plugin's extra -> TheRock's runtime wheels) is resolved
+    # for each major's cell with its own plugin and kept in that cell; ROCm 7's, resolved for real
+    # from validate's indexes, takes its own major's runtime from metadata alone
+    assert sorted(resolved) == [(m, naming.plugin_wheel(m, RELEASE, PYTHON)) for m in (7, 10)]
+    assert result.cells[(7, PYTHON)]["with_rocm"] == {
+        "pip": "ok", "uv": "ok", "reason": None,
+        "runtime": ["rocm==7.2.0", "rocm-sdk-core==7.2.0", "rocm-sdk-libraries==7.2.0"]}
+    assert result.cells[(10, PYTHON)]["with_rocm"] == {"pip": "ok", "uv": "ok", "reason": None,
+                                                       "runtime": ["rocm-sdk-core==10.1.0"]}
+    assert not any("with_rocm" in result.cells[(major, OTHER)] for major in (7, 10))
     assert not any(p.endswith(".whl") and p.startswith("/files/rocm") for p in public.log)
     assert result.cells[(7, PYTHON)]["jax_extra"] == "rocm7-local"
     assert result.cells[(10, PYTHON)]["jax_extra"] is None
