@@ -48,7 +48,7 @@ def _holds(key: str, arg: Any, value: Any, schema: Mapping, root: Mapping) -> bo
     if key == "minItems":
         return not isinstance(value, list) or len(value) >= arg
     if key == "items":
-        return not isinstance(value, list) or isinstance(arg, dict) and "prefixItems" not in schema and all(
+        return not isinstance(value, list) or isinstance(arg, dict) and all(  # (prefixItems is not read)
             conforms(item, arg, root) for item in value)
     if key in _OBJECT_KEYWORDS:
         return not isinstance(value, dict) or _object_holds(key, arg, value, schema, root)
@@ -65,8 +65,8 @@ def _object_holds(key: str, arg: Any, value: dict, schema: Mapping, root: Mappin
         return all(name in value for name in arg)
     if key == "properties":
         return all(conforms(value[name], sub, root) for name, sub in arg.items() if name in value)
-    if "patternProperties" in schema or not isinstance(arg, dict):  # additionalProperties
-        return False  # not read here: jsonschema decides
+    if not isinstance(arg, dict):  # additionalProperties (patternProperties is not read)
+        return False  # a boolean schema: jsonschema decides
     named = schema.get("properties", {})
     return all(conforms(item, arg, root) for name, item in value.items() if name not in named)
 
