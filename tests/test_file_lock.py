@@ -1,6 +1,7 @@
-"""The manifest's lock (``release.core.file_lock.held``): one holder at a time, across processes
+"""The tool's one lock (``release.core.file_lock.held``): one holder at a time, across processes
 and with the ``filelock`` package (an older ``release`` on the same dist waits for this one and
-this one for it), released however the block ends, and never through a link."""
+this one for it), released however the block ends, a bounded wait that gives up (``Busy``), and
+never through a link."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import filelock
 import pytest
 
 from release.core.errors import UserError
-from release.core.file_lock import held
+from release.core.file_lock import Busy, held
 from release.core.manifest import Manifest
 
 
@@ -30,12 +31,12 @@ def free(path) -> bool:
     return True
 
 
-def waits_for(lock, holding) -> None:
+def waits_for(lock, holding, timeout=None) -> None:
     """A writer taking ``lock`` in a thread waits while ``holding`` is held, then gets it."""
     entered = threading.Event()
 
     def writer():
-        with held(lock):
+        with held(lock, timeout=timeout):
             entered.set()
 
     with holding:
@@ -69,6 +70,35 @@ def test_the_filelock_package_and_this_lock_exclude_each_other(tmp_path):
     with held(lock), pytest.raises(filelock.Timeout):
         filelock.FileLock(str(lock), timeout=0).acquire()
     waits_for(lock, filelock.FileLock(str(lock)))
+
+
+@pytest.mark.parametrize("mine", [0, 0.1])
+@pytest.mark.parametrize("theirs", [None, 0, 5])
+def test_a_bounded_wait_gives_up_while_another_holds_it_and_takes_it_once_free(tmp_path, mine, theirs):
+    """``timeout`` 0 tries once, more waits that long; exclusive whichever way either side took it."""
+    lock = tmp_path / "x.lock"
+    with held(lock, timeout=theirs), pytest.raises(Busy), held(lock, timeout=mine):
+        pass
+    assert free(lock)
+    with held(lock, timeout=mine):
+        assert not free(lock)
+
+
+@pytest.mark.parametrize("mine", [None, -1, 30])
+def test_an_unbounded_or_long_wait_gets_it_once_the_holder_lets_go(tmp_path, mine):
+    lock = tmp_path / "x.lock"
+    waits_for(lock, held(lock, timeout=0), timeout=mine)
+
+
+def test_a_bounded_wait_is_exclusive_across_processes(tmp_path):
+    """A second process waiting a while is refused while this one holds it (timed or not)."""
+    lock = tmp_path / "x.lock"
+    probe = ("import sys; from release.core.file_lock import Busy, held\n"
+             "try:\n    held(sys.argv[1], timeout=0.1).__enter__()\nexcept Busy:\n    sys.exit(7)")
+    for timeout in (None, 0.1):
+        with held(lock, timeout=timeout):
+            assert subprocess.run([sys.executable, "-c", probe, str(lock)]).returncode == 7
+    assert subprocess.run([sys.executable, "-c", probe, str(lock)]).returncode == 0
 
 
 @pytest.mark.parametrize("hostile", ["link", "dangling", "directory", "fifo"])

@@ -407,14 +407,13 @@ def test_write_index_refuses_what_is_not_a_wheel(tmp_path, make_dist):
 
 
 def test_a_second_writer_waits_for_the_first(store_site, tmp_path):
-    from filelock import FileLock
-
     from release.core.errors import UserError
+    from release.core.file_lock import held
     from release.publish.staging import Staging
     site = tmp_path / "site"
     build_site(store_site, site, keep=4)
     before = tree(site)
-    with FileLock(str(tmp_path / ".site.lock")):  # another `release index` is writing SITE
+    with held(tmp_path / ".site.lock"):  # another `release index` is writing SITE
         with pytest.raises(UserError, match="another `release index` is still writing it"):
             with Staging(site, lock_timeout=0.2):
                 pass

@@ -232,18 +232,18 @@ def test_other_jobs_do_not_share_the_lock(tmp_path, holder):
 def attempts(monkeypatch):
     """Every try the lock makes to take the file, in order, with whether it got it; ``hooks``
     run after each try (a test uses them to end the holder while the lock is waiting)."""
-    import filelock
+    from release.core import file_lock
     tried: list[bool] = []
     hooks: list = []
-    real = filelock.UnixFileLock._acquire
+    real = file_lock._attempt
 
-    def counting(self):
-        real(self)
-        tried.append(self.is_locked)
+    def counting(fd):
+        tried.append(real(fd))
         for hook in hooks:
             hook(len(tried))
+        return tried[-1]
 
-    monkeypatch.setattr(filelock.UnixFileLock, "_acquire", counting)
+    monkeypatch.setattr(file_lock, "_attempt", counting)
     return type("Attempts", (), {"tried": tried, "hooks": hooks})
 
 

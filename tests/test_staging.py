@@ -12,9 +12,9 @@ import os
 from pathlib import Path
 
 import pytest
-from filelock import FileLock
 
 from release.core.errors import UserError
+from release.core.file_lock import held
 from release.publish import staging
 from release.publish.staging import Staging
 
@@ -281,14 +281,26 @@ def test_an_old_site_that_is_a_file_or_link_is_removed_not_moved_in(tmp_path, si
 
 
 def test_a_second_writer_gives_up_after_its_wait_in_one_line(tmp_path):
+    """The lock is ``.SITE.lock`` beside SITE (where an older release takes it too)."""
     site = tmp_path / "site"
-    holder = FileLock(str(tmp_path / ".site.lock"))
-    with holder:
+    with held(tmp_path / ".site.lock"):
         with pytest.raises(UserError) as err, Staging(site, lock_timeout=0.2):
             pass
     assert str(err.value) == (f"{site}: another `release index` is still writing it (waited 0 s for "
                               f"{tmp_path / '.site.lock'}); try again later")
     assert _run(site, {"index.html": b"1"}) is True  # the lock is free again
+
+
+@pytest.mark.parametrize("timeouts", [(600, 0), (0, 0), (0.2, 0.1)])
+def test_two_writers_of_one_site_exclude_each_other_whatever_their_waits(tmp_path, timeouts):
+    """The lock is exclusive, not shared, also when each side waits only a while."""
+    site = tmp_path / "site"
+    first, second = timeouts
+    with Staging(site, lock_timeout=first), pytest.raises(UserError, match="still writing it"):
+        with Staging(site, lock_timeout=second):
+            pass
+    with Staging(site, lock_timeout=second):  # and free again once the first is done
+        pass
 
 
 def test_the_lock_waits_ten_minutes_by_default(tmp_path):
@@ -301,7 +313,7 @@ def test_a_lock_that_cannot_be_taken_is_one_line_and_changes_nothing(tmp_path):
     (tmp_path / ".site.lock").mkdir()
     with pytest.raises(UserError) as err, Staging(site, lock_timeout=0.2):
         pass
-    assert str(err.value) == (f"{site}: cannot take the lock {tmp_path / '.site.lock'} (Is a directory); "
+    assert str(err.value) == (f"{site}: cannot take the lock {tmp_path / '.site.lock'} (a directory); "
                               "nothing was changed")
     assert not site.exists()
 

@@ -5,10 +5,14 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import subprocess
+import sys
+import threading
 
 import pytest
 
 from release.core.errors import UserError
+from release.core.file_lock import Busy, held
 from release.publish.notes import MARKER
 from release.publish.stores import (
     AssetExists,
@@ -226,3 +230,41 @@ def test_a_local_listing_is_never_stale_after_a_write_here_or_elsewhere(tmp_path
     # notes edited elsewhere (a yank) without changing the record's size
     elsewhere.update_release(more[1], body=MARKER.upper() if MARKER.upper() != MARKER else MARKER + " ")
     assert {r.id: r.body for r in here.list_releases()}[more[1].id] != MARKER
+
+
+HOLDER = """
+import sys
+from release.publish.stores import LocalStore
+store = LocalStore(sys.argv[1])
+with store._lock:
+    print("held", flush=True)
+    sys.stdin.readline()
+    print(len(store.list_releases()), flush=True)
+"""
+
+
+def test_two_processes_writing_one_local_store_take_turns(tmp_path):
+    """While another process holds the store's lock (``<dir>/.lock``, where an older release
+    takes it too), a write here waits; it lands once that one lets go, never in between."""
+    directory = tmp_path / "store"
+    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(directory)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "held"
+        with pytest.raises(Busy), held(directory / ".lock", timeout=0):
+            pass
+        store = LocalStore(directory)
+        writer = threading.Thread(target=store.create_draft, args=(TAG,),
+                                  kwargs={"name": "n", "body": MARKER, "prerelease": True})
+        writer.start()
+        writer.join(0.3)  # waiting for the other process (it cannot be early, only late)
+        proc.stdin.write("done\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline().strip() == "0"  # nothing landed while it held the lock
+        assert proc.wait(timeout=60) == 0
+        writer.join()
+        assert [r.tag for r in store.list_releases()] == [TAG]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()

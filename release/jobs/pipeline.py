@@ -176,7 +176,8 @@ def lock_path(root: Path, job: str) -> Path:
 
 
 def _holder_path(lock: Path) -> Path:
-    # filelock truncates the lock file when it tries to take it, so who holds it lives beside it.
+    # beside the lock, not in it: an older release (the filelock package) truncated the lock file
+    # each time it tried to take it
     return lock.with_suffix(".holder.json")
 
 
@@ -188,26 +189,25 @@ def job_lock(root: Path, job: str, *, timeout: float = 0) -> Iterator[Path]:
     forever). The operating system drops the lock when the holder exits, even when killed, so
     a crashed run never blocks the next one. Raises ``UserError`` naming the holder.
     """
-    from filelock import FileLock, Timeout  # loaded when a job runs, not by its --help or --dry-run
+    from release.core.file_lock import Busy, held
 
     path = lock_path(root, job)
     path.parent.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(path))
-    try:
-        lock.acquire(timeout=timeout, poll_interval=0.2)
-    except Timeout:
-        waited = "" if timeout == 0 else f" after waiting {timeout:g} s"
-        raise UserError(f"another {job} is running{waited}: {path} is held by "
-                        f"{_describe_holder(_holder_path(path))}; wait for it to finish or pass "
-                        f"--lock-timeout SECONDS") from None
-    holder = _holder_path(path)
-    try:
-        _write_holder(holder, job)
-        yield path
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            holder.unlink()
-        lock.release()
+    with contextlib.ExitStack() as lock:
+        try:
+            lock.enter_context(held(path, timeout=timeout, poll=0.2))
+        except Busy:
+            waited = "" if timeout == 0 else f" after waiting {timeout:g} s"
+            raise UserError(f"another {job} is running{waited}: {path} is held by "
+                            f"{_describe_holder(_holder_path(path))}; wait for it to finish or pass "
+                            f"--lock-timeout SECONDS") from None
+        holder = _holder_path(path)
+        try:
+            _write_holder(holder, job)
+            yield path
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                holder.unlink()
 
 
 def _write_holder(path: Path, job: str) -> None:

@@ -10,18 +10,17 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, ContextManager
 from urllib.parse import quote_from_bytes
 
 from release.core.atomic import atomic_write
+from release.core.file_lock import held
 from release.core.safe_names import file_name_problem, plain_file_name
 from release.publish import local_records
 from release.publish.records import Asset, Release, parse_time
 from release.publish.store_base import AssetExists, ImmutableRelease, Store, StoreError, TagTaken
 
 if TYPE_CHECKING:
-    from filelock import BaseFileLock
-
     from release.core.output import ProgressBars
 
 
@@ -38,7 +37,7 @@ class LocalStore(Store):
         self.directory = Path(directory).absolute()
         self.where = str(self.directory)
         self.clock = clock or (lambda: _dt.datetime.now(_dt.timezone.utc))
-        self._filelock: BaseFileLock | None = None
+        self._made = False  # the directory, made by the first write
         self._uri = self.directory.as_uri()
         # release.json records as last read, by release id, with the file's stat when read: a
         # listing followed by each release's assets (the index) reads each record once, and a
@@ -49,9 +48,10 @@ class LocalStore(Store):
         self._listed: dict[int, tuple[tuple[int, ...], Release]] = {}
 
     @property
-    def _lock(self) -> BaseFileLock:
-        """The store's lock; taking it is a write, so the directory is created here, never on a read."""
-        if self._filelock is None:
+    def _lock(self) -> ContextManager[None]:
+        """The store's lock (``<dir>/.lock``, waited for as long as another writer holds it);
+        taking it is a write, so the directory is created here, never on a read."""
+        if not self._made:
             if self.directory.exists() and not self.directory.is_dir():
                 raise StoreError(f"{self.where}: is a file; expected the local store's directory")
             try:
@@ -59,9 +59,8 @@ class LocalStore(Store):
             except OSError as exc:
                 raise StoreError(f"{self.where}: cannot create the local store ({exc.strerror or exc})") from None
             local_records.remove_link(self.directory / ".lock")
-            from filelock import FileLock  # loaded by the commands that write a store, when they do
-            self._filelock = FileLock(str(self.directory / ".lock"))
-        return self._filelock
+            self._made = True
+        return held(self.directory / ".lock")
 
     def exists(self) -> bool:
         """True when the directory is a store this tool wrote (it has ``store.json``)."""

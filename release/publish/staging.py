@@ -13,6 +13,7 @@ a hostile neighbour) is removed itself, never what it points to.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import filecmp
 import json
@@ -22,8 +23,7 @@ import stat
 from pathlib import Path
 from types import TracebackType
 
-from filelock import FileLock, Timeout
-
+from release.core import file_lock
 from release.core.errors import UserError
 
 STATE_FILE = ".index-state.json"  # also marks a directory as one this tool wrote
@@ -191,34 +191,36 @@ class Staging:
         self.site = Path(site).absolute()
         self.new = self.site.with_name(f".{self.site.name}.new")
         self.old = self.site.with_name(f".{self.site.name}.old")
-        self.lock = FileLock(str(self.site.with_name(f".{self.site.name}.lock")))
+        self.lock = self.site.with_name(f".{self.site.name}.lock")
         self.lock_timeout = lock_timeout
+        self._held = contextlib.ExitStack()  # the lock while the block runs
 
     def __enter__(self) -> Staging:
         self.site.parent.mkdir(parents=True, exist_ok=True)
-        lock_path = Path(self.lock.lock_file)
-        if lock_path.is_symlink():  # never ours (the lock is a plain file): filelock would refuse it
-            os.unlink(lock_path)
+        if self.lock.is_symlink():  # never ours (the lock is a plain file): the lock would refuse it
+            os.unlink(self.lock)
         try:
-            self.lock.acquire(timeout=self.lock_timeout)
-        except Timeout:
+            self._held.enter_context(file_lock.held(self.lock, timeout=self.lock_timeout))
+        except file_lock.Busy:
             raise UserError(f"{self.site}: another `release index` is still writing it (waited "
-                            f"{self.lock_timeout:.0f} s for {self.lock.lock_file}); try again later") from None
-        except OSError as exc:
-            raise UserError(f"{self.site}: cannot take the lock {self.lock.lock_file} "
-                            f"({exc.strerror or exc}); nothing was changed") from None
+                            f"{self.lock_timeout:.0f} s for {self.lock}); try again later") from None
+        except file_lock.Refused as exc:
+            raise UserError(f"{self.site}: cannot take the lock {self.lock} ({exc.why}); "
+                            "nothing was changed") from None
         try:
             self.recover()
         except BaseException:
-            self.lock.release()
+            self._held.close()
             raise
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
-        if kind is not None:
-            self.discard()
-        self.lock.release()
+        try:
+            if kind is not None:
+                self.discard()
+        finally:
+            self._held.close()
 
     def recover(self) -> None:
         """Finish what a crash between the two renames of the fallback swap left; a link where
