@@ -20,6 +20,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from release.check import interpreters, resolver, smoke, with_rocm_path
 from release.check.runpath import JAX_TREE_RUNPATH
@@ -172,6 +173,22 @@ def edited(report: dict, major: int, rocm: str) -> dict:
         if meta["name"].startswith("rocm"):
             meta["version"] = rocm
     return done
+
+
+@given(st.randoms(use_true_random=False), st.sampled_from([str.upper, str.lower, lambda n: n.replace("-", "_"),
+                                                           lambda n: n.replace("-", ".")]))
+def test_what_pip_reports_is_read_whatever_order_and_name_spelling(real, tmp_path_factory, rng, spell):
+    """pip's real report, its entries in any order and its names spelled as core metadata may
+    (case, ``_`` or ``.`` for ``-``): the same canonical names and versions."""
+    report = json.loads(json.dumps(real[1]))
+    want = {str(canonicalize_name(i["metadata"]["name"])): i["metadata"]["version"] for i in report["install"]}
+    rng.shuffle(report["install"])
+    for item in report["install"]:
+        item["metadata"]["name"] = spell(item["metadata"]["name"])
+    path = tmp_path_factory.mktemp("report") / "r.json"
+    path.write_text(json.dumps(report))
+    assert with_rocm_path.resolved_by("pip", "", "", path) == want
+    assert {"jax-rocm10-plugin", "rocm", "rocm-sdk-core"} <= set(want)
 
 
 def answering(monkeypatch, pip, uv=(0, "")):
