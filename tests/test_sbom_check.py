@@ -299,7 +299,7 @@ def test_with_no_release_named_anywhere_the_major_is_still_held(summary):
     doc = good()
     rocm(doc)["version"] = "7.9.9"
     assert messages(scan(doc=doc, summary=summary)) == []
-    assert notes(scan(doc=doc, summary=summary)) == [ONLY_MAJOR]   # and says it checked only that
+    assert findings(scan(doc=doc, summary=summary), severity=NOTE) == [(ONLY_MAJOR, MEMBER[PLUGIN])]  # said
     assert notes(scan(doc=doc, summary=summary), Options(line_rocms=("10.0.0",))) == [ONLY_MAJOR]
     assert messages(scan(doc=doc, summary=summary), Options(rocm_version="7.2.0")) == [
         "names ROCm 7.9.9; the wheel is built for ROCm 7.2.0"]
@@ -377,7 +377,7 @@ def test_with_a_line_the_release_expected_is_the_lines_own_for_the_wheels_major(
     doc = good(wheel)
     rocm(doc)["version"] = named
     s = scan(wheel, doc, summary=summary)
-    assert messages(s, opts) == ([says] if says else []) and notes(s, opts) == []
+    assert findings(s, opts) == ([(says, MEMBER[wheel])] if says else []) and notes(s, opts) == []
 
 
 def test_a_note_leaves_the_check_ok_and_is_said_in_the_json():
