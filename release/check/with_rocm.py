@@ -18,19 +18,18 @@ from __future__ import annotations
 import fnmatch
 from typing import Sequence
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
+from packaging.requirements import Requirement
 
 from release.check.findings import ERROR, Finding, Options
 from release.check.loadable import _policies, _shipped, runtime_for, search_dirs, shown
 from release.check.runpath import native
 from release.check.wheel_parts import dist_info_dir, headers
-from release.core import rocm_runtime, rocm_sdk_wheels
+from release.core import extras, rocm_runtime, rocm_sdk_wheels
 from release.core.errors import UserError
 from release.core.naming import Identity
 from release.core.scan import Scan
 
-EXTRA = "with-rocm"
+EXTRA = extras.WITH_ROCM
 G_UNINSTALLED = "soname the with-rocm extra does not install"
 
 
@@ -39,22 +38,7 @@ def extra_requirements(scan: Scan) -> list[Requirement] | None:
     None when it declares no such extra."""
     dist_info = dist_info_dir(scan)
     meta = headers(scan.get(f"{dist_info}/METADATA")) if dist_info else None
-    if meta is None:
-        return None
-    spelled = next((e.strip() for e in meta.get_all("Provides-Extra") or ()
-                    if canonicalize_name(e.strip()) == EXTRA), None)
-    if spelled is None:
-        return None
-    found = []
-    for line in meta.get_all("Requires-Dist") or ():
-        try:
-            req = Requirement(line)
-        except InvalidRequirement:
-            continue  # the requires check reports it
-        if req.marker is not None and req.marker.evaluate({"extra": spelled}) \
-                and not req.marker.evaluate({"extra": ""}):
-            found.append(req)
-    return found
+    return None if meta is None else extras.requirements(meta, EXTRA)
 
 
 def check_with_rocm(scan: Scan, ident: Identity, opts: Options,

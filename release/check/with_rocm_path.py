@@ -32,19 +32,19 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from packaging.requirements import InvalidRequirement, Requirement
+from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from release.check import resolver, user_install
-from release.core import core_metadata, naming, rocm_runtime, rocm_sdk_wheels
+from release.core import core_metadata, extras, naming, rocm_runtime, rocm_sdk_wheels
 from release.core.errors import UserError
 from release.core.scan import Headers
 
 if TYPE_CHECKING:
     from release.core.output import Say
 
-EXTRA = "with-rocm"
+EXTRA = extras.WITH_ROCM
 INSTALLERS = ("pip", "uv")
 DEADLINE = 600.0  # seconds for one metadata-only resolution
 
@@ -70,20 +70,7 @@ def declared(plugin: Path) -> list[Requirement] | None:
         meta = Headers(core_metadata.read(plugin).decode("utf-8", "replace"))
     except (OSError, UserError):
         return None
-    spelled = next((e.strip() for e in meta.get_all("Provides-Extra") or ()
-                    if canonicalize_name(e.strip()) == EXTRA), None)
-    if spelled is None:
-        return None
-    found = []
-    for line in meta.get_all("Requires-Dist") or ():
-        try:
-            req = Requirement(line)
-        except InvalidRequirement:
-            continue  # verify's requires check names it
-        if req.marker is not None and req.marker.evaluate({"extra": spelled}) \
-                and not req.marker.evaluate({"extra": ""}):
-            found.append(req)
-    return found
+    return extras.requirements(meta, EXTRA)
 
 
 @dataclasses.dataclass
