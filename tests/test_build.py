@@ -21,6 +21,7 @@ from release.core.revisions import RevisionMap
 from tests.support.build import run_python
 from tests.support.elf import ALL_SOS, KERNEL_SOS, PJRT_SO, compile_so
 from tests.support.project import copy_config
+from tests.support.startup import run_probe
 from tests.test_bazel import runpath_of
 
 VERSION = "0.9.1rc2"
@@ -343,15 +344,6 @@ def test_packing_prebuilt_objects_loads_no_jax_tree_workspace_or_progress_code()
     assert loaded == []
 
 
-BUILD_PROBE = """
-import json, sys
-from release.cli import main
-try:
-    main(sys.argv[1:])
-except SystemExit:
-    pass
-print(json.dumps(sorted(sys.modules)), file=sys.__stderr__)
-"""
 
 
 def test_a_build_of_prebuilt_objects_says_its_steps_plainly_and_loads_no_rich_lock_library_or_pool(
@@ -363,12 +355,10 @@ def test_a_build_of_prebuilt_objects_says_its_steps_plainly_and_loads_no_rich_lo
     dist = tmp_path / "dist"
     argv = ["build", "--kind", "rc", "--number", "2", "--python", PY, "--wheel", "pjrt", "--root", root,
             "--artifacts", artifacts, "--dist", dist]
-    proc = subprocess.run([sys.executable, "-c", BUILD_PROBE, *map(str, argv)], capture_output=True,
-                          text=True, env={**os.environ, "SOURCE_DATE_EPOCH": EPOCH})
+    proc, modules = run_probe(*map(str, argv), env={**os.environ, "SOURCE_DATE_EPOCH": EPOCH})
     assert (dist / VERSION / PJRT).is_file(), proc.stderr
     assert proc.stdout.splitlines() == [f"dist {dist / VERSION}", "step        status",
                                         "wheel_pjrt  ran", f"  {PJRT}"]
-    modules = json.loads(proc.stderr.strip().splitlines()[-1])
     heavy = ("rich", "filelock", "concurrent", "logging", "socket")
     assert [m for m in modules if m.split(".")[0] in heavy] == []
     again = release(*argv, "--python", OTHER_PY, "--wheel", "plugin")

@@ -14,23 +14,13 @@ import sys
 import pytest
 
 from release import cli
+from tests.support.startup import PROBE, run_probe
 
-PROBE = """
-import json, sys
-from release.cli import main
-try:
-    main(sys.argv[1:])
-except SystemExit:
-    pass
-print(json.dumps(sorted(sys.modules)), file=sys.__stderr__)
-"""
 HEAVY = ("rich", "requests", "urllib3", "yaml", "git", "packaging", "http", "filelock")
 
 
 def modules_after(*argv: str, cwd=None, env=None) -> set[str]:
-    proc = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True,
-                          cwd=cwd, env=env)
-    return set(json.loads(proc.stderr.strip().splitlines()[-1]))
+    return run_probe(*argv, cwd=cwd, env=env)[1]
 
 
 @functools.cache
@@ -106,8 +96,7 @@ def test_a_command_that_asks_nothing_loads_no_http_stack(argv, project_dir):
 def test_the_probe_sees_the_http_stack_when_it_is_loaded():
     """The other side of the rule: the module lists above would also pass for a blind probe."""
     probe = PROBE.replace("from release.cli import main", "import release.publish.pypi\nfrom release.cli import main")
-    proc = subprocess.run([sys.executable, "-c", probe, "--help"], capture_output=True, text=True)
-    assert loaded(set(json.loads(proc.stderr.strip().splitlines()[-1])), REMOTE) == sorted(REMOTE)
+    assert loaded(run_probe("--help", probe=probe)[1], REMOTE) == sorted(REMOTE)
 
 
 def test_pypi_upload_help_names_the_clients_file_limit_variable():

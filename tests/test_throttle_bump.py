@@ -16,6 +16,7 @@ import pytest
 from release.core.roller import parse_roller
 from tests.support import bumping
 from tests.support.gitrepos import git
+from tests.support.startup import run_probe
 from tests.test_automerge import world  # noqa: F401 (the fixture: checkout, origin, stand-in)
 from tests.test_roller import commit_roller
 
@@ -214,17 +215,6 @@ def test_the_runs_are_read_with_the_environment_given(github_env, monkeypatch):
                  branch=None, env=given).state == CLEAR
 
 
-PROBE = """
-import json, sys
-from release.cli import main
-try:
-    main(sys.argv[1:])
-except SystemExit:
-    pass
-print(json.dumps(sorted(sys.modules)), file=sys.__stderr__)
-"""
-
-
 @pytest.mark.parametrize("throttle", ["", "throttle_after_red: 3\n"])
 def test_a_warm_bump_with_nothing_moved_asks_the_throttle_nothing_it_cannot_use(
         bump_project, git_remotes, tmp_path, throttle):
@@ -232,8 +222,6 @@ def test_a_warm_bump_with_nothing_moved_asks_the_throttle_nothing_it_cannot_use(
     off, or cannot ask GitHub (no token), does not look up the checked-out branch (GitPython) or
     load the GitHub client; with --json nothing draws, so rich is not loaded; the mirrors' lock is
     not the filelock package. Each run of the roller is still the bump it was: pins current."""
-    import subprocess
-    import sys
     c = git_remotes.c
     root = bump_project(commits={"plugin": c["P2"], "jax": c["J4"], "xla": c["Y_TIP"]})
     if throttle:
@@ -241,11 +229,9 @@ def test_a_warm_bump_with_nothing_moved_asks_the_throttle_nothing_it_cannot_use(
     env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_TOKEN", "GITHUB_REPOSITORY")}
     env["JAX_ROCM_RELEASE_CACHE"] = str(tmp_path / "cache")
     for day in ("cold", "warm"):
-        proc = subprocess.run([sys.executable, "-c", PROBE, "bump", "--root", str(root), "--json"],
-                              capture_output=True, text=True, env=env, cwd=root)
+        proc, modules = run_probe("bump", "--root", str(root), "--json", env=env, cwd=root)
         result = json.loads(proc.stdout)
         assert result["changed"] is False, (day, proc.stdout)
-        modules = json.loads(proc.stderr.strip().splitlines()[-1])
         loaded = sorted({m for m in modules if m.split(".")[0] in ("git", "rich", "filelock", "requests")}
                         | {m for m in modules if m == "release.sources.github"})
         assert loaded == [], (day, loaded)
