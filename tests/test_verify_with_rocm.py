@@ -14,7 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from release.check.verify import ERROR, Options, verify_wheels
-from tests.support.crafted import build_pair, craft, member_text
+from tests.support import sdk_wheels
+from tests.support.crafted import build_pair
 from tests.support.elf import compile_so
 
 ONE_DEEP = ["$ORIGIN/../_rocm_sdk_core/lib", "$ORIGIN/../_rocm_sdk_libraries/lib",
@@ -43,16 +44,7 @@ def loading(tmp_path_factory, wheel_artifacts, stubs):
 
 def with_extra(pair, dest, requirements, spelled="with-rocm"):
     """The pair with the plugin's with-rocm extra replaced by ``requirements`` (None: no extra)."""
-    name, _ = member_text(pair["plugin"], ".dist-info/METADATA")
-
-    def edit(text):
-        kept = [line for line in text.splitlines()
-                if not line.startswith("Provides-Extra:") and 'extra == "with-rocm"' not in line]
-        if requirements is not None:
-            kept += [f"Provides-Extra: {spelled}"] + [f'Requires-Dist: {r}; extra == "{spelled}"'
-                                                     for r in requirements]
-        return "\n".join(kept) + "\n"
-    return [pair["pjrt"], craft(pair["plugin"], dest / pair["plugin"].name, replace={name: edit})]
+    return [pair["pjrt"], sdk_wheels.with_extra(pair["plugin"], dest, requirements, spelled)]
 
 
 def with_rocm(wheels, **options):
