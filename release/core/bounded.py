@@ -15,6 +15,7 @@ parse that runs out of recursion or memory is refused the same way.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 from typing import TYPE_CHECKING, Any, Callable
@@ -61,15 +62,11 @@ def yaml_compose(text: str) -> yaml.Node | None:
     return node
 
 
-_LOADER: list[type] = []  # the checking loader, made once (at the first YAML read)
-
-
+@functools.cache  # the class is made once, at the first YAML read
 def _checking_loader() -> type:
     """PyYAML's safe loader refusing anchors and aliases, tags beyond the core ones and nesting
     deeper than ``MAX_DEPTH`` on the events themselves: the composer looks at an event's anchor
     (``peek_event``) and takes it (``get_event``) before it makes a node of it or recurses."""
-    if _LOADER:
-        return _LOADER[0]
     import yaml
 
     def refuse(event: Any) -> Any:
@@ -97,7 +94,6 @@ def _checking_loader() -> type:
                 self.depth -= 1
             return event
 
-    _LOADER.append(Checked)
     return Checked
 
 
