@@ -11,6 +11,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.support import deferred_iri
+
+deferred_iri.install()  # before anything imports jsonschema (its IRI grammar: ~2 CPU-s a process)
+
 REPO = Path(__file__).resolve().parents[1]
 
 pytest_plugins = [
