@@ -6,6 +6,7 @@ release's cells."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -176,3 +177,53 @@ def test_a_rerun_keeps_each_statements_rocm_version_not_the_statement(make_dist,
     (out / "stable" / matrix.FILE).unlink()  # the run writes it again, byte for byte
     build_site(store, out)
     assert (out / "stable" / matrix.FILE).read_bytes() == first
+
+
+@given(own=st.sampled_from(["0.9.1", "0.9.1rc1", "0.9.1.post2"]),
+       other=st.sampled_from(["0.9.2", "0.9.1rc2", "0.9.1.post1", "0.9.1.dev20261121"]),
+       majors=st.lists(st.sampled_from([7, 10]), min_size=1, max_size=2, unique=True),
+       pythons=st.lists(st.sampled_from(["3.11", "3.12", "3.13"]), min_size=1, max_size=3, unique=True))
+def test_a_cell_is_made_of_the_releases_own_version_only(own, other, majors, pythons):
+    """Wheels of another version held by a release (``rocm-jax-v0.9.1`` with 0.9.2 wheels) make no
+    cell, not even with the release's own pjrt: its cells are those of its own wheels, whatever
+    else it holds, and ``strays`` names the others."""
+    stray = [n for n in names(other, pythons, majors) if n.endswith(".whl")]
+    mixed = matrix.cells(own, [*stray, *names(own, ["3.12"])], validated=True, smoke=None)
+    assert mixed == matrix.cells(own, names(own, ["3.12"]), validated=True, smoke=None)
+    assert {(c.plugin, c.pjrt) for c in mixed} == {(own, own)}
+    assert matrix.cells(own, [*stray, naming.pjrt_wheel(7, own)], validated=True, smoke=None) == []
+    assert matrix.strays(own, [*stray, *names(own, ["3.12"])]) == sorted(stray)
+    assert matrix.strays(own, names(own, pythons, majors)) == []
+
+
+def test_the_page_warns_of_a_releases_wheels_of_another_version():
+    from release.publish.page import compatibility
+    from release.publish.site import ReleaseRow, SiteData
+    cells = tuple(matrix.cells("0.9.1", names("0.9.1", ["3.12"]), validated=True, smoke=None))
+    stray = naming.plugin_wheel(7, "0.9.2", "3.12")
+    row = ReleaseRow("rocm-jax-v0.9.1", "0.9.1", "release", "stable", None, None, True, (), None, None, None, (),
+                     cells=cells, strays=(stray,))
+    data = SiteData(project="jax-rocm7-plugin", site_url=None, keep=14, releases=(row,), drafts=())
+    assert f"wheels of another version, in no cell above: {stray}" in compatibility(data)
+    clean = dataclasses.replace(data, releases=(dataclasses.replace(row, strays=()),))
+    assert "another version" not in compatibility(clean)
+
+
+def test_the_site_reads_a_releases_strays_from_its_assets(make_dist, tmp_path):
+    """Publishing refuses such a set; a listing that holds one anyway (a wheel added by hand where
+    the host lets it) has it named on the row and counted in no cell."""
+    import types
+
+    from release.publish.site import gather
+    store = LocalStore(tmp_path / "store")
+    dist = read_dist(make_dist("0.9.1", rocm_version="7.2.0"))
+    publish_draft(store, dist)
+    mark_validated(store, dist.tag)
+    undraft(store, dist.tag)
+    stray = naming.plugin_wheel(7, "0.9.2", "3.12")
+
+    def listing(rel):
+        return [*store.list_assets(rel), types.SimpleNamespace(name=stray, url=None, digest=None, size=1)]
+    [row] = gather(store, store.list_releases(), [], site_url=None, keep=14, list_assets=listing).releases
+    assert row.strays == (stray,)
+    assert {c.plugin for c in row.cells} == {"0.9.1"}

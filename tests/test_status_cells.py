@@ -8,6 +8,8 @@ import datetime as dt
 import types
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from release.core import locks, naming
 from release.jobs.status_cells import cells_view, release_cells, shown_releases
@@ -120,4 +122,55 @@ def test_a_draft_of_ours_under_another_tag_is_shown_with_its_wheels():
     store = Store({draft.tag: wheels("0.9.2rc1", [(7, "3.12")])})
     assert cells_view(store, [draft], [(7, "3.12")]) == [{"tag": "renamed-by-hand", "draft": True, "cells": [
         {"rocm_major": 7, "python": "3.12", "built": True, "verify": "unknown", "validate": "unknown",
-         "smoke": "not run", "published": False}]}]
+         "smoke": "not run", "published": False}], "strays": []}]
+
+
+@given(own=st.sampled_from(["0.9.1", "0.9.1rc1", "0.9.1.post2", "0.9.1.dev20261120"]),
+       other=st.sampled_from(["0.9.2", "0.9.1rc2", "0.9.1.post1", "0.9.1.dev20261121", "0.9.0"]),
+       stray_cells=st.lists(st.tuples(st.sampled_from([7, 10]), st.sampled_from(["3.11", "3.12", "3.13"])),
+                            min_size=1, max_size=4, unique=True),
+       draft=st.booleans())
+def test_only_wheels_of_the_releases_own_version_make_a_cell_and_the_others_are_named(own, other, stray_cells, draft):
+    """``rocm-jax-v0.9.1`` holding 0.9.2 wheels: those wheels build no cell of 0.9.1 (a cell only
+    of them reads not built), and the row names each of them, so status warns instead of counting."""
+    release = rel(own, 1, validated=True, draft=draft)
+    mine = [(7, "3.12")]
+    stray = wheels(other, stray_cells)
+    store = Store({release.tag: [*stray, *wheels(own, mine)]})
+    got = release_cells(store, release, [*mine, *stray_cells])
+    built = {(c["rocm_major"], c["python"]) for c in got["cells"] if c["built"]}
+    assert built == set(mine)
+    assert got["strays"] == sorted(stray)
+    assert cells_view(store, [release], mine)[0]["strays"] == sorted(stray)
+
+
+def test_a_renamed_draft_is_read_by_its_plugins_version_and_other_versions_are_strays():
+    draft = rel("0.9.2rc1", 1, draft=True, tag="renamed-by-hand")
+    stray = wheels("0.9.1", [(7, "3.12")])
+    store = Store({draft.tag: [*wheels("0.9.2rc1", [(7, "3.12"), (7, "3.13")]), *stray]})
+    got = release_cells(store, draft, [(7, "3.12")])
+    assert [(c["python"], c["built"]) for c in got["cells"]] == [("3.12", True), ("3.13", True)]
+    assert got["strays"] == sorted(stray)
+
+
+def test_a_tag_naming_no_valid_version_still_reads():
+    draft = rel("0.9.2rc1", 1, draft=True, tag=naming.TAG_PREFIX + "not-a-version")
+    store = Store({draft.tag: wheels("0.9.2rc1", [(7, "3.12")])})
+    assert [c["built"] for c in release_cells(store, draft, [])["cells"]] == [True]
+
+
+@pytest.mark.parametrize("cells", [[], [{"rocm_major": 7, "python": "3.12", "built": True, "verify": "passed",
+                                         "validate": "passed", "smoke": "not run", "published": True}]])
+def test_status_for_people_warns_of_each_releases_strays_in_one_line(cells):
+    import io
+
+    from rich.console import Console
+
+    from release.commands._cells_view import print_cells
+    stray = naming.plugin_wheel(7, "0.9.2", "3.12")
+    out = io.StringIO()
+    print_cells(Console(file=out, width=400), [{"tag": "rocm-jax-v0.9.1", "draft": False, "cells": cells,
+                                                "strays": [stray]},
+                                               {"tag": "rocm-jax-v0.9.0", "draft": False, "cells": [], "strays": []}])
+    warned = [line for line in out.getvalue().splitlines() if line.startswith("warning:")]
+    assert warned == [f"warning: rocm-jax-v0.9.1 holds wheels of another version, in none of its cells: {stray}"]

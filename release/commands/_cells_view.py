@@ -10,10 +10,18 @@ if TYPE_CHECKING:
 
 
 def print_cells(console: Console, rows: list[dict]) -> None:
-    """Each shown release's (ROCm major, Python) cells: built, verify, validate, smoke, published."""
+    """Each shown release's (ROCm major, Python) cells: built, verify, validate, smoke, published;
+    then a warning for each release holding wheels of another version (none of them counted)."""
+    if any(row["cells"] for row in rows):
+        _table(console, rows)
+    for row in rows:
+        if row.get("strays"):
+            console.print(f"warning: {row['tag']} holds wheels of another version, in none of its cells: "
+                          + ", ".join(row["strays"]), markup=False, style="bold yellow")
+
+
+def _table(console: Console, rows: list[dict]) -> None:
     from rich.table import Table
-    if not any(row["cells"] for row in rows):
-        return
     table = Table(title="cells (ROCm major, Python)", title_justify="left")
     for col in ("tag", "ROCm", "Python", "built", "verify", "validate", "smoke", "published"):
         table.add_column(col, no_wrap=True)

@@ -7,6 +7,7 @@ version_info.json builds) are shown even where a release lacks them (``built: fa
 release's cells the line no longer builds are shown too. Each gate is read from the release
 itself, as the page's matrix reads it (``release.publish.matrix``): its assets (wheels, locks)
 and its notes (the validated mark, the smoke section), so status and the page never disagree.
+Only wheels of the release's own version make a cell; others are listed as ``strays``.
 """
 
 from __future__ import annotations
@@ -34,10 +35,9 @@ def shown_releases(releases: Sequence[Release]) -> list[Release]:
 
 def release_cells(store: Store, release: Release, line_cells: Sequence[Cell]) -> dict[str, Any]:
     """One release's row: its tag, whether it is a draft, and each cell's gates."""
-    from release.core import naming
     from release.publish import matrix, notes
-    version = naming.version_from_tag(release.tag) or "0"
     names = [a.name for a in store.list_assets(release)]
+    version = version_of(release.tag, names)
     record = notes.of(release)
     gated = {(c.rocm_major, c.python): c for c in matrix.cells(version, names, validated=record.validated is not None,
                                                                smoke=record.smoke)}
@@ -48,7 +48,26 @@ def release_cells(store: Store, release: Release, line_cells: Sequence[Cell]) ->
             "built": got is not None,
             **{gate: got.gate(gate) if got is not None else "not built" for gate in matrix.GATES},
             "published": got is not None and not release.draft})
-    return {"tag": release.tag, "draft": release.draft, "cells": rows}
+    return {"tag": release.tag, "draft": release.draft, "cells": rows, "strays": matrix.strays(version, names)}
+
+
+def version_of(tag: str, names: Sequence[str]) -> str:
+    """The version a release's cells are of: its tag's; for a tag naming none (a draft of ours
+    renamed by hand), the version most of its plugin wheels carry (the highest on a tie)."""
+    from collections import Counter
+
+    from packaging.version import InvalidVersion, Version
+
+    from release.core.naming import Identity, version_from_tag
+    given = version_from_tag(tag)
+    try:
+        if given is not None:
+            return str(Version(given))
+    except InvalidVersion:
+        pass
+    found = Counter(ident.version for n in names if n.endswith(".whl")
+                    and (ident := Identity.of(n)).kind == "plugin" and ident.version is not None)
+    return max(found, key=lambda v: (found[v], Version(v)), default="0")
 
 
 def cells_view(store: Store, releases: Sequence[Release], line_cells: Sequence[Cell]) -> list[dict[str, Any]]:

@@ -5,7 +5,9 @@ Nothing here is kept by hand: a release's cells come from its assets (a plugin w
 the pjrt wheel of its ROCm major, the lock files validate left) and its notes (the validated
 mark, the smoke gate's verdict and the Python it ran on), so the file on the site always says
 what the releases themselves say. jax and jaxlib are the release's line (``X.Y.Z``): validate
-installs them pinned so (``release.check.user_install``). One cell per (ROCm major, Python):
+installs them pinned so (``release.check.user_install``). Only wheels of the release's own version
+count (``rocm-jax-v0.9.1`` holding a 0.9.2 wheel has no cell from it: ``strays`` names such wheels,
+for status and the page to show). One cell per (ROCm major, Python):
 
 - ``verify``: ``passed`` when the release is validated (validate verifies every wheel first),
   else ``unknown``;
@@ -78,19 +80,17 @@ def cells(version: str, asset_names: Iterable[str], *, validated: bool, smoke: s
     """The cells of one release from its asset names and notes (``smoke``: the notes' smoke
     section); ``link(asset name)`` is where the release serves an asset."""
     names = list(asset_names)
+    own = str(Version(version))
     pjrt: dict[int, tuple[str, str]] = {}
     plugins: dict[tuple[int, str], tuple[str, str]] = {}
-    for name in names:
-        if not name.endswith(".whl"):  # a release's other assets (bundles, metadata, locks) name no wheel
-            continue
-        ident = Identity.of(name)
-        if ident.rocm_major is None or ident.version is None or ident.name_error is not None:
+    for name, major, ident in _jax_rocm_wheels(names):
+        if ident.version != own:  # another version's wheel (a stray): ``strays`` names it
             continue
         if ident.kind == "pjrt":
-            pjrt[ident.rocm_major] = (ident.version, name)
+            pjrt[major] = (own, name)
         elif ident.kind == "plugin":
             for python in ident.pythons:
-                plugins[(ident.rocm_major, python)] = (ident.version, name)
+                plugins[(major, python)] = (own, name)
     lock_cells = {cell: name for name in names if (cell := locks.cell_of(name)) is not None}
     smoked = smoke_of(smoke)
     line = Version(version).base_version
@@ -106,6 +106,23 @@ def cells(version: str, asset_names: Iterable[str], *, validated: bool, smoke: s
         out.append(Cell(python, major, rocm, line, line, plugin_version, pjrt[major][0], plugin_file,
                         pjrt[major][1], link(lock) if lock else None, gates))
     return out
+
+
+def strays(version: str, asset_names: Iterable[str]) -> list[str]:
+    """The jax-rocm wheels among ``asset_names`` that are not of ``version`` (the release's): they
+    are in no cell, and status and the page say so rather than count them."""
+    own = str(Version(version))
+    return sorted(name for name, _, ident in _jax_rocm_wheels(asset_names) if ident.version != own)
+
+
+def _jax_rocm_wheels(names: Iterable[str]) -> Iterable[tuple[str, int, Identity]]:
+    """Each jax-rocm wheel's name, ROCm major and identity."""
+    for name in names:
+        if not name.endswith(".whl"):  # a release's other assets (bundles, metadata, locks) name no wheel
+            continue
+        ident = Identity.of(name)
+        if ident.rocm_major is not None and ident.version is not None and ident.name_error is None:
+            yield name, ident.rocm_major, ident
 
 
 class Row(Protocol):

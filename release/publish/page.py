@@ -163,7 +163,9 @@ def compatibility(data: SiteData) -> str:
                      f'(all: <a href="{channel}/matrix.json">{channel}/matrix.json</a>)</caption><thead><tr>'
                      + "".join(f'<th scope="col">{h}</th>' for h in ("Python", "ROCm", "jax", "jaxlib", "plugin",
                                                                      "pjrt", "verify", "validate", "smoke", "lock"))
-                     + f"</tr></thead><tbody>{rows}</tbody></table></div>")
+                     + f"</tr></thead><tbody>{rows}</tbody></table></div>"
+                     + (f"<p>Warning: {_e(r.version)} also holds wheels of another version, in no cell above: "
+                        f"{_e(', '.join(r.strays))}</p>" if r.strays else ""))
     return "\n".join(parts) or "<p>No release records its cells yet.</p>"
 
 

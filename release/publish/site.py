@@ -87,6 +87,7 @@ class ReleaseRow:
     smoke: str | None = None  # "passed" / "FAILED": the ROCm smoke gate's verdict in the notes
     retired: str | None = None  # "archived: reason" when its line is retired (``release.publish.project_status``)
     cells: tuple[matrix.Cell, ...] = ()  # its compatibility matrix (``release.publish.matrix``)
+    strays: tuple[str, ...] = ()  # its jax-rocm wheels of another version: in no cell (``matrix.strays``)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -333,7 +334,7 @@ def gather(store: Store, releases: list[Release], wheels: Sequence[PublishedWhee
             revisions=maps[rel.tag], provenance_url=prov, previous=previous.tag if previous else None,
             changes=changes(maps.get(previous.tag) if previous else None, maps[rel.tag], rel.body, count),
             yanked=yanked.get(rel.id), validated=record.validated is not None,
-            smoke=record.smoke_verdict, cells=tuple(cells))
+            smoke=record.smoke_verdict, cells=tuple(cells), strays=tuple(matrix.strays(version, by_name)))
     shown = {x.version for x in rows.values()}
     drafts = tuple(sorted(((r.tag, r.created_at.date() if r.created_at else None) for r in releases
                            if r.draft and (v := naming.version_from_tag(r.tag))
