@@ -1,5 +1,5 @@
 """The (ROCm major, Python) cells table ``release status`` prints for people: one row per cell of
-each shown release, with what each gate said. Rich is imported only when the table is drawn."""
+each shown release, with what each gate said: rich's table on a terminal, else plain text."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from release.core.plain import PlainConsole
 
-def print_cells(console: Console, rows: list[dict]) -> None:
+
+def print_cells(console: Console | PlainConsole, rows: list[dict]) -> None:
     """Each shown release's (ROCm major, Python) cells: built, verify, validate, smoke, published;
     then a warning for each release holding wheels of another version (none of them counted)."""
     if any(row["cells"] for row in rows):
@@ -20,9 +22,9 @@ def print_cells(console: Console, rows: list[dict]) -> None:
                           + ", ".join(row["strays"]), markup=False, style="bold yellow")
 
 
-def _table(console: Console, rows: list[dict]) -> None:
-    from rich.table import Table
-    table = Table(title="cells (ROCm major, Python)", title_justify="left")
+def _table(console: Console | PlainConsole, rows: list[dict]) -> None:
+    from release.core.plain import new_table
+    table = new_table(console, "cells (ROCm major, Python)")
     for col in ("tag", "ROCm", "Python", "built", "verify", "validate", "smoke", "published"):
         table.add_column(col, no_wrap=True)
     for row in rows:

@@ -1,6 +1,6 @@
 """How the maintained lines are shown to people: ``release status``'s table of every line
-(``lines_table``) and what ``release line new`` did (``new_line_view``). Rich is imported only
-when a table is drawn."""
+(``lines_table``) and what ``release line new`` did (``new_line_view``). On a terminal rich draws
+the table; in a log or a pipe it is plain text (``release.core.plain``)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,16 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from release.core.plain import PlainConsole
 
-def lines_table(console: Console, lines: list[dict] | None) -> None:
+
+def lines_table(console: Console | PlainConsole, lines: list[dict] | None) -> None:
     """One row a maintained line (docs/lines.md): its branch, next version and nightly, the last
     nightly of its line, its plugin pin; a line whose files could not be read says why."""
     if not lines:
         return
-    from rich.table import Table
-    table = Table(title="maintained lines (.github/lines.json)", title_justify="left")
+    from release.core.plain import new_table
+    table = new_table(console, "maintained lines (.github/lines.json)")
     for col in ("branch", "version", "next nightly", "last nightly", "plugin"):
         table.add_column(col, no_wrap=True)
     for row in lines:

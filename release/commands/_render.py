@@ -9,6 +9,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from release.build.plan import BuildPlan
+    from release.core.plain import PlainConsole
 
 
 def untested_note(result: Mapping[str, Any]) -> str:
@@ -25,13 +26,13 @@ def untested_note(result: Mapping[str, Any]) -> str:
     return f"; untested: {'; '.join(said)}" if said else ""
 
 
-def print_plan(console: Console, plan: BuildPlan) -> None:
+def print_plan(console: Console | PlainConsole, plan: BuildPlan) -> None:
     """A build plan as a dry run shows it: version, revisions, assets, Bazel commands."""
-    from rich.table import Table
+    from release.core.plain import new_table
     console.print(f"[bold]{plan.kind}[/bold] {plan.version}  tag {plan.tag}  "
                   f"ROCm {', '.join(plan.rocm_versions)}  Python {', '.join(plan.pythons)}  "
                   f"({plan.layout} layout)")
-    table = Table(title="revisions")
+    table = new_table(console, "revisions", title_justify="center")
     for col in ("dep", "branch", "commit"):
         table.add_column(col)
     for name, rev in plan.revisions.revisions:
@@ -48,7 +49,7 @@ def print_plan(console: Console, plan: BuildPlan) -> None:
             console.print("  " + " ".join(argv), markup=False)
 
 
-def print_public_index(console: Console, check: dict) -> None:
+def print_public_index(console: Console | PlainConsole, check: dict) -> None:
     """The version-line warnings, or what was compared, or why nothing could be."""
     for warning in check["warnings"]:
         console.print(f"warning: {warning}", markup=False, style="bold yellow")

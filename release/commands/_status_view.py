@@ -1,8 +1,8 @@
 """How ``release status`` prints its result for people: tables of the pins (with the roller
 report's commit ages), the store and the next versions, then the roller report as the
 dashboard issue says it (``release.core.roller_report.text``, one renderer); and its step
-summary. The maintained lines' table is ``_line_view``'s. Rich is imported only when a table is
-drawn (``--json`` draws none).
+summary. The maintained lines' table is ``_line_view``'s. On a terminal rich draws the tables; in
+a log or a pipe they are plain text (``release.core.plain``) and rich is not imported.
 """
 
 from __future__ import annotations
@@ -16,17 +16,17 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from release.core.config import Project
+    from release.core.plain import PlainConsole
     from release.jobs.status import StatusResult
 
 
-def human(console: Console, proj: Project, result: StatusResult) -> None:
-    from rich.table import Table
-
+def human(console: Console | PlainConsole, proj: Project, result: StatusResult) -> None:
     from release.commands._render import print_public_index
     from release.core import versions
+    from release.core.plain import new_table
     from release.core.roller_report import pin_ages, text
     from release.jobs.status import moved_pins
-    table = Table(title=f"pins ({proj.deps.path.name})", title_justify="left")
+    table = new_table(console, f"pins ({proj.deps.path.name})")
     for col in ("dep", "branch", "commit", "roll", "committed", "age", "url"):
         table.add_column(col, no_wrap=True)
     ages = pin_ages(result.roller)  # the pins once: the roller's columns join this table
@@ -36,7 +36,7 @@ def human(console: Console, proj: Project, result: StatusResult) -> None:
     console.print(table)
     store = result.store
     if store is not None:
-        st = Table(title=f"{store['kind']} store {store['where']}", title_justify="left")
+        st = new_table(console, f"{store['kind']} store {store['where']}")
         for col in ("latest", "tag", "published", "pins"):
             st.add_column(col, no_wrap=True)
         for kind in versions.KINDS:
@@ -61,7 +61,7 @@ def human(console: Console, proj: Project, result: StatusResult) -> None:
         said = (f"the jax pin {proj.deps['jax'].short} is jax {line['jax_line']}" if line["jax_line"]
                 else "deps.yaml records no jax line yet: `release bump` reads jax/version.py")
         console.print(f"line {line['line']} ({said})", markup=False)
-    vt = Table(title=f"next versions (ROCm {result.rocm_version})", title_justify="left")
+    vt = new_table(console, f"next versions (ROCm {result.rocm_version})")
     vt.add_column("kind", no_wrap=True)
     vt.add_column("version", no_wrap=True)
     vt.add_column("note", no_wrap=True)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from release.core.output import Output
+    from release.core.plain import PlainConsole
 
 HELP = "build, verify and publish tonight's nightly prerelease (--dry-run shows the plan)"
 # release.jobs.catalog: the jobs this command runs
@@ -64,9 +65,9 @@ def run(args: argparse.Namespace, out: Output) -> int:
     output.step_summary(result.summary)
     data = result.data
 
-    def human(console: Console) -> None:
-        """A dry run shows its plan; people read the reason line already printed, and a build
-        ends with what it published."""
+    def human(console: Console | PlainConsole) -> None:
+        """A dry run shows its plan (rich's table on a terminal, else plain text); people read
+        the reason line already printed, and a build ends with what it published."""
         if args.dry_run and result.plan is not None:
             from release.commands._render import print_public_index
             print_plan(console, result.plan)
@@ -74,5 +75,5 @@ def run(args: argparse.Namespace, out: Output) -> int:
         elif data.get("steps"):
             console.print(f"nightly {data['version']}: published {data['tag']}" + untested_note(data),
                           markup=False)
-    out.result(data, human)
+    out.result_view(data, human)
     return 0

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from release.core.config import Project
     from release.core.output import Output
+    from release.core.plain import PlainConsole
     from release.jobs.status import StatusOptions, StatusResult
 
 HELP = "show the pins, the last nightly, drafts, latest rc and release, and the next versions"
@@ -68,10 +69,10 @@ def run(args: argparse.Namespace, out: Output) -> int:
     output.github_output(result.outputs())
     output.step_summary(_status_view.summary(result))
 
-    def human(console: Console) -> None:
+    def human(console: Console | PlainConsole) -> None:  # rich on a terminal, else plain text
         _status_view.human(console, proj, result)
         lines_table(console, lines)
-    out.result(result.to_json() | ({"lines": lines} if lines is not None else {}), human)
+    out.result_view(result.to_json() | ({"lines": lines} if lines is not None else {}), human)
     return 0
 
 

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress, ProgressColumn, TaskID
 
+    from release.core.plain import PlainConsole
+
 # Width of the console when it is not a terminal: wide enough that a table of full
 # SHAs and URLs is never cut; tables only take the width their cells need.
 LOG_WIDTH = 1000
@@ -150,6 +152,17 @@ class Output:
         elif human is not None:
             human(self.console)
 
+    def result_view(self, data: Any, human: Callable[[Console | PlainConsole], None]) -> None:
+        """``result`` for a command whose people output is tables and lines (``release.core.plain``):
+        rich draws them on a terminal; in a log or a pipe they are plain text, and rich is never
+        imported (a third of ``release status --offline``'s start-up)."""
+        if self.as_json or _maybe_terminal(self.stream):
+            self.result(data, human)
+        else:
+            from release.core.plain import PlainConsole
+            human(PlainConsole(self.stream))
+            self.stream.flush()
+
     def result_text(self, data: Any, text: Callable[[], str]) -> None:
         """``result`` for a command whose result needs no table or colour: JSON with ``--json``,
         else ``text()`` written as it is, each line made safe for a terminal, and rich is never
@@ -166,6 +179,11 @@ class Output:
         upstream words (commit subjects, branch and tag names): each line is made safe for a
         terminal (``sanitize.line``: no escape sequences), whatever the caller passed."""
         safe = "\n".join(sanitize.line(part) for part in str(text).split("\n"))
+        stream = self._err_stream if self.as_json else self.stream
+        if not _maybe_terminal(stream):  # what rich writes there, without importing it
+            stream.write(safe + "\n")
+            stream.flush()
+            return
         (self.err if self.as_json else self.console).print(safe, markup=False, emoji=False)
 
     def progress_console(self) -> Console:
@@ -175,14 +193,19 @@ class Output:
     def draws_progress(self) -> bool:
         """Whether a progress bar would draw (rich's ``is_terminal`` on ``progress_console``),
         answered without importing rich when the stream is plainly not a terminal."""
-        stream = self._err_stream if self.as_json else self.stream
-        try:
-            tty = stream.isatty()
-        except ValueError:  # a closed stream (rich says "not a terminal" too)
-            tty = False
-        if not tty and not any(os.environ.get(n) for n in _TERMINAL_OVERRIDES):
+        if not _maybe_terminal(self._err_stream if self.as_json else self.stream):
             return False
         return self.progress_console().is_terminal
+
+
+def _maybe_terminal(stream: IO[str]) -> bool:
+    """Whether rich may call ``stream`` a terminal: it is a TTY, or the environment says to treat
+    it as one. False is certain, and answered without importing rich."""
+    try:
+        tty = stream.isatty()
+    except ValueError:  # a closed stream (rich says "not a terminal" too)
+        tty = False
+    return tty or any(os.environ.get(n) for n in _TERMINAL_OVERRIDES)
 
 
 def _append(path: str, name: str) -> TextIO:
