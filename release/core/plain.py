@@ -66,7 +66,7 @@ class PlainTable:
         rows = [tuple(self.headers), *self.rows]
         widths = [max(cell_width(row[i]) if i < len(row) else 0 for row in rows) for i in range(len(self.headers))]
         rows.insert(1, tuple("-" * w for w in widths))
-        out = [sanitize.line(self.title)] if self.title else []
+        out = [sanitize.line(self.title).rstrip()] if self.title else []
         for row in rows:
             padded = [c + " " * (w - cell_width(c)) for c, w in zip(row, widths)]
             out.append(GAP.join(padded).rstrip())
