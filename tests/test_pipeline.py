@@ -295,3 +295,151 @@ def test_a_killed_holder_never_blocks_the_next_run(tmp_path, holder):
         info = json.loads((tmp_path / ".cache" / "locks" / "nightly.holder.json").read_text())
         assert info["pid"] == os.getpid()
     assert not (tmp_path / ".cache" / "locks" / "nightly.holder.json").exists()
+
+
+# --- what a run records and says -----------------------------------------------------------------
+
+def test_a_manifest_an_earlier_release_recorded_is_still_honoured(tmp_path, dist):
+    """The recorded fingerprints are a format on disk: a step's own inputs chained to every earlier
+    step's, as releases before this one wrote them (these values), so upgrading the tool between a
+    crash and its re-run resumes the job instead of redoing it."""
+    log = tmp_path / "log"
+    first = run_steps([counting_step("fetch", log, fingerprint=lambda ctx: "pins-1"), counting_step("build", log)],
+                      Manifest.load(dist), quiet())
+    assert [r.fingerprint for r in first] == [
+        "5f4dad0f33adaec6beb755980e8f5960b735c313fecefa4d16461449e998f45c",
+        "618aaae810d9eb24ca8f824e2f5c21ddc7cf17c9bd85a2ea20300197c49eefd3"]
+    again = run_steps([counting_step("fetch", log, fingerprint=lambda ctx: "pins-1"), counting_step("build", log)],
+                      Manifest.load(dist), quiet())
+    assert [(r.name, r.ran, r.fingerprint) for r in again] == [(r.name, False, r.fingerprint) for r in first]
+    assert [r.to_json() for r in again] == [
+        {"step": r.name, "status": "skipped", "fingerprint": r.fingerprint, "outputs": {"made-by": r.name}}
+        for r in first]
+    assert first[0].to_json()["status"] == "ran"
+
+
+def test_a_fingerprint_reads_the_earlier_steps_outputs(tmp_path, dist):
+    log = tmp_path / "log"
+
+    def steps(pins):
+        return [counting_step("fetch", log, outputs=lambda ctx: {"pins": pins}),
+                counting_step("build", log, fingerprint=lambda ctx: repr(dict(ctx["fetch"])))]
+    first = run_steps(steps("a"), Manifest.load(dist), quiet())
+    run_steps(steps("b"), Manifest.load(dist), quiet())     # fetch has no fingerprint: it runs once
+    assert ran(log) == ["fetch", "build"]
+    (dist / "manifest.json").unlink()
+    second = run_steps(steps("b"), Manifest.load(dist), quiet())
+    assert first[1].fingerprint != second[1].fingerprint
+
+
+def test_each_step_says_done_skipped_or_failed_with_its_title_and_time(tmp_path, dist, monkeypatch):
+    clock = iter([100.0, 102.25, 200.0])
+    monkeypatch.setattr("release.jobs.pipeline.time.monotonic", lambda: next(clock))
+    out = Output(stream=io.StringIO())
+    log = tmp_path / "log"
+    titled = Step("fetch", counting_step("fetch", log).run, title="fetch the sources")
+    run_steps([titled], Manifest.load(dist), out)
+    failed: list[str] = []
+    with pytest.raises(RuntimeError):
+        run_steps([titled, counting_step("build", log, fail=True)], Manifest.load(dist), out, on_failure=failed.append)
+    assert out.stream.getvalue().splitlines() == [
+        "+ fetch the sources: done in 2.2 s", "- fetch the sources: done before, skipped",
+        "x build: failed (re-run to resume from here)"]
+    assert failed == ["build"]
+
+
+def test_the_bar_counts_the_steps_and_names_the_running_one(tmp_path, dist, monkeypatch):
+    """On a terminal, the bar shows each step's title while it runs and counts finished ones of all."""
+    from rich.console import Console
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=100)
+    out = Output(stream=io.StringIO())
+    monkeypatch.setattr(out, "progress_console", lambda: console)
+    seen: list[str] = []
+
+    def step(name):
+        def run(ctx):
+            console.file.flush()
+            seen.append(screen.getvalue())
+            return {}
+        return Step(name, run, title=f"the {name} step")
+    from rich.progress import Progress
+    for name in ("update", "advance"):               # draw at once, not on rich's timer
+        real = getattr(Progress, name)
+        monkeypatch.setattr(Progress, name, lambda self, *a, _real=real, **k: (_real(self, *a, **k), self.refresh())[0])
+    run_steps([step("fetch"), step("build")], Manifest.load(dist), out)
+    assert "the fetch step" in seen[0] and "0/2" in seen[0]
+    assert "the build step" in seen[1].rpartition("the fetch step")[2] and "1/2" in seen[1]
+
+
+def test_run_job_runs_the_steps_holding_the_jobs_lock_and_lets_it_go(tmp_path, dist):
+    log = tmp_path / "log"
+    held: list[str] = []
+
+    def check(ctx):
+        holder = json.loads((tmp_path / ".cache" / "locks" / "nightly.holder.json").read_text())
+        held.append(holder["job"])
+        with pytest.raises(UserError, match="another nightly is running"):
+            with job_lock(tmp_path, "nightly"):
+                pass
+        return {"checked": True}
+    out = Output(stream=io.StringIO())
+    steps = [counting_step("fetch", log), Step("check", check)]
+    results = run_job("nightly", tmp_path, steps, Manifest.load(dist), out)
+    assert [(r.name, r.ran, dict(r.outputs)) for r in results] == [
+        ("fetch", True, {"made-by": "fetch"}), ("check", True, {"checked": True})]
+    assert held == ["nightly"] and "+ fetch: done" in out.stream.getvalue()
+    assert Manifest.load(dist).outputs("check") == {"checked": True}
+    with job_lock(tmp_path, "nightly"):                     # given back
+        pass
+
+
+def test_run_job_by_default_refuses_at_once_without_waiting(tmp_path, dist, holder, attempts):
+    holder()
+    with pytest.raises(UserError) as refused:
+        run_job("nightly", tmp_path, [], Manifest.load(dist), quiet())
+    assert attempts.tried == [False] and "after waiting" not in str(refused.value)
+    with pytest.raises(UserError, match=r"after waiting 0\.2 s"):
+        run_job("nightly", tmp_path, [], Manifest.load(dist), quiet(), lock_timeout=0.2)
+
+
+def test_the_holder_is_named_with_its_job_pid_host_and_utc_start(tmp_path, monkeypatch):
+    import datetime as dt
+    import socket
+    import time as _time
+    monkeypatch.setenv("TZ", "Asia/Kolkata")      # local time 5:30 off UTC: the record must not follow it
+    _time.tzset()
+    try:
+        with job_lock(tmp_path, "cut"):
+            info = json.loads((tmp_path / ".cache" / "locks" / "cut.holder.json").read_text())
+    finally:
+        monkeypatch.delenv("TZ")
+        _time.tzset()
+    assert sorted(info) == ["host", "job", "pid", "since"]
+    assert (info["job"], info["pid"], info["host"]) == ("cut", os.getpid(), socket.gethostname())
+    since = dt.datetime.strptime(info["since"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
+    assert abs(since - dt.datetime.now(dt.timezone.utc)) < dt.timedelta(hours=1)
+
+
+@pytest.mark.parametrize("record", [None, "not json", '{"pid": 1}', '["a list"]'])
+def test_a_holder_that_left_no_readable_record_is_another_process(tmp_path, holder, record):
+    holder()
+    recorded = tmp_path / ".cache" / "locks" / "nightly.holder.json"
+    if record is None:
+        recorded.unlink()
+    else:
+        recorded.write_text(record)
+    with pytest.raises(UserError, match=r"\.lock is held by another process; wait for it"):
+        with job_lock(tmp_path, "nightly"):
+            pass
+
+
+@pytest.mark.parametrize("name", ["fetch", "open-draft", "next_version", "a1"])
+def test_a_step_name_of_letters_digits_dashes_and_underscores_is_taken(name):
+    assert Step(name, lambda ctx: None).name == name
+
+
+@pytest.mark.parametrize("name", ["", "bad name", "a/b", "a.b", "-", "_"])
+def test_any_other_step_name_is_refused_saying_what_a_name_is(name):
+    with pytest.raises(ValueError, match=r"must be letters, digits, - or _$"):
+        Step(name, lambda ctx: None)

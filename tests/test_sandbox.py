@@ -1,0 +1,296 @@
+"""The sandbox's rules at unit level (``release.jobs.sandbox``): its upstreams, its project, its
+stand-in shared objects, the environment and printed lines of each step, and the order of the
+walk. Real git repositories and a real C compiler; the tool's own steps are stood in for here
+(tests/test_try.py walks the real flow once)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import string
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from release.core.elffacts import file_reader, read_facts
+from release.core.errors import UserError
+from release.jobs import sandbox
+from release.jobs.sandbox import Sandbox, Upstream
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def box(tmp_path: Path, project: Path | None = None) -> Sandbox:
+    project = project or tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    return Sandbox(tmp_path, project, tmp_path / "store", tmp_path / "site", tmp_path / "art", "3.12")
+
+
+# ------------------------------------------------------------------ git and the upstreams
+
+
+def test_a_failed_git_is_one_line_naming_the_command_the_directory_and_gits_reason(tmp_path):
+    with pytest.raises(UserError) as failed:
+        sandbox._git("rev-parse", "--verify", "no-such-ref", cwd=tmp_path)
+    message = str(failed.value)
+    assert message.startswith(f"git rev-parse --verify in {tmp_path}: ") and "\n" not in message.strip()
+    assert "not a git repository" in message and len(message) < 300 + len(str(tmp_path)) + 40
+
+
+def test_an_upstream_commit_reaches_its_bare_repository_one_hour_after_the_last(tmp_path):
+    up = Upstream(tmp_path, "jax", "rocm-jaxlib-v0.9.1")
+    assert up.url == (tmp_path / "jax.git").as_uri()
+    first = up.commit("one", {"a/b.txt": "1\n"})
+    second = up.commit("two", {"a/b.txt": "2\n", "c.txt": "3\n"})
+    assert first != second and len(second) == 40
+    bare = tmp_path / "jax.git"
+    assert git(bare, "rev-parse", "refs/heads/rocm-jaxlib-v0.9.1") == second
+    assert git(bare, "show", f"{second}:a/b.txt") == "2" and git(bare, "show", f"{first}:a/b.txt") == "1"
+    assert git(bare, "log", "--format=%s", second) == "two\none"
+    author = git(bare, "log", "--format=%at %ct %an %ae", second).splitlines()
+    assert author == [f"{1_760_000_000 + 7200} {1_760_000_000 + 7200} Sandbox sandbox@example.invalid",
+                      f"{1_760_000_000 + 3600} {1_760_000_000 + 3600} Sandbox sandbox@example.invalid"]
+
+
+@pytest.fixture(scope="module")
+def upstreams(tmp_path_factory) -> dict[str, Upstream]:
+    return sandbox.make_upstreams(tmp_path_factory.mktemp("world") / "upstream")
+
+
+def test_the_plugins_newer_commit_moves_both_pins_so_a_bump_has_work(upstreams):
+    ups = upstreams
+    assert (ups["plugin"].branch, ups["jax"].branch, ups["xla"].branch) == ("master", sandbox.BRANCH, sandbox.BRANCH)
+    plugin = ups["plugin"].work
+    heads = {name: git(up.work, "rev-list", "HEAD").split() for name, up in ups.items()}
+    assert all(len(commits) == 2 for commits in heads.values())
+    for at, index in (("HEAD~1", 1), ("HEAD", 0)):       # rev-list: newest first
+        for bzl, var, dep in ((sandbox.JAX_BZL, "JAX_COMMIT", "jax"), (sandbox.XLA_BZL, "XLA_COMMIT", "xla")):
+            text = git(plugin, "show", f"{at}:{bzl}")
+            assert f'{var} = "{heads[dep][index]}"' in text
+    assert git(ups["jax"].work, "show", "HEAD:jax/version.py") == f'_version = "{sandbox.LINE}"'
+
+
+# ------------------------------------------------------------------ the project
+
+
+def test_the_project_pins_every_upstreams_first_commit_and_is_committed(tmp_path, upstreams):
+    ups = upstreams
+    project = sandbox.make_project(tmp_path / "project", REPO, ups)
+    from release.core.config import load_project
+    loaded = load_project(project)
+    firsts = {name: git(up.work, "rev-list", "--max-parents=0", "HEAD") for name, up in ups.items()}
+    assert {d.name: d.commit for d in loaded.deps} == firsts
+    assert {d.name: (d.url, d.branch) for d in loaded.deps} == {n: (u.url, u.branch) for n, u in ups.items()}
+    assert loaded.deps["jax"].line == sandbox.LINE
+    mine = json.loads((REPO / "version_info.json").read_text())
+    theirs = json.loads((project / "version_info.json").read_text())
+    assert theirs == mine | {"version": sandbox.LINE}
+    assert (project / "jax_rocm_plugin").is_dir()
+    assert (project / ".gitignore").read_text().split() == ["/dist/", "/.cache/", "/workspace/"]
+    assert git(project, "status", "--porcelain") == "" and git(project, "rev-parse", "--abbrev-ref", "HEAD") == "main"
+
+
+# ------------------------------------------------------------------ the stand-in shared objects
+
+
+def test_each_stand_in_is_a_shared_object_with_the_configured_runpath_and_no_source_left(tmp_path):
+    runpath = ["$ORIGIN/../rocm/lib", "/opt/rocm/lib"]
+    made = sandbox.compile_stand_ins(tmp_path / "art", runpath)
+    assert sorted(p.name for p in made.iterdir()) == sorted(sandbox.SHARED_OBJECTS)
+    for name in sandbox.SHARED_OBJECTS:
+        with (made / name).open("rb") as handle:
+            facts = read_facts(file_reader(handle), (made / name).stat().st_size)
+        assert facts.runpath == tuple(runpath) and not facts.rpath, name
+
+
+def test_without_a_c_compiler_the_sandbox_says_what_to_install(tmp_path, monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda _name: None)
+    with pytest.raises(UserError, match=r"needs a C compiler .*install gcc"):
+        sandbox.compile_stand_ins(tmp_path / "art", ["/opt/rocm/lib"])
+    assert not (tmp_path / "art").exists()
+
+
+# ------------------------------------------------------------------ each step's environment and line
+
+ENV_NAME = st.text(string.ascii_uppercase + "_", min_size=1, max_size=12)
+ENVIRON = st.dictionaries(st.one_of(ENV_NAME, ENV_NAME.map("GITHUB_".__add__)), st.text(string.printable, max_size=20),
+                          max_size=8)
+
+
+@given(environ=ENVIRON, now=st.one_of(st.none(), st.just("2026-11-24T03:00:00Z")))
+def test_a_step_sees_the_callers_environment_less_github_plus_the_sandboxs(tmp_path_factory, environ, now):
+    tmp = tmp_path_factory.mktemp("env")
+    sb = box(tmp)
+    env = sb.environment(environ, now)
+    assert not any(k.startswith("GITHUB_") for k in env)
+    assert {k: env[k] for k in sb.exports} == sb.exports
+    assert {k: v for k, v in env.items() if k not in sb.exports and k != "RELEASE_NOW"} == {
+        k: v for k, v in environ.items() if not k.startswith("GITHUB_") and k not in sb.exports and k != "RELEASE_NOW"}
+    if now:
+        assert env["RELEASE_NOW"] == now
+    else:
+        assert env.get("RELEASE_NOW") == environ.get("RELEASE_NOW")
+    lines = sb.preamble(environ)
+    dropped = sorted(k for k in environ if k.startswith("GITHUB_"))
+    assert lines[0] == f"cd {tmp / 'project'}" and lines[1].startswith("export RELEASE_PUBLIC_INDEX=none ")
+    assert lines[2:] == ([f"unset {' '.join(dropped)}"] if dropped else [])
+
+
+def test_the_sandbox_asks_no_public_index_keeps_its_own_git_cache_and_never_waits_on_github(tmp_path):
+    assert box(tmp_path).exports == {"RELEASE_PUBLIC_INDEX": "none",
+                                     "JAX_ROCM_RELEASE_CACHE": str(tmp_path / "git-cache"),
+                                     "RELEASE_GITHUB_WRITE_INTERVAL": "0"}
+    assert box(tmp_path).store_flags() == ["--store", "local", "--store-dir", str(tmp_path / "store")]
+
+
+def test_a_step_is_printed_as_the_line_that_runs_it_and_recorded(tmp_path):
+    sb, said = box(tmp_path, tmp_path / "a project"), []
+    argv = [sys.executable, "-c", "import os; print(os.getcwd()); print(os.environ.get(\"RELEASE_NOW\", \"-\"))"]
+    got = sb.shell(argv, said.append, now="2026-11-24T03:00:00Z")
+    line = "RELEASE_NOW=2026-11-24T03:00:00Z " + " ".join(argv[:2]) + " '" + argv[2] + "'"
+    assert said == [f"$ {line}"] and got.split("\n")[:2] == [str(tmp_path / "a project"), "2026-11-24T03:00:00Z"]
+    assert sb.steps == [{"command": line, "exit": 0}]
+    sb.shell(["true"], said.append)
+    assert said[-1] == "$ true" and sb.steps[-1] == {"command": "true", "exit": 0}
+
+
+@pytest.mark.parametrize(("script", "last"), [
+    ("import sys; print('first', file=sys.stderr); print('the reason', file=sys.stderr); sys.exit(3)", "the reason"),
+    ("import sys; sys.exit(4)", "no output")])
+def test_a_failed_step_is_one_line_with_its_exit_and_last_word_and_is_not_recorded(tmp_path, script, last):
+    sb = box(tmp_path)
+    with pytest.raises(UserError) as failed:
+        sb.shell([sys.executable, "-c", script], lambda _: None)
+    code = script[-2]
+    assert str(failed.value).startswith("release try: `") and str(failed.value).endswith(f"(exit {code}): {last}")
+    assert sb.steps == []
+
+
+def test_a_tool_step_runs_the_release_module_for_json_and_reads_its_answer(tmp_path, monkeypatch):
+    sb, seen = box(tmp_path), []
+
+    def shell(argv, say, now=None):
+        seen.append((argv, now))
+        return stdout
+    monkeypatch.setattr(sb, "shell", shell)
+    stdout = '{"version": "0.9.1"}\n'
+    assert sb.release("cut", "--rc", "1", say=print, now="2026-11-24T15:00:00Z") == {"version": "0.9.1"}
+    assert seen == [([sys.executable, "-m", "release", "cut", "--rc", "1", "--json"], "2026-11-24T15:00:00Z")]
+    stdout = " \n"
+    assert sb.release("index", say=print) == {}
+
+
+def test_the_install_lines_name_the_sites_nightly_index(tmp_path):
+    got = sandbox.install_commands(tmp_path / "site", "jax-rocm7-plugin")
+    url = (tmp_path / "site").as_uri() + "/nightly/"
+    assert got == {"pip": f"pip install --pre jax-rocm7-plugin --index-url {url}",
+                   "uv": f"uv pip install --prerelease allow jax-rocm7-plugin --index-url {url}"}
+
+
+# ------------------------------------------------------------------ where and in what order
+
+
+def test_outside_any_checkout_of_a_package_not_from_one_the_answer_is_root(tmp_path, monkeypatch):
+    monkeypatch.setattr(sandbox, "__file__", str(tmp_path / "site-packages" / "release" / "jobs" / "sandbox.py"))
+    with pytest.raises(UserError, match=r"^release try: no checkout .*pass --root DIR"):
+        sandbox.tool_checkout(None, tmp_path)
+
+
+def test_after_9999_sandboxes_of_a_day_the_next_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(Path, "exists", lambda self: True)
+    monkeypatch.setattr(Path, "is_dir", lambda self: False)
+    with pytest.raises(UserError, match=r"9,999 sandboxes of 2026-11-24 already"):
+        sandbox.fresh_directory(tmp_path, "2026-11-24")
+
+
+@pytest.fixture(scope="module")
+def walked(tmp_path_factory):
+    """``walk`` with each tool step recorded, not run; returns (result, tool steps, said, its base)."""
+    with pytest.MonkeyPatch.context() as monkeypatch:      # undone before any other test runs
+        return _walk(tmp_path_factory.mktemp("walk"), monkeypatch)
+
+
+def _walk(tmp_path, monkeypatch):
+    calls, said, made = [], [], {}
+    answers = {"nightly": "0.9.1.dev20261124", "cut": None}
+
+    def release(self, *argv, say, now=None):
+        calls.append((argv, now))
+        if argv[0] == "cut":
+            return {"version": "0.9.1rc1" if "--rc" in argv else "0.9.1.post1" if "--post" in argv else "0.9.1"}
+        return {"version": answers[argv[0]]} if argv[0] in answers else {}
+
+    def shell(self, argv, say, now=None):
+        calls.append((tuple(argv), now))
+        return ""
+
+    def make_project(root, tool, ups):      # the project's own rules: test_the_project_pins_...
+        made["project"] = (root, tool, ups)
+        root.mkdir(parents=True)
+        shutil.copy(REPO / "version_info.json", root / "version_info.json")
+        return root
+    monkeypatch.setattr(Sandbox, "release", release)
+    monkeypatch.setattr(Sandbox, "shell", shell)
+    monkeypatch.setattr(sandbox, "make_upstreams", lambda root: made.setdefault("upstreams", (root, {"the": "ups"}))[1])
+    monkeypatch.setattr(sandbox, "make_project", make_project)
+    monkeypatch.setattr(sandbox, "configured_runpath", lambda project: made.setdefault("runpath", (project, ["/r"]))[1])
+    monkeypatch.setattr(sandbox, "compile_stand_ins", lambda directory, runpath: made.setdefault(
+        "stand_ins", (directory, runpath))[0])
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_not_said")
+    monkeypatch.chdir(tmp_path)                 # a relative --dir: every printed path is absolute
+    result = sandbox.walk(Path("box"), REPO, "2026-11-24", said.append)
+    return result, calls, said, tmp_path, made
+
+
+def test_the_walk_bumps_then_nightly_index_rc_release_post_and_index_again(walked):
+    result, calls, said, tmp_path, made = walked
+    base = tmp_path / "box"
+    assert made == {"upstreams": (base / "upstream", {"the": "ups"}),
+                    "project": (base / "project", REPO, {"the": "ups"}),
+                    "runpath": (base / "project", ["/r"]), "stand_ins": (base / "artifacts", ["/r"])}
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    art, store = str(base / "artifacts"), ["--store", "local", "--store-dir", str(base / "store")]
+    site = ["--out", str(tmp_path / "box" / "site"), "--url", (tmp_path / "box" / "site").as_uri()]
+    night, later = "2026-11-24T03:00:00Z", "2026-11-24T15:00:00Z"
+    assert calls == [
+        (("bump",), night),
+        (("git", *sandbox.IDENTITY, "commit", "--quiet", "-am", "Bump pins (the bump PR, merged)"), None),
+        (("nightly", "--date", "2026-11-24", "--artifacts", art, "--python", python, *store), night),
+        (("index", *site, *store), night),
+        (("cut", "--rc", "1", "--artifacts", art, "--python", python, *store), later),
+        (("cut", "--artifacts", art, "--python", python, *store), later),
+        (("cut", "--post", "1", *store), later),
+        (("index", *site, *store), later)]
+    assert said[0] == f"sandbox in {tmp_path / 'box'}: upstream repositories, a project, stand-in .so files"
+    assert said[1:1 + len(result["preamble"])] == [f"$ {line}" for line in result["preamble"]]
+    assert "unset GITHUB_TOKEN" in result["preamble"][-1] and "ghp_not_said" not in "\n".join(said)
+
+
+def test_the_walk_ends_with_the_versions_it_made_and_where_to_look(walked):
+    result, _, _, tmp_path, _ = walked
+    base = tmp_path / "box"
+    major = json.loads((REPO / "version_info.json").read_text())["rocm_version"].split(".")[0]
+    assert {k: result[k] for k in ("directory", "project", "store", "page", "site")} == {
+        "directory": str(base), "project": str(base / "project"), "store": str(base / "store"),
+        "page": str(base / "site" / "index.html"), "site": str(base / "site")}
+    assert (result["nightly"], result["rc"], result["release"], result["post"]) == (
+        "0.9.1.dev20261124", "0.9.1rc1", "0.9.1", "0.9.1.post1")
+    assert result["install"] == sandbox.install_commands(base / "site", f"jax-rocm{major}-plugin")
+    assert result["steps"] == []
+
+
+def test_the_walk_refuses_a_directory_with_anything_in_it_and_writes_nothing(tmp_path):
+    (tmp_path / "box").mkdir()
+    (tmp_path / "box" / ".hidden").write_text("")
+    with pytest.raises(UserError, match=r"^--dir .*box: not empty; give a new directory"):
+        sandbox.walk(tmp_path / "box", REPO, "2026-11-24")
+    assert os.listdir(tmp_path / "box") == [".hidden"]
