@@ -115,10 +115,10 @@ def test_the_site_carries_each_channels_matrix_from_the_releases(make_dist, tmp_
     assert cell | {"lock": None} == {
         "python": PYTHON, "rocm_major": 7, "rocm": "7.2.0", "jax": "0.9.1", "jaxlib": "0.9.1", "plugin": "0.9.1",
         "pjrt": "0.9.1", "plugin_file": naming.plugin_wheel(7, "0.9.1", PYTHON),
-        "pjrt_file": naming.pjrt_wheel(7, "0.9.1"), "lock": None,
-        "gates": {"verify": "passed", "validate": "passed", "smoke": "passed"}}
+        "pjrt_file": naming.pjrt_wheel(7, "0.9.1"), "lock": None, "with_rocm_reason": None,
+        "gates": {"verify": "passed", "validate": "passed", "smoke": "passed", "with_rocm": "unknown"}}
     assert nightly["releases"][0]["cells"][0]["gates"] == {"verify": "passed", "validate": "unknown",
-                                                            "smoke": "not run"}
+                                                            "smoke": "not run", "with_rocm": "unknown"}
     page = (out / "index.html").read_text()
     assert 'id="compatibility"' in page and 'href="stable/matrix.json"' in page
     assert "<td>7.2.0</td><td>0.9.1</td><td>0.9.1</td>" in page

@@ -85,10 +85,12 @@ def test_each_cell_of_the_line_and_of_the_release_with_its_gates():
                                                                       (10, "3.13")]
     by = {(c["rocm_major"], c["python"]): c for c in got["cells"]}
     assert by[(7, "3.12")] == {"rocm_major": 7, "python": "3.12", "built": True, "verify": "passed",
-                               "validate": "passed", "smoke": "passed", "published": True}
+                               "validate": "passed", "smoke": "passed", "with_rocm": "unknown",
+                               "with_rocm_reason": None, "published": True}
     assert by[(7, "3.11")]["smoke"] == "not run" and by[(7, "3.11")]["built"]
     assert by[(10, "3.13")] == {"rocm_major": 10, "python": "3.13", "built": False, "verify": "not built",
-                                "validate": "not built", "smoke": "not built", "published": False}
+                                "validate": "not built", "smoke": "not built", "with_rocm": "not built",
+                                "with_rocm_reason": None, "published": False}
 
 
 def test_a_draft_is_built_but_not_published_and_unvalidated_gates_are_unknown():
@@ -97,7 +99,8 @@ def test_a_draft_is_built_but_not_published_and_unvalidated_gates_are_unknown():
     got = release_cells(store, release, [(7, "3.12")])
     assert got["draft"] is True
     assert got["cells"] == [{"rocm_major": 7, "python": "3.12", "built": True, "verify": "unknown",
-                             "validate": "unknown", "smoke": "not run", "published": False}]
+                             "validate": "unknown", "smoke": "not run", "with_rocm": "unknown",
+                             "with_rocm_reason": None, "published": False}]
 
 
 def test_the_view_is_a_row_per_shown_release_in_their_order():
@@ -122,7 +125,8 @@ def test_a_draft_of_ours_under_another_tag_is_shown_with_its_wheels():
     store = Store({draft.tag: wheels("0.9.2rc1", [(7, "3.12")])})
     assert cells_view(store, [draft], [(7, "3.12")]) == [{"tag": "renamed-by-hand", "draft": True, "cells": [
         {"rocm_major": 7, "python": "3.12", "built": True, "verify": "unknown", "validate": "unknown",
-         "smoke": "not run", "published": False}], "strays": []}]
+         "smoke": "not run", "with_rocm": "unknown", "with_rocm_reason": None, "published": False}],
+        "strays": []}]
 
 
 @given(own=st.sampled_from(["0.9.1", "0.9.1rc1", "0.9.1.post2", "0.9.1.dev20261120"]),

@@ -84,6 +84,12 @@ def test_every_cell_of_a_two_major_draft_is_installed_keyed_and_locked(make_dist
         names = {p["name"] for p in lock["packages"]}
         assert {naming.plugin_dist(major), naming.pjrt_dist(major), "jax", "jaxlib"} <= names
         assert not any(n.startswith("jax-rocm") and f"rocm{major}-" not in n for n in names)
+    # the mark carries how each cell's with-rocm line went, so status and the page read it per cell
+    from release.jobs.status_cells import release_cells
+    marked = store.our_drafts(naming.release_tag(RELEASE))[0]
+    shown = {(c["rocm_major"], c["python"]): c["with_rocm"]
+             for c in release_cells(store, marked, [])["cells"]}
+    assert shown == {(7, PYTHON): "passed", (10, PYTHON): "passed", (7, OTHER): "not run", (10, OTHER): "not run"}
     data = result.to_json()
     assert [(c["rocm_major"], c["python"], c["tested"]) for c in data["cells"]] == [
         (m, py, py == PYTHON) for m in (7, 10) for py in sorted((PYTHON, OTHER), key=lambda p: int(p[2:]))]

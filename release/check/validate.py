@@ -37,7 +37,8 @@ Named steps, in order; each adds to one ``Validation`` (problems, warnings, what
    (``pylock.rocmN-py3X.toml``, ``release.core.locks``: pip's report of that install, every file
    with its sha256) goes on the draft; locks are validate's own assets (not in SHA256SUMS).
 6. ``mark``: only when all passed, the draft's notes get the SHA256SUMS digest (``publish
-   --undraft`` checks it). A failure changes nothing and lists every reason.
+   --undraft`` checks it) and each cell's with-rocm line (``release.publish.with_rocm_notes``,
+   which status and the page read). A failure changes nothing and lists every reason.
 
 Each run works in ``<tmp>/release-validate-<pid>-*``; folders of runs whose process is gone
 (a killed validate leaves its venvs) are removed by the next run.
@@ -343,7 +344,8 @@ def step_mark(store: Store, release: Release, files: dict[str, Path], result: Va
     assert digest is not None  # every downloaded file has a digest
     current = next(r for r in store.list_releases() if r.id == release.id)
     store.update_release(current, body=notes.changed(current, validated=digest,
-                                                     validated_with=result.validated_with))
+                                                     validated_with=result.validated_with,
+                                                     with_rocm=result.with_rocm))
     result.marked = True
 
 

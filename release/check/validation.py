@@ -53,3 +53,10 @@ class Validation:
     def validated_with(self) -> str | None:
         """The notes' record of ``public_files`` (None when there is none)."""
         return public_files.to_text(self.public_files) if self.public_files else None
+
+    @property
+    def with_rocm(self) -> str | None:
+        """The notes' record of each cell's with-rocm line (``release.publish.with_rocm_notes``;
+        None when no cell was reached)."""
+        from release.publish import with_rocm_notes
+        return with_rocm_notes.to_text(self.cells) if self.cells else None

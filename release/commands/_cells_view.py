@@ -12,7 +12,8 @@ if TYPE_CHECKING:
 
 
 def print_cells(console: Console | PlainConsole, rows: list[dict]) -> None:
-    """Each shown release's (ROCm major, Python) cells: built, verify, validate, smoke, published;
+    """Each shown release's (ROCm major, Python) cells: built, verify, validate, smoke, with-rocm
+    (each n/a's reason below the table), published;
     then a warning for each release holding wheels of another version (none of them counted)."""
     if any(row["cells"] for row in rows):
         _table(console, rows)
@@ -25,11 +26,17 @@ def print_cells(console: Console | PlainConsole, rows: list[dict]) -> None:
 def _table(console: Console | PlainConsole, rows: list[dict]) -> None:
     from release.core.plain import new_table
     table = new_table(console, "cells (ROCm major, Python)")
-    for col in ("tag", "ROCm", "Python", "built", "verify", "validate", "smoke", "published"):
+    for col in ("tag", "ROCm", "Python", "built", "verify", "validate", "smoke", "with-rocm", "published"):
         table.add_column(col, no_wrap=True)
     for row in rows:
         tag = row["tag"] + (" (draft)" if row["draft"] else "")
         for cell in row["cells"]:
             table.add_row(tag, str(cell["rocm_major"]), cell["python"], "yes" if cell["built"] else "no",
-                          cell["verify"], cell["validate"], cell["smoke"], "yes" if cell["published"] else "no")
+                          cell["verify"], cell["validate"], cell["smoke"], cell.get("with_rocm", "unknown"),
+                          "yes" if cell["published"] else "no")
     console.print(table)
+    for row in rows:  # a reason is a sentence: below the table, not in a column
+        for cell in row["cells"]:
+            if cell.get("with_rocm_reason"):
+                console.print(f"{row['tag']} ROCm {cell['rocm_major']}, Python {cell['python']}: with-rocm "
+                              f"{cell.get('with_rocm')}: {cell['with_rocm_reason']}", markup=False, highlight=False)

@@ -2,7 +2,8 @@
 every (ROCm major, Python) cell of the line: built, verified, validated, smoke-tested, published.
 
 A line of ROCm 7 and ROCm 10 ships a pair per major, each with a plugin per Python; a release
-engineer asks of each cell whether it got through every gate. The line's cells (what
+engineer asks of each cell whether it got through every gate (with the with-rocm line validate
+resolved for users without a system ROCm, and why it was n/a where it was). The line's cells (what
 version_info.json builds) are shown even where a release lacks them (``built: false``), and a
 release's cells the line no longer builds are shown too. Each gate is read from the release
 itself, as the page's matrix reads it (``release.publish.matrix``): its assets (wheels, locks)
@@ -40,13 +41,14 @@ def release_cells(store: Store, release: Release, line_cells: Sequence[Cell]) ->
     version = version_of(release.tag, names)
     record = notes.of(release)
     gated = {(c.rocm_major, c.python): c for c in matrix.cells(version, names, validated=record.validated is not None,
-                                                               smoke=record.smoke)}
+                                                               smoke=record.smoke, with_rocm=record.with_rocm)}
     rows = []
     for cell in sorted(set(line_cells) | set(gated), key=cells.sort_key):
         got = gated.get(cell)
         rows.append(cells.to_json(cell) | {
             "built": got is not None,
             **{gate: got.gate(gate) if got is not None else "not built" for gate in matrix.GATES},
+            "with_rocm_reason": got.with_rocm_reason if got is not None else None,
             "published": got is not None and not release.draft})
     return {"tag": release.tag, "draft": release.draft, "cells": rows, "strays": matrix.strays(version, names)}
 

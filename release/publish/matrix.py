@@ -15,7 +15,11 @@ for status and the page to show). One cell per (ROCm major, Python):
   ``not run`` when it left locks for other cells only (no interpreter for this Python), else
   ``unknown`` (not validated, or validated before locks were kept);
 - ``smoke``: ``passed`` or ``failed`` for each cell the smoke gate ran (its section has a head
-  line per cell; one of before cells names the Python of the release's only major), else ``not run``.
+  line per cell; one of before cells names the Python of the release's only major), else ``not run``;
+- ``with_rocm``: how validate resolved the cell's line for users without a system ROCm (its
+  with-rocm section, ``release.publish.with_rocm_notes``): ``passed``, ``n/a`` (with its reason
+  in ``with_rocm_reason``), ``not run`` for a cell it did not reach, else ``unknown`` (not
+  validated, or validated before the section was kept).
 
 ``document(channel, releases)`` is the channel's ``matrix.json`` (``release/schemas/site/matrix.json``).
 """
@@ -31,10 +35,11 @@ from packaging.version import Version
 
 from release.core import locks
 from release.core.naming import Identity
+from release.publish import with_rocm_notes
 
 SCHEMA = "jax-rocm-release/matrix/1"
 FILE = "matrix.json"
-GATES = ("verify", "validate", "smoke")
+GATES = ("verify", "validate", "smoke", "with_rocm")
 _SMOKE_HEAD = re.compile(r"^\*\*ROCm smoke test\*\* \([^,)]*(?:, ROCm (?P<major>\d+))?, Python (?P<python>3\.\d+)\): "
                          r"(?P<verdict>\w[\w ]*)", re.M)
 
@@ -52,6 +57,7 @@ class Cell:
     pjrt_file: str
     lock: str | None  # the URL of the cell's pylock.toml, when validate left one
     gates: tuple[tuple[str, str], ...]
+    with_rocm_reason: str | None = None  # why the with-rocm gate is n/a, as validate said
 
     def gate(self, name: str) -> str:
         return dict(self.gates)[name]
@@ -60,7 +66,7 @@ class Cell:
         return {"python": self.python, "rocm_major": self.rocm_major, "rocm": self.rocm, "jax": self.jax,
                 "jaxlib": self.jaxlib, "plugin": self.plugin, "pjrt": self.pjrt,
                 "plugin_file": self.plugin_file, "pjrt_file": self.pjrt_file, "lock": self.lock,
-                "gates": dict(self.gates)}
+                "gates": dict(self.gates), "with_rocm_reason": self.with_rocm_reason}
 
 
 def smoke_of(section: str | None) -> dict[tuple[int | None, str], str]:
@@ -76,9 +82,11 @@ def smoke_of(section: str | None) -> dict[tuple[int | None, str], str]:
 
 
 def cells(version: str, asset_names: Iterable[str], *, validated: bool, smoke: str | None,
-          rocm: str | None = None, link: Callable[[str], str | None] = lambda _: None) -> list[Cell]:
+          rocm: str | None = None, link: Callable[[str], str | None] = lambda _: None,
+          with_rocm: str | None = None) -> list[Cell]:
     """The cells of one release from its asset names and notes (``smoke``: the notes' smoke
-    section); ``link(asset name)`` is where the release serves an asset."""
+    section, ``with_rocm``: their with-rocm section); ``link(asset name)`` is where the release
+    serves an asset."""
     names = list(asset_names)
     own = str(Version(version))
     pjrt: dict[int, tuple[str, str]] = {}
@@ -93,6 +101,7 @@ def cells(version: str, asset_names: Iterable[str], *, validated: bool, smoke: s
                 plugins[(major, python)] = (own, name)
     lock_cells = {cell: name for name in names if (cell := locks.cell_of(name)) is not None}
     smoked = smoke_of(smoke)
+    resolved = with_rocm_notes.read(with_rocm) if validated else None
     line = Version(version).base_version
     out = []
     for (major, python), (plugin_version, plugin_file) in sorted(
@@ -102,9 +111,11 @@ def cells(version: str, asset_names: Iterable[str], *, validated: bool, smoke: s
         lock = lock_cells.get((major, python))
         validate = ("passed" if lock else "not run" if lock_cells else "unknown") if validated else "unknown"
         smoke_gate = smoked.get((major, python)) or smoked.get((None, python)) or "not run"
-        gates = (("verify", "passed" if validated else "unknown"), ("validate", validate), ("smoke", smoke_gate))
+        path, why = ("unknown", None) if resolved is None else resolved.get((major, python), ("not run", None))
+        gates = (("verify", "passed" if validated else "unknown"), ("validate", validate), ("smoke", smoke_gate),
+                 ("with_rocm", path))
         out.append(Cell(python, major, rocm, line, line, plugin_version, pjrt[major][0], plugin_file,
-                        pjrt[major][1], link(lock) if lock else None, gates))
+                        pjrt[major][1], link(lock) if lock else None, gates, why))
     return out
 
 

@@ -2,11 +2,12 @@
 
 A release's notes are what people read on GitHub and also where the steps leave what the
 next step needs: publish marks a draft as this tool's, ``release smoke`` adds its verdict,
-``release validate`` the digest of the assets it passed and the public index's files it
-installed with them, ``release pypi-upload`` what the
-index holds, ``release yank`` the PEP 592 reason. ``Notes`` is that state as one frozen
-record; ``read`` and ``write`` are the only code that knows how it looks in the text
-(HTML comments, which GitHub does not show), so every step reads and writes it here:
+``release validate`` the digest of the assets it passed, the public index's files it
+installed with them and how each cell's with-rocm line resolved
+(``release.publish.with_rocm_notes``), ``release pypi-upload`` what the index holds,
+``release yank`` the PEP 592 reason. ``Notes`` is that state as one frozen record; ``read``
+and ``write`` are the only code that knows how it looks in the text (HTML comments, which
+GitHub does not show), so every step reads and writes it here:
 
 - ``write`` puts the yank record on top and the rest after the text, in one order, and cuts
   the text (whole lines, ``release.core.bodies``), never a record, to fit what GitHub keeps;
@@ -45,6 +46,7 @@ MARKER = "<!-- jax-rocm-release draft -->"
 _YANK = "<!-- jax-rocm-release yanked: {reason} -->\n**Yanked** (PEP 592): {shown}\n"
 _END = r"(?:\r?\n)?"
 _READ = {  # in the order they are taken out: the sections first, so a record inside one is seen
+    "with-rocm section": re.compile(r"<!-- with-rocm -->\r?\n(?P<value>.*?)<!-- /with-rocm -->" + _END, re.S),
     "validated-with section": re.compile(r"<!-- validated-with -->\r?\n(?P<value>.*?)<!-- /validated-with -->"
                                          + _END, re.S),
     "PyPI section": re.compile(r"<!-- pypi -->\r?\n(?P<value>.*?)<!-- /pypi -->" + _END, re.S),
@@ -55,7 +57,7 @@ _READ = {  # in the order they are taken out: the sections first, so a record in
     "draft mark": re.compile(r"(?P<value>" + re.escape(MARKER) + ")" + _END),
 }
 # What looks like one of the records above: text holding it is refused, so it is never misread.
-_OURS = re.compile(r"<!--\s*/?\s*(?:smoke|pypi|validated|jax-rocm-release\s+(?:draft|yanked))", re.I)
+_OURS = re.compile(r"<!--\s*/?\s*(?:smoke|pypi|validated|with-rocm|jax-rocm-release\s+(?:draft|yanked))", re.I)
 _DIGEST = re.compile(r"[0-9a-f]{64}\Z")
 
 
@@ -76,16 +78,19 @@ class Notes:
     # the public index's files ``release validate`` installed with the set (Markdown,
     # ``release.publish.public_files``), None before it ran
     validated_with: str | None = None
+    # how each cell's with-rocm line resolved in ``release validate`` (Markdown,
+    # ``release.publish.with_rocm_notes``), None before it was kept
+    with_rocm: str | None = None
 
     def __post_init__(self) -> None:
-        for name in ("smoke", "pypi", "yanked", "validated_with"):
+        for name in ("smoke", "pypi", "yanked", "validated_with", "with_rocm"):
             value = getattr(self, name)
             if value is not None:
                 object.__setattr__(self, name, value.strip())
         if (self.ours or self.smoke is not None or self.validated is not None or self.pypi is not None
-                or self.validated_with is not None):
+                or self.validated_with is not None or self.with_rocm is not None):
             object.__setattr__(self, "text", self.text.rstrip("\r\n"))
-        for name in ("text", "smoke", "pypi", "validated_with"):
+        for name in ("text", "smoke", "pypi", "validated_with", "with_rocm"):
             found = _OURS.search(getattr(self, name) or "")
             if found:
                 raise NotesError(f"{_snippet(getattr(self, name), found.start())!r} in the {name}: it "
@@ -123,7 +128,7 @@ def read(body: str | None, where: str = "the release notes") -> Notes:
         if values:
             found[kind] = values.pop()
             rest = pattern.sub("", rest)
-    for kind in ("PyPI section", "smoke section", "validated-with section"):
+    for kind in ("PyPI section", "smoke section", "validated-with section", "with-rocm section"):
         inside = _OURS.search(found.get(kind, ""))
         if inside:
             raise NotesError(f"{where}: the {kind} holds {_snippet(found[kind], inside.start())!r}; "
@@ -136,7 +141,8 @@ def read(body: str | None, where: str = "the release notes") -> Notes:
     try:
         return Notes(text=rest, ours="draft mark" in found, smoke=found.get("smoke section"),
                      validated=found.get("validated mark"), pypi=found.get("PyPI section"),
-                     yanked=found.get("yank"), validated_with=found.get("validated-with section"))
+                     yanked=found.get("yank"), validated_with=found.get("validated-with section"),
+                     with_rocm=found.get("with-rocm section"))
     except NotesError as exc:
         raise NotesError(f"{where}: {exc}") from None
 
@@ -169,6 +175,8 @@ def write(notes: Notes) -> str:
         tail += f"\n<!-- validated: sha256={notes.validated} -->"
     if notes.validated_with is not None:
         tail += f"\n\n<!-- validated-with -->\n{notes.validated_with}\n<!-- /validated-with -->"
+    if notes.with_rocm is not None:
+        tail += f"\n\n<!-- with-rocm -->\n{notes.with_rocm}\n<!-- /with-rocm -->"
     if notes.pypi is not None:
         tail += f"\n\n<!-- pypi -->\n{notes.pypi}\n<!-- /pypi -->"
     tail += "\n" if tail else ""
@@ -189,5 +197,5 @@ def same_text(stored: str, wanted: str, where: str = "the release notes") -> boo
         found = read(body, place)
         lines = found.text.strip().splitlines()  # CRLF is one line end to splitlines
         return dataclasses.replace(found, text="\n".join(line.rstrip() for line in lines),
-                                   smoke=None, validated=None, validated_with=None)
+                                   smoke=None, validated=None, validated_with=None, with_rocm=None)
     return plain(stored, where) == plain(wanted, "the notes written")

@@ -16,6 +16,7 @@ import html
 
 from release.core import naming, versions
 from release.core.revisions import github_base
+from release.publish.matrix import Cell
 from release.publish.site import CHART_DAYS, ReleaseRow, SiteData, nightly_day
 
 # fills of the chart: a solid colour, a hatch and a dotted pattern, so kinds differ without colour
@@ -145,6 +146,12 @@ def _overview(data: SiteData) -> str:
             f"<th scope=\"col\">wheel size</th></tr></thead><tbody>{rows}</tbody></table></div>")
 
 
+def with_rocm(cell: Cell) -> str:
+    """The cell's with-rocm gate as the page says it: ``n/a`` with validate's reason."""
+    got = dict(cell.gates).get("with_rocm", "unknown")
+    return f"{got} ({cell.with_rocm_reason})" if cell.with_rocm_reason else got
+
+
 def compatibility(data: SiteData) -> str:
     """What goes together, per cell, in the newest listed release of each channel, with the gates
     each passed; every release's cells are in the channel's ``matrix.json`` (``release.publish.matrix``)."""
@@ -157,12 +164,14 @@ def compatibility(data: SiteData) -> str:
             f'<tr><th scope="row">{_e(c.python)}</th><td>{_e(c.rocm or f"{c.rocm_major}.x")}</td><td>{_e(c.jax)}</td>'
             f"<td>{_e(c.jaxlib)}</td><td>{_e(c.plugin)}</td><td>{_e(c.pjrt)}</td>"
             + "".join(f"<td>{_e(c.gate(g))}</td>" for g in ("verify", "validate", "smoke"))
+            + f"<td>{_e(with_rocm(c))}</td>"
             + (f'<td><a href="{_e(c.lock)}">pylock</a></td>' if c.lock else "<td>none</td>") + "</tr>"
             for c in r.cells)
         parts.append(f'<div class="scroll"><table class="overview"><caption>{_e(channel)}: {_e(r.version)} '
                      f'(all: <a href="{channel}/matrix.json">{channel}/matrix.json</a>)</caption><thead><tr>'
                      + "".join(f'<th scope="col">{h}</th>' for h in ("Python", "ROCm", "jax", "jaxlib", "plugin",
-                                                                     "pjrt", "verify", "validate", "smoke", "lock"))
+                                                                     "pjrt", "verify", "validate", "smoke",
+                                                                     "with-rocm", "lock"))
                      + f"</tr></thead><tbody>{rows}</tbody></table></div>"
                      + (f"<p>Warning: {_e(r.version)} also holds wheels of another version, in no cell above: "
                         f"{_e(', '.join(r.strays))}</p>" if r.strays else ""))

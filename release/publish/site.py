@@ -326,6 +326,7 @@ def gather(store: Store, releases: list[Release], wheels: Sequence[PublishedWhee
         record = notes.of(rel)
         by_name = {a.name: a for a in assets_of[rel.tag]}
         cells = matrix.cells(version, by_name, validated=record.validated is not None, smoke=record.smoke,
+                             with_rocm=record.with_rocm,
                              rocm=_rocm_version(store, rel, by_name, cache, used),
                              link=_linker(rel, by_name, link_asset))
         rows[rel.tag] = ReleaseRow(
