@@ -110,12 +110,19 @@ def find_uv() -> str | None:
     return str(beside) if beside.is_file() and os.access(beside, os.X_OK) else None
 
 
-def _run(argv: list[str]) -> subprocess.CompletedProcess | str:
+def installer_env() -> dict[str, str]:
+    """The user's environment (their proxy, their pip configuration) for a pip or uv run: pip
+    neither prompts nor checks its own version, uv draws no progress bars, and the draft's index
+    (local) is never asked through a proxy."""
     env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1", UV_NO_PROGRESS="1")
-    for key in ("NO_PROXY", "no_proxy"):  # the draft's index is local: never via a proxy
+    for key in ("NO_PROXY", "no_proxy"):
         env[key] = ",".join(filter(None, [env.get(key, ""), "127.0.0.1", "localhost"]))
+    return env
+
+
+def _run(argv: list[str]) -> subprocess.CompletedProcess | str:
     try:
-        return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=TIMEOUT)
+        return subprocess.run(argv, capture_output=True, text=True, env=installer_env(), timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
         return f"{Path(argv[0]).name} did not finish within {TIMEOUT:.0f} s"
 

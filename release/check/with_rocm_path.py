@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import re
 import subprocess
 from pathlib import Path
@@ -90,14 +89,16 @@ class Record:
 
 def resolve_argv(installer: str, python: Path, reqs: Sequence[str], draft_index: str, public: str | None,
                  rocm_index: str | None, uv: str | None = None, report: Path | None = None) -> list[str]:
-    """The user's install command made a metadata-only dry run, the ROCm runtime's index added."""
+    """The user's install command made a metadata-only dry run, the ROCm runtime's index added
+    after the draft's: uv takes a package from the first index that has it, so the draft's plugin
+    is never shadowed by one TheRock's index serves (pip merges them all)."""
     rocm = ["--extra-index-url", rocm_index] if rocm_index else []
     if installer == "pip":
         return [*resolver.pip_argv(python), "install", "--pre", "--dry-run", "--ignore-installed",
                 "--no-cache-dir", "--quiet", *(["--report", str(report)] if report else []),
                 *resolver.index_args(draft_index, public), *rocm, *reqs]
-    argv = user_install.install_argv("uv", python, reqs, draft_index, public, uv)
-    return [*argv[:3], "--dry-run", *rocm, *argv[3:]]
+    argv = user_install.install_argv("uv", python, (), draft_index, public, uv)
+    return [*argv[:3], "--dry-run", *argv[3:], *rocm, *reqs]
 
 
 _UV_LINE = re.compile(r"^\s*\+\s+([A-Za-z0-9._-]+)(?:\[[^\]]*\])?==(\S+)", re.M)
@@ -187,7 +188,7 @@ def check_cell(interpreter: str | Path, major: int, version: str, plugin: Path, 
         argv = resolve_argv(installer, python, reqs, draft_index, public, rocm_index, uv, report)
         try:
             done = subprocess.run(argv, capture_output=True, text=True, timeout=DEADLINE,
-                                  env=dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1"))
+                                  env=user_install.installer_env())
         except subprocess.TimeoutExpired:
             problems = [f"did not resolve within {DEADLINE:.0f} s"]
         else:
