@@ -10,6 +10,11 @@ against ``python -c pass`` (the floor any Python CLI pays), interleaved and repe
   most of verify's cost on the 8 MB plugin wheel, and of promote's);
 - with ``--baseline CHECKOUT``, the same commands from another checkout (an older commit).
 
+Each command runs as a log or a pipe sees it (stdout and stderr to /dev/null) and, for those that
+print tables or lines for people, on a terminal too (a pseudo-terminal of 120 x 40, rows marked
+``[tty]``): in a pipe their people output is plain text and rich is not imported; on a terminal
+rich draws it, so both are what users see.
+
 CPU (user + sys of the child) first, then wall, and the modules each run left loaded. The
 goal (issue 36): every command at most 6x ``python -c pass``.
 
@@ -19,12 +24,16 @@ goal (issue 36): every command at most 6x ``python -c pass``.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
+import pty
 import resource
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 from pathlib import Path
 
@@ -42,10 +51,31 @@ print(sum(m is not None for m in sys.modules.values()), file=sys.__stderr__)  # 
 """
 
 
-def timed(argv: list[str], cwd: Path, env: dict) -> tuple[float, float]:
+# What people run on a terminal as well as in a pipe: the commands whose output is tables or lines.
+ON_A_TERMINAL = ("status", "nightly", "verify", "promote")
+
+
+def timed(argv: list[str], cwd: Path, env: dict, tty: bool = False) -> tuple[float, float]:
+    """CPU (user + sys) and wall of one run, stdout and stderr to /dev/null or, with ``tty``, to a
+    pseudo-terminal whose output is read as a terminal would (and dropped)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if tty:
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+        proc = subprocess.Popen(argv, cwd=cwd, env={**env, "TERM": "xterm-256color"},
+                                stdin=subprocess.DEVNULL, stdout=slave, stderr=slave)
+        os.close(slave)
+        while True:
+            try:
+                if not os.read(master, 1 << 16):
+                    break
+            except OSError:  # EIO: the child closed the terminal
+                break
+        proc.wait()
+        os.close(master)
+    else:
+        subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
@@ -93,21 +123,23 @@ def measure(args: argparse.Namespace, commands: tuple[tuple[str, ...], ...]) -> 
     for path in checkouts.values():  # as an installed package is: bytecode compiled (PYTHONDONTWRITEBYTECODE
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(path / "release")], check=True)  # or not)
     floor: list[tuple[float, float]] = []
-    rows: dict[tuple[str, tuple[str, ...]], list[tuple[float, float]]] = {}
+    rows: dict[tuple[str, tuple[str, ...], bool], list[tuple[float, float]]] = {}
     for _ in range(args.runs):
         floor.append(timed([sys.executable, "-c", "pass"], REPO, envs["this"]))
         for name, path in checkouts.items():
             for argv in commands:
-                rows.setdefault((name, argv), []).append(
-                    timed([sys.executable, "-m", "release", *argv], path, envs[name]))
+                for tty in (False, True) if argv[0] in ON_A_TERMINAL and "--json" not in argv else (False,):
+                    rows.setdefault((name, argv, tty), []).append(
+                        timed([sys.executable, "-m", "release", *argv], path, envs[name], tty))
     fc, fw = median([c for c, _ in floor]), median([w for _, w in floor])
     print(f"median of {args.runs} interleaved runs; load {os.getloadavg()[0]:.1f}; "
           f"python -c pass: {fc * 1000:.0f} ms cpu, {fw * 1000:.0f} ms wall")
     print(f"{'checkout':>8} {'command':<52} {'cpu ms':>7} {'x floor':>7} {'wall ms':>8} {'modules':>7}")
-    for (name, argv), runs in rows.items():
+    for (name, argv, tty), runs in rows.items():
         c, w = median([c for c, _ in runs]), median([w for _, w in runs])
-        print(f"{name:>8} {shown(argv)[:52]:<52} {c * 1000:7.0f} {c / fc:7.1f} {w * 1000:8.0f} "
-              f"{modules(argv, checkouts[name], envs[name]):7d}")
+        label = ("[tty] " if tty else "") + shown(argv)
+        count = "" if tty else f"{modules(argv, checkouts[name], envs[name]):7d}"  # (the count is a pipe's)
+        print(f"{name:>8} {label[:52]:<52} {c * 1000:7.0f} {c / fc:7.1f} {w * 1000:8.0f} {count}".rstrip())
     print(json.dumps({"floor_cpu_s": fc}), file=sys.stderr)
 
 

@@ -101,7 +101,12 @@ class PartialMirror:
         else:
             created = False
         self._env = self.remote.auth_env()
-        if not created and self._config("remote.origin.url") != self.remote.bare_url:  # also scrubs an old token
+        if created:
+            return
+        url = origin_url_as_written((self.path / "config").read_text(encoding="utf-8", errors="replace"))
+        if url is None:  # not as this module writes it: git reads it
+            url = self._config("remote.origin.url")
+        if url != self.remote.bare_url:  # also scrubs an old token
             self._run("config", "remote.origin.url", self.remote.bare_url)
 
     # ---------------------------------------------------------------- plumbing
@@ -217,11 +222,20 @@ class PartialMirror:
                                    "--filter=tree:1", sha, check=False)
         return status == 0 and not any(line.startswith("?") for line in out.splitlines())
 
+    def _commit_and_tree(self, sha: str) -> tuple[bool, bool]:
+        """(``has_commit``, ``has_tree``) in one git process: the commit is listed first, then its
+        root tree, ``?``-marked when it is not here."""
+        status, out, _ = self._run("rev-list", "--missing=print", "--objects", "--no-walk",
+                                   "--filter=tree:1", sha, check=False)
+        lines = out.splitlines()
+        present = status == 0 and bool(lines) and lines[0].strip() == sha
+        return present, present and not any(line.startswith("?") for line in lines)
+
     def fetch_commit(self, sha: str, *, trees: bool = True) -> bool:
         """Make sure ``sha`` is here, with its trees (to read files or check out) or without
         (enough for history questions). False when the remote lacks it."""
-        present = self.has_commit(sha)
-        if present and (not trees or self.has_tree(sha)):
+        present, complete = self._commit_and_tree(sha) if trees else (self.has_commit(sha), True)
+        if present and complete:
             return True
         # --refetch: a present commit makes the server assume its trees are here too.
         extra = ("--refetch",) if present else ()
@@ -310,6 +324,35 @@ def not_there(err: str) -> bool:
     low = err.lower()
     return any(s in low for s in ("not our ref", "no such remote ref", "couldn't find remote ref",
                                   "unadvertised object", "bad object", "upload-pack: not our"))
+
+
+_SECTION = re.compile(r"^[ \t]*\[([^\]]*)\][ \t]*$")
+_URL = re.compile(r"^[ \t]*url[ \t]*=[ \t]*([!-~]+)[ \t]*$", re.IGNORECASE)
+_OURS = ("core", "extensions", "gc", "maintenance")  # the sections git init and this module write
+
+
+def origin_url_as_written(text: str) -> str | None:
+    """remote.origin.url from a mirror's config file when the file holds it as ``git init``,
+    ``_write_partial_config`` and ``git config`` write it: only their sections, one ``url = VALUE``
+    line in the one ``[remote "origin"]``, a plain value (no quote, backslash or comment
+    character), no continued line. Anything else is None, and git is asked (a process less on
+    every warm bump when it is not)."""
+    if "\\" in text:  # a continued line or an escape: git's reading, not this one
+        return None
+    sections, urls, section = 0, [], None
+    for line in text.split("\n"):  # git's lines (splitlines would break at more than a newline)
+        if line.lstrip().startswith("["):
+            header = _SECTION.match(line)
+            if header is None or header.group(1) not in (*_OURS, 'remote "origin"'):
+                return None
+            section = header.group(1)
+            sections += section == 'remote "origin"'
+        elif section == 'remote "origin"' and line.strip()[:3].lower() == "url":
+            match = _URL.match(line)
+            if match is None or any(c in match.group(1) for c in '"#;'):
+                return None
+            urls.append(match.group(1))
+    return urls[0] if sections == 1 and len(urls) == 1 else None
 
 
 def _write_partial_config(path: Path, url: str) -> None:
