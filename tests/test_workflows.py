@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from release.check import preflight
 from release.core import naming
 
 REPO = Path(__file__).resolve().parents[1]
@@ -242,6 +243,25 @@ def test_every_secret_and_variable_is_documented_in_the_setup_page():
     assert names, "expected the workflows to use secrets/vars"
     for name in sorted(names):
         assert name in readme, f"docs/setup.md does not document {name}"
+
+
+def test_every_step_that_validates_reads_where_therocks_runtime_wheels_come_from():
+    """validate resolves jax[rocmN] with the plugin's with-rocm extra, whose runtime wheels only
+    TheRock's index may have: every step that validates (it sets RELEASE_REQUIRE_ALL_PYTHONS,
+    validate's other knob) passes RELEASE_ROCM_INDEX from the repository variable, which doctor
+    names; nothing else is handed the index."""
+    validating, given = [], []
+    for path in WORKFLOWS:
+        for step in steps(path):
+            env = step.get("env") or {}
+            if "RELEASE_REQUIRE_ALL_PYTHONS" in env:
+                validating.append((path.name, step.get("run")))
+            if "RELEASE_ROCM_INDEX" in env:
+                given.append((path.name, step.get("run")))
+                assert env["RELEASE_ROCM_INDEX"] == "${{ vars.RELEASE_ROCM_INDEX }}", (path.name, step.get("run"))
+    assert sorted(validating) == sorted(given)
+    assert {run for _, run in validating} >= {"scripts/nightly.sh finish", "scripts/release.sh finish"}
+    assert "RELEASE_ROCM_INDEX" in preflight.workflow_variables(REPO)
 
 
 # --- the scripts ------------------------------------------------------------------------------

@@ -235,6 +235,7 @@ VARIABLE_RULES: dict[str, Callable[[str], str | None]] = {
     "RELEASE_KEEP": _keep,
     "RELEASE_PROTECT": _protect,
     "RELEASE_INDEX_URL": _url(("https",)),
+    "RELEASE_ROCM_INDEX": _url(("https", "http")),  # as --rocm-index takes it (public_index.check_rocm_index)
     "BAZEL_REMOTE_CACHE": _url(("grpcs", "grpc", "https", "http")),
     "PYPI_REPOSITORY_URL": _url(("https",)),
     "PYPI_PROJECT_LIMIT": _project_limits,
