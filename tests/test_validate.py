@@ -28,8 +28,12 @@ def test_valid_draft_is_marked_then_can_be_published(fake_github, make_dist):
     store = gh_store(fake_github)
     dist = read_dist(make_dist(NIGHTLY))
     publish_draft(store, dist)
-    result = validate(store, TAG)
+    said: list[str] = []
+    result = validate(store, TAG, say=said.append)  # the tests' public index: none
     assert result.ok, result.problems
+    # the draft's index alone: the pinned line only (test_unpinned_resolves_as_pinned_on_the_drafts_index_alone)
+    assert [line for line in said if ": pip install --pre " in line] == [
+        f"Python {PYTHON}: pip install --pre jax-rocm7-plugin==0.9.1.*"]
     assert result.checked == ["checksums", "pairing", "core-metadata", "provenance", "verify", "resolve", "install",
                               "import"]
     assert result.cells[(7, PYTHON)]["tested"] and result.untested_cells == []
@@ -180,6 +184,26 @@ def test_a_version_line_above_the_public_one_passes_through_both_indexes(make_di
     assert pip_lines == [f"Python {PYTHON}: pip install --pre jax-rocm7-plugin==0.9.1.*",
                          f"Python {PYTHON}: pip install --pre jax-rocm7-plugin (dry run)"]
     assert any(path.startswith("/simple/jax-rocm7-p") for path in public.log)  # it was asked
+
+
+def test_unpinned_resolves_as_pinned_on_the_drafts_index_alone(make_dist, tmp_path):
+    """Why validate resolves the newest line unpinned only beside a public index: on the draft's
+    index alone (``--public-index none``: ``--isolated``, no pip configuration) the one version of
+    the plugin is the tag's, so ``pip install --pre jax-rocm7-plugin`` takes exactly what the
+    pinned line takes, file for file."""
+    from pathlib import Path
+
+    from release.check import resolver
+    draft = resolver.NO_PUBLIC_INDEX
+    assert resolver.line_requirements("jax-rocm7-plugin", NIGHTLY, None, draft) == ["jax-rocm7-plugin==0.9.1.*"]
+    assert resolver.line_requirements("jax-rocm7-plugin", NIGHTLY, None, "http://public.example/simple") == [
+        "jax-rocm7-plugin==0.9.1.*", "jax-rocm7-plugin"]
+    with resolver.staged_index(sorted(make_dist(NIGHTLY).glob("*.whl")), tmp_path / "index") as index:
+        picks = [resolver.pip_install(Path(sys.executable), requirement, resolver.index_args(index, draft),
+                                      tmp_path, dry_run=True, fresh=True)
+                 for requirement in ("jax-rocm7-plugin==0.9.1.*", "jax-rocm7-plugin")]
+    assert all(p.ok for p in picks), [p.error for p in picks]
+    assert picks[0].picks == picks[1].picks and picks[0].picks["jax-rocm7-plugin"].version == NIGHTLY
 
 
 def test_the_default_public_index_is_the_one_pip_is_configured_with(make_dist, local_index,

@@ -230,13 +230,15 @@ def wrong_picks(resolution: Resolution, wanted: dict[str, tuple[str, str]], draf
     return f"pip would install {said}, not the draft's {version}{hint}"
 
 
-def line_requirements(project: str, version: str, newer_line: str | None) -> list[str]:
+def line_requirements(project: str, version: str, newer_line: str | None, public_index: str | None) -> list[str]:
     """The install lines validate resolves, as the line's users install: the line pinned
     (``jax-rocmN-plugin==X.Y.Z.*``, with ``--pre``: a maintenance line's users pin it), and,
     for the newest line only (no ``newer_line`` on the public index), the unpinned
-    ``pip install --pre jax-rocmN-plugin`` too."""
+    ``pip install --pre jax-rocmN-plugin`` too; not without a public index (``none``): the draft's
+    index alone (``--isolated``) holds one version of the plugin, the tag's, which the pinned line
+    resolved, so the unpinned line can resolve nothing else and would only repeat it."""
     pinned = f"{project}=={Version(version).base_version}.*"
-    return [pinned] if newer_line is not None else [pinned, project]
+    return [pinned] if newer_line is not None or public_index == NO_PUBLIC_INDEX else [pinned, project]
 
 
 def newer_line(version: str, projects: Sequence[str], index_url: str | None, *,

@@ -16,8 +16,8 @@ Named steps, in order; each adds to one ``Validation`` (problems, warnings, what
    draft's wheels are served as a PEP 503 index on 127.0.0.1 and, for every (ROCm major,
    Python) cell the draft carries a plugin wheel for, each in venvs of its own, the README's
    install lines of the line (``pip install --pre jax-rocmN-plugin==X.Y.Z.*``, as the line's
-   users pin it, and for the newest line only also the unpinned ``pip install --pre
-   jax-rocmN-plugin``: ``resolver.line_requirements``), with that index merged with the public
+   users pin it, and for the newest line only, where there is a public index, also the unpinned
+   ``pip install --pre jax-rocmN-plugin``: ``resolver.line_requirements``), with that index merged with the public
    one, are resolved in a fresh venv of an interpreter of that version, each once: the pinned
    line installs for real, the unpinned one is a dry run (``--ignore-installed``: as in an empty
    venv); pip's ``--report`` of each must name the draft's files, not a version of the line from

@@ -94,7 +94,7 @@ def step_install(wheels: list[Path], version: str, revisions: RevisionMap | None
         for major in sorted({m for m, _ in carried}):
             # WHICH version must win: the line pinned always; unpinned only for the newest line.
             newer = resolver.newer_line(version, (naming.plugin_dist(major), naming.pjrt_dist(major)), public)
-            requirements = resolver.line_requirements(naming.plugin_dist(major), version, newer)
+            requirements = resolver.line_requirements(naming.plugin_dist(major), version, newer, public)
             if newer is not None:
                 say(f"ROCm {major}: line {Version(version).base_version} is a maintenance line ({label} "
                     f"has line {newer}): resolved with the line pinned only")
