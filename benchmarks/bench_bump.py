@@ -201,12 +201,13 @@ def ratios(label, anchor, got):
           f"  bytes {got[0] / max(anchor[0], 1):6.2f}x  requests {got[3] / max(anchor[3], 1):6.1f}x")
 
 
-def byte_compile() -> None:
+def byte_compile(*others: Path) -> None:
     """Byte-compile the tool as ``pip install .`` does in CI, so no run pays for compiling its
     modules (with PYTHONDONTWRITEBYTECODE set and an editable install, every run would)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "release")], env=env, check=True,
-                   stdout=subprocess.DEVNULL)
+    for checkout in (REPO, *others):
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(checkout / "release")], env=env, check=True,
+                       stdout=subprocess.DEVNULL)
 
 
 def main() -> int:
@@ -219,10 +220,17 @@ def main() -> int:
     parser.add_argument("--delay-ms", type=float, default=0.0,
                         help="the server waits this long before answering each request (a network's "
                              "round trip, which 127.0.0.1 hides)")
+    parser.add_argument("--warm-only", action="store_true",
+                        help="with --real: only the warm no-change bump (one cold bump fills the cache), "
+                             "--repeat times; no clones")
+    parser.add_argument("--baseline", type=Path, metavar="CHECKOUT",
+                        help="with --warm-only: the same warm bump from another checkout, interleaved")
     args = parser.parse_args()
-    byte_compile()
+    byte_compile(*([args.baseline] if args.baseline else []))
     tmp = Path(tempfile.mkdtemp(prefix="bench-bump-"))
     try:
+        if args.real and args.warm_only:
+            return run_warm(tmp, *args.real, repeat=args.repeat, delay=args.delay_ms / 1000, baseline=args.baseline)
         if args.real:
             return run_real(tmp, *args.real, repeat=args.repeat, delay=args.delay_ms / 1000)
         return run(tmp, args.xla_commits, args.repeat, delay=args.delay_ms / 1000)
@@ -415,6 +423,51 @@ def run_real(tmp: Path, rocm_jax: Path, xla_git: Path, repeat: int, delay: float
     print(f"the bump says: {said['summary']} ({said['count']} commits listed)")
     print(f"the same roll with the cache warm moved {warm / 1e3:.1f} KB")
     return 0 if bump[0] <= anchor["blob:none"][0] / 10 else 1
+
+
+def run_warm(tmp: Path, rocm_jax: Path, xla_git: Path, repeat: int, delay: float = 0.0,
+             baseline: Path | None = None) -> int:
+    """The warm no-change bump of ``run_real`` alone (issue 36: under 1 s wall): the same roll
+    made once cold, then ``repeat`` bumps with nothing moved upstream, interleaved with the
+    same bump from ``baseline`` (another checkout, on ``PYTHONPATH``) when given."""
+    remotes = tmp / "remotes"
+    remotes.mkdir()
+    for name, repo in (("plugin", rocm_jax), ("xla", xla_git), ("jax", rocm_jax)):
+        (remotes / f"{name}.git").symlink_to(repo.resolve())
+    start = subprocess.run(["git", "rev-parse", "4fec910b6^1"], cwd=rocm_jax, check=True, capture_output=True,
+                           text=True).stdout.strip()
+    server = GitHttpServer(remotes, config={"uploadpack.allowFilter": "true",
+                                            "uploadpack.allowAnySHA1InWant": "true"}, delay=delay).start()
+    try:
+        proj = tmp / "proj"
+        proj.mkdir()
+        shutil.copy(REPO / "version_info.json", proj / "version_info.json")
+        text = deps_yaml(server, {"plugin": start, "jax": "f" * 40, "xla": "24c5f10ae8fc24aefd20b43c501ade7f66fd0cfd"},
+                         {"plugin": "master", "jax": BRANCH, "xla": "rocm-jaxlib-v0.8.0"})
+        text = text.replace(f"    commit: {'f' * 40}\n", f"    commit: {'f' * 40}\n    line: \"0.9.1\"\n")
+        extra = ("--dep", "plugin", "--dep", "xla", "--json")
+        cold = cold_bump(server, proj, tmp, text, extra=extra)
+        argv = [sys.executable, "-m", "release", "bump", "--root", str(proj), *extra]
+        envs = {"this": {**os.environ, "JAX_ROCM_RELEASE_CACHE": str(tmp / "cache")}}
+        if baseline is not None:
+            envs["baseline"] = {**envs["this"], "PYTHONPATH": str(baseline.resolve())}
+        runs: dict[str, list] = {name: [] for name in envs}
+        for _ in range(repeat):
+            for name, env in envs.items():
+                runs[name].append(measure(server, argv, proj, env))
+    finally:
+        server.stop()
+    if delay:
+        print(f"each request answered after {delay * 1000:.0f} ms (a network's round trip)")
+    row("release bump --dep plugin --dep xla, cold (fills the cache)", cold)
+    for name, got in runs.items():
+        walls = sorted(r[1] for r in got)
+        row(f"release bump, warm, nothing moved upstream ({name})", median(got))
+        print(f"  {name}: wall of each run {', '.join(f'{w:.2f}' for w in walls)} s; load {os.getloadavg()[0]:.1f}")
+    warm = median(runs["this"])
+    print(f"warm no-change bump < 1 s wall: {'met' if warm[1] < 1 else 'NOT met'} ({warm[1]:.2f} s, "
+          f"{warm[2]:.2f} s CPU, median of {repeat})")
+    return 0 if warm[1] < 1 else 1
 
 
 if __name__ == "__main__":

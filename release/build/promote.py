@@ -41,6 +41,8 @@ _REWRITTEN_PAYLOAD = ("version.py", "commit_info.py")
 
 @dataclasses.dataclass(frozen=True)
 class Promotion:
+    """One wheel re-versioned: from where to where, what was copied raw and what rewritten."""
+
     source: Path
     output: Path
     old_version: str

@@ -14,6 +14,8 @@ ERROR, WARNING, NOTE = "error", "warning", "note"  # a note: what a check could 
 
 @dataclasses.dataclass(frozen=True)
 class Finding:
+    """One problem (or note) a check found in a wheel."""
+
     check: str
     severity: str  # "error" | "warning" | "note"
     message: str
@@ -28,6 +30,8 @@ class Finding:
 
 @dataclasses.dataclass(frozen=True)
 class Options:
+    """What the checks hold a wheel to beyond its own contents."""
+
     runpath: tuple[str, ...] = ()  # entries every .so must carry
     revisions: RevisionMap | None = None  # the revision map the wheel must embed
     rocm_version: str | None = None  # the ROCm runtime NEEDED resolves in (default: the Summary's)

@@ -96,6 +96,8 @@ class Pick:
 
 @dataclasses.dataclass(frozen=True)
 class Resolution:
+    """What pip resolved (and installed) for one install line, or its error."""
+
     ok: bool
     picks: dict[str, Pick]  # canonical name -> pick (what pip resolved, even if installing failed)
     error: str | None = None  # pip's own last error line when it failed

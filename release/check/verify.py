@@ -47,6 +47,8 @@ DEFAULTS = Options()  # no RUNPATH entry required, no revision map, the ROCm ver
 
 @dataclasses.dataclass
 class Report:
+    """A wheel's findings, and the checks that did not apply to it, with why."""
+
     wheel: Path
     findings: list[Finding]
     skipped: dict[str, str]  # check -> why it does not apply

@@ -82,6 +82,8 @@ class Hold:
 
 @dataclasses.dataclass(frozen=True)
 class Dep:
+    """One deps.yaml entry: where a source comes from, the commit it is pinned to and how it rolls."""
+
     name: str
     url: str
     branch: str
@@ -149,6 +151,8 @@ class Deps:
 
 @dataclasses.dataclass(frozen=True)
 class VersionInfo:
+    """version_info.json: the line's next official version and the ROCm and Pythons it builds for."""
+
     path: Path
     version: str  # the next official version: X.Y.Z (line not released yet) or X.Y.Z.postN
     rocm_version: str

@@ -47,6 +47,8 @@ def _numbers(text: str) -> tuple[int, ...]:
 
 @dataclasses.dataclass(frozen=True)
 class Policy:
+    """A manylinux tag's limits: its glibc, the libraries a wheel may need, the newest symbol versions."""
+
     tag: str
     glibc: tuple[int, int]
     libraries: frozenset[str]

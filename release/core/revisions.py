@@ -30,6 +30,8 @@ OPTIONAL_KEYS = ("archive_sha256", "patches")
 
 @dataclasses.dataclass(frozen=True)
 class Revision:
+    """What one dep was built from: its URL (no credentials), branch, commit, archive and patches."""
+
     url: str
     branch: str
     commit: str
@@ -52,6 +54,8 @@ class Revision:
 
 @dataclasses.dataclass(frozen=True)
 class RevisionMap:
+    """The sources a version was built from, as wheels, notes and revisions.json carry them."""
+
     version: str
     revisions: tuple[tuple[str, Revision], ...]
     release_commit: str | None = None  # this repository's commit, when known

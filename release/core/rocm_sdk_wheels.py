@@ -31,6 +31,8 @@ MAX_WAYS = 64  # ways an index may answer one extra; TheRock's give at most two
 
 @dataclasses.dataclass(frozen=True)
 class Package:
+    """One ROCm SDK wheel project: what it installs, requires and offers as extras."""
+
     installs: tuple[str, ...]
     requires: tuple[str, ...]
     extras: dict[str, tuple[tuple[str, ...], ...]]  # extra (or pattern) -> groups of alternatives
@@ -47,6 +49,8 @@ class Layouts:
 
 @dataclasses.dataclass(frozen=True)
 class SdkWheels:
+    """The ROCm SDK wheels a with-rocm install resolves against, by project name or pattern."""
+
     packages: dict[str, Package]  # canonical name, or a pattern with *
     sources: tuple[str, ...]
 

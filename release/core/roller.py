@@ -44,6 +44,8 @@ UNTIL_EXPECTED = "a date (2026-12-01: paused through that UTC day) or an ISO tim
 
 @dataclasses.dataclass(frozen=True)
 class Roller:
+    """roller.yaml as committed: the roller's mode, cooldown and throttle (the defaults when absent)."""
+
     mode: str = RUNNING
     cooldown_hours: float = 0
     source: str | None = None  # the file it came from (None: absent, the defaults)

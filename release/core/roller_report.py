@@ -33,6 +33,8 @@ _SHOWN = {GREEN: "🟢 green", RED: "🔴 red", NEITHER: "⚪ neither", RUNNING:
 
 @dataclasses.dataclass(frozen=True)
 class Pin:
+    """A pin as the report shows it, with its commit time when the git cache knows it."""
+
     name: str
     commit: str
     branch: str
@@ -54,6 +56,8 @@ class Run:
 
 @dataclasses.dataclass(frozen=True)
 class Pull:
+    """An open bump or hold pull request as the report lists it."""
+
     number: int
     title: str
     url: str | None
@@ -62,6 +66,8 @@ class Pull:
 
 @dataclasses.dataclass(frozen=True)
 class Report:
+    """Everything the dashboard issue and ``release status`` say about the roller, read once."""
+
     now: _dt.datetime
     mode: str
     cooldown_hours: float
@@ -103,6 +109,8 @@ def age_days(now: _dt.datetime, then: _dt.datetime | None) -> int | None:
 
 @dataclasses.dataclass(frozen=True)
 class Cell:
+    """One cell of a report row: its text, and whether it is code or a link."""
+
     text: str
     code: bool = False  # a commit, branch, version: shown as code
     url: str | None = None  # a link, kept only when it is a plain http(s) URL
@@ -110,6 +118,8 @@ class Cell:
 
 @dataclasses.dataclass(frozen=True)
 class Section:
+    """A titled table of the report, rendered alike as Markdown and as text."""
+
     title: str
     columns: tuple[str, ...]
     rows: tuple[tuple[Cell, ...], ...]

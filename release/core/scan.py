@@ -59,6 +59,8 @@ Progress = Callable[[int], None]  # called with the number of uncompressed bytes
 
 @dataclasses.dataclass
 class Member:
+    """A wheel member as one pass over the zip read it: size, mode, hash, text or ELF facts."""
+
     name: str
     size: int  # as the central directory says
     mode: int

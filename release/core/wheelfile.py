@@ -124,6 +124,8 @@ def _b64_hash(digest: _Digest) -> str:
 
 @dataclasses.dataclass
 class _Entry:
+    """A central directory entry as it is read, before it becomes a ``Member``."""
+
     name: bytes
     flags: int
     method: int
@@ -448,6 +450,8 @@ class _Deflaters:
 
 @dataclasses.dataclass(frozen=True)
 class Member:
+    """A member of a wheel as its central directory records it."""
+
     name: str
     size: int
     compressed_size: int

@@ -101,6 +101,8 @@ class BumpRun:
 
 @dataclasses.dataclass(frozen=True)
 class Gate:
+    """One gate of the bump: its name, what it does, and the step that may end the run."""
+
     name: str
     does: str
     run: Callable[[BumpRun], Said | None]

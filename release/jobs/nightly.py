@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 @dataclasses.dataclass(frozen=True)
 class NightlyDecision:
+    """Whether tonight builds, and why, against the last published nightly."""
+
     build: bool
     reason: str
     last: str | None  # tag of the last published nightly

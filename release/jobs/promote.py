@@ -25,6 +25,8 @@ class Bar(Protocol):
 
 @dataclasses.dataclass(frozen=True)
 class PromoteOptions:
+    """What ``release promote`` is asked: the wheels, the version and where they go."""
+
     wheels: tuple[Path, ...]
     to: str                    # release, rcN or postN
     out: Path | None = None    # default: next to each source wheel
@@ -32,6 +34,8 @@ class PromoteOptions:
 
 @dataclasses.dataclass(frozen=True)
 class PromoteResult:
+    """The promoted wheels, and what else makes the output a dist."""
+
     promotions: tuple[Promotion, ...]
     dist_files: tuple[str, ...]   # with --out: what makes it a dist, besides the wheels
 

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 @dataclasses.dataclass(frozen=True)
 class StatusOptions:
+    """What ``release status`` is asked: the day, the report's options, what it may read."""
+
     date: _dt.date                     # the day nightly versions are dated
     report: ReportOptions              # the roller report's (read from the git cache only)
     build_number: int | None = None

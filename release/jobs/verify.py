@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 @dataclasses.dataclass(frozen=True)
 class VerifyOptions:
+    """What ``release verify`` checks the wheels against."""
+
     wheels: tuple[Path, ...]
     deps: Path | None = None               # the revision map must pin these commits
     revisions: Path | None = None          # the revision map must equal this one
@@ -27,6 +29,8 @@ class VerifyOptions:
 
 @dataclasses.dataclass(frozen=True)
 class VerifyResult:
+    """Every wheel's report, the RUNPATH required and the provenance's verdict."""
+
     reports: list[Report]
     runpath: tuple[str, ...]
     runpath_note: str | None               # why no RUNPATH entry is required, when none is

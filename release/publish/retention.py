@@ -115,6 +115,8 @@ def nightly_version(release: Release) -> Version | None:
 
 @dataclasses.dataclass(frozen=True)
 class Kept:
+    """A release retention keeps, and why."""
+
     release: Release
     version: Version
     reason: str  # "newest", "protected", "not a prerelease", "too young"

@@ -31,6 +31,8 @@ def workspace_paths(workspace: Path) -> dict[str, Path]:
 
 @dataclasses.dataclass(frozen=True)
 class Checkout:
+    """A source's work tree at its pin, and whether it had to be fetched."""
+
     name: str
     path: Path
     commit: str

@@ -47,6 +47,8 @@ class Check:
 
 @dataclasses.dataclass(frozen=True)
 class Verdict:
+    """What a commit's checks say: green, red, pending or missing, and which."""
+
     sha: str
     state: str  # GREEN, RED, PENDING or MISSING
     failing: tuple[str, ...] = ()

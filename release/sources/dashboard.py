@@ -43,6 +43,8 @@ ACTIONS_LOGIN = "github-actions[bot]"  # who an Actions GITHUB_TOKEN writes as
 
 @dataclasses.dataclass(frozen=True)
 class IssueResult:
+    """What happened to the dashboard issue: created, edited or left, and where it is."""
+
     action: str  # "created", "edited", "unchanged", and with --dry-run "would create", "would edit"
     number: int | None = None
     url: str | None = None

@@ -46,6 +46,8 @@ _SHA = re.compile(r"^[0-9a-f]{40}\Z", re.ASCII)
 
 @dataclasses.dataclass(frozen=True)
 class Remote:
+    """A repository asked by its URL; ``label`` names it in messages (its credentials are secrets)."""
+
     label: str  # who is asking, for messages ("xla")
     url: str
 
@@ -81,6 +83,8 @@ class Remote:
 
 @dataclasses.dataclass(frozen=True)
 class LogEntry:
+    """One commit as a changelog lists it: SHA, committer date, author, subject."""
+
     sha: str
     date: str  # committer date, ISO 8601
     author: str

@@ -28,6 +28,8 @@ _SRI = re.compile(r"^sha256-([A-Za-z0-9+/]{43}=)\Z", re.ASCII)
 
 @dataclasses.dataclass(frozen=True)
 class ModulePin:
+    """What a MODULE.bazel archive override pins: commit, sha256 and integrity."""
+
     commit: str | None  # from the archive URL (or strip_prefix) it names
     sha256: str | None  # hex, decoded from the SRI ``integrity``
     integrity: str | None  # as written

@@ -33,6 +33,8 @@ MAX_VALUE = 1 << 16    # characters: a URL or a patch list, never more
 
 @dataclasses.dataclass(frozen=True)
 class Pin:
+    """What a workspace .bzl pins: commit, variable, repository, archive and patches."""
+
     commit: str
     var: str | None  # the variable that holds the commit, when there is one
     url: str | None  # the repository the rule fetches from (remote, or the archive URL's repo)

@@ -96,6 +96,8 @@ class Move:
 
 @dataclasses.dataclass(frozen=True)
 class RollResult:
+    """The deps before and after a roll, each move, and the notes on why."""
+
     old: Deps
     new: Deps
     moves: tuple[Move, ...]  # in deps.yaml order
@@ -337,6 +339,8 @@ def _other_url(pin: Pin | None, url: str) -> str | None:
 
 @dataclasses.dataclass(frozen=True)
 class Relation:
+    """How a new pin relates to the old one (forward, back, sideways) and the commits between."""
+
     old: str
     new: str
     direction: str

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 @dataclasses.dataclass(frozen=True)
 class Selection:
+    """The commit a roll picked for a dep, and the line that says why."""
+
     commit: str
     note: str = ""        # one line for the changelog ("" when it is simply the tip)
     back: bool = False    # a move back the hold asked for (allowed without --allow-rewind)

@@ -61,6 +61,8 @@ def covered(run: NightlyRun, reset: Reset | None) -> bool:
 
 @dataclasses.dataclass(frozen=True)
 class Throttle:
+    """The throttle's decision: the red streak it counted and whether the roller rolls."""
+
     limit: int
     state: str                          # OFF, CLEAR, THROTTLED, UNREADABLE or UNCHECKED
     reds: tuple[NightlyRun, ...] = ()   # the red streak counted, newest first
