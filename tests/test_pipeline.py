@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import types
 from pathlib import Path
 
 import pytest
@@ -334,17 +335,18 @@ def test_a_fingerprint_reads_the_earlier_steps_outputs(tmp_path, dist):
 
 def test_each_step_says_done_skipped_or_failed_with_its_title_and_time(tmp_path, dist, monkeypatch):
     clock = iter([100.0, 102.25, 200.0])
-    monkeypatch.setattr("release.jobs.pipeline.time.monotonic", lambda: next(clock))
+    monkeypatch.setattr("release.jobs.pipeline.time", types.SimpleNamespace(monotonic=lambda: next(clock)))
     out = Output(stream=io.StringIO())
     log = tmp_path / "log"
     titled = Step("fetch", counting_step("fetch", log).run, title="fetch the sources")
     run_steps([titled], Manifest.load(dist), out)
     failed: list[str] = []
     with pytest.raises(RuntimeError):
-        run_steps([titled, counting_step("build", log, fail=True)], Manifest.load(dist), out, on_failure=failed.append)
+        broken = Step("build", counting_step("build", log, fail=True).run, title="build the wheels")
+        run_steps([titled, broken], Manifest.load(dist), out, on_failure=failed.append)
     assert out.stream.getvalue().splitlines() == [
         "+ fetch the sources: done in 2.2 s", "- fetch the sources: done before, skipped",
-        "x build: failed (re-run to resume from here)"]
+        "x build the wheels: failed (re-run to resume from here)"]
     assert failed == ["build"]
 
 
