@@ -17,6 +17,7 @@ wheel (``<wheel>.jsonl``), so the index lists the public files and serves PEP 74
 from __future__ import annotations
 
 import base64
+import dataclasses
 import datetime as _dt
 import hashlib
 import json
@@ -26,7 +27,7 @@ from pathlib import Path
 from release.core import core_metadata, naming
 from release.core.config import load_deps
 from release.core.revisions import RevisionMap
-from release.publish import public_files
+from release.publish import notes, public_files, wheel_record
 from release.publish.stores import LocalStore
 from tests.support.publish_dist import REPO_ROOT, build_dist, release_dist, write_wheel
 
@@ -104,13 +105,21 @@ def _additions(folder: Path, wheels: list[Path]) -> list[Path]:
     return made
 
 
-def _record_body(body: str, version: str) -> str:
-    return body.rstrip("\n") + f"\n\n<!-- validated-with -->\n{validated_with(version)}\n<!-- /validated-with -->\n"
+def _record_body(body: str, version: str, wheels: list[Path], facts: bool, first_version: str) -> str:
+    """The notes publish and validate leave: the first release's text for ``version``, the
+    public files it was validated with, and (``facts``) what the index lists of each wheel
+    (``release.publish.wheel_record``; a store published before that record has none)."""
+    base = notes.read(body)
+    return notes.write(dataclasses.replace(
+        base, text=base.text.replace(first_version, version), validated_with=validated_with(version),
+        index_facts=wheel_record.to_text(wheel_record.of_wheel(w, hashlib.sha256(w.read_bytes()).hexdigest())
+                                         for w in wheels) if facts else None))
 
 
-def make_store(root: Path, nightlies: int) -> Path:
-    """The store of ``season(nightlies)`` under ``root``; its directory."""
-    directory = root / f"store-{nightlies}"
+def make_store(root: Path, nightlies: int, facts: bool = True) -> Path:
+    """The store of ``season(nightlies)`` under ``root``; its directory. ``facts``: each
+    release's notes record its wheels' index facts, as publish now writes them."""
+    directory = root / f"store-{nightlies}{'' if facts else '-old'}"
     releases = season(nightlies)
     first_version, first_time, _ = releases[0]
     store = LocalStore(directory, clock=lambda: first_time)
@@ -123,7 +132,7 @@ def make_store(root: Path, nightlies: int) -> Path:
         data = path.read_bytes()
         template["assets"].append({**template["assets"][-1], "digest": hashlib.sha256(data).hexdigest(),
                                    "id": 10**9 + len(template["assets"]), "name": path.name, "size": len(data)})
-    template["body"] = _record_body(template["body"], first_version)
+    template["body"] = _record_body(template["body"], first_version, first_wheels, facts, first_version)
     (directory / "1" / "release.json").write_text(json.dumps(template, indent=2, sort_keys=True) + "\n")
     state = json.loads((directory / "store.json").read_text())
     deps = load_deps(REPO_ROOT / "deps.yaml")
@@ -145,8 +154,7 @@ def make_store(root: Path, nightlies: int) -> Path:
             next_id += 1
         stamp = when.strftime("%Y-%m-%dT%H:%M:%SZ")
         record = {**template, "id": rid, "tag": naming.release_tag(version), "name": f"jax-rocm {version}",
-                  "body": _record_body(template["body"].split("\n\n<!-- validated-with -->")[0]
-                                       .replace(first_version, version), version), "assets": assets,
+                  "body": _record_body(template["body"], version, wheels, facts, first_version), "assets": assets,
                   "created_at": stamp, "published_at": stamp,
                   "prerelease": ".dev" in version or "rc" in version}
         (directory / str(rid) / "release.json").write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")

@@ -5,10 +5,13 @@ For 365, 1,000 and 3,650 published nightlies (a year, about three, ten) in a loc
 the lines' rcs, releases and posts and, from half way, a second ROCm major
 (``benchmarks/_season_store.py``), each race run interleaved and repeated:
 
-- ``release index`` from an empty SITE (what the nightly workflow does): list the store, read
-  each wheel's Requires-Python with a range read, write both channels, each jax line's own
-  channels (``X.Y/nightly/``, ``X.Y/stable/``: pages, and the provenance files hard-linked) and
-  the page;
+- ``release index`` from an empty SITE (what the nightly workflow does on a cache miss): list
+  the store, take each wheel's Requires-Python and METADATA sha256 from its release's notes
+  (recorded by publish: ``release.publish.wheel_record``), write both channels, each jax line's
+  own channels (``X.Y/nightly/``, ``X.Y/stable/``: pages, and the provenance files hard-linked)
+  and the page;
+- the same over the same season published before the notes recorded those facts (older
+  releases): each wheel's end is read with a range read instead;
 - ``release index`` again over the same SITE (facts from its state: no wheel is read);
 - the anchor, ``benchmarks/_plain_index.py``: a plain PEP 503 + PEP 691 generator given a list
   that already holds every file's channel, project, URL, sha256, Requires-Python, METADATA
@@ -140,6 +143,7 @@ def main() -> None:
         rows = []
         for n in sizes:
             store = make_store(root, n)
+            older = make_store(root, n, facts=False)
             packages, releases = package_list(store, root / f"packages-{n}.jsonl")
             wheels = len(packages.read_text().splitlines())
             release_index(store, root / "check-site", n)
@@ -148,36 +152,41 @@ def main() -> None:
                 sys.exit(f"{n} nightlies: the index and the anchor list different files")
             shutil.rmtree(root / "check-site")
             shutil.rmtree(root / "check-plain")
-            first, again, anchor, base = [], [], [], []
+            first, again, anchor, base, old = [], [], [], [], []
             for run in range(args.runs):
                 site = root / f"site-{n}-{run}"
                 if args.baseline:
                     base.append(release_index(store, root / "base-site", n, args.baseline))
                     shutil.rmtree(root / "base-site")
+                old.append(release_index(older, root / "old-site", n))
+                shutil.rmtree(root / "old-site")
                 first.append(release_index(store, site, n))
                 anchor.append(plain(packages, root / f"plain-{n}-{run}"))
                 again.append(release_index(store, site, n))
                 shutil.rmtree(site)
                 shutil.rmtree(root / f"plain-{n}-{run}")
-            rows.append((n, releases, wheels, first, again, anchor))
-            print(f"{n} nightlies: index from empty {median([c for c, _ in first]):.2f} cpu, re-run "
+            rows.append((n, releases, wheels, first, again, anchor, old))
+            print(f"{n} nightlies: index from empty {median([c for c, _ in first]):.2f} cpu (older records "
+                  f"{median([c for c, _ in old]):.2f}), re-run "
                   f"{median([c for c, _ in again]):.2f} cpu, plain generator {median([c for c, _ in anchor]):.2f} cpu; "
                   f"load {os.getloadavg()[0]:.1f}", flush=True)
             if base:
                 print(f"{n} nightlies: baseline {args.baseline} from empty: {median([c for c, _ in base]):.2f} cpu "
                       f"{median([w for _, w in base]):.2f} wall", flush=True)
             shutil.rmtree(store)
+            shutil.rmtree(older)
         print(f"median of {args.runs} interleaved runs; CPU first, then wall (seconds); load {os.getloadavg()[0]:.1f}")
-        print(f"{'nightlies':>9} {'releases':>8} {'wheels':>6} | {'index from empty':>18} | {'index re-run':>16} | "
-              f"{'plain generator':>16} | index/anchor CPU (empty, re-run)")
-        for n, releases, wheels, first, again, anchor in rows:
+        print(f"{'nightlies':>9} {'releases':>8} {'wheels':>6} | {'index from empty':>18} | {'older records':>16} | "
+              f"{'index re-run':>16} | {'plain generator':>16} | index/anchor CPU (empty, older, re-run)")
+        for n, releases, wheels, first, again, anchor, old in rows:
             c1, w1 = median([c for c, _ in first]), median([w for _, w in first])
             c2, w2 = median([c for c, _ in again]), median([w for _, w in again])
             ca, wa = median([c for c, _ in anchor]), median([w for _, w in anchor])
-            print(f"{n:>9} {releases:>8} {wheels:>6} | {c1:7.2f} cpu {w1:6.2f} | {c2:6.2f} cpu {w2:5.2f} | "
-                  f"{ca:6.2f} cpu {wa:5.2f} | {c1 / ca:.2f}x, {c2 / ca:.2f}x")
+            co, wo = median([c for c, _ in old]), median([w for _, w in old])
+            print(f"{n:>9} {releases:>8} {wheels:>6} | {c1:7.2f} cpu {w1:6.2f} | {co:6.2f} cpu {wo:5.2f} | "
+                  f"{c2:6.2f} cpu {w2:5.2f} | {ca:6.2f} cpu {wa:5.2f} | {c1 / ca:.2f}x, {co / ca:.2f}x, {c2 / ca:.2f}x")
         print("CPU per release (ms), index from empty / re-run / plain generator:")
-        for n, releases, _wheels, first, again, anchor in rows:
+        for n, releases, _wheels, first, again, anchor, _old in rows:
             print(f"{n:>9} nightlies: {1000 * median([c for c, _ in first]) / releases:6.2f} / "
                   f"{1000 * median([c for c, _ in again]) / releases:6.2f} / "
                   f"{1000 * median([c for c, _ in anchor]) / releases:6.2f}")

@@ -33,7 +33,7 @@ from release.core.errors import UserError
 from release.publish.drafts import LocalAsset, publish_draft, read_dist, undraft
 from release.publish.index import build_site
 from release.publish.stores import LocalStore
-from tests.support.publish_dist import build_dist, gh_store, mark_validated
+from tests.support.publish_dist import build_dist, gh_store, mark_validated, without_index_facts
 
 NIGHTLY = "0.9.1.dev20261122"
 TAG = "rocm-jax-v" + NIGHTLY
@@ -384,6 +384,7 @@ def test_an_old_release_without_metadata_files_stays_listed_without_the_attribut
     store = LocalStore(tmp_path / "store")
     old = read_dist(build_dist(tmp_path / "dist", "0.9.1.dev20261121"))
     publish_with(store, old, {w.name + ".metadata": None for w in old.wheels}, tmp_path)
+    without_index_facts(store, old.tag)  # old: its notes do not record its wheels' facts either
     new = read_dist(build_dist(tmp_path / "dist", NIGHTLY))
     publish_with(store, new, {}, tmp_path)
     site = tmp_path / "site"

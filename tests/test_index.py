@@ -23,7 +23,7 @@ from release.core import core_metadata
 from release.publish.index import JSON_TYPE, build_site, write_index
 from release.publish.stores import LocalStore
 from tests.support.index_server import serve
-from tests.support.publish_dist import gh_store, release_dist
+from tests.support.publish_dist import gh_store, release_dist, without_index_facts
 
 PLUGIN, PJRT = "jax-rocm7-plugin", "jax-rocm7-pjrt"
 
@@ -214,8 +214,8 @@ def storage_reads(fake) -> list[tuple[str, str]]:
 
 def test_rerun_with_no_change_rewrites_nothing_and_reads_nothing(fake_github, make_dist, tmp_path):
     store = gh_store(fake_github)
-    release_dist(store, make_dist("0.9.1.dev20261121"))
-    release_dist(store, make_dist("0.9.1"))
+    for version in ("0.9.1.dev20261121", "0.9.1"):  # published before the notes recorded the wheels' facts
+        without_index_facts(store, release_dist(store, make_dist(version)).tag)
     site = tmp_path / "site"
     start = len(fake_github.log)
     first = build_site(store, site, site_url="https://example.invalid/jax")
@@ -234,17 +234,24 @@ def test_rerun_with_no_change_rewrites_nothing_and_reads_nothing(fake_github, ma
     assert not again["changed"] and again["range_reads"] == 0 and again["fetched"] == []
     assert tree(site) == before and site.stat().st_ino == inode  # not even swapped
     assert len(storage_reads(fake_github)) == reads  # facts and revision maps come from the site's state
-    release_dist(store, make_dist("0.9.1.dev20261122"))
+    without_index_facts(store, release_dist(store, make_dist("0.9.1.dev20261122")).tag)
     third = build_site(store, site, site_url="https://example.invalid/jax")
     assert third["changed"] and third["range_reads"] == 2
+    release_dist(store, make_dist("0.9.1.dev20261123"))  # its notes record its wheels' facts: none is read
+    reads = len(storage_reads(fake_github))
+    fourth = build_site(store, site, site_url="https://example.invalid/jax")
+    assert fourth["changed"] and fourth["range_reads"] == 0
+    assert not [path for path, _ in storage_reads(fake_github)[reads:] if path.endswith(".whl")]
+    assert '"0.9.1.dev20261123"' in (site / "nightly" / PJRT / "index.json").read_text()
     assert not list(tmp_path.glob(".site.new")) + list(tmp_path.glob(".site.old"))  # the staging directory went away
 
 
 def test_a_private_repositorys_wheels_are_read_through_the_api(fake_github, make_dist, tmp_path):
     """A public download URL that needs credentials (a private repository answers 404) is read
-    through the API's asset URL instead, with the token, still one range read per wheel."""
+    through the API's asset URL instead, with the token, still one range read per wheel (of a
+    release whose notes do not record its wheels' facts)."""
     store = gh_store(fake_github)
-    release_dist(store, make_dist("0.9.1.dev20261121"))
+    without_index_facts(store, release_dist(store, make_dist("0.9.1.dev20261121")).tag)
     fake_github.fail("GET", r"/releases/download/", status=404, times=100)
     start = len(fake_github.log)
     result = build_site(store, tmp_path / "site")

@@ -20,7 +20,7 @@ _PIECES = ["\n", "\r\n", " ", "-", "--", "<!--", "-->", "<!-- note -->", "**Yank
            "## jax-rocm 0.9.1\n", "`sha`", "é", "😀", "<!-- smoke -->", "<!-- /pypi -->",
            "<!-- validated: sha256=" + "a" * 64 + " -->", MARKER, "<!--smoke-->",
            "<!-- jax-rocm-release yanked: r -->\n", "<!-- validated: sha256=abc -->", "<!-- /validated-with -->",
-           "<!-- with-rocm -->", "<!-- /with-rocm -->"]
+           "<!-- with-rocm -->", "<!-- /with-rocm -->", "<!-- index-facts -->", "<!-- /index-facts -->"]
 _TEXT = st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=12)), max_size=12).map("".join)
 _DIGEST = st.text(alphabet="0123456789abcdef", min_size=64, max_size=64)
 _REASON = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30)
@@ -35,7 +35,8 @@ def _records() -> st.SearchStrategy[Notes | None]:
             return None
     return st.builds(build, text=_TEXT, ours=st.booleans(), smoke=st.none() | _TEXT,
                      validated=st.none() | _DIGEST | st.text(max_size=70), pypi=st.none() | _TEXT,
-                     yanked=st.none() | _REASON, validated_with=st.none() | _TEXT, with_rocm=st.none() | _TEXT)
+                     yanked=st.none() | _REASON, validated_with=st.none() | _TEXT, with_rocm=st.none() | _TEXT,
+                     index_facts=st.none() | _TEXT)
 
 
 @given(_records())
@@ -61,7 +62,8 @@ def _records_only(record: Notes) -> Notes:
     def lf(section: str | None) -> str | None:
         return None if section is None else section.replace("\r\n", "\n")
     return dataclasses.replace(record, text="", smoke=lf(record.smoke), pypi=lf(record.pypi),
-                               validated_with=lf(record.validated_with), with_rocm=lf(record.with_rocm))
+                               validated_with=lf(record.validated_with), with_rocm=lf(record.with_rocm),
+                               index_facts=lf(record.index_facts))
 
 
 @given(st.one_of(_TEXT, st.lists(st.sampled_from(_PIECES + ["<!-- /smoke -->", "<!-- pypi -->", "x"]),

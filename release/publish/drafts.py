@@ -217,8 +217,12 @@ def changelog_markdown(previous: Release | None, before: RevisionMap | None, now
 
 
 def render_body(dist: Dist, changelog: str) -> str:
-    """A draft's notes: what people read, marked as this tool's (``release.publish.notes``)."""
-    return notes.write(notes.Notes(ours=True, text=(
+    """A draft's notes: what people read, marked as this tool's (``release.publish.notes``),
+    with what the index lists of each wheel (``release.publish.wheel_record``)."""
+    from release.publish import wheel_record
+
+    facts = wheel_record.to_text(wheel_record.of_wheel(a.path, a.digest) for a in dist.wheels)
+    return notes.write(notes.Notes(ours=True, index_facts=facts, text=(
         f"## jax-rocm {dist.version} ({dist.kind})\n\n"
         f"### Revisions\n\n{dist.revisions.markdown()}\n"
         f"### Changes\n\n{changelog}\n"

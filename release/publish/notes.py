@@ -1,7 +1,8 @@
 """The state a release carries between steps, kept in its notes: one record, one reader, one writer.
 
 A release's notes are what people read on GitHub and also where the steps leave what the
-next step needs: publish marks a draft as this tool's, ``release smoke`` adds its verdict,
+next step needs: publish marks a draft as this tool's and records what the index lists of
+each wheel (``release.publish.wheel_record``), ``release smoke`` adds its verdict,
 ``release validate`` the digest of the assets it passed, the public index's files it
 installed with them and how each cell's with-rocm line resolved
 (``release.publish.with_rocm_notes``), ``release pypi-upload`` what the index holds,
@@ -49,6 +50,8 @@ _READ = {  # in the order they are taken out: the sections first, so a record in
     "with-rocm section": re.compile(r"<!-- with-rocm -->\r?\n(?P<value>.*?)<!-- /with-rocm -->" + _END, re.S),
     "validated-with section": re.compile(r"<!-- validated-with -->\r?\n(?P<value>.*?)<!-- /validated-with -->"
                                          + _END, re.S),
+    "wheel facts section": re.compile(r"<!-- index-facts -->\r?\n(?P<value>.*?)<!-- /index-facts -->"
+                                      + _END, re.S),
     "PyPI section": re.compile(r"<!-- pypi -->\r?\n(?P<value>.*?)<!-- /pypi -->" + _END, re.S),
     "smoke section": re.compile(r"<!-- smoke -->\r?\n(?P<value>.*?)<!-- /smoke -->" + _END, re.S),
     "yank": re.compile(r"^<!-- jax-rocm-release yanked: (?P<value>.*) -->" + _END
@@ -57,7 +60,8 @@ _READ = {  # in the order they are taken out: the sections first, so a record in
     "draft mark": re.compile(r"(?P<value>" + re.escape(MARKER) + ")" + _END),
 }
 # What looks like one of the records above: text holding it is refused, so it is never misread.
-_OURS = re.compile(r"<!--\s*/?\s*(?:smoke|pypi|validated|with-rocm|jax-rocm-release\s+(?:draft|yanked))", re.I)
+_OURS = re.compile(r"<!--\s*/?\s*(?:smoke|pypi|validated|with-rocm|index-facts|jax-rocm-release\s+(?:draft|yanked))",
+                   re.I)
 _DIGEST = re.compile(r"[0-9a-f]{64}\Z")
 
 
@@ -81,16 +85,18 @@ class Notes:
     # how each cell's with-rocm line resolved in ``release validate`` (Markdown,
     # ``release.publish.with_rocm_notes``), None before it was kept
     with_rocm: str | None = None
+    # what the index lists of each wheel, written when the draft is (``release.publish.wheel_record``)
+    index_facts: str | None = None
 
     def __post_init__(self) -> None:
-        for name in ("smoke", "pypi", "yanked", "validated_with", "with_rocm"):
+        for name in ("smoke", "pypi", "yanked", "validated_with", "with_rocm", "index_facts"):
             value = getattr(self, name)
             if value is not None:
                 object.__setattr__(self, name, value.strip())
         if (self.ours or self.smoke is not None or self.validated is not None or self.pypi is not None
-                or self.validated_with is not None or self.with_rocm is not None):
+                or self.validated_with is not None or self.with_rocm is not None or self.index_facts is not None):
             object.__setattr__(self, "text", self.text.rstrip("\r\n"))
-        for name in ("text", "smoke", "pypi", "validated_with", "with_rocm"):
+        for name in ("text", "smoke", "pypi", "validated_with", "with_rocm", "index_facts"):
             found = _OURS.search(getattr(self, name) or "")
             if found:
                 raise NotesError(f"{_snippet(getattr(self, name), found.start())!r} in the {name}: it "
@@ -128,7 +134,8 @@ def read(body: str | None, where: str = "the release notes") -> Notes:
         if values:
             found[kind] = values.pop()
             rest = pattern.sub("", rest)
-    for kind in ("PyPI section", "smoke section", "validated-with section", "with-rocm section"):
+    for kind in ("PyPI section", "smoke section", "validated-with section", "with-rocm section",
+                 "wheel facts section"):
         inside = _OURS.search(found.get(kind, ""))
         if inside:
             raise NotesError(f"{where}: the {kind} holds {_snippet(found[kind], inside.start())!r}; "
@@ -142,7 +149,7 @@ def read(body: str | None, where: str = "the release notes") -> Notes:
         return Notes(text=rest, ours="draft mark" in found, smoke=found.get("smoke section"),
                      validated=found.get("validated mark"), pypi=found.get("PyPI section"),
                      yanked=found.get("yank"), validated_with=found.get("validated-with section"),
-                     with_rocm=found.get("with-rocm section"))
+                     with_rocm=found.get("with-rocm section"), index_facts=found.get("wheel facts section"))
     except NotesError as exc:
         raise NotesError(f"{where}: {exc}") from None
 
@@ -169,6 +176,8 @@ def write(notes: Notes) -> str:
     top = "" if notes.yanked is None else _YANK.format(reason=notes.yanked,
                                                        shown=notes.yanked or "no reason given")
     tail = "\n\n" + MARKER if notes.ours else ""
+    if notes.index_facts is not None:
+        tail += f"\n\n<!-- index-facts -->\n{notes.index_facts}\n<!-- /index-facts -->"
     if notes.smoke is not None:
         tail += f"\n\n<!-- smoke -->\n{notes.smoke}\n<!-- /smoke -->"
     if notes.validated is not None:
@@ -195,7 +204,9 @@ def same_text(stored: str, wanted: str, where: str = "the release notes") -> boo
     trailing spaces, blank lines around the text)."""
     def plain(body: str, place: str) -> Notes:
         found = read(body, place)
-        lines = found.text.strip().splitlines()  # CRLF is one line end to splitlines
-        return dataclasses.replace(found, text="\n".join(line.rstrip() for line in lines),
-                                   smoke=None, validated=None, validated_with=None, with_rocm=None)
+        def lines(text: str) -> str:  # CRLF is one line end to splitlines
+            return "\n".join(line.rstrip() for line in text.strip().splitlines())
+        return dataclasses.replace(found, text=lines(found.text), smoke=None, validated=None, validated_with=None,
+                                   with_rocm=None,
+                                   index_facts=None if found.index_facts is None else lines(found.index_facts))
     return plain(stored, where) == plain(wanted, "the notes written")

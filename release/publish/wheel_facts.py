@@ -1,8 +1,10 @@
 """What a listed wheel's index entry needs beyond its asset record, read once and kept.
 
 Its sha256, ``Requires-Python`` and the sha256 of its METADATA come from the last run's state
-when the sha256 is known there, else from the store: a few range reads of the wheel's end
-(``release.publish.ranged``), or one download when the store records no digest.
+when the sha256 is known there, else from its release's notes (``release.publish.wheel_record``:
+worked out when the draft was made, for the bytes of that sha256), else from the store: a few
+range reads of the wheel's end (``release.publish.ranged``), or one download when the store
+records no digest.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from typing import TYPE_CHECKING, Protocol
 
 from release.core import core_metadata
 from release.core.checksums import sha256_file
+from release.publish import notes
 from release.publish.ranged import remote_metadata
 from release.publish.staging import Tree, write_json
+from release.publish.wheel_record import recorded
 
 if TYPE_CHECKING:
     from release.core.output import ProgressBars, Say
@@ -68,8 +72,8 @@ def requires_python(metadata: bytes) -> str | None:
 class WheelFacts:
     """What a listed wheel's entry needs beyond its asset record (its sha256, Requires-Python and
     the sha256 of its METADATA), from the last run's state when the sha256 is known there, else
-    read from the store: a few range reads of the wheel's end, or one download when the store
-    records no digest."""
+    from the release's notes when they record that sha256's facts, else read from the store: a
+    few range reads of the wheel's end, or one download when the store records no digest."""
 
     def __init__(self, store: Store, known: dict, say: Say, progress: ProgressBars | None):
         self.store, self.known, self.say, self.progress = store, known, say, progress
@@ -88,6 +92,8 @@ class WheelFacts:
         elif (isinstance(cached, dict) and cached.get("size") == w.asset.size and "requires_python" in cached
               and isinstance(cached.get("metadata_sha256"), str)):
             requires, meta_sha = cached["requires_python"], cached["metadata_sha256"]
+        elif (row := recorded(notes.of(w.release).index_facts, w.asset.name, digest)) is not None:
+            requires, meta_sha = row.requires_python, row.metadata_sha256
         else:
             meta, reads = remote_metadata(lambda start, n: self.store.read_asset_range(w.release, w.asset, start, n),
                                           w.asset.size, w.asset.name)

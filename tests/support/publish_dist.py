@@ -161,3 +161,12 @@ def release_dist(store, path):
     mark_validated(store, dist.tag)
     undraft(store, dist.tag)
     return dist
+
+
+def without_index_facts(store, tag):
+    """A published release's notes as publish wrote them before they recorded each wheel's
+    index facts (``release.publish.wheel_record``): the index reads those wheels."""
+    from release.publish import notes
+
+    release = store.published_for(tag)
+    return store.update_release(release, body=notes.changed(release, index_facts=None))
