@@ -49,10 +49,11 @@ def test_a_release_installs_with_jax_of_its_line_by_pip_and_by_uv(make_dist, loc
     assert undraft(store, naming.release_tag("0.9.1"))["status"] == "published"
 
 
-@pytest.mark.parametrize("version, fails", [("0.9.1", True), ("0.9.1.post2", True),
-                                            ("0.9.1.dev20261122", False), ("0.9.1rc1", False)])
+@pytest.mark.parametrize("version, fails", [("0.9.1", True), ("0.9.1.dev20261122", False)])
 def test_a_jax_line_not_yet_public_fails_a_release_and_warns_for_a_nightly(make_dist, local_index, tmp_path,
                                                                           version, fails):
+    """A whole validate of each verdict: its problems or warnings, the mark, the cell's as_users
+    (the other kinds, post release and rc, at the installer's level below)."""
     public = local_index(jax_stand_ins(tmp_path / "public", "0.9.0"))
     _, result = run(tmp_path / "store", make_dist, version, public)
     mine = [p for p in result.problems if "==0.9.1 jaxlib==0.9.1" in p]
@@ -69,6 +70,30 @@ def test_a_jax_line_not_yet_public_fails_a_release_and_warns_for_a_nightly(make_
                                    f"users cannot install this {'nightly' if 'dev' in version else 'rc'} "
                                    "with jax either" for i in ("pip", "uv")]
         assert result.cells[(7, PYTHON)]["as_users"] == {"pip": "not tried", "uv": "not tried"}
+
+
+@pytest.mark.parametrize("version, kind", [("0.9.1.post2", None), ("0.9.1rc1", "rc")])
+def test_a_missing_jax_line_fails_a_post_release_and_is_said_for_an_rc(make_dist, local_index, tmp_path,
+                                                                      version, kind):
+    """The verdict follows the version's kind: a post release is a release (users install it
+    with jax of its line, so it fails), an rc is early (a warning, as for a nightly), with pip and uv."""
+    public = local_index(jax_stand_ins(tmp_path / "public", "0.9.0"))
+    wheels = sorted(make_dist(version).glob("*.whl"))
+    plugin = next(w for w in wheels if "plugin" in w.name)
+    draft = user_install.draft_files(wheels, plugin, 7, version)
+    with resolver.staged_index(wheels, tmp_path / "draft-index") as draft_index:
+        (tmp_path / "work").mkdir()
+        outcomes = user_install.install_as_users(sys.executable, PYTHON, 7, version, draft, draft_index,
+                                                 public.url, tmp_path / "work", lambda _: None)
+    assert [o.installer for o in outcomes] == ["pip", "uv"]
+    for outcome in outcomes:
+        assert not outcome.tested
+        if kind is None:
+            assert outcome.warnings == [] and [p.split(" from ")[0] for p in outcome.problems] == [
+                f"{outcome.installer} cannot install jax[rocm7-local]==0.9.1 jaxlib==0.9.1 jax-rocm7-plugin=={version}"]
+        else:
+            assert outcome.problems == [] and outcome.warnings == [
+                f"jax 0.9.1 is not on the public index yet, so users cannot install this {kind} with jax either"]
 
 
 def test_without_a_public_index_the_user_install_is_not_tried(make_dist, tmp_path):
