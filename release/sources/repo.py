@@ -370,14 +370,16 @@ def committed_roller(root: Path) -> tuple[Roller, str | None]:
     GitPython: status reads this on every run, and importing GitPython was a third of its start."""
     from release.core.roller import ROLLER_FILE, Roller, load_roller, parse_roller
     from release.sources.git import run_git
-    inside = Path(root).is_dir() and run_git(["rev-parse", "--is-inside-work-tree"], root)[1] == "true"
-    if not inside:
+    # git status answers only inside a work tree (not outside a repository, in a bare one or in
+    # .git): its exit says where root is, so no rev-parse is asked first (a process less a run).
+    code, changed, _ = (run_git(["status", "--porcelain", "--untracked-files=normal", "--", ROLLER_FILE], root)
+                        if Path(root).is_dir() else (1, "", ""))
+    if code != 0:
         return load_roller(root), None
     path = Path(root) / ROLLER_FILE
     # HEAD:./FILE is the file beside root at HEAD; none when there is no HEAD yet or no such blob.
     status, text, _ = run_git(["cat-file", "blob", f"HEAD:./{ROLLER_FILE}"], root)
     roller = parse_roller(path, text.encode("utf-8")) if status == 0 else Roller()
-    changed = run_git(["status", "--porcelain", "--untracked-files=normal", "--", ROLLER_FILE], root)[1]
     if not changed.strip():
         return roller, None
     return roller, (f"{ROLLER_FILE}: an uncommitted edit is ignored; the roller follows {ROLLER_FILE} "

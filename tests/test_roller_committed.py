@@ -1,0 +1,70 @@
+"""roller.yaml is read as committed at HEAD (what was reviewed), an uncommitted edit ignored with one
+warning; outside a work tree there is no commit, and the file is read as it is
+(``release.sources.repo.committed_roller``). Every run of status and bump asks this, so it asks
+git twice, not three times (issue 36)."""
+
+from __future__ import annotations
+
+import pytest
+
+from release.sources import git as rgit
+from release.sources.repo import committed_roller
+from tests.support.gitrepos import git
+
+RUNNING, PAUSED = "mode: running\n", "mode: stopped\n"  # (PAUSED: an edit that does less)
+
+
+@pytest.fixture
+def asked(monkeypatch) -> list[list[str]]:
+    calls: list[list[str]] = []
+    real = rgit.run_git
+
+    def run_git(args, *rest, **kw):
+        calls.append(list(args))
+        return real(args, *rest, **kw)
+    monkeypatch.setattr(rgit, "run_git", run_git)
+    return calls
+
+
+def checkout(path, committed: str | None):
+    git("init", "--quiet", "-b", "main", cwd=path)
+    if committed is not None:
+        (path / "roller.yaml").write_text(committed)
+        git("add", "roller.yaml", cwd=path)
+        git("-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "c", cwd=path)
+
+
+@pytest.mark.parametrize("edit", [None, PAUSED, "delete"])
+def test_a_checkout_follows_the_committed_file_and_warns_of_an_edit(tmp_path, asked, edit):
+    checkout(tmp_path, RUNNING)
+    if edit == "delete":
+        (tmp_path / "roller.yaml").unlink()
+    elif edit is not None:
+        (tmp_path / "roller.yaml").write_text(edit)
+    roller, warning = committed_roller(tmp_path)
+    assert roller.mode == "running"
+    assert (warning is None) is (edit is None) and (warning is None or "uncommitted edit is ignored" in warning)
+    assert len(asked) == 2
+
+
+def test_a_checkout_without_a_commit_has_the_defaults_and_warns_of_the_new_file(tmp_path, asked):
+    checkout(tmp_path, None)
+    (tmp_path / "roller.yaml").write_text(PAUSED)
+    roller, warning = committed_roller(tmp_path)
+    assert roller.mode == "running" and warning is not None
+
+
+@pytest.mark.parametrize("where", ["no repository", "bare repository", "git directory"])
+def test_outside_a_work_tree_the_file_is_read_as_it_is(tmp_path, monkeypatch, asked, where):
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))  # not the repository around the test's tmp
+    root = tmp_path / "root"
+    root.mkdir()
+    if where == "bare repository":
+        git("init", "--quiet", "--bare", cwd=root)
+    elif where == "git directory":
+        checkout(root, RUNNING)
+        root = root / ".git"
+    (root / "roller.yaml").write_text(PAUSED)
+    roller, warning = committed_roller(root)
+    assert roller.mode == "stopped" and warning is None
+    assert len(asked) == 1
