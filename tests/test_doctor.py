@@ -181,6 +181,7 @@ def test_a_labels_variable_is_accepted_only_as_a_json_list_of_labels(text):
     ("RELEASE_INDEX_URL", "https://o.github.io/r", True), ("RELEASE_INDEX_URL", "http://o.github.io/r", False),
     ("RELEASE_INDEX_URL", "https://", False), ("RELEASE_INDEX_URL", "https://tok@o.github.io/r", False),
     ("BAZEL_REMOTE_CACHE", "grpcs://cache.example:443", True), ("BAZEL_REMOTE_CACHE", "ftp://c", False),
+    ("ROCM_BARE_RUNNER_LABELS", '["self-hosted", "gpu-no-rocm"]', True), ("ROCM_BARE_RUNNER_LABELS", "gpu", False),
     ("RELEASE_ROCM_INDEX", "https://rocm.example/v2/gfx94X-dcgpu/", True),
     ("RELEASE_ROCM_INDEX", "http://mirror.example/simple", True), ("RELEASE_ROCM_INDEX", "none", False),
     ("RELEASE_ROCM_INDEX", "file:///srv/rocm", False), ("RELEASE_ROCM_INDEX", "https://u:p@rocm.example/", False),

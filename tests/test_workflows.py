@@ -249,7 +249,7 @@ def test_every_step_that_validates_reads_where_therocks_runtime_wheels_come_from
     """validate resolves jax[rocmN] with the plugin's with-rocm extra, whose runtime wheels only
     TheRock's index may have: every step that validates (it sets RELEASE_REQUIRE_ALL_PYTHONS,
     validate's other knob) passes RELEASE_ROCM_INDEX from the repository variable, which doctor
-    names; nothing else is handed the index."""
+    names, as does a smoke with --with-rocm; nothing else is handed the index."""
     validating, given = [], []
     for path in WORKFLOWS:
         for step in steps(path):
@@ -259,9 +259,26 @@ def test_every_step_that_validates_reads_where_therocks_runtime_wheels_come_from
             if "RELEASE_ROCM_INDEX" in env:
                 given.append((path.name, step.get("run")))
                 assert env["RELEASE_ROCM_INDEX"] == "${{ vars.RELEASE_ROCM_INDEX }}", (path.name, step.get("run"))
-    assert sorted(validating) == sorted(given)
+    with_rocm = [(path.name, step["run"]) for path in WORKFLOWS for step in steps(path)
+                 if "--with-rocm" in step.get("run", "")]
+    assert sorted(given) == sorted(validating + with_rocm)
     assert {run for _, run in validating} >= {"scripts/nightly.sh finish", "scripts/release.sh finish"}
     assert "RELEASE_ROCM_INDEX" in preflight.workflow_variables(REPO)
+
+
+def test_the_with_rocm_smoke_runs_only_on_runners_without_a_system_rocm_and_gates_nothing():
+    """The nightly's smoke of what users without /opt/rocm install needs GPU runners without a
+    system ROCm (which would hide a soname TheRock's wheels lack): it runs only when
+    ROCM_BARE_RUNNER_LABELS names them, on them, read-only, after the build; publishing never
+    waits for it."""
+    line = workflow("nightly-line.yml")["jobs"]
+    job = line["smoke-with-rocm"]
+    assert job["if"] == "${{ vars.ROCM_BARE_RUNNER_LABELS != '' }}"
+    assert job["runs-on"] == "${{ fromJSON(vars.ROCM_BARE_RUNNER_LABELS) }}"
+    assert job["permissions"] == {"contents": "read"} and set(job["needs"]) == {"plan", "build"}
+    assert [s["run"] for s in job["steps"] if "run" in s] == ['scripts/smoke.sh "dist/$VERSION" --with-rocm']
+    assert not any("smoke-with-rocm" in (j.get("needs") or []) for j in line.values())
+    assert "ROCM_BARE_RUNNER_LABELS" in preflight.VARIABLE_RULES
 
 
 # --- the scripts ------------------------------------------------------------------------------
@@ -919,6 +936,7 @@ def test_the_nightly_runs_every_maintained_line_through_one_called_workflow():
     refs = {name: next(s["with"].get("ref") for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@"))
             for name, job in per_line.items() if "steps" in job}
     assert refs == {"plan": "${{ inputs.line }}", "smoke": "${{ needs.plan.outputs.commit }}",
+                    "smoke-with-rocm": "${{ needs.plan.outputs.commit }}",
                     "finish": "${{ needs.plan.outputs.commit }}", "bisect": "${{ inputs.line }}"}
     assert per_line["build"]["with"]["ref"] == "${{ needs.plan.outputs.commit }}"
     assert "github.sha" not in (REPO / ".github" / "workflows" / "nightly-line.yml").read_text()

@@ -232,6 +232,7 @@ VARIABLE_RULES: dict[str, Callable[[str], str | None]] = {
     "BUMP_MERGE_METHOD": _merge_method,
     "BUMP_MERGE_REQUIRE": _check_names,
     "ROCM_RUNNER_LABELS": _labels,
+    "ROCM_BARE_RUNNER_LABELS": _labels,  # GPU runners without a system ROCm: the nightly's smoke-with-rocm
     "RELEASE_KEEP": _keep,
     "RELEASE_PROTECT": _protect,
     "RELEASE_INDEX_URL": _url(("https",)),
