@@ -26,6 +26,8 @@ anchor for that is the two clones a cold roll of plugin + xla stands for (single
 ``--filter=tree:0`` of the plugin's master and xla's release branch, one after the other), and
 the git processes a cold bump starts are counted (git's trace2, one file per process, in a
 separate run). Goal (issue 36): a cold bump's wall time within 1.5x of the two clones' at 50 ms.
+``--real ... --warm-only [--baseline CHECKOUT]`` times only the warm no-change bump (one cold bump
+fills the cache; no clones), interleaved with the same bump from another checkout.
 
 Run from the repository root: ``python benchmarks/bench_bump.py [--xla-commits N] [--delay-ms 50]``.
 Ratios are printed as bump / anchor, CPU first: the anchor that matters is a single-branch
