@@ -13,7 +13,9 @@ a byte-counting ``git http-backend`` server, and measures, interleaved and repea
 - a cold bump across a branch switch (xla ``rocm-jaxlib-v0.8.0`` -> ``v0.9.1``, sideways,
   1,750 commits since the merge-base);
 - the forward bump again with a warm cache, and a no-op bump (pins current);
-- ``release fetch-sources`` cold.
+- ``release fetch-sources`` cold;
+- the anchor of a cold day: one single-branch ``--filter=tree:0`` clone of each dep's branch
+  (with xla's new branch for the switch), against which the cold bumps' wall is held (1.5x).
 
 ``--real ROCM_JAX_GIT XLA_GIT`` instead rolls plugin + xla across the real 2026-04 switch
 (xla 24c5f10 -> b32df5f) on bare copies of ROCm/rocm-jax and ROCm/xla, and prints git
@@ -276,10 +278,13 @@ def run(tmp: Path, xla_commits: int, repeat: int, delay: float = 0.0) -> int:
         switch = deps_yaml(server, {"plugin": plugin[-2], "jax": jax[-1], "xla": x_fwd}, branches)
         env = {**os.environ, "JAX_ROCM_RELEASE_CACHE": str(tmp / "cache")}
         bump = [sys.executable, "-m", "release", "bump", "--root", str(proj)]
-        rounds = {k: [] for k in ("clones", "cold", "switch", "warm", "noop")}
+        rounds = {k: [] for k in ("clones", "cold", "switch", "warm", "noop", "day", "switch_day")}
         for _ in range(repeat):  # interleaved: each round measures every contender once
             rounds["clones"].append(clone_anchors(server, ("xla", "jax", "plugin"), tmp,
                                                   kinds=("full", "blob:none", "tree:0")))
+            # What a cold day's bump stands for: one single-branch tree:0 clone of each dep's branch.
+            rounds["day"].append(pair_clones(server, tmp, branches))
+            rounds["switch_day"].append(pair_clones(server, tmp, {**branches, "xla": "rocm-jaxlib-v0.9.1"}))
             rounds["cold"].append(cold_bump(server, proj, tmp, forward))
             rounds["noop"].append(measure(server, bump, proj, env))
             (proj / "deps.yaml").write_text(forward)  # the same move again, cache warm
@@ -295,11 +300,16 @@ def run(tmp: Path, xla_commits: int, repeat: int, delay: float = 0.0) -> int:
 
     clones = {k: median([r[k] for r in rounds["clones"]]) for k in rounds["clones"][0]}
     cold, switch_, warm, noop = (median(rounds[k]) for k in ("cold", "switch", "warm", "noop"))
+    day, switch_day = median(rounds["day"]), median(rounds["switch_day"])
     print(f"\nmedians of {repeat} interleaved rounds (cpu: git on both ends)")
     for kind, got in clones.items():
         row(f"git clone --bare {'--filter=' + kind if kind != 'full' else '(full)'}, all three", got)
     for kind, got in xla_only.items():
         row(f"git clone --bare {'--filter=' + kind if kind != 'full' else '(full)'}, xla", got)
+    if delay:
+        print(f"each request answered after {delay * 1000:.0f} ms (a network's round trip)")
+    row("three clones: tree:0 single-branch of each dep's branch", day)
+    row("three clones, xla's branch rocm-jaxlib-v0.9.1", switch_day)
     row("release bump, cold: forward 25/150/30", cold)
     row("release bump, cold: xla switches v0.8.0 -> v0.9.1", switch_)
     row("release bump, warm: forward 25/150/30", warm)
@@ -310,6 +320,11 @@ def run(tmp: Path, xla_commits: int, repeat: int, delay: float = 0.0) -> int:
         ratios(f"cold forward bump / clone {kind} (three)", clones[kind], cold)
         ratios(f"cold switch bump / clone {kind} (three)", clones[kind], switch_)
     ratios("cold switch bump / clone blob:none (xla)", xla_only["blob:none"], switch_)
+    ratios("cold forward bump / the three single-branch clones", day, cold)
+    ratios("cold switch bump / the three single-branch clones", switch_day, switch_)
+    for label, anchor, got in (("forward", day, cold), ("switch", switch_day, switch_)):
+        print(f"cold {label} bump wall <= 1.5x the single-branch clones': "
+              f"{'met' if got[1] <= 1.5 * anchor[1] else 'NOT met'} ({got[1] / max(anchor[1], 1e-9):.2f}x)")
     ratios("cold switch bump / clone tree:0 single-branch (xla)", xla_only["tree:0 single-branch"], switch_)
     tenth = switch_[0] <= xla_only["blob:none"][0] / 10
     print(f"switch bump <= 1/10 of a blob-filtered xla clone: {'met' if tenth else 'NOT met'}")
@@ -328,8 +343,9 @@ def git_processes(argv: list[str], cwd: Path, env: dict, trace: Path) -> int:
 
 
 def pair_clones(server: GitHttpServer, tmp: Path, branches: dict[str, str]) -> tuple[int, float, float, int]:
-    """The anchor for a cold roll of plugin + xla: one single-branch ``--filter=tree:0`` bare
-    clone of each, one after the other (bytes, wall, CPU, requests summed)."""
+    """The anchor for a cold roll of the deps in ``branches`` (plugin + xla; or all three): one
+    single-branch ``--filter=tree:0`` bare clone of each, one after the other (bytes, wall, CPU,
+    requests summed)."""
     total = [0, 0.0, 0.0, 0]
     for name, branch in branches.items():
         dest = tmp / "clones" / f"{name}-pair"
