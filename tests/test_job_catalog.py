@@ -469,3 +469,28 @@ def documented_jobs() -> dict[str, tuple[list[str], list[str]]]:
 def test_the_jobs_table_in_the_docs_names_each_jobs_plan_steps_and_steps_in_order():
     assert documented_jobs() == {name: ([d.name for d in job.plan], [s.name for s in job.steps])
                                  for name, job in catalog.JOBS.items()}
+
+
+def test_running_a_job_by_name_names_its_failed_step_to_the_caller(tmp_path, monkeypatch):
+    """bisect's probe learns which step failed (the build, or a gate) through ``catalog.run``."""
+    from release.core.errors import UserError
+
+    def boom(*_a):
+        raise UserError("the build failed")
+    monkeypatch.setitem(catalog.JOBS, "probe", JobDecl("probe", (
+        StepDecl("fetch", "fetch", lambda *_a: {}), StepDecl("build", "build", boom))))
+    failed: list[str] = []
+    with pytest.raises(UserError, match="the build failed"):
+        catalog.run("probe", fake_run(tmp_path), JobOptions(), on_failure=failed.append)
+    assert failed == ["build"]
+
+
+def test_running_a_job_by_name_waits_for_its_lock_only_when_asked(tmp_path, monkeypatch):
+    """Without --lock-timeout a job finds another one running and says so at once."""
+    from release.core.errors import UserError
+    from release.jobs.pipeline import job_lock
+    monkeypatch.setitem(catalog.JOBS, "t", JobDecl("t", (StepDecl("one", "one", lambda *_a: {}),), lock="cut"))
+    with job_lock(tmp_path, "cut"):
+        with pytest.raises(UserError) as err:
+            catalog.run("t", fake_run(tmp_path), JobOptions())
+    assert "another cut is running" in str(err.value) and "after waiting" not in str(err.value)
