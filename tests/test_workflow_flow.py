@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.actions_runner import JobResult, Runner, base_env, load_workflow
+from tests.support.actions_runner import JobResult, Runner, base_env, condition, load_workflow
 from tests.support.bisect_history import build_history, make_project
 from tests.support.gitrepos import git
 
@@ -37,11 +37,18 @@ def public(tmp_path_factory):
     index.close()
 
 
+@pytest.fixture(scope="module")
+def upstream(tmp_path_factory):
+    """The generated upstream repositories: read only here (jobs fetch and bump from them), so one
+    set serves every test of the file."""
+    return build_history(tmp_path_factory.mktemp("upstream"))
+
+
 @pytest.fixture
-def world(tmp_path, github_env, fake_bazel, public, monkeypatch):
+def world(tmp_path, github_env, fake_bazel, public, upstream, monkeypatch):
     """This repository on GitHub: a checkout pushed to a bare origin, pinned to generated
     upstream repositories that the Bazel stand-in can build."""
-    history = build_history(tmp_path / "upstream")
+    history = upstream
     root = make_project(tmp_path / "repo", history, pins=history.pins_at(history.c["P2"]))
     # The line builds the cells these runs build (CELLS): validate refuses a draft missing one.
     info = json.loads((root / "version_info.json").read_text())
@@ -225,6 +232,18 @@ def test_a_final_release_runs_end_to_end_and_opens_the_next_version_pr(world):
     [rel] = [r for r in fake.releases() if r["tag_name"] == tag]
     assert rel["draft"] is False and rel["prerelease"] is False
     assert fake.tags()[tag] == world.head
+    # The workflow learns of the publish at once (PyPI follows finish's output, not its result).
+    assert finish.outputs["published"] == tag
+
+    # The same tag pushed again (a person's re-push, or a post re-spin's tag): its release is
+    # published, so the plan says so and creates nothing, and the build and all after it skip.
+    again = Runner(world.origin, world.tmp / "again", world.env, now="2026-11-23T12:00:00Z",
+                   sha=world.head, ref_name=tag, run_id=3)
+    replan = again.run_job("plan", release["plan"], inputs=inputs, ref=tag)
+    assert replan.result == "success", replan.log[-3000:]
+    assert {k: v for k, v in replan.outputs.items() if v} == {"published": "true", "version": version, "tag": tag}
+    assert not condition(release["build"]["if"], again.context(inputs, None, {}, release["build"]), failed=False)
+    assert [r["tag_name"] for r in fake.releases()] == [tag]
     [pull] = fake.pulls()
     branch = pull["head"]["ref"]
     assert pull["state"] == "open" and pull["base"]["ref"] == "main" and branch.startswith("release/next-")
