@@ -17,10 +17,8 @@ in ``benchmarks/season.py``).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 from packaging.version import Version
@@ -44,17 +42,6 @@ KEEP = 1  # gc keeps the newest nightly of each line: it collects within the sea
 # keeps its own).
 NIGHTLY_STEPS = (7, 13, 14)
 RELEASE_STEP = 7  # 0.7.1 is released (and re-spun) before its last nightly; step 8 moves jax to 0.8.0
-
-
-def release(*argv, date: str | None = None, check: bool = True) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    if date:
-        env["RELEASE_NOW"] = f"{date}T03:00:00Z"
-    proc = subprocess.run([sys.executable, "-m", "release", *map(str, argv)], capture_output=True, text=True,
-                          env=env)
-    if check:
-        assert proc.returncode == 0, proc.stderr[-3000:]
-    return proc
 
 
 def line_at(history, sha: str) -> str | None:
@@ -94,10 +81,18 @@ def test_a_season_of_bumps_nightlies_releases_and_gc_needs_no_intervention(tmp_p
     def on_github() -> dict:
         return season.published_versions(r["tag_name"] for r in github_env.releases() if not r["draft"])
 
+    def release(i: int, *argv) -> dict:
+        """``release ... --json`` at 03:00 UTC on day ``i``, in-process (the command a subprocess would
+        run, without a second interpreter's start-up; its pip and uv runs are processes as ever)."""
+        monkeypatch.setenv("RELEASE_NOW", f"{day_of(i)}T03:00:00Z")
+        code, out, err = run_cli(*argv, "--json")
+        assert code == 0, err[-3000:]
+        return json.loads(out)
+
     def publishing_problems(i: int, line: str) -> list:
         """Tonight's nightly (on its line), gc, then the site from empty: what broke."""
-        got = json.loads(release("nightly", "--date", day_of(i), "--artifacts", artifacts, "--python", PY,
-                                 "--keep", KEEP, "--store", "github", "--json", date=day_of(i)).stdout)
+        got = release(i, "nightly", "--date", day_of(i), "--artifacts", artifacts, "--python", PY, "--keep", KEEP,
+                      "--store", "github")
         assert got["built"], got["reason"]
         published.append(got["tag"])
         broken = [] if Version(got["version"]).base_version == line else [f"nightly {got['version']} off {line}"]
@@ -118,10 +113,8 @@ def test_a_season_of_bumps_nightlies_releases_and_gc_needs_no_intervention(tmp_p
             broken.append("site over the Pages limit")
         return broken
 
-    def cut(*flags: str) -> None:
-        got = json.loads(release("cut", *flags, "--artifacts", artifacts, "--python", PY, "--store", "github",
-                                 "--json").stdout)
-        published.append(got["tag"])
+    def cut(i: int) -> None:
+        published.append(release(i, "cut", "--artifacts", artifacts, "--python", PY, "--store", "github")["tag"])
 
     def merge_next_version() -> None:
         for branch in git("for-each-ref", "--format=%(refname:short)", "refs/heads/release/next-*", cwd=root).split():
@@ -156,9 +149,9 @@ def test_a_season_of_bumps_nightlies_releases_and_gc_needs_no_intervention(tmp_p
         if i == RELEASE_STEP:
             # The line moves on soon: release it and re-spin it once, each next-version PR merged,
             # so its last nightly is a maintenance line's (0.7.1.post2.devN).
-            cut()
+            cut(i)
             merge_next_version()
-            post = json.loads(release("cut", "--post", "1", "--store", "github", "--json").stdout)
+            post = release(i, "cut", "--post", "1", "--store", "github")
             published.append(f"rocm-jax-v{post['version']}")
             merge_next_version()
         if i in NIGHTLY_STEPS:
