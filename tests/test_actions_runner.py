@@ -108,3 +108,27 @@ def test_an_artifact_is_gone_after_its_retention(tmp_path, days, later, found):
     assert ok is found and (found or said.startswith("Artifact not found"))
     merged = run._download({"pattern": "wheel-nightly-*", "merge-multiple": True, "path": "merged"}, cwd)
     assert (cwd / "merged" / "w.whl").exists() is found and merged[0]
+
+
+def test_the_index_jobs_site_cache_is_a_directory_saved_and_restored_whole(tmp_path):
+    """The index job saves its site/ directory after the index step and the next night's job
+    restores it by the key's prefix before that step (the stand-in once saved only files)."""
+    steps = {s.get("name") or s.get("uses", ""): s for s in NIGHTLY["index"]["steps"]}
+    save = next(s for s in steps.values() if s.get("uses", "").startswith("actions/cache/save@"))
+    restore = next(s for s in steps.values() if s.get("uses", "").startswith("actions/cache/restore@"))
+    run = runner(tmp_path)
+    night = tmp_path / "night-1"
+    (night / "site" / "nightly" / "jax-rocm7-plugin").mkdir(parents=True)
+    (night / "site" / "nightly" / "jax-rocm7-plugin" / "index.html").write_text("<a>w</a>\n")
+    (night / "site" / "index.html").write_text("top\n")
+    ctx = run.context({}, None, {}, NIGHTLY["index"])
+    with_ = {k: substitute(v, ctx) for k, v in save["with"].items()}
+    assert run._cache_save(with_, night)[0]
+    run.run_id = 2
+    ctx = run.context({}, None, {}, NIGHTLY["index"])
+    next_night = tmp_path / "night-2"
+    next_night.mkdir()
+    ok, outputs, _ = run._cache_restore({k: substitute(v, ctx) for k, v in restore["with"].items()}, next_night)
+    assert ok and outputs["cache-matched-key"] == with_["key"]
+    assert sorted(p.relative_to(next_night).as_posix() for p in next_night.rglob("*") if p.is_file()) == [
+        "site/index.html", "site/nightly/jax-rocm7-plugin/index.html"]

@@ -14,7 +14,7 @@ alone grant none), and ``needs`` holds only the jobs it names. Of the actions,
 ``artifacts/``, the upload's root is the paths' common directory, a second upload of a name
 fails unless ``overwrite: true``, a download of a missing name, or of one past its
 ``retention-days`` on the runner's clock, fails); ``cache/restore``, ``cache/save`` keep files
-by key and prefix; checkout, setup-python, the composite setup and the attestation and Pages
+and whole directories by key and prefix; checkout, setup-python, the composite setup and the attestation and Pages
 actions do nothing (the test's interpreter has the project installed: ``RELEASE_PYTHON``); a
 checkout's ``ref:`` naming a branch checks that branch out, as actions/checkout does.
 
@@ -320,7 +320,10 @@ class Runner:
             for f in glob.glob(str(cwd / pattern)):
                 target = slot / "files" / Path(f).relative_to(cwd)
                 target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(f, target)
+                if Path(f).is_dir():  # a directory is saved whole, as actions/cache saves one
+                    shutil.copytree(f, target, dirs_exist_ok=True)
+                else:
+                    shutil.copy2(f, target)
         slot.mkdir(parents=True, exist_ok=True)
         (slot / "key").write_text(json.dumps(with_["key"]))
         return True, {}, ""
