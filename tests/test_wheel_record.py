@@ -41,9 +41,19 @@ def test_a_row_reads_back_as_exactly_its_facts_or_is_not_written(facts):
     assert found == {name: f for name, f in written.items() if name.endswith(".whl")}
     for f in facts:
         assert f.row() is None or wheel_record.from_text(f.row()) in ({f.filename: f}, {})
+    assert (text is None) == (not written)  # no rows, no section
+    if text is not None:  # a title, a blank line, the table: what GitHub renders as a table
+        assert text.split("\n")[:4] == [wheel_record.TITLE, "", *wheel_record.HEAD.split("\n")]
     if text is not None:  # the notes keep it as it is: a record, not text to cut or misread
         record = notes.read(notes.write(notes.Notes(text="## notes", ours=True, index_facts=text)))
         assert record.index_facts == text and wheel_record.from_text(record.index_facts) == found
+
+
+@given(st.sampled_from(["jax_rocm7_plugin-0.9.1-cp312-cp312-manylinux_2_28_x86_64.whl", "a-1-py3-none-any.whl"]),
+       _HEX, st.none() | st.sampled_from([">=3.11", ">=3.10,<3.15", "~=3.12", "<4"]), _HEX)
+def test_a_plain_wheel_with_or_without_requires_python_gets_its_row(name, sha256, requires, meta):
+    facts = Facts(name, sha256, requires, meta)
+    assert facts.row() is not None and wheel_record.from_text(wheel_record.to_text([facts])) == {name: facts}
 
 
 @given(st.sampled_from([">=3.11", ">=3.10,<3.15", "~=3.12", ">=3.11, <4 ", "`3`", "a|b", "<!--x", "x\n  y"]))
