@@ -140,3 +140,16 @@ def test_status_for_people_has_a_with_rocm_column_and_each_na_reason_below():
                                                       for line in text.splitlines())
     assert [line for line in text.splitlines() if "declares" in line] == [
         "rocm-jax-v0.9.1 ROCm 10, Python 3.12: with-rocm n/a: declares no with-rocm extra"]
+
+
+def test_each_line_says_why_where_validate_said_and_that_it_did_not_where_it_did_not():
+    """An n/a always has a reason (else it says none was recorded); a failed line carries its
+    reason when there is one, nothing made up when there is none."""
+    text = with_rocm_notes.to_text({
+        (7, "3.12"): {"with_rocm": {"pip": "n/a", "uv": "n/a", "runtime": [], "reason": None}},
+        (7, "3.13"): {"with_rocm": {"pip": "failed", "uv": "ok", "runtime": [],
+                                    "reason": "no index has rocm-sdk-core"}},
+        (10, "3.12"): {"with_rocm": {"pip": "failed", "runtime": [], "reason": None}}})
+    assert text.splitlines()[1:] == ["- ROCm 7, Python 3.12: n/a (no reason recorded)",
+                                     "- ROCm 7, Python 3.13: failed (no index has rocm-sdk-core)",
+                                     "- ROCm 10, Python 3.12: failed"]
