@@ -30,6 +30,7 @@ from tests.support.events import await_fifo, fifo
 
 GOOD_TAG = "rocm-jax-v0.9.1.dev20261120"
 BAD_TAG = "rocm-jax-v0.9.1.dev20261122"
+LATER_TAG = "rocm-jax-v0.9.1.dev20261121"  # a good nightly nearer the red tip: a build bisect's short range
 
 
 @pytest.fixture(scope="module")
@@ -51,15 +52,24 @@ def seed_local(store_dir: Path, tag: str, content: bytes, tmp: Path) -> None:
     store.publish(release, prerelease=True, make_latest=False)
 
 
+@pytest.fixture(scope="module")
+def mirrors(tmp_path_factory):
+    """One git cache for the module's bisects: a mirror answers alike cold or warm (the
+    candidates' test reads its own, cold), so each bisect need not fetch the upstreams again."""
+    return tmp_path_factory.mktemp("mirrors")
+
+
 @pytest.fixture
-def world(tmp_path, history, monkeypatch):
-    """A project pinned at P8 (the red tip), a local store holding the good nightly (P0)."""
+def world(tmp_path, history, mirrors, monkeypatch):
+    """A project pinned at P8 (the red tip), a local store holding the good nightly (P0); the
+    module's git cache."""
     root = make_project(tmp_path / "proj", history, pins=history.pins_at(history.c["P8"]))
     store_dir = tmp_path / "store"
     seed_local(store_dir, GOOD_TAG, revisions_json(history, root, history.c["P0"], "0.9.1.dev20261120"),
                tmp_path)
-    for key in ("GITHUB_REPOSITORY", "GITHUB_TOKEN", "JAX_ROCM_RELEASE_CACHE"):
+    for key in ("GITHUB_REPOSITORY", "GITHUB_TOKEN"):
         monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(mirrors))
     return type("World", (), {"root": root, "store": store_dir, "tmp": tmp_path, "h": history})
 
 
@@ -360,7 +370,10 @@ def test_build_probe_finds_the_jax_roll_that_breaks_the_build(world, fake_bazel,
                "ACTIONS_ID_TOKEN_REQUEST_URL": "https://token.example/", "BUMP_TOKEN": "z", "TWINE_PASSWORD": "w"}
     for key, value in {"SOURCE_DATE_EPOCH": "1700000000", **secrets}.items():
         monkeypatch.setenv(key, value)
-    result = run_job(world.root, world.store, good=GOOD_TAG)
+    # Two candidates, each built once: P5 (plugin code, builds) and P6 (the jax roll, red).
+    (world.root / "deps.yaml").write_text(h.deps_yaml(pins=h.pins_at(h.c["P6"])))
+    seed_local(world.store, LATER_TAG, revisions_json(h, world.root, h.c["P4"], "0.9.1.dev20261121"), world.tmp)
+    result = run_job(world.root, world.store, good=LATER_TAG)
     assert fake_bazel.calls() and all(not set(secrets) & set(c["env"]) for c in fake_bazel.calls())
     assert all("SOURCE_DATE_EPOCH" in c["env"] for c in fake_bazel.calls())
     assert result.exit_status == 0
@@ -370,15 +383,13 @@ def test_build_probe_finds_the_jax_roll_that_breaks_the_build(world, fake_bazel,
     log = Path(first["log"])
     assert log.is_relative_to(world.root / "dist" / "bisect" / h.c["P6"])
     assert "hipcc: error" in log.read_text()
-    assert data["probes_run"] <= bound(8)
-    good = [c for c in data["candidates"] if c["verdict"] == "good"]
-    assert good, "expected at least one probe built, verified and validated"
-    for c in good:
-        text = (world.root / "dist" / "bisect" / c["plugin"] / "probe.log").read_text()
-        assert "good: built, verified and validated" in text
-        assert list((world.root / "dist" / "bisect" / c["plugin"]).glob("*/jax_rocm7_pjrt-*.whl"))
-    # The store still holds the good nightly only; the probes' drafts stayed private.
-    assert [r.tag for r in LocalStore(world.store).list_releases()] == [GOOD_TAG]
+    assert data["probes_run"] == 2
+    assert {c["plugin"]: c["verdict"] for c in data["candidates"]} == {h.c["P5"]: "good", h.c["P6"]: "bad"}
+    text = (world.root / "dist" / "bisect" / h.c["P5"] / "probe.log").read_text()
+    assert "good: built, verified and validated" in text
+    assert list((world.root / "dist" / "bisect" / h.c["P5"]).glob("*/jax_rocm7_pjrt-*.whl"))
+    # The store holds the published nightlies only; the probes' drafts stayed private.
+    assert sorted(r.tag for r in LocalStore(world.store).list_releases()) == [GOOD_TAG, LATER_TAG]
 
 
 def probes_of(root: Path) -> dict:
@@ -398,12 +409,12 @@ def test_build_probe_marks_a_commit_whose_wheels_fail_verify_bad_with_the_reason
                               {"jax_rocm_plugin/.bazelrc": rc}, parents=(h.c["P4"],))
     tip = h.plugin.commit("verify-case", "plugin: docs", {"README.md": "plugin docs\n"})
     root = make_project(tmp_path / "proj", h, pins={**h.pins_at(h.c["P4"]), "plugin": tip})
-    store = tmp_path / "store"
-    seed_local(store, GOOD_TAG, revisions_json(h, root, h.c["P0"], "0.9.1.dev20261120"), tmp_path)
+    store = tmp_path / "store"  # good at P2: P3 builds as P2 does, P4 builds and verifies
+    seed_local(store, LATER_TAG, revisions_json(h, root, h.c["P2"], "0.9.1.dev20261121"), tmp_path)
     for key in ("GITHUB_REPOSITORY", "GITHUB_TOKEN", "JAX_ROCM_RELEASE_CACHE"):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
-    result = run_job(root, store, good=GOOD_TAG)
+    result = run_job(root, store, good=LATER_TAG)
     assert result.exit_status == 0
     first = result.to_json()["first_bad"]
     assert first["plugin"] == culprit and first["moved"] == ["plugin code"] and first["step"] == "verify"
@@ -411,7 +422,7 @@ def test_build_probe_marks_a_commit_whose_wheels_fail_verify_bad_with_the_reason
     assert recorded["verdict"] == BAD and recorded["step"] == "verify"
     assert "runpath" in recorded["message"] and "/tmp/bazel-out" in recorded["message"]
     assert "verify failed" in Path(recorded["log"]).read_text()
-    assert all(p["verdict"] == GOOD for sha, p in probes_of(root).items() if sha != culprit)
+    assert {sha: p["verdict"] for sha, p in probes_of(root).items()} == {h.c["P4"]: GOOD, culprit: BAD}
 
 
 def test_build_probe_marks_a_set_whose_draft_fails_validate_bad_with_the_reason(world, fake_bazel, make_dist,
@@ -425,6 +436,8 @@ def test_build_probe_marks_a_set_whose_draft_fails_validate_bad_with_the_reason(
 
     h = world.h
     (world.root / "deps.yaml").write_text(h.deps_yaml(pins=h.pins_at(h.c["P4"])))  # red from P1 to P4
+    # From P2: P3 builds as P2 does, so P4 is the one build (a range of more probes each fails alike).
+    seed_local(world.store, LATER_TAG, revisions_json(h, world.root, h.c["P2"], "0.9.1.dev20261121"), world.tmp)
     public = world.tmp / "public"
     line_release = json.loads((world.root / "version_info.json").read_text())["version"]  # X.Y.Z[.postN]
     write_index(public, sorted(make_dist(line_release).glob("*.whl")))
@@ -432,19 +445,19 @@ def test_build_probe_marks_a_set_whose_draft_fails_validate_bad_with_the_reason(
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     monkeypatch.setenv("RELEASE_PUBLIC_INDEX", served.url + "/")
     try:
-        result = run_job(world.root, world.store, good=GOOD_TAG)
+        result = run_job(world.root, world.store, good=LATER_TAG)
     finally:
         served.close()
     assert result.exit_status == 0
     data = result.to_json()
-    assert data["first_bad"]["step"] == "validate"
+    assert data["first_bad"]["step"] == "validate" and data["first_bad"]["plugin"] == h.c["P4"]
     probes = probes_of(world.root)
-    assert probes and data["first_bad"]["plugin"] in probes
+    assert list(probes) == [h.c["P4"]]
     for sha, recorded in probes.items():
         assert recorded["verdict"] == BAD and recorded["step"] == "validate", (sha, recorded)
         assert line_release in recorded["message"]
         assert "validate: " in Path(recorded["log"]).read_text()
-    assert [r.tag for r in LocalStore(world.store).list_releases()] == [GOOD_TAG]
+    assert sorted(r.tag for r in LocalStore(world.store).list_releases()) == [GOOD_TAG, LATER_TAG]
 
 
 # ---------------------------------------------------------------- --hold
