@@ -190,6 +190,42 @@ def test_what_is_resolved_is_said_first_as_the_line_a_user_types(tmp_path, insta
     assert said == [f"{i} install --dry-run {line} (the with-rocm path, metadata only)" for i in ("pip", "uv")]
 
 
+def test_the_dry_runs_are_the_users_line_metadata_only_for_an_empty_venv(tmp_path, installers):
+    """pip: prereleases allowed as the draft's may be one, nothing installed, resolved as for an
+    empty venv, no cache, its report written; uv: the venv made for it, no user uv configuration
+    (the indexes are the ones named), no cache, prereleases allowed."""
+    fake = installers(pip=(0, "", resolution(7, "7.2.0")), uv=(0, uv_said(resolution(7, "7.2.0"))))
+    check(tmp_path, 7, plugin(tmp_path, 7, "rocm[libraries]==7.2.0"), rocm=None)
+    venv = str(tmp_path / "work" / "venv" / "bin" / "python")
+    line = with_rocm_path.requirements(7, LINE)
+    pip = fake.argv("pip")
+    assert pip[:len(resolver.pip_argv(Path(venv)))] == resolver.pip_argv(Path(venv))
+    assert pip[len(resolver.pip_argv(Path(venv))):] == [
+        "install", "--pre", "--dry-run", "--ignore-installed", "--no-cache-dir", "--quiet",
+        "--report", str(tmp_path / "work" / "with-rocm-pip.json"), "--isolated", "--index-url", PUBLIC,
+        "--extra-index-url", DRAFT, *line]
+    assert fake.argv("uv") == ["uv", "pip", "install", "--dry-run", "--python", venv, "--no-config", "--no-cache",
+                               "--prerelease", "allow", "--extra-index-url", DRAFT, "--index-url", PUBLIC, *line]
+    [(made, options)] = [c for c in fake.calls if c[0][1:3] == ["-m", "venv"]]
+    assert made == [sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "work" / "venv")]
+
+
+@pytest.mark.parametrize("major, got, extra, problem", [
+    (7, resolution(7, "10.1.0"), "rocm[libraries]>=7", "the with-rocm extra resolves ROCm 10 runtime wheels "
+     "(rocm==10.1.0, rocm-sdk-core==10.1.0, rocm-sdk-libraries==10.1.0) for a rocm7 plugin"),
+    (10, {**resolution(10, "10.1.0"), "jax-rocm10-plugin": "0.9.0"}, "rocm[libraries]",
+     "it resolves jax-rocm10-plugin 0.9.0, not the draft's 0.9.1"),
+    (7, resolution(7, "7.2.0"), "rocm-sdk-libraries-gfx94X-dcgpu==7.2.0",
+     "the with-rocm extra's rocm-sdk-libraries-gfx94x-dcgpu not in what it resolves")],
+    ids=["another-major", "another-plugin", "extra-package-missing"])
+def test_a_resolution_that_is_wrong_fails_each_installer_in_one_line(tmp_path, installers, major, got, extra,
+                                                                     problem):
+    installers(pip=(0, "", got), uv=(0, uv_said(got)))
+    record = check(tmp_path, major, plugin(tmp_path, major, extra, "rocm[libraries]"))
+    assert record.installers == {"pip": "failed", "uv": "failed"}
+    assert record.problems == [f"with-rocm path, {i}: {problem}" for i in ("pip", "uv")]
+
+
 # ---------------------------------------------------------------- the cell's record
 
 
@@ -285,6 +321,16 @@ def test_uvs_lines_are_read_from_both_of_its_streams(resolved, data):
     if data.draw(st.booleans()):
         out = out.rstrip("\n")
     assert with_rocm_path.resolved_by("uv", out, err, None) == resolved
+
+
+@given(st.dictionaries(NAMES, VERSIONS, min_size=1, max_size=8), st.randoms(use_true_random=False),
+       st.sampled_from([str.upper, str.title, lambda n: n.replace("-", "_"), lambda n: n.replace("-", ".")]))
+def test_what_pip_reports_is_read_in_any_order_however_names_are_spelled(tmp_path_factory, resolved, rng, spell):
+    report = pip_report({spell(n): v for n, v in resolved.items()})
+    rng.shuffle(report["install"])
+    path = tmp_path_factory.mktemp("report") / "r.json"
+    path.write_text(json.dumps(report))
+    assert with_rocm_path.resolved_by("pip", "", "", path) == resolved
 
 
 @pytest.mark.parametrize("written", [None, "", "not json", "[]", '{"install": {}}', '{"version": "1"}'])
