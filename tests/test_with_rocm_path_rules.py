@@ -23,6 +23,7 @@ from release.core.errors import UserError
 from tests.support.publish_dist import write_wheel
 
 LINE = "0.9.1"
+UV = "/opt/uv/bin/uv"  # where find_uv found uv
 DRAFT, PUBLIC, ROCM = "http://127.0.0.1:8123/draft/", "https://public.example/simple/", "https://rocm.example/v2/gfx94X/"
 
 
@@ -53,7 +54,8 @@ def uv_said(resolved: dict[str, str]) -> str:
 
 
 class Installers:
-    """check_cell's subprocesses answered in memory. ``venv``: the venv step's exit status; ``pip``:
+    """check_cell's subprocesses answered in memory, as ``subprocess.run`` answers with the options
+    given (output captured or not, text or bytes). ``venv``: the venv step's exit status; ``pip``:
     ``(status, stderr, resolution written as its --report or None)``; ``uv``: ``(status, stderr)``;
     ``late``: the installers that run past their deadline. Every call is kept, argv and options."""
 
@@ -64,19 +66,27 @@ class Installers:
     def run(self, argv, **options):
         self.calls.append((list(argv), options))
         if argv[1:3] == ["-m", "venv"]:
-            return subprocess.CompletedProcess(argv, self.venv, "", "")
-        installer = "uv" if argv[0] == "uv" else "pip"
+            return self.done(argv, options, self.venv, "")
+        installer = "uv" if argv[0] == UV else "pip"
         if installer in self.late:
             raise subprocess.TimeoutExpired(argv, options.get("timeout"))
         if installer == "uv":
-            return subprocess.CompletedProcess(argv, self.uv[0], "", self.uv[1])
+            return self.done(argv, options, *self.uv)
         code, err, resolved = self.pip
         if resolved is not None:
             Path(argv[argv.index("--report") + 1]).write_text(json.dumps(pip_report(resolved)))
+        return self.done(argv, options, code, err)
+
+    @staticmethod
+    def done(argv, options, code, err) -> subprocess.CompletedProcess:
+        if not options.get("capture_output"):
+            return subprocess.CompletedProcess(argv, code, None, None)  # it went to our own output
+        if not (options.get("text") or options.get("encoding")):
+            return subprocess.CompletedProcess(argv, code, b"", err.encode())
         return subprocess.CompletedProcess(argv, code, "", err)
 
     def argv(self, installer: str) -> list[str]:
-        [found] = [a for a, _ in self.calls if (a[0] == "uv") == (installer == "uv") and a[1:3] != ["-m", "venv"]]
+        [found] = [a for a, _ in self.calls if (a[0] == UV) == (installer == "uv") and a[1:3] != ["-m", "venv"]]
         return found
 
 
@@ -88,7 +98,7 @@ def installers(monkeypatch):
         monkeypatch.setattr(with_rocm_path, "subprocess", types.SimpleNamespace(
             run=fake.run, TimeoutExpired=subprocess.TimeoutExpired))
         return fake
-    monkeypatch.setattr(with_rocm_path.user_install, "find_uv", lambda: "uv")
+    monkeypatch.setattr(with_rocm_path.user_install, "find_uv", lambda: UV)
     return install
 
 
@@ -179,7 +189,7 @@ def test_without_uv_its_resolution_is_not_tried_the_others_still_are(tmp_path, i
     record = check(tmp_path, 7, plugin(tmp_path, 7, "rocm[libraries]==7.2.0"), installers=("uv", "pip"))
     assert record.installers == {"uv": "not tried", "pip": "ok"} and record.problems == []
     assert record.warnings == ["with-rocm path: uv is not installed here: the uv resolution was not tried"]
-    assert not [a for a, _ in fake.calls if a[0] == "uv"] and fake.argv("pip")
+    assert not [a for a, _ in fake.calls if a[0] == UV] and fake.argv("pip")
 
 
 def test_what_is_resolved_is_said_first_as_the_line_a_user_types(tmp_path, installers):
@@ -204,7 +214,7 @@ def test_the_dry_runs_are_the_users_line_metadata_only_for_an_empty_venv(tmp_pat
         "install", "--pre", "--dry-run", "--ignore-installed", "--no-cache-dir", "--quiet",
         "--report", str(tmp_path / "work" / "with-rocm-pip.json"), "--isolated", "--index-url", PUBLIC,
         "--extra-index-url", DRAFT, *line]
-    assert fake.argv("uv") == ["uv", "pip", "install", "--dry-run", "--python", venv, "--no-config", "--no-cache",
+    assert fake.argv("uv") == [UV, "pip", "install", "--dry-run", "--python", venv, "--no-config", "--no-cache",
                                "--prerelease", "allow", "--extra-index-url", DRAFT, "--index-url", PUBLIC, *line]
     [(made, options)] = [c for c in fake.calls if c[0][1:3] == ["-m", "venv"]]
     assert made == [sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "work" / "venv")]
@@ -237,13 +247,14 @@ def test_the_runtime_recorded_is_what_pip_resolves(tmp_path, installers):
 
 
 def test_a_cell_checked_again_in_the_same_work_directory_is_judged_on_that_run_alone(tmp_path, installers):
-    """validate run twice (a retry) reuses the work directory: the first run's report is still
-    there when pip fails the second time before writing one."""
+    """validate run twice (a retry) reuses the work directory (made with its parents the first
+    time): the first run's report is still there when pip fails the second time before writing one."""
     wheel = plugin(tmp_path, 7, "rocm[libraries]==7.2.0")
+    work = tmp_path / "validate" / "rocm7-py3.11" / "with-rocm"
     installers(pip=(0, "", resolution(7, "7.2.0")))
-    assert check(tmp_path, 7, wheel, installers=("pip",)).installers == {"pip": "ok"}
+    assert check(tmp_path, 7, wheel, installers=("pip",), work=work).installers == {"pip": "ok"}
     installers(pip=(1, "ERROR: No matching distribution found for rocm==7.2.0\n", None))
-    again = check(tmp_path, 7, wheel, installers=("pip",))
+    again = check(tmp_path, 7, wheel, installers=("pip",), work=work)
     assert again.installers == {"pip": "failed"}
     assert again.problems[0].endswith(": ERROR: No matching distribution found for rocm==7.2.0")
 
@@ -259,6 +270,17 @@ def test_a_line_that_does_not_resolve_names_the_indexes_asked(tmp_path, installe
     assert record.problems == ["with-rocm path, pip: cannot resolve jax[rocm7]==0.9.1 jaxlib==0.9.1 "
                                f"jax-rocm7-plugin[with-rocm]==0.9.1 from {where}: "
                                "ERROR: No matching distribution found for rocm==7.9.9"]
+
+
+def test_an_installer_that_succeeds_naming_nothing_fails_the_cell_saying_so(tmp_path, installers):
+    """uv exits 0 having resolved nothing to install (no `` + name==version`` line): the cell's line
+    did not resolve, whatever uv printed."""
+    installers(pip=(0, "", resolution(7, "7.2.0")), uv=(0, "Resolved 0 packages in 1ms\nWould make no changes\n"))
+    record = check(tmp_path, 7, plugin(tmp_path, 7, "rocm[libraries]==7.2.0"), rocm=None)
+    assert record.installers == {"pip": "ok", "uv": "failed"}
+    assert record.problems == ["with-rocm path, uv: cannot resolve jax[rocm7]==0.9.1 jaxlib==0.9.1 "
+                               f"jax-rocm7-plugin[with-rocm]==0.9.1 from the draft's index and {PUBLIC}: "
+                               "it named nothing it would install"]
 
 
 def test_runtime_data_that_cannot_be_read_still_resolves_the_line_without_judging_majors(
