@@ -56,19 +56,26 @@ def make_checkout(root: Path, origin: Path) -> str:
     return git("rev-parse", "HEAD", cwd=root).strip()
 
 
+@pytest.fixture(scope="module")
+def mirrors(tmp_path_factory):
+    """The module's git cache of the upstreams: a mirror answers alike cold or warm, so each
+    test need not fetch them again (tests/test_bisect.py lists candidates from a cold one)."""
+    return tmp_path_factory.mktemp("mirrors")
+
+
 @pytest.fixture
-def world(tmp_path, history, github_env, monkeypatch):
+def world(tmp_path, history, mirrors, github_env, monkeypatch):
     """The project pinned at P8 (what the red nightly built), a checkout with a bare origin the
-    stand-in reads, and a mirror cache of its own."""
+    stand-in reads, and the module's mirror cache."""
     h = history
     root = make_project(tmp_path / "proj", h, pins=h.pins_at(h.c["P8"]))
     origin = tmp_path / "origin.git"
     red = make_checkout(root, origin)
     github_env.git_dir = origin
-    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(mirrors))
     monkeypatch.setenv("GITHUB_OUTPUT", str(tmp_path / "github_output"))
     return SimpleNamespace(root=root, origin=origin, fake=github_env, h=h, tmp=tmp_path, red=red,
-                           store=tmp_path / "store", cache=tmp_path / "cache")
+                           store=tmp_path / "store")
 
 
 def pull_of(fake, client, base: str = "main") -> BumpPull:
