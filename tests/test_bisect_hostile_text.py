@@ -19,6 +19,7 @@ from tests.test_autobisect import (  # noqa: F401 (fixtures)
     comments,
     deliver,
     history,
+    mirrors,
     pull_of,
     seed,
     tip,

@@ -18,7 +18,16 @@ from release.jobs import bisect
 from release.jobs.bisect_published import published_after
 from release.publish.stores import LocalStore
 from tests.support.bisecting import bisect as run_job
-from tests.test_bisect import GOOD_TAG, calls, history, probe_script, revisions_json, seed_local, world  # noqa: F401
+from tests.test_bisect import (  # noqa: F401 (fixtures)
+    GOOD_TAG,
+    calls,
+    history,
+    mirrors,
+    probe_script,
+    revisions_json,
+    seed_local,
+    world,
+)
 
 DAY = dt.date(2026, 11, 22)
 
