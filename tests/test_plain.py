@@ -94,6 +94,7 @@ MARKUP = st.lists(st.sampled_from(["[bold]", "[/bold]", "[/]", "[i]", "\\[", "\\
 @given(text=MARKUP)
 @example(text="\\\\[bold]b[/bold]")
 @example(text="\\[bold] is how rich shows a tag")
+@example(text="\\[ [bold]x[/bold]")  # an escaped bracket that opens no tag, before one that is a tag
 def test_markup_reads_as_rich_prints_it(text):
     try:
         expected = Text.from_markup(text).plain
@@ -121,26 +122,30 @@ def test_a_line_off_a_terminal_is_what_rich_wrote_there(text, monkeypatch):
 @pytest.mark.parametrize("as_json, terminal, drawn_by", [
     (False, False, PlainConsole), (False, True, Console), (True, False, None), (True, True, None)])
 def test_a_view_is_plain_text_off_a_terminal_rich_on_one_and_json_with_json(monkeypatch, as_json, terminal, drawn_by):
+    """Either way the table's title is on its own line, at its left (rich's ``title_justify``)."""
     for name in output._TERMINAL_OVERRIDES:
         monkeypatch.delenv(name, raising=False)
     if terminal:
         monkeypatch.setenv("TTY_COMPATIBLE", "1")
+        monkeypatch.setenv("NO_COLOR", "1")
     seen = []
 
     def human(console):
         seen.append(type(console))
-        table = new_table(console, "t")
+        table = new_table(console, "pins")
         table.add_column("a")
-        table.add_row("1")
+        table.add_row("a cell much wider than the title")
         console.print(table)
 
     stream = io.StringIO()
     output.Output(as_json=as_json, stream=stream).result_view({"a": 1}, human)
     assert seen == ([drawn_by] if drawn_by else [])
+    written = re.sub(r"\x1b\[[0-9;]*m", "", stream.getvalue())
     if as_json:
-        assert '"a": 1' in stream.getvalue()
+        assert '"a": 1' in written
     else:
-        assert ("┃" in stream.getvalue()) is terminal and "1" in stream.getvalue()
+        assert ("┃" in written) is terminal and "a cell much wider" in written
+        assert written.split("\n")[0] == "pins", written
 
 
 def test_a_table_is_set_off_from_the_lines_around_it():
@@ -155,3 +160,27 @@ def test_a_table_is_set_off_from_the_lines_around_it():
     console.print("[bold]assets[/bold]")
     console.print("  a.whl")
     assert stream.getvalue() == ("line 0.9.1\n\npins\ndep\n---\nxla\n\npins\ndep\n---\nxla\n\nassets\n  a.whl\n")
+
+
+def test_text_is_written_as_rich_prints_it():
+    """Several objects joined by ``sep``, each line of a text its own line, markup dropped unless
+    ``markup=False`` (then the brackets are the text's own), and no blank line before a first table."""
+    stream = io.StringIO()
+    console = PlainConsole(stream)
+    table = PlainTable("first")
+    table.add_column("h")
+    table.add_row("r")
+    console.print(table)
+    console.print("a", "[bold]b[/bold]", 3)
+    console.print("one\ntwo", markup=False)
+    console.print("[bold]kept[/bold] as written", markup=False)
+    assert stream.getvalue() == "first\nh\n-\nr\n\na b 3\none\ntwo\n[bold]kept[/bold] as written\n"
+
+
+def test_a_table_without_a_title_starts_at_its_header_and_a_short_row_leaves_the_rest_blank():
+    table = PlainTable()
+    for col in ("tag", "ROCm", "note"):
+        table.add_column(col)
+    table.add_row("v1", "7")  # fewer cells than columns
+    table.add_row("v2", "10", "n")
+    assert table.lines() == ["tag  ROCm  note", "---  ----  ----", "v1   7", "v2   10    n"]

@@ -56,7 +56,7 @@ class PlainTable:
         self.headers: list[str] = []
         self.rows: list[tuple[str, ...]] = []
 
-    def add_column(self, header: str = "", **_: Any) -> None:
+    def add_column(self, header: str, **_: Any) -> None:
         self.headers.append(sanitize.line(header))
 
     def add_row(self, *cells: str | None) -> None:
