@@ -80,7 +80,7 @@ def test_moved_pins_build_and_are_named_in_the_order_of_deps_yaml(line):
 
 
 @pytest.mark.parametrize("before, now, shown", [("r1" + "0" * 38, "r2" + "0" * 38, "r100000..r200000"),
-                                                ("r1", "r2", "r1..r2")])
+                                                ("r1", "r2", "r1..r2"), (None, "r2", "?..r2"), ("r1", None, "r1..?")])
 def test_only_this_repository_moving_builds_and_says_its_commits(line, before, now, shown):
     project, store = line
     last = published(store, project, release_commit=before)
@@ -258,6 +258,32 @@ def test_the_decision_is_the_plan_steps_and_a_night_without_a_build_is_done(line
                                                             plan=plan(project, release_commit="r2")))
     assert (moved.changed, moved.last, moved.done) == (True, last.tag, None)
     assert moved.reason.startswith("building: only this repository changed")
+
+
+def test_the_plan_step_decides_from_the_listing_the_plan_read(line):
+    project, store = line
+    published(store, project)
+
+    class Quiet(LocalStore):
+        def published(self):
+            raise AssertionError("the store's listing was asked for again")
+    got = nightly.changed(request(project), None, Planned(store=Quiet(store.directory), listing=store.published(),
+                                                          plan=plan(project)))
+    assert got.changed is False
+
+
+def test_tonights_plan_is_made_at_the_commit_of_the_checkout_holding_the_project(tmp_path):
+    import subprocess
+    run = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*run, "init", "-q"], check=True)
+    (tmp_path / "line").mkdir()
+    project = load_project(copy_config(tmp_path / "line"))         # a project below the checkout's top
+    subprocess.run([*run, "add", "-A"], check=True)
+    subprocess.run([*run, "commit", "-q", "-m", "line"], check=True)
+    head = subprocess.run([*run, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+    now = dt.datetime(2026, 11, 22, tzinfo=dt.timezone.utc)
+    got = nightly.nightly_version(request(project, now=now, pythons=("3.12",)), None, Planned())
+    assert got.plan.revisions.release_commit == head == got.revisions.release_commit
 
 
 @pytest.mark.parametrize("planned", [Planned(), Planned(store=object())])

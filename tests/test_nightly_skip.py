@@ -89,3 +89,20 @@ def test_the_nightly_and_bisect_judge_changes_the_build_by_the_same_tree():
     from release.jobs import bisect
     assert (nightly.SOURCE, nightly.BUILD_TREE) == (bisect.SOURCE, "jax_rocm_plugin/") == ("plugin", "jax_rocm_plugin/")
     assert f"{nightly.SOURCE}/{nightly.BUILD_TREE}" == WORKSPACE_SUBDIR + "/"  # where Bazel runs is what both read
+
+
+def test_the_plan_step_reads_the_plugins_history_in_the_projects_own_mirror(line, monkeypatch):
+    """``changed`` (the nightly's plan step) asks the real history: a CI-only plugin move builds
+    nothing; without $JAX_ROCM_RELEASE_CACHE the mirror is the project's ``.cache/git``."""
+    from release.core.output import Output
+    from release.jobs.runner import JobRequest, Planned
+    project, store, c = line
+    monkeypatch.delenv("JAX_ROCM_RELEASE_CACHE")
+    base = at(project, plugin=c["A"])
+    _publish(store, base, make_plan(base, "nightly", date=DAY, pythons=("3.12",)).version, release_commit="r2")
+    moved = at(project, plugin=c["CI"])
+    plan = make_plan(moved, "nightly", date=DAY + dt.timedelta(days=1), pythons=("3.12",), release_commit="r2")
+    got = nightly.changed(JobRequest(moved, Output(), project.root / "dist"), None,
+                          Planned(store=store, listing=store.published(), plan=plan))
+    assert got.changed is False and got.done == got.reason and got.reason.startswith("no build: only plugin moved")
+    assert (project.root / ".cache" / "git").is_dir()
