@@ -70,7 +70,7 @@ def world(tmp_path, history, mirrors, monkeypatch):
     for key in ("GITHUB_REPOSITORY", "GITHUB_TOKEN"):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(mirrors))
-    return type("World", (), {"root": root, "store": store_dir, "tmp": tmp_path, "h": history})
+    return type("World", (), {"root": root, "store": store_dir, "tmp": tmp_path, "h": history, "cache": mirrors})
 
 
 def release(*argv, env=None, **kwargs):
