@@ -88,3 +88,15 @@ def test_every_verdict_is_counted_once_by_what_mutmut_said(verdicts, indent):
     assert report["timed_out"] == verdicts.count("timeout")
     assert report["timeouts"] == sorted(n for n, v in zip(names, verdicts) if v == "timeout")
     assert status == (1 if "timeout" in verdicts else 0)
+
+
+def test_the_reruns_verdicts_are_each_re_run_mutants_own():
+    recorded = RECORDED.replace("x_requirements__mutmut_2: timeout", "x_requirements__mutmut_2: survived")
+    found = mutation.read_results(recorded)
+    rerun = ["release.check.with_rocm_path.x_requirements__mutmut_2", "release.core.versions.x_parse__mutmut_4",
+             "release.check.with_rocm_path.x_check_cell__mutmut_112", "release.core.versions.x_gone__mutmut_1"]
+    assert mutation.verdicts_of(found, rerun) == {
+        "release.check.with_rocm_path.x_check_cell__mutmut_112": "timeout",
+        "release.check.with_rocm_path.x_requirements__mutmut_2": "survived",
+        "release.core.versions.x_gone__mutmut_1": "not checked",
+        "release.core.versions.x_parse__mutmut_4": "killed"}
