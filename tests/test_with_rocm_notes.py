@@ -149,7 +149,9 @@ def test_each_line_says_why_where_validate_said_and_that_it_did_not_where_it_did
         (7, "3.12"): {"with_rocm": {"pip": "n/a", "uv": "n/a", "runtime": [], "reason": None}},
         (7, "3.13"): {"with_rocm": {"pip": "failed", "uv": "ok", "runtime": [],
                                     "reason": "no index has rocm-sdk-core"}},
-        (10, "3.12"): {"with_rocm": {"pip": "failed", "runtime": [], "reason": None}}})
-    assert text.splitlines()[1:] == ["- ROCm 7, Python 3.12: n/a (no reason recorded)",
+        (10, "3.12"): {"with_rocm": {"pip": "failed", "runtime": [], "reason": None}},
+        (7, "3.9"): {"tested": False}})   # in order: majors, then Pythons by minor (3.9 before 3.12)
+    assert text.splitlines()[1:] == ["- ROCm 7, Python 3.9: not run",
+                                     "- ROCm 7, Python 3.12: n/a (no reason recorded)",
                                      "- ROCm 7, Python 3.13: failed (no index has rocm-sdk-core)",
                                      "- ROCm 10, Python 3.12: failed"]
