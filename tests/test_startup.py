@@ -245,3 +245,18 @@ def test_the_dataclasses_a_command_defines_say_why_themselves(argv, project_dir)
     proc = subprocess.run([sys.executable, "-c", "import json\n" + UNDOCUMENTED, *argv], cwd=project_dir,
                           capture_output=True, text=True)
     assert json.loads(proc.stderr.strip().splitlines()[-1]) == []
+
+
+# promote of a small dist (issue 36 item 2: 250 modules, 6.6x ``python -c pass``): in a log or a pipe
+# its table is plain text and rich is not imported (release.core.plain); 2026-11-28: 250 -> 195.
+PROMOTE_BUDGET = 200
+
+
+def test_a_promote_in_a_pipe_loads_no_rich_and_stays_within_its_module_budget(make_dist, tmp_path):
+    dist = make_dist("0.9.1rc1")
+    proc, modules = run_probe("promote", *sorted(map(str, dist.glob("*.whl"))), "--to", "release",
+                              "--out", str(tmp_path / "out"), cwd=tmp_path)
+    assert "release.build.promote" in modules and len(list((tmp_path / "out").glob("*.whl"))) == 2, proc.stderr
+    assert "promoted to 0.9.1" in proc.stdout
+    assert not loaded(modules, ("rich", *REMOTE)), loaded(modules, ("rich", *REMOTE))
+    assert len(modules - bare_interpreter()) <= PROMOTE_BUDGET, len(modules - bare_interpreter())

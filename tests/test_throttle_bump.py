@@ -220,8 +220,9 @@ def test_a_warm_bump_with_nothing_moved_asks_the_throttle_nothing_it_cannot_use(
         bump_project, git_remotes, tmp_path, throttle):
     """Issue 36: the next day's bump, nothing moved upstream, under a second. The throttle that is
     off, or cannot ask GitHub (no token), does not look up the checked-out branch (GitPython) or
-    load the GitHub client; with --json nothing draws, so rich is not loaded; the mirrors' lock is
-    not the filelock package. Each run of the roller is still the bump it was: pins current."""
+    load the GitHub client nor the runs' reader (nightly_runs, shapes); with --json nothing draws,
+    so rich is not loaded; the mirrors' lock is not the filelock package. Each run of the roller is
+    still the bump it was: pins current."""
     c = git_remotes.c
     root = bump_project(commits={"plugin": c["P2"], "jax": c["J4"], "xla": c["Y_TIP"]})
     if throttle:
@@ -233,7 +234,8 @@ def test_a_warm_bump_with_nothing_moved_asks_the_throttle_nothing_it_cannot_use(
         result = json.loads(proc.stdout)
         assert result["changed"] is False, (day, proc.stdout)
         loaded = sorted({m for m in modules if m.split(".")[0] in ("git", "rich", "filelock", "requests")}
-                        | {m for m in modules if m == "release.sources.github"})
+                        | {m for m in modules if m in ("release.sources.github", "release.sources.nightly_runs",
+                                                       "release.sources.shapes")})
         assert loaded == [], (day, loaded)
 
 

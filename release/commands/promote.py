@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from release.core.output import Output
+    from release.core.plain import PlainConsole
 
 HELP = "re-version wheels to release, rcN or postN (raw copy of the big members, new RECORD)"
 
@@ -34,21 +35,23 @@ def run(args: argparse.Namespace, out: Output) -> int:
     with byte_progress(out, "promoting", sum(w.stat().st_size for w in args.wheels)) as bar:
         result = run_promote(options, bar, out.line)
 
-    def human(console: Console) -> None:
-        from rich.markup import escape
-        from rich.table import Table
-        table = Table(title=f"promoted to {', '.join(result.versions)}", title_justify="left")
+    def human(console: Console | PlainConsole) -> None:  # rich on a terminal, else plain text
+        from release.core.plain import PlainConsole, new_table
+        plain = isinstance(console, PlainConsole)
+        if not plain:
+            from rich.markup import escape
+        table = new_table(console, f"promoted to {', '.join(result.versions)}")
         for col in ("from", "wheel", "raw copies", "rewritten"):
             table.add_column(col, overflow="fold")
         for r in result.promotions:
-            table.add_row(r.old_version, escape(str(r.output)),
+            table.add_row(r.old_version, str(r.output) if plain else escape(str(r.output)),
                           f"{len(r.copied)} ({r.copied_bytes / 1e6:.1f} MB)", str(len(r.rewritten)))
         console.print(table)
         if result.dist_files:
             console.print(f"{args.out}: a dist of {result.versions[0]} (with {', '.join(result.dist_files)}); "
                           f"`release publish {args.out}` ships it as it is", markup=False)
 
-    out.result(result.to_json(), human)
+    out.result_view(result.to_json(), human)
     output.step_summary(result.summary())
     output.github_output(result.outputs())
     return 0

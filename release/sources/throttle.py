@@ -36,14 +36,16 @@ from release.core import sanitize
 from release.core.lines import LINE_PREFIX
 from release.core.redact import redact
 from release.core.roller import not_asked as not_asked  # re-exported: the throttle's line offline
-from release.sources.nightly_runs import GREEN, RED, TOKEN_SCOPES, NightlyRun, iter_runs, with_gates
-from release.sources.shapes import fields
+
+# The runs' reader (nightly_runs, shapes) is imported where the runs are read or judged: a bump
+# whose throttle is off or not asked (no GITHUB_TOKEN) loads none of it (issue 36 item 2).
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from release.core.roller import Reset, Roller
     from release.sources.github import GitHubClient
+    from release.sources.nightly_runs import NightlyRun
 
 OFF, CLEAR, THROTTLED, UNREADABLE, UNCHECKED = "off", "clear", "throttled", "unreadable", "unchecked"
 MAX_READ = 100
@@ -84,6 +86,7 @@ class Throttle:
         if self.state == UNCHECKED:
             return f"throttle: nightly runs not read ({self.why}): rolling without the throttle"
         if self.state == UNREADABLE:
+            from release.sources.nightly_runs import TOKEN_SCOPES
             return (f"throttle: the nightly runs could not be read ({self.why}): not rolling until "
                     f"they can (the token needs {TOKEN_SCOPES})")
         count = f"{len(self.reds)}{' or more' if self.more else ''}"
@@ -115,6 +118,7 @@ class Throttle:
 def decide(runs: Iterable[NightlyRun], limit: int, reset: Reset | None = None,
            reset_text: str | None = None, *, max_read: int = MAX_READ) -> Throttle:
     """The throttle over ``runs`` (newest first), by the module's rule."""
+    from release.sources.nightly_runs import GREEN, RED
     if limit <= 0:
         return Throttle(limit, OFF, reset=reset_text)
     reds: list[NightlyRun] = []
@@ -164,6 +168,7 @@ def runs_branch(client: GitHubClient, owner: str, name: str, line: str | None) -
     ``release/X.Y`` line, whose jobs run in the default branch's nightly (one request)."""
     if line is None or not line.startswith(LINE_PREFIX):
         return line
+    from release.sources.shapes import fields
     repo = fields(client.request("GET", f"/repos/{owner}/{name}"), "repository", default_branch=str)
     return str(repo["default_branch"])
 
@@ -173,6 +178,7 @@ def read(roller: Roller, client: GitHubClient, owner: str, name: str, *, branch:
     ``client`` (``release status`` and the dashboard call this with their own client); runs
     GitHub will not give are UNREADABLE, which holds the roller."""
     from release.sources.github import GitHubError
+    from release.sources.nightly_runs import iter_runs, with_gates
     limit, reset_text = roller.throttle_after_red, roller.reset_text()
     if limit <= 0:  # off: nothing is asked
         return decide((), limit, roller.throttle_reset_after, reset_text)
