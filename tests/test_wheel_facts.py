@@ -1,4 +1,4 @@
-"""A listed wheel's Requires-Python (``release.publish.wheel_facts.requires_python``) is what the
+"""A listed wheel's Requires-Python (``release.core.core_metadata.requires_python``) is what the
 email parser reads from its METADATA, however the header section is laid out: generated texts of
 fields, continuation lines, "From " lines, nameless fields, a body with or without a blank line
 before it, and each line ending, against ``email.parser.HeaderParser``."""
@@ -10,7 +10,7 @@ from email.parser import HeaderParser
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from release.publish.wheel_facts import requires_python
+from release.core.core_metadata import requires_python
 
 LINES = st.sampled_from([
     "Requires-Python: >=3.11", "requires-python:>=3.10,<4", "REQUIRES-PYTHON:   ", "Requires-Python:",

@@ -13,10 +13,11 @@ from pathlib import Path
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from release.core.core_metadata import requires_python
 from release.publish import notes, wheel_record
 from release.publish.index import build_site
 from release.publish.stores import LocalStore
-from release.publish.wheel_facts import requires_python, wheel_metadata
+from release.publish.wheel_facts import wheel_metadata
 from release.publish.wheel_record import Facts
 from tests.support.publish_dist import build_dist, release_dist, without_index_facts, write_wheel
 

@@ -8,6 +8,7 @@ validated mark, immutability) and never a wheel: everything that counts wheels a
 
     file_name(wheel) -> "<wheel>.metadata"       wheel_of(name) -> the wheel it describes, or None
     read(wheel) -> METADATA bytes                write_beside(wheel) -> the file written
+    requires_python(metadata) -> its Requires-Python, as the email parser reads it
     problems(files) -> one line per metadata file that is not its wheel's METADATA
     missing(names) -> the wheels among ``names`` without their metadata file
 """
@@ -15,6 +16,7 @@ validated mark, immutability) and never a wheel: everything that counts wheels a
 from __future__ import annotations
 
 import os
+import re
 import struct
 import zlib
 from pathlib import Path
@@ -192,3 +194,29 @@ def missing(names: Iterable[str]) -> list[str]:
     """The wheels among ``names`` whose core metadata file is not among them, sorted."""
     present = set(names)
     return sorted(n for n in present if is_wheel(n) and file_name(n) not in present)
+
+
+_REQUIRES = re.compile(r"^Requires-Python:", re.M | re.I | re.A)
+# a line that ends the header section (``scan.Headers``): not a field, a continuation or "From "
+_ENDS_SECTION = re.compile(r"^(?=[\s\S])(?!From |[\041-\071\073-\176]*:|[\t ])", re.M)
+
+
+def requires_python(metadata: bytes) -> str | None:
+    """``Requires-Python`` as the email parser reads it (``scan.Headers``), found without parsing
+    every field and the long description: the first line naming it, unless a line before it
+    ended the header section, with its continuation lines. Text with a CR goes to ``Headers``."""
+    text = metadata.decode("utf-8", "replace")
+    if "\r" in text:
+        from release.core.scan import Headers
+        found = Headers(text).get("Requires-Python")
+        return found.strip() if found else None
+    match = _REQUIRES.search(text)
+    if match is None or _ENDS_SECTION.search(text, 0, match.start()):
+        return None
+    end = text.find("\n", match.end())
+    value = text[match.end():len(text) if end < 0 else end + 1].lstrip(" \t")
+    while end >= 0 and text[end + 1:end + 2] in (" ", "\t"):  # continuation lines
+        start, end = end + 1, text.find("\n", end + 1)
+        value += text[start:len(text) if end < 0 else end + 1]
+    value = value.rstrip("\r\n")
+    return value.strip() if value else None

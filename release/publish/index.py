@@ -49,6 +49,7 @@ from packaging.version import InvalidVersion, Version
 
 from release.core import core_metadata, naming, versions
 from release.core.checksums import sha256_file
+from release.core.core_metadata import requires_python
 from release.core.errors import UserError
 from release.core.naming import Identity
 from release.core.safe_names import plain_file_name
@@ -72,7 +73,7 @@ from release.publish.staging import (
     read_state,
     write_json,
 )
-from release.publish.wheel_facts import requires_python, wheel_metadata
+from release.publish.wheel_facts import wheel_metadata
 
 if TYPE_CHECKING:
     from release.core.output import ProgressBars, Say

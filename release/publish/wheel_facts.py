@@ -10,13 +10,13 @@ records no digest.
 from __future__ import annotations
 
 import hashlib
-import re
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from release.core import core_metadata
 from release.core.checksums import sha256_file
+from release.core.core_metadata import requires_python
 from release.publish import notes
 from release.publish.ranged import remote_metadata
 from release.publish.staging import Tree, write_json
@@ -40,33 +40,6 @@ class PublishedWheel(Protocol):
 def wheel_metadata(path: Path) -> bytes:
     """The METADATA file of a wheel, byte for byte."""
     return core_metadata.read(path, path.name)
-
-
-_REQUIRES = re.compile(r"^Requires-Python:", re.M | re.I | re.A)
-# a line that ends the header section (``scan.Headers``): not a field, a continuation or "From "
-_ENDS_SECTION = re.compile(r"^(?=[\s\S])(?!From |[\041-\071\073-\176]*:|[\t ])", re.M)
-
-
-def requires_python(metadata: bytes) -> str | None:
-    """``Requires-Python`` as the email parser reads it (``scan.Headers``), found without parsing
-    every field and the long description: the first line naming it, unless a line before it
-    ended the header section, with its continuation lines. Text with a CR goes to ``Headers``."""
-    text = metadata.decode("utf-8", "replace")
-    if "\r" in text:
-        from release.core.scan import Headers
-        found = Headers(text).get("Requires-Python")
-        return found.strip() if found else None
-    match = _REQUIRES.search(text)
-    if match is None or _ENDS_SECTION.search(text, 0, match.start()):
-        return None
-    end = text.find("\n", match.end())
-    value = text[match.end():len(text) if end < 0 else end + 1].lstrip(" \t")
-    while end >= 0 and text[end + 1:end + 2] in (" ", "\t"):  # continuation lines
-        start, end = end + 1, text.find("\n", end + 1)
-        value += text[start:len(text) if end < 0 else end + 1]
-    value = value.rstrip("\r\n")
-    return value.strip() if value else None
-
 
 
 class WheelFacts:

@@ -59,11 +59,9 @@ def _read_row(line: str) -> Facts | None:
 
 def of_wheel(path: Path, sha256: str) -> Facts:
     """The facts of a wheel on disk whose sha256 is ``sha256`` (one read of its zip directory
-    and METADATA: ``release.publish.wheel_facts``)."""
-    from release.publish.wheel_facts import requires_python, wheel_metadata
-
-    metadata = wheel_metadata(path)
-    return Facts(path.name, sha256, requires_python(metadata), hashlib.sha256(metadata).hexdigest())
+    and METADATA)."""
+    metadata = core_metadata.read(path, path.name)
+    return Facts(path.name, sha256, core_metadata.requires_python(metadata), hashlib.sha256(metadata).hexdigest())
 
 
 def to_text(facts: Iterable[Facts]) -> str | None:
