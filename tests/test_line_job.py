@@ -58,11 +58,12 @@ def planning(monkeypatch):
                                  archive=None)
 
     def ls_remote_branches(remote, *names):
-        seen.asked.append((remote.url, names))
+        seen.asked.append((remote.label, remote.url, names))
         return {b for b in seen.branches if b in names}
 
     def roll(start, cache, *, allow_rewind, say):
         seen.start, seen.cache, seen.allow_rewind = start, cache, allow_rewind
+        say("rolled")
         pins = {"plugin": {"commit": P1}, "jax": {"commit": P1, "line": seen.jax_line}, "xla": {"commit": X1}}
         if seen.archive:
             pins["xla"]["archive_sha256"] = seen.archive
@@ -78,7 +79,9 @@ def plan(tmp_path, xy="0.10", branch="rocm-jaxlib-v0.10.x", published=("0.10.2",
     def got(line):
         asked.append(line)
         return published
-    made = lines.plan_new_line(project(tmp_path), DEPS, INFO, xy, branch, tmp_path / "cache", got)
+    said: list[str] = []
+    made = lines.plan_new_line(project(tmp_path), DEPS, INFO, xy, branch, tmp_path / "cache", got, said.append)
+    assert said == ["rolled"]
     return made, asked
 
 
@@ -87,7 +90,7 @@ def test_a_new_line_moves_the_plugin_and_its_tree_to_the_working_branch_and_roll
     assert {d.name: d.branch for d in planning.start} == {"plugin": "rocm-jaxlib-v0.10.x",
                                                           "jax": "rocm-jaxlib-v0.10.x", "xla": "rocm-main"}
     assert planning.allow_rewind is True and planning.cache == tmp_path / "cache"
-    assert planning.asked == [("https://user:secret@example.invalid/rocm/jax.git", ("rocm-jaxlib-v0.10.x",))]
+    assert planning.asked == [("plugin", "https://user:secret@example.invalid/rocm/jax.git", ("rocm-jaxlib-v0.10.x",))]
     assert (made.xy, made.branch, made.plugin_branch, made.jax_line) == ("0.10", "release/0.10",
                                                                         "rocm-jaxlib-v0.10.x", "0.10.2")
     assert asked == ["0.10.2"] and made.version == "0.10.2.post1"     # 0.10.2 is out: its next is a post
@@ -193,7 +196,8 @@ MAIN_LISTS = {".github/lines.json": '["main", "release/0.9"]'}
 
 
 def test_without_push_the_lines_branch_and_list_are_committed_here_only(tmp_path):
-    repo = Repo(tmp_path, origin={"main": MAIN_LISTS}, head={".github/lines.json": '["main"]'})
+    origin = {"main": MAIN_LISTS, "release/0.10": {}}     # origin is not asked: not even for the line's branch
+    repo = Repo(tmp_path, origin=origin, head={".github/lines.json": '["main", "release/0.8"]'})
     done = lines.deliver_new_line(repo, LINE, base="main", push=False, pull=None)
     files, message = repo.commits["release-line-0.10-files"] if "release-line-0.10-files" in repo.commits else (
         repo.commits[f"{lines.PR_PREFIX}0.10-files"])
@@ -201,10 +205,11 @@ def test_without_push_the_lines_branch_and_list_are_committed_here_only(tmp_path
     assert message == ("Start line 0.10: 0.10.2.post1, the plugin on rocm-jaxlib-v0.10.x\n\n"
                        "The files of the maintained line 0.10 (docs/lines.md).")
     listed, pr_message = repo.commits[f"{lines.PR_PREFIX}0.10"]
-    assert json.loads(listed[".github/lines.json"]) == ["main", "release/0.10"]   # HEAD's list, not origin's
+    assert json.loads(listed[".github/lines.json"]) == ["main", "release/0.10", "release/0.8"]  # HEAD's, not origin's
     assert pr_message.startswith("Maintain line 0.10 (release/0.10: 0.10.2.post1)\n\nStarts the maintained line")
     assert repo.pushed == [] and repo.created == []
-    assert done == {"branch_action": "committed", "commit": done["commit"], "lines": ["main", "release/0.10"],
+    assert done == {"branch_action": "committed", "commit": done["commit"],
+                    "lines": ["main", "release/0.10", "release/0.8"],
                     "pr_branch": f"{lines.PR_PREFIX}0.10", "pr_commit": done["pr_commit"],
                     "title": "Maintain line 0.10 (release/0.10: 0.10.2.post1)", "action": "committed"}
     assert len(done["commit"]) == 40 and done["pr_commit"] != done["commit"]
@@ -223,6 +228,15 @@ def test_a_push_creates_the_lines_branch_and_pushes_the_list_origin_has_now(tmp_
     assert done["lines"] == ["main", "release/0.10", "release/0.9"]     # a line merged meanwhile counts
     assert repo.pushed == [(done["pr_commit"], f"{lines.PR_PREFIX}0.10")]
     assert (done["branch_action"], done["action"]) == ("created", "pushed")
+
+
+@pytest.mark.parametrize(("push", "where"), [(True, "main:.github/lines.json"), (False, ".github/lines.json")])
+def test_a_list_that_cannot_be_read_is_named_where_it_was_read(tmp_path, push, where):
+    repo = Repo(tmp_path, origin={"main": {".github/lines.json": "{not a list"}},
+                head={".github/lines.json": "{not a list"})
+    with pytest.raises(UserError) as refused:
+        lines.deliver_new_line(repo, LINE, base="main", push=push, pull=None)
+    assert str(refused.value).startswith(f"{where}: ")
 
 
 def test_a_push_without_any_list_on_origin_lists_the_default_branch_and_the_line(tmp_path):
@@ -266,13 +280,15 @@ class Client:
 def test_with_a_pull_request_asked_the_list_change_is_pushed_and_proposed(tmp_path, monkeypatch):
     seen = {}
     monkeypatch.setattr("release.sources.pull_requests.create_or_withdraw",
-                        lambda client, repo, **kw: seen.update(kw) or {"number": 12, "html_url": "u12"})
+                        lambda client, repo, **kw: seen.update(kw, client=client, repo=repo)
+                        or {"number": 12, "html_url": "u12"})
     repo, client = Repo(tmp_path, origin={"main": MAIN_LISTS}), Client()
     done = lines.deliver_new_line(repo, LINE, base="main", push=True, pull=(client, "rocm", "jax"))
     assert client.asked == [("rocm", "jax", "open", f"rocm:{lines.PR_PREFIX}0.10")]
     assert repo.pushed == [(done["pr_commit"], f"{lines.PR_PREFIX}0.10")]
     assert done["action"] == "opened" and done["pull_request"] == {"number": 12, "url": "u12"}
     body = seen.pop("body")
+    assert (seen.pop("client"), seen.pop("repo")) == (client, repo)
     assert seen == {"owner": "rocm", "name": "jax", "title": "Maintain line 0.10 (release/0.10: 0.10.2.post1)",
                     "branch": f"{lines.PR_PREFIX}0.10", "base": "main"}
     assert repo.commits[f"{lines.PR_PREFIX}0.10"][1] == f"{seen['title']}\n\n{body}"
@@ -292,12 +308,12 @@ def test_the_tools_open_pull_request_is_updated_and_pushed_only_when_it_changed(
 def test_a_pull_request_a_person_pushed_to_is_kept_as_it_is(tmp_path, monkeypatch):
     seen = []
     monkeypatch.setattr("release.sources.pull_requests.keep_for_person",
-                        lambda client, owner, name, pr, who: seen.append((owner, name, pr, who)) or
+                        lambda client, owner, name, pr, who: seen.append((client, owner, name, pr, who)) or
                         types.SimpleNamespace(to_json=lambda: {"number": 7, "kept": who}))
     repo = Repo(tmp_path, origin={"main": MAIN_LISTS}, people={f"{lines.PR_PREFIX}0.10": "a person's commit"})
     client = Client([{"number": 7}])
     done = lines.deliver_new_line(repo, LINE, base="main", push=True, pull=(client, "rocm", "jax"))
-    assert seen == [("rocm", "jax", {"number": 7}, "a person's commit")] and client.updated == []
+    assert seen == [(client, "rocm", "jax", {"number": 7}, "a person's commit")] and client.updated == []
     assert done["action"] == "kept" and done["pull_request"] == {"number": 7, "kept": "a person's commit"}
     assert repo.pushed == []
 
@@ -309,10 +325,13 @@ def test_the_pull_requests_body_names_the_line_its_pins_and_how_to_change_or_dro
     body = lines._pr_body(line, "f" * 40)
     assert body.startswith("Starts the maintained line **0.10**: jax 0.10.2, next version `0.10.2.post1`")
     assert f"Its files are on `release/0.10` ({'f' * 12}):" in body
-    assert "| dep | branch | commit | url |\n|---|---|---|---|\n| plugin |" in body
-    assert f"| xla | `main` | `{X1[:12]}` | https://example.invalid/x |" in body
+    assert (f"| dep | branch | commit | url |\n|---|---|---|---|\n| plugin | `w'b` | `{P1[:12]}` | "
+            f"https://example.invalid/a*b |\n| xla | `main` | `{X1[:12]}` | https://example.invalid/x |\n\n") in body
+    assert "the plugin on `x'y`." in body
     assert "x`y" not in body and "w`b" not in body       # a backtick would end the code span early
-    assert "to drop the line, close this and delete the branch" in body and body.endswith("\n")
+    assert body.endswith("\n\nMerging this adds `release/0.10` to `.github/lines.json`: the nightly and bump workflows "
+                         "run it from their next schedule. To change the line's pins or version first, open a pull "
+                         "request into `release/0.10`; to drop the line, close this and delete the branch.\n")
 
 
 # ------------------------------------------------------------------ every line's row
@@ -384,6 +403,16 @@ def test_the_lines_own_branch_as_default_is_the_default(tmp_path):
     assert lines.next_version_base(repo, "rocm-jax-v0.10.1", "release/0.10") == "release/0.10"
 
 
+@pytest.mark.parametrize("tag", ["rocm-jax-v0.10.1.dev20261124", "v0.10.1"])
+def test_only_an_rc_release_or_post_tag_has_a_next_version(tmp_path, tag):
+    repo = Repo(tmp_path)
+    repo.tags[tag] = "c" * 40
+    with pytest.raises(UserError) as refused:
+        lines.next_version_base(repo, tag, "main")
+    assert str(refused.value).startswith(f"TAG {tag}: expected a release tag ")
+    assert "rc" in str(refused.value) and "post" in str(refused.value)
+
+
 def test_a_tag_not_in_the_checkout_is_one_line_saying_to_fetch_it(tmp_path):
     with pytest.raises(UserError, match=r"^TAG rocm-jax-v0\.10\.1: no such tag in this checkout; fetch it"):
         lines.next_version_base(Repo(tmp_path), "rocm-jax-v0.10.1", "main")
@@ -441,8 +470,8 @@ def line_new(tmp_path, monkeypatch):
     seen = types.SimpleNamespace(plan=None, deliver=None, env=[], index=[])
     repo = Repo(tmp_path, head={"deps.yaml": DEPS, "version_info.json": INFO.replace("0.11.0", "0.11.1")})
     repo.current_branch = lambda: "trunk"
-    monkeypatch.setattr("release.sources.repo.ReleaseRepo", lambda root: repo)
-    monkeypatch.setattr("release.sources.repo.committed_deps", lambda r, deps: ("committed", deps))
+    monkeypatch.setattr("release.sources.repo.ReleaseRepo", lambda root: repo if root == tmp_path else None)
+    monkeypatch.setattr("release.sources.repo.committed_deps", lambda r, deps: ("committed", r, deps))
     monkeypatch.setattr("release.sources.checkout.cache_dir", lambda root: root / "the-cache")
     monkeypatch.setattr("release.check.resolver.public_index_default", lambda: "the-index")
     monkeypatch.setattr("release.check.resolver.index_versions",
@@ -450,6 +479,7 @@ def line_new(tmp_path, monkeypatch):
 
     def plan_new_line(proj, deps_text, info_text, xy, branch, cache, published, say):
         seen.plan = (proj, deps_text, info_text, xy, branch, cache, tuple(published("0.10")))
+        say("planned")
         return LINE
 
     def deliver_new_line(r, line, *, base, push, pull):
@@ -462,14 +492,22 @@ def line_new(tmp_path, monkeypatch):
 
 
 def test_line_new_plans_from_the_committed_files_and_delivers_as_asked(line_new, tmp_path):
-    plan_, data = lines.run_line_new(line_new.project, LineNewOptions("0.10", push=True))
+    said: list[str] = []
+    plan_, data = lines.run_line_new(line_new.project, LineNewOptions("0.10", push=True), say=said.append)
     proj, deps_text, info_text, xy, branch, cache, published = line_new.plan
-    assert proj.deps == ("committed", line_new.project.deps) and proj.version_info.version == "0.11.1"
+    assert proj.deps == ("committed", line_new.repo, line_new.project.deps) and proj.version_info.version == "0.11.1"
+    assert said == ["planned"]
     assert (deps_text, info_text) == (DEPS, INFO.replace("0.11.0", "0.11.1"))
     assert (xy, branch, cache) == ("0.10", "rocm-jaxlib-v0.10.x", tmp_path / "the-cache")
     assert published == ("0.10.1", "0.10.2rc1") and line_new.index == [((7,), "the-index")]
     assert line_new.deliver == (line_new.repo, LINE, "trunk", True, None)
     assert plan_ is LINE and data == LINE.to_json() | {"dry_run": False, "action": "pushed"}
+
+
+def test_line_new_without_a_committed_deps_yaml_starts_from_no_text(line_new):
+    del line_new.repo.head["deps.yaml"]
+    lines.run_line_new(line_new.project, LineNewOptions("0.10"))
+    assert line_new.plan[1] == ""
 
 
 def test_line_new_names_the_working_branch_when_asked(line_new):

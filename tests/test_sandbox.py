@@ -180,13 +180,15 @@ def test_a_tool_step_runs_the_release_module_for_json_and_reads_its_answer(tmp_p
 
     def shell(argv, say, now=None):
         seen.append((argv, now))
+        say("the step's line")
         return stdout
     monkeypatch.setattr(sb, "shell", shell)
-    stdout = '{"version": "0.9.1"}\n'
-    assert sb.release("cut", "--rc", "1", say=print, now="2026-11-24T15:00:00Z") == {"version": "0.9.1"}
+    stdout, said = '{"version": "0.9.1"}\n', []
+    assert sb.release("cut", "--rc", "1", say=said.append, now="2026-11-24T15:00:00Z") == {"version": "0.9.1"}
+    assert said == ["the step's line"]
     assert seen == [([sys.executable, "-m", "release", "cut", "--rc", "1", "--json"], "2026-11-24T15:00:00Z")]
     stdout = " \n"
-    assert sb.release("index", say=print) == {}
+    assert sb.release("index", say=said.append) == {}
 
 
 def test_the_install_lines_name_the_sites_nightly_index(tmp_path):
@@ -225,12 +227,15 @@ def _walk(tmp_path, monkeypatch):
 
     def release(self, *argv, say, now=None):
         calls.append((argv, now))
+        made.setdefault("boxes", set()).add((self.project, self.python))
+        say(f"(release {argv[0]})")
         if argv[0] == "cut":
             return {"version": "0.9.1rc1" if "--rc" in argv else "0.9.1.post1" if "--post" in argv else "0.9.1"}
         return {"version": answers[argv[0]]} if argv[0] in answers else {}
 
     def shell(self, argv, say, now=None):
         calls.append((tuple(argv), now))
+        say(f"(shell {argv[0]})")
         return ""
 
     def make_project(root, tool, ups):      # the project's own rules: test_the_project_pins_...
@@ -254,10 +259,11 @@ def _walk(tmp_path, monkeypatch):
 def test_the_walk_bumps_then_nightly_index_rc_release_post_and_index_again(walked):
     result, calls, said, tmp_path, made = walked
     base = tmp_path / "box"
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    assert made.pop("boxes") == {(base / "project", python)}
     assert made == {"upstreams": (base / "upstream", {"the": "ups"}),
                     "project": (base / "project", REPO, {"the": "ups"}),
                     "runpath": (base / "project", ["/r"]), "stand_ins": (base / "artifacts", ["/r"])}
-    python = f"{sys.version_info.major}.{sys.version_info.minor}"
     art, store = str(base / "artifacts"), ["--store", "local", "--store-dir", str(base / "store")]
     site = ["--out", str(tmp_path / "box" / "site"), "--url", (tmp_path / "box" / "site").as_uri()]
     night, later = "2026-11-24T03:00:00Z", "2026-11-24T15:00:00Z"
@@ -272,6 +278,9 @@ def test_the_walk_bumps_then_nightly_index_rc_release_post_and_index_again(walke
         (("index", *site, *store), later)]
     assert said[0] == f"sandbox in {tmp_path / 'box'}: upstream repositories, a project, stand-in .so files"
     assert said[1:1 + len(result["preamble"])] == [f"$ {line}" for line in result["preamble"]]
+    assert said[1 + len(result["preamble"]):] == [
+        "(release bump)", "(shell git)", "  (deps.yaml committed: the bump PR, merged)", "(release nightly)",
+        "(release index)", "(release cut)", "(release cut)", "(release cut)", "(release index)"]
     assert "unset GITHUB_TOKEN" in result["preamble"][-1] and "ghp_not_said" not in "\n".join(said)
 
 

@@ -109,7 +109,9 @@ def test_a_build_without_artifacts_needs_bazel_on_path_and_says_the_other_way(tm
     monkeypatch.setattr(shutil, "which", lambda name: None)
     with pytest.raises(UserError) as refused:
         steps.build_needs(job_run(tmp_path), opts("build", artifacts=None))
-    assert str(refused.value).startswith("build: no bazel on PATH") and "--artifacts DIR" in str(refused.value)
+    assert str(refused.value) == ("build: no bazel on PATH; building the wheels needs Bazel (or bazelisk) and ROCm. "
+                                  "On another machine pass --artifacts DIR (the .so files a build made; "
+                                  "`release try` makes a sandbox with stand-ins)")
     assert steps.build_needs(job_run(tmp_path), opts("build", artifacts=tmp_path)) is None
     monkeypatch.setattr(shutil, "which", lambda name: f"/usr/bin/{name}" if name == "bazel" else None)
     assert steps.build_needs(job_run(tmp_path), opts("build", artifacts=None)) is None
@@ -144,6 +146,7 @@ class Store:
 
     def download_asset(self, release, asset, dest, progress=None):
         self.downloads.append(asset.name)
+        self.progress = progress
         shutil.copyfile(self.files[release.tag][asset.name], dest)
         return dest
 
@@ -163,9 +166,11 @@ def test_collect_brings_the_drafts_wheels_home_and_writes_one_set_of_sums_metada
     store, said = Store(), []
     stray = tmp_path / "notes.txt"
     stray.write_text("not a dist file\n")
-    store.add("rocm-jax-v0.9.1", [*cells, stray], draft=True)
-    run = job_run(tmp_path, said=said, store=store)
+    store.add("rocm-jax-v0.9.1", [stray, *cells], draft=True)
+    progress = object()
+    run = job_run(tmp_path, said=said, store=store, progress=progress)
     got = steps.collect(run, opts("collect"), {})
+    assert store.progress is progress
     wheels = sorted(p.name for p in cells if p.suffix == ".whl")
     sidecars = [f"{w}.metadata" for w in wheels]
     assert got == {"assets": sorted([*wheels, naming.REVISIONS_ASSET, *sidecars])}
@@ -175,14 +180,42 @@ def test_collect_brings_the_drafts_wheels_home_and_writes_one_set_of_sums_metada
     sums = dict(reversed(line.split("  ")) for line in (directory / naming.CHECKSUMS_ASSET).read_text().splitlines())
     assert sorted(sums) == sorted([*got["assets"], "provenance.intoto.json"])
     assert all(_sha(directory / name) == digest for name, digest in sums.items())
-    subjects = json.loads((directory / "provenance.intoto.json").read_text())["subject"]
-    assert sorted(s["name"] for s in subjects) == wheels
+    statement = json.loads((directory / "provenance.intoto.json").read_text())
+    assert sorted(s["name"] for s in statement["subject"]) == wheels
+    build = statement["predicate"]["buildDefinition"]
+    assert build["internalParameters"]["rocmVersion"] == PROJECT.version_info.rocm_version
+    assert "layout" not in build["externalParameters"]          # the rocm-jax layout's provenance, as it was
 
     store.downloads.clear()                    # a second run downloads only what is missing or differs
     (directory / wheels[0]).unlink()
     (directory / naming.REVISIONS_ASSET).write_text("{}\n")
     steps.collect(job_run(tmp_path, store=store), opts("collect"), {})
     assert sorted(store.downloads) == sorted([wheels[0], naming.REVISIONS_ASSET])
+
+
+def test_collect_of_a_jax_tree_line_records_its_layout_and_every_rocm_in_the_provenance(tmp_path, cells,
+                                                                                       monkeypatch):
+    from release.build import layouts
+    monkeypatch.setattr(layouts, "layout_of", lambda project: types.SimpleNamespace(name=layouts.JAX_TREE))
+    store = Store()
+    store.add("rocm-jax-v0.9.1", cells, draft=True)
+    steps.collect(job_run(tmp_path, store=store), opts("collect"), {})
+    statement = json.loads((tmp_path / "dist" / "0.9.1" / "provenance.intoto.json").read_text())
+    external = statement["predicate"]["buildDefinition"]["externalParameters"]
+    assert external["layout"] == layouts.JAX_TREE and external["rocmVersions"] == list(PROJECT.version_info.rocms)
+
+
+@pytest.mark.parametrize("step", ["collect", "respin"])
+def test_an_asset_name_refused_names_the_store_and_the_release(tmp_path, cells, step):
+    store = Store()
+    bad = tmp_path / "x" / ".hidden.whl"
+    bad.parent.mkdir()
+    bad.write_bytes(b"x")
+    source = store.add("rocm-jax-v0.9.1", [bad, *cells], draft=step == "collect")
+    refused = r"^memory store: asset of rocm-jax-v0\.9\.1: file name '\.hidden\.whl' refused"
+    with pytest.raises(UserError, match=refused):
+        steps.__dict__[step](job_run(tmp_path, "0.9.1.post1" if step == "respin" else "0.9.1", store=store,
+                                     source=source), opts(step), {})
 
 
 def test_collect_downloads_again_whatever_the_store_gives_no_digest_for(tmp_path, cells):
@@ -213,6 +246,7 @@ def test_collect_without_a_draft_or_with_half_of_one_is_one_line(tmp_path, cells
 def test_a_respin_promotes_the_releases_wheels_to_the_post_without_a_rebuild(tmp_path, cells):
     store, said = Store(), []
     source = store.add("rocm-jax-v0.9.1", cells, draft=False)
+    (tmp_path / "dist" / "0.9.1.post2").mkdir(parents=True)     # a re-run after a crash: the dist is there
     run = job_run(tmp_path, "0.9.1.post2", said=said, store=store, source=source)
     got = steps.respin(run, opts("respin"), {})
     wheels = sorted(p.name.replace("-0.9.1-", "-0.9.1.post2-") for p in cells if p.suffix == ".whl")
@@ -236,7 +270,7 @@ def test_a_release_without_wheels_or_revisions_is_not_respun(tmp_path, cells, ke
                        draft=False)
     with pytest.raises(UserError, match=r"^rocm-jax-v0\.9\.1 has no wheels or no revisions\.json to re-spin$"):
         steps.respin(job_run(tmp_path, "0.9.1.post1", store=store, source=source), opts("respin"), {})
-    with pytest.raises(ValueError, match="respin needs the release it re-spins"):
+    with pytest.raises(ValueError, match="^respin needs the release it re-spins$"):
         steps.respin(job_run(tmp_path, "0.9.1.post1", store=store), opts("respin"), {})
 
 
@@ -360,7 +394,7 @@ def test_gc_collects_for_real_by_the_runs_clock_and_the_jobs_retention(tmp_path,
     assert seen == {"store": store, "retention": mine, "dry_run": False, "now": now, "say": said.append}
     steps.gc(job_run(tmp_path, store=store, now=now), opts("gc", retention=None), {})
     assert seen["retention"] == Retention()
-    with pytest.raises(ValueError, match="gc needs the run's clock"):
+    with pytest.raises(ValueError, match="^gc needs the run's clock$"):
         steps.gc(job_run(tmp_path, store=store), opts("gc", retention=None), {})
 
 
@@ -388,7 +422,7 @@ def test_the_tag_is_the_versions_at_the_release_commit_pushed_when_asked(tmp_pat
         run, opts("tag", push=False), {})
     assert steps.tag_fingerprint(run, opts("tag", push=True), {}) != steps.tag_fingerprint(
         job_run(tmp_path, "0.9.1rc2", commit="d" * 40), opts("tag", push=True), {})
-    with pytest.raises(ValueError, match="tag needs the release commit"):
+    with pytest.raises(ValueError, match="^tag needs the release commit$"):
         steps.tag(job_run(tmp_path), opts("tag", push=False), {})
 
 
@@ -437,3 +471,90 @@ def test_the_pypi_step_uploads_the_published_release_and_records_what_reached_it
     assert (settings.dist_root, settings.file_limit, settings.majors) == (
         tmp_path / "dist", 123, PROJECT.version_info.rocm_majors)
     assert seen == {"store": store, "tag": "rocm-jax-v0.9.1", "say": said.append, "progress": progress}
+    monkeypatch.setattr("release.publish.pypi.publish_to_pypi", lambda *a, **kw: {"skipped": "nothing to upload"})
+    assert steps.pypi(job_run(tmp_path), opts("pypi"), {}) == {"uploaded": [], "complete": False}
+
+
+# ------------------------------------------------------------------ validate: what it hands on and records
+
+
+@pytest.fixture
+def validation(monkeypatch):
+    """``validate`` stood in for: returns ``answer.value``; ``answer.seen`` is what it was handed.
+    A jax-tree line's RUNPATH for this checkout, a configured one (naming its root) for any other."""
+    from release.check.validate import Validation
+    answer = types.SimpleNamespace(value=Validation("rocm-jax-v0.9.1", 1, warnings=["w1", "w2"]), seen=None)
+
+    def validate(store, tag, **kwargs):
+        answer.seen = {"store": store, "tag": tag, **kwargs}
+        return answer.value
+    monkeypatch.setattr("release.check.validate.validate", validate)
+    answer.layout = {REPO: ("$ORIGIN/jax-tree",)}
+    monkeypatch.setattr("release.check.runpath.layout_runpath", lambda root: answer.layout.get(root))
+    monkeypatch.setattr("release.build.bazel.configured_runpath", lambda root: ["/configured", str(root)])
+    return answer
+
+
+def test_validate_hands_on_the_draft_the_runs_talk_and_the_lines_runpath(tmp_path, validation):
+    store, progress, said = object(), object(), []
+    plan = types.SimpleNamespace(majors=[types.SimpleNamespace(major=7), types.SimpleNamespace(major=10)],
+                                 pythons=("3.12", "3.13"))
+    got = steps.validate(job_run(tmp_path, said=said, store=store, progress=progress, plan=plan),
+                         opts("validate", python="/usr/bin/python3.12", public_index="none",
+                              require_all_pythons=True), {})
+    assert validation.seen == {"store": store, "tag": "rocm-jax-v0.9.1", "say": said.append, "progress": progress,
+                               "python": "/usr/bin/python3.12", "runpath": ("$ORIGIN/jax-tree",),
+                               "public_index": "none", "require_all_pythons": True,
+                               "line_majors": (7, 10), "line_pythons": ("3.12", "3.13")}
+    assert got == {"validated": True, "untested_cells": [], "untested_pythons": [], "warnings": ["w1", "w2"],
+                   "with_rocm": []}
+    assert said == ["warning: w1", "warning: w2"]
+
+
+def test_without_a_plan_validate_checks_the_lines_majors_with_this_python_and_the_configured_runpath(
+        tmp_path, validation):
+    import sys
+
+    from release.check.validate import line_of_project
+    validation.layout = {}
+    steps.validate(job_run(tmp_path), opts("validate", python=None, public_index=None, require_all_pythons=None), {})
+    assert validation.seen["python"] == sys.executable
+    assert validation.seen["runpath"] == ("/configured", str(REPO))
+    assert (validation.seen["line_majors"], validation.seen["line_pythons"]) == (
+        line_of_project(PROJECT, "0.9.1")[0], None)
+
+
+def test_a_failed_validation_is_one_line_counting_its_problems(tmp_path, validation):
+    from release.check.validate import Validation
+    validation.value = Validation("rocm-jax-v0.9.1", 1, problems=["first problem", "second problem"])
+    with pytest.raises(CheckFailed) as failed:
+        steps.validate(job_run(tmp_path), opts("validate", python=None, public_index=None, require_all_pythons=None),
+                       {})
+    assert str(failed.value) == ("validation of rocm-jax-v0.9.1 failed with 2 problem(s); the draft is left as it "
+                                 "is: first problem; second problem")
+
+
+def test_each_cells_with_rocm_line_is_kept_in_cell_order_pythons_by_minor(tmp_path, validation):
+    from release.check.validate import Validation
+    ok = {"pip": "ok", "uv": "ok", "runtime": [], "reason": None}
+    validation.value = Validation("rocm-jax-v0.9.1", 1, cells={
+        (7, "3.13"): {"tested": True, "with_rocm": ok}, (7, "3.9"): {"tested": True, "with_rocm": ok}})
+    got = steps.validate(job_run(tmp_path), opts("validate", python=None, public_index=None,
+                                                 require_all_pythons=None), {})
+    assert [c["python"] for c in got["with_rocm"]] == ["3.9", "3.13"]
+
+
+def test_the_verify_fingerprint_is_the_same_for_outputs_read_back_in_another_key_order(tmp_path):
+    """A skipped step's outputs come from the manifest, a run step's as it made them: the same
+    outputs in another key order are the same inputs (verify is not run again for nothing)."""
+    run = job_run(tmp_path)
+    made = steps.dist_as_it_is(run, opts("verify"), {"build": {"wheels": ["a.whl"], "cells": 2}})
+    assert made == steps.dist_as_it_is(run, opts("verify"), {"build": {"cells": 2, "wheels": ["a.whl"]}})
+
+
+def test_a_respin_says_in_its_provenance_which_release_it_was_promoted_from(tmp_path, cells):
+    store = Store()
+    source = store.add("rocm-jax-v0.9.1", cells, draft=False)
+    steps.respin(job_run(tmp_path, "0.9.1.post1", store=store, source=source), opts("respin"), {})
+    statement = json.loads((tmp_path / "dist" / "0.9.1.post1" / "provenance.intoto.json").read_text())
+    assert statement["predicate"]["buildDefinition"]["externalParameters"]["promotedFrom"] == "rocm-jax-v0.9.1"
