@@ -64,3 +64,34 @@ def test_the_operation_found_is_openapi_cores(spec, method, url):
             return type(exc).__name__
         return got.path_result.resolved, got.path_result.variables, got.operation.as_uri()
     assert find(IndexedPathFinder) == find(APICallPathFinder)
+
+
+# Variables and endings a URL can have around a path's literal parts: the path's own literals
+# again, nothing, a trailing newline (which the matcher's ``$`` lets through).
+AROUND = st.sampled_from(["", "/", "x", "releases", "{", "}", "\n", "/repos/o/r"])
+
+
+@settings(max_examples=200, derandomize=True)
+@given(data=st.data(), variables=st.lists(VALUE | AROUND, min_size=12, max_size=12),
+       before=AROUND, after=AROUND)
+def test_a_matcher_is_skipped_only_where_it_cannot_find_the_path(data, variables, before, after):
+    """The matchers compiled on first use are skipped only for URLs none of them would find."""
+    from openapi_core.templating.paths.parsers import PathParser
+
+    from tests.support.openapi_paths import _Listed
+
+    pattern = data.draw(st.sampled_from(patterns()))
+    values = iter(variables)
+    url = before + re.sub(r"\{[^}]+\}", lambda _: next(values), pattern) + after
+    other = data.draw(st.sampled_from(patterns()))  # a URL of one path tried on another
+    for tried in (pattern, other):
+        if PathParser(tried, post_expression="$").search(url):
+            assert _Listed(tried, None).may_match(url), (tried, url)
+
+
+def test_a_url_compiles_only_the_matchers_of_paths_it_could_match(spec):
+    iterator = IndexedPathsIterator()
+    found(iterator, "http://127.0.0.1:1/repos/o/r/releases/7/assets", spec)
+    compiled = [listed.pattern for listed in iterator._paths(spec) if listed._parser is not None]
+    assert "/repos/{owner}/{repo}/releases/{release_id}/assets" in compiled
+    assert 0 < len(compiled) < 20, compiled
