@@ -8,7 +8,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.support.fake_github import read_description
+from tests.support.fake_github import read_description, schema_instance
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
@@ -62,3 +62,30 @@ def test_an_unwritable_cache_still_reads_the_file(tmp_path):
     blocker = tmp_path / "cache"
     blocker.write_text("a file where the cache directory would be")
     assert read_description(path, blocker) == {"paths": {}}
+
+
+@given(names=st.lists(st.sampled_from(["pull-request", "release", "issue", "workflow-run", "job"]),
+                      min_size=1, max_size=6))
+def test_each_filled_schema_instance_is_the_callers_own(names):
+    """schema_instance's objects are worked out once per process, yet each call returns a fresh
+    one: what a caller (a stand-in keeping a pull request) changes never reaches the next."""
+    from tests.support.fake_github import _fill
+
+    for name in names:
+        first = schema_instance(name)
+        assert first == _fill({"$ref": f"#/components/schemas/{name}"})
+        fresh = json.loads(json.dumps(first))
+        _scribble(first)
+        assert schema_instance(name) == fresh
+
+
+def _scribble(value) -> None:
+    """Change every dict and list inside ``value`` in place."""
+    if isinstance(value, dict):
+        for item in list(value.values()):
+            _scribble(item)
+        value["scribbled"] = True
+    elif isinstance(value, list):
+        for item in value:
+            _scribble(item)
+        value.append("scribbled")
