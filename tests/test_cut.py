@@ -52,8 +52,10 @@ def test_a_cut_is_planned_from_the_head_of_the_release_branch_the_flag_names(tmp
         planned = run_plan(checkout, request, job_options(args, tmp_path))
         assert planned == Planned(commit=git(tmp_path, "rev-parse", "HEAD"))
     else:
-        with pytest.raises(UserError, match=f"on branch {branch}; a release is cut from {flag or 'main'}"):
+        with pytest.raises(UserError) as err:
             run_plan(checkout, request, job_options(args, tmp_path))
+        assert str(err.value) == (f"{tmp_path}: on branch {branch}; a release is cut from {flag or 'main'} "
+                                  "(check it out, or pass --release-branch)")
 
 
 # ---------------------------------------------------------------- the checkout a cut is made from
@@ -222,6 +224,8 @@ def test_a_pushed_tag_already_published_is_done_and_one_not_yet_goes_on(tmp_path
     ("release", None, None, None, "0.9.1"),
     ("rc", 5, "plan", "rocm-jax-v0.9.1rc3", "0.9.1rc3"),       # the pushed tag decides, not the flags
     ("rc", None, "plan", "rocm-jax-v0.9.1", "0.9.1"),
+    ("rc", 2, "finish", "rocm-jax-v0.9.1rc3", "0.9.1rc2"),     # only a plan stage plans the tag
+    ("rc", 2, None, "rocm-jax-v0.9.1rc3", "0.9.1rc2"),
 ])
 def test_the_cut_plans_the_version_asked_for_or_the_pushed_tags(tmp_path, kind, number, stage, tag, version):
     from release.core.config import load_project
@@ -246,9 +250,9 @@ def test_a_release_already_published_from_these_sources_is_a_re_run_not_a_post(t
     root = repo(tmp_path)
     project, store = load_project(root), LocalStore(tmp_path / "store")
     _publish(store, project, "0.9.1", release_commit="c" * 40)
-    req = dataclasses.replace(request(root, kind="release"), project=project)
+    req = dataclasses.replace(request(root, kind="release", pythons=("3.12",)), project=project)
     got = cut.cut_version(req, None, Planned(store=store, listing=store.published(), commit=commit))
-    assert got.version == version
+    assert got.version == version and got.plan.pythons == ("3.12",)
     # the same, without a store to ask (a dry run): the plan past what the index published
     dry = cut.cut_version(req, None, Planned(public=("0.9.1",), commit="c" * 40))
     assert dry.version == "0.9.1.post1"
@@ -261,3 +265,31 @@ def test_a_finish_stage_builds_the_version_its_plan_stage_tagged(tmp_path):
     with pytest.raises(UserError) as err:
         cut.tagged_version(request(tmp_path, stage="finish", tag=""), None, Planned())
     assert str(err.value) == "--stage finish needs --tag rocm-jax-v<version> (the plan stage's output)"
+
+
+@pytest.mark.parametrize("from_env", [True, False])
+def test_open_pr_proposes_the_next_version_branch_against_the_release_branch(tmp_path, github_env, monkeypatch,
+                                                                             from_env):
+    """--open-pr pushes the branch and opens its pull request into --release-branch, in the
+    repository $GITHUB_REPOSITORY names (the process's environment, or the one handed in)."""
+    import io
+    import os
+
+    from release.core.config import load_project
+    from release.core.output import Output
+    fake = github_env
+    env = None if from_env else dict(os.environ)
+    if not from_env:
+        for name in ("GITHUB_REPOSITORY", "GITHUB_TOKEN", "GITHUB_API_URL"):
+            monkeypatch.delenv(name)
+    root = repo(tmp_path, remote=True)
+    stream = io.StringIO()
+    got = cut.finish_release(load_project(root), "0.9.1", push=False, open_pr=True, out=Output(stream=stream),
+                             base_branch="rel", env=env)
+    assert got["pushed"] is True and got["pull"]["action"] == "opened"
+    [pull] = fake.pulls()
+    assert pull["number"] == got["pull"]["number"] and pull["base"]["ref"] == "rel"
+    assert pull["head"]["label"] == f"{fake.repo.split('/')[0]}:release/next-0.9.1.post1"
+    assert "0.9.1.post1" in pull["title"] and "0.9.1" in pull["body"]
+    assert stream.getvalue() == f"next-version pull request #{pull['number']} (opened)\n"
+    assert git(tmp_path / "origin.git", "rev-parse", "release/next-0.9.1.post1") == got["commit"]
