@@ -37,12 +37,21 @@ def load() -> str:
     return f"load {one:.1f} on {cores} cores"
 
 
+def _shown(arg: str) -> str:
+    """An argument as the committed file shows it: an absolute path (alone or as ``--opt=PATH``)
+    names a place on the measuring machine, which the file must not, so it reads ``PATH``."""
+    flag, eq, value = arg.partition("=")
+    if eq and flag.startswith("-") and os.path.isabs(value):
+        return f"{flag}=PATH"
+    return "PATH" if os.path.isabs(arg) else arg
+
+
 def section(name: str, text: str, *, day: _dt.date, load_said: str, argv: list[str], status: int = 0) -> str:
     """The Markdown of one benchmark's run: heading, when and how loaded, the command, the output."""
     fence = "```"
     while fence in text:  # output holding a fence gets a longer one
         fence += "`"
-    command = " ".join(["python", f"benchmarks/{name}.py", *argv])
+    command = " ".join(["python", f"benchmarks/{name}.py", *map(_shown, argv)])
     begin, end = _markers(name)
     ended = f", exit {status}" if status else ""
     return (f"{begin}\n### `{name}`: {day.isoformat()}, {load_said}{ended}\n\n`{command}`\n\n"

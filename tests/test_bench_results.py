@@ -106,3 +106,12 @@ def test_every_benchmark_records_its_run():
             continue
         text = path.read_text()
         assert "record_run(main" in text, f"{path.name} does not record its run (benchmarks/_results.py)"
+
+
+def test_no_absolute_path_of_the_measuring_machine_reaches_the_file(tmp_path):
+    path = tmp_path / "RESULTS.md"
+    _results.write("bench_x", "ok\n", path=path, day=dt.date(2026, 11, 28), load_said="load 1.0 on 2 cores",
+                   argv=["--cold", "/srv/mirrors/jax.git", "--tmp=/dev/shm/x", "main", "rel/ative"])
+    text = path.read_text()
+    assert "`python benchmarks/bench_x.py --cold PATH --tmp=PATH main rel/ative`" in text
+    assert "/srv" not in text and "/dev/shm" not in text
