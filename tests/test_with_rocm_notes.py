@@ -155,3 +155,29 @@ def test_each_line_says_why_where_validate_said_and_that_it_did_not_where_it_did
                                      "- ROCm 7, Python 3.12: n/a (no reason recorded)",
                                      "- ROCm 7, Python 3.13: failed (no index has rocm-sdk-core)",
                                      "- ROCm 10, Python 3.12: failed"]
+
+
+def test_a_passed_line_says_which_installers_resolved_it_and_the_runtime_they_picked():
+    """What a person reads on GitHub for a passed cell: each installer tried and what it said, then
+    TheRock's runtime wheels it resolved (none said when none were recorded)."""
+    text = with_rocm_notes.to_text({
+        (7, "3.12"): {"with_rocm": {"pip": "ok", "uv": "ok", "runtime": ["rocm-sdk-core==7.2.0", "rocm==7.2.0"],
+                                    "reason": None}},
+        (7, "3.13"): {"with_rocm": {"pip": "ok", "uv": "not tried", "runtime": [], "reason": "uv is not installed"}},
+        (10, "3.12"): {"with_rocm": {"pip": "ok", "reason": None}}})
+    assert text.splitlines()[1:] == [
+        "- ROCm 7, Python 3.12: passed (pip ok, uv ok; rocm-sdk-core==7.2.0, rocm==7.2.0)",
+        "- ROCm 7, Python 3.13: passed (pip ok, uv not tried)",
+        "- ROCm 10, Python 3.12: passed (pip ok)"]
+
+
+@pytest.mark.parametrize("reason", ["the extra names amd_x --> and <!-- more", "<!--", "-->", "a\n<!-- x -->\nb"])
+def test_a_reason_can_neither_close_the_section_nor_open_a_record_in_it(reason):
+    """A reason is upstream text (installers' words): written as one line in which no HTML comment
+    opens or closes, so the section and every record after it in the notes read as written."""
+    text = with_rocm_notes.to_text({(7, "3.12"): {"with_rocm": {"pip": "n/a", "runtime": [], "reason": reason}}})
+    line = text.splitlines()[1]
+    assert "<!--" not in text and "-->" not in text and len(text.splitlines()) == 2
+    said = with_rocm_notes.read(text)[(7, "3.12")][1]
+    assert said == " ".join(reason.split()).replace("<!--", "<! --").replace("-->", "- ->")
+    assert line.endswith(f"({said})")
