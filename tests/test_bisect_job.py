@@ -132,12 +132,12 @@ def test_the_probe_command_runs_in_the_checkout_told_every_pin_and_where_to_work
     root.mkdir()
     work.mkdir()
     c = Candidate(3, {"plugin": sha(3), "jax-tree": sha(4)}, "s", ())
-    probe = CommandProbe("pwd; env | grep ^BISECT_ | sort", root)
-    assert probe.identity == "command: pwd; env | grep ^BISECT_ | sort"
+    probe = CommandProbe("pwd; env | grep ^BISECT_ | sort; echo to-stderr >&2", root)
+    assert probe.identity == "command: pwd; env | grep ^BISECT_ | sort; echo to-stderr >&2"
     assert probe.run(c, work, lambda _: None).verdict == GOOD
     assert (work / "probe.log").read_text().splitlines() == [
         str(root), f"BISECT_DIR={work}", "BISECT_INDEX=3", f"BISECT_JAX_TREE_COMMIT={sha(4)}",
-        f"BISECT_PLUGIN_COMMIT={sha(3)}"]
+        f"BISECT_PLUGIN_COMMIT={sha(3)}", "to-stderr"]
 
 
 def test_a_recorded_only_bisect_never_probes():
@@ -262,6 +262,7 @@ class Probe:
         assert directory.is_dir() and json.loads((directory.parent / "state.json").read_text())["running"] == \
             candidate.sha
         self.probed.append(candidate.index)
+        say(f"(probing {candidate.index})")
         return ProbeResult(BAD if candidate.sha in self.bad else GOOD, "command" if candidate.sha in self.bad else None,
                            None, "exited 1" if candidate.sha in self.bad else "")
 
@@ -297,7 +298,7 @@ def test_a_bisect_probes_the_newest_first_then_halves_and_names_the_culprit(tmp_
     assert outcome.notes == ["listed note"] and outcome.candidates == cands
     assert said[0] == ("6 candidate pin sets between 0.9.1.dev20261120 and 0.9.1.dev20261124, "
                        "5 of them changing what is built")
-    assert said[1] == f"probe 6/6: {sha(6)[:7]} commit 6" and said[2] == f"{sha(6)[:7]} is bad (command: exited 1)"
+    assert said[1:4] == [f"probe 6/6: {sha(6)[:7]} commit 6", "(probing 6)", f"{sha(6)[:7]} is bad (command: exited 1)"]
     recorded = json.loads((directory / "state.json").read_text())
     assert recorded["running"] is None and set(recorded["probes"]) == {sha(i) for i in probe.probed}
     assert recorded["probes"][sha(6)] == {"verdict": BAD, "step": "command", "log": None, "message": "exited 1",
@@ -345,9 +346,13 @@ def test_a_bisect_lists_its_candidates_once_and_records_them_with_their_notes(tm
     listings = []
     monkeypatch.setattr(bisect, "step_changelog", lambda *a: ("", {}))
     monkeypatch.setattr(bisect, "list_candidates", lambda deps, good, bad, cache, say: listings.append(
-        (deps, good, bad, cache)) or (cands, ["a listing note"]))
+        (deps, good, bad, cache)) or say("(listing)") or (cands, ["a listing note"]))
+    lines_asked = []
+    monkeypatch.setattr(bisect, "step_changelog", lambda *a: lines_asked.append(a[-1]) or ("", {}))
     directory = tmp_path / "bisect"
-    outcome = run(directory, Probe(2, cands), deps="the deps")
+    said: list[str] = []
+    outcome = run(directory, Probe(2, cands), said, deps="the deps")
+    assert said[0] == "(listing)" and lines_asked == [50]
     assert listings == [("the deps", GOOD_END["commits"], BAD_END["commits"], directory / "cache")]
     recorded = json.loads((directory / "state.json").read_text())
     assert recorded["candidates"] == [c.to_json() for c in cands] and recorded["notes"] == ["a listing note"]
@@ -361,9 +366,12 @@ def test_a_recorded_only_report_checks_its_candidates_against_git(tmp_path, monk
     probes = {c.sha: {"verdict": BAD if c.index == 2 else GOOD, "step": None, "log": None, "message": "",
                       "index": c.index} for c in cands}
     directory = listed(tmp_path, cands, probes=probes)
-    monkeypatch.setattr(bisect, "list_candidates", lambda *a: (cands, []))
+    asked = []
+    monkeypatch.setattr(bisect, "list_candidates", lambda *a: asked.append(a) or (cands, []))
     monkeypatch.setattr(bisect, "step_changelog", lambda *a: ("", {}))
-    assert run(directory, bisect.RecordedOnly()).first_bad == (2,)
+    said: list[str] = []
+    assert run(directory, bisect.RecordedOnly(), said, deps="the deps").first_bad == (2,)
+    assert asked == [("the deps", GOOD_END["commits"], BAD_END["commits"], directory / "cache", said.append)]
     monkeypatch.setattr(bisect, "list_candidates", lambda *a: ([cand(1), cand(2, subject="rewritten")], []))
     with pytest.raises(UserError, match=r"its candidates are not the plugin commits between 0\.9\.1\.dev20261120 "
                                         r"and 0\.9\.1\.dev20261124; not reporting it"):
@@ -376,13 +384,16 @@ def test_the_published_nightlies_answer_before_any_probe(tmp_path, monkeypatch):
 
     def answer(candidates, published, probes, say):
         seen.append((candidates, published))
+        say("(published)")
         probes[sha(2)] = {"verdict": GOOD, "step": None, "log": None, "index": 2, "message": ""}
         return ["2 built as published 0.9.1.dev20261121"]
     monkeypatch.setattr(bisect.bisect_published, "answer_from_published", answer)
     monkeypatch.setattr(bisect, "step_changelog", lambda *a: ("", {}))
     probe = Probe(3, cands)
     published = (("rocm-jax-v0.9.1.dev20261121", {"plugin": sha(2)}),)
-    outcome = run(listed(tmp_path, cands), probe, published=published)
+    said: list[str] = []
+    outcome = run(listed(tmp_path, cands), probe, said, published=published)
+    assert said[0] == "(published)"
     assert seen == [(cands, published)] and 2 not in probe.probed and outcome.first_bad == (3,)
     assert outcome.notes == ["listed note", "2 built as published 0.9.1.dev20261121"]
 
@@ -398,3 +409,25 @@ def test_a_resumed_build_probe_builds_the_version_it_started_with(tmp_path, monk
     (directory / "state.json").write_text(json.dumps(state))
     bisect.run_bisect(None, GOOD_END, BAD_END, probe, directory, tmp_path / "cache", date=DAY, say=lambda _: None)
     assert probe.date == _dt.date(2026, 11, 20)
+
+
+def test_one_candidate_probed_bad_is_the_culprit(tmp_path, monkeypatch):
+    monkeypatch.setattr(bisect, "step_changelog", lambda *a: ("", {}))
+    cands = [cand(1)]
+    directory = listed(tmp_path, cands)
+    (directory / sha(1)).mkdir()              # a probe killed midway left its directory: probed again there
+    outcome = run(directory, Probe(1, cands))
+    assert outcome.reproduced and outcome.culprit == cands[0]
+
+
+def test_a_probe_command_reads_no_input_from_whoever_started_the_bisect(tmp_path):
+    """A probe that reads its standard input gets none: it never waits on the terminal the
+    bisect runs in (here a pipe with a line in it stands for the terminal)."""
+    import subprocess
+    script = ("import sys; from pathlib import Path; from release.jobs.bisect import CommandProbe, Candidate; "
+              "print(CommandProbe('read line; echo \"got:$line\"', Path(sys.argv[1])).run("
+              "Candidate(1, {'plugin': 'a' * 40}, 's', ()), Path(sys.argv[1]), lambda _: None).verdict)")
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], input="typed by a person\n", text=True,
+                          capture_output=True, timeout=60, cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "probe.log").read_text() == "got:\n"

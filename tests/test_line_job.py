@@ -596,3 +596,20 @@ def test_a_remote_that_cannot_be_asked_keeps_every_lines_newest(tmp_path, origin
     monkeypatch.setattr("release.sources.repo.ReleaseRepo", unreachable)
     assert lines.maintained(tmp_path) is None
     assert LINES_FILE == Path(".github/lines.json")
+
+
+def test_the_last_nightly_is_the_newest_by_version_not_by_text(tmp_path):
+    row, = lines.rows(None, project(tmp_path), "main", ("main",), ["0.11.0.dev9", "0.11.0.dev10"],
+                      _dt.date(2026, 11, 24), offline=True)
+    assert row["last_nightly"] == "0.11.0.dev10"
+
+
+def test_status_online_reads_every_listed_line_at_origin(tmp_path, monkeypatch):
+    (tmp_path / ".github").mkdir()
+    (tmp_path / ".github" / "lines.json").write_text('["main", "release/0.10"]')
+    origin = {"release/0.10": {"deps.yaml": DEPS, "version_info.json": INFO.replace("0.11.0", "0.10.3")}}
+    monkeypatch.setattr("release.sources.repo.ReleaseRepo", lambda root: Repo(root, origin=origin))
+    got = lines.status_rows(project(tmp_path), [], _dt.date(2026, 11, 24), offline=False, current="main")
+    assert [(r["branch"], r.get("version")) for r in got] == [("main", "0.11.0"), ("release/0.10", "0.10.3")]
+    offline = lines.status_rows(project(tmp_path), [], _dt.date(2026, 11, 24), offline=True, current="main")
+    assert offline[1] == {"branch": "release/0.10", "problem": "release/0.10: not read (--offline)"}
