@@ -171,7 +171,7 @@ def test_a_new_state_is_written_only_when_saved_and_reads_back_the_same(tmp_path
     assert again.data == state.data and again.candidates == [cand(1), cand(2)]
     assert again.verdicts([cand(1), cand(2)]) == {2: BAD} and again.verdicts([cand(2)]) == {1: BAD}
     assert opened(path, probe=None).data == state.data          # --recorded-only resumes whichever probe it was
-    assert json.loads(path.read_text()) == state.data and path.read_text().endswith("}\n")
+    assert path.read_text() == json.dumps(state.data, indent=2) + "\n"      # a person reads it
 
 
 def test_reset_starts_over_and_recorded_only_needs_a_recorded_bisect(tmp_path):
@@ -179,7 +179,8 @@ def test_reset_starts_over_and_recorded_only_needs_a_recorded_bisect(tmp_path):
     opened(path).save()
     assert opened(path, reset=True, probe="command: other").data["probe"] == "command: other"
     for reset in (False, True):
-        with pytest.raises(UserError, match=r"no recorded bisect to report; --recorded-only resumes a finished"):
+        with pytest.raises(UserError, match=r"no recorded bisect to report; --recorded-only resumes a finished "
+                                            r"one and never probes$"):
             opened(tmp_path / ("none.json" if not reset else "state.json"), probe=None, reset=reset)
 
 
@@ -206,6 +207,9 @@ def test_a_long_probe_is_shown_cut_to_sixty_characters_on_one_line(tmp_path):
     assert f", {shown}); pass --reset" in str(refused.value) and "\n" not in str(refused.value)
     opened(path, probe="command: " + "y" * 51, reset=True).save()
     with pytest.raises(UserError, match=r", command: y{51}\); pass --reset"):
+        opened(path)
+    opened(path, probe="command: " + "y" * 52, reset=True).save()
+    with pytest.raises(UserError, match=r", command: y{48}\.\.\.\); pass --reset"):
         opened(path)
 
 
@@ -286,11 +290,15 @@ def run(directory: Path, probe, said=None, deps=None, **kw) -> Outcome:
 def test_a_bisect_probes_the_newest_first_then_halves_and_names_the_culprit(tmp_path, first, monkeypatch):
     cands = [cand(1), cand(2), cand(3, moved=()), cand(4), cand(5), cand(6)]
     directory = listed(tmp_path, cands)
-    monkeypatch.setattr(bisect, "step_changelog", lambda deps, c, culprit, good, cache, lines: (
-        f"changelog of {culprit.index} ({lines} lines)", {"step": culprit.index}))
+    asked = []
+    monkeypatch.setattr(bisect, "step_changelog", lambda deps, c, culprit, good, cache, lines: asked.append(
+        (deps, c, good, cache)) or (f"changelog of {culprit.index} ({lines} lines)", {"step": culprit.index}))
     probe = Probe(first, cands)
     said: list[str] = []
-    outcome = run(directory, probe, said, max_log_lines=7)
+    outcome = run(directory, probe, said, deps="the deps", max_log_lines=7)
+    assert asked == [("the deps", cands, GOOD_END["commits"], directory / "cache")]
+    assert (outcome.good, outcome.bad, outcome.state) == (GOOD_END, BAD_END, directory / "state.json")
+    assert outcome.probes == json.loads((directory / "state.json").read_text())["probes"]
     assert probe.probed[0] == 6 and 3 not in probe.probed            # the inert one is never probed
     assert outcome.first_bad == (first,) and outcome.culprit == cands[first - 1]
     assert outcome.changelog == f"changelog of {first} (7 lines)" and outcome.changelog_json == {"step": first}
@@ -331,10 +339,10 @@ def test_with_nothing_built_between_the_nightlies_nothing_is_probed_and_it_says_
     cands = [cand(1, moved=()), cand(2, moved=())]
     probe = Probe(1, cands)
     tree = {"value": "jax_rocm_plugin/"}       # what build_tree answers: the rocm-jax layout, then jax's tree
-    monkeypatch.setattr(bisect, "build_tree", lambda _deps: tree["value"])
-    outcome = run(listed(tmp_path, cands, notes=()), probe)
+    monkeypatch.setattr(bisect, "build_tree", lambda deps: {"the deps": tree["value"]}[deps])
+    outcome = run(listed(tmp_path, cands, notes=()), probe, deps="the deps")
     tree["value"] = ""
-    everything = run(listed(tmp_path / "b", cands, notes=()), Probe(1, cands))
+    everything = run(listed(tmp_path / "b", cands, notes=()), Probe(1, cands), deps="the deps")
     assert probe.probed == [] and outcome.reproduced is False and outcome.first_bad == ()
     assert outcome.notes == ["no plugin commit between the nightlies changes what is built (only files outside "
                              "jax_rocm_plugin/) and no pin moved: the failure does not follow from the pins"]
