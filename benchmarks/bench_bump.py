@@ -357,33 +357,43 @@ def pair_clones(server: GitHttpServer, tmp: Path, branches: dict[str, str]) -> t
     return total[0], total[1], total[2], total[3]
 
 
+XLA_OLD = "24c5f10ae8fc24aefd20b43c501ade7f66fd0cfd"
+
+
+def real_project(tmp: Path, rocm_jax: Path, xla_git: Path, delay: float) -> tuple[GitHttpServer, Path, str, str]:
+    """The real roll's starting point: the bare repositories served over smart HTTP (filters and
+    fetching by SHA allowed per request, as a snapshot's upload-pack may not), a project with
+    this checkout's version_info.json, and the deps.yaml text pinning rocm-jax 4fec910's parent
+    and xla 24c5f10 (jax never contacted: its recorded line names the release branch xla's pin
+    belongs to, as the shipped deps.yaml records it). Returns (started server, project, deps
+    text, the plugin's start commit); the caller stops the server."""
+    remotes = tmp / "remotes"
+    remotes.mkdir()
+    for name, repo in (("plugin", rocm_jax), ("xla", xla_git), ("jax", rocm_jax)):
+        (remotes / f"{name}.git").symlink_to(repo.resolve())
+    start = subprocess.run(["git", "rev-parse", "4fec910b6^1"], cwd=rocm_jax, check=True, capture_output=True,
+                           text=True).stdout.strip()
+    server = GitHttpServer(remotes, config={"uploadpack.allowFilter": "true",
+                                            "uploadpack.allowAnySHA1InWant": "true"}, delay=delay).start()
+    proj = tmp / "proj"
+    proj.mkdir()
+    shutil.copy(REPO / "version_info.json", proj / "version_info.json")
+    text = deps_yaml(server, {"plugin": start, "jax": "f" * 40, "xla": XLA_OLD},
+                     {"plugin": "master", "jax": BRANCH, "xla": "rocm-jaxlib-v0.8.0"})
+    text = text.replace(f"    commit: {'f' * 40}\n", f"    commit: {'f' * 40}\n    line: \"0.9.1\"\n")
+    return server, proj, text, start
+
+
 def run_real(tmp: Path, rocm_jax: Path, xla_git: Path, repeat: int, delay: float = 0.0) -> int:
     """Roll plugin + xla from rocm-jax 4fec910's parent (xla 24c5f10 on rocm-jaxlib-v0.8.x) to
     master's tip (xla b32df5f on rocm-jaxlib-v0.9.1) against real bare repositories."""
-    remotes = tmp / "remotes"
-    remotes.mkdir()
-    (remotes / "plugin.git").symlink_to(rocm_jax.resolve())
-    (remotes / "xla.git").symlink_to(xla_git.resolve())
-    (remotes / "jax.git").symlink_to(rocm_jax.resolve())  # never contacted: only plugin and xla roll
-
     def git_out(repo, *args):
         return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
 
-    start = git_out(rocm_jax, "rev-parse", "4fec910b6^1")
     tip = git_out(rocm_jax, "rev-parse", "refs/heads/master")
-    xla_old, xla_new = "24c5f10ae8fc24aefd20b43c501ade7f66fd0cfd", "b32df5f07315567cc1940388ef766b87c6e8b9e3"
-    # A snapshot's upload-pack may not allow filters or fetching by SHA; allow them per request.
-    server = GitHttpServer(remotes, config={"uploadpack.allowFilter": "true",
-                                            "uploadpack.allowAnySHA1InWant": "true"}, delay=delay).start()
+    xla_old, xla_new = XLA_OLD, "b32df5f07315567cc1940388ef766b87c6e8b9e3"
+    server, proj, text, start = real_project(tmp, rocm_jax, xla_git, delay)
     try:
-        proj = tmp / "proj"
-        proj.mkdir()
-        shutil.copy(REPO / "version_info.json", proj / "version_info.json")
-        text = deps_yaml(server, {"plugin": start, "jax": "f" * 40, "xla": xla_old},
-                         {"plugin": "master", "jax": BRANCH, "xla": "rocm-jaxlib-v0.8.0"})
-        # jax is not rolled (the snapshot's ROCm/jax is older than the pin): its recorded line
-        # names the release branch xla's pin belongs to, as the shipped deps.yaml records it.
-        text = text.replace(f"    commit: {'f' * 40}\n", f"    commit: {'f' * 40}\n    line: \"0.9.1\"\n")
         bumps, anchors, noops, pairs = [], [], [], []
         env = {**os.environ, "JAX_ROCM_RELEASE_CACHE": str(tmp / "cache")}
         pair = {"plugin": "master", "xla": "rocm-jaxlib-v0.9.1"}
@@ -448,21 +458,8 @@ def run_warm(tmp: Path, rocm_jax: Path, xla_git: Path, repeat: int, delay: float
     """The warm no-change bump of ``run_real`` alone (issue 36: under 1 s wall): the same roll
     made once cold, then ``repeat`` bumps with nothing moved upstream, interleaved with the
     same bump from ``baseline`` (another checkout, on ``PYTHONPATH``) when given."""
-    remotes = tmp / "remotes"
-    remotes.mkdir()
-    for name, repo in (("plugin", rocm_jax), ("xla", xla_git), ("jax", rocm_jax)):
-        (remotes / f"{name}.git").symlink_to(repo.resolve())
-    start = subprocess.run(["git", "rev-parse", "4fec910b6^1"], cwd=rocm_jax, check=True, capture_output=True,
-                           text=True).stdout.strip()
-    server = GitHttpServer(remotes, config={"uploadpack.allowFilter": "true",
-                                            "uploadpack.allowAnySHA1InWant": "true"}, delay=delay).start()
+    server, proj, text, _ = real_project(tmp, rocm_jax, xla_git, delay)
     try:
-        proj = tmp / "proj"
-        proj.mkdir()
-        shutil.copy(REPO / "version_info.json", proj / "version_info.json")
-        text = deps_yaml(server, {"plugin": start, "jax": "f" * 40, "xla": "24c5f10ae8fc24aefd20b43c501ade7f66fd0cfd"},
-                         {"plugin": "master", "jax": BRANCH, "xla": "rocm-jaxlib-v0.8.0"})
-        text = text.replace(f"    commit: {'f' * 40}\n", f"    commit: {'f' * 40}\n    line: \"0.9.1\"\n")
         extra = ("--dep", "plugin", "--dep", "xla", "--json")
         cold = cold_bump(server, proj, tmp, text, extra=extra)
         argv = [sys.executable, "-m", "release", "bump", "--root", str(proj), *extra]
