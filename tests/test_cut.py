@@ -27,8 +27,10 @@ def test_a_release_tag_is_made_once_and_never_moves(tmp_path):
     tag = "rocm-jax-v0.9.1rc1"
     assert cut.tag_release(tmp_path, tag, first, push=False) == {"tag": tag, "commit": first, "pushed": False}
     assert cut.tag_release(tmp_path, tag, first, push=False)["commit"] == first  # a re-run
-    with pytest.raises(UserError, match="a release tag never moves"):
+    with pytest.raises(UserError) as err:
         cut.tag_release(tmp_path, tag, second, push=False)
+    assert str(err.value) == (f"tag {tag} already points at {first[:12]}, not at HEAD {second[:12]}; "
+                              "a release tag never moves")
     assert git(tmp_path, "rev-parse", f"{tag}^{{commit}}") == first
 
 
@@ -186,7 +188,8 @@ def test_only_a_pushed_tags_plan_stage_plans_that_tag(tmp_path, stage, tag, plan
     assert cut.planning_a_tag(request(tmp_path, stage=stage, tag=tag), Planned()) is planning
 
 
-@pytest.mark.parametrize("stage, tag", [("plan", "rocm-jax-v0.9.1rc1"), (None, None)])
+@pytest.mark.parametrize("stage, tag", [("plan", "rocm-jax-v0.9.1rc1"), (None, None),
+                                        (None, "rocm-jax-v0.9.1rc1"), ("finish", "rocm-jax-v0.9.1rc1")])
 def test_the_release_commit_is_the_tags_or_the_release_branchs_head(tmp_path, stage, tag):
     from release.jobs.runner import JobOptions, OptionsView, Planned
     root = repo(tmp_path, "rel")
@@ -194,7 +197,7 @@ def test_the_release_commit_is_the_tags_or_the_release_branchs_head(tmp_path, st
     git(root, "tag", "rocm-jax-v0.9.1rc1")
     git(root, "checkout", "-q", "--detach")    # a tag's CI run is on no branch
     opts = OptionsView(JobOptions(release_branch="rel"), ("release_branch",), "checkout")
-    if tag is None:
+    if stage != "plan":    # only a pushed tag's plan stage is made where the tag points
         with pytest.raises(UserError, match="HEAD is detached"):   # a cut without a tag needs the branch
             cut.release_checkout(request(root, stage=stage, tag=tag), opts, Planned())
         git(root, "checkout", "-q", "rel")
@@ -293,3 +296,14 @@ def test_open_pr_proposes_the_next_version_branch_against_the_release_branch(tmp
     assert "0.9.1.post1" in pull["title"] and "0.9.1" in pull["body"]
     assert stream.getvalue() == f"next-version pull request #{pull['number']} (opened)\n"
     assert git(tmp_path / "origin.git", "rev-parse", "release/next-0.9.1.post1") == got["commit"]
+
+
+def test_open_pr_without_a_token_says_the_right_it_needs(tmp_path, github_env):
+    from release.core.config import load_project
+    from release.core.output import Output
+    from release.sources.github import PULL_REQUEST
+    root = repo(tmp_path, remote=True)
+    env = {"GITHUB_REPOSITORY": github_env.repo, "GITHUB_API_URL": github_env.api_url}
+    with pytest.raises(UserError) as err:
+        cut.finish_release(load_project(root), "0.9.1", push=False, open_pr=True, out=Output(), env=env)
+    assert f"{PULL_REQUEST[0]} needs a token with {PULL_REQUEST[1]}" in str(err.value)
