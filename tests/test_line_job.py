@@ -352,6 +352,23 @@ def test_status_offline_or_outside_a_checkout_reads_only_the_checked_out_line(tm
         assert got[0]["version"] == "0.11.0" and got[1] == {"branch": "release/0.10", "problem": why}
 
 
+def test_status_offline_in_a_checkout_never_opens_the_repository(tmp_path, monkeypatch):
+    """--offline reads this checkout's files only: the repository (GitPython, the other lines'
+    branches) is not opened even where there is one, which is also what keeps status's start cheap."""
+    import release.sources.repo
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".github").mkdir()
+    (tmp_path / ".github" / "lines.json").write_text('["main", "release/0.10"]')
+
+    def opened(*args, **kwargs):
+        raise AssertionError("status --offline opened the repository")
+
+    monkeypatch.setattr(release.sources.repo, "ReleaseRepo", opened)
+    got = lines.status_rows(project(tmp_path), [], _dt.date(2026, 11, 24), offline=True, current="main")
+    assert got[1] == {"branch": "release/0.10", "problem": "release/0.10: not read (--offline)"}
+
+
 def test_each_line_is_read_at_its_branchs_tip_and_the_current_one_from_this_checkout(tmp_path):
     old = DEPS.replace("0.11.0", "0.10.2").replace(P0, P1)
     origin = {"release/0.10": {"deps.yaml": old, "version_info.json": INFO.replace("0.11.0", "0.10.3")},

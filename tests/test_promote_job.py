@@ -18,21 +18,10 @@ from release.core.errors import UserError
 from release.core.naming import CHECKSUMS_ASSET, REVISIONS_ASSET
 from release.core.revisions import RevisionMap
 from release.jobs.promote import PromoteOptions, complete_promoted_dist, run_promote
+from tests.support.progress import Bar
 from tests.support.publish_dist import build_dist
 
 NIGHTLY = "0.9.1.dev20261122"
-
-
-class Bar:
-    def __init__(self) -> None:
-        self.described: list[str] = []
-        self.advanced = 0
-
-    def describe(self, text: str) -> None:
-        self.described.append(text)
-
-    def advance(self, n: int) -> None:
-        self.advanced += n
 
 
 def promote(wheels, to, out=None, bar=None):

@@ -15,24 +15,11 @@ from release.check.verify import ERROR, NOTE, WARNING, Finding, Report
 from release.core.errors import UserError
 from release.jobs.verify import VerifyOptions, VerifyResult, check_provenance, run_verify
 from tests.support.crafted import revision_map, rocm_version
+from tests.support.progress import Bar
 from tests.support.project import copy_config
 
 PJRT = "jax_rocm7_pjrt-{v}-py3-none-manylinux_2_28_x86_64.whl"
 PLUGIN = "jax_rocm7_plugin-{v}-cp312-cp312-manylinux_2_28_x86_64.whl"
-
-
-class Bar:
-    """A progress bar that remembers what it was told."""
-
-    def __init__(self) -> None:
-        self.described: list[str] = []
-        self.advanced = 0
-
-    def describe(self, text: str) -> None:
-        self.described.append(text)
-
-    def advance(self, n: int) -> None:
-        self.advanced += n
 
 
 COMMIT = "c" * 40   # this repository's commit the wheels were built at
