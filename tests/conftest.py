@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.support import deferred_iri
+from tests.support import deferred_iri, deferred_settings
 
 deferred_iri.install()  # before anything imports jsonschema (its IRI grammar: ~2 CPU-s a process)
+deferred_settings.install()  # before anything imports openapi-core (pydantic-settings: ~0.18 CPU-s a process)
 
 REPO = Path(__file__).resolve().parents[1]
 
