@@ -97,15 +97,13 @@ def write(tree: Tree, own: dict[str, list[IndexEntry]], wheels: Sequence[W],
     lines = []
     for key in sorted(by_line, reverse=True):
         for channel, listed in sorted(by_line[key].items()):
-            where = prefix(key, channel)
-            # the site channel's provenance file, by a URL relative to the line's page (no second
-            # file: a season's provenance files are most of what a run creates)
-            listed = [e if e.provenance is None else dataclasses.replace(e, provenance=f"../../../{channel}/"
-                                                                         f"{e.project}/{e.provenance}")
-                      for e in listed]
             statuses = project_status.statuses(retired, listed)
             links = public(wheels_of.get(key, []), channel, {e.project for e in listed})
-            write_channel(tree, where, listed + links, statuses=statuses)
+            # the site channel's provenance file, by a URL relative to the line's page (no second
+            # file: a season's provenance files are most of what a run creates); the entries are
+            # the site channel's own, so their rows are encoded once (``channel_pages``)
+            write_channel(tree, prefix(key, channel), listed + links, statuses=statuses,
+                          provenance_at=f"../../../{channel}/")
         declared = retired.lines.get(key) if retired is not None else None
         current = (maintained is None or key in maintained) and declared is None
         lines.append(Line(key, tuple(c for c in CHANNELS if c in by_line[key]), current, declared))

@@ -1,0 +1,70 @@
+"""A channel's project pages (``release.publish.channel_pages``): the PEP 691 JSON page is its
+entries' document in ``write_json``'s form (compact, keys sorted: the site stays byte-identical
+however the rows are put together), each file row only its own fields; a line channel's page
+(``provenance_at``) is the page of the same entries with each provenance URL under that directory,
+whichever channel is written first (the rows are encoded once and shared)."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+from packaging.version import Version
+
+from release.publish.channel_pages import API_VERSION, IndexEntry, project_pages
+from release.publish.project_status import Status
+from release.publish.staging import write_json
+
+HEX = st.text("0123456789abcdef", min_size=64, max_size=64)
+TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=8)  # quotes, <, é, 🙂
+
+entries = st.builds(
+    lambda v, tag, sha, size, py, meta, when, url, yanked, prov: IndexEntry(
+        filename=f"jax-0.{v}.0{tag}-py3-none-any.whl", project="jax", version=Version(f"0.{v}.0{tag}"), sha256=sha,
+        size=size, requires_python=py, metadata_sha256=meta, upload_time=when, url=url, yanked=yanked,
+        provenance=None if prov is None else f"jax-0.{v}.0{tag}-py3-none-any.whl{prov}"),
+    st.integers(0, 30), st.sampled_from(["", "rc1", ".post1", ".dev20261127"]), HEX, st.none() | st.integers(0, 10**12),
+    st.none() | st.sampled_from([">=3.11", ">=3.11,<3.15"]), st.none() | HEX,
+    st.none() | st.datetimes(timezones=st.just(_dt.timezone.utc)), st.sampled_from(["", "https://h.example/a b.whl"]),
+    st.none() | TEXT, st.none() | st.sampled_from([".provenance", ".prov\u00e9<\"&"]))
+statuses = st.none() | st.builds(Status, st.sampled_from(["archived", "deprecated"]), TEXT)
+
+
+def document(listed: list[IndexEntry], status: Status | None, at: str | None) -> dict:
+    """PEP 691 (1.1 sizes and upload times, PEP 740 provenance, PEP 792 status), from the PEPs."""
+    files = []
+    for e in sorted(listed, key=lambda e: (e.version, e.filename)):
+        row: dict = {"filename": e.filename, "url": e.url or e.filename,
+                     "hashes": {"sha256": e.sha256}, "yanked": False if e.yanked is None else (e.yanked or True)}
+        if e.size is not None:
+            row["size"] = e.size
+        if e.metadata_sha256:
+            row["core-metadata"] = row["dist-info-metadata"] = {"sha256": e.metadata_sha256}
+        if e.requires_python:
+            row["requires-python"] = e.requires_python
+        if e.upload_time is not None:
+            row["upload-time"] = e.upload_time.strftime("%Y-%m-%dT%H:%M:%SZ")
+        if e.provenance is not None:
+            row["provenance"] = e.provenance if at is None else f"{at}{e.project}/{e.provenance}"
+        files.append(row)
+    data = {"meta": {"api-version": API_VERSION}, "name": "jax", "files": files,
+            "versions": [str(v) for v in sorted({e.version for e in listed})]}
+    if status is not None:
+        data["project-status"] = {"status": status.status, **({"reason": status.reason} if status.reason else {})}
+    return data
+
+
+@given(st.lists(entries, max_size=5, unique_by=lambda e: e.filename), statuses, st.booleans())
+def test_a_line_page_is_the_site_page_with_provenance_under_its_directory(listed, status, line_first):
+    at = "../../../nightly/"
+    order = [at, None] if line_first else [None, at]
+    pages = {where: project_pages("jax", listed, status, provenance_at=where) for where in order}
+    for where, (_page, data) in pages.items():
+        assert data == write_json(document(listed, status, where))
+        assert json.loads(data)["files"] == document(listed, status, where)["files"]
+    moved = [e if e.provenance is None else dataclasses.replace(e, provenance=f"{at}{e.project}/{e.provenance}")
+             for e in listed]
+    assert pages[at] == project_pages("jax", moved, status)
