@@ -39,4 +39,8 @@ def test_every_planted_bug_is_exactly_the_one_described(bug):
     source = (REPO / bug["file"]).read_text(encoding="utf-8")
     assert source.count(bug["find"]) == 1, f"{bug['file']} no longer has this line exactly once"
     assert bug["replace"] != bug["find"]
-    compile(source.replace(bug["find"], bug["replace"], 1), bug["file"], "exec")  # still Python
+    planted = source.replace(bug["find"], bug["replace"], 1)
+    if bug["file"].endswith(".toml"):  # pyproject.toml's pytest options
+        tomllib.loads(planted)  # still TOML
+    else:
+        compile(planted, bug["file"], "exec")  # still Python
