@@ -269,3 +269,26 @@ def test_an_asset_reached_through_a_link_is_refused_never_read(tmp_path, make_di
     with pytest.raises(UserError, match="symbolic link"):
         store.download_asset(release, wheel, tmp_path / "copy.whl")
     assert not (tmp_path / "copy.whl").exists() and not (tmp_path / "copy.whl.part").exists()
+
+
+def test_a_wheel_made_a_link_after_an_index_run_is_refused_by_the_next_run_too(tmp_path, make_dist, run_cli):
+    """The next run knows the wheel from the last run's state and the release's recorded facts, so
+    it reads nothing of it; the link is refused all the same, and the site stays as it was."""
+    import shutil
+
+    from tests.support.publish_dist import release_dist
+    store = LocalStore(tmp_path / "store")
+    dist = release_dist(store, make_dist(VERSION))
+    release = store.published_for(dist.tag)
+    site = tmp_path / "site"
+    code, _, err = run_cli("index", "--out", site, "--store", "local", "--store-dir", store.directory)
+    assert code == 0, err
+    before = sorted((p.relative_to(site), p.read_bytes()) for p in site.rglob("*") if p.is_file())
+    wheel = next(a for a in store.list_assets(release) if a.name.endswith(".whl"))
+    folder = store.directory / str(release.id) / "assets"
+    (tmp_path / "outside").mkdir()
+    shutil.move(folder / wheel.name, tmp_path / "outside" / wheel.name)
+    (folder / wheel.name).symlink_to(tmp_path / "outside" / wheel.name)
+    code, _, err = run_cli("index", "--out", site, "--store", "local", "--store-dir", store.directory)
+    assert code == 2 and err.count("\n") == 1 and "symbolic link" in err, err
+    assert sorted((p.relative_to(site), p.read_bytes()) for p in site.rglob("*") if p.is_file()) == before

@@ -159,6 +159,12 @@ def _asset_fd(directory: Path, release_id: int, name: str, where: str) -> int:
     return fd
 
 
+def vouch_asset(directory: Path, release_id: int, name: str, where: str) -> None:
+    """An asset listed without being read (the index's recorded facts) is still checked as a read
+    would check it (``_asset_fd``: no link, a regular file), so a link never reaches a site."""
+    os.close(_asset_fd(directory, release_id, name, where))
+
+
 def open_asset(directory: Path, release_id: int, name: str, where: str) -> BinaryIO:
     """An asset's file of a release directory, for reading (``_asset_fd``'s checks)."""
     fd = _asset_fd(directory, release_id, name, where)

@@ -317,6 +317,9 @@ class LocalStore(Store):
     def read_asset_range(self, release: Release, asset: Asset, start: int, length: int) -> bytes:
         return local_records.read_asset_range(self.directory, release.id, asset.name, self.where, start, length)
 
+    def vouch_asset(self, release: Release, asset: Asset) -> None:
+        local_records.vouch_asset(self.directory, release.id, asset.name, self.where)
+
 
 def _stat_key(path: Path | str) -> tuple[int, ...]:
     """What changes whenever a record is replaced (every write replaces it whole)."""

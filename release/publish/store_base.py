@@ -97,6 +97,10 @@ class Store:
         """``length`` bytes of an asset from ``start``, without fetching the rest of it."""
         raise NotImplementedError
 
+    def vouch_asset(self, release: Release, asset: Asset) -> None:
+        """Refuse (one line) an asset that is listed without being read when a read would refuse it;
+        a store whose files are its own by construction (GitHub's) has nothing to check."""
+
     # ---------------------------------------------------------- built on the above
 
     def drafts_for(self, tag: str) -> list[Release]:

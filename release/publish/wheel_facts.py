@@ -64,8 +64,10 @@ class WheelFacts:
             digest, requires, meta_sha = self._download(w)
         elif (isinstance(cached, dict) and cached.get("size") == w.asset.size and "requires_python" in cached
               and isinstance(cached.get("metadata_sha256"), str)):
+            self.store.vouch_asset(w.release, w.asset)  # listed unread: still never through a link
             requires, meta_sha = cached["requires_python"], cached["metadata_sha256"]
         elif (row := recorded(notes.of(w.release).index_facts, w.asset.name, digest)) is not None:
+            self.store.vouch_asset(w.release, w.asset)
             requires, meta_sha = row.requires_python, row.metadata_sha256
         else:
             meta, reads = remote_metadata(lambda start, n: self.store.read_asset_range(w.release, w.asset, start, n),
