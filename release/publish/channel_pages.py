@@ -51,6 +51,11 @@ class IndexEntry:
     def href(self) -> str:
         return self.url or quote(self.filename)
 
+    @functools.cached_property
+    def rows(self) -> tuple[str, str, str, str]:
+        """Its encoded rows (``_rows``), made once: a file listed in two channels is encoded once."""
+        return _rows(self)
+
 
 @functools.lru_cache(maxsize=4096)  # a release's wheels share its upload time
 def _time_text(when: _dt.datetime) -> str:
@@ -69,12 +74,15 @@ def _html(title: str, lines: list[str], status: Status | None = None) -> bytes:
             f"  <body>\n    <h1>{html.escape(title)}</h1>\n{body}  </body>\n</html>\n").encode()
 
 
+_ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode  # write_json's form, made once
+_TEXT = json.encoder.encode_basestring_ascii  # a JSON string as write_json writes it (C)
+
+
 def _inner(data: dict) -> str:
     """``write_json``'s text of ``data`` without its braces: a fragment of a bigger object."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"))[1:-1]
+    return _ENCODE(data)[1:-1]
 
 
-@functools.lru_cache(maxsize=65536)
 def _rows(e: IndexEntry) -> tuple[str, str, str, str]:
     """An entry's HTML link before and after its provenance attribute, and its JSON object's keys
     before and after ``provenance`` (sorted keys: the others fall on either side). Encoded once,
@@ -87,17 +95,18 @@ def _rows(e: IndexEntry) -> tuple[str, str, str, str]:
         attrs.append(f'data-core-metadata="sha256={e.metadata_sha256}"')
     if e.yanked is not None:
         attrs.append(f'data-yanked="{html.escape(e.yanked)}"')
-    head: dict = {"filename": e.filename, "hashes": {"sha256": e.sha256}}  # keys before "provenance"
+    item: dict = {"filename": e.filename, "hashes": {"sha256": e.sha256}, "provenance": "",
+                  "url": e.href, "yanked": (e.yanked or True) if e.yanked is not None else False}
     if e.metadata_sha256:
-        head["core-metadata"] = head["dist-info-metadata"] = {"sha256": e.metadata_sha256}
-    tail: dict = {"url": e.href, "yanked": (e.yanked or True) if e.yanked is not None else False}  # after
+        item["core-metadata"] = item["dist-info-metadata"] = {"sha256": e.metadata_sha256}
     if e.size is not None:
-        tail["size"] = e.size
+        item["size"] = e.size
     if e.requires_python:
-        tail["requires-python"] = e.requires_python
+        item["requires-python"] = e.requires_python
     if e.upload_time is not None:
-        tail["upload-time"] = _time_text(e.upload_time)
-    return "<a " + " ".join(attrs), f">{html.escape(e.filename)}</a>", _inner(head), _inner(tail)
+        item["upload-time"] = _time_text(e.upload_time)
+    head, tail = _ENCODE(item)[1:-1].split(',"provenance":"",', 1)  # one encoding, cut at its key
+    return "<a " + " ".join(attrs), f">{html.escape(e.filename)}</a>", head, tail
 
 
 def project_pages(project: str, entries: list[IndexEntry], status: Status | None = None,
@@ -109,14 +118,14 @@ def project_pages(project: str, entries: list[IndexEntry], status: Status | None
     entries = sorted(entries, key=lambda e: (e.version, e.filename))
     links, files = [], []
     for e in entries:
-        link, close, head, tail = _rows(e)
+        link, close, head, tail = e.rows
         if e.provenance is None:
             links.append(link + close)
             files.append(f"{{{head},{tail}}}")
             continue
         where = e.provenance if provenance_at is None else f"{provenance_at}{e.project}/{e.provenance}"
         links.append(f'{link} data-provenance="{html.escape(where)}"{close}')
-        files.append(f'{{{head},"provenance":{json.dumps(where)},{tail}}}')
+        files.append(f'{{{head},"provenance":{_TEXT(where)},{tail}}}')
     listed = sorted({e.version for e in entries})
     data: dict = {"meta": {"api-version": API_VERSION}, "name": project, "versions": [str(v) for v in listed]}
     if status is not None:
