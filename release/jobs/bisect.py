@@ -479,19 +479,14 @@ def run_bisect(deps: Deps, good: dict, bad: dict, probe: Probe, bisect_dir: Path
     first_bad: tuple[int, ...] = ()
     reproduced = n > 0
     # The newest first: a failure its pins do not reproduce is not bisected (one probe, not a
-    # night of them taken from the nightly's runners).
+    # night of them taken from the nightly's runners), and when it is the answer its own probe
+    # gave the log; so next_step's "done" never names an end nobody probed.
     if n and active[-1].sha not in state.data["probes"]:
         _probe(state, probe, active[-1], bisect_dir, say, probed_now)
     while n and state.verdicts(active).get(n) != GOOD:
         step = next_step(n, state.verdicts(active))
         if step[0] == "probe":
             _probe(state, probe, active[step[1] - 1], bisect_dir, say, probed_now)
-            continue
-        last = active[-1]
-        # The end was taken as bad on the nightly's word: probe it for its log (and to
-        # be sure the failure reproduces from these pins) when it is the answer.
-        if step[1] == (n,) and last.sha not in state.data["probes"]:
-            _probe(state, probe, last, bisect_dir, say, probed_now)
             continue
         first_bad = tuple(active[i - 1].index for i in step[1])
         break
