@@ -69,7 +69,7 @@ from release.core.public_index import check_rocm_index, rocm_index_default
 from release.core.revisions import RevisionMap
 from release.core.safe_names import file_name_problem
 from release.core.scan import Headers
-from release.publish import notes
+from release.publish import notes, stored_provenance
 from release.publish.drafts import LocalAsset, assets_digest, sync_assets
 from release.publish.stores import Release, Store
 
@@ -196,6 +196,8 @@ def step_check_files(files: dict[str, Path], version: str, result: Validation,
         for name, path in files.items():
             if name == naming.CHECKSUMS_ASSET or locks.is_lock(name):  # validate's own: written after SHA256SUMS
                 continue
+            if stored_provenance.is_stored(name):  # publish's, made of two listed files: checked in step_bundles
+                continue
             if name not in sums:
                 result.problems.append(f"{name} is not listed in {naming.CHECKSUMS_ASSET}")
             elif sha256_file(path) != sums[name]:
@@ -266,12 +268,14 @@ def step_core_metadata(files: dict[str, Path], result: Validation) -> None:
 
 def step_bundles(files: dict[str, Path], result: Validation) -> None:
     """Each ``<wheel>.jsonl`` asset is Sigstore bundles attesting exactly its wheel's sha256
-    (``release.core.bundles``; the signatures are Sigstore's to verify, offline, by anybody)."""
+    (``release.core.bundles``; the signatures are Sigstore's to verify, offline, by anybody), and
+    each ``<wheel>.provenance`` the PEP 740 object of those (``release.publish.stored_provenance``)."""
     found = [name for name in sorted(files) if bundles.is_bundle(name)]
     for name in found:
         wheel = files.get(bundles.wheel_of(name))
         text = files[name].read_text(encoding="utf-8", errors="replace")
         result.problems += bundles.problems(name, text, sha256_file(wheel) if wheel is not None else None)
+    result.problems += stored_provenance.problems(files)  # what the index copies: exactly its bundle's
     if found:
         result.checked.append("attestation-bundles")
 

@@ -219,9 +219,14 @@ def changelog_markdown(previous: Release | None, before: RevisionMap | None, now
 def render_body(dist: Dist, changelog: str) -> str:
     """A draft's notes: what people read, marked as this tool's (``release.publish.notes``),
     with what the index lists of each wheel (``release.publish.wheel_record``)."""
-    from release.publish import wheel_record
+    from release.publish import stored_provenance, wheel_record
 
-    facts = wheel_record.to_text(wheel_record.of_wheel(a.path, a.digest) for a in dist.wheels)
+    by_name = {a.name: a.digest for a in dist.assets}
+
+    def bound(wheel: str) -> tuple[str | None, str | None]:  # both, or neither
+        pair = (by_name.get(bundles.file_name(wheel)), by_name.get(stored_provenance.file_name(wheel)))
+        return pair if None not in pair else (None, None)
+    facts = wheel_record.to_text(wheel_record.of_wheel(a.path, a.digest, *bound(a.name)) for a in dist.wheels)
     return notes.write(notes.Notes(ours=True, index_facts=facts, text=(
         f"## jax-rocm {dist.version} ({dist.kind})\n\n"
         f"### Revisions\n\n{dist.revisions.markdown()}\n"
@@ -380,13 +385,35 @@ def sync_assets(store: Store, release: Release, wanted: tuple[LocalAsset, ...], 
 # ------------------------------------------------------------------ the two entry points
 
 
+def with_stored_provenance(dist: Dist, directory: Path) -> Dist:
+    """``dist`` with the PEP 740 provenance object of each wheel's bundle as an asset of its own
+    (``release.publish.stored_provenance``: the index copies it), written under ``directory``."""
+    from release.publish import stored_provenance
+
+    made = stored_provenance.made(((a.name, a.digest) for a in dist.wheels),
+                                  {a.name: a.path for a in dist.assets if bundles.is_bundle(a.name)})
+    extra = []
+    for name, data in sorted(made.items()):
+        (directory / name).write_bytes(data)  # a fresh folder of ours
+        extra.append(LocalAsset(name, directory / name, len(data), hashlib.sha256(data).hexdigest()))
+    return dataclasses.replace(dist, assets=(*dist.assets, *extra)) if extra else dist
+
+
 def publish_draft(store: Store, dist: Dist, *, say: Say = lambda _: None,
                   progress: ProgressBars | None = None) -> dict:
-    """Make the draft of ``dist.tag`` hold exactly ``dist``'s assets and notes."""
+    """Make the draft of ``dist.tag`` hold exactly ``dist``'s assets (with the provenance objects
+    made of its bundles) and notes."""
+    with tempfile.TemporaryDirectory(prefix="release-publish-") as tmp:
+        return _publish_draft(store, with_stored_provenance(dist, Path(tmp)), {a.name for a in dist.assets},
+                              say=say, progress=progress)
+
+
+def _publish_draft(store: Store, dist: Dist, given: set[str], *, say: Say,
+                   progress: ProgressBars | None) -> dict:
     releases = store.list_releases()
     published = next((r for r in releases if not r.draft and r.tag == dist.tag), None)
     if published is not None:
-        return _already_published(store, published, dist, say)
+        return _already_published(store, published, dist, say, given)
     previous = previous_release(releases, dist.version)
     body = render_body(dist, changelog_markdown(previous, previous_revisions(store, previous), dist.revisions))
     name = f"jax-rocm {dist.version}"
@@ -439,10 +466,13 @@ def publish_partial(store: Store, dist: Dist, *, say: Say = lambda _: None,
             "changed": bool(actions), "assets": _asset_rows(dist)}
 
 
-def _already_published(store: Store, published: Release, dist: Dist, say: Say) -> dict:
+def _already_published(store: Store, published: Release, dist: Dist, say: Say, given: set[str]) -> dict:
+    """Nothing to do when the release holds the dist's assets; the provenance objects publish
+    makes (not in ``given``) may be missing: a release published before them has none."""
     remote = {a.name: a for a in store.list_assets(published)}
-    differ = sorted({a.name for a in dist.assets if a.name not in remote
-                     or not _same(store, published, remote[a.name], a)} | (set(remote) - {a.name for a in dist.assets}))
+    differ = sorted({a.name for a in dist.assets if (a.name not in remote and a.name in given)
+                     or (a.name in remote and not _same(store, published, remote[a.name], a))}
+                    | (set(remote) - {a.name for a in dist.assets}))
     if differ:
         raise UserError(f"{store.where}: release {dist.tag} is published and immutable, and "
                         f"{', '.join(differ)} differ from {dist.directory}; publish a new version "
@@ -454,7 +484,7 @@ def _already_published(store: Store, published: Release, dist: Dist, say: Say) -
     return {"status": "published", "tag": dist.tag, "version": dist.version, "store": store.kind,
             "where": store.where, "release_id": published.id, "url": published.html_url,
             "actions": [], "changed": False, "assets": [{"name": a.name, "size": a.size, "sha256": a.digest}
-                                      for a in dist.assets]}
+                                      for a in dist.assets if a.name in remote]}
 
 
 def current_assets_digest(store: Store, release: Release) -> str | None:

@@ -190,6 +190,7 @@ class PublishedWheel:
     listed: bool = True
     metadata: Asset | None = None
     bundle: Asset | None = None  # its attestation bundle(s), ``<wheel>.jsonl`` (``index_provenance``)
+    stored: Asset | None = None  # the provenance object publish made of it (``stored_provenance``)
     # (project, version) of the file name and the release's version, parsed once: the index
     # asks for them per wheel, and a season holds thousands of wheels
     parsed: tuple[str, Version] | None = dataclasses.field(default=None, repr=False, compare=False)
@@ -282,6 +283,7 @@ def published_wheels(store: Store, releases: list[Release], asset_base: str | No
                 sidecar = None  # not where pip looks for it: the page names no metadata file
             found.append(PublishedWheel(release, asset, text, channel, url, metadata=sidecar,
                                         bundle=by_name.get(asset.name + BUNDLE_SUFFIX),
+                                        stored=by_name.get(asset.name + PROVENANCE_SUFFIX),
                                         parsed=(name[0], version_of(name[1])),
                                         tag_version=version))
     return found
@@ -435,6 +437,7 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
             "hidden": sorted(w.asset.name for w in wheels if not w.listed),
             "yanked": sorted(r.tag for r in releases if r.id in yanked),
             "range_reads": facts.range_reads, "bundle_reads": provenances.reads,
+            "provenance_copies": provenances.copies,
             "fetched": sorted(facts.downloads),
             "without_core_metadata": sorted(without_metadata),
             "protect_missing": missing_protect}

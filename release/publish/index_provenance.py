@@ -10,7 +10,9 @@ signature), and names it in the page's entry (JSON ``provenance``, HTML ``data-p
 so an installer or ``pypi-attestations`` verifies the wheel against it offline. A bundle whose
 statement does not name exactly this wheel and sha256, or that is not a bundle, gives no
 provenance (said once); nothing else changes. The objects are kept in the site's state by the
-bundle's sha256, so a re-run reads no bundle it read before.
+bundle's sha256, so a re-run reads no bundle it read before; publish makes each object once and
+stores it beside its bundle, which the index copies when it is bound
+(``release.publish.stored_provenance``).
 """
 
 from __future__ import annotations

@@ -35,6 +35,7 @@ class PublishedWheel(Protocol):
     asset: Asset
     metadata: Asset | None
     bundle: Asset | None
+    stored: Asset | None
 
 
 def wheel_metadata(path: Path) -> bytes:
@@ -102,35 +103,55 @@ class WheelFacts:
 class Provenances:
     """Writes the PEP 740 provenance object of each listed wheel with an attestation bundle
     (``release.publish.index_provenance``): linked from the old site when the last run wrote it
-    for the same bundle and wheel (its state maps their sha256s to the file), else built from the
-    bundle asset (one small read). The objects are not kept in the state: a year of them is
-    tens of MB, which every run would parse and write again."""
+    for the same bundle and wheel (its state maps their sha256s to the file), else copied from
+    the object publish stored beside the bundle when the wheel's row binds it
+    (``release.publish.stored_provenance``), else built from the bundle asset (one small read
+    each way). The objects are not kept in the state: a year of them is tens of MB, which every
+    run would parse and write again."""
 
     def __init__(self, store: Store, known: dict, say: Say, old_site: Path, tree: Tree):
         self.store, self.known, self.say, self.old_site, self.tree = store, known, say, old_site, tree
         self.used: dict[str, str] = {}
         self.reads = 0
+        self.copies = 0
 
     def __call__(self, w: PublishedWheel, sha256: str, rel: str) -> bool:
         """Whether ``rel`` (the site's path for the wheel's provenance) now holds it."""
-        from release.publish import index_provenance as pep740
         bundle = w.bundle
         if bundle is None:
             return False
         key = f"{bundle.digest}:{sha256}" if bundle.digest else None
         before = self.known.get(key) if key else None
         if not (isinstance(before, str) and before == rel and self.tree.link(rel, self.old_site / rel)):
-            try:
-                if bundle.size > pep740.BUNDLE_LIMIT:
-                    raise pep740.BundleError(f"{bundle.size} bytes; a bundle is a few KB")
-                text = self.store.read_asset_range(w.release, bundle, 0, bundle.size).decode("utf-8")
-                self.reads += 1
-                made = pep740.provenance(text, w.asset.name, sha256)
-            except (pep740.BundleError, UnicodeDecodeError) as exc:
-                self.say(f"warning: {bundle.name} of {w.release.tag}: {exc}; {w.asset.name} is listed "
-                         "without PEP 740 provenance")
+            made = self._stored(w, sha256)
+            if made is None and (made := self._built(w, bundle, sha256)) is None:
                 return False
-            self.tree.write(rel, write_json(made))
+            self.tree.write(rel, made)
         if key:
             self.used[key] = rel
         return True
+
+    def _stored(self, w: PublishedWheel, sha256: str) -> bytes | None:
+        """The object publish stored, when the wheel's row binds it to the store's digests and
+        the bytes read are those."""
+        from release.publish import index_provenance, stored_provenance
+        stored = w.stored
+        if stored is None or stored.size > index_provenance.BUNDLE_LIMIT or not stored_provenance.bound(
+                recorded(notes.of(w.release).index_facts, w.asset.name, sha256), sha256, w.bundle, stored):
+            return None
+        self.copies += 1
+        return stored_provenance.vouched(self.store.read_asset_range(w.release, stored, 0, stored.size), stored)
+
+    def _built(self, w: PublishedWheel, bundle: Asset, sha256: str) -> bytes | None:
+        """The object built from the bundle, or None (said once) when it gives none."""
+        from release.publish import index_provenance as pep740
+        try:
+            if bundle.size > pep740.BUNDLE_LIMIT:
+                raise pep740.BundleError(f"{bundle.size} bytes; a bundle is a few KB")
+            text = self.store.read_asset_range(w.release, bundle, 0, bundle.size).decode("utf-8")
+            self.reads += 1
+            return write_json(pep740.provenance(text, w.asset.name, sha256))
+        except (pep740.BundleError, UnicodeDecodeError) as exc:
+            self.say(f"warning: {bundle.name} of {w.release.tag}: {exc}; {w.asset.name} is listed "
+                     "without PEP 740 provenance")
+            return None

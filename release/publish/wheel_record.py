@@ -4,7 +4,9 @@ An index entry needs, beyond the store's asset record (name, size, sha256), the 
 ``Requires-Python`` and the sha256 of its METADATA (PEP 658). Publish already holds each wheel
 on disk and hashes it, so the draft's notes record both in a table (``Notes.index_facts``),
 and ``release index`` reads a season's records instead of every wheel's end: from an empty
-SITE that is one range read (over HTTP, one request) less per wheel.
+SITE that is one range read (over HTTP, one request) less per wheel. A wheel with an
+attestation bundle also gets the sha256 of its bundle and of the PEP 740 provenance object
+publish made of it (``release.publish.stored_provenance``): what binds that object to the bytes.
 
 A row is used only for the bytes it was worked out from: its sha256 must be the store's digest
 of the asset of that name (a wheel replaced since, or a row a person edited, no longer matches
@@ -26,25 +28,33 @@ from typing import Iterable
 from release.core import core_metadata
 
 TITLE = "What each wheel's index entry says (`release index` reads it here, not from the wheel):"
-HEAD = "| wheel | sha256 | Requires-Python | METADATA sha256 |\n|---|---|---|---|"
+HEAD = ("| wheel | sha256 | Requires-Python | METADATA sha256 | bundle sha256 | provenance sha256 |\n"
+        "|---|---|---|---|---|---|")
 NONE = "-"
+# the two last columns came later: a row of an older release ends after the METADATA sha256
 _ROW = re.compile(r"\| (?P<name>[^\s|`\[\]<>]+) \| `(?P<sha256>[0-9a-f]{64})` "
-                  r"\| (?:`(?P<requires>[^`|\r\n]+)`|-) \| `(?P<meta>[0-9a-f]{64})` \|")
+                  r"\| (?:`(?P<requires>[^`|\r\n]+)`|-) \| `(?P<meta>[0-9a-f]{64})` \|"
+                  r"(?: (?:`(?P<bundle>[0-9a-f]{64})`|-) \| (?:`(?P<stored>[0-9a-f]{64})`|-) \|)?")
 
 
 @dataclasses.dataclass(frozen=True)
 class Facts:
-    """One wheel's row: its file name and sha256, and what its METADATA says to the index."""
+    """One wheel's row: its file name and sha256, what its METADATA says to the index, and the
+    sha256 of its attestation bundle and of the provenance object publish made of it (None: none)."""
 
     filename: str
     sha256: str
     requires_python: str | None
     metadata_sha256: str
+    bundle_sha256: str | None = None
+    provenance_sha256: str | None = None
 
     def row(self) -> str | None:
         """The table's row, or None when the table cannot hold these facts exactly."""
         requires = NONE if self.requires_python is None else f"`{self.requires_python}`"
-        line = f"| {self.filename} | `{self.sha256}` | {requires} | `{self.metadata_sha256}` |"
+        bundle, stored = (NONE if d is None else f"`{d}`" for d in (self.bundle_sha256, self.provenance_sha256))
+        line = (f"| {self.filename} | `{self.sha256}` | {requires} | `{self.metadata_sha256}` "
+                f"| {bundle} | {stored} |")
         if "<!--" in line or _read_row(line) != self:
             return None
         return line
@@ -54,14 +64,16 @@ def _read_row(line: str) -> Facts | None:
     m = _ROW.fullmatch(line)
     if m is None:
         return None
-    return Facts(m["name"], m["sha256"], m["requires"], m["meta"])
+    return Facts(m["name"], m["sha256"], m["requires"], m["meta"], m["bundle"], m["stored"])
 
 
-def of_wheel(path: Path, sha256: str) -> Facts:
+def of_wheel(path: Path, sha256: str, bundle_sha256: str | None = None,
+             provenance_sha256: str | None = None) -> Facts:
     """The facts of a wheel on disk whose sha256 is ``sha256`` (one read of its zip directory
-    and METADATA)."""
+    and METADATA), with the sha256s of its bundle and stored provenance object when it has them."""
     metadata = core_metadata.read(path, path.name)
-    return Facts(path.name, sha256, core_metadata.requires_python(metadata), hashlib.sha256(metadata).hexdigest())
+    return Facts(path.name, sha256, core_metadata.requires_python(metadata), hashlib.sha256(metadata).hexdigest(),
+                 bundle_sha256, provenance_sha256)
 
 
 def to_text(facts: Iterable[Facts]) -> str | None:
