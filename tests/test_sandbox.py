@@ -19,8 +19,11 @@ from hypothesis import strategies as st
 
 from release.core.elffacts import file_reader, read_facts
 from release.core.errors import UserError
+from release.core.rolls import RollHead, RollVia
 from release.jobs import sandbox
 from release.jobs.sandbox import Sandbox, Upstream
+from release.sources.line import parse_version_py
+from release.sources.pins import read_pin
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -46,6 +49,15 @@ def test_a_failed_git_is_one_line_naming_the_command_the_directory_and_gits_reas
     assert "not a git repository" in message and len(message) < 300 + len(str(tmp_path)) + 40
 
 
+def test_gits_reason_is_cut_at_300_characters(tmp_path):
+    sandbox._git("init", "--quiet", "-b", "main", cwd=tmp_path)
+    long = "no-such-path-" + "x" * 400           # git names the path it did not find: its reason is long
+    with pytest.raises(UserError) as failed:
+        sandbox._git("add", long, cwd=tmp_path)
+    head = f"git add {long} in {tmp_path}: "
+    assert str(failed.value).startswith(head) and len(str(failed.value)) == len(head) + 300
+
+
 def test_an_upstream_commit_reaches_its_bare_repository_one_hour_after_the_last(tmp_path):
     up = Upstream(tmp_path, "jax", "rocm-jaxlib-v0.9.1")
     assert up.url == (tmp_path / "jax.git").as_uri()
@@ -61,22 +73,42 @@ def test_an_upstream_commit_reaches_its_bare_repository_one_hour_after_the_last(
                       f"{1_760_000_000 + 3600} {1_760_000_000 + 3600} Sandbox sandbox@example.invalid"]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def upstreams(tmp_path_factory) -> dict[str, Upstream]:
+    """Made for each test that reads them (not once a module): scripts/mutation runs a function's
+    mutants against the tests that called it, and a module fixture is seen calling it in its first test only."""
     return sandbox.make_upstreams(tmp_path_factory.mktemp("world") / "upstream")
 
 
 def test_the_plugins_newer_commit_moves_both_pins_so_a_bump_has_work(upstreams):
+    """What the tool reads from the upstreams, read by the tool's own readers from their bare
+    repositories (what deps.yaml's URLs name): each plugin commit pins a jax and an xla commit
+    that exist, the newer one the newer ones; jax's version.py says the line at both."""
     ups = upstreams
     assert (ups["plugin"].branch, ups["jax"].branch, ups["xla"].branch) == ("master", sandbox.BRANCH, sandbox.BRANCH)
-    plugin = ups["plugin"].work
-    heads = {name: git(up.work, "rev-list", "HEAD").split() for name, up in ups.items()}
+    plugin = ups["plugin"].bare
+    heads = {name: git(up.bare, "rev-list", up.branch).split() for name, up in ups.items()}
     assert all(len(commits) == 2 for commits in heads.values())
-    for at, index in (("HEAD~1", 1), ("HEAD", 0)):       # rev-list: newest first
-        for bzl, var, dep in ((sandbox.JAX_BZL, "JAX_COMMIT", "jax"), (sandbox.XLA_BZL, "XLA_COMMIT", "xla")):
-            text = git(plugin, "show", f"{at}:{bzl}")
-            assert f'{var} = "{heads[dep][index]}"' in text
-    assert git(ups["jax"].work, "show", "HEAD:jax/version.py") == f'_version = "{sandbox.LINE}"'
+    for at, index in ((heads["plugin"][1], 1), (heads["plugin"][0], 0)):       # rev-list: newest first
+        for bzl, dep in ((sandbox.JAX_BZL, "jax"), (sandbox.XLA_BZL, "xla")):
+            pin = read_pin(git(plugin, "show", f"{at}:{bzl}"), name=dep, where=bzl)
+            assert pin.commit == heads[dep][index], (at, dep)
+    for sha in heads["jax"]:
+        assert parse_version_py(git(ups["jax"].bare, "show", f"{sha}:jax/version.py"), "jax") == sandbox.LINE
+
+
+def test_the_upstreams_are_three_bare_repositories_named_as_their_deps_each_on_its_branch(tmp_path):
+    """``upstream/`` shows plugin.git, jax.git and xla.git (the work trees that fill them are
+    hidden), each bare, its HEAD its branch (what a clone checks out), made where no directory
+    was yet (walk's --dir is new)."""
+    root = tmp_path / "new" / "box" / "upstream"
+    ups = sandbox.make_upstreams(root)
+    assert sorted(p.name for p in root.iterdir() if not p.name.startswith(".")) == ["jax.git", "plugin.git", "xla.git"]
+    for name, up in ups.items():
+        assert up.bare == root / f"{name}.git" and up.url == (root / f"{name}.git").as_uri()
+        assert git(up.bare, "rev-parse", "--is-bare-repository") == "true"
+        assert git(up.bare, "symbolic-ref", "HEAD") == f"refs/heads/{up.branch}"
+        assert git(up.bare, "for-each-ref", "--format=%(refname)") == f"refs/heads/{up.branch}"
 
 
 # ------------------------------------------------------------------ the project
@@ -84,19 +116,36 @@ def test_the_plugins_newer_commit_moves_both_pins_so_a_bump_has_work(upstreams):
 
 def test_the_project_pins_every_upstreams_first_commit_and_is_committed(tmp_path, upstreams):
     ups = upstreams
-    project = sandbox.make_project(tmp_path / "project", REPO, ups)
+    project = sandbox.make_project(tmp_path / "new" / "project", REPO, ups)
     from release.core.config import load_project
     loaded = load_project(project)
     firsts = {name: git(up.work, "rev-list", "--max-parents=0", "HEAD") for name, up in ups.items()}
     assert {d.name: d.commit for d in loaded.deps} == firsts
     assert {d.name: (d.url, d.branch) for d in loaded.deps} == {n: (u.url, u.branch) for n, u in ups.items()}
-    assert loaded.deps["jax"].line == sandbox.LINE
+    assert {d.name: d.line for d in loaded.deps} == {"plugin": None, "jax": sandbox.LINE, "xla": None}
+    assert {d.name: d.roll for d in loaded.deps} == {      # bump follows the plugin; jax and xla as it pins them
+        "plugin": RollHead(), "jax": RollVia("plugin", sandbox.JAX_BZL), "xla": RollVia("plugin", sandbox.XLA_BZL)}
     mine = json.loads((REPO / "version_info.json").read_text())
-    theirs = json.loads((project / "version_info.json").read_text())
-    assert theirs == mine | {"version": sandbox.LINE}
+    theirs = (project / "version_info.json").read_text()   # the tool's own, its version the line, laid out alike
+    assert theirs == json.dumps(mine | {"version": sandbox.LINE}, indent=2) + "\n"
+    assert git(project, "log", "--format=%s") == "Sandbox project"    # the log `release try` points at
     assert (project / "jax_rocm_plugin").is_dir()
     assert (project / ".gitignore").read_text().split() == ["/dist/", "/.cache/", "/workspace/"]
     assert git(project, "status", "--porcelain") == "" and git(project, "rev-parse", "--abbrev-ref", "HEAD") == "main"
+
+
+def test_every_sandbox_is_the_same_world_whenever_and_wherever_it_is_made(tmp_path, upstreams):
+    """Fixed authors and times: a second sandbox's upstreams and project have the first's commits
+    (what one newcomer sees, the next sees; nothing reads the wall clock or the caller's git identity)."""
+    again = sandbox.make_upstreams(tmp_path / "upstream")
+    assert {n: git(up.bare, "rev-list", up.branch) for n, up in again.items()} == {
+        n: git(up.bare, "rev-list", up.branch) for n, up in upstreams.items()}
+    one = sandbox.make_project(tmp_path / "one", REPO, again)
+    other = sandbox.make_project(tmp_path / "other", REPO, again)
+    log = "--format=%T %at %ct %an %ae %cn %ce"    # the tree, the times and the people of each commit
+    assert git(one, "log", log) == git(other, "log", log) == (
+        f"{git(one, 'rev-parse', 'HEAD^{tree}')} 1760000000 1760000000 Sandbox sandbox@example.invalid "
+        "Sandbox sandbox@example.invalid")
 
 
 # ------------------------------------------------------------------ the stand-in shared objects
@@ -104,7 +153,7 @@ def test_the_project_pins_every_upstreams_first_commit_and_is_committed(tmp_path
 
 def test_each_stand_in_is_a_shared_object_with_the_configured_runpath_and_no_source_left(tmp_path):
     runpath = ["$ORIGIN/../rocm/lib", "/opt/rocm/lib"]
-    made = sandbox.compile_stand_ins(tmp_path / "art", runpath)
+    made = sandbox.compile_stand_ins(tmp_path / "new" / "art", runpath)
     assert sorted(p.name for p in made.iterdir()) == sorted(sandbox.SHARED_OBJECTS)
     for name in sandbox.SHARED_OBJECTS:
         with (made / name).open("rb") as handle:
@@ -114,9 +163,32 @@ def test_each_stand_in_is_a_shared_object_with_the_configured_runpath_and_no_sou
 
 def test_without_a_c_compiler_the_sandbox_says_what_to_install(tmp_path, monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda _name: None)
-    with pytest.raises(UserError, match=r"needs a C compiler .*install gcc"):
+    with pytest.raises(UserError) as failed:
         sandbox.compile_stand_ins(tmp_path / "art", ["/opt/rocm/lib"])
+    assert str(failed.value) == ("release try: needs a C compiler (cc, gcc or clang) for the stand-in .so files; "
+                                 "install gcc (apt-get install gcc)")
     assert not (tmp_path / "art").exists()
+
+
+@pytest.mark.parametrize("present", [{"cc", "gcc", "clang"}, {"gcc", "clang"}, {"clang"}, {"clang", "cc"}])
+def test_the_compiler_is_the_first_of_cc_gcc_and_clang_on_the_path(tmp_path, monkeypatch, present):
+    used = []
+    monkeypatch.setattr(shutil, "which", lambda name: f"/bin/{name}" if name in present else None)
+    monkeypatch.setattr(subprocess, "run", lambda argv, **_: used.append(argv[0]))
+    sandbox.compile_stand_ins(tmp_path / "art", ["/opt/rocm/lib"])
+    first = next(c for c in ("cc", "gcc", "clang") if c in present)
+    assert used == [first] * len(sandbox.SHARED_OBJECTS)
+
+
+def test_a_compiler_that_fails_stops_the_sandbox(tmp_path, monkeypatch):
+    """No stand-in goes missing quietly: the first failed compile is the end of it."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "cc").write_text("#!/bin/sh\necho 'cc: no such target' >&2\nexit 1\n")
+    (bin_dir / "cc").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    with pytest.raises(subprocess.CalledProcessError):
+        sandbox.compile_stand_ins(tmp_path / "art", ["/opt/rocm/lib"])
 
 
 # ------------------------------------------------------------------ each step's environment and line
@@ -203,22 +275,32 @@ def test_the_install_lines_name_the_sites_nightly_index(tmp_path):
 
 def test_outside_any_checkout_of_a_package_not_from_one_the_answer_is_root(tmp_path, monkeypatch):
     monkeypatch.setattr(sandbox, "__file__", str(tmp_path / "site-packages" / "release" / "jobs" / "sandbox.py"))
-    with pytest.raises(UserError, match=r"^release try: no checkout .*pass --root DIR"):
+    with pytest.raises(UserError) as failed:
         sandbox.tool_checkout(None, tmp_path)
+    assert str(failed.value) == (
+        "release try: no checkout of this repository around the current directory, and the installed package "
+        "is not one; pass --root DIR (a checkout: its jax_rocm_plugin/ and version_info.json are copied into "
+        "the sandbox)")
 
 
-def test_after_9999_sandboxes_of_a_day_the_next_is_refused(tmp_path, monkeypatch):
-    monkeypatch.setattr(Path, "exists", lambda self: True)
+@pytest.mark.parametrize("free", [None, "2026-11-24-9999", "2026-11-24-10000"])
+def test_after_9999_sandboxes_of_a_day_the_next_is_refused(tmp_path, monkeypatch, free):
+    """Up to 2026-11-24-9999 a taken name gives way to the next; past it, one line saying so."""
+    monkeypatch.setattr(Path, "exists", lambda self: self.name != free)
     monkeypatch.setattr(Path, "is_dir", lambda self: False)
-    with pytest.raises(UserError, match=r"9,999 sandboxes of 2026-11-24 already"):
+    if free == "2026-11-24-9999":
+        assert sandbox.fresh_directory(tmp_path, "2026-11-24") == tmp_path / free
+        return
+    with pytest.raises(UserError) as failed:
         sandbox.fresh_directory(tmp_path, "2026-11-24")
+    assert str(failed.value) == f"{tmp_path}: 9,999 sandboxes of 2026-11-24 already; remove some or pass --dir"
 
 
-@pytest.fixture(scope="module")
-def walked(tmp_path_factory):
-    """``walk`` with each tool step recorded, not run; returns (result, tool steps, said, its base)."""
-    with pytest.MonkeyPatch.context() as monkeypatch:      # undone before any other test runs
-        return _walk(tmp_path_factory.mktemp("walk"), monkeypatch)
+@pytest.fixture
+def walked(tmp_path, monkeypatch):
+    """``walk`` with each tool step recorded, not run; returns (result, tool steps, said, its base).
+    Walked for each test (in milliseconds), so that each is seen calling walk (as upstreams)."""
+    return _walk(tmp_path, monkeypatch)
 
 
 def _walk(tmp_path, monkeypatch):
