@@ -12,10 +12,11 @@ against ``python -c pass`` (the floor any Python CLI pays), interleaved and repe
 
 Each command runs as a log or a pipe sees it (stdout and stderr to /dev/null) and, for those that
 print tables or lines for people, on a terminal too (a pseudo-terminal of 120 x 40, rows marked
-``[tty]``): in a pipe their people output is plain text and rich is not imported; on a terminal
-rich draws it, so both are what users see.
+``[tty]``): in a pipe their people output is plain text, on a terminal it is boxed and coloured
+(``release.core.boxes``), so both are what users see.
 
-CPU (user + sys of the child) first, then wall, and the modules each run left loaded. The
+CPU (user + sys of the child) first, then wall, and the modules each run left loaded (in a pipe or
+on the terminal, as the row ran). The
 goal (issue 36): every command at most 6x ``python -c pass``.
 
     python benchmarks/bench_startup.py [--runs 15] [--baseline CHECKOUT]
@@ -61,19 +62,7 @@ def timed(argv: list[str], cwd: Path, env: dict, tty: bool = False) -> tuple[flo
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     if tty:
-        master, slave = pty.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-        proc = subprocess.Popen(argv, cwd=cwd, env={**env, "TERM": "xterm-256color"},
-                                stdin=subprocess.DEVNULL, stdout=slave, stderr=slave)
-        os.close(slave)
-        while True:
-            try:
-                if not os.read(master, 1 << 16):
-                    break
-            except OSError:  # EIO: the child closed the terminal
-                break
-        proc.wait()
-        os.close(master)
+        on_a_terminal(argv, cwd, env)
     else:
         subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wall = time.perf_counter() - start
@@ -81,10 +70,34 @@ def timed(argv: list[str], cwd: Path, env: dict, tty: bool = False) -> tuple[flo
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
 
 
-def modules(argv: tuple[str, ...], checkout: Path, env: dict) -> int:
-    proc = subprocess.run([sys.executable, "-c", COUNT, *argv], cwd=checkout, env=env,
-                          capture_output=True, text=True)
-    return int(proc.stderr.strip().splitlines()[-1])
+def on_a_terminal(argv: list[str], cwd: Path, env: dict, stderr: int | None = None) -> str:
+    """Run ``argv`` with stdout (and stderr, unless given) on a pseudo-terminal of 120 x 40, read as
+    a terminal would; what it wrote to a ``stderr`` pipe."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    proc = subprocess.Popen(argv, cwd=cwd, env={**env, "TERM": "xterm-256color"}, stdin=subprocess.DEVNULL,
+                            stdout=slave, stderr=slave if stderr is None else stderr, text=True)
+    os.close(slave)
+    while True:
+        try:
+            if not os.read(master, 1 << 16):
+                break
+        except OSError:  # EIO: the child closed the terminal
+            break
+    said = proc.stderr.read() if proc.stderr else ""
+    proc.wait()
+    os.close(master)
+    return said
+
+
+def modules(argv: tuple[str, ...], checkout: Path, env: dict, tty: bool = False) -> int:
+    """The modules a run leaves loaded, in a pipe or (``tty``) on a terminal."""
+    if tty:
+        said = on_a_terminal([sys.executable, "-c", COUNT, *argv], checkout, env, stderr=subprocess.PIPE)
+    else:
+        said = subprocess.run([sys.executable, "-c", COUNT, *argv], cwd=checkout, env=env,
+                              capture_output=True, text=True).stderr
+    return int(said.strip().splitlines()[-1])
 
 
 def median(rows: list[float]) -> float:
@@ -138,7 +151,7 @@ def measure(args: argparse.Namespace, commands: tuple[tuple[str, ...], ...]) -> 
     for (name, argv, tty), runs in rows.items():
         c, w = median([c for c, _ in runs]), median([w for _, w in runs])
         label = ("[tty] " if tty else "") + shown(argv)
-        count = "" if tty else f"{modules(argv, checkouts[name], envs[name]):7d}"  # (the count is a pipe's)
+        count = f"{modules(argv, checkouts[name], envs[name], tty):7d}"
         print(f"{name:>8} {label[:52]:<52} {c * 1000:7.0f} {c / fc:7.1f} {w * 1000:8.0f} {count}".rstrip())
     print(json.dumps({"floor_cpu_s": fc}), file=sys.stderr)
 

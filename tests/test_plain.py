@@ -11,11 +11,11 @@ import pytest
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from rich.cells import cell_len
-from rich.console import Console
 from rich.errors import MarkupError
 from rich.text import Text
 
 from release.core import output
+from release.core.boxes import TermConsole
 from release.core.plain import PlainConsole, PlainTable, new_table, strip_markup
 from tests.test_sanitize import ACTS, UPSTREAM
 
@@ -103,25 +103,29 @@ def test_markup_reads_as_rich_prints_it(text):
     assert strip_markup(text) == expected
 
 
-@given(text=UPSTREAM)
-@example(text="line one\nline two")
-@example(text="")
-def test_a_line_off_a_terminal_is_what_rich_wrote_there(text, monkeypatch):
-    """``Output.line`` writes a line itself where rich would not draw (rich is not imported):
-    the same characters rich's console wrote on that stream."""
+@given(text=UPSTREAM, terminal=st.booleans())
+@example(text="line one\nline two", terminal=True)
+@example(text="", terminal=False)
+def test_a_line_is_what_rich_wrote_there(text, terminal, monkeypatch):
+    """``Output.line`` writes a line itself, on a terminal or not (rich is not imported): the
+    same characters rich's console wrote on that stream."""
     for name in output._TERMINAL_OVERRIDES:
         monkeypatch.delenv(name, raising=False)
+    if terminal:
+        monkeypatch.setenv("TTY_COMPATIBLE", "1")
     ours = io.StringIO()
     output.Output(stream=ours).line(text)
     theirs = io.StringIO()
     safe = "\n".join(output.sanitize.line(part) for part in text.split("\n"))
-    output.console_for(theirs).print(safe, markup=False, emoji=False)
+    console = output.console_for(theirs)
+    assert console.is_terminal is terminal
+    console.print(safe, markup=False, emoji=False)
     assert ours.getvalue() == theirs.getvalue()
 
 
 @pytest.mark.parametrize("as_json, terminal, drawn_by", [
-    (False, False, PlainConsole), (False, True, Console), (True, False, None), (True, True, None)])
-def test_a_view_is_plain_text_off_a_terminal_rich_on_one_and_json_with_json(monkeypatch, as_json, terminal, drawn_by):
+    (False, False, PlainConsole), (False, True, TermConsole), (True, False, None), (True, True, None)])
+def test_a_view_is_plain_text_off_a_terminal_boxed_on_one_and_json_with_json(monkeypatch, as_json, terminal, drawn_by):
     """Either way the table's title is on its own line, at its left (rich's ``title_justify``)."""
     for name in output._TERMINAL_OVERRIDES:
         monkeypatch.delenv(name, raising=False)
@@ -144,7 +148,7 @@ def test_a_view_is_plain_text_off_a_terminal_rich_on_one_and_json_with_json(monk
     if as_json:
         assert '"a": 1' in written
     else:
-        assert ("┃" in written) is terminal and "a cell much wider" in written
+        assert ("┌" in written) is terminal and "a cell much wider" in written
         assert written.split("\n")[0] == "pins", written
 
 

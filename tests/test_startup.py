@@ -260,3 +260,41 @@ def test_a_promote_in_a_pipe_loads_no_rich_and_stays_within_its_module_budget(ma
     assert "promoted to 0.9.1" in proc.stdout
     assert not loaded(modules, ("rich", *REMOTE)), loaded(modules, ("rich", *REMOTE))
     assert len(modules - bare_interpreter()) <= PROMOTE_BUDGET, len(modules - bare_interpreter())
+
+
+# On a terminal (issue 36 item 2): the tables are boxed by ``release.core.boxes``, lines written
+# as they are, and a small wheel's bar is never drawn, so rich's console and table (about 57 modules,
+# 1.3 ``python -c pass`` of CPU) are not imported either. ``TTY_COMPATIBLE=1`` makes the probe's
+# pipe a terminal, as it does for rich. Modules beyond the bare interpreter's, as reached
+# (2026-11-29): status 112, the dry run 118, verify (with --provenance) 125, promote 125; drawn by
+# rich they were about 57 more (and rich's progress bars for verify and promote).
+TERMINAL_BUDGET = {"status": 114, "nightly": 120, "verify": 130, "promote": 130}
+
+
+def on_a_terminal(*argv: str, cwd) -> tuple[subprocess.CompletedProcess, set[str]]:
+    import os
+    env = {**os.environ, "TTY_COMPATIBLE": "1", "COLUMNS": "100", "TERM": "xterm-256color"}
+    env.pop("NO_COLOR", None)
+    return run_probe(*argv, cwd=cwd, env=env)
+
+
+@pytest.mark.parametrize("argv", [("status", "--offline"), ("nightly", "--dry-run", "--public-index", "none")])
+def test_a_command_on_a_terminal_boxes_its_tables_without_rich(argv, project_dir):
+    proc, modules = on_a_terminal(*argv, cwd=project_dir)
+    assert proc.returncode == 0 and "┌" in proc.stdout and "\x1b[1m" in proc.stdout, proc.stdout + proc.stderr
+    assert not loaded(modules, ("rich", *REMOTE)), loaded(modules, ("rich", *REMOTE))
+    assert len(modules - bare_interpreter()) <= TERMINAL_BUDGET[argv[0]], len(modules - bare_interpreter())
+
+
+def test_verify_and_promote_of_a_small_dist_on_a_terminal_load_no_rich(make_dist, tmp_path):
+    """Their lines and table are ours; a bar for a few KB would never be seen, so none is drawn."""
+    from release.core import naming
+    dist = make_dist("0.9.1rc1")
+    wheels = sorted(map(str, dist.glob("*.whl")))
+    for argv, said in ((("verify", *wheels, "--provenance", str(dist / naming.PROVENANCE_ASSET)), ": ok"),
+                       (("promote", *wheels, "--to", "release", "--out", str(tmp_path / "out")), "promoted to 0.9.1")):
+        proc, modules = on_a_terminal(*argv, cwd=tmp_path)
+        assert proc.returncode == 0 and said in proc.stdout and "\x1b[" in proc.stdout, proc.stdout + proc.stderr
+        assert not loaded(modules, ("rich", *REMOTE)), (argv[0], loaded(modules, ("rich", *REMOTE)))
+        count = len(modules - bare_interpreter())
+        assert count <= TERMINAL_BUDGET[argv[0]], (argv[0], count)

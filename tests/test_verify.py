@@ -702,14 +702,29 @@ def _on_a_terminal(argv: list[str], env: dict[str, str]) -> str:
     return drawn.decode("utf-8", "replace")
 
 
-def test_the_progress_bar_draws_on_a_terminal_and_never_in_a_pipe(good_wheels, release_subprocess):
-    """rich is imported lazily, but a person at a terminal still sees the bar (and CI never)."""
+def test_the_progress_bar_draws_on_a_terminal_and_never_in_a_pipe(good_wheels, wheel_artifacts, tmp_path,
+                                                                   release_subprocess):
+    """rich is imported lazily, but a person at a terminal still sees the bar for a big wheel (and
+    CI never); a small wheel is read before a bar could be seen: none is drawn, rich not imported."""
     import os
+    import random
+    import shutil
+
+    from release.commands._progress import BAR_FROM
+    from tests.support.crafted import PJRT_SO
+    padded = tmp_path / "so" / PJRT_SO
+    padded.parent.mkdir()
+    shutil.copyfile(wheel_artifacts["good"] / PJRT_SO, padded)
+    with padded.open("ab") as so:  # bytes after the ELF's own (not zeros: a zip bomb's ratio)
+        so.write(random.Random(0).randbytes(BAR_FROM))
+    big = build_pair(tmp_path / "big", wheel_artifacts["good"], overrides={PJRT_SO: padded})["pjrt"]
     env = {k: v for k, v in os.environ.items() if k not in ("TTY_COMPATIBLE", "FORCE_COLOR")}
     env.update(TERM="xterm-256color", COLUMNS="120")
-    drawn = _on_a_terminal(["-m", "release", "verify", str(good_wheels["pjrt"])], env)
-    assert "verifying" in drawn and f"{good_wheels['pjrt'].name}: ok" in drawn
-    piped = release_subprocess("verify", good_wheels["pjrt"], env=env)
+    drawn = _on_a_terminal(["-m", "release", "verify", str(big)], env)
+    assert "verifying" in drawn and f"{big.name}: ok" in drawn
+    small = _on_a_terminal(["-m", "release", "verify", str(good_wheels["pjrt"])], env)
+    assert "verifying" not in small and f"{good_wheels['pjrt'].name}: ok" in small
+    piped = release_subprocess("verify", big, env=env)
     assert piped.returncode == 0 and "verifying" not in piped.stdout + piped.stderr
 
 

@@ -26,11 +26,18 @@ class Bar:
             self._progress.update(self._task, description=text)
 
 
+# Fewer bytes than this are read or copied in a few hundredths of a second (verify and promote move
+# hundreds of MB a second): a bar for them would be erased before anyone saw it, and importing rich
+# to draw it was more than the work (issue 36).
+BAR_FROM = 16 << 20
+
+
 @contextlib.contextmanager
 def byte_progress(out: Output, title: str, total: int) -> Iterator[Bar]:
-    """A bytes progress bar on a terminal (stderr with --json); silent when not a terminal
-    (and then rich is not even imported: CI's verify pays only for its own work)."""
-    if not out.draws_progress():
+    """A bytes progress bar on a terminal (stderr with --json) for ``BAR_FROM`` bytes or more;
+    silent when not a terminal or less (and then rich is not even imported: CI's verify pays only
+    for its own work)."""
+    if total < BAR_FROM or not out.draws_progress():
         yield Bar(None, None)
         return
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn

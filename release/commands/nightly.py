@@ -9,6 +9,7 @@ request and prints its result.
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 
 from release.commands._common import (
@@ -57,7 +58,8 @@ def run(args: argparse.Namespace, out: Output) -> int:
     proj = project(args)
     options = job_options(args, proj.root)  # a bad --protect is refused before anything, even a dry run
     now = now_utc()
-    with transfer_progress(out) as progress:
+    # a dry run moves no files: no bar (and no rich on a terminal)
+    with transfer_progress(out) if not args.dry_run else contextlib.nullcontext(None) as progress:
         result = run_nightly(job_request(args, proj, out, progress, reads_store=not args.dry_run,
                                          stage=args.stage, date=args.date or now.date(), now=now,
                                          build_number=args.build_number, force=args.force), options)

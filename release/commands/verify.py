@@ -9,13 +9,14 @@ from typing import TYPE_CHECKING
 
 from release.core import flags, output
 
-if TYPE_CHECKING:   # rich is imported only when a bar or the human output needs it
+if TYPE_CHECKING:   # rich is imported only when a bar draws
     import argparse
 
     from rich.console import Console
 
     from release.check.verify import Report
     from release.core.output import Output
+    from release.core.plain import PlainConsole
 
 HELP = ("check wheels: zip, RECORD, names, purelib, glibc tag, symbol versions, RUNPATH, every NEEDED "
         "resolves, version, revision map, pins")
@@ -54,28 +55,26 @@ def run(args: argparse.Namespace, out: Output) -> int:
     with byte_progress(out, "verifying", sum(payload_size(w) for w in args.wheels)) as bar:
         result = run_verify(options, bar, runpath)
 
-    def human(console: Console) -> None:
+    def human(console: Console | PlainConsole) -> None:
         _print(console, result.reports)
         prov = result.provenance
         if prov is not None:
             console.print(f"{prov['file']}: {'ok' if prov['ok'] else 'FAILED'}", markup=False)
             for problem in prov["problems"]:
                 console.print(f"  - {problem}", markup=False)
-    out.result(result.to_json(), human)
+    out.result_view(result.to_json(), human)
     output.github_output(result.outputs())
     output.step_summary(result.summary())
     return 1 if result.errors else 0
 
 
-def _print(console: Console, reports: list[Report]) -> None:
-    """One line per wheel; below a wheel with findings, one line per fold of them."""
-    from rich.markup import escape
-
+def _print(console: Console | PlainConsole, reports: list[Report]) -> None:
+    """One line per wheel; below a wheel with findings, one line per fold of them (coloured on a
+    terminal by how bad it is)."""
     from release.check.verify import ERROR, WARNING, fold, summary_line
     for report in reports:
         warned = any(f.severity == WARNING for f in report.findings)
         style = "bold red" if not report.ok else ("yellow" if warned else "green")
-        console.print(f"[{style}]{escape(summary_line(report))}[/]")
+        console.print(summary_line(report), markup=False, style=style)
         for f in fold(report.findings):
-            color = {ERROR: "red", WARNING: "yellow"}.get(f.severity, "dim")
-            console.print(f"  [{color}]{escape(f.line())}[/]")
+            console.print(f"  {f.line()}", markup=False, style={ERROR: "red", WARNING: "yellow"}.get(f.severity, "dim"))

@@ -1,12 +1,14 @@
-"""Printing: rich for people, JSON for machines, and GitHub Actions' files when set.
+"""Printing: tables and lines for people, JSON for machines, and GitHub Actions' files when set.
 
 Every command goes through ``Output`` so ``--json`` means the same everywhere and
 secrets are redacted on the way out: both of its streams redact every write, so a
 table, a progress line or a plain ``print(..., file=out.stream)`` cannot leak one.
-When the output is not a terminal (a CI log, a pipe), rich gets a wide console so no
-table column is cut or folded at 80 characters. rich is imported on first use, not at
-import time: a command that only writes JSON (``release verify --json`` in CI) never
-pays for it.
+The commands people run most draw their tables themselves (``result_view``: boxed on a
+terminal, plain text in a log or a pipe) and write lines as they are; rich draws the
+progress bars and the other commands' output, and is imported on first use: a command that
+only writes JSON (``release verify --json`` in CI) never pays for it. When the output is not
+a terminal (a CI log, a pipe), rich gets a wide console so no table column is cut or folded
+at 80 characters.
 
 Every JSON object a command prints names its shape first: ``"schema": "jax-rocm-release/<command>/<N>"``
 (``schema_id``), the JSON Schema ``release/schemas/<command>.json`` describes; N moves when a
@@ -153,15 +155,19 @@ class Output:
             human(self.console)
 
     def result_view(self, data: Any, human: Callable[[Console | PlainConsole], None]) -> None:
-        """``result`` for a command whose people output is tables and lines (``release.core.plain``):
-        rich draws them on a terminal; in a log or a pipe they are plain text, and rich is never
-        imported (a third of ``release status --offline``'s start-up)."""
-        if self.as_json or _maybe_terminal(self.stream):
-            self.result(data, human)
+        """``result`` for a command whose people output is tables and lines, drawn without rich
+        (importing it was a third of ``release status --offline``'s start-up): boxed on a terminal
+        (``release.core.boxes``), plain text in a log or a pipe (``release.core.plain``)."""
+        if self.as_json:
+            self.result(data)
+            return
+        if is_terminal(self.stream):
+            from release.core.boxes import TermConsole
+            human(TermConsole(self.stream, columns(self.stream), color=colour()))
         else:
             from release.core.plain import PlainConsole
             human(PlainConsole(self.stream))
-            self.stream.flush()
+        self.stream.flush()
 
     def result_text(self, data: Any, text: Callable[[], str]) -> None:
         """``result`` for a command whose result needs no table or colour: JSON with ``--json``,
@@ -180,11 +186,8 @@ class Output:
         terminal (``sanitize.line``: no escape sequences), whatever the caller passed."""
         safe = "\n".join(sanitize.line(part) for part in str(text).split("\n"))
         stream = self._err_stream if self.as_json else self.stream
-        if not _maybe_terminal(stream):  # what rich writes there, without importing it
-            stream.write(safe + "\n")
-            stream.flush()
-            return
-        (self.err if self.as_json else self.console).print(safe, markup=False, emoji=False)
+        stream.write(safe + "\n")  # what rich wrote, on a terminal or not, without importing it
+        stream.flush()
 
     def progress_console(self) -> Console:
         """The console progress bars draw on (never the JSON stream)."""
@@ -192,20 +195,43 @@ class Output:
 
     def draws_progress(self) -> bool:
         """Whether a progress bar would draw (rich's ``is_terminal`` on ``progress_console``),
-        answered without importing rich when the stream is plainly not a terminal."""
-        if not _maybe_terminal(self._err_stream if self.as_json else self.stream):
-            return False
-        return self.progress_console().is_terminal
+        answered without importing rich."""
+        return is_terminal(self._err_stream if self.as_json else self.stream)
 
 
-def _maybe_terminal(stream: IO[str]) -> bool:
-    """Whether rich may call ``stream`` a terminal: it is a TTY, or the environment says to treat
-    it as one. False is certain, and answered without importing rich."""
+def _isatty(stream: IO[str]) -> bool:
     try:
-        tty = stream.isatty()
+        return stream.isatty()
     except ValueError:  # a closed stream (rich says "not a terminal" too)
-        tty = False
-    return tty or any(os.environ.get(n) for n in _TERMINAL_OVERRIDES)
+        return False
+
+
+def is_terminal(stream: IO[str]) -> bool:
+    """Whether ``stream`` is a terminal, as rich's ``is_terminal`` says: ``TTY_COMPATIBLE=1`` yes,
+    ``=0`` no; else ``FORCE_COLOR`` set and not empty yes (set and empty no); else whether it is a TTY."""
+    compatible = os.environ.get("TTY_COMPATIBLE", "")
+    if compatible in ("0", "1"):
+        return compatible == "1"
+    force = os.environ.get("FORCE_COLOR")
+    return force != "" if force is not None else _isatty(stream)
+
+
+def columns(stream: IO[str]) -> int:
+    """The terminal's width: ``COLUMNS`` when it is a number, else the terminal's own, else (a
+    stream said to be a terminal that is none) ``LOG_WIDTH``, so no table is squeezed into a log."""
+    said = os.environ.get("COLUMNS", "")
+    if said.isdigit() and int(said) > 0:
+        return int(said)
+    try:
+        return os.get_terminal_size(stream.fileno()).columns or 80
+    except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is an OSError
+        return LOG_WIDTH
+
+
+def colour() -> bool:
+    """Whether a terminal gets colours and bold: not with ``NO_COLOR`` set and not empty
+    (no-color.org), nor on a ``TERM=dumb`` terminal."""
+    return os.environ.get("NO_COLOR", "") == "" and os.environ.get("TERM", "").lower() not in ("dumb", "unknown")
 
 
 def _append(path: str, name: str) -> TextIO:

@@ -1,6 +1,7 @@
 """Tables and lines as plain text, for a log or a pipe: what a command's people output is when it
-is not shown on a terminal (rich draws it there). Importing rich and drawing its boxes was about a
-third of a small command's start-up (issue 36), for output a CI log or ``grep`` reads as text.
+is not shown on a terminal (``release.core.boxes`` draws it boxed there). Importing rich and drawing
+its boxes was about a third of a small command's start-up (issue 36), for output a CI log or
+``grep`` reads as text.
 
 A table is its title, a header, a rule of dashes and the rows, columns two spaces apart and padded
 to the widest cell (a wide character counts two), no trailing spaces: ``cut``/``awk`` read it as
@@ -11,7 +12,7 @@ upstream cannot move the cursor or recolour a log.
 from __future__ import annotations
 
 import re
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Iterator
 
 from release.core import sanitize
 
@@ -34,25 +35,33 @@ def cell_width(text: str) -> int:
                for c in text)
 
 
+def markup_pieces(text: str) -> Iterator[tuple[str, bool]]:
+    """``text`` as rich reads its markup: (words, False) as printed, an escaped bracket kept, and
+    (a tag's inside, True) for each tag (``bold``, ``/bold``, ``/``, ``link=...``)."""
+    at = 0
+    for match in _TAG.finditer(text):
+        yield text[at:match.start()].replace("\\[", "["), False
+        pairs, escaped = divmod(len(match.group(1)), 2)  # each pair is one backslash
+        yield "\\" * pairs + (f"[{match.group(2)}]" if escaped else ""), False
+        if not escaped:
+            yield match.group(2), True
+        at = match.end()
+    yield text[at:].replace("\\[", "["), False
+
+
 def strip_markup(text: str) -> str:
     """``text`` as rich would print it without styles: its tags dropped, an escaped bracket kept."""
     if "[" not in text:
         return text
-    said, at = [], 0
-    for match in _TAG.finditer(text):
-        said.append(text[at:match.start()].replace("\\[", "["))
-        pairs, escaped = divmod(len(match.group(1)), 2)  # each pair is one backslash
-        said.append("\\" * pairs + (f"[{match.group(2)}]" if escaped else ""))
-        at = match.end()
-    said.append(text[at:].replace("\\[", "["))
-    return "".join(said)
+    return "".join(piece for piece, tag in markup_pieces(text) if not tag)
 
 
 class PlainTable:
     """The part of rich's ``Table`` the views use (a title, columns, rows), as aligned text."""
 
-    def __init__(self, title: str | None = None, **_: Any):
+    def __init__(self, title: str | None = None, *, title_justify: str = "left", **_: Any):
         self.title = title
+        self.title_justify = title_justify  # where a boxed table (``release.core.boxes``) puts its title
         self.headers: list[str] = []
         self.rows: list[tuple[str, ...]] = []
 
@@ -99,9 +108,9 @@ class PlainConsole:
 
 
 def new_table(console: Console | PlainConsole, title: str, *, title_justify: str = "left") -> Table | PlainTable:
-    """A table for ``console``: rich's on rich's console (a terminal), else a plain one (its title
-    on a line of its own)."""
+    """A table for ``console``: rich's on rich's console, else ours (its title on a line of its own;
+    boxed on a terminal, ``release.core.boxes``)."""
     if isinstance(console, PlainConsole):
-        return PlainTable(title)
+        return PlainTable(title, title_justify=title_justify)
     from rich.table import Table
     return Table(title=title, title_justify=title_justify)  # type: ignore[arg-type]
