@@ -34,6 +34,7 @@ LATER_TAG = "rocm-jax-v0.9.1.dev20261121"
 BAD_TAG = "rocm-jax-v0.9.1.dev20261122"
 DAY = dt.date(2026, 11, 23)
 GITHUB = {"GITHUB_REPOSITORY": "rocm/jax-rocm-release", "GITHUB_TOKEN": "t"}
+CONSOLE = object()  # where the job's progress draws (a rich Console), passed along only
 
 
 def pins(digit: str) -> dict[str, str]:
@@ -93,7 +94,7 @@ def world(template, tmp_path, monkeypatch):
         return answers["outcome"]
 
     def known(project, repo, where):
-        calls["known"].append({"repo": repo, "where": where})
+        calls["known"].append({"root": project.root, "repo": repo, "where": where})
         return ["a known hold"]
 
     def known_in_range(deps, good, bad, held, cache):
@@ -101,7 +102,7 @@ def world(template, tmp_path, monkeypatch):
         return answers["hit"]
 
     def deliver(project, found, repo, *, push, pull):
-        calls["deliver"].append({"outcome": found, "repo": repo, "push": push, "pull": pull})
+        calls["deliver"].append({"root": project.root, "outcome": found, "repo": repo, "push": push, "pull": pull})
         return answers["held"]
 
     monkeypatch.setattr(bisect, "run_bisect", run_bisect)
@@ -109,7 +110,7 @@ def world(template, tmp_path, monkeypatch):
     monkeypatch.setattr(bisect_plan, "known_in_range", known_in_range)
     monkeypatch.setattr(bisect_run, "deliver", deliver)
 
-    def job(env: dict | None = None, **asked) -> BisectResult:
+    def job(env: dict | None = None, console: object = None, **asked) -> BisectResult:
         options = BisectOptions(**{"good": GOOD_TAG, "date": DAY, "dist": root / "dist", "probe_command": "true",
                                    **asked})
 
@@ -117,7 +118,8 @@ def world(template, tmp_path, monkeypatch):
             calls["opened"].append(1)
             return store
 
-        return run_bisect_job(load_project(root), options, opener, env=env or {}, say=lambda _: None)
+        return run_bisect_job(load_project(root), options, opener, env=env or {}, say=lambda _: None,
+                              console=console)  # type: ignore[arg-type]
 
     return SimpleNamespace(root=root, store=store, tmp=tmp_path, calls=calls, answers=answers, job=job)
 
@@ -168,6 +170,8 @@ def test_a_culprit_known_between_the_ends_skips_the_bisect_and_any_hold(world):
     assert result.skipped == (f"nothing to do: plugin ccccccc, between {GOOD_TAG} and {BAD_TAG}, "
                               "is already the culprit (hold PR #7 is open)")
     assert result.known is hit and result.outcome is None and result.hold is None
+    assert (result.good, result.bad) == ({"name": GOOD_TAG, "commits": pins("1")},
+                                         {"name": BAD_TAG, "commits": pins("3")})
     assert world.calls["run_bisect"] == [] and world.calls["deliver"] == []
     [asked] = world.calls["known_in_range"]
     assert (asked["good"], asked["bad"], asked["known"]) == (pins("1"), pins("3"), ["a known hold"])
@@ -176,11 +180,12 @@ def test_a_culprit_known_between_the_ends_skips_the_bisect_and_any_hold(world):
 
 def test_skip_known_reads_the_hold_prs_of_the_repository_when_it_is_named(world):
     world.job(skip_known=True)
-    world.job(skip_known=True, env=GITHUB)
+    world.job(skip_known=True, env=GITHUB, console=CONSOLE)
     [alone, named] = world.calls["known"]
-    assert alone["where"] is None and alone["repo"].top == world.root.resolve()
+    assert alone["where"] is None and alone["repo"].top == world.root.resolve() and alone["root"] == world.root
     pull = named["where"]
     assert isinstance(pull, BumpPull) and (pull.owner, pull.name, pull.base) == ("rocm", "jax-rocm-release", "main")
+    assert pull.client.console is CONSOLE  # GitHub's waits draw where the job's progress does
 
 
 def test_with_no_known_culprit_between_the_ends_skip_known_bisects(world):
@@ -199,7 +204,7 @@ def test_the_probe_is_the_recorded_state_else_the_command_else_a_build(world, mo
     monkeypatch.chdir(world.tmp)
     world.job(recorded_only=True, probe_command="exit 1")
     world.job(probe_command="exit 1")
-    world.job(probe_command=None, dist=Path("dist"))
+    world.job(probe_command=None, dist=Path("dist"), console=CONSOLE)
     world.job(probe_command=None, workspace=Path("ws"))
     recorded, command, build, elsewhere = (c["probe"] for c in world.calls["run_bisect"])
     assert isinstance(recorded, bisect.RecordedOnly)
@@ -207,6 +212,7 @@ def test_the_probe_is_the_recorded_state_else_the_command_else_a_build(world, mo
     assert isinstance(build, bisect.BuildProbe) and isinstance(elsewhere, bisect.BuildProbe)
     assert build.workspace == world.tmp / "dist" / "bisect" / "workspace" and elsewhere.workspace == world.tmp / "ws"
     assert (build.project.root, build.cache, build.date) == (world.root, world.tmp / "cache", DAY)
+    assert build.console is CONSOLE and elsewhere.console is None  # where a build's progress draws
 
 
 def test_only_a_build_probe_is_answered_by_the_nightlies_published_since_good(world):
@@ -243,11 +249,14 @@ def test_the_lock_is_let_go_when_the_search_ends(world):
                                              ({"push": True, "skip_known": True}, True, False),
                                              ({"open_pr": True}, True, True)])
 def test_a_hold_is_delivered_as_asked_pushed_and_its_pr_only_when_asked(world, asked, push, pr):
-    result = world.job(env=GITHUB, **asked)
+    result = world.job(env=GITHUB, console=CONSOLE, **asked)
     [delivered] = world.calls["deliver"]
     assert delivered["outcome"] is world.answers["outcome"] and delivered["push"] is push
-    assert delivered["repo"].top == world.root.resolve()
-    assert isinstance(delivered["pull"], BumpPull) if pr else delivered["pull"] is None
+    assert delivered["repo"].top == world.root.resolve() and delivered["root"] == world.root
+    if pr:
+        assert isinstance(delivered["pull"], BumpPull) and delivered["pull"].client.console is CONSOLE
+    else:
+        assert delivered["pull"] is None
     assert result.hold == {"line": "held"} and result.outcome is world.answers["outcome"]
 
 
@@ -255,3 +264,10 @@ def test_without_a_hold_nothing_is_delivered(world):
     result = world.job(env=GITHUB)
     assert world.calls["deliver"] == [] and result.hold is None
     assert result == BisectResult({"name": GOOD_TAG, "commits": pins("1")}, result.bad, world.answers["outcome"])
+
+
+def test_without_a_cache_named_the_mirrors_live_in_the_checkouts_cache(world, monkeypatch):
+    monkeypatch.delenv("JAX_ROCM_RELEASE_CACHE")
+    world.job(probe_command=None)
+    [asked] = world.calls["run_bisect"]
+    assert asked["cache"] == world.root / ".cache" / "git" and asked["probe"].cache == asked["cache"]

@@ -206,11 +206,13 @@ def test_opening_a_pr_names_the_repository_and_its_token_before_anything_is_writ
     with pytest.raises(UserError, match="^GITHUB_REPOSITORY is not set"):
         bump_gates.checkout(run_at(root, options=BumpOptions(now=NOW, open_pr=True)))
     env = {"GITHUB_REPOSITORY": "rocm/jax-rocm-release", "GITHUB_TOKEN": "t"}
+    console = object()
     for asked in ({"open_pr": True}, {"auto_merge": True}):
-        run = run_at(root, env=env, options=BumpOptions(now=NOW, **asked))
+        run = run_at(root, env=env, options=BumpOptions(now=NOW, **asked), console=console)
         bump_gates.checkout(run)
         assert run.pull is not None and (run.pull.owner, run.pull.name, run.pull.base) == (
             "rocm", "jax-rocm-release", "main")
+        assert run.pull.client.console is console  # GitHub's waits draw where the bump's progress does
     pushed = run_at(root, env=env, options=BumpOptions(now=NOW, push=True))
     bump_gates.checkout(pushed)
     assert pushed.repo is not None and pushed.pull is None
