@@ -11,7 +11,9 @@ channel), a post release on every other line, then the next line; from half way,
 major beside the first (its own two projects), as a store that moved majors holds. Each release
 carries what issue 32 adds: validate's record of the public files it was installed with (jax and
 jaxlib of its line, one jaxlib a Python) in its notes, and an attestation bundle beside each
-wheel (``<wheel>.jsonl``), so the index lists the public files and serves PEP 740 provenance.
+wheel (``<wheel>.jsonl``), so the index lists the public files and serves PEP 740 provenance;
+with ``facts``, as publish now leaves it, each bundle's provenance object beside it
+(``<wheel>.provenance``, ``release.publish.stored_provenance``) and bound in the wheel's row.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from pathlib import Path
 from release.core import core_metadata, naming
 from release.core.config import load_deps
 from release.core.revisions import RevisionMap
-from release.publish import notes, public_files, wheel_record
+from release.publish import notes, public_files, stored_provenance, wheel_record
 from release.publish.stores import LocalStore
 from tests.support.publish_dist import REPO_ROOT, build_dist, release_dist, write_wheel
 
@@ -96,24 +98,36 @@ def bundle(name: str, sha256: str) -> str:
                                         "signatures": [{"sig": base64.b64encode(b"s" * 70).decode()}]}}) + "\n"
 
 
-def _additions(folder: Path, wheels: list[Path]) -> list[Path]:
+def _additions(folder: Path, wheels: list[Path], facts: bool) -> list[Path]:
+    """Each wheel's bundle and (``facts``: as publish now makes it) its stored PEP 740 object."""
     made = []
     for wheel in wheels:
         path = folder / (wheel.name + ".jsonl")
-        path.write_text(bundle(wheel.name, hashlib.sha256(wheel.read_bytes()).hexdigest()))
+        sha256 = hashlib.sha256(wheel.read_bytes()).hexdigest()
+        path.write_text(bundle(wheel.name, sha256))
         made.append(path)
+        stored = stored_provenance.encode(path.read_text(), wheel.name, sha256) if facts else None
+        if stored is not None:
+            made.append(folder / stored_provenance.file_name(wheel.name))
+            made[-1].write_bytes(stored)
     return made
+
+
+def _digest(path: Path) -> str | None:
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
 def _record_body(body: str, version: str, wheels: list[Path], facts: bool, first_version: str) -> str:
     """The notes publish and validate leave: the first release's text for ``version``, the
     public files it was validated with, and (``facts``) what the index lists of each wheel
-    (``release.publish.wheel_record``; a store published before that record has none)."""
+    (``release.publish.wheel_record``, with its bundle's and stored object's sha256; a store
+    published before that record has none)."""
     base = notes.read(body)
     return notes.write(dataclasses.replace(
         base, text=base.text.replace(first_version, version), validated_with=validated_with(version),
-        index_facts=wheel_record.to_text(wheel_record.of_wheel(w, hashlib.sha256(w.read_bytes()).hexdigest())
-                                         for w in wheels) if facts else None))
+        index_facts=wheel_record.to_text(wheel_record.of_wheel(
+            w, hashlib.sha256(w.read_bytes()).hexdigest(), _digest(w.with_name(w.name + ".jsonl")),
+            _digest(w.with_name(stored_provenance.file_name(w.name)))) for w in wheels) if facts else None))
 
 
 def make_store(root: Path, nightlies: int, facts: bool = True) -> Path:
@@ -128,7 +142,7 @@ def make_store(root: Path, nightlies: int, facts: bool = True) -> Path:
     shutil.rmtree(dist)
     template = json.loads((directory / "1" / "release.json").read_text())
     first_wheels = sorted((directory / "1" / "assets").glob("*.whl"))
-    for path in _additions(directory / "1" / "assets", first_wheels):
+    for path in _additions(directory / "1" / "assets", first_wheels, facts):
         data = path.read_bytes()
         template["assets"].append({**template["assets"][-1], "digest": hashlib.sha256(data).hexdigest(),
                                    "id": 10**9 + len(template["assets"]), "name": path.name, "size": len(data)})
@@ -143,7 +157,7 @@ def make_store(root: Path, nightlies: int, facts: bool = True) -> Path:
         folder.mkdir(parents=True)
         revisions = RevisionMap.from_deps(deps, version, "0" * 40)
         wheels = _wheels(folder, version, majors, revisions.commit_info_py())
-        files = [*wheels, *(core_metadata.write_beside(w) for w in wheels), *_additions(folder, wheels)]
+        files = [*wheels, *(core_metadata.write_beside(w) for w in wheels), *_additions(folder, wheels, facts)]
         (folder / naming.REVISIONS_ASSET).write_text(revisions.dumps())
         files.append(folder / naming.REVISIONS_ASSET)
         assets = []

@@ -7,11 +7,13 @@ the lines' rcs, releases and posts and, from half way, a second ROCm major
 
 - ``release index`` from an empty SITE (what the nightly workflow does on a cache miss): list
   the store, take each wheel's Requires-Python and METADATA sha256 from its release's notes
-  (recorded by publish: ``release.publish.wheel_record``), write both channels, each jax line's
-  own channels (``X.Y/nightly/``, ``X.Y/stable/``: pages, and the provenance files hard-linked)
-  and the page;
+  (recorded by publish: ``release.publish.wheel_record``), copy each wheel's PEP 740 provenance
+  object publish stored beside its bundle (``release.publish.stored_provenance``), write both
+  channels, each jax line's own channels (``X.Y/nightly/``, ``X.Y/stable/``: pages, and the
+  provenance files hard-linked) and the page;
 - the same over the same season published before the notes recorded those facts (older
-  releases): each wheel's end is read with a range read instead;
+  releases): each wheel's end is read with a range read instead, and each bundle read and
+  converted;
 - ``release index`` again over the same SITE (facts from its state: no wheel is read);
 - the anchor, ``benchmarks/_plain_index.py``: a plain PEP 503 + PEP 691 generator given a list
   that already holds every file's channel, project, URL, sha256, Requires-Python, METADATA

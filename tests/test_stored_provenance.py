@@ -294,3 +294,22 @@ def test_the_stored_bytes_are_the_object_the_index_builds_or_none_when_it_builds
         expected = None
     assert stored_provenance.encode(text, name, sha256) == expected
     assert (expected is None) == other
+
+
+def test_on_github_the_object_goes_up_with_the_draft_and_the_index_copies_it(fake_github, tmp_path):
+    """Through the GitHub stand-in (checked against GitHub's OpenAPI): the draft holds each
+    object as an asset, and the site from the copies is the site from the bundles."""
+    from tests.support.publish_dist import gh_store
+
+    store = gh_store(fake_github)
+    dist = release_dist(store, attested_dist(tmp_path / "dist"))
+    release = store.published_for(dist.tag)
+    assert sorted(a.name for a in store.list_assets(release) if stored_provenance.is_stored(a.name)) == sorted(
+        stored_provenance.file_name(w.name) for w in dist.wheels)
+    copied = build_site(store, tmp_path / "site")
+    assert (copied["provenance_copies"], copied["bundle_reads"]) == (len(dist.wheels), 0)
+    without_index_facts(store, dist.tag)
+    built = build_site(store, tmp_path / "site2")
+    assert (built["provenance_copies"], built["bundle_reads"]) == (0, len(dist.wheels))
+    files = [p.relative_to(tmp_path / "site") for p in sorted((tmp_path / "site").rglob("*.provenance"))]
+    assert files and all((tmp_path / "site" / f).read_bytes() == (tmp_path / "site2" / f).read_bytes() for f in files)
