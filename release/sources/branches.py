@@ -99,9 +99,11 @@ def preference(line: str | None) -> Callable[[str], tuple]:
 
 
 def find_branch(mirror: Mirror, remote: Remote, dep: Dep, sha: str, pattern: str, line: str | None,
-                say: Callable[[str], None] = lambda _: None) -> Found:
-    """The branch matching ``pattern`` (or the recorded one) that ``sha`` (here) is on."""
-    tips = ls_remote_branches(remote, pattern)
+                say: Callable[[str], None] = lambda _: None, *, tips: dict[str, str] | None = None) -> Found:
+    """The branch matching ``pattern`` (or the recorded one) that ``sha`` (here) is on;
+    ``tips``: the remote's branches matching ``pattern`` when already listed."""
+    if tips is None:
+        tips = ls_remote_branches(remote, pattern)
     release = release_branch(pattern, line)
     since = mirror.commit_time(sha) - SKEW
     if release in tips:

@@ -92,7 +92,7 @@ class Mirror(PartialMirror):
             if not any(t >= since for t in self._times(edge).values()):
                 break
             before = self.shallow()
-            status, err = self._fetch(f"--deepen={step}", "origin", *sorted(rest))
+            status, err = self._fetch_below(f"--deepen={step}", rest)
             if status != 0:
                 raise remote_error(self.remote, "cannot fetch from", err)
             if self.shallow() == before:
@@ -181,7 +181,7 @@ class Mirror(PartialMirror):
             before = self.shallow()
             if window:
                 since = max(times.values()) - window
-                status, err = self._fetch(f"--shallow-since={since}", "origin", *sorted(cuts))
+                status, err = self._fetch_below(f"--shallow-since={since}", cuts)
                 if status != 0 and not nothing_since(err):
                     raise remote_error(self.remote, "cannot fetch from", err)
                 if status == 0 and self.shallow() != before:
@@ -190,7 +190,7 @@ class Mirror(PartialMirror):
                 window = 0  # nothing newer left to bring: by count from here
             tip = max(cuts, key=lambda t: max(times[c] for c in cuts[t]))
             depth[tip] = depth[tip] * 2 if tip in depth else max(self.first_depth, 1)
-            status, err = self._fetch(f"--deepen={depth[tip]}", "origin", tip)
+            status, err = self._fetch_below(f"--deepen={depth[tip]}", (tip,))
             if status != 0:
                 raise remote_error(self.remote, "cannot fetch from", err)
             if self.shallow() == before:

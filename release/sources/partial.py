@@ -122,16 +122,26 @@ class PartialMirror:
         status, out, _ = self._run("config", "--get", key, check=False)
         return out if status == 0 else None
 
-    def _fetch(self, *args: str, filter: str = HISTORY_FILTER) -> tuple[int, str]:
+    def _fetch(self, *args: str, filter: str = HISTORY_FILTER, negotiate: str = "") -> tuple[int, str]:
         """One fetch from origin. Depth-limited fetches mark the commits they stop at as
         shallow even when this mirror already has their parents (git shortens history);
         such marks are dropped again so history once fetched is never fetched twice."""
         self.fetches += 1
         before = self.shallow()
-        status, _, err = self._run("fetch", "--no-tags", "--no-write-fetch-head", "--quiet", filter,
+        how = ("-c", f"fetch.negotiationAlgorithm={negotiate}") if negotiate else ()
+        status, _, err = self._run(*how, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet", filter,
                                    *args, check=False)
         self._keep_history(self.shallow() - before)
         return status, err
+
+    def _fetch_below(self, how: str, tips: Iterable[str]) -> tuple[int, str]:
+        """A fetch of history below ``tips`` (commits here): ``how`` is ``--deepen=N`` or
+        ``--shallow-since=T``. The tips are also the negotiation's: offered as what this mirror
+        has, a want the server sees among the haves makes it answer at once ("ready"), where the
+        newest commits of every branch here (git's default) often do not, and git then asks a
+        second time to say it is done (a round trip each deepening)."""
+        tips = sorted(set(tips))
+        return self._fetch(how, *(f"--negotiation-tip={t}" for t in tips), "origin", *tips, negotiate="skipping")
 
     def _keep_history(self, marked: set[str]) -> None:
         # A fetch by date may also mark commits it did not send: only those here are read
@@ -169,8 +179,8 @@ class PartialMirror:
         return parents
 
     def _present(self, shas: set[str]) -> set[str]:
-        """Which of these commits are here, in one git process and without the lazy fetch a
-        partial repository would do for a missing one."""
+        """Which of these objects (commits, blobs) are here, in one git process and without the
+        lazy fetch a partial repository would do for a missing one."""
         if not shas:
             return set()
         out = self._run("rev-list", "--missing=print", "--ignore-missing", "--no-walk", "--stdin",
@@ -301,6 +311,25 @@ class PartialMirror:
         if status != 0:
             raise remote_error(self.remote, "cannot fetch a file from", err)
         return text
+
+    def fetch_files(self, sha: str, paths: Iterable[str]) -> None:
+        """Bring the blobs of ``paths`` at ``sha`` (a commit here with its trees) that are not
+        here in one fetch, so ``read_file`` reads them without fetching each alone (a round trip
+        per file: a via dep's pin file and MODULE.bazel, for each dep pinned in one source)."""
+        wanted = sorted(set(paths))
+        out = self._run("ls-tree", "-z", sha, "--", *wanted)[1] if wanted else ""
+        blobs = set()
+        for entry in out.split("\x00"):
+            meta, _, name = entry.partition("\t")
+            if name in wanted and meta.split()[1:2] == ["blob"]:
+                blobs.add(meta.split()[2])
+        missing = blobs - self._present(blobs)
+        if len(missing) < 2:  # one: read_file's own fetch is the same round trip
+            return
+        # A blob has no history: nothing to negotiate (git's own lazy fetch says the same).
+        status, err = self._fetch("origin", *sorted(missing), filter=FILTER, negotiate="noop")
+        if status != 0:
+            raise remote_error(self.remote, "cannot fetch files from", err)
 
     # ---------------------------------------------------------------- checkouts
 

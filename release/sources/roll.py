@@ -26,14 +26,15 @@ import contextlib
 import dataclasses
 import fnmatch
 import re
+import threading
 from pathlib import Path
 from typing import Callable, Iterable, Protocol
 
 from release.core import config
 from release.core.config import Dep, Deps
-from release.core.errors import UserError
+from release.core.errors import ReleaseError, UserError
 from release.core.revisions import github_base
-from release.sources import branches, module_pin, selection
+from release.sources import branches, module_pin, parallel, selection
 from release.sources.git import LogEntry, Remote
 from release.sources.line import line_at
 from release.sources.mirror import SKEW, Mirror
@@ -123,6 +124,13 @@ class Context:
         self._mirrors: dict[str, Mirror] = {}
         self._lines: dict[str, str | None] = {}
         self.moves: dict[str, Move] = {}  # the checked moves so far (a same dep copies its source's)
+        self._files: set[tuple[str, str]] = set()  # (source, commit) whose via files were fetched
+        # The checks of deps on different repositories run at once (``settle_all``): a mirror is
+        # made by one thread at a time, and jax's line read by one (the others wait for it).
+        self._lock = threading.Lock()
+        self._line_lock = threading.RLock()
+        self._line_errors: dict[str, ReleaseError] = {}
+        self._listings: dict[tuple[str, str], parallel.Later[dict[str, str]]] = {}
 
     def line(self) -> str | None:
         """jax's line at its new pin (None without a jax dep or a jax/version.py there): the
@@ -133,6 +141,16 @@ class Context:
         sha = self.new[jax.name]
         if sha == jax.commit and jax.line:
             return jax.line
+        with self._line_lock:
+            if sha in self._line_errors:  # said again, not asked again (see settle_all)
+                raise self._line_errors[sha]
+            try:
+                return self._line_at(jax, sha)
+            except ReleaseError as exc:
+                self._line_errors[sha] = exc
+                raise
+
+    def _line_at(self, jax: Dep, sha: str) -> str | None:
         if sha not in self._lines:
             self.say(f"{jax.name}: reading {config.LINE_FILE} at {sha[:7]}")
             try:
@@ -154,10 +172,33 @@ class Context:
         return Remote(dep.name, dep.url)
 
     def mirror(self, dep: Dep) -> Mirror:
-        if dep.url not in self._mirrors:
-            self._mirrors[dep.url] = self._stack.enter_context(
-                Mirror(self.cache, self.remote(dep), first_depth=self.first_depth))
-        return self._mirrors[dep.url]
+        with self._lock:
+            if dep.url not in self._mirrors:
+                self._mirrors[dep.url] = self._stack.enter_context(
+                    Mirror(self.cache, self.remote(dep), first_depth=self.first_depth))
+            return self._mirrors[dep.url]
+
+    def list_soon(self, dep: Dep, pattern: str) -> None:
+        """Start listing ``dep``'s branches matching ``pattern`` now, on its own thread: a check
+        that will need them gets them without waiting a round trip more (``listing``)."""
+        with self._lock:
+            if (dep.url, pattern) not in self._listings:
+                remote = self.remote(dep)
+                self._listings[(dep.url, pattern)] = parallel.Later(lambda: ls_remote_branches(remote, pattern))
+
+    def listing(self, dep: Dep, pattern: str) -> dict[str, str]:
+        """``{branch: tip}`` of ``dep``'s branches matching ``pattern``, asked once a run."""
+        self.list_soon(dep, pattern)
+        return self._listings[(dep.url, pattern)].get()
+
+    def fetch_files(self, source: Dep, sha: str) -> None:
+        """Bring, in one fetch, every file the via deps of ``source`` read at its commit ``sha``
+        (their pin files and MODULE.bazel), once a run: each via dep then reads its own."""
+        if (source.name, sha) in self._files:
+            return
+        self._files.add((source.name, sha))
+        files = [d.roll.file for d in self.deps if isinstance(d.roll, config.RollVia) and d.roll.via == source.name]
+        self.mirror(source).fetch_files(sha, [*files, module_pin.MODULE_FILE])
 
     @property
     def fetches(self) -> int:
@@ -230,6 +271,7 @@ class FollowVia(config.RollVia):
         ctx.say(f"{dep.name}: reading the pin from {where}")
         if not mirror.fetch_commit(sha):
             raise UserError(f"{dep.name}: cannot read {where}: commit not found on {mirror.remote.shown}")
+        ctx.fetch_files(source, sha)
         text = mirror.read_file(sha, self.file)
         if text is None:
             raise UserError(f"{dep.name}: {where}: no such file (roll policy via {self.via} "
@@ -250,7 +292,8 @@ class FollowVia(config.RollVia):
         # fetch below reaches back only to new's time
         if new in mirror.fetch_commits((new, old), trees=False):
             raise UserError(f"{dep.name}: commit {new[:7]}{said} not found on {shown}; refusing to pin it")
-        found = branches.find_branch(mirror, ctx.remote(dep), dep, new, self.branches, ctx.line(), ctx.say)
+        found = branches.find_branch(mirror, ctx.remote(dep), dep, new, self.branches, ctx.line(), ctx.say,
+                                     tips=ctx.listing(dep, self.branches))
         branch = found.branch
         if branch is None:
             tried = f"any branch matching {self.branches}" + (
@@ -422,26 +465,62 @@ def roll(deps: Deps, cache: Path, *, only: Iterable[str] = (), to: str | None = 
             ctx.new[dep.name] = cand.commit
             notes += [cand.note] if cand.note else []
             chosen.append((dep, policy, cand))
-        for dep, policy, cand in chosen:
-            if cand.commit != dep.commit:
-                moves[dep.name] = ctx.moves[dep.name] = policy.check(dep, cand, ctx,
-                                                                     allow_rewind=allow_rewind or cand.back)
-                continue
-            if holds_only:  # a pin that stays is not re-checked either: nothing but moves back
-                continue
-            stays = policy.recheck(dep, ctx) if isinstance(policy, FollowVia) else None
-            if cand.pin and (cand.pin.sha256, cand.pin.patches) != (dep.archive_sha256, dep.patches):
-                stays = Move(dep.name, dep.url, stays.branch if stays else dep.branch, dep.commit, dep.commit,
-                             SAME, (), old_branch=dep.branch, source=cand.source, behind=stays.behind if stays else 0,
-                             archive_sha256=cand.pin.sha256, patches=cand.pin.patches)
-            if stays:
-                moves[dep.name] = stays
+            if isinstance(dep.roll, config.RollVia) and cand.commit != dep.commit:
+                ctx.list_soon(dep, dep.roll.branches)  # its check asks which branch holds the pin
+        moves.update(settle_all(ctx, chosen, allow_rewind=allow_rewind, holds_only=holds_only))
         jax = moves.get(config.LINE_DEP)
         if jax is not None and jax.new != jax.old:  # the line is read where the pin moves
             moves[jax.name] = dataclasses.replace(jax, line=ctx.line())
     ordered = tuple(moves[d.name] for d in deps if d.name in moves)
     return RollResult(deps, deps.with_pins({m.name: pinned_fields(m) for m in ordered}), ordered,
                       tuple(notes))
+
+
+def settle_all(ctx: Context, chosen: list[tuple[Dep, Policy, Candidate]], *, allow_rewind: bool,
+               holds_only: bool) -> dict[str, Move]:
+    """Each chosen dep's move (checked) or re-check, by ``release.sources.parallel``: the deps of
+    one repository in order on one thread, the repositories at once; the same deps after, from
+    their sources' moves. The first refusal by the deps' order is raised, as one by one would."""
+    line = ctx.deps[config.LINE_DEP] if config.LINE_DEP in ctx.deps.names else None
+    needs_line = any(isinstance(d.roll, config.RollVia) and (c.commit != d.commit or not holds_only)
+                     for d, _, c in chosen)
+
+    def settle(item: tuple[Dep, Policy, Candidate]) -> Move | None:
+        dep, policy, cand = item
+        if needs_line and line is not None and dep.url == line.url:
+            # First: jax's mirror is then this thread's alone (the others read the line). A line
+            # that cannot be read is said where a check asks for it, as one by one.
+            with contextlib.suppress(ReleaseError):
+                ctx.line()
+        return _settle(ctx, dep, policy, cand, allow_rewind=allow_rewind, holds_only=holds_only)
+
+    same = [item for item in chosen if isinstance(item[0].roll, config.RollSame)]
+    rest = [item for item in chosen if item not in same]
+    results, errors = parallel.by_group(rest, lambda item: item[0].url, settle)
+    if errors:
+        raise errors[min(errors)]
+    moves = {item[0].name: move for i, item in enumerate(rest) if (move := results[i]) is not None}
+    for dep, policy, cand in same:
+        if (move := _settle(ctx, dep, policy, cand, allow_rewind=allow_rewind, holds_only=holds_only)) is not None:
+            moves[dep.name] = move
+    return moves
+
+
+def _settle(ctx: Context, dep: Dep, policy: Policy, cand: Candidate, *, allow_rewind: bool,
+            holds_only: bool) -> Move | None:
+    """One dep's move, checked by its policy, or what a pin that stays still changes (its branch
+    re-checked, the source's archive sha256 or patches)."""
+    if cand.commit != dep.commit:
+        move = ctx.moves[dep.name] = policy.check(dep, cand, ctx, allow_rewind=allow_rewind or cand.back)
+        return move
+    if holds_only:  # a pin that stays is not re-checked either: nothing but moves back
+        return None
+    stays = policy.recheck(dep, ctx) if isinstance(policy, FollowVia) else None
+    if cand.pin and (cand.pin.sha256, cand.pin.patches) != (dep.archive_sha256, dep.patches):
+        stays = Move(dep.name, dep.url, stays.branch if stays else dep.branch, dep.commit, dep.commit,
+                     SAME, (), old_branch=dep.branch, source=cand.source, behind=stays.behind if stays else 0,
+                     archive_sha256=cand.pin.sha256, patches=cand.pin.patches)
+    return stays
 
 
 def _follows_a_move(policy: Policy, ctx: Context) -> bool:

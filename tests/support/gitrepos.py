@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -109,6 +110,10 @@ class GitHttpServer:
         # Server-side git config for every request (e.g. allow filters on repos we may not edit).
         self.config = " ".join(f"'{k}={v}'" for k, v in (config or {}).items())
         self.bytes_in = self.bytes_out = self.requests = 0
+        # Every request answered, in order: (method, path, what it asked). What: the service of
+        # a ref advertisement (``GET .../info/refs?service=git-upload-pack``) or the protocol v2
+        # command of a POST (``ls-refs``, ``fetch``; ``upload-pack`` for protocol v0's).
+        self.log: list[tuple[str, str, str]] = []
         self._lock = threading.Lock()
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.httpd.daemon_threads = True
@@ -130,12 +135,32 @@ class GitHttpServer:
     def reset_counts(self) -> None:
         with self._lock:
             self.bytes_in = self.bytes_out = self.requests = 0
+            self.log = []
 
-    def count(self, got: int, sent: int) -> None:
+    def count(self, got: int, sent: int, asked: tuple[str, str, str] = ("", "", "")) -> None:
         with self._lock:
             self.bytes_in += got
             self.bytes_out += sent
             self.requests += 1
+            self.log.append(asked)
+
+    def asked(self, command: str, repo: str | None = None) -> list[tuple[str, str, str]]:
+        """The logged requests that asked ``command`` (``ls-refs``, ``fetch``, ``info/refs``),
+        of the repository whose path ends with ``repo`` when given."""
+        return [entry for entry in self.log if entry[2] == command
+                and (repo is None or entry[1].split("/info/refs")[0].split("/git-upload-pack")[0].endswith(repo))]
+
+
+def _what(method: str, path: str, body: bytes, encoding: str) -> str:
+    """What a smart-HTTP request asks: ``info/refs`` (the advertisement), a protocol v2
+    ``command=`` (``ls-refs``, ``fetch``), or ``upload-pack`` (protocol v0's negotiation)."""
+    if method == "GET":
+        return "info/refs"
+    if encoding == "gzip":
+        import gzip
+        body = gzip.decompress(body)
+    found = re.match(rb"[0-9a-f]{4}command=([a-z-]+)", body)
+    return found.group(1).decode() if found else path.rsplit("/", 1)[-1]
 
 
 def _read_chunked(rfile) -> bytes:
@@ -165,7 +190,7 @@ def _handler(server: GitHttpServer):
                     self.send_header("WWW-Authenticate", 'Basic realm="git"')
                     self.send_header("Content-Length", "0")
                     self.end_headers()
-                    server.count(0, 0)
+                    server.count(0, 0, (self.command, urlsplit(self.path).path, "401"))
                     return
             if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
                 body = _read_chunked(self.rfile)
@@ -201,7 +226,8 @@ def _handler(server: GitHttpServer):
             self.send_header("Content-Length", str(len(payload)))
             self.end_headers()
             self.wfile.write(payload)
-            server.count(len(body), len(payload))
+            server.count(len(body), len(payload), (self.command, url.path, _what(
+                self.command, url.path, body, self.headers.get("Content-Encoding", ""))))
 
         do_GET = do_POST = _serve
 

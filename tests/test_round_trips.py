@@ -1,0 +1,148 @@
+"""A cold bump's round trips, counted at a real ``git http-backend`` (issue 36 item 4).
+
+On a real network every HTTP request is a latency: a bump asks each remote for its refs once,
+a fetch of history below commits the mirror has is one request (no second negotiation round),
+the files the via deps read from their source come in one fetch, and the deps' remotes are
+asked at once rather than one after another.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from release.core import config
+from release.core.errors import UserError
+from release.sources import parallel
+from release.sources.git import Remote
+from release.sources.mirror import Mirror
+from release.sources.roll import roll
+from tests.support.gitrepos import JAX_BZL, XLA_BZL, GitHttpServer, RepoBuilder
+
+
+def _fetch_processes(server: GitHttpServer, repo: str) -> int:
+    """git processes that talked to ``repo`` to fetch: each makes one ref advertisement request,
+    and an ls-refs listing is one of them too."""
+    return len(server.asked("info/refs", repo)) - len(server.asked("ls-refs", repo))
+
+
+def test_a_cold_roll_lists_each_remote_once_and_fetches_in_one_round_each(bump_project, git_remotes, git_http,
+                                                                            tmp_path):
+    """Plugin, jax and xla rolled with an empty cache: one ls-refs per remote (the plugin's tip,
+    each via dep's branches); every fetch answered by its first request."""
+    deps = config.load_deps(bump_project(http=git_http) / "deps.yaml")
+    git_http.reset_counts()
+    result = roll(deps, tmp_path / "cache")
+    assert [m.name for m in result.moves] == ["plugin", "jax", "xla"]
+    for repo in ("plugin.git", "jax.git", "xla.git"):
+        assert len(git_http.asked("ls-refs", repo)) == 1, repo
+        assert len(git_http.asked("fetch", repo)) == _fetch_processes(git_http, repo), (repo, git_http.log)
+    assert not [entry for entry in git_http.log if entry[2] not in ("info/refs", "ls-refs", "fetch")]
+
+
+def test_history_deepened_below_commits_here_takes_one_request_a_round(tmp_path):
+    """A history question that deepens a shallow mirror by date, then by count, several times:
+    each fetch is one request after its advertisement, whatever else the mirror holds."""
+    up = RepoBuilder(tmp_path / "deep.git")
+    day = 86400
+    shas = []
+    for i in range(40):
+        up.time += day
+        shas.append(up.commit("main", f"m{i}", {"f.txt": f"{i}\n"}))
+    side = up.commit("side", "side", {"s.txt": "s\n"}, parents=(shas[3],))  # another branch here
+    server = GitHttpServer(tmp_path).start()
+    try:
+        remote = Remote("deep", server.url("deep.git"))
+        with Mirror(tmp_path / "cache", remote, first_depth=2, first_window=3 * day) as m:
+            m.fetch_branch("side")
+            m.fetch_branch("main")
+            server.reset_counts()
+            assert m.count(shas[-1], shas[0]) == 39
+            assert m.merge_base(side, shas[-1]) == shas[3]
+        assert len(server.asked("fetch")) == len(server.asked("info/refs")) >= 2, server.log
+    finally:
+        server.stop()
+
+
+def test_the_files_via_deps_read_at_one_commit_come_in_one_fetch(git_remotes, git_http, tmp_path):
+    remote = Remote("plugin", git_http.url("plugin.git"))
+    p2 = git_remotes.c["P2"]
+    with Mirror(tmp_path / "cache", remote) as m:
+        assert m.fetch_commit(p2)
+        git_http.reset_counts()
+        m.fetch_files(p2, [JAX_BZL, XLA_BZL, "MODULE.bazel"])  # the last is not there
+        assert [entry[2] for entry in git_http.log] == ["info/refs", "fetch"]
+        assert "XLA_COMMIT" in (m.read_file(p2, XLA_BZL) or "")
+        assert "JAX_COMMIT" in (m.read_file(p2, JAX_BZL) or "")
+        m.fetch_files(p2, [JAX_BZL, XLA_BZL])  # here now: nothing asked
+        assert git_http.requests == 2
+
+
+def test_a_roll_reads_its_via_pins_with_one_fetch_of_files(bump_project, git_http, tmp_path):
+    """jax and xla both read their pins from the plugin's new commit: its trees come in one
+    fetch and both files in one more, not a fetch per file."""
+    deps = config.load_deps(bump_project(http=git_http) / "deps.yaml")
+    git_http.reset_counts()
+    roll(deps, tmp_path / "cache", only=["plugin", "jax", "xla"])
+    # the new tip with its trees, the two files together, the branch's history: three fetches
+    assert len(git_http.asked("fetch", "plugin.git")) == 3, git_http.log
+
+
+# ---------------------------------------------------------------- at once, by repository
+
+
+def test_groups_run_at_once_and_one_group_in_order():
+    """Three groups meet at a barrier only if they run at the same time; a group's own items
+    run one after another, in order."""
+    barrier = threading.Barrier(3, timeout=10)
+    seen: list[str] = []
+
+    def each(item: tuple[str, int]) -> str:
+        key, n = item
+        if n == 0:
+            barrier.wait()  # all three groups' first items at once, or BrokenBarrierError
+        seen.append(f"{key}{n}")
+        return f"{key}{n}"
+
+    items = [("a", 0), ("b", 0), ("a", 1), ("c", 0), ("a", 2)]
+    results, errors = parallel.by_group(items, lambda item: item[0], each)
+    assert not errors
+    assert results == {0: "a0", 1: "b0", 2: "a1", 3: "c0", 4: "a2"}
+    assert [s for s in seen if s.startswith("a")] == ["a0", "a1", "a2"]
+
+
+def test_a_group_stops_at_its_error_and_others_go_on():
+    def each(item: tuple[str, int]) -> int:
+        if item == ("a", 1):
+            raise ValueError("a1")
+        return item[1]
+
+    items = [("a", 0), ("b", 0), ("a", 1), ("a", 2), ("b", 1)]
+    results, errors = parallel.by_group(items, lambda item: item[0], each)
+    assert results == {0: 0, 1: 0, 4: 1}
+    assert list(errors) == [2] and str(errors[2]) == "a1"
+
+
+def test_later_hands_over_the_result_or_the_error():
+    assert parallel.Later(lambda: 42).get() == 42
+
+    def boom() -> int:
+        raise UserError("no")
+    with pytest.raises(UserError, match="no"):
+        parallel.Later(boom).get()
+
+
+def test_the_refusal_said_is_the_first_dep_s_whichever_remote_answers_first(bump_project, git_remotes, git_http,
+                                                                             tmp_path):
+    """The plugin's forky branch pins a fork-only jax commit (refused after a branch search) and
+    an xla commit that the xla URL here (the plugin's repository) lacks (refused at once): the
+    checks run at once, and the one said is jax's, the first in deps.yaml, as one by one."""
+    project = bump_project(http=git_http, plugin_branch="forky", urls={"xla": git_http.url("plugin.git")})
+    deps = config.load_deps(project / "deps.yaml")
+    jax7 = git_remotes.c["JF"][:7]
+    with pytest.raises(UserError, match=rf"^jax: commit {jax7} .*is on no official branch"):
+        roll(deps, tmp_path / "cache")
+    # The same roll without jax: xla's own refusal.
+    with pytest.raises(UserError, match=r"^xla: commit [0-9a-f]{7} .*not found on"):
+        roll(deps, tmp_path / "cache2", only=["plugin", "xla"])
