@@ -324,7 +324,7 @@ class PartialMirror:
             if name in wanted and meta.split()[1:2] == ["blob"]:
                 blobs.add(meta.split()[2])
         missing = blobs - self._present(blobs)
-        if len(missing) < 2:  # one: read_file's own fetch is the same round trip
+        if len(missing) <= 1:  # one: read_file's own fetch is the same round trip
             return
         # A blob has no history: nothing to negotiate (git's own lazy fetch says the same).
         status, err = self._fetch("origin", *sorted(missing), filter=FILTER, negotiate="noop")
