@@ -174,21 +174,56 @@ def test_without_a_c_compiler_the_sandbox_says_what_to_install(tmp_path, monkeyp
 def test_the_compiler_is_the_first_of_cc_gcc_and_clang_on_the_path(tmp_path, monkeypatch, present):
     used = []
     monkeypatch.setattr(shutil, "which", lambda name: f"/bin/{name}" if name in present else None)
-    monkeypatch.setattr(subprocess, "run", lambda argv, **_: used.append(argv[0]))
+    monkeypatch.setattr(subprocess, "run", lambda argv, **_: used.append(argv[0]) or subprocess.CompletedProcess(
+        argv, 0, "", ""))
     sandbox.compile_stand_ins(tmp_path / "art", ["/opt/rocm/lib"])
     first = next(c for c in ("cc", "gcc", "clang") if c in present)
     assert used == [first] * len(sandbox.SHARED_OBJECTS)
 
 
-def test_a_compiler_that_fails_stops_the_sandbox(tmp_path, monkeypatch):
-    """No stand-in goes missing quietly: the first failed compile is the end of it."""
+def on_path(tmp_path: Path, monkeypatch, name: str, script: str) -> None:
+    """``name`` on the PATH, first, as a shell script (a compiler or a git that fails or hangs)."""
     bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "cc").write_text("#!/bin/sh\necho 'cc: no such target' >&2\nexit 1\n")
-    (bin_dir / "cc").chmod(0o755)
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / name).write_text(f"#!/bin/sh\n{script}\n")
+    (bin_dir / name).chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    with pytest.raises(subprocess.CalledProcessError):
+
+
+@pytest.mark.parametrize(("script", "why"), [
+    ("echo 'cc: warming up' >&2; echo 'cc: no such target' >&2; exit 1", "(exit 1): cc: no such target"),
+    ("exit 4", "(exit 4): no output")])
+def test_a_compiler_that_fails_stops_the_sandbox_in_one_line(tmp_path, monkeypatch, script, why):
+    """No stand-in goes missing quietly: the first failed compile is the end of it, said in one line."""
+    on_path(tmp_path, monkeypatch, "cc", script)
+    with pytest.raises(UserError) as failed:
         sandbox.compile_stand_ins(tmp_path / "art", ["/opt/rocm/lib"])
+    assert str(failed.value) == f"release try: cc could not compile {sandbox.SHARED_OBJECTS[0]} {why}"
+
+
+def test_a_compiler_that_hangs_is_one_line_at_its_deadline(tmp_path, monkeypatch):
+    on_path(tmp_path, monkeypatch, "cc", "sleep 2; exit 9")
+    monkeypatch.setattr(sandbox, "COMPILE_DEADLINE", 0.2)
+    with pytest.raises(UserError) as failed:
+        sandbox.compile_stand_ins(tmp_path / "art", ["/opt/rocm/lib"])
+    assert str(failed.value) == f"release try: cc did not compile {sandbox.SHARED_OBJECTS[0]} in 0.2 s"
+
+
+def test_a_git_that_hangs_is_one_line_at_its_deadline(tmp_path, monkeypatch):
+    on_path(tmp_path, monkeypatch, "git", "sleep 2; exit 9")
+    monkeypatch.setattr(sandbox, "GIT_DEADLINE", 0.2)
+    with pytest.raises(UserError) as failed:
+        sandbox._git("rev-parse", "HEAD", "--", cwd=tmp_path)
+    assert str(failed.value) == f"git rev-parse HEAD in {tmp_path}: no answer in 0.2 s"
+
+
+def test_a_step_that_hangs_is_one_line_at_its_deadline_and_is_not_recorded(tmp_path, monkeypatch):
+    sb = box(tmp_path)
+    monkeypatch.setattr(sandbox, "STEP_DEADLINE", 0.2)
+    with pytest.raises(UserError) as failed:
+        sb.shell(["sleep", "3"], lambda _: None, now="2026-11-24T03:00:00Z")
+    assert str(failed.value) == "release try: `RELEASE_NOW=2026-11-24T03:00:00Z sleep 3` ran past its 0.2 s"
+    assert sb.steps == []
 
 
 # ------------------------------------------------------------------ each step's environment and line
@@ -273,8 +308,17 @@ def test_the_install_lines_name_the_sites_nightly_index(tmp_path):
 # ------------------------------------------------------------------ where and in what order
 
 
-def test_outside_any_checkout_of_a_package_not_from_one_the_answer_is_root(tmp_path, monkeypatch):
-    monkeypatch.setattr(sandbox, "__file__", str(tmp_path / "site-packages" / "release" / "jobs" / "sandbox.py"))
+@pytest.mark.parametrize("holds", [(), ("jax_rocm_plugin/",), ("version_info.json",),
+                                   ("jax_rocm_plugin", "version_info.json/")])
+def test_outside_any_checkout_of_a_package_not_from_one_the_answer_is_root(tmp_path, monkeypatch, holds):
+    """The package's own directory is a checkout to copy only when it holds both what is copied:
+    the jax_rocm_plugin/ directory and the version_info.json file (one, or either of the wrong kind, is not)."""
+    own = tmp_path / "site-packages"
+    for name in holds:                                  # a trailing / names a directory
+        path = own / name.rstrip("/")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.mkdir() if name.endswith("/") else path.write_text("{}\n")
+    monkeypatch.setattr(sandbox, "__file__", str(own / "release" / "jobs" / "sandbox.py"))
     with pytest.raises(UserError) as failed:
         sandbox.tool_checkout(None, tmp_path)
     assert str(failed.value) == (

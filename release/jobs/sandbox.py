@@ -32,6 +32,12 @@ JAX_BZL = "jax_rocm_plugin/third_party/jax/workspace.bzl"
 XLA_BZL = "jax_rocm_plugin/third_party/xla/workspace.bzl"
 SHARED_OBJECTS = ("xla_rocm_plugin.so", "_linalg.so", "_prng.so", "_solver.so", "_sparse.so", "_hybrid.so",
                   "_rnn.so", "_triton.so", "rocm_plugin_extension.so")
+# How long each thing the sandbox runs may take (seconds): a git command, one compile, one tool
+# step (a nightly here builds and checks wheels in seconds; 900 leaves a slow machine room).
+# One past its deadline ends the sandbox with one line naming it, never a hang or a traceback.
+GIT_DEADLINE = 120
+COMPILE_DEADLINE = 120
+STEP_DEADLINE = 900
 GIT_ENV = {"GIT_AUTHOR_NAME": "Sandbox", "GIT_AUTHOR_EMAIL": "sandbox@example.invalid",
            "GIT_COMMITTER_NAME": "Sandbox", "GIT_COMMITTER_EMAIL": "sandbox@example.invalid",
            "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
@@ -39,9 +45,14 @@ GIT_ENV = {"GIT_AUTHOR_NAME": "Sandbox", "GIT_AUTHOR_EMAIL": "sandbox@example.in
 
 def _git(*args: str | Path, cwd: Path, when: int = 1_760_000_000) -> str:
     env = {**os.environ, **GIT_ENV, "GIT_AUTHOR_DATE": f"{when} +0000", "GIT_COMMITTER_DATE": f"{when} +0000"}
-    proc = subprocess.run(["git", *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    what = f"git {' '.join(map(str, args[:2]))} in {cwd}"
+    try:
+        proc = subprocess.run(["git", *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True,
+                              timeout=GIT_DEADLINE)
+    except subprocess.TimeoutExpired:
+        raise UserError(f"{what}: no answer in {GIT_DEADLINE} s") from None
     if proc.returncode:
-        raise UserError(f"git {' '.join(map(str, args[:2]))} in {cwd}: {proc.stderr.strip()[:300]}")
+        raise UserError(f"{what}: {proc.stderr.strip()[:300]}")
     return proc.stdout.strip()
 
 
@@ -121,9 +132,15 @@ def compile_stand_ins(directory: Path, runpath: list[str]) -> Path:
         src = directory / f"{name}.c"
         src.write_text(f'int artifact_answer(void) {{ return {i}; }}\nconst char *artifact_name(void) '
                        f'{{ return "{name}"; }}\n')
-        subprocess.run([cc, "-shared", "-fPIC", "-O1", "-o", str(directory / name), str(src),
-                        "-Wl,--enable-new-dtags", "-Wl,-rpath," + ":".join(runpath)],
-                       check=True, capture_output=True, timeout=120)
+        argv = [cc, "-shared", "-fPIC", "-O1", "-o", str(directory / name), str(src),
+                "-Wl,--enable-new-dtags", "-Wl,-rpath," + ":".join(runpath)]
+        try:
+            proc = subprocess.run(argv, capture_output=True, text=True, timeout=COMPILE_DEADLINE)
+        except subprocess.TimeoutExpired:
+            raise UserError(f"release try: {cc} did not compile {name} in {COMPILE_DEADLINE} s") from None
+        if proc.returncode:
+            raise UserError(f"release try: {cc} could not compile {name} (exit {proc.returncode}): "
+                            f"{(proc.stderr.strip().splitlines() or ['no output'])[-1]}")
         src.unlink()
     return directory
 
@@ -165,8 +182,11 @@ class Sandbox:
         line = shlex.join(argv)
         line = f"RELEASE_NOW={shlex.quote(now)} {line}" if now else line
         say(f"$ {line}")
-        proc = subprocess.run(argv, cwd=self.project, env=self.environment(dict(os.environ), now),
-                              capture_output=True, text=True, timeout=900)
+        try:
+            proc = subprocess.run(argv, cwd=self.project, env=self.environment(dict(os.environ), now),
+                                  capture_output=True, text=True, timeout=STEP_DEADLINE)
+        except subprocess.TimeoutExpired:
+            raise UserError(f"release try: `{line}` ran past its {STEP_DEADLINE} s") from None
         if proc.returncode:
             raise UserError(f"release try: `{line}` failed (exit {proc.returncode}): "
                             f"{(proc.stderr.strip().splitlines() or ['no output'])[-1]}")
