@@ -106,7 +106,7 @@ def _additions(folder: Path, wheels: list[Path], facts: bool) -> list[Path]:
         sha256 = hashlib.sha256(wheel.read_bytes()).hexdigest()
         path.write_text(bundle(wheel.name, sha256))
         made.append(path)
-        stored = stored_provenance.encode(path.read_text(), wheel.name, sha256) if facts else None
+        stored = stored_provenance.encode(path.read_bytes(), wheel.name, sha256) if facts else None
         if stored is not None:
             made.append(folder / stored_provenance.file_name(wheel.name))
             made[-1].write_bytes(stored)

@@ -49,11 +49,12 @@ def bundle_line(name: str, sha256: str, workflow: str = "nightly.yml", cert: byt
                                         "signatures": [{"sig": base64.b64encode(b"sig " + name.encode()).decode()}]}})
 
 
-def attested_dist(root: Path, version: str = NIGHTLY, workflows: tuple[str, ...] = ("nightly.yml",)) -> Path:
-    """A dist whose wheels each have a bundle beside them (listed in SHA256SUMS, as the upload job
-    leaves them)."""
+def attested_dist(root: Path, version: str = NIGHTLY, workflows: tuple[str, ...] = ("nightly.yml",),
+                  skip: int = 0) -> Path:
+    """A dist whose wheels (but the first ``skip`` by name) each have a bundle beside them
+    (listed in SHA256SUMS, as the upload job leaves them)."""
     out = build_dist(root, version)
-    for wheel in sorted(out.glob("*.whl")):
+    for wheel in sorted(out.glob("*.whl"))[skip:]:
         sha256 = hashlib.sha256(wheel.read_bytes()).hexdigest()
         (out / bundles.file_name(wheel.name)).write_text(
             "".join(bundle_line(wheel.name, sha256, w) + "\n" for w in workflows))
@@ -117,6 +118,17 @@ def test_publish_stores_each_bundles_object_beside_it_and_binds_it_in_the_wheels
         assert rows[wheel.name].provenance_sha256 == stored.digest == hashlib.sha256(made).hexdigest()
 
 
+def test_only_the_wheels_with_a_bundle_get_an_object(tmp_path):
+    store = LocalStore(tmp_path / "store")
+    dist = release_dist(store, attested_dist(tmp_path / "dist", skip=1))
+    names = {a.name for a in store.list_assets(store.published_for(dist.tag))}
+    first, *rest = sorted(w.name for w in dist.wheels)
+    assert rest and {n for n in names if stored_provenance.is_stored(n)} == {
+        stored_provenance.file_name(n) for n in rest}
+    row = wheel_record.from_text(notes.of(store.published_for(dist.tag)).index_facts)[first]
+    assert (row.bundle_sha256, row.provenance_sha256) == (None, None)
+
+
 def test_publishing_the_same_dist_again_writes_nothing_new(tmp_path):
     store = LocalStore(tmp_path / "store")
     dist = read_dist(attested_dist(tmp_path / "dist"))
@@ -147,15 +159,23 @@ def test_a_release_published_before_the_stored_objects_is_still_the_same_release
         publish_draft(store, read_dist(other))
 
 
-def test_a_bundle_that_gives_no_provenance_gets_no_stored_object_and_no_binding(tmp_path):
+@pytest.mark.parametrize("fault", ["no workflow", "not UTF-8"])
+def test_a_bundle_that_gives_no_provenance_gets_no_stored_object_and_no_binding(tmp_path, fault):
+    """Publish takes the bundle (its statement names the wheel), the index lists the wheel
+    without provenance, and nothing is stored that the index would not write."""
     path = build_dist(tmp_path / "dist", NIGHTLY)
     wheel = sorted(path.glob("*.whl"))[0]
     sha256 = hashlib.sha256(wheel.read_bytes()).hexdigest()
     line = json.loads(bundle_line(wheel.name, sha256))
-    statement = json.loads(base64.b64decode(line["dsseEnvelope"]["payload"]))
-    statement["predicate"] = {}  # no workflow: bundles.problems lets it pass, the index gives no provenance
-    line["dsseEnvelope"]["payload"] = base64.b64encode(json.dumps(statement).encode()).decode()
-    (path / bundles.file_name(wheel.name)).write_text(json.dumps(line) + "\n")
+    if fault == "no workflow":
+        statement = json.loads(base64.b64decode(line["dsseEnvelope"]["payload"]))
+        statement["predicate"] = {}  # bundles.problems lets it pass, the index gives no provenance
+        line["dsseEnvelope"]["payload"] = base64.b64encode(json.dumps(statement).encode()).decode()
+        data = (json.dumps(line) + "\n").encode()
+    else:  # a byte that is no UTF-8 inside a string: the index reads bundles strictly
+        line["verificationMaterial"]["tlogEntries"][0]["logIndex"] = "7@"
+        data = (json.dumps(line) + "\n").encode().replace(b"7@", b"7\xff")
+    (path / bundles.file_name(wheel.name)).write_bytes(data)
     sums = "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}\n"
                    for p in sorted(path.iterdir()) if p.name != "SHA256SUMS" and p.is_file())
     (path / "SHA256SUMS").write_text(sums)
@@ -165,6 +185,10 @@ def test_a_bundle_that_gives_no_provenance_gets_no_stored_object_and_no_binding(
     assert not any(stored_provenance.is_stored(a.name) for a in store.list_assets(release))
     row = wheel_record.from_text(notes.of(release).index_facts)[wheel.name]
     assert (row.bundle_sha256, row.provenance_sha256) == (None, None)
+    said: list[str] = []
+    build_site(store, tmp_path / "site", say=said.append)
+    assert not list((tmp_path / "site").rglob(stored_provenance.file_name(wheel.name)))
+    assert [s for s in said if wheel.name in s and "without PEP 740 provenance" in s]
 
 
 # ------------------------------------------------------------------ the index copies it when bound
@@ -239,14 +263,19 @@ def test_validate_takes_a_stored_object_made_of_its_bundle_without_a_checksum_en
     wheel = dist.wheels[0]
     name = stored_provenance.file_name(wheel.name)
     files[name].write_bytes(write_json({"version": 1, "attestation_bundles": []}))
-    (tmp_path / "stray.whl.provenance").write_bytes(b"{}")
-    files["stray.whl.provenance"] = tmp_path / "stray.whl.provenance"
+    stray = "0-1-py3-none-any.whl.provenance"  # named first: every object is checked, not the first few
+    (tmp_path / stray).write_bytes(b"{}")
+    files[stray] = tmp_path / stray
+    unbundled = dist.wheels[1].name
+    del files[bundles.file_name(unbundled)]
     wrong = Validation(dist.tag, None)
     step_bundles(files, wrong)
-    assert wrong.problems == [
+    assert sorted(wrong.problems) == sorted([
+        f"{stray}: a PEP 740 provenance object of 0-1-py3-none-any.whl, which has no wheel asset",
         f"{name}: not the PEP 740 provenance object of {bundles.file_name(wheel.name)}; publish the release "
         "again to make it anew",
-        "stray.whl.provenance: a PEP 740 provenance object of stray.whl, which has no wheel asset"]
+        f"{stored_provenance.file_name(unbundled)}: a PEP 740 provenance object of {unbundled}, which has no "
+        "attestation bundle asset"])
 
 
 # ------------------------------------------------------------------ the rule, over generated records
@@ -283,17 +312,20 @@ def test_rows_with_or_without_the_bundle_columns_read_back_and_older_rows_read_a
 
 
 @given(st.lists(st.sampled_from(["nightly.yml", "release.yml", "hotfix.yml"]), min_size=1, max_size=3),
-       st.binary(min_size=1, max_size=40), st.booleans())
-def test_the_stored_bytes_are_the_object_the_index_builds_or_none_when_it_builds_none(workflows, cert, other):
+       st.binary(min_size=1, max_size=40), st.booleans(), st.sampled_from([b"", b"\xff", b"\xc3\xa9"]))
+def test_the_stored_bytes_are_the_object_the_index_builds_or_none_when_it_builds_none(workflows, cert, other, odd):
+    """``encode`` of a bundle file is exactly the index's own reading of it (UTF-8, strictly)
+    and encoding; None where the index gives no provenance."""
     name = "a-1-py3-none-any.whl"
     sha256 = "a" * 64
     text = "".join(bundle_line("b-1-py3-none-any.whl" if other else name, sha256, w, cert) + "\n" for w in workflows)
+    data = text.replace('"7"', '"7@"').encode().replace(b"7@", b"7" + odd)  # a byte in a log entry's string
     try:
-        expected: bytes | None = write_json(index_provenance.provenance(text, name, sha256))
-    except index_provenance.BundleError:
+        expected: bytes | None = write_json(index_provenance.provenance(data.decode("utf-8"), name, sha256))
+    except (index_provenance.BundleError, UnicodeDecodeError):
         expected = None
-    assert stored_provenance.encode(text, name, sha256) == expected
-    assert (expected is None) == other
+    assert stored_provenance.encode(data, name, sha256) == expected
+    assert (expected is None) == (other or odd == b"\xff")
 
 
 def test_on_github_the_object_goes_up_with_the_draft_and_the_index_copies_it(fake_github, tmp_path):

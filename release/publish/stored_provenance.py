@@ -43,13 +43,13 @@ def is_stored(name: str) -> bool:
     return name.endswith(".whl" + SUFFIX)
 
 
-def encode(bundle_text: str, wheel: str, sha256: str) -> bytes | None:
+def encode(bundle: bytes, wheel: str, sha256: str) -> bytes | None:
     """The bytes the index writes for ``wheel`` (whose sha256 is ``sha256``) from its bundle
-    file's text; None when the bundle gives no provenance (the index says why, and lists the
-    wheel without it)."""
+    file; None when the bundle gives no provenance, as the index reads it (UTF-8, strictly: it
+    says why, and lists the wheel without it)."""
     try:
-        return write_json(index_provenance.provenance(bundle_text, wheel, sha256))
-    except index_provenance.BundleError:
+        return write_json(index_provenance.provenance(bundle.decode("utf-8"), wheel, sha256))
+    except (index_provenance.BundleError, UnicodeDecodeError):
         return None
 
 
@@ -61,7 +61,7 @@ def made(wheels: Iterable[tuple[str, str]], bundle_files: Mapping[str, Path]) ->
         path = bundle_files.get(bundles.file_name(name))
         if path is None:
             continue
-        data = encode(path.read_text(encoding="utf-8", errors="replace"), name, sha256)
+        data = encode(path.read_bytes(), name, sha256)
         if data is not None:
             out[file_name(name)] = data
     return out
@@ -93,7 +93,7 @@ def problems(files: Mapping[str, Path]) -> list[str]:
                        f"{'wheel' if wheel not in files else 'attestation bundle'} asset")
             continue
         sha256 = sha256_file(files[wheel])
-        if encode(bundle.read_text(encoding="utf-8", errors="replace"), wheel, sha256) != files[name].read_bytes():
+        if encode(bundle.read_bytes(), wheel, sha256) != files[name].read_bytes():
             out.append(f"{name}: not the PEP 740 provenance object of {bundle.name}; publish the release "
                        "again to make it anew")
     return out
