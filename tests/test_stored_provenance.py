@@ -345,3 +345,14 @@ def test_on_github_the_object_goes_up_with_the_draft_and_the_index_copies_it(fak
     assert (built["provenance_copies"], built["bundle_reads"]) == (0, len(dist.wheels))
     files = [p.relative_to(tmp_path / "site") for p in sorted((tmp_path / "site").rglob("*.provenance"))]
     assert files and all((tmp_path / "site" / f).read_bytes() == (tmp_path / "site2" / f).read_bytes() for f in files)
+
+
+def test_a_bundle_past_the_index_size_limit_gets_no_stored_object(tmp_path):
+    """The index reads no bundle over ``BUNDLE_LIMIT`` (it lists the wheel without provenance),
+    so publish stores nothing for one: a blank line more and the object would be served where
+    building gives none."""
+    name, sha256 = "a-1-py3-none-any.whl", "a" * 64
+    line = (bundle_line(name, sha256) + "\n").encode()
+    fits = line + b"\n" * (index_provenance.BUNDLE_LIMIT - len(line))
+    assert stored_provenance.encode(fits, name, sha256) is not None
+    assert stored_provenance.encode(fits + b"\n", name, sha256) is None

@@ -46,7 +46,9 @@ def is_stored(name: str) -> bool:
 def encode(bundle: bytes, wheel: str, sha256: str) -> bytes | None:
     """The bytes the index writes for ``wheel`` (whose sha256 is ``sha256``) from its bundle
     file; None when the bundle gives no provenance, as the index reads it (UTF-8, strictly: it
-    says why, and lists the wheel without it)."""
+    says why, and lists the wheel without it; nor past its size limit)."""
+    if len(bundle) > index_provenance.BUNDLE_LIMIT:
+        return None
     try:
         return write_json(index_provenance.provenance(bundle.decode("utf-8"), wheel, sha256))
     except (index_provenance.BundleError, UnicodeDecodeError):
