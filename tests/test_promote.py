@@ -10,6 +10,8 @@ import sys
 import zipfile
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from release.build.promote import promote_wheel, rewrite_assignment, rewrite_metadata, target_version
 from release.check.verify import Options, verify_wheel
@@ -90,6 +92,44 @@ def test_rewrite_metadata_fixes_a_wildcard_pin():
     text = "Name: jax-rocm7-plugin\nVersion: 0.9.1\nRequires-Dist: jax-rocm7-pjrt==0.9.1.*\n"
     assert "Requires-Dist: jax-rocm7-pjrt==0.9.1.post1\n" in rewrite_metadata(
         text, "0.9.1.post1", "jax-rocm7-pjrt")
+
+
+def by_packaging(value: str, pjrt: str, new_version: str) -> str | None:
+    """The pin moved as packaging reads ``value`` (what promote did for every line before)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+    try:
+        req = Requirement(value.strip())
+    except InvalidRequirement:
+        return None
+    if canonicalize_name(req.name) != canonicalize_name(pjrt) or (req.marker and "extra" in str(req.marker)):
+        return None
+    extras = f"[{','.join(sorted(req.extras))}]" if req.extras else ""
+    marker = f"; {req.marker}" if req.marker else ""
+    return f"Requires-Dist: {req.name}{extras}=={new_version}{marker}"
+
+
+PIN_NAMES = st.sampled_from(["jax-rocm7-pjrt", "jax_rocm7_pjrt", "JAX.rocm7--PJRT", "jax-rocm7-plugin", "x",
+                             "-jax-rocm7-pjrt", "jax-rocm7-pjrt-", "jax rocm7 pjrt", "jаx-rocm7-pjrt"])
+PIN_OPS = st.sampled_from(["==", "===", ">=", " == ", "=", "~=", "!="])
+PIN_VERSIONS = st.sampled_from(["0.9.1rc1", "0.9.1.dev20261128", "1!2.0", "v1.0", "1.0+local.7", "0.9.1.*",
+                                "0.9.1.post1", "1.0_rc-1"]) \
+    | st.text(alphabet="0123456789.abcdeprvostl+!*-_ ", max_size=14)
+PIN_TAILS = st.sampled_from(["", " ; python_version >= '3.11'", "; extra == 'x'", "[cuda]", " ", ",<2", "\t"])
+
+
+@given(name=PIN_NAMES, op=PIN_OPS, version=PIN_VERSIONS, tail=PIN_TAILS, fuzz=st.text(max_size=30))
+@example(name="jax-rocm7-pjrt", op="==", version="0.9.1rc1", tail="", fuzz="")
+@example(name="jax-rocm7-pjrt", op="==", version="v1.0", tail="", fuzz="")
+@example(name="JAX.rocm7--PJRT", op="==", version="0.9.1", tail="", fuzz="")
+@example(name="jax-rocm7-pjrt", op="==", version="1.0+local.7", tail="", fuzz="")
+def test_a_pin_line_is_moved_as_packaging_reads_it(name, op, version, tail, fuzz):
+    """promote reads the build's own ``NAME==VERSION`` without loading packaging's requirement
+    parser; every line, of that form or not, moves (or stays) as packaging reads it."""
+    from release.build.promote import _moved_pin
+    for value in (f"{name}{op}{version}{tail}", fuzz, f"{name}=={fuzz}"):
+        for pjrt in ("jax-rocm7-pjrt", "x"):
+            assert _moved_pin(value.strip(), pjrt, "0.9.1") == by_packaging(value, pjrt, "0.9.1"), (value, pjrt)
 
 
 @pytest.mark.parametrize("line", [
