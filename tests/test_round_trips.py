@@ -149,3 +149,63 @@ def test_the_refusal_said_is_the_first_dep_s_whichever_remote_answers_first(bump
     # The same roll without jax: xla's own refusal.
     with pytest.raises(UserError, match=r"^xla: commit [0-9a-f]{7} .*not found on"):
         roll(deps, tmp_path / "cache2", only=["plugin", "xla"])
+
+
+def test_a_branch_forked_long_before_the_pin_costs_one_fetch_then_none(tmp_path):
+    """Is a pin on main's commit 30 on a release branch forked at main's commit 5? The fetch by
+    the pin's date cuts the branch at its first commit, whose one parent is older than that date:
+    no path to the pin hides there, so no deepening; and the next day, the branch where it was,
+    nothing is fetched. A merge at the same place is deepened (git cut its other parent)."""
+    up = RepoBuilder(tmp_path / "fork.git")
+    day = 86400
+    main = []
+    for i in range(40):
+        up.time += day
+        main.append(up.commit("main", f"m{i}", {"f.txt": f"{i}\n"}))
+    up.commit("rocm-jaxlib-v1.0", "r0", {"r.txt": "0\n"}, parents=(main[5],))
+    up.commit("rocm-jaxlib-v1.0", "r1", {"r.txt": "1\n"})
+    server = GitHttpServer(tmp_path).start()
+    try:
+        remote = Remote("fork", server.url("fork.git"))
+        pin = main[30]
+        for _ in range(2):
+            with Mirror(tmp_path / "cache", remote) as m:
+                assert m.fetch_commit(pin, trees=False)
+                since = m.commit_time(pin) - 2 * day
+                tips = {"rocm-jaxlib-v1.0": up.tip("rocm-jaxlib-v1.0")}
+                server.reset_counts()
+                assert m.containing(("rocm-jaxlib-v1.0",), pin, since, tips) == set()
+                first = len(server.asked("fetch"))
+        assert first == 0  # the second day
+        with Mirror(tmp_path / "cache", remote) as m:  # an older pin, below the fork: on the branch
+            assert m.fetch_commit(main[3], trees=False)
+            older = m.commit_time(main[3]) - 2 * day
+            assert m.containing(("rocm-jaxlib-v1.0",), main[3], older, tips) == {"rocm-jaxlib-v1.0"}
+        up.commit("rocm-jaxlib-v1.0", "merge main", {"r.txt": "m\n"}, parents=(up.tip("rocm-jaxlib-v1.0"), main[-1]))
+        with Mirror(tmp_path / "cache", remote) as m:
+            tips = {"rocm-jaxlib-v1.0": up.tip("rocm-jaxlib-v1.0")}
+            assert m.containing(("rocm-jaxlib-v1.0",), pin, since, tips) == {"rocm-jaxlib-v1.0"}
+    finally:
+        server.stop()
+
+
+def test_the_first_day_of_a_branch_forked_long_before_is_one_fetch(tmp_path):
+    up = RepoBuilder(tmp_path / "fork1.git")
+    day = 86400
+    main = []
+    for i in range(40):
+        up.time += day
+        main.append(up.commit("main", f"m{i}", {"f.txt": f"{i}\n"}))
+    up.commit("rocm-jaxlib-v1.0", "r0", {"r.txt": "0\n"}, parents=(main[5],))
+    server = GitHttpServer(tmp_path).start()
+    try:
+        remote = Remote("fork1", server.url("fork1.git"))
+        with Mirror(tmp_path / "cache", remote) as m:
+            assert m.fetch_commit(main[30], trees=False)
+            since = m.commit_time(main[30]) - 2 * day
+            server.reset_counts()
+            tips = {"rocm-jaxlib-v1.0": up.tip("rocm-jaxlib-v1.0")}
+            assert m.containing(("rocm-jaxlib-v1.0",), main[30], since, tips) == set()
+            assert len(server.asked("fetch")) == 1, server.log
+    finally:
+        server.stop()

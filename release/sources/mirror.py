@@ -8,11 +8,15 @@ answer is exact; a pair once found whole is not walked again.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from release.sources.git import LogEntry, Remote, remote_error
+from release.sources.git import _SHA, LogEntry, Remote, remote_error
 from release.sources.partial import FIRST_DEPTH, FIRST_WINDOW, HISTORY_FILTER, PartialMirror, not_there
 
+# Per mirror: "<commit> <time>" for each commit whose one parent a fetch by date showed older
+# than <time> (it cut there): such a boundary hides nothing newer.
+CUT_BY_DATE = "shallow-dated"
 SKEW = 2 * 86400  # clock skew allowed between a commit and its descendants when bounding by date
 # A fetch by date that selects no commit: git says so over file:// and ssh; over smart HTTP the
 # server's words are lost (stateless: it just ends the shallow-info section), and the client
@@ -52,8 +56,10 @@ class Mirror(PartialMirror):
         A descendant is committed after its ancestors, so the part of a branch newer than
         ``since`` holds every path from its tip to ``sha``. git cuts a merge whose other parent
         is older than ``since`` off whole, so a boundary commit newer than ``since`` is deepened
-        until none is left (an upstream sync merges months-old commits). A branch whose whole
-        history is older, or that is gone, holds nothing.
+        until none is left (an upstream sync merges months-old commits); one with a single parent
+        that this date cut is not (git walks down only through commits no older than the date, so
+        that parent is older: a release branch forked from main long before). A branch whose
+        whole history is older, or that is gone, holds nothing.
 
         ``listed``: the tips the remote listed a moment ago. When every branch is still where this
         mirror last fetched it and its history is here back past ``since``, nothing is fetched:
@@ -70,7 +76,10 @@ class Mirror(PartialMirror):
             here = self._tips()
             if all(listed.get(b) is not None and here.get(b) == listed[b] for b in branches):
                 return {b for b in self._holding(sha) if b in branches}
+        before = self.shallow()
         status, err = self._fetch("origin", *(() if covered else (f"--shallow-since={since}",)), *specs)
+        if status == 0 and not covered:
+            self._note_cut_by_date(self.shallow() - before, since)
         if status != 0:
             low = err.lower()
             if listed and not_there(low) and not nothing_since(low):  # a listed tip gone since: by name
@@ -88,7 +97,7 @@ class Mirror(PartialMirror):
             if not rest:
                 break
             reached = self._run("rev-list", "--missing=allow-promisor", *sorted(rest), f"^{sha}")[1].split()
-            edge = self.shallow().intersection(reached)
+            edge = self._may_hide(self.shallow().intersection(reached), since)
             if not any(t >= since for t in self._times(edge).values()):
                 break
             before = self.shallow()
@@ -99,6 +108,37 @@ class Mirror(PartialMirror):
                 break
             step *= 2
         return {b for b in tips if b in holding}
+
+    def _note_cut_by_date(self, marked: set[str], since: int) -> None:
+        """Record which commits a fetch by date (``--shallow-since=since``) cut that have one
+        parent: that parent is older than ``since``. A fact about the commit, so it is kept
+        across runs (``CUT_BY_DATE`` in the mirror), and the next day's question asks nothing."""
+        here = self._present(marked)
+        one = {c for c, parents in self._raw_parents(here).items() if len(parents) == 1} if here else set()
+        known = self._cut_by_date()
+        if not any(known.get(c, since + 1) > since for c in one):
+            return
+        known.update({c: min(known.get(c, since), since) for c in one})
+        shallow = self.shallow()  # the rest are whole again: nothing to say about them
+        path = self.path / CUT_BY_DATE
+        tmp = path.with_name(path.name + ".new")
+        tmp.write_text("".join(f"{c} {t}\n" for c, t in sorted(known.items()) if c in shallow))
+        os.replace(tmp, path)
+
+    def _cut_by_date(self) -> dict[str, int]:
+        """``{commit: time}``: commits here whose one parent is older than ``time``."""
+        try:
+            text = (self.path / CUT_BY_DATE).read_text()
+        except FileNotFoundError:
+            return {}
+        pairs = (line.split() for line in text.splitlines())
+        return {p[0]: int(p[1]) for p in pairs if len(p) == 2 and _SHA.match(p[0]) and p[1].isdigit()}
+
+    def _may_hide(self, edge: set[str], since: int) -> set[str]:
+        """The boundary commits that may cut off history no older than ``since``: all but those
+        whose one parent is known to be older (``_note_cut_by_date``)."""
+        known = self._cut_by_date() if edge else {}
+        return {c for c in edge if known.get(c, since + 1) > since}
 
     def _tips(self) -> dict[str, str]:
         """``{branch: tip}`` of every remote-tracking branch here, in one git process."""
@@ -119,7 +159,7 @@ class Mirror(PartialMirror):
         # A boundary commit no older than ``since`` has descendants no older than ``since - SKEW``
         # all the way up to the tip: a walk stopping below that finds every one.
         reached = self._reach(*sorted({tips[b] for b in branches}), since=since - SKEW)
-        edge = self.shallow().intersection(reached)
+        edge = self._may_hide(self.shallow().intersection(reached), since)
         return all(t < since for t in self._times(edge).values())
 
     def _range(self, desc: str, anc: str | None) -> list[str]:
