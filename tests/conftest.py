@@ -5,13 +5,12 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.support import deferred_iri, deferred_settings
+from tests.support import deferred_iri, deferred_settings, warm_start
 
 deferred_iri.install()  # before anything imports jsonschema (its IRI grammar: ~2 CPU-s a process)
 deferred_settings.install()  # before anything imports openapi-core (pydantic-settings: ~0.18 CPU-s a process)
@@ -100,10 +99,11 @@ def run_cli(monkeypatch, capsys):
 
 @pytest.fixture
 def release_subprocess():
-    """Run ``python -m release ...`` as a real process (what CI and people run)."""
+    """Run ``python -m release ...`` as a real process (what CI and people run), started warm
+    (tests/support/warm_start.py)."""
 
     def run(*argv, cwd=None, env=None, check=False):
-        return subprocess.run([sys.executable, "-m", "release", *map(str, argv)], cwd=cwd, env=env,
+        return subprocess.run([warm_start.python(), "-m", "release", *map(str, argv)], cwd=cwd, env=env,
                               capture_output=True, text=True, check=check)
 
     return run

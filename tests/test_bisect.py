@@ -24,6 +24,7 @@ from release.core.revisions import RevisionMap
 from release.jobs import bisect
 from release.jobs.bisect import BAD, GOOD, SKIP, next_step
 from release.publish.stores import LocalStore
+from tests.support import warm_start
 from tests.support.bisect_history import build_history, make_project
 from tests.support.bisecting import bisect as run_job
 from tests.support.events import await_fifo, fifo
@@ -75,7 +76,7 @@ def world(tmp_path, history, mirrors, monkeypatch):
 
 def release(*argv, env=None, **kwargs):
     """``python -m release``: for what only a process shows (a kill midway)."""
-    return subprocess.run([sys.executable, "-m", "release", *map(str, argv)], capture_output=True,
+    return subprocess.run([warm_start.python(), "-m", "release", *map(str, argv)], capture_output=True,
                           text=True, env=env, **kwargs)
 
 

@@ -18,6 +18,7 @@ from release.build import bazel, wheel_specs
 from release.core import wheelfile
 from release.core.config import load_deps
 from release.core.revisions import RevisionMap
+from tests.support import warm_start
 from tests.support.build import run_python
 from tests.support.elf import ALL_SOS, KERNEL_SOS, PJRT_SO, compile_so
 from tests.support.project import copy_config
@@ -36,7 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def release(*argv, env=None):
     """``python -m release`` as CI runs it, with a fixed SOURCE_DATE_EPOCH."""
-    return subprocess.run([sys.executable, "-m", "release", *map(str, argv)], capture_output=True,
+    return subprocess.run([warm_start.python(), "-m", "release", *map(str, argv)], capture_output=True,
                           text=True, env={**os.environ, "SOURCE_DATE_EPOCH": EPOCH, **(env or {})})
 
 

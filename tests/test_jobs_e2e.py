@@ -31,6 +31,7 @@ import pytest
 import yaml
 
 from release.build import bazel
+from tests.support import warm_start
 from tests.support.elf import compile_artifacts
 from tests.support.gitrepos import XLA_BZL, build_remotes, deps_yaml, git, release_repo, workspace_bzl
 from tests.support.project import write_version_info
@@ -73,7 +74,7 @@ def release(*argv, check=True, env=None, **kwargs) -> subprocess.CompletedProces
     env = dict(os.environ if env is None else env)
     if "--date" in argv:
         env["RELEASE_NOW"] = argv[argv.index("--date") + 1] + "T03:00:00Z"
-    proc = subprocess.run([sys.executable, "-m", "release", *argv], capture_output=True,
+    proc = subprocess.run([warm_start.python(), "-m", "release", *argv], capture_output=True,
                           text=True, env=env, **kwargs)
     if check:
         assert proc.returncode == 0, proc.stderr[-3000:]

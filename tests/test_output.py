@@ -6,16 +6,16 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 
 from release.core.revisions import Revision, RevisionMap
+from tests.support import warm_start
 from tests.test_jobs_e2e import PY, artifacts, commit_all, world  # noqa: F401 (fixtures)
 
 NOW = {"RELEASE_NOW": "2026-11-20T03:00:00Z"}
 
 
 def run(*argv, env=None, check=True):
-    proc = subprocess.run([sys.executable, "-m", "release", *map(str, argv)], capture_output=True,
+    proc = subprocess.run([warm_start.python(), "-m", "release", *map(str, argv)], capture_output=True,
                           text=True, env={**os.environ, **NOW, **(env or {})})
     if check:
         assert proc.returncode == 0, proc.stderr[-3000:]

@@ -29,6 +29,7 @@ from release.core.config import load_deps
 from release.core.revisions import RevisionMap
 from release.publish.drafts import publish_draft, read_dist, render_body
 from release.publish.stores import LocalStore
+from tests.support import warm_start
 from tests.support.elf import ALL_SOS, compile_so
 from tests.support.project import copy_config
 
@@ -46,7 +47,7 @@ ACTIONS_ENV = {"GITHUB_ACTIONS": "true", "GITHUB_SERVER_URL": "https://github.co
 
 def release(*argv, env=None, cwd=None):
     base = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "RELEASE_"))}
-    return subprocess.run([sys.executable, "-m", "release", *map(str, argv)], capture_output=True,
+    return subprocess.run([warm_start.python(), "-m", "release", *map(str, argv)], capture_output=True,
                           text=True, env={**base, **(env or {})}, cwd=cwd)
 
 

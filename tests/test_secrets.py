@@ -14,9 +14,9 @@ import base64
 import json
 import os
 import subprocess
-import sys
 import zipfile
 
+from tests.support import warm_start
 from tests.support.gitrepos import GitHttpServer, deps_yaml, git
 from tests.test_jobs_e2e import PY, artifacts, commit_all, world  # noqa: F401 (fixtures)
 
@@ -43,7 +43,7 @@ def test_no_token_reaches_any_output_file_commit_note_or_pull_request(world, art
         said = []
 
         def release(*argv, ok=True):
-            proc = subprocess.run([sys.executable, "-m", "release", *map(str, argv)], cwd=root,
+            proc = subprocess.run([warm_start.python(), "-m", "release", *map(str, argv)], cwd=root,
                                   env=env, capture_output=True, text=True)
             said.append(f"$ release {' '.join(map(str, argv))}\n{proc.stdout}\n{proc.stderr}")
             assert (proc.returncode == 0) == ok, proc.stderr[-3000:]

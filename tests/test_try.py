@@ -12,6 +12,7 @@ import sys
 import venv
 from pathlib import Path
 
+from tests.support import warm_start
 from tests.support.installs import installed, uv_bin
 from tests.support.json_schemas import check
 
@@ -25,7 +26,7 @@ def test_one_command_walks_the_flow_and_its_install_lines_work(tmp_path):
     box, elsewhere = tmp_path / "sandbox", tmp_path / "not-a-checkout"
     elsewhere.mkdir()
     # run outside any checkout: the sandbox copies the checkout the package runs from
-    proc = subprocess.run([sys.executable, "-m", "release", "try", "--dir", str(box), "--json"], cwd=elsewhere,
+    proc = subprocess.run([warm_start.python(), "-m", "release", "try", "--dir", str(box), "--json"], cwd=elsewhere,
                           env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = check(json.loads(proc.stdout))  # the try shape (tests/support/json_schemas.py)

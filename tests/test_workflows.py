@@ -20,6 +20,7 @@ import yaml
 
 from release.check import preflight
 from release.core import naming
+from tests.support import warm_start
 
 REPO = Path(__file__).resolve().parents[1]
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
@@ -448,7 +449,7 @@ def test_shellcheck_reports_nothing_on_the_scripts():
 
 
 def test_nightly_script_passes_the_date_from_the_environment():
-    env = {**os.environ, "RELEASE_DATE": "2026-01-02", "RELEASE_PYTHON": sys.executable,
+    env = {**os.environ, "RELEASE_DATE": "2026-01-02", "RELEASE_PYTHON": warm_start.python(),
            "RELEASE_NOW": "2026-01-02T03:00:00Z"}
     env.pop("GITHUB_OUTPUT", None)
     proc = subprocess.run([str(REPO / "scripts" / "nightly.sh"), "--dry-run", "--json"],
@@ -610,7 +611,7 @@ def test_the_plan_stage_writes_every_output_the_workflow_reads(tmp_path, project
     github_output = tmp_path / "github_output"
     github_output.touch()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "RELEASE_"))}
-    env.update(RELEASE_PYTHON=sys.executable, RELEASE_DATE="2026-01-02", RELEASE_STORE="local",
+    env.update(RELEASE_PYTHON=warm_start.python(), RELEASE_DATE="2026-01-02", RELEASE_STORE="local",
                RELEASE_PUBLIC_INDEX="none",  # tests never ask the real index
                RELEASE_NOW="2026-01-02T03:00:00Z", GITHUB_OUTPUT=str(github_output))
     proc = subprocess.run([str(REPO / "scripts" / script), *args, "--root", str(project_dir),

@@ -34,11 +34,12 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+
+from tests.support import warm_start
 
 EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 
@@ -343,7 +344,7 @@ def base_env(fake, **more: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("RELEASE_", "GITHUB_", "BUMP_"))}
     env.update(GITHUB_ACTIONS="true", GITHUB_REPOSITORY=fake.repo, GITHUB_API_URL=fake.api_url,
                GITHUB_SERVER_URL="https://github.com", GITHUB_RUN_ID="1", GITHUB_RUN_ATTEMPT="1",
-               RELEASE_PYTHON=sys.executable, RELEASE_GITHUB_WRITE_INTERVAL="0",
+               RELEASE_PYTHON=warm_start.python(), RELEASE_GITHUB_WRITE_INTERVAL="0",
                RELEASE_PUBLIC_INDEX="none")
     env.update(more)
     env.pop("GITHUB_TOKEN", None)  # a step has it only when its env names it (${{ github.token }})

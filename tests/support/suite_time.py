@@ -3,8 +3,9 @@
 Wall durations (pytest's ``--durations``) grow with whatever else the machine runs; CPU time
 does not, so it is what to compare between runs and what to cut. ``--cpu-durations=N`` lists
 the N tests that used the most CPU: this process's and its finished subprocesses' (pip, git,
-gcc, ``python -m release``), setup and teardown included, measured where the test ran (an
-xdist worker sends it along with its report). A server a session fixture started is counted
+gcc, ``python -m release``, the warm ones' from their zygote: tests/support/warm_start.py),
+setup and teardown included, measured where the test ran (an xdist worker sends it along with
+its report). A server a session fixture started is counted
 in the test after which it stops.
 
 ``--suite-budget=SECONDS`` warns, and does not fail, when the run took longer than that wall
@@ -20,6 +21,8 @@ import time
 
 import pytest
 
+from tests.support import warm_start
+
 CPU_KEY = "cpu_seconds"
 
 
@@ -34,7 +37,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def _cpu_seconds() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime + warm_start.served_cpu()
 
 
 class SuiteTime:
