@@ -41,6 +41,10 @@ settings.load_profile("ci")
 NOW = "2026-11-22T03:00:00Z"
 
 
+def pytest_unconfigure(config):
+    warm_start.stop()  # this process's zygote, if a test started one
+
+
 @pytest.fixture(autouse=True)
 def _secrets_stay_in_their_test(monkeypatch):
     """Secrets a test registers (release.core.redact masks them everywhere after) are forgotten

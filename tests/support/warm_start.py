@@ -74,7 +74,7 @@ class Zygote:
     or when the pytest process that started it has gone (None)."""
 
     def __init__(self, path: str, module: str):
-        self.module = module
+        self.module, self.path = module, path
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(path)
         self.listener.listen(64)
@@ -98,6 +98,7 @@ class Zygote:
                 if fd == 0:
                     if not os.read(0, 4096):  # the lifeline: pytest has gone
                         self.stop()
+                        shutil.rmtree(os.path.dirname(self.path), ignore_errors=True)  # its own
                         return None
                 elif fd is self.listener:
                     request = self.accept()
