@@ -151,10 +151,15 @@ def test_every_sandbox_is_the_same_world_whenever_and_wherever_it_is_made(tmp_pa
 # ------------------------------------------------------------------ the stand-in shared objects
 
 
-def test_each_stand_in_is_a_shared_object_with_the_configured_runpath_and_no_source_left(tmp_path):
+def test_each_stand_in_is_a_shared_object_with_the_configured_runpath_and_no_source_left(tmp_path, monkeypatch):
+    """Each of the files a ROCm build hands over, and nothing else, in the directory asked for;
+    nothing written where the command runs."""
     runpath = ["$ORIGIN/../rocm/lib", "/opt/rocm/lib"]
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
     made = sandbox.compile_stand_ins(tmp_path / "new" / "art", runpath)
     assert sorted(p.name for p in made.iterdir()) == sorted(sandbox.SHARED_OBJECTS)
+    assert os.listdir(tmp_path / "cwd") == []
     for name in sandbox.SHARED_OBJECTS:
         with (made / name).open("rb") as handle:
             facts = read_facts(file_reader(handle), (made / name).stat().st_size)
@@ -191,8 +196,8 @@ def on_path(tmp_path: Path, monkeypatch, name: str, script: str) -> None:
 
 
 @pytest.mark.parametrize(("script", "why"), [
-    ("echo 'cc: warming up' >&2; echo 'cc: no such target' >&2; exit 1", "(exit 1): cc: no such target"),
-    ("exit 4", "(exit 4): no output")])
+    ("printf 'cc: one\\ncc: two\\ncc: no such target\\n' >&2; exit 1", "(exit 1): cc: no such target"),
+    ("exit 4", "(exit 4): no output")], ids=["its-last-word", "silent"])
 def test_a_compiler_that_fails_stops_the_sandbox_in_one_line(tmp_path, monkeypatch, script, why):
     """No stand-in goes missing quietly: the first failed compile is the end of it, said in one line."""
     on_path(tmp_path, monkeypatch, "cc", script)
