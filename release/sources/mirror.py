@@ -113,8 +113,7 @@ class Mirror(PartialMirror):
         """Record which commits a fetch by date (``--shallow-since=since``) cut that have one
         parent: that parent is older than ``since``. A fact about the commit, so it is kept
         across runs (``CUT_BY_DATE`` in the mirror), and the next day's question asks nothing."""
-        here = self._present(marked)
-        one = {c for c, parents in self._raw_parents(here).items() if len(parents) == 1} if here else set()
+        one = {c for c, parents in self._parents_here(marked).items() if len(parents) == 1}
         known = self._cut_by_date()
         if not any(known.get(c, since + 1) > since for c in one):
             return

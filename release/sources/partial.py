@@ -146,10 +146,10 @@ class PartialMirror:
     def _keep_history(self, marked: set[str]) -> None:
         # A fetch by date may also mark commits it did not send: only those here are read
         # (reading one that is not would fetch it, with its trees).
-        marked = self._present(marked)
+        parents = self._parents_here(marked)
+        marked = set(parents)
         if not marked:
             return
-        parents = self._raw_parents(marked)
         present = self._present(set().union(*parents.values()))
         keep = {sha for sha in marked if present.issuperset(parents[sha])}
         if keep:
@@ -162,21 +162,22 @@ class PartialMirror:
             else:
                 path.unlink()
 
-    def _raw_parents(self, shas: set[str]) -> dict[str, list[str]]:
-        """Parents of commits that are here, as their objects record them (a shallow mark hides
-        them from rev-list), in one git process."""
-        out = self._run("cat-file", "--batch", input="".join(f"{sha}\n" for sha in sorted(shas)),
-                        encoding="latin-1")[1]  # sizes are in bytes
+    def _parents_here(self, shas: set[str]) -> dict[str, list[str]]:
+        """``{commit: parents}`` for those of these commits that are here, the parents as the
+        commit objects record them (a shallow mark hides them from a walk; the raw format shows
+        them), in one git process and without the lazy fetch a missing one would cause."""
+        if not shas:
+            return {}
+        out = self._run("rev-list", "--no-walk", "--missing=print", "--ignore-missing", "--pretty=raw", "--stdin",
+                        input="".join(f"{sha}\n" for sha in sorted(shas)), encoding="latin-1")[1]
         parents: dict[str, list[str]] = {}
-        pos = 0
-        while pos < len(out):
-            header, _, rest = out[pos:].partition("\n")
-            sha, _, size = header.split()
-            body = rest[:int(size)]
-            parents[sha] = [line.split()[1] for line in body.split("\n\n", 1)[0].splitlines()
-                            if line.startswith("parent ")]
-            pos += len(header) + 1 + int(size) + 1
-        return parents
+        current: list[str] = []
+        for line in out.split("\n"):  # headers start at column 0; message lines are indented
+            if line.startswith("commit ") and _SHA.match(line[7:]):
+                current = parents.setdefault(line[7:], [])
+            elif line.startswith("parent ") and _SHA.match(line[7:]):
+                current.append(line[7:])
+        return {sha: found for sha, found in parents.items() if sha in shas}
 
     def _present(self, shas: set[str]) -> set[str]:
         """Which of these objects (commits, blobs) are here, in one git process and without the
