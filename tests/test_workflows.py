@@ -322,13 +322,14 @@ def test_scripts_are_thin_strict_and_documented(name):
     assert proc.returncode == 0, proc.stderr
 
 
-RECORDER = """#!{python}
-# Stands in for the interpreter: records each `python -m release ...` call; answers `version`.
+RECORDER = """#!{python} -IS
+# Stands in for the interpreter: records each `python -m release ...` call; answers `version`
+# (with the suite's warm start: tests/support/warm_start.py).
 import json, subprocess, sys
 with open({log!r}, "a") as handle:
     handle.write(json.dumps(sys.argv[1:]) + "\\n")
 if sys.argv[1:4] == ["-m", "release", "version"]:
-    sys.exit(subprocess.call([{python!r}, *sys.argv[1:]]))
+    sys.exit(subprocess.call([{release_python!r}, *sys.argv[1:]]))
 """
 
 SCRIPT_RUNS = {
@@ -372,7 +373,7 @@ def run_script(tmp_path, argv, env_extra) -> list[list[str]]:
     """Run a script for real with the recorder as its interpreter; the release argvs it made."""
     log = tmp_path / "calls.jsonl"
     recorder = tmp_path / "python"
-    recorder.write_text(RECORDER.format(python=sys.executable, log=str(log)))
+    recorder.write_text(RECORDER.format(python=sys.executable, release_python=warm_start.python(), log=str(log)))
     recorder.chmod(0o755)
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("RELEASE_", "BUMP_", "GITHUB_"))}
@@ -793,7 +794,7 @@ def run_step(tmp_path, step: dict) -> list[list[str]]:
     argvs it made."""
     log = tmp_path / "calls.jsonl"
     recorder = tmp_path / "python"
-    recorder.write_text(RECORDER.format(python=sys.executable, log=str(log)))
+    recorder.write_text(RECORDER.format(python=sys.executable, release_python=warm_start.python(), log=str(log)))
     recorder.chmod(0o755)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("RELEASE_", "BUMP_", "GITHUB_"))}
     for key, value in step.get("env", {}).items():
