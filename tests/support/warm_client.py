@@ -110,6 +110,7 @@ def run(socket_path: str, argv: list[str], fds: tuple[int, int, int] = (0, 1, 2)
             if line.startswith(b"S "):
                 return int(line.split()[1])
             if not line:  # the zygote went away with the command running
+                os.write(2, b"warm start: the zygote went away while the command ran\n")
                 return 1 << 8
     finally:
         for signum, handler in previous.items():
