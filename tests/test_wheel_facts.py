@@ -16,7 +16,7 @@ LINES = st.sampled_from([
     "Requires-Python: >=3.11", "requires-python:>=3.10,<4", "REQUIRES-PYTHON:   ", "Requires-Python:",
     "Requires-Python : >=3.9", "Requires-Pythonic: >=3.8", "Name: jax-rocm7-plugin", "Summary: ü ROCm",
     "  continued", "\tand more", " ", "From someone", ":no name", "no colon here", "", "X-Requires-Python: 2",
-    "Description: see\n\nRequires-Python: >=2.7",
+    "Description: see\n\nRequires-Python: >=2.7", "Requires-Python: XX", "Requires-Python:X\t",
 ])
 
 
@@ -32,6 +32,9 @@ def oracle(text: str) -> str | None:
 @example(lines=["Requires-Python:", " ", "\tx"], ending="\n", last=False)
 @example(lines=["Requires-Python: >=3.11", "\tand more", "Name: a"], ending="\n", last=True)
 @example(lines=["requires-python: >=3.10", "Requires-Python: >=3.12"], ending="\n", last=True)  # the first
+@example(lines=["", "Requires-Python: >=3.11"], ending="\n", last=True)  # a blank first line ends the header
+@example(lines=["Requires-Python: XX"], ending="\n", last=True)  # a value of the letters a strip could take
+@example(lines=["Requires-Python:", " "], ending="\n", last=True)  # a blank continuation: "" and not None
 def test_requires_python_is_what_the_email_parser_reads(lines, ending, last):
     text = ending.join(lines) + (ending if last else "")
     assert requires_python(text.encode()) == oracle(text)

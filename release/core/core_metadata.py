@@ -66,6 +66,8 @@ def read(wheel: str | os.PathLike[str] | IO[bytes], name: str | None = None) -> 
             return zf.read(names[0])
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError):
         raise UserError(f"{label}: not a wheel (not a zip file)") from None
+    except (NotImplementedError, RuntimeError) as exc:  # a newer zip version, encryption, patched data
+        raise UserError(f"{label}: its METADATA cannot be read ({exc})") from None
 
 
 # A plain zip's records (APPNOTE 4.3.16, 4.3.12, 4.3.7), read as zipfile reads them
@@ -199,6 +201,8 @@ def missing(names: Iterable[str]) -> list[str]:
 _REQUIRES = re.compile(r"^Requires-Python:", re.M | re.I | re.A)
 # a line that ends the header section (``scan.Headers``): not a field, a continuation or "From "
 _ENDS_SECTION = re.compile(r"^(?=[\s\S])(?!From |[\041-\071\073-\176]*:|[\t ])", re.M)
+# a field's value: the rest of its line and each continuation line (one starting with a space or tab)
+_VALUE = re.compile(r"[^\n]*(?:\n[ \t][^\n]*)*\n?")
 
 
 def requires_python(metadata: bytes) -> str | None:
@@ -213,10 +217,5 @@ def requires_python(metadata: bytes) -> str | None:
     match = _REQUIRES.search(text)
     if match is None or _ENDS_SECTION.search(text, 0, match.start()):
         return None
-    end = text.find("\n", match.end())
-    value = text[match.end():len(text) if end < 0 else end + 1].lstrip(" \t")
-    while end >= 0 and text[end + 1:end + 2] in (" ", "\t"):  # continuation lines
-        start, end = end + 1, text.find("\n", end + 1)
-        value += text[start:len(text) if end < 0 else end + 1]
-    value = value.rstrip("\r\n")
+    value = _VALUE.match(text, match.end()).group().lstrip(" \t").rstrip("\r\n")  # type: ignore[union-attr]
     return value.strip() if value else None
