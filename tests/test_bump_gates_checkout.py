@@ -205,6 +205,10 @@ def test_committing_rolls_from_deps_yaml_as_committed(root):
 def test_opening_a_pr_names_the_repository_and_its_token_before_anything_is_written(root):
     with pytest.raises(UserError, match="^GITHUB_REPOSITORY is not set"):
         bump_gates.checkout(run_at(root, options=BumpOptions(now=NOW, open_pr=True)))
+    with pytest.raises(UserError, match=r"^GITHUB_TOKEN is not set; opening a pull request needs a token with "
+                                        r"pull-requests: write \("):
+        bump_gates.checkout(run_at(root, env={"GITHUB_REPOSITORY": "rocm/jax-rocm-release"},
+                                   options=BumpOptions(now=NOW, open_pr=True)))
     env = {"GITHUB_REPOSITORY": "rocm/jax-rocm-release", "GITHUB_TOKEN": "t"}
     console = object()
     for asked in ({"open_pr": True}, {"auto_merge": True}):
@@ -228,11 +232,12 @@ def move(name: str) -> Move:
 @pytest.fixture
 def rolled(monkeypatch):
     """``roll.roll`` answering ``moves``; ``asked`` what it was given."""
-    state = SimpleNamespace(moves=(), asked=[])
+    state = SimpleNamespace(moves=(), asked=[], says=())
 
     def roll(deps, cache, **kw):
         state.asked.append({"deps": deps, "cache": cache, **{k: v for k, v in kw.items() if k != "say"}})
-        kw["say"]("progress")
+        for line in state.says:
+            kw["say"](line)
         return RollResult(deps, deps, state.moves)
 
     monkeypatch.setattr(roll_module, "roll", roll)
@@ -269,11 +274,25 @@ def test_an_unthrottled_roll_that_moved_nothing_goes_on(root, rolled):
     assert bump_gates.roll(run) is None and run.throttle_line.endswith("; rolling")
 
 
-def test_the_rolls_progress_draws_on_the_console_when_there_is_one(root, rolled):
+@pytest.mark.parametrize("says, shown", [((), "rolling pins"), (("fetching xla",), "fetching xla")])
+def test_the_rolls_progress_draws_on_the_console_when_there_is_one(root, rolled, says, shown):
     from rich.console import Console
-    run = run_at(root, console=Console(file=io.StringIO(), force_terminal=False))
+    out = io.StringIO()
+    rolled.says = says
+    run = run_at(root, console=Console(file=out, force_terminal=True, width=80))
     run.deps = run.project.deps
-    assert bump_gates.roll(run) is None and rolled.asked
+    assert bump_gates.roll(run) is None and shown in out.getvalue()  # the spinner's text, the roll's last line
+    quiet = run_at(root)
+    quiet.deps = quiet.project.deps
+    assert bump_gates.roll(quiet) is None and len(rolled.asked) == 2  # no console: said nowhere
+
+
+def test_without_a_cache_named_the_mirrors_live_in_the_checkouts_cache(root, rolled, monkeypatch):
+    monkeypatch.delenv("JAX_ROCM_RELEASE_CACHE")
+    run = run_at(root)
+    run.deps = run.project.deps
+    bump_gates.roll(run)
+    assert rolled.asked[0]["cache"] == root / ".cache" / "git"
 
 
 # ---------------------------------------------------------------- line
