@@ -281,7 +281,7 @@ def test_the_rolls_progress_draws_on_the_console_when_there_is_one(root, rolled,
     rolled.says = says
     run = run_at(root, console=Console(file=out, force_terminal=True, width=80))
     run.deps = run.project.deps
-    assert bump_gates.roll(run) is None and shown in out.getvalue()  # the spinner's text, the roll's last line
+    assert bump_gates.roll(run) is None and f" {shown}\n" in out.getvalue()  # the spinner's text, the roll's last line
     quiet = run_at(root)
     quiet.deps = quiet.project.deps
     assert bump_gates.roll(quiet) is None and len(rolled.asked) == 2  # no console: said nowhere
