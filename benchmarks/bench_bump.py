@@ -28,6 +28,8 @@ anchor for that is the two clones a cold roll of plugin + xla stands for (single
 ``--filter=tree:0`` of the plugin's master and xla's release branch, one after the other), and
 the git processes a cold bump starts are counted (git's trace2, one file per process, in a
 separate run). Goal (issue 36): a cold bump's wall time within 1.5x of the two clones' at 50 ms.
+Each cold bump's requests are also named, by repository: the server logs each (a git process's
+ref advertisement ``info/refs``, then its protocol v2 commands, ``ls-refs`` or ``fetch``).
 ``--real ... --warm-only [--baseline CHECKOUT]`` times only the warm no-change bump (one cold bump
 fills the cache; no clones), interleaved with the same bump from another checkout.
 
@@ -190,6 +192,18 @@ def cold_bump(server, proj: Path, tmp: Path, deps_text: str, extra=()) -> tuple[
     return got
 
 
+def asked(log) -> str:
+    """What a run's requests asked, by repository: ``plugin 2 ls-refs 1 fetch 3`` (each git
+    process makes one ref advertisement request, ``info/refs``, then its commands)."""
+    by_repo: dict[str, dict[str, int]] = {}
+    for _, path, what in log:
+        repo = path.strip("/").split("/")[0].removesuffix(".git")
+        counts = by_repo.setdefault(repo, {})
+        counts[what] = counts.get(what, 0) + 1
+    return "; ".join(f"{repo}: " + ", ".join(f"{n} {what}" for what, n in sorted(counts.items()))
+                     for repo, counts in sorted(by_repo.items()))
+
+
 def median(rows):
     return tuple(statistics.median(col) for col in zip(*rows))
 
@@ -286,10 +300,12 @@ def run(tmp: Path, xla_commits: int, repeat: int, delay: float = 0.0) -> int:
             rounds["day"].append(pair_clones(server, tmp, branches))
             rounds["switch_day"].append(pair_clones(server, tmp, {**branches, "xla": "rocm-jaxlib-v0.9.1"}))
             rounds["cold"].append(cold_bump(server, proj, tmp, forward))
+            forward_log = list(server.log)
             rounds["noop"].append(measure(server, bump, proj, env))
             (proj / "deps.yaml").write_text(forward)  # the same move again, cache warm
             rounds["warm"].append(measure(server, bump, proj, env))
             rounds["switch"].append(cold_bump(server, proj, tmp, switch))
+            switch_log = list(server.log)
             assert "rocm-jaxlib-v0.9.1" in (proj / "deps.yaml").read_text().split("xla:")[1]
         shutil.rmtree(tmp / "cache")
         sources = measure(server, [sys.executable, "-m", "release", "fetch-sources", "--root", str(proj),
@@ -311,7 +327,9 @@ def run(tmp: Path, xla_commits: int, repeat: int, delay: float = 0.0) -> int:
     row("three clones: tree:0 single-branch of each dep's branch", day)
     row("three clones, xla's branch rocm-jaxlib-v0.9.1", switch_day)
     row("release bump, cold: forward 25/150/30", cold)
+    print(f"  its requests: {asked(forward_log)}")
     row("release bump, cold: xla switches v0.8.0 -> v0.9.1", switch_)
+    print(f"  its requests: {asked(switch_log)}")
     row("release bump, warm: forward 25/150/30", warm)
     row("release bump, warm: pins current", noop)
     row("release fetch-sources, cold", sources)
@@ -401,6 +419,7 @@ def run_real(tmp: Path, rocm_jax: Path, xla_git: Path, repeat: int, delay: float
             anchors.append(clone_anchors(server, ("xla",), tmp, kinds=("tree:0 single-branch", "blob:none", "tree:0")))
             pairs.append(pair_clones(server, tmp, pair))
             bumps.append(cold_bump(server, proj, tmp, text, extra=("--dep", "plugin", "--dep", "xla", "--json")))
+            cold_log = list(server.log)
             # The next day: nothing moved upstream, the cache as that bump left it.
             noops.append(measure(server, [sys.executable, "-m", "release", "bump", "--root", str(proj), "--json",
                                           "--dep", "plugin", "--dep", "xla"], proj, env))
@@ -435,7 +454,7 @@ def run_real(tmp: Path, rocm_jax: Path, xla_git: Path, repeat: int, delay: float
         row(f"git clone --bare --filter={kind}, xla", got)
     row("two clones: tree:0 single-branch plugin + xla", two)
     row("release bump --dep plugin --dep xla, cold", bump)
-    print(f"  git processes of the cold bump: {processes}")
+    print(f"  git processes of the cold bump: {processes}; its requests: {asked(cold_log)}")
     noop = median(noops)
     row("release bump, warm, nothing moved upstream", noop)
     for kind, got in anchor.items():
