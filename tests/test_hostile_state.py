@@ -292,3 +292,25 @@ def test_a_wheel_made_a_link_after_an_index_run_is_refused_by_the_next_run_too(t
     code, _, err = run_cli("index", "--out", site, "--store", "local", "--store-dir", store.directory)
     assert code == 2 and err.count("\n") == 1 and "symbolic link" in err, err
     assert sorted((p.relative_to(site), p.read_bytes()) for p in site.rglob("*") if p.is_file()) == before
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory"])
+@pytest.mark.parametrize("which", [0, -1])
+def test_a_wheel_that_is_no_regular_file_is_refused_though_its_facts_are_recorded(tmp_path, make_dist, run_cli,
+                                                                                  kind, which):
+    """The release's notes record every wheel's facts, so the index reads none of them: a FIFO or a
+    directory named like one (the first or the last of its release) is refused all the same, one
+    line naming it, and no site is written."""
+    import os
+
+    from tests.support.publish_dist import release_dist
+    store = LocalStore(tmp_path / "store")
+    dist = release_dist(store, make_dist(VERSION))
+    release = store.published_for(dist.tag)
+    wheel = sorted(a.name for a in store.list_assets(release) if a.name.endswith(".whl"))[which]
+    path = store.directory / str(release.id) / "assets" / wheel
+    path.unlink()
+    os.mkfifo(path) if kind == "fifo" else path.mkdir()
+    code, out, err = run_cli("index", "--out", tmp_path / "site", "--store", "local", "--store-dir", store.directory)
+    assert code == 2 and err.count("\n") == 1 and wheel in err, err
+    assert not (tmp_path / "site").exists()

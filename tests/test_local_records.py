@@ -167,3 +167,7 @@ def test_a_range_read_of_an_asset_that_is_no_file_is_one_line_and_never_waits(tm
     with pytest.raises(UserError) as caught:
         store.read_asset_range(release, asset, 0, 22)
     assert asset.name in str(caught.value) and "\n" not in str(caught.value)
+    with pytest.raises(UserError) as caught:  # a download opens it by its path
+        store.download_asset(release, asset, tmp_path / "copy")
+    assert asset.name in str(caught.value) and "\n" not in str(caught.value)
+    assert not (tmp_path / "copy").exists() and not (tmp_path / "copy.part").exists()

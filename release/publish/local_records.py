@@ -133,15 +133,47 @@ def remove_link(path: Path) -> None:
         path.unlink()
 
 
-def _asset_fd(directory: Path, release_id: int, name: str, where: str) -> int:
+def open_assets(directory: Path, release_id: int) -> int | None:
+    """A descriptor of a release's ``assets`` directory, opened without following a link (so what
+    is opened through it is in the store, not where a link swapped in later points), or None
+    when it cannot be opened so (a link, no directory, missing): the per-file checks of
+    ``_asset_fd`` then say why. The index reads or vouches for every wheel of a release through
+    one: a name resolved in its directory, not a whole path and a link check per file."""
+    try:
+        return os.open(os.path.join(directory, str(release_id), "assets"),
+                       os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+
+
+def regular_names(folder: int) -> frozenset[str]:
+    """The names in an ``open_assets`` directory that are regular files: one scan, each entry's
+    type as the directory gives it, links not followed (a link, a FIFO, a directory is left out)."""
+    with os.scandir(folder) as entries:
+        return frozenset(e.name for e in entries if e.is_file(follow_symlinks=False))
+
+
+def _asset_fd(directory: Path, release_id: int, name: str, where: str, folder: int | None = None) -> int:
     """A descriptor of an asset's file, for reading, never through a link: neither its
     ``assets`` directory nor the file may be one (the release directory is ``not_linked``), and
-    it must be a regular file; else one line naming it. ``name`` is a plain file name."""
+    it must be a regular file; else one line naming it. ``name`` is a plain file name.
+    ``folder``: the ``open_assets`` descriptor of its directory, opened through; a failure other
+    than a link there is taken again by path, so it reads as it always did."""
     from release.core.safe_names import plain_file_name
+    plain_file_name(name, where)
+    if folder is not None:
+        try:
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                return _asset_fd(directory, release_id, name, where)
+            raise BadRecord(f"{where}: asset {name} of release {release_id} is a symbolic link (to "
+                            f"{os.readlink(name, dir_fd=folder)}); expected a file this tool wrote "
+                            "(nothing was read)") from None
+        return _regular(fd, release_id, name, where)
     # strings, not Paths: the index opens every wheel of a season here
-    folder = os.path.join(directory, str(release_id), "assets")
-    path = os.path.join(folder, plain_file_name(name, where))
-    if os.path.islink(folder):
+    path = os.path.join(directory, str(release_id), "assets", name)
+    if os.path.islink(os.path.dirname(path)):
         raise BadRecord(f"{where}: {release_id}/assets is a symbolic link; expected the directory "
                         "this tool wrote (nothing was read through it)")
     try:
@@ -151,6 +183,11 @@ def _asset_fd(directory: Path, release_id: int, name: str, where: str) -> int:
             raise
         raise BadRecord(f"{where}: asset {name} of release {release_id} is a symbolic link (to "
                         f"{os.readlink(path)}); expected a file this tool wrote (nothing was read)") from None
+    return _regular(fd, release_id, name, where)
+
+
+def _regular(fd: int, release_id: int, name: str, where: str) -> int:
+    """``fd`` when it is a regular file's, else closed and one line saying what it is."""
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
@@ -172,11 +209,12 @@ def open_asset(directory: Path, release_id: int, name: str, where: str) -> Binar
     return os.fdopen(fd, "rb")
 
 
-def read_asset_range(directory: Path, release_id: int, name: str, where: str, start: int, length: int) -> bytes:
-    """``length`` bytes of an asset from ``start`` (fewer at its end), with ``_asset_fd``'s checks:
-    one ``pread`` on the descriptor, no file object (the index reads a range of every wheel and
-    bundle of a season: each syscall saved is thousands saved)."""
-    fd = _asset_fd(directory, release_id, name, where)
+def read_asset_range(directory: Path, release_id: int, name: str, where: str, start: int, length: int,
+                     folder: int | None = None) -> bytes:
+    """``length`` bytes of an asset from ``start`` (fewer at its end), with ``_asset_fd``'s checks
+    (through ``folder`` when given): one ``pread`` on the descriptor, no file object (the index
+    reads a range of every wheel and bundle of a season: each syscall saved is thousands saved)."""
+    fd = _asset_fd(directory, release_id, name, where, folder)
     try:
         chunks = []
         while length > 0:

@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import shutil
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ContextManager
 from urllib.parse import quote_from_bytes
@@ -46,6 +47,12 @@ class LocalStore(Store):
         # the Release each record made, under the same stat: a listing in a loop (a process that
         # publishes a season) costs one directory scan and one stat per release, never a parse
         self._listed: dict[int, tuple[tuple[int, ...], Release]] = {}
+        # [release id, its open assets directory, its regular files or None until scanned] of
+        # the release last read or vouched for (``local_records.open_assets``): the index takes a
+        # release's wheels and objects one after another. Listing that release or any write
+        # closes it; so does the store going.
+        self._folder: list = []
+        weakref.finalize(self, _close_folder, self._folder)
 
     @property
     def _lock(self) -> ContextManager[None]:
@@ -60,6 +67,7 @@ class LocalStore(Store):
                 raise StoreError(f"{self.where}: cannot create the local store ({exc.strerror or exc})") from None
             local_records.remove_link(self.directory / ".lock")
             self._made = True
+        _close_folder(self._folder)  # a write may change what a scan saw
         return held(self.directory / ".lock")
 
     def exists(self) -> bool:
@@ -252,6 +260,8 @@ class LocalStore(Store):
             shutil.rmtree(leftover, ignore_errors=True)
 
     def list_assets(self, release: Release) -> list[Asset]:
+        if self._folder and self._folder[0] == release.id:
+            _close_folder(self._folder)  # this listing's assets are read and scanned anew
         data = self._record(self._meta_path(release.id), release.id)
         return [self._asset(release.id, a) for a in data["assets"]]
 
@@ -315,10 +325,38 @@ class LocalStore(Store):
         return Path(dest)
 
     def read_asset_range(self, release: Release, asset: Asset, start: int, length: int) -> bytes:
-        return local_records.read_asset_range(self.directory, release.id, asset.name, self.where, start, length)
+        return local_records.read_asset_range(self.directory, release.id, asset.name, self.where, start, length,
+                                              self._assets(release.id))
 
     def vouch_asset(self, release: Release, asset: Asset) -> None:
+        """A regular file in the scan of its directory since the release was last listed passes;
+        anything else (a link, a FIFO, a directory, missing, a link for a directory) is checked
+        on its own by ``local_records.vouch_asset``, which says what it is."""
+        folder = self._assets(release.id)
+        if folder is not None:
+            if self._folder[2] is None:
+                self._folder[2] = local_records.regular_names(folder)
+            if asset.name in self._folder[2]:
+                return
         local_records.vouch_asset(self.directory, release.id, asset.name, self.where)
+
+    def _assets(self, release_id: int) -> int | None:
+        """The open assets directory of ``release_id`` (the one held, or opened now in its
+        place), None when it cannot be opened without following a link."""
+        if self._folder and self._folder[0] == release_id:
+            return self._folder[1]
+        _close_folder(self._folder)
+        folder = local_records.open_assets(self.directory, release_id)
+        if folder is not None:
+            self._folder[:] = [release_id, folder, None]
+        return folder
+
+
+def _close_folder(held: list) -> None:
+    """Close a store's held assets directory (``LocalStore._folder``), if any."""
+    if held:
+        os.close(held[1])
+        held.clear()
 
 
 def _stat_key(path: Path | str) -> tuple[int, ...]:
