@@ -233,3 +233,70 @@ def test_a_view_on_a_terminal_imports_no_rich():
              "print(sorted(m for m in sys.modules if m.split('.')[0] == 'rich'))\n")
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "[]"
+
+
+def test_a_narrow_table_drawn_exactly():
+    """Widest column first, down to its longest word, then the longest words folded; the header bold;
+    a short row's missing cells blank; a narrowed table takes the terminal's whole width."""
+    table = PlainTable("pins (deps.yaml)")
+    for col in ("dep", "url", "note"):
+        table.add_column(col)
+    table.add_row("jax", "https://github.com/ROCm/jax", "pinned by the plugin")
+    table.add_row("xla")
+    assert box_lines(table, 40, color=False) == [
+        "pins (deps.yaml)",
+        "┌─────┬───────────────────────┬────────┐",
+        "│ dep │ url                   │ note   │",
+        "├─────┼───────────────────────┼────────┤",
+        "│ jax │ https://github.com/RO │ pinned │",
+        "│     │ Cm/jax                │ by the │",
+        "│     │                       │ plugin │",
+        "│ xla │                       │        │",
+        "└─────┴───────────────────────┴────────┘"]
+    coloured = box_lines(table, 40, color=True)
+    assert coloured[2] == "│ \x1b[1mdep\x1b[0m │ \x1b[1murl\x1b[0m                   │ \x1b[1mnote\x1b[0m   │"
+    assert coloured[0] == "\x1b[1mpins (deps.yaml)\x1b[0m" and coloured[4] == box_lines(table, 40, color=False)[4]
+    untitled = PlainTable()
+    untitled.add_column("h")
+    assert box_lines(untitled, 40, color=False)[0] == "┌───┐"
+
+
+@given(table=tables(), width=st.integers(20, 160))
+def test_a_table_too_wide_for_the_terminal_takes_its_whole_width(table, width):
+    if not table.headers:
+        return
+    natural = [max(cell_width(c) for c in [h, *(r[i] for r in table.rows)]) for i, h in enumerate(table.headers)]
+    _, glyphs = floors(table)
+    box = [line for line in box_lines(table, width, color=False) if line[:1] in "┌│├└"]
+    n = len(natural)
+    if sum(natural) + 3 * n + 1 > width >= sum(glyphs) + 3 * n + 1:
+        assert {cell_width(line) for line in box} == {width}, box
+    elif sum(natural) + 3 * n + 1 <= width:
+        assert {cell_width(line) for line in box} == {sum(natural) + 3 * n + 1}, box
+
+
+def test_text_on_a_terminal_exactly():
+    """Objects joined by ``sep``, a text's lines each its own, nested tags, a style across lines, a
+    ``style`` around a whole line, brackets kept with ``markup=False``, no empty line around a table."""
+    stream = io.StringIO()
+    console = TermConsole(stream, 80, color=True)
+    console.print("a", "[bold]b[/bold]", 3, sep="-")
+    console.print("[bold]x [red]y[/red] z\nnext[/bold] plain")
+    console.print("[bold]kept[/bold]", markup=False, style="yellow")
+    table = PlainTable()
+    table.add_column("h")
+    console.print(table)
+    console.print("after")
+    assert stream.getvalue().split("\n") == [
+        "a-\x1b[1mb\x1b[0m-3",
+        "\x1b[1mx \x1b[0m\x1b[1;31my\x1b[0m\x1b[1m z\x1b[0m",
+        "\x1b[1mnext\x1b[0m plain",
+        "\x1b[33m[bold]kept[/bold]\x1b[0m",
+        "┌───┐", "│ \x1b[1mh\x1b[0m │", "├───┤", "└───┘", "after", ""]
+
+
+def test_a_stream_without_an_encoding_is_taken_for_utf8():
+    class Bare(io.StringIO):
+        encoding = None  # type: ignore[assignment]
+    assert TermConsole(Bare(), 80, color=False).chars == boxes.LINES
+    assert TermConsole(io.TextIOWrapper(io.BytesIO(), encoding="UTF-8"), 80, color=False).chars == boxes.LINES
