@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -25,8 +26,10 @@ from release.check.validate import validate
 from release.core import locks, naming
 from release.publish.drafts import publish_draft, read_dist, undraft
 from release.publish.stores import LocalStore
+from tests.conftest import NOW
 from tests.support.installs import _fresh_venv, jax_stand_ins, uv_bin
-from tests.support.publish_dist import PYTHON
+from tests.support.publish_dist import PYTHON, build_dist
+from tests.support.registry import LocalIndex
 
 CELL = locks.lock_name(7, PYTHON)
 
@@ -123,15 +126,38 @@ def _install_lock(installer: str, lock: Path, tmp_path: Path, name: str) -> dict
     return json.loads(got.stdout)
 
 
-@pytest.fixture
-def validated(make_dist, local_index, tmp_path):
+@pytest.fixture(scope="module")
+def _validated_once(tmp_path_factory):
+    """One validated draft for the module (validate installs with pip and uv: about 3 CPU-s),
+    with a snapshot of its store taken before any test changes it."""
     if user_install.find_uv() is None:
         pytest.skip("uv is not installed (it is in the test extras)")
-    public = local_index(jax_stand_ins(tmp_path / "public", "0.9.1"))
-    store = LocalStore(tmp_path / "store")
-    publish_draft(store, read_dist(make_dist("0.9.1")))
+    base = tmp_path_factory.mktemp("validated")
+    public = LocalIndex(jax_stand_ins(base / "public", "0.9.1"))
     tag = naming.release_tag("0.9.1")
-    return store, tag, public, validate(store, tag, public_index=public.url)
+    with pytest.MonkeyPatch.context() as env:  # the suite's clock and index (conftest's are per test)
+        env.setenv("RELEASE_NOW", NOW)
+        env.setenv("RELEASE_PUBLIC_INDEX", "none")
+        publish_draft(LocalStore(base / "store"), read_dist(build_dist(base / "dist", "0.9.1")))
+        result = validate(LocalStore(base / "store"), tag, public_index=public.url)
+    shutil.copytree(base / "store", base / "snapshot")
+    yield base, tag, public, result
+    public.close()
+
+
+@pytest.fixture
+def validated(_validated_once):
+    """The validated draft in its own store (its lock names that store's files); one test only."""
+    base, tag, public, result = _validated_once
+    return LocalStore(base / "store"), tag, public, result
+
+
+@pytest.fixture
+def validated_copy(_validated_once, tmp_path):
+    """A copy of the validated draft's store as validate left it, for a test that changes it."""
+    base, tag, public, result = _validated_once
+    shutil.copytree(base / "snapshot", tmp_path / "store")
+    return LocalStore(tmp_path / "store"), tag, public, result
 
 
 def test_validate_puts_the_lock_of_what_it_installed_on_the_release(validated, tmp_path):
@@ -162,11 +188,11 @@ def test_validate_puts_the_lock_of_what_it_installed_on_the_release(validated, t
         assert _install_lock("pip", lock, tmp_path, "from-pip") == expected
 
 
-def test_the_locks_are_validates_own_assets(validated, tmp_path):
+def test_the_locks_are_validates_own_assets(validated_copy, tmp_path):
     """A second validate passes (a lock is no asset SHA256SUMS must list), writes the lock again
     and deletes one no install of its run made; a lock put there by hand after validation
     changes the assets' digest, so the draft is no longer validated."""
-    store, tag, public, first = validated
+    store, tag, public, first = validated_copy
     assert first.ok, first.problems
     draft = store.our_drafts(tag)[0]
     stale = tmp_path / "stale" / locks.lock_name(7, "3.99")
