@@ -127,6 +127,19 @@ def test_a_group_stops_at_its_error_and_others_go_on():
     assert list(errors) == [2] and str(errors[2]) == "a1"
 
 
+def test_one_group_runs_on_the_caller_s_thread_in_order():
+    """Deps all on one repository: no thread is started, each runs here, in order."""
+    ran: list[tuple[int, str]] = []
+
+    def each(n: int) -> int:
+        ran.append((n, threading.current_thread().name))
+        return n * 2
+
+    results, errors = parallel.by_group([3, 1, 2], lambda _: "one", each)
+    assert (results, errors) == ({0: 6, 1: 2, 2: 4}, {})
+    assert ran == [(n, threading.current_thread().name) for n in (3, 1, 2)]
+
+
 def test_later_hands_over_the_result_or_the_error():
     assert parallel.Later(lambda: 42).get() == 42
 
