@@ -394,6 +394,16 @@ def test_bad_input_to_the_plan_is_one_line(world, run_cli):
     assert code == 2 and "--good" in err
 
 
+@pytest.mark.parametrize("dispatch, permission", [("bisect.yml", "pull-requests: read and actions: write"),
+                                                  (None, "pull-requests: read")])
+def test_the_plan_without_a_token_asks_for_what_it_reads_and_starts(world, monkeypatch, dispatch, permission):
+    """It reads the hold PRs, and with --dispatch starts the bisect workflow: never pull-requests: write."""
+    monkeypatch.delenv("GITHUB_TOKEN")
+    refused(UserError, rf"^GITHUB_TOKEN is not set; .* needs a token with {permission} \(", decide, world,
+            dispatch=dispatch)
+    assert not world.store.exists()  # refused before the store is opened
+
+
 # ---------------------------------------------------------------- the dispatched bisect and its hold job
 
 

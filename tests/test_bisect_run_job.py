@@ -146,6 +146,15 @@ def test_opening_the_hold_pr_needs_the_repository_named_before_the_store(world):
     refused(world, "^GITHUB_REPOSITORY is not set", open_pr=True)
 
 
+@pytest.mark.parametrize("asked, permission", [({"skip_known": True}, "pull-requests: read"),
+                                               ({"open_pr": True}, "pull-requests: write"),
+                                               ({"open_pr": True, "skip_known": True}, "pull-requests: write")])
+def test_a_missing_token_is_asked_for_what_the_bisect_does_with_the_hold_prs(world, asked, permission):
+    """Reading the hold PRs (skip-known) asks for read; opening one asks for write."""
+    refused(world, rf"^GITHUB_TOKEN is not set; .* needs a token with {permission} \(",
+            env={"GITHUB_REPOSITORY": GITHUB["GITHUB_REPOSITORY"]}, **asked)
+
+
 def test_without_a_hold_or_skip_known_no_checkout_is_needed(world):
     git("update-ref", "-d", "HEAD", cwd=world.root)
     assert world.job().outcome is world.answers["outcome"]

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from release.core.config import Deps, Project
     from release.core.output import Say
     from release.publish.stores import Release, Store
-    from release.sources.github import GitHubClient
+    from release.sources.github import GitHubClient, Permission
     from release.sources.holds import KnownHold
     from release.sources.pull_requests import BumpPull
     from release.sources.repo import ReleaseRepo
@@ -173,12 +173,13 @@ def bad_end(project: Project, store: Callable[[], Store], repo: ReleaseRepo | No
     return {"name": "deps.yaml", "commits": {d.name: d.commit for d in project.deps}}
 
 
-def hold_pulls(repo: ReleaseRepo, *, required: bool, env: Mapping[str, str],
+def hold_pulls(repo: ReleaseRepo, *, required: bool, env: Mapping[str, str], needs: Permission,
                console: Console | None = None) -> BumpPull | None:
     """This repository on GitHub (its hold PRs), from ``$GITHUB_REPOSITORY``: when ``required``
     (a missing one is a user's error), else when it is set. Their base is the checkout's branch,
-    or main in a detached checkout (as CI may make)."""
-    from release.sources.github import PULL_REQUEST, GitHubClient
+    or main in a detached checkout (as CI may make). ``needs``: what the caller does there, for
+    the line a missing token gets (reading the hold PRs only asks ``pull-requests: read``)."""
+    from release.sources.github import GitHubClient
     from release.sources.pull_requests import BumpPull, repository_from_env
     if not required and not env.get("GITHUB_REPOSITORY"):
         return None
@@ -187,7 +188,7 @@ def hold_pulls(repo: ReleaseRepo, *, required: bool, env: Mapping[str, str],
         base = repo.current_branch()
     except UserError:
         base = "main"
-    return BumpPull(GitHubClient.from_env(env, console=console, needs=PULL_REQUEST), owner, name, base)
+    return BumpPull(GitHubClient.from_env(env, console=console, needs=needs), owner, name, base)
 
 
 def known(project: Project, repo: ReleaseRepo, where: BumpPull | None) -> list[KnownHold]:
@@ -262,11 +263,13 @@ def plan_bisect(project: Project, options: PlanOptions, store: Callable[[], Stor
     bisect workflow on the checkout's branch with inputs good, bad-commit and skip-known.
     ``store`` is opened after the checkout is found (no checkout: refused first)."""
     from release.sources.checkout import cache_dir
+    from release.sources.github import BISECT_DISPATCH, READ_PULLS
     from release.sources.repo import ReleaseRepo
 
     repo = ReleaseRepo(project.root)
     repo.head()
-    where = hold_pulls(repo, required=bool(options.dispatch), env=env, console=console)
+    where = hold_pulls(repo, required=bool(options.dispatch), env=env, console=console,
+                       needs=BISECT_DISPATCH if options.dispatch else READ_PULLS)
     opened = store()
     bad = bad_end(project, lambda: opened, repo, tag=options.bad, commit=options.bad_commit)
     # In the red run itself (the nightly's bisect job): only a failure a probe reproduces.

@@ -119,6 +119,7 @@ def run_bisect_job(project: Project, options: BisectOptions, store: Callable[[],
     from release.jobs.bisect_published import published_after
     from release.jobs.pipeline import job_lock
     from release.sources.checkout import cache_dir
+    from release.sources.github import PULL_REQUEST, READ_PULLS
 
     if not options.good:
         raise UserError("--good TAG is needed (the last good nightly), or --plan to choose it")
@@ -129,7 +130,8 @@ def run_bisect_job(project: Project, options: BisectOptions, store: Callable[[],
         repo = ReleaseRepo(project.root)
         repo.head()
         if options.open_pr or options.skip_known:
-            pull = hold_pulls(repo, required=options.open_pr, env=env, console=console)
+            pull = hold_pulls(repo, required=options.open_pr, env=env, console=console,
+                              needs=PULL_REQUEST if options.open_pr else READ_PULLS)
     bisect_dir = options.dist.resolve() / "bisect"
     opened = store()
     good = nightly_end(opened, options.good)

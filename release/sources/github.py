@@ -117,6 +117,9 @@ Permission = tuple[str, str]
 PUBLISH: Permission = ("publishing releases", "contents: write")
 READ_RELEASES: Permission = ("reading releases", "contents: read")
 PULL_REQUEST: Permission = ("opening a pull request", "pull-requests: write")
+READ_PULLS: Permission = ("reading the hold pull requests", "pull-requests: read")
+BISECT_DISPATCH: Permission = ("starting the bisect workflow after reading the hold pull requests",
+                               "pull-requests: read and actions: write")
 DASHBOARD: Permission = ("the roller's dashboard issue", "issues: write")
 WORKFLOW_RUNS: Permission = ("reading the nightly workflow's runs", "actions: read")
 CHECK_RUNS: Permission = ("reading an upstream commit's CI", "checks: read and statuses: read")
