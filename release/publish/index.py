@@ -51,6 +51,7 @@ from release.core import core_metadata, naming, versions
 from release.core.checksums import sha256_file
 from release.core.core_metadata import requires_python
 from release.core.errors import UserError
+from release.core.gc_batches import larger_batches
 from release.core.naming import Identity
 from release.core.safe_names import plain_file_name
 from release.publish import line_channels, matrix, notes, project_status, public_files
@@ -339,10 +340,19 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
     counts the commits of a moved dep for the page (``release.publish.site.mirror_counter``);
     counts once made are kept in the site's state.
     """
+    with larger_batches():  # a season's objects all live until the end (release.core.gc_batches)
+        return _build_site(store, Path(out), keep=keep, protect=protect, older_than_days=older_than_days,
+                           rule=rule, now=now, site_url=site_url, asset_base=asset_base,
+                           count_commits=count_commits, say=say, progress=progress, retired=retired)
+
+
+def _build_site(store: Store, out: Path, *, keep: int, protect: Iterable[str], older_than_days: float | None,
+                rule: Retention | None, now: _dt.datetime | None, site_url: str | None, asset_base: str | None,
+                count_commits: CountCommits | None, say: Say, progress: ProgressBars | None,
+                retired: Retired | None) -> dict:
     from release.publish import site as people_page
     from release.publish.page import render as render_page
 
-    out = Path(out)
     check_site(out)
     rule = rule or retention(keep, older_than_days, protect)
     releases = store.list_releases()
