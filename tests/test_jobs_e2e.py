@@ -33,7 +33,7 @@ import yaml
 from release.build import bazel
 from tests.support import warm_start
 from tests.support.elf import compile_artifacts
-from tests.support.gitrepos import XLA_BZL, build_remotes, deps_yaml, git, release_repo, workspace_bzl
+from tests.support.gitrepos import XLA_BZL, deps_yaml, git, release_repo, workspace_bzl
 from tests.support.project import write_version_info
 
 REPO = Path(__file__).resolve().parents[1]
@@ -47,9 +47,10 @@ def artifacts(tmp_path_factory) -> Path:
 
 
 @pytest.fixture
-def world(tmp_path, github_env, monkeypatch):
-    """Upstream remotes + a checkout of this repository (on main, pushed to a bare origin)."""
-    remotes = build_remotes(tmp_path / "upstream")
+def world(tmp_path, github_env, monkeypatch, remotes_template):
+    """Upstream remotes (its own copy: tests commit into them) + a checkout of this repository
+    (on main, pushed to a bare origin)."""
+    remotes = remotes_template.copy(tmp_path / "upstream")
     origin = tmp_path / "origin.git"
     git("init", "--quiet", "--bare", "-b", "main", origin)
     root = release_repo(tmp_path / "release-repo")

@@ -106,13 +106,14 @@ HOSTILE_SUBJECT = ("\x1b]0;owned\x07\x1b[2J\x1b[31mFix <script>alert(1)</script>
                    "for @everyone\u202e")
 
 
-def test_a_hostile_upstream_subject_reaches_no_terminal_file_commit_or_pr_raw(tmp_path, run_cli, monkeypatch):
+def test_a_hostile_upstream_subject_reaches_no_terminal_file_commit_or_pr_raw(tmp_path, run_cli, monkeypatch,
+                                                                              remotes_template):
     """End to end: an upstream commit whose subject carries escapes, HTML and a script link, rolled
     by ``bump --commit --changelog``: the terminal, the file and the commit message carry its words
     only."""
-    from tests.support.gitrepos import build_remotes, deps_yaml, git
+    from tests.support.gitrepos import deps_yaml, git
     from tests.support.project import write_version_info
-    remotes = build_remotes(tmp_path / "remotes")
+    remotes = remotes_template.copy(tmp_path / "remotes")
     remotes.plugin.commit("master", HOSTILE_SUBJECT, {"NOTES.md": "x\n"},
                           author="\x1b[1mMallory\x1b[0m <m@example.com>")
     root = tmp_path / "proj"
