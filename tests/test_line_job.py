@@ -9,11 +9,14 @@ import dataclasses
 import datetime as _dt
 import hashlib
 import json
+import re
 import subprocess
 import types
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from release.core.config import Project, parse_deps, parse_version_info
 from release.core.errors import UserError
@@ -332,6 +335,22 @@ def test_the_pull_requests_body_names_the_line_its_pins_and_how_to_change_or_dro
     assert body.endswith("\n\nMerging this adds `release/0.10` to `.github/lines.json`: the nightly and bump workflows "
                          "run it from their next schedule. To change the line's pins or version first, open a pull "
                          "request into `release/0.10`; to drop the line, close this and delete the branch.\n")
+
+
+@given(branch=st.text(min_size=1, max_size=12))
+def test_a_pins_branch_stays_in_its_own_cell_of_the_bodys_table(branch):
+    """Whatever a branch is spelled with (``|`` included), each pin is one row of four cells and
+    the branch one code span: a table splits its cells before it reads code spans."""
+    line = dataclasses.replace(LINE, pins={
+        "plugin": {"url": "https://example.invalid/p", "branch": branch, "commit": P1},
+        "xla": {"url": "https://example.invalid/x", "branch": branch + "|x", "commit": X1}})
+    body = lines._pr_body(line, "f" * 40)
+    table = body.split("| dep | branch | commit | url |\n|---|---|---|---|\n", 1)[1].split("\n\n", 1)[0]
+    rows = [re.split(r"(?<!\\)\|", row)[1:-1] for row in table.split("\n")]
+    assert [[cell.strip() for cell in row][::2] for row in rows] == [["plugin", f"`{P1[:12]}`"],
+                                                                    ["xla", f"`{X1[:12]}`"]], table
+    for row in rows:
+        assert row[1].strip().count("`") == 2 and row[1].strip()[1:-1].replace("\\|", "|").strip()
 
 
 # ------------------------------------------------------------------ every line's row

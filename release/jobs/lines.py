@@ -160,8 +160,9 @@ def _local_lines(repo: ReleaseRepo, base: str) -> tuple[str, ...]:
 
 
 def _pr_body(line: NewLine, tip: str) -> str:
-    pins = "\n".join(f"| {n} | `{sanitize.code(p['branch'])}` | `{p['commit'][:12]}` | {sanitize.markdown(p['url'])} |"
-                     for n, p in line.pins.items())
+    # A dep's name and commit are checked when deps.yaml is read: nothing in them to escape.
+    pins = "\n".join(f"| {n} | `{sanitize.code(p['branch'], in_table=True)}` | `{p['commit'][:12]}` | "
+                     f"{sanitize.markdown(p['url'])} |" for n, p in line.pins.items())
     return (f"Starts the maintained line **{line.xy}**: jax {line.jax_line}, next version "
             f"`{line.version}`, the plugin on `{sanitize.code(line.plugin_branch)}`.\n\n"
             f"Its files are on `{line.branch}` ({tip[:12]}):\n\n| dep | branch | commit | url |\n|---|---|---|---|\n"
