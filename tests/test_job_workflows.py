@@ -165,7 +165,7 @@ def test_a_nightly_plan_stage_that_builds_opens_its_draft_and_says_so(tmp_path, 
 
 
 def test_a_nightly_finish_publishes_what_its_plan_stage_built(tmp_path, jobs):
-    jobs("nightly-finish", nightly_decided(changed=None, reason=None))   # the finish decides no change
+    jobs("nightly-finish", nightly_decided(changed=None, reason=""))   # the finish decides no change
     req, stream = request(tmp_path, stage="finish")
     got = run_nightly(req, JobOptions())
     assert got.data == {"version": NIGHTLY, "tag": f"rocm-jax-v{NIGHTLY}", "stage": "finish",

@@ -166,7 +166,7 @@ class Planned:
     version: str | None = None
     revisions: RevisionMap | None = None   # what ``version`` is made of (publishable's input)
     changed: bool | None = None            # nightly: whether tonight builds
-    reason: str | None = None              # nightly: why (not), one line for people
+    reason: str = ""                       # nightly: why (not), one line for people ("": undecided)
     last: str | None = None                # nightly: the tag of the last published nightly
     done: str | None = None                # nothing left to do, and why
 

@@ -51,7 +51,7 @@ def run_nightly(request: JobRequest, options: JobOptions) -> JobResult:
         job.name, job_run(request, planned), options, lock_timeout=request.lock_timeout,
         announce=planned.reason)   # first, once the lock is held: why this run builds
     if request.stage == "plan" or not planned.changed:
-        request.out.line(planned.reason or "")  # the one line a night without a build prints
+        request.out.line(planned.reason)  # the one line a night without a build prints
     outputs = {"changed": str(bool(planned.changed)).lower(), **keys}
     if request.stage == "plan":
         data = {"stage": "plan", "changed": bool(planned.changed), "reason": planned.reason} | keys
@@ -59,7 +59,7 @@ def run_nightly(request: JobRequest, options: JobOptions) -> JobResult:
         data = {"version": plan.version, "tag": plan.tag, "built": bool(planned.changed),
                 "reason": planned.reason, "last_nightly": planned.last,
                 "steps": [s.to_json() for s in done]}
-    return JobResult(data, outputs, summary + (planned.reason or ""), plan)
+    return JobResult(data, outputs, summary + planned.reason, plan)
 
 
 def run_cut(request: JobRequest, options: JobOptions) -> JobResult:
