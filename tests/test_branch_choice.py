@@ -29,10 +29,34 @@ from tests.support.project import write_version_info
 V = "rocm-jaxlib-v"
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The module's history (1.4 CPU-s to build) and what its repositories held when built."""
+    history = build_history(tmp_path_factory.mktemp("upstream"))
+    repos = (history.plugin, history.jax, history.xla)
+    return history, {repo.path: (_refs(repo.path), repo.time) for repo in repos}, dict(history.c)
+
+
+def _refs(repo) -> dict[str, str]:
+    words = git_lines(repo, "for-each-ref", "--format=%(refname) %(objectname)")
+    return dict(zip(words[::2], words[1::2]))
+
+
 @pytest.fixture
-def history(tmp_path):
-    """Built afresh: applying a step creates upstream branches, which stay."""
-    return build_history(tmp_path / "upstream")
+def history(built):
+    """The history as built: a test's commits, branches and steps applied (which stay upstream)
+    are undone first, its refs set back (what a test committed stays, reachable from no ref)."""
+    history, held, c = built
+    for repo in (history.plugin, history.jax, history.xla):
+        refs, repo.time = held[repo.path]
+        now = _refs(repo.path)
+        undo = [f"delete {ref}\n" for ref in now if ref not in refs]
+        undo += [f"update {ref} {sha}\n" for ref, sha in refs.items() if now.get(ref) != sha]
+        if undo:
+            subprocess.run(["git", "update-ref", "--stdin"], cwd=repo.path, input="".join(undo), text=True, check=True)
+    history.c.clear()
+    history.c.update(c)
+    return history
 
 
 def project_at(history, tmp_path, step: int, **branch_of: str):
