@@ -300,3 +300,30 @@ def test_a_stream_without_an_encoding_is_taken_for_utf8():
         encoding = None  # type: ignore[assignment]
     assert TermConsole(Bare(), 80, color=False).chars == boxes.LINES
     assert TermConsole(io.TextIOWrapper(io.BytesIO(), encoding="UTF-8"), 80, color=False).chars == boxes.LINES
+
+
+def test_wrapping_and_folding_exactly():
+    from release.core.boxes import fold, wrap
+    assert wrap("a b c dd", 5) == ["a b c", "dd"]  # a line holds as many words as fit
+    assert wrap("a  b", 4) == ["a  b"]  # text that fits is kept as it is
+    assert wrap("aa  bb", 4) == ["aa", "bb"]  # a run of spaces is one break
+    assert wrap("aa\u00a0bb cc", 5) == ["aa\u00a0bb", "cc"]  # a no-break space does not break
+    assert fold("abcdefgh", 3) == ["abc", "def", "gh"]
+    assert fold("一語한", 4) == ["一語", "한"]
+
+
+def test_a_title_alone_and_a_title_wider_than_its_table():
+    alone = PlainTable("pins")
+    assert box_lines(alone, 40, color=True) == ["\x1b[1mpins\x1b[0m"] and box_lines(PlainTable(), 40, color=True) == []
+    table = PlainTable("a title wider than its table but not the terminal")
+    table.add_column("h")
+    assert box_lines(table, 80, color=False)[0] == table.title
+
+
+def test_styles_carried_to_the_next_line_and_none_without_colour():
+    stream = io.StringIO()
+    TermConsole(stream, 80, color=True).print("[bold][red]a\nb[/red][/bold] c", "d")
+    assert stream.getvalue() == "\x1b[1m\x1b[0m\x1b[1;31ma\x1b[0m\n\x1b[1;31mb\x1b[0m\x1b[1m\x1b[0m c d\n"
+    plain = io.StringIO()
+    TermConsole(plain, 80, color=False).print("[bold][red]a\nb[/red][/bold] c")
+    assert plain.getvalue() == "a\nb c\n"
