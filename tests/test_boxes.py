@@ -308,6 +308,11 @@ def test_wrapping_and_folding_exactly():
     assert wrap("a  b", 4) == ["a  b"]  # text that fits is kept as it is
     assert wrap("aa  bb", 4) == ["aa", "bb"]  # a run of spaces is one break
     assert wrap("aa\u00a0bb cc", 5) == ["aa\u00a0bb", "cc"]  # a no-break space does not break
+    # a word of zero columns (a lone combining mark) on a line of its own is kept, and joined to
+    assert wrap("aaa \u0301", 3) == ["aaa", "\u0301"]
+    assert wrap("aaa \u0301 b", 3) == ["aaa", "\u0301 b"]
+    assert wrap("aaa \u0301 bbb", 3) == ["aaa", "\u0301", "bbb"]
+    assert wrap("aaa \u0301 一語", 3) == ["aaa", "\u0301 一", "語"]
     assert fold("abcdefgh", 3) == ["abc", "def", "gh"]
     assert fold("一語한", 4) == ["一語", "한"]
 
