@@ -313,6 +313,7 @@ def test_wrapping_and_folding_exactly():
     assert wrap("aaa \u0301 b", 3) == ["aaa", "\u0301 b"]
     assert wrap("aaa \u0301 bbb", 3) == ["aaa", "\u0301", "bbb"]
     assert wrap("aaa \u0301 一語", 3) == ["aaa", "\u0301 一", "語"]
+    assert wrap("     ", 3) == [""]  # spaces alone wider than the column: an empty line
     assert fold("abcdefgh", 3) == ["abc", "def", "gh"]
     assert fold("一語한", 4) == ["一語", "한"]
 
