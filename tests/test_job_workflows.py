@@ -7,9 +7,11 @@ steps are ``test_job_catalog.py``'s, ``test_jobs.py``'s and the flows'."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import io
+import threading
 import types
 from pathlib import Path
 
@@ -175,13 +177,35 @@ def test_a_nightly_finish_publishes_what_its_plan_stage_built(tmp_path, jobs):
     assert got.summary == f"### nightly {NIGHTLY}\n\npublished"
 
 
+@contextlib.contextmanager
+def held_a_while(root: Path, name: str, seconds: float = 5.0):
+    """The job's lock held, and let go after ``seconds`` even while the test still waits: a run
+    that ignored its lock timeout then takes the lock and fails the test instead of hanging it."""
+    from release.jobs.pipeline import job_lock
+    held, gate, let_go = job_lock(root, name), threading.Lock(), []
+
+    def release() -> None:
+        with gate:
+            if not let_go:
+                let_go.append(True)
+                held.__exit__(None, None, None)
+
+    held.__enter__()
+    timer = threading.Timer(seconds, release)
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        release()
+
+
 @pytest.mark.parametrize("stage", [None, "finish"])
 def test_a_nightly_waits_for_its_lock_as_long_as_asked(tmp_path, jobs, stage):
-    from release.jobs.pipeline import job_lock
     for name in ("nightly", "nightly-finish"):
         jobs(name, nightly_decided())
     req, _ = request(tmp_path, stage=stage, lock_timeout=0.05)
-    with job_lock(tmp_path, "nightly"):
+    with held_a_while(tmp_path, "nightly"):
         with pytest.raises(UserError, match=r"after waiting 0.05 s"):
             run_nightly(req, JobOptions())
 
@@ -299,10 +323,9 @@ def test_a_pushed_tag_already_published_stops_at_the_plan_and_says_so(tmp_path, 
 
 
 def test_a_cut_waits_for_its_lock_as_long_as_asked(tmp_path, jobs):
-    from release.jobs.pipeline import job_lock
     jobs("cut", cut_decided(), lock="cut")
     req, _ = request(tmp_path, kind="rc", lock_timeout=0.05)
-    with job_lock(tmp_path, "cut"):
+    with held_a_while(tmp_path, "cut"):
         with pytest.raises(UserError, match=r"after waiting 0.05 s"):
             run_cut(req, JobOptions())
 
