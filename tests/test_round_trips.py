@@ -9,6 +9,7 @@ asked at once rather than one after another.
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -41,16 +42,24 @@ def test_a_cold_roll_lists_each_remote_once_and_fetches_in_one_round_each(bump_p
     assert not [entry for entry in git_http.log if entry[2] not in ("info/refs", "ls-refs", "fetch")]
 
 
+DAY = 86400
+
+
+def forty_days_of_main(path: Path) -> tuple[RepoBuilder, list[str]]:
+    """An upstream whose main has a commit a day for 40 days, and those commits, oldest first."""
+    up, main = RepoBuilder(path), []
+    for i in range(40):
+        up.time += DAY
+        main.append(up.commit("main", f"m{i}", {"f.txt": f"{i}\n"}))
+    return up, main
+
+
 def test_history_deepened_below_commits_here_takes_one_request_a_round(tmp_path):
     """A history question that deepens a shallow branch by date several times, in a mirror that
     also holds a newer branch's 30 commits (the newest 16, all git offers first by default, say
     nothing of the branch asked about): each fetch is one request after its advertisement."""
-    up = RepoBuilder(tmp_path / "deep.git")
-    day = 86400
-    main = []
-    for i in range(40):
-        up.time += day
-        main.append(up.commit("main", f"m{i}", {"f.txt": f"{i}\n"}))
+    up, main = forty_days_of_main(tmp_path / "deep.git")
+    day = DAY
     up.commit("newer", "n0", {"n.txt": "0\n"}, parents=(main[5],))
     for i in range(1, 30):
         up.commit("newer", f"n{i}", {"n.txt": f"{i}\n"})
@@ -169,12 +178,8 @@ def test_a_branch_forked_long_before_the_pin_costs_one_fetch_then_none(tmp_path)
     the pin's date cuts the branch at its first commit, whose one parent is older than that date:
     no path to the pin hides there, so no deepening; and the next day, the branch where it was,
     nothing is fetched. A merge at the same place is deepened (git cut its other parent)."""
-    up = RepoBuilder(tmp_path / "fork.git")
-    day = 86400
-    main = []
-    for i in range(40):
-        up.time += day
-        main.append(up.commit("main", f"m{i}", {"f.txt": f"{i}\n"}))
+    up, main = forty_days_of_main(tmp_path / "fork.git")
+    day = DAY
     up.commit("rocm-jaxlib-v1.0", "r0", {"r.txt": "0\n"}, parents=(main[5],))
     up.commit("rocm-jaxlib-v1.0", "r1", {"r.txt": "1\n"})
     server = GitHttpServer(tmp_path).start()
