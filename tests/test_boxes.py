@@ -333,3 +333,34 @@ def test_styles_carried_to_the_next_line_and_none_without_colour():
     plain = io.StringIO()
     TermConsole(plain, 80, color=False).print("[bold][red]a\nb[/red][/bold] c")
     assert plain.getvalue() == "a\nb c\n"
+
+
+def test_a_column_narrows_to_its_longest_word_be_it_one_letter_or_joined_by_no_break_spaces():
+    """A word is what wrapping keeps whole: text between plain spaces. A column of one-letter words
+    narrows to one letter; a no-break space joins its words into one, which is never folded while
+    the longest words fit side by side."""
+    letters = PlainTable()
+    letters.add_column("k")
+    letters.add_column("commit")
+    letters.add_row("a b c", "0123456789ab")
+    assert box_lines(letters, 20, color=False) == [
+        "┌───┬──────────────┐",
+        "│ k │ commit       │",
+        "├───┼──────────────┤",
+        "│ a │ 0123456789ab │",
+        "│ b │              │",
+        "│ c │              │",
+        "└───┴──────────────┘"]
+    joined = PlainTable()
+    joined.add_column("version")
+    joined.add_column("note")
+    joined.add_row("0.9.1\xa0rc1", "a few words that wrap")
+    assert box_lines(joined, 22, color=False) == [
+        "┌───────────┬────────┐",
+        "│ version   │ note   │",
+        "├───────────┼────────┤",
+        "│ 0.9.1\xa0rc1 │ a few  │",
+        "│           │ words  │",
+        "│           │ that   │",
+        "│           │ wrap   │",
+        "└───────────┴────────┘"]
