@@ -335,27 +335,16 @@ def test_styles_carried_to_the_next_line_and_none_without_colour():
     assert plain.getvalue() == "a\nb c\n"
 
 
-def test_a_column_narrows_to_its_longest_word_be_it_one_letter_or_joined_by_no_break_spaces():
-    """A word is what wrapping keeps whole: text between plain spaces. A column of one-letter words
-    narrows to one letter; a no-break space joins its words into one, which is never folded while
-    the longest words fit side by side."""
-    letters = PlainTable()
-    letters.add_column("k")
-    letters.add_column("commit")
-    letters.add_row("a b c", "0123456789ab")
-    assert box_lines(letters, 20, color=False) == [
+@pytest.mark.parametrize("headers, row, width, expected", [
+    (("k", "commit"), ("a b c", "0123456789ab"), 20, [
         "┌───┬──────────────┐",
         "│ k │ commit       │",
         "├───┼──────────────┤",
         "│ a │ 0123456789ab │",
         "│ b │              │",
         "│ c │              │",
-        "└───┴──────────────┘"]
-    joined = PlainTable()
-    joined.add_column("version")
-    joined.add_column("note")
-    joined.add_row("0.9.1\xa0rc1", "a few words that wrap")
-    assert box_lines(joined, 22, color=False) == [
+        "└───┴──────────────┘"]),
+    (("version", "note"), ("0.9.1\xa0rc1", "a few words that wrap"), 22, [
         "┌───────────┬────────┐",
         "│ version   │ note   │",
         "├───────────┼────────┤",
@@ -363,4 +352,15 @@ def test_a_column_narrows_to_its_longest_word_be_it_one_letter_or_joined_by_no_b
         "│           │ words  │",
         "│           │ that   │",
         "│           │ wrap   │",
-        "└───────────┴────────┘"]
+        "└───────────┴────────┘"]),
+], ids=["one-letter-words", "no-break-space"])
+def test_a_column_narrows_to_its_longest_word_be_it_one_letter_or_joined_by_no_break_spaces(headers, row, width,
+                                                                                           expected):
+    """A word is what wrapping keeps whole: text between plain spaces. A column of one-letter words
+    narrows to one letter; a no-break space joins its words into one, which is never folded while
+    the longest words fit side by side."""
+    table = PlainTable()
+    for header in headers:
+        table.add_column(header)
+    table.add_row(*row)
+    assert box_lines(table, width, color=False) == expected
