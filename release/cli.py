@@ -99,6 +99,23 @@ class _Parser(argparse.ArgumentParser):
         self.error(f"unrecognized arguments: {' '.join(said)}")
 
 
+TOP_LEVEL = ("-h", "--help", "--version")  # the only options written before the command
+
+
+def options_before_the_command(argv: list[str]) -> FlagError | None:
+    """``release --json status``: a command's options written before it. argparse would take
+    ``--root``'s value for the command, or offer ``--json`` as the nearest to itself; instead one
+    line says where they go, with the whole command as it should be written (it runs as printed)."""
+    at = next((i for i, word in enumerate(argv) if word in COMMANDS), None)
+    if not at or not argv[0].startswith("-") or argv[0] == "--" or set(argv[:at]) & set(TOP_LEVEL):
+        return None
+    import shlex  # only for this mistake: not on every start
+    command = argv[at]
+    written = shlex.join(["release", command, *argv[at + 1:], *argv[:at]])
+    return FlagError(f"release {command}", f"{shlex.join(argv[:at])} before the command: options go after it, "
+                                           f"as in {written} (see release {command} --help)")
+
+
 def common_options() -> _Parser:
     common = _Parser(add_help=False)
     common.add_argument("--root", type=flags.existing_dir, metavar="DIR",
@@ -144,6 +161,9 @@ def main(argv: list[str] | None = None) -> int:
     as_json = "--json" in argv
     prog = f"release {words[0]}" if words and words[0] in COMMANDS else "release"
     try:
+        misplaced = options_before_the_command(argv)
+        if misplaced is not None:
+            raise misplaced
         # ``release --help`` lists the commands only: no command's flags, so no command's imports
         parser = build_parser(words[0] if words else None, arguments=bool(words))
         args, extra = parser.parse_known_args(argv)

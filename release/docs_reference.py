@@ -45,13 +45,15 @@ def options(parser: argparse.ArgumentParser) -> list[argparse.Action]:
 
 
 def _names(action: argparse.Action) -> str:
+    """The argument as ``--help`` lists it, each option string in its own code span: its choices
+    (``--store {github,local}``), a repeatable value (``--protect VERSION [VERSION ...]``), the
+    positional's metavar or choices, all from argparse's own formatter, so the two never differ."""
+    formatter = argparse.HelpFormatter("release")
     if not action.option_strings:
-        return f"`{action.metavar or action.dest}`"
-    takes = action.nargs != 0
-    metavar = action.metavar or (action.dest.upper() if takes else "")
-    if isinstance(metavar, tuple):
-        metavar = " ".join(metavar)
-    return ", ".join(f"`{o} {metavar}`" if takes else f"`{o}`" for o in action.option_strings)
+        return f"`{formatter._format_action_invocation(action)}`"
+    takes = "" if action.nargs == 0 else \
+        " " + formatter._format_args(action, formatter._get_default_metavar_for_optional(action))
+    return ", ".join(f"`{o}{takes}`" for o in action.option_strings)
 
 
 def commands_page() -> str:

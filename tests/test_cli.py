@@ -346,6 +346,27 @@ def test_a_mistyped_command_or_option_names_the_nearest_and_the_commands_help(ru
     assert said in err and err.rstrip().endswith(f"(see {where})"), err
 
 
+@pytest.mark.parametrize("before, after", [
+    (["--json"], ["--offline"]),                        # a flag; argparse offered --json as the nearest to itself
+    (["--root", "ROOT"], ["--offline"]),                # argparse took the value for the command
+    (["--offline", "--root", "ROOT"], ["--date", "2026-11-22"]),
+])
+def test_options_before_the_command_are_refused_with_the_command_as_written(run_cli, project_dir, before,
+                                                                          after):
+    """``release --json status``: one line (exit 2) naming the options and the whole command as it
+    should be written, which then runs as printed."""
+    import shlex
+    before = [str(project_dir) if a == "ROOT" else a for a in before]
+    code, out, err = run_cli(*before, "status", *after, cwd=project_dir)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "did you mean" not in err and f"{shlex.join(before)} before the command" in err, err
+    written = err.split("as in ", 1)[1].split(" (see release status --help)")[0]
+    assert shlex.split(written) == ["release", "status", *after, *before]
+    code, out, err = run_cli(*shlex.split(written)[1:], cwd=project_dir)
+    assert code == 0, err
+    assert run_cli("--help", cwd=project_dir)[0] == 0  # the top level's own options stay before it
+
+
 @pytest.mark.parametrize("given", ["v0.9.1", "0.9.1", "rocm-jax-v0.9.1"])
 def test_yank_takes_the_tag_the_version_or_v_and_the_version(run_cli, tmp_path, monkeypatch, given):
     from release.publish.stores import LocalStore

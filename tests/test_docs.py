@@ -68,12 +68,17 @@ def test_the_readme_is_short_and_links_into_the_docs():
 
 # --- the reference is the code's -----------------------------------------------------------------
 
-def _options(parser: argparse.ArgumentParser) -> list[str]:
-    return [o for a in docs_reference.options(parser) for o in a.option_strings] + \
-        [a.metavar or a.dest for a in docs_reference.options(parser) if not a.option_strings]
+def help_arguments(parser: argparse.ArgumentParser) -> list[str]:
+    """Each argument as the command's own ``--help`` lists it (``--store {github,local}``,
+    ``--protect VERSION [VERSION ...]``, ``{list,new,base}``), read from the help text itself."""
+    found = [m.group(1) for line in parser.format_help().splitlines()
+             if (m := re.match(r"  (\S.*?)(?:  |$)", line))]
+    return [f for f in found if f != "-h, --help"]
 
 
 def test_every_command_and_option_is_in_the_generated_reference():
+    """Every argument of every command, written as its ``--help`` writes it (its choices, a
+    repeatable value), is in the command's section of the reference."""
     page = docs_reference.commands_page()
     parser = build_parser()
     children = docs_reference._subparsers(parser)
@@ -81,12 +86,17 @@ def test_every_command_and_option_is_in_the_generated_reference():
     total = 0
     for name in COMMANDS:
         text = section(page, f"## release {name}")
-        names = _options(children[name])
-        assert {"--root", "--json"} <= set(names), name
-        missing = [o for o in names if f"`{o}" not in text]
-        assert not missing, f"release {name}: {missing} not in the reference"
-        total += len(names)
+        listed = help_arguments(children[name])
+        assert {"--root DIR", "--json"} <= set(listed), name
+        assert len(listed) == len(docs_reference.options(children[name])), name
+        missing = [a for a in listed if not all(f"| `{part}`" in text or f", `{part}`" in text
+                                                for part in a.split(", "))]
+        assert not missing, f"release {name}: {missing} not in the reference as --help lists them"
+        total += len(listed)
     assert total > 150  # the parsers, not a sample of them
+    for shown in ("`--store {github,local}`", "`--kind {nightly,rc,release,post}`", "`{list,new,base}`",
+                  "`--protect VERSION [VERSION ...]`"):  # the choices and repeats --help shows
+        assert shown in page, shown
 
 
 def test_a_new_option_reaches_the_reference(monkeypatch):
@@ -149,7 +159,7 @@ def test_the_setup_checklist_is_doctors_checks_in_its_order(github_env, run_cli)
     assert {"auto-merge-token", "auto-merge-checks"} <= set(order)
     assert checklist() == order
     item = section((DOCS / "setup.md").read_text(), "## The checklist").split("**`variable NAME`**")[1]
-    item = item.split("\n7. ")[0]
+    item = re.split(r"\n\d+\. ", item)[0]  # this item only: the next numbered one ends it
     for name in preflight.workflow_variables(REPO):
         assert f"`{name}`" in item, name
 
