@@ -63,6 +63,31 @@ _READ = {  # in the order they are taken out: the sections first, so a record in
 _OURS = re.compile(r"<!--\s*/?\s*(?:smoke|pypi|validated|with-rocm|index-facts|jax-rocm-release\s+(?:draft|yanked))",
                    re.I)
 _DIGEST = re.compile(r"[0-9a-f]{64}\Z")
+# The text each record of ``_READ`` begins with: notes without it hold none (the index reads
+# every release's notes, each a few KB, and most records are absent from most notes).
+_OPENS = {
+    "with-rocm section": "<!-- with-rocm -->", "validated-with section": "<!-- validated-with -->",
+    "wheel facts section": "<!-- index-facts -->", "PyPI section": "<!-- pypi -->",
+    "smoke section": "<!-- smoke -->", "yank": "<!-- jax-rocm-release yanked: ",
+    "validated mark": "<!-- validated: sha256=", "draft mark": MARKER,
+}
+
+
+def _ours(text: str) -> re.Match[str] | None:
+    """``_OURS.search(text)``; text without ``<!--`` is answered without a scan (every match
+    starts with it)."""
+    return _OURS.search(text) if "<!--" in text else None
+
+
+def _without(text: str, matches: list[re.Match[str]]) -> str:
+    """``text`` with ``matches`` (``finditer``'s, in order) cut out: ``pattern.sub("", text)``
+    without scanning the text again."""
+    pieces, at = [], 0
+    for m in matches:
+        pieces.append(text[at:m.start()])
+        at = m.end()
+    pieces.append(text[at:])
+    return "".join(pieces)
 
 
 class NotesError(UserError):
@@ -97,7 +122,7 @@ class Notes:
                 or self.validated_with is not None or self.with_rocm is not None or self.index_facts is not None):
             object.__setattr__(self, "text", self.text.rstrip("\r\n"))
         for name in ("text", "smoke", "pypi", "validated_with", "with_rocm", "index_facts"):
-            found = _OURS.search(getattr(self, name) or "")
+            found = _ours(getattr(self, name) or "")
             if found:
                 raise NotesError(f"{_snippet(getattr(self, name), found.start())!r} in the {name}: it "
                                  "would read as one of this tool's records")
@@ -127,20 +152,23 @@ def read(body: str | None, where: str = "the release notes") -> Notes:
     rest = body or ""
     found: dict[str, str] = {}
     for kind, pattern in _READ.items():
-        values = {m.group("value").strip() for m in pattern.finditer(rest)}
+        if _OPENS[kind] not in rest:  # what every match starts with: no scan of the notes for it
+            continue
+        matches = list(pattern.finditer(rest))
+        values = {m.group("value").strip() for m in matches}
         if len(values) > 1:
             shown = ", ".join(sorted(repr(v[:40]) for v in values))
             raise NotesError(f"{where}: {len(values)} {kind}s that disagree ({shown}); keep one")
         if values:
             found[kind] = values.pop()
-            rest = pattern.sub("", rest)
+            rest = _without(rest, matches)
     for kind in ("PyPI section", "smoke section", "validated-with section", "with-rocm section",
                  "wheel facts section"):
-        inside = _OURS.search(found.get(kind, ""))
+        inside = _ours(found.get(kind, ""))
         if inside:
             raise NotesError(f"{where}: the {kind} holds {_snippet(found[kind], inside.start())!r}; "
                              "expected no record inside another")
-    stray = _OURS.search(rest)
+    stray = _ours(rest)
     if stray:
         raise NotesError(f"{where}: {_snippet(rest, stray.start())!r} looks like one of this tool's "
                          "records but is not one it wrote (a hand edit or an unclosed section); "
