@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from packaging.tags import Tag
 from packaging.utils import canonicalize_name, parse_wheel_filename
@@ -137,3 +137,40 @@ def test_identity_asked_again_is_the_answer_parsed_afresh(name):
     times): the kept answer is the one a fresh parse gives, whichever way the name is asked."""
     fresh = naming._identity.__wrapped__(Path(name).name if "/" in name or name == "." else name)
     assert naming.Identity.of(name) == fresh and naming.Identity.of(name) == fresh
+
+
+_NAME_PARTS = ["jax_rocm7_plugin", "Jax.Rocm7_Plugin", "a__b"]
+_VERSION_PARTS = ["0.9.1.dev20261120", "01.0", "1.0+local.7", "bad!"]
+_TAG_PARTS = ["py3-none-any", "py3-none-manylinux_2_28_x86_64", "cp312.cp311-cp312.cp311-any", "PY3-NONE-ANY",
+              "3x-none-any", "py3--any", "py3-none"]
+_NAMES = [f"{d}-{v}{b}-{t}.whl" for d in _NAME_PARTS for v in _VERSION_PARTS for b in ("", "-1")
+          for t in _TAG_PARTS] + ["jax_rocm7_plugin-01.0-py3-none-any.zip"]
+
+
+def _packaging_reads(name: str) -> tuple:
+    """What packaging itself makes of a file name, parsed whole and afresh."""
+    from packaging.utils import InvalidWheelFilename
+    try:
+        dist, version, _build, tags = parse_wheel_filename(name)
+    except (InvalidWheelFilename, ValueError) as exc:
+        return None, None, frozenset(), str(exc)
+    return str(dist), str(version), frozenset(str(t) for t in tags), None
+
+
+_READS = {name: _packaging_reads(name) for name in _NAMES}
+
+
+@settings(max_examples=10)  # each example asks every name: 10 orders of 169 names
+@given(st.permutations(_NAMES))
+def test_every_wheel_name_means_what_packaging_reads_in_any_order_of_asking(names):
+    """A name is answered from the parts of names asked before (a season's thousands of wheels
+    share a few names and tags): whatever was asked before, in whatever order, each answer is
+    packaging's own reading of that whole name, a bad name's error included."""
+    naming._identity.cache_clear()  # a process that has asked only these, in this order
+    naming._SHAPES.clear()
+    naming._VERSIONS.clear()
+    for name in names:
+        found = naming.Identity.of(name)
+        assert (found.dist, found.version, found.tags, found.name_error) == _READS[name], name
+        m = naming._DIST.match(found.dist or "")
+        assert (found.rocm_major, found.kind) == ((int(m.group(1)), m.group(2)) if m else (None, None))

@@ -157,11 +157,42 @@ class Identity:
 def _identity(name: str) -> Identity:
     """``Identity.of`` a bare file name, parsed once a process (an Identity is immutable: the
     index asks for each wheel's from its listing and its matrix, thousands of times)."""
+    parts = _plain_parts(name)
+    if parts is not None:
+        shape, version = _SHAPES.get((parts[0], parts[2])), _VERSIONS.get(parts[1])
+        if shape is not None and version is not None:
+            return Identity(shape[0], version, shape[1], shape[2], shape[3], None)
+    return _parsed(name, parts)
+
+
+# A wheel file name without a build tag is its name, version and tags (``_plain_parts``), and
+# packaging reads each part on its own: a name is valid and means the same whatever version it
+# carries, and a version whatever name. The answers of the parts of names parsed whole are
+# kept, so a season of thousands of wheels (a few names and tags, a version a release) is
+# mostly answered from them; packaging still reads every name whose parts it has not read.
+_SHAPES: dict[tuple[str, str], tuple[str, frozenset[str], int | None, str | None]] = {}
+_VERSIONS: dict[str, str] = {}
+
+
+def _plain_parts(name: str) -> tuple[str, str, str] | None:
+    """(name, version, tags) of ``<name>-<version>-<py>-<abi>-<platform>.whl``, split as
+    packaging splits it; None for any other shape (a build tag, no ``.whl``)."""
+    if not name.endswith(".whl") or name.count("-") != 4:
+        return None
+    dist, version, tags = name[:-4].split("-", 2)
+    return dist, version, tags
+
+
+def _parsed(name: str, parts: tuple[str, str, str] | None) -> Identity:
+    """packaging's reading of ``name``; the answers of its parts kept when it is a plain one."""
     from packaging.utils import InvalidWheelFilename, parse_wheel_filename
     try:
         dist, version, _build, tags = parse_wheel_filename(name)
     except (InvalidWheelFilename, InvalidVersion) as exc:
         return Identity(None, None, frozenset(), None, None, str(exc))
     m = _DIST.match(str(dist))
-    return Identity(str(dist), str(version), frozenset(str(t) for t in tags),
-                    int(m.group(1)) if m else None, m.group(2) if m else None, None)
+    shape = (str(dist), frozenset(str(t) for t in tags), int(m.group(1)) if m else None, m.group(2) if m else None)
+    if parts is not None:
+        _SHAPES[(parts[0], parts[2])] = shape
+        _VERSIONS[parts[1]] = str(version)
+    return Identity(shape[0], str(version), shape[1], shape[2], shape[3], None)
