@@ -291,6 +291,9 @@ def test_mistyped_missing_or_empty_store_leaves_site_untouched(run_cli, store_si
     site = tmp_path / "site"
     code, out, err = cli_index(run_cli, site, "--store-dir", store_site.directory, "--keep", "4")
     assert code == 0, err
+    lines = out.splitlines()  # for people, one line each (in a pipe: plain text, no rich)
+    assert lines[-1] == f"index written to {site}" and "\x1b" not in out
+    assert any(re.fullmatch(r"nightly/jax-rocm7-plugin: \d+ wheels listed", line) for line in lines), lines
     before = tree(site)
     assert {"nightly/jax-rocm7-plugin/index.html", "stable/jax-rocm7-pjrt/index.json"} <= set(before)
 

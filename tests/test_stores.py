@@ -171,6 +171,38 @@ def test_open_store_chooses(tmp_path, fake_github):
     assert "GITHUB_TOKEN" in str(err.value)
 
 
+@pytest.mark.parametrize("flags, env, github", [
+    ({"store": None, "repo": None}, {"GITHUB_REPOSITORY": "o/r"}, True),
+    ({"store": None, "repo": "o/r"}, {}, True),
+    ({"store": "github", "repo": "o/r"}, {}, True),
+    ({"store": None, "repo": None}, {"GITHUB_REPOSITORY": ""}, False),
+    ({"store": "local", "repo": None}, {"GITHUB_REPOSITORY": "o/r"}, False),
+])
+def test_only_a_github_store_gets_the_console_its_client_prints_on(tmp_path, fake_github, monkeypatch,
+                                                                   flags, env, github):
+    """GitHub's client says its waits on the progress console; a local store prints nothing,
+    so opening one makes no console (and a command that only writes lines never loads rich)."""
+    import argparse
+    import io
+
+    from release.commands._common import open_store_from_args
+    from release.core.output import Output
+
+    for name in ("GITHUB_REPOSITORY", "GITHUB_TOKEN", "GITHUB_API_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GITHUB_TOKEN", fake_github.token)
+    monkeypatch.setenv("GITHUB_API_URL", fake_github.api_url)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    out = Output(stream=io.StringIO())
+    store = open_store_from_args(argparse.Namespace(root=tmp_path, store_dir=tmp_path / "s", **flags), out)
+    assert isinstance(store, GitHubStore) is github
+    if github:
+        assert store.client.console is out.progress_console()
+    else:
+        assert out._console is None and out._err is None
+
+
 def test_a_local_listing_reads_each_record_once_and_a_changed_one_again(tmp_path, files, monkeypatch):
     """The index lists the store, then every release's assets: each release.json is read once for
     both; one another writer replaced since is read again, so its new asset is seen."""

@@ -40,7 +40,7 @@ def open_store_from_args(args: argparse.Namespace, out: Output, read_only: bool 
     changes releases (what a missing token is asked for).
     """
     from release.core.errors import UserError
-    from release.publish.stores import open_store
+    from release.publish.stores import open_store, store_kind
 
     root = args.root
     if root is None and args.store_dir is None:
@@ -49,8 +49,10 @@ def open_store_from_args(args: argparse.Namespace, out: Output, read_only: bool 
             root = find_root()
         except UserError:
             root = Path.cwd()
+    # only GitHub's client prints (rate limits, retries): a local store's command never loads rich for it
+    console = out.progress_console() if store_kind(args.store, args.repo) == "github" else None
     return open_store(args.store, args.repo, args.store_dir, root or Path.cwd(),
-                      console=out.progress_console(), read_only=read_only, writes=writes)
+                      console=console, read_only=read_only, writes=writes)
 
 
 def transfer_progress(out: Output) -> contextlib.AbstractContextManager[Progress | None]:

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
+    from release.core.plain import PlainConsole
+
 HELP = ("write SITE/nightly/ and SITE/stable/ pip indexes (HTML + JSON) linking the published wheels "
         "where the store keeps them, the same per jax line (SITE/X.Y/nightly/, SITE/X.Y/stable/), "
         "and SITE/index.html, a page of every release")
@@ -75,7 +77,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
              for ch, projects in result["channels"].items()]
     step_summary(f"### pip index: {args.out}\n\n" + "\n".join(lines) + "\n")
 
-    def human(console: Console) -> None:
+    def human(console: Console | PlainConsole) -> None:
         for channel, projects in result["channels"].items():
             for project, files in projects.items():
                 console.print(f"{channel}/{project}: {len(files)} wheels listed", markup=False)
@@ -93,5 +95,5 @@ def run(args: argparse.Namespace, out: Output) -> int:
                           markup=False)
         verb = "written to" if result["changed"] else "unchanged:"
         console.print(f"index {verb} {args.out}", markup=False)
-    out.result(result, human)
+    out.result_view(result, human)  # lines only: rich is never loaded for them
     return 0

@@ -170,6 +170,15 @@ class GitHubStore(Store):
 # ------------------------------------------------------------------ choosing one
 
 
+def store_kind(kind: str | None, repo: str | None, env: Mapping[str, str] | None = None) -> str:
+    """The kind of store ``open_store`` opens for these flags: ``kind`` when given, else
+    ``github`` when a repository is named (``repo`` or ``$GITHUB_REPOSITORY``), else ``local``."""
+    env = os.environ if env is None else env
+    if kind is not None:
+        return kind
+    return "github" if repo or env.get("GITHUB_REPOSITORY") else "local"
+
+
 def open_store(kind: str | None, repo: str | None, store_dir: Path | None, root: Path,
                console: Console | None = None, env: Mapping[str, str] | None = None,
                read_only: bool = False, writes: bool = True) -> Store:
@@ -183,8 +192,7 @@ def open_store(kind: str | None, repo: str | None, store_dir: Path | None, root:
     """
     env = os.environ if env is None else env
     repo = repo or env.get("GITHUB_REPOSITORY") or None
-    if kind is None:
-        kind = "github" if repo else "local"
+    kind = store_kind(kind, repo, env)
     if kind == "local":
         store = LocalStore(Path(store_dir) if store_dir else Path(root) / ".cache" / "releases")
         if read_only:
