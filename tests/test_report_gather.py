@@ -43,6 +43,26 @@ def test_a_pause_is_read_by_the_run_s_clock(world):  # noqa: F811
     assert after.mode == "running" and after.roller_file == "roller.yaml"
 
 
+@pytest.mark.parametrize("mode", ["stopped", "dry-run"])
+def test_status_and_the_issue_say_when_a_pause_ends(world, mode):  # noqa: F811
+    """A pause "for a week" is checked where people look: status and the dashboard name its end
+    (the run's clock decides), and say nothing of it once it is over or when the file runs."""
+    from release.core import roller_report
+    root, _, _ = world
+    commit_roller(root, f"mode: {mode}\nuntil: 2026-11-30\n")
+    project = load_project(root)
+    paused = gather_report(project, ReportOptions(NOW), None, None)
+    said = f"mode {mode} until 2026-12-01T00:00:00Z, no cooldown (roller.yaml)"
+    assert roller_report.text(paused)[0] == f"roller: {said}"
+    assert f"## Roller\n\n{said}\n" in roller_report.markdown(paused)
+    assert paused.to_json()["until"] == "2026-12-01T00:00:00Z"
+    over = gather_report(project, ReportOptions(dt.datetime(2026, 12, 1, tzinfo=dt.timezone.utc)), None, None)
+    assert over.to_json()["until"] is None and " until " not in roller_report.text(over)[0]
+    commit_roller(root, "mode: running\nuntil: 2026-11-30\n")  # nothing is paused: nothing ends
+    running = gather_report(project, ReportOptions(NOW), None, None)
+    assert running.to_json()["until"] is None and roller_report.text(running)[0].startswith("roller: mode running, ")
+
+
 def test_without_github_every_unread_line_is_kept_and_the_throttle_is_what_it_is_set_to(world):  # noqa: F811
     from release.core.roller import parse_roller
     from release.sources.throttle import not_asked

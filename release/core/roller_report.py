@@ -80,6 +80,7 @@ class Report:
     bisects: tuple[Run, ...] = ()  # bisect runs still going
     unread: tuple[str, ...] = ()  # what could not be read, one line each
     bisect: str | None = None  # this nightly's bisect: started or not, and why (None: not said)
+    until: _dt.datetime | None = None  # when the pause ends (None: not paused, or until a commit)
 
     def to_json(self) -> dict[str, Any]:
         def stamp(moment: _dt.datetime | None) -> str | None:
@@ -95,7 +96,8 @@ class Report:
                 "nightlies": None if self.nightlies is None else [run(r) for r in self.nightlies],
                 "bump": None if self.bump is None else dataclasses.asdict(self.bump),
                 "holds": [dataclasses.asdict(p) for p in self.holds],
-                "bisects": [run(r) for r in self.bisects], "bisect": self.bisect, "unread": list(self.unread)}
+                "bisects": [run(r) for r in self.bisects], "bisect": self.bisect, "unread": list(self.unread),
+                "until": stamp(self.until)}
 
 
 def age_days(now: _dt.datetime, then: _dt.datetime | None) -> int | None:
@@ -146,12 +148,13 @@ def _cut(rows: Sequence[tuple[Cell, ...]]) -> tuple[tuple[tuple[Cell, ...], ...]
 
 
 def headline(report: Report) -> str:
-    """The roller in one line: mode, cooldown, throttle."""
+    """The roller in one line: mode (and when a pause ends), cooldown, throttle."""
     where = report.roller_file or "no roller.yaml: the defaults"
+    until = f" until {report.until:%Y-%m-%dT%H:%M:%SZ}" if report.until is not None else ""
     cooldown = (f"cooldown {report.cooldown_hours:g} h" if report.cooldown_hours
                 else "no cooldown")
     throttle = f"; throttle: {report.throttle}" if report.throttle else ""
-    return f"mode {report.mode}, {cooldown} ({where}){throttle}"
+    return f"mode {report.mode}{until}, {cooldown} ({where}){throttle}"
 
 
 def sections(report: Report) -> list[Section]:

@@ -59,7 +59,7 @@ def gather_report(project: Project, options: ReportOptions, github: OnGitHub | N
     ``unread``); ``store`` None: nightlies shown without versions."""
     from release.core.errors import ReleaseError
     from release.core.project_root import cache_dir
-    from release.core.roller import not_asked
+    from release.core.roller import RUNNING, not_asked
     from release.core.roller_report import Report
     from release.sources import dashboard
     from release.sources.repo import committed_roller
@@ -100,7 +100,8 @@ def gather_report(project: Project, options: ReportOptions, github: OnGitHub | N
     return Report(now=options.now, mode=roller.mode, cooldown_hours=roller.cooldown_hours,
                   roller_file=roller.source, pins=pins,
                   throttle=throttle_line and throttle_line.removeprefix("throttle: "),
-                  unread=unread, bisect=options.bisect, **report)
+                  unread=unread, bisect=options.bisect, **report,
+                  until=roller.until if roller.mode != RUNNING else None)  # a pause past it is running
 
 
 def _merged_deps(project: Project, base: str | None) -> tuple[Deps, tuple[str, ...]]:
