@@ -229,6 +229,9 @@ def test_chromium_renders_the_page_with_every_release_and_install_line(site, tmp
 
 def test_changes_count_commits_only_when_the_notes_record_them():
     assert commit_counts("- xla: [`a...b`](u) (12 commits)\n- jax: unchanged\n") == {"xla": 12}
+    assert commit_counts("* jax: [`c...d`](u) (1 commit)\n- xla: [`a...b`](u) (12 commits)") == {"jax": 1, "xla": 12}
+    assert commit_counts("* jax: [`c...d`](u) (1 commit)") == {"jax": 1}
+    assert commit_counts("| commit | [`c`](https://x/commit/c) |\n- xla: moved") == {}
     before = RevisionMap.loads(RevisionMap.from_json({
         "schema": 1, "version": "1", "deps": {"xla": {"url": "https://github.com/ROCm/xla.git",
                                                        "branch": "main", "commit": "a" * 40}},

@@ -23,7 +23,7 @@ import re
 from typing import Mapping
 from urllib.parse import quote, unquote
 
-from packaging.utils import canonicalize_name
+from release.core.naming import normalized_name as canonicalize_name  # packaging's, without packaging.tags
 
 LOCK_VERSION = "1.0"
 CREATED_BY = "jax-rocm-release"

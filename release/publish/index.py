@@ -44,7 +44,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 from urllib.parse import quote
 
-from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from release.core import core_metadata, naming, versions
@@ -112,7 +111,7 @@ def _parse_name(filename: str) -> tuple[str, Version]:
     ident = Identity.of(filename)
     if ident.name_error is not None or ident.dist is None or ident.version is None:
         raise UserError(f"{filename}: not a wheel file name ({ident.name_error})")
-    return canonicalize_name(ident.dist), Version(ident.version)
+    return naming.normalized_name(ident.dist), Version(ident.version)
 
 
 def describe(path: Path, *, sha256: str | None = None,
@@ -243,7 +242,7 @@ def wheel_name(filename: str, known: dict) -> tuple[str, str] | None:
     ident = Identity.of(filename)
     if ident.name_error is not None or ident.dist is None or ident.version is None:
         return None
-    known[filename] = [canonicalize_name(ident.dist), ident.version]
+    known[filename] = [naming.normalized_name(ident.dist), ident.version]
     return known[filename][0], known[filename][1]
 
 

@@ -21,10 +21,10 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Protocol, Sequence
 
-from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from release.core.errors import UserError
+from release.core.naming import normalized_name as canonicalize_name  # packaging's, without packaging.tags
 
 if TYPE_CHECKING:
     from release.publish.site import SiteData

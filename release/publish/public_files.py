@@ -87,9 +87,11 @@ def to_text(files: Iterable[PublicFile]) -> str:
     return "\n".join([TITLE, "", HEAD, *(f.row() for f in rows)])
 
 
+@functools.lru_cache(maxsize=4096)
 def from_text(text: str, where: str = "the validated-with section") -> tuple[PublicFile, ...]:
     """The files a section written by ``to_text`` lists; ``RecordError`` naming ``where`` and
-    the line for anything else (a hand edit that would link a file nobody validated)."""
+    the line for anything else (a hand edit that would link a file nobody validated). Read
+    once a process (the index links each release's files in its channel and its line's)."""
     found: list[PublicFile] = []
     for number, line in enumerate(text.replace("\r\n", "\n").split("\n"), 1):
         line = line.strip()

@@ -16,7 +16,6 @@ import dataclasses
 import datetime as _dt
 import hashlib
 import re
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
@@ -187,6 +186,8 @@ def _small_asset(store: Store, release: Release, asset: Asset) -> bytes:
     cost more than the rest of the page); a larger one is downloaded to a temporary file."""
     if asset.size <= SMALL_ASSET:
         return store.read_asset_range(release, asset, 0, asset.size)
+    import tempfile  # only for an asset too big to read in one range read
+
     with tempfile.TemporaryDirectory() as tmp:
         return store.download_asset(release, asset, Path(tmp) / "asset").read_bytes()
 
@@ -195,7 +196,10 @@ _COUNT = re.compile(r"^\s*[-*]\s*(?P<dep>[\w.-]+):.*?\((?P<n>\d+) commits?\)", r
 
 
 def commit_counts(body: str) -> dict[str, int]:
-    """Commit counts per dep when the release notes record them (``- xla: ... (12 commits)``)."""
+    """Commit counts per dep when the release notes record them (``- xla: ... (12 commits)``);
+    notes without ``commit)`` or ``commits)`` hold none, and are not scanned line by line."""
+    if "commit)" not in (body or "") and "commits)" not in (body or ""):
+        return {}
     return {m.group("dep"): int(m.group("n")) for m in _COUNT.finditer(body or "")}
 
 

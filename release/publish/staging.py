@@ -14,7 +14,6 @@ a hostile neighbour) is removed itself, never what it points to.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import filecmp
 import json
 import os
@@ -169,6 +168,8 @@ _AT_FDCWD = -100
 
 def _exchange(a: Path, b: Path) -> bool:
     """Swap two directories atomically (Linux renameat2); False when the system cannot."""
+    import ctypes  # here: a run that swaps nothing (or into an empty place) never loads it
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         fn = libc.renameat2

@@ -10,7 +10,6 @@ records no digest.
 from __future__ import annotations
 
 import hashlib
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -85,6 +84,8 @@ class WheelFacts:
             return None
         if w.metadata.digest is not None:
             return w.metadata.digest
+        import tempfile  # only for a store that records no digest
+
         with tempfile.TemporaryDirectory(prefix="release-index-") as tmp:
             part = self.store.download_asset(w.release, w.metadata, Path(tmp) / "metadata")
             self.downloads.append(w.metadata.name)
@@ -92,6 +93,8 @@ class WheelFacts:
 
     def _download(self, w: PublishedWheel) -> tuple[str, str | None, str]:
         self.say(f"fetch {w.asset.name} from {w.release.tag} (the store records no sha256 for it)")
+        import tempfile  # only for a store that records no digest
+
         with tempfile.TemporaryDirectory(prefix="release-index-") as tmp:
             part = Path(tmp) / w.asset.name
             self.store.download_asset(w.release, w.asset, part, progress=self.progress)
