@@ -19,7 +19,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from release import __version__
 from release.core import flags, sanitize
@@ -78,8 +78,27 @@ def nearest(word: str, known: Iterable[str]) -> str | None:
 _CHOICE = re.compile(r"invalid choice: '(?P<word>[^']*)' \(choose from (?P<known>.*)\)$")
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help, but a line never breaks inside a word (at its hyphen, or a long one):
+    `release fetch-sources`, a tag (rocm-jax-v0.9.1.dev20261122), a flag or a path stays whole,
+    to be copied as printed."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        import textwrap
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False, break_long_words=False)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        import textwrap
+        return textwrap.fill(" ".join(text.split()), width, initial_indent=indent, subsequent_indent=indent,
+                             break_on_hyphens=False, break_long_words=False)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but a bad flag is one line (what, where, expected, the nearest valid one) and exit 2."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:  # noqa: D401 - argparse API
         found = _CHOICE.search(message)

@@ -367,6 +367,26 @@ def test_options_before_the_command_are_refused_with_the_command_as_written(run_
     assert run_cli("--help", cwd=project_dir)[0] == 0  # the top level's own options stay before it
 
 
+@pytest.mark.parametrize("columns", ["44", "80", "123"])
+def test_help_never_breaks_a_word_at_its_hyphen(monkeypatch, columns):
+    """A command, tag, flag or path in any --help (`release fetch-sources`, rocm-jax-v0.9.1...,
+    .github/project-status.json) is printed whole on one line, to be copied as printed."""
+    from release.cli import COMMANDS, build_parser
+    from release.docs_reference import _subparsers, options
+    monkeypatch.setenv("COLUMNS", columns)
+    parser = build_parser()
+    hyphenated = 0
+    for name, child in _subparsers(parser).items():
+        printed = child.format_help()
+        said = " ".join(printed.split())
+        for text in [child.description or "", *(a.help or "" for a in options(child))]:
+            for word in re.findall(r"\S*\w-\w\S*", text):
+                hyphenated += 1
+                assert word in said, f"release {name} --help: {word!r} broken"
+                assert any(word in line for line in printed.splitlines()), f"release {name}: {word!r} split"
+    assert hyphenated > 50 and list(_subparsers(parser)) == list(COMMANDS)
+
+
 @pytest.mark.parametrize("given", ["v0.9.1", "0.9.1", "rocm-jax-v0.9.1"])
 def test_yank_takes_the_tag_the_version_or_v_and_the_version(run_cli, tmp_path, monkeypatch, given):
     from release.publish.stores import LocalStore
