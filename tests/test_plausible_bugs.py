@@ -5,6 +5,7 @@ so CI checks the catalogue; a person runs the script before resolving an issue.)
 
 from __future__ import annotations
 
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -42,5 +43,7 @@ def test_every_planted_bug_is_exactly_the_one_described(bug):
     planted = source.replace(bug["find"], bug["replace"], 1)
     if bug["file"].endswith(".toml"):  # pyproject.toml's pytest options
         tomllib.loads(planted)  # still TOML
+    elif source.startswith("#!") and "bash" in source.splitlines()[0]:  # scripts/test
+        assert subprocess.run(["bash", "-n"], input=planted, text=True).returncode == 0  # still bash
     else:
         compile(planted, bug["file"], "exec")  # still Python
