@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from packaging.version import Version
 
-from release.publish.channel_pages import API_VERSION, IndexEntry, project_pages
+from release.publish.channel_pages import API_VERSION, IndexEntry, ordered, project_pages
 from release.publish.project_status import Status
 from release.publish.staging import write_json
 
@@ -68,3 +68,19 @@ def test_a_line_page_is_the_site_page_with_provenance_under_its_directory(listed
     moved = [e if e.provenance is None else dataclasses.replace(e, provenance=f"{at}{e.project}/{e.provenance}")
              for e in listed]
     assert pages[at] == project_pages("jax", moved, status)
+
+
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from(["0.{}", "0.{}.0", "0.{}.0.0", "0.{}rc1", "0.{}.0rc1",
+                                                             "0.{}.post1", "1!0.{}"]), st.sampled_from("ab")),
+                max_size=12, unique=True))
+def test_files_go_by_version_then_name_and_each_version_is_named_once(made):
+    """Equal versions written apart (0.1, 0.1.0) sort together, by file name, and the page names
+    the version once, as the first of its files in that order writes it."""
+    listed = [IndexEntry(filename=f"jax-{shape.format(v)}-{x}.whl", project="jax", version=Version(shape.format(v)),
+                         sha256="0" * 64, size=1, requires_python=None, metadata_sha256=None, upload_time=None)
+              for v, shape, x in made]
+    model = sorted(listed, key=lambda e: (e.version, e.filename))
+    assert ordered(listed) == model and ordered(reversed(listed)) == model
+    data = json.loads(project_pages("jax", listed)[1])
+    assert [f["filename"] for f in data["files"]] == [e.filename for e in model]
+    assert data["versions"] == [str(v) for v in dict.fromkeys(e.version for e in model)]

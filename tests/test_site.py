@@ -15,6 +15,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from release.core import naming
 from release.core.naming import PROVENANCE_ASSET
@@ -416,3 +418,16 @@ def test_counts_on_the_page_agree_in_number(tmp_path, make_dist):
     store.update_release(rel, body=notes.changed(rel, smoke=verdict))
     build_site(store, site)
     assert "<td>verify, validate, ROCm smoke</td>" in (site / "index.html").read_text()
+
+
+@given(st.one_of(st.text(alphabet="ab &<>\"'é\n", max_size=12), st.integers(), st.none()))
+@example("it's")
+@example('say "a"')
+@example("a > b")
+def test_the_page_escapes_every_word_as_html_escape_does(word):
+    """Every text the page shows is escaped (quotes too: it goes inside attributes), whether or
+    not it holds anything to escape."""
+    import html
+
+    from release.publish.page import _e
+    assert _e(word) == html.escape(str(word), quote=True)

@@ -109,13 +109,27 @@ def _rows(e: IndexEntry) -> tuple[str, str, str, str]:
     return "<a " + " ".join(attrs), f">{html.escape(e.filename)}</a>", head, tail
 
 
+def ordered(entries: Iterable[IndexEntry]) -> list[IndexEntry]:
+    """``entries`` sorted by version, then file name. Each distinct version is compared once and
+    the files sorted by its rank: packaging compares versions in Python, and a channel lists
+    thousands of files of a few hundred versions."""
+    entries = list(entries)
+    rank = {v: i for i, v in enumerate(sorted({e.version for e in entries}))}
+    return sorted(entries, key=lambda e: (rank[e.version], e.filename))
+
+
 def project_pages(project: str, entries: list[IndexEntry], status: Status | None = None,
                   provenance_at: str | None = None) -> tuple[bytes, bytes]:
     """PEP 503 HTML and PEP 691 JSON of one project (files sorted by version, then name), with
     its PEP 792 status when it is retired (``release.publish.project_status``). A provenance file
     is beside the page, or under ``provenance_at`` + ``<project>/`` (a line channel's link to its
     site channel's file)."""
-    entries = sorted(entries, key=lambda e: (e.version, e.filename))
+    return _pages(project, ordered(entries), status, provenance_at)
+
+
+def _pages(project: str, entries: list[IndexEntry], status: Status | None,
+           provenance_at: str | None) -> tuple[bytes, bytes]:
+    """``project_pages`` of entries already ``ordered``."""
     links, files = [], []
     for e in entries:
         link, close, head, tail = e.rows
@@ -126,7 +140,7 @@ def project_pages(project: str, entries: list[IndexEntry], status: Status | None
         where = e.provenance if provenance_at is None else f"{provenance_at}{e.project}/{e.provenance}"
         links.append(f'{link} data-provenance="{html.escape(where)}"{close}')
         files.append(f'{{{head},"provenance":{_TEXT(where)},{tail}}}')
-    listed = sorted({e.version for e in entries})
+    listed = [v for i, v in enumerate(e.version for e in entries) if i == 0 or v != entries[i - 1].version]
     data: dict = {"meta": {"api-version": API_VERSION}, "name": project, "versions": [str(v) for v in listed]}
     if status is not None:
         data["project-status"] = {"status": status.status, **({"reason": status.reason} if status.reason else {})}
@@ -149,12 +163,14 @@ def write_channel(tree: Tree, prefix: str, listed: list[IndexEntry], metadata: d
         by_project.setdefault(entry.project, []).append(entry)
         if metadata and entry.filename in metadata:
             tree.write(f"{prefix}{entry.project}/{entry.filename}.metadata", metadata[entry.filename])
+    files: dict[str, list[str]] = {}
     for project, entries in by_project.items():
-        page, data = project_pages(project, entries, (statuses or {}).get(project), provenance_at)
+        entries = ordered(entries)
+        page, data = _pages(project, entries, (statuses or {}).get(project), provenance_at)
         tree.write(f"{prefix}{project}/index.html", page)
         tree.write(f"{prefix}{project}/index.json", data)
+        files[project] = [e.filename for e in entries]
     page, data = root_pages(by_project)
     tree.write(f"{prefix}index.html", page)
     tree.write(f"{prefix}index.json", data)
-    return {p: [e.filename for e in sorted(es, key=lambda e: (e.version, e.filename))]
-            for p, es in sorted(by_project.items())}
+    return {p: files[p] for p in sorted(files)}

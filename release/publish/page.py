@@ -27,7 +27,12 @@ DAY_FILL = {"published": "#3f9a5a", "draft": "#c8553d", None: "#ffffff"}
 
 
 def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    """``html.escape(str(text))``; text with nothing to escape (most of a page's words, tens of
+    thousands a season) is returned as it is, without five replaces."""
+    s = str(text)
+    if "&" in s or "<" in s or ">" in s or '"' in s or "'" in s:
+        return html.escape(s, quote=True)
+    return s
 
 
 def _size(n: float) -> str:
@@ -299,10 +304,9 @@ def _revision_table(r: ReleaseRow) -> str:
     out = ['<div class="scroll"><table class="revisions"><tr><th scope="col">repository</th>'
            '<th scope="col">branch</th><th scope="col">commit</th></tr>']
     for name, rev in r.revisions.revisions:
-        url = rev.commit_url()
-        sha = (f'<a href="{_e(url)}"><code>{_e(rev.commit[:12])}</code></a>' if url
+        base = github_base(rev.url)  # once a row: rev.commit_url() is this base's /commit/<sha>
+        sha = (f'<a href="{_e(f"{base}/commit/{rev.commit}")}"><code>{_e(rev.commit[:12])}</code></a>' if base
                else f"<code>{_e(rev.commit[:12])}</code>")
-        base = github_base(rev.url)
         repo = f'<a href="{_e(base)}">{_e(name)}</a>' if base else _e(name)
         out.append(f"<tr><td>{repo}</td><td><code>{_e(rev.branch)}</code></td><td>{sha}</td></tr>")
     if r.revisions.release_commit:
