@@ -43,6 +43,7 @@ class Shape:
     pin: int  # index into the release branch's own commits
     old: int  # index into main + release commits: the pin before
     window: int = rpartial.FIRST_WINDOW  # the mirror's first window by date (0: deepen by count only)
+    pair: bool = False  # the branch's fetch also brings the old pin's history (as a via dep's check asks)
 
 
 @st.composite
@@ -52,7 +53,7 @@ def shapes(draw) -> Shape:
     return Shape(main, draw(st.integers(0, main - 1)), draw(st.integers(0, main - 1)), draw(st.integers(1, 4)),
                  before, after, draw(st.sampled_from((1, 24, 48, 72, 96))), draw(st.integers(1, 5)),
                  draw(st.integers(0, before + after)), draw(st.integers(0, main + before + after)),
-                 draw(st.sampled_from((0, DAY, 3 * DAY, 10 * DAY, rpartial.FIRST_WINDOW))))
+                 draw(st.sampled_from((0, DAY, 3 * DAY, 10 * DAY, rpartial.FIRST_WINDOW))), draw(st.booleans()))
 
 
 def build(root: Path, s: Shape) -> tuple[RepoBuilder, list[str], list[str]]:
@@ -90,11 +91,12 @@ def truth_ancestor(repo: RepoBuilder, anc: str, desc: str) -> bool:
     return subprocess.run(["git", "merge-base", "--is-ancestor", anc, desc], cwd=repo.path).returncode == 0
 
 
-def ask(mirror: rmirror.Mirror, branch: str, old: str, new: str) -> dict:
-    """What roll asks about a via pin ``new`` after ``old``, in roll's order."""
+def ask(mirror: rmirror.Mirror, branch: str, old: str, new: str, pair: bool = False) -> dict:
+    """What roll asks about a via pin ``new`` after ``old``, in roll's order (``pair``: old's
+    history asked for with the branch's, as a via dep's check does)."""
     assert mirror.fetch_commit(new, trees=False) and mirror.fetch_commit(old, trees=False)
     since = mirror.commit_time(new) - SKEW
-    answers: dict = {"contains": mirror.branch_contains(branch, new, since)}
+    answers: dict = {"contains": mirror.branch_contains(branch, new, since, pair=old if pair else None)}
     answers["behind"] = mirror.count(mirror.tracking_ref(branch), new) if answers["contains"] else None
     answers["forward"] = mirror.is_ancestor(old, new)
     answers["backward"] = mirror.is_ancestor(new, old)
@@ -123,10 +125,10 @@ def test_history_questions_hold_on_any_boundary_cold_and_warm(shape, tmp_path):
     }
     remote = rgit.Remote("xla", repo.url)
     with rmirror.Mirror(root / "cache", remote, first_depth=shape.depth, first_window=shape.window) as cold:
-        assert ask(cold, RELEASE, old, new) == truth
+        assert ask(cold, RELEASE, old, new, shape.pair) == truth
     # The same questions again on what the first run left (warm), and in the other order.
     with rmirror.Mirror(root / "cache", remote, first_depth=shape.depth, first_window=shape.window) as warm:
-        assert ask(warm, RELEASE, old, new) == truth
+        assert ask(warm, RELEASE, old, new, shape.pair) == truth
         assert ask(warm, RELEASE, new, old)["drops"] == truth_count(repo, new, old)
 
 

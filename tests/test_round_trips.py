@@ -19,7 +19,7 @@ from release.sources import parallel
 from release.sources.git import Remote
 from release.sources.mirror import Mirror
 from release.sources.roll import roll
-from tests.support.gitrepos import JAX_BZL, XLA_BZL, GitHttpServer, RepoBuilder
+from tests.support.gitrepos import JAX_BZL, XLA_BZL, GitHttpServer, RepoBuilder, git, workspace_bzl
 
 
 def _fetch_processes(server: GitHttpServer, repo: str) -> int:
@@ -227,3 +227,113 @@ def test_the_first_day_of_a_branch_forked_long_before_is_one_fetch(tmp_path):
             assert len(server.asked("fetch")) == 1, server.log
     finally:
         server.stop()
+
+
+# ---------------------------------------------------------------- no round a fetch already made
+
+
+def _hourly(path: Path, n: int) -> tuple[RepoBuilder, list[str]]:
+    up, main = RepoBuilder(path), []
+    for i in range(n):
+        up.time += 3600
+        main.append(up.commit("main", f"m{i}", {"f.txt": f"{i}\n"}))
+    return up, main
+
+
+def test_a_forward_range_just_above_the_first_fetch_s_boundary_is_listed_without_a_fetch(tmp_path):
+    """A head dep's roll: its branch's first fetch (depth 10) ends three commits, three hours,
+    below the old pin: a commit there is within the clock skew of the range's lowest commit, yet
+    hides nothing, as the range starts at a child of the old pin (a commit cannot be an ancestor
+    of its own parent). Listing old..new asks the remote nothing more; a range that starts lower
+    still deepens and is exact."""
+    up, main = _hourly(tmp_path / "hourly.git", 40)
+    server = GitHttpServer(tmp_path).start()
+    try:
+        with Mirror(tmp_path / "cache", Remote("hourly", server.url("hourly.git")), first_depth=10) as m:
+            m.fetch_branch("main")
+            server.reset_counts()
+            assert m.is_ancestor(main[33], main[39])
+            assert [e.sha for e in m.log(main[33], main[39])] == main[:33:-1]
+            assert server.requests == 0, server.log
+            assert m.count(main[39], main[10]) == 29  # below the boundary: fetched, and exact
+            assert server.asked("fetch")
+    finally:
+        server.stop()
+
+
+def _forked_long_before(path: Path, fork: int, old_branch: str = "rocm-jaxlib-v0.8.0",
+                        new_branch: str = "rocm-jaxlib-v0.9.1") -> tuple[RepoBuilder, str, str]:
+    """Forty daily commits on main; ``old_branch`` forked at main's commit ``fork`` and
+    ``new_branch`` at its tip, each with three commits made after main's last: the old pin is
+    the first's tip, the new one the second's (a via dep switching release branches)."""
+    up, main = forty_days_of_main(path)
+    pins = []
+    for branch, at in ((old_branch, main[fork]), (new_branch, main[-1])):
+        for i in range(3):
+            up.time += 3600
+            up.commit(branch, f"{branch} {i}", {"r.txt": f"{i}\n"}, parents=(at,) if i == 0 else None)
+        pins.append(up.tip(branch))
+    return up, pins[0], pins[1]
+
+
+def _switch(m: Mirror, up: RepoBuilder, old: str, new: str, branch: str) -> tuple:
+    """What a via dep's check asks, in its order: both commits, is new on ``branch`` (the old
+    pin's history asked for with it), then how new relates to old."""
+    assert not m.fetch_commits((new, old), trees=False)
+    tips = {branch: up.tip(branch)}
+    assert m.branch_contains(branch, new, m.commit_time(new) - 2 * DAY, tips[branch], pair=old)
+    return m.merge_base(old, new), m.count(new, old), m.count(old, new), len(m.log(old, new))
+
+
+@pytest.mark.parametrize("fork", [35, 5])
+def test_the_branch_search_brings_the_old_pin_s_history_in_its_own_fetch(tmp_path, fork):
+    """A via dep switching release branches: the fetch that asks whether the new pin is on its
+    branch also asks for both pins' histories as deep as the question after it first would (by
+    date, 10 days below the newer here): a merge-base 4 days below costs no fetch after it. One
+    35 days below (the old branch forked long before) takes two more: the old branch's first
+    commit, cut by that date with its one parent older, sends the next round 10 days below the
+    date, not below that commit (as new as the pins: a round that brings nothing), and the one
+    after 20 days below that round's date. Answers as git's."""
+    up, old, new = _forked_long_before(tmp_path / "f.git", fork)
+    truth = (git("merge-base", old, new, cwd=up.path).strip(),
+             int(git("rev-list", "--count", new, f"^{old}", cwd=up.path)),
+             int(git("rev-list", "--count", old, f"^{new}", cwd=up.path)))
+    server = GitHttpServer(tmp_path).start()
+    try:
+        remote = Remote("f", server.url("f.git"))
+        with Mirror(tmp_path / "cache", remote, first_depth=2, first_window=10 * DAY) as m:
+            got = _switch(m, up, old, new, "rocm-jaxlib-v0.9.1")
+        assert got == (*truth, truth[1])
+        assert len(server.asked("fetch")) == (2 if fork == 35 else 4), server.log
+    finally:
+        server.stop()
+
+
+def test_a_cold_roll_switching_xla_s_branch_asks_its_remote_one_listing_and_two_fetches(tmp_path):
+    """The plugin's new tip pins xla on another release branch (forked four days below the old
+    pin's): with an empty cache xla's remote is asked for its branches once, for both pins in
+    one fetch, and for the branches with the old pin's history in one more; how the pins relate
+    (sideways, the merge-base, the commits each way) then asks nothing."""
+    up, old, new = _forked_long_before(tmp_path / "xla.git", 35)
+    plugin = RepoBuilder(tmp_path / "plugin.git")
+    p0 = plugin.commit("master", "pin", {XLA_BZL: workspace_bzl("XLA_COMMIT", old)})
+    plugin.commit("master", "switch", {XLA_BZL: workspace_bzl("XLA_COMMIT", new)})
+    server = GitHttpServer(tmp_path).start()
+    try:
+        # jax stays, its line recorded: xla's release branch is rocm-jaxlib-v0.9.1, asked alone
+        (tmp_path / "deps.yaml").write_text(
+            f"deps:\n  plugin:\n    url: {server.url('plugin.git')}\n    branch: master\n    commit: {p0}\n"
+            f"    roll: head\n  jax:\n    url: {server.url('jax.git')}\n    branch: main\n    commit: {'f' * 40}\n"
+            f"    line: \"0.9.1\"\n    roll: manual\n  xla:\n    url: {server.url('xla.git')}\n"
+            f"    branch: rocm-jaxlib-v0.8.0\n    commit: {old}\n    roll: {{via: plugin, file: {XLA_BZL}}}\n")
+        deps = config.load_deps(tmp_path / "deps.yaml")
+        server.reset_counts()
+        moves = {m.name: m for m in roll(deps, tmp_path / "cache", only=["plugin", "xla"]).moves}
+        assert len(server.asked("ls-refs", "xla.git")) == 1, server.log
+        assert len(server.asked("fetch", "xla.git")) == _fetch_processes(server, "xla.git") == 2, server.log
+    finally:
+        server.stop()
+    xla = moves["xla"]
+    assert (xla.branch, xla.direction, xla.merge_base) == ("rocm-jaxlib-v0.9.1", "sideways",
+                                                           git("merge-base", old, new, cwd=up.path).strip())
+    assert (xla.count, xla.dropped) == (3 + 4, 3)

@@ -99,27 +99,32 @@ def preference(line: str | None) -> Callable[[str], tuple]:
 
 
 def find_branch(mirror: Mirror, remote: Remote, dep: Dep, sha: str, pattern: str, line: str | None,
-                say: Callable[[str], None] = lambda _: None, *, tips: dict[str, str] | None = None) -> Found:
+                say: Callable[[str], None] = lambda _: None, *, tips: dict[str, str] | None = None,
+                pair: str | None = None) -> Found:
     """The branch matching ``pattern`` (or the recorded one) that ``sha`` (here) is on;
-    ``tips``: the remote's branches matching ``pattern`` when already listed."""
+    ``tips``: the remote's branches matching ``pattern`` when already listed; ``pair``: the
+    commit (here) whose history beside ``sha``'s is asked next, brought by the first fetch
+    (``Mirror.containing``)."""
     if tips is None:
         tips = ls_remote_branches(remote, pattern)
     release = release_branch(pattern, line)
     since = mirror.commit_time(sha) - SKEW
     if release in tips:
         say(f"{dep.name}: is {sha[:7]} on {release}?")
-        if mirror.branch_contains(release, sha, since, tips[release]):
+        if mirror.branch_contains(release, sha, since, tips[release], pair=pair):
             return Found(release, release, True, True)
+        pair = None  # its history came with that fetch
     own = sorted(b for b in tips if b != release and of_line(b, line))
     holding: set[str] = set()
     if own:  # the line's working branches: a few commits each, ranked above every other branch
         say(f"{dep.name}: which of {len(own)} working branches of {line} hold {sha[:7]}?")
-        holding = mirror.containing(tuple(own), sha, since, tips)
+        holding = mirror.containing(tuple(own), sha, since, tips, pair=pair)
+        pair = None
     if not holding:
         rest = [b for b in tips if b != release and b not in own]
         if dep.branch not in tips and not fnmatch.fnmatchcase(dep.branch, pattern):
             rest.append(dep.branch)  # a branch outside the pattern a person recorded (master)
         say(f"{dep.name}: which of {len(rest)} branches hold {sha[:7]}?")
-        holding = mirror.containing(tuple(sorted(rest)), sha, since, tips)
+        holding = mirror.containing(tuple(sorted(rest)), sha, since, tips, pair=pair)
     best = min(holding, key=preference(line)) if holding else None
     return Found(best, release, False, release in tips)

@@ -44,12 +44,13 @@ class Mirror(PartialMirror):
         # so they stay whole and are not walked again.
         self._whole: dict[tuple[str, str | None], tuple[list[str], list[str]]] = {}
 
-    def branch_contains(self, branch: str, sha: str, since: int, tip: str | None = None) -> bool:
+    def branch_contains(self, branch: str, sha: str, since: int, tip: str | None = None, *,
+                        pair: str | None = None) -> bool:
         """Whether the remote ``branch`` as it is now contains ``sha`` (here); see ``containing``."""
-        return branch in self.containing((branch,), sha, since, {branch: tip} if tip else None)
+        return branch in self.containing((branch,), sha, since, {branch: tip} if tip else None, pair=pair)
 
     def containing(self, branches: tuple[str, ...], sha: str, since: int,
-                   listed: dict[str, str] | None = None) -> set[str]:
+                   listed: dict[str, str] | None = None, *, pair: str | None = None) -> set[str]:
         """Which of the remote ``branches`` as they are now contain ``sha`` (here), in one fetch of
         only their commits newer than ``since`` (a time before ``sha`` was committed), no trees.
 
@@ -64,6 +65,11 @@ class Mirror(PartialMirror):
         ``listed``: the tips the remote listed a moment ago. When every branch is still where this
         mirror last fetched it and its history is here back past ``since``, nothing is fetched:
         a pin re-checked each day against a branch that did not move costs no fetch.
+
+        ``pair``: a commit here whose history beside ``sha``'s is asked next (the old pin: how
+        the new one relates to it). The fetch of the branches then also asks for both commits'
+        histories as far as that question's first round by date reaches (``_first_since``),
+        in the same request: the round is not a fetch of its own.
         """
         if not branches:
             return set()
@@ -76,10 +82,14 @@ class Mirror(PartialMirror):
             here = self._tips()
             if all(listed.get(b) is not None and here.get(b) == listed[b] for b in branches):
                 return {b for b in self._holding(sha) if b in branches}
+        cut = since
+        if not covered and pair is not None and self.first_window > 0:
+            cut = min(since, self._first_since(sha, pair))
+            specs += [sha, pair]
         before = self.shallow()
-        status, err = self._fetch("origin", *(() if covered else (f"--shallow-since={since}",)), *specs)
+        status, err = self._fetch("origin", *(() if covered else (f"--shallow-since={cut}",)), *specs)
         if status == 0 and not covered:
-            self._note_cut_by_date(self.shallow() - before, since)
+            self._note_cut_by_date(self.shallow() - before, cut)
         if status != 0:
             low = err.lower()
             if listed and not_there(low) and not nothing_since(low):  # a listed tip gone since: by name
@@ -176,7 +186,9 @@ class Mirror(PartialMirror):
 
         First by date, both sides in one fetch: every commit of either history newer than the
         newest cut-off commit less a window (at least twice the time between ``a`` and ``b``,
-        whose merge-base is seldom further below the older one), the window doubling each round. A
+        whose merge-base is seldom further below the older one), the window doubling each round
+        and each round reaching below the last one's date. A commit a fetch by date cut with its
+        one parent older (``_note_cut_by_date``) counts as of that date, not its own. A
         date reaches down every merged side line at once, where a depth would go that many
         commits down each of them. When a round by date brings nothing (a cut-off parent older
         than the window: a merge of months-old commits), rounds by count take over: only the
@@ -192,12 +204,10 @@ class Mirror(PartialMirror):
         if (a, b) in self._whole:
             known = self._whole[(a, b)]
             return list(known[0]), list(known[1])
-        window = 0
-        if self.first_window > 0:
-            ends = self._times({a, b} if b else {a})
-            window = max(self.first_window, 2 * (max(ends.values()) - min(ends.values())))
+        window = self._first_window(a, b) if self.first_window > 0 else 0
         depth: dict[str, int] = {}
         done: set[str] = set()  # sides the remote has nothing older for
+        last = 2**63  # the date the last round by date fetched down to
         while True:
             left, right = self._sides(a, b)
             shallow = self.shallow()
@@ -216,10 +226,15 @@ class Mirror(PartialMirror):
                 if b:
                     self._whole[(b, a)] = (list(right), list(left))
                 return list(left), list(right)
-            times = self._times(set().union(*cuts.values()))
+            # A cut a fetch by date left, whose one parent is older than that date: what it hides
+            # is older than the date, so the next round reaches below the date, not below it.
+            dated = self._cut_by_date()
+            times = {c: min(t, dated.get(c, t)) for c, t in self._times(set().union(*cuts.values())).items()}
             before = self.shallow()
             if window:
-                since = max(times.values()) - window
+                # Below the last round's date too: whatever is still cut off there is older.
+                since = min(max(times.values()), last) - window
+                last = since
                 status, err = self._fetch_below(f"--shallow-since={since}", cuts)
                 if status != 0 and not nothing_since(err):
                     raise remote_error(self.remote, "cannot fetch from", err)
@@ -234,6 +249,17 @@ class Mirror(PartialMirror):
                 raise remote_error(self.remote, "cannot fetch from", err)
             if self.shallow() == before:
                 done.add(tip)
+
+    def _first_window(self, a: str, b: str | None) -> int:
+        """How far below its newest cut ``complete_between(a, b)`` first fetches by date: at least
+        twice the time between the two commits, whose merge-base is seldom further below."""
+        ends = self._times({a, b} if b else {a})
+        return max(self.first_window, 2 * (max(ends.values()) - min(ends.values())))
+
+    def _first_since(self, a: str, b: str) -> int:
+        """The date ``complete_between(a, b)``'s first round fetches down to when both commits
+        are the newest cuts of their histories (just fetched alone, as a roll does)."""
+        return max(self._times({a, b}).values()) - self._first_window(a, b)
 
     def _sides(self, a: str, b: str | None) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
         """``b..a`` and ``a..b`` as far as they are here, each commit with its parents, newest
@@ -256,9 +282,12 @@ class Mirror(PartialMirror):
         A commit of the range whose parents are all outside it sits on ``anc``'s history; it is
         truly in the range only if no cut-off part of ``anc``'s history reaches it. Whatever does
         is older than the boundary commit hiding it (committer dates, with ``SKEW`` for clocks),
-        so only boundary commits no older than the range's lowest commits are returned.
+        so only boundary commits no older than the range's lowest commits are returned. A lowest
+        commit with ``anc`` among its parents is no ancestor of ``anc`` (that would be a cycle):
+        the child of the old pin that a forward range starts with asks for nothing.
         """
-        bottoms = {sha for sha, parents in inside.items() if not any(p in inside for p in parents)}
+        bottoms = {sha for sha, parents in inside.items()
+                   if anc not in parents and not any(p in inside for p in parents)}
         if not bottoms or not shallow:
             return set()
         shallow = self._present(shallow)  # dates of the others would be fetched

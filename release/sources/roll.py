@@ -290,10 +290,12 @@ class FollowVia(config.RollVia):
         said = f" (pinned by {self.via} in {self.file}" + (f", which names {named}" if named else "") + ")"
         # old too, in the same fetch (one round trip): relation() needs it, and the branch's
         # fetch below reaches back only to new's time
-        if new in mirror.fetch_commits((new, old), trees=False):
+        lacking = mirror.fetch_commits((new, old), trees=False)
+        if new in lacking:
             raise UserError(f"{dep.name}: commit {new[:7]}{said} not found on {shown}; refusing to pin it")
+        # The branch's fetch also brings what relation() asks first of old and new (one fetch less)
         found = branches.find_branch(mirror, ctx.remote(dep), dep, new, self.branches, ctx.line(), ctx.say,
-                                     tips=ctx.listing(dep, self.branches))
+                                     tips=ctx.listing(dep, self.branches), pair=None if old in lacking else old)
         branch = found.branch
         if branch is None:
             tried = f"any branch matching {self.branches}" + (
