@@ -171,6 +171,21 @@ def test_open_store_chooses(tmp_path, fake_github):
     assert "GITHUB_TOKEN" in str(err.value)
 
 
+@pytest.mark.parametrize("digest, api_url", [(None, None), ("ab" * 32, "https://api.example/assets/3")])
+def test_a_listed_asset_is_the_asset_its_fields_make(digest, api_url):
+    """A local listing makes its Assets without the frozen __init__ (``Asset.listed``): each is
+    the Asset of the same fields, equal, hashed and shown alike, and as frozen; a field added to
+    Asset (or a check in __post_init__) must be added there too."""
+    from release.publish.records import Asset
+    values = {"id": 3, "name": "a b.whl", "size": 5, "digest": digest, "state": "uploaded", "url": "file:///x",
+              "api_url": api_url}
+    assert set(values) == {f.name for f in dataclasses.fields(Asset)} and "__post_init__" not in vars(Asset)
+    made, model = Asset.listed(**values), Asset(**values)
+    assert (made, hash(made), repr(made), vars(made)) == (model, hash(model), repr(model), vars(model))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.name = "b.whl"  # type: ignore[misc]
+
+
 @pytest.mark.parametrize("flags, env, github", [
     ({"store": None, "repo": None}, {"GITHUB_REPOSITORY": "o/r"}, True),
     ({"store": None, "repo": "o/r"}, {}, True),

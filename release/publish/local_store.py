@@ -149,8 +149,8 @@ class LocalStore(Store):
         if not isinstance(name, str) or file_name_problem(name) is not None:
             name = plain_file_name(name, f"{self._meta_path(release_id)}: asset record")  # refuses
         # Path.as_uri() of <dir>/<id>/assets/<name>, without a Path per asset
-        return Asset(id=data["id"], name=data["name"], size=data["size"], digest=data["digest"],
-                     state="uploaded", url=f"{self._uri}/{release_id}/assets/{quote_from_bytes(os.fsencode(name))}")
+        return Asset.listed(data["id"], data["name"], data["size"], data["digest"], "uploaded",
+                            f"{self._uri}/{release_id}/assets/{quote_from_bytes(os.fsencode(name))}")
 
     def _mutable(self, data: dict) -> None:
         if not data["draft"]:
