@@ -7,6 +7,7 @@ release's cells."""
 from __future__ import annotations
 
 import dataclasses
+import datetime as _dt
 import json
 from pathlib import Path
 
@@ -227,3 +228,42 @@ def test_the_site_reads_a_releases_strays_from_its_assets(make_dist, tmp_path):
     [row] = gather(store, store.list_releases(), [], site_url=None, keep=14, list_assets=listing).releases
     assert row.strays == (stray,)
     assert {c.plugin for c in row.cells} == {"0.9.1"}
+
+
+@dataclasses.dataclass(frozen=True)
+class _Row:
+    tag: str
+    version: str
+    channel: str
+    published: object
+    listed: bool
+    yanked: str | None
+    cells: tuple
+
+
+_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=6)  # quotes, é, 🙂
+_CELLS = st.builds(matrix.Cell, python=st.sampled_from(["3.11", "3.14"]), rocm_major=st.integers(6, 8),
+                   rocm=st.none() | st.just("7.1.0"), jax=_TEXT, jaxlib=st.just("0.9.1"), plugin=_TEXT,
+                   pjrt=st.just("0.9.1"), plugin_file=_TEXT, pjrt_file=st.just("p.whl"),
+                   lock=st.none() | _TEXT, gates=st.just((("verify", "passed"), ("smoke", "not run"))),
+                   with_rocm_reason=st.none() | _TEXT)
+_ROWS = st.builds(_Row, tag=_TEXT, version=_TEXT, channel=st.sampled_from(["nightly", "stable"]),
+                  published=st.none() | st.datetimes(timezones=st.just(_dt.timezone.utc)), listed=st.booleans(),
+                  yanked=st.none() | _TEXT, cells=st.lists(_CELLS, max_size=3).map(tuple))
+
+
+@given(st.lists(_ROWS, max_size=6), st.lists(st.booleans(), min_size=6, max_size=6), _TEXT)
+def test_a_matrix_file_is_its_document_as_the_site_writes_json_whichever_file_came_first(rows, in_line, line):
+    """Each release's entry is encoded once for a site channel's matrix.json and its line's: both
+    files are exactly write_json of their documents (the line's with its "line"), in either order."""
+    from release.publish.staging import write_json
+    mine = [r for r, keep in zip(rows, in_line) if keep]
+    for line_first in (False, True):
+        encoder = matrix.Encoder()
+        for channel in ("nightly", "stable") if not line_first else ("stable", "nightly"):
+            files = [(rows, None), (mine, line)]
+            for given_rows, given_line in files[::-1] if line_first else files:
+                expected = matrix.document(channel, given_rows)
+                if given_line is not None:
+                    expected = {**expected, "line": given_line}
+                assert encoder.file(channel, given_rows, given_line) == write_json(expected)

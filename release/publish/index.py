@@ -430,9 +430,10 @@ def _build_site(store: Store, out: Path, *, keep: int, protect: Iterable[str], o
         data = people_page.gather(store, releases, wheels, site_url=site_url, keep=rule.keep, yanked=yanked,
                                   link_asset=lambda r, a: asset_link(store, r, a, asset_base),
                                   cache=cache, used=used, count=counter, list_assets=list_assets)
-        for channel in CHANNELS:  # the compatibility matrix as data (release.publish.matrix)
-            tree.write(f"{channel}/{matrix.FILE}", write_json(matrix.document(channel, data.releases)))
-        line_channels.write_matrices(tree, lines, data.releases)
+        matrices = matrix.Encoder()  # the compatibility matrix as data (release.publish.matrix)
+        for channel in CHANNELS:
+            tree.write(f"{channel}/{matrix.FILE}", matrices.file(channel, data.releases))
+        line_channels.write_matrices(tree, lines, data.releases, matrices)
         page = render_page(project_status.with_statuses(
             line_channels.on_page(data, lines), retired, {p: st for p, st in statuses_of.items() if st is not None}))
         tree.write("index.html", page)

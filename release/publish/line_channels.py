@@ -26,7 +26,7 @@ from packaging.version import Version
 from release.core.lines import line_key
 from release.publish import matrix, project_status
 from release.publish.channel_pages import write_channel
-from release.publish.staging import CHANNELS, Tree, write_json
+from release.publish.staging import CHANNELS, Tree
 
 if TYPE_CHECKING:
     from release.publish.channel_pages import IndexEntry
@@ -110,13 +110,15 @@ def write(tree: Tree, own: dict[str, list[IndexEntry]], wheels: Sequence[W],
     return lines
 
 
-def write_matrices(tree: Tree, lines: Iterable[Line], rows: Sequence[matrix.Row]) -> None:
-    """Each line channel's ``matrix.json``: the site channel's rows of that line."""
+def write_matrices(tree: Tree, lines: Iterable[Line], rows: Sequence[matrix.Row],
+                   encoder: matrix.Encoder | None = None) -> None:
+    """Each line channel's ``matrix.json``: the site channel's rows of that line (``encoder``: the
+    one that wrote the site channels', so each release's entry is encoded once)."""
+    encoder = encoder or matrix.Encoder()
     for line in lines:
         mine = [r for r in rows if line_key(r.version) == line.key]
         for channel in line.channels:
-            tree.write(f"{prefix(line.key, channel)}{matrix.FILE}",
-                       write_json({**matrix.document(channel, mine), "line": line.name}))
+            tree.write(f"{prefix(line.key, channel)}{matrix.FILE}", encoder.file(channel, mine, line.name))
 
 
 def on_page(data: SiteData, lines: Iterable[Line]) -> SiteData:

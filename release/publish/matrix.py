@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import json
 import re
 from typing import Callable, Iterable, Protocol
 
@@ -158,8 +159,36 @@ class Row(Protocol):
 def document(channel: str, rows: Iterable[Row]) -> dict:
     """The channel's ``matrix.json``: every release the channel's index lists, in the order given
     (the page's, newest first), with its cells."""
-    return {"schema": SCHEMA, "channel": channel, "releases": [
-        {"tag": r.tag, "version": r.version,
-         "published": r.published.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if r.published else None,
-         "yanked": r.yanked is not None, "cells": [c.to_json() for c in r.cells]}
-        for r in rows if r.channel == channel and r.listed]}
+    return {"schema": SCHEMA, "channel": channel,
+            "releases": [_entry(r) for r in rows if r.channel == channel and r.listed]}
+
+
+def _entry(r: Row) -> dict:
+    published = r.published.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if r.published else None
+    return {"tag": r.tag, "version": r.version, "published": published, "yanked": r.yanked is not None,
+            "cells": [c.to_json() for c in r.cells]}
+
+
+_ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode  # staging.write_json's form
+
+
+class Encoder:
+    """``matrix.json`` files as ``staging.write_json`` writes ``document`` (and a line's, with its
+    ``line``), each release's entry encoded once: a site channel's file and its line's hold the
+    same entries (a season's are 2 MB of JSON, half of it written twice before)."""
+
+    def __init__(self) -> None:
+        self._entries: dict[int, tuple[Row, str]] = {}  # by id(row); the row kept, so its id stays its own
+
+    def file(self, channel: str, rows: Iterable[Row], line: str | None = None) -> bytes:
+        parts = []
+        for r in rows:
+            if r.channel != channel or not r.listed:
+                continue
+            known = self._entries.get(id(r))
+            if known is None or known[0] is not r:
+                known = self._entries[id(r)] = (r, _ENCODE(_entry(r)))
+            parts.append(known[1])
+        head = _ENCODE({"channel": channel} if line is None else {"channel": channel, "line": line})
+        # keys sorted as write_json sorts them: channel, line, releases, schema
+        return f'{head[:-1]},"releases":[{",".join(parts)}],"schema":{_ENCODE(SCHEMA)}}}\n'.encode()
