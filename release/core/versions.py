@@ -12,6 +12,7 @@ date in.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import re
 from typing import Iterable
 
@@ -189,8 +190,10 @@ def is_latest(kind: str) -> bool:
     return kind in ("release", "post")
 
 
+@functools.lru_cache(maxsize=8192)
 def kind_of(version: str) -> str:
-    """Classify a version string we made: nightly, rc, release or post."""
+    """Classify a version string we made: nightly, rc, release or post. Kept a process: a version's
+    kind never changes, and the index asks it of each release three times, a parse each."""
     return kind_of_version(Version(version))
 
 
