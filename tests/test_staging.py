@@ -7,6 +7,7 @@ Unit-level: each rule on real directories in a temp dir, no wheels and no pip (t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -209,6 +210,32 @@ def test_commit_puts_the_new_site_in_place_and_leaves_nothing_beside_it(tmp_path
     assert _run(site, first) is False and files_of(site) == first and no_leftovers(site)  # nothing to swap
     assert _run(site, second) is True and files_of(site) == second and no_leftovers(site)
     assert _run(site, first) is True and files_of(site) == first and no_leftovers(site)
+
+
+def _open_descriptors() -> set[str]:
+    return set(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.parametrize("ending", ["swapped", "unchanged", "failed"])
+def test_a_run_holds_no_descriptor_of_its_tree_once_it_is_swapped_in_or_dropped(tmp_path, ending):
+    """A tree creates its files through its folders' descriptors; whether the run's tree goes in,
+    equals the site, or the run fails, none is left open (a long process writes many sites)."""
+    site = tmp_path / "site"
+    pages = {"index.html": b"1", "nightly/a/index.html": b"a", "nightly/b/index.json": b"b", "stable/index.html": b"s"}
+    if ending == "unchanged":
+        _run(site, pages)
+    before = _open_descriptors()
+    with pytest.raises(RuntimeError) if ending == "failed" else contextlib.nullcontext(), Staging(site) as stage:
+        tree = stage.begin()
+        for rel, data in pages.items():
+            tree.write(rel, data)
+        assert len(_open_descriptors() - before) >= 4  # the tree's folders (and the lock)
+        if ending == "failed":
+            raise RuntimeError("a wheel could not be read")
+        assert stage.commit() is (ending == "swapped")
+    assert _open_descriptors() <= before, _open_descriptors() - before
+    if ending != "failed":
+        assert files_of(site) == pages
 
 
 def test_a_failed_run_leaves_the_site_as_it_was_and_no_staging(tmp_path):

@@ -19,6 +19,7 @@ import json
 import os
 import shutil
 import stat
+import weakref
 from pathlib import Path
 from types import TracebackType
 
@@ -38,25 +39,29 @@ def write_json(data: dict) -> bytes:
 
 
 class Tree:
-    """A site being written in a staging directory."""
+    """A site being written in a staging directory. Its files are created through a descriptor of
+    their folder, held from the folder's first file to ``close`` (the kernel resolves one name,
+    not the whole path again: a run from empty creates thousands in a few dozen folders)."""
 
     def __init__(self, root: Path):
         self.root = root
-        self._folders: set[str] = set()  # made in this run: a season's files share a few dozen
+        self._folders: dict[str, int] = {}  # rel folder -> its descriptor, made and opened once a run
+        self._finalizer = weakref.finalize(self, _close_all, self._folders)
 
-    def _place(self, rel: str) -> str:
-        """The path of ``rel`` in the tree, its folder made (once a run)."""
-        dest = os.path.join(self.root, rel)
-        folder = os.path.dirname(dest)
-        if folder not in self._folders:
-            os.makedirs(folder, exist_ok=True)
-            self._folders.add(folder)
-        return dest
+    def _folder(self, rel_folder: str) -> int:
+        """The descriptor of ``rel_folder`` in the tree (made, if need be, and opened once)."""
+        fd = self._folders.get(rel_folder)
+        if fd is None:
+            path = os.path.join(self.root, rel_folder) if rel_folder else os.fspath(self.root)
+            os.makedirs(path, exist_ok=True)
+            fd = self._folders[rel_folder] = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        return fd
 
     def write(self, rel: str, data: bytes) -> None:
-        """``data`` at ``rel``: one ``open``, the writes, one ``close`` (a file object costs three
-        more syscalls and pathlib a ``mkdir`` a file; a run from empty writes thousands)."""
-        fd = os.open(self._place(rel), _WRITE, 0o666)
+        """``data`` at ``rel``: one ``open`` in its folder, the writes, one ``close`` (a file object
+        costs three more syscalls and pathlib a ``mkdir`` a file; a run from empty writes thousands)."""
+        folder, _, name = rel.rpartition("/")
+        fd = os.open(name, _WRITE, 0o666, dir_fd=self._folder(folder))
         try:
             view = memoryview(data)
             while view:
@@ -67,13 +72,24 @@ class Tree:
     def link(self, rel: str, src: Path) -> bool:
         """Put the old site's file ``src`` at ``rel`` as a hard link (no bytes read or written,
         and the swap's comparison skips it); False when ``src`` is not a plain file we can link."""
+        folder, _, name = rel.rpartition("/")
         try:
             if not stat.S_ISREG(os.lstat(src).st_mode):
                 return False
-            os.link(src, self._place(rel), follow_symlinks=False)
+            os.link(src, name, dst_dir_fd=self._folder(folder), follow_symlinks=False)
         except OSError:
             return False
         return True
+
+    def close(self) -> None:
+        """Let go of the folders' descriptors (the tree is swapped in or dropped whole next)."""
+        self._finalizer()
+
+
+def _close_all(folders: dict[str, int]) -> None:
+    for fd in folders.values():
+        os.close(fd)
+    folders.clear()
 
 
 def read_state(site: Path) -> dict:
@@ -195,6 +211,7 @@ class Staging:
         self.lock = self.site.with_name(f".{self.site.name}.lock")
         self.lock_timeout = lock_timeout
         self._held = contextlib.ExitStack()  # the lock while the block runs
+        self._tree: Tree | None = None
 
     def __enter__(self) -> Staging:
         self.site.parent.mkdir(parents=True, exist_ok=True)
@@ -238,9 +255,15 @@ class Staging:
         self.recover()
         remove(self.new)
         self.new.mkdir(parents=True)
-        return Tree(self.new)
+        self._tree = Tree(self.new)
+        return self._tree
+
+    def _done(self) -> None:
+        if self._tree is not None:
+            self._tree.close()
 
     def discard(self) -> None:
+        self._done()
         try:
             remove(self.new)
         except OSError:
@@ -259,6 +282,7 @@ class Staging:
 
     def commit(self) -> bool:
         """Swap the new tree in; False (and the new tree dropped) when it equals the old one."""
+        self._done()
         exists = self._check_site()
         if exists and _same_tree(self.site, self.new):
             self.discard()
