@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import html
 import json
 import re
 from pathlib import Path
@@ -40,8 +41,10 @@ def _default(action: argparse.Action) -> str:
 
 
 def options(parser: argparse.ArgumentParser) -> list[argparse.Action]:
-    """The parser's arguments a person types (help excluded), in the order ``--help`` lists them."""
-    return [a for a in parser._actions if not isinstance(a, argparse._HelpAction) and a.help != argparse.SUPPRESS]
+    """The parser's arguments a person types (help excluded), in the order ``--help`` lists them:
+    group by group (the positionals first), as argparse's help walks them."""
+    return [a for group in parser._action_groups for a in group._group_actions
+            if not isinstance(a, argparse._HelpAction) and a.help != argparse.SUPPRESS]
 
 
 def _names(action: argparse.Action) -> str:
@@ -50,10 +53,39 @@ def _names(action: argparse.Action) -> str:
     positional's metavar or choices, all from argparse's own formatter, so the two never differ."""
     formatter = argparse.HelpFormatter("release")
     if not action.option_strings:
-        return f"`{formatter._format_action_invocation(action)}`"
+        return _code(formatter._format_action_invocation(action))
     takes = "" if action.nargs == 0 else \
         " " + formatter._format_args(action, formatter._get_default_metavar_for_optional(action))
-    return ", ".join(f"`{o}{takes}`" for o in action.option_strings)
+    return ", ".join(_code(f"{o}{takes}") for o in action.option_strings)
+
+
+WHOLE = 40  # a part longer than this (characters) may still break, rather than run off a phone's screen
+
+
+def parts(text: str) -> list[str]:
+    """``text`` split at its spaces outside brackets: ``[--protect VERSION [VERSION ...]]`` and
+    ``[--workspace DIR | --artifacts DIR]`` are one part each, as a reader takes them."""
+    found, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += (char in "[({") - (char in "])}")
+        if char == " " and depth == 0:
+            found.append(text[start:i])
+            start = i + 1
+    return [part for part in (*found, text[start:]) if part]
+
+
+def _whole(text: str) -> str:
+    """HTML for ``text`` whose parts a line never breaks inside (``.w``, docs/stylesheets/extra.css):
+    a phone wraps a usage line or an argument between its flags, never inside ``--build-number``.
+    Markdown's own characters are entities, so Markdown leaves the text as it is."""
+    def escaped(part: str) -> str:
+        text = html.escape(part, quote=False)
+        return "".join(f"&#{ord(c)};" if c in "*_[]`\\" else c for c in text)
+    return " ".join(f'<span class="w">{escaped(p)}</span>' if len(p) <= WHOLE else escaped(p) for p in parts(text))
+
+
+def _code(text: str) -> str:
+    return f"<code>{_whole(text)}</code>"
 
 
 def commands_page() -> str:
@@ -65,17 +97,17 @@ def commands_page() -> str:
              "`python -m release` (or `jax-rocm-release`) and every option it takes. "
              "What each command does in more words: [What each command does](commands.md).", "",
              f"`release --help` ends: {_cell(parser.epilog or '')} ([Exit statuses](exit-status.md)).", ""]
-    lines += ["| command | what it does |", "|---|---|"]
-    lines += [f"| [`release {name}`](#{anchor(name)}) | {_cell(children[name].description or '')} |"
+    lines += [f"- [`release {name}`](#{anchor(name)}): {_cell(children[name].description or '')}"
               for name in COMMANDS]
-    for name in COMMANDS:
+    for name in COMMANDS:  # lists, not tables: a phone's narrow column split every flag in two
         child = children[name]
         child.prog = f"release {name}"
         usage = re.sub(r"\s+", " ", child.format_usage().removeprefix("usage: ").strip())
         lines += ["", f"## release {name}", "", _cell(child.description or ""), "",
-                  "```text", usage, "```", "", "| argument | default | what |", "|---|---|---|"]
+                  f'<pre class="usage"><code>{_whole(usage)}</code></pre>', ""]
         for action in options(child):
-            lines.append(f"| {_names(action)} | {_default(action)} | {_cell(action.help or '')} |")
+            default = f" (default {_default(action)})" if _default(action) else ""
+            lines.append(f"- {_names(action)}{default}: {_cell(action.help or '')}")
     return "\n".join(lines) + "\n"
 
 

@@ -318,7 +318,7 @@ PROBE = """
   }
   function broken() {  // words of install commands drawn on two lines
     var out = [];
-    document.querySelectorAll('pre.install .w').forEach(function (w) {
+    document.querySelectorAll('pre.install .w, .md-typeset .w').forEach(function (w) {  // the docs' too
       if (w.getClientRects().length > 1) { out.push(w.textContent); }
     });
     return out;
