@@ -134,6 +134,37 @@ def test_a_usage_part_or_flag_is_never_split_and_markdown_leaves_it_as_it_is():
     assert '<span class="w">&#91;--protect VERSION &#91;VERSION ...&#93;&#93;</span>' in usage
 
 
+MISTYPED = {("status", "--ofline")}  # the exit-status page's example of a mistyped flag
+
+
+def flags_shown(files: dict[str, str]) -> list[tuple[str, str, str]]:
+    """(file, command, flag) for each ``release COMMAND ... --flag`` in the code of ``files``
+    (code spans and blocks), up to the end of the command (a pipe, ``;``, ``&&``, a comment)."""
+    found = []
+    for path, text in files.items():
+        for span in re.findall(r"```[a-z]*\n.*?```|`[^`\n]+`", text, re.S):
+            for line in span.splitlines():
+                for cmd, rest in re.findall(r"(?:^|[\s`(])release ([a-z-]+)((?:[^`;&#]|\\\|)*)", line):
+                    rest = re.split(r"(?<!\\)\|", rest)[0]  # a table's `\|` is an alternative, a bare | a pipe
+                    found += [(path, cmd, flag) for flag in re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", rest)]
+    return found
+
+
+def test_every_flag_the_docs_show_a_command_with_is_one_it_takes():
+    """A renamed or dropped option leaves no page telling a reader to type it: each ``release
+    COMMAND ... --flag`` in the docs' and the README's code is a flag of COMMAND's parser."""
+    children = docs_reference._subparsers(build_parser())
+    takes = {name: {o for a in child._actions for o in a.option_strings} for name, child in children.items()}
+    files = {**pages(), "README.md": (REPO / "README.md").read_text()}
+    shown = flags_shown(files)
+    assert len({(c, f) for _, c, f in shown}) > 100  # the docs' own commands, not a sample
+    unknown = [(path, cmd, flag) for path, cmd, flag in shown
+               if cmd in takes and flag not in takes[cmd] and (cmd, flag) not in MISTYPED]
+    assert unknown == []
+    assert flags_shown({"x.md": "`release yank v1 --reasn x | grep --count`; `release cut --rc 1 \\| --post 1`"}) == [
+        ("x.md", "yank", "--reasn"), ("x.md", "cut", "--rc"), ("x.md", "cut", "--post")]
+
+
 def test_the_hand_written_command_page_names_every_command():
     text = (DOCS / "reference" / "commands.md").read_text()
     for name in COMMANDS:
