@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -107,8 +106,12 @@ def test_the_environment_is_the_wheels_one_architecture():
 
 
 def _pip_reads_locks() -> bool:
-    done = subprocess.run([sys.executable, "-m", "pip", "install", "--help"], capture_output=True, text=True)
-    return "pylock" in done.stdout
+    """Whether the pip that installs (this tool's, run in the venv) takes ``-r pylock.toml``: its
+    ``-r`` option's help says so (read from pip's source, not from a pip started to print it)."""
+    import importlib.util
+    spec = importlib.util.find_spec("pip")
+    options = Path(next(iter(spec.submodule_search_locations))) / "_internal" / "cli" / "cmdoptions.py"
+    return "pylock.toml format" in options.read_text(encoding="utf-8")
 
 
 def _install_lock(installer: str, lock: Path, tmp_path: Path, name: str) -> dict[str, str]:

@@ -12,6 +12,7 @@ import sys
 import venv
 from pathlib import Path
 
+from release.check.resolver import pip_argv
 from tests.support import warm_start
 from tests.support.installs import installed, uv_bin
 from tests.support.json_schemas import check
@@ -62,8 +63,8 @@ def test_one_command_walks_the_flow_and_its_install_lines_work(tmp_path):
         py = target / "bin" / "python"
         argv = shlex.split(command)
         if tool == "pip":
-            run = [sys.executable, "-m", "pip", "--python", str(py), *argv[1:], "--no-cache-dir",
-                   "--disable-pip-version-check"]
+            # this pip run in the venv's interpreter, as `pip --python` runs it after a first pip start
+            run = [*pip_argv(py), *argv[1:], "--no-cache-dir", "--disable-pip-version-check"]
             extra = {"PIP_CONFIG_FILE": os.devnull}
         else:
             run = [uv_bin(), *argv[1:3], "--python", str(py), *argv[3:]]

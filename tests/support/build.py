@@ -49,6 +49,36 @@ def cc():
     sys.stderr.write("ERROR: no C compiler (cc, gcc, clang) on PATH\n")
     sys.exit(1)
 
+
+def link(source, src, out, linkopts):
+    """Compile ``source`` (written to ``src``) into the shared object ``out`` with ``linkopts``:
+    once per source, options and the bytes of each file an option names, in this worker's cache
+    directory, then copied from there (the compiler's output is the same wherever it runs). A
+    link with a library directory (``-L``, whose files the key cannot know) is never cached."""
+    import hashlib
+    cached = None
+    if not any(o.startswith("-L") for o in linkopts):
+        key = hashlib.sha256("\0".join([src.name, source, *linkopts]).encode())
+        for opt in linkopts:
+            if not opt.startswith("-") and Path(opt).is_file():
+                key.update(Path(opt).read_bytes())
+        cached = Path(CACHE) / (key.hexdigest() + ".so")
+        if cached.is_file():
+            shutil.copy(cached, out)
+            return
+    src.write_text(source)
+    subprocess.run([cc(), "-shared", "-fPIC", "-O1", "-o", str(out), str(src), *linkopts], check=True)
+    src.unlink()
+    if cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        part = cached.with_name(f"{cached.name}.{os.getpid()}")
+        shutil.copy(out, part)
+        os.replace(part, cached)
+
+
+CACHE = "__CACHE__"
+
+
 SOURCE = """
 const char *built_target(void) { return "%s"; }
 const char *built_python(void) { return "%s"; }
@@ -243,22 +273,16 @@ def main(argv):
             rel, kind, major, version, env = jax_wheel_path(label, options)
             out = exec_root / rel
             out.parent.mkdir(parents=True, exist_ok=True)
-            src, so = out.with_suffix(".c"), out.with_suffix(".so")
-            src.write_text(SOURCE % (label, python))
-            subprocess.run([cc(), "-shared", "-fPIC", "-O1", "-o", str(so), str(src), *linkopts], check=True)
+            so = out.with_suffix(".so")
+            link(SOURCE % (label, python), out.with_suffix(".c"), so, linkopts)
             write_jax_wheel(out, kind, major, version, env, so)
-            src.unlink()
             so.unlink()
             print(f"[{n} / {len(args)}] Building wheel {label}", flush=True)
             continue
         out = exec_root / output_of(label)
         out.parent.mkdir(parents=True, exist_ok=True)
-        src = out.with_suffix(".c")
-        src.write_text(SOURCE % (label, python))
         part = out.with_name(out.name + ".tmp")
-        subprocess.run([cc(), "-shared", "-fPIC", "-O1", "-o", str(part), str(src), *linkopts],
-                       check=True)
-        src.unlink()
+        link(SOURCE % (label, python), out.with_suffix(".c"), part, linkopts)
         os.replace(part, out)
         print(f"[{n} / {len(args)}] Linking {label}", flush=True)
     print("INFO: Build completed successfully", flush=True)
@@ -291,11 +315,12 @@ class FakeBazel:
 
 
 @pytest.fixture
-def fake_bazel(tmp_path, monkeypatch) -> FakeBazel:
+def fake_bazel(tmp_path, tmp_path_factory, monkeypatch) -> FakeBazel:
     bindir = tmp_path / "bin"
     bindir.mkdir()
     script = bindir / "bazel"
-    script.write_text(FAKE_BAZEL.replace("__PYTHON__", sys.executable))
+    cache = tmp_path_factory.getbasetemp() / "fake-bazel-objects"  # this worker's: one compile per object
+    script.write_text(FAKE_BAZEL.replace("__PYTHON__", sys.executable).replace("__CACHE__", str(cache)))
     script.chmod(0o755)
     fake = FakeBazel(bindir, tmp_path / "bazel-calls.jsonl", tmp_path / "output_base")
     monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}")

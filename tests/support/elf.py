@@ -2,10 +2,15 @@
 
 Named as the real artifacts and linked with RUNPATH set at link time, the way
 the ``rocm_build`` Bazel config does it: ``-Wl,--enable-new-dtags -Wl,-rpath,...``.
+Each worker compiles one object once: the same source with the same flags (and the same bytes
+of the objects it links) is copied from the first compile's bytes, which the compiler makes
+the same wherever it runs.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -42,21 +47,38 @@ def compile_so(out: Path, runpath: list[str] | None = None, *, new_dtags: bool =
     """
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    src = out.with_suffix(".c")
-    src.write_text(_SOURCE % {"name": out.name, "answer": answer})
-    argv = [cc(), "-shared", "-fPIC", "-O1", "-o", str(out), str(src)]
+    source = _SOURCE % {"name": out.name, "answer": answer}
+    flags = []
     if runpath:
-        argv.append("-Wl,--enable-new-dtags" if new_dtags else "-Wl,--disable-new-dtags")
-        argv.append("-Wl,-rpath," + ":".join(runpath))
+        flags.append("-Wl,--enable-new-dtags" if new_dtags else "-Wl,--disable-new-dtags")
+        flags.append("-Wl,-rpath," + ":".join(runpath))
     if soname:
-        argv.append(f"-Wl,-soname,{soname}")
+        flags.append(f"-Wl,-soname,{soname}")
     if links:
-        argv.append("-Wl,--no-as-needed")
-        argv += [a for lib in links for a in (f"-L{Path(lib).parent}", f"-l:{Path(lib).name}")]
-    argv.extend(extra_flags)
-    subprocess.run(argv, check=True, capture_output=True)
-    src.unlink()
+        flags.append("-Wl,--no-as-needed")
+        flags += [a for lib in links for a in (f"-L{Path(lib).parent}", f"-l:{Path(lib).name}")]
+    flags.extend(extra_flags)
+    # The key: the source, the flags but where the linked objects lie, and those objects' bytes.
+    key = hashlib.sha256("\0".join([source, *(f for f in flags if not f.startswith("-L"))]).encode())
+    for lib in links:
+        key.update(Path(lib).read_bytes())
+    compiled = _COMPILED.get(key.hexdigest())
+    if compiled is None:
+        src = out.with_suffix(".c")
+        src.write_text(source)
+        subprocess.run([cc(), "-shared", "-fPIC", "-O1", "-o", str(out), str(src), *flags], check=True,
+                       capture_output=True)
+        src.unlink()
+        _COMPILED[key.hexdigest()] = compiled = (out.read_bytes(), out.stat().st_mode & 0o7777)
+        return out
+    data, mode = compiled
+    out.unlink(missing_ok=True)
+    out.write_bytes(data)
+    os.chmod(out, mode)
     return out
+
+
+_COMPILED: dict[str, tuple[bytes, int]] = {}  # compile_so's key -> the object's bytes and mode
 
 
 def compile_artifacts(directory: Path, runpath: list[str] | None) -> Path:

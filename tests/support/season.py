@@ -21,6 +21,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Iterable
 
@@ -146,20 +147,39 @@ def expected_picks(site_listed: dict[str, list[Version]]) -> dict[tuple[str, str
     return out
 
 
-def pip_pick(index_url: str, requirement: str, pre: bool) -> str | None:
-    """The version of the first requirement's project ``pip install --dry-run`` would install."""
+# pip's own command line, once per ask, in one interpreter: pip is imported once, not per ask.
+_PIP_ASKS = r"""
+import json, sys
+from pip._internal.cli.main import main
+print(json.dumps([main(argv) for argv in json.load(sys.stdin)]))
+"""
+
+
+def pip_picks(asks: list[tuple[str, str, bool]]) -> list[str | None]:
+    """For each ``(index_url, requirement, pre)``: the version of the requirement's project that
+    ``pip install --dry-run`` would install (None where pip fails)."""
+    with tempfile.TemporaryDirectory(prefix="pip-asks-") as work:
+        return _pip_picks(asks, Path(work))
+
+
+def _pip_picks(asks: list[tuple[str, str, bool]], work: Path) -> list[str | None]:
     env = {**os.environ, "PIP_CONFIG_FILE": os.devnull}
-    proc = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
-                           "--report", "-", "--no-cache-dir", "--disable-pip-version-check", "--index-url",
-                           index_url, *(["--pre"] if pre else []), requirement],
-                          capture_output=True, text=True, env=env, timeout=300)
-    if proc.returncode:
-        return None
-    name = requirement.split("=")[0].split("<")[0].split(">")[0].strip().lower()
-    for item in json.loads(proc.stdout)["install"]:
-        if item["metadata"]["name"].lower() == name:
-            return item["metadata"]["version"]
-    return None
+    argvs, reports = [], []
+    for n, (index_url, requirement, pre) in enumerate(asks):
+        reports.append(work / f"pip-ask-{n}.json")
+        argvs.append(["install", "--dry-run", "--ignore-installed", "--quiet", "--report", str(reports[-1]),
+                      "--no-cache-dir", "--disable-pip-version-check", "--index-url", index_url,
+                      *(["--pre"] if pre else []), requirement])
+    proc = subprocess.run([sys.executable, "-c", _PIP_ASKS], input=json.dumps(argvs), capture_output=True,
+                          text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    picks: list[str | None] = []
+    for code, report, (_, requirement, _) in zip(json.loads(proc.stdout.splitlines()[-1]), reports, asks):
+        name = requirement.split("=")[0].split("<")[0].split(">")[0].strip().lower()
+        got = [item["metadata"]["version"] for item in json.loads(report.read_text())["install"]
+               if item["metadata"]["name"].lower() == name] if code == 0 else []
+        picks.append(got[0] if got else None)
+    return picks
 
 
 def uv_pick(uv: str, index_url: str, requirement: str, pre: bool, cache: Path) -> str | None:
@@ -184,12 +204,14 @@ def resolver_problems(base_url: str, project: str, picks: dict[tuple[str, str, b
                       uv: str | None, cache: Path) -> list[str]:
     """Each install line, asked of pip (and of uv when given), against ``base_url/<channel>/``."""
     problems = []
-    for (channel, spec, pre), want in sorted(picks.items(), key=str):
-        url = f"{base_url.rstrip('/')}/{channel}/"
-        asked = [("pip", pip_pick(url, project + spec, pre))]
+    asked = sorted(picks.items(), key=str)
+    urls = [f"{base_url.rstrip('/')}/{channel}/" for (channel, _, _), _ in asked]
+    by_pip = pip_picks([(url, project + spec, pre) for url, ((_, spec, pre), _) in zip(urls, asked)])
+    for url, ((channel, spec, pre), want), pip_got in zip(urls, asked, by_pip):
+        answers = [("pip", pip_got)]
         if uv:
-            asked.append(("uv", uv_pick(uv, url, project + spec, pre, cache)))
-        for who, got in asked:
+            answers.append(("uv", uv_pick(uv, url, project + spec, pre, cache)))
+        for who, got in answers:
             if (Version(got) if got else None) != want:
                 line = f"{project}{spec}{' --pre' if pre else ''} from {channel}/"
                 problems.append(f"{who} takes {got} for {line}, the newest is {want}")
