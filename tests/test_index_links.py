@@ -99,33 +99,6 @@ def gh_season(fake_github, make_dist):
     return store
 
 
-def test_pip_and_uv_install_tonights_nightly_from_the_release_assets(fake_github, gh_season, tmp_path):
-    site = tmp_path / "site"
-    build_site(gh_season, site, keep=14)
-    page = json.loads((site / "nightly" / PLUGIN / "index.json").read_text())
-    storage = fake_github.base("storage")
-    assert page["files"] and all(f["url"].startswith(f"{storage}/{fake_github.repo}/releases/download/")
-                                 for f in page["files"])
-    served = serve(site, negotiate=False)  # GitHub Pages: static files, HTML only
-    try:
-        before = len(fake_github.log)
-        code, got, err = pip_install(tmp_path, served.url + "/nightly/", "--pre", PLUGIN, name="pip")
-        assert code == 0, err
-        assert got[PLUGIN] == got[PJRT] == "0.9.1.post1.dev20261122"
-        downloads = [e[2] for e in fake_github.log[before:] if e[0] == "storage"]
-        assert {p.rsplit("/", 1)[1] for p in downloads} >= {"jax_rocm7_pjrt-0.9.1.post1.dev20261122-py3-none-"
-                                                             "manylinux_2_28_x86_64.whl"}
-        assert not any(p.endswith(".whl") for p, _ in served.seen)  # Pages served no wheel
-        code, got, err = uv_install(tmp_path, served.url + "/nightly/", "--prerelease", "allow", PLUGIN)
-        assert code == 0, err
-        assert got[PLUGIN] == got[PJRT] == "0.9.1.post1.dev20261122"
-        code, got, err = uv_install(tmp_path, served.url + "/stable/", PLUGIN, name="uvstable")
-        assert code == 0, err
-        assert got[PLUGIN] == got[PJRT] == "0.9.1"
-    finally:
-        served.close()
-
-
 def storage_reads(fake_github, since: int) -> Counter:
     """Requests per path to the stand-in's download host (release assets) since log entry ``since``."""
     return Counter(e[2] for e in fake_github.log[since:] if e[0] == "storage")
@@ -161,9 +134,13 @@ def test_pip_and_uv_resolve_from_the_metadata_files_and_download_no_wheel(fake_g
     """PEP 658/714: with the pages naming each wheel's metadata file (HTML on a static host,
     PEP 691 JSON where negotiated), `pip install --dry-run --report` and `uv pip compile` read
     exactly the two .metadata assets at the wheels' URLs + .metadata, never a wheel; a real
-    install with either still gets the wheels."""
+    install with either still gets tonight's wheels from the release assets (every file the pages
+    name is there, the site serves none) and the stable channel's newest release."""
     site = tmp_path / "site"
     build_site(gh_season, site, keep=14)
+    page = json.loads((site / "nightly" / PLUGIN / "index.json").read_text())
+    assets = f"{fake_github.base('storage')}/{fake_github.repo}/releases/download/"
+    assert page["files"] and all(f["url"].startswith(assets) for f in page["files"])
     served = serve(site, negotiate=negotiate)
     version = "0.9.1.post1.dev20261122"
     wheels = {f["filename"]: f["url"] for p in (PLUGIN, PJRT)
@@ -191,6 +168,10 @@ def test_pip_and_uv_resolve_from_the_metadata_files_and_download_no_wheel(fake_g
         code, got, err = uv_install(tmp_path, served.url + "/nightly/", "--prerelease", "allow", PLUGIN)
         assert code == 0, err
         assert got[PLUGIN] == got[PJRT] == version
+        assert not any(p.endswith(".whl") for p, _ in served.seen)  # the wheels came from the assets
+        code, got, err = uv_install(tmp_path, served.url + "/stable/", PLUGIN, name="uvstable")
+        assert code == 0, err
+        assert got[PLUGIN] == got[PJRT] == "0.9.1"
     finally:
         served.close()
 
