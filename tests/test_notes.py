@@ -8,7 +8,7 @@ import dataclasses
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from release.core import bodies
@@ -254,3 +254,22 @@ def test_a_releases_record_is_read_naming_its_tag_and_changed_field_by_field():
 ])
 def test_only_notes_carrying_the_draft_mark_are_ours(body, ours):
     assert notes.is_ours(body) is ours
+
+
+_SECTION_PIECES = ["\n", "\r\n", "\r", "x", " ", "<!-- smoke -->", "<!-- /smoke -->", "<!-- pypi -->", "<!-- /pypi -->",
+                   "<!-- index-facts -->", "<!-- /index-facts -->", "<!-- index-facts --", "<!-- /index-facts-->",
+                   "<!-- validated-with -->", "<!-- /validated-with -->", "<!-- with-rocm -->", "<!-- /with-rocm -->"]
+
+
+@settings(max_examples=300)  # cheap: a few microseconds an example
+@example("<!-- smoke -->\r\nok\r\n<!-- /smoke -->\r\nrest", "smoke section")
+@example("<!-- pypi -->\rx\n<!-- pypi -->\n1<!-- /pypi -->\n<!-- /pypi -->", "PyPI section")
+@given(st.lists(st.sampled_from(_SECTION_PIECES), max_size=16).map("".join),
+       st.sampled_from(sorted(notes._SECTIONS)))
+def test_a_section_is_found_where_its_pattern_matches(text, kind):
+    """Sections are found without their regular expression (``str.find``): the same matches,
+    spans and values as ``finditer`` of the pattern, for any order of openings, closings and
+    line ends, unclosed and nested ones included."""
+    expected = [(m.start(), m.end(), m.group("value")) for m in notes._READ[kind].finditer(text)]
+    assert notes._sections(text, *notes._SECTIONS[kind]) == expected
+    assert notes._SECTIONS[kind][0] == notes._OPENS[kind]

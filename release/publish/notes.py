@@ -79,15 +79,46 @@ def _ours(text: str) -> re.Match[str] | None:
     return _OURS.search(text) if "<!--" in text else None
 
 
-def _without(text: str, matches: list[re.Match[str]]) -> str:
-    """``text`` with ``matches`` (``finditer``'s, in order) cut out: ``pattern.sub("", text)``
-    without scanning the text again."""
+def _without(text: str, matches: list[tuple[int, int, str]]) -> str:
+    """``text`` with ``matches`` ((start, end, value), in order, as ``finditer`` finds them) cut
+    out: ``pattern.sub("", text)`` without scanning the text again."""
     pieces, at = [], 0
-    for m in matches:
-        pieces.append(text[at:m.start()])
-        at = m.end()
+    for start, end, _ in matches:
+        pieces.append(text[at:start])
+        at = end
     pieces.append(text[at:])
     return "".join(pieces)
+
+
+# A section's pattern in ``_READ`` is its opening line, anything, its closing line: found with
+# ``str.find`` here (the regular expression tried the closing line at every character of a
+# section, a third of reading a release's notes), exactly where ``finditer`` finds it.
+_SECTIONS = {kind: (f"<!-- {name} -->", f"<!-- /{name} -->") for kind, name in (
+    ("with-rocm section", "with-rocm"), ("validated-with section", "validated-with"),
+    ("wheel facts section", "index-facts"), ("PyPI section", "pypi"), ("smoke section", "smoke"))}
+
+
+def _sections(text: str, opener: str, closer: str) -> list[tuple[int, int, str]]:
+    """(start, end, value) of each match of ``opener\r?\n(?P<value>.*?)closer(?:\r?\n)?``
+    (``re.S``) in ``text``, in ``finditer``'s order."""
+    found, at = [], 0
+    while (start := text.find(opener, at)) >= 0:
+        value = start + len(opener)
+        if text.startswith("\r\n", value):
+            value += 2
+        elif text.startswith("\n", value):
+            value += 1
+        else:
+            at = start + 1
+            continue
+        close = text.find(closer, value)
+        if close < 0:
+            break  # no later opening line has a closing line after it either
+        end = close + len(closer)
+        end += 2 if text.startswith("\r\n", end) else 1 if text.startswith("\n", end) else 0
+        found.append((start, end, text[value:close]))
+        at = end
+    return found
 
 
 class NotesError(UserError):
@@ -154,8 +185,9 @@ def read(body: str | None, where: str = "the release notes") -> Notes:
     for kind, pattern in _READ.items():
         if _OPENS[kind] not in rest:  # what every match starts with: no scan of the notes for it
             continue
-        matches = list(pattern.finditer(rest))
-        values = {m.group("value").strip() for m in matches}
+        matches = _sections(rest, *_SECTIONS[kind]) if kind in _SECTIONS else [
+            (m.start(), m.end(), m.group("value")) for m in pattern.finditer(rest)]
+        values = {value.strip() for _, _, value in matches}
         if len(values) > 1:
             shown = ", ".join(sorted(repr(v[:40]) for v in values))
             raise NotesError(f"{where}: {len(values)} {kind}s that disagree ({shown}); keep one")
