@@ -140,14 +140,14 @@ def modules_page() -> str:
              "module imports from its own stage or a lower one, never a higher one "
              "(`tests/test_repo_layout.py`). `python -m release <command>` dispatches to "
              "`release/commands/<command>.py`, which only parses flags and prints.", "",
-             "| module | what it is |", "|---|---|"]
+             "## The top level", ""]
     stage_of = ""
-    for name, path in modules():
+    for name, path in modules():  # lists, not a table: a phone's narrow column split every name
         stage = name.split(".")[0] if "." in name else ""
         if stage and stage != stage_of:
             stage_of = stage
-            lines.append(f"| **`{stage}/`** | **{_summary(PACKAGE / stage / '__init__.py')}** |")
-        lines.append(f"| `{name}` | {_summary(path)} |")
+            lines += ["", f"## `{stage}/`", "", _summary(PACKAGE / stage / "__init__.py"), ""]
+        lines.append(f"- `{name}`: {_summary(path)}")
     return "\n".join(lines) + "\n"
 
 
@@ -194,18 +194,18 @@ def json_page() -> str:
              f"on a failed check) prints `{schema_id('error')}` instead, whatever the command. "
              "`verify`, `validate` and `smoke` that find a problem print their own shape with `ok` "
              "false (exit 1).", "",
-             "| command | `schema` | JSON Schema |", "|---|---|---|"]
-    lines += [f"| {'a failure' if name == 'error' else f'`release {name}`'} | `{schema_id(name)}` | "
-              f"[{name}.json](schemas/{name}.json) |" for name in SHAPES]
+             "Every shape:", ""]
+    lines += [f"- {'a failure' if name == 'error' else f'`release {name}`'}: `{schema_id(name)}`, "
+              f"[{name}.json](schemas/{name}.json)" for name in SHAPES]
     for name in SHAPES:
         shape = schema(name)
         lines += ["", f"## {'A failure' if name == 'error' else f'release {name}'}", "",
-                  _cell(shape.get("description", "")), "",
-                  "| key | type | always | what |", "|---|---|---|---|"]
+                  _cell(shape.get("description", "")), ""]
         required = set(shape.get("required", ()))
         for key, prop in shape.get("properties", {}).items():
-            lines.append(f"| `{key}` | {_cell(_type(prop))} | {'yes' if key in required else ''} | "
-                         f"{_cell(prop.get('description', ''))} |")
+            always = ", always" if key in required else ""
+            what = _cell(prop.get("description", ""))
+            lines.append(f"- `{key}` ({_cell(_type(prop))}{always})" + (f": {what}" if what else ""))
     return "\n".join(lines) + "\n"
 
 

@@ -172,16 +172,17 @@ def test_the_hand_written_command_page_names_every_command():
 
 
 def test_the_module_map_names_every_module_of_the_package():
-    """Every module of the stage packages has a row ``| `stage.module` |`` from its docstring;
+    """Every module of the stage packages has an item ``- `stage.module`: `` from its docstring;
     commands are listed as commands (the reference), not here."""
     text = docs_reference.modules_page()
     package = REPO / "release"
     modules = sorted(".".join(p.relative_to(package).with_suffix("").parts) for p in package.rglob("*.py")
                      if not p.stem.startswith("__") and p.parent.name != "commands")
     assert "core.versions" in modules and "cli" in modules
-    missing = [m for m in modules if f"| `{m}` |" not in text]
+    missing = [m for m in modules if f"\n- `{m}`: " not in text]
     assert not missing, f"the module map lacks {missing}"
-    assert "| `core.errors` | Errors that end a command with one line" in text   # from the docstring
+    assert "\n- `core.errors`: Errors that end a command with one line" in text   # from the docstring
+    assert "\n## `core/`\n" in text and "\n## `jobs/`\n" in text  # each stage its heading
 
 
 def test_every_exit_status_is_documented():
