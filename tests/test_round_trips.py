@@ -262,11 +262,14 @@ def test_a_forward_range_just_above_the_first_fetch_s_boundary_is_listed_without
 
 
 def _forked_long_before(path: Path, fork: int, old_branch: str = "rocm-jaxlib-v0.8.0",
-                        new_branch: str = "rocm-jaxlib-v0.9.1") -> tuple[RepoBuilder, str, str]:
-    """Forty daily commits on main; ``old_branch`` forked at main's commit ``fork`` and
+                        new_branch: str = "rocm-jaxlib-v0.9.1", days: int = 40) -> tuple[RepoBuilder, str, str]:
+    """``days`` daily commits on main; ``old_branch`` forked at main's commit ``fork`` and
     ``new_branch`` at its tip, each with three commits made after main's last: the old pin is
     the first's tip, the new one the second's (a via dep switching release branches)."""
-    up, main = forty_days_of_main(path)
+    up, main = RepoBuilder(path), []
+    for i in range(days):
+        up.time += DAY
+        main.append(up.commit("main", f"m{i}", {"f.txt": f"{i}\n"}))
     pins = []
     for branch, at in ((old_branch, main[fork]), (new_branch, main[-1])):
         for i in range(3):
@@ -309,12 +312,13 @@ def test_the_branch_search_brings_the_old_pin_s_history_in_its_own_fetch(tmp_pat
         server.stop()
 
 
-def test_a_cold_roll_switching_xla_s_branch_asks_its_remote_one_listing_and_two_fetches(tmp_path):
+def test_a_cold_roll_switching_xla_s_branch_asks_its_remote_one_listing_and_two_fetches(tmp_path, monkeypatch):
     """The plugin's new tip pins xla on another release branch (forked four days below the old
-    pin's): with an empty cache xla's remote is asked for its branches once, for both pins in
-    one fetch, and for the branches with the old pin's history in one more; how the pins relate
-    (sideways, the merge-base, the commits each way) then asks nothing."""
-    up, old, new = _forked_long_before(tmp_path / "xla.git", 35)
+    pin's, in 100 days of history): with an empty cache xla's remote is asked for its branches
+    once, for both pins in one fetch, and for the branches with the old pin's history in one
+    more (60 days deep, the first window); how the pins relate (sideways, the merge-base, the
+    commits each way) then asks nothing."""
+    up, old, new = _forked_long_before(tmp_path / "xla.git", 95, days=100)
     plugin = RepoBuilder(tmp_path / "plugin.git")
     p0 = plugin.commit("master", "pin", {XLA_BZL: workspace_bzl("XLA_COMMIT", old)})
     plugin.commit("master", "switch", {XLA_BZL: workspace_bzl("XLA_COMMIT", new)})
@@ -328,7 +332,9 @@ def test_a_cold_roll_switching_xla_s_branch_asks_its_remote_one_listing_and_two_
             f"    branch: rocm-jaxlib-v0.8.0\n    commit: {old}\n    roll: {{via: plugin, file: {XLA_BZL}}}\n")
         deps = config.load_deps(tmp_path / "deps.yaml")
         server.reset_counts()
+        asked = _count_questions(monkeypatch)
         moves = {m.name: m for m in roll(deps, tmp_path / "cache", only=["plugin", "xla"]).moves}
+        assert [key for key, n in asked.items() if n > 1] == []  # each commit's time, parents, file once
         assert len(server.asked("ls-refs", "xla.git")) == 1, server.log
         assert len(server.asked("fetch", "xla.git")) == _fetch_processes(server, "xla.git") == 2, server.log
     finally:
@@ -337,3 +343,41 @@ def test_a_cold_roll_switching_xla_s_branch_asks_its_remote_one_listing_and_two_
     assert (xla.branch, xla.direction, xla.merge_base) == ("rocm-jaxlib-v0.9.1", "sideways",
                                                            git("merge-base", old, new, cwd=up.path).strip())
     assert (xla.count, xla.dropped) == (3 + 4, 3)
+
+
+def _count_questions(monkeypatch) -> dict[tuple[str, str, str], int]:
+    """How many times git is asked, per mirror, for a commit's time, its parents, or the blob at
+    one of its paths (filled as the mirrors ask)."""
+    from release.sources import partial
+
+    asked: dict[tuple[str, str, str], int] = {}
+    real = partial.run_git
+
+    def counting(args, cwd=None, env=None, input=None, encoding="utf-8"):
+        command = [a for a in args if not a.startswith("-")]
+        if args[0] == "log" and "--no-walk=unsorted" in args:
+            keys = [("time", sha) for sha in (input or "").split()]
+        elif args[0] == "rev-list" and "--pretty=raw" in args:
+            keys = [("parents", sha) for sha in (input or "").split()]
+        elif args[0] == "ls-tree":
+            keys = [("file", f"{command[1]}:{path}") for path in command[2:]]
+        else:
+            keys = []
+        for kind, what in keys:
+            asked[(str(cwd), kind, what)] = asked.get((str(cwd), kind, what), 0) + 1
+        return real(args, cwd, env, input, encoding)
+
+    monkeypatch.setattr(partial, "run_git", counting)
+    return asked
+
+
+def test_a_roll_asks_git_a_commit_s_time_parents_or_file_once(bump_project, git_http, tmp_path, monkeypatch):
+    """None of a commit's time, its parents or the blob at one of its paths ever changes: a
+    cold roll of plugin, jax and xla asks git for each once (a git process is most of what a
+    warm question costs), however many questions need it (here and in the switch above)."""
+    asked = _count_questions(monkeypatch)
+    deps = config.load_deps(bump_project(http=git_http) / "deps.yaml")
+    result = roll(deps, tmp_path / "cache")
+    assert [m.name for m in result.moves] == ["plugin", "jax", "xla"]
+    assert {kind for _, kind, _ in asked} == {"time", "parents", "file"}
+    assert [key for key, n in asked.items() if n > 1] == []

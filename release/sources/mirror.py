@@ -315,6 +315,8 @@ class Mirror(PartialMirror):
 
     def is_ancestor(self, anc: str, desc: str) -> bool:
         """Whether ``anc`` is reachable from ``desc``. Both must be here (see ``fetch_commit``)."""
+        if (anc, desc) in self._whole:  # both histories already walked whole: no git process
+            return not self._whole[(anc, desc)][0]
         if self._run("merge-base", "--is-ancestor", anc, desc, check=False)[0] == 0:
             return True
         return not self.complete_between(anc, desc)[0]  # nothing of anc's history lacks from desc's

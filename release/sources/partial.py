@@ -61,6 +61,12 @@ class PartialMirror:
         self._held: AbstractContextManager[None] | None = None
         self._depth = 0  # entered this many times (nested: one lock, taken once)
         self.fetches = 0  # how many times this object talked to the remote (for tests and logs)
+        # What this run learnt of objects, none of which changes: a mirror only gains objects
+        # (no gc), and a commit's parents and time are in its object. Asked once, not per question.
+        self._here: set[str] = set()  # objects known to be here
+        self._parents: dict[str, list[str]] = {}  # commit -> parents as its object records them
+        self._committed: dict[str, int] = {}  # commit -> committer time
+        self._entries: dict[tuple[str, str], str | None] = {}  # (commit, path) -> blob id (None: no file)
 
     def __enter__(self) -> Self:
         """Take the mirror's lock (``release.core.file_lock``: a run that only reads pins never
@@ -166,27 +172,37 @@ class PartialMirror:
         """``{commit: parents}`` for those of these commits that are here, the parents as the
         commit objects record them (a shallow mark hides them from a walk; the raw format shows
         them), in one git process and without the lazy fetch a missing one would cause."""
-        if not shas:
-            return {}
-        out = self._run("rev-list", "--no-walk", "--missing=print", "--ignore-missing", "--pretty=raw", "--stdin",
-                        input="".join(f"{sha}\n" for sha in sorted(shas)), encoding="latin-1")[1]
-        parents: dict[str, list[str]] = {}
-        current: list[str] = []
-        for line in out.split("\n"):  # headers start at column 0; message lines are indented
-            if line.startswith("commit ") and _SHA.match(line[7:]):
-                current = parents.setdefault(line[7:], [])
-            elif line.startswith("parent ") and _SHA.match(line[7:]):
-                current.append(line[7:])
-        return {sha: found for sha, found in parents.items() if sha in shas}
+        ask = shas - self._parents.keys()
+        if ask:
+            out = self._run("rev-list", "--no-walk", "--missing=print", "--ignore-missing", "--pretty=raw", "--stdin",
+                            input="".join(f"{sha}\n" for sha in sorted(ask)), encoding="latin-1")[1]
+            parents: dict[str, list[str]] = {}
+            current: list[str] = []
+            sha = ""
+            for line in out.split("\n"):  # headers start at column 0; message lines are indented
+                if line.startswith("commit ") and _SHA.match(line[7:]):
+                    sha = line[7:]
+                    current = parents.setdefault(sha, [])
+                elif line.startswith("parent ") and _SHA.match(line[7:]):
+                    current.append(line[7:])
+                elif line.startswith("committer ") and sha in parents and sha not in self._committed:
+                    when = line.rsplit(" ", 2)[-2:-1]
+                    if when and when[0].isdigit():
+                        self._committed[sha] = int(when[0])
+            found = {sha: got for sha, got in parents.items() if sha in ask}
+            self._parents.update(found)
+            self._here.update(found)
+        return {sha: self._parents[sha] for sha in shas if sha in self._parents}
 
     def _present(self, shas: set[str]) -> set[str]:
         """Which of these objects (commits, blobs) are here, in one git process and without the
         lazy fetch a partial repository would do for a missing one."""
-        if not shas:
-            return set()
-        out = self._run("rev-list", "--missing=print", "--ignore-missing", "--no-walk", "--stdin",
-                        input="".join(f"{sha}\n" for sha in sorted(shas)))[1]
-        return set(out.split()) & shas
+        ask = shas - self._here
+        if ask:
+            out = self._run("rev-list", "--missing=print", "--ignore-missing", "--no-walk", "--stdin",
+                            input="".join(f"{sha}\n" for sha in sorted(ask)))[1]
+            self._here.update(set(out.split()) & ask)
+        return shas & self._here
 
     def shallow(self) -> set[str]:
         path = self.path / "shallow"
@@ -196,8 +212,13 @@ class PartialMirror:
 
     def has_commit(self, sha: str) -> bool:
         """Whether the commit is here, without the lazy fetch a partial repository would do."""
+        if sha in self._here:
+            return True
         status, out, _ = self._run("rev-list", "--missing=print", "--no-walk", sha, check=False)
-        return status == 0 and out.strip() == sha
+        if status == 0 and out.strip() == sha:
+            self._here.add(sha)
+            return True
+        return False
 
     def tracking_ref(self, branch: str) -> str:
         return f"refs/remotes/origin/{branch}"
@@ -277,15 +298,16 @@ class PartialMirror:
 
     def commit_time(self, sha: str) -> int:
         """Committer time of a commit that is here (seconds since the epoch)."""
-        return int(self._run("log", "-1", "--format=%ct", sha)[1].strip())
+        return self._times({sha})[sha]
 
     def _times(self, shas: set[str]) -> dict[str, int]:
         """Committer times of commits that are here, in one git process."""
-        if not shas:
-            return {}
-        out = self._run("log", "--no-walk=unsorted", "--format=%H %ct", "--stdin",
-                        input="".join(f"{sha}\n" for sha in sorted(shas)))[1]
-        return {sha: int(t) for sha, t in (line.split() for line in out.splitlines())}
+        ask = shas - self._committed.keys()
+        if ask:
+            out = self._run("log", "--no-walk=unsorted", "--format=%H %ct", "--stdin",
+                            input="".join(f"{sha}\n" for sha in sorted(ask)))[1]
+            self._committed.update((sha, int(t)) for sha, t in (line.split() for line in out.splitlines()))
+        return {sha: self._committed[sha] for sha in shas if sha in self._committed}
 
     def resolve(self, rev: str) -> str:
         """The commit a local name or SHA stands for here (what a fetch may ask the remote for)."""
@@ -300,13 +322,8 @@ class PartialMirror:
 
     def read_file(self, sha: str, path: str) -> str | None:
         """The text of ``path`` at commit ``sha`` (fetches that one blob if needed); None if absent."""
-        out = self._run("ls-tree", "-z", sha, "--", path)[1]
-        entry = out.split("\x00")[0]
-        if not entry:
-            return None
-        meta, _, name = entry.partition("\t")
-        mode, kind, blob = meta.split()
-        if kind != "blob" or name != path:
+        blob = self._blobs(sha, [path])[path]
+        if blob is None:
             return None
         status, text, err = self._run("cat-file", "blob", blob, check=False)
         if status != 0:
@@ -317,13 +334,7 @@ class PartialMirror:
         """Bring the blobs of ``paths`` at ``sha`` (a commit here with its trees) that are not
         here in one fetch, so ``read_file`` reads them without fetching each alone (a round trip
         per file: a via dep's pin file and MODULE.bazel, for each dep pinned in one source)."""
-        wanted = sorted(set(paths))
-        out = self._run("ls-tree", "-z", sha, "--", *wanted)[1] if wanted else ""
-        blobs = set()
-        for entry in out.split("\x00"):
-            meta, _, name = entry.partition("\t")
-            if name in wanted and meta.split()[1:2] == ["blob"]:
-                blobs.add(meta.split()[2])
+        blobs = {blob for blob in self._blobs(sha, sorted(set(paths))).values() if blob}
         missing = blobs - self._present(blobs)
         if len(missing) <= 1:  # one: read_file's own fetch is the same round trip
             return
@@ -331,6 +342,20 @@ class PartialMirror:
         status, err = self._fetch("origin", *sorted(missing), filter=FILTER, negotiate="noop")
         if status != 0:
             raise remote_error(self.remote, "cannot fetch files from", err)
+
+    def _blobs(self, sha: str, paths: list[str]) -> dict[str, str | None]:
+        """``{path: blob id}`` at commit ``sha`` (its trees here), None where the path is no file
+        there; the paths not asked before in one git process (``fetch_files`` asks for those
+        ``read_file`` reads next)."""
+        ask = [p for p in paths if (sha, p) not in self._entries]
+        if ask:
+            found: dict[str, str] = {}
+            for entry in self._run("ls-tree", "-z", sha, "--", *ask)[1].split("\x00"):
+                meta, _, name = entry.partition("\t")
+                if meta.split()[1:2] == ["blob"]:
+                    found[name] = meta.split()[2]
+            self._entries.update(((sha, p), found.get(p)) for p in ask)
+        return {p: self._entries[(sha, p)] for p in paths}
 
     # ---------------------------------------------------------------- checkouts
 
