@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -62,6 +63,18 @@ def test_an_upward_import_is_named():
     assert upward_imports(graph) == ["release.core.naming -> release.publish.stores"]
 
 
+def parsed(path: Path) -> ast.Module:
+    """``path``'s syntax tree, parsed once per content in this process (three rules read all of
+    release/, about a CPU-second a parse); the trees are shared, so only read them."""
+    text = path.read_text(encoding="utf-8")
+    return _parse(text, str(path))
+
+
+@functools.lru_cache(maxsize=512)
+def _parse(text: str, filename: str) -> ast.Module:
+    return ast.parse(text, filename)
+
+
 def _is_environment(node) -> bool:
     """``env``, ``environ``, ``os.environ``, or ``(os.environ if ... else env)``."""
     import ast
@@ -89,8 +102,9 @@ def _names_read(tree, package_constants: dict[str, dict[str, set[str]]] | None =
     """The variable names one module reads from the environment (``package_constants``: each
     package module's constants, by dotted name, for the names this module imports)."""
     import ast
+    nodes = list(ast.walk(tree))  # walked once; each pass below reads them in the same order
     bound: dict[str, set[str]] = {}  # module constants and loop variables -> the strings they hold
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.ImportFrom) and node.module and package_constants is not None:
             for alias in node.names:
                 held = package_constants.get(node.module, {}).get(alias.name)
@@ -108,15 +122,15 @@ def _names_read(tree, package_constants: dict[str, dict[str, set[str]]] | None =
             return strings(node.value)
         return set()
 
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and not isinstance(node.value, ast.Name):
             bound.setdefault(node.targets[0].id, set()).update(strings(node.value))
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name):
             bound.setdefault(node.target.id, set()).update(strings(node.iter))
     read: set[str] = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Call) and node.args and isinstance(node.func, ast.Attribute) and (
                 (node.func.attr == "get" and _is_environment(node.func.value)) or node.func.attr == "getenv"):
             read |= strings(node.args[0])
@@ -133,8 +147,7 @@ def environment_reads() -> dict[str, set[str]]:
     ``os.environ[NAME]``, ``NAME in env``, ``os.getenv(NAME)`` on any mapping called ``env`` or
     ``environ``, where NAME is a string, a module constant naming one (its own, or one it imports
     from another module of the package), or a loop variable over a tuple of them. Returns {name: modules reading it}."""
-    import ast
-    trees = {path: ast.parse(path.read_text()) for path in sorted((REPO / "release").rglob("*.py"))}
+    trees = {path: parsed(path) for path in sorted((REPO / "release").rglob("*.py"))}
     constants = {".".join(path.relative_to(REPO).with_suffix("").parts): _module_constants(tree)
                  for path, tree in trees.items()}
     found: dict[str, set[str]] = {}
@@ -175,7 +188,7 @@ def import_graph(package: Path) -> dict[str, set[str]]:
     for name, path in modules.items():
         here = name if path.name == "__init__.py" else name.rpartition(".")[0]
         found = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.Import):
                 found |= {alias.name for alias in node.names}
             elif isinstance(node, ast.ImportFrom):
