@@ -10,6 +10,7 @@ commits, so the via deps must follow whichever plugin commit is chosen.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 
 import pytest
@@ -19,6 +20,7 @@ from release.core.config import ConfigError, Hold, parse_deps, render_hold
 from release.core.errors import UserError
 from release.sources import changelog
 from release.sources.roll import roll
+from tests.conftest import NOW
 from tests.support.bisect_history import build_history, make_project
 from tests.support.bumping import bump
 from tests.support.gitrepos import GitHttpServer
@@ -45,14 +47,32 @@ def git_host(history, tmp_path_factory):
     server.stop()
 
 
+@pytest.fixture(scope="module")
+def warm_cache(history, git_host, tmp_path_factory):
+    """The mirrors a roll of every plugin commit leaves, made once: each test's roll starts from a
+    copy and fetches only what its question needs that is not there (the rules here are about which
+    commit is chosen; a roll from an empty cache is tests/test_roll.py's and test_branch_choice's)."""
+    cache = tmp_path_factory.mktemp("warm-cache")
+    server = git_host.url("").rstrip("/")
+    urls = {name: f"{server}/{full}.git" for name, full in NAMES.items()}
+    root = make_project(tmp_path_factory.mktemp("warm-proj"), history, pins=history.pins_at(history.c["P0"]),
+                        urls=urls)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GITHUB_SERVER_URL", server)
+        mp.setenv("RELEASE_NOW", NOW)
+        roll(config.load_deps(root / "deps.yaml"), cache)
+    return cache
+
+
 @pytest.fixture
-def gh(history, git_host, github_env, monkeypatch, tmp_path):
+def gh(history, git_host, github_env, monkeypatch, tmp_path, warm_cache):
     """GitHub-host URLs in deps.yaml, served by the local git server; CI on the stand-in."""
     server = git_host.url("").rstrip("/")
     monkeypatch.setenv("GITHUB_SERVER_URL", server)
     monkeypatch.delenv("JAX_ROCM_RELEASE_CACHE", raising=False)
     urls = {name: f"{server}/{full}.git" for name, full in NAMES.items()}
     fake = github_env
+    shutil.copytree(warm_cache, tmp_path / "cache", symlinks=True)
 
     def deps(pin="P2", roll="{head: true, require: green}", extra=None):
         root = make_project(tmp_path / "proj", history, pins=history.pins_at(history.c[pin]), urls=urls,
@@ -157,8 +177,8 @@ def test_missing_token_is_refused_before_any_git(gh, monkeypatch):
     deps = gh.deps()
     with pytest.raises(UserError, match="GITHUB_TOKEN is not set; it needs a token with checks: read "
                                         "and statuses: read"):
-        roll(deps, gh.cache)
-    assert not gh.cache.exists()
+        roll(deps, gh.cache.parent / "empty")
+    assert not (gh.cache.parent / "empty").exists()
 
 
 # ---------------------------------------------------------------- holds
