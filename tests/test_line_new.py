@@ -17,14 +17,29 @@ from tests.support.project import write_version_info
 OLD_BRANCH = "rocm-jaxlib-v0.10.x"
 
 
+@pytest.fixture(scope="module")
+def upstream(tmp_path_factory):
+    """The generated upstreams, built once: no test here writes to them (a line's branch and
+    pull request are made in the project's origin and on the stand-in)."""
+    jt = build_jax_tree(tmp_path_factory.mktemp("upstream"))
+    jt.jax.set_ref(OLD_BRANCH, jt.c["JOLD"])
+    return jt
+
+
+@pytest.fixture(scope="module")
+def mirrors(tmp_path_factory):
+    """One git cache for the module's commands: a mirror answers alike cold or warm, so each
+    test need not fetch the unchanging upstreams again."""
+    return tmp_path_factory.mktemp("mirrors")
+
+
 @pytest.fixture
-def world(tmp_path, monkeypatch):
+def world(tmp_path, monkeypatch, upstream, mirrors):
     """The 0.11 line on main (deps.yaml at J0), origin a bare repository; jax's 0.10 working
     branch at JOLD (jax 0.10.0, xla X10 on rocm-jaxlib-v0.10.0)."""
-    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(mirrors))
     monkeypatch.setenv("RELEASE_PUBLIC_INDEX", "none")
-    jt = build_jax_tree(tmp_path / "upstream")
-    jt.jax.set_ref(OLD_BRANCH, jt.c["JOLD"])
+    jt = upstream
     root = tmp_path / "repo"
     root.mkdir()
     (root / "deps.yaml").write_text(jt.deps_yaml())
