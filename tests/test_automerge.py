@@ -22,8 +22,8 @@ from tests.test_bump_people import PERSON, person_edits
 
 
 @pytest.fixture
-def cache_env(tmp_path, monkeypatch):
-    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
+def cache_env(shared_git_cache, monkeypatch):
+    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(shared_git_cache))
 
 
 @pytest.fixture

@@ -23,8 +23,8 @@ PERSON = {"GIT_AUTHOR_NAME": "Ada Person", "GIT_AUTHOR_EMAIL": "ada@example.com"
 
 
 @pytest.fixture
-def cache_env(tmp_path, monkeypatch):
-    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
+def cache_env(shared_git_cache, monkeypatch):
+    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(shared_git_cache))
 
 
 @pytest.fixture

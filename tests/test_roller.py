@@ -19,8 +19,8 @@ from tests.test_automerge import world  # noqa: F401 (the fixture: checkout, ori
 
 
 @pytest.fixture
-def cache_env(tmp_path, monkeypatch):
-    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
+def cache_env(shared_git_cache, monkeypatch):
+    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(shared_git_cache))
 
 
 def commit_roller(root, text):

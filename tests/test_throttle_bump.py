@@ -24,8 +24,8 @@ DAY = dt.datetime(2026, 11, 1, 3, 23, tzinfo=dt.timezone.utc)
 
 
 @pytest.fixture
-def cache_env(tmp_path, monkeypatch):
-    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
+def cache_env(shared_git_cache, monkeypatch):
+    monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(shared_git_cache))
 
 
 

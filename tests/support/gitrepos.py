@@ -330,6 +330,14 @@ def remotes_template(tmp_path_factory) -> Remotes:
     return build_remotes(tmp_path_factory.mktemp("remotes-template"))
 
 
+@pytest.fixture(scope="module")
+def shared_git_cache(tmp_path_factory) -> Path:
+    """One git cache (``JAX_ROCM_RELEASE_CACHE``) for a module's runs over ``git_remotes``, which
+    no test writes to: a mirror answers alike cold or warm, so each test need not fetch the same
+    upstreams again (a rule about a cold cache keeps a cache of its own)."""
+    return tmp_path_factory.mktemp("git-cache")
+
+
 @pytest.fixture(scope="session")
 def git_http(git_remotes):
     server = GitHttpServer(git_remotes.root).start()
