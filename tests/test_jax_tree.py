@@ -46,6 +46,8 @@ digests = st.text(HEX, min_size=64, max_size=64)
 
 @pytest.fixture(scope="module")
 def jt(tmp_path_factory) -> JaxTree:
+    """The upstreams, built once; the tests read them, and one that moves their refs takes
+    ``jt.copy(its own directory)``."""
     return build_jax_tree(tmp_path_factory.mktemp("jax-tree"))
 
 
@@ -247,9 +249,9 @@ def test_a_roll_moves_jax_with_the_plugin_and_xla_as_jax_pins_it(jt, jt_http, tm
 @pytest.mark.parametrize("bad, values", [("JBAD", lambda c: (digest(c["X1"]), sri(digest(c["X0"])))),
                                          ("JCOMMIT", lambda c: (c["X1"], c["X0"]))])
 def test_a_digest_or_commit_mismatch_between_the_two_files_is_refused_and_nothing_written(
-        tmp_path, monkeypatch, bad, values):
+        tmp_path, monkeypatch, bad, values, jt):
     monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
-    jt = build_jax_tree(tmp_path / "upstream")
+    jt = jt.copy(tmp_path / "upstream")
     jt.jax.set_ref(PLUGIN_BRANCH, jt.c[bad])  # the bad commit lands on the plugin's branch
     root = _project(tmp_path, jt)
     before = (root / "deps.yaml").read_bytes(), (root / "version_info.json").read_bytes()
@@ -294,12 +296,12 @@ def published(make_dist, local_index):
 
 
 def test_jax_moved_back_to_a_released_line_gets_its_next_post_and_the_title_says_back(
-        tmp_path, monkeypatch, published):
+        tmp_path, monkeypatch, published, jt):
     """The plugin reverts jax to 0.10.0, which the public index has released (and re-spun once):
     the version becomes 0.10.0.post2, never the published 0.10.0."""
     monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
     index = published("0.10.0", "0.10.0.post1", "0.11.0rc1").url
-    jt = build_jax_tree(tmp_path / "upstream")
+    jt = jt.copy(tmp_path / "upstream")
     jt.jax.set_ref(PLUGIN_BRANCH, jt.c["JOLD"])
     root = _project(tmp_path, jt)
     data = bump(root, env={**os.environ, "RELEASE_PUBLIC_INDEX": index}).to_json()  # the step's index
@@ -313,10 +315,10 @@ def test_jax_moved_back_to_a_released_line_gets_its_next_post_and_the_title_says
     assert config.load_project(root).line_problem() is None
 
 
-def test_a_new_line_nothing_published_of_starts_unreleased(tmp_path, monkeypatch, published):
+def test_a_new_line_nothing_published_of_starts_unreleased(tmp_path, monkeypatch, published, jt):
     monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("RELEASE_PUBLIC_INDEX", published("0.9.1", "0.11.0rc1").url)
-    jt = build_jax_tree(tmp_path / "upstream")
+    jt = jt.copy(tmp_path / "upstream")
     jt.jax.set_ref(PLUGIN_BRANCH, jt.c["JOLD"])
     root = _project(tmp_path, jt)
     info = root / "version_info.json"
@@ -393,12 +395,12 @@ def test_a_jax_tree_line_is_planned_with_jax_own_targets_never_the_rocm_jax_layo
                for c in plan["bazel_commands"])
 
 
-def test_a_day_the_two_files_disagree_is_refused_and_the_next_day_rolls(tmp_path, monkeypatch):
+def test_a_day_the_two_files_disagree_is_refused_and_the_next_day_rolls(tmp_path, monkeypatch, jt):
     """jax-ml/jax 2dfe94d (2026-07-15) moved only revision.bzl; the next day's update moved
     MODULE.bazel too. The bump of that day is refused, the next one rolls past it."""
     from tests.support.jax_tree import tree
     monkeypatch.setenv("JAX_ROCM_RELEASE_CACHE", str(tmp_path / "cache"))
-    jt = build_jax_tree(tmp_path / "upstream")
+    jt = jt.copy(tmp_path / "upstream")
     jt.jax.set_ref(PLUGIN_BRANCH, jt.c["JCOMMIT"])  # revision.bzl on X1, MODULE.bazel still on X0
     root = _project(tmp_path, jt)
     with pytest.raises(UserError) as refused:

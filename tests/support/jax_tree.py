@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import hashlib
+import shutil
 from pathlib import Path
 
 from tests.support.gitrepos import RepoBuilder
@@ -66,6 +67,17 @@ class JaxTree:
     jax: RepoBuilder
     xla: RepoBuilder
     c: dict[str, str]
+
+    def copy(self, root: Path) -> JaxTree:
+        """The same repositories, files copied to ``root`` (not there yet), for a test that moves
+        their refs: what ``build_jax_tree(root)`` gives, without its git processes."""
+        shutil.copytree(self.root, root, symlinks=True)
+        moved = {}
+        for name in ("jax", "xla"):
+            repo = getattr(self, name)
+            moved[name] = builder = RepoBuilder.__new__(RepoBuilder)
+            builder.path, builder.time = Path(root) / repo.path.relative_to(self.root), repo.time
+        return JaxTree(Path(root), moved["jax"], moved["xla"], dict(self.c))
 
     def deps_yaml(self, plugin: str | None = None, *, urls: dict[str, str] | None = None,
                   line: str = "0.11.0", xla: str = "X0") -> str:
