@@ -398,12 +398,13 @@ def probes_of(root: Path) -> dict:
     return json.loads((root / "dist" / "bisect" / "state.json").read_text())["probes"]
 
 
-def test_build_probe_marks_a_commit_whose_wheels_fail_verify_bad_with_the_reason(tmp_path, fake_bazel, monkeypatch):
+def test_build_probe_marks_a_commit_whose_wheels_fail_verify_bad_with_the_reason(tmp_path, fake_bazel, monkeypatch,
+                                                                                 history):
     """A plugin commit that links the kernels against the build tree builds fine; its wheels fail
     verify (RUNPATH into /tmp), so that commit is bad at step verify, the reason in state.json."""
     from tests.support.bisect_history import BAZEL_WORKSPACE
 
-    h = build_history(tmp_path / "upstream")
+    h = history.copy(tmp_path / "upstream")  # commits of its own on a branch of its own
     rc = BAZEL_WORKSPACE["jax_rocm_plugin/.bazelrc"] + \
         "build:rocm_base --linkopt=-Wl,-rpath,/tmp/bazel-out/k8-opt/bin/_solib_k8\n"
     culprit = h.plugin.commit("verify-case", "plugin: link against the build tree",

@@ -52,6 +52,18 @@ class History:
                 lines.append(extra[name])
         return "\n".join(lines) + "\n"
 
+    def copy(self, root: Path) -> History:
+        """The same repositories, files copied to ``root`` (not there yet), for a test that commits
+        into them: what ``build_history(root)`` gives, without its git processes."""
+        shutil.copytree(self.root, root, symlinks=True)
+        moved = {}
+        for name in ("plugin", "jax", "xla"):
+            repo = getattr(self, name)
+            moved[name] = builder = RepoBuilder.__new__(RepoBuilder)
+            builder.path, builder.time = Path(root) / repo.path.relative_to(self.root), repo.time
+        return History(Path(root), moved["plugin"], moved["jax"], moved["xla"], dict(self.c), list(self.line),
+                       dict(self._pins))
+
     def pins_at(self, plugin: str) -> dict[str, str]:
         """The set a plugin commit pins (what the generator wrote)."""
         return {"plugin": plugin, **self._pins[plugin]}
