@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.shared import built_once
+
 PUBLISHED = ("jax-rocm7-pjrt", "jax-rocm7-plugin")
 PUBLISHED_VERSION = "0.10.2"
 _reachable: bool | None = None
@@ -53,16 +55,24 @@ def pytest_runtest_setup(item):
 
 @pytest.fixture(scope="session")
 def published_wheels(tmp_path_factory) -> dict[str, Path]:
-    """The published jax-rocm7 0.10.2 wheels (PJRT, and the plugin for Python 3.11)."""
+    """The published jax-rocm7 0.10.2 wheels (PJRT, and the plugin for Python 3.11), downloaded
+    once in the run, whatever the number of workers (tests/support/shared.py)."""
     if not registry_reachable():
         pytest.skip("package registry unreachable")
-    dest = tmp_path_factory.mktemp("published")
+    found = built_once(tmp_path_factory, "published-wheels", _download_published)
+    if isinstance(found, str):
+        pytest.skip(found)
+    return found
+
+
+def _download_published(dest: Path) -> dict[str, Path] | str:
+    """The wheels by kind, or why they could not be had (each worker skips with it)."""
     proc = _pip("download", "--no-deps", "--only-binary=:all:", "--python-version", "3.11",
                 "--platform", "manylinux_2_27_x86_64", "--dest", str(dest),
                 *(f"{name}=={PUBLISHED_VERSION}" for name in PUBLISHED), timeout=900)
     if proc is None or proc.returncode != 0:
-        pytest.skip("could not download the published wheels: "
-                    + ((proc.stderr.strip().splitlines() or ["timeout"])[-1] if proc else "timeout"))
+        return ("could not download the published wheels: "
+                + ((proc.stderr.strip().splitlines() or ["timeout"])[-1] if proc else "timeout"))
     found = {}
     for name in PUBLISHED:
         prefix = name.replace("-", "_") + f"-{PUBLISHED_VERSION}-"
