@@ -24,6 +24,7 @@ import pytest
 
 from release.check.resolver import pip_argv
 from tests.support.elf import ALL_SOS, PJRT_SO, cc, compile_so
+from tests.support.shared import built_once
 
 REPO = Path(__file__).resolve().parents[2]
 VERSION = "0.9.1.dev20261122"
@@ -163,9 +164,13 @@ def member_text(wheel: Path, suffix: str) -> tuple[str, str]:
 
 @pytest.fixture(scope="session")
 def wheel_artifacts(tmp_path_factory) -> dict[str, Path]:
-    """Compiled shared objects: the good set and the bad variants, compiled once."""
+    """Compiled shared objects: the good set and the bad variants, compiled once in the run
+    (tests/support/shared.py; read them, never change them)."""
+    return built_once(tmp_path_factory, "artifacts", _compile_artifacts)
+
+
+def _compile_artifacts(base: Path) -> dict[str, Path]:
     from tests.support.elf import compile_artifacts
-    base = tmp_path_factory.mktemp("artifacts")
     good = compile_artifacts(base / "good", configured_runpath())
     runpath = configured_runpath()
     bad = base / "bad"
@@ -187,17 +192,17 @@ def wheel_artifacts(tmp_path_factory) -> dict[str, Path]:
 
 @pytest.fixture(scope="session")
 def big_pjrt_wheel(tmp_path_factory, wheel_artifacts) -> Path:
-    """A PJRT wheel whose .so is 48 MB (streamed by verify in many chunks)."""
-    base = tmp_path_factory.mktemp("big")
-    so = compile_big_so(base / "so" / "xla_rocm_plugin.so", configured_runpath(), 48 << 20)
-    return build_pair(base / "wheels", wheel_artifacts["good"],
-                      overrides={"xla_rocm_plugin.so": so})["pjrt"]
+    """A PJRT wheel whose .so is 48 MB (streamed by verify in many chunks), built once in the run."""
+    def build(base: Path) -> Path:
+        so = compile_big_so(base / "so" / "xla_rocm_plugin.so", configured_runpath(), 48 << 20)
+        return build_pair(base / "wheels", wheel_artifacts["good"], overrides={"xla_rocm_plugin.so": so})["pjrt"]
+    return built_once(tmp_path_factory, "big-pjrt", build)
 
 
 @pytest.fixture(scope="session")
 def good_wheels(tmp_path_factory, wheel_artifacts) -> dict[str, Path]:
-    """A nightly pair built by ``release.build.wheels`` (read them, never change them)."""
-    return build_pair(tmp_path_factory.mktemp("good"), wheel_artifacts["good"])
+    """A nightly pair built by ``release.build.wheels``, once in the run (read them, never change them)."""
+    return built_once(tmp_path_factory, "good-wheels", lambda base: build_pair(base, wheel_artifacts["good"]))
 
 
 @pytest.fixture(scope="session")

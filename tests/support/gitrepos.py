@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.support.project import REPO, write_version_info
+from tests.support.shared import built_once
 
 AUTHOR = "Ada Lovelace <ada@example.com>"
 JAX_BZL = "jax_rocm_plugin/third_party/jax/workspace.bzl"
@@ -319,15 +320,26 @@ def deps_yaml(remotes: Remotes, *, http: GitHttpServer | None = None, plugin_bra
 
 
 @pytest.fixture(scope="session")
-def git_remotes(tmp_path_factory) -> Remotes:
-    return build_remotes(tmp_path_factory.mktemp("remotes"))
+def git_remotes(tmp_path_factory, remotes_template) -> Remotes:
+    """The remotes a test reads (no test writes to them): each worker's own copy of the template."""
+    return remotes_template.copy(tmp_path_factory.mktemp("remotes") / "repos")
 
 
 @pytest.fixture(scope="session")
 def remotes_template(tmp_path_factory) -> Remotes:
-    """``build_remotes``' repositories, built once and never handed to a test: a test that
-    commits into its upstreams takes ``remotes_template.copy(its own directory)``."""
-    return build_remotes(tmp_path_factory.mktemp("remotes-template"))
+    """``build_remotes``' repositories, built once in the run (tests/support/shared.py) and never
+    handed to a test: a test that commits into its upstreams takes
+    ``remotes_template.copy(its own directory)``."""
+    def build(root: Path) -> dict:
+        remotes = build_remotes(root)
+        return {"root": root, "c": remotes.c, "time": {n: getattr(remotes, n).time for n in ("plugin", "jax", "xla")}}
+    built = built_once(tmp_path_factory, "remotes", build)
+    root = built["root"]
+    repos = {}
+    for name in ("plugin", "jax", "xla"):
+        repos[name] = builder = RepoBuilder.__new__(RepoBuilder)
+        builder.path, builder.time = root / f"{name}.git", built["time"][name]
+    return Remotes(root, repos["plugin"], repos["jax"], repos["xla"], built["c"])
 
 
 @pytest.fixture(scope="module")
