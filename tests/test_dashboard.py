@@ -499,6 +499,20 @@ def test_a_sparse_report_says_what_is_empty_and_still_shows_the_rest():
     assert "| night | result | version | run |" in pins and "## Last 2 nightlies (newest first)" in pins
 
 
+@pytest.mark.parametrize("mode", ["stopped", "dry-run"])
+def test_a_pause_s_end_is_in_the_headline_of_both_outputs_and_the_json(mode):
+    """A paused roller's report names when the pause ends (issue 33: pausing "for a week"), in
+    the issue, in status and in --json; a report with no end says nothing of one."""
+    ends = dt.datetime(2026, 12, 2, tzinfo=dt.timezone.utc)
+    paused = Report(NOW, mode, 6.0, "roller.yaml", (), until=ends)
+    said = f"mode {mode} until 2026-12-02T00:00:00Z, cooldown 6 h (roller.yaml)"
+    assert roller_report.text(paused)[0] == f"roller: {said}"
+    assert f"{MARKER}\n## Roller\n\n{said}\n" in roller_report.markdown(paused)
+    assert paused.to_json()["until"] == "2026-12-02T00:00:00Z"
+    lasting = Report(NOW, mode, 0, "roller.yaml", ())
+    assert lasting.to_json()["until"] is None and " until " not in roller_report.text(lasting)[0]
+
+
 def test_nightly_rows_show_the_version_as_code_and_count_what_is_left_out():
     body = roller_report.markdown(small_report())
     assert f"| 2026-11-22 | 🔴 red (failure) | none | [run #\u200b12]({SAFE_URLS[1]}) |" in body
