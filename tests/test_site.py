@@ -50,6 +50,43 @@ def run_chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, env=env, timeout=180)
 
 
+def _add(x: bytes, y: bytes) -> bytes:
+    """Bytewise (x + y) mod 256, all lanes at once in one big integer (no carry crosses a byte)."""
+    n = len(x)
+    low = int.from_bytes(b"\x7f" * n, "big")
+    a, b = int.from_bytes(x, "big"), int.from_bytes(y, "big")
+    return (((a & low) + (b & low)) ^ ((a ^ b) & ~low & ((1 << (8 * n)) - 1))).to_bytes(n, "big")
+
+
+def _sub(line: bytes, bpp: int) -> bytes:
+    """PNG's Sub filter undone: each byte plus the decoded one ``bpp`` before it, as running sums
+    by doubling (byte i gains i-k, then i-2k, ...: log2 of the row's pixels big-integer adds)."""
+    k = bpp
+    while k < len(line):
+        line = _add(line, bytes(k) + line[:-k])
+        k *= 2
+    return line
+
+
+def _average(line: bytes, prev: bytes, bpp: int) -> bytes:
+    out = bytearray(line)
+    for x in range(len(out)):
+        out[x] = (out[x] + ((out[x - bpp] if x >= bpp else 0) + prev[x]) // 2) & 255
+    return bytes(out)
+
+
+def _paeth(line: bytes, prev: bytes, bpp: int) -> bytes:
+    """PNG's Paeth filter undone: the byte plus whichever of left, up and up-left is nearest
+    left + up - up-left (a byte at a time: each needs the decoded one before it)."""
+    out = bytearray(_add(line[:bpp], prev[:bpp]))  # nothing on the left: up is the nearest
+    out += line[bpp:]
+    for x in range(bpp, len(out)):
+        a, b, c = out[x - bpp], prev[x], prev[x - bpp]
+        pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - c - c)
+        out[x] = (out[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    return bytes(out)
+
+
 def png_pixels(data: bytes) -> tuple[int, int, list[tuple[int, ...]]]:
     """Decode an 8-bit RGB or RGBA PNG (what Chromium writes): width, height, pixels."""
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
@@ -67,28 +104,51 @@ def png_pixels(data: bytes) -> tuple[int, int, list[tuple[int, ...]]]:
     channels = 3 if color == 2 else 4
     raw = zlib.decompress(idat)
     stride = width * channels
-    rows, prev, i = [], bytearray(stride), 0
-    for _ in range(height):
-        kind, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+    pixels, prev, i = [], bytes(stride), 0
+    for _ in range(height):  # each row unfiltered whole (Sub and Up in big integers), not byte by byte
+        kind, line = raw[i], raw[i + 1:i + 1 + stride]
         i += 1 + stride
-        for x in range(stride):
-            a = line[x - channels] if x >= channels else 0
-            b = prev[x]
-            c = prev[x - channels] if x >= channels else 0
-            if kind == 1:
-                line[x] = (line[x] + a) & 255
-            elif kind == 2:
-                line[x] = (line[x] + b) & 255
-            elif kind == 3:
-                line[x] = (line[x] + (a + b) // 2) & 255
-            elif kind == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(line)
+        if kind == 1:
+            line = _sub(line, channels)
+        elif kind == 2:
+            line = _add(line, prev)
+        elif kind in (3, 4):
+            line = (_average if kind == 3 else _paeth)(line, prev, channels)
+        pixels.extend(zip(line[0::channels], line[1::channels], line[2::channels]))
         prev = line
-    pixels = [tuple(row[x:x + 3]) for row in rows for x in range(0, stride, channels)]
     return width, height, pixels
+
+
+def _unfiltered_by_the_book(kind: int, line: bytes, prev: bytes, bpp: int) -> bytes:
+    """PNG's five filters undone a byte at a time, as the specification states them."""
+    out = bytearray(line)
+    for x in range(len(out)):
+        a = out[x - bpp] if x >= bpp else 0
+        b, c = prev[x], (prev[x - bpp] if x >= bpp else 0)
+        p = a + b - c
+        paeth = a if abs(p - a) <= abs(p - b) and abs(p - a) <= abs(p - c) else b if abs(p - b) <= abs(p - c) else c
+        out[x] = (out[x] + (0, a, b, (a + b) // 2, paeth)[kind]) & 255
+    return bytes(out)
+
+
+@given(st.sampled_from([3, 4]), st.integers(1, 64),
+       st.lists(st.tuples(st.integers(0, 4), st.randoms(use_true_random=False)), min_size=1, max_size=8))
+def test_the_screenshot_decoder_undoes_every_png_filter_as_the_specification_does(channels, width, rows):
+    """png_pixels unfilters whole rows at once; each of its pixels is the one the specification's
+    byte-by-byte decoding gives, for RGB and RGBA, any width and any sequence of filters."""
+    stride = width * channels
+    raw = [(kind, rng.randbytes(stride)) for kind, rng in rows]
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, len(raw), 8, 2 if channels == 3 else 6,
+                                                              0, 0, 0))
+           + chunk(b"IDAT", zlib.compress(b"".join(bytes([k]) + line for k, line in raw))) + chunk(b"IEND", b""))
+    expected, prev = [], bytes(stride)
+    for kind, line in raw:
+        prev = _unfiltered_by_the_book(kind, line, prev, channels)
+        expected += [tuple(prev[x:x + 3]) for x in range(0, stride, channels)]
+    assert png_pixels(png) == (width, len(raw), expected)
 
 
 class Dom(HTMLParser):
