@@ -46,12 +46,14 @@ def _shown(arg: str) -> str:
     return "PATH" if os.path.isabs(arg) else arg
 
 
-def section(name: str, text: str, *, day: _dt.date, load_said: str, argv: list[str], status: int = 0) -> str:
-    """The Markdown of one benchmark's run: heading, when and how loaded, the command, the output."""
+def section(name: str, text: str, *, day: _dt.date, load_said: str, argv: list[str], status: int = 0,
+            script: str | None = None) -> str:
+    """The Markdown of one benchmark's run: heading, when and how loaded, the command, the output
+    (``script``: the benchmark that ran, when ``name`` is one of its modes)."""
     fence = "```"
     while fence in text:  # output holding a fence gets a longer one
         fence += "`"
-    command = " ".join(["python", f"benchmarks/{name}.py", *map(_shown, argv)])
+    command = " ".join(["python", f"benchmarks/{script or name}.py", *map(_shown, argv)])
     begin, end = _markers(name)
     ended = f", exit {status}" if status else ""
     return (f"{begin}\n### `{name}`: {day.isoformat()}, {load_said}{ended}\n\n`{command}`\n\n"
@@ -59,12 +61,14 @@ def section(name: str, text: str, *, day: _dt.date, load_said: str, argv: list[s
 
 
 def write(name: str, text: str, *, path: Path = RESULTS, day: _dt.date | None = None,
-          load_said: str | None = None, argv: list[str] | None = None, status: int = 0) -> None:
+          load_said: str | None = None, argv: list[str] | None = None, status: int = 0,
+          script: str | None = None) -> None:
     """Put ``name``'s section in ``path``: replacing its last one, else at the end of the
     "Latest runs" part (made at the end of the file the first time). Written whole, then moved
     into place: a run stopped half way leaves the file as it was."""
     day = day or _dt.datetime.now(_dt.timezone.utc).date()
-    new = section(name, text, day=day, load_said=load_said or load(), argv=argv or [], status=status)
+    new = section(name, text, day=day, load_said=load_said or load(), argv=argv or [], status=status,
+                  script=script)
     old = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark results\n"
     begin, end = _markers(name)
     found = re.search(re.escape(begin) + r".*?" + re.escape(end) + r"\n?", old, flags=re.S)
@@ -96,8 +100,10 @@ class _Tee(io.TextIOBase):
 def record_run(main: Callable[[], int | None], name: str | None = None, *, path: Path = RESULTS) -> int:
     """Run a benchmark's ``main`` (it parses ``sys.argv`` as usual) and record what it printed
     when it returns (a status other than 0 is recorded with it), unless ``--no-record`` was
-    given; returns its exit status. An exception propagates and records nothing."""
-    name = name or Path(sys.argv[0]).stem
+    given; returns its exit status. An exception propagates and records nothing. ``name``: the
+    section's, when a benchmark records each of its modes apart (default: the script's name)."""
+    script = Path(sys.argv[0]).stem
+    name = name or script
     argv = sys.argv[1:]
     record = NO_RECORD not in argv
     sys.argv = [sys.argv[0], *(a for a in argv if a != NO_RECORD)]
@@ -109,6 +115,6 @@ def record_run(main: Callable[[], int | None], name: str | None = None, *, path:
         status = int(main() or 0)
     finally:
         sys.stdout = real
-    write(name, tee.kept.getvalue(), path=path, argv=sys.argv[1:], status=status)
+    write(name, tee.kept.getvalue(), path=path, argv=sys.argv[1:], status=status, script=script)
     print(f"recorded in {path.name} (--no-record: do not)", file=sys.stderr)
     return status

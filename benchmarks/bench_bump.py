@@ -34,6 +34,7 @@ ref advertisement ``info/refs``, then its protocol v2 commands, ``ls-refs`` or `
 fills the cache; no clones), interleaved with the same bump from another checkout.
 
 Run from the repository root: ``python benchmarks/bench_bump.py [--xla-commits N] [--delay-ms 50]``.
+The generated run and the ``--real`` one each keep their own section of RESULTS.md's latest runs.
 Ratios are printed as bump / anchor, CPU first: the anchor that matters is a single-branch
 ``--filter=tree:0`` clone (one branch's commits: what a bump's questions need; issue 20).
 Goals: a cold day's CPU at most that clone's (issue 19); a branch-switch bump moves <= 1/10 of a
@@ -506,4 +507,5 @@ def run_warm(tmp: Path, rocm_jax: Path, xla_git: Path, repeat: int, delay: float
 
 if __name__ == "__main__":
     from _results import record_run
-    raise SystemExit(record_run(main))
+    # Each mode its own section: the real histories' run, the generated one's (issue 36 item 4)
+    raise SystemExit(record_run(main, None if "--real" in sys.argv else "bench_bump generated"))

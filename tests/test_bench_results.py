@@ -115,3 +115,19 @@ def test_no_absolute_path_of_the_measuring_machine_reaches_the_file(tmp_path):
     text = path.read_text()
     assert "`python benchmarks/bench_x.py --cold PATH --tmp=PATH main rel/ative`" in text
     assert "/srv" not in text and "/dev/shm" not in text
+
+
+def test_a_mode_recorded_apart_keeps_its_own_section_and_names_its_script(tmp_path, monkeypatch, capsys):
+    """bench_bump on generated and on real histories: two sections, neither replacing the
+    other, each showing the command that ran."""
+    path = tmp_path / "RESULTS.md"
+    path.write_text(HAND)
+    monkeypatch.setattr(sys, "argv", ["benchmarks/bench_bump.py", "--real", "/a", "/b"])
+    _results.record_run(_bench("real 0.9x", None), path=path)
+    monkeypatch.setattr(sys, "argv", ["benchmarks/bench_bump.py", "--repeat", "2"])
+    _results.record_run(_bench("generated 2.5x", None), "bench_bump generated", path=path)
+    capsys.readouterr()
+    text = path.read_text()
+    assert sections(text) == ["bench_bump", "bench_bump generated"]
+    assert "`python benchmarks/bench_bump.py --real PATH PATH`" in text and "real 0.9x" in text
+    assert "`python benchmarks/bench_bump.py --repeat 2`" in text and "generated 2.5x" in text
