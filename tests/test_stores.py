@@ -8,8 +8,11 @@ import json
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
+from hypothesis import assume, example, given
+from hypothesis import strategies as st
 
 from release.core.errors import UserError
 from release.core.file_lock import Busy, held
@@ -315,3 +318,19 @@ def test_two_processes_writing_one_local_store_take_turns(tmp_path):
         if proc.poll() is None:
             proc.kill()
         proc.wait()
+
+
+@given(st.text(alphabet="aZ09_.~-+ %é#?", min_size=1, max_size=12))
+@example("jax_rocm7_plugin-0.9.1+rocm7.1-cp312-cp312-manylinux_2_28_x86_64.whl")
+@example("a b~c.whl")
+def test_a_local_assets_url_is_its_path_quoted_as_urllib_quotes_it(name):
+    """A listed asset's URL is the store's file URL of <id>/assets/<name>, the name quoted as
+    ``quote`` quotes it (a name of only letters, digits and ``_.-~`` is its own path)."""
+    import os
+    from urllib.parse import quote_from_bytes
+
+    from release.core.safe_names import file_name_problem
+    assume(file_name_problem(name) is None)
+    store = LocalStore(Path("/srv/store"))
+    asset = store._asset(7, {"id": 1, "name": name, "size": 1, "digest": None})
+    assert asset.url == f"{Path('/srv/store').as_uri()}/7/assets/{quote_from_bytes(os.fsencode(name))}"

@@ -8,6 +8,7 @@ import datetime as _dt
 import hashlib
 import json
 import os
+import re
 import shutil
 import weakref
 from pathlib import Path
@@ -23,6 +24,11 @@ from release.publish.store_base import AssetExists, ImmutableRelease, Store, Sto
 
 if TYPE_CHECKING:
     from release.core.output import ProgressBars
+
+
+# What ``quote`` leaves as it is (letters, digits, ``_.-~``): a name of only these is its own URL
+# path, without encoding it and quoting it byte by byte (a listing quotes every asset's name).
+_URL_PLAIN = re.compile(r"[A-Za-z0-9_.~-]*")
 
 
 class LocalStore(Store):
@@ -149,8 +155,9 @@ class LocalStore(Store):
         if not isinstance(name, str) or file_name_problem(name) is not None:
             name = plain_file_name(name, f"{self._meta_path(release_id)}: asset record")  # refuses
         # Path.as_uri() of <dir>/<id>/assets/<name>, without a Path per asset
+        quoted = name if _URL_PLAIN.fullmatch(name) else quote_from_bytes(os.fsencode(name))
         return Asset.listed(data["id"], data["name"], data["size"], data["digest"], "uploaded",
-                            f"{self._uri}/{release_id}/assets/{quote_from_bytes(os.fsencode(name))}")
+                            f"{self._uri}/{release_id}/assets/{quoted}")
 
     def _mutable(self, data: dict) -> None:
         if not data["draft"]:
