@@ -36,6 +36,13 @@ def _fresh_venv(tmp_path: Path, name: str) -> Path:
 
 
 def installed(py: Path) -> dict[str, str]:
+    """``{distribution: version}`` the venv of interpreter ``py`` holds: the metadata in its
+    site-packages, read as its own ``importlib.metadata`` reads it (no interpreter started to ask
+    for it, a seventh of a CPU-second each time; a venv laid out otherwise is asked)."""
+    import importlib.metadata
+    sites = sorted(Path(py).parent.parent.glob("lib/python3*/site-packages"))
+    if sites:
+        return {d.metadata["Name"]: d.version for d in importlib.metadata.distributions(path=list(map(str, sites)))}
     got = subprocess.run([str(py), "-c", "import json, importlib.metadata as m; print(json.dumps("
                           "{d.metadata['Name']: d.version for d in m.distributions()}))"],
                          capture_output=True, text=True, check=True)
