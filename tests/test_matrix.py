@@ -267,3 +267,13 @@ def test_a_matrix_file_is_its_document_as_the_site_writes_json_whichever_file_ca
                 if given_line is not None:
                     expected = {**expected, "line": given_line}
                 assert encoder.file(channel, given_rows, given_line) == write_json(expected)
+
+
+@pytest.mark.parametrize("written", ["0.9.1.post2", "0.9.1-post2", "0.9.1.POST2", "v0.9.1.post2", "00.9.1.post2"])
+def test_a_releases_cells_are_its_version_however_its_tag_writes_it(written):
+    """PEP 440 reads the release's version and each wheel's alike: a tag's other spelling of the
+    same version has the same cells, and the same wheels are no strays."""
+    assets = names("0.9.1.post2", ["3.12"])
+    got = matrix.cells(written, assets, validated=False, smoke=None)
+    assert [(c.python, c.plugin, c.jax) for c in got] == [("3.12", "0.9.1.post2", "0.9.1")]
+    assert matrix.strays(written, assets) == []

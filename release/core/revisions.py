@@ -10,7 +10,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from typing import TYPE_CHECKING, Mapping
+from collections.abc import Mapping  # isinstance through typing's alias costs a detour a check
+from typing import TYPE_CHECKING
 
 from release.core import sanitize
 from release.core.redact import display_url

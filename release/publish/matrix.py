@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import functools
 import json
 import re
 from typing import Callable, Iterable, Protocol
@@ -89,7 +90,7 @@ def cells(version: str, asset_names: Iterable[str], *, validated: bool, smoke: s
     section, ``with_rocm``: their with-rocm section); ``link(asset name)`` is where the release
     serves an asset."""
     names = list(asset_names)
-    own = str(Version(version))
+    own, line = _normal(version)
     pjrt: dict[int, tuple[str, str]] = {}
     plugins: dict[tuple[int, str], tuple[str, str]] = {}
     for name, major, ident in _jax_rocm_wheels(names):
@@ -103,7 +104,6 @@ def cells(version: str, asset_names: Iterable[str], *, validated: bool, smoke: s
     lock_cells = {cell: name for name in names if (cell := locks.cell_of(name)) is not None}
     smoked = smoke_of(smoke)
     resolved = with_rocm_notes.read(with_rocm) if validated else None
-    line = Version(version).base_version
     out = []
     for (major, python), (plugin_version, plugin_file) in sorted(
             plugins.items(), key=lambda kv: (kv[0][0], int(kv[0][1].split(".")[1]))):
@@ -123,8 +123,16 @@ def cells(version: str, asset_names: Iterable[str], *, validated: bool, smoke: s
 def strays(version: str, asset_names: Iterable[str]) -> list[str]:
     """The jax-rocm wheels among ``asset_names`` that are not of ``version`` (the release's): they
     are in no cell, and status and the page say so rather than count them."""
-    own = str(Version(version))
+    own = _normal(version)[0]
     return sorted(name for name, _, ident in _jax_rocm_wheels(asset_names) if ident.version != own)
+
+
+@functools.lru_cache(maxsize=8192)
+def _normal(version: str) -> tuple[str, str]:
+    """A release version's normal form and its line (``X.Y.Z``), parsed once a process (its
+    cells and its strays each asked, for every release of a season)."""
+    parsed = Version(version)
+    return str(parsed), parsed.base_version
 
 
 def _jax_rocm_wheels(names: Iterable[str]) -> Iterable[tuple[str, int, Identity]]:
