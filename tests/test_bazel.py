@@ -71,6 +71,24 @@ def test_configured_runpath_refuses_inconsistent_configs(tmp_path, edit, fragmen
         bazel.configured_runpath(tmp_path)
 
 
+def test_the_bazel_stand_in_links_each_build_with_its_own_options(fake_bazel, tmp_path):
+    """The stand-in compiles an object once per worker and copies it after (tests/support/build.py):
+    keyed by what the link is given, so a build of the same target with other linkopts is linked
+    anew, and the first options again give the first object."""
+    import os
+    import subprocess
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "WORKSPACE").write_text('workspace(name = "stand_in")\n')
+    out = fake_bazel.output_base / "execroot" / "__main__" / "bazel-out" / "k8-opt" / "bin" / "p" / "x.so"
+    seen = []
+    for rpath in ("/opt/first/lib", "/opt/second/lib", "/opt/first/lib"):
+        subprocess.run(["bazel", "build", "--linkopt=-Wl,--enable-new-dtags", f"--linkopt=-Wl,-rpath,{rpath}",
+                        "//p:x.so"], cwd=ws, check=True, capture_output=True, env=dict(os.environ))
+        seen.append(runpath_of(out))
+    assert seen == [("/opt/first/lib", None), ("/opt/second/lib", None), ("/opt/first/lib", None)]
+
+
 def test_exact_argv_for_each_wheel(tmp_path):
     ws = tmp_path / "ws"
     rc = f"--bazelrc={bazel.bazelrc_path()}"
