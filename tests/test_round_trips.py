@@ -346,8 +346,8 @@ def test_a_cold_roll_switching_xla_s_branch_asks_its_remote_one_listing_and_two_
 
 
 def _count_questions(monkeypatch) -> dict[tuple[str, str, str], int]:
-    """How many times git is asked, per mirror, for a commit's time, its parents, or the blob at
-    one of its paths (filled as the mirrors ask)."""
+    """How many times git is asked, per mirror, for a commit's time, its parents, the blob at
+    one of its paths, or whether it is here with its trees (filled as the mirrors ask)."""
     from release.sources import partial
 
     asked: dict[tuple[str, str, str], int] = {}
@@ -359,6 +359,8 @@ def _count_questions(monkeypatch) -> dict[tuple[str, str, str], int]:
             keys = [("time", sha) for sha in (input or "").split()]
         elif args[0] == "rev-list" and "--pretty=raw" in args:
             keys = [("parents", sha) for sha in (input or "").split()]
+        elif args[0] == "rev-list" and "--filter=tree:1" in args:
+            keys = [("trees", args[-1])]
         elif args[0] == "ls-tree":
             keys = [("file", f"{command[1]}:{path}") for path in command[2:]]
         else:
@@ -372,12 +374,13 @@ def _count_questions(monkeypatch) -> dict[tuple[str, str, str], int]:
 
 
 def test_a_roll_asks_git_a_commit_s_time_parents_or_file_once(bump_project, git_http, tmp_path, monkeypatch):
-    """None of a commit's time, its parents or the blob at one of its paths ever changes: a
-    cold roll of plugin, jax and xla asks git for each once (a git process is most of what a
-    warm question costs), however many questions need it (here and in the switch above)."""
+    """None of a commit's time, its parents or the blob at one of its paths ever changes, and a
+    commit once here with its trees stays so (git fetched it, or said so): a cold roll of
+    plugin, jax and xla asks git for each once (a git process is most of what a warm question
+    costs), however many questions need it (here and in the switch above)."""
     asked = _count_questions(monkeypatch)
     deps = config.load_deps(bump_project(http=git_http) / "deps.yaml")
     result = roll(deps, tmp_path / "cache")
     assert [m.name for m in result.moves] == ["plugin", "jax", "xla"]
-    assert {kind for _, kind, _ in asked} == {"time", "parents", "file"}
+    assert {kind for _, kind, _ in asked} == {"time", "parents", "file", "trees"}
     assert [key for key, n in asked.items() if n > 1] == []

@@ -64,6 +64,7 @@ class PartialMirror:
         # What this run learnt of objects, none of which changes: a mirror only gains objects
         # (no gc), and a commit's parents and time are in its object. Asked once, not per question.
         self._here: set[str] = set()  # objects known to be here
+        self._trees: set[str] = set()  # commits known to be here with their root trees
         self._parents: dict[str, list[str]] = {}  # commit -> parents as its object records them
         self._committed: dict[str, int] = {}  # commit -> committer time
         self._entries: dict[tuple[str, str], str | None] = {}  # (commit, path) -> blob id (None: no file)
@@ -250,18 +251,23 @@ class PartialMirror:
 
     def has_tree(self, sha: str) -> bool:
         """Whether the commit's root tree is here (a commit fetched for its history has none)."""
-        status, out, _ = self._run("rev-list", "--missing=print", "--objects", "--no-walk",
-                                   "--filter=tree:1", sha, check=False)
-        return status == 0 and not any(line.startswith("?") for line in out.splitlines())
+        return self._commit_and_tree(sha)[1]
 
     def _commit_and_tree(self, sha: str) -> tuple[bool, bool]:
         """(``has_commit``, ``has_tree``) in one git process: the commit is listed first, then its
         root tree, ``?``-marked when it is not here."""
+        if sha in self._trees:
+            return True, True
         status, out, _ = self._run("rev-list", "--missing=print", "--objects", "--no-walk",
                                    "--filter=tree:1", sha, check=False)
         lines = out.splitlines()
         present = status == 0 and bool(lines) and lines[0].strip() == sha
-        return present, present and not any(line.startswith("?") for line in lines)
+        complete = present and not any(line.startswith("?") for line in lines)
+        if present:
+            self._here.add(sha)
+        if complete:
+            self._trees.add(sha)
+        return present, complete
 
     def fetch_commit(self, sha: str, *, trees: bool = True) -> bool:
         """Make sure ``sha`` is here, with its trees (to read files or check out) or without
@@ -276,7 +282,11 @@ class PartialMirror:
             if not_there(err):
                 return False
             raise remote_error(self.remote, "cannot fetch from", err)
-        return self.has_commit(sha)
+        # git fetched what it was asked for by SHA (a commit it could not send fails the fetch)
+        self._here.add(sha)
+        if trees:
+            self._trees.add(sha)
+        return True
 
     def fetch_commits(self, shas: Iterable[str], *, trees: bool = True) -> set[str]:
         """``fetch_commit`` for several commits in one fetch (one round trip, not one each: a
