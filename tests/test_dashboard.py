@@ -7,6 +7,7 @@ request numbers are one sequence), since the dashboard's rules are proven agains
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import itertools
 import json
@@ -511,6 +512,23 @@ def test_a_pause_s_end_is_in_the_headline_of_both_outputs_and_the_json(mode):
     assert paused.to_json()["until"] == "2026-12-02T00:00:00Z"
     lasting = Report(NOW, mode, 0, "roller.yaml", ())
     assert lasting.to_json()["until"] is None and " until " not in roller_report.text(lasting)[0]
+
+
+def test_the_bisect_line_is_under_the_headline_of_both_outputs_and_in_the_json():
+    """This nightly's bisect, when said, is the line under the roller's headline (a Markdown
+    paragraph of its own in the issue) and ``bisect`` in --json; status may leave out the parts it
+    printed itself, and only those."""
+    said = "started: plugin 1a2b3c4..5d6e7f8"
+    report = dataclasses.replace(small_report(), bisect=said)
+    lines = roller_report.text(report)
+    assert lines[1] == f"bisect: {said}" and lines[2:] == roller_report.text(small_report())[1:]
+    body = roller_report.markdown(report)
+    assert f"(roller.yaml); throttle: 2 red nightlies in a row (stops at 3); rolling\n\nbisect: {said}\n\n## Pins\n" \
+        in body
+    assert report.to_json()["bisect"] == said and small_report().to_json()["bisect"] is None
+    without = roller_report.text(small_report(), without=("Pins",))
+    assert without == [line for line in roller_report.text(small_report())
+                       if line != "pins:" and not line.startswith(("  plugin", "  jax", "  xla", "  extra"))]
 
 
 def test_nightly_rows_show_the_version_as_code_and_count_what_is_left_out():
