@@ -16,7 +16,7 @@ import dataclasses
 import shutil
 from pathlib import Path
 
-from tests.support.gitrepos import BRANCH, JAX_BZL, XLA_BZL, RepoBuilder, workspace_bzl
+from tests.support.gitrepos import BRANCH, JAX_BZL, XLA_BZL, RepoBuilder, copied_builders, workspace_bzl
 from tests.support.project import write_version_info
 
 REPO = Path(__file__).resolve().parents[2]
@@ -55,12 +55,7 @@ class History:
     def copy(self, root: Path) -> History:
         """The same repositories, files copied to ``root`` (not there yet), for a test that commits
         into them: what ``build_history(root)`` gives, without its git processes."""
-        shutil.copytree(self.root, root, symlinks=True)
-        moved = {}
-        for name in ("plugin", "jax", "xla"):
-            repo = getattr(self, name)
-            moved[name] = builder = RepoBuilder.__new__(RepoBuilder)
-            builder.path, builder.time = Path(root) / repo.path.relative_to(self.root), repo.time
+        moved = copied_builders(self, root)
         return History(Path(root), moved["plugin"], moved["jax"], moved["xla"], dict(self.c), list(self.line),
                        dict(self._pins))
 

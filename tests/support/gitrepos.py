@@ -90,6 +90,19 @@ class RepoBuilder:
         return self.path.as_uri()
 
 
+
+def copied_builders(upstreams, root: Path) -> dict[str, RepoBuilder]:
+    """The plugin, jax and xla builders of ``upstreams`` (anything with ``root`` and those three
+    attributes), their directory copied to ``root`` (not there yet): each builder at its copy,
+    with its clock where the original's is, so commits made in the copy never touch the original."""
+    shutil.copytree(upstreams.root, root, symlinks=True)
+    moved = {}
+    for name in ("plugin", "jax", "xla"):
+        repo = getattr(upstreams, name)
+        moved[name] = builder = RepoBuilder.__new__(RepoBuilder)
+        builder.path, builder.time = Path(root) / repo.path.relative_to(upstreams.root), repo.time
+    return moved
+
 def workspace_bzl(var: str, sha: str) -> str:
     return (f'"""Pinned by the plugin; rolled by the release tool."""\n\n'
             f'{var} = "{sha}"\n{var.replace("COMMIT", "SHA256")} = ""\n')
@@ -252,12 +265,7 @@ class Remotes:
     def copy(self, root: Path) -> Remotes:
         """The same three repositories, files copied to ``root``, for a test that commits into
         them: what ``build_remotes(root)`` gives, without its 60-odd git processes (0.8 CPU-s)."""
-        shutil.copytree(self.root, root, symlinks=True)
-        moved = {}
-        for name in ("plugin", "jax", "xla"):
-            repo = getattr(self, name)
-            moved[name] = builder = RepoBuilder.__new__(RepoBuilder)
-            builder.path, builder.time = Path(root) / repo.path.relative_to(self.root), repo.time
+        moved = copied_builders(self, root)
         return Remotes(Path(root), moved["plugin"], moved["jax"], moved["xla"], dict(self.c))
 
 
