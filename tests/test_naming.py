@@ -118,9 +118,25 @@ def test_a_tag_a_person_types_is_the_release_tag_they_mean(given, tag):
 
 @pytest.mark.parametrize("given", ["vv0.9.1", "latest", "", "rocm-jaxlib-v0.9.1", "0.9.1.dev20261122.post1x"])
 def test_what_is_no_tag_nor_version_is_one_line_naming_both(given):
-    with pytest.raises(naming.versions.VersionError, match=r"expected a release tag rocm-jax-v<version> or a "
-                                                           r"version \(X\.Y\.Z"):
-        naming.tag_of(given, what="TAG")
+    with pytest.raises(naming.versions.VersionError) as caught:
+        naming.tag_of(given)  # a person's TAG argument unless the caller names another
+    assert str(caught.value) == (f"TAG {given.strip()}: expected a release tag rocm-jax-v<version> or a "
+                                 "version (X.Y.Z.devYYYYMMDD, X.Y.ZrcN, X.Y.Z, X.Y.Z.postN)")
+    with pytest.raises(naming.versions.VersionError, match=r"^--version latest: "):
+        naming.tag_of("latest", what="--version")
+
+
+def test_a_tag_refused_without_a_flag_named_is_the_tag_flags():
+    with pytest.raises(naming.versions.VersionError) as caught:
+        naming.version_of_tag("rocm-jax-vlatest")
+    assert str(caught.value).startswith("--tag rocm-jax-vlatest: expected a release tag ")
+
+
+@pytest.mark.parametrize("platform", ["manylinux_2_34_aarch64", "any"])
+def test_a_wheel_named_for_another_platform_carries_it(platform):
+    assert naming.pjrt_wheel(7, "0.9.1", platform) == f"jax_rocm7_pjrt-0.9.1-py3-none-{platform}.whl"
+    assert naming.plugin_wheel(7, "0.9.1", "3.12", platform) == f"jax_rocm7_plugin-0.9.1-cp312-cp312-{platform}.whl"
+    assert naming.wheel_filename("numpy", "2.1.0", None, platform) == f"numpy-2.1.0-py3-none-{platform}.whl"
 
 
 @given(st.text(alphabet="aZ9-_.", max_size=12))
@@ -174,3 +190,47 @@ def test_every_wheel_name_means_what_packaging_reads_in_any_order_of_asking(name
         assert (found.dist, found.version, found.tags, found.name_error) == _READS[name], name
         m = naming._DIST.match(found.dist or "")
         assert (found.rocm_major, found.kind) == ((int(m.group(1)), m.group(2)) if m else (None, None))
+
+
+def _fresh_process() -> None:
+    naming._identity.cache_clear()
+    naming._SHAPES.clear()
+    naming._VERSIONS.clear()
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_names_alike_but_for_one_tag_or_its_last_letter_are_each_read_whole(order):
+    """Parts are kept by where packaging splits a name (name, version, the three tags), so a name
+    that shares an abi tag's text with another's version, or all but a platform's last letter,
+    is not answered from the other's parts."""
+    _fresh_process()
+    names = ["x-1-cp312-cp312-any.whl", "y-2-cp312-abi3-any.whl", "x-1-cp312-abi3-any.whl",
+             "x-1-py3-none-any.whl", "x-1-py3-none-anz.whl", "x-2-py3-none-anz.whl"][::order]
+    for name in names:
+        found = naming.Identity.of(name)
+        assert (found.dist, found.version, found.tags, found.name_error) == _packaging_reads(name), name
+
+
+def test_packaging_reads_a_name_only_when_its_name_and_tags_or_its_version_are_new(monkeypatch):
+    """The point of keeping the parts: a season's wheels are a few names and tags and a version a
+    release, so most names are answered without packaging; a name with a build tag is always read."""
+    import packaging.utils
+    _fresh_process()
+    read = []
+    parse = packaging.utils.parse_wheel_filename
+    monkeypatch.setattr(packaging.utils, "parse_wheel_filename", lambda name: read.append(name) or parse(name))
+    plat = naming.PLATFORM
+    asked = {f"jax_rocm7_plugin-0.9.1-cp312-cp312-{plat}.whl": True,
+             f"jax_rocm7_plugin-0.9.2-cp312-cp312-{plat}.whl": True,     # a new version
+             f"jax_rocm7_pjrt-0.9.1-py3-none-{plat}.whl": True,          # a new name and tags
+             f"jax_rocm7_pjrt-0.9.2-py3-none-{plat}.whl": False,         # both parts read before
+             f"jax_rocm7_plugin-0.9.2-cp313-cp313-{plat}.whl": True,     # new tags
+             f"jax_rocm7_plugin-0.9.1-cp313-cp313-{plat}.whl": False,
+             f"jax_rocm7_plugin-0.9.1-1-cp313-cp313-{plat}.whl": True,   # a build tag
+             f"jax_rocm7_plugin-0.9.2-1-cp313-cp313-{plat}.whl": True,
+             "jax_rocm7_plugin-0.9.1-cp313-cp313-any.whl": True}
+    for name, new in asked.items():
+        before = len(read)
+        found = naming.Identity.of(name)
+        assert (len(read) > before) == new, name
+        assert (found.dist, found.version, found.tags, found.name_error) == _packaging_reads(name), name
