@@ -291,6 +291,44 @@ def test_ls_remote_branches_follows_url_rewrites(git_remotes, git_http, tmp_path
     assert "ref-prefix refs/heads/rocm-jaxlib-v" in trace.read_text()
 
 
+def _listed_with_processes(monkeypatch, tmp_path, remote, rewrites):
+    """The branches ``remote`` lists, and the git processes that took (git's trace2: one file
+    per process), with ``rewrites`` ({base: insteadOf}) in the environment's config."""
+    trace = tmp_path / "trace2"
+    trace.mkdir()
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    monkeypatch.setenv("GIT_CONFIG_COUNT", str(len(rewrites)))
+    for i, (base, instead) in enumerate(rewrites.items()):
+        monkeypatch.setenv(f"GIT_CONFIG_KEY_{i}", f"url.{base}.insteadOf")
+        monkeypatch.setenv(f"GIT_CONFIG_VALUE_{i}", instead)
+    tips = refs.ls_remote_branches(remote, "rocm-jaxlib-v*")
+    return tips, sum(1 for _ in trace.iterdir())
+
+
+@pytest.mark.parametrize("rewritten", [False, True])
+def test_a_listing_over_http_is_the_helper_alone_rewritten_or_not(git_remotes, git_http, tmp_path, monkeypatch,
+                                                                 rewritten):
+    """Listing a remote's branches over HTTP starts git's HTTP helper and nothing else (``git
+    remote-http`` and the helper program it runs: two processes), whether or not a
+    url.<base>.insteadOf leads the URL to another HTTP one: the helper applies it, no ``ls-remote
+    --get-url`` is asked first (a process on every bump's critical path)."""
+    real = git_remotes.url("jax", git_http)
+    shown = "https://github.invalid/ROCm/jax.git" if rewritten else real
+    rules = {real: shown, "https://elsewhere.invalid/": "https://github.invalid/"} if rewritten else {}
+    tips, processes = _listed_with_processes(monkeypatch, tmp_path, rgit.Remote("jax", shown), rules)
+    assert tips == {BRANCH: git_remotes.c["J4"]}
+    assert processes == 2
+
+
+def test_a_listing_rewritten_off_http_reads_the_local_mirror(git_remotes, tmp_path, monkeypatch):
+    """An HTTP URL that url.<base>.insteadOf leads to a local path (a mirror on disk) is listed
+    there: the HTTP helper cannot follow it, so the rewritten URL is asked for and served."""
+    shown = "https://github.invalid/ROCm/jax.git"
+    tips, _ = _listed_with_processes(monkeypatch, tmp_path, rgit.Remote("jax", shown),
+                                     {str(git_remotes.jax.path): shown})
+    assert tips == {BRANCH: git_remotes.c["J4"]}
+
+
 @pytest.mark.parametrize("url", ["https://github.com/ROCm/xla", 'http://h/a#b;c"d\\e', "file:///srv/x.git"])
 def test_a_new_mirror_holds_the_settings_git_clone_filter_would_write(tmp_path, url):
     """A new mirror's config, written in one go after ``git init``, reads back through git as

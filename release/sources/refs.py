@@ -73,13 +73,17 @@ def _read_pkts(data: bytes, pos: int) -> tuple[list[bytes], int]:
     raise ValueError("truncated pkt-line stream")
 
 
-def _helper_request(url: str, request: bytes, env: dict[str, str]) -> tuple[bytes | None, str, int]:
+def _helper_request(url: str, request: bytes, env: dict[str, str],
+                    rewrite: bool = False) -> tuple[bytes | None, str, int]:
     """One protocol v2 request through git's own HTTP transport (``git remote-http``'s
     ``stateless-connect``: proxies, TLS settings and headers as for any fetch). Returns the
-    response after the capability advertisement, or None when the server offers no v2."""
+    response after the capability advertisement, or None when the server offers no v2.
+    ``rewrite``: the URL is the helper's only argument, so git applies url.<base>.insteadOf to
+    it as ``ls-remote --get-url`` would (no process asks for it first)."""
     helper = "remote-https" if url.startswith("https://") else "remote-http"
     # Unbuffered: reading the ready line must not swallow the advertisement that follows it.
-    proc = subprocess.Popen(["git", helper, "origin", url], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(["git", helper, url] if rewrite else ["git", helper, "origin", url],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env, bufsize=0)
     assert proc.stdin is not None and proc.stdout is not None  # both are pipes: asked for above
     try:
@@ -110,26 +114,39 @@ def _helper_request(url: str, request: bytes, env: dict[str, str]) -> tuple[byte
     return out[pos:], err.decode(errors="replace"), proc.returncode
 
 
+def _rewritten(url: str, env: dict[str, str]) -> str:
+    """``url`` as git would use it, url.<base>.insteadOf applied."""
+    got = subprocess.run(["git", "ls-remote", "--get-url", url], capture_output=True, env=env, text=True)
+    return got.stdout.strip() if got.returncode == 0 and got.stdout.strip() else url
+
+
 def ls_refs(remote: Remote, prefix: str) -> dict[str, str] | None:
     """``{ref: sha}`` for the refs starting with ``prefix``, by protocol v2 ``ls-refs`` (the
     server filters). None when this transport cannot speak it here (ssh, git://, a v0 server)."""
     request = _pkt("command=ls-refs\n") + b"0001" + _pkt("peel\n") + _pkt(f"ref-prefix {prefix}\n") + b"0000"
     env = {**os.environ, **ENV, **remote.auth_env(), "GIT_PROTOCOL": "version=2"}
-    # The URL as git would use it: url.<base>.insteadOf rewrites (mirrors, tests) apply here too.
-    got = subprocess.run(["git", "ls-remote", "--get-url", remote.bare_url], capture_output=True, env=env,
-                         text=True)
-    url = got.stdout.strip() if got.returncode == 0 and got.stdout.strip() else remote.bare_url
+    url = remote.bare_url
     try:
         if url.startswith(("http://", "https://")):
-            data, err, status = _helper_request(url, request, env)
-            if data is None:  # the server does not speak v2
-                return None
-        elif url.startswith(("file://", "/")):
-            path = urllib.parse.unquote(urllib.parse.urlsplit(url).path) if url.startswith("file://") else url
-            proc = subprocess.run(["git", "upload-pack", "--stateless-rpc", path], input=request,
-                                  capture_output=True, env=env, timeout=TIMEOUT)
-            data, err, status = proc.stdout, proc.stderr.decode(errors="replace"), proc.returncode
+            # git's HTTP helper rewrites the URL itself (url.<base>.insteadOf: mirrors, tests); the
+            # rewritten URL is asked for only when that failed, in case it leads off HTTP (a local
+            # mirror): the helper cannot follow it there.
+            data, err, status = _helper_request(url, request, env, rewrite=True)
+            if data == b"" and (moved := _rewritten(url, env)) != url:
+                url = moved
         else:
+            url = _rewritten(url, env)
+        if url != remote.bare_url or not url.startswith(("http://", "https://")):
+            if url.startswith(("http://", "https://")):
+                data, err, status = _helper_request(url, request, env)
+            elif url.startswith(("file://", "/")):
+                path = urllib.parse.unquote(urllib.parse.urlsplit(url).path) if url.startswith("file://") else url
+                proc = subprocess.run(["git", "upload-pack", "--stateless-rpc", path], input=request,
+                                      capture_output=True, env=env, timeout=TIMEOUT)
+                data, err, status = proc.stdout, proc.stderr.decode(errors="replace"), proc.returncode
+            else:
+                return None
+        if data is None:  # the server does not speak v2
             return None
     except subprocess.TimeoutExpired:
         raise remote_error(remote, "cannot list", "timed out") from None
