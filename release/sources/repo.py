@@ -367,20 +367,33 @@ def committed_roller(root: Path) -> tuple[Roller, str | None]:
     """roller.yaml as committed at HEAD (what was reviewed), and one warning line when the work
     tree's copy differs (an edit, a new file, a deletion), which is ignored. Outside a git
     checkout there is no commit to read: the file as it is. Plain git processes, not
-    GitPython: status reads this on every run, and importing GitPython was a third of its start."""
+    GitPython: status reads this on every run, and importing GitPython was a third of its start.
+    One process when the work tree's bytes are HEAD's (every run but an edited one's): git
+    status is asked only when they differ or HEAD has no such file, for what git counts a change
+    (filters, line endings, an ignored new file)."""
     from release.core.roller import ROLLER_FILE, Roller, load_roller, parse_roller
     from release.sources.git import run_git
-    # git status answers only inside a work tree (not outside a repository, in a bare one or in
-    # .git): its exit says where root is, so no rev-parse is asked first (a process less a run).
-    code, changed, _ = (run_git(["status", "--porcelain", "--untracked-files=normal", "--", ROLLER_FILE], root)
-                        if Path(root).is_dir() else (1, "", ""))
+    # HEAD:./FILE is the file beside root at HEAD. The relative path answers only inside a work
+    # tree (not outside a repository, in a bare one or in .git): the exit says where root is.
+    code, out, _ = (run_git(["cat-file", "--batch"], root, input=f"HEAD:./{ROLLER_FILE}\n", encoding="latin-1")
+                    if Path(root).is_dir() else (1, "", ""))
     if code != 0:
         return load_roller(root), None
     path = Path(root) / ROLLER_FILE
-    # HEAD:./FILE is the file beside root at HEAD; none when there is no HEAD yet or no such blob.
-    status, text, _ = run_git(["cat-file", "blob", f"HEAD:./{ROLLER_FILE}"], root)
-    roller = parse_roller(path, text.encode("utf-8")) if status == 0 else Roller()
-    if not changed.strip():
-        return roller, None
-    return roller, (f"{ROLLER_FILE}: an uncommitted edit is ignored; the roller follows {ROLLER_FILE} "
-                    "as committed at HEAD (a reviewed commit)")
+    header, _, rest = out.partition("\n")
+    kind, size = header.split(" ")[1:3] if header.count(" ") == 2 else ("missing", "0")
+    blob = rest[:int(size)].encode("latin-1") if kind == "blob" else None
+    roller = parse_roller(path, blob) if blob is not None else Roller()
+    try:
+        same = blob is not None and path.read_bytes() == blob
+    except OSError:
+        same = False
+    if not same:
+        # status answers only in a work tree: an empty bare repository's HEAD has no file either.
+        status, changed, _ = run_git(["status", "--porcelain", "--untracked-files=normal", "--", ROLLER_FILE], root)
+        if status != 0:
+            return load_roller(root), None
+        if changed.strip():
+            return roller, (f"{ROLLER_FILE}: an uncommitted edit is ignored; the roller follows {ROLLER_FILE} "
+                            "as committed at HEAD (a reviewed commit)")
+    return roller, None
