@@ -178,12 +178,93 @@ def test_a_version_line_above_the_public_one_passes_through_both_indexes(make_di
     result = validate(store, TAG, public_index=public.url, say=said.append)
     assert result.ok, result.problems
     assert "resolve" in result.checked and result.cells[(7, PYTHON)]["tested"]
-    # the newest line: the pinned line and the unpinned one are both resolved, each once (the
-    # pinned line is the real install, its report read; the unpinned one a dry run)
+    # the newest line, and the public page lists only a lower line of the plugin: the unpinned
+    # line could only take what the pinned one took (resolver.unpinned_settled), so one pip run,
+    # the pinned line's real install, its report read
     pip_lines = [line for line in said if ": pip install --pre " in line]
-    assert pip_lines == [f"Python {PYTHON}: pip install --pre jax-rocm7-plugin==0.9.1.*",
-                         f"Python {PYTHON}: pip install --pre jax-rocm7-plugin (dry run)"]
+    assert pip_lines == [f"Python {PYTHON}: pip install --pre jax-rocm7-plugin==0.9.1.*"]
+    assert any("the unpinned line can only take what the pinned one takes (not run)" in line for line in said)
     assert any(path.startswith("/simple/jax-rocm7-p") for path in public.log)  # it was asked
+
+
+@pytest.mark.parametrize("files, settled", [
+    ((), True),  # the index does not know the plugin
+    (("jax_rocm7_plugin-0.9.0-cp311-cp311-manylinux_2_28_x86_64.whl",
+      "jax_rocm7_plugin-0.9.0.post3-cp312-cp312-manylinux_2_28_x86_64.whl",
+      "jax_rocm7_plugin-0.9.1.dev20261101-cp311-cp311-manylinux_2_28_x86_64.whl"), True),  # lower, or its line
+    (("jax_rocm7_plugin-0.9.1.post1-1-cp311-cp311-manylinux_2_28_x86_64.whl",), True),  # its line, a build tag
+    (("jax_rocm7_plugin-0.9.0-cp311-cp311-manylinux_2_28_x86_64.whl",
+      "jax_rocm7_plugin-0.10.0.dev20261101-cp311-cp311-manylinux_2_28_x86_64.whl"), False),  # a newer line
+    (("jax_rocm7_plugin-1!0.1.0-cp311-cp311-manylinux_2_28_x86_64.whl",), False),  # an epoch sorts above
+    (("jax-rocm7-plugin-0.9.0.tar.gz",), False),  # an sdist: pip may take it, this reading cannot place it
+    (("jax_rocm7_plugin-0.9.0-cp311-cp311-manylinux_2_28_x86_64.whl", "README.txt"), False),
+])
+def test_the_unpinned_line_is_left_out_only_where_the_public_page_settles_it(files, settled, monkeypatch):
+    """`pip install --pre jax-rocm7-plugin` can only take what the pinned `==0.9.1.*` took when
+    every file the public index lists of the plugin is a wheel of line 0.9.1 or a lower one: pip
+    tries candidates highest version first, and all of a lower line sort below all of 0.9.1's.
+    Anything else (a newer line, a file it cannot place) is left to pip."""
+    from release.check import resolver
+    from release.publish import pypi_index
+    asked = []
+    monkeypatch.setattr(pypi_index, "index_files",
+                        lambda url, project, **kw: asked.append((url, project)) or dict.fromkeys(files))
+    assert resolver.unpinned_settled("jax-rocm7-plugin", NIGHTLY, "http://public.example/simple") is settled
+    assert asked == [("http://public.example/simple", "jax-rocm7-plugin")]
+
+
+def test_the_unpinned_line_is_left_to_pip_with_its_own_configuration_or_no_answer(monkeypatch):
+    """pip's own configuration may add indexes and find-links no page read here shows; an
+    unreachable page tells nothing: pip resolves the unpinned line then. The draft's index alone
+    holds one version, the tag's: settled without asking."""
+    from release.check import resolver
+    from release.publish import pypi_index
+
+    def unreachable(url, project, **kw):
+        raise pypi_index.IndexUnavailable(f"{url}: no answer")
+    monkeypatch.setattr(pypi_index, "index_files", unreachable)
+    assert resolver.unpinned_settled("jax-rocm7-plugin", NIGHTLY, "http://public.example/simple") is False
+    monkeypatch.setattr(pypi_index, "index_files", lambda url, project, **kw: {})  # a page that would settle it
+    assert resolver.unpinned_settled("jax-rocm7-plugin", NIGHTLY, resolver.PIP_DEFAULT) is False
+    assert resolver.unpinned_settled("jax-rocm7-plugin", NIGHTLY, resolver.NO_PUBLIC_INDEX) is True
+
+
+def test_with_pips_own_index_the_unpinned_line_is_still_resolved_by_pip(make_dist, local_index, tmp_path,
+                                                                        monkeypatch):
+    """With no --public-index, pip's configuration may add indexes no page read shows, so the
+    newest line's unpinned `pip install --pre` is resolved by pip (a dry run) beside the pinned one."""
+    public = local_index(sorted(make_dist("0.9.0").glob("*.whl")))
+    monkeypatch.delenv("RELEASE_PUBLIC_INDEX")
+    monkeypatch.setenv("PIP_INDEX_URL", public.url)
+    monkeypatch.delenv("PIP_FIND_LINKS", raising=False)
+    monkeypatch.setenv("PIP_CONFIG_FILE", "/dev/null")
+    store = LocalStore(tmp_path / "store")
+    publish_draft(store, read_dist(make_dist(NIGHTLY)))
+    said: list[str] = []
+    result = validate(store, TAG, say=said.append, mark=False)
+    assert result.ok, result.problems
+    assert [line for line in said if ": pip install --pre " in line] == [
+        f"Python {PYTHON}: pip install --pre jax-rocm7-plugin==0.9.1.*",
+        f"Python {PYTHON}: pip install --pre jax-rocm7-plugin (dry run)"]
+
+
+def test_where_the_page_settles_the_unpinned_line_pip_resolves_it_as_the_pinned_one(make_dist, local_index,
+                                                                                   tmp_path):
+    """The reason the unpinned run is left out, checked against pip itself: a public index with an
+    older nightly of the line and a lower line's release, both of the plugin and pjrt; pip's
+    unpinned resolve takes exactly the pinned one's files, the draft's."""
+    from pathlib import Path
+
+    from release.check import resolver
+    older = sorted(make_dist("0.9.1.dev20261101").glob("*.whl")) + sorted(make_dist("0.9.0").glob("*.whl"))
+    public = local_index(older)
+    assert resolver.unpinned_settled("jax-rocm7-plugin", NIGHTLY, public.url)
+    with resolver.staged_index(sorted(make_dist(NIGHTLY).glob("*.whl")), tmp_path / "index") as index:
+        picks = [resolver.pip_install(Path(sys.executable), requirement, resolver.index_args(index, public.url),
+                                      tmp_path, dry_run=True, fresh=True)
+                 for requirement in ("jax-rocm7-plugin==0.9.1.*", "jax-rocm7-plugin")]
+    assert all(p.ok for p in picks), [p.error for p in picks]
+    assert picks[0].picks == picks[1].picks and picks[0].picks["jax-rocm7-plugin"].version == NIGHTLY
 
 
 def test_unpinned_resolves_as_pinned_on_the_drafts_index_alone(make_dist, tmp_path):

@@ -243,6 +243,40 @@ def line_requirements(project: str, version: str, newer_line: str | None, public
     return [pinned] if newer_line is not None or public_index == NO_PUBLIC_INDEX else [pinned, project]
 
 
+def unpinned_settled(project: str, version: str, public_index: str | None, *, timeout: float = 10.0) -> bool:
+    """Whether the public index's page of ``project`` shows that the unpinned ``pip install --pre
+    <project>`` can only take what the pinned ``<project>==X.Y.Z.*`` took: every file on it is a
+    wheel of ``project`` in ``version``'s line or a lower one. pip ranks candidates by version,
+    and every lower line's version sorts below every one of this line, so the unpinned resolve
+    tries the pinned one's candidates in the same order before any other, and ends where it ended.
+    False (pip must answer) with pip's own configuration (it may add indexes and find-links this
+    page does not show), an unreachable page, or any file this reading cannot place (an sdist,
+    a build tag): pip might take it."""
+    if public_index == NO_PUBLIC_INDEX:
+        return True  # the draft's index alone holds one version of the plugin, the tag's
+    if public_index is PIP_DEFAULT:
+        return False
+    from packaging.utils import canonicalize_name
+
+    from release.core.naming import Identity
+    from release.publish.pypi_index import IndexUnavailable, index_files
+    try:
+        files = index_files(public_index, project, timeout=timeout)
+    except IndexUnavailable:
+        return False
+    line = Version(Version(version).base_version)
+    for name in files:
+        ident = Identity.of(name)
+        if ident.dist is None or ident.version is None or canonicalize_name(ident.dist) != canonicalize_name(project):
+            return False
+        try:
+            if Version(Version(ident.version).base_version) > line:
+                return False
+        except InvalidVersion:
+            return False
+    return True
+
+
 def newer_line(version: str, projects: Sequence[str], index_url: str | None, *,
                timeout: float = 10.0) -> str | None:
     """The newest line above ``version``'s that ``index_url`` publishes of ``projects`` (so

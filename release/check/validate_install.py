@@ -92,12 +92,18 @@ def step_install(wheels: list[Path], version: str, revisions: RevisionMap | None
     with resolver.staged_index(wheels, work / "index") as draft_index:
         indexes = resolver.index_args(draft_index, public)
         for major in sorted({m for m, _ in carried}):
-            # WHICH version must win: the line pinned always; unpinned only for the newest line.
+            # WHICH version must win: the line pinned always; unpinned only for the newest line, where the
+            # public page does not already settle it (resolver.unpinned_settled).
             newer = resolver.newer_line(version, (naming.plugin_dist(major), naming.pjrt_dist(major)), public)
             requirements = resolver.line_requirements(naming.plugin_dist(major), version, newer, public)
             if newer is not None:
                 say(f"ROCm {major}: line {Version(version).base_version} is a maintenance line ({label} "
                     f"has line {newer}): resolved with the line pinned only")
+            elif len(requirements) > 1 and resolver.unpinned_settled(requirements[1], version, public):
+                requirements = requirements[:1]  # pip's unpinned run could only repeat the pinned one
+                say(f"ROCm {major}: {label} lists nothing of {naming.plugin_dist(major)} above line "
+                    f"{Version(version).base_version}: the unpinned line can only take what the pinned one "
+                    f"takes (not run)")
             for cell in [c for c in carried if c[0] == major]:
                 py = cell[1]
                 if py not in found_for:
