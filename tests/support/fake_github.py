@@ -199,14 +199,22 @@ def read_description(path: Path, cache: Path) -> dict:
 
 def load_openapi(path: Path):
     """openapi-core over the description, spec validation off (it takes ~30 s and proves nothing here),
-    its paths listed once (tests/support/openapi_paths.py: the per-request walk was most of the CPU)."""
+    its paths listed once (tests/support/openapi_paths.py: the per-request walk was most of the CPU),
+    its format checker copied once (tests/support/openapi_formats.py)."""
     from jsonschema_path import SchemaPath
     from openapi_core import Config, OpenAPI
+    from openapi_core.validation.request import V30RequestValidator
+    from openapi_core.validation.response import V30ResponseValidator
 
+    from tests.support.openapi_formats import formats_once
     from tests.support.openapi_paths import IndexedPathFinder
 
-    return OpenAPI(SchemaPath.from_dict(_description(path)),
-                   config=Config(spec_validator_cls=None, path_finder_cls=IndexedPathFinder))
+    description = _description(path)
+    assert description["openapi"].startswith("3.0."), description["openapi"]  # the V30 checks below
+    return OpenAPI(SchemaPath.from_dict(description),
+                   config=Config(spec_validator_cls=None, path_finder_cls=IndexedPathFinder,
+                                 request_validator_cls=formats_once(V30RequestValidator),
+                                 response_validator_cls=formats_once(V30ResponseValidator)))
 
 
 def _schemas() -> dict:
