@@ -105,3 +105,29 @@ def test_a_mirror_whose_url_moved_is_pointed_at_the_new_one(upstream, tmp_path):
     config.write_text(config.read_text().replace(repo.url, "https://old.example/up.git"))
     with rmirror.Mirror(tmp_path / "cache", rgit.Remote("up", repo.url), first_depth=1) as m:
         assert gits(config) == rgit.Remote("up", repo.url).bare_url and m.fetch_commit(second)
+
+
+@pytest.mark.parametrize("first_ask", ["commit", "commits", "branch", "history"])
+def test_a_mirror_just_made_asks_git_nothing_before_its_first_fetch(upstream, tmp_path, monkeypatch, first_ask):
+    """A mirror this opening made holds nothing: what is here (a commit, its tree, a branch) is
+    answered without a git process until something runs in it (each such question was one on
+    every new mirror's critical path). Opened again, it is asked as any other."""
+    repo, first, second = upstream
+    remote = rgit.Remote("up", repo.url)
+    calls = counted(monkeypatch)
+    with rmirror.Mirror(tmp_path / "cache", remote, first_depth=1) as m:
+        if first_ask == "commit":
+            assert m.fetch_commit(second)
+        elif first_ask == "commits":
+            assert m.fetch_commits([first, second], trees=False) == set()
+        elif first_ask == "branch":
+            assert m.fetch_branch("main") == second
+        else:
+            assert not m.has_commit(first) and not m.has_tree(first) and m.branch_tip("main") is None
+        asked = [c[0] for c in calls if c[0] != "init"]
+        assert asked[0] == "fetch" if first_ask != "history" else asked == []
+        assert m.read_file(second, "f").strip() == "2" if first_ask != "history" else True
+    calls.clear()
+    with rmirror.Mirror(tmp_path / "cache", remote, first_depth=1) as m:
+        assert m.has_commit(second) is (first_ask != "history")
+        assert [c[0] for c in calls] == ["rev-list"]

@@ -68,6 +68,8 @@ class PartialMirror:
         self._parents: dict[str, list[str]] = {}  # commit -> parents as its object records them
         self._committed: dict[str, int] = {}  # commit -> committer time
         self._entries: dict[tuple[str, str], str | None] = {}  # (commit, path) -> blob id (None: no file)
+        # Made by this opening and no git process run in it since: nothing is here, no process asks.
+        self._empty = False
 
     def __enter__(self) -> Self:
         """Take the mirror's lock (``release.core.file_lock``: a run that only reads pins never
@@ -108,6 +110,7 @@ class PartialMirror:
         else:
             created = False
         self._env = self.remote.auth_env()
+        self._empty = created
         if created:
             return
         url = origin_url_as_written((self.path / "config").read_text(encoding="utf-8", errors="replace"))
@@ -120,6 +123,7 @@ class PartialMirror:
 
     def _run(self, *args: str, check: bool = True, input: str | None = None,
              encoding: str = "utf-8") -> tuple[int, str, str]:
+        self._empty = False  # a fetch (or any other process) may have brought objects
         status, out, err = run_git(list(args), self.path, self._env, input, encoding)
         if check and status != 0:
             raise AssertionError(redact(f"git {' '.join(args)} failed in {self.path}: {err}"))
@@ -174,7 +178,7 @@ class PartialMirror:
         commit objects record them (a shallow mark hides them from a walk; the raw format shows
         them), in one git process and without the lazy fetch a missing one would cause."""
         ask = shas - self._parents.keys()
-        if ask:
+        if ask and not self._empty:
             out = self._run("rev-list", "--no-walk", "--missing=print", "--ignore-missing", "--pretty=raw", "--stdin",
                             input="".join(f"{sha}\n" for sha in sorted(ask)), encoding="latin-1")[1]
             parents: dict[str, list[str]] = {}
@@ -199,7 +203,7 @@ class PartialMirror:
         """Which of these objects (commits, blobs) are here, in one git process and without the
         lazy fetch a partial repository would do for a missing one."""
         ask = shas - self._here
-        if ask:
+        if ask and not self._empty:
             out = self._run("rev-list", "--missing=print", "--ignore-missing", "--no-walk", "--stdin",
                             input="".join(f"{sha}\n" for sha in sorted(ask)))[1]
             self._here.update(set(out.split()) & ask)
@@ -215,6 +219,8 @@ class PartialMirror:
         """Whether the commit is here, without the lazy fetch a partial repository would do."""
         if sha in self._here:
             return True
+        if self._empty:
+            return False
         status, out, _ = self._run("rev-list", "--missing=print", "--no-walk", sha, check=False)
         if status == 0 and out.strip() == sha:
             self._here.add(sha)
@@ -225,6 +231,8 @@ class PartialMirror:
         return f"refs/remotes/origin/{branch}"
 
     def branch_tip(self, branch: str) -> str | None:
+        if self._empty:
+            return None
         status, out, _ = self._run("rev-parse", "--verify", "--quiet", self.tracking_ref(branch), check=False)
         return out.strip() if status == 0 else None
 
@@ -258,6 +266,8 @@ class PartialMirror:
         root tree, ``?``-marked when it is not here."""
         if sha in self._trees:
             return True, True
+        if self._empty:
+            return False, False
         status, out, _ = self._run("rev-list", "--missing=print", "--objects", "--no-walk",
                                    "--filter=tree:1", sha, check=False)
         lines = out.splitlines()
