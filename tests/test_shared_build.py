@@ -84,3 +84,26 @@ def test_workers_asking_at_once_wait_for_the_one_that_builds(tmp_path):
     assert [p.returncode for p in procs] == [0, 0]
     assert outs == ["built\n", "built\n"]
     assert len((tmp_path / "builds.log").read_text().splitlines()) == 1
+
+
+@pytest.mark.parametrize("listed", [True, False])
+def test_the_registry_is_asked_once_per_run_whatever_the_workers(listed, tmp_path, monkeypatch):
+    """Each worker is its own process; the first to run a ``network`` test asks pip (about 1 CPU-s)
+    and the others read its answer, reachable or not."""
+    import types
+
+    from tests.support import registry
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")
+    monkeypatch.delenv("RELEASE_TESTS_OFFLINE", raising=False)
+    asked = []
+
+    def pip(*args, timeout):
+        asked.append(args)
+        return types.SimpleNamespace(returncode=0, stdout=f"{registry.PUBLISHED[0]} ({registry.PUBLISHED_VERSION})"
+                                     if listed else "")
+    monkeypatch.setattr(registry, "_pip", pip)
+    answers = []
+    for worker in ("popen-gw0", "popen-gw1", "popen-gw2"):
+        monkeypatch.setattr(registry, "_reachable", None)  # a fresh process
+        answers.append(registry.registry_reachable(Factory(tmp_path / worker)))
+    assert answers == [listed] * 3 and asked == [("index", "versions", registry.PUBLISHED[0])]

@@ -1,9 +1,9 @@
 """The package registry for tests marked ``network``: skip them cleanly when it is unreachable.
 
-Whether it is reachable is asked once per session, and only when a ``network`` test is about to
-run, by asking pip (with a short timeout and no retries) for the versions of the PJRT wheel.
-Set ``RELEASE_TESTS_OFFLINE=1`` to skip them without asking. The published jax-rocm7 wheels are
-downloaded once per session, by pip, into a session temporary directory.
+Whether it is reachable is asked once per run (the workers share the answer), and only when a
+``network`` test is about to run, by asking pip (with a short timeout and no retries) for the
+versions of the PJRT wheel. Set ``RELEASE_TESTS_OFFLINE=1`` to skip them without asking. The
+published jax-rocm7 wheels are downloaded once per run, by pip, into the run's temporary directory.
 
 ``local_index(wheels)``: a package index on 127.0.0.1 standing in for the public one (PEP 691
 JSON and PEP 503 HTML), for resolver tests that must not touch the internet.
@@ -37,19 +37,28 @@ def _pip(*args: str, timeout: float) -> subprocess.CompletedProcess | None:
         return None
 
 
-def registry_reachable() -> bool:
+def ask_registry(_directory: Path | None = None) -> bool:
+    """pip (the user's configuration: index, certificate, proxy) lists the published version."""
+    proc = _pip("index", "versions", PUBLISHED[0], timeout=30)
+    return proc is not None and proc.returncode == 0 and PUBLISHED_VERSION in proc.stdout
+
+
+def registry_reachable(tmp_path_factory: pytest.TempPathFactory | None = None) -> bool:
+    """Asked once per run (``built_once``: every xdist worker reads the first one's answer; a pip
+    run costs about 1 CPU-s), or once per process without the run's temporary directory."""
     global _reachable
     if _reachable is None:
         if os.environ.get("RELEASE_TESTS_OFFLINE"):
             _reachable = False
+        elif tmp_path_factory is None:
+            _reachable = ask_registry()
         else:
-            proc = _pip("index", "versions", PUBLISHED[0], timeout=30)
-            _reachable = proc is not None and proc.returncode == 0 and PUBLISHED_VERSION in proc.stdout
+            _reachable = bool(built_once(tmp_path_factory, "registry-reachable", ask_registry))
     return _reachable
 
 
 def pytest_runtest_setup(item):
-    if item.get_closest_marker("network") and not registry_reachable():
+    if item.get_closest_marker("network") and not registry_reachable(getattr(item.config, "_tmp_path_factory", None)):
         pytest.skip("package registry unreachable (test marked network)")
 
 
@@ -57,7 +66,7 @@ def pytest_runtest_setup(item):
 def published_wheels(tmp_path_factory) -> dict[str, Path]:
     """The published jax-rocm7 0.10.2 wheels (PJRT, and the plugin for Python 3.11), downloaded
     once in the run, whatever the number of workers (tests/support/shared.py)."""
-    if not registry_reachable():
+    if not registry_reachable(tmp_path_factory):
         pytest.skip("package registry unreachable")
     found = built_once(tmp_path_factory, "published-wheels", _download_published)
     if isinstance(found, str):
