@@ -126,6 +126,9 @@ def test_a_mirror_just_made_asks_git_nothing_before_its_first_fetch(upstream, tm
             assert not m.has_commit(first) and not m.has_tree(first) and m.branch_tip("main") is None
         asked = [c[0] for c in calls if c[0] != "init"]
         assert asked[0] == "fetch" if first_ask != "history" else asked == []
+        if first_ask == "commit":  # fetched with its trees: known so, not asked
+            before = len(calls)
+            assert m.has_tree(second) and m.fetch_commit(second) and len(calls) == before
         assert m.read_file(second, "f").strip() == "2" if first_ask != "history" else True
     calls.clear()
     with rmirror.Mirror(tmp_path / "cache", remote, first_depth=1) as m:
