@@ -32,6 +32,7 @@ from pathlib import Path
 import pytest
 
 from release.check.resolver import pip_argv
+from tests.support.shared import run_dir
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -52,7 +53,7 @@ def cc():
 
 def link(source, src, out, linkopts):
     """Compile ``source`` (written to ``src``) into the shared object ``out`` with ``linkopts``:
-    once per source, options and the bytes of each file an option names, in this worker's cache
+    once per source, options and the bytes of each file an option names, in the run's cache
     directory, then copied from there (the compiler's output is the same wherever it runs). A
     link with a library directory (``-L``, whose files the key cannot know) is never cached."""
     import hashlib
@@ -319,7 +320,9 @@ def fake_bazel(tmp_path, tmp_path_factory, monkeypatch) -> FakeBazel:
     bindir = tmp_path / "bin"
     bindir.mkdir()
     script = bindir / "bazel"
-    cache = tmp_path_factory.getbasetemp() / "fake-bazel-objects"  # this worker's: one compile per object
+    # The run's, which every xdist worker shares: one compile per object in the run (a worker writes
+    # an object under a name of its own and renames it into place, so none reads half of one).
+    cache = run_dir(tmp_path_factory) / "fake-bazel-objects"
     script.write_text(FAKE_BAZEL.replace("__PYTHON__", sys.executable).replace("__CACHE__", str(cache)))
     script.chmod(0o755)
     fake = FakeBazel(bindir, tmp_path / "bazel-calls.jsonl", tmp_path / "output_base")
