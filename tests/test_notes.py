@@ -147,7 +147,18 @@ def test_same_text_ignores_the_gates_and_a_hosts_whitespace_only():
     assert not notes.same_text(body.replace(MARKER, ""), body)
 
 
-@pytest.mark.parametrize("record", [{"ours": True}, {"smoke": "s"}, {"validated": "a" * 64}, {"pypi": "p"}])
+def test_same_text_compares_the_index_facts_up_to_a_hosts_whitespace_and_not_the_with_rocm_lines():
+    """The index facts are what publish wrote with the text (they stay with it); the with-rocm
+    lines are validate's, kept with the draft like the smoke section."""
+    body = notes.write(Notes(text="t", ours=True, index_facts="| a.whl | 1 |\n| b.whl | 2 |"))
+    assert notes.same_text(body.replace("\n", "\r\n").replace("1 |", "1 |  "), body)
+    assert not notes.same_text(body.replace("2 |", "3 |"), body)
+    assert not notes.same_text(notes.write(Notes(text="t", ours=True)), body)
+    assert notes.same_text(notes.write(dataclasses.replace(notes.read(body), with_rocm="cell: passed")), body)
+
+
+@pytest.mark.parametrize("record", [{"ours": True}, {"smoke": "s"}, {"validated": "a" * 64}, {"pypi": "p"},
+                                    {"validated_with": "v"}, {"with_rocm": "w"}, {"index_facts": "f"}])
 def test_any_one_record_after_the_text_takes_the_texts_trailing_newlines(record):
     made = Notes(text="x\n\r\n", **record)
     assert made.text == "x" and notes.read(notes.write(made)) == made
@@ -183,7 +194,8 @@ def test_a_refusal_shows_the_one_line_holding_the_look_alike(body, shown):
 
 
 @pytest.mark.parametrize(("tag", "kind"), [("smoke", "smoke section"), ("pypi", "PyPI section"),
-                                         ("validated-with", "validated-with section")])
+                                         ("validated-with", "validated-with section"),
+                                         ("with-rocm", "with-rocm section"), ("index-facts", "wheel facts section")])
 def test_a_refusal_names_the_section_holding_a_record_and_the_line_it_is_on(tag, kind):
     body = f"<!-- {tag} -->\nline one\n  see <!-- validated: sha256=abc -->  \nlast\n<!-- /{tag} -->\n"
     with pytest.raises(NotesError) as caught:
