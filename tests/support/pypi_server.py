@@ -191,7 +191,10 @@ def pypi_server(tmp_path):
     httpd = make_server("127.0.0.1", 0, _recorder(app, state), server_class=_Threading, handler_class=_Quiet)
     base = f"http://127.0.0.1:{httpd.server_address[1]}"
     state.upload_url, state.index_url = f"{base}/", f"{base}/simple/"
-    thread = threading.Thread(target=httpd.serve_forever, name="pypiserver", daemon=True)
+    # shutdown() waits for the loop to look: at the default half second, that was most of the
+    # wall time of a PyPI test, spent idle in its teardown
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="pypiserver",
+                              daemon=True)
     thread.start()
     try:
         yield state
