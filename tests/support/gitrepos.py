@@ -131,7 +131,9 @@ class GitHttpServer:
         self._lock = threading.Lock()
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        # stop() waits for the loop to look: every 20 ms, not the default half second
+        self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                                        daemon=True)
 
     def start(self) -> "GitHttpServer":
         self._thread.start()
