@@ -134,3 +134,36 @@ def test_a_mirror_just_made_asks_git_nothing_before_its_first_fetch(upstream, tm
     with rmirror.Mirror(tmp_path / "cache", remote, first_depth=1) as m:
         assert m.has_commit(second) is (first_ask != "history")
         assert [c[0] for c in calls] == ["rev-list"]
+
+
+TEXT = st.lists(st.sampled_from(["a", "é", "\n", "\r", "\r\n", " ", "\t", "\u2028", "x = 1"]), max_size=12).map("".join)
+
+
+@settings(max_examples=20, deadline=None)
+@given(texts=st.lists(TEXT, min_size=2, max_size=3))
+def test_files_fetched_together_are_read_in_one_process_as_each_alone(tmp_path_factory, texts):
+    """The files a roll fetches together (a via dep's pin file, MODULE.bazel) are read in one git
+    process, not one each, and each text is what reading it alone gives (line ends, a final
+    newline, non-ASCII), a file absent at the commit none."""
+    tmp = tmp_path_factory.mktemp("files")
+    repo = RepoBuilder(tmp / "up.git")
+    paths = [f"d{i}/f{i}.bzl" for i in range(len(texts))]
+    sha = repo.commit("main", "files", dict(zip(paths, texts)))
+    remote = rgit.Remote("up", repo.url)
+    alone = rmirror.Mirror(tmp / "alone", remote)
+    with alone:
+        assert alone.fetch_commit(sha)
+        each = {p: alone.read_file(sha, p) for p in [*paths, "absent.bzl"]}
+    together = rmirror.Mirror(tmp / "together", remote)
+    with together:
+        assert together.fetch_commit(sha)
+        together.fetch_files(sha, [*paths, "absent.bzl"])
+        calls: list[list[str]] = []
+        real = partial.run_git
+        partial.run_git = lambda args, *rest, **kw: calls.append(list(args)) or real(args, *rest, **kw)
+        try:
+            read = {p: together.read_file(sha, p) for p in [*paths, "absent.bzl"]}
+        finally:
+            partial.run_git = real
+    assert read == each and each["absent.bzl"] is None
+    assert calls == []

@@ -19,10 +19,17 @@ def asked(monkeypatch) -> list[list[str]]:
     calls: list[list[str]] = []
     real = rgit.run_git
 
+    real_bytes = rgit.run_git_bytes
+
     def run_git(args, *rest, **kw):
         calls.append(list(args))
         return real(args, *rest, **kw)
+
+    def run_git_bytes(args, *rest, **kw):
+        calls.append(list(args))
+        return real_bytes(args, *rest, **kw)
     monkeypatch.setattr(rgit, "run_git", run_git)
+    monkeypatch.setattr(rgit, "run_git_bytes", run_git_bytes)
     return calls
 
 
@@ -63,6 +70,18 @@ def test_a_copy_git_counts_unchanged_is_no_edit(tmp_path, asked, autocrlf):
     roller, warning = committed_roller(tmp_path)
     assert roller.mode == "running"
     assert (warning is None) is (autocrlf == "true")
+
+
+def test_a_committed_file_with_crlf_endings_is_read_whole(tmp_path, asked):
+    """HEAD's bytes as committed, CR LF endings too: the work tree's identical copy is no edit,
+    one git process."""
+    crlf = "# paused\r\nmode: stopped\r\n"
+    git("init", "--quiet", "-b", "main", cwd=tmp_path)
+    (tmp_path / "roller.yaml").write_bytes(crlf.encode())
+    git("add", "roller.yaml", cwd=tmp_path)
+    git("-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "c", cwd=tmp_path)
+    roller, warning = committed_roller(tmp_path)
+    assert roller.mode == "stopped" and warning is None and len(asked) == 1
 
 
 def test_an_ignored_new_file_beside_no_commit_is_no_edit(tmp_path, asked):

@@ -144,6 +144,18 @@ def run_git(args: list[str], cwd: Path | None = None, env: dict[str, str] | None
     return proc.returncode, proc.stdout.removesuffix("\n"), proc.stderr.removesuffix("\n")
 
 
+def run_git_bytes(args: list[str], cwd: Path | None = None, env: dict[str, str] | None = None,
+                  input: bytes = b"") -> tuple[int, bytes]:
+    """``run_git`` for output read by byte counts (``cat-file --batch``): ``(status, stdout)``
+    exactly as git wrote it (text mode would turn CR LF into LF and break the counts)."""
+    try:
+        proc = subprocess.run(["git", *args], cwd=str(cwd) if cwd else None, input=input,
+                              env={**os.environ, **ENV, **(env or {})}, capture_output=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return 124, b""
+    return proc.returncode, proc.stdout
+
+
 def head_of(path: Path, *, enclosing: bool = False) -> str | None:
     """The one reader of HEAD: the commit checked out in the work tree at ``path``.
 

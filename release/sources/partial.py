@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Iterable, Self
 
 from release.core.errors import RemoteError, UserError
 from release.core.redact import redact
-from release.sources.git import _SHA, Remote, remote_error, run_git
+from release.sources.git import _SHA, Remote, remote_error, run_git, run_git_bytes
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -68,6 +68,7 @@ class PartialMirror:
         self._parents: dict[str, list[str]] = {}  # commit -> parents as its object records them
         self._committed: dict[str, int] = {}  # commit -> committer time
         self._entries: dict[tuple[str, str], str | None] = {}  # (commit, path) -> blob id (None: no file)
+        self._texts: dict[str, str] = {}  # blob id -> its text as read_file gives it (fetch_files read it)
         # Made by this opening and no git process run in it since: nothing is here, no process asks.
         self._empty = False
 
@@ -345,6 +346,8 @@ class PartialMirror:
         blob = self._blobs(sha, [path])[path]
         if blob is None:
             return None
+        if blob in self._texts:
+            return self._texts[blob]
         status, text, err = self._run("cat-file", "blob", blob, check=False)
         if status != 0:
             raise remote_error(self.remote, "cannot fetch a file from", err)
@@ -356,12 +359,35 @@ class PartialMirror:
         per file: a via dep's pin file and MODULE.bazel, for each dep pinned in one source)."""
         blobs = {blob for blob in self._blobs(sha, sorted(set(paths))).values() if blob}
         missing = blobs - self._present(blobs)
-        if len(missing) <= 1:  # one: read_file's own fetch is the same round trip
-            return
-        # A blob has no history: nothing to negotiate (git's own lazy fetch says the same).
-        status, err = self._fetch("origin", *sorted(missing), filter=FILTER, negotiate="noop")
-        if status != 0:
-            raise remote_error(self.remote, "cannot fetch files from", err)
+        if len(missing) > 1:  # one: the read below fetches it, the same round trip
+            # A blob has no history: nothing to negotiate (git's own lazy fetch says the same).
+            status, err = self._fetch("origin", *sorted(missing), filter=FILTER, negotiate="noop")
+            if status != 0:
+                raise remote_error(self.remote, "cannot fetch files from", err)
+        if blobs - self._texts.keys():  # read in one process, not one each as read_file would
+            self._read_texts(blobs - self._texts.keys())
+
+    def _read_texts(self, blobs: set[str]) -> None:
+        """The texts of these blobs (here) in one ``cat-file --batch``, as ``read_file`` gives each:
+        UTF-8 (undecodable bytes replaced), line ends as text mode reads them, one final newline
+        less. A blob git does not print (missing after all) is left to ``read_file``."""
+        self._empty = False
+        status, out = run_git_bytes(["cat-file", "--batch"], self.path, self._env,
+                                    "".join(f"{b}\n" for b in sorted(blobs)).encode())
+        pos = 0
+        while status == 0 and pos < len(out):
+            end = out.find(b"\n", pos)
+            header = out[pos:end if end >= 0 else len(out)].decode("latin-1").split(" ")
+            if end >= 0 and header[1:] == ["missing"]:
+                pos = end + 1
+                continue
+            if end < 0 or len(header) != 3 or header[1] != "blob" or header[0] not in blobs:
+                return
+            size = int(header[2])
+            raw = out[end + 1:end + 1 + size]
+            text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+            self._texts[header[0]] = text.removesuffix("\n")
+            pos = end + 1 + size + 1
 
     def _blobs(self, sha: str, paths: list[str]) -> dict[str, str | None]:
         """``{path: blob id}`` at commit ``sha`` (its trees here), None where the path is no file
