@@ -238,6 +238,38 @@ def test_a_run_holds_no_descriptor_of_its_tree_once_it_is_swapped_in_or_dropped(
         assert files_of(site) == pages
 
 
+def test_a_trees_folders_are_its_own_alone_and_never_reached_through_a_link(tmp_path):
+    """The folders' descriptors are not inherited by a program the run starts (close-on-exec),
+    and a folder that is a link (the tree makes its folders: anybody else put it there) is
+    refused, for a file and for a hard link alike: nothing is written where it points."""
+    import fcntl
+    outside, new = tmp_path / "outside", tmp_path / "new"
+    outside.mkdir()
+    new.mkdir()
+    (new / "nightly").symlink_to(outside)
+    def live() -> set[int]:  # open descriptors, but the listing's own (closed once listed)
+        def is_open(fd: int) -> bool:
+            with contextlib.suppress(OSError):
+                return os.fstat(fd) is not None
+            return False
+        return {int(fd) for fd in _open_descriptors() if is_open(int(fd))}
+    before = live()
+    tree = staging.Tree(new)
+    try:
+        tree.write("index.html", b"1")
+        tree.write("stable/a/index.html", b"a")
+        opened = live() - before
+        assert len(opened) == 2  # the folders of its files: its root and stable/a
+        assert all(fcntl.fcntl(fd, fcntl.F_GETFD) & fcntl.FD_CLOEXEC for fd in opened)
+        with pytest.raises(OSError):
+            tree.write("nightly/index.html", b"x")
+        assert tree.link("nightly/a.whl", new / "index.html") is False
+        assert list(outside.iterdir()) == [] and (new / "stable" / "a" / "index.html").read_bytes() == b"a"
+    finally:
+        tree.close()
+    assert live() <= before
+
+
 def test_a_failed_run_leaves_the_site_as_it_was_and_no_staging(tmp_path):
     site = tmp_path / "site"
     _run(site, {"index.html": b"1"})
