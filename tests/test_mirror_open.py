@@ -109,8 +109,9 @@ def test_a_mirror_whose_url_moved_is_pointed_at_the_new_one(upstream, tmp_path):
 
 @pytest.mark.parametrize("first_ask", ["commit", "commits", "branch", "history"])
 def test_a_mirror_just_made_asks_git_nothing_before_its_first_fetch(upstream, tmp_path, monkeypatch, first_ask):
-    """A mirror this opening made holds nothing: what is here (a commit, its tree, a branch) is
-    answered without a git process until something runs in it (each such question was one on
+    """A mirror this opening made holds nothing: what is here (a commit, its tree, a branch, the
+    parents of the one commit its first fetch brought) is answered without a git process until
+    something runs in it (each such question was one on
     every new mirror's critical path). Opened again, it is asked as any other."""
     repo, first, second = upstream
     remote = rgit.Remote("up", repo.url)
@@ -126,6 +127,8 @@ def test_a_mirror_just_made_asks_git_nothing_before_its_first_fetch(upstream, tm
             assert not m.has_commit(first) and not m.has_tree(first) and m.branch_tip("main") is None
         asked = [c[0] for c in calls if c[0] != "init"]
         assert asked[0] == "fetch" if first_ask != "history" else asked == []
+        if first_ask == "commit":  # one commit into an empty mirror: no parent of it can be here, none asked
+            assert asked == ["fetch"] and m.shallow() == {second}
         if first_ask == "commit":  # fetched with its trees: known so, not asked
             before = len(calls)
             assert m.has_tree(second) and m.fetch_commit(second) and len(calls) == before
@@ -167,3 +170,13 @@ def test_files_fetched_together_are_read_in_one_process_as_each_alone(tmp_path_f
             partial.run_git = real
     assert read == each and each["absent.bzl"] is None
     assert calls == []
+
+
+def test_a_commit_fetched_beside_its_parent_keeps_its_history(upstream, tmp_path):
+    """A commit fetched at depth 1 into a mirror already holding its parent is not left marked
+    shallow (its history is here: a walk must reach the parent, not fetch it again)."""
+    repo, first, second = upstream
+    with rmirror.Mirror(tmp_path / "cache", rgit.Remote("up", repo.url), first_depth=1) as m:
+        assert m.fetch_commit(first, trees=False)
+        assert m.fetch_commit(second)
+        assert second not in m.shallow()

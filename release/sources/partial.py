@@ -134,17 +134,26 @@ class PartialMirror:
         status, out, _ = self._run("config", "--get", key, check=False)
         return out if status == 0 else None
 
-    def _fetch(self, *args: str, filter: str = HISTORY_FILTER, negotiate: str = "") -> tuple[int, str]:
+    def _fetch(self, *args: str, filter: str = HISTORY_FILTER, negotiate: str = "",
+               lone: bool = False) -> tuple[int, str]:
         """One fetch from origin. Depth-limited fetches mark the commits they stop at as
         shallow even when this mirror already has their parents (git shortens history);
-        such marks are dropped again so history once fetched is never fetched twice."""
+        such marks are dropped again so history once fetched is never fetched twice.
+        ``lone``: the fetch sends one commit (depth 1) into a mirror that held nothing, so no
+        parent of it is here and its mark stays, unasked."""
         self.fetches += 1
+        if lone and self._empty:
+            status, _, err = self._run(*self._fetch_args(args, filter, negotiate), check=False)
+            return status, err
         before = self.shallow()
-        how = ("-c", f"fetch.negotiationAlgorithm={negotiate}") if negotiate else ()
-        status, _, err = self._run(*how, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet", filter,
-                                   *args, check=False)
+        status, _, err = self._run(*self._fetch_args(args, filter, negotiate), check=False)
         self._keep_history(self.shallow() - before)
         return status, err
+
+    @staticmethod
+    def _fetch_args(args: tuple[str, ...], filter: str, negotiate: str) -> tuple[str, ...]:
+        how = ("-c", f"fetch.negotiationAlgorithm={negotiate}") if negotiate else ()
+        return (*how, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet", filter, *args)
 
     def _fetch_below(self, how: str, tips: Iterable[str]) -> tuple[int, str]:
         """A fetch of history below ``tips`` (commits here): ``how`` is ``--deepen=N`` or
@@ -288,7 +297,8 @@ class PartialMirror:
             return True
         # --refetch: a present commit makes the server assume its trees are here too.
         extra = ("--refetch",) if present else ()
-        status, err = self._fetch("--depth=1", *extra, "origin", sha, filter=FILTER if trees else HISTORY_FILTER)
+        status, err = self._fetch("--depth=1", *extra, "origin", sha, filter=FILTER if trees else HISTORY_FILTER,
+                                  lone=True)
         if status != 0:
             if not_there(err):
                 return False
