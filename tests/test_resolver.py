@@ -266,3 +266,62 @@ def test_one_pip_run_says_what_it_resolved_and_whether_it_installed(tmp_path):
         assert not broken.ok and broken.resolved and broken.error
         assert broken.picks["bad-probe"].url.startswith(f"{base}/files/bad_probe-1.0-")
         assert installed() == ["good_probe.py"]
+
+
+@pytest.fixture
+def pip_config(tmp_path, monkeypatch):
+    """pip's configuration in files of this test's own (``PIP_CONFIG_FILE`` is read last, over
+    the machine's), no ``$PIP_INDEX_URL``, the resolver's memory of it empty; returns a function
+    that points pip at a file naming ``url`` and a list of the ``pip config`` processes started."""
+    import subprocess
+
+    from release.check import resolver
+    monkeypatch.delenv("PIP_INDEX_URL", raising=False)
+    resolver._pip_config_index.cache_clear()
+    started: list[list[str]] = []
+    real_run = subprocess.run
+
+    def counting_run(argv, *args, **kwargs):
+        if "config" in argv:
+            started.append(list(argv))
+        return real_run(argv, *args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "run", counting_run)
+
+    def point_at(url: str) -> None:
+        conf = tmp_path / f"pip-{len(list(tmp_path.glob('pip-*')))}.conf"
+        conf.write_text(f"[global]\nindex-url = {url}\n")
+        monkeypatch.setenv("PIP_CONFIG_FILE", str(conf))
+
+    yield point_at, started
+    resolver._pip_config_index.cache_clear()
+
+
+def test_pips_configured_index_is_asked_once_a_process_and_again_for_another_configuration(pip_config):
+    """A validate asks for pip's index per cell and per major: pip starts once for one
+    configuration, and a configuration file named elsewhere is never answered from memory."""
+    from release.check.resolver import pip_configured_index
+    point_at, started = pip_config
+    point_at("https://first.example/simple/")
+    assert [pip_configured_index() for _ in range(3)] == ["https://first.example/simple/"] * 3
+    assert len(started) == 1
+    point_at("https://second.example/simple/")
+    assert pip_configured_index() == "https://second.example/simple/"
+    assert len(started) == 2
+
+
+def test_pip_config_that_never_answers_is_one_line_naming_the_flag(pip_config, monkeypatch):
+    """A stalled ``pip config`` has a deadline, and no index is guessed in its place."""
+    import subprocess
+
+    from release.check import resolver
+    from release.core.errors import UserError
+
+    def stalled(argv, *args, **kwargs):
+        assert kwargs.get("timeout") == resolver.PIP_CONFIG_DEADLINE
+        raise subprocess.TimeoutExpired(argv, kwargs["timeout"])
+
+    monkeypatch.setattr(subprocess, "run", stalled)
+    with pytest.raises(UserError) as refused:
+        resolver.pip_configured_index()
+    assert "--public-index URL" in str(refused.value) and "\n" not in str(refused.value)

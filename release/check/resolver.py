@@ -298,16 +298,21 @@ class Published:
     versions: tuple[str, ...] = ()  # every version the index lists, in PEP 440 order
 
 
+# What pip's configuration files are chosen by (pip reads no other place): one answer per set of them.
+_PIP_CONFIG_PLACES = ("PIP_CONFIG_FILE", "HOME", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "VIRTUAL_ENV")
+PIP_CONFIG_DEADLINE = 60.0  # seconds for ``pip config get``: local files only, so a stall is a fault
+
+
 def pip_configured_index() -> str | None:
-    """The index URL pip would use: ``$PIP_INDEX_URL``, pip's configuration, pip's default."""
+    """The index URL pip would use: ``$PIP_INDEX_URL``, pip's configuration, pip's default.
+    pip's configuration is asked once a process for the same configuration places (a validate
+    asks for each cell's uv line, each major's newer line and the public files: a pip start each)."""
     env = os.environ.get("PIP_INDEX_URL", "").split()
     if env:
         return env[0]
-    import subprocess
-    done = subprocess.run([sys.executable, "-m", "pip", "config", "get", "global.index-url"],
-                          capture_output=True, text=True)
-    if done.returncode == 0 and done.stdout.strip():
-        return done.stdout.split()[0]
+    configured = _pip_config_index(tuple(os.environ.get(name) for name in _PIP_CONFIG_PLACES))
+    if configured:
+        return configured
     try:  # pip's built-in default; pip is how users install, so it is the authority
         from pip._internal.models.index import PyPI
     except ImportError:
@@ -315,6 +320,20 @@ def pip_configured_index() -> str | None:
     return PyPI.simple_url
 
 
+@functools.lru_cache(maxsize=8)
+def _pip_config_index(places: tuple[str | None, ...]) -> str | None:  # noqa: ARG001 - the key
+    """``pip config get global.index-url`` for these configuration places (the argument is the
+    cache's key; pip reads them from the environment itself)."""
+    import subprocess
+    try:
+        done = subprocess.run([sys.executable, "-m", "pip", "config", "get", "global.index-url"],
+                              capture_output=True, text=True, timeout=PIP_CONFIG_DEADLINE)
+    except subprocess.TimeoutExpired:  # never guess an index: the user names one instead
+        raise UserError(f"pip config get global.index-url did not answer within {PIP_CONFIG_DEADLINE:g} s: "
+                        "name the public index with --public-index URL") from None
+    if done.returncode == 0 and done.stdout.strip():
+        return done.stdout.split()[0]
+    return None
 
 
 def _versions_from_files(project: str, files: list[str]) -> set[Version]:
