@@ -60,7 +60,9 @@ def serve(directory: Path) -> Iterator[str]:
 
     handler = functools.partial(_Quiet, directory=str(directory))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, name="staged-index", daemon=True)
+    # Looked at every 20 ms (not 0.5 s): leaving the index waits for the loop's next look, each validate.
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, name="staged-index",
+                              daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
