@@ -26,6 +26,31 @@ _DIGEST = st.text(alphabet="0123456789abcdef", min_size=64, max_size=64)
 _REASON = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30)
 
 
+class _Scanned(str):
+    """Text that fails a search past ``limit``: a scan that goes back over what it passed (and
+    would never end) fails here instead of hanging."""
+
+    def find(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        self.finds = getattr(self, "finds", 0) + 1
+        assert self.finds <= self.limit, "the text is searched again from before where it was"
+        return super().find(*args, **kwargs)
+
+
+def _scanned(text: str, opener: str) -> _Scanned:
+    found = _Scanned(text)
+    found.limit = 2 * text.count(opener) + 1  # one search an opening and one for its closing, then the last
+    return found
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _notes_read_front_to_back():
+    """Every test here reads its notes' sections searched once each (a rescan fails, never hangs)."""
+    sections = notes._sections
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(notes, "_sections", lambda text, opener, closer: sections(_scanned(text, opener), opener, closer))
+        yield
+
+
 def _records() -> st.SearchStrategy[Notes | None]:
     """Records from any fields: the ones ``Notes`` refuses (NotesError) come back as None."""
     def build(**fields: object) -> Notes | None:
@@ -273,15 +298,6 @@ _SECTION_PIECES = ["\n", "\r\n", "\r", "x", " ", "<!-- smoke -->", "<!-- /smoke 
                    "<!-- validated-with -->", "<!-- /validated-with -->", "<!-- with-rocm -->", "<!-- /with-rocm -->"]
 
 
-class _Scanned(str):
-    """Text that fails a search past ``limit``: a scan that goes back over what it passed (and
-    would never end) fails here instead of hanging."""
-
-    def find(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        self.finds = getattr(self, "finds", 0) + 1
-        assert self.finds <= self.limit, "the text is searched again from before where it was"
-        return super().find(*args, **kwargs)
-
 
 @settings(max_examples=300)  # cheap: a few microseconds an example
 @example("<!-- smoke -->\r\nok\r\n<!-- /smoke -->\r\nrest", "smoke section")
@@ -295,8 +311,5 @@ def test_a_section_is_found_where_its_pattern_matches(text, kind):
     line ends, unclosed and nested ones included; each opening searched for once, and its
     closing once (the notes are read once, front to back)."""
     expected = [(m.start(), m.end(), m.group("value")) for m in notes._READ[kind].finditer(text)]
-    scanned = _Scanned(text)
-    opener, closer = notes._SECTIONS[kind]
-    scanned.limit = 2 * text.count(opener) + 1  # one search an opening and one for its closing, then the last
-    assert notes._sections(scanned, opener, closer) == expected
+    assert notes._sections(text, *notes._SECTIONS[kind]) == expected  # searched once each (the fixture)
     assert notes._SECTIONS[kind][0] == notes._OPENS[kind]
