@@ -302,6 +302,7 @@ _SECTION_PIECES = ["\n", "\r\n", "\r", "x", " ", "<!-- smoke -->", "<!-- /smoke 
 @settings(max_examples=300)  # cheap: a few microseconds an example
 @example("<!-- smoke -->\r\nok\r\n<!-- /smoke -->\r\nrest", "smoke section")
 @example("<!-- /smoke --><!-- smoke -->\nx<!-- /smoke -->\n", "smoke section")  # a closing before
+@example("<!-- pypi -->\nA<!-- /pypi -->\n<!-- pypi -->\nA\n<!-- /pypi -->", "PyPI section")  # two, in order
 @example("<!-- pypi -->\rx\n<!-- pypi -->\n1<!-- /pypi -->\n<!-- /pypi -->", "PyPI section")
 @given(st.lists(st.sampled_from(_SECTION_PIECES), max_size=16).map("".join),
        st.sampled_from(sorted(notes._SECTIONS)))
