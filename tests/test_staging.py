@@ -258,6 +258,7 @@ def test_a_trees_folders_are_its_own_alone_and_never_reached_through_a_link(tmp_
     try:
         tree.write("index.html", b"1")
         tree.write("stable/a/index.html", b"a")
+        tree.write("stable/a/index.json", b"{}")  # a folder's second file: its descriptor again
         opened = live() - before
         assert len(opened) == 2  # the folders of its files: its root and stable/a
         assert all(fcntl.fcntl(fd, fcntl.F_GETFD) & fcntl.FD_CLOEXEC for fd in opened)
@@ -268,6 +269,31 @@ def test_a_trees_folders_are_its_own_alone_and_never_reached_through_a_link(tmp_
     finally:
         tree.close()
     assert live() <= before
+
+
+def test_a_tree_links_an_old_sites_plain_file_where_it_is_asked_and_nothing_else(tmp_path, monkeypatch):
+    """A hard link of the old site's plain file (the same inode: no byte read or written) at its
+    place in the tree, folders made as for a file; a link, a folder or a missing file is not
+    linked (False: the caller writes the bytes)."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    old.mkdir()
+    new.mkdir()
+    (old / "a.whl").write_bytes(b"wheel")
+    (old / "sub").mkdir()
+    (old / "to-a").symlink_to(old / "a.whl")
+    monkeypatch.chdir(tmp_path)  # a name linked outside the tree would land here
+    tree = staging.Tree(new)
+    try:
+        assert tree.link("nightly/jax/a.whl", old / "a.whl") is True
+        assert tree.link("b.whl", old / "a.whl") is True
+        for src in (old / "to-a", old / "sub", old / "gone.whl"):
+            assert tree.link("nightly/jax/c.whl", src) is False
+    finally:
+        tree.close()
+    assert os.stat(new / "nightly" / "jax" / "a.whl").st_ino == os.stat(new / "b.whl").st_ino == os.stat(
+        old / "a.whl").st_ino
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file() or p.is_symlink()) == [
+        "new/b.whl", "new/nightly/jax/a.whl", "old/a.whl", "old/to-a"]
 
 
 def test_a_failed_run_leaves_the_site_as_it_was_and_no_staging(tmp_path):
