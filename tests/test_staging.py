@@ -296,6 +296,15 @@ def test_a_tree_links_an_old_sites_plain_file_where_it_is_asked_and_nothing_else
         "new/b.whl", "new/nightly/jax/a.whl", "old/a.whl", "old/to-a"]
 
 
+def test_a_run_that_fails_before_its_tree_is_begun_raises_its_own_error(tmp_path):
+    """Nothing to let go of: the run's error is what comes out, and the site is as it was."""
+    site = tmp_path / "site"
+    _run(site, {"index.html": b"1"})
+    with pytest.raises(RuntimeError, match="^the store could not be read$"), Staging(site):
+        raise RuntimeError("the store could not be read")
+    assert files_of(site) == {"index.html": b"1"} and no_leftovers(site)
+
+
 def test_a_failed_run_leaves_the_site_as_it_was_and_no_staging(tmp_path):
     site = tmp_path / "site"
     _run(site, {"index.html": b"1"})
