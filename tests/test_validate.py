@@ -229,19 +229,26 @@ def test_the_unpinned_line_is_left_to_pip_with_its_own_configuration_or_no_answe
     assert resolver.unpinned_settled("jax-rocm7-plugin", NIGHTLY, resolver.NO_PUBLIC_INDEX) is True
 
 
+def _validate_against_pips_own_index(url, make_dist, tmp_path, monkeypatch, **kwargs):
+    """validate of tonight's draft with no --public-index and pip configured with ``url`` alone
+    ($PIP_INDEX_URL; no find-links, no configuration file)."""
+    monkeypatch.delenv("RELEASE_PUBLIC_INDEX")
+    monkeypatch.setenv("PIP_INDEX_URL", url)
+    monkeypatch.delenv("PIP_FIND_LINKS", raising=False)
+    monkeypatch.setenv("PIP_CONFIG_FILE", "/dev/null")
+    store = LocalStore(tmp_path / "store")
+    publish_draft(store, read_dist(make_dist(NIGHTLY)))
+    return validate(store, TAG, **kwargs)
+
+
 def test_with_pips_own_index_the_unpinned_line_is_still_resolved_by_pip(make_dist, local_index, tmp_path,
                                                                         monkeypatch):
     """With no --public-index, pip's configuration may add indexes no page read shows, so the
     newest line's unpinned `pip install --pre` is resolved by pip (a dry run) beside the pinned one."""
     public = local_index(sorted(make_dist("0.9.0").glob("*.whl")))
-    monkeypatch.delenv("RELEASE_PUBLIC_INDEX")
-    monkeypatch.setenv("PIP_INDEX_URL", public.url)
-    monkeypatch.delenv("PIP_FIND_LINKS", raising=False)
-    monkeypatch.setenv("PIP_CONFIG_FILE", "/dev/null")
-    store = LocalStore(tmp_path / "store")
-    publish_draft(store, read_dist(make_dist(NIGHTLY)))
     said: list[str] = []
-    result = validate(store, TAG, say=said.append, mark=False)
+    result = _validate_against_pips_own_index(public.url, make_dist, tmp_path, monkeypatch,
+                                              say=said.append, mark=False)
     assert result.ok, result.problems
     assert [line for line in said if ": pip install --pre " in line] == [
         f"Python {PYTHON}: pip install --pre jax-rocm7-plugin==0.9.1.*",
@@ -292,13 +299,7 @@ def test_the_default_public_index_is_the_one_pip_is_configured_with(make_dist, l
     """With no --public-index, validate runs exactly the README's line (--extra-index-url
     <draft>), so pip's own index (here $PIP_INDEX_URL) is what the draft competes with."""
     public = local_index(sorted(make_dist("0.9.1").glob("*.whl")))
-    monkeypatch.delenv("RELEASE_PUBLIC_INDEX")
-    monkeypatch.setenv("PIP_INDEX_URL", public.url)
-    monkeypatch.delenv("PIP_FIND_LINKS", raising=False)
-    monkeypatch.setenv("PIP_CONFIG_FILE", "/dev/null")
-    store = LocalStore(tmp_path / "store")
-    publish_draft(store, read_dist(make_dist(NIGHTLY)))
-    result = validate(store, TAG)
+    result = _validate_against_pips_own_index(public.url, make_dist, tmp_path, monkeypatch)
     assert not result.ok
     assert any("jax-rocm7-plugin 0.9.1 and jax-rocm7-pjrt 0.9.1 from pip's configured index"
                in p for p in result.problems), result.problems
