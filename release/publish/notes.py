@@ -63,14 +63,16 @@ _READ = {  # in the order they are taken out: the sections first, so a record in
 _OURS = re.compile(r"<!--\s*/?\s*(?:smoke|pypi|validated|with-rocm|index-facts|jax-rocm-release\s+(?:draft|yanked))",
                    re.I)
 _DIGEST = re.compile(r"[0-9a-f]{64}\Z")
+# A section's pattern in ``_READ`` is its opening line, anything, its closing line: found with
+# ``str.find`` here (the regular expression tried the closing line at every character of a
+# section, a third of reading a release's notes), exactly where ``finditer`` finds it.
+_SECTIONS = {kind: (f"<!-- {name} -->", f"<!-- /{name} -->") for kind, name in (
+    ("with-rocm section", "with-rocm"), ("validated-with section", "validated-with"),
+    ("wheel facts section", "index-facts"), ("PyPI section", "pypi"), ("smoke section", "smoke"))}
 # The text each record of ``_READ`` begins with: notes without it hold none (the index reads
 # every release's notes, each a few KB, and most records are absent from most notes).
-_OPENS = {
-    "with-rocm section": "<!-- with-rocm -->", "validated-with section": "<!-- validated-with -->",
-    "wheel facts section": "<!-- index-facts -->", "PyPI section": "<!-- pypi -->",
-    "smoke section": "<!-- smoke -->", "yank": "<!-- jax-rocm-release yanked: ",
-    "validated mark": "<!-- validated: sha256=", "draft mark": MARKER,
-}
+_OPENS = {**{kind: opener for kind, (opener, _) in _SECTIONS.items()}, "yank": "<!-- jax-rocm-release yanked: ",
+          "validated mark": "<!-- validated: sha256=", "draft mark": MARKER}
 
 
 def _ours(text: str) -> re.Match[str] | None:
@@ -90,12 +92,6 @@ def _without(text: str, matches: list[tuple[int, int, str]]) -> str:
     return "".join(pieces)
 
 
-# A section's pattern in ``_READ`` is its opening line, anything, its closing line: found with
-# ``str.find`` here (the regular expression tried the closing line at every character of a
-# section, a third of reading a release's notes), exactly where ``finditer`` finds it.
-_SECTIONS = {kind: (f"<!-- {name} -->", f"<!-- /{name} -->") for kind, name in (
-    ("with-rocm section", "with-rocm"), ("validated-with section", "validated-with"),
-    ("wheel facts section", "index-facts"), ("PyPI section", "pypi"), ("smoke section", "smoke"))}
 
 
 def _sections(text: str, opener: str, closer: str) -> list[tuple[int, int, str]]:
