@@ -25,6 +25,7 @@ import os
 import re
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from release.core.errors import RemoteError, UserError
 from release.core.redact import display_url, redact, register_secret, url_credentials
@@ -134,12 +135,9 @@ def run_git(args: list[str], cwd: Path | None = None, env: dict[str, str] | None
     would. A process still running after ``TIMEOUT`` is killed and reported as timed out.
     ``encoding="latin-1"`` keeps one character per byte (to follow sizes git gives in bytes).
     """
-    try:
-        stdin = {"input": input} if input is not None else {"stdin": subprocess.DEVNULL}
-        proc = subprocess.run(["git", *args], cwd=str(cwd) if cwd else None, **stdin,
-                              env={**os.environ, **ENV, **(env or {})}, capture_output=True,
-                              encoding=encoding, errors="replace", timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
+    stdin = {"input": input} if input is not None else {"stdin": subprocess.DEVNULL}
+    proc = _git(args, cwd, env, **stdin, encoding=encoding, errors="replace")
+    if proc is None:
         return 124, "", f"fatal: git {args[0]} timed out after {TIMEOUT:.0f} s"
     return proc.returncode, proc.stdout.removesuffix("\n"), proc.stderr.removesuffix("\n")
 
@@ -148,12 +146,19 @@ def run_git_bytes(args: list[str], cwd: Path | None = None, env: dict[str, str] 
                   input: bytes = b"") -> tuple[int, bytes]:
     """``run_git`` for output read by byte counts (``cat-file --batch``): ``(status, stdout)``
     exactly as git wrote it (text mode would turn CR LF into LF and break the counts)."""
+    proc = _git(args, cwd, env, input=input)
+    return (124, b"") if proc is None else (proc.returncode, proc.stdout)
+
+
+def _git(args: list[str], cwd: Path | None, env: dict[str, str] | None,
+         **io: Any) -> subprocess.CompletedProcess | None:
+    """The one place a git process is started for ``run_git`` and ``run_git_bytes``: ``ENV`` over
+    this process's environment plus ``env``, output captured, killed after ``TIMEOUT`` (None)."""
     try:
-        proc = subprocess.run(["git", *args], cwd=str(cwd) if cwd else None, input=input,
-                              env={**os.environ, **ENV, **(env or {})}, capture_output=True, timeout=TIMEOUT)
+        return subprocess.run(["git", *args], cwd=str(cwd) if cwd else None, capture_output=True,
+                              env={**os.environ, **ENV, **(env or {})}, timeout=TIMEOUT, **io)
     except subprocess.TimeoutExpired:
-        return 124, b""
-    return proc.returncode, proc.stdout
+        return None
 
 
 def head_of(path: Path, *, enclosing: bool = False) -> str | None:
