@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 
@@ -345,3 +346,15 @@ def test_a_new_mirror_holds_the_settings_git_clone_filter_would_write(tmp_path, 
                              "core.repositoryformatversion", "extensions.partialclone", "gc.auto",
                              "maintenance.auto", "core.bare")] == ["true", "blob:none", "1", "origin", "0",
                                                                    "false", "true"]
+
+
+def test_a_git_process_past_its_deadline_is_reported_timed_out_in_either_reading(tmp_path, monkeypatch):
+    """Every git process has a deadline: past it, text and byte readers alike answer status 124
+    (the text one with one line naming the command), never an exception or a hang."""
+    script = tmp_path / "git"
+    script.write_text("#!/bin/sh\nexec sleep 5\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    monkeypatch.setattr(rgit, "TIMEOUT", 0.2)
+    assert rgit.run_git(["status"], tmp_path) == (124, "", "fatal: git status timed out after 0 s")
+    assert rgit.run_git_bytes(["cat-file", "--batch"], tmp_path, input=b"HEAD\n") == (124, b"")
