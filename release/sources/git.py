@@ -25,7 +25,7 @@ import os
 import re
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from release.core.errors import RemoteError, UserError
 from release.core.redact import display_url, redact, register_secret, url_credentials
@@ -149,6 +149,26 @@ def run_git_bytes(args: list[str], cwd: Path | None = None, env: dict[str, str] 
     proc = _git(args, cwd, env, input=input)
     return (124, b"") if proc is None else (proc.returncode, proc.stdout)
 
+
+def batch_objects(out: bytes) -> Iterator[tuple[str, str, bytes | None]]:
+    """``(name, type, content)`` of each entry of ``git cat-file --batch``'s output, in order:
+    type ``missing`` and no content for an object git did not find. Stops at output it cannot
+    read (a cut or foreign stream): the entries before it stand."""
+    pos = 0
+    while pos < len(out):
+        end = out.find(b"\n", pos)
+        if end < 0:
+            return
+        header = out[pos:end].decode("latin-1").split(" ")
+        if header[1:] == ["missing"]:
+            yield header[0], "missing", None
+            pos = end + 1
+            continue
+        if len(header) != 3 or not header[2].isdigit():
+            return
+        size = int(header[2])
+        yield header[0], header[1], out[end + 1:end + 1 + size]
+        pos = end + 1 + size + 1
 
 def _git(args: list[str], cwd: Path | None, env: dict[str, str] | None,
          **io: Any) -> subprocess.CompletedProcess | None:

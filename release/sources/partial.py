@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Iterable, Self
 
 from release.core.errors import RemoteError, UserError
 from release.core.redact import redact
-from release.sources.git import _SHA, Remote, remote_error, run_git, run_git_bytes
+from release.sources.git import _SHA, Remote, batch_objects, remote_error, run_git, run_git_bytes
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -384,20 +384,13 @@ class PartialMirror:
         self._empty = False
         status, out = run_git_bytes(["cat-file", "--batch"], self.path, self._env,
                                     "".join(f"{b}\n" for b in sorted(blobs)).encode())
-        pos = 0
-        while status == 0 and pos < len(out):
-            end = out.find(b"\n", pos)
-            header = out[pos:end if end >= 0 else len(out)].decode("latin-1").split(" ")
-            if end >= 0 and header[1:] == ["missing"]:
-                pos = end + 1
+        for name, kind, raw in batch_objects(out) if status == 0 else ():
+            if kind == "missing":
                 continue
-            if end < 0 or len(header) != 3 or header[1] != "blob" or header[0] not in blobs:
+            if kind != "blob" or name not in blobs or raw is None:
                 return
-            size = int(header[2])
-            raw = out[end + 1:end + 1 + size]
             text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
-            self._texts[header[0]] = text.removesuffix("\n")
-            pos = end + 1 + size + 1
+            self._texts[name] = text.removesuffix("\n")
 
     def _blobs(self, sha: str, paths: list[str]) -> dict[str, str | None]:
         """``{path: blob id}`` at commit ``sha`` (its trees here), None where the path is no file

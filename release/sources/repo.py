@@ -372,7 +372,7 @@ def committed_roller(root: Path) -> tuple[Roller, str | None]:
     status is asked only when they differ or HEAD has no such file, for what git counts a change
     (filters, line endings, an ignored new file)."""
     from release.core.roller import ROLLER_FILE, Roller, load_roller, parse_roller
-    from release.sources.git import run_git, run_git_bytes
+    from release.sources.git import batch_objects, run_git, run_git_bytes
     # HEAD:./FILE is the file beside root at HEAD. The relative path answers only inside a work
     # tree (not outside a repository, in a bare one or in .git): the exit says where root is.
     code, out = (run_git_bytes(["cat-file", "--batch"], root, input=f"HEAD:./{ROLLER_FILE}\n".encode())
@@ -380,9 +380,8 @@ def committed_roller(root: Path) -> tuple[Roller, str | None]:
     if code != 0:
         return load_roller(root), None
     path = Path(root) / ROLLER_FILE
-    header, _, rest = out.partition(b"\n")
-    kind, size = header.split(b" ")[1:3] if header.count(b" ") == 2 else (b"missing", b"0")
-    blob = rest[:int(size)] if kind == b"blob" else None
+    found = next(batch_objects(out), None)
+    blob = found[2] if found is not None and found[1] == "blob" else None
     roller = parse_roller(path, blob) if blob is not None else Roller()
     try:
         same = blob is not None and path.read_bytes() == blob
