@@ -216,7 +216,8 @@ def test_only_a_github_store_gets_the_console_its_client_prints_on(tmp_path, fak
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     out = Output(stream=io.StringIO())
-    store = open_store_from_args(argparse.Namespace(root=tmp_path, store_dir=tmp_path / "s", **flags), out)
+    store = open_store_from_args(argparse.Namespace(root=tmp_path, store_dir=tmp_path / "s", **flags), out,
+                                 needs=("reading releases", "contents: read"))
     assert isinstance(store, GitHubStore) is github
     if github:
         assert store.client.console is out.progress_console()

@@ -16,6 +16,12 @@ from release.commands._version_arguments import add_date_options as add_date_opt
 from release.core.clock import now_utc as now_utc
 from release.core.clock import today_utc as today_utc
 
+# What a command does with the releases and the token permission that takes, for the line a
+# missing GITHUB_TOKEN gets (release.sources.github.Permission); a command that changes releases
+# names its own act in its module's ``TOKEN``.
+READS = ("reading releases", "contents: read")
+PUBLISHES = ("publishing releases", "contents: write")
+
 if TYPE_CHECKING:
     import argparse
 
@@ -32,12 +38,13 @@ def project(args: argparse.Namespace) -> Project:
     return load_project(args.root)
 
 
-def open_store_from_args(args: argparse.Namespace, out: Output, read_only: bool = False,
-                         writes: bool = True) -> Store:
+def open_store_from_args(args: argparse.Namespace, out: Output, read_only: bool = False, *,
+                         needs: tuple[str, str]) -> Store:
     """The store the flags name; the local store lives under the project root (or the cwd).
 
-    ``read_only``: a missing local store is an error, not an empty one; ``writes``: the command
-    changes releases (what a missing token is asked for).
+    ``read_only``: a missing local store is an error, not an empty one; ``needs``: what THIS
+    command does with the releases and the token permission that takes (``READS``, or the
+    command's ``TOKEN``), the words a missing token's line says.
     """
     from release.core.errors import UserError
     from release.publish.stores import open_store, store_kind
@@ -52,7 +59,7 @@ def open_store_from_args(args: argparse.Namespace, out: Output, read_only: bool 
     # only GitHub's client prints (rate limits, retries): a local store's command never loads rich for it
     console = out.progress_console() if store_kind(args.store, args.repo) == "github" else None
     return open_store(args.store, args.repo, args.store_dir, root or Path.cwd(),
-                      console=console, read_only=read_only, writes=writes)
+                      console=console, read_only=read_only, needs=needs)
 
 
 def transfer_progress(out: Output) -> contextlib.AbstractContextManager[Progress | None]:
@@ -68,12 +75,12 @@ def transfer_progress(out: Output) -> contextlib.AbstractContextManager[Progress
 
 
 def job_request(args: argparse.Namespace, project: Project, out: Output, progress: ProgressBars | None,
-                *, reads_store: bool = True, **more: Any) -> JobRequest:
+                *, needs: tuple[str, str], reads_store: bool = True, **more: Any) -> JobRequest:
     """The ``JobRequest`` of a job command: the project, ``--dist`` (default ``<root>/dist``),
     the store the flags name (opened by the job's plan, after it checked its inputs; none for
     a dry run), ``--python``, ``--lock-timeout`` and the command's own fields (``more``)."""
     from release.jobs.runner import JobRequest
     return JobRequest(project, out, args.dist or project.root / "dist",
-                      open_store=(lambda: open_store_from_args(args, out)) if reads_store else None,
+                      open_store=(lambda: open_store_from_args(args, out, needs=needs)) if reads_store else None,
                       pythons=tuple(args.pythons) if args.pythons else None,
                       lock_timeout=args.lock_timeout, progress=progress, **more)

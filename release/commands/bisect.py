@@ -80,13 +80,13 @@ def run(args: argparse.Namespace, out: Output) -> int:
         raise UserError("--dispatch starts the bisect --plan decides on; pass --plan with it")
 
     def store() -> Store:  # opened once the checkout a hold or plan needs is found
-        return open_store_from_args(args, out, writes=False)
+        from release.commands._common import READS
+        return open_store_from_args(args, out, needs=READS)
     ends, console = {"bad": args.bad, "bad_commit": args.bad_commit}, out.progress_console()
     result: BisectPlan | BisectResult
     if args.plan:
-        result = plan_bisect(proj, PlanOptions(good=args.good, dispatch=args.dispatch,
-                                               run_id=os.environ.get("GITHUB_RUN_ID", ""), **ends),
-                             store, env=os.environ, console=console, say=out.line)
+        result = plan_bisect(proj, PlanOptions(good=args.good, dispatch=args.dispatch, run_id=os.environ.get(
+            "GITHUB_RUN_ID", ""), **ends), store, env=os.environ, console=console, say=out.line)
     else:
         result = run_bisect_job(proj, BisectOptions(
             good=args.good, date=args.date or today_utc(), dist=args.dist or proj.root / "dist",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from release.commands._common import add_store_options, job_request, project, transfer_progress
+from release.commands._common import PUBLISHES, add_store_options, job_request, project, transfer_progress
 from release.commands._job_flags import add_job_flags, job_options
 from release.commands._render import untested_note
 from release.commands._version_arguments import add_python_option
@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 
     from release.core.output import Output
 
-HELP = "cut a release (or --rc N) from the release branch, or re-spin one as --post N"
+HELP = "cut and publish a release (or --rc N) from the release branch, or re-spin one as --post N"
+TOKEN = PUBLISHES
 JOBS = ("cut", "cut-plan", "cut-finish", "post")  # release.jobs.catalog: the jobs this command runs
 
 
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     options = job_options(args, proj.root)
     kind = "post" if args.post is not None else "rc" if args.rc is not None else "release"
     with transfer_progress(out) as progress:
-        result = run_cut(job_request(args, proj, out, progress, kind=kind, stage=args.stage,
+        result = run_cut(job_request(args, proj, out, progress, needs=TOKEN, kind=kind, stage=args.stage,
                                      number=args.post if kind == "post" else args.rc,
                                      tag=args.tag, base=args.base), options)
     output.github_output(result.outputs)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from release.commands._common import add_store_options, now_utc, open_store_from_args, project
+from release.commands._common import READS, add_store_options, now_utc, open_store_from_args, project
 from release.core import flags, output
 from release.jobs.report import NIGHTLIES
 
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     proj = project(args)
     owner, name = args.repo.split("/", 1) if args.repo else repository_from_env(flag="--repo")
     client = GitHubClient.from_env(console=out.progress_console(), needs=DASHBOARD)
-    store = open_store_from_args(args, out, read_only=True, writes=False)
+    store = open_store_from_args(args, out, read_only=True, needs=READS)
     options = DashboardOptions(ReportOptions(now_utc(), nightlies=args.nightlies, base=args.base,
                                              this_run=this_run(args.this_run, os.environ),
                                              bisect=bisect_line(args.bisect_job or "", args.bisect_said)),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from release.commands._arguments import add_retention_options
-from release.commands._common import add_store_options, now_utc, open_store_from_args
+from release.commands._common import READS, add_store_options, now_utc, open_store_from_args
 from release.commands._project_reads import retention_from_args
 from release.core.output import Output, github_output, step_summary
 
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 HELP = ("delete nightly prereleases (and their tags) beyond the newest N, unless protected, and this "
         "tool's stale nightly drafts by the same rule; never a release or rc")
+TOKEN = ("deleting releases and their assets", "contents: write")  # --dry-run only reads
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,7 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, out: Output) -> int:
     from release.publish.gc import collect
     rule = retention_from_args(args)
-    store = open_store_from_args(args, out, read_only=True)
+    store = open_store_from_args(args, out, read_only=True,
+                                 needs=READS if args.dry_run else TOKEN)
     result = collect(store, rule, dry_run=args.dry_run, now=now_utc(), say=out.line)
     github_output({"deleted": result["deleted"], "deleted_drafts": result["deleted_drafts"]})
     step_summary(f"### gc: {'would delete' if args.dry_run else 'deleted'} {len(result['deleted'])} "

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from release.commands._arguments import add_retention_options
-from release.commands._common import add_store_options, now_utc, open_store_from_args, transfer_progress
+from release.commands._common import READS, add_store_options, now_utc, open_store_from_args, transfer_progress
 from release.commands._project_reads import retention_from_args
 from release.core import flags
 from release.core.output import Output, github_output, step_summary
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     given = args.project_status is not None
     retired = project_status.load(args.project_status if given else Path(args.root or ".") / project_status.STATUS_FILE,
                                   given=given)
-    store = open_store_from_args(args, out, read_only=True, writes=False)
+    store = open_store_from_args(args, out, read_only=True, needs=READS)
     with transfer_progress(out) as progress:
         result = build_site(store, args.out, rule=rule, now=now_utc(), site_url=args.url,
                             asset_base=args.asset_url, count_commits=counter, say=out.line,

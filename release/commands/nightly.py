@@ -13,6 +13,7 @@ import contextlib
 from typing import TYPE_CHECKING
 
 from release.commands._common import (
+    PUBLISHES,
     add_date_options,
     add_store_options,
     job_request,
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from release.core.plain import PlainConsole
 
 HELP = "build, verify and publish tonight's nightly prerelease (--dry-run shows the plan)"
+TOKEN = PUBLISHES
 # release.jobs.catalog: the jobs this command runs
 JOBS = ("nightly", "nightly-plan", "nightly-finish")
 
@@ -60,7 +62,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     now = now_utc()
     # a dry run moves no files: no bar (and no rich on a terminal)
     with transfer_progress(out) if not args.dry_run else contextlib.nullcontext(None) as progress:
-        result = run_nightly(job_request(args, proj, out, progress, reads_store=not args.dry_run,
+        result = run_nightly(job_request(args, proj, out, progress, needs=TOKEN, reads_store=not args.dry_run,
                                          stage=args.stage, date=args.date or now.date(), now=now,
                                          build_number=args.build_number, force=args.force), options)
     output.github_output(result.outputs)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from release.commands._common import add_store_options, open_store_from_args, transfer_progress
+from release.commands._common import PUBLISHES, add_store_options, open_store_from_args, transfer_progress
 from release.commands._project_reads import line_majors
 from release.core import flags
 from release.core.errors import UserError
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 HELP = "upload dist/<version> into its draft release (resumable), or --undraft TAG to publish it"
+TOKEN = PUBLISHES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
     if dist is not None:  # where the outcome is recorded must take it before the store is touched
         from release.core.manifest import Manifest
         Manifest.load(dist.directory).check_writable("publish")
-    store = open_store_from_args(args, out)
+    store = open_store_from_args(args, out, needs=TOKEN)
     if args.undraft or dist is None:
         result = undraft(store, args.undraft, say=out.line, majors=line_majors(args))
     else:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from release.publish import pypi
 
 HELP = "upload a published release's validated wheels to PyPI (pjrt first, resumable) and note it"
+TOKEN = ("noting the PyPI upload in a release's notes", "contents: write")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -69,7 +70,7 @@ def settings_from_args(args: argparse.Namespace) -> pypi.PypiSettings:
 def run(args: argparse.Namespace, out: Output) -> int:
     from release.publish import pypi
     settings = settings_from_args(args)
-    store = open_store_from_args(args, out, read_only=True)
+    store = open_store_from_args(args, out, read_only=True, needs=TOKEN)
     with transfer_progress(out) as progress:
         result = pypi.publish_to_pypi(store, args.tag, settings, say=out.line, progress=progress)
     github_output(pypi.outputs_of(result))

@@ -1,15 +1,14 @@
-"""``release smoke TAG|DIR``: install the draft's wheels with jax and jaxlib of their line and
-prove the plugin registers: ROCm devices listed, a jitted computation matching NumPy (a ROCm
-machine's gate between validate and publish); the verdict goes into the draft's notes.
-``--record FILE TAG`` puts a verdict made on the ROCm runner (``--json``) into the notes;
-``--no-gpu`` is the gate on a machine without an AMD GPU (jax keeps working on the CPU)."""
+"""``release smoke TAG|DIR``: install the draft's wheels with jax and jaxlib of their line and prove the
+plugin registers (ROCm devices listed, a jitted computation matching NumPy): a ROCm machine's gate
+between validate and publish, its verdict put in the draft's notes. ``--record FILE TAG`` puts one made
+on the ROCm runner (``--json``) there; ``--no-gpu``: the gate without an AMD GPU (records nothing)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from release.commands._common import add_store_options, open_store_from_args
+from release.commands._common import READS, add_store_options, open_store_from_args
 from release.core import flags
 from release.core.output import Output, github_output, step_summary
 
@@ -23,6 +22,7 @@ if TYPE_CHECKING:   # the work is imported in run: `release --help` loads none o
 HELP = ("on a ROCm machine: install the draft's wheels (TAG, or a dist DIR) with jax and jaxlib of "
         "their line, each (ROCm major, Python) cell in its own venv, then jax.devices() must list ROCm "
         "devices and a jitted computation match NumPy")
+TOKEN = ("recording the smoke verdict in a draft's notes", "contents: write")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,7 +59,7 @@ def _verdict(args: argparse.Namespace, out: Output) -> tuple[smoke.Smoke | smoke
     if args.record is not None:
         version = naming.version_of_tag(args.target, flag="TAG")
         result = smoke.read_verdict(args.record)
-        store = open_store_from_args(args, out)
+        store = open_store_from_args(args, out, needs=TOKEN)
         if not smoke.record(store, args.target, result):
             raise UserError(f"{store.where}: no draft of {args.target} to record the verdict in")
         return result, version
@@ -74,7 +74,7 @@ def _verdict(args: argparse.Namespace, out: Output) -> tuple[smoke.Smoke | smoke
         finally:
             shutil.rmtree(work, ignore_errors=True)
     version = naming.version_of_tag(args.target, flag="TAG")
-    store = open_store_from_args(args, out)
+    store = open_store_from_args(args, out, needs=READS if args.no_gpu else TOKEN)
     return smoke.smoke_draft(store, args.target, public_index=public_index_from_args(args),
                              python=args.python and str(args.python), say=out.line, no_gpu=args.no_gpu,
                              with_rocm=args.with_rocm, rocm_index=rocm_index_from_args(args)), version

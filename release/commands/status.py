@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from release.commands._common import (
+    READS,
     add_date_options,
     add_store_options,
     now_utc,
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
                             offline=args.offline,
                             public_index=None if args.offline else _public_index(args),
                             upload_url=os.environ.get("TWINE_REPOSITORY_URL", ""))
-    store = None if args.offline else open_store_from_args(args, out, writes=False)
+    store = None if args.offline else open_store_from_args(args, out, needs=READS)
     github = None
     where = asked_github(args.offline, args.repo, os.environ)
     if where is not None:

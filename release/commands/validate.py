@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 HELP = ("validate the draft of TAG: checksums, verify, then the README's pip install line against "
         "the draft's index and the public one, for every (ROCm major, Python) cell it carries")
+TOKEN = ("recording validate's verdict in a draft's notes", "contents: write")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -45,7 +46,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
         majors, pythons = line_of_project(project(args), version)
     except UserError:
         majors, pythons = None, None
-    store = open_store_from_args(args, out)
+    store = open_store_from_args(args, out, needs=TOKEN)
     with transfer_progress(out) as progress:
         result = validate(store, args.tag, say=out.line, progress=progress,
                           pythons=[str(p) for p in args.pythons],

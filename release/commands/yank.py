@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 HELP = ("mark a published release yanked (PEP 592): it stays published, pins on its exact version "
         "still install, the next `release index` marks its wheels yanked; --undo removes the mark")
+TOKEN = ("editing releases (the yank mark in a release's notes)", "contents: write")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,7 +31,7 @@ def run(args: argparse.Namespace, out: Output) -> int:
 
     if args.undo and args.reason:
         raise UserError("--undo takes no --reason")
-    store = open_store_from_args(args, out, read_only=True)
+    store = open_store_from_args(args, out, read_only=True, needs=TOKEN)
     result = yank(store, args.tag, args.reason, undo=args.undo)
     github_output({"tag": result["tag"], "changed": str(result["changed"]).lower()})
     verb = "yanked" if result["yanked"] else "no longer yanked"

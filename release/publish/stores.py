@@ -31,10 +31,10 @@ from release.publish.store_base import _answer_time
 from release.sources import asset_ranges, shapes
 from release.sources.github import (
     PUBLISH,
-    READ_RELEASES,
     GitHubClient,
     GitHubError,
     MalformedAnswer,
+    Permission,
 )
 
 if TYPE_CHECKING:
@@ -181,14 +181,15 @@ def store_kind(kind: str | None, repo: str | None, env: Mapping[str, str] | None
 
 def open_store(kind: str | None, repo: str | None, store_dir: Path | None, root: Path,
                console: Console | None = None, env: Mapping[str, str] | None = None,
-               read_only: bool = False, writes: bool = True) -> Store:
+               read_only: bool = False, needs: Permission = PUBLISH) -> Store:
     """The store a command works on.
 
     ``github`` when asked for or when a repository is configured (``--repo`` or
     ``$GITHUB_REPOSITORY``); otherwise ``local`` in ``store_dir`` (default
     ``<root>/.cache/releases``). ``read_only``: a local store that does not exist is an
     error (``StoreError``, with a did-you-mean for a near miss), never an empty store.
-    ``writes``: the command changes releases, so a missing token asks for ``contents: write``.
+    ``needs``: what the command does with the releases and the permission that takes, for the
+    line a missing token gets (``release.sources.github.Permission``).
     """
     env = os.environ if env is None else env
     repo = repo or env.get("GITHUB_REPOSITORY") or None
@@ -205,5 +206,5 @@ def open_store(kind: str | None, repo: str | None, store_dir: Path | None, root:
     parts = repo.split("/")
     if len(parts) != 2 or not all(parts):
         raise UserError(f"--repo {repo}: expected OWNER/NAME")
-    return GitHubStore(GitHubClient.from_env(env, console=console, needs=PUBLISH if writes else READ_RELEASES),
+    return GitHubStore(GitHubClient.from_env(env, console=console, needs=needs),
                        parts[0], parts[1])
