@@ -211,26 +211,49 @@ def test_names_alike_but_for_one_tag_or_its_last_letter_are_each_read_whole(orde
         assert (found.dist, found.version, found.tags, found.name_error) == _packaging_reads(name), name
 
 
-def test_packaging_reads_a_name_only_when_its_name_and_tags_or_its_version_are_new(monkeypatch):
-    """The point of keeping the parts: a season's wheels are a few names and tags and a version a
-    release, so most names are answered without packaging; a name with a build tag is always read."""
+def test_packaging_reads_a_whole_name_only_when_it_is_not_of_the_simple_shape(monkeypatch):
+    """packaging's wheel-name parser (packaging.utils, which loads packaging.tags, logging and
+    platform) reads a name only when its name part or tags are outside the simple shape every
+    packaging reads alike (ASCII name, lower-case tags, identifier interpreters), or its version
+    is invalid (packaging says why); a name with a build tag is always read. A simple name's
+    version is read once a process, whatever name carries it."""
     import packaging.utils
     _fresh_process()
-    read = []
-    parse = packaging.utils.parse_wheel_filename
+    read, versions = [], []
+    parse, version = packaging.utils.parse_wheel_filename, naming.Version
     monkeypatch.setattr(packaging.utils, "parse_wheel_filename", lambda name: read.append(name) or parse(name))
+    monkeypatch.setattr(naming.versions, "parse", lambda text: versions.append(text) or version(text))
     plat = naming.PLATFORM
-    asked = {f"jax_rocm7_plugin-0.9.1-cp312-cp312-{plat}.whl": True,
-             f"jax_rocm7_plugin-0.9.2-cp312-cp312-{plat}.whl": True,     # a new version
-             f"jax_rocm7_pjrt-0.9.1-py3-none-{plat}.whl": True,          # a new name and tags
-             f"jax_rocm7_pjrt-0.9.2-py3-none-{plat}.whl": False,         # both parts read before
-             f"jax_rocm7_plugin-0.9.2-cp313-cp313-{plat}.whl": True,     # new tags
-             f"jax_rocm7_plugin-0.9.1-cp313-cp313-{plat}.whl": False,
+    asked = {f"jax_rocm7_plugin-0.9.1-cp312-cp312-{plat}.whl": False,
+             f"jax_rocm7_plugin-0.9.2-cp312-cp312-{plat}.whl": False,    # a new version
+             f"jax_rocm7_pjrt-0.9.1-py3-none-{plat}.whl": False,         # a new name and tags
+             f"Jax.Rocm7_Pjrt-0.9.2-py2.py3-none-{plat}.whl": False,
              f"jax_rocm7_plugin-0.9.1-1-cp313-cp313-{plat}.whl": True,   # a build tag
-             f"jax_rocm7_plugin-0.9.2-1-cp313-cp313-{plat}.whl": True,
-             "jax_rocm7_plugin-0.9.1-cp313-cp313-any.whl": True}
-    for name, new in asked.items():
+             f"jax_rocm7_plugin-0.9.2-CP313-cp313-{plat}.whl": True,     # tags packaging lowers
+             f"jax__rocm7_plugin-0.9.2-cp313-cp313-{plat}.whl": True,    # a name packaging refuses
+             f"jax_rocm7_plugin-0.9.2-3x-cp313-{plat}.whl": True,        # an interpreter that is no identifier
+             "_jax-0.9.2-py3-none-any.whl": True,
+             "jax-0.9.bad-py3-none-any.whl": True,                       # an invalid version
+             "jax-0.9.1-py3-none-any.whl": False}
+    for name, whole in asked.items():
         before = len(read)
         found = naming.Identity.of(name)
-        assert (len(read) > before) == new, name
+        assert (len(read) > before) == whole, name
+        assert (found.dist, found.version, found.tags, found.name_error) == _packaging_reads(name), name
+    assert sorted(versions) == sorted({"0.9.1", "0.9.2", "0.9.bad"}), versions
+
+
+_NAME_TEXT = st.text(alphabet="aZ9._-é", min_size=0, max_size=6)
+_TAG_TEXT = st.text(alphabet="aZ3_.", min_size=0, max_size=5)
+
+
+@given(st.lists(st.tuples(_NAME_TEXT, st.sampled_from(["1.0", "0.9.1.dev20261120", "01.0", "bad!", ""]),
+                          _TAG_TEXT, _TAG_TEXT, _TAG_TEXT), min_size=1, max_size=4))
+def test_generated_wheel_names_mean_what_packaging_reads(parts):
+    """Whatever the name and tags (the simple shape read without packaging, or any other), in any
+    order of asking, each answer is packaging's own reading of the whole name."""
+    _fresh_process()
+    for dist, version, py, abi, plat in parts:
+        name = f"{dist}-{version}-{py}-{abi}-{plat}.whl"
+        found = naming.Identity.of(name)
         assert (found.dist, found.version, found.tags, found.name_error) == _packaging_reads(name), name

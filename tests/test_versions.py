@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from packaging.version import Version
 
 from release.core import versions
@@ -143,3 +145,32 @@ def test_a_cut_from_a_pushed_tag_is_an_rc_or_release_of_the_line():
         cut_from_tag("rocm-jax-v0.9.1rc1", "0.9.2")
     with pytest.raises(VersionError, match="expected a release tag"):
         cut_from_tag("rocm-jax-v0.9.1.dev20261122", "0.9.1")
+
+
+_TEXTS = ["1.0", "1.0+a", "1.0+b", "01.0", "1.0.0", "1.0RC1", "1.0rc1", "v1.0", "1.0.dev20261120",
+          "1.0.dev20261120+rocm7", " 1.0", "1.0 ", "bad!", "1.0+"]
+
+
+@pytest.mark.parametrize("texts", [_TEXTS, _TEXTS[::-1]])
+def test_versions_alike_but_for_a_local_part_or_spelling_are_each_read_from_their_own_text(texts):
+    test_a_version_parsed_once_a_process_is_what_packaging_reads_in_that_exact_text.hypothesis.inner_test(texts)
+
+
+@settings(max_examples=30)
+@given(st.lists(st.sampled_from(_TEXTS) | st.text(alphabet="01.+abcdevrp", max_size=8), max_size=12))
+def test_a_version_parsed_once_a_process_is_what_packaging_reads_in_that_exact_text(texts):
+    """``versions.parse`` keeps each text's Version for the process: whatever was asked before and
+    in whatever order, the answer is packaging's reading of that exact text (its local part, its
+    spelling, its whitespace), and a text packaging refuses is refused on every asking."""
+    from packaging.version import InvalidVersion
+    versions._PARSED.clear()
+    for text in texts + texts:
+        try:
+            fresh = Version(text)
+        except InvalidVersion:
+            with pytest.raises(InvalidVersion):
+                versions.parse(text)
+            continue
+        found = versions.parse(text)
+        assert (str(found), found) == (str(fresh), fresh), text
+        assert found.local == fresh.local and found.public == fresh.public

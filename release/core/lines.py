@@ -17,7 +17,7 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from release.core import regular
+from release.core import regular, versions
 from release.core.errors import ConfigError, UserError
 
 LINES_FILE = Path(".github") / "lines.json"
@@ -44,7 +44,7 @@ def line_key(version: str | Version) -> tuple[int, int] | None:
     """``(X, Y)`` of a version: the maintained line it belongs to (``0.10.2.post1.dev20261127``
     is line 0.10). None for text that is no version."""
     try:
-        v = version if isinstance(version, Version) else Version(version)
+        v = version if isinstance(version, Version) else versions.parse(version)
     except InvalidVersion:
         return None
     release = (*v.release, 0)[:2]

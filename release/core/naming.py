@@ -159,7 +159,13 @@ def _identity(name: str) -> Identity:
     index asks for each wheel's from its listing and its matrix, thousands of times)."""
     parts = _plain_parts(name)
     if parts is not None:
-        shape, version = _SHAPES.get((parts[0], parts[2])), _VERSIONS.get(parts[1])
+        shape = _SHAPES.get((parts[0], parts[2])) or _simple_shape(parts[0], parts[2])
+        version = _VERSIONS.get(parts[1])
+        if shape is not None and version is None:
+            try:  # the version alone, as packaging's wheel-name parser reads it
+                version = _VERSIONS[parts[1]] = str(versions.parse(parts[1]))
+            except InvalidVersion:
+                pass  # packaging says why, in its own words
         if shape is not None and version is not None:
             return Identity(shape[0], version, shape[1], shape[2], shape[3], None)
     return _parsed(name, parts)
@@ -172,6 +178,31 @@ def _identity(name: str) -> Identity:
 # mostly answered from them; packaging still reads every name whose parts it has not read.
 _SHAPES: dict[tuple[str, str], tuple[str, frozenset[str], int | None, str | None]] = {}
 _VERSIONS: dict[str, str] = {}
+
+
+# Names and tags of a shape every packaging this project takes (23.2 on) reads alike and never
+# refuses: ASCII letters and digits, one ``.`` or ``_`` between them in the name; lower-case tags
+# whose interpreters are identifiers. Such a name is read here, without packaging.utils (which
+# loads packaging.tags and with it logging, platform and subprocess: a tenth of ``release
+# index``'s imports); any other goes to packaging.
+_SIMPLE_NAME = re.compile(r"[A-Za-z0-9]+(?:[._][A-Za-z0-9]+)*", re.ASCII)
+_SIMPLE_TAGS = re.compile(r"([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*)-([a-z0-9_]+(?:\.[a-z0-9_]+)*)"
+                          r"-([a-z0-9_]+(?:\.[a-z0-9_]+)*)", re.ASCII)
+
+
+def _simple_shape(dist: str, tags: str) -> tuple[str, frozenset[str], int | None, str | None] | None:
+    """The (name, tags, ROCm major, kind) packaging reads in a name and tags of the simple shape
+    (``_SIMPLE_NAME``, ``_SIMPLE_TAGS``), kept like a shape packaging read; None for any other."""
+    found = _SIMPLE_TAGS.fullmatch(tags)
+    if found is None or _SIMPLE_NAME.fullmatch(dist) is None:
+        return None
+    interpreters, abis, platforms = (part.split(".") for part in found.groups())
+    name = normalized_name(dist)
+    m = _DIST.match(name)
+    shape = _SHAPES[(dist, tags)] = (
+        name, frozenset(f"{i}-{a}-{p}" for i in interpreters for a in abis for p in platforms),
+        int(m.group(1)) if m else None, m.group(2) if m else None)
+    return shape
 
 
 def _plain_parts(name: str) -> tuple[str, str, str] | None:

@@ -190,11 +190,26 @@ def is_latest(kind: str) -> bool:
     return kind in ("release", "post")
 
 
+_PARSED: dict[str, Version] = {}
+
+
+def parse(text: str) -> Version:
+    """``Version(text)``, parsed once a process per exact text (a Version is not changed once made:
+    only its comparison key is worked out when first compared). The index parses each release's
+    version in a dozen places; a season is a few hundred versions, each asked ten times."""
+    found = _PARSED.get(text)
+    if found is None:
+        found = Version(text)  # InvalidVersion is raised again on every asking: nothing kept
+        if len(_PARSED) < 1 << 16:
+            _PARSED[text] = found
+    return found
+
+
 @functools.lru_cache(maxsize=8192)
 def kind_of(version: str) -> str:
     """Classify a version string we made: nightly, rc, release or post. Kept a process: a version's
-    kind never changes, and the index asks it of each release three times, a parse each."""
-    return kind_of_version(Version(version))
+    kind never changes, and the index asks it of each release three times."""
+    return kind_of_version(parse(version))
 
 
 def kind_of_version(v: Version) -> str:
@@ -210,7 +225,7 @@ def kind_of_version(v: Version) -> str:
 
 def base_of(version: str) -> str:
     """``X.Y.Z`` of any version we made (drops rc, dev, post and local parts)."""
-    return Version(version).base_version
+    return parse(version).base_version
 
 
 def with_local(version: str, rocm_version: str) -> str:

@@ -111,7 +111,7 @@ def _parse_name(filename: str) -> tuple[str, Version]:
     ident = Identity.of(filename)
     if ident.name_error is not None or ident.dist is None or ident.version is None:
         raise UserError(f"{filename}: not a wheel file name ({ident.name_error})")
-    return naming.normalized_name(ident.dist), Version(ident.version)
+    return naming.normalized_name(ident.dist), versions.parse(ident.version)
 
 
 def describe(path: Path, *, sha256: str | None = None,
@@ -200,7 +200,7 @@ class PublishedWheel:
         if self.parsed is None:
             self.parsed = _parse_name(self.asset.name)
         if self.tag_version is None:
-            self.tag_version = Version(self.version)
+            self.tag_version = versions.parse(self.version)
 
     @property
     def project(self) -> str:
@@ -253,13 +253,7 @@ def published_wheels(store: Store, releases: list[Release], asset_base: str | No
     the store's listing, or one already made; ``names``: ``wheel_name``'s answers, kept)."""
     names = {} if names is None else names
     found: list[PublishedWheel] = []
-    parsed: dict[str, Version] = {}  # a release's wheels carry its version: each is parsed once
-
-    def version_of(text: str) -> Version:
-        if text not in parsed:
-            parsed[text] = Version(text)
-        return parsed[text]
-
+    version_of = versions.parse  # a release's wheels carry its version: each is parsed once
     for release in releases:
         text = naming.version_from_tag(release.tag)
         if release.draft or text is None:

@@ -13,7 +13,7 @@ import functools
 
 from packaging.version import InvalidVersion, Version
 
-from release.core import naming
+from release.core import naming, versions
 from release.publish.notes import is_ours
 
 
@@ -70,7 +70,7 @@ def release_version(release: Release) -> Version | None:
     """The version a release's tag carries (``rocm-jax-v<version>``), None for other tags."""
     text = naming.version_from_tag(release.tag)
     try:
-        return Version(text) if text else None
+        return versions.parse(text) if text else None
     except InvalidVersion:
         return None
 
@@ -94,7 +94,7 @@ class Published:
         return [str(v) for v, _ in self.entries]
 
     def find(self, version: str) -> Release | None:
-        wanted = Version(version)
+        wanted = versions.parse(version)
         return next((r for v, r in self.entries if v == wanted), None)
 
     @functools.cached_property
@@ -116,7 +116,7 @@ class Published:
     def latest(self, kinds: tuple[str, ...], *, below: str | None = None,
                line: str | None = None) -> Release | None:
         """The newest published release of one of ``kinds`` (below ``below``, on ``line``)."""
-        limit = Version(below) if below is not None else None
+        limit = versions.parse(below) if below is not None else None
         if line is not None:
             for (v, rel), kind in zip(self.entries, self._kinds):
                 if kind in kinds and (limit is None or v < limit) and v.base_version == line:

@@ -103,7 +103,7 @@ def _nightly_of_tag(tag: str) -> Version | None:
     if text is None:
         return None
     try:
-        return Version(text) if versions.kind_of(text) == "nightly" else None
+        return versions.parse(text) if versions.kind_of(text) == "nightly" else None
     except InvalidVersion:
         return None
 
