@@ -85,28 +85,31 @@ def _inner(data: dict) -> str:
 
 def _rows(e: IndexEntry) -> tuple[str, str, str, str]:
     """An entry's HTML link before and after its provenance attribute, and its JSON object's keys
-    before and after ``provenance`` (sorted keys: the others fall on either side). Encoded once,
-    though the site's channel and its line's channel both list it (a tenth of a run)."""
-    attrs = [f'href="{html.escape(e.href)}#sha256={e.sha256}"']
+    before and after ``provenance``, in ``write_json``'s form (compact, keys sorted: the others
+    fall on either side), each value encoded by json's own C string encoder. Made once, though the
+    site's channel and its line's channel both list it (a tenth of a run), and put together by
+    hand: a dict per file encoded with sorted keys cost three times as much."""
+    attrs = f'<a href="{html.escape(e.href)}#sha256={e.sha256}"'
     if e.requires_python:
-        attrs.append(f'data-requires-python="{html.escape(e.requires_python)}"')
+        attrs += f' data-requires-python="{html.escape(e.requires_python)}"'
     if e.metadata_sha256:
-        attrs.append(f'data-dist-info-metadata="sha256={e.metadata_sha256}"')
-        attrs.append(f'data-core-metadata="sha256={e.metadata_sha256}"')
+        attrs += (f' data-dist-info-metadata="sha256={e.metadata_sha256}"'
+                  f' data-core-metadata="sha256={e.metadata_sha256}"')
     if e.yanked is not None:
-        attrs.append(f'data-yanked="{html.escape(e.yanked)}"')
-    item: dict = {"filename": e.filename, "hashes": {"sha256": e.sha256}, "provenance": "",
-                  "url": e.href, "yanked": (e.yanked or True) if e.yanked is not None else False}
+        attrs += f' data-yanked="{html.escape(e.yanked)}"'
+    head = ""
     if e.metadata_sha256:
-        item["core-metadata"] = item["dist-info-metadata"] = {"sha256": e.metadata_sha256}
+        meta = f'{{"sha256":{_TEXT(e.metadata_sha256)}}}'
+        head = f'"core-metadata":{meta},"dist-info-metadata":{meta},'
+    head += f'"filename":{_TEXT(e.filename)},"hashes":{{"sha256":{_TEXT(e.sha256)}}}'
+    tail = f'"requires-python":{_TEXT(e.requires_python)},' if e.requires_python else ""
     if e.size is not None:
-        item["size"] = e.size
-    if e.requires_python:
-        item["requires-python"] = e.requires_python
+        tail += f'"size":{int(e.size)!r},'
     if e.upload_time is not None:
-        item["upload-time"] = _time_text(e.upload_time)
-    head, tail = _ENCODE(item)[1:-1].split(',"provenance":"",', 1)  # one encoding, cut at its key
-    return "<a " + " ".join(attrs), f">{html.escape(e.filename)}</a>", head, tail
+        tail += f'"upload-time":{_TEXT(_time_text(e.upload_time))},'
+    yanked = "false" if e.yanked is None else _TEXT(e.yanked) if e.yanked else "true"
+    tail += f'"url":{_TEXT(e.href)},"yanked":{yanked}'
+    return attrs, f">{html.escape(e.filename)}</a>", head, tail
 
 
 def ordered(entries: Iterable[IndexEntry]) -> list[IndexEntry]:
