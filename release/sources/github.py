@@ -6,6 +6,8 @@ token with ``release.core.redact`` so it never reaches output, logs or exception
 
 Retry rules, because GitHub can answer 5xx after it did the work:
 - GET/PATCH/PUT/DELETE are retried with backoff on connection errors and 5xx.
+- A host name that does not resolve is not: at once when the resolver says it does not exist,
+  after one try more a second later otherwise; nothing was sent, so a POST is not uncertain.
 - POST is not: a connection error or 5xx raises ``UncertainWrite`` so the caller
   re-lists what it tried to create before trying again (``idempotent=True`` opts in).
 - Rate limits are waited out (primary: until ``x-ratelimit-reset``; secondary:
@@ -31,12 +33,13 @@ from __future__ import annotations
 import math
 import os
 import re
+import socket
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator, Mapping, TypeVar
 from urllib.parse import parse_qsl, quote, urlsplit
 
-from release.core import bodies, bounded, sanitize
+from release.core import bodies, bounded, sanitize, unresolved
 from release.core.deadline import DeadlineExceeded, wall_clock_limit
 from release.core.errors import UserError
 from release.core.redact import redact, redact_data, register_secret
@@ -65,6 +68,7 @@ CHUNK = 1 << 20
 RATE_LIMIT_RETRIES = 6
 MAX_PAGES = 1000  # 100,000 items at 100 a page: more than any list the tool reads
 MIN_LEFT = 0.05  # seconds a request gets when the deadline is all but spent
+LOOKUP_WAIT = 1.0  # before the one more try a host name that failed to resolve gets
 _TOKEN = re.compile(r"[\x21-\x7e]+")  # printable ASCII, no space: what an HTTP header can carry
 
 
@@ -212,6 +216,7 @@ class GitHubClient:
         attempt = 0
         backoff = 1.0
         limited, last_wait = 0, 0.0  # rate-limit rejections of this request, and the last wait
+        looked_up = False  # the host's name did not resolve once already
         while True:
             attempt += 1
             self._wait_blocked(method, shown, start)
@@ -234,6 +239,10 @@ class GitHubClient:
                     raise UncertainWrite(method, shown, None, reason) from None
                 raise GitHubUnavailable(method, shown, None, reason) from None
             except requests.RequestException as exc:
+                if (lookup := unresolved.lookup_error(exc)) is not None:  # nothing was sent: no write is uncertain
+                    self._unresolved(method, shown, urlsplit(url).netloc, lookup, attempt, start, again=looked_up)
+                    looked_up = True
+                    continue
                 reason = (f"from {urlsplit(url).netloc} ({type(exc).__name__}): check the network, a proxy "
                           "or GITHUB_API_URL" if isinstance(exc, requests.ConnectionError)
                           else f"connection failed ({type(exc).__name__})")
@@ -375,7 +384,7 @@ class GitHubClient:
         retries and the deadline, which holds while the bytes come in too (a host that drips
         them is cut off: ``GitHubUnavailable``)."""
         import requests
-        attempt, backoff, start = 0, 1.0, self.clock()
+        attempt, backoff, start, looked_up = 0, 1.0, self.clock(), False
         while True:
             attempt += 1
             try:
@@ -385,6 +394,11 @@ class GitHubClient:
                 raise GitHubUnavailable("GET", where, None, f"{what} not complete within the "
                                         f"{self.deadline:.0f} s deadline") from None
             except requests.RequestException as exc:
+                if (lookup := unresolved.lookup_error(exc)) is not None:
+                    host = urlsplit(exc.request.url or "").netloc if exc.request is not None else "its host"
+                    self._unresolved("GET", where, host, lookup, attempt, start, again=looked_up)
+                    looked_up = True
+                    continue
                 self._retry_or_raise("GET", where, None, f"{what} interrupted ({type(exc).__name__})",
                                      attempt, start, backoff)
                 backoff *= 2
@@ -512,6 +526,18 @@ class GitHubClient:
         if response.status_code == 429 or "rate limit" in message.lower():
             return 60.0
         return None
+
+    def _unresolved(self, method: str, shown: str, host: str, lookup: socket.gaierror, attempt: int,
+                    start: float, *, again: bool) -> None:
+        """The host's name did not resolve: raise at once when the resolver says it does not
+        exist or when it failed before; else wait ``LOOKUP_WAIT`` s for one more try (a name does
+        not start resolving during 30 s of backoff: ``release.core.unresolved``)."""
+        reason = (f"from {host}: its name does not resolve ({unresolved.said(lookup)}); check the network, "
+                  "a proxy or GITHUB_API_URL")
+        if again or unresolved.no_such_name(lookup):
+            raise GitHubUnavailable(method, shown, None, reason + (f" (gave up after {attempt} attempts)"
+                                                                   if attempt > 1 else "")) from None
+        self._retry_or_raise(method, shown, None, reason, attempt, start, LOOKUP_WAIT)
 
     def _retry_or_raise(self, method: str, shown: str, status: int | None, reason: str, attempt: int,
                         start: float, backoff: float) -> None:
