@@ -22,24 +22,46 @@ from release.sources.roll import roll
 from tests.support.gitrepos import JAX_BZL, XLA_BZL, GitHttpServer, RepoBuilder, git, workspace_bzl
 
 
-def _fetch_processes(server: GitHttpServer, repo: str) -> int:
-    """git processes that talked to ``repo`` to fetch: each makes one ref advertisement request,
-    and an ls-refs listing is one of them too."""
-    return len(server.asked("info/refs", repo)) - len(server.asked("ls-refs", repo))
+def _fetch_processes(server: GitHttpServer, repo: str, listings: int = -1) -> int:
+    """git processes that talked to ``repo`` to fetch: each makes one ref advertisement request;
+    ``listings`` of them only listed refs (default: each ls-refs was one, none a fetch by name)."""
+    alone = len(server.asked("ls-refs", repo)) if listings < 0 else listings
+    return len(server.asked("info/refs", repo)) - alone
 
 
 def test_a_cold_roll_lists_each_remote_once_and_fetches_in_one_round_each(bump_project, git_remotes, git_http,
                                                                             tmp_path):
     """Plugin, jax and xla rolled with an empty cache: one ls-refs per remote (the plugin's tip,
-    each via dep's branches); every fetch answered by its first request."""
+    in the fetch that brings it; each via dep's branches, a listing of its own); every fetch
+    answered by its first request."""
     deps = config.load_deps(bump_project(http=git_http) / "deps.yaml")
     git_http.reset_counts()
     result = roll(deps, tmp_path / "cache")
     assert [m.name for m in result.moves] == ["plugin", "jax", "xla"]
-    for repo in ("plugin.git", "jax.git", "xla.git"):
+    for repo, listings in (("plugin.git", 0), ("jax.git", 1), ("xla.git", 1)):
         assert len(git_http.asked("ls-refs", repo)) == 1, repo
-        assert len(git_http.asked("fetch", repo)) == _fetch_processes(git_http, repo), (repo, git_http.log)
+        assert len(git_http.asked("fetch", repo)) == _fetch_processes(git_http, repo, listings), (repo, git_http.log)
     assert not [entry for entry in git_http.log if entry[2] not in ("info/refs", "ls-refs", "fetch")]
+
+
+def test_a_cold_head_dep_that_via_deps_read_is_listed_and_fetched_in_one_process(bump_project, git_remotes,
+                                                                                  git_http, tmp_path):
+    """The plugin's tip, which jax and xla read their pins at, comes into an empty cache from one
+    git process that lists the branch and fetches it (one ref advertisement, not one for a
+    listing and one for a fetch by SHA): at most 7 requests to its remote on a cold roll (the
+    tip, the via files, the branch's history: 3 advertisements, 1 ls-refs, 3 fetches). The next
+    day, nothing moved, the plugin is listed and nothing fetched (2 requests)."""
+    deps = config.load_deps(bump_project(http=git_http) / "deps.yaml")
+    git_http.reset_counts()
+    result = roll(deps, tmp_path / "cache")
+    assert result.moves[0].new == git_remotes.plugin.tip(deps["plugin"].branch)
+    plugin = [entry[2] for entry in git_http.log if entry[1].startswith("/plugin.git/")]
+    assert plugin[:3] == ["info/refs", "ls-refs", "fetch"], plugin
+    assert len(plugin) <= 7, plugin
+    git_http.reset_counts()
+    again = roll(result.new, tmp_path / "cache")
+    assert not again.moves
+    assert [entry[2] for entry in git_http.log] == ["info/refs", "ls-refs"], git_http.log
 
 
 DAY = 86400

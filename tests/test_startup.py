@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import subprocess
 import sys
 
@@ -275,9 +276,8 @@ def test_a_promote_in_a_pipe_loads_no_rich_and_stays_within_its_module_budget(ma
 TERMINAL_BUDGET = {"status": 114, "nightly": 120, "verify": 130, "promote": 130}
 
 
-def on_a_terminal(*argv: str, cwd) -> tuple[subprocess.CompletedProcess, set[str]]:
-    import os
-    env = {**os.environ, "TTY_COMPATIBLE": "1", "COLUMNS": "100", "TERM": "xterm-256color"}
+def on_a_terminal(*argv: str, cwd, env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess, set[str]]:
+    env = {**(env or os.environ), "TTY_COMPATIBLE": "1", "COLUMNS": "100", "TERM": "xterm-256color"}
     env.pop("NO_COLOR", None)
     return run_probe(*argv, cwd=cwd, env=env)
 
@@ -322,3 +322,22 @@ def test_python_m_release_leaves_its_heap_frozen_for_the_exit_and_its_status(arg
     assert proc.returncode == status, proc.stderr
     words = proc.stderr.strip().splitlines()[-1].split()
     assert words[0] == "frozen" and int(words[1]) > 10_000 and int(words[3]) < 1_000, words
+
+
+@pytest.mark.parametrize("terminal", [False, True])
+def test_a_bump_prints_what_moved_without_rich(terminal, bump_project, git_remotes, tmp_path):
+    """A bump's result is its title and changelog: lines, written by our consoles (importing
+    rich for them was the last ~50 ms of a cold bump's wall, issue 36 item 4). Piped, the title
+    is plain text and rich is never loaded; on a terminal (where rich draws the progress), bold."""
+    root = bump_project()
+    env = {**os.environ, "JAX_ROCM_RELEASE_CACHE": str(tmp_path / "cache")}
+    argv = ("bump", "--root", str(root), "--dry-run")
+    proc, modules = on_a_terminal(*argv, cwd=root, env=env) if terminal else run_probe(*argv, cwd=root, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    title = next(line for line in proc.stdout.splitlines() if "(dry run: nothing written)" in line)
+    assert "Bump plugin" in title, proc.stdout
+    if terminal:
+        assert "\x1b[1mBump plugin" in title, title
+    else:
+        assert title.startswith("Bump plugin") and "\x1b" not in proc.stdout, proc.stdout
+        assert not loaded(modules, ("rich",)), loaded(modules, ("rich",))

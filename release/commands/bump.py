@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
+    from release.core.plain import PlainConsole
     from release.jobs.bump import BumpResult
 
 HELP = "roll the pinned commits forward by their roll policies, with a changelog (and a PR)"
@@ -66,11 +67,13 @@ def run(args: argparse.Namespace, out: Output) -> int:
                       console=out.progress_console() if out.draws_progress() else None)
     github_output(result.outputs())
     step_summary(result.summary())
-    out.result(result.to_json(), lambda console: _human(console, result))
+    # Drawn by release.core.plain/boxes, not rich: importing rich was the last ~50 ms of a bump
+    # (issue 36 item 4: a cold bump's wall).
+    out.result_view(result.to_json(), lambda console: _human(console, result))
     return 0
 
 
-def _human(console: Console, result: BumpResult) -> None:
+def _human(console: Console | PlainConsole, result: BumpResult) -> None:
     body = result.body
     if body is None:  # a gate ended the run: its lines
         console.print("\n".join(result.said), markup=False)
@@ -82,9 +85,8 @@ def _human(console: Console, result: BumpResult) -> None:
             for line in result.decisions:
                 console.print(line, markup=False)
     else:
-        from rich.markup import escape  # a branch name in the title is text, not markup
         dry = " (dry run: nothing written)" if result.dry_run else ""
-        console.print(f"[bold]{escape(result.title)}[/bold]{dry}")
+        console.print(result.title + dry, markup=False, style="bold")  # a branch name is text, not markup
         console.print(text, markup=False, highlight=False)
     pr, done = result.pull_request, result.delivered
     if "commit" in done and not (pr and pr["action"] == "kept"):

@@ -135,25 +135,26 @@ class PartialMirror:
         return out if status == 0 else None
 
     def _fetch(self, *args: str, filter: str = HISTORY_FILTER, negotiate: str = "",
-               lone: bool = False) -> tuple[int, str]:
+               lone: bool = False, head: bool = False) -> tuple[int, str]:
         """One fetch from origin. Depth-limited fetches mark the commits they stop at as
         shallow even when this mirror already has their parents (git shortens history);
         such marks are dropped again so history once fetched is never fetched twice.
         ``lone``: the fetch sends one commit (depth 1) into a mirror that held nothing, so no
-        parent of it is here and its mark stays, unasked."""
+        parent of it is here and its mark stays, unasked. ``head``: git writes FETCH_HEAD
+        (what a fetch by name got)."""
         self.fetches += 1
         if lone and self._empty:
-            status, _, err = self._run(*self._fetch_args(args, filter, negotiate), check=False)
+            status, _, err = self._run(*self._fetch_args(args, filter, negotiate, head), check=False)
             return status, err
         before = self.shallow()
-        status, _, err = self._run(*self._fetch_args(args, filter, negotiate), check=False)
+        status, _, err = self._run(*self._fetch_args(args, filter, negotiate, head), check=False)
         self._keep_history(self.shallow() - before)
         return status, err
 
     @staticmethod
-    def _fetch_args(args: tuple[str, ...], filter: str, negotiate: str) -> tuple[str, ...]:
+    def _fetch_args(args: tuple[str, ...], filter: str, negotiate: str, head: bool = False) -> tuple[str, ...]:
         how = ("-c", f"fetch.negotiationAlgorithm={negotiate}") if negotiate else ()
-        return (*how, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet", filter, *args)
+        return (*how, "fetch", "--no-tags", *(() if head else ("--no-write-fetch-head",)), "--quiet", filter, *args)
 
     def _fetch_below(self, how: str, tips: Iterable[str]) -> tuple[int, str]:
         """A fetch of history below ``tips`` (commits here): ``how`` is ``--deepen=N`` or
@@ -265,6 +266,38 @@ class PartialMirror:
         if tip is None:  # git said the fetch worked, yet the branch is not there
             raise RemoteError(f"{self.remote.label}: fetching '{branch}' from {self.remote.shown} "
                               "left no branch")
+        return tip
+
+    @property
+    def empty(self) -> bool:
+        """Made by this opening, and nothing run in it since: it holds nothing."""
+        return self._empty
+
+    def fetch_tip(self, branch: str) -> str | None:
+        """The tip of the remote's ``branch``, brought with its trees (depth 1) into a mirror that
+        holds nothing (``empty``), by name: git lists that one ref and fetches it in one process
+        (its ref advertisement, ``ls-refs``, ``fetch``), where a listing then a fetch by SHA are two
+        processes and a ref advertisement more on the critical path of a cold bump.
+
+        None when the fetch failed otherwise than for a missing branch or its deadline: the
+        caller lists the branch (``refs.ls_remote``), which says why in the listing's words."""
+        status, err = self._fetch("--depth=1", "origin", f"refs/heads/{branch}", filter=FILTER, lone=True, head=True)
+        path = self.path / "FETCH_HEAD"
+        if status != 0:
+            if "couldn't find remote ref" in err.lower():
+                raise UserError(f"{self.remote.label}: no branch '{branch}' on {self.remote.shown}")
+            if status == 124:  # past its deadline: a listing would wait as long again
+                raise remote_error(self.remote, "cannot list", err)
+            return None
+        try:
+            tip = path.read_text(encoding="utf-8", errors="replace")[:40]
+            path.unlink()  # names the remote's URL; nothing else reads it
+        except FileNotFoundError:
+            return None
+        if not _SHA.match(tip):
+            return None
+        self._here.add(tip)
+        self._trees.add(tip)
         return tip
 
     def has_tree(self, sha: str) -> bool:

@@ -191,6 +191,18 @@ class Context:
         self.list_soon(dep, pattern)
         return self._listings[(dep.url, pattern)].get()
 
+    def tip_to_read(self, dep: Dep) -> str:
+        """The tip of ``dep``'s branch, which the via deps reading ``dep`` read their pins at next.
+        Into a mirror that holds nothing, it is fetched by name with its trees (one git process
+        that lists the branch and fetches it: a ref advertisement and a process fewer on a cold
+        bump's critical path than a listing, then a fetch by SHA); else listed (a warm mirror
+        may hold it already: a day nothing moved asks only the listing)."""
+        if any(isinstance(d.roll, config.RollVia) and d.roll.via == dep.name for d in self.deps):
+            mirror = self.mirror(dep)
+            if mirror.empty and (tip := mirror.fetch_tip(dep.branch)) is not None:
+                return tip
+        return ls_remote(self.remote(dep), dep.branch)
+
     def fetch_files(self, source: Dep, sha: str) -> None:
         """Bring, in one fetch, every file the via deps of ``source`` read at its commit ``sha``
         (their pin files and MODULE.bazel), once a run: each via dep then reads its own."""
@@ -244,9 +256,10 @@ class FollowHead(config.RollHead, BranchBound):
     def candidate(self, dep: Dep, ctx: Context) -> Candidate:
         github = selection.preflight(dep) if self.require else None
         ctx.say(f"{dep.name}: asking {ctx.remote(dep).shown} for the tip of {dep.branch}")
-        tip = ls_remote(ctx.remote(dep), dep.branch)
         if self.require is None and dep.hold is None and ctx.soaked_before is None:
+            tip = ctx.tip_to_read(dep)
             return Candidate(tip, source=f"the tip of {dep.branch}", tip=tip)
+        tip = ls_remote(ctx.remote(dep), dep.branch)
         ctx.say(f"{dep.name}: choosing below the tip {tip[:7]} ({self}"
                 + (f", held before {dep.hold.commit[:7]})" if dep.hold else ")"))
         chosen = selection.select(dep, tip, self, ctx.mirror(dep), github, soaked_before=ctx.soaked_before)
