@@ -10,7 +10,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import threading
 from pathlib import Path
+from typing import Callable, ContextManager, Iterator
 
 import pytest
 
@@ -18,6 +20,16 @@ from release.core.errors import UserError
 from release.core.file_lock import held
 from release.publish import staging
 from release.publish.staging import Staging
+from tests.support.site_scans import check_scans
+
+
+@pytest.fixture(autouse=True)
+def _each_scan_reads_its_tree_once():
+    """Every tree compared here is read folder by folder, once each, never outside it
+    (``tests.support.site_scans``): a scan that does not fails its test at once, never hangs it."""
+    with pytest.MonkeyPatch.context() as patch:
+        check_scans(patch)
+        yield
 
 
 def files_of(root: Path) -> dict[str, bytes]:
@@ -374,10 +386,32 @@ def test_an_old_site_that_is_a_file_or_link_is_removed_not_moved_in(tmp_path, si
 # ---------------------------------------------------------------------------------- one writer
 
 
+@contextlib.contextmanager
+def held_elsewhere(take: Callable[[], ContextManager], let_go_after: float = 10.0) -> Iterator[None]:
+    """The lock ``take()`` holds, held by another thread while the block runs and let go after
+    ``let_go_after`` seconds at the latest: a writer that waits past its own ``lock_timeout`` (or
+    forever) then gets the lock and its test fails, where it would otherwise hang."""
+    taken, done = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with take():
+            taken.set()
+            done.wait(let_go_after)
+
+    holder = threading.Thread(target=hold, daemon=True)
+    holder.start()
+    try:
+        assert taken.wait(let_go_after), "the other holder never took the lock"
+        yield
+    finally:
+        done.set()
+        holder.join()
+
+
 def test_a_second_writer_gives_up_after_its_wait_in_one_line(tmp_path):
     """The lock is ``.SITE.lock`` beside SITE (where an older release takes it too)."""
     site = tmp_path / "site"
-    with held(tmp_path / ".site.lock"):
+    with held_elsewhere(lambda: held(tmp_path / ".site.lock")):
         with pytest.raises(UserError) as err, Staging(site, lock_timeout=0.2):
             pass
     assert str(err.value) == (f"{site}: another `release index` is still writing it (waited 0 s for "
@@ -390,7 +424,7 @@ def test_two_writers_of_one_site_exclude_each_other_whatever_their_waits(tmp_pat
     """The lock is exclusive, not shared, also when each side waits only a while."""
     site = tmp_path / "site"
     first, second = timeouts
-    with Staging(site, lock_timeout=first), pytest.raises(UserError, match="still writing it"):
+    with held_elsewhere(lambda: Staging(site, lock_timeout=first)), pytest.raises(UserError, match="still writing it"):
         with Staging(site, lock_timeout=second):
             pass
     with Staging(site, lock_timeout=second):  # and free again once the first is done
