@@ -7,6 +7,8 @@ different lengths, equal versions spelled two ways, drafts, listings in any orde
 
 from __future__ import annotations
 
+import dataclasses
+
 from hypothesis import given
 from hypothesis import strategies as st
 from packaging.version import Version
@@ -68,3 +70,37 @@ def test_latest_below_each_release_of_a_season():
     assert published.latest(("nightly",), below="0.9.1.dev20261101") is None
     assert published.latest(("release",), below="0.9.1").tag.endswith("v0.9.0")
     assert published.latest(("release", "post"), below="0.9.1").tag.endswith("0.9.0.post1")
+
+
+def _listed(*tags: str) -> list[Release]:
+    return [Release(id=i, tag=tag, name=None, body="", draft=False, prerelease=False, created_at=None,
+                    published_at=None) for i, tag in enumerate(tags, 1)]
+
+
+def test_on_a_line_latest_is_the_newest_of_the_kinds_strictly_below_the_version():
+    """A line's newest of the kinds asked: a newer release of another kind on the line, one of the
+    kind on another line, and the version itself never count; every other kind the line has is there."""
+    texts = ["0.9.1.dev20261120", "0.9.1rc1", "0.9.1", "0.9.1.post1", "0.9.1.post2", "0.10.0", "0.9.0.post3"]
+    published = Published.of(_listed(*(naming.release_tag(t) for t in texts)))
+    tag = naming.release_tag
+    assert published.latest(("release",), line="0.9.1").tag == tag("0.9.1")
+    assert published.latest(("rc",), line="0.9.1").tag == tag("0.9.1rc1")
+    assert published.latest(("release", "post"), line="0.9.1").tag == tag("0.9.1.post2")
+    assert published.latest(("release", "post"), below="0.9.1.post2", line="0.9.1").tag == tag("0.9.1.post1")
+    assert published.latest(("post",), below="0.9.1.post1", line="0.9.1") is None
+    assert published.latest(("nightly", "rc"), below="0.9.1rc1", line="0.9.1").tag == tag("0.9.1.dev20261120")
+    assert published.latest(("post",), line="0.10.0") is None
+
+
+
+def test_a_version_is_found_however_it_is_spelled_and_versions_list_newest_first():
+    """``find`` compares versions, not text (0.9.1 is 0.9.1.0), the first of equal ones listed;
+    ``versions`` names each published one, newest first, drafts and other tags left out."""
+    tags = [naming.release_tag(t) for t in ("0.9.1rc1", "0.10.0", "0.9.1", "0.9.1.0")] + ["some-other-tag"]
+    releases = _listed(*tags)
+    releases.append(dataclasses.replace(_listed(naming.release_tag("0.11.0"))[0], id=9, draft=True))
+    published = Published.of(releases)
+    assert published.versions() == ["0.10.0", "0.9.1", "0.9.1.0", "0.9.1rc1"]
+    assert published.find("0.9.1.0").id == published.find("0.9.1").id == 3
+    assert published.find("0.10").tag == naming.release_tag("0.10.0")
+    assert published.find("0.9.2") is None and published.find("0.11.0") is None
