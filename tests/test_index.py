@@ -428,3 +428,34 @@ def test_a_second_writer_waits_for_the_first(store_site, tmp_path):
             with Staging(site, lock_timeout=0.2):
                 pass
     assert tree(site) == before
+
+
+def test_the_state_is_read_once_unless_another_run_wrote_it_while_this_one_waited(store_site, tmp_path, monkeypatch):
+    """The site's state (its kept wheel facts, links, counts) is read before the lock for the
+    wheel names and taken again under the lock only when the file changed meanwhile: a run that
+    waited for another sees what that one wrote, even in place, at the same size and inode."""
+    from release.publish import index as index_module
+    from release.publish import staging
+    site = tmp_path / "site"
+    build_site(store_site, site, keep=4)
+    state_file = site / staging.STATE_FILE
+    reads = []
+    real_read = index_module.read_state
+    monkeypatch.setattr(index_module, "read_state", lambda out: reads.append(out) or real_read(out))
+    build_site(store_site, site, keep=4)
+    assert len(reads) == 1  # unchanged: parsed once
+
+    enter = staging.Staging.__enter__
+
+    def another_run_wrote_it(self):  # as a run holding the lock would have, before this one gets it
+        text = state_file.read_text()
+        assert text.count('"requires_python":">=3.11"') > 1
+        state_file.write_text(text.replace('"requires_python":">=3.11"', '"requires_python":">=3.99"'))
+        return enter(self)
+
+    monkeypatch.setattr(staging.Staging, "__enter__", another_run_wrote_it)
+    reads.clear()
+    build_site(store_site, site, keep=4)
+    assert len(reads) == 2
+    page = json.loads((site / "stable" / PLUGIN / "index.json").read_text())
+    assert {f["requires-python"] for f in page["files"]} == {">=3.99"}

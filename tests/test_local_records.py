@@ -171,3 +171,50 @@ def test_a_range_read_of_an_asset_that_is_no_file_is_one_line_and_never_waits(tm
         store.download_asset(release, asset, tmp_path / "copy")
     assert asset.name in str(caught.value) and "\n" not in str(caught.value)
     assert not (tmp_path / "copy").exists() and not (tmp_path / "copy.part").exists()
+
+
+ASSET_KEYS = ["id", "name", "size", "digest", "created_at", "published_at", "state"]
+
+
+@given(asset=st.dictionaries(st.sampled_from(ASSET_KEYS), JSON_VALUES | st.sampled_from(
+           [0, 7, "x.whl", "2026-11-21T00:00:00Z", "soon", None, True]), max_size=7)
+       | JSON_VALUES)
+@example(asset={"id": 1, "name": "x.whl", "size": 3, "digest": None, "created_at": "soon"})
+@example(asset={"id": 1, "name": "x.whl", "size": 3, "published_at": "soon"})
+@example(asset={"id": 1, "name": "x.whl", "size": 3})
+@example(asset={"id": 1, "name": "x.whl", "size": 3, "digest": "ab", "state": [1]})
+def test_an_asset_record_is_read_exactly_when_every_check_of_its_members_passes(tmp_path_factory, pristine, asset):
+    """Asset records as the store writes them are passed in one expression (a season holds
+    12,000): a record is read exactly when the member-by-member check passes it, and refused
+    with that check's line otherwise."""
+    from release.publish.local_records import _ASSET_OPTIONAL, _ASSET_TYPES, BadRecord, _check, release_record
+
+    folder = tmp_path_factory.mktemp("asset") / str(pristine["id"])
+    folder.mkdir()
+    path = folder / "release.json"
+    path.write_text(json.dumps({**pristine, "assets": [asset]}))
+    try:
+        _check(path, "an asset record", asset, _ASSET_TYPES, _ASSET_OPTIONAL)
+    except BadRecord as exc:
+        with pytest.raises(BadRecord) as caught:
+            release_record(path)
+        assert str(caught.value) == str(exc)
+    else:
+        assert release_record(path)["assets"] == [asset]
+
+
+@pytest.mark.parametrize("folder", ["store", "a store", "é%20#?", "x+y~z"])
+def test_a_listed_release_and_its_assets_link_where_their_files_are(tmp_path, folder):
+    """The URLs a listing gives (made as text, not a Path per release and asset) are the file
+    URIs of the release's directory and each asset's file, wherever the store is."""
+    store = LocalStore(tmp_path / folder)
+    release = store.create_draft(TAG, name=TAG, body="notes", prerelease=True)
+    for name in ("x-1.0-py3-none-any.whl", "a+b~c%d é.whl.jsonl"):
+        (tmp_path / name).write_bytes(b"x")
+        store.upload_asset(release, tmp_path / name, name)
+    store.publish(release, prerelease=True, make_latest=False)
+    [listed] = store.list_releases()
+    where = store.directory / str(release.id)
+    assert listed.html_url == where.as_uri()
+    assert {a.url for a in store.list_assets(listed)} == {(where / "assets" / n).as_uri() for n in (
+        "x-1.0-py3-none-any.whl", "a+b~c%d é.whl.jsonl")}

@@ -38,3 +38,16 @@ def test_the_quick_answer_for_plain_names_is_the_full_checks_answer(name):
     name: the length limit, a leading dot, whitespace, separators, controls and non-ASCII ones."""
     from release.core import safe_names
     assert file_name_problem(name) == safe_names._problem(name)
+
+
+@given(names=st.lists(st.lists(NAME_CHARS, max_size=6).map("".join), max_size=8))
+@example(names=["a.whl", " a.whl", "a.whl ", "a.whl\n", "\x00a.whl", "a/a.whl"])
+@example(names=["a" * 255, "a" * 256, "a" * 255 + ".whl"])
+@example(names=["x.whl", ".x.whl", "x.whl", ".x.whl"])
+def test_a_name_asked_again_or_after_others_has_the_full_checks_answer(names):
+    """Names found plain are kept for the process (the index asks each asset's several times):
+    whatever was asked before, in whatever order, each answer is the full checks' for its text."""
+    from release.core import safe_names
+    safe_names._PASSED.clear()
+    for name in names + names[::-1]:
+        assert file_name_problem(name) == safe_names._problem(name), name

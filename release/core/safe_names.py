@@ -20,12 +20,20 @@ _CONTROL = re.compile("[\x00-\x1f\x7f]")  # C0 controls and DEL
 _PLAIN = re.compile(r"[\w+-][\w.+~-]{0,%d}" % (_MAX - 1), re.ASCII)
 
 
+# Names found plain in this process, by their exact text: the index checks each asset name of a
+# season when the store lists it, again when it lists the wheel and again when it reads the file.
+_PASSED: set[str] = set()
+
+
 def file_name_problem(name: object) -> str | None:
     """Why ``name`` is not a plain file name, or None when it is one. A wheel's name is answered
-    by one match: the index checks every asset name of a season, thousands, several times."""
-    if isinstance(name, str) and _PLAIN.fullmatch(name):
+    by one match, and a name already answered (exactly that text) by one lookup."""
+    if type(name) is str and name in _PASSED:
         return None
-    return _problem(name)
+    problem = None if isinstance(name, str) and _PLAIN.fullmatch(name) else _problem(name)
+    if problem is None and type(name) is str and len(_PASSED) < 1 << 16:
+        _PASSED.add(name)
+    return problem
 
 
 def _problem(name: object) -> str | None:

@@ -339,6 +339,16 @@ def build_site(store: Store, out: Path, *, keep: int = DEFAULT_KEEP, protect: It
                            count_commits=count_commits, say=say, progress=progress, retired=retired)
 
 
+def _state_key(site: Path) -> tuple[int, ...] | None:
+    """What changes whenever the site's state file is replaced or written (a run swaps in a new
+    site whole): None when there is none."""
+    try:
+        info = os.stat(site / STATE_FILE)
+    except OSError:
+        return None
+    return (info.st_ino, info.st_dev, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
 def _build_site(store: Store, out: Path, *, keep: int, protect: Iterable[str], older_than_days: float | None,
                 rule: Retention | None, now: _dt.datetime | None, site_url: str | None, asset_base: str | None,
                 count_commits: CountCommits | None, say: Say, progress: ProgressBars | None,
@@ -357,7 +367,9 @@ def _build_site(store: Store, out: Path, *, keep: int, protect: Iterable[str], o
             listed_assets[release.id] = store.list_assets(release)
         return listed_assets[release.id]
 
-    kept_names = read_state(out).get("names")  # a cache of pure answers: read before the lock
+    read_before = _state_key(out)
+    kept_state = read_state(out)
+    kept_names = kept_state.get("names")  # a cache of pure answers: read before the lock
     names: dict = {}
     if isinstance(kept_names, dict):
         names.update(kept_names)
@@ -374,7 +386,8 @@ def _build_site(store: Store, out: Path, *, keep: int, protect: Iterable[str], o
 
     with Staging(out) as staging:
         before_projects = listed_projects(out)
-        state = read_state(out)
+        # read again only when another run replaced it meanwhile (a year's state is 2 MB of JSON)
+        state = kept_state if read_before is not None and _state_key(out) == read_before else read_state(out)
         known = state.get("wheel_facts")
         from release.publish.wheel_facts import Provenances, WheelFacts
 

@@ -146,10 +146,11 @@ class LocalStore(Store):
                        draft=data["draft"], prerelease=data["prerelease"],
                        created_at=parse_time(data.get("created_at")),
                        published_at=parse_time(data.get("published_at")),
-                       html_url=(self.directory / str(data["id"])).as_uri(),
+                       html_url=f"{self._uri}/{data['id']}",  # Path.as_uri() of <dir>/<id>: an id is digits
                        target=data.get("target") if isinstance(data.get("target"), str) else None)
 
-    def _asset(self, release_id: int, data: dict) -> Asset:
+    def _asset(self, release_id: int, data: dict, base: str | None = None) -> Asset:
+        """The Asset of an asset record (``base``: its release's ``<uri>/<id>/assets/``)."""
         # A record is data from outside: its name is checked before it is joined to a path.
         name = data.get("name")
         if not isinstance(name, str) or file_name_problem(name) is not None:
@@ -157,7 +158,7 @@ class LocalStore(Store):
         # Path.as_uri() of <dir>/<id>/assets/<name>, without a Path per asset
         quoted = name if _URL_PLAIN.fullmatch(name) else quote_from_bytes(os.fsencode(name))
         return Asset.listed(data["id"], data["name"], data["size"], data["digest"], "uploaded",
-                            f"{self._uri}/{release_id}/assets/{quoted}")
+                            (base or f"{self._uri}/{release_id}/assets/") + quoted)
 
     def _mutable(self, data: dict) -> None:
         if not data["draft"]:
@@ -270,7 +271,8 @@ class LocalStore(Store):
         if self._folder and self._folder[0] == release.id:
             _close_folder(self._folder)  # this listing's assets are read and scanned anew
         data = self._record(self._meta_path(release.id), release.id)
-        return [self._asset(release.id, a) for a in data["assets"]]
+        base = f"{self._uri}/{release.id}/assets/"
+        return [self._asset(release.id, a, base) for a in data["assets"]]
 
     def _taking_name(self, release_id: int, name: str) -> dict:
         """The record of a release that may still change and has no asset ``name`` (under the lock)."""
