@@ -20,10 +20,11 @@ from hypothesis import strategies as st
 
 from release.core import naming
 from release.core.naming import PROVENANCE_ASSET
-from release.core.revisions import RevisionMap
+from release.core.redact import register_secret
+from release.core.revisions import RevisionMap, github_base
 from release.publish.drafts import publish_draft, read_dist, undraft
 from release.publish.index import build_site
-from release.publish.site import changes, commit_counts, safe_url
+from release.publish.site import GithubBases, changes, commit_counts, safe_url
 from release.publish.stores import LocalStore
 from release.publish.yank import yank
 from tests.support.publish_dist import mark_validated, release_dist
@@ -303,6 +304,28 @@ def test_changes_count_commits_only_when_the_notes_record_them():
     assert known.commits == 3 and known.compare_url == f"https://github.com/ROCm/xla/compare/{'a' * 40}...{'b' * 40}"
     [unknown] = changes(before, after, "")
     assert unknown.commits is None
+
+
+_WORDS = st.sampled_from(["ROCm", "xla", "jax-rocm", "tok3n", "s3cr3t"])
+_URLS = st.builds(lambda login, owner, repo, query: f"{login}{owner}/{repo}{query}",
+                  st.sampled_from(["https://github.com/", "https://x:s3cr3t@github.com/", "https://tok3n@github.com/",
+                                   "git@github.com:", "https://gitlab.example/"]),
+                  _WORDS, _WORDS, st.sampled_from(["", ".git", "?token=abcdefgh1"]))
+
+
+@given(st.lists(st.tuples(st.sampled_from(["ask", "secret"]), _URLS, _WORDS), max_size=12))
+@example([("ask", "https://github.com/ROCm/xla", "xla"), ("secret", "", "ROCm"),
+          ("ask", "https://github.com/ROCm/xla", "xla")])
+def test_a_pages_kept_github_bases_answer_as_github_base_does_whatever_secrets_come_between(steps):
+    """A page keeps each URL's base (2,280 asks a season, of three URLs), and still answers as
+    ``github_base`` would at that moment: a secret registered since (by another URL's login too)
+    masks what it masks."""
+    bases = GithubBases()
+    for what, url, word in steps:
+        if what == "secret":
+            register_secret(word)
+        else:
+            assert bases(url) == github_base(url)
 
 
 def test_links_from_the_store_are_http_or_file_only():

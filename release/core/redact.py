@@ -30,6 +30,12 @@ def register_secret(value: str | None) -> None:
         _SECRETS.add(value)
 
 
+def secrets_known() -> int:
+    """How many secrets are registered: ``redact``'s answers change only when this does (they
+    are only ever added), so an answer may be kept with it."""
+    return len(_SECRETS)
+
+
 def _mask_secrets(text: str) -> str:
     for secret in sorted(_SECRETS, key=len, reverse=True):
         text = text.replace(secret, MASK)

@@ -15,9 +15,8 @@ import datetime as _dt
 import html
 
 from release.core import naming, versions
-from release.core.revisions import github_base
 from release.publish.matrix import Cell
-from release.publish.site import CHART_DAYS, ReleaseRow, SiteData, nightly_day
+from release.publish.site import CHART_DAYS, GithubBases, ReleaseRow, SiteData, nightly_day
 
 # fills of the chart: a solid colour, a hatch and a dotted pattern, so kinds differ without colour
 KIND_FILL = {"nightly": "#6b8fd6", "rc": "url(#rc)", "release": "url(#rel)", "post": "url(#rel)"}
@@ -298,13 +297,13 @@ def _strip(data: SiteData, rows: list[ReleaseRow], width: int, y: float) -> tupl
 # ------------------------------------------------------------------ details
 
 
-def _revision_table(r: ReleaseRow) -> str:
+def _revision_table(r: ReleaseRow, base_of: GithubBases) -> str:
     if r.revisions is None:
         return "<p>No readable revisions.json in this release.</p>"
     out = ['<div class="scroll"><table class="revisions"><tr><th scope="col">repository</th>'
            '<th scope="col">branch</th><th scope="col">commit</th></tr>']
     for name, rev in r.revisions.revisions:
-        base = github_base(rev.url)  # once a row: rev.commit_url() is this base's /commit/<sha>
+        base = base_of(rev.url)  # once a row: rev.commit_url() is this base's /commit/<sha>
         sha = (f'<a href="{_e(f"{base}/commit/{rev.commit}")}"><code>{_e(rev.commit[:12])}</code></a>' if base
                else f"<code>{_e(rev.commit[:12])}</code>")
         repo = f'<a href="{_e(base)}">{_e(name)}</a>' if base else _e(name)
@@ -347,7 +346,7 @@ def release_pins(r: ReleaseRow, data: SiteData) -> list[str]:
             for major, c in sorted(firsts.items())]
 
 
-def _release(r: ReleaseRow, data: SiteData) -> str:
+def _release(r: ReleaseRow, data: SiteData, base_of: GithubBases) -> str:
     wheels = "".join(f"<li>{f'<a href={chr(34)}{_e(w.href)}{chr(34)}>{_e(w.name)}</a>' if w.href else _e(w.name)}"
                      f" ({_e(_size(w.size))})</li>" for w in r.wheels)
     status = "" if r.listed else (' <span class="note">not in the index any more (beyond the newest '
@@ -366,7 +365,7 @@ def _release(r: ReleaseRow, data: SiteData) -> str:
             f'data-channel="{_e(r.channel)}">\n'
             f"<h3>{title} <small>{_e(r.kind)}, {_e(r.channel)} channel, {_e(_day(r.published))}</small>"
             f"{status}</h3>\n"
-            f"<ul class=\"wheels\">{wheels}</ul>\n{install}\n{_revision_table(r)}\n"
+            f"<ul class=\"wheels\">{wheels}</ul>\n{install}\n{_revision_table(r, base_of)}\n"
             f"{_changes(r)}\n{prov}\n</section>")
 
 
@@ -423,7 +422,8 @@ def render(data: SiteData) -> bytes:
     if data.drafts:
         drafts = ('<h2 id="drafts">Nightly drafts never published</h2><ul>'
                   + "".join(f"<li>{_e(t)} ({_e(d or 'unknown')})</li>" for t, d in data.drafts) + "</ul>")
-    body = "\n".join(_release(r, data) for r in data.releases)
+    bases = GithubBases()
+    body = "\n".join(_release(r, data, bases) for r in data.releases)
     retired = "".join(f'<p class="retired">{_e(p)} is {_e(s)} (PEP 792){": " + _e(why) if why else ""}</p>\n'
                       for p, s, why in data.statuses)
     return f"""<!DOCTYPE html>

@@ -251,10 +251,31 @@ def display(url: str) -> str:
     return display_url(url)
 
 
+class GithubBases:
+    """``github_base`` of each URL worked out once while one page is made (a season asks it 2,280
+    times, of three URLs, at about 14 us each: it renders the URL with ``display_url``). Its
+    answer depends on the URL and on the secrets ``redact`` knows, which are only ever added, so
+    an answer is kept with their count and worked out again when that moved."""
+
+    def __init__(self) -> None:
+        self._kept: dict[str, tuple[int, str | None]] = {}
+
+    def __call__(self, url: str) -> str | None:
+        from release.core.redact import secrets_known
+        kept = self._kept.get(url)
+        if kept is not None and kept[0] == secrets_known():
+            return kept[1]
+        found = github_base(url)
+        self._kept[url] = (secrets_known(), found)  # the count after: rendering it may register one
+        return found
+
+
 def changes(before: RevisionMap | None, now: RevisionMap | None, body: str,
-            count: CountCommits | None = None) -> tuple[Change, ...]:
+            count: CountCommits | None = None,
+            base_of: Callable[[str], str | None] = github_base) -> tuple[Change, ...]:
     """Per dep of ``now``: unchanged, or moved with a compare link and a commit count (from the
-    notes, else ``count(url, old, new)``, else None: not recorded)."""
+    notes, else ``count(url, old, new)``, else None: not recorded); ``base_of``: ``github_base``,
+    or a ``GithubBases`` kept for the page."""
     if before is None or now is None:
         return ()
     counts = commit_counts(body)
@@ -265,7 +286,7 @@ def changes(before: RevisionMap | None, now: RevisionMap | None, body: str,
         if was == rev.commit:
             out.append(Change(name, was, rev.commit, None, 0))
             continue
-        base = github_base(rev.url)
+        base = base_of(rev.url)
         url = f"{base}/compare/{was}...{rev.commit}" if base and was else None
         n = counts.get(name)
         if n is None and was and count is not None:
@@ -302,6 +323,7 @@ def gather(store: Store, releases: list[Release], wheels: Sequence[PublishedWhee
         by_release.setdefault(w.release.id, []).append(w)
     rows: dict[str, ReleaseRow] = {}
     maps: dict[str, RevisionMap | None] = {}
+    bases = GithubBases()
     published = [(r, v) for r in releases if not r.draft and (v := naming.version_from_tag(r.tag))]
     queries = Published.of(releases)  # the store's release queries (the one before a version)
     ordered = sorted(published, key=lambda rv: (rv[0].published_at or _dt.datetime.min.replace(
@@ -337,7 +359,8 @@ def gather(store: Store, releases: list[Release], wheels: Sequence[PublishedWhee
             tag=rel.tag, version=version, kind=kind, channel="nightly" if kind == "nightly" else "stable",
             published=rel.published_at, url=safe_url(rel.html_url), listed=listed, wheels=wheel_rows,
             revisions=maps[rel.tag], provenance_url=prov, previous=previous.tag if previous else None,
-            changes=changes(maps.get(previous.tag) if previous else None, maps[rel.tag], rel.body, count),
+            changes=changes(maps.get(previous.tag) if previous else None, maps[rel.tag], rel.body, count,
+                            bases),
             yanked=yanked.get(rel.id), validated=record.validated is not None,
             smoke=record.smoke_verdict, cells=tuple(cells), strays=tuple(matrix.strays(version, by_name)))
     shown = {x.version for x in rows.values()}
