@@ -103,12 +103,17 @@ def install_lines(site) -> list[str]:
 
 
 def test_the_page_shows_install_lines_per_channel_and_per_current_line_with_the_whole_set(two_lines):
+    """jax and jaxlib named where the channel holds them (its releases recorded the public files they
+    were validated with: the nightlies); the plugin alone where it does not (the release recorded none)."""
     url, lines = two_lines["url"], install_lines(two_lines["site"])
-    for where, pre in (("nightly", True), ("stable", False), ("0.10/nightly", True), ("0.9/nightly", True),
-                       ("0.9/stable", False)):
-        assert (f"pip install {'--pre ' if pre else ''}jax jaxlib {PLUGIN} --index-url {url}/{where}/") in lines
-        assert (f"uv pip install {'--prerelease allow ' if pre else ''}jax jaxlib {PLUGIN} "
+    for where, pre, wanted in (("nightly", True, f"jax jaxlib {PLUGIN}"), ("stable", False, PLUGIN),
+                               ("0.10/nightly", True, f"jax jaxlib {PLUGIN}"),
+                               ("0.9/nightly", True, f"jax jaxlib {PLUGIN}"), ("0.9/stable", False, PLUGIN)):
+        assert (f"pip install {'--pre ' if pre else ''}{wanted} --index-url {url}/{where}/") in lines
+        assert (f"uv pip install {'--prerelease allow ' if pre else ''}{wanted} "
                 f"--index-url {url}/{where}/") in lines
+        assert ("jax" in listed(two_lines["site"], where, "jax")[0]) if "jaxlib" in wanted else not (
+            two_lines["site"] / where / "jax").exists()  # what a line names, its channel holds
     assert not [line for line in lines if "0.10/stable" in line or "SITE_URL" in line]
     page = (two_lines["site"] / "index.html").read_text()
     recipe = html.unescape(re.search(r'<pre class="recipe">(.*?)</pre>', page, re.S).group(1))
@@ -162,13 +167,15 @@ def test_a_line_channel_keeps_what_the_retention_rule_keeps_and_a_retired_line_i
 
 def test_install_lines_name_each_rocm_majors_plugin_and_the_known_address_only():
     from release.publish.page import install_lines, line_install_lines
-    from release.publish.site import LineView, SiteData
-    data = SiteData(project="jax-rocm10-plugin", site_url="https://x.example/jax", keep=14, releases=(), drafts=(),
-                    plugins=("jax-rocm7-plugin", "jax-rocm10-plugin"),
+    from release.publish.site import LineView, ReleaseRow, SiteData
+    nightly = ReleaseRow("rocm-jax-v0.10.0.dev20261128", "0.10.0.dev20261128", "nightly", "nightly", None, None,
+                         True, (), None, None, None, (), public_set=True)  # validated with public jax
+    data = SiteData(project="jax-rocm10-plugin", site_url="https://x.example/jax", keep=14, releases=(nightly,),
+                    drafts=(), plugins=("jax-rocm7-plugin", "jax-rocm10-plugin"),
                     lines=(LineView("0.10", ("nightly",), True), LineView("0.9", ("stable",), False, "archived")))
     every = [c for _, _, cmds in install_lines(data) for c in cmds]
     assert {c.split(" --index-url ")[0].rsplit(" ", 1)[1] for c in every} == {"jax-rocm7-plugin", "jax-rocm10-plugin"}
-    assert all(" jax jaxlib jax-rocm" in c and "https://x.example/jax/" in c for c in every)
+    assert all(("/nightly/" in c) == (" jax jaxlib jax-rocm" in c) and "https://x.example/jax/" in c for c in every)
     assert [c for _, _, cmds in line_install_lines(data) for c in cmds] == [
         f"{tool} jax jaxlib jax-rocm{major}-plugin --index-url https://x.example/jax/0.10/nightly/"
         for major in (7, 10) for tool in ("pip install --pre", "uv pip install --prerelease allow")]
@@ -178,13 +185,18 @@ def test_install_lines_name_each_rocm_majors_plugin_and_the_known_address_only()
 
 def test_each_release_pins_its_whole_set_and_pip_installs_it_from_the_page(two_lines, tmp_path):
     """A release's own line names jax and jaxlib of its line beside its plugin (installing the
-    plugin alone loads no backend), and pip installs exactly that set from the line as pasted."""
+    plugin alone loads no backend) where it recorded the public files it was validated with (its
+    channel links them), and pip installs exactly that set from the line as pasted; a release
+    that recorded none (validated without the public index) gets its plugin alone, which installs."""
     url, lines = two_lines["url"], install_lines(two_lines["site"])
     for version, line in ((OLD_LINE[1], "0.9.1"), (OLD_LINE[2], "0.9.1"), (NEW_LINE[1], "0.10.0")):
         assert (f"pip install --pre jax=={line} jaxlib=={line} {PLUGIN}=={version} --index-url {url}/nightly/"
                 in lines), version
-    assert f"pip install jax==0.9.1 jaxlib==0.9.1 {PLUGIN}==0.9.1 --index-url {url}/stable/" in lines
-    assert not [line for line in lines if re.search(rf" {PLUGIN}==\S+ --index-url", line) and " jax==" not in line]
+    alone = f"pip install {PLUGIN}==0.9.1 --index-url {url}/stable/"
+    assert [line for line in lines if re.search(rf" {PLUGIN}==\S+ --index-url", line) and " jax==" not in line] == [
+        alone]
+    code, got, err = pip_install(tmp_path, f"{url}/stable/", f"{PLUGIN}==0.9.1", name="alone")
+    assert code == 0 and (got[PLUGIN], got[PJRT]) == ("0.9.1", "0.9.1") and "jax" not in got, err
     command = f"pip install --pre jax==0.9.1 jaxlib==0.9.1 {PLUGIN}=={OLD_LINE[1]} --index-url {url}/nightly/"
     words = command.split()[2:]
     at = words.index("--index-url")
@@ -204,10 +216,13 @@ def test_a_release_of_two_majors_has_a_pinned_line_for_each(kind, version, chann
     cells = tuple(matrix.Cell(py, major, None, line, line, version, version, "p.whl", "j.whl", None, ())
                   for major in (7, 10) for py in ("3.12", "3.11"))
     row = ReleaseRow(f"rocm-jax-v{version}", version, kind, channel, None, None, True, (), None, None, None, (),
-                     cells=cells)
+                     cells=cells, public_set=True)
     data = SiteData(project="jax-rocm7-plugin", site_url="https://x.example", keep=14, releases=(row,), drafts=())
     assert release_pins(row, data) == [
         f"pip install {flag}jax=={line} jaxlib=={line} jax-rocm{major}-plugin=={version} "
         f"--index-url https://x.example/{channel}/" for major in (7, 10)]
     assert release_pins(dataclasses.replace(row, cells=()), data) == [  # no wheel read: the plugin alone
         f"pip install {flag}jax-rocm7-plugin=={version} --index-url https://x.example/{channel}/"]
+    assert release_pins(dataclasses.replace(row, public_set=False), data) == [  # no jax on its channel
+        f"pip install {flag}jax-rocm{major}-plugin=={version} --index-url https://x.example/{channel}/"
+        for major in (7, 10)]

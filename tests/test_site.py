@@ -240,16 +240,18 @@ def test_chromium_renders_the_page_with_every_release_and_install_line(site, tmp
         for name, rev in revisions.revisions:
             if rev.commit_url():
                 assert rev.commit_url() in dom.links, (rel.tag, name)
-    # install lines per channel, true for a user of this site
-    for line in (f"pip install --pre jax jaxlib jax-rocm7-plugin --index-url {URL}/nightly/",
-                 f"pip install jax jaxlib jax-rocm7-plugin --index-url {URL}/stable/",
-                 f"pip install --pre jax jaxlib jax-rocm7-plugin --index-url {URL}/stable/",
-                 f"pip install --pre jax jaxlib jax-rocm7-plugin --index-url {URL}/0.9/nightly/",
-                 f"pip install jax jaxlib jax-rocm7-plugin --index-url {URL}/0.9/stable/",
-                 f"pip install jax==0.9.1 jaxlib==0.9.1 jax-rocm7-plugin==0.9.1 --index-url {URL}/stable/",
-                 f"pip install --pre jax==0.9.1 jaxlib==0.9.1 jax-rocm7-plugin==0.9.1.dev20261121 "
-                 f"--index-url {URL}/nightly/"):
+    # install lines per channel, true for a user of this site: no release here recorded the public
+    # index's files it was validated with, so no channel holds jax and jaxlib: the plugin alone
+    for line in (f"pip install --pre jax-rocm7-plugin --index-url {URL}/nightly/",
+                 f"pip install jax-rocm7-plugin --index-url {URL}/stable/",
+                 f"pip install --pre jax-rocm7-plugin --index-url {URL}/stable/",
+                 f"pip install --pre jax-rocm7-plugin --index-url {URL}/0.9/nightly/",
+                 f"pip install jax-rocm7-plugin --index-url {URL}/0.9/stable/",
+                 f"pip install jax-rocm7-plugin==0.9.1 --index-url {URL}/stable/",
+                 f"pip install --pre jax-rocm7-plugin==0.9.1.dev20261121 --index-url {URL}/nightly/",
+                 "its lines name the plugin alone: install jax and jaxlib of its line from the public index"):
         assert line in text, line
+    assert not re.search(r"install (--pre |--prerelease allow )?jax (jaxlib|==)|install (--pre )?jax==", text)
     # what changed since the previous release of the same kind: compare links per dep
     xla = RevisionMap.loads((Path(next(a.url for a in store.list_assets(published[0])
                                        if a.name == naming.REVISIONS_ASSET)[len("file://"):])).read_text())
@@ -275,8 +277,8 @@ def test_chromium_renders_the_page_with_every_release_and_install_line(site, tmp
     assert re.search(r"0\.9\.1\.dev20261121 nightly \S+ jax, xla verify, validate \d", text)
     assert re.search(r"0\.9\.1\.dev20261118 nightly \S+ first nightly verify, validate; not listed", text)
     # install lines for uv beside pip
-    assert f"uv pip install --prerelease allow jax jaxlib jax-rocm7-plugin --index-url {URL}/nightly/" in text
-    assert f"uv pip install --prerelease allow jax jaxlib jax-rocm7-plugin --index-url {URL}/0.9/nightly/" in text
+    assert f"uv pip install --prerelease allow jax-rocm7-plugin --index-url {URL}/nightly/" in text
+    assert f"uv pip install --prerelease allow jax-rocm7-plugin --index-url {URL}/0.9/nightly/" in text
     # the yanked nightly stands out where it is listed and where it is described (issue 33)
     html = page.read_text()
     row = re.search(r'<tr><th scope="row"><a href="#rocm-jax-v0\.9\.1\.dev20261119">.*?</tr>', html).group(0)

@@ -178,3 +178,22 @@ def test_status_for_people_warns_of_each_releases_strays_in_one_line(cells):
                                                {"tag": "rocm-jax-v0.9.0", "draft": False, "cells": [], "strays": []}])
     warned = [line for line in out.getvalue().splitlines() if line.startswith("warning:")]
     assert warned == [f"warning: rocm-jax-v0.9.1 holds wheels of another version, in none of its cells: {stray}"]
+
+
+@pytest.mark.parametrize("validate, said", [("unknown", True), ("passed", False), ("not run", False)])
+def test_status_says_why_a_validated_cells_validate_is_unknown(validate, said):
+    """A release validated without a public index (``release try``'s) keeps no lock: its cells say
+    validate unknown, and status says once why, under the table, rather than leave a bare unknown."""
+    import io
+
+    from rich.console import Console
+
+    from release.commands._cells_view import print_cells
+    cell = {"rocm_major": 7, "python": "3.12", "built": True, "verify": "passed", "validate": validate,
+            "smoke": "not run", "published": True}
+    unvalidated = dict(cell, verify="unknown", validate="unknown")  # not validated at all: nothing to explain
+    out = io.StringIO()
+    print_cells(Console(file=out, width=400), [{"tag": "rocm-jax-v0.9.1", "draft": False, "cells": [cell, cell]},
+                                               {"tag": "rocm-jax-v0.9.0", "draft": False, "cells": [unvalidated]}])
+    why = [line for line in out.getvalue().splitlines() if line.startswith("validate unknown:")]
+    assert len(why) == said and all("public index" in line and "release try" in line for line in why), why

@@ -3,12 +3,14 @@ commands it prints install tonight's nightly with pip and with uv, as printed.""
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
 import shlex
 import subprocess
 import sys
+import urllib.parse
 import venv
 from pathlib import Path
 
@@ -44,6 +46,21 @@ def test_one_command_walks_the_flow_and_its_install_lines_work(tmp_path):
     shown = " ".join(re.sub(r"<[^>]+>", "", page).split())  # the page's text, as a reader copies it
     assert "SITE_URL" not in shown and f"--index-url {Path(result['site']).as_uri()}/nightly/" in shown
     assert not list(Path(result["site"]).rglob("*.whl"))
+    # every line the page shows names only projects its index holds (validated without a public
+    # index, the sandbox's channels hold no jax and jaxlib: its lines name the plugin alone)
+    lines = [html.unescape(re.sub(r"<[^>]+>", "", pre)).split()
+             for pre in re.findall(r'<pre class="install">(.*?)</pre>', page)]
+    assert lines
+    for words in lines:
+        index = Path(urllib.parse.urlsplit(words[words.index("--index-url") + 1]).path)
+        held = {p["name"] for p in json.loads((index / "index.json").read_text())["projects"]}
+        named = {w.split("==")[0] for w in words[words.index("install") + 1:words.index("--index-url")]
+                 if not w.startswith("--") and w != "allow"}
+        assert named and named <= held, (words, held)
+    recipe = html.unescape(re.search(r'<pre class="recipe">(.*?)</pre>', page, re.S).group(1))
+    sourced = set(re.findall(r'^(\S+) = \{ index = "jax-rocm-nightly" \}$', recipe, re.M))
+    nightly = Path(result["site"]) / "nightly" / "index.json"
+    assert sourced and sourced <= {p["name"] for p in json.loads(nightly.read_text())["projects"]}, recipe
     # nothing reached GitHub or a public index: every release is in the sandbox's local store
     assert Path(result["store"]).is_relative_to(box) and (Path(result["store"]) / "store.json").is_file()
 

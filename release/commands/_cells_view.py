@@ -11,9 +11,17 @@ if TYPE_CHECKING:
     from release.core.plain import PlainConsole
 
 
+# Why a validated release's cell says validate "unknown" (``release.publish.matrix``): its notes
+# carry the validated mark, its assets no lock for any cell.
+UNLOCKED = ("validate unknown: the release passed validate (verify passed) but keeps no lock for the cell: "
+            "validate locks a cell it installed as users do, with jax and jaxlib from the public index; "
+            "without one (RELEASE_PUBLIC_INDEX=none, as in `release try`) it installs the plugin and pjrt "
+            "alone and locks nothing, and releases validated before locks were kept have none")
+
+
 def print_cells(console: Console | PlainConsole, rows: list[dict]) -> None:
     """Each shown release's (ROCm major, Python) cells: built, verify, validate, smoke, with-rocm
-    (each n/a's reason below the table), published;
+    (each n/a's reason below the table, and why a validated cell's validate is unknown), published;
     then a warning for each release holding wheels of another version (none of them counted)."""
     if any(row["cells"] for row in rows):
         _table(console, rows)
@@ -35,6 +43,8 @@ def _table(console: Console | PlainConsole, rows: list[dict]) -> None:
                           cell["verify"], cell["validate"], cell["smoke"], cell.get("with_rocm", "unknown"),
                           "yes" if cell["published"] else "no")
     console.print(table)
+    if any(c["verify"] == "passed" and c["validate"] == "unknown" for row in rows for c in row["cells"]):
+        console.print(UNLOCKED, markup=False, highlight=False)
     for row in rows:  # a reason is a sentence: below the table, not in a column
         for cell in row["cells"]:
             if cell.get("with_rocm_reason"):

@@ -15,6 +15,7 @@ import datetime as _dt
 import html
 
 from release.core import naming, versions
+from release.core.lines import line_key
 from release.publish.matrix import Cell
 from release.publish.site import CHART_DAYS, GithubBases, ReleaseRow, SiteData, nightly_day
 
@@ -65,10 +66,11 @@ WAYS = (("nightly", "nightly/", True, "the newest nightly set"),
          "the newest release candidate's set while it is newer than the release"))
 
 
-def _commands(index: str, plugin: str, pre: bool) -> list[str]:
+def _commands(index: str, plugin: str, pre: bool, whole: bool = True) -> list[str]:
     """pip's and uv's line for the whole set from one index: the plugin does not depend on jax,
-    so jax and jaxlib are named; the index serves the files the set was validated with."""
-    wanted = f"jax jaxlib {plugin}"
+    so jax and jaxlib are named where the index serves the files the set was validated with
+    (``whole``); else the plugin alone, which brings its pjrt (jax comes from the public index)."""
+    wanted = f"jax jaxlib {plugin}" if whole else plugin
     return [f"pip install {'--pre ' if pre else ''}{wanted} --index-url {index}",
             f"uv pip install {'--prerelease allow ' if pre else ''}{wanted} --index-url {index}"]
 
@@ -82,12 +84,21 @@ def site_address(data: SiteData) -> str:
     return data.site_url or "SITE_URL"
 
 
+def holds_jax(data: SiteData, channel: str, line: str | None = None) -> bool:
+    """Whether ``channel`` (of ``line`` only, when given) links jax and jaxlib: one of its listed
+    releases recorded the public index's files it was validated with (none did where validate had
+    no public index, as in ``release try``: an install line naming them would fail there)."""
+    return any(r.public_set and r.listed and r.channel == channel
+               and (line is None or line_key(r.version) == line_key(line)) for r in data.releases)
+
+
 def install_lines(data: SiteData) -> list[tuple[str, str, list[str]]]:
     """(channel, what it gets, [pip and uv command per ROCm major]) for each way to install from
     the site's channels, which hold every line."""
     url = site_address(data)
     return [(label, f"{what} (of the newest line)",
-             [c for plugin in _plugins(data) for c in _commands(f"{url}/{where}", plugin, pre)])
+             [c for plugin in _plugins(data)
+              for c in _commands(f"{url}/{where}", plugin, pre, holds_jax(data, where.rstrip("/")))])
             for label, where, pre, what in WAYS]
 
 
@@ -95,7 +106,8 @@ def line_install_lines(data: SiteData) -> list[tuple[str, str, list[str]]]:
     """The same per current jax line, from the line's own channels (``SITE/X.Y/<channel>/``)."""
     url = site_address(data)
     return [(f"{line.name} {label}", f"{what} (of {line.name} only)",
-             [c for plugin in _plugins(data) for c in _commands(f"{url}/{line.name}/{where}", plugin, pre)])
+             [c for plugin in _plugins(data) for c in _commands(
+                 f"{url}/{line.name}/{where}", plugin, pre, holds_jax(data, where.rstrip("/"), line.name))])
             for line in data.lines if line.current
             for label, where, pre, what in WAYS if where.rstrip("/") in line.channels]
 
@@ -106,10 +118,11 @@ def uv_recipe(data: SiteData) -> str:
     url = site_address(data)
     plugin = _plugins(data)[0]
     projects = ["jax", "jaxlib", plugin, plugin.removesuffix("-plugin") + "-pjrt"]
+    sourced = projects if holds_jax(data, "nightly") else projects[2:]  # else jax from the default index
     return ('[project]\nname = "my-project"\nversion = "0.1.0"\nrequires-python = ">=3.11"\n'
             f"dependencies = [{', '.join(f'{chr(34)}{p}{chr(34)}' for p in projects)}]\n\n"
             f'[[tool.uv.index]]\nname = "jax-rocm-nightly"\nurl = "{url}/nightly/"\nexplicit = true\n\n'
-            "[tool.uv.sources]\n" + "".join(f'{p} = {{ index = "jax-rocm-nightly" }}\n' for p in projects))
+            "[tool.uv.sources]\n" + "".join(f'{p} = {{ index = "jax-rocm-nightly" }}\n' for p in sourced))
 
 
 # ------------------------------------------------------------------ the overview
@@ -335,13 +348,17 @@ def _changes(r: ReleaseRow) -> str:
 def release_pins(r: ReleaseRow, data: SiteData) -> list[str]:
     """pip's line for exactly this release's set, one per ROCm major it carries: jax and jaxlib
     of its line pinned as validate installs them (the plugin does not depend on jax) and the
-    plugin pinned, from its channel; the plugin alone when none of its wheels could be read."""
+    plugin pinned, from its channel; the plugin alone when none of its wheels could be read, or
+    when its notes record no public files (its channel then links no jax and jaxlib for it)."""
     url = site_address(data)
     flag = "--pre " if versions.is_prerelease(r.kind) else ""
     where = f"--index-url {url}/{r.channel}/"
     firsts = {c.rocm_major: c for c in reversed(r.cells)}  # each major's first cell
     if not firsts:
         return [f"pip install {flag}{data.project}=={r.version} {where}"]
+    if not r.public_set:  # its channel links no jax and jaxlib of its own: the plugin (and its pjrt) only
+        return [f"pip install {flag}{naming.plugin_dist(major)}=={c.plugin} {where}"
+                for major, c in sorted(firsts.items())]
     return [f"pip install {flag}jax=={c.jax} jaxlib=={c.jaxlib} {naming.plugin_dist(major)}=={c.plugin} {where}"
             for major, c in sorted(firsts.items())]
 
@@ -386,6 +403,16 @@ small { color: #595959; font-weight: normal; }
 nav ul { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .3rem 1rem; }
 dd { margin-left: 0; }
 """
+
+
+def _no_jax(data: SiteData) -> str:
+    """Said when a channel with listed releases holds no jax and jaxlib (``holds_jax``)."""
+    if all(holds_jax(data, channel) for channel in ("nightly", "stable") if any(
+            r.listed and r.channel == channel for r in data.releases)):
+        return ""
+    return ("; where a channel holds no jax and jaxlib (its releases were validated without the public "
+            "index, as in <code>release try</code>), its lines name the plugin alone: install jax and "
+            "jaxlib of its line from the public index")
 
 
 def _ways(ways: list[tuple[str, str, list[str]]]) -> str:
@@ -450,7 +477,7 @@ def render(data: SiteData) -> bytes:
 <p>Indexes: <a href="nightly/">nightly/</a> (nightlies only, the newest {data.keep} listed) and
 <a href="stable/">stable/</a> (releases and post releases; release candidates with --pre). Each is one
 index holding the whole set: the plugin, its pjrt, and the jax and jaxlib it was validated with
-(the plugin does not depend on jax, so name them too). With pip or uv:</p>
+(the plugin does not depend on jax, so name them too){_no_jax(data)}. With pip or uv:</p>
 <dl class="channels">{install}</dl>
 {_lines(data)}
 <h3 id="uv-project">In a uv project</h3>

@@ -87,6 +87,9 @@ class ReleaseRow:
     retired: str | None = None  # "archived: reason" when its line is retired (``release.publish.project_status``)
     cells: tuple[matrix.Cell, ...] = ()  # its compatibility matrix (``release.publish.matrix``)
     strays: tuple[str, ...] = ()  # its jax-rocm wheels of another version: in no cell (``matrix.strays``)
+    # its notes record the public index's files (jax, jaxlib) it was validated with, which its
+    # channels link (``release.publish.public_files``); False when validate had no public index
+    public_set: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -362,7 +365,8 @@ def gather(store: Store, releases: list[Release], wheels: Sequence[PublishedWhee
             changes=changes(maps.get(previous.tag) if previous else None, maps[rel.tag], rel.body, count,
                             bases),
             yanked=yanked.get(rel.id), validated=record.validated is not None,
-            smoke=record.smoke_verdict, cells=tuple(cells), strays=tuple(matrix.strays(version, by_name)))
+            smoke=record.smoke_verdict, cells=tuple(cells), strays=tuple(matrix.strays(version, by_name)),
+            public_set=bool(record.validated_with))
     shown = {x.version for x in rows.values()}
     drafts = tuple(sorted(((r.tag, r.created_at.date() if r.created_at else None) for r in releases
                            if r.draft and (v := naming.version_from_tag(r.tag))
