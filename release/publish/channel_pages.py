@@ -52,7 +52,7 @@ class IndexEntry:
         return self.url or quote(self.filename)
 
     @functools.cached_property
-    def rows(self) -> tuple[str, str, str, str]:
+    def rows(self) -> tuple[str, str, str, str, str, str]:
         """Its encoded rows (``_rows``), made once: a file listed in two channels is encoded once."""
         return _rows(self)
 
@@ -62,8 +62,10 @@ def _time_text(when: _dt.datetime) -> str:
     return when.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _html(title: str, lines: list[str], status: Status | None = None) -> bytes:
-    body = "".join(f"    {line}<br/>\n" for line in lines)
+def _html(title: str, lines: list[str], status: Status | None = None, body: str | None = None) -> bytes:
+    """The page of ``lines`` (or of ``body``: its lines already each ``    <line><br/>\\n``)."""
+    if body is None:
+        body = "".join(f"    {line}<br/>\n" for line in lines)
     meta = ""
     if status is not None:  # PEP 792
         meta = f'    <meta name="pypi:project-status" content="{status.status}">\n'
@@ -83,12 +85,14 @@ def _inner(data: dict) -> str:
     return _ENCODE(data)[1:-1]
 
 
-def _rows(e: IndexEntry) -> tuple[str, str, str, str]:
-    """An entry's HTML link before and after its provenance attribute, and its JSON object's keys
+def _rows(e: IndexEntry) -> tuple[str, str, str, str, str, str]:
+    """An entry's HTML link before and after its provenance attribute, its JSON object's keys
     before and after ``provenance``, in ``write_json``'s form (compact, keys sorted: the others
-    fall on either side), each value encoded by json's own C string encoder. Made once, though the
-    site's channel and its line's channel both list it (a tenth of a run), and put together by
-    hand: a dict per file encoded with sorted keys cost three times as much."""
+    fall on either side), each value encoded by json's own C string encoder, and its provenance
+    file's name as an attribute's text and as a JSON string's inside ("" without one: both
+    escapes go character by character, so a line channel's URL is its directory's text and this).
+    Made once, though the site's channel and its line's channel both list it (a tenth of a run),
+    and put together by hand: a dict per file encoded with sorted keys cost three times as much."""
     attrs = f'<a href="{html.escape(e.href)}#sha256={e.sha256}"'
     if e.requires_python:
         attrs += f' data-requires-python="{html.escape(e.requires_python)}"'
@@ -109,7 +113,9 @@ def _rows(e: IndexEntry) -> tuple[str, str, str, str]:
         tail += f'"upload-time":{_TEXT(_time_text(e.upload_time))},'
     yanked = "false" if e.yanked is None else _TEXT(e.yanked) if e.yanked else "true"
     tail += f'"url":{_TEXT(e.href)},"yanked":{yanked}'
-    return attrs, f">{html.escape(e.filename)}</a>", head, tail
+    prov = e.provenance
+    return (attrs, f">{html.escape(e.filename)}</a>", head, tail, "" if prov is None else html.escape(prov),
+            "" if prov is None else _TEXT(prov)[1:-1])
 
 
 def ordered(entries: Iterable[IndexEntry]) -> list[IndexEntry]:
@@ -134,21 +140,28 @@ def _pages(project: str, entries: list[IndexEntry], status: Status | None,
            provenance_at: str | None) -> tuple[bytes, bytes]:
     """``project_pages`` of entries already ``ordered``."""
     links, files = [], []
+    under: dict[str, tuple[str, str]] = {}  # project -> its provenance directory's texts (``_rows``)
     for e in entries:
-        link, close, head, tail = e.rows
+        link, close, head, tail, prov_html, prov_json = e.rows
         if e.provenance is None:
-            links.append(link + close)
+            links.append(f"    {link}{close}<br/>\n")
             files.append(f"{{{head},{tail}}}")
             continue
-        where = e.provenance if provenance_at is None else f"{provenance_at}{e.project}/{e.provenance}"
-        links.append(f'{link} data-provenance="{html.escape(where)}"{close}')
-        files.append(f'{{{head},"provenance":{_TEXT(where)},{tail}}}')
+        if provenance_at is not None:
+            at = under.get(e.project)
+            if at is None:
+                where = f"{provenance_at}{e.project}/"
+                at = under[e.project] = (html.escape(where), _TEXT(where)[1:-1])
+            prov_html, prov_json = at[0] + prov_html, at[1] + prov_json
+        links.append(f'    {link} data-provenance="{prov_html}"{close}<br/>\n')
+        files.append(f'{{{head},"provenance":"{prov_json}",{tail}}}')
     listed = [v for i, v in enumerate(e.version for e in entries) if i == 0 or v != entries[i - 1].version]
     data: dict = {"meta": {"api-version": API_VERSION}, "name": project, "versions": [str(v) for v in listed]}
     if status is not None:
         data["project-status"] = {"status": status.status, **({"reason": status.reason} if status.reason else {})}
     # write_json's bytes: "files" sorts before every other key
-    return _html(f"Links for {project}", links, status), f'{{"files":[{",".join(files)}],{_inner(data)}}}\n'.encode()
+    return (_html(f"Links for {project}", [], status, "".join(links)),
+            f'{{"files":[{",".join(files)}],{_inner(data)}}}\n'.encode())
 
 
 def root_pages(projects: Iterable[str]) -> tuple[bytes, bytes]:
