@@ -99,9 +99,11 @@ def cells(version: str, asset_names: Iterable[str], *, validated: bool, smoke: s
         if ident.kind == "pjrt":
             pjrt[major] = (own, name)
         elif ident.kind == "plugin":
-            for python in ident.pythons:
+            for python in _pythons(ident):
                 plugins[(major, python)] = (own, name)
-    lock_cells = {cell: name for name in names if (cell := locks.cell_of(name)) is not None}
+    # a lock's name starts so (``locks.cell_of``): a release's other assets are not matched one by one
+    lock_cells = {cell: name for name in names
+                  if name.startswith("pylock.") and (cell := locks.cell_of(name)) is not None}
     smoked = smoke_of(smoke)
     resolved = with_rocm_notes.read(with_rocm) if validated else None
     out = []
@@ -133,6 +135,20 @@ def _normal(version: str) -> tuple[str, str]:
     cells and its strays each asked, for every release of a season)."""
     parsed = Version(version)
     return str(parsed), parsed.base_version
+
+
+_PYTHONS: dict[frozenset[str], tuple[str, ...]] = {}
+
+
+def _pythons(ident: Identity) -> tuple[str, ...]:
+    """``ident.pythons``, kept by the tags it reads them from: a season's thousands of plugin
+    wheels carry a few sets of tags."""
+    found = _PYTHONS.get(ident.tags)
+    if found is None:
+        if len(_PYTHONS) > 4096:
+            _PYTHONS.clear()
+        found = _PYTHONS[ident.tags] = ident.pythons
+    return found
 
 
 def _jax_rocm_wheels(names: Iterable[str]) -> Iterable[tuple[str, int, Identity]]:
