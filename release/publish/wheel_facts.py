@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 from release.core import core_metadata
 from release.core.checksums import sha256_file
 from release.core.core_metadata import requires_python
-from release.publish import notes
+from release.publish import index_provenance, notes, stored_provenance
 from release.publish.ranged import remote_metadata
 from release.publish.staging import Tree, write_json
 from release.publish.wheel_record import recorded
@@ -137,7 +137,6 @@ class Provenances:
     def _stored(self, w: PublishedWheel, sha256: str) -> bytes | None:
         """The object publish stored, when the wheel's row binds it to the store's digests and
         the bytes read are those."""
-        from release.publish import index_provenance, stored_provenance
         stored = w.stored
         if stored is None or stored.size > index_provenance.BUNDLE_LIMIT or not stored_provenance.bound(
                 recorded(notes.of(w.release).index_facts, w.asset.name, sha256), sha256, w.bundle, stored):
@@ -147,7 +146,7 @@ class Provenances:
 
     def _built(self, w: PublishedWheel, bundle: Asset, sha256: str) -> bytes | None:
         """The object built from the bundle, or None (said once) when it gives none."""
-        from release.publish import index_provenance as pep740
+        pep740 = index_provenance
         try:
             if bundle.size > pep740.BUNDLE_LIMIT:
                 raise pep740.BundleError(f"{bundle.size} bytes; a bundle is a few KB")
