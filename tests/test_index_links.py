@@ -309,3 +309,26 @@ def test_an_asset_url_that_is_not_http_or_file_is_refused(make_dist, tmp_path):
     with pytest.raises(UserError, match="expected an http"):
         build_site(store, tmp_path / "site")
     assert not (tmp_path / "site").exists()
+
+
+@pytest.mark.parametrize("url, linked", [
+    ("https://example.org/x.whl", True), ("HTTPS://example.org/x.whl", True), ("http://example.org/x.whl", True),
+    ("HtTp://example.org/x.whl", True), ("file:///store/x.whl", True), ("FILE:///store/x.whl", True),
+    ("https:/example.org/x.whl", False), ("httpsx://example.org/x.whl", False), ("ftp://example.org/x.whl", False),
+    ("javascript:alert(1)//", False), (" https://example.org/x.whl", False), ("https", False), ("", False)])
+def test_a_store_answer_is_linked_only_with_an_http_or_file_scheme_in_any_case(url, linked):
+    """What the store says an asset's URL is (data from outside) is linked as it is when its
+    scheme is http, https or file, in any letter case, and refused (one line) otherwise."""
+    from types import SimpleNamespace
+
+    from release.core.errors import UserError
+    from release.publish.index import asset_link
+    from release.publish.records import Asset
+    asset = Asset(1, "x.whl", 1, None, "uploaded", url)
+    store = SimpleNamespace(kind="github", where="o/r")
+    release = SimpleNamespace(id=1, tag="rocm-jax-v0.9.1")
+    if linked:
+        assert asset_link(store, release, asset, None) == url  # type: ignore[arg-type]
+    else:
+        with pytest.raises(UserError, match="expected an http"):
+            asset_link(store, release, asset, None)  # type: ignore[arg-type]

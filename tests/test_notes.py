@@ -314,3 +314,22 @@ def test_a_section_is_found_where_its_pattern_matches(text, kind):
     expected = [(m.start(), m.end(), m.group("value")) for m in notes._READ[kind].finditer(text)]
     assert notes._sections(text, *notes._SECTIONS[kind]) == expected  # searched once each (the fixture)
     assert notes._SECTIONS[kind][0] == notes._OPENS[kind]
+
+
+_MARK_PIECES = ["\n", "\r\n", "\r", "x", " ", "<!-- ", notes.MARKER, "<!-- jax-rocm-release yanked: ", "r -->", " -->",
+                "**Yanked** (PEP 592): r", "<!-- validated: sha256=", "a" * 64, "A" * 64, "a" * 63]
+
+
+@settings(max_examples=300)  # cheap: a few microseconds an example
+@example("x\n<!-- jax-rocm-release yanked: r -->\n<!-- jax-rocm-release yanked: r -->", "yank")  # ^ after a match
+@example("x<!-- jax-rocm-release yanked: r -->\n<!-- jax-rocm-release yanked: q -->", "yank")  # not at a line start
+@example("<!-- validated: sha256=<!-- validated: sha256=" + "a" * 64 + " -->", "validated mark")
+@example(notes.MARKER + notes.MARKER + "\r\n" + notes.MARKER, "draft mark")
+@given(st.lists(st.sampled_from(_MARK_PIECES), max_size=14).map("".join),
+       st.sampled_from([kind for kind in notes._READ if kind not in notes._SECTIONS]))
+def test_a_mark_is_found_where_its_pattern_matches(text, kind):
+    """The yank, the validated mark and the draft mark are tried only where their opening text is
+    (``str.find``): the same matches, spans and values as ``finditer`` of the pattern, a yank at
+    a line start or not, marks back to back, openings without their mark."""
+    expected = [(m.start(), m.end(), m.group("value")) for m in notes._READ[kind].finditer(text)]
+    assert notes._marks(text, notes._READ[kind], notes._OPENS[kind]) == expected

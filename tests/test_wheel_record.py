@@ -10,6 +10,7 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -113,3 +114,19 @@ def test_a_row_is_used_only_for_the_bytes_whose_sha256_it_names(tmp_path):
         result = build_site(store, tmp_path / f"site-{reads}")
         assert _listed_requires(tmp_path / f"site-{reads}")[plugin.name] == listed
         assert result["range_reads"] == reads
+
+
+@given(st.builds(Facts, _NAMES, _HEX, _REQUIRES, _HEX, st.none() | _HEX, st.none() | _HEX))
+def test_a_row_read_is_the_facts_record_itself(facts):
+    """A row's Facts are made without the frozen ``__init__``: the same fields in the same order
+    (what ``dataclasses.fields`` lists), equal, alike in repr and hash, and frozen."""
+    import dataclasses
+    assert wheel_record._FIELDS == tuple(f.name for f in dataclasses.fields(Facts))
+    row = facts.row()
+    if row is None:
+        return
+    found = wheel_record._read_row(row)
+    assert found == facts and repr(found) == repr(facts) and hash(found) == hash(facts)
+    assert dataclasses.astuple(found) == dataclasses.astuple(facts)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        found.sha256 = "0" * 64  # type: ignore[misc]

@@ -227,7 +227,7 @@ def asset_link(store: Store, release: Release, asset: Asset, asset_base: str | N
         if store.kind != "local":
             raise UserError("--asset-url: only for a local store (a GitHub store's assets have their own URLs)")
         return f"{asset_base.rstrip('/')}/{release.id}/assets/{quote(asset.name)}"
-    if not asset.url.lower().startswith(("https://", "http://", "file://")):
+    if not asset.url[:8].lower().startswith(("https://", "http://", "file://")):  # not the whole URL lowered
         raise UserError(f"{store.where}: asset {asset.name} of {release.tag} has the URL {asset.url[:80]!r}; "
                         "expected an http(s) or file URL")
     return asset.url

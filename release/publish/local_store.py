@@ -121,7 +121,7 @@ class LocalStore(Store):
             raise StoreError(f"{self.where}: release {release_id} does not exist")
         return local_records.release_record(path)
 
-    def _record(self, path: Path, release_id: int) -> dict:
+    def _record(self, path: Path | str, release_id: int) -> dict:
         """A release record to read (not to change): the one read before while the file is
         unchanged (same inode, size and times: every write replaces it whole), else read now."""
         try:
@@ -130,11 +130,11 @@ class LocalStore(Store):
             raise StoreError(f"{self.where}: release {release_id} does not exist") from None
         return self._record_at(path, release_id, key)
 
-    def _record_at(self, path: Path, release_id: int, key: tuple[int, ...]) -> dict:
+    def _record_at(self, path: Path | str, release_id: int, key: tuple[int, ...]) -> dict:
         known = self._records.get(release_id)
         if known is not None and known[0] == key:
             return known[1]
-        data = local_records.release_record(path)
+        data = local_records.release_record(Path(path))
         self._records[release_id] = (key, data)
         return data
 
@@ -197,7 +197,7 @@ class LocalStore(Store):
         seen = self._listed.get(release_id)
         if seen is not None and seen[0] == key:
             return seen[1]
-        release = self._release(self._record_at(Path(path), release_id, key))
+        release = self._release(self._record_at(path, release_id, key))
         self._listed[release_id] = (key, release)
         return release
 
@@ -270,7 +270,8 @@ class LocalStore(Store):
     def list_assets(self, release: Release) -> list[Asset]:
         if self._folder and self._folder[0] == release.id:
             _close_folder(self._folder)  # this listing's assets are read and scanned anew
-        data = self._record(self._meta_path(release.id), release.id)
+        # the path as text: a Path is made only to read a record changed since it was listed
+        data = self._record(os.path.join(self.where, str(release.id), "release.json"), release.id)
         base = f"{self._uri}/{release.id}/assets/"
         return [self._asset(release.id, a, base) for a in data["assets"]]
 

@@ -117,6 +117,21 @@ def _sections(text: str, opener: str, closer: str) -> list[tuple[int, int, str]]
     return found
 
 
+def _marks(text: str, pattern: re.Pattern[str], opener: str) -> list[tuple[int, int, str]]:
+    """(start, end, value) of each match of ``pattern`` in ``text``, as ``finditer`` finds them:
+    every match starts with ``opener``, so the pattern is tried only where ``str.find`` finds it
+    (``finditer`` tried each character of the notes)."""
+    found, at = [], 0
+    while (start := text.find(opener, at)) >= 0:
+        m = pattern.match(text, start)
+        if m is None:
+            at = start + 1
+            continue
+        found.append((start, m.end(), m.group("value")))
+        at = m.end()
+    return found
+
+
 class NotesError(UserError):
     """Release notes that cannot be read (or a record that cannot be written) exactly."""
 
@@ -181,8 +196,7 @@ def read(body: str | None, where: str = "the release notes") -> Notes:
     for kind, pattern in _READ.items():
         if _OPENS[kind] not in rest:  # what every match starts with: no scan of the notes for it
             continue
-        matches = _sections(rest, *_SECTIONS[kind]) if kind in _SECTIONS else [
-            (m.start(), m.end(), m.group("value")) for m in pattern.finditer(rest)]
+        matches = _sections(rest, *_SECTIONS[kind]) if kind in _SECTIONS else _marks(rest, pattern, _OPENS[kind])
         values = {value.strip() for _, _, value in matches}
         if len(values) > 1:
             shown = ", ".join(sorted(repr(v[:40]) for v in values))

@@ -60,11 +60,18 @@ class Facts:
         return line
 
 
+_FIELDS = ("filename", "sha256", "requires_python", "metadata_sha256", "bundle_sha256", "provenance_sha256")
+
+
 def _read_row(line: str) -> Facts | None:
+    """The Facts of a row, made as ``Facts(...)`` makes them without the frozen ``__init__``'s
+    call per field (a season's notes hold thousands of rows, each read once a run)."""
     m = _ROW.fullmatch(line)
     if m is None:
         return None
-    return Facts(m["name"], m["sha256"], m["requires"], m["meta"], m["bundle"], m["stored"])
+    made = object.__new__(Facts)
+    made.__dict__.update(zip(_FIELDS, m.group("name", "sha256", "requires", "meta", "bundle", "stored")))
+    return made
 
 
 def of_wheel(path: Path, sha256: str, bundle_sha256: str | None = None,
