@@ -18,7 +18,7 @@ from release.publish.records import Published as Published
 from release.publish.records import Release as Release
 from release.publish.records import release_version as release_version
 from release.sources import shapes
-from release.sources.github import (
+from release.sources.github_errors import (  # the errors alone: a local store loads no GitHub client
     GitHubError,
     UncertainWrite,
 )

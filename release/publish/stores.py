@@ -28,19 +28,14 @@ from release.publish.store_base import Store as Store
 from release.publish.store_base import StoreError as StoreError
 from release.publish.store_base import TagTaken as TagTaken
 from release.publish.store_base import _answer_time
-from release.sources import asset_ranges, shapes
-from release.sources.github import (
-    PUBLISH,
-    GitHubClient,
-    GitHubError,
-    MalformedAnswer,
-    Permission,
-)
+from release.sources import shapes
+from release.sources.github_errors import GitHubError, MalformedAnswer
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the GitHub client (requests' socket, threads, deadlines) only for a GitHub store
     from rich.console import Console
 
     from release.core.output import ProgressBars
+    from release.sources.github import GitHubClient, Permission
 
 
 class GitHubStore(Store):
@@ -155,6 +150,7 @@ class GitHubStore(Store):
     def read_asset_range(self, release: Release, asset: Asset, start: int, length: int) -> bytes:  # noqa: ARG002 (the Store interface)
         if length <= 0:
             return b""
+        from release.sources import asset_ranges  # here: a local store's run never loads the client
         if asset.url.startswith(("https://", "http://")):  # public repositories: no API request at all
             found = asset_ranges.read_public_range(self.client, asset.url, start, length)
             if found is not None:
@@ -181,7 +177,7 @@ def store_kind(kind: str | None, repo: str | None, env: Mapping[str, str] | None
 
 def open_store(kind: str | None, repo: str | None, store_dir: Path | None, root: Path,
                console: Console | None = None, env: Mapping[str, str] | None = None,
-               read_only: bool = False, needs: Permission = PUBLISH) -> Store:
+               read_only: bool = False, needs: Permission | None = None) -> Store:
     """The store a command works on.
 
     ``github`` when asked for or when a repository is configured (``--repo`` or
@@ -189,7 +185,7 @@ def open_store(kind: str | None, repo: str | None, store_dir: Path | None, root:
     ``<root>/.cache/releases``). ``read_only``: a local store that does not exist is an
     error (``StoreError``, with a did-you-mean for a near miss), never an empty store.
     ``needs``: what the command does with the releases and the permission that takes, for the
-    line a missing token gets (``release.sources.github.Permission``).
+    line a missing token gets (``release.sources.github.Permission``; None: publishing).
     """
     env = os.environ if env is None else env
     repo = repo or env.get("GITHUB_REPOSITORY") or None
@@ -206,5 +202,6 @@ def open_store(kind: str | None, repo: str | None, store_dir: Path | None, root:
     parts = repo.split("/")
     if len(parts) != 2 or not all(parts):
         raise UserError(f"--repo {repo}: expected OWNER/NAME")
-    return GitHubStore(GitHubClient.from_env(env, console=console, needs=needs),
+    from release.sources.github import PUBLISH, GitHubClient
+    return GitHubStore(GitHubClient.from_env(env, console=console, needs=PUBLISH if needs is None else needs),
                        parts[0], parts[1])
