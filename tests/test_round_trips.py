@@ -407,3 +407,100 @@ def test_a_roll_asks_git_a_commit_s_time_parents_or_file_once(bump_project, git_
     # (a mirror the roll made is not asked whether it holds a tree at all: it holds nothing)
     assert {"time", "parents", "file"} <= {kind for _, kind, _ in asked} <= {"time", "parents", "file", "trees"}
     assert [key for key, n in asked.items() if n > 1] == []
+
+
+def _count_processes(monkeypatch, *commands: str) -> list[list[str]]:
+    """The git processes a mirror starts whose command is one of ``commands`` (filled as it runs)."""
+    from release.sources import partial
+
+    seen: list[list[str]] = []
+    real = partial.run_git
+
+    def counting(args, cwd=None, env=None, input=None, encoding="utf-8"):
+        if args[0] in commands:
+            seen.append([*args, *(["<stdin>", *(input or "").split()] if input is not None else [])])
+        return real(args, cwd, env, input, encoding)
+
+    monkeypatch.setattr(partial, "run_git", counting)
+    return seen
+
+
+def test_a_branch_fetched_by_its_listed_tip_is_read_back_without_a_git_process(tmp_path, monkeypatch):
+    """A fetch of ``+SHA:refs/remotes/origin/<branch>`` that git says worked set the ref to SHA:
+    the branch's tip (and the ref resolved for a count) is read back from that, not asked of git
+    (a process each on a bump's critical path); a branch fetched by name is asked, and every
+    answer is git's own."""
+    up, main = forty_days_of_main(tmp_path / "deep.git")
+    up.commit("side", "s0", {"s.txt": "0\n"}, parents=(main[30],))
+    side = up.commit("side", "s1", {"s.txt": "1\n"})
+    server = GitHttpServer(tmp_path).start()
+    try:
+        remote = Remote("deep", server.url("deep.git"))
+        with Mirror(tmp_path / "cache", remote, first_depth=4) as m:
+            assert not m.fetch_commits((main[-1], main[30]), trees=False)
+            since = m.commit_time(main[30]) - 2 * DAY
+            seen = _count_processes(monkeypatch, "rev-parse", "for-each-ref")
+            assert m.fetch_branch("main", main[-1]) == main[-1]
+            assert m.branch_tip("main") == main[-1]
+            assert m.resolve(m.tracking_ref("main")) == main[-1]
+            assert m.containing(("side",), main[30], since, listed={"side": side}) == {"side"}
+            assert m.branch_tip("side") == side
+            assert [a[0] for a in seen] == ["rev-parse", "for-each-ref", "for-each-ref"], seen  # before the
+            # fetches: is main here (its depth), which branches are here (their history); then --contains
+            assert "--contains" in seen[-1], seen
+            git_says = {ref: git("rev-parse", ref, cwd=m.path).strip()
+                        for ref in ("refs/remotes/origin/main", "refs/remotes/origin/side")}
+            assert git_says == {"refs/remotes/origin/main": main[-1], "refs/remotes/origin/side": side}
+            moved = up.commit("side", "s2", {"s.txt": "2\n"})
+            seen.clear()
+            assert m.fetch_branch("side") == moved  # by name: git is asked where it went
+            assert [a[0] for a in seen] == ["rev-parse"], seen
+            assert m.branch_tip("side") == moved and m.resolve(m.tracking_ref("side")) == moved
+    finally:
+        server.stop()
+
+
+def _presence(args: list[str]) -> bool:
+    """A ``rev-list`` asking only which of some objects are here (``PartialMirror._present``)."""
+    return args[0] == "rev-list" and "--missing=print" in args and "--stdin" in args and "--pretty=raw" not in args
+
+
+def test_a_new_mirror_knows_what_it_holds_after_its_first_fetches(tmp_path, monkeypatch):
+    """In a mirror made this run, fetches filter blobs out, so the first files read there are all
+    missing: no process asks which blobs are here (one does once a blob came); and two commits
+    fetched at depth 1 into it are all it holds, so whether a parent of one is here is known: the
+    child of the other loses its shallow mark, the other keeps it, and git is asked only for the
+    parents (their raw commits)."""
+    up = RepoBuilder(tmp_path / "up.git")
+    up.commit("main", "c0", {"a.txt": "a0\n", "b.txt": "b\n"})
+    first = up.commit("main", "c1", {"a.txt": "a1\n"})
+    second = up.commit("main", "c2", {"a.txt": "a2\n"})
+    server = GitHttpServer(tmp_path).start()
+    try:
+        remote = Remote("up", server.url("up.git"))
+        with Mirror(tmp_path / "cache", remote) as m:
+            seen = _count_processes(monkeypatch, "rev-list")
+            assert m.fetch_tip("main") == second
+            m.fetch_files(second, ["a.txt", "b.txt"])
+            assert (m.read_file(second, "a.txt"), m.read_file(second, "b.txt")) == ("a2", "b")
+            assert not [a for a in seen if _presence(a)], seen
+            assert m.fetch_commit(first)
+            server.reset_counts()
+            m.fetch_files(first, ["a.txt", "b.txt"])  # b's blob is here: only a's is fetched
+            assert (m.read_file(first, "a.txt"), m.read_file(first, "b.txt")) == ("a1", "b")
+            blob = git("rev-parse", f"{first}:b.txt", cwd=up.path).strip()
+            assert [a for a in seen if _presence(a) and blob in a], seen
+            assert len(server.asked("fetch")) == 1, server.log
+        with Mirror(tmp_path / "cache2", remote) as m:
+            seen.clear()
+            assert m.fetch_commits((second, first), trees=False) == set()
+            assert m.shallow() == {first}
+            assert not [a for a in seen if _presence(a)], seen
+            assert [a for a in seen if "--pretty=raw" in a], seen
+        newer = up.commit("main", "c3", {"a.txt": "a3\n"})
+        side = up.commit("side", "s1", {"s.txt": "s\n"}, parents=(first,))
+        with Mirror(tmp_path / "cache2", remote) as m:  # holds c1 and c2 from before: c3's parent is here
+            assert m.fetch_commits((newer, side), trees=False) == set()
+            assert m.shallow() == {first}, m.shallow()
+    finally:
+        server.stop()

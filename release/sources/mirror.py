@@ -99,7 +99,14 @@ class Mirror(PartialMirror):
                     return {b for b in branches if self.branch_contains(b, sha, since)}
                 return set()
             raise remote_error(self.remote, "cannot fetch from", err)
-        tips = {b: t for b, t in self._tips().items() if b in branches}
+        if listed and all(listed.get(b) for b in branches):  # each asked for by SHA: that is its tip now
+            tips = {b: listed[b] for b in branches}
+            for b, t in tips.items():
+                self.set_by_fetch(b, t)
+        else:
+            for b in branches:  # some asked for by name: where they are now, git says
+                self._set_refs.pop(self.tracking_ref(b), None)
+            tips = {b: t for b, t in self._tips().items() if b in branches}
         step = max(self.first_depth, 1)
         while True:  # one git process per question for all branches, one fetch per deepening
             holding = self._holding(sha)

@@ -69,8 +69,14 @@ class PartialMirror:
         self._committed: dict[str, int] = {}  # commit -> committer time
         self._entries: dict[tuple[str, str], str | None] = {}  # (commit, path) -> blob id (None: no file)
         self._texts: dict[str, str] = {}  # blob id -> its text as read_file gives it (fetch_files read it)
+        # Tracking refs a fetch of a SHA set this run (``+SHA:ref`` forces the ref to SHA once git
+        # says the fetch worked): read back from here, not from a git process.
+        self._set_refs: dict[str, str] = {}
         # Made by this opening and no git process run in it since: nothing is here, no process asks.
         self._empty = False
+        # Made by this opening and no blob asked for since (every fetch filters blobs out, only a
+        # file read or a checkout brings one): which blobs are here needs no process.
+        self._blobless = False
 
     def __enter__(self) -> Self:
         """Take the mirror's lock (``release.core.file_lock``: a run that only reads pins never
@@ -112,6 +118,7 @@ class PartialMirror:
             created = False
         self._env = self.remote.auth_env()
         self._empty = created
+        self._blobless = created
         if created:
             return
         url = origin_url_as_written((self.path / "config").read_text(encoding="utf-8", errors="replace"))
@@ -135,20 +142,23 @@ class PartialMirror:
         return out if status == 0 else None
 
     def _fetch(self, *args: str, filter: str = HISTORY_FILTER, negotiate: str = "",
-               lone: bool = False, head: bool = False) -> tuple[int, str]:
+               lone: bool = False, head: bool = False, only: set[str] | None = None) -> tuple[int, str]:
         """One fetch from origin. Depth-limited fetches mark the commits they stop at as
         shallow even when this mirror already has their parents (git shortens history);
         such marks are dropped again so history once fetched is never fetched twice.
         ``lone``: the fetch sends one commit (depth 1) into a mirror that held nothing, so no
         parent of it is here and its mark stays, unasked. ``head``: git writes FETCH_HEAD
-        (what a fetch by name got)."""
+        (what a fetch by name got). ``only``: the commits a fetch at depth 1 asks for; into a mirror
+        that held nothing they are all that is here after it, so which parents are here is known
+        without asking git."""
         self.fetches += 1
         if lone and self._empty:
             status, _, err = self._run(*self._fetch_args(args, filter, negotiate, head), check=False)
             return status, err
+        known = only if only is not None and self._empty else None
         before = self.shallow()
         status, _, err = self._run(*self._fetch_args(args, filter, negotiate, head), check=False)
-        self._keep_history(self.shallow() - before)
+        self._keep_history(self.shallow() - before, known)
         return status, err
 
     @staticmethod
@@ -165,14 +175,17 @@ class PartialMirror:
         tips = sorted(set(tips))
         return self._fetch(how, *(f"--negotiation-tip={t}" for t in tips), "origin", *tips, negotiate="skipping")
 
-    def _keep_history(self, marked: set[str]) -> None:
+    def _keep_history(self, marked: set[str], here: set[str] | None = None) -> None:
+        """Drop the marks of commits whose parents are all here. ``here``: every commit here,
+        when known (a fetch into a mirror that held nothing)."""
         # A fetch by date may also mark commits it did not send: only those here are read
         # (reading one that is not would fetch it, with its trees).
         parents = self._parents_here(marked)
         marked = set(parents)
         if not marked:
             return
-        present = self._present(set().union(*parents.values()))
+        wanted = set().union(*parents.values())
+        present = wanted & here if here is not None else self._present(wanted)
         keep = {sha for sha in marked if present.issuperset(parents[sha])}
         if keep:
             path = self.path / "shallow"
@@ -244,6 +257,8 @@ class PartialMirror:
     def branch_tip(self, branch: str) -> str | None:
         if self._empty:
             return None
+        if self.tracking_ref(branch) in self._set_refs:
+            return self._set_refs[self.tracking_ref(branch)]
         status, out, _ = self._run("rev-parse", "--verify", "--quiet", self.tracking_ref(branch), check=False)
         return out.strip() if status == 0 else None
 
@@ -262,6 +277,10 @@ class PartialMirror:
             if "couldn't find remote ref" in err.lower():
                 raise UserError(f"{self.remote.label}: no branch '{branch}' on {self.remote.shown}")
             raise remote_error(self.remote, "cannot fetch from", err)
+        if tip:
+            self.set_by_fetch(branch, tip)
+            return tip
+        self._set_refs.pop(self.tracking_ref(branch), None)  # by name: where it is now, git says
         tip = self.branch_tip(branch)
         if tip is None:  # git said the fetch worked, yet the branch is not there
             raise RemoteError(f"{self.remote.label}: fetching '{branch}' from {self.remote.shown} "
@@ -299,6 +318,11 @@ class PartialMirror:
         self._here.add(tip)
         self._trees.add(tip)
         return tip
+
+    def set_by_fetch(self, branch: str, sha: str) -> None:
+        """Note that a fetch that git said worked set ``branch``'s tracking ref to the commit
+        ``sha`` it asked for by SHA (``branch_tip`` and ``resolve`` then ask no process)."""
+        self._set_refs[self.tracking_ref(branch)] = sha
 
     def has_tree(self, sha: str) -> bool:
         """Whether the commit's root tree is here (a commit fetched for its history has none)."""
@@ -353,7 +377,7 @@ class PartialMirror:
             return {sha for sha in missing if not self.fetch_commit(sha, trees=trees)}
         extra = ("--refetch",) if here.intersection(missing) else ()
         status, err = self._fetch("--depth=1", *extra, "origin", *missing,
-                                  filter=FILTER if trees else HISTORY_FILTER)
+                                  filter=FILTER if trees else HISTORY_FILTER, only=set(missing))
         if status == 0:
             return set(missing) - self._present(set(missing))
         if not_there(err):  # one of them spoilt the batch: each alone tells which
@@ -377,6 +401,8 @@ class PartialMirror:
         """The commit a local name or SHA stands for here (what a fetch may ask the remote for)."""
         if _SHA.match(rev):
             return rev
+        if rev in self._set_refs:
+            return self._set_refs[rev]
         return self._run("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")[1].strip()
 
     def changed_paths(self, old: str, new: str) -> set[str]:
@@ -391,6 +417,7 @@ class PartialMirror:
             return None
         if blob in self._texts:
             return self._texts[blob]
+        self._blobless = False  # git fetches it when it is not here
         status, text, err = self._run("cat-file", "blob", blob, check=False)
         if status != 0:
             raise remote_error(self.remote, "cannot fetch a file from", err)
@@ -401,7 +428,7 @@ class PartialMirror:
         here in one fetch, so ``read_file`` reads them without fetching each alone (a round trip
         per file: a via dep's pin file and MODULE.bazel, for each dep pinned in one source)."""
         blobs = {blob for blob in self._blobs(sha, sorted(set(paths))).values() if blob}
-        missing = blobs - self._present(blobs)
+        missing = set(blobs) if self._blobless else blobs - self._present(blobs)
         if len(missing) > 1:  # one: the read below fetches it, the same round trip
             # A blob has no history: nothing to negotiate (git's own lazy fetch says the same).
             status, err = self._fetch("origin", *sorted(missing), filter=FILTER, negotiate="noop")
@@ -414,7 +441,7 @@ class PartialMirror:
         """The texts of these blobs (here) in one ``cat-file --batch``, as ``read_file`` gives each:
         UTF-8 (undecodable bytes replaced), line ends as text mode reads them, one final newline
         less. A blob git does not print (missing after all) is left to ``read_file``."""
-        self._empty = False
+        self._empty = self._blobless = False  # git fetches what is not here
         status, out = run_git_bytes(["cat-file", "--batch"], self.path, self._env,
                                     "".join(f"{b}\n" for b in sorted(blobs)).encode())
         for name, kind, raw in batch_objects(out) if status == 0 else ():
@@ -444,6 +471,7 @@ class PartialMirror:
     def checkout(self, sha: str, dest: Path) -> None:
         """Make ``dest`` a detached worktree of this mirror at ``sha`` (blobs fetched lazily, once)."""
         dest = Path(dest)
+        self._blobless = False
         if (dest / ".git").exists():
             # blobs it lacks come from the remote: with its credentials
             status, _, err = run_git(["checkout", "--quiet", "--detach", sha], dest, self._env)

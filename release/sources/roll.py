@@ -34,7 +34,7 @@ from release.core import config
 from release.core.config import Dep, Deps
 from release.core.errors import ReleaseError, UserError
 from release.core.revisions import github_base
-from release.sources import branches, module_pin, parallel, selection
+from release.sources import branches, module_pin, parallel
 from release.sources.git import LogEntry, Remote
 from release.sources.line import line_at
 from release.sources.mirror import SKEW, Mirror
@@ -254,11 +254,13 @@ class BranchBound:
 
 class FollowHead(config.RollHead, BranchBound):
     def candidate(self, dep: Dep, ctx: Context) -> Candidate:
-        github = selection.preflight(dep) if self.require else None
-        ctx.say(f"{dep.name}: asking {ctx.remote(dep).shown} for the tip of {dep.branch}")
         if self.require is None and dep.hold is None and ctx.soaked_before is None:
+            ctx.say(f"{dep.name}: asking {ctx.remote(dep).shown} for the tip of {dep.branch}")
             tip = ctx.tip_to_read(dep)
             return Candidate(tip, source=f"the tip of {dep.branch}", tip=tip)
+        from release.sources import selection  # holds, cooldown, green CI (its GitHub checks' reader)
+        github = selection.preflight(dep) if self.require else None
+        ctx.say(f"{dep.name}: asking {ctx.remote(dep).shown} for the tip of {dep.branch}")
         tip = ls_remote(ctx.remote(dep), dep.branch)
         ctx.say(f"{dep.name}: choosing below the tip {tip[:7]} ({self}"
                 + (f", held before {dep.hold.commit[:7]})" if dep.hold else ")"))
@@ -476,6 +478,7 @@ def roll(deps: Deps, cache: Path, *, only: Iterable[str] = (), to: str | None = 
             if holds_only and not cand.back and not _follows_a_move(policy, ctx):
                 cand = Candidate(dep.commit)  # throttled: no roll forward, only back before holds
             if to is not None and dep.hold is not None:
+                from release.sources import selection
                 selection.refuse_past_hold(dep, cand.commit, ctx.mirror(dep))
             ctx.new[dep.name] = cand.commit
             notes += [cand.note] if cand.note else []
