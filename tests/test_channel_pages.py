@@ -10,6 +10,7 @@ import dataclasses
 import datetime as _dt
 import json
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from packaging.version import Version
@@ -84,3 +85,19 @@ def test_files_go_by_version_then_name_and_each_version_is_named_once(made):
     data = json.loads(project_pages("jax", listed)[1])
     assert [f["filename"] for f in data["files"]] == [e.filename for e in model]
     assert data["versions"] == [str(v) for v in dict.fromkeys(e.version for e in model)]
+
+
+@given(entries, st.booleans())
+def test_an_entry_made_by_the_index_is_the_entry_its_fields_make(entry, rows_first):
+    """The index makes its entries without the frozen __init__ (``IndexEntry.made``): each is the
+    entry of the same fields, equal, hashed and shown alike, as frozen, and with the same rows,
+    whichever is asked for them first; a field added to IndexEntry must be added there too."""
+    values = {f.name: getattr(entry, f.name) for f in dataclasses.fields(IndexEntry)}
+    assert "__post_init__" not in vars(IndexEntry)
+    made = IndexEntry.made(**values)
+    if rows_first:
+        assert made.rows == entry.rows
+    assert (made, hash(made), repr(made)) == (entry, hash(entry), repr(entry))
+    assert made.rows == entry.rows and {k: v for k, v in vars(made).items() if k != "rows"} == values
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.filename = "b.whl"  # type: ignore[misc]

@@ -277,3 +277,23 @@ def test_a_releases_cells_are_its_version_however_its_tag_writes_it(written):
     got = matrix.cells(written, assets, validated=False, smoke=None)
     assert [(c.python, c.plugin, c.jax) for c in got] == [("3.12", "0.9.1.post2", "0.9.1")]
     assert matrix.strays(written, assets) == []
+
+
+@given(rocm=st.none() | st.sampled_from(["7.2.1", "8.0"]), lock=st.none() | st.just("https://x/pylock.rocm7-py312.toml"),
+       why=st.none() | st.just("no wheel for ROCm 7 on PyPI"))
+def test_a_cell_made_by_the_matrix_is_the_cell_its_fields_make(rocm, lock, why):
+    """The matrix makes its cells without the frozen __init__ (``Cell.made``): each is the cell of
+    the same fields, equal, hashed, shown and encoded alike, and as frozen; a field added to Cell
+    must be added there too."""
+    values = {"python": "3.12", "rocm_major": 7, "rocm": rocm, "jax": "0.9.1", "jaxlib": "0.9.2", "plugin": "0.9.3",
+              "pjrt": "0.9.4", "plugin_file": "p.whl", "pjrt_file": "j.whl", "lock": lock,
+              "gates": (("verify", "passed"), ("validate", "passed")), "with_rocm_reason": why}
+    assert set(values) == {f.name for f in dataclasses.fields(matrix.Cell)} and "__post_init__" not in vars(matrix.Cell)
+    made, model = matrix.Cell.made(**values), matrix.Cell(**values)
+    assert (made, hash(made), repr(made), vars(made), made.to_json()) == (
+        model, hash(model), repr(model), vars(model), model.to_json())
+    if why is None:  # the default left out: the same
+        del values["with_rocm_reason"]
+        assert vars(matrix.Cell.made(**values)) == vars(model)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.python = "3.13"  # type: ignore[misc]

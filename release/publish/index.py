@@ -408,11 +408,11 @@ def _build_site(store: Store, out: Path, *, keep: int, protect: Iterable[str], o
                 if metadata_sha256 is None:
                     without_metadata.append(w.asset.name)
                 prov = provenances(w, sha256, f"{channel}/{w.project}/{w.asset.name}{PROVENANCE_SUFFIX}")
-                listed.append(IndexEntry(filename=w.asset.name, project=w.project, version=w.file_version,
-                                         sha256=sha256, size=w.asset.size, requires_python=requires,
-                                         metadata_sha256=metadata_sha256, upload_time=w.release.published_at, url=w.url,
-                                         yanked=yanked.get(w.release.id),
-                                         provenance=quote(w.asset.name) + PROVENANCE_SUFFIX if prov else None))
+                listed.append(IndexEntry.made(filename=w.asset.name, project=w.project, version=w.file_version,
+                                              sha256=sha256, size=w.asset.size, requires_python=requires,
+                                              metadata_sha256=metadata_sha256, upload_time=w.release.published_at,
+                                              url=w.url, yanked=yanked.get(w.release.id),
+                                              provenance=quote(w.asset.name) + PROVENANCE_SUFFIX if prov else None))
             statuses = project_status.statuses(retired, listed)
             for project in {e.project for e in listed}:  # the page names a status every channel gives
                 if project not in statuses_of or statuses_of[project] != statuses.get(project):
