@@ -426,22 +426,69 @@ def test_every_internal_link_of_the_served_site_is_followed_and_lands(served_sit
     assert broken == []
 
 
-@pytest.mark.parametrize("page, width", [("setup", 390), ("setup", 1280), ("reference/cli", 390)])
-def test_the_docs_pass_axe_at_phone_and_desktop_width(built_site, tmp_path, page, width):
+# The hand-written pages whose tables split the most code words at 390 px before their tables
+# were laid out for a phone (docs/hooks/phone.py): reference/commands 165, jobs 147,
+# development/benchmarks 59, reference/environment 44, setup 24.
+PHONE_PAGES = ("reference/commands", "jobs", "development/benchmarks", "reference/environment", "setup")
+
+
+def test_the_docs_pass_axe_at_phone_and_desktop_width(built_site, tmp_path):
     """axe-core (WCAG 2.1 A/AA and best practices) finds nothing on the set-up page (every part a
     page is made of: navigation, headings, a numbered checklist, code, inline code, a wide table of
     four columns, links in text), and it needs no sideways scrolling, at 390 px (a phone) and at
-    1280 px. One page, since every page is built from the same parts and each run costs seconds;
-    and the generated reference on a phone, whose flags and usage parts are drawn whole (issue 33:
-    a table's narrow column split `release status` and `--build-number` in pieces).
+    1280 px; and the generated reference on a phone, whose flags and usage parts are drawn whole
+    (issue 33: a table's narrow column split `release status` and `--build-number` in pieces). One
+    page of each kind, since every page is built from the same parts and each run costs seconds;
+    all in one Chromium.
     (The navigation drawer's icons sit left of a phone's screen until it is opened: by design,
     not cut.)"""
-    from tests.test_site import probe
-    found = probe(tmp_path, built_site / page / "index.html", width)
-    assert found["width"] <= width
-    assert found["violations"] == [], found["violations"]
-    assert [c for c in found["cut"] if not c.startswith("svg:")] == [], found["cut"]
-    assert found["broken"] == [], found["broken"]
+    from tests.test_site import probe_pages
+    targets = [("setup", 390), ("setup", 1280), ("reference/cli", 390)]
+    for (page, width), found in zip(targets, probe_pages(tmp_path, [(built_site / p / "index.html", w)
+                                                                     for p, w in targets])):
+        assert found["width"] <= width, page
+        assert found["violations"] == [], (page, width, found["violations"])
+        assert [c for c in found["cut"] if not c.startswith("svg:")] == [], (page, width, found["cut"])
+        assert found["broken"] == [], (page, width, found["broken"])
+
+
+@pytest.mark.parametrize("width, pages", [(390, PHONE_PAGES), (768, ("jobs", "development/benchmarks"))])
+def test_no_code_word_is_split_and_no_page_scrolls_sideways_on_a_phone(built_site, tmp_path, width, pages):
+    """The hand-written pages whose tables split code words at 390 px (squeezed columns) or, once
+    words were kept whole, pushed the page sideways: on a phone a table's rows are blocks, so no
+    code word is drawn on two lines and nothing is wider than the screen; at 768 px (a tablet) the
+    widest tables are blocks too. Layout only (axe runs on the page of each kind above)."""
+    from tests.test_site import probe_pages
+    found = probe_pages(tmp_path, [(built_site / p / "index.html", width) for p in pages], axe=False)
+    for page, layout in zip(pages, found):
+        assert layout["width"] <= width, page
+        assert [c for c in layout["cut"] if not c.startswith("svg:")] == [], (page, layout["cut"])
+        assert layout["broken"] == [], (page, layout["broken"])
+
+
+def test_every_inline_code_word_of_the_docs_is_drawn_whole(built_site):
+    """On every page, each word of inline code (outside code blocks) that fits a phone's line is a
+    ``.w`` span, which a line never breaks inside (what the Chromium probe checks on the pages
+    above holds on every page); and a table's cells carry their column's header for the phone
+    layout, where the header row is not drawn."""
+    import html
+    import sys
+    sys.path.insert(0, str(DOCS / "hooks"))
+    from phone import WHOLE
+    pages = sorted(built_site.rglob("index.html"))
+    assert len(pages) >= 25
+    for page in pages:
+        text = re.sub(r"<pre\b.*?</pre>", "", page.read_text(), flags=re.S)
+        for code in re.findall(r"<code>(.*?)</code>", text, re.S):
+            bare = [w for w in re.sub(r'<span class="w">[^<]*</span>', " ", code).split()
+                    if "<" not in w and len(html.unescape(w)) <= WHOLE]
+            assert bare == [], (page.relative_to(built_site), code)
+        for table in re.findall(r"<table>.*?</table>", text, re.S):
+            heads = re.findall(r"<th\b[^>]*>(.*?)</th>", table, re.S)
+            for row in re.findall(r"<tbody>.*?</tbody>", table, re.S):
+                labels = re.findall(r'<td data-label="([^"]*)"', row)
+                assert labels and set(labels) <= {html.escape(re.sub("<[^>]+>", "", h).strip()) for h in heads} | {""}
+                assert row.count("<td") == len(labels), (page.relative_to(built_site), row[:200])
 
 
 def lists_glued_to_a_paragraph(text: str) -> list[str]:

@@ -377,7 +377,7 @@ def test_counts_made_once_stay_on_the_page(tmp_path, make_dist):
 # ------------------------------------------------------------------ for every reader (issue 23)
 
 AXE = Path(__file__).resolve().parents[1] / ".cache" / "node" / "node_modules" / "axe-core" / "axe.min.js"
-PROBE = """
+PROBE = r"""
 <script>
 (function () {
   function cut() {
@@ -406,9 +406,31 @@ PROBE = """
     document.querySelectorAll('pre.install .w, .md-typeset .w').forEach(function (w) {  // the docs' too
       if (w.getClientRects().length > 1) { out.push(w.textContent); }
     });
+    // and every word of the docs' inline code, however it is marked up, that fits a phone's line
+    // (32 characters: docs/hooks/phone.py); a heading's larger type may break a longer one
+    document.querySelectorAll('.md-typeset code').forEach(function (c) {
+      if (c.closest('pre, h1, h2, h3, h4, h5, h6')) { return; }
+      var walk = document.createTreeWalker(c, NodeFilter.SHOW_TEXT), node;
+      while ((node = walk.nextNode())) {
+        var words = /\S+/g, m;
+        while ((m = words.exec(node.textContent))) {
+          if (m[0].length > 32) { continue; }
+          var range = document.createRange();
+          range.setStart(node, m.index);
+          range.setEnd(node, m.index + m[0].length);
+          var tops = Array.prototype.map.call(range.getClientRects(), function (r) { return r.top; });
+          if (tops.length && Math.max.apply(null, tops) - Math.min.apply(null, tops) > 4) { out.push(m[0]); }
+        }
+      }
+    });
     return out;
   }
   window.addEventListener('load', function () {
+    if (location.hash === '#layout') {  // the layout alone: no axe run (seconds on a long page)
+      window.parent.postMessage(JSON.stringify({width: document.documentElement.clientWidth, cut: cut(),
+        smallest: smallest(), broken: broken(), violations: []}), '*');
+      return;
+    }
     var tags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
     axe.run(document, {runOnly: {type: 'tag', values: tags}}).then(function (r) {
       var found = {width: document.documentElement.clientWidth, cut: cut(), smallest: smallest(),
@@ -433,36 +455,47 @@ def probe(tmp_path: Path, page: Path, width: int) -> dict:
 def probe_widths(tmp_path: Path, page: Path, widths: list[int]) -> dict[int, dict]:
     """``probe`` at each of ``widths``, in one Chromium (a start costs more than a probe): each
     width is a frame of its own, so each is its own document laid out at exactly that width."""
+    return dict(zip(widths, probe_pages(tmp_path, [(page, w) for w in widths])))
+
+
+def probe_pages(tmp_path: Path, targets: list[tuple[Path, int]], *, axe: bool = True) -> list[dict]:
+    """``probe`` of each (page, width), in one Chromium: each a frame of its own, laid out at
+    exactly that width, under one parent next to the first page; ``axe=False``: the layout alone
+    (cut, split words, the smallest chart text; no violations looked for)."""
     import html
     import json
-    if not AXE.is_file():
+    if axe and not AXE.is_file():
         pytest.skip("axe-core is not installed: ./scripts/test installs it from npm into .cache/node")
-    probed = page.with_name("probed.html")
-    text = page.read_text()
-    probed.write_text(text.replace("</head>", f"<script>{AXE.read_text()}</script>\n</head>", 1)
-                      .replace("</body>", PROBE + "</body>", 1))
+    for page in {page for page, _ in targets}:
+        text = page.read_text()
+        page.with_name("probed.html").write_text(
+            (text.replace("</head>", f"<script>{AXE.read_text()}</script>\n</head>", 1) if axe else text)
+            .replace("</body>", PROBE + "</body>", 1))
     # Chromium's window is at least 500 px wide: the page is framed at exactly each width instead,
     # one frame under the other, and the probe inside each posts its findings to the frames' parent,
     # which keys them by the frame that sent them
-    frames = "".join(f'<iframe title="page at {w} px" src="{probed.name}" style="display:block;width:{w}px;'
-                     'height:1800px;border:0"></iframe>' for w in widths)
-    frame = page.with_name("frame-" + "-".join(map(str, widths)) + ".html")
+    frames = "".join(f'<iframe title="page at {w} px" src="{page.with_name("probed.html").as_uri()}'
+                     f'{"" if axe else "#layout"}" '
+                     f'style="display:block;width:{w}px;height:1800px;border:0"></iframe>' for page, w in targets)
+    frame = targets[0][0].with_name(f"frame-{len(list(tmp_path.glob('profile-*')))}.html")
     frame.write_text(f'<!DOCTYPE html><html lang="en"><head><title>probe</title></head><body style="margin:0">'
                      f"{frames}<script>var found = {{}};"
                      "window.addEventListener('message', function (e) {"
                      "var all = document.querySelectorAll('iframe');"
                      "for (var i = 0; i < all.length; i++) { if (all[i].contentWindow === e.source) {"
-                     "found[all[i].style.width] = JSON.parse(e.data); } }"
-                     f"if (Object.keys(found).length === {len(widths)}) {{"
+                     "found[i] = JSON.parse(e.data); } }"
+                     f"if (Object.keys(found).length === {len(targets)}) {{"
                      "var pre = document.createElement('pre'); pre.id = 'probe-result';"
                      "pre.textContent = JSON.stringify(found); document.body.appendChild(pre);}});</script>"
                      "</body></html>")
-    proc = run_chromium(tmp_path, f"--window-size={max(max(widths), 500) + 100},{1800 * len(widths) + 200}",
-                        "--virtual-time-budget=20000", "--dump-dom", frame.as_uri())
+    widest = max(w for _, w in targets)
+    proc = run_chromium(tmp_path, f"--window-size={max(widest, 500) + 100},{1800 * len(targets) + 200}",
+                        f"--virtual-time-budget={20000 * len(targets)}",
+                        "--dump-dom", frame.as_uri())
     found = re.search(r'<pre id="probe-result">(.*?)</pre>', proc.stdout, re.S)
     assert found, proc.stderr[-2000:]
-    return {w: data for w in widths for key, data in json.loads(html.unescape(found.group(1))).items()
-            if key == f"{w}px"}
+    data = json.loads(html.unescape(found.group(1)))
+    return [data[str(i)] for i in range(len(targets))]
 
 
 def test_the_page_passes_axe_and_cuts_nothing_at_phone_and_desktop_width(site, tmp_path):
