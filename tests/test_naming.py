@@ -257,3 +257,20 @@ def test_generated_wheel_names_mean_what_packaging_reads(parts):
         name = f"{dist}-{version}-{py}-{abi}-{plat}.whl"
         found = naming.Identity.of(name)
         assert (found.dist, found.version, found.tags, found.name_error) == _packaging_reads(name), name
+
+
+def test_an_identity_read_from_kept_parts_is_the_record_itself():
+    """An Identity answered from kept parts is made without the frozen ``__init__``: the same
+    fields in the same order, equal, alike in repr and hash, and frozen."""
+    import dataclasses
+    _fresh_process()
+    assert naming._FIELDS == tuple(f.name for f in dataclasses.fields(naming.Identity))
+    for name in (naming.plugin_wheel(7, "0.9.1", "3.12"), naming.pjrt_wheel(10, "0.9.2.dev20261120"),
+                 "numpy-2.1.0-cp312-cp312-manylinux_2_28_x86_64.whl"):
+        found = naming.Identity.of(name)
+        made = naming.Identity(found.dist, found.version, found.tags, found.rocm_major, found.kind, None)
+        assert found == made and repr(found) == repr(made) and hash(found) == hash(made)
+        assert dataclasses.astuple(found) == dataclasses.astuple(made) == _packaging_reads(name)[:3] + (
+            found.rocm_major, found.kind, None)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            found.version = "1"  # type: ignore[misc]

@@ -167,8 +167,19 @@ def _identity(name: str) -> Identity:
             except InvalidVersion:
                 pass  # packaging says why, in its own words
         if shape is not None and version is not None:
-            return Identity(shape[0], version, shape[1], shape[2], shape[3], None)
+            return _made(shape[0], version, shape[1], shape[2], shape[3])
     return _parsed(name, parts)
+
+
+_FIELDS = ("dist", "version", "tags", "rocm_major", "kind", "name_error")
+
+
+def _made(dist: str, version: str, tags: frozenset[str], rocm_major: int | None, kind: str | None) -> Identity:
+    """``Identity(dist, version, tags, rocm_major, kind, None)`` made without the frozen
+    ``__init__``'s call per field: the index makes one for each of a season's thousands of names."""
+    made = object.__new__(Identity)
+    made.__dict__.update(zip(_FIELDS, (dist, version, tags, rocm_major, kind, None)))
+    return made
 
 
 # A wheel file name without a build tag is its name, version and tags (``_plain_parts``), and
