@@ -5,6 +5,7 @@ and the thresholds are put back however the block ends."""
 from __future__ import annotations
 
 import gc
+import weakref
 
 import pytest
 from hypothesis import given
@@ -63,3 +64,46 @@ def test_the_index_builds_in_batches_and_leaves_the_thresholds_as_they_were(tmp_
         build_site(store, tmp_path / "site")
     assert store.seen == [(max(first, BATCH), 10, 10)]
     assert gc.get_threshold() == (first, 10, 10)
+
+
+class _Node:
+    me: object = None
+
+
+def test_what_the_block_made_goes_old_without_a_walk_and_its_cycles_are_still_collected(thresholds):
+    """Past the restored first threshold, the next allocation would walk everything the block
+    made (8-12 ms after a season's index): it goes to the oldest generation instead, and a cycle
+    made in the block is still collected, by a full collection."""
+    gc.set_threshold(700, 10, 10)
+    seen: list[int] = []
+
+    def watch(phase, info):
+        if phase == "start":
+            seen.append(info["generation"])
+
+    with larger_batches():
+        made = [[] for _ in range(5000)]  # young containers, far past the first threshold put back
+        cycle = _Node()
+        cycle.me = cycle
+        alive = weakref.ref(cycle)
+        del cycle
+    gc.callbacks.append(watch)
+    try:
+        more = [[] for _ in range(100)]  # allocations after the block: no collection of what it made
+    finally:
+        gc.callbacks.remove(watch)
+    assert seen == [] and gc.get_freeze_count() == 0 and len(made) + len(more) == 5100
+    assert alive() is not None
+    gc.collect()
+    assert alive() is None
+
+
+def test_objects_someone_froze_stay_frozen(thresholds):
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with larger_batches():
+            _ = [[] for _ in range(100)]
+        assert gc.get_freeze_count() == frozen > 0
+    finally:
+        gc.unfreeze()

@@ -6,7 +6,8 @@ without freeing anything. A young collection walks every container made since th
 so even 20,000 a batch cost three walks of about 8 ms each a 365-night run, and the run makes
 no cyclic garbage (a collection after it finds none): the batch is larger than a run of 3,650
 nightlies makes. Raising the first threshold for the duration still collects every cycle,
-later; the thresholds are put back after, and a collector turned off stays off."""
+later; the thresholds are put back after (what the block made moved to the oldest generation
+without a walk), and a collector turned off stays off."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ BATCH = 1_000_000  # new containers between young collections: none in a season 
 
 class larger_batches:  # noqa: N801 (a context manager named as the function it was)
     """The first threshold at least ``first`` inside the block (never lowered; 0, collection
-    off, left so); the thresholds as they were after it, however it ends. A class, not a
+    off, left so); the thresholds as they were after it, however it ends, and what it made in
+    the oldest generation (unless someone froze objects: theirs stay frozen). A class, not a
     generator: mutation testing reaches its lines."""
 
     def __init__(self, first: int = BATCH):
@@ -31,3 +33,9 @@ class larger_batches:  # noqa: N801 (a context manager named as the function it 
 
     def __exit__(self, *exc: object) -> None:
         gc.set_threshold(*self.before)
+        if gc.get_freeze_count() == 0:  # (never letting go of objects someone else froze)
+            # what the block made goes to the oldest generation without a walk: past the restored
+            # threshold, the next allocation would start a young collection of all of it (8-12 ms
+            # after a season's run); a cycle among it is still collected, by a full collection
+            gc.freeze()
+            gc.unfreeze()
