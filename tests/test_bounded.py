@@ -208,6 +208,8 @@ def test_a_config_text_is_parsed_once(monkeypatch):
     checks now look at the events the composer takes (anchors, tags and depth refused as before)."""
     import yaml.scanner
 
+    from release.core import config
+    monkeypatch.setattr(config, "_COMPOSED", {})  # a text composed before is not composed again
     scanners: set[int] = set()  # the scanners that read the text (each parse has its own)
     fetch = yaml.scanner.Scanner.fetch_more_tokens
     monkeypatch.setattr(yaml.scanner.Scanner, "fetch_more_tokens", lambda self: scanners.add(id(self)) or fetch(self))

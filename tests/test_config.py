@@ -262,3 +262,23 @@ def test_save_writes_branch_and_pin_keys_in_place(tmp_path, flow):
                                      "branch": deps["jax"].branch, "commit": deps["jax"].commit}})
     config.save_deps(back)
     assert path.read_text() == original
+
+
+def test_a_read_then_saved_deps_yaml_is_composed_once_per_text(tmp_path, monkeypatch):
+    """PyYAML's composer is most of what reading and saving deps.yaml costs: a bump reads the
+    file, then renders its save against the same text and checks the new text; each text is
+    composed once (two here), and what is read back from the new text is the new pins."""
+    from release.core import bounded
+    path = tmp_path / "deps.yaml"
+    path.write_text((REPO / "deps.yaml").read_text())
+    monkeypatch.setattr(config, "_COMPOSED", {})
+    composed: list[str] = []
+    real = bounded.yaml_compose
+    monkeypatch.setattr(bounded, "yaml_compose", lambda text: composed.append(text) or real(text))
+    deps = config.load_deps(path)
+    new = deps.with_commits({"xla": SHA_C})
+    assert config.save_deps(new) is True
+    assert len(composed) == 2 and composed[0] != composed[1], len(composed)
+    assert config.load_deps(path) == new and len(composed) == 2
+    path.write_text(path.read_text().replace(SHA_C, SHA_B))  # another text: composed anew
+    assert config.load_deps(path)["xla"].commit == SHA_B and len(composed) == 3

@@ -233,14 +233,26 @@ def _read_text(path: Path) -> str:
                           "a readable UTF-8 file") from None
 
 
+# Texts composed this process, with their node trees (read, never changed): a bump reads deps.yaml,
+# then renders and checks its save against the same text; PyYAML's pure-Python composer is most of
+# the CPU a save costs (issue 36 item 4: the last steps of a cold bump's wall).
+_COMPOSED: dict[str, yaml.Node | None] = {}
+
+
 def _compose_yaml(path: Path, text: str) -> yaml.Node | None:
     """The node tree of a config text: plain YAML data within bounds (``release.core.bounded``)."""
+    if text in _COMPOSED:
+        return _COMPOSED[text]
     try:
-        return bounded.yaml_compose(text)
+        node = bounded.yaml_compose(text)
     except bounded.DuplicateKey as exc:
         raise ConfigError(path, exc.key, "a second value", "each key once") from None
     except bounded.Unparseable as exc:
         raise ConfigError(path, exc.where, exc.reason, "well-formed YAML of plain data") from None
+    if len(_COMPOSED) >= 8:
+        _COMPOSED.clear()
+    _COMPOSED[text] = node
+    return node
 
 
 def parse_deps(path: Path, text: str) -> Deps:
