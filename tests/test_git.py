@@ -358,3 +358,68 @@ def test_a_git_process_past_its_deadline_is_reported_timed_out_in_either_reading
     monkeypatch.setattr(rgit, "TIMEOUT", 0.2)
     assert rgit.run_git(["status"], tmp_path) == (124, "", "fatal: git status timed out after 0 s")
     assert rgit.run_git_bytes(["cat-file", "--batch"], tmp_path, input=b"HEAD\n") == (124, b"")
+
+
+def _repo(tmp_path):
+    """A real repository with one commit, and a ``git`` for it."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+
+    def git(*args, data=None):
+        return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                              input=data).stdout
+    git("init", "-q")
+    return repo, git
+
+
+def test_batch_objects_reads_each_entry_git_writes_exactly_and_stops_at_what_it_cannot_read(tmp_path):
+    """``git cat-file --batch``'s own output: each entry's name, type and bytes in order (CR LF kept,
+    an empty blob, no final newline), a missing object by the name asked (a tab in it too); output
+    cut inside a header, or not git's, stops the reading and the entries before it stand."""
+    repo, git = _repo(tmp_path)
+    contents = [b"a\r\nb\n", b"", b"no newline", b"x\n" * 3]
+    shas = [git("hash-object", "-w", "--stdin", data=c).decode().strip() for c in contents]
+    asked = [shas[0], "HEAD:no\tsuch-file", *shas[1:], "0" * 40]
+    status, out = rgit.run_git_bytes(["cat-file", "--batch"], repo, input="".join(f"{n}\n" for n in asked).encode())
+    assert status == 0
+    entries = [(shas[0], "blob", contents[0]), ("HEAD:no\tsuch-file", "missing", None),
+               *((sha, "blob", c) for sha, c in zip(shas[1:], contents[1:])), ("0" * 40, "missing", None)]
+    assert list(rgit.batch_objects(out)) == entries
+    last = out.rindex(shas[3].encode())  # the last blob's header starts here
+    assert list(rgit.batch_objects(out[:last + 10])) == entries[:4]  # cut inside a header
+    assert list(rgit.batch_objects(out[:last] + b"error: not an entry\n" + out[last:])) == entries[:4]
+    assert list(rgit.batch_objects(out[:last] + f"{shas[3]} blob many\n".encode())) == entries[:4]
+    assert list(rgit.batch_objects(b"")) == []
+
+
+def test_git_output_keeps_its_lines_loses_one_final_newline_and_reads_any_bytes(tmp_path):
+    """As a shell's ``$(...)``: stdout and stderr lose one final newline, no more; bytes that are not
+    UTF-8 (a file written in Latin-1) read as replacement characters, never an error."""
+    repo, git = _repo(tmp_path)
+    sha = git("hash-object", "-w", "--stdin", data=b"caf\xe9\n\n").decode().strip()
+    assert rgit.run_git(["cat-file", "blob", sha], repo) == (0, "caf\ufffd\n", "")
+    assert rgit.run_git(["cat-file", "blob", sha], repo, encoding="latin-1") == (0, "caf\xe9\n", "")
+    assert rgit.run_git(["rev-parse", "--verify", "nothing-by-that-name"], repo) == (
+        128, "", "fatal: Needed a single revision")
+
+
+def test_a_git_process_reads_only_the_input_it_is_given_never_this_processs_stdin(tmp_path):
+    """``release`` runs with a terminal or a CI pipe on stdin: git gets the input it is given, or
+    nothing, so a command that reads stdin never waits on (or eats) the caller's."""
+    repo, git = _repo(tmp_path)
+    sha = git("hash-object", "-w", "--stdin", data=b"blob\n").decode().strip()
+    read, write = os.pipe()
+    os.write(write, f"{sha}\n".encode())
+    os.close(write)
+    saved = os.dup(0)
+    try:
+        os.dup2(read, 0)
+        assert rgit.run_git(["cat-file", "--batch-check"], repo) == (0, "", "")
+        assert rgit.run_git_bytes(["cat-file", "--batch-check"], repo) == (0, b"")
+        assert rgit.run_git(["cat-file", "--batch-check"], repo, input=f"{sha}\n") == (0, f"{sha} blob 5", "")
+        assert rgit.run_git_bytes(["cat-file", "--batch-check"], repo, input=f"{sha}\n".encode()) == (
+            0, f"{sha} blob 5\n".encode())
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
+        os.close(read)
