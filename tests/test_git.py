@@ -166,6 +166,13 @@ def test_mirror_dir_is_stable_and_hides_credentials(tmp_path):
     ("remote: Repository not found.\nfatal: repository 'https://github.com/o/r/' not found",
      "no repository there"),
     ("fatal: the remote end hung up unexpectedly", "git failed (fatal: the remote end hung up unexpectedly)"),
+    ("fatal: unable to access 'https://github.com/o/r/': The requested URL returned error: 301",
+     "it redirects elsewhere, and credentials go only to the host deps.yaml names (put the URL it moved to in "
+     "deps.yaml)"),
+    ("fatal: unable to access 'https://github.com/o/r/': SSL certificate problem: unable to get local issuer "
+     "certificate", "remote unreachable"),
+    ("warning: redirecting to https://github.com/o/r2/\n  fatal: early EOF  \n\n", "git failed (fatal: early EOF)"),
+    ("", "git failed (no message)"),
 ])
 def test_failures_are_classified_without_reading_urls(stderr, why):
     err = rgit.remote_error(rgit.Remote("xla", "https://x-access-token:ghs_abcdefghijklmnopqrstuvwxyz0123@github.com/o/r"),
@@ -423,3 +430,32 @@ def test_a_git_process_reads_only_the_input_it_is_given_never_this_processs_stdi
         os.dup2(saved, 0)
         os.close(saved)
         os.close(read)
+
+
+def test_a_work_trees_repository_is_its_mirrors_for_a_worktree_and_none_outside_one(tmp_path):
+    """``common_dir``: the repository a work tree belongs to, as an absolute, resolved path (a
+    worktree's is the repository it was added from), None where there is no repository."""
+    repo, git = _repo(tmp_path)
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "c")
+    git("worktree", "add", "-q", "--detach", str(tmp_path / "tree"))
+    (tmp_path / "plain").mkdir()
+    assert rgit.common_dir(repo) == (repo / ".git").resolve()
+    assert rgit.common_dir(tmp_path / "tree") == (repo / ".git").resolve()
+    assert rgit.common_dir(tmp_path / "plain") is None
+
+
+def test_one_file_read_with_others_from_a_remote_with_a_token_is_fetched_in_the_read(git_remotes, token_server,
+                                                                                     tmp_path, monkeypatch):
+    """The one blob missing among files read together is brought by git within the read (its lazy
+    fetch, which needs the remote's token as every fetch does): reading the file then asks git
+    nothing more, as from a remote without credentials."""
+    remote = rgit.Remote("jax", token_server.url("jax.git", user="x-access-token", password="s3cret-token-1234"))
+    with rmirror.Mirror(tmp_path, remote) as mirror:
+        tip = mirror.fetch_branch(BRANCH)
+        mirror.fetch_files(tip, ["jax/__init__.py"])
+        calls: list[list[str]] = []
+        real = rpartial.run_git
+        monkeypatch.setattr(rpartial, "run_git",
+                            lambda args, *rest, **kw: calls.append(list(args)) or real(args, *rest, **kw))
+        assert mirror.read_file(tip, "jax/__init__.py") == "v = 1"
+    assert calls == []

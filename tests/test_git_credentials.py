@@ -3,6 +3,8 @@ anywhere in a URL (user:password, query, fragment) is never shown or stored."""
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -96,3 +98,27 @@ def test_a_bugs_traceback_is_redacted(tmp_path):
     got = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
     assert "Traceback" in got.stderr and "RuntimeError" in got.stderr
     assert "Sup3rSecretPw" not in got.stderr and "QtokenQtokenQ" not in got.stderr
+
+
+@pytest.mark.parametrize("userinfo, sent", [("x-access-token:" + TOKEN, "x-access-token:" + TOKEN),
+                                             (TOKEN, TOKEN + ":")])
+def test_credentials_go_as_one_basic_header_that_is_itself_a_secret(userinfo, sent):
+    """user:password, or a token alone as the user (an empty password, as git itself sends it),
+    become one ``Authorization: Basic`` header for the remote's origin; the header's base64 is a
+    secret like the token it encodes: never shown."""
+    remote = git.Remote("xla", f"https://{userinfo}@github.com/ROCm/xla.git")
+    env = remote.auth_env()
+    basic = base64.b64encode(sent.encode()).decode()
+    assert env["GIT_CONFIG_VALUE_0"] == f"Authorization: Basic {basic}"
+    assert env["GIT_CONFIG_KEY_0"] == "http.https://github.com/.extraHeader"
+    assert basic not in redact(f"fatal: sent Authorization: Basic {basic}")
+    assert git.Remote("xla", "https://github.com/ROCm/xla.git").auth_env() == {}
+
+
+def test_a_remotes_credentials_are_secrets_as_soon_as_it_is_named():
+    """Naming a remote registers its URL's password as a secret, before any git process runs:
+    an error that quotes it (git's own words, a traceback) shows it masked."""
+    password = "plain-Secret-1234abcd"
+    assert password in redact(f"fatal: {password} refused")
+    git.Remote("xla", f"https://someone:{password}@github.com/ROCm/xla.git")
+    assert password not in redact(f"fatal: {password} refused")
