@@ -31,7 +31,8 @@ separate run). Goal (issue 36): a cold bump's wall time within 1.5x of the two c
 Each cold bump's requests are also named, by repository: the server logs each (a git process's
 ref advertisement ``info/refs``, then its protocol v2 commands, ``ls-refs`` or ``fetch``).
 ``--real ... --warm-only [--baseline CHECKOUT]`` times only the warm no-change bump (one cold bump
-fills the cache; no clones), interleaved with the same bump from another checkout.
+fills the cache; no clones), interleaved with the same bump from another checkout; on the generated
+run, ``--baseline CHECKOUT`` times the two cold bumps from it too, in the same rounds.
 
 Run from the repository root: ``python benchmarks/bench_bump.py [--xla-commits N] [--delay-ms 50]``.
 The generated run and the ``--real`` one each keep their own section of RESULTS.md's latest runs.
@@ -183,10 +184,14 @@ def deps_yaml(server: GitHttpServer, pins: dict[str, str], branches: dict[str, s
     return "\n".join(lines) + "\n"
 
 
-def cold_bump(server, proj: Path, tmp: Path, deps_text: str, extra=()) -> tuple[int, float, float]:
+def cold_bump(server, proj: Path, tmp: Path, deps_text: str, extra=(), checkout: Path | None = None
+              ) -> tuple[int, float, float]:
+    """A bump with an empty cache (``checkout``: the tool from another checkout, on ``PYTHONPATH``)."""
     (proj / "deps.yaml").write_text(deps_text)
     shutil.rmtree(tmp / "cache", ignore_errors=True)
     env = {**os.environ, "JAX_ROCM_RELEASE_CACHE": str(tmp / "cache")}
+    if checkout is not None:
+        env["PYTHONPATH"] = str(checkout.resolve())
     got = measure(server, [sys.executable, "-m", "release", "bump", "--root", str(proj), *extra], proj, env)
     if (proj / "deps.yaml").read_text() == deps_text:
         raise SystemExit("the bump moved nothing")
@@ -243,7 +248,8 @@ def main() -> int:
                         help="with --real: only the warm no-change bump (one cold bump fills the cache), "
                              "--repeat times; no clones")
     parser.add_argument("--baseline", type=Path, metavar="CHECKOUT",
-                        help="with --warm-only: the same warm bump from another checkout, interleaved")
+                        help="the same bumps from another checkout, interleaved: the cold forward and "
+                             "switch bumps (generated run), or the warm one (--real --warm-only)")
     args = parser.parse_args()
     byte_compile(*([args.baseline] if args.baseline else []))
     tmp = Path(tempfile.mkdtemp(prefix="bench-bump-"))
@@ -252,13 +258,13 @@ def main() -> int:
             return run_warm(tmp, *args.real, repeat=args.repeat, delay=args.delay_ms / 1000, baseline=args.baseline)
         if args.real:
             return run_real(tmp, *args.real, repeat=args.repeat, delay=args.delay_ms / 1000)
-        return run(tmp, args.xla_commits, args.repeat, delay=args.delay_ms / 1000)
+        return run(tmp, args.xla_commits, args.repeat, delay=args.delay_ms / 1000, baseline=args.baseline)
     finally:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def run(tmp: Path, xla_commits: int, repeat: int, delay: float = 0.0) -> int:
+def run(tmp: Path, xla_commits: int, repeat: int, delay: float = 0.0, baseline: Path | None = None) -> int:
     remotes = tmp / "remotes"
     remotes.mkdir()
     t0 = time.perf_counter()
@@ -293,7 +299,8 @@ def run(tmp: Path, xla_commits: int, repeat: int, delay: float = 0.0) -> int:
         switch = deps_yaml(server, {"plugin": plugin[-2], "jax": jax[-1], "xla": x_fwd}, branches)
         env = {**os.environ, "JAX_ROCM_RELEASE_CACHE": str(tmp / "cache")}
         bump = [sys.executable, "-m", "release", "bump", "--root", str(proj)]
-        rounds = {k: [] for k in ("clones", "cold", "switch", "warm", "noop", "day", "switch_day")}
+        rounds = {k: [] for k in ("clones", "cold", "switch", "warm", "noop", "day", "switch_day",
+                                  "base_cold", "base_switch")}
         for _ in range(repeat):  # interleaved: each round measures every contender once
             rounds["clones"].append(clone_anchors(server, ("xla", "jax", "plugin"), tmp,
                                                   kinds=("full", "blob:none", "tree:0")))
@@ -307,6 +314,9 @@ def run(tmp: Path, xla_commits: int, repeat: int, delay: float = 0.0) -> int:
             rounds["warm"].append(measure(server, bump, proj, env))
             rounds["switch"].append(cold_bump(server, proj, tmp, switch))
             switch_log = list(server.log)
+            if baseline is not None:  # the same two cold bumps from the other checkout, this round
+                rounds["base_cold"].append(cold_bump(server, proj, tmp, forward, checkout=baseline))
+                rounds["base_switch"].append(cold_bump(server, proj, tmp, switch, checkout=baseline))
             assert "rocm-jaxlib-v0.9.1" in (proj / "deps.yaml").read_text().split("xla:")[1]
         shutil.rmtree(tmp / "cache")
         sources = measure(server, [sys.executable, "-m", "release", "fetch-sources", "--root", str(proj),
@@ -331,6 +341,13 @@ def run(tmp: Path, xla_commits: int, repeat: int, delay: float = 0.0) -> int:
     print(f"  its requests: {asked(forward_log)}")
     row("release bump, cold: xla switches v0.8.0 -> v0.9.1", switch_)
     print(f"  its requests: {asked(switch_log)}")
+    if baseline is not None:
+        for key, label in (("base_cold", "forward 25/150/30"), ("base_switch", "xla switches v0.8.0 -> v0.9.1")):
+            got = median(rounds[key])
+            row(f"baseline bump, cold: {label}", got)
+            ours = rounds["cold" if key == "base_cold" else "switch"]
+            print(f"  wall of each round: {', '.join(f'{r[1]:.2f}' for r in rounds[key])} s "
+                  f"(this checkout: {', '.join(f'{r[1]:.2f}' for r in ours)} s)")
     row("release bump, warm: forward 25/150/30", warm)
     row("release bump, warm: pins current", noop)
     row("release fetch-sources, cold", sources)
