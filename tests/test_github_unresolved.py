@@ -122,3 +122,33 @@ def test_a_command_says_the_unresolved_host_in_one_line_and_exits_3(run_cli, pro
     code, out, err = run_cli("gc", "--keep", "3", "--store", "github", "--repo", "o/n", "--root", project_dir)
     assert code == REMOTE_EXIT and len(err.strip().splitlines()) == 1, err
     assert "api.github.invalid" in err and "does not resolve" in err and "retrying" not in err, err
+
+
+def _raised_from(exc: BaseException, cause: BaseException) -> BaseException:
+    try:
+        raise exc from cause
+    except BaseException as caught:  # noqa: BLE001 - the raised object itself, with its cause set
+        return caught
+
+
+def test_the_resolvers_error_is_found_however_requests_and_urllib3_wrap_it():
+    """Through a cause, a context, an argument or only a urllib3 ``reason`` (a MaxRetryError made
+    without ``raise ... from``); never in a connection refused, and a cycle of contexts ends."""
+    from urllib3.exceptions import MaxRetryError, NameResolutionError
+
+    from release.core.unresolved import lookup_error
+    lookup = socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+    named = _raised_from(NameResolutionError("api.github.invalid", None, lookup), lookup)
+    only_reason = requests.ConnectionError(MaxRetryError(None, "/x", reason=named))
+    assert lookup_error(only_reason) is lookup
+    assert lookup_error(_raised_from(requests.ConnectionError("x"), named)) is lookup
+    refused = requests.ConnectionError(ConnectionRefusedError(111, "Connection refused"))
+    a, b = ValueError("a"), ValueError("b")
+    a.__context__, b.__context__ = b, a  # a cycle: the walk ends, with nothing found
+    assert lookup_error(refused) is None and lookup_error(a) is None and lookup_error("text") is None
+
+
+def test_the_resolvers_words_are_said_without_its_errno():
+    from release.core.unresolved import said
+    assert said(socket.gaierror(socket.EAI_NONAME, "Name or service not known")) == "Name or service not known"
+    assert said(socket.gaierror("no words of its own")) == "no words of its own"

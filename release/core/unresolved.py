@@ -17,19 +17,19 @@ _NO_SUCH_NAME = frozenset(getattr(socket, name) for name in ("EAI_NONAME", "EAI_
                           if hasattr(socket, name))
 
 
-def lookup_error(exc: BaseException) -> socket.gaierror | None:
+def lookup_error(exc: object, _seen: frozenset[int] = frozenset()) -> socket.gaierror | None:
     """The resolver's error somewhere inside ``exc`` (its causes, contexts, arguments and a
-    urllib3 ``reason``), or None when the connection failed for another reason."""
-    seen: set[int] = set()
-    todo: list[object] = [exc]
-    while todo:
-        item = todo.pop()
-        if not isinstance(item, BaseException) or id(item) in seen:
-            continue
-        seen.add(id(item))
-        if isinstance(item, socket.gaierror):
-            return item
-        todo += [item.__cause__, item.__context__, getattr(item, "reason", None), *item.args]
+    urllib3 ``reason``), or None when the connection failed for another reason. Depth first; an
+    exception met again on the way down (a cycle of contexts) is not followed twice."""
+    if not isinstance(exc, BaseException) or id(exc) in _seen:
+        return None
+    if isinstance(exc, socket.gaierror):
+        return exc
+    seen = _seen | {id(exc)}
+    for inner in (exc.__cause__, exc.__context__, getattr(exc, "reason", None), *exc.args):
+        found = lookup_error(inner, seen)
+        if found is not None:
+            return found
     return None
 
 
