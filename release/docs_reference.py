@@ -9,11 +9,12 @@ from __future__ import annotations
 import argparse
 import ast
 import html
+import importlib
 import json
 import re
 from pathlib import Path
 
-from release.cli import COMMANDS, build_parser
+from release.cli import COMMANDS, MODULES, build_parser
 from release.core.output import schema_id
 
 PACKAGE = Path(__file__).resolve().parent
@@ -105,6 +106,10 @@ def commands_page() -> str:
         usage = re.sub(r"\s+", " ", child.format_usage().removeprefix("usage: ").strip())
         lines += ["", f"## release {name}", "", _cell(child.description or ""), "",
                   f'<pre class="usage"><code>{_whole(usage)}</code></pre>', ""]
+        token = getattr(importlib.import_module(f"release.commands.{MODULES.get(name, name).replace('-', '_')}"),
+                        "TOKEN", None)  # what it changes in releases (release.commands._common)
+        if token:
+            lines += [f"With a GitHub store, `GITHUB_TOKEN` needs `{token[1]}`: {_cell(token[0])}.", ""]
         for action in options(child):
             default = f" (default {_default(action)})" if _default(action) else ""
             lines.append(f"- {_names(action)}{default}: {_cell(action.help or '')}")

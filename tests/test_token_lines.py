@@ -92,3 +92,16 @@ def test_the_commands_words_for_reading_and_publishing_are_the_clients():
     from release.commands import _common
     from release.sources import github
     assert _common.READS == github.READ_RELEASES and _common.PUBLISHES == github.PUBLISH
+
+
+def test_the_reference_says_what_each_command_that_changes_releases_needs_its_token_for():
+    """The generated reference (``release.docs_reference``) names each command's ``TOKEN``, the
+    words its missing-token line says, and no other command's."""
+    from release.docs_reference import commands_page
+    page = commands_page()
+    sections = dict(re.findall(r"^## release (\S+)\n(.*?)(?=^## |\Z)", page, re.S | re.M))
+    assert set(sections) == set(COMMANDS)
+    for command, text in sections.items():
+        declared = getattr(_module(command), "TOKEN", None)
+        said = re.findall(r"^With a GitHub store, `GITHUB_TOKEN` needs `([^`]+)`: (.+)\.$", text, re.M)
+        assert said == ([(declared[1], declared[0])] if declared else []), (command, said)
