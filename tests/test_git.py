@@ -459,3 +459,49 @@ def test_one_file_read_with_others_from_a_remote_with_a_token_is_fetched_in_the_
                             lambda args, *rest, **kw: calls.append(list(args)) or real(args, *rest, **kw))
         assert mirror.read_file(tip, "jax/__init__.py") == "v = 1"
     assert calls == []
+
+
+@pytest.mark.parametrize("pattern", ["rocm-jaxlib-v*", "experimental", "feat*", "nothing-*"])
+@pytest.mark.parametrize("http", [True, False])
+def test_a_listing_where_protocol_v2_cannot_be_asked_answers_the_same_branches(git_remotes, git_http, monkeypatch,
+                                                                               pattern, http):
+    """ssh, or a server without protocol v2: ``ls-remote --heads`` answers the branches the v2
+    listing does, each at its tip, and nothing else (no pull request, no tag)."""
+    remote = rgit.Remote("jax", git_remotes.url("jax", git_http if http else None))
+    v2 = refs.ls_remote_branches(remote, pattern)
+    monkeypatch.setattr(refs, "ls_refs", lambda remote, prefix: None)
+    assert refs.ls_remote_branches(remote, pattern) == v2
+    assert bool(v2) == (pattern != "nothing-*")
+
+
+def test_a_listing_without_protocol_v2_that_fails_is_one_line_naming_the_remote(tmp_path, monkeypatch):
+    monkeypatch.setattr(refs, "ls_refs", lambda remote, prefix: None)
+    with pytest.raises(UserError) as err:
+        refs.ls_remote_branches(rgit.Remote("jax", str(tmp_path / "absent.git")), "rocm-jaxlib-v*")
+    assert str(err.value) == f"jax: cannot list {tmp_path / 'absent.git'}: no repository there"
+
+
+class _ReadOnce(bytes):
+    """A stream that fails a reader who reads it again and again: a pkt-line reader slices each
+    line twice (its size, its data), so more slices than bytes is a loop that never ends."""
+
+    def __getitem__(self, key):  # type: ignore[override]
+        self.reads = getattr(self, "reads", 0) + 1
+        if self.reads > len(self) + 2:
+            raise AssertionError("the stream was read again and again")
+        return super().__getitem__(key)
+
+
+@pytest.mark.parametrize("end", [b"0000", b"0001", b"0002"])
+def test_pkt_lines_are_read_to_their_end_packet_and_a_stream_cut_before_it_is_refused(end):
+    """pkt-lines (``ls-refs``' answer) up to a flush, delimiter or response end, and where the
+    next section starts; each line read once; a stream cut anywhere before the end packet raises,
+    never reads as a shorter answer."""
+    lines = [b"version 2\n", b"", b"a" * 300 + b"\n", b"0" * 40 + b" refs/heads/main\n"]
+    stream = b"".join(b"%04x" % (len(line) + 4) + line for line in lines) + end
+    after = b"%04x" % (4 + len(b"more after it\n")) + b"more after it\n0000"
+    assert refs._read_pkts(_ReadOnce(stream + after), 0) == (lines, len(stream))
+    assert refs._read_pkts(_ReadOnce(stream + after), len(stream)) == ([b"more after it\n"], len(stream + after))
+    for cut in range(len(stream)):
+        with pytest.raises(ValueError):
+            refs._read_pkts(_ReadOnce(stream[:cut]), 0)
