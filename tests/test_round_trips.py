@@ -504,3 +504,23 @@ def test_a_new_mirror_knows_what_it_holds_after_its_first_fetches(tmp_path, monk
             assert m.shallow() == {first}, m.shallow()
     finally:
         server.stop()
+
+
+def test_a_commit_asked_about_itself_starts_no_process(tmp_path, monkeypatch):
+    """A pin at its branch's tip (the plugin at master's): it is its own ancestor, 0 behind the
+    branch and no commits lie between, answered without a git process (a merge-base and a walk of
+    its history each were one); a commit and its parent are still asked of git."""
+    up, main = forty_days_of_main(tmp_path / "deep.git")
+    server = GitHttpServer(tmp_path).start()
+    try:
+        with Mirror(tmp_path / "cache", Remote("deep", server.url("deep.git")), first_depth=4) as m:
+            tip = m.fetch_branch("main", main[-1])
+            seen = _count_processes(monkeypatch, "merge-base", "rev-list")
+            assert m.is_ancestor(tip, tip)
+            assert m.count(m.tracking_ref("main"), tip) == 0 and m.complete_between(tip, tip) == ([], [])
+            assert not seen, seen
+            assert m.is_ancestor(main[-2], tip) and not m.is_ancestor(tip, main[-2])
+            assert m.count(tip, main[-2]) == 1
+            assert seen, "a commit and its parent are asked of git"
+    finally:
+        server.stop()

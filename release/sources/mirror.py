@@ -208,6 +208,8 @@ class Mirror(PartialMirror):
         """
         a = self.resolve(a)
         b = self.resolve(b) if b else b
+        if a == b:  # one commit: nothing of either history lacks from the other's (no walk)
+            return [], []
         if (a, b) in self._whole:
             known = self._whole[(a, b)]
             return list(known[0]), list(known[1])
@@ -322,6 +324,8 @@ class Mirror(PartialMirror):
 
     def is_ancestor(self, anc: str, desc: str) -> bool:
         """Whether ``anc`` is reachable from ``desc``. Both must be here (see ``fetch_commit``)."""
+        if anc == desc:  # a commit is its own ancestor (a pin at its branch's tip): no git process
+            return True
         if (anc, desc) in self._whole:  # both histories already walked whole: no git process
             return not self._whole[(anc, desc)][0]
         if self._run("merge-base", "--is-ancestor", anc, desc, check=False)[0] == 0:
