@@ -33,9 +33,7 @@ import json
 import re
 from typing import Callable, Iterable, Protocol
 
-from packaging.version import Version
-
-from release.core import locks
+from release.core import locks, versions
 from release.core.naming import Identity
 from release.publish import with_rocm_notes
 
@@ -145,7 +143,7 @@ def strays(version: str, asset_names: Iterable[str]) -> list[str]:
 def _normal(version: str) -> tuple[str, str]:
     """A release version's normal form and its line (``X.Y.Z``), parsed once a process (its
     cells and its strays each asked, for every release of a season)."""
-    parsed = Version(version)
+    parsed = versions.parse(version)
     return str(parsed), parsed.base_version
 
 

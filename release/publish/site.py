@@ -300,7 +300,7 @@ def changes(before: RevisionMap | None, now: RevisionMap | None, body: str,
 
 def _sort_key(version: str) -> Version:
     try:
-        return Version(version)
+        return versions.parse(version)
     except InvalidVersion:
         return Version("0")
 
@@ -420,7 +420,7 @@ def _kind(version: str) -> str | None:
 def nightly_day(version: str, published: _dt.datetime | None) -> _dt.date | None:
     """The build date a nightly's version carries (``.devYYYYMMDD[BBB]``), else its publishing day."""
     try:
-        dev = Version(version).dev
+        dev = versions.parse(version).dev
     except InvalidVersion:
         dev = None
     if dev is not None and len(str(dev)) in (8, 11):
