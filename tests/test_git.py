@@ -505,3 +505,40 @@ def test_pkt_lines_are_read_to_their_end_packet_and_a_stream_cut_before_it_is_re
     for cut in range(len(stream)):
         with pytest.raises(ValueError):
             refs._read_pkts(_ReadOnce(stream[:cut]), 0)
+
+
+def _helper_that(tmp_path, monkeypatch, script: str) -> None:
+    """``git remote-http`` replaced by ``script`` (sh); every other git command is git's own."""
+    import shutil
+    real = shutil.which("git")
+    fake = tmp_path / "bin" / "git"
+    fake.parent.mkdir()
+    fake.write_text(f'#!/bin/sh\ncase "$1" in remote-http*) {script} ;; *) exec {real} "$@" ;; esac\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
+
+
+def test_a_listing_over_http_that_hangs_past_its_deadline_is_one_line_exit_3(tmp_path, monkeypatch):
+    """The v2 request has the git deadline too: a helper that takes the request and never answers
+    is killed, and the listing is the remote's failure in one line, never a hang."""
+    _helper_that(tmp_path, monkeypatch, "read line; echo; exec sleep 5")
+    monkeypatch.setattr(refs, "TIMEOUT", 0.5)
+    asked: list[list[str]] = []
+    monkeypatch.setattr(refs, "run_git", lambda args, *rest, **kw: asked.append(args) or (1, "", ""))
+    with pytest.raises(RemoteError) as err:
+        refs.ls_remote_branches(rgit.Remote("jax", "http://127.0.0.1:9/jax.git"), "rocm-jaxlib-v*")
+    assert str(err.value) == "jax: cannot list http://127.0.0.1:9/jax.git: remote unreachable"
+    assert asked == []  # its own failure: not read as a server without v2
+
+
+def test_a_server_without_protocol_v2_is_listed_by_ls_remote(git_remotes, git_http, tmp_path, monkeypatch):
+    """git's helper says ``fallback`` for a server that speaks no v2: the branches are then listed
+    with ``ls-remote --heads``, the same ones."""
+    remote = rgit.Remote("jax", git_remotes.url("jax", git_http))
+    v2 = refs.ls_remote_branches(remote, "rocm-jaxlib-v*")
+    _helper_that(tmp_path, monkeypatch, "read line; echo fallback; exit 0")
+    asked: list[list[str]] = []
+    real = refs.run_git
+    monkeypatch.setattr(refs, "run_git", lambda args, *rest, **kw: asked.append(args) or real(args, *rest, **kw))
+    assert refs.ls_remote_branches(remote, "rocm-jaxlib-v*") == v2 != {}
+    assert [a for a in asked if "ls-remote" in a and "--heads" in a]
