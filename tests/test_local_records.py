@@ -218,3 +218,17 @@ def test_a_listed_release_and_its_assets_link_where_their_files_are(tmp_path, fo
     assert listed.html_url == where.as_uri()
     assert {a.url for a in store.list_assets(listed)} == {(where / "assets" / n).as_uri() for n in (
         "x-1.0-py3-none-any.whl", "a+b~c%d é.whl.jsonl")}
+
+
+@pytest.mark.parametrize("record", [{}, {"digest": None}])
+def test_an_asset_record_without_a_digest_lists_an_asset_of_unknown_digest(tmp_path, pristine, record):
+    """``digest`` is optional in an asset record (the checks pass one without it, as an older or
+    hand-made record may be): it lists with no digest, never a traceback."""
+    store, path = _store(tmp_path)
+    data = json.loads(path.read_text())
+    data["assets"][0].pop("digest")
+    data["assets"][0].update(record)
+    path.write_text(json.dumps(data))
+    fresh = LocalStore(store.directory)
+    [asset] = fresh.list_assets(fresh.list_releases()[0])
+    assert asset.digest is None and asset.name == pristine["assets"][0]["name"]

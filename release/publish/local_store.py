@@ -157,7 +157,7 @@ class LocalStore(Store):
             name = plain_file_name(name, f"{self._meta_path(release_id)}: asset record")  # refuses
         # Path.as_uri() of <dir>/<id>/assets/<name>, without a Path per asset
         quoted = name if _URL_PLAIN.fullmatch(name) else quote_from_bytes(os.fsencode(name))
-        return Asset.listed(data["id"], data["name"], data["size"], data["digest"], "uploaded",
+        return Asset.listed(data["id"], data["name"], data["size"], data.get("digest"), "uploaded",
                             (base or f"{self._uri}/{release_id}/assets/") + quoted)
 
     def _mutable(self, data: dict) -> None:
