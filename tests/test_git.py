@@ -542,3 +542,22 @@ def test_a_server_without_protocol_v2_is_listed_by_ls_remote(git_remotes, git_ht
     monkeypatch.setattr(refs, "run_git", lambda args, *rest, **kw: asked.append(args) or real(args, *rest, **kw))
     assert refs.ls_remote_branches(remote, "rocm-jaxlib-v*") == v2 != {}
     assert [a for a in asked if "ls-remote" in a and "--heads" in a]
+
+
+@pytest.mark.parametrize("helper, why", [
+    # fails at once, its words not UTF-8
+    (r"read line; printf 'fatal: caf\351 refused\n' >&2; exit 128", "git failed (fatal: caf\ufffd refused)"),
+    # takes the request, answers what is no pkt-line and says why in Latin-1
+    (r"read line; echo; cat >/dev/null; printf 'no pkt-line'; printf 'fatal: caf\351\n' >&2; exit 0",
+     "git failed (fatal: caf\ufffd)"),
+])
+def test_a_failed_listing_over_http_is_one_line_of_gits_last_words(tmp_path, monkeypatch, helper, why):
+    """A failed v2 listing is one line with git's last words (bytes that are not UTF-8 replaced),
+    never a traceback, and never read as a server without v2 (listed again)."""
+    _helper_that(tmp_path, monkeypatch, helper)
+    asked: list[list[str]] = []
+    monkeypatch.setattr(refs, "run_git", lambda args, *rest, **kw: asked.append(args) or (1, "", ""))
+    with pytest.raises(UserError) as err:
+        refs.ls_remote_branches(rgit.Remote("jax", "http://127.0.0.1:9/jax.git"), "rocm-jaxlib-v*")
+    assert str(err.value) == f"jax: cannot list http://127.0.0.1:9/jax.git: {why}"
+    assert asked == []
