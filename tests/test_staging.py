@@ -159,10 +159,10 @@ def test_a_file_both_trees_share_says_nothing_of_the_others(tmp_path, differing)
             (b / n).write_bytes(n.upper().encode())
         else:
             os.link(a / n, b / n)
-    assert not staging._same_tree(a, b)
+    assert not staging._same_tree(a, b, set(names))
     (b / differing).unlink()
     os.link(a / differing, b / differing)
-    assert staging._same_tree(a, b)
+    assert staging._same_tree(a, b, set(names))
 
 
 @pytest.mark.parametrize("linked_side", ["a", "b", "both"])
@@ -500,3 +500,47 @@ def test_a_link_where_a_file_goes_is_never_written_through(tmp_path):
     with pytest.raises(OSError):
         tree.write("nightly/jax/index.json", b"{}")
     assert target.read_bytes() == b"keep"
+
+
+@pytest.mark.parametrize("page", ["index.html", "nightly/p/index.html", "stable/p/index.html"])
+def test_the_files_the_writer_linked_are_not_read_when_both_trees_list_their_inode(tmp_path, monkeypatch, page):
+    """A re-run hard-links each provenance file from the old site: the swap's comparison takes
+    them as equal from the folders' listings (no file read, no stat a file); a page it wrote is
+    still compared byte for byte."""
+    names = ["nightly/p/a.whl.provenance", "nightly/q/b.whl.provenance", "stable/p/a.whl.provenance"]
+    old = lay_out(tmp_path / "old", {**{n: n.encode() for n in names}, page: b"<p>1</p>"})
+    for text in (b"<p>1</p>", b"<p>2</p>"):
+        new = tmp_path / f"new-{text[3:4].decode()}"
+        tree = staging.Tree(new)
+        for n in names:
+            assert tree.link(n, old / n)
+        tree.write(page, text)
+        tree.close()
+        read: list[str] = []
+        cmp = staging.filecmp.cmp
+
+        def counted(a, b, shallow=True, read=read, cmp=cmp):
+            read.append(os.path.relpath(a, old))
+            return cmp(a, b, shallow)
+        monkeypatch.setattr(staging.filecmp, "cmp", counted)
+        assert staging._same_tree(old, new, tree.linked) is (text == b"<p>1</p>")
+        assert read == [page]
+        monkeypatch.undo()
+
+
+@pytest.mark.parametrize("replaced", ["nightly/p/a.whl.provenance", "stable/p/a.whl.provenance"])
+def test_a_linked_file_the_old_tree_no_longer_holds_is_compared(tmp_path, replaced):
+    """Linked names are a hint, not a verdict: a file of the old tree replaced after the link (another
+    inode) is read, and other bytes make another tree."""
+    names = ["nightly/p/a.whl.provenance", "stable/p/a.whl.provenance"]
+    old = lay_out(tmp_path / "old", {n: n.encode() for n in names})
+    tree = staging.Tree(tmp_path / "new")
+    for n in names:
+        assert tree.link(n, old / n)
+    tree.close()
+    (old / replaced).unlink()
+    (old / replaced).write_bytes(replaced.encode())  # the same bytes, another inode: still the same tree
+    assert staging._same_tree(old, tmp_path / "new", tree.linked)
+    (old / replaced).unlink()
+    (old / replaced).write_bytes(replaced.upper().encode())
+    assert not staging._same_tree(old, tmp_path / "new", tree.linked)

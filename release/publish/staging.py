@@ -20,6 +20,7 @@ import os
 import shutil
 import stat
 import weakref
+from collections.abc import Collection
 from pathlib import Path
 from types import TracebackType
 
@@ -46,6 +47,7 @@ class Tree:
     def __init__(self, root: Path):
         self.root = root
         self._folders: dict[str, int] = {}  # rel folder -> its descriptor, made and opened once a run
+        self.linked: set[str] = set()  # files hard-linked in (the swap's comparison reads none of them)
         self._finalizer = weakref.finalize(self, _close_all, self._folders)
 
     def _folder(self, rel_folder: str) -> int:
@@ -79,6 +81,7 @@ class Tree:
             os.link(src, name, dst_dir_fd=self._folder(folder), follow_symlinks=False)
         except OSError:
             return False
+        self.linked.add(rel)
         return True
 
     def close(self) -> None:
@@ -145,11 +148,12 @@ def _real_directory(path: Path) -> bool | None:
         return None
 
 
-def _files(root: Path) -> dict[str, os.stat_result] | None:
-    """Every file under ``root`` by relative path with its ``lstat``; None when a link is there
-    (this tool writes no link: a tree holding one is not the one it wrote). ``os.scandir``, not
-    pathlib: a year of nightlies is thousands of files, compared at every run."""
-    found: dict[str, os.stat_result] = {}
+def _files(root: Path) -> dict[str, int] | None:
+    """Every file under ``root`` by relative path with its inode number as its folder lists it
+    (no ``stat`` a file: a year of nightlies is thousands, listed at every run); None when a link
+    is there (this tool writes no link: a tree holding one is not the one it wrote). ``os.scandir``,
+    not pathlib."""
+    found: dict[str, int] = {}
     pending = [""]
     while pending:
         rel = pending.pop()
@@ -161,19 +165,21 @@ def _files(root: Path) -> dict[str, os.stat_result] | None:
                 if entry.is_dir(follow_symlinks=False):
                     pending.append(path)
                 else:
-                    found[path] = entry.stat(follow_symlinks=False)
+                    found[path] = entry.inode()
     return found
 
 
-def _same_tree(a: Path, b: Path) -> bool:
+def _same_tree(a: Path, b: Path, linked: Collection[str] = ()) -> bool:
+    """Whether ``a`` and ``b`` hold the same names with the same bytes. A file of ``linked`` (one
+    ``b``'s writer hard-linked from ``a``'s file of the same name) whose folders list it with the
+    same inode is equal unread; every other file is compared byte for byte (its size first)."""
     fa, fb = _files(a), _files(b)
     if fa is None or fb is None or fa.keys() != fb.keys():
         return False
-    for rel, sa in fa.items():
-        sb = fb[rel]
-        if (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino):
+    for rel, ino in fa.items():
+        if rel in linked and fb[rel] == ino:
             continue
-        if sa.st_size != sb.st_size or not filecmp.cmp(a / rel, b / rel, shallow=False):
+        if not filecmp.cmp(a / rel, b / rel, shallow=False):
             return False
     return True
 
@@ -284,7 +290,7 @@ class Staging:
         """Swap the new tree in; False (and the new tree dropped) when it equals the old one."""
         self._done()
         exists = self._check_site()
-        if exists and _same_tree(self.site, self.new):
+        if exists and _same_tree(self.site, self.new, self._tree.linked if self._tree else ()):
             self.discard()
             return False
         if not exists:

@@ -21,7 +21,7 @@ def check_scans(monkeypatch: pytest.MonkeyPatch) -> None:
     tree or of one it already read."""
     scan = staging._files
 
-    def checked(root: Path) -> dict[str, os.stat_result] | None:
+    def checked(root: Path) -> dict[str, int] | None:
         top = os.path.realpath(root)
         read: set[str] = set()
         scandir = os.scandir
