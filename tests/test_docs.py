@@ -450,6 +450,7 @@ def test_the_docs_pass_axe_at_phone_and_desktop_width(built_site, tmp_path):
         assert found["violations"] == [], (page, width, found["violations"])
         assert [c for c in found["cut"] if not c.startswith("svg:")] == [], (page, width, found["cut"])
         assert found["broken"] == [], (page, width, found["broken"])
+        assert found["wrapped"] == [], (page, width, found["wrapped"])
 
 
 @pytest.mark.parametrize("width, pages", [(390, PHONE_PAGES), (768, ("jobs", "development/benchmarks"))])
@@ -457,13 +458,18 @@ def test_no_code_word_is_split_and_no_page_scrolls_sideways_on_a_phone(built_sit
     """The hand-written pages whose tables split code words at 390 px (squeezed columns) or, once
     words were kept whole, pushed the page sideways: on a phone a table's rows are blocks, so no
     code word is drawn on two lines and nothing is wider than the screen; at 768 px (a tablet) the
-    widest tables are blocks too. Layout only (axe runs on the page of each kind above)."""
+    widest tables are blocks too. A code block keeps its lines as written (the jobs page's diagram
+    was mangled at 390 px): none of its lines is drawn on two, and a line wider than the screen
+    scrolls sideways inside its own box, never the page. Layout only (axe runs on the page of each
+    kind above)."""
     from tests.test_site import probe_pages
     found = probe_pages(tmp_path, [(built_site / p / "index.html", width) for p in pages], axe=False)
     for page, layout in zip(pages, found):
         assert layout["width"] <= width, page
         assert [c for c in layout["cut"] if not c.startswith("svg:")] == [], (page, layout["cut"])
         assert layout["broken"] == [], (page, layout["broken"])
+        assert layout["wrapped"] == [], (page, layout["wrapped"])
+    assert sum(layout["scrolls"] for layout in found) > 0  # a line wider than the screen is among them
 
 
 def test_every_inline_code_word_of_the_docs_is_drawn_whole(built_site):

@@ -425,20 +425,55 @@ PROBE = r"""
     });
     return out;
   }
+  function wrapped() {  // lines of the docs' code blocks drawn on more than one line
+    var out = [];
+    document.querySelectorAll('.md-typeset pre > code').forEach(function (c) {
+      // each run of non-space characters, with the line of the text it is on: a line is drawn
+      // on one line when all its runs' boxes share one top (a run split over two lines has two)
+      var tops = {}, line = 0, walk = document.createTreeWalker(c, NodeFilter.SHOW_TEXT), node;
+      while ((node = walk.nextNode())) {
+        var parts = node.textContent.split('\n'), at = 0;
+        for (var p = 0; p < parts.length; p++) {
+          if (p > 0) { line += 1; }
+          var runs = /\S+/g, m;
+          while ((m = runs.exec(parts[p]))) {
+            var range = document.createRange();
+            range.setStart(node, at + m.index);
+            range.setEnd(node, at + m.index + m[0].length);
+            Array.prototype.forEach.call(range.getClientRects(), function (r) {
+              (tops[line] = tops[line] || []).push(r.top);
+            });
+          }
+          at += parts[p].length + 1;
+        }
+      }
+      var lines = c.textContent.split('\n');
+      Object.keys(tops).forEach(function (i) {
+        if (Math.max.apply(null, tops[i]) - Math.min.apply(null, tops[i]) > 4) { out.push(lines[i].slice(0, 60)); }
+      });
+    });
+    return out;
+  }
+  function scrolls() {  // code blocks wider than their box, which scroll sideways inside it
+    return Array.prototype.filter.call(document.querySelectorAll('.md-typeset pre'), function (p) {
+      return p.scrollWidth > p.clientWidth + 1;
+    }).length;
+  }
+  function layout() {
+    return {width: document.documentElement.clientWidth, cut: cut(), smallest: smallest(), broken: broken(),
+            wrapped: wrapped(), scrolls: scrolls()};
+  }
   window.addEventListener('load', function () {
     if (location.hash === '#layout') {  // the layout alone: no axe run (seconds on a long page)
-      window.parent.postMessage(JSON.stringify({width: document.documentElement.clientWidth, cut: cut(),
-        smallest: smallest(), broken: broken(), violations: []}), '*');
+      window.parent.postMessage(JSON.stringify(Object.assign(layout(), {violations: []})), '*');
       return;
     }
     var tags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
     axe.run(document, {runOnly: {type: 'tag', values: tags}}).then(function (r) {
-      var found = {width: document.documentElement.clientWidth, cut: cut(), smallest: smallest(),
-        broken: broken(),
-        violations: r.violations.map(function (v) {
-          return {id: v.id, impact: v.impact,
-                  nodes: v.nodes.slice(0, 3).map(function (n) { return n.target.join(' '); })};
-        })};
+      var found = Object.assign(layout(), {violations: r.violations.map(function (v) {
+        return {id: v.id, impact: v.impact,
+                nodes: v.nodes.slice(0, 3).map(function (n) { return n.target.join(' '); })};
+      })});
       window.parent.postMessage(JSON.stringify(found), '*');
     });
   });
@@ -461,7 +496,7 @@ def probe_widths(tmp_path: Path, page: Path, widths: list[int]) -> dict[int, dic
 def probe_pages(tmp_path: Path, targets: list[tuple[Path, int]], *, axe: bool = True) -> list[dict]:
     """``probe`` of each (page, width), in one Chromium: each a frame of its own, laid out at
     exactly that width, under one parent next to the first page; ``axe=False``: the layout alone
-    (cut, split words, the smallest chart text; no violations looked for)."""
+    (cut, split words, wrapped code lines, the smallest chart text; no violations looked for)."""
     import html
     import json
     if axe and not AXE.is_file():
