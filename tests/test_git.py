@@ -561,3 +561,22 @@ def test_a_failed_listing_over_http_is_one_line_of_gits_last_words(tmp_path, mon
         refs.ls_remote_branches(rgit.Remote("jax", "http://127.0.0.1:9/jax.git"), "rocm-jaxlib-v*")
     assert str(err.value) == f"jax: cannot list http://127.0.0.1:9/jax.git: {why}"
     assert asked == []
+
+
+def test_a_listing_rewritten_to_another_http_url_that_fails_is_one_line(monkeypatch):
+    """url.<base>.insteadOf leading to another HTTP URL: when both fail, the listing is the remote's
+    failure in one line, exit 3 (the rewritten URL is asked too, never a traceback)."""
+    socks = [socket.socket() for _ in range(2)]
+    for s in socks:
+        s.bind(("127.0.0.1", 0))  # ports nobody listens on while the test holds them
+    first, moved = (f"http://127.0.0.1:{s.getsockname()[1]}/" for s in socks)
+    try:
+        monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+        monkeypatch.setenv("GIT_CONFIG_KEY_0", f"url.{moved}.insteadOf")
+        monkeypatch.setenv("GIT_CONFIG_VALUE_0", first)
+        with pytest.raises(RemoteError) as err:
+            refs.ls_remote_branches(rgit.Remote("jax", f"{first}jax.git"), "rocm-jaxlib-v*")
+    finally:
+        for s in socks:
+            s.close()
+    assert str(err.value) == f"jax: cannot list {first}jax.git: remote unreachable"
