@@ -174,3 +174,21 @@ def test_a_version_parsed_once_a_process_is_what_packaging_reads_in_that_exact_t
         found = versions.parse(text)
         assert (str(found), found) == (str(fresh), fresh), text
         assert found.local == fresh.local and found.public == fresh.public
+
+
+def test_a_version_text_is_parsed_once_and_the_keeping_stops_at_its_bound(monkeypatch):
+    """``versions.parse`` keeps each text's Version (asked again, the same object: the index asks
+    about ten times a release), and keeps at most 65,536 texts a process: a long-lived process
+    fed new texts without end holds a bounded map, the texts past it parsed on every asking."""
+    monkeypatch.setattr(versions, "_PARSED", {})
+    first = versions.parse("0.9.1rc2")
+    assert versions.parse("0.9.1rc2") is first
+    assert versions.parse("0.9.1rc2+rocm7") is not first
+
+    almost = dict.fromkeys((f"filler{n}" for n in range((1 << 16) - 1)), first)
+    monkeypatch.setattr(versions, "_PARSED", almost)
+    last = versions.parse("0.9.2")  # the 65,536th text: kept
+    assert versions.parse("0.9.2") is last and len(versions._PARSED) == 1 << 16
+    past = versions.parse("0.9.3")  # one past the bound: parsed, the same answer, not kept
+    assert past == Version("0.9.3") and versions.parse("0.9.3") is not past
+    assert len(versions._PARSED) == 1 << 16 and "0.9.3" not in versions._PARSED
