@@ -203,6 +203,29 @@ def test_an_asset_record_is_read_exactly_when_every_check_of_its_members_passes(
         assert release_record(path)["assets"] == [asset]
 
 
+@pytest.mark.parametrize("asset", [
+    {"id": 0, "name": "x.whl", "size": 0, "digest": None},
+    {"id": 7, "name": "jax-0.9.1-py3-none-any.whl", "size": 3, "digest": "sha256:ab"},
+    {"id": 7, "name": "", "size": 2**40},  # a record without a digest, as an older store wrote it
+])
+def test_an_asset_record_as_the_store_writes_it_is_passed_without_the_member_by_member_check(
+        tmp_path, pristine, monkeypatch, asset):
+    """A season's 12,000 asset records are as the store writes them (ids and sizes from 0, a name,
+    a digest or none, no time): each is passed in one expression, never ``_check``'s walk of its
+    members (which still decides every other record, above)."""
+    from release.publish import local_records
+
+    walked = []
+    real = local_records._check
+    monkeypatch.setattr(local_records, "_check", lambda path, what, data, *rest: walked.append(what)
+                        or real(path, what, data, *rest))
+    folder = tmp_path / str(pristine["id"])
+    folder.mkdir()
+    (folder / "release.json").write_text(json.dumps({**pristine, "assets": [asset, asset]}))
+    assert local_records.release_record(folder / "release.json")["assets"] == [asset, asset]
+    assert walked == ["the release record"]
+
+
 @pytest.mark.parametrize("folder", ["store", "a store", "é%20#?", "x+y~z"])
 def test_a_listed_release_and_its_assets_link_where_their_files_are(tmp_path, folder):
     """The URLs a listing gives (made as text, not a Path per release and asset) are the file

@@ -51,3 +51,18 @@ def test_a_name_asked_again_or_after_others_has_the_full_checks_answer(names):
     safe_names._PASSED.clear()
     for name in names + names[::-1]:
         assert file_name_problem(name) == safe_names._problem(name), name
+
+
+def test_names_found_plain_are_kept_up_to_a_bound_and_only_those(monkeypatch):
+    """A plain name is kept once found (asked again: one lookup), a refused one never is, and at
+    most 65,536 are kept a process: names past the bound are checked in full on every asking."""
+    from release.core import safe_names
+    monkeypatch.setattr(safe_names, "_PASSED", set())
+    assert file_name_problem("a.whl") is None and file_name_problem(".a.whl") is not None
+    assert file_name_problem("a b.whl") is None  # plain by the full checks, not the one match
+    assert safe_names._PASSED == {"a.whl", "a b.whl"}
+
+    monkeypatch.setattr(safe_names, "_PASSED", {f"filler{n}" for n in range((1 << 16) - 1)})
+    assert file_name_problem("b.whl") is None and "b.whl" in safe_names._PASSED  # the 65,536th
+    assert file_name_problem("c.whl") is None and "c.whl" not in safe_names._PASSED
+    assert len(safe_names._PASSED) == 1 << 16

@@ -113,3 +113,20 @@ def test_scheme_check_looks_past_versions_it_cannot_parse():
     assert str(err.value) == (
         "nightly 0.9.1.dev20261121001 uses the 'date-build' scheme but 0.9.1.dev20261120 on the "
         "same version line uses 'date'; devN compares as an integer, so the two cannot be mixed")
+
+
+@pytest.mark.parametrize("next_version, published, expected", [
+    ("0.9.1", ["0.9.1"], "0.9.1.post1"),  # the release alone: .post1
+    ("0.9.1", ["0.9.1+rocm7.2.0"], "0.9.1.post1"),  # a local label counts as its public part
+    ("0.9.1", ["0.9.1.post2", "0.9.1"], "0.9.1.post3"),
+    ("0.9.1.post5", ["0.9.1", "0.9.1.post2"], "0.9.1.post5"),  # the file's own number when higher
+    ("0.9.1", ["not a version", "0.9.1"], "0.9.1.post1"),  # a text no version is passed over
+    ("0.9.1", ["0.9.1.dev20261120", "0.9.1rc2", "0.9.1.post4.dev20261121", "0.9.2", "0.10.0.post3"],
+     "0.9.1"),  # nightlies, pre-releases and other lines move nothing
+    ("0.9.1", [], "0.9.1"),
+])
+def test_the_next_official_version_moves_past_what_its_line_published(next_version, published, expected):
+    """version_info.json's next version, moved past the line's finals (the highest .postN plus
+    one, .post1 after the release alone) unless its own number is higher; in any order."""
+    assert versions.next_official(next_version, published) == expected
+    assert versions.next_official(next_version, published[::-1]) == expected
