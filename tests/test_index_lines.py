@@ -120,6 +120,48 @@ def test_the_page_shows_install_lines_per_channel_and_per_current_line_with_the_
     assert recipe == docs_recipe(url)  # the docs' recipe, which test_index_set installs with uv sync
 
 
+def said_to_hold(page: str) -> dict[str, bool]:
+    """What the install paragraph says each channel holds: True for the whole set (jax and jaxlib
+    too), False for the plugin and its pjrt only; "Each" speaks of both channels."""
+    words = " ".join(html.unescape(re.sub(r"<[^>]+>", "", re.search(r"<p>Indexes:(.*?)</p>", page, re.S)[1])).split())
+    said: dict[str, bool] = {}
+    for subject, holding in re.findall(r"(?:^|\. )(Each|nightly/|stable/) (is one index holding the whole set"
+                                       r"|holds the plugin and its pjrt only)", words):
+        for channel in ("nightly", "stable") if subject == "Each" else (subject.rstrip("/"),):
+            assert channel not in said, words  # one word on each channel, never two
+            said[channel] = "whole set" in holding
+    return said
+
+
+def test_the_page_says_what_each_channel_holds_as_its_index_holds_it(two_lines):
+    """The install paragraph's words on each channel are true of its index: the whole set where
+    the channel lists jax and jaxlib (the nightlies recorded the public files they were validated
+    with), the plugin and its pjrt only where it does not (the release recorded none)."""
+    site = two_lines["site"]
+    assert said_to_hold((site / "index.html").read_text()) == {
+        channel: (site / channel / "jax").is_dir() for channel in ("nightly", "stable")} == {
+        "nightly": True, "stable": False}
+
+
+@pytest.mark.parametrize("nightly, stable", [(True, True), (True, False), (False, True), (False, False)])
+def test_the_page_says_what_each_channel_holds_as_its_install_lines_name_it(nightly, stable):
+    """Whichever channels hold jax and jaxlib, each channel's words agree with its install lines:
+    the whole set where they name jax and jaxlib, the plugin alone where they do not."""
+    from release.publish.page import install_lines, render
+    from release.publish.site import ReleaseRow, SiteData
+    rows = (ReleaseRow("rocm-jax-v0.10.0.dev20261128", "0.10.0.dev20261128", "nightly", "nightly", None, None,
+                       True, (), None, None, None, (), public_set=nightly),
+            ReleaseRow("rocm-jax-v0.10.0", "0.10.0", "release", "stable", None, None,
+                       True, (), None, None, None, (), public_set=stable))
+    data = SiteData(project=PLUGIN, site_url="https://x.example", keep=14, releases=rows, drafts=(),
+                    plugins=(PLUGIN,), lines=())
+    named = {channel: all(" jax jaxlib " in c for c in cmds)
+             for channel in ("nightly", "stable")
+             for cmds in [[c for _, _, way in install_lines(data) for c in way if f"/{channel}/" in c]]}
+    assert named == {"nightly": nightly, "stable": stable}
+    assert said_to_hold(render(data).decode()) == named
+
+
 def test_a_line_that_is_not_current_is_named_apart_on_the_page_with_no_install_line(two_lines, tmp_path):
     site = tmp_path / "site"
     build_site(two_lines["store"], site, rule=retention(14, lines=frozenset({(0, 10)})), site_url="https://x.example")

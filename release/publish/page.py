@@ -405,14 +405,24 @@ dd { margin-left: 0; }
 """
 
 
-def _no_jax(data: SiteData) -> str:
-    """Said when a channel with listed releases holds no jax and jaxlib (``holds_jax``)."""
-    if all(holds_jax(data, channel) for channel in ("nightly", "stable") if any(
-            r.listed and r.channel == channel for r in data.releases)):
-        return ""
-    return ("; where a channel holds no jax and jaxlib (its releases were validated without the public "
-            "index, as in <code>release try</code>), its lines name the plugin alone: install jax and "
-            "jaxlib of its line from the public index")
+def _holdings(data: SiteData) -> str:
+    """What each channel with listed releases holds, as its install lines name it: the whole set
+    where it links jax and jaxlib (``holds_jax``), else the plugin and its pjrt only."""
+    listed = [c for c in ("nightly", "stable") if any(r.listed and r.channel == c for r in data.releases)]
+    whole = [c for c in listed if holds_jax(data, c)]
+    bare = [c for c in listed if c not in whole]
+
+    def subject(channels: list[str], verb: str) -> str:
+        return f"Each {verb}" if len(channels) > 1 else f'<a href="{channels[0]}/">{channels[0]}/</a> {verb}'
+    out = []
+    if whole:
+        out.append(f"{subject(whole, 'is')} one index holding the whole set: the plugin, its pjrt, and the jax and "
+                   "jaxlib it was validated with (the plugin does not depend on jax, so its lines name them too). ")
+    if bare:
+        out.append(f"{subject(bare, 'holds')} the plugin and its pjrt only (its releases were validated without "
+                   "the public index, as in <code>release try</code>), so its lines name the plugin alone: install "
+                   "jax and jaxlib of its line from the public index. ")
+    return "".join(out)
 
 
 def _ways(ways: list[tuple[str, str, list[str]]]) -> str:
@@ -475,9 +485,8 @@ def render(data: SiteData) -> bytes:
 {_overview(data)}
 <h2 id="install">Install</h2>
 <p>Indexes: <a href="nightly/">nightly/</a> (nightlies only, the newest {data.keep} listed) and
-<a href="stable/">stable/</a> (releases and post releases; release candidates with --pre). Each is one
-index holding the whole set: the plugin, its pjrt, and the jax and jaxlib it was validated with
-(the plugin does not depend on jax, so name them too){_no_jax(data)}. With pip or uv:</p>
+<a href="stable/">stable/</a> (releases and post releases; release candidates with --pre).
+{_holdings(data)}With pip or uv:</p>
 <dl class="channels">{install}</dl>
 {_lines(data)}
 <h3 id="uv-project">In a uv project</h3>
