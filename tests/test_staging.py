@@ -544,3 +544,22 @@ def test_a_linked_file_the_old_tree_no_longer_holds_is_compared(tmp_path, replac
     (old / replaced).unlink()
     (old / replaced).write_bytes(replaced.upper().encode())
     assert not staging._same_tree(old, tmp_path / "new", tree.linked)
+
+
+@pytest.mark.parametrize("where", ["nightly/jax"])
+def test_a_file_is_not_linked_through_an_old_folder_become_a_link(tmp_path, where):
+    """The old site's folder the file is listed in must be a real one: a link put in its place
+    (to someone's files) is not followed, and the caller writes the bytes instead."""
+    old, new, elsewhere = tmp_path / "old", tmp_path / "new", tmp_path / "elsewhere"
+    lay_out(elsewhere, {"jax/a.whl.provenance": b"theirs", "a.whl.provenance": b"theirs"})
+    lay_out(old, {"stable/jax/a.whl.provenance": b"ours"})
+    (old / where).parent.mkdir(parents=True, exist_ok=True)
+    (old / where).symlink_to(elsewhere / ("." if where == "nightly" else "jax"))
+    new.mkdir()
+    tree = staging.Tree(new)
+    try:
+        assert tree.link("nightly/jax/a.whl.provenance", old / "nightly" / "jax" / "a.whl.provenance") is False
+        assert tree.link("stable/jax/a.whl.provenance", old / "stable" / "jax" / "a.whl.provenance") is True
+    finally:
+        tree.close()
+    assert files_of(new) == {"stable/jax/a.whl.provenance": b"ours"} and tree.linked == {"stable/jax/a.whl.provenance"}

@@ -48,7 +48,8 @@ class Tree:
         self.root = root
         self._folders: dict[str, int] = {}  # rel folder -> its descriptor, made and opened once a run
         self.linked: set[str] = set()  # files hard-linked in (the swap's comparison reads none of them)
-        self._finalizer = weakref.finalize(self, _close_all, self._folders)
+        self._sources: dict[str, int] = {}  # folder of files linked in -> its descriptor
+        self._finalizer = weakref.finalize(self, _close_all, self._folders, self._sources)
 
     def _folder(self, rel_folder: str) -> int:
         """The descriptor of ``rel_folder`` in the tree (made, if need be, and opened once)."""
@@ -71,14 +72,21 @@ class Tree:
         finally:
             os.close(fd)
 
-    def link(self, rel: str, src: Path) -> bool:
+    def link(self, rel: str, src: str | os.PathLike[str]) -> bool:
         """Put the old site's file ``src`` at ``rel`` as a hard link (no bytes read or written,
-        and the swap's comparison skips it); False when ``src`` is not a plain file we can link."""
+        and the swap's comparison skips it); False when ``src`` is not a plain file we can link.
+        Through a descriptor of ``src``'s folder, opened once a run like the tree's own (a re-run
+        links thousands: a whole path resolved twice a file was most of their cost)."""
         folder, _, name = rel.rpartition("/")
+        src_folder, src_name = os.path.split(os.fspath(src))
         try:
-            if not stat.S_ISREG(os.lstat(src).st_mode):
+            fd = self._sources.get(src_folder)
+            if fd is None:
+                flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+                fd = self._sources[src_folder] = os.open(src_folder or os.curdir, flags)
+            if not stat.S_ISREG(os.stat(src_name, dir_fd=fd, follow_symlinks=False).st_mode):
                 return False
-            os.link(src, name, dst_dir_fd=self._folder(folder), follow_symlinks=False)
+            os.link(src_name, name, src_dir_fd=fd, dst_dir_fd=self._folder(folder), follow_symlinks=False)
         except OSError:
             return False
         self.linked.add(rel)
@@ -89,10 +97,11 @@ class Tree:
         self._finalizer()
 
 
-def _close_all(folders: dict[str, int]) -> None:
-    for fd in folders.values():
-        os.close(fd)
-    folders.clear()
+def _close_all(*held: dict[str, int]) -> None:
+    for folders in held:
+        for fd in folders.values():
+            os.close(fd)
+        folders.clear()
 
 
 def read_state(site: Path) -> dict:

@@ -10,6 +10,7 @@ records no digest.
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -125,7 +126,7 @@ class Provenances:
             return False
         key = f"{bundle.digest}:{sha256}" if bundle.digest else None
         before = self.known.get(key) if key else None
-        if not (isinstance(before, str) and before == rel and self.tree.link(rel, self.old_site / rel)):
+        if not (isinstance(before, str) and before == rel and self.tree.link(rel, os.path.join(self.old_site, rel))):
             made = self._stored(w, sha256)
             if made is None and (made := self._built(w, bundle, sha256)) is None:
                 return False
