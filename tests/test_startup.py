@@ -345,3 +345,43 @@ def test_a_bump_prints_what_moved_without_rich(terminal, bump_project, git_remot
     else:
         assert title.startswith("Bump plugin") and "\x1b" not in proc.stdout, proc.stdout
         assert not loaded(modules, ("rich",)), loaded(modules, ("rich",))
+
+
+# ``python -m release bump`` up to its first git process (roller.yaml at HEAD): the flags, deps.yaml
+# and version_info.json read (YAML, the project's config), the gates. Every module loaded by then is
+# CPU on a cold bump's path to its first fetch (issue 36 item 4), so what is used later loads there:
+# packaging's Version (a bump parses none unless jax's line moves back), the mirrors, hashlib, the
+# HTTP stack. Modules beyond the bare interpreter's, as reached (2026-11-29): 94 -> 92 (packaging).
+AT_FIRST_GIT = """
+import json, sys
+seen = []
+def hook(event, args):
+    if event == "subprocess.Popen" and not seen:
+        seen.append(sorted(sys.modules))
+sys.addaudithook(hook)
+from release.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print(json.dumps([seen[0] if seen else [], sorted(sys.modules)]), file=sys.__stderr__)
+"""
+BUMP_BEFORE_GIT = 94
+NOT_BEFORE_THE_FIRST_GIT = ("packaging", "rich", "hashlib", "release.sources.mirror", "release.sources.roll",
+                            *REMOTE)
+
+
+def test_a_cold_bump_loads_before_its_first_git_process_only_what_reading_the_pins_needs(
+        bump_project, git_remotes, tmp_path):
+    root = bump_project()
+    env = {**os.environ, "JAX_ROCM_RELEASE_CACHE": str(tmp_path / "cache")}
+    proc = subprocess.run([sys.executable, "-c", AT_FIRST_GIT, "bump", "--root", str(root), "--dry-run"],
+                          cwd=root, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0 and "Bump plugin" in proc.stdout, proc.stdout + proc.stderr
+    first, done = (set(names) for names in json.loads(proc.stderr.strip().splitlines()[-1]))
+    assert {"release.jobs.bump_gates", "release.core.config", "yaml"} <= first, sorted(first)
+    assert not loaded(first, NOT_BEFORE_THE_FIRST_GIT), loaded(first, NOT_BEFORE_THE_FIRST_GIT)
+    assert len(first - bare_interpreter()) <= BUMP_BEFORE_GIT, len(first - bare_interpreter())
+    # the fixture's pins move within one jax line: no version is parsed in the whole run
+    assert {"release.sources.roll", "release.sources.line"} <= done and not loaded(done, ("packaging",)), \
+        loaded(done, ("packaging",))

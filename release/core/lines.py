@@ -14,11 +14,13 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-
-from packaging.version import InvalidVersion, Version
+from typing import TYPE_CHECKING
 
 from release.core import regular, versions
 from release.core.errors import ConfigError, UserError
+
+if TYPE_CHECKING:  # packaging's Version is loaded where a version is parsed (versions.parse)
+    from packaging.version import Version
 
 LINES_FILE = Path(".github") / "lines.json"
 LINE_PREFIX = "release/"
@@ -44,8 +46,8 @@ def line_key(version: str | Version) -> tuple[int, int] | None:
     """``(X, Y)`` of a version: the maintained line it belongs to (``0.10.2.post1.dev20261127``
     is line 0.10). None for text that is no version."""
     try:
-        v = version if isinstance(version, Version) else versions.parse(version)
-    except InvalidVersion:
+        v = versions.parse(version) if isinstance(version, str) else version
+    except ValueError:  # packaging's InvalidVersion: a bump's start (release.sources.repo) parses none
         return None
     release = (*v.release, 0)[:2]
     return release[0], release[1]

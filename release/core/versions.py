@@ -14,11 +14,16 @@ from __future__ import annotations
 import datetime as _dt
 import functools
 import re
-from typing import Iterable
-
-from packaging.version import InvalidVersion, Version
+from typing import TYPE_CHECKING, Iterable
 
 from release.core.errors import UserError
+
+if TYPE_CHECKING:
+    from packaging.version import Version
+
+# packaging's Version (its tokenizer and regexes, about a tenth of a bump's start before its first
+# git process) is imported by the functions that parse one: a project's load checks
+# version_info.json's ``X.Y.Z[.postN]`` with ``_NEXT`` alone (issue 36 item 4).
 
 KINDS = ("nightly", "rc", "release", "post")
 NIGHTLY_SCHEMES = ("date", "date-build")
@@ -78,6 +83,7 @@ def next_after(released: str) -> str:
     """The next official version after publishing ``released`` (a release or post release):
     the next post release of its line, so the line's nightlies sort above what it published.
     A new line comes only from jax (``release bump`` moves it)."""
+    from packaging.version import Version
     v = Version(released)
     if v.pre is not None or v.dev is not None or v.local is not None or len(v.release) != 3:
         raise VersionError(f"{released} is not a release or post release X.Y.Z[.postN]")
@@ -92,6 +98,7 @@ def next_official(next_version: str, published: Iterable[str]) -> str:
     nightlies sort above what it published, without an edit of the file. Pre-releases, nightlies
     and other lines do not count (a local label does: ``blocking_version`` reads it as its public
     part); a line with nothing final published is unchanged."""
+    from packaging.version import InvalidVersion, Version
     line, number = parse_next(next_version)
     top = -1
     for text in published:
@@ -199,6 +206,7 @@ def parse(text: str) -> Version:
     version in a dozen places; a season is a few hundred versions, each asked ten times."""
     found = _PARSED.get(text)
     if found is None:
+        from packaging.version import Version
         found = Version(text)  # InvalidVersion is raised again on every asking: nothing kept
         if len(_PARSED) < 1 << 16:
             _PARSED[text] = found
@@ -230,6 +238,7 @@ def base_of(version: str) -> str:
 
 def with_local(version: str, rocm_version: str) -> str:
     """Add a ``+rocmA.B.C`` local label, for assets that never go to a public index."""
+    from packaging.version import Version
     label = f"rocm{rocm_version}"
     if not _LOCAL.match(label):
         raise VersionError(f"ROCm version {rocm_version!r} is not A.B.C")
@@ -241,6 +250,7 @@ def with_local(version: str, rocm_version: str) -> str:
 
 def require_public(version: str, target: str) -> str:
     """Refuse a local label where ``target`` (a public index) rejects it."""
+    from packaging.version import Version
     if Version(version).local is not None:
         raise VersionError(f"version {version} has a local label, which {target} refuses; "
                            "drop the '+...' part")
@@ -249,6 +259,7 @@ def require_public(version: str, target: str) -> str:
 
 def nightly_scheme_of(version: str) -> str | None:
     """``date`` for ``.devYYYYMMDD``, ``date-build`` for ``.devYYYYMMDDBBB``, None otherwise."""
+    from packaging.version import Version
     v = Version(version)
     if v.dev is None:
         return None
@@ -267,6 +278,7 @@ def check_scheme(existing: list[str], new: str) -> None:
     ``.dev20250911``: once a version line has nightlies of one scheme, every
     later nightly of that line must use the same scheme.
     """
+    from packaging.version import InvalidVersion
     scheme = nightly_scheme_of(new)
     if scheme is None:
         return
@@ -327,6 +339,7 @@ def blocking_version(new: str, published: Iterable[str]) -> str | None:
     A published version equal to ``new`` is returned too (its tag is taken); whether that
     is a harmless re-run is for the caller to decide from the sources.
     """
+    from packaging.version import InvalidVersion, Version
     mine, kind, line = Version(new), kind_of(new), base_of(new)
     worst: Version | None = None
     for text in published:

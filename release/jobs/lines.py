@@ -212,7 +212,7 @@ def rows(repo: ReleaseRepo | None, project: Project, current: str, lines: tuple[
         nightlies = [v for v in published if versions.kind_of(v) == "nightly" and versions.base_of(v) == line]
         out.append(row | {"version": proj.version_info.version, "jax_line": proj.jax_line,
                           "next_nightly": nxt["nightly"]["version"], "next_release": nxt["release"]["version"],
-                          "last_nightly": max(nightlies, key=versions.Version, default=None),
+                          "last_nightly": max(nightlies, key=versions.parse, default=None),
                           "plugin": {"branch": proj.deps["plugin"].branch, "commit": proj.deps["plugin"].commit},
                           "problem": proj.line_problem()})
     return out

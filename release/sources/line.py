@@ -13,12 +13,10 @@ import dataclasses
 import re
 from typing import Iterable
 
-from packaging.version import Version
-
 from release.core import bounded
 from release.core.config import LINE_FILE, Dep, VersionInfo
 from release.core.errors import UserError
-from release.core.versions import next_official, parse_next
+from release.core.versions import next_official, parse, parse_next
 from release.sources.mirror import Mirror
 
 # ASCII digits only (a look-alike U+0661 is no digit here), at most 9 a part (a 5,000-digit part
@@ -73,7 +71,7 @@ class VersionMove:
     @property
     def back(self) -> bool:
         """jax moved back to an older line (a revert onto a line that may be released)."""
-        return Version(self.line) < Version(parse_next(self.old)[0])
+        return parse(self.line) < parse(parse_next(self.old)[0])  # packaging's Version, loaded when asked
 
     @property
     def sentence(self) -> str:
