@@ -226,6 +226,32 @@ def test_an_asset_record_as_the_store_writes_it_is_passed_without_the_member_by_
     assert walked == ["the release record"]
 
 
+_PLAIN_ASSET = {"id": 7, "name": "x.whl", "size": 3, "digest": "sha256:ab"}
+
+
+@pytest.mark.parametrize("member, value, words", [
+    ("id", -1, "'id' -1; expected 0 or more"), ("size", -1, "'size' -1; expected 0 or more"),
+    ("id", True, "bool 'id'; expected int"), ("size", False, "bool 'size'; expected int"),
+    ("id", 7.0, "float 'id'; expected int"), ("name", None, "nothing 'name'; expected str"),
+    ("name", 5, "int 'name'; expected str"), ("digest", 5, "int 'digest'; expected str"),
+    ("digest", ["ab"], "list 'digest'; expected str"),
+    ("created_at", "soon", "'created_at' that is not an ISO 8601 time"),
+    ("published_at", "soon", "'published_at' that is not an ISO 8601 time"),
+])
+def test_an_asset_record_one_member_off_the_stores_own_is_refused_saying_which(tmp_path, pristine, member,
+                                                                               value, words):
+    """A record one member away from what the store writes is refused by the member-by-member
+    check's line, never passed by the quick one."""
+    from release.publish.local_records import BadRecord, release_record
+
+    folder = tmp_path / str(pristine["id"])
+    folder.mkdir()
+    (folder / "release.json").write_text(json.dumps({**pristine, "assets": [_PLAIN_ASSET, {
+        **_PLAIN_ASSET, member: value}]}))
+    with pytest.raises(BadRecord, match=f"an asset record has {words}"):
+        release_record(folder / "release.json")
+
+
 @pytest.mark.parametrize("folder", ["store", "a store", "é%20#?", "x+y~z"])
 def test_a_listed_release_and_its_assets_link_where_their_files_are(tmp_path, folder):
     """The URLs a listing gives (made as text, not a Path per release and asset) are the file
