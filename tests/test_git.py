@@ -574,9 +574,25 @@ def test_a_listing_rewritten_to_another_http_url_that_fails_is_one_line(monkeypa
         monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
         monkeypatch.setenv("GIT_CONFIG_KEY_0", f"url.{moved}.insteadOf")
         monkeypatch.setenv("GIT_CONFIG_VALUE_0", first)
+        asked: list[list[str]] = []
+        monkeypatch.setattr(refs, "run_git", lambda args, *rest, **kw: asked.append(args) or (1, "", ""))
         with pytest.raises(RemoteError) as err:
             refs.ls_remote_branches(rgit.Remote("jax", f"{first}jax.git"), "rocm-jaxlib-v*")
     finally:
         for s in socks:
             s.close()
     assert str(err.value) == f"jax: cannot list {first}jax.git: remote unreachable"
+    assert asked == []  # its failure, not read as a server without v2
+
+
+@pytest.mark.parametrize("as_uri", [True, False])
+def test_a_local_repository_is_listed_by_protocol_v2_as_a_file_url_or_a_path(git_remotes, monkeypatch, as_uri):
+    """A remote on this machine (file:// or a plain path) is asked with upload-pack's v2 listing,
+    server-filtered, as HTTP is: the same branches, and no ls-remote of every branch."""
+    path = git_remotes.root / "jax.git"
+    remote = rgit.Remote("jax", path.as_uri() if as_uri else str(path))
+    asked: list[list[str]] = []
+    real = refs.run_git
+    monkeypatch.setattr(refs, "run_git", lambda args, *rest, **kw: asked.append(args) or real(args, *rest, **kw))
+    assert refs.ls_remote_branches(remote, "rocm-jaxlib-v*") == {BRANCH: git_remotes.c["J4"]}
+    assert asked == []
