@@ -507,6 +507,14 @@ def test_pkt_lines_are_read_to_their_end_packet_and_a_stream_cut_before_it_is_re
             refs._read_pkts(_ReadOnce(stream[:cut]), 0)
 
 
+@pytest.mark.parametrize("before", [b"", b"000eversion 2\n"])
+def test_a_pkt_line_shorter_than_its_own_header_is_refused(before):
+    """A length of 3 names no packet (0, 1 and 2 are the special ones; any other counts its own
+    4 bytes): the stream is refused, never read as an empty line and a step back."""
+    with pytest.raises(ValueError, match="shorter than its own header"):
+        refs._read_pkts(_ReadOnce(before + b"0003" + b"0000"), 0)
+
+
 def _helper_that(tmp_path, monkeypatch, script: str) -> None:
     """``git remote-http`` replaced by ``script`` (sh); every other git command is git's own."""
     import shutil

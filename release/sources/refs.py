@@ -68,6 +68,8 @@ def _read_pkts(data: bytes, pos: int) -> tuple[list[bytes], int]:
         size = int(data[pos:pos + 4], 16)
         if size in (0, 1, 2):  # flush, delimiter, response end
             return lines, pos + 4
+        if size < 4:  # no such packet: a length counts its own 4 bytes
+            raise ValueError(f"a pkt-line of length {size}, shorter than its own header")
         lines.append(data[pos + 4:pos + size])
         pos += size
     raise ValueError("truncated pkt-line stream")
