@@ -17,18 +17,10 @@ from packaging.version import Version
 from release.core.errors import UserError
 from release.publish.index import write_index
 from release.publish.stores import LocalStore
-from tests.support.site_scans import check_scans
+from tests.support.site_scans import each_scan_reads_its_tree_once  # noqa: F401  (autouse: every test here)
 
 VERSION = "0.9.1.dev20261122"
 
-
-@pytest.fixture(autouse=True)
-def _each_scan_reads_its_tree_once():
-    """A site compared with the last run's is read once a folder, never outside it
-    (``tests.support.site_scans``): a scan that does not fails the test at once, never hangs it."""
-    with pytest.MonkeyPatch.context() as patch:
-        check_scans(patch)
-        yield
 
 
 def files_of(root: Path) -> dict[str, str]:

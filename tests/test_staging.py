@@ -20,16 +20,7 @@ from release.core.errors import UserError
 from release.core.file_lock import held
 from release.publish import staging
 from release.publish.staging import Staging
-from tests.support.site_scans import check_scans
-
-
-@pytest.fixture(autouse=True)
-def _each_scan_reads_its_tree_once():
-    """Every tree compared here is read folder by folder, once each, never outside it
-    (``tests.support.site_scans``): a scan that does not fails its test at once, never hangs it."""
-    with pytest.MonkeyPatch.context() as patch:
-        check_scans(patch)
-        yield
+from tests.support.site_scans import each_scan_reads_its_tree_once  # noqa: F401  (autouse: every test here)
 
 
 def files_of(root: Path) -> dict[str, bytes]:

@@ -40,3 +40,12 @@ def check_scans(monkeypatch: pytest.MonkeyPatch) -> None:
             return scan(root)
 
     monkeypatch.setattr(staging, "_files", checked)
+
+
+@pytest.fixture(autouse=True)
+def each_scan_reads_its_tree_once():
+    """Autouse in a test file that imports it: every scan its tests make is checked (above), so a
+    scan that does not read its tree once a folder fails that test at once, never hangs it."""
+    with pytest.MonkeyPatch.context() as patch:
+        check_scans(patch)
+        yield
