@@ -226,7 +226,41 @@ def test_an_asset_record_as_the_store_writes_it_is_passed_without_the_member_by_
     assert walked == ["the release record"]
 
 
+@pytest.mark.parametrize("record_id, folder", [(8, "7"), (7, "07"), (70, "7")])
+def test_a_release_record_whose_id_is_not_its_directory_s_name_is_one_line_naming_both(tmp_path, pristine,
+                                                                                      record_id, folder):
+    """A record moved or copied into another release's directory is refused, saying the id it
+    has and the directory name it was expected to match."""
+    from release.publish.local_records import BadRecord, release_record
+
+    path = tmp_path / folder / "release.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({**pristine, "id": record_id}))
+    with pytest.raises(BadRecord) as caught:
+        release_record(path)
+    assert str(caught.value) == (f"{path}: the release record has id {record_id}; expected {folder}, its "
+                                 "directory's name")
+
+
 _PLAIN_ASSET = {"id": 7, "name": "x.whl", "size": 3, "digest": "sha256:ab"}
+
+
+def test_the_records_the_store_writes_are_decided_in_one_pass_of_their_members(tmp_path, pristine):
+    """The release record, its asset records and the store's state, as the store writes them,
+    are passed by the one pass over their members' exact types (``_well_typed``); only a record
+    it does not pass takes the walk that says what is wrong."""
+    from release.publish import local_records as lr
+
+    store, _ = _store(tmp_path)
+    state = json.loads((store.directory / "store.json").read_text())
+    assert lr._well_typed(pristine, lr._RELEASE_TYPES, lr._RELEASE_OPTIONAL)
+    assert lr._well_typed({**pristine, "name": None, "body": None}, lr._RELEASE_TYPES, lr._RELEASE_OPTIONAL)
+    for asset in (*pristine["assets"], _PLAIN_ASSET, {"id": 0, "name": "x.whl", "size": 0, "digest": None}):
+        assert lr._well_typed(asset, lr._ASSET_TYPES, lr._ASSET_OPTIONAL), asset
+    assert lr._well_typed(state, {"next_id": (int,), "burned_tags": (list,)}, {})
+    for member in ("id", "tag", "assets"):  # one required member missing: the walk says which
+        assert not lr._well_typed({k: v for k, v in pristine.items() if k != member}, lr._RELEASE_TYPES,
+                                  lr._RELEASE_OPTIONAL)
 
 
 @pytest.mark.parametrize("member, value, words", [
