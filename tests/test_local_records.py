@@ -148,9 +148,53 @@ def an_asset(tmp_path_factory):
 @example(start=0, length=70_000)  # the whole file
 @example(start=70_000 - 22, length=22)  # a zip's end record
 @example(start=69_990, length=65_536)  # past the end: what is there
+@example(start=5, length=1)
 def test_a_range_read_is_exactly_those_bytes_of_the_asset(an_asset, start, length):
     store, release, asset, data = an_asset
     assert store.read_asset_range(release, asset, start, length) == data[start:start + length]
+
+
+def test_a_range_read_goes_on_after_a_short_read(an_asset, monkeypatch):
+    """``pread`` may return fewer bytes than asked before the end: the read goes on from there,
+    and the range is the file's bytes, whole and in order."""
+    import os
+    store, release, asset, data = an_asset
+    real = os.pread
+    monkeypatch.setattr(os, "pread", lambda fd, n, at: real(fd, min(n, 4096), at))
+    assert store.read_asset_range(release, asset, 3, 69_990) == data[3:69_993]
+
+
+def test_a_release_s_assets_are_read_through_its_opened_assets_directory(an_asset, tmp_path):
+    """``open_assets`` opens the release's own ``assets`` directory (its regular files are its
+    assets); a range read given that descriptor opens the name in it, whatever is at the path,
+    and a refusal there names the caller's ``where``."""
+    import os
+
+    from release.publish import local_records as lr
+    store, release, asset, data = an_asset
+    folder = lr.open_assets(store.directory, release.id)
+    assert folder is not None
+    try:
+        assert lr.regular_names(folder) == {asset.name}
+        assert lr.read_asset_range(store.directory, release.id, asset.name, "here", 0, 9, folder) == data[:9]
+    finally:
+        os.close(folder)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / asset.name).write_bytes(b"other bytes")
+    (other / "not-a-file").mkdir()
+    folder = os.open(other, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        assert lr.read_asset_range(store.directory, release.id, asset.name, "here", 0, 5, folder) == b"other"
+        with pytest.raises(lr.BadRecord, match=r"^here: asset not-a-file of release \d+ is a directory"):
+            lr.read_asset_range(store.directory, release.id, "not-a-file", "here", 0, 5, folder)
+    finally:
+        os.close(folder)
+    with pytest.raises(UserError, match=r"^here: file name '\.\./x\.whl' refused"):
+        lr.read_asset_range(store.directory, release.id, "../x.whl", "here", 0, 5)
+    (tmp_path / "9").mkdir()
+    (tmp_path / "9" / "assets").write_bytes(b"")  # a file where the directory goes: not opened
+    assert lr.open_assets(tmp_path, 9) is None
 
 
 @pytest.mark.parametrize("kind", ["fifo", "directory"])
