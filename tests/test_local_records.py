@@ -190,6 +190,12 @@ def test_a_release_s_assets_are_read_through_its_opened_assets_directory(an_asse
             lr.read_asset_range(store.directory, release.id, "not-a-file", "here", 0, 5, folder)
     finally:
         os.close(folder)
+    (tmp_path / "empty").mkdir()  # a name the given directory does not hold is taken again by path
+    folder = os.open(tmp_path / "empty", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        assert lr.read_asset_range(store.directory, release.id, asset.name, "here", 0, 9, folder) == data[:9]
+    finally:
+        os.close(folder)
     with pytest.raises(UserError, match=r"^here: file name '\.\./x\.whl' refused"):
         lr.read_asset_range(store.directory, release.id, "../x.whl", "here", 0, 5)
     (tmp_path / "9").mkdir()
