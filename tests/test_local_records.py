@@ -203,6 +203,41 @@ def test_a_release_s_assets_are_read_through_its_opened_assets_directory(an_asse
     assert lr.open_assets(tmp_path, 9) is None
 
 
+@pytest.mark.parametrize("through_folder", [False, True])
+def test_a_link_where_an_asset_or_its_directory_goes_is_refused_in_one_whole_line(tmp_path, through_folder):
+    """A link as the asset's file (opened in its directory) or as its ``assets`` directory (by
+    path, or by path again when the given directory lacks the name) is refused, naming the
+    caller's ``where`` and saying nothing was read."""
+    import os
+
+    from release.publish import local_records as lr
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "x.whl").write_bytes(b"x")
+    (tmp_path / "5").mkdir()
+    (tmp_path / "5" / "assets").symlink_to(tmp_path / "elsewhere")
+    (tmp_path / "6" / "assets").mkdir(parents=True)
+    (tmp_path / "6" / "assets" / "x.whl").symlink_to(tmp_path / "elsewhere" / "x.whl")
+    (tmp_path / "empty").mkdir()
+    folder = os.open(tmp_path / "empty", os.O_RDONLY | os.O_DIRECTORY) if through_folder else None
+    try:
+        with pytest.raises(lr.BadRecord) as caught:
+            lr.read_asset_range(tmp_path, 5, "x.whl", "here", 0, 1, folder)
+        assert str(caught.value) == ("here: 5/assets is a symbolic link; expected the directory this tool "
+                                     "wrote (nothing was read through it)")
+    finally:
+        if folder is not None:
+            os.close(folder)
+    folder = lr.open_assets(tmp_path, 6) if through_folder else None
+    try:
+        with pytest.raises(lr.BadRecord) as caught:
+            lr.read_asset_range(tmp_path, 6, "x.whl", "here", 0, 1, folder)
+        assert str(caught.value) == (f"here: asset x.whl of release 6 is a symbolic link (to {tmp_path}/"
+                                     "elsewhere/x.whl); expected a file this tool wrote (nothing was read)")
+    finally:
+        if folder is not None:
+            os.close(folder)
+
+
 @pytest.mark.parametrize("kind", ["fifo", "directory"])
 def test_a_range_read_of_an_asset_that_is_no_file_is_one_line_and_never_waits(tmp_path, kind):
     """A FIFO (no writer: a blocking open would wait for ever) or a directory where the asset's file
