@@ -554,3 +554,18 @@ def test_a_file_is_not_linked_through_an_old_folder_become_a_link(tmp_path, wher
     finally:
         tree.close()
     assert files_of(new) == {"stable/jax/a.whl.provenance": b"ours"} and tree.linked == {"stable/jax/a.whl.provenance"}
+
+
+def test_a_tree_opens_each_old_folder_once_and_keeps_no_descriptor(tmp_path):
+    """Files linked from one old folder share its descriptor (one a folder, not one a file: a year
+    of nightlies links 2,855), and closing the tree lets go of every one."""
+    names = [f"nightly/jax/{n}.whl.provenance" for n in "abcde"]
+    old = lay_out(tmp_path / "old", {n: n.encode() for n in names})
+    before = set(os.listdir("/proc/self/fd"))
+    tree = staging.Tree(tmp_path / "new")
+    for n in names:
+        assert tree.link(n, old / n)
+    opened = set(os.listdir("/proc/self/fd")) - before
+    assert len(opened) == 2  # the old folder and the new one
+    tree.close()
+    assert set(os.listdir("/proc/self/fd")) <= before
