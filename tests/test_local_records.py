@@ -238,6 +238,20 @@ def test_a_link_where_an_asset_or_its_directory_goes_is_refused_in_one_whole_lin
             os.close(folder)
 
 
+def test_an_asset_vouched_for_or_read_by_path_that_is_no_file_is_one_whole_line(tmp_path):
+    """A directory where an asset's file goes, vouched for (listed unread) or read by its path,
+    is refused in one line naming where, the asset, its release and what it is."""
+    from release.publish import local_records as lr
+    (tmp_path / "7" / "assets" / "x.whl").mkdir(parents=True)
+    line = "here: asset x.whl of release 7 is a directory; expected a file this tool wrote"
+    with pytest.raises(lr.BadRecord) as caught:
+        lr.vouch_asset(tmp_path, 7, "x.whl", "here")
+    assert str(caught.value) == line
+    with pytest.raises(lr.BadRecord) as caught:
+        lr.read_asset_range(tmp_path, 7, "x.whl", "here", 0, 1)
+    assert str(caught.value) == line
+
+
 @pytest.mark.parametrize("kind", ["fifo", "directory"])
 def test_a_range_read_of_an_asset_that_is_no_file_is_one_line_and_never_waits(tmp_path, kind):
     """A FIFO (no writer: a blocking open would wait for ever) or a directory where the asset's file
