@@ -238,6 +238,18 @@ def test_a_link_where_an_asset_or_its_directory_goes_is_refused_in_one_whole_lin
             os.close(folder)
 
 
+def test_an_asset_opened_for_a_download_reads_its_bytes_blocking(an_asset):
+    """``open_asset`` gives the asset's file for reading in binary, set back to blocking (it
+    was opened non-blocking so a FIFO never waits): a whole read is the whole file."""
+    import os
+
+    from release.publish import local_records as lr
+    store, release, asset, data = an_asset
+    with lr.open_asset(store.directory, release.id, asset.name, "here") as file:
+        assert os.get_blocking(file.fileno()) and file.mode == "rb"
+        assert file.read() == data
+
+
 def test_an_asset_vouched_for_or_read_by_path_that_is_no_file_is_one_whole_line(tmp_path):
     """A directory where an asset's file goes, vouched for (listed unread) or read by its path,
     is refused in one line naming where, the asset, its release and what it is."""
