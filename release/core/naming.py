@@ -15,6 +15,7 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from release.core import versions
+from release.core.filled import filled
 
 PLATFORM = "manylinux_2_28_x86_64"
 TAG_PREFIX = "rocm-jax-v"
@@ -177,9 +178,7 @@ _FIELDS = ("dist", "version", "tags", "rocm_major", "kind", "name_error")
 def _made(dist: str, version: str, tags: frozenset[str], rocm_major: int | None, kind: str | None) -> Identity:
     """``Identity(dist, version, tags, rocm_major, kind, None)`` made without the frozen
     ``__init__``'s call per field: the index makes one for each of a season's thousands of names."""
-    made = object.__new__(Identity)
-    made.__dict__.update(zip(_FIELDS, (dist, version, tags, rocm_major, kind, None)))
-    return made
+    return filled(Identity, zip(_FIELDS, (dist, version, tags, rocm_major, kind, None)))
 
 
 # A wheel file name without a build tag is its name, version and tags (``_plain_parts``), and

@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 from packaging.version import Version
 
+from release.core.filled import filled
 from release.publish.staging import Tree, write_json
 
 if TYPE_CHECKING:
@@ -65,11 +66,9 @@ class IndexEntry:
              url: str = "", yanked: str | None = None, provenance: str | None = None) -> IndexEntry:
         """The same entry as ``IndexEntry(...)``, made without the frozen ``__init__``'s call to
         ``object.__setattr__`` per field (the index makes one per listed wheel, thousands a season)."""
-        made = object.__new__(cls)
-        made.__dict__.update({"filename": filename, "project": project, "version": version, "sha256": sha256,
-                              "size": size, "requires_python": requires_python, "metadata_sha256": metadata_sha256,
-                              "upload_time": upload_time, "url": url, "yanked": yanked, "provenance": provenance})
-        return made
+        return filled(cls, {"filename": filename, "project": project, "version": version, "sha256": sha256,
+                            "size": size, "requires_python": requires_python, "metadata_sha256": metadata_sha256,
+                            "upload_time": upload_time, "url": url, "yanked": yanked, "provenance": provenance})
 
     @property
     def href(self) -> str:

@@ -34,6 +34,7 @@ import re
 from typing import Callable, Iterable, Protocol
 
 from release.core import locks, versions
+from release.core.filled import filled
 from release.core.naming import Identity
 from release.publish import with_rocm_notes
 
@@ -65,11 +66,9 @@ class Cell:
              with_rocm_reason: str | None = None) -> Cell:
         """The same cell as ``Cell(...)``, made without the frozen ``__init__``'s call to
         ``object.__setattr__`` per field (a season's page makes 2,284)."""
-        made = object.__new__(cls)
-        made.__dict__.update({"python": python, "rocm_major": rocm_major, "rocm": rocm, "jax": jax, "jaxlib": jaxlib,
-                              "plugin": plugin, "pjrt": pjrt, "plugin_file": plugin_file, "pjrt_file": pjrt_file,
-                              "lock": lock, "gates": gates, "with_rocm_reason": with_rocm_reason})
-        return made
+        return filled(cls, {"python": python, "rocm_major": rocm_major, "rocm": rocm, "jax": jax, "jaxlib": jaxlib,
+                            "plugin": plugin, "pjrt": pjrt, "plugin_file": plugin_file, "pjrt_file": pjrt_file,
+                            "lock": lock, "gates": gates, "with_rocm_reason": with_rocm_reason})
 
     def gate(self, name: str) -> str:
         return dict(self.gates)[name]

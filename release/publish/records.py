@@ -14,6 +14,7 @@ import functools
 from packaging.version import InvalidVersion, Version
 
 from release.core import naming, versions
+from release.core.filled import filled
 from release.publish.notes import is_ours
 
 
@@ -33,10 +34,8 @@ class Asset:
         """The same Asset as ``Asset(...)``, made without the frozen ``__init__``'s call to
         ``object.__setattr__`` per field: a store's listing makes one per asset, 12,000 for a
         year of nightlies, and that was a twentieth of ``release index``."""
-        made = object.__new__(cls)
-        made.__dict__.update({"id": id, "name": name, "size": size, "digest": digest, "state": state, "url": url,
-                              "api_url": api_url})
-        return made
+        return filled(cls, {"id": id, "name": name, "size": size, "digest": digest, "state": state, "url": url,
+                            "api_url": api_url})
 
 
 @dataclasses.dataclass(frozen=True)

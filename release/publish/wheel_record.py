@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Iterable
 
 from release.core import core_metadata
+from release.core.filled import filled
 
 TITLE = "What each wheel's index entry says (`release index` reads it here, not from the wheel):"
 HEAD = ("| wheel | sha256 | Requires-Python | METADATA sha256 | bundle sha256 | provenance sha256 |\n"
@@ -69,9 +70,7 @@ def _read_row(line: str) -> Facts | None:
     m = _ROW.fullmatch(line)
     if m is None:
         return None
-    made = object.__new__(Facts)
-    made.__dict__.update(zip(_FIELDS, m.group("name", "sha256", "requires", "meta", "bundle", "stored")))
-    return made
+    return filled(Facts, zip(_FIELDS, m.group("name", "sha256", "requires", "meta", "bundle", "stored")))
 
 
 def of_wheel(path: Path, sha256: str, bundle_sha256: str | None = None,
